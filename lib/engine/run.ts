@@ -1,0 +1,137 @@
+import { HINT, ObjectGraph } from '../model/graph';
+import { ParsedFile, parseText } from '../model/parse';
+import { stringMap } from '../model/selector';
+import { Source } from '../model/sources';
+import { InputError, KObject, refOf } from '../model/types';
+import { get, workloadOf } from '../model/workload';
+import { ResolvedPolicy, RuleSetting } from './policy';
+import { Finding, Rule, RuleContext, Severity, SEVERITY_RANK } from './types';
+import { KubeVersion } from './version';
+
+export interface LintOptions {
+  rules: Rule[];
+  policy: ResolvedPolicy;
+  version: KubeVersion;
+}
+
+export interface LintResult {
+  kubernetesVersion: string;
+  findings: Finding[];
+  errors: InputError[];
+  files: number;
+  objects: number;
+  parsed: ParsedFile[];
+}
+
+export interface Summary {
+  files: number;
+  objects: number;
+  error: number;
+  warning: number;
+  info: number;
+  suppressed: number;
+}
+
+export function parseSources(sources: Source[]): ParsedFile[] {
+  return sources.map((s) => parseText(s.file, s.text));
+}
+
+/** `kubegrace.dev/ignore` on the object or its pod template, with the reason. */
+function suppressionsOf(o: KObject): { ids: Set<string>; reason?: string } | undefined {
+  const meta = stringMap(get(o.raw, 'metadata', 'annotations'));
+  const w = workloadOf(o);
+  const all = w ? { ...meta, ...w.annotations } : meta;
+  const v = all[HINT.ignore];
+  if (v === undefined) return undefined;
+  const ids = new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
+  return { ids, reason: all[HINT.ignoreReason] };
+}
+
+function applySetting(sev: Severity, s: RuleSetting | undefined): Severity {
+  if (!s) return sev;
+  if (s.severity) return s.severity;
+  return s.remap?.[sev] ?? sev;
+}
+
+/** Runs the enabled rules over parsed objects; pure apart from the rules' own work. */
+export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
+  const graph = new ObjectGraph(objects);
+  const findings: Finding[] = [];
+  const suppressionCache = new Map<KObject, ReturnType<typeof suppressionsOf>>();
+  const suppression = (o: KObject) => {
+    if (!suppressionCache.has(o)) suppressionCache.set(o, suppressionsOf(o));
+    return suppressionCache.get(o);
+  };
+  const allRules = [...opts.rules, ...opts.policy.customRules];
+  for (const rule of allRules) {
+    const setting = opts.policy.rules.get(rule.meta.id);
+    if (setting?.off) continue;
+    const params = { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) };
+    const ctx: RuleContext = {
+      graph,
+      version: opts.version,
+      params,
+      report(r) {
+        const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
+        const pos = r.object.locate(r.pointer);
+        const sup = suppression(r.object);
+        const suppressed = !!sup && (sup.ids.has(rule.meta.id) || sup.ids.has('all'));
+        const f: Finding = {
+          ruleId: rule.meta.id,
+          severity,
+          message: r.message,
+          file: r.object.file,
+          line: pos.line,
+          column: pos.column,
+          object: refOf(r.object),
+          pointer: r.pointer,
+          suppressed,
+          fixable: rule.meta.fixable,
+        };
+        if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
+        findings.push(f);
+      },
+    };
+    rule.check(ctx);
+  }
+  return findings;
+}
+
+/** Deterministic order: file (input order), line, column, rule, message. */
+export function sortFindings(findings: Finding[], fileOrder: string[]): Finding[] {
+  const rank = new Map(fileOrder.map((f, i) => [f, i]));
+  return findings.sort(
+    (a, b) =>
+      (rank.get(a.file) ?? 1e9) - (rank.get(b.file) ?? 1e9) ||
+      a.line - b.line ||
+      a.column - b.column ||
+      (a.ruleId < b.ruleId ? -1 : a.ruleId > b.ruleId ? 1 : 0) ||
+      (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+  );
+}
+
+/** The whole lint: parse every source, run the rules over all objects together, sort. */
+export function lintSources(sources: Source[], opts: LintOptions, extraErrors: InputError[] = []): LintResult {
+  const parsed = parseSources(sources);
+  const objects = parsed.flatMap((p) => p.objects);
+  const findings = sortFindings(runRules(objects, opts), sources.map((s) => s.file));
+  const errors = [...extraErrors, ...parsed.flatMap((p) => p.errors)];
+  const files = new Set([...sources.map((s) => s.file), ...extraErrors.map((e) => e.file)]).size;
+  return { kubernetesVersion: opts.version.toString(), findings, errors, files, objects: objects.length, parsed };
+}
+
+export function summarize(r: Pick<LintResult, 'findings' | 'files' | 'objects'>): Summary {
+  const s: Summary = { files: r.files, objects: r.objects, error: 0, warning: 0, info: 0, suppressed: 0 };
+  for (const f of r.findings) {
+    if (f.suppressed) s.suppressed++;
+    else s[f.severity]++;
+  }
+  return s;
+}
+
+/** Exit status per DESIGN.md: 2 for input errors, 1 for findings at or above failOn, else 0. */
+export function exitCode(r: Pick<LintResult, 'findings' | 'errors'>, failOn: Severity | 'never'): 0 | 1 | 2 {
+  if (r.errors.length) return 2;
+  if (failOn === 'never') return 0;
+  return r.findings.some((f) => !f.suppressed && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) ? 1 : 0;
+}

@@ -1,0 +1,354 @@
+import { IntOrPercent, parseIntOrPercent } from './intstr';
+import { indexKey, Labels, matches, parseLabelSelector, parseMapSelector, Selector, stringMap } from './selector';
+import { isObject, Json, KObject } from './types';
+import { ContainerPort, ContainerView, get, num, Workload, workloadOf } from './workload';
+
+export interface ServicePort {
+  name?: string;
+  port?: number;
+  /** targetPort as written, or the port number when absent (the API default). */
+  targetPort: number | string | undefined;
+  protocol: string;
+  index: number;
+}
+
+export interface ServiceView {
+  obj: KObject;
+  selector: Selector;
+  ports: ServicePort[];
+  type: string;
+  headless: boolean;
+  publishNotReadyAddresses: boolean;
+  externalTrafficPolicy?: string;
+  annotations: Labels;
+  /** Every port looks like a metrics endpoint (scraped, not user traffic). */
+  metricsOnly: boolean;
+}
+
+export interface PdbView {
+  obj: KObject;
+  selector: Selector;
+  selectorRaw: Json | undefined;
+  minAvailable?: IntOrPercent;
+  maxUnavailable?: IntOrPercent;
+  unhealthyPodEvictionPolicy?: string;
+}
+
+export interface HpaView {
+  obj: KObject;
+  targetKind?: string;
+  targetName?: string;
+  minReplicas: number;
+  minReplicasSet: boolean;
+  maxReplicas?: number;
+}
+
+export interface ClaimMount {
+  volumeName: string;
+  claimName: string;
+  /** Pointer of the volume entry, relative to the workload object. */
+  pointer: string;
+  pvc?: KObject;
+  accessModes: string[];
+}
+
+/** A container port that a Service routes to, with the Service and port that do. */
+export interface ServedPort {
+  service: ServiceView;
+  servicePort: ServicePort;
+  container: ContainerView;
+  containerPort?: ContainerPort;
+}
+
+const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
+
+export const HINT = {
+  served: 'kubegrace.dev/served',
+  drainSeconds: 'kubegrace.dev/drain-seconds',
+  connectionPattern: 'kubegrace.dev/connection-pattern',
+  reconnectProbability: 'kubegrace.dev/reconnect-probability',
+  reconnectBackoff: 'kubegrace.dev/reconnect-backoff',
+  ignore: 'kubegrace.dev/ignore',
+  ignoreReason: 'kubegrace.dev/ignore-reason',
+} as const;
+
+function nsKey(ns: string | undefined, name: string): string {
+  return `${ns ?? ''}/${name}`;
+}
+
+/** Index of pod templates by namespace and label pair, so selectors find candidates quickly. */
+class TemplateIndex {
+  private byNs = new Map<string, { all: Workload[]; byLabel: Map<string, Workload[]> }>();
+  add(w: Workload): void {
+    const ns = w.obj.namespace ?? '';
+    let e = this.byNs.get(ns);
+    if (!e) this.byNs.set(ns, (e = { all: [], byLabel: new Map() }));
+    e.all.push(w);
+    for (const [k, v] of Object.entries(w.templateLabels)) {
+      const key = `${k}=${v}`;
+      let l = e.byLabel.get(key);
+      if (!l) e.byLabel.set(key, (l = []));
+      l.push(w);
+    }
+  }
+  select(ns: string | undefined, sel: Selector): Workload[] {
+    const e = this.byNs.get(ns ?? '');
+    if (!e) return [];
+    const key = indexKey(sel);
+    const candidates = key ? (e.byLabel.get(key) ?? []) : e.all;
+    return candidates.filter((w) => matches(sel, w.templateLabels));
+  }
+}
+
+/**
+ * The object graph: which Services, PDBs and HPAs select or target which pod templates, and
+ * which claims a template mounts. Built once per run; relations are precomputed.
+ */
+export class ObjectGraph {
+  readonly workloads: Workload[] = [];
+  /** Workloads managed by another object in the input (e.g. ReplicaSets of a Deployment). */
+  readonly ownedWorkloads: Workload[] = [];
+  readonly services: ServiceView[] = [];
+  readonly pdbs: PdbView[] = [];
+  readonly hpas: HpaView[] = [];
+  readonly namespaces = new Map<string, KObject>();
+  private readonly pvcs = new Map<string, KObject>();
+  private readonly svcToWl = new Map<ServiceView, Workload[]>();
+  private readonly wlToSvc = new Map<Workload, ServiceView[]>();
+  private readonly pdbToWl = new Map<PdbView, Workload[]>();
+  private readonly wlToPdb = new Map<Workload, PdbView[]>();
+  private readonly wlToHpa = new Map<Workload, HpaView>();
+  private readonly index = new TemplateIndex();
+
+  constructor(readonly objects: KObject[]) {
+    for (const o of objects) {
+      const w = workloadOf(o);
+      if (w) {
+        if (w.ownedBy) this.ownedWorkloads.push(w);
+        else {
+          this.workloads.push(w);
+          this.index.add(w);
+        }
+        continue;
+      }
+      switch (o.kind) {
+        case 'Service':
+          this.services.push(serviceView(o));
+          break;
+        case 'PodDisruptionBudget':
+          this.pdbs.push(pdbView(o));
+          break;
+        case 'HorizontalPodAutoscaler':
+          this.hpas.push(hpaView(o));
+          break;
+        case 'PersistentVolumeClaim':
+          this.pvcs.set(nsKey(o.namespace, o.name), o);
+          break;
+        case 'Namespace':
+          this.namespaces.set(o.name, o);
+          break;
+      }
+    }
+    for (const w of this.workloads) {
+      this.wlToSvc.set(w, []);
+      this.wlToPdb.set(w, []);
+    }
+    for (const s of this.services) {
+      const ws = this.index.select(s.obj.namespace, s.selector);
+      this.svcToWl.set(s, ws);
+      for (const w of ws) this.wlToSvc.get(w)!.push(s);
+    }
+    for (const p of this.pdbs) {
+      const ws = this.index.select(p.obj.namespace, p.selector);
+      this.pdbToWl.set(p, ws);
+      for (const w of ws) this.wlToPdb.get(w)!.push(p);
+    }
+    const byName = new Map<string, Workload>();
+    for (const w of this.workloads) byName.set(`${w.obj.namespace}/${w.kind}/${w.obj.name}`, w);
+    for (const h of this.hpas) {
+      const w = byName.get(`${h.obj.namespace}/${h.targetKind}/${h.targetName}`);
+      if (w && !this.wlToHpa.has(w)) this.wlToHpa.set(w, h);
+    }
+  }
+
+  servicesFor(w: Workload): ServiceView[] {
+    return this.wlToSvc.get(w) ?? [];
+  }
+  workloadsFor(s: ServiceView): Workload[] {
+    return this.svcToWl.get(s) ?? [];
+  }
+  pdbsFor(w: Workload): PdbView[] {
+    return this.wlToPdb.get(w) ?? [];
+  }
+  workloadsForPdb(p: PdbView): Workload[] {
+    return this.pdbToWl.get(p) ?? [];
+  }
+  hpaFor(w: Workload): HpaView | undefined {
+    return this.wlToHpa.get(w);
+  }
+  pvc(namespace: string | undefined, name: string): KObject | undefined {
+    return this.pvcs.get(nsKey(namespace, name));
+  }
+  namespace(name: string | undefined): KObject | undefined {
+    return name === undefined ? undefined : this.namespaces.get(name);
+  }
+
+  /** Services that carry user traffic to the workload (metrics-only Services excluded). */
+  trafficServices(w: Workload): ServiceView[] {
+    return this.servicesFor(w).filter((s) => !s.metricsOnly);
+  }
+
+  /** The `kubegrace.dev/served` hint: true, false, or undefined when absent. */
+  servedHint(w: Workload): boolean | undefined {
+    const v = w.annotations[HINT.served];
+    if (v === undefined) return undefined;
+    return v.trim().toLowerCase() === 'true';
+  }
+
+  /**
+   * Served: a Service in the namespace with a non-empty selector matches the pod template
+   * (section 0), or the hint says so. The hint wins in both directions.
+   */
+  served(w: Workload): boolean {
+    const hint = this.servedHint(w);
+    if (hint !== undefined) return hint;
+    return this.trafficServices(w).length > 0;
+  }
+
+  /**
+   * Which containers receive Service traffic, and through which ports. With only the `served`
+   * hint (no Service in the set), containers that declare ports count, or the only container.
+   */
+  servedPorts(w: Workload): ServedPort[] {
+    if (!this.served(w)) return [];
+    const out: ServedPort[] = [];
+    const candidates = [...w.containers, ...w.sidecars];
+    for (const s of this.trafficServices(w)) {
+      for (const sp of s.ports) {
+        const hit = resolveTargetPort(candidates, w.containers, sp);
+        if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port });
+      }
+    }
+    return out;
+  }
+
+  /** Containers that serve traffic (deduplicated, in declaration order). */
+  servedContainers(w: Workload): ContainerView[] {
+    if (!this.served(w)) return [];
+    const fromServices = new Set(this.servedPorts(w).map((p) => p.container));
+    if (fromServices.size === 0 && this.trafficServices(w).length === 0) {
+      // Hint only: the containers that declare ports, else a lone main container.
+      const withPorts = w.containers.filter((c) => c.ports.length > 0);
+      if (withPorts.length) return withPorts;
+      return w.containers.length === 1 ? [w.containers[0]] : [];
+    }
+    return [...w.containers, ...w.sidecars].filter((c) => fromServices.has(c));
+  }
+
+  /** Replicas to reason with: spec.replicas, or HPA minReplicas when the HPA owns the count. */
+  effectiveReplicas(w: Workload): number | undefined {
+    const h = this.hpaFor(w);
+    if (h) return h.minReplicas;
+    return w.replicas;
+  }
+
+  claimsOf(w: Workload): ClaimMount[] {
+    const vols = w.podSpec.volumes;
+    if (!Array.isArray(vols)) return [];
+    const out: ClaimMount[] = [];
+    vols.forEach((v, i) => {
+      const claimName = get(v, 'persistentVolumeClaim', 'claimName');
+      if (!isObject(v) || typeof claimName !== 'string') return;
+      const pvc = this.pvc(w.obj.namespace, claimName);
+      const modes = get(pvc?.raw, 'spec', 'accessModes');
+      out.push({
+        volumeName: typeof v.name === 'string' ? v.name : `#${i}`,
+        claimName,
+        pointer: `${w.podSpecPointer}/volumes/${i}`,
+        pvc,
+        accessModes: Array.isArray(modes) ? modes.filter((m): m is string => typeof m === 'string') : [],
+      });
+    });
+    return out;
+  }
+}
+
+function resolveTargetPort(
+  candidates: ContainerView[],
+  mains: ContainerView[],
+  sp: ServicePort,
+): { container: ContainerView; port?: ContainerPort } | undefined {
+  const tp = sp.targetPort;
+  if (typeof tp === 'string') {
+    for (const c of candidates) {
+      const p = c.ports.find((x) => x.name === tp && x.protocol === sp.protocol);
+      if (p) return { container: c, port: p };
+    }
+    return undefined;
+  }
+  if (typeof tp === 'number') {
+    for (const c of candidates) {
+      const p = c.ports.find((x) => x.containerPort === tp && x.protocol === sp.protocol);
+      if (p) return { container: c, port: p };
+    }
+    // Ports need not be declared: a lone main container, or the only one declaring none, serves it.
+    if (mains.length === 1) return { container: mains[0] };
+    const undeclared = mains.filter((c) => c.ports.length === 0);
+    if (undeclared.length === 1) return { container: undeclared[0] };
+  }
+  return undefined;
+}
+
+function serviceView(o: KObject): ServiceView {
+  const spec = isObject(o.raw.spec) ? o.raw.spec : {};
+  const ports: ServicePort[] = [];
+  if (Array.isArray(spec.ports)) {
+    spec.ports.forEach((p, index) => {
+      if (!isObject(p)) return;
+      const port = num(p.port);
+      let targetPort: number | string | undefined = port;
+      if (typeof p.targetPort === 'number') targetPort = p.targetPort;
+      else if (typeof p.targetPort === 'string') targetPort = /^\d+$/.test(p.targetPort) ? Number(p.targetPort) : p.targetPort;
+      ports.push({ name: typeof p.name === 'string' ? p.name : undefined, port, targetPort, protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP', index });
+    });
+  }
+  const metricsOnly =
+    ports.length > 0 &&
+    ports.every((p) => (p.name !== undefined && METRICS_PORT.test(p.name)) || (typeof p.targetPort === 'string' && METRICS_PORT.test(p.targetPort)));
+  return {
+    obj: o,
+    selector: parseMapSelector(spec.selector),
+    ports,
+    type: typeof spec.type === 'string' ? spec.type : 'ClusterIP',
+    headless: spec.clusterIP === 'None',
+    publishNotReadyAddresses: spec.publishNotReadyAddresses === true,
+    externalTrafficPolicy: typeof spec.externalTrafficPolicy === 'string' ? spec.externalTrafficPolicy : undefined,
+    annotations: stringMap(get(o.raw, 'metadata', 'annotations')),
+    metricsOnly,
+  };
+}
+
+function pdbView(o: KObject): PdbView {
+  const spec = isObject(o.raw.spec) ? o.raw.spec : {};
+  return {
+    obj: o,
+    selector: parseLabelSelector(spec.selector),
+    selectorRaw: spec.selector,
+    minAvailable: parseIntOrPercent(spec.minAvailable),
+    maxUnavailable: parseIntOrPercent(spec.maxUnavailable),
+    unhealthyPodEvictionPolicy: typeof spec.unhealthyPodEvictionPolicy === 'string' ? spec.unhealthyPodEvictionPolicy : undefined,
+  };
+}
+
+function hpaView(o: KObject): HpaView {
+  const spec = isObject(o.raw.spec) ? o.raw.spec : {};
+  const min = num(spec.minReplicas);
+  return {
+    obj: o,
+    targetKind: typeof get(spec, 'scaleTargetRef', 'kind') === 'string' ? (get(spec, 'scaleTargetRef', 'kind') as string) : undefined,
+    targetName: typeof get(spec, 'scaleTargetRef', 'name') === 'string' ? (get(spec, 'scaleTargetRef', 'name') as string) : undefined,
+    minReplicas: min ?? 1,
+    minReplicasSet: min !== undefined,
+    maxReplicas: num(spec.maxReplicas),
+  };
+}

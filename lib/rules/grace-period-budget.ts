@@ -1,0 +1,61 @@
+import { Rule } from '../engine/types';
+import { HINT } from '../model/graph';
+import { shutdownAddends } from '../timeline/addends';
+import { containerBudget, MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
+import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
+import { graceMessageRef, gracePointer } from './util';
+
+export const gracePeriodBudget: Rule = {
+  meta: {
+    id: 'grace-period-budget',
+    spec: 'TERM-001',
+    defaultSeverity: 'error',
+    severities: ['error', 'warning'],
+    description: 'preStop delay >= terminationGracePeriodSeconds (error); preStop + drain + mesh/LB addend > grace (warning)',
+    doc: `The kubelet runs the preStop hook with the grace clock already running, and passes what is left
+(never less than ${MINIMUM_GRACE_AFTER_HOOK} s) to the container's stop. A preStop delay at or above
+\`terminationGracePeriodSeconds\` leaves the app at most ${MINIMUM_GRACE_AFTER_HOOK} s between SIGTERM and
+SIGKILL (error). When preStop + the app's drain time (\`kubegrace.dev/drain-seconds\`, default 10) + any mesh
+or load-balancer addend exceed the grace period, in-flight work is killed (warning).
+
+Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
+time (the default is an assumption; \`prestop-missing\` reports the missing hook).
+
+Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.`,
+    fixable: true,
+    paramsSchema: { type: 'object', properties: { waitPatterns: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+    defaults: { waitPatterns: DEFAULT_WAIT_PATTERNS },
+    references: ['kubernetes/website content/en/docs/concepts/workloads/pods/pod-lifecycle.md#pod-termination', 'kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go'],
+  },
+  check(ctx) {
+    const patterns = ctx.params.waitPatterns as string[];
+    for (const w of ctx.graph.workloads) {
+      if (!ctx.graph.served(w) || w.grace === 0) continue;
+      const addends = shutdownAddends(ctx.graph, w);
+      for (const c of w.containers) {
+        const b = containerBudget(w, c, addends, patterns);
+        // Without a hook the budget is only the drain time; judge it only when the drain time is
+        // declared (hint): the default 10 s is an assumption, and prestop-missing covers the hook.
+        if (b.preStop.kind === 'none' && w.annotations[HINT.drainSeconds] === undefined) continue;
+        const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
+        if (s === undefined) continue;
+        if (b.preStop.kind !== 'none' && s >= w.grace) {
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/lifecycle/preStop`,
+            severity: 'error',
+            message: `container "${c.name}": preStop delay ${s}s >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${s + b.drain + b.addend + 5}s or shorten the delay`,
+          });
+        } else if (b.needed! > w.grace) {
+          const parts = [`preStop ${s}s`, `drain ${b.drain}s`, ...addends.map((a) => `${a.source} ${a.seconds}s`)];
+          ctx.report({
+            object: w.obj,
+            pointer: gracePointer(w, c),
+            severity: 'warning',
+            message: `container "${c.name}": ${parts.join(' + ')} = ${b.needed}s exceeds ${graceMessageRef(w)}; in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to ${b.needed! + 5}s`,
+          });
+        }
+      }
+    }
+  },
+};

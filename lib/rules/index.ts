@@ -1,0 +1,28 @@
+import { Rule } from '../engine/types';
+import { gracePeriodBudget } from './grace-period-budget';
+import { ROLLOUT_PDB_RULES } from './group-rollout-pdb';
+import { TERM_PROBE_RULES } from './group-term-probe';
+
+/** The catalog order of RULES.md; rules sort by it in `kubegrace rules` and the docs. */
+export const CATALOG_ORDER = [
+  'grace-period-budget', 'prestop-missing', 'prestop-sleep-action', 'prestop-handler', 'zero-grace-period',
+  'grace-exceeds-external-deadline', 'readiness-probe-missing', 'liveness-equals-readiness', 'startup-probe',
+  'probe-port', 'selector-mismatch', 'rollout-full-outage', 'surge-volume-deadlock', 'min-ready-seconds',
+  'progress-deadline', 'recreate-strategy', 'statefulset-ordered-ready', 'statefulset-partition',
+  'statefulset-max-unavailable', 'pdb-missing', 'pdb-blocks-eviction', 'pdb-selector', 'pdb-unhealthy-eviction-policy',
+  'hpa-replicas', 'lb-readiness-gate', 'lb-deregistration-delay', 'gke-neg-readiness', 'service-selector-ports',
+  'headless-publish-not-ready', 'external-traffic-local', 'native-sidecar', 'native-sidecar-grace-budget',
+  'linkerd-proxy-drain', 'istio-proxy-drain', 'daemonset-surge', 'replicas-not-spread', 'spread-blocks-surge',
+];
+
+function order(id: string): number {
+  const i = CATALOG_ORDER.indexOf(id);
+  return i < 0 ? CATALOG_ORDER.length : i;
+}
+
+/** Every built-in rule, in catalog order (RULES.md). */
+export const ALL_RULES: Rule[] = [gracePeriodBudget, ...TERM_PROBE_RULES, ...ROLLOUT_PDB_RULES].sort((a, b) => order(a.meta.id) - order(b.meta.id));
+
+export function ruleById(id: string): Rule | undefined {
+  return ALL_RULES.find((r) => r.meta.id === id);
+}

@@ -1,0 +1,56 @@
+import { HINT } from '../model/graph';
+import { ContainerView, Workload } from '../model/workload';
+import { parseSeconds } from './duration';
+import { PreStopDelay, preStopDelay } from './prestop';
+
+/** Default application drain time after SIGTERM (RULES.md hint `kubegrace.dev/drain-seconds`). */
+export const DEFAULT_DRAIN_SECONDS = 10;
+/** Seconds the kubelet always leaves between SIGTERM and SIGKILL after an over-long hook. */
+export const MINIMUM_GRACE_AFTER_HOOK = 2;
+/** Safety margin the constructs add on top of preStop + drain + addend. */
+export const GRACE_MARGIN_SECONDS = 5;
+
+/** `kubegrace.dev/drain-seconds` (seconds or a Go duration), else the default 10. */
+export function drainSeconds(w: Pick<Workload, 'annotations'>): number {
+  return parseSeconds(w.annotations[HINT.drainSeconds]) ?? DEFAULT_DRAIN_SECONDS;
+}
+
+/** An extra shutdown cost from outside the app: a mesh proxy, a load balancer. */
+export interface Addend {
+  seconds: number;
+  source: string;
+}
+
+export interface ContainerBudget {
+  container: ContainerView;
+  grace: number;
+  preStop: PreStopDelay;
+  drain: number;
+  addend: number;
+  /** preStop + drain + addend, when the preStop delay is known (0 without a hook). */
+  needed?: number;
+  /** Seconds the app gets after SIGTERM: max(grace - preStop, 2), when known. */
+  afterSigterm?: number;
+}
+
+/** The termination budget of one container: what it needs against what the grace period gives. */
+export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[]): ContainerBudget {
+  const preStop = preStopDelay(c.raw, waitPatterns);
+  const drain = drainSeconds(w);
+  const addend = addends.reduce((a, x) => a + x.seconds, 0);
+  const s = preStop.kind === 'none' ? 0 : preStop.seconds;
+  return {
+    container: c,
+    grace: w.grace,
+    preStop,
+    drain,
+    addend,
+    needed: s === undefined ? undefined : s + drain + addend,
+    afterSigterm: s === undefined ? undefined : Math.max(w.grace - s, MINIMUM_GRACE_AFTER_HOOK),
+  };
+}
+
+/** The grace period the constructs choose: preStop + drain + addend + margin. */
+export function recommendedGrace(preStopSeconds: number, drain: number, addend = 0, margin = GRACE_MARGIN_SECONDS): number {
+  return Math.ceil(preStopSeconds + drain + addend + margin);
+}

@@ -1,0 +1,103 @@
+import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
+import { ruleTester } from '../helpers/rule-tester';
+
+/** A served Deployment: the Service selects app=web. */
+function deploy(podSpec: string, annotations = ''): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${annotations ? `      annotations: {${annotations}}\n` : ''}    spec:
+${podSpec}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`;
+}
+const container = (lifecycle: string) => `      containers:
+      - name: app
+        image: web:1
+        ports: [{containerPort: 8080}]
+${lifecycle}`;
+
+ruleTester(gracePeriodBudget, {
+  valid: [
+    { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
+    { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
+    { name: 'exactly at the budget: 20 + 10 = 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 20}}}')) },
+    { name: 'httpGet preStop: delay unknown, skipped', yaml: deploy(container('        lifecycle: {preStop: {httpGet: {path: /drain, port: 8080}}}')) },
+    { name: 'exec of an unknown command: skipped', yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}')) },
+    {
+      name: 'not served: no Service, no hint',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 40}}}}]
+`,
+    },
+    { name: 'served hint false overrides the Service', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 40}}}'), '"kubegrace.dev/served": "false"') },
+    { name: 'grace 0 is zero-grace-period\'s business', yaml: deploy(`      terminationGracePeriodSeconds: 0\n${container('        lifecycle: {preStop: {sleep: {seconds: 5}}}')}`) },
+    { name: 'short grace without a hook or drain hint: left to prestop-missing', yaml: deploy(`      terminationGracePeriodSeconds: 5\n${container('')}`) },
+    { name: 'drain hint lowers the need', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}'), '"kubegrace.dev/drain-seconds": "5"') },
+  ],
+  invalid: [
+    {
+      name: 'sleep action equal to grace: error',
+      yaml: deploy(`      terminationGracePeriodSeconds: 15\n${container('        lifecycle: {preStop: {sleep: {seconds: 15}}}')}`),
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', message: 'preStop delay 15s >= terminationGracePeriodSeconds (15s)' }],
+    },
+    {
+      name: 'exec sleep longer than the default grace: error',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [sh, -c, "sleep 45"]}}}')),
+      findings: [{ severity: 'error', message: 'the default grace period (30s)' }],
+    },
+    {
+      name: 'teleport wait duration pattern counts as a delay',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [teleport, wait, duration, 30s]}}}')),
+      findings: [{ severity: 'error', message: 'preStop delay 30s' }],
+    },
+    {
+      name: 'sleep 25 + drain 10 > 30: warning at the container (grace defaulted)',
+      yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}')),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'preStop 25s + drain 10s = 35s' }],
+    },
+    {
+      name: 'drain hint alone exceeds grace: warning at the grace field',
+      yaml: deploy(`      terminationGracePeriodSeconds: 20\n${container('')}`, '"kubegrace.dev/drain-seconds": "30s"'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds', message: 'drain 30s' }],
+    },
+    {
+      name: 'served by hint without a Service',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}, annotations: {kubegrace.dev/served: "true"}}
+    spec:
+      containers: [{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 40}}}}]
+`,
+      findings: [{ severity: 'error', object: 'Deployment/api' }],
+    },
+    {
+      name: 'suppressed findings are kept, marked suppressed',
+      yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 45}}}'), '"kubegrace.dev/ignore": "grace-period-budget", "kubegrace.dev/ignore-reason": "load test"'),
+      findings: [{ severity: 'error', suppressed: true }],
+    },
+  ],
+});
