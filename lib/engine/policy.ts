@@ -55,7 +55,8 @@ export function schemaValidator(file: string): ValidateFunction {
 export function describeAjvErrors(errors: ErrorObject[] | null | undefined): { pointer: string; message: string } {
   const list = errors ?? [];
   // Prefer the deepest error; for oneOf failures the branch errors say more than "must match".
-  const best = [...list].sort((a, b) => b.instancePath.length - a.instancePath.length || (a.keyword === 'oneOf' ? 1 : -1))[0];
+  const rank = (k: string) => (k === 'enum' || k === 'const' ? 0 : k === 'oneOf' || k === 'anyOf' ? 2 : 1);
+  const best = [...list].sort((a, b) => b.instancePath.length - a.instancePath.length || rank(a.keyword) - rank(b.keyword))[0];
   if (!best) return { pointer: '', message: 'invalid' };
   let message = best.message ?? 'invalid';
   if (best.keyword === 'enum') message += `: ${(best.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;

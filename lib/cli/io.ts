@@ -1,0 +1,45 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The CLI's edges, injectable for tests. */
+export interface CliIO {
+  cwd: string;
+  stdout(s: string): void;
+  stderr(s: string): void;
+  readStdin(): string;
+  stdoutIsTTY: boolean;
+}
+
+/** Wrong flags or arguments: exit 2 with the message. */
+export class UsageError extends Error {}
+
+export function processIO(): CliIO {
+  return {
+    cwd: process.cwd(),
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    readStdin: () => fs.readFileSync(0, 'utf8'),
+    stdoutIsTTY: !!process.stdout.isTTY,
+  };
+}
+
+/** Writes via a temporary file in the same directory and a rename, keeping the mode of an existing file. */
+export function writeAtomic(file: string, text: string): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  let mode: number | undefined;
+  try {
+    mode = fs.statSync(file).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
+  try {
+    fs.writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
+    if (mode !== undefined) fs.chmodSync(tmp, mode);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}

@@ -1,0 +1,132 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseArgs } from 'util';
+import { Config, discoverConfig, loadConfig, loadPolicy, PolicyError, withOverrides } from '../engine/policy';
+import { exitCode, lintSources, LintResult } from '../engine/run';
+import { Severity } from '../engine/types';
+import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
+import { collectSources } from '../model/sources';
+import { toJson } from '../report/json';
+import { toText } from '../report/text';
+import { ALL_RULES } from '../rules';
+import { CliIO, UsageError, writeAtomic } from './io';
+
+export const FORMATS = ['text', 'json'] as const;
+export type Format = string;
+
+export interface Formatter {
+  (result: LintResult, ctx: { failOn: Severity | 'never'; color: boolean; quiet: boolean; cwd: string }): string;
+}
+
+/** Output formats by name; more are registered by the report modules that exist. */
+export const FORMATTERS: Record<string, Formatter> = {
+  text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => `docs/rules/${id}.md` }),
+  json: (r) => toJson(r),
+};
+
+export const LINT_USAGE = `Usage: kubegrace lint [PATH... | -] [options]
+
+Lints Kubernetes manifests (files, directories, - for stdin) for graceful-termination problems.
+
+Options:
+  --format FMT[=FILE]   output format: ${'${formats}'}; repeatable, see below (default text)
+  --output FILE         write the preceding --format to FILE instead of stdout
+  --kube-version X.Y    target Kubernetes version (default ${DEFAULT_KUBE_VERSION.toString()})
+  --policy NAME|FILE    recommended (default), strict, or a policy file
+  --config FILE         config file (default: .kubegrace.yaml found upward from the working directory)
+  --fail-on LEVEL       error (default), warning, info or never: exit 1 at or above it
+  --quiet               text: show only errors
+  --no-color            never colour the text output (colour is used only on a terminal)
+
+Several outputs in one run: each --output belongs to the --format before it, and one format at
+most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
+
+Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error or
+unreadable / invalid input (the findings of the other files and documents are still reported).
+`;
+
+interface OutputSpec {
+  format: string;
+  file?: string;
+}
+
+/** Pairs each --output with the --format before it (parseArgs tokens keep the order). */
+function outputsFrom(tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>): OutputSpec[] {
+  const outs: OutputSpec[] = [];
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    if (t.name === 'format') {
+      const v = String(t.value ?? '');
+      const eq = v.indexOf('=');
+      outs.push(eq > 0 ? { format: v.slice(0, eq), file: v.slice(eq + 1) } : { format: v });
+    } else if (t.name === 'output') {
+      const last = outs[outs.length - 1];
+      if (!last) outs.push({ format: 'text', file: String(t.value) });
+      else if (last.file !== undefined) throw new UsageError(`--output ${String(t.value)} has no --format before it (the previous format already writes to ${last.file})`);
+      else last.file = String(t.value);
+    }
+  }
+  if (!outs.length) outs.push({ format: 'text' });
+  for (const o of outs) {
+    if (!FORMATTERS[o.format]) throw new UsageError(`unknown format "${o.format}": use ${Object.keys(FORMATTERS).join(', ')}`);
+  }
+  const toStdout = outs.filter((o) => o.file === undefined);
+  if (toStdout.length > 1) throw new UsageError(`only one format can go to stdout (got ${toStdout.map((o) => o.format).join(', ')}): give the others an --output FILE`);
+  return outs;
+}
+
+export function runLint(argv: string[], io: CliIO): number {
+  const { values, positionals, tokens } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    tokens: true,
+    options: {
+      format: { type: 'string', multiple: true },
+      output: { type: 'string', multiple: true },
+      'kube-version': { type: 'string' },
+      policy: { type: 'string' },
+      config: { type: 'string' },
+      'fail-on': { type: 'string' },
+      quiet: { type: 'boolean' },
+      color: { type: 'boolean' },
+      'no-color': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout(LINT_USAGE.replace('${formats}', Object.keys(FORMATTERS).join('|')));
+    return 0;
+  }
+  const outputs = outputsFrom(tokens!);
+  if (!positionals.length) throw new UsageError('no PATH given: name files or directories to lint, or - for stdin');
+
+  let config: Config = {};
+  const configFile = values.config ? path.resolve(io.cwd, values.config) : discoverConfig(io.cwd);
+  if (values.config && !fs.existsSync(configFile!)) throw new UsageError(`config file ${values.config} does not exist`);
+  if (configFile) config = loadConfig(configFile, ALL_RULES);
+
+  const failOnRaw = values['fail-on'] ?? config.failOn ?? 'error';
+  if (!['error', 'warning', 'info', 'never'].includes(failOnRaw)) throw new UsageError(`--fail-on must be error, warning, info or never (got "${failOnRaw}")`);
+  const failOn = failOnRaw as Severity | 'never';
+  let version: KubeVersion;
+  try {
+    version = values['kube-version'] ? KubeVersion.parse(values['kube-version']) : config.kubernetesVersion ? KubeVersion.parse(config.kubernetesVersion) : DEFAULT_KUBE_VERSION;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const policyName = values.policy ?? config.policy ?? 'recommended';
+  const policy = withOverrides(loadPolicy(policyName, ALL_RULES, io.cwd), config.rules);
+
+  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin });
+  const result = lintSources(sources, { rules: ALL_RULES, policy, version }, errors);
+
+  for (const o of outputs) {
+    const color = o.file === undefined && !values['no-color'] && (values.color || io.stdoutIsTTY) && !process.env.NO_COLOR;
+    const text = FORMATTERS[o.format](result, { failOn, color: !!color, quiet: !!values.quiet, cwd: io.cwd });
+    if (o.file === undefined) io.stdout(text);
+    else writeAtomic(path.resolve(io.cwd, o.file), text);
+  }
+  return exitCode(result, failOn);
+}
+
+export { PolicyError };

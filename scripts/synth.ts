@@ -1,0 +1,24 @@
+/**
+ * `npm run synth`: synthesize the charts-src apps with the real `cdk8s synth`, then lint what
+ * was written with the strict policy. Exits non-zero if either step fails.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { main } from '../lib/cli/main';
+
+const root = path.resolve(__dirname, '../..');
+const out = path.join(root, 'dist', 'manifests');
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(out, { recursive: true });
+const cdk8s = path.join(root, 'node_modules', '.bin', 'cdk8s');
+const r = spawnSync(cdk8s, ['synth', '--no-check-upgrade', '--output', out], { cwd: root, stdio: 'inherit' });
+if (r.status !== 0) {
+  console.error(`cdk8s synth failed (exit ${r.status ?? r.signal})`);
+  process.exit(r.status ?? 1);
+}
+fs.mkdirSync(out, { recursive: true });
+const files = fs.readdirSync(out).filter((f) => f.endsWith('.yaml'));
+console.log(`synthesized ${files.length} app(s) into ${path.relative(root, out)}`);
+const code = main(['lint', out, '--policy', 'strict', '--fail-on', 'warning']);
+process.exit(code);

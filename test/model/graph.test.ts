@@ -1,0 +1,164 @@
+import { ObjectGraph } from '../../lib/model/graph';
+import { parseIntOrPercent, scaled } from '../../lib/model/intstr';
+import { parseText } from '../../lib/model/parse';
+import { matches, parseLabelSelector } from '../../lib/model/selector';
+import { resolveDeploymentRollout } from '../../lib/model/workload';
+
+function graph(text: string): ObjectGraph {
+  const p = parseText('g.yaml', text);
+  expect(p.errors).toEqual([]);
+  return new ObjectGraph(p.objects);
+}
+
+describe('label selectors', () => {
+  const labels = { app: 'web', tier: 'front' };
+  test.each([
+    [{ matchLabels: { app: 'web' } }, true],
+    [{ matchLabels: { app: 'api' } }, false],
+    [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['front', 'back'] }] }, true],
+    [{ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }, false],
+    [{ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, true],
+    [{ matchExpressions: [{ key: 'app', operator: 'Exists' }] }, true],
+    [{ matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, false],
+    [{ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, true],
+    [{}, true],
+    [null, false],
+  ])('%j matches %s', (sel, expected) => {
+    expect(matches(parseLabelSelector(sel as never), labels)).toBe(expected);
+  });
+  test('kinds', () => {
+    expect(parseLabelSelector(undefined).kind).toBe('null');
+    expect(parseLabelSelector({}).kind).toBe('empty');
+    expect(parseLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Near' }] }).kind).toBe('invalid');
+  });
+});
+
+describe('int-or-percent and rollout resolution (section 4)', () => {
+  test('percent scaling rounds as asked', () => {
+    expect(scaled(parseIntOrPercent('25%')!, 1, true)).toBe(1);
+    expect(scaled(parseIntOrPercent('25%')!, 1, false)).toBe(0);
+    expect(scaled(parseIntOrPercent('90%')!, 3, true)).toBe(3);
+    expect(scaled(parseIntOrPercent(2)!, 10, true)).toBe(2);
+    expect(parseIntOrPercent('1')!.kind).toBe('invalid');
+  });
+  const raw = (strategy: unknown) => ({ spec: { strategy } }) as never;
+  test.each([
+    ['defaults, 1 replica: surge-first', undefined, 1, 1, 0],
+    ['defaults, 4 replicas', undefined, 4, 1, 1],
+    ['defaults, 10 replicas: 25% surge up, unavailable down', undefined, 10, 3, 2],
+    ['maxSurge 0 / maxUnavailable 1', { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }, 1, 0, 1],
+    ['both resolve to 0: unavailable forced to 1', { rollingUpdate: { maxSurge: '10%', maxUnavailable: '10%' } }, 3, 1, 0],
+    ['both percentages resolve to 0 (surge 0%)', { rollingUpdate: { maxSurge: '0%', maxUnavailable: '10%' } }, 3, 0, 1],
+  ])('%s', (_name, strategy, replicas, surge, unavailable) => {
+    const r = resolveDeploymentRollout(raw(strategy), replicas);
+    expect([r.surge, r.unavailable]).toEqual([surge, unavailable]);
+  });
+  test('Recreate: no surge, all unavailable', () => {
+    const r = resolveDeploymentRollout(raw({ type: 'Recreate' }), 3);
+    expect([r.type, r.surge, r.unavailable]).toEqual(['Recreate', 0, 3]);
+  });
+});
+
+describe('object graph', () => {
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec:
+      containers:
+      - name: app
+        image: web
+        ports: [{name: http, containerPort: 8080}, {name: metrics, containerPort: 9090}]
+      - name: helper
+        image: h
+      volumes:
+      - name: data
+        persistentVolumeClaim: {claimName: data}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-metrics, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: metrics, port: 9090, targetPort: metrics}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: other-ns, namespace: elsewhere}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: shop}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {tier: front}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 3
+  maxReplicas: 9
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: shop}
+spec: {accessModes: [ReadWriteOnce]}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-abc
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true, uid: x}]
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: app, image: web}]}
+`;
+  const g = graph(text);
+  const w = g.workloads[0];
+  test('owned workloads are kept apart', () => {
+    expect(g.workloads).toHaveLength(1);
+    expect(g.ownedWorkloads.map((x) => x.obj.name)).toEqual(['web-abc']);
+  });
+  test('Services select templates in their namespace only', () => {
+    expect(g.servicesFor(w).map((s) => s.obj.name)).toEqual(['web', 'web-metrics']);
+    expect(g.trafficServices(w).map((s) => s.obj.name)).toEqual(['web']);
+    expect(g.served(w)).toBe(true);
+  });
+  test('served ports resolve named target ports to the container', () => {
+    expect(g.servedPorts(w).map((p) => `${p.service.obj.name}:${p.container.name}:${p.containerPort?.containerPort}`)).toEqual(['web:app:8080']);
+    expect(g.servedContainers(w).map((c) => c.name)).toEqual(['app']);
+  });
+  test('PDBs, HPAs and claims', () => {
+    expect(g.pdbsFor(w).map((p) => p.obj.name)).toEqual(['web']);
+    expect(g.hpaFor(w)?.minReplicas).toBe(3);
+    expect(g.effectiveReplicas(w)).toBe(3);
+    expect(g.claimsOf(w).map((c) => [c.claimName, c.accessModes])).toEqual([['data', ['ReadWriteOnce']]]);
+  });
+  test('a metrics-only Service does not make a workload served', () => {
+    const g2 = graph(text.split('\n---\n').filter((d) => !d.includes('name: web, namespace: shop}\nspec:\n  selector: {app: web}\n  ports: [{name: http')).join('\n---\n'));
+    expect(g2.served(g2.workloads[0])).toBe(false);
+  });
+  test('the served hint wins both ways', () => {
+    const hinted = text.replace('labels: {app: web, tier: front}}\n    spec:\n      containers', 'labels: {app: web, tier: front}, annotations: {kubegrace.dev/served: "false"}}\n    spec:\n      containers');
+    const g3 = graph(hinted);
+    expect(g3.served(g3.workloads[0])).toBe(false);
+  });
+});

@@ -1,0 +1,169 @@
+import { MAX_ALIASES, parseText } from '../../lib/model/parse';
+import { collectSources, decodeText } from '../../lib/model/sources';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+describe('parseText', () => {
+  test('multi-document YAML with positions, empty documents and --- runs', () => {
+    const text = `---
+---
+# comment only
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector: {app: web}
+---
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: x
+`;
+    const p = parseText('a.yaml', text);
+    expect(p.errors).toEqual([]);
+    expect(p.objects.map((o) => [o.kind, o.name, o.namespace, o.line, o.column])).toEqual([
+      ['Service', 'web', 'shop', 5, 1],
+      ['Deployment', 'web', 'default', 14, 1],
+    ]);
+    const d = p.objects[1];
+    expect(d.locate('/spec/template/spec/containers/0')).toEqual({ line: 21, column: 9 });
+    expect(d.locate('/spec/template/spec/containers/0/image')).toEqual({ line: 22, column: 9 });
+    // A missing field points at the deepest existing ancestor.
+    expect(d.locate('/spec/template/spec/containers/0/lifecycle/preStop')).toEqual({ line: 21, column: 9 });
+    expect(d.locate('/spec/replicas')).toEqual({ line: 17, column: 1 });
+  });
+
+  test('kind: List and *List items become objects with their own positions', () => {
+    const text = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: a}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: b, namespace: x}
+  spec: {replicas: 2}
+---
+apiVersion: v1
+kind: ConfigMapList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+`;
+    const p = parseText('l.yaml', text);
+    expect(p.objects.map((o) => `${o.kind}/${o.name}@${o.line}:${o.column} ${o.basePointer}`)).toEqual([
+      'ConfigMap/a@4:3 /items/0',
+      'Deployment/b@7:3 /items/1',
+      'ConfigMap/c@15:3 /items/0',
+    ]);
+    expect(p.objects[1].locate('/spec/replicas')).toEqual({ line: 10, column: 10 });
+  });
+
+  test('JSON (kubectl get -o json) with positions', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, spec: { replicas: 3 } }] }, null, 2);
+    const p = parseText('d.json', text);
+    expect(p.errors).toEqual([]);
+    expect(p.objects).toHaveLength(1);
+    const o = p.objects[0];
+    expect(o.name).toBe('w');
+    const pos = o.locate('/spec/replicas');
+    expect(text.split('\n')[pos.line - 1]).toContain('"replicas": 3');
+  });
+
+  test('a syntax error in one document keeps the other documents', () => {
+    const text = `apiVersion: v1
+kind: Service
+metadata: {name: a}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: [unclosed
+---
+apiVersion: v1
+kind: Service
+metadata: {name: c}
+`;
+    const p = parseText('bad.yaml', text);
+    expect(p.objects.map((o) => o.name)).toEqual(['a', 'c']);
+    expect(p.errors.length).toBeGreaterThan(0);
+    expect(p.errors[0].file).toBe('bad.yaml');
+    expect(p.errors[0].line).toBeGreaterThanOrEqual(7);
+    expect(p.errors[0].message).toMatch(/YAML syntax error/);
+  });
+
+  test('alias bombs are refused with a clear error', () => {
+    let text = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
+    for (let i = 1; i < 9; i++) text += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    const t0 = Date.now();
+    const p = parseText('bomb.yaml', text);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0].message).toContain(`limit ${MAX_ALIASES}`);
+    expect(p.errors[0].message).toMatch(/alias bomb/);
+  });
+
+  test('absurdly deep nesting is refused, not a crash', () => {
+    for (const text of ['a: ' + '['.repeat(100000) + ']'.repeat(100000), 'a: ' + '['.repeat(300) + ']'.repeat(300)]) {
+      const p = parseText('deep.yaml', text);
+      expect(p.errors.length).toBeGreaterThan(0);
+      expect(p.errors[0].message).toMatch(/nests/);
+    }
+  });
+
+  test('non-Kubernetes documents are ignored; CRDs and custom resources pass through', () => {
+    const text = `replicaCount: 3
+image: {repository: x}
+---
+- a
+- b
+---
+plain string
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+`;
+    const p = parseText('v.yaml', text);
+    expect(p.errors).toEqual([]);
+    expect(p.documents).toBe(4);
+    expect(p.objects.map((o) => o.kind)).toEqual(['Widget']);
+  });
+
+  test('cluster-scoped kinds have no namespace', () => {
+    const p = parseText('n.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n');
+    expect(p.objects[0].namespace).toBeUndefined();
+  });
+});
+
+describe('sources', () => {
+  test('binary and non-UTF-8 data are reported, not crashed on', () => {
+    expect(decodeText(Buffer.from([0x61, 0x00, 0x62])).problem).toMatch(/binary/);
+    expect(decodeText(Buffer.from([0x61, 0xff, 0xfe, 0x62])).problem).toMatch(/UTF-8/);
+    expect(decodeText(Buffer.from('kind: x', 'utf8')).text).toBe('kind: x');
+  });
+
+  test('directories are walked recursively for yaml, yml and json, in sorted order', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-src-'));
+    fs.mkdirSync(path.join(dir, 'sub', 'deeper'), { recursive: true });
+    fs.mkdirSync(path.join(dir, '.git'));
+    fs.writeFileSync(path.join(dir, 'b.yaml'), 'a: 1');
+    fs.writeFileSync(path.join(dir, 'a.yml'), 'a: 1');
+    fs.writeFileSync(path.join(dir, 'sub', 'c.json'), '{}');
+    fs.writeFileSync(path.join(dir, 'sub', 'deeper', 'd.YAML'), 'a: 1');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
+    fs.writeFileSync(path.join(dir, '.git', 'x.yaml'), 'a: 1');
+    const { sources, errors } = collectSources([dir, path.join(dir, 'missing.yaml')], { cwd: dir });
+    expect(sources.map((s) => s.file)).toEqual(['a.yml', 'b.yaml', 'sub/c.json', 'sub/deeper/d.YAML']);
+    expect(errors).toEqual([{ file: path.join(dir, 'missing.yaml'), line: 1, column: 1, message: expect.stringMatching(/no such file/) }]);
+  });
+});
