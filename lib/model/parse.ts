@@ -154,7 +154,9 @@ export function parseText(file: string, text: string): ParsedFile {
     if (doc.contents === null && doc.errors.length === 0) return; // empty document or `---` run
     out.documents++;
     if (doc.errors.length) {
-      for (const e of doc.errors) out.errors.push({ file, ...errorPos(e, lineCounter), message: yamlErrorMessage(e) });
+      // The first error is the cause; later ones in the same document are its echoes.
+      const e = doc.errors[0];
+      out.errors.push({ file, ...errorPos(e, lineCounter), message: yamlErrorMessage(e) });
       return;
     }
     let value: unknown;
