@@ -8,6 +8,7 @@ export interface CliIO {
   stderr(s: string): void;
   readStdin(): string;
   stdoutIsTTY: boolean;
+  stderrIsTTY?: boolean;
 }
 
 /** Wrong flags or arguments: exit 2 with the message. */
@@ -20,6 +21,7 @@ export function processIO(): CliIO {
     stderr: (s) => process.stderr.write(s),
     readStdin: () => fs.readFileSync(0, 'utf8'),
     stdoutIsTTY: !!process.stdout.isTTY,
+    stderrIsTTY: !!process.stderr.isTTY,
   };
 }
 
@@ -42,4 +44,29 @@ export function writeAtomic(file: string, text: string): void {
     fs.rmSync(tmp, { force: true });
     throw e;
   }
+}
+
+/** Files before the progress indicator appears. */
+export const PROGRESS_MIN_FILES = 20;
+
+/**
+ * A one-line progress indicator on stderr, only on a terminal and only for many files; it
+ * redraws at most every 100 ms and erases itself when done.
+ */
+export function progress(io: CliIO, total: number): { update(done: number, total: number): void; done(): void } | undefined {
+  if (!io.stderrIsTTY || total < PROGRESS_MIN_FILES) return undefined;
+  let last = 0;
+  return {
+    update(done, all) {
+      const now = Date.now();
+      if (now - last < 100 && done < all) return;
+      last = now;
+      const width = 24;
+      const fill = Math.round((done / all) * width);
+      io.stderr(`\r\u001b[2Klinting [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${all} files`);
+    },
+    done() {
+      io.stderr('\r\u001b[2K');
+    },
+  };
 }

@@ -1,18 +1,23 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import { Config, discoverConfig, loadConfig, loadPolicy, PolicyError, withOverrides } from '../engine/policy';
+import { Config, discoverConfig, loadConfig, loadPolicy, packageRoot, PolicyError, withOverrides } from '../engine/policy';
 import { exitCode, lintSources, LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
 import { collectSources } from '../model/sources';
+import { toGithub } from '../report/github';
 import { toJson } from '../report/json';
+import { toJunit } from '../report/junit';
+import { toSarif } from '../report/sarif';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
-import { CliIO, UsageError, writeAtomic } from './io';
+import { CliIO, progress, UsageError, writeAtomic } from './io';
 
-export const FORMATS = ['text', 'json'] as const;
-export type Format = string;
+
+export function packageVersion(): string {
+  return JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')).version;
+}
 
 export interface Formatter {
   (result: LintResult, ctx: { failOn: Severity | 'never'; color: boolean; quiet: boolean; cwd: string }): string;
@@ -22,6 +27,9 @@ export interface Formatter {
 export const FORMATTERS: Record<string, Formatter> = {
   text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => `docs/rules/${id}.md` }),
   json: (r) => toJson(r),
+  sarif: (r, c) => JSON.stringify(toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
+  junit: (r, c) => toJunit(r, c.failOn),
+  github: (r) => toGithub(r),
 };
 
 export const LINT_USAGE = `Usage: kubegrace lint [PATH... | -] [options]
@@ -118,7 +126,9 @@ export function runLint(argv: string[], io: CliIO): number {
   const policy = withOverrides(loadPolicy(policyName, ALL_RULES, io.cwd), config.rules);
 
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin });
-  const result = lintSources(sources, { rules: ALL_RULES, policy, version }, errors);
+  const bar = progress(io, sources.length);
+  const result = lintSources(sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
+  bar?.done();
 
   for (const o of outputs) {
     const color = o.file === undefined && !values['no-color'] && (values.color || io.stdoutIsTTY) && !process.env.NO_COLOR;

@@ -12,6 +12,8 @@ export interface LintOptions {
   rules: Rule[];
   policy: ResolvedPolicy;
   version: KubeVersion;
+  /** Called after each file is parsed (for a progress indicator). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface LintResult {
@@ -32,8 +34,12 @@ export interface Summary {
   suppressed: number;
 }
 
-export function parseSources(sources: Source[]): ParsedFile[] {
-  return sources.map((s) => parseText(s.file, s.text));
+export function parseSources(sources: Source[], onProgress?: (done: number, total: number) => void): ParsedFile[] {
+  return sources.map((s, i) => {
+    const p = parseText(s.file, s.text);
+    onProgress?.(i + 1, sources.length);
+    return p;
+  });
 }
 
 /** `kubegrace.dev/ignore` on the object or its pod template, with the reason. */
@@ -112,7 +118,7 @@ export function sortFindings(findings: Finding[], fileOrder: string[]): Finding[
 
 /** The whole lint: parse every source, run the rules over all objects together, sort. */
 export function lintSources(sources: Source[], opts: LintOptions, extraErrors: InputError[] = []): LintResult {
-  const parsed = parseSources(sources);
+  const parsed = parseSources(sources, opts.onProgress);
   const objects = parsed.flatMap((p) => p.objects);
   const findings = sortFindings(runRules(objects, opts), sources.map((s) => s.file));
   const errors = [...extraErrors, ...parsed.flatMap((p) => p.errors)];

@@ -1,0 +1,60 @@
+/** Several outputs from one run, through the built bin (issue: CI integrations). */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { SaxesParser } from 'saxes';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'build/lib/cli/main.js');
+const FIX = path.join(ROOT, 'test/fixtures');
+
+function kg(args: string[], cwd = FIX) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function wellFormed(xml: string): void {
+  const p = new SaxesParser();
+  p.on('error', (e) => {
+    throw e;
+  });
+  p.write(xml).close();
+}
+
+describe('several outputs in one run', () => {
+  test('text on stdout, SARIF and JUnit to files, same findings everywhere, one exit code', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-out-'));
+    const sarif = path.join(dir, 'kubegrace.sarif');
+    const junit = path.join(dir, 'junit.xml');
+    const r = kg(['lint', 'bad-grace.yaml', 'good.yaml', '--format', 'text', '--format', 'sarif', '--output', sarif, '--format', `junit=${junit}`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/bad-grace\.yaml:20:11 error {3}grace-period-budget/);
+    const log = JSON.parse(fs.readFileSync(sarif, 'utf8'));
+    expect(log.version).toBe('2.1.0');
+    const json = JSON.parse(kg(['lint', 'bad-grace.yaml', 'good.yaml', '--format', 'json']).stdout);
+    expect(log.runs[0].results).toHaveLength(json.findings.length);
+    const xml = fs.readFileSync(junit, 'utf8');
+    wellFormed(xml);
+    expect(xml).toContain('grace-period-budget');
+  });
+  test('JSON on stdout with GitHub annotations to a file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-out-'));
+    const gh = path.join(dir, 'annotations.txt');
+    const r = kg(['lint', 'bad-grace.yaml', '--format', 'json', '--format', 'github', '--output', gh]);
+    expect(JSON.parse(r.stdout).version).toBe(1);
+    const lines = fs.readFileSync(gh, 'utf8').trim().split('\n');
+    expect(lines.some((l) => /^::error file=bad-grace\.yaml,line=20,col=11,title=grace-period-budget::/.test(l))).toBe(true);
+  });
+  test('all formats to files: nothing on stdout', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-out-'));
+    const r = kg(['lint', 'good.yaml', '--format', `json=${dir}/a.json`, '--format', `sarif=${dir}/a.sarif`]);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual(['a.json', 'a.sarif']);
+  });
+  test('ambiguous combinations are usage errors', () => {
+    expect(kg(['lint', 'good.yaml', '--format', 'json', '--format', 'sarif']).code).toBe(2);
+    expect(kg(['lint', 'good.yaml', '--format', 'json', '--output', 'a', '--output', 'b']).code).toBe(2);
+  });
+});
