@@ -1,0 +1,138 @@
+import { Rule } from '../engine/types';
+import { HINT, ServiceView } from '../model/graph';
+import { isObject } from '../model/types';
+import { get, num, Workload } from '../model/workload';
+import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, parseBackoff } from '../timeline/reconnect';
+import { RuleContext } from '../engine/types';
+
+const AWS_NLB_TARGET = 'service.beta.kubernetes.io/aws-load-balancer-nlb-target-type';
+const ALB_TARGET = 'alb.ingress.kubernetes.io/target-type';
+
+/** Behind an AWS load balancer with IP targets (LB-001): a Service annotation or an ALB Ingress. */
+function externalLb(ctx: RuleContext, w: Workload, services: ServiceView[]): string | undefined {
+  for (const s of services) if (s.annotations[AWS_NLB_TARGET] === 'ip') return `NLB IP targets (Service ${s.obj.name})`;
+  const names = new Set(services.map((s) => s.obj.name));
+  for (const o of ctx.graph.objects) {
+    if (o.kind !== 'Ingress' || o.namespace !== w.obj.namespace) continue;
+    if (get(o.raw, 'metadata', 'annotations', ALB_TARGET) !== 'ip') continue;
+    const backends: string[] = [];
+    const def = get(o.raw, 'spec', 'defaultBackend', 'service', 'name');
+    if (typeof def === 'string') backends.push(def);
+    const rules = get(o.raw, 'spec', 'rules');
+    if (Array.isArray(rules)) {
+      for (const r of rules) {
+        const paths = get(r, 'http', 'paths');
+        if (Array.isArray(paths)) for (const p of paths) if (isObject(p) && typeof get(p, 'backend', 'service', 'name') === 'string') backends.push(get(p, 'backend', 'service', 'name') as string);
+      }
+    }
+    if (backends.some((b) => names.has(b))) return `ALB IP targets (Ingress ${o.name})`;
+  }
+  return undefined;
+}
+
+export const minReadySeconds: Rule = {
+  meta: {
+    id: 'min-ready-seconds',
+    spec: 'ROLL-003',
+    defaultSeverity: 'info',
+    severities: ['error', 'warning', 'info'],
+    description: 'long-lived-connection or fan-in workload with minReadySeconds below what its reconnect model needs',
+    doc: `A pod joins the Service endpoints as soon as it is Ready, but the rollout counts it as
+*available* only after \`minReadySeconds\`, and only then replaces the next old pod. That pause is
+the time clients get to connect to the new pod before another one goes away.
+
+- **fan-in** (\`kubegrace.dev/connection-pattern: fan-in\`): clients must hold a connection to
+  *every* replica (Teleport-style reverse tunnels). Through a load balancer each attempt reaches
+  the new replica with probability 1/N, so reconnecting takes retries. The reconnect model of
+  graceful-termination.md section 11 gives the wait for a target probability
+  (\`kubegrace.dev/reconnect-probability\`, default 0.7) and the client's backoff
+  (\`kubegrace.dev/reconnect-backoff\`, default \`linear:2-4\`): a warning when \`minReadySeconds\` is
+  below it, an error when the needed wait does not even fit under \`progressDeadlineSeconds\`
+  (the rollout would be reported as failed).
+- **long-lived** connections (WebSockets, gRPC streams) or pods behind an AWS load balancer with
+  IP targets: info when \`minReadySeconds\` is 0.
+
+Fix (3 replicas, P = 0.7, linear:2-4 backoff: Y = 1.97 retries, T <= 19.5 s):
+
+\`\`\`yaml
+spec:
+  minReadySeconds: 20
+  strategy:
+    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
+\`\`\`
+
+A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeconds). StatefulSet
+\`minReadySeconds\` needs Kubernetes >= 1.23 (beta on; GA 1.25).`,
+    fixable: true,
+    versionGate: 'StatefulSet minReadySeconds (StatefulSetMinReadySeconds): beta on 1.23, GA 1.25',
+    paramsSchema: { type: 'object', properties: { longLivedMinReadySeconds: { type: 'integer', minimum: 1 } }, additionalProperties: false },
+    defaults: { longLivedMinReadySeconds: 10 },
+    references: [
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#min-ready-seconds',
+      'gravitational/teleport#13129 and PR #16465 (chart default minReadySeconds: 15)',
+      'graceful-termination.md section 11 (reconnect model)',
+    ],
+  },
+  check(ctx) {
+    for (const w of ctx.graph.workloads) {
+      if (w.kind !== 'Deployment' && w.kind !== 'StatefulSet') continue;
+      if (w.kind === 'StatefulSet' && !ctx.version.atLeast(1, 23)) continue;
+      if (!ctx.graph.served(w)) continue;
+      const current = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? 0;
+      const pointer = get(w.obj.raw, 'spec', 'minReadySeconds') !== undefined ? '/spec/minReadySeconds' : '/spec';
+      const pattern = (w.annotations[HINT.connectionPattern] ?? 'short').trim();
+      if (pattern === 'fan-in') {
+        const replicas = ctx.graph.effectiveReplicas(w) ?? 1;
+        let probability = DEFAULT_RECONNECT_PROBABILITY;
+        let backoff: Backoff = DEFAULT_BACKOFF;
+        const pRaw = w.annotations[HINT.reconnectProbability];
+        if (pRaw !== undefined) {
+          const p = Number(pRaw);
+          if (!(p > 0 && p < 1)) {
+            ctx.report({ object: w.obj, pointer: w.templatePointer ? `${w.templatePointer}/metadata/annotations` : '/metadata/annotations', severity: 'warning', message: `${HINT.reconnectProbability} "${pRaw}" is not a probability between 0 and 1 (exclusive); using ${DEFAULT_RECONNECT_PROBABILITY}` });
+          } else probability = p;
+        }
+        const bRaw = w.annotations[HINT.reconnectBackoff];
+        if (bRaw !== undefined) {
+          try {
+            backoff = parseBackoff(bRaw);
+          } catch (e) {
+            ctx.report({ object: w.obj, pointer: w.templatePointer ? `${w.templatePointer}/metadata/annotations` : '/metadata/annotations', severity: 'warning', message: `${(e as Error).message}; using ${formatBackoff(DEFAULT_BACKOFF)}` });
+          }
+        }
+        const est = estimateReconnect(replicas, probability, backoff);
+        const needed = est.suggestedMinReadySeconds;
+        if (current >= needed) continue;
+        const model = `${replicas} replicas, P=${probability}, ${formatBackoff(backoff)}: ${est.retries.toFixed(2)} retries, up to ${est.tMax.toFixed(1)}s`;
+        const deadline = w.deployment?.progressDeadlineSeconds;
+        if (deadline !== undefined && needed >= deadline) {
+          ctx.report({
+            object: w.obj,
+            pointer,
+            severity: 'error',
+            message: `fan-in clients need minReadySeconds >= ${needed}s to reconnect to each new replica (${model}), which is not below progressDeadlineSeconds (${deadline}s): the rollout would be reported failed; lower the target probability or replicas, or raise progressDeadlineSeconds above ${needed}s`,
+          });
+        } else {
+          ctx.report({
+            object: w.obj,
+            pointer,
+            severity: 'warning',
+            message: `minReadySeconds ${current}s is below the ${needed}s fan-in clients need to reconnect to a new replica before the next one is replaced (${model}); set minReadySeconds: ${needed}`,
+          });
+        }
+        continue;
+      }
+      if (current > 0) continue;
+      const lb = externalLb(ctx, w, ctx.graph.trafficServices(w));
+      if (pattern === 'long-lived' || lb) {
+        const why = pattern === 'long-lived' ? 'clients hold long-lived connections' : `it sits behind ${lb}, whose target registration lags readiness`;
+        ctx.report({
+          object: w.obj,
+          pointer,
+          severity: 'info',
+          message: `minReadySeconds is 0 while ${why}: each new pod is counted available at once and the next old pod goes before clients have moved; set minReadySeconds: ${ctx.params.longLivedMinReadySeconds as number} or more`,
+        });
+      }
+    }
+  },
+};

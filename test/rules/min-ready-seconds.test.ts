@@ -1,0 +1,109 @@
+import { minReadySeconds } from '../../lib/rules/min-ready-seconds';
+import { ruleTester } from '../helpers/rule-tester';
+
+function app(opts: { kind?: string; replicas?: number; minReady?: number; annotations?: string; deadline?: number; extra?: string; svcAnnotations?: string } = {}): string {
+  const kind = opts.kind ?? 'Deployment';
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: proxy}
+spec:
+  replicas: ${opts.replicas ?? 3}
+${opts.minReady !== undefined ? `  minReadySeconds: ${opts.minReady}\n` : ''}${opts.deadline !== undefined ? `  progressDeadlineSeconds: ${opts.deadline}\n` : ''}${kind === 'StatefulSet' ? '  serviceName: proxy\n' : ''}  selector: {matchLabels: {app: proxy}}
+  template:
+    metadata:
+      labels: {app: proxy}
+${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
+      containers: [{name: proxy, image: teleport, ports: [{containerPort: 3024}]}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: proxy
+${opts.svcAnnotations ? `  annotations: {${opts.svcAnnotations}}\n` : ''}spec:
+  selector: {app: proxy}
+  ports: [{port: 3024}]
+${opts.extra ?? ''}`;
+}
+const FAN_IN = '"kubegrace.dev/connection-pattern": fan-in';
+
+ruleTester(minReadySeconds, {
+  valid: [
+    { name: 'short connections (default): nothing to say', yaml: app() },
+    { name: 'fan-in, 3 replicas, P 0.7: 20 s suffices (T <= 19.5 s)', yaml: app({ annotations: FAN_IN, minReady: 20 }) },
+    { name: 'fan-in with one replica: nothing to reconnect to', yaml: app({ annotations: FAN_IN, replicas: 1 }) },
+    { name: 'fan-in with a lower target probability: 0.5 with 3 replicas needs 4 s', yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-probability": "0.5"`, minReady: 4 }) },
+    { name: 'long-lived with minReadySeconds set', yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived', minReady: 10 }) },
+    { name: 'not served: hint false', yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/served": "false"` }) },
+    { name: 'StatefulSet below 1.23 has no minReadySeconds to set', yaml: app({ kind: 'StatefulSet', annotations: FAN_IN }), kubeVersion: '1.22' },
+    { name: 'an NLB in instance mode is not an IP-target LB', yaml: app({ svcAnnotations: '"service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": instance' }) },
+  ],
+  invalid: [
+    {
+      name: 'fan-in, 3 replicas, defaults: warning with the model numbers (section 11: 1.97 retries, 19.5 s)',
+      yaml: app({ annotations: FAN_IN }),
+      findings: [{ severity: 'warning', pointer: '/spec', message: '(3 replicas, P=0.7, linear:2-4: 1.97 retries, up to 19.5s); set minReadySeconds: 20' }],
+    },
+    {
+      name: 'fan-in with a minReadySeconds that is too low (the 2022 Teleport default of 15 s for 5 proxies)',
+      yaml: app({ annotations: FAN_IN, replicas: 5, minReady: 15 }),
+      findings: [{ severity: 'warning', pointer: '/spec/minReadySeconds', message: 'below the 87s' }],
+    },
+    {
+      name: 'fan-in, HPA min replicas decide N',
+      yaml: app({ annotations: FAN_IN, replicas: 1, minReady: 20, extra: '---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: proxy}\nspec: {scaleTargetRef: {kind: Deployment, name: proxy}, minReplicas: 5, maxReplicas: 9}\n' }),
+      findings: [{ severity: 'warning', message: '5 replicas' }],
+    },
+    {
+      name: 'fan-in needing more than progressDeadlineSeconds: error (section 11 lint use)',
+      yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-probability": "0.9"`, replicas: 9, deadline: 600 }),
+      findings: [{ severity: 'error', message: 'not below progressDeadlineSeconds (600s)' }],
+    },
+    {
+      name: 'exponential backoff model from the hint (Monte Carlo)',
+      yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-backoff": "exponential:1-30"`, replicas: 5 }),
+      findings: [{ severity: 'warning', message: 'exponential:1-30' }],
+    },
+    {
+      name: 'a bad probability hint is reported and the default used',
+      yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-probability": "70%"` }),
+      findings: [
+        { severity: 'warning', message: 'P=0.7' },
+        { severity: 'warning', message: 'is not a probability' },
+      ],
+    },
+    {
+      name: 'a bad backoff hint is reported and the default used',
+      yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-backoff": "random"` }),
+      findings: [
+        { severity: 'warning', message: 'linear:2-4' },
+        { severity: 'warning', message: 'invalid backoff "random"' },
+      ],
+    },
+    {
+      name: 'StatefulSet fan-in from 1.23',
+      yaml: app({ kind: 'StatefulSet', annotations: FAN_IN }),
+      kubeVersion: '1.23',
+      findings: [{ severity: 'warning', object: 'StatefulSet/proxy' }],
+    },
+    {
+      name: 'long-lived connections with minReadySeconds 0: info',
+      yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived' }),
+      findings: [{ severity: 'info', message: 'clients hold long-lived connections' }],
+    },
+    {
+      name: 'behind an NLB with IP targets: info',
+      yaml: app({ svcAnnotations: '"service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": ip' }),
+      findings: [{ severity: 'info', message: 'NLB IP targets (Service proxy)' }],
+    },
+    {
+      name: 'behind an ALB Ingress with IP targets: info',
+      yaml: app({ extra: '---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, annotations: {alb.ingress.kubernetes.io/target-type: ip}}\nspec:\n  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: proxy, port: {number: 3024}}}}]}}]\n' }),
+      findings: [{ severity: 'info', message: 'ALB IP targets (Ingress web)' }],
+    },
+    {
+      name: 'suppressed',
+      yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/ignore": min-ready-seconds` }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});
