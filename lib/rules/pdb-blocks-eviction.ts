@@ -1,0 +1,85 @@
+import { Rule, Severity } from '../engine/types';
+import { HINT } from '../model/graph';
+import { scaled } from '../model/intstr';
+import { fmtIntOrPercent, pdbPods } from './rollout-util';
+
+const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate the PDB with ${HINT.ignore}: pdb-blocks-eviction`;
+
+export const pdbBlocksEviction: Rule = {
+  meta: {
+    id: 'pdb-blocks-eviction',
+    spec: 'PDB-002, PDB-005',
+    defaultSeverity: 'error',
+    severities: ['error', 'warning'],
+    description: 'the PDB allows zero voluntary disruptions (also computed with HPA minReplicas)',
+    doc: `A PodDisruptionBudget that allows zero voluntary disruptions while every pod is healthy makes
+\`kubectl drain\` retry forever: node drains never finish and cluster upgrades stall.
+
+With \`r\` = the total replicas of the workloads the PDB matches (for a workload targeted by an HPA, its
+\`minReplicas\`, default 1: the HPA may scale down to it at any time, PDB-005), the rule reports when:
+- \`maxUnavailable\` resolves to 0 (\`0\` or \`"0%"\`);
+- \`minAvailable\` is \`"100%"\` or an integer \`>= r\`;
+- \`minAvailable\` is a percentage that rounds **up** to \`r\` or more (percentages round up in the disruption
+  controller: \`"90%"\` with \`r = 3\` is ceil(2.7) = 3).
+
+Severity: **error** when \`r == 1\` and \`minAvailable\` is an integer >= 1 (the common chart default
+\`minAvailable: 1\` on a single replica); **warning** otherwise. PDBs that match no workload in the set, or only
+DaemonSets (drains skip DaemonSet pods), are not judged; when a PDB also matches DaemonSet or Job pods, whose count
+is unknown, only \`maxUnavailable: 0\` is reported.
+
+Opt-out: the "talk to me first" pattern the Kubernetes docs describe (a budget of zero so that an operator must be
+consulted before any eviction) is legitimate; mark it with the standard suppression annotation on the PDB:
+\`\`\`yaml
+metadata:
+  annotations:
+    kubegrace.dev/ignore: pdb-blocks-eviction
+    kubegrace.dev/ignore-reason: evictions need the on-call's approval
+\`\`\`
+
+Fix (proposed, not automatic):
+\`\`\`yaml
+# the workload (or its HPA): minReplicas: 2
+spec:
+  maxUnavailable: 1
+\`\`\``,
+    fixable: false,
+    references: [
+      'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md (zero voluntary evictions; rounding)',
+      'kubernetes/kubernetes pkg/controller/disruption/disruption.go',
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#replicas (HPA minReplicas)',
+    ],
+  },
+  check(ctx) {
+    for (const p of ctx.graph.pdbs) {
+      const matched = ctx.graph.workloadsForPdb(p);
+      if (!matched.length) continue;
+      const pods = pdbPods(ctx.graph, matched);
+      if (!pods.counted.length) continue;
+      const r = pods.replicas;
+      if (r <= 0) continue;
+      const podsText = `${r} pod${r === 1 ? '' : 's'} (${pods.parts.join(', ')})`;
+      const hpaNote = pods.fromHpa ? ' whenever the HPA has scaled down to its minimum,' : '';
+      const effect = `the budget allows zero voluntary disruptions:${hpaNote} kubectl drain never finishes and node upgrades stall`;
+      const fix = pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1 ? 'run at least 2 replicas and use maxUnavailable: 1' : 'use maxUnavailable: 1';
+      if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid' && p.maxUnavailable.value === 0) {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/maxUnavailable',
+          severity: 'warning',
+          message: `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)} for ${podsText}: ${effect}; ${fix}, or ${OPT_OUT}`,
+        });
+        continue;
+      }
+      // With DaemonSet or Job pods in the match, r is only a lower bound: minAvailable cannot be judged.
+      if (pods.uncounted.length || !p.minAvailable || p.minAvailable.kind === 'invalid') continue;
+      const min = p.minAvailable;
+      const need = scaled(min, r, true)!;
+      if (need < r) continue;
+      const severity: Severity = r === 1 && min.kind === 'int' && min.value >= 1 ? 'error' : 'warning';
+      const what =
+        min.kind === 'percent' && min.value < 100 ? `minAvailable ${fmtIntOrPercent(min)} rounds up to ${need} of ${podsText}` : `minAvailable ${fmtIntOrPercent(min)} with ${podsText}`;
+      const optOut = min.kind === 'percent' && min.value >= 100 ? `, or ${OPT_OUT}` : '';
+      ctx.report({ object: p.obj, pointer: '/spec/minAvailable', severity, message: `${what}: ${effect}; ${fix}${optOut}` });
+    }
+  },
+};

@@ -1,0 +1,107 @@
+import { Rule } from '../engine/types';
+import { isObject } from '../model/types';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor } from './rollout-util';
+import { nameOf } from './util';
+
+export const pdbSelector: Rule = {
+  meta: {
+    id: 'pdb-selector',
+    spec: 'PDB-003',
+    defaultSeverity: 'error',
+    severities: ['error', 'warning'],
+    description: 'PDB selector null/empty, matches nothing, matches several workloads, or pods matched by two PDBs',
+    doc: `A PodDisruptionBudget protects exactly the pods its label selector matches.
+
+Conditions:
+- **error:** \`spec.selector\` is absent or \`null\`: in policy/v1 it matches no pods, so the budget protects nothing
+  (an invalid selector is reported the same way).
+- **warning:** \`spec.selector: {}\`: it matches every pod in the namespace.
+- **warning:** the selector matches no workload in the linted set (a stale or mistyped label). Not reported when a
+  custom resource in the namespace carries labels the selector matches (its own, or pod labels in its spec such as
+  \`spec.podMetadata.labels\`): an operator creates those pods, as prometheus-operator does for \`Prometheus\` and
+  \`Alertmanager\`.
+- **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
+  pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
+  support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels.
+- **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
+  budget lets one workload's disruptions use up the other's allowance.
+
+Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):
+\`\`\`yaml
+spec:
+  selector:
+    matchLabels: {app: web}   # = the Deployment's spec.selector.matchLabels
+\`\`\``,
+    fixable: false,
+    references: [
+      'kubernetes/kubernetes pkg/registry/core/pod/storage/eviction.go',
+      'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md',
+      'kubernetes/kubernetes staging/src/k8s.io/api/policy/v1/types.go (null selector selects no pods; {} selects all)',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    for (const p of g.pdbs) {
+      const spec = p.obj.raw.spec;
+      const ns = nsPhrase(p.obj);
+      if (p.selector.kind === 'null') {
+        ctx.report({
+          object: p.obj,
+          pointer: isObject(spec) && 'selector' in spec ? '/spec/selector' : existingPointer(p.obj.raw, 'spec'),
+          severity: 'error',
+          message: `no spec.selector: in policy/v1 a null selector matches no pods, so the budget protects nothing; copy the workload's spec.selector.matchLabels into it`,
+        });
+        continue;
+      }
+      if (p.selector.kind === 'invalid') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'error',
+          message: `spec.selector is invalid (${p.selector.reason}), so it matches no pods and the API rejects it; copy the workload's spec.selector.matchLabels into it`,
+        });
+        continue;
+      }
+      const matched = g.workloadsForPdb(p);
+      if (p.selector.kind === 'empty') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'warning',
+          message: `spec.selector is {} and matches every pod${ns} (${matched.length} workload${matched.length === 1 ? '' : 's'} in the set): one budget then governs unrelated pods; select one workload's pods with its spec.selector.matchLabels`,
+        });
+        continue;
+      }
+      if (matched.length === 0) {
+        // Pods an operator creates from a custom resource in the set (Prometheus, Alertmanager...).
+        if (operatorResourcesFor(g, p.obj.namespace, p.selector).length) continue;
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'warning',
+          message: `spec.selector matches no workload${ns} in the linted set, so the budget protects nothing; check the labels against the workload's spec.selector.matchLabels`,
+        });
+        continue;
+      }
+      if (matched.length >= 2) {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'warning',
+          message: `spec.selector matches the pods of ${matched.length} workloads (${matched.map(nameOf).join(', ')}): use one PodDisruptionBudget per workload, selecting its spec.selector.matchLabels`,
+        });
+      }
+    }
+    for (const w of g.workloads) {
+      const pdbs = g.pdbsFor(w);
+      if (pdbs.length < 2) continue;
+      const labelsPtr = w.templatePointer ? existingPointer(w.obj.raw, ...w.templatePointer.slice(1).split('/'), 'metadata', 'labels') : existingPointer(w.obj.raw, 'metadata', 'labels');
+      ctx.report({
+        object: w.obj,
+        pointer: labelsPtr,
+        severity: 'error',
+        message: `its pods are matched by ${pdbs.length} PodDisruptionBudgets (${pdbs.map((p) => p.obj.name).join(', ')}): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; keep a single PodDisruptionBudget selecting ${labelsForPdb(w)}`,
+      });
+    }
+  },
+};

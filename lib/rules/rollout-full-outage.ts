@@ -1,0 +1,71 @@
+import { Rule } from '../engine/types';
+import { isLiteralZero, scaled } from '../model/intstr';
+import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
+
+export const rolloutFullOutage: Rule = {
+  meta: {
+    id: 'rollout-full-outage',
+    spec: 'ROLL-001',
+    defaultSeverity: 'warning',
+    severities: ['warning'],
+    description: 'resolved maxUnavailable >= replicas, or replicas 1 with maxUnavailable >= 1',
+    doc: `A RollingUpdate Deployment may take down \`maxUnavailable\` pods before their replacements are ready.
+The values resolve as in section 4: \`surge = ceil(maxSurge% × replicas)\`, \`unavailable = floor(maxUnavailable% × replicas)\`,
+and when both resolve to 0 the controller forces \`unavailable = 1\`. When the resolved \`unavailable\` reaches
+\`replicas\` (with one replica: any \`unavailable >= 1\`), every serving pod can be gone at once, which is a full
+outage for the whole startup time of the new pods.
+
+Conditions (**warning**): a served Deployment (a Service selects it, or \`kubegrace.dev/served: "true"\`) with
+\`strategy.type: RollingUpdate\` (the default) whose resolved \`unavailable >= replicas\`. \`replicas\` is the HPA's
+\`minReplicas\` when an HPA targets the Deployment. With \`replicas: 1\` the defaults (25%/25%) resolve to surge 1,
+unavailable 0 and are safe: explicit values cause the trouble (typically \`maxSurge: 0, maxUnavailable: 1\`).
+Deployments scaled to 0 are skipped, and so are Deployments mounting a PersistentVolumeClaim that is not known to
+allow multi-node access (\`ReadWriteOnce\`, \`ReadWriteOncePod\`, or a PVC outside the linted set): their pods cannot
+overlap, so the outage is inherent and surge-first would deadlock (see \`surge-volume-deadlock\`).
+
+Fix (stateless):
+\`\`\`yaml
+strategy:
+  type: RollingUpdate
+  rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
+\`\`\``,
+    fixable: true,
+    references: [
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
+      'kubernetes/kubernetes pkg/controller/deployment/util/deployment_util.go (ResolveFenceposts)',
+    ],
+  },
+  check(ctx) {
+    for (const w of ctx.graph.workloads) {
+      if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
+      if (!ctx.graph.served(w)) continue;
+      const basis = replicaBasis(ctx.graph, w);
+      if (!basis || basis.replicas <= 0) continue;
+      const r = basis.replicas;
+      const d = rolloutFor(w, r)!;
+      // Both literally 0: the API rejects the spec (section 4); there is no rollout to judge.
+      if (isLiteralZero(d.maxSurge) && isLiteralZero(d.maxUnavailable)) continue;
+      if (d.unavailable < r) continue;
+      // An exclusive claim (RWO/RWOP, or a PVC whose mode is unknown) forbids overlapping pods:
+      // the outage is inherent, and surge-first would deadlock (surge-volume-deadlock).
+      if (ctx.graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared')) continue;
+      const raw = w.obj.raw;
+      const ownUnavailable = scaled(d.maxUnavailable, r, false) ?? 0;
+      const forced = ownUnavailable < d.unavailable;
+      const field = forced && d.maxSurgeSet ? 'maxSurge' : 'maxUnavailable';
+      const pointer = existingPointer(raw, 'spec', 'strategy', 'rollingUpdate', field);
+      const unavail = `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}${d.maxUnavailableSet ? '' : ' (default)'}`;
+      const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'}`;
+      const resolved = forced
+        ? `${surge} and ${unavail} both resolve to 0, so the controller forces 1 unavailable`
+        : `${unavail} (resolved ${d.unavailable})`;
+      const effect =
+        r === 1 ? 'the only pod is removed before its replacement is ready' : `all ${r} pods can be removed before any replacement is ready`;
+      ctx.report({
+        object: w.obj,
+        pointer,
+        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)`,
+      });
+    }
+  },
+};

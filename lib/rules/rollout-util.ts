@@ -1,0 +1,183 @@
+/** Helpers shared by the selector, ROLL-* and PDB-* rules. */
+import { ClaimMount, HpaView, ObjectGraph } from '../model/graph';
+import { IntOrPercent } from '../model/intstr';
+import { escapeSegment } from '../model/parse';
+import { Labels, matches, Selector, stringMap } from '../model/selector';
+import { isObject, Json, KObject } from '../model/types';
+import { DeploymentRollout, get, resolveDeploymentRollout, Workload } from '../model/workload';
+import { nameOf } from './util';
+
+/**
+ * The pointer of the deepest existing field along `path` (segments unescaped), so a finding
+ * points at the most specific field that is really written.
+ */
+export function existingPointer(raw: Json | undefined, ...path: (string | number)[]): string {
+  let cur: Json | undefined = raw;
+  let out = '';
+  for (const seg of path) {
+    if (Array.isArray(cur) && typeof seg === 'number' && seg >= 0 && seg < cur.length) cur = cur[seg];
+    else if (isObject(cur) && typeof seg === 'string' && Object.prototype.hasOwnProperty.call(cur, seg)) cur = cur[seg];
+    else break;
+    out += `/${escapeSegment(String(seg))}`;
+  }
+  return out;
+}
+
+/** `1`, `"25%"` or the raw value, for messages. */
+export function fmtIntOrPercent(v: IntOrPercent | undefined): string {
+  if (!v) return 'unset';
+  if (v.kind === 'int') return String(v.value);
+  if (v.kind === 'percent') return `"${v.value}%"`;
+  return JSON.stringify(v.raw);
+}
+
+/** The replicas a rule reasons with, and where they come from. */
+export interface ReplicaBasis {
+  replicas: number;
+  hpa?: HpaView;
+  /** "replicas 3", "the default replicas 1", "HPA minReplicas 2 (HorizontalPodAutoscaler/web)". */
+  phrase: string;
+}
+
+export function replicaBasis(graph: ObjectGraph, w: Workload): ReplicaBasis | undefined {
+  const r = graph.effectiveReplicas(w);
+  if (r === undefined) return undefined;
+  const hpa = graph.hpaFor(w);
+  if (hpa) {
+    const min = hpa.minReplicasSet ? `minReplicas ${hpa.minReplicas}` : `minReplicas ${hpa.minReplicas} (default)`;
+    return { replicas: r, hpa, phrase: `HPA ${min} (HorizontalPodAutoscaler/${hpa.obj.name})` };
+  }
+  return { replicas: r, phrase: w.replicasSet ? `replicas ${r}` : `replicas ${r} (default)` };
+}
+
+/** w.deployment resolved for `replicas` (section 4), re-resolved when they differ from spec.replicas. */
+export function rolloutFor(w: Workload, replicas: number): DeploymentRollout | undefined {
+  if (!w.deployment) return undefined;
+  if (replicas === w.replicas) return w.deployment;
+  return resolveDeploymentRollout(w.obj.raw, replicas);
+}
+
+/**
+ * How exclusive a claim is, from the PVC's accessModes:
+ * - `pod`: ReadWriteOncePod;
+ * - `node`: ReadWriteOnce without a multi-node mode (the attach/detach controller allows
+ *   multi-attach when the volume also lists ReadWriteMany or ReadOnlyMany);
+ * - `shared`: ReadWriteMany / ReadOnlyMany;
+ * - `unknown`: the PVC is not in the linted set, or lists no access modes.
+ */
+export type Exclusivity = 'pod' | 'node' | 'shared' | 'unknown';
+
+export function claimExclusivity(c: ClaimMount): Exclusivity {
+  if (!c.pvc || c.accessModes.length === 0) return 'unknown';
+  if (c.accessModes.includes('ReadWriteOncePod')) return 'pod';
+  if (c.accessModes.includes('ReadWriteMany') || c.accessModes.includes('ReadOnlyMany')) return 'shared';
+  if (c.accessModes.includes('ReadWriteOnce')) return 'node';
+  return 'unknown';
+}
+
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+/**
+ * Whether the pod template is pinned to one node: `nodeName`, a `kubernetes.io/hostname`
+ * nodeSelector, or required node affinity whose every term pins the hostname (or the node's
+ * metadata.name) to a single value.
+ */
+export function nodePinning(w: Workload): string | undefined {
+  const ps = w.podSpec;
+  if (typeof ps.nodeName === 'string' && ps.nodeName) return `nodeName ${ps.nodeName}`;
+  if (isObject(ps.nodeSelector) && typeof ps.nodeSelector[HOSTNAME_LABEL] === 'string') return `nodeSelector ${HOSTNAME_LABEL}=${ps.nodeSelector[HOSTNAME_LABEL]}`;
+  const req = isObject(ps.affinity) && isObject(ps.affinity.nodeAffinity) ? ps.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+  const terms = isObject(req) ? req.nodeSelectorTerms : undefined;
+  if (!Array.isArray(terms) || terms.length === 0) return undefined;
+  const pinsOne = (reqs: Json | undefined, key: string): boolean =>
+    Array.isArray(reqs) && reqs.some((r) => isObject(r) && r.key === key && r.operator === 'In' && Array.isArray(r.values) && r.values.length === 1);
+  const allPinned = terms.every((t) => isObject(t) && (pinsOne(t.matchExpressions, HOSTNAME_LABEL) || pinsOne(t.matchFields, 'metadata.name')));
+  return allPinned ? `required node affinity on ${HOSTNAME_LABEL}` : undefined;
+}
+
+/** `{app: web, tier: front}` from the workload's selector matchLabels, else its template labels. */
+export function labelsForPdb(w: Workload): string {
+  const ml = isObject(w.obj.raw.spec) && isObject(w.obj.raw.spec.selector) && isObject(w.obj.raw.spec.selector.matchLabels) ? w.obj.raw.spec.selector.matchLabels : undefined;
+  const labels: Record<string, string> = {};
+  if (ml) for (const [k, v] of Object.entries(ml)) labels[k] = String(v);
+  else Object.assign(labels, w.templateLabels);
+  const entries = Object.entries(labels);
+  return entries.length ? `{${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}}` : '{}';
+}
+
+/** Which workloads a PDB reasons over, and their total pods (section 6, PDB-005). */
+export interface PdbPods {
+  /** Scalable workloads and bare Pods the PDB matches. */
+  counted: Workload[];
+  /** Total of effective replicas (HPA minReplicas where an HPA targets the workload); bare Pods count 1. */
+  replicas: number;
+  /** Matched workloads whose pod count cannot be known from the manifests (DaemonSets, Jobs). */
+  uncounted: Workload[];
+  /** "Deployment/web replicas 1", "Deployment/api HPA minReplicas 1 (...)"; one per counted workload. */
+  parts: string[];
+  fromHpa: boolean;
+}
+
+export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
+  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false };
+  for (const w of matched) {
+    if (w.kind === 'Pod') {
+      out.counted.push(w);
+      out.replicas += 1;
+      out.parts.push(`${nameOf(w)} (1 pod)`);
+      continue;
+    }
+    const b = replicaBasis(graph, w);
+    if (!b) {
+      out.uncounted.push(w);
+      continue;
+    }
+    out.counted.push(w);
+    out.replicas += b.replicas;
+    out.parts.push(`${nameOf(w)} ${b.phrase}`);
+    if (b.hpa) out.fromHpa = true;
+  }
+  return out;
+}
+
+/** " in namespace monitoring" when the manifest names it, else " in its namespace" (applied with -n). */
+export function nsPhrase(o: KObject): string {
+  const ns = get(o.raw, 'metadata', 'namespace');
+  return typeof ns === 'string' && ns ? ` in namespace ${ns}` : ' in its namespace';
+}
+
+/** A custom resource: an API group with a dot that is not a Kubernetes built-in (*.k8s.io). */
+export function isCustomResource(o: KObject): boolean {
+  const slash = o.apiVersion.indexOf('/');
+  if (slash < 0) return false;
+  const group = o.apiVersion.slice(0, slash);
+  return group.includes('.') && !group.endsWith('.k8s.io');
+}
+
+/** Every string map stored under a `labels` key in the value (bounded depth). */
+function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
+  if (depth <= 0) return;
+  if (Array.isArray(v)) {
+    for (const x of v) labelMaps(x, depth - 1, out);
+    return;
+  }
+  if (!isObject(v)) return;
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'labels' && isObject(x)) out.push(stringMap(x));
+    else labelMaps(x, depth - 1, out);
+  }
+}
+
+/**
+ * Custom resources in the namespace whose own labels, or pod labels written anywhere in them
+ * (`spec.podMetadata.labels`, `spec.template.metadata.labels`, ...), the selector matches: an
+ * operator (prometheus-operator, ...) creates those pods, so the selector is not stale.
+ */
+export function operatorResourcesFor(graph: ObjectGraph, namespace: string | undefined, sel: Selector): KObject[] {
+  return graph.objects.filter((o) => {
+    if (!isCustomResource(o) || o.namespace !== namespace) return false;
+    const maps: Labels[] = [];
+    labelMaps(o.raw, 8, maps);
+    return maps.some((m) => Object.keys(m).length > 0 && matches(sel, m));
+  });
+}

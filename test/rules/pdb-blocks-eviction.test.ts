@@ -1,0 +1,132 @@
+import { pdbBlocksEviction } from '../../lib/rules/pdb-blocks-eviction';
+import { ruleTester } from '../helpers/rule-tester';
+
+function wl(name: string, replicas: number | undefined, kind = 'Deployment', labels = `{app: ${name}, team: a}`): string {
+  return `---
+apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: ${name}}
+spec:
+${replicas === undefined ? '' : `  replicas: ${replicas}\n`}  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: ${labels}
+    spec:
+      containers: [{name: app, image: ${name}:1}]
+`;
+}
+
+/** A PDB with the given budget line(s) selecting `selector`. */
+function pdb(budget: string, selector = '{matchLabels: {app: web}}', annotations = ''): string {
+  return `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+${annotations ? `  annotations: {${annotations}}\n` : ''}spec:
+  ${budget}
+  selector: ${selector}
+`;
+}
+const hpa = (min?: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+${min === undefined ? '' : `  minReplicas: ${min}\n`}  maxReplicas: 10
+`;
+const TEAM = '{matchLabels: {team: a}}';
+const MIN = '/spec/minAvailable';
+const MAX = '/spec/maxUnavailable';
+
+ruleTester(pdbBlocksEviction, {
+  valid: [
+    { name: 'minAvailable 1 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 1') },
+    { name: 'minAvailable 2 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 2') },
+    { name: 'maxUnavailable 1 with replicas 1', yaml: wl('web', 1) + pdb('maxUnavailable: 1') },
+    { name: 'maxUnavailable "10%" with replicas 1 rounds up to 1', yaml: wl('web', 1) + pdb('maxUnavailable: "10%"') },
+    { name: 'minAvailable "66%" with r = 3: ceil(1.98) = 2 < 3', yaml: wl('web', 3) + pdb('minAvailable: "66%"') },
+    { name: 'minAvailable "50%" with r = 2: ceil(1) = 1', yaml: wl('web', 2) + pdb('minAvailable: "50%"') },
+    { name: 'neither field set: no budget enforced', yaml: wl('web', 1) + pdb('unhealthyPodEvictionPolicy: AlwaysAllow') },
+    { name: 'PDB matching nothing is pdb-selector\'s business', yaml: wl('api', 1) + pdb('minAvailable: 1') },
+    { name: 'PDB matching only a DaemonSet: drains skip DaemonSet pods', yaml: wl('web', undefined, 'DaemonSet') + pdb('minAvailable: 1') },
+    { name: 'DaemonSet pods in the match: r unknown, minAvailable not judged', yaml: wl('web', 1, 'Deployment', '{app: web, team: a}') + wl('agent', undefined, 'DaemonSet', '{app: agent, team: a}') + pdb('minAvailable: 1', TEAM) },
+    { name: 'HPA minReplicas 3 with spec.replicas 1: r = 3', yaml: wl('web', 1) + hpa(3) + pdb('minAvailable: 2') },
+    { name: 'r sums the matched workloads: 1 + 1 = 2 with minAvailable 1', yaml: wl('web', 1) + wl('api', 1) + pdb('minAvailable: 1', TEAM) },
+    { name: 'scaled to 0: no pods to evict', yaml: wl('web', 0) + pdb('minAvailable: 1') },
+  ],
+  invalid: [
+    {
+      name: 'minAvailable 1 with replicas 1: error (the common chart default)',
+      yaml: wl('web', 1) + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', pointer: MIN, object: 'PodDisruptionBudget/web', message: 'minAvailable 1 with 1 pod (Deployment/web replicas 1): the budget allows zero voluntary disruptions' }],
+    },
+    {
+      name: 'minAvailable 1 with the default replicas',
+      yaml: wl('web', undefined) + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', message: '(Deployment/web replicas 1 (default))' }],
+    },
+    {
+      name: 'minAvailable 2 with replicas 1: error (teleport proxy case)',
+      yaml: wl('web', 1) + pdb('minAvailable: 2'),
+      findings: [{ severity: 'error', pointer: MIN, message: 'minAvailable 2 with 1 pod' }],
+    },
+    { name: 'minAvailable 3 with replicas 3: warning', yaml: wl('web', 3) + pdb('minAvailable: 3'), findings: [{ severity: 'warning', pointer: MIN, message: 'minAvailable 3 with 3 pods' }] },
+    {
+      name: 'minAvailable "100%": warning with the opt-out hint',
+      yaml: wl('web', 3) + pdb('minAvailable: "100%"'),
+      findings: [{ severity: 'warning', pointer: MIN, message: /minAvailable "100%" with 3 pods.*kubegrace\.dev\/ignore: pdb-blocks-eviction/ }],
+    },
+    { name: 'minAvailable "90%" with r = 3 rounds up to 3', yaml: wl('web', 3) + pdb('minAvailable: "90%"'), findings: [{ severity: 'warning', message: 'minAvailable "90%" rounds up to 3 of 3 pods' }] },
+    { name: 'minAvailable "67%" with r = 3: ceil(2.01) = 3', yaml: wl('web', 3) + pdb('minAvailable: "67%"'), findings: [{ severity: 'warning', message: 'rounds up to 3 of 3 pods' }] },
+    { name: 'minAvailable "50%" with r = 1 rounds up to 1: warning (a percentage)', yaml: wl('web', 1) + pdb('minAvailable: "50%"'), findings: [{ severity: 'warning', message: 'rounds up to 1 of 1 pod' }] },
+    { name: 'minAvailable "100%" with r = 1: warning (a percentage, not the integer default)', yaml: wl('web', 1) + pdb('minAvailable: "100%"'), findings: [{ severity: 'warning' }] },
+    {
+      name: 'maxUnavailable 0: warning with the opt-out hint',
+      yaml: wl('web', 3) + pdb('maxUnavailable: 0'),
+      findings: [{ severity: 'warning', pointer: MAX, message: /maxUnavailable 0 for 3 pods.*"talk to me first"/ }],
+    },
+    { name: 'maxUnavailable "0%"', yaml: wl('web', 2) + pdb('maxUnavailable: "0%"'), findings: [{ severity: 'warning', pointer: MAX, message: 'maxUnavailable "0%"' }] },
+    {
+      name: 'maxUnavailable 0 is judged even with DaemonSet pods in the match',
+      yaml: wl('web', 2, 'Deployment', '{app: web, team: a}') + wl('agent', undefined, 'DaemonSet', '{app: agent, team: a}') + pdb('maxUnavailable: 0', TEAM),
+      findings: [{ severity: 'warning', pointer: MAX }],
+    },
+    {
+      name: 'HPA minReplicas 1 with spec.replicas 3 and minAvailable 1: error (PDB-005)',
+      yaml: wl('web', 3) + hpa(1) + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', pointer: MIN, message: /Deployment\/web HPA minReplicas 1 \(HorizontalPodAutoscaler\/web\).*whenever the HPA has scaled down to its minimum.*set HPA minReplicas to at least 2/ }],
+    },
+    {
+      name: 'HPA without minReplicas defaults to 1',
+      yaml: wl('web', 4) + hpa() + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', message: 'HPA minReplicas 1 (default)' }],
+    },
+    {
+      name: 'HPA minReplicas 2 and minAvailable "90%": ceil(1.8) = 2',
+      yaml: wl('web', 5) + hpa(2) + pdb('minAvailable: "90%"'),
+      findings: [{ severity: 'warning', message: 'rounds up to 2 of 2 pods' }],
+    },
+    {
+      name: 'r sums the matched workloads: 1 + 1 = 2 with minAvailable 2 is a warning',
+      yaml: wl('web', 1) + wl('api', 1) + pdb('minAvailable: 2', TEAM),
+      findings: [{ severity: 'warning', message: '2 pods (Deployment/web replicas 1, Deployment/api replicas 1)' }],
+    },
+    {
+      name: 'a bare Pod counts 1',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: solo, labels: {app: web}}
+spec:
+  containers: [{name: app, image: a}]
+` + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', message: 'Pod/solo (1 pod)' }],
+    },
+    {
+      name: 'the "talk to me first" opt-out: kubegrace.dev/ignore on the PDB',
+      yaml: wl('web', 3) + pdb('maxUnavailable: 0', '{matchLabels: {app: web}}', '"kubegrace.dev/ignore": "pdb-blocks-eviction", "kubegrace.dev/ignore-reason": "evictions need approval"'),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,70 @@
+import { pdbMissing } from '../../lib/rules/pdb-missing';
+import { ruleTester } from '../helpers/rule-tester';
+
+function wl(kind: string, replicas: number | undefined, o: { ns?: string; annotations?: string; meta?: string } = {}): string {
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata:
+  name: web
+${o.ns ? `  namespace: ${o.ns}\n` : ''}${o.meta ?? ''}spec:
+${replicas === undefined ? '' : `  replicas: ${replicas}\n`}  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web, tier: front}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers: [{name: app, image: web:1}]
+`;
+}
+
+const pdb = (selector: string, ns?: string) => `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web${ns ? `, namespace: ${ns}` : ''}}
+spec:
+  maxUnavailable: 1
+  selector: ${selector}
+`;
+const hpa = (min: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: ${min}
+  maxReplicas: 10
+`;
+
+ruleTester(pdbMissing, {
+  valid: [
+    { name: 'replicas 1: a budget cannot protect a single pod', yaml: wl('Deployment', 1) },
+    { name: 'default replicas (1)', yaml: wl('Deployment', undefined) },
+    { name: 'replicas 3 with a PDB selecting the pods', yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: web}}') },
+    { name: 'a PDB selecting with matchExpressions', yaml: wl('StatefulSet', 3) + pdb('{matchExpressions: [{key: tier, operator: In, values: [front]}]}') },
+    { name: 'a PDB in the same explicit namespace', yaml: wl('Deployment', 3, { ns: 'shop' }) + pdb('{matchLabels: {app: web}}', 'shop') },
+    { name: 'DaemonSet: not checked', yaml: wl('DaemonSet', undefined) },
+    { name: 'HPA minReplicas 1 is what counts, not replicas 3', yaml: wl('Deployment', 3) + hpa(1) },
+    { name: 'ReplicaSet owned by a Deployment (kubectl dump): not a workload of its own', yaml: wl('ReplicaSet', 3, { meta: '  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u1, controller: true}]\n' }) },
+  ],
+  invalid: [
+    {
+      name: 'Deployment replicas 3 without any PDB',
+      yaml: wl('Deployment', 3),
+      findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'replicas 3 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}' }],
+    },
+    { name: 'StatefulSet replicas 2', yaml: wl('StatefulSet', 2, { ns: 'db' }), findings: [{ severity: 'warning', object: 'StatefulSet/web', message: 'replicas 2 but no PodDisruptionBudget in namespace db' }] },
+    { name: 'standalone ReplicaSet replicas 2', yaml: wl('ReplicaSet', 2), findings: [{ severity: 'warning', object: 'ReplicaSet/web' }] },
+    {
+      name: 'HPA minReplicas 2 counts even with spec.replicas unset: pointer /spec',
+      yaml: wl('Deployment', undefined) + hpa(2),
+      findings: [{ severity: 'warning', pointer: '/spec', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web) but no PodDisruptionBudget' }],
+    },
+    { name: 'a PDB in another namespace does not count', yaml: wl('Deployment', 3, { ns: 'shop' }) + pdb('{matchLabels: {app: web}}', 'other'), findings: [{ severity: 'warning', message: 'in namespace shop' }] },
+    { name: 'a PDB selecting other labels does not count', yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: api}}'), findings: [{ severity: 'warning' }] },
+    { name: 'a PDB with a null selector matches nothing', yaml: wl('Deployment', 3) + pdb('null'), findings: [{ severity: 'warning' }] },
+    {
+      name: 'suppressed with kubegrace.dev/ignore',
+      yaml: wl('Deployment', 3, { annotations: '"kubegrace.dev/ignore": "pdb-missing"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

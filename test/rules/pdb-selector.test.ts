@@ -1,0 +1,118 @@
+import { pdbSelector } from '../../lib/rules/pdb-selector';
+import { ruleTester } from '../helpers/rule-tester';
+
+function wl(name: string, labels = `{app: ${name}, team: a}`, kind = 'Deployment', ns = ''): string {
+  return `---
+apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: ${name}${ns ? `, namespace: ${ns}` : ''}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: ${labels}
+    spec:
+      containers: [{name: app, image: ${name}:1}]
+`;
+}
+
+/** A PDB; `selector` is the raw YAML after `selector:`, or undefined to omit the field. */
+function pdb(name: string, selector: string | undefined, o: { ns?: string; annotations?: string } = {}): string {
+  return `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: ${name}
+${o.ns ? `  namespace: ${o.ns}\n` : ''}${o.annotations ? `  annotations: {${o.annotations}}\n` : ''}spec:
+  maxUnavailable: 1
+${selector === undefined ? '' : `  selector: ${selector}\n`}`;
+}
+
+const prometheusCR = (labels: string) => `---
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: k8s}
+spec:
+  replicas: 2
+  podMetadata:
+    labels: ${labels}
+`;
+
+ruleTester(pdbSelector, {
+  valid: [
+    { name: 'one PDB selecting one workload', yaml: wl('web') + pdb('web', '{matchLabels: {app: web}}') },
+    { name: 'two PDBs, one per workload', yaml: wl('web') + wl('api') + pdb('web', '{matchLabels: {app: web}}') + pdb('api', '{matchLabels: {app: api}}') },
+    { name: 'matchExpressions selecting one StatefulSet', yaml: wl('db', undefined, 'StatefulSet') + pdb('db', '{matchExpressions: [{key: app, operator: In, values: [db]}]}') },
+    {
+      name: 'pods created by an operator from a custom resource in the set (kube-prometheus)',
+      yaml: prometheusCR('{app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}') + pdb('prometheus-k8s', '{matchLabels: {app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}}'),
+    },
+  ],
+  invalid: [
+    {
+      name: 'selector absent: error at /spec',
+      yaml: wl('web') + pdb('web', undefined),
+      findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'no spec.selector: in policy/v1 a null selector matches no pods' }],
+    },
+    { name: 'selector null: error at the field', yaml: wl('web') + pdb('web', 'null'), findings: [{ severity: 'error', pointer: '/spec/selector', message: 'null selector matches no pods' }] },
+    {
+      name: 'invalid selector: error',
+      yaml: wl('web') + pdb('web', '{matchExpressions: [{key: app, operator: Equals, values: [web]}]}'),
+      findings: [{ severity: 'error', pointer: '/spec/selector', message: 'spec.selector is invalid (unknown operator Equals)' }],
+    },
+    {
+      name: 'empty selector {}: the whole namespace',
+      yaml: wl('web') + pdb('web', '{}'),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'spec.selector is {} and matches every pod in its namespace (1 workload in the set)' }],
+    },
+    {
+      name: 'selector matches no workload in the set',
+      yaml: wl('web') + pdb('web', '{matchLabels: {app: wbe}}'),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'spec.selector matches no workload in its namespace in the linted set' }],
+    },
+    {
+      name: 'the workload lives in another namespace',
+      yaml: wl('web', undefined, 'Deployment', 'shop') + pdb('web', '{matchLabels: {app: web}}', { ns: 'other' }),
+      findings: [{ severity: 'warning', message: 'matches no workload in namespace other' }],
+    },
+    {
+      name: 'a custom resource whose labels the selector does not match is no excuse',
+      yaml: prometheusCR('{app.kubernetes.io/name: prometheus}') + pdb('am', '{matchLabels: {app.kubernetes.io/name: alertmanager}}'),
+      findings: [{ severity: 'warning', message: 'matches no workload' }],
+    },
+    {
+      name: 'a PDB matching the pods of several workloads',
+      yaml: wl('web') + wl('api') + pdb('team', '{matchLabels: {team: a}}'),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/api)' }],
+    },
+    {
+      name: 'a workload matched by two PDBs: error once, at its template labels',
+      yaml: wl('web') + pdb('web', '{matchLabels: {app: web}}') + pdb('web-team', '{matchLabels: {app: web, team: a}}'),
+      findings: [{ severity: 'error', pointer: '/spec/template/metadata/labels', object: 'Deployment/web', message: 'its pods are matched by 2 PodDisruptionBudgets (web, web-team): the eviction API refuses' }],
+    },
+    {
+      name: 'an empty-selector PDB also counts as a second budget',
+      yaml: wl('web') + pdb('web', '{matchLabels: {app: web}}') + pdb('all', '{}'),
+      findings: [
+        { severity: 'error', object: 'Deployment/web', message: '(web, all)' },
+        { severity: 'warning', object: 'PodDisruptionBudget/all', message: 'is {}' },
+      ],
+    },
+    {
+      name: 'a bare Pod matched by two PDBs: pointer at its labels',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: solo, labels: {app: solo}}
+spec:
+  containers: [{name: app, image: a}]
+` + pdb('a', '{matchLabels: {app: solo}}') + pdb('b', '{matchExpressions: [{key: app, operator: Exists}]}'),
+      findings: [{ severity: 'error', pointer: '/metadata/labels', object: 'Pod/solo' }],
+    },
+    {
+      name: 'suppressed on the PDB with kubegrace.dev/ignore',
+      yaml: wl('web') + pdb('web', '{}', { annotations: '"kubegrace.dev/ignore": "pdb-selector"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,63 @@
+import { pdbUnhealthyEvictionPolicy } from '../../lib/rules/pdb-unhealthy-eviction-policy';
+import { ruleTester } from '../helpers/rule-tester';
+
+function wl(kind: string): string {
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: app, image: web:1}]
+`;
+}
+
+function pdb(policy?: string, annotations = ''): string {
+  return `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+${annotations ? `  annotations: {${annotations}}\n` : ''}spec:
+  maxUnavailable: 1
+${policy ? `  unhealthyPodEvictionPolicy: ${policy}\n` : ''}  selector: {matchLabels: {app: web}}
+`;
+}
+
+ruleTester(pdbUnhealthyEvictionPolicy, {
+  valid: [
+    { name: '1.26: the field is alpha (off), nothing to advise', yaml: wl('Deployment') + pdb(), kubeVersion: '1.26' },
+    { name: '1.26.15 patch release is still below the gate', yaml: wl('Deployment') + pdb('IfHealthyBudget'), kubeVersion: '1.26.15' },
+    { name: 'AlwaysAllow on 1.27', yaml: wl('Deployment') + pdb('AlwaysAllow'), kubeVersion: '1.27' },
+    { name: 'explicit IfHealthyBudget on a StatefulSet (data store, on purpose)', yaml: wl('StatefulSet') + pdb('IfHealthyBudget'), kubeVersion: '1.31' },
+  ],
+  invalid: [
+    {
+      name: 'absent on 1.27: info at /spec',
+      yaml: wl('Deployment') + pdb(),
+      kubeVersion: '1.27',
+      findings: [{ severity: 'info', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'unhealthyPodEvictionPolicy is not set (behaves as IfHealthyBudget)' }],
+    },
+    {
+      name: 'absent on a StatefulSet\'s PDB: info, pointing to the explicit opt-out',
+      yaml: wl('StatefulSet') + pdb(),
+      findings: [{ severity: 'info', message: 'If StatefulSet/web is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly' }],
+    },
+    {
+      name: 'explicit IfHealthyBudget on a Deployment: info at the field',
+      yaml: wl('Deployment') + pdb('IfHealthyBudget'),
+      kubeVersion: '1.27',
+      findings: [{ severity: 'info', pointer: '/spec/unhealthyPodEvictionPolicy', message: 'unhealthyPodEvictionPolicy IfHealthyBudget on pods that are not a StatefulSet\'s' }],
+    },
+    { name: 'absent on a PDB matching nothing in the set', yaml: pdb(), kubeVersion: '1.31', findings: [{ severity: 'info' }] },
+    {
+      name: 'suppressed with kubegrace.dev/ignore',
+      yaml: wl('Deployment') + pdb(undefined, '"kubegrace.dev/ignore": "pdb-unhealthy-eviction-policy"'),
+      findings: [{ severity: 'info', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,163 @@
+import { rolloutFullOutage } from '../../lib/rules/rollout-full-outage';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface Opts {
+  replicas?: number;
+  /** YAML flow map for spec.strategy, e.g. `{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}`. */
+  strategy?: string;
+  /** Pod-template annotations (flow map body). */
+  annotations?: string;
+  service?: boolean;
+  volumes?: string;
+  extra?: string;
+}
+
+function deploy(o: Opts = {}): string {
+  const svc = o.service === false
+    ? ''
+    : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+`;
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}${o.strategy ? `  strategy: ${o.strategy}\n` : ''}  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers: [{name: app, image: web:1, ports: [{containerPort: 8080}]}]
+${o.volumes ? `      volumes: ${o.volumes}\n` : ''}${svc}${o.extra ?? ''}`;
+}
+
+const hpa = (min?: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+${min === undefined ? '' : `  minReplicas: ${min}\n`}  maxReplicas: 10
+`;
+
+const pvc = (modes: string) => `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: ${modes}
+  resources: {requests: {storage: 1Gi}}
+`;
+
+const MU = '/spec/strategy/rollingUpdate/maxUnavailable';
+const MS = '/spec/strategy/rollingUpdate/maxSurge';
+
+ruleTester(rolloutFullOutage, {
+  valid: [
+    { name: 'replicas 1 with the defaults 25%/25%: surge 1, unavailable 0 (surge first)', yaml: deploy({ replicas: 1 }) },
+    { name: 'replicas 1 with 25%/25% written out: still surge 1 / unavailable 0', yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: "25%", maxUnavailable: "25%"}}' }) },
+    { name: 'replicas 1, maxSurge 1, maxUnavailable 0', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }) },
+    { name: 'replicas 4, maxUnavailable 1', yaml: deploy({ replicas: 4, strategy: '{rollingUpdate: {maxUnavailable: 1}}' }) },
+    { name: 'replicas 3, maxUnavailable 50% rounds down to 1', yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxUnavailable: "50%"}}' }) },
+    { name: 'replicas 4, maxUnavailable 99% rounds down to 3', yaml: deploy({ replicas: 4, strategy: '{rollingUpdate: {maxUnavailable: "99%"}}' }) },
+    { name: 'replicas 3, maxSurge 0 and maxUnavailable 10%: forced unavailable 1 < 3', yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "10%"}}' }) },
+    { name: 'not served: no Service, no hint', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }) },
+    { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'Recreate is recreate-strategy\'s business', yaml: deploy({ replicas: 1, strategy: '{type: Recreate}' }) },
+    { name: 'scaled to 0: skipped', yaml: deploy({ replicas: 0, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
+    { name: 'both literally 0: the API rejects the spec, no rollout to judge', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "0%"}}' }) },
+    { name: 'HPA minReplicas 2 re-resolves "50%": floor(1) = 1 < 2', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: "50%"}}', extra: hpa(2) }) },
+    { name: 'HPA minReplicas 3 overrides spec.replicas 1: unavailable 1 < 3', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: 1}}', extra: hpa(3) }) },
+    {
+      name: 'RWO claim: maxSurge 0 / maxUnavailable 1 is the surge-volume-deadlock fix, the outage is inherent',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', volumes: '[{name: data, persistentVolumeClaim: {claimName: data}}]', extra: pvc('[ReadWriteOnce]') }),
+    },
+    {
+      name: 'claim whose PVC is not in the set: mode unknown, treated as exclusive',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', volumes: '[{name: data, persistentVolumeClaim: {claimName: data}}]' }),
+    },
+    {
+      name: 'a metrics-only Service does not make it served',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }) + `---
+apiVersion: v1
+kind: Service
+metadata: {name: web-metrics}
+spec:
+  selector: {app: web}
+  ports: [{name: metrics, port: 9090}]
+`,
+    },
+  ],
+  invalid: [
+    {
+      name: 'replicas 1, maxSurge 0, maxUnavailable 1: the typical outage',
+      yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', pointer: MU, object: 'Deployment/web', message: 'replicas 1 with maxUnavailable 1 (resolved 1): the only pod is removed before its replacement is ready' }],
+    },
+    {
+      name: 'default replicas and maxUnavailable 1 with the default surge (ingress-nginx style)',
+      yaml: deploy({ strategy: '{rollingUpdate: {maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', pointer: MU, message: 'replicas 1 (default) with maxUnavailable 1 (resolved 1)' }],
+    },
+    {
+      name: 'replicas 1, maxSurge 1 and maxUnavailable 1: the old pod still goes at once',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', pointer: MU, message: 'maxUnavailable 1 (resolved 1)' }],
+    },
+    {
+      name: 'replicas 1, maxSurge 0 with the default maxUnavailable: both resolve to 0, forced 1',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0}}' }),
+      findings: [{ severity: 'warning', pointer: MS, message: 'maxSurge 0 and maxUnavailable "25%" (default) both resolve to 0, so the controller forces 1 unavailable' }],
+    },
+    {
+      name: 'replicas 1, maxSurge "0%" and maxUnavailable "50%": floor(0.5) = 0, forced 1',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: "0%", maxUnavailable: "50%"}}' }),
+      findings: [{ severity: 'warning', pointer: MS, message: 'both resolve to 0' }],
+    },
+    {
+      name: 'replicas 3, maxUnavailable "100%": every pod at once',
+      yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxUnavailable: "100%"}}' }),
+      findings: [{ severity: 'warning', pointer: MU, message: 'replicas 3 with maxUnavailable "100%" (resolved 3): all 3 pods can be removed' }],
+    },
+    {
+      name: 'replicas 2, maxUnavailable 5 (more than replicas)',
+      yaml: deploy({ replicas: 2, strategy: '{rollingUpdate: {maxUnavailable: 5}}' }),
+      findings: [{ severity: 'warning', message: 'maxUnavailable 5 (resolved 5)' }],
+    },
+    {
+      name: 'HPA minReplicas 1 is what counts, not spec.replicas 3',
+      yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxUnavailable: 1}}', extra: hpa(1) }),
+      findings: [{ severity: 'warning', pointer: MU, message: 'HPA minReplicas 1 (HorizontalPodAutoscaler/web) with maxUnavailable 1 (resolved 1)' }],
+    },
+    {
+      name: 'HPA without minReplicas defaults to 1',
+      yaml: deploy({ strategy: '{rollingUpdate: {maxUnavailable: "100%"}}', extra: hpa() }),
+      findings: [{ severity: 'warning', message: 'HPA minReplicas 1 (default)' }],
+    },
+    {
+      name: 'HPA minReplicas 2 re-resolves the percentage: "100%" of 2 = 2',
+      yaml: deploy({ replicas: 5, strategy: '{rollingUpdate: {maxUnavailable: "100%"}}', extra: hpa(2) }),
+      findings: [{ severity: 'warning', message: '(resolved 2): all 2 pods' }],
+    },
+    {
+      name: 'a ReadWriteMany claim does not excuse the outage',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', volumes: '[{name: data, persistentVolumeClaim: {claimName: data}}]', extra: pvc('[ReadWriteMany]') }),
+      findings: [{ severity: 'warning', pointer: MU }],
+    },
+    {
+      name: 'served by the hint alone',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false, annotations: '"kubegrace.dev/served": "true"' }),
+      findings: [{ severity: 'warning', object: 'Deployment/web' }],
+    },
+    {
+      name: 'suppressed with kubegrace.dev/ignore',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', annotations: '"kubegrace.dev/ignore": "rollout-full-outage", "kubegrace.dev/ignore-reason": "singleton by design"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});
