@@ -1,0 +1,144 @@
+import { Rule } from '../engine/types';
+import { ObjectGraph } from '../model/graph';
+import { ContainerView, get, Workload } from '../model/workload';
+import { parseSeconds } from '../timeline/duration';
+import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, trafficContainers } from './probe-util';
+import { graceMessageRef } from './util';
+
+/** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
+export const SERVES_AFTER_SIGTERM = 'kubegrace.dev/serves-after-sigterm-seconds';
+
+const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * A single pod that is replaced only after it is gone (StatefulSet, bare ReplicaSet, Deployment
+ * without surge): no other endpoint exists while it terminates, so a delay cannot move traffic.
+ */
+function noOverlap(graph: ObjectGraph, w: Workload): boolean {
+  if ((graph.effectiveReplicas(w) ?? 2) > 1) return false;
+  if (w.kind === 'StatefulSet' || w.kind === 'ReplicaSet') return true;
+  return w.kind === 'Deployment' && w.deployment !== undefined && w.deployment.surge === 0;
+}
+
+function servesAfterSigterm(w: Workload): number | undefined {
+  const s = parseSeconds(w.annotations[SERVES_AFTER_SIGTERM]);
+  return s !== undefined && s > 0 ? s : undefined;
+}
+
+/** Traefik keeps accepting requests for requestAcceptGraceTimeout after SIGTERM. */
+const TRAEFIK_ACCEPT_GRACE = /^--entry[pP]oints\.[^.]+\.transport\.lifeCycle\.requestAcceptGraceTimeout=(.+)$/;
+
+function acceptsAfterSigterm(c: ContainerView): boolean {
+  const args = [get(c.raw, 'args'), get(c.raw, 'command')].flatMap((a) => (Array.isArray(a) ? a : []));
+  return args.some((a) => {
+    const m = typeof a === 'string' ? TRAEFIK_ACCEPT_GRACE.exec(a.trim()) : null;
+    const s = m ? parseSeconds(m[1]) : undefined;
+    return s !== undefined && s > 0;
+  });
+}
+
+export const prestopMissing: Rule = {
+  meta: {
+    id: 'prestop-missing',
+    spec: 'TERM-002',
+    defaultSeverity: 'warning',
+    severities: ['error', 'warning'],
+    description: 'container serving a Service port has no preStop delay, so endpoint removal races SIGTERM',
+    doc: `When a pod is deleted, the kubelet signals the containers and the control plane removes the
+endpoint **in parallel**. kube-proxy, ingress controllers, meshes and cloud load balancers learn about
+the removal asynchronously, with no upper bound on the lag. A container without a preStop hook gets
+SIGTERM at once, so it can close its listener while clients are still being sent to it: connection
+refused, 502s. A short preStop delay keeps the old process serving until routing has caught up
+(KEP-3960 cites exactly this).
+
+**Applies to:** served Deployments, StatefulSets, DaemonSets and ReplicaSets (a Service in the namespace
+selects the pod template, or \`kubegrace.dev/served: "true"\`); the main containers that receive a
+Service \`targetPort\` carrying user traffic. Metrics ports (by name, as for metrics-only Services),
+Services of exporters (\`app.kubernetes.io/component: exporter\`) and kube-rbac-proxy ports that a
+ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
+not lost traffic.
+
+**Condition:** such a container has no \`lifecycle.preStop\`.
+
+- **warning** by default;
+- **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
+  (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
+  \`cloud.google.com/load-balancer-neg-ready\`) or a Service selecting the pods with
+  \`externalTrafficPolicy: Local\`. These LBs keep sending for seconds to tens of seconds after the endpoint
+  goes away, so the loss is certain.
+
+**Skipped:**
+
+- \`terminationGracePeriodSeconds: 0\`: no hook runs (\`zero-grace-period\` reports it);
+- a single pod that is replaced only after it is gone (a StatefulSet or bare ReplicaSet with 1 replica,
+  a Deployment with 1 replica and no surge, counting HPA \`minReplicas\`): no other endpoint can take the
+  traffic while it terminates, so a delay changes nothing;
+- containers the Istio injector writes at admission (\`image: auto\` with injection requested, as in the
+  istio/gateway chart): their lifecycle is not in the manifest, and pilot-agent keeps Envoy serving for
+  \`terminationDrainDuration\` after SIGTERM (\`istio-proxy-drain\` judges that duration);
+- Traefik containers started with \`--entryPoints.<name>.transport.lifeCycle.requestAcceptGraceTimeout\` > 0:
+  Traefik keeps accepting requests for that long after SIGTERM;
+- apps that keep serving after SIGTERM by themselves (e.g. an app that sleeps in its SIGTERM handler before
+  closing its listener). Mark such a workload, on the pod template or the workload metadata, with the
+  number of seconds (> 0) it keeps accepting requests:
+
+\`\`\`yaml
+metadata:
+  annotations:
+    kubegrace.dev/serves-after-sigterm-seconds: "15"
+\`\`\`
+
+**Fix:** a preStop delay of 5–15 s for in-cluster clients (longer behind an external LB, see
+\`lb-deregistration-delay\`), then check that \`grace-period-budget\` still holds. On Kubernetes >= 1.30 use the
+sleep action, which needs nothing in the image:
+
+\`\`\`yaml
+containers:
+- name: app
+  lifecycle:
+    preStop:
+      sleep: {seconds: 10}
+\`\`\`
+
+Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sleep\` binary).`,
+    fixable: true,
+    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
+    references: [
+      'kubernetes/website content/en/docs/concepts/workloads/pods/pod-lifecycle.md#pod-termination',
+      'kubernetes/enhancements keps/sig-node/3960-pod-lifecycle-sleep-action/README.md#summary',
+    ],
+  },
+  check(ctx) {
+    const { graph } = ctx;
+    for (const w of graph.workloads) {
+      if (!KINDS.has(w.kind) || !graph.served(w) || w.grace === 0) continue;
+      if (servesAfterSigterm(w) !== undefined || noOverlap(graph, w)) continue;
+      const gate = cloudLbReadinessGate(w);
+      const local = graph.trafficServices(w).find((s) => s.externalTrafficPolicy === 'Local');
+      for (const c of trafficContainers(graph, w)) {
+        if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(c)) continue;
+        const preStop = get(c.raw, 'lifecycle', 'preStop');
+        if (preStop !== undefined && preStop !== null) continue;
+        const serves = servedPortsLabel(graph, w, c) ?? 'Service traffic';
+        const fix = preStopFix(ctx.version);
+        let why: string;
+        let severity: 'error' | 'warning' = 'warning';
+        if (gate) {
+          severity = 'error';
+          why = `the pods carry the load-balancer readiness gate "${gate}", and the external LB keeps sending new requests for tens of seconds after the endpoint goes away: requests are certain to fail`;
+        } else if (local) {
+          severity = 'error';
+          why = `Service ${local.obj.name} has externalTrafficPolicy: Local, so the external LB keeps sending to the node until its health check fails (interval x unhealthy threshold): requests are certain to fail`;
+        } else {
+          why = 'proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket';
+        }
+        ctx.report({
+          object: w.obj,
+          pointer: c.pointer,
+          severity,
+          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix} and keep the delay plus drain time within ${graceMessageRef(w)}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead`,
+        });
+      }
+    }
+  },
+};

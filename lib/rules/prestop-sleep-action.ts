@@ -1,0 +1,164 @@
+import { Rule } from '../engine/types';
+import { isObject } from '../model/types';
+import { ContainerView, get, Workload } from '../model/workload';
+import { drainSeconds, recommendedGrace } from '../timeline/budget';
+import { classifyPreStop } from '../timeline/prestop';
+import { trafficContainers } from './probe-util';
+import { graceMessageRef } from './util';
+
+/**
+ * Images without a shell or coreutils (regular expressions, matched against the image reference).
+ * Distroless `:debug` tags ship a busybox shell, so they are excluded. Images built FROM scratch have
+ * no recognisable name; add patterns for them (and for in-house minimal bases) in the policy.
+ */
+export const DEFAULT_SHELL_LESS_IMAGE_PATTERNS = ['^(?!.*:debug)[^@]*distroless/', '(^|/)chainguard/static(:|@|$)'];
+
+const SERVED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+const HOOKS = ['preStop', 'postStart'] as const;
+
+/** Compiles the image patterns; a pattern that is not a valid regular expression matches literally. */
+function imageMatchers(patterns: string[]): ((image: string) => boolean)[] {
+  return patterns.map((p) => {
+    try {
+      const re = new RegExp(p);
+      return (image: string) => re.test(image);
+    } catch {
+      return (image: string) => image.includes(p);
+    }
+  });
+}
+
+function secondsText(s: number): string {
+  return Number.isInteger(s) ? String(s) : String(Math.ceil(s));
+}
+
+export const prestopSleepAction: Rule = {
+  meta: {
+    id: 'prestop-sleep-action',
+    spec: 'TERM-003',
+    defaultSeverity: 'info',
+    severities: ['error', 'warning', 'info'],
+    description:
+      'exec `sleep` preStop where the `sleep` action exists (warning for shell-less images); `sleep` action used on a Kubernetes version without it enabled (error); sleep.seconds out of API range (error)',
+    doc: `Since Kubernetes 1.30 the kubelet can sleep in a preStop hook by itself (\`lifecycle.preStop.sleep\`),
+so the image needs neither a shell nor a \`sleep\` binary. An \`exec\` hook that only sleeps
+(\`["sleep", "10"]\`, \`["/bin/sleep", "10"]\`, \`["sh", "-c", "sleep 10"]\`) fails with
+\`FailedPreStopHook\` on distroless or scratch images, and then SIGTERM is sent at once: the delay the hook
+was meant to give silently disappears (real case: linkerd/linkerd2#14011).
+
+**Conditions:**
+
+- **info:** a container that serves a Service port, in a served Deployment, StatefulSet, DaemonSet or
+  ReplicaSet, has an exec preStop that runs only a sleep, and the target version is >= 1.30: use the
+  sleep action.
+- **warning:** the same exec sleep in any running container (main or native sidecar, any workload) whose
+  image looks shell-less (param \`shellLessImagePatterns\`: regular expressions matched against the image;
+  default \`distroless/\` except \`:debug\` tags, and \`chainguard/static\`; add your own scratch-based or
+  minimal images in the policy). The hook cannot run on
+  any version; before 1.30 the message says so and suggests an image with a \`sleep\` binary.
+- **error:** the \`sleep\` action (in \`preStop\` or \`postStart\`, any container) on a target version where
+  \`PodLifecycleSleepAction\` is not enabled (< 1.30): the API server drops the field and rejects the
+  handler.
+- **error:** \`sleep.seconds\` out of the API range: it must be > 0 (>= 0 from 1.33, where
+  \`PodLifecycleSleepActionAllowZero\` is on) and <= the pod's \`terminationGracePeriodSeconds\`
+  (\`validateSleepAction\`).
+
+**Fix:**
+
+\`\`\`yaml
+lifecycle:
+  preStop:
+    sleep: {seconds: 10}
+\`\`\``,
+    fixable: true,
+    versionGate:
+      'PodLifecycleSleepAction: alpha 1.29 (off), beta 1.30 (on), GA 1.34; sleep.seconds: 0 needs PodLifecycleSleepActionAllowZero: alpha 1.32, beta 1.33 (on), GA 1.34',
+    paramsSchema: {
+      type: 'object',
+      properties: { shellLessImagePatterns: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: false,
+    },
+    defaults: { shellLessImagePatterns: DEFAULT_SHELL_LESS_IMAGE_PATTERNS },
+    references: [
+      'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/PodLifecycleSleepAction.md',
+      'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/PodLifecycleSleepActionAllowZero.md',
+      'kubernetes/enhancements keps/sig-node/4818-allow-zero-value-for-sleep-action-of-prestop-hook/README.md',
+      'https://github.com/linkerd/linkerd2/issues/14011',
+    ],
+  },
+  check(ctx) {
+    const shellLess = imageMatchers(ctx.params.shellLessImagePatterns as string[]);
+    const sleepOn = ctx.version.atLeast(1, 30);
+    const zeroOk = ctx.version.atLeast(1, 33);
+    for (const w of ctx.graph.workloads) {
+      const served = SERVED_KINDS.has(w.kind) ? new Set(trafficContainers(ctx.graph, w)) : new Set<ContainerView>();
+      for (const c of [...w.containers, ...w.sidecars, ...w.initContainers]) {
+        for (const hook of HOOKS) checkSleepAction(w, c, hook);
+        if (c.role === 'init') continue;
+        const pre = classifyPreStop(get(c.raw, 'lifecycle', 'preStop'));
+        if (pre.kind !== 'exec-sleep') continue;
+        const n = secondsText(pre.seconds ?? 10);
+        const cmd = JSON.stringify(pre.command ?? []);
+        const pointer = `${c.pointer}/lifecycle/preStop/exec`;
+        if (c.image && shellLess.some((m) => m(c.image))) {
+          ctx.report({
+            object: w.obj,
+            pointer,
+            severity: 'warning',
+            message: sleepOn
+              ? `container "${c.name}": preStop exec ${cmd} cannot run in the shell-less image "${c.image}": the hook fails (FailedPreStopHook) and SIGTERM is sent at once, without the ${n}s delay; use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`
+              : `container "${c.name}": preStop exec ${cmd} cannot run in the shell-less image "${c.image}": the hook fails (FailedPreStopHook) and SIGTERM is sent at once, without the ${n}s delay; on ${ctx.version.toString()} the sleep action is not available (needs >= 1.30): use an image variant with a sleep binary (e.g. a :debug tag) or upgrade and use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
+          });
+        } else if (sleepOn && served.has(c)) {
+          ctx.report({
+            object: w.obj,
+            pointer,
+            severity: 'info',
+            message: `container "${c.name}": preStop exec ${cmd} only sleeps ${n}s; on ${ctx.version.toString()} the kubelet can do it without a shell or sleep binary in the image: use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
+          });
+        }
+      }
+    }
+
+    function checkSleepAction(w: Workload, c: ContainerView, hook: (typeof HOOKS)[number]): void {
+      const sleep = get(c.raw, 'lifecycle', hook, 'sleep');
+      if (sleep === undefined || sleep === null) return;
+      const pointer = `${c.pointer}/lifecycle/${hook}/sleep`;
+      const seconds = isObject(sleep) ? sleep.seconds : undefined;
+      if (!sleepOn) {
+        const n = typeof seconds === 'number' ? String(seconds) : '10';
+        ctx.report({
+          object: w.obj,
+          pointer,
+          severity: 'error',
+          message: `container "${c.name}": the ${hook} sleep action needs Kubernetes >= 1.30 (PodLifecycleSleepAction${ctx.version.atLeast(1, 29) ? ' is alpha and off by default on 1.29' : ` does not exist on ${ctx.version.toString()}`}): the API server drops the field and rejects the hook; use exec: {command: ["sleep", "${n}"]} (needs a sleep binary in the image) or target >= 1.30`,
+        });
+        return;
+      }
+      if (typeof seconds !== 'number') {
+        ctx.report({ object: w.obj, pointer, severity: 'error', message: `container "${c.name}": ${hook} sleep action without a numeric seconds: the API rejects it; set sleep: {seconds: 10}` });
+        return;
+      }
+      const sp = `${pointer}/seconds`;
+      if (seconds < 0 || (seconds === 0 && !zeroOk)) {
+        ctx.report({
+          object: w.obj,
+          pointer: sp,
+          severity: 'error',
+          message: zeroOk
+            ? `container "${c.name}": ${hook} sleep.seconds is ${seconds}: the API requires a non-negative value; set it to the delay you need (e.g. 10)`
+            : `container "${c.name}": ${hook} sleep.seconds is ${seconds}: the API requires a value > 0 on ${ctx.version.toString()} (0 is allowed from 1.33, PodLifecycleSleepActionAllowZero); set it to the delay you need (e.g. 10) or remove the hook`,
+        });
+      } else if (seconds > w.grace) {
+        ctx.report({
+          object: w.obj,
+          pointer: sp,
+          severity: 'error',
+          message: `container "${c.name}": ${hook} sleep.seconds ${seconds} exceeds ${graceMessageRef(w)}: the API rejects it; shorten the sleep or raise terminationGracePeriodSeconds to ${recommendedGrace(seconds, drainSeconds(w))}s (sleep + drain + 5s margin)`,
+        });
+      } else if (!Number.isInteger(seconds)) {
+        ctx.report({ object: w.obj, pointer: sp, severity: 'error', message: `container "${c.name}": ${hook} sleep.seconds ${seconds} is not an integer: the API rejects it; use ${Math.ceil(seconds)}` });
+      }
+    }
+  },
+};

@@ -1,0 +1,125 @@
+import { Rule } from '../engine/types';
+import { isObject, JsonObject } from '../model/types';
+import { ContainerView, get, Workload } from '../model/workload';
+import { PROBE_KINDS, probeOf } from './probe-util';
+
+function declared(c: ContainerView): string {
+  return c.ports.map((p) => (p.name ? `${p.name} (${p.containerPort})` : String(p.containerPort))).join(', ');
+}
+
+/** Other containers of the pod that declare the port, for the message. */
+function declaredElsewhere(w: Workload, c: ContainerView, port: number | string): ContainerView | undefined {
+  return [...w.containers, ...w.sidecars].find((o) => o !== c && o.ports.some((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port)));
+}
+
+interface Problem {
+  type: 'named' | 'numeric-string' | 'undeclared-number';
+  kind: string;
+  t: string;
+  port: number | string;
+  pointer: string;
+}
+
+/** What is wrong with one probe handler's port, if anything. */
+function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject): Problem | undefined {
+  // An explicit host checks another host, whose ports this container does not declare.
+  if (t === 'httpGet' && typeof get(h, 'host') === 'string' && get(h, 'host') !== '') return undefined;
+  const port = h.port;
+  const pointer = `${c.pointer}/${kind}/${t}/port`;
+  if (typeof port === 'string' && t !== 'grpc') {
+    if (c.ports.some((p) => p.name === port)) return undefined;
+    return { type: /^\d+$/.test(port) ? 'numeric-string' : 'named', kind, t, port, pointer };
+  }
+  if (typeof port !== 'number' || c.ports.length === 0) return undefined;
+  if (c.ports.some((p) => p.containerPort === port)) return undefined;
+  return { type: 'undeclared-number', kind, t, port, pointer };
+}
+
+/** "a", "a and b", "a, b and c". */
+function list(xs: string[]): string {
+  return xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+export const probePort: Rule = {
+  meta: {
+    id: 'probe-port',
+    spec: 'SVC-001 (by analogy)',
+    defaultSeverity: 'error',
+    severities: ['error', 'info'],
+    description:
+      'a probe uses a named port the container does not declare, so it can never succeed (error); a numeric port not declared by the container (info: works, but often a typo)',
+    doc: `The kubelet resolves a probe's named port through the **container's own** \`ports[].name\`, as the
+EndpointSlice controller does for a Service's named \`targetPort\` (SVC-001). A name the container does not
+declare cannot be resolved: the probe fails every time, so a readiness probe keeps the pod out of its
+Services forever, and a liveness or startup probe restarts it in a loop.
+
+**Applies to:** \`livenessProbe\`, \`readinessProbe\` and \`startupProbe\` of main containers and native
+sidecars. Probes with an explicit \`httpGet.host\` check another host and are skipped.
+
+**Conditions:**
+
+- **error:** \`httpGet.port\` or \`tcpSocket.port\` is a string (a port name) that the container does not
+  declare in its \`ports\` (also when another container of the pod declares it: lookup is per container).
+- **info:** the port is a number that the container does not declare, while it declares at least one
+  port. Probing an undeclared port works (ports need not be declared), but it is often a typo or a stale
+  port after a change. Containers that declare no ports at all are not reported. \`grpc.port\` is always a
+  number and is checked the same way.
+
+Probes of one container that share the same bad port (liveness and readiness often do) are reported
+once, at the first of them.
+
+**Fix:** use a port the container declares, or declare it:
+
+\`\`\`yaml
+ports:
+- {name: http, containerPort: 8080}
+readinessProbe:
+  httpGet: {path: /readyz, port: http}
+\`\`\``,
+    fixable: false,
+    references: [
+      'kubernetes/kubernetes pkg/api/v1/pod/util.go (FindPort)',
+      'kubernetes/kubernetes pkg/kubelet/prober/prober.go (named probe ports resolved through the container ports)',
+    ],
+  },
+  check(ctx) {
+    for (const w of ctx.graph.workloads) {
+      for (const c of [...w.containers, ...w.sidecars]) {
+        // One finding per container and port: liveness and readiness often share the same port.
+        const groups = new Map<string, Problem[]>();
+        for (const kind of PROBE_KINDS) {
+          const probe = probeOf(c, kind);
+          if (!probe) continue;
+          for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
+            const h = probe[t];
+            if (!isObject(h)) continue;
+            const p = problemOf(c, kind, t, h);
+            if (!p) continue;
+            const key = `${p.type}:${String(p.port)}`;
+            groups.set(key, [...(groups.get(key) ?? []), p]);
+          }
+        }
+        for (const ps of groups.values()) report(w, c, ps);
+      }
+    }
+
+    function report(w: Workload, c: ContainerView, ps: Problem[]): void {
+      const first = ps[0];
+      const sameType = ps.every((p) => p.t === first.t);
+      const fields = sameType ? `${list(ps.map((p) => p.kind))} ${first.t}.port` : list(ps.map((p) => `${p.kind} ${p.t}.port`));
+      const many = ps.length > 1;
+      const port = first.port;
+      let message: string;
+      if (first.type === 'numeric-string') {
+        message = `container "${c.name}": ${fields} ${many ? 'are' : 'is'} the string "${port}": the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes: port: ${port}`;
+      } else if (first.type === 'named') {
+        const other = declaredElsewhere(w, c, port);
+        message = `container "${c.name}": ${fields} ${many ? `are "${port}", which is` : `"${port}" is`} not a port name of this container (${c.ports.length ? `it declares ${declared(c)}` : 'it declares no ports'}${other ? `; "${port}" is declared by container "${other.name}", but names resolve per container` : ''}): the kubelet cannot resolve it and the ${many ? 'probes fail' : 'probe fails'} every time; use a declared port name or number, or declare {name: ${port}, containerPort: N}`;
+      } else {
+        const other = declaredElsewhere(w, c, port);
+        message = `container "${c.name}": ${fields} ${many ? `are ${port}, which is` : `${port} is`} not declared by the container (it declares ${declared(c)})${other ? `; container "${other.name}" declares it, so the ${many ? 'probes check' : 'probe checks'} that container instead of this one` : ''}: ${many ? 'the probes work' : 'the probe works'} if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports`;
+      }
+      ctx.report({ object: w.obj, pointer: first.pointer, severity: first.type === 'undeclared-number' ? 'info' : 'error', message });
+    }
+  },
+};

@@ -1,0 +1,234 @@
+import { ObjectGraph, ServedPort, ServiceView } from '../model/graph';
+import { matches, parseLabelSelector, stringMap } from '../model/selector';
+import { isObject, Json, JsonObject } from '../model/types';
+import { KubeVersion } from '../engine/version';
+import { ContainerView, DEFAULTS, get, num, Workload } from '../model/workload';
+
+/** Shared helpers of the TERM-002..005 and PROBE-* rules. */
+
+export const PROBE_KINDS = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+export type ProbeKind = (typeof PROBE_KINDS)[number];
+
+/** The probe object of a container, when it is an object. */
+export function probeOf(c: ContainerView, kind: ProbeKind): JsonObject | undefined {
+  const p = c.raw[kind];
+  return isObject(p) ? p : undefined;
+}
+
+/** The handler type of a probe or lifecycle handler: httpGet, tcpSocket, exec, grpc, sleep. */
+export type HandlerType = 'httpGet' | 'tcpSocket' | 'exec' | 'grpc' | 'sleep';
+const HANDLER_TYPES: HandlerType[] = ['httpGet', 'tcpSocket', 'exec', 'grpc', 'sleep'];
+
+export function handlerType(h: JsonObject): HandlerType | undefined {
+  return HANDLER_TYPES.find((t) => h[t] !== undefined && h[t] !== null);
+}
+
+/** An int-or-string port with a named port resolved through the container's own ports (as the kubelet does). */
+export function resolvePort(c: ContainerView, port: Json | undefined): number | string | undefined {
+  if (typeof port === 'number') return port;
+  if (typeof port !== 'string') return undefined;
+  const named = c.ports.find((p) => p.name === port);
+  return named ? named.containerPort : port;
+}
+
+/** `8080` or `"http" (8080)`, for messages. */
+export function portLabel(c: ContainerView, port: Json | undefined): string {
+  if (typeof port === 'string') {
+    const named = c.ports.find((p) => p.name === port);
+    return named ? `"${port}" (${named.containerPort})` : `"${port}"`;
+  }
+  return String(port);
+}
+
+/** Probe failure window: failureThreshold x periodSeconds with the API defaults. */
+export function probeWindow(p: JsonObject): { failureThreshold: number; periodSeconds: number; seconds: number } {
+  const failureThreshold = num(p.failureThreshold) ?? DEFAULTS.probe.failureThreshold;
+  const periodSeconds = num(p.periodSeconds) ?? DEFAULTS.probe.periodSeconds;
+  return { failureThreshold, periodSeconds, seconds: failureThreshold * periodSeconds };
+}
+
+/** The path of an httpGet without query or fragment, "/" when empty, without a trailing slash. */
+export function normalizePath(path: Json | undefined): string {
+  const raw = typeof path === 'string' ? path : '';
+  let p = raw.split(/[?#]/)[0].trim();
+  if (p === '') p = '/';
+  if (!p.startsWith('/')) p = `/${p}`;
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}
+
+function str(v: Json | undefined, dflt = ''): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : dflt;
+}
+
+/**
+ * A canonical form of a probe's handler, for equality: named ports resolved through the
+ * container's own ports, API defaults applied (scheme HTTP, path "/", grpc service ""),
+ * headers order-insensitive with case-insensitive names. Undefined when there is no handler.
+ */
+export function canonicalHandler(c: ContainerView, p: JsonObject): string | undefined {
+  const t = handlerType(p);
+  if (!t) return undefined;
+  const h = p[t];
+  switch (t) {
+    case 'httpGet': {
+      const headers = Array.isArray(get(h, 'httpHeaders'))
+        ? (get(h, 'httpHeaders') as Json[])
+            .filter(isObject)
+            .map((x) => `${str(x.name).toLowerCase()}=${str(x.value)}`)
+            .sort()
+        : [];
+      return JSON.stringify({
+        t,
+        path: normalizePath(get(h, 'path')),
+        port: resolvePort(c, get(h, 'port')) ?? null,
+        host: str(get(h, 'host')),
+        scheme: str(get(h, 'scheme'), 'HTTP').toUpperCase(),
+        headers,
+      });
+    }
+    case 'tcpSocket':
+      return JSON.stringify({ t, port: resolvePort(c, get(h, 'port')) ?? null, host: str(get(h, 'host')) });
+    case 'grpc':
+      return JSON.stringify({ t, port: num(get(h, 'port')) ?? null, service: str(get(h, 'service')) });
+    case 'exec': {
+      const cmd = get(h, 'command');
+      return JSON.stringify({ t, command: Array.isArray(cmd) ? cmd.map((x) => str(x)) : [] });
+    }
+    case 'sleep':
+      return JSON.stringify({ t, seconds: num(get(h, 'seconds')) ?? null });
+  }
+}
+
+/** A short human description of a probe handler: "httpGet /healthz on port 8080". */
+export function describeHandler(c: ContainerView, p: JsonObject): string {
+  const t = handlerType(p);
+  const h = t ? p[t] : undefined;
+  switch (t) {
+    case 'httpGet':
+      return `httpGet ${normalizePath(get(h, 'path'))} on port ${portLabel(c, get(h, 'port'))}`;
+    case 'tcpSocket':
+      return `tcpSocket on port ${portLabel(c, get(h, 'port'))}`;
+    case 'grpc': {
+      const svc = str(get(h, 'service'));
+      return `grpc on port ${String(num(get(h, 'port')))}${svc ? ` (service "${svc}")` : ''}`;
+    }
+    case 'exec': {
+      const cmd = get(h, 'command');
+      return `exec ${JSON.stringify(Array.isArray(cmd) ? cmd : [])}`;
+    }
+    default:
+      return 'an unknown handler';
+  }
+}
+
+/** Readiness gates that make a cloud load balancer's target health gate the pod's readiness. */
+export const AWS_LBC_GATE_PREFIX = 'target-health.elbv2.k8s.aws/';
+export const GKE_NEG_GATE = 'cloud.google.com/load-balancer-neg-ready';
+
+/** The cloud LB readiness gate written in the pod template, if any. */
+export function cloudLbReadinessGate(w: Workload): string | undefined {
+  const gates = w.podSpec.readinessGates;
+  if (!Array.isArray(gates)) return undefined;
+  for (const g of gates) {
+    const t = get(g, 'conditionType');
+    if (typeof t === 'string' && (t.startsWith(AWS_LBC_GATE_PREFIX) || t === GKE_NEG_GATE)) return t;
+  }
+  return undefined;
+}
+
+/** "port 8080 of Service web", "ports http, 9090 of Services a, b", for messages. */
+export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
+  const ports = trafficPorts(graph, w).filter((p) => p.container === c);
+  if (!ports.length) return undefined;
+  const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
+  const svcs = [...new Set(ports.map((p) => p.service.obj.name))];
+  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} of ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
+}
+
+/**
+ * Port names that mark metrics endpoints (the same pattern graph.ts uses for metrics-only Services),
+ * applied here per port, so a metrics port of a mixed Service does not make its container "served".
+ */
+const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
+/** `app.kubernetes.io/component: exporter`: the Service exists for Prometheus, whose only client scrapes it. */
+const EXPORTER_COMPONENT = 'exporter';
+
+function isMetricsPort(p: ServedPort): boolean {
+  const names = [p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined, p.containerPort?.name];
+  return names.some((n) => n !== undefined && METRICS_PORT.test(n));
+}
+
+function isExporterService(s: ServiceView, w: Workload): boolean {
+  const labels = stringMap(get(s.obj.raw, 'metadata', 'labels'));
+  return labels['app.kubernetes.io/component'] === EXPORTER_COMPONENT || w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT;
+}
+
+/** Whether a ServiceMonitor in the set scrapes this Service port (by port name or targetPort). */
+function scrapedByServiceMonitor(graph: ObjectGraph, p: ServedPort): boolean {
+  const svc = p.service.obj;
+  const labels = stringMap(get(svc.raw, 'metadata', 'labels'));
+  return graph.objects.some((o) => {
+    if (o.kind !== 'ServiceMonitor') return false;
+    const anyNs = get(o.raw, 'spec', 'namespaceSelector', 'any') === true;
+    const names = get(o.raw, 'spec', 'namespaceSelector', 'matchNames');
+    const nsOk = anyNs || (Array.isArray(names) ? names.includes(svc.namespace ?? '') : (o.namespace ?? '') === (svc.namespace ?? ''));
+    if (!nsOk || !matches(parseLabelSelector(get(o.raw, 'spec', 'selector')), labels)) return false;
+    const eps = get(o.raw, 'spec', 'endpoints');
+    return (
+      Array.isArray(eps) &&
+      eps.some((e) => {
+        const port = get(e, 'port');
+        const target = get(e, 'targetPort');
+        return (typeof port === 'string' && port === p.servicePort.name) || (target !== undefined && target === p.servicePort.targetPort);
+      })
+    );
+  });
+}
+
+/**
+ * kube-rbac-proxy in front of a port a ServiceMonitor scrapes: the metrics-auth pattern of
+ * kube-prometheus and operator-sdk projects (ports named "https", so the name rule misses them).
+ */
+function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
+  return /(^|\/)kube-rbac-proxy(:|@|$)/.test(p.container.image) && scrapedByServiceMonitor(graph, p);
+}
+
+/**
+ * Served ports that carry user traffic: graph.servedPorts without metrics-named ports of mixed
+ * Services, without Services of exporters (`app.kubernetes.io/component: exporter`) and without
+ * kube-rbac-proxy ports that a ServiceMonitor scrapes. Prometheus scrapes those through the endpoints,
+ * not through kube-proxy, and a missed scrape is not lost traffic.
+ */
+export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
+  return graph.servedPorts(w).filter((p) => !isMetricsPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p));
+}
+
+/**
+ * Containers that receive user traffic: those behind trafficPorts. With only the served hint and
+ * no traffic Service in the set, graph.servedContainers' guess (containers declaring ports).
+ */
+export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerView[] {
+  if (!graph.served(w)) return [];
+  if (graph.trafficServices(w).length === 0) return graph.servedContainers(w);
+  const hit = new Set(trafficPorts(graph, w).map((p) => p.container));
+  return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
+}
+
+/**
+ * A container the Istio injector writes at admission: `image: auto` in a template that asks for
+ * injection (the istio/gateway chart). Its probes, lifecycle and drain come from the injection template,
+ * so the rendered manifest does not show them.
+ */
+export function injectedAtAdmission(w: Workload, c: ContainerView): boolean {
+  if (c.image !== 'auto') return false;
+  const inject = w.annotations['sidecar.istio.io/inject'] ?? w.templateLabels['sidecar.istio.io/inject'];
+  return w.annotations['inject.istio.io/templates'] !== undefined || inject === 'true';
+}
+
+/** The preStop delay to add, in the form the target version supports. */
+export function preStopFix(version: KubeVersion, seconds = 10): string {
+  return version.atLeast(1, 30)
+    ? `lifecycle: {preStop: {sleep: {seconds: ${seconds}}}}`
+    : `lifecycle: {preStop: {exec: {command: ["sleep", "${seconds}"]}}} (needs a sleep binary in the image; the sleep action needs Kubernetes >= 1.30)`;
+}

@@ -1,0 +1,82 @@
+import { Rule } from '../engine/types';
+import { num } from '../model/workload';
+import { describeHandler, probeOf, probeWindow } from './probe-util';
+
+export const DEFAULT_INITIAL_DELAY_THRESHOLD = 30;
+
+export const startupProbe: Rule = {
+  meta: {
+    id: 'startup-probe',
+    spec: 'PROBE-003',
+    defaultSeverity: 'info',
+    severities: ['error', 'info'],
+    description: 'long liveness initialDelaySeconds instead of a startupProbe (info); probe-level terminationGracePeriodSeconds on a readiness probe (error)',
+    doc: `A long \`livenessProbe.initialDelaySeconds\` is a guess at the worst-case startup time: too short and a
+slow start is killed in a restart loop, too long and a hung container is detected late on every start.
+A \`startupProbe\` on the same endpoint waits only as long as the start really takes; liveness and
+readiness do not run until it succeeds. For native sidecars, the startupProbe also decides when the next
+init container or the main containers start.
+
+**Conditions** (main containers and native sidecars):
+
+- **info:** a \`livenessProbe\` has \`initialDelaySeconds\` >= the param \`initialDelayThreshold\` (default
+  ${DEFAULT_INITIAL_DELAY_THRESHOLD}) and the container has no \`startupProbe\`.
+- **error:** a \`readinessProbe\` sets a probe-level \`terminationGracePeriodSeconds\`. It is allowed only on
+  liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
+
+**Fix:** move the wait into a startupProbe sized so that \`failureThreshold × periodSeconds\` >= the
+worst-case startup time, and drop the liveness delay:
+
+\`\`\`yaml
+startupProbe:
+  httpGet: {path: /healthz, port: http}
+  periodSeconds: 10
+  failureThreshold: 30     # up to 300 s to start
+livenessProbe:
+  httpGet: {path: /healthz, port: http}
+  periodSeconds: 10
+\`\`\``,
+    fixable: false,
+    paramsSchema: {
+      type: 'object',
+      properties: { initialDelayThreshold: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+    },
+    defaults: { initialDelayThreshold: DEFAULT_INITIAL_DELAY_THRESHOLD },
+    references: [
+      'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md#define-startup-probes ("Protect slow starting containers")',
+      'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md#probe-level-terminationgraceperiodseconds',
+      'kubernetes/website content/en/docs/concepts/workloads/pods/sidecar-containers.md',
+    ],
+  },
+  check(ctx) {
+    const threshold = ctx.params.initialDelayThreshold as number;
+    for (const w of ctx.graph.workloads) {
+      for (const c of [...w.containers, ...w.sidecars]) {
+        const ready = probeOf(c, 'readinessProbe');
+        const readyTgps = ready?.terminationGracePeriodSeconds;
+        if (ready && readyTgps !== undefined && readyTgps !== null) {
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/readinessProbe/terminationGracePeriodSeconds`,
+            severity: 'error',
+            message: `container "${c.name}": readinessProbe sets terminationGracePeriodSeconds (${String(readyTgps)}): the API rejects it, it is allowed only on livenessProbe and startupProbe; remove it from the readinessProbe (move it to the livenessProbe if a failed liveness check should use a shorter grace period)`,
+          });
+        }
+        const live = probeOf(c, 'livenessProbe');
+        const delay = live ? num(live.initialDelaySeconds) : undefined;
+        if (!live || delay === undefined || delay < threshold || probeOf(c, 'startupProbe')) continue;
+        // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
+        const lw = probeWindow(live);
+        const period = Math.min(lw.periodSeconds, 10);
+        const failures = Math.ceil((delay + lw.seconds) / period);
+        ctx.report({
+          object: w.obj,
+          pointer: `${c.pointer}/livenessProbe/initialDelaySeconds`,
+          severity: 'info',
+          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a slower start than ${delay}s ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
+        });
+      }
+    }
+  },
+};

@@ -1,0 +1,235 @@
+import { prestopMissing } from '../../lib/rules/prestop-missing';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface Opts {
+  kind?: string;
+  replicas?: number;
+  strategy?: string;
+  annotations?: string;
+  podSpec?: string;
+  service?: string | false;
+  workloadAnnotations?: string;
+}
+
+const app = (lifecycle = '') => `      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+${lifecycle}`;
+
+/** A workload selected by a Service (app=web) unless `service: false`. */
+function wl(o: Opts = {}): string {
+  const kind = o.kind ?? 'Deployment';
+  const replicas = kind === 'DaemonSet' ? '' : `  replicas: ${o.replicas ?? 2}\n`;
+  const svc =
+    o.service === false
+      ? ''
+      : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+${o.service ?? '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]'}
+`;
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata:
+  name: web
+${o.workloadAnnotations ? `  annotations: {${o.workloadAnnotations}}\n` : ''}spec:
+${replicas}${o.strategy ?? ''}  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+${o.podSpec ?? app()}
+${svc}`;
+}
+
+const POINTER = '/spec/template/spec/containers/0';
+
+ruleTester(prestopMissing, {
+  valid: [
+    { name: 'sleep action preStop', yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 10}}}') }) },
+    { name: 'exec preStop of any kind counts as a hook', yaml: wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}') }) },
+    { name: 'not served: no Service, no hint', yaml: wl({ service: false }) },
+    { name: 'served hint "false" overrides the Service', yaml: wl({ annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'Job is not in scope', yaml: `apiVersion: batch/v1
+kind: Job
+metadata: {name: web}
+spec:
+  template:
+    metadata: {labels: {app: web}, annotations: {kubegrace.dev/served: "true"}}
+    spec:
+      restartPolicy: Never
+${app()}` },
+    { name: 'bare Pod is not in scope', yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+${app().replace(/^ {6}/gm, '  ')}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
+` },
+    { name: 'serves-after-sigterm annotation > 0 on the pod template', yaml: wl({ annotations: '"kubegrace.dev/serves-after-sigterm-seconds": "15"' }) },
+    { name: 'serves-after-sigterm annotation on the workload metadata (Go duration)', yaml: wl({ workloadAnnotations: '"kubegrace.dev/serves-after-sigterm-seconds": "20s"' }) },
+    { name: 'grace 0: no hook would run; zero-grace-period reports it', yaml: wl({ podSpec: `      terminationGracePeriodSeconds: 0\n${app()}` }) },
+    { name: 'metrics-only Service is not traffic', yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: metrics, port: 9090, targetPort: 9090}]' }) },
+    {
+      name: 'exporter Service (app.kubernetes.io/component: exporter) is scraped, not traffic',
+      yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: https, port: 8443, targetPort: http}]' }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: web, labels: {app.kubernetes.io/component: exporter}}\nspec:\n  selector'),
+    },
+    {
+      name: 'metrics port of a mixed Service does not make a sidecar exporter served',
+      yaml: wl({
+        podSpec: `${app('        lifecycle: {preStop: {sleep: {seconds: 10}}}')}
+      - name: exporter
+        image: exporter:1
+        ports: [{name: metrics, containerPort: 9121}]
+`,
+        service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: metrics, port: 9121, targetPort: metrics}]',
+      }),
+    },
+    {
+      name: 'kube-rbac-proxy port scraped by a ServiceMonitor is metrics (kube-prometheus prometheus-operator)',
+      yaml: `${wl({
+        podSpec: '      containers:\n      - {name: kube-rbac-proxy, image: "quay.io/brancz/kube-rbac-proxy:v0.18.0", ports: [{name: https, containerPort: 8443}]}\n',
+        service: '  selector: {app: web}\n  ports: [{name: https, port: 8443, targetPort: https}]',
+      }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: web, labels: {app: web}}\nspec:\n  selector')}---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: https}]
+`,
+    },
+    { name: 'single-replica StatefulSet: no other endpoint while it terminates', yaml: wl({ kind: 'StatefulSet', replicas: 1 }) },
+    { name: 'single-replica Deployment with Recreate', yaml: wl({ replicas: 1, strategy: '  strategy: {type: Recreate}\n' }) },
+    { name: 'single-replica Deployment with maxSurge 0', yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }) },
+    {
+      name: 'istio gateway injection placeholder (image: auto)',
+      yaml: wl({
+        annotations: '"inject.istio.io/templates": gateway',
+        podSpec: '      containers:\n      - name: istio-proxy\n        image: auto\n',
+        service: '  selector: {app: web}\n  ports: [{name: http2, port: 80, targetPort: 80}]',
+      }),
+    },
+    {
+      name: 'Traefik with requestAcceptGraceTimeout keeps accepting after SIGTERM',
+      yaml: wl({ podSpec: `${app()}        args: ["--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s"]\n` }),
+    },
+    {
+      name: 'native sidecar serving a port is not a main container',
+      yaml: wl({
+        podSpec: `      initContainers:
+      - {name: proxy, image: envoy:1, restartPolicy: Always, ports: [{name: http, containerPort: 8080}]}
+      containers:
+      - {name: app, image: web:1, lifecycle: {preStop: {sleep: {seconds: 5}}}}
+`,
+      }),
+    },
+  ],
+  invalid: [
+    {
+      name: 'served Deployment without preStop: warning at the container',
+      yaml: wl(),
+      kubeVersion: '1.30',
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' }],
+    },
+    {
+      name: 'fix uses the sleep action on 1.30',
+      yaml: wl(),
+      kubeVersion: '1.30',
+      findings: [{ severity: 'warning', message: 'lifecycle: {preStop: {sleep: {seconds: 10}}}' }],
+    },
+    {
+      name: 'fix uses exec sleep on 1.29',
+      yaml: wl(),
+      kubeVersion: '1.29',
+      findings: [{ severity: 'warning', message: 'exec: {command: ["sleep", "10"]}' }],
+    },
+    {
+      name: 'lifecycle without preStop (lifecycle: {})',
+      yaml: wl({ podSpec: app('        lifecycle: {}') }),
+      findings: [{ severity: 'warning', pointer: POINTER }],
+    },
+    {
+      name: 'postStart only is not a preStop',
+      yaml: wl({ podSpec: app('        lifecycle: {postStart: {exec: {command: [init]}}}') }),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'AWS LB controller readiness gate: error',
+      yaml: wl({ podSpec: `      readinessGates: [{conditionType: target-health.elbv2.k8s.aws/k8s-web-abc}]\n${app()}` }),
+      findings: [{ severity: 'error', pointer: POINTER, message: 'readiness gate "target-health.elbv2.k8s.aws/k8s-web-abc"' }],
+    },
+    {
+      name: 'GKE NEG readiness gate: error',
+      yaml: wl({ podSpec: `      readinessGates: [{conditionType: cloud.google.com/load-balancer-neg-ready}]\n${app()}` }),
+      findings: [{ severity: 'error', message: 'cloud.google.com/load-balancer-neg-ready' }],
+    },
+    {
+      name: 'externalTrafficPolicy: Local: error',
+      yaml: wl({ service: '  type: LoadBalancer\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'error', message: 'externalTrafficPolicy: Local' }],
+    },
+    {
+      name: 'served by hint "true" without a Service',
+      yaml: wl({ service: false, annotations: '"kubegrace.dev/served": "true"' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves Service traffic' }],
+    },
+    {
+      name: 'a port a ServiceMonitor scrapes but the app serves itself still counts (grafana)',
+      yaml: `${wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 3000, targetPort: http}]' }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: web, labels: {app: web}}\nspec:\n  selector')}---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http}]
+`,
+      findings: [{ severity: 'warning', message: 'serves port 8080 of Service web' }],
+    },
+    {
+      name: 'StatefulSet with 3 replicas',
+      yaml: wl({ kind: 'StatefulSet', replicas: 3 }),
+      findings: [{ severity: 'warning', object: 'StatefulSet/web' }],
+    },
+    {
+      name: 'single-replica Deployment with the default surge: the old pod overlaps the new one',
+      yaml: wl({ replicas: 1 }),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'DaemonSet',
+      yaml: wl({ kind: 'DaemonSet' }),
+      findings: [{ severity: 'warning', object: 'DaemonSet/web' }],
+    },
+    {
+      name: 'serves-after-sigterm annotation 0 does not skip',
+      yaml: wl({ annotations: '"kubegrace.dev/serves-after-sigterm-seconds": "0"' }),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'only the container that serves the port is reported',
+      yaml: wl({
+        podSpec: `      containers:
+      - name: worker
+        image: w:1
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+`,
+      }),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/1', message: 'container "app"' }],
+    },
+    {
+      name: 'suppressed by kubegrace.dev/ignore',
+      yaml: wl({ annotations: '"kubegrace.dev/ignore": "prestop-missing", "kubegrace.dev/ignore-reason": "stateless batch API"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,128 @@
+import { probePort } from '../../lib/rules/probe-port';
+import { ruleTester } from '../helpers/rule-tester';
+
+function deploy(containers: string, opts: { served?: boolean; annotations?: string } = {}): string {
+  const svc =
+    opts.served === false
+      ? ''
+      : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`;
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
+${containers}
+${svc}`;
+}
+
+const app = (probes: string, ports = '[{name: http, containerPort: 8080}]') => `      containers:
+      - name: app
+        image: web:1
+        ports: ${ports}
+${probes}`;
+const C0 = '/spec/template/spec/containers/0';
+
+ruleTester(probePort, {
+  valid: [
+    { name: 'named port declared', yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: http}}')) },
+    { name: 'numeric port declared', yaml: deploy(app('        livenessProbe: {tcpSocket: {port: 8080}}')) },
+    { name: 'numeric port, container declares no ports at all', yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 9000}}', '[]')) },
+    { name: 'httpGet with an explicit host checks another host', yaml: deploy(app('        livenessProbe: {httpGet: {host: db.example.com, path: /, port: admin}}')) },
+    { name: 'exec probe has no port', yaml: deploy(app('        livenessProbe: {exec: {command: [check]}}')) },
+    { name: 'grpc port declared', yaml: deploy(app('        readinessProbe: {grpc: {port: 9090}}', '[{name: grpc, containerPort: 9090}]')) },
+  ],
+  invalid: [
+    {
+      name: 'named port not declared: error',
+      yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}')),
+      findings: [{ severity: 'error', pointer: `${C0}/readinessProbe/httpGet/port`, message: 'container "app": readinessProbe httpGet.port "healthz" is not a port name of this container (it declares http (8080))' }],
+    },
+    {
+      name: 'named tcpSocket port, container without ports: error',
+      yaml: deploy(app('        startupProbe: {tcpSocket: {port: http}}', '[]')),
+      findings: [{ severity: 'error', pointer: `${C0}/startupProbe/tcpSocket/port`, message: 'it declares no ports' }],
+    },
+    {
+      name: 'named port declared by another container only: error (lookup is per container)',
+      yaml: deploy(`${app('        livenessProbe: {httpGet: {path: /healthz, port: admin}}')}\n      - name: sidecar
+        image: s:1
+        ports: [{name: admin, containerPort: 9901}]
+`),
+      findings: [{ severity: 'error', message: '"admin" is declared by container "sidecar", but names resolve per container' }],
+    },
+    {
+      name: 'quoted numeric string: error',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: "8080"}}')),
+      findings: [{ severity: 'error', message: 'write the number without quotes: port: 8080' }],
+    },
+    {
+      name: 'numeric port not declared: info',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 10254}}')),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'container "app": livenessProbe httpGet.port 10254 is not declared by the container (it declares http (8080))' }],
+    },
+    {
+      name: 'numeric port declared by another container: info naming it',
+      yaml: deploy(`${app('        readinessProbe: {tcpSocket: {port: 9901}}')}\n      - name: sidecar
+        image: s:1
+        ports: [{containerPort: 9901}]
+`),
+      findings: [{ severity: 'info', message: 'container "sidecar" declares it, so the probe checks that container' }],
+    },
+    {
+      name: 'liveness and readiness on the same undeclared port: one finding naming both',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 10254}}\n        readinessProbe: {httpGet: {path: /readyz, port: 10254}}')),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'container "app": livenessProbe and readinessProbe httpGet.port are 10254, which is not declared by the container' }],
+    },
+    {
+      name: 'same bad name through different handler types: one finding naming each field',
+      yaml: deploy(app('        livenessProbe: {tcpSocket: {port: admin}}\n        readinessProbe: {httpGet: {path: /readyz, port: admin}}')),
+      findings: [{ severity: 'error', pointer: `${C0}/livenessProbe/tcpSocket/port`, message: 'livenessProbe tcpSocket.port and readinessProbe httpGet.port are "admin", which is not a port name of this container' }],
+    },
+    {
+      name: 'grpc port not declared: info',
+      yaml: deploy(app('        livenessProbe: {grpc: {port: 9090}}')),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/grpc/port` }],
+    },
+    {
+      name: 'every probe of the container is checked',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: live}}\n        readinessProbe: {httpGet: {path: /readyz, port: ready}}\n        startupProbe: {tcpSocket: {port: 7000}}')),
+      findings: [{ severity: 'error', message: 'livenessProbe' }, { severity: 'error', message: 'readinessProbe' }, { severity: 'info', message: 'startupProbe' }],
+    },
+    {
+      name: 'native sidecar probe',
+      yaml: deploy(`      initContainers:
+      - {name: proxy, image: envoy:1, restartPolicy: Always, ports: [{name: admin, containerPort: 15000}], readinessProbe: {httpGet: {path: /ready, port: status}}}
+      containers:
+      - {name: app, image: web:1}
+`),
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/initContainers/0/readinessProbe/httpGet/port', message: 'container "proxy"' }],
+    },
+    {
+      name: 'not served: still reported',
+      yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}'), { served: false }),
+      findings: [{ severity: 'error' }],
+    },
+    {
+      name: 'served hint "false": still reported',
+      yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}'), { annotations: '"kubegrace.dev/served": "false"' }),
+      findings: [{ severity: 'error' }],
+    },
+    {
+      name: 'suppressed by kubegrace.dev/ignore',
+      yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}'), { annotations: '"kubegrace.dev/ignore": "probe-port"' }),
+      findings: [{ severity: 'error', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,129 @@
+import { readinessProbeMissing } from '../../lib/rules/readiness-probe-missing';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface Opts {
+  kind?: string;
+  annotations?: string;
+  service?: string | false;
+}
+
+function wl(podSpec: string, o: Opts = {}): string {
+  const svc =
+    o.service === false
+      ? ''
+      : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+${o.service ?? '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]'}
+`;
+  return `apiVersion: apps/v1
+kind: ${o.kind ?? 'Deployment'}
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+${podSpec}
+${svc}`;
+}
+
+const app = (extra = '') => `      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+${extra}`;
+const READY = '        readinessProbe: {httpGet: {path: /readyz, port: http}}\n';
+const C0 = '/spec/template/spec/containers/0';
+
+ruleTester(readinessProbeMissing, {
+  valid: [
+    { name: 'readinessProbe present', yaml: wl(app(READY)) },
+    { name: 'not served: no Service, no hint', yaml: wl(app(), { service: false }) },
+    { name: 'served hint "false" overrides the Service', yaml: wl(app(), { annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'metrics-only Service', yaml: wl(app(), { service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 9090, targetPort: http}]' }) },
+    {
+      name: 'an exporter sidecar behind the metrics port of a mixed Service is not served',
+      yaml: wl(`${app(READY)}      - name: exporter
+        image: redis-exporter:1
+        ports: [{name: metrics, containerPort: 9121}]
+`, { service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: metrics, port: 9121, targetPort: metrics}]' }),
+    },
+    {
+      name: 'Service of an exporter (app.kubernetes.io/component: exporter, kube-prometheus style) is scraped, not traffic',
+      yaml: wl('      containers:\n      - {name: kube-rbac-proxy, image: quay.io/brancz/kube-rbac-proxy:v0.18, ports: [{name: https, containerPort: 9100}]}\n', {
+        service: '  selector: {app: web}\n  ports: [{name: https, port: 9100, targetPort: https}]',
+      }).replace('metadata: {name: web}\nspec:\n  selector: {app: web}', 'metadata: {name: web, labels: {app.kubernetes.io/component: exporter}}\nspec:\n  selector: {app: web}'),
+    },
+    {
+      name: 'Job served by hint is skipped',
+      yaml: `apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    metadata: {annotations: {kubegrace.dev/served: "true"}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: app, image: a:1, ports: [{containerPort: 80}]}]
+`,
+    },
+    {
+      name: 'a container that serves no Service port',
+      yaml: wl(`${app(READY)}      - name: worker
+        image: w:1
+`),
+    },
+    {
+      name: 'istio gateway injection placeholder: probes come from the injection template',
+      yaml: wl('      containers:\n      - name: istio-proxy\n        image: auto\n', {
+        annotations: '"inject.istio.io/templates": gateway, "sidecar.istio.io/inject": "true"',
+        service: '  selector: {app: web}\n  ports: [{name: http2, port: 80, targetPort: 80}]',
+      }),
+    },
+  ],
+  invalid: [
+    {
+      name: 'served container without readinessProbe',
+      yaml: wl(app('        livenessProbe: {httpGet: {path: /healthz, port: http}}\n')),
+      findings: [{ severity: 'warning', pointer: C0, message: 'container "app": serves port 8080 of Service web but has no readinessProbe' }],
+    },
+    {
+      name: 'the suggested probe uses the served port name',
+      yaml: wl(app()),
+      findings: [{ severity: 'warning', message: 'readinessProbe: {httpGet: {path: /readyz, port: http}' }],
+    },
+    {
+      name: 'served by hint "true" without a Service',
+      yaml: wl(app(), { service: false, annotations: '"kubegrace.dev/served": "true"' }),
+      findings: [{ severity: 'warning', pointer: C0, message: 'serves Service traffic' }],
+    },
+    {
+      name: 'native sidecar serving the Service port',
+      yaml: wl(`      initContainers:
+      - {name: proxy, image: envoy:1, restartPolicy: Always, ports: [{name: http, containerPort: 8080}]}
+      containers:
+      - {name: app, image: web:1, readinessProbe: {exec: {command: [ready]}}}
+`),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0', message: 'container "proxy"' }],
+    },
+    {
+      name: 'undeclared numeric targetPort served by the lone main container',
+      yaml: wl('      containers: [{name: app, image: web:1}]', { service: '  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]' }),
+      findings: [{ severity: 'warning', message: 'serves port 8080 of Service web' }],
+    },
+    {
+      name: 'StatefulSet is in scope',
+      yaml: wl(app(), { kind: 'StatefulSet' }),
+      findings: [{ severity: 'warning', object: 'StatefulSet/web' }],
+    },
+    {
+      name: 'suppressed by kubegrace.dev/ignore',
+      yaml: wl(app(), { annotations: '"kubegrace.dev/ignore": "readiness-probe-missing,prestop-missing"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,110 @@
+import { startupProbe } from '../../lib/rules/startup-probe';
+import { ruleTester } from '../helpers/rule-tester';
+
+function deploy(container: string, opts: { served?: boolean; annotations?: string } = {}): string {
+  const svc =
+    opts.served === false
+      ? ''
+      : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`;
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
+      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+${container}
+${svc}`;
+}
+
+const C0 = '/spec/template/spec/containers/0';
+const LIVE60 = '        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 60}';
+
+ruleTester(startupProbe, {
+  valid: [
+    { name: 'short initial delay', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 29}') },
+    { name: 'long initial delay but a startupProbe exists', yaml: deploy(`${LIVE60}\n        startupProbe: {httpGet: {path: /healthz, port: http}, failureThreshold: 30}`) },
+    { name: 'long initialDelaySeconds on a readiness probe is not this rule', yaml: deploy('        readinessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 90}') },
+    { name: 'probe-level terminationGracePeriodSeconds on liveness and startup probes is allowed', yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}\n        startupProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}') },
+    { name: 'threshold param raised', yaml: deploy(LIVE60), params: { initialDelayThreshold: 120 } },
+  ],
+  invalid: [
+    {
+      name: 'liveness initialDelaySeconds 60 without startupProbe: info',
+      yaml: deploy(LIVE60),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds`, message: 'container "app": livenessProbe waits initialDelaySeconds 60s (>= 30s) instead of using a startupProbe' }],
+    },
+    {
+      name: 'the suggested startupProbe covers the delay',
+      yaml: deploy(LIVE60),
+      findings: [{ severity: 'info', message: 'periodSeconds 10 and failureThreshold 9 (90s to start)' }],
+    },
+    {
+      name: 'exactly at the threshold (30)',
+      yaml: deploy('        livenessProbe: {exec: {command: [check]}, initialDelaySeconds: 30, periodSeconds: 15}'),
+      findings: [{ severity: 'info', message: 'initialDelaySeconds 30s' }],
+    },
+    {
+      name: 'custom threshold param',
+      yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, initialDelaySeconds: 20}'),
+      params: { initialDelayThreshold: 15 },
+      findings: [{ severity: 'info', message: '(>= 15s)' }],
+    },
+    {
+      name: 'readinessProbe with terminationGracePeriodSeconds: error',
+      yaml: deploy('        readinessProbe: {httpGet: {path: /readyz, port: http}, terminationGracePeriodSeconds: 5}'),
+      findings: [{ severity: 'error', pointer: `${C0}/readinessProbe/terminationGracePeriodSeconds`, message: 'container "app": readinessProbe sets terminationGracePeriodSeconds (5): the API rejects it' }],
+    },
+    {
+      name: 'both conditions in one container',
+      yaml: deploy(`${LIVE60}\n        readinessProbe: {httpGet: {path: /readyz, port: http}, terminationGracePeriodSeconds: 5}`),
+      findings: [{ severity: 'info' }, { severity: 'error' }],
+    },
+    {
+      name: 'not served: still reported',
+      yaml: deploy(LIVE60, { served: false }),
+      findings: [{ severity: 'info' }],
+    },
+    {
+      name: 'served hint "false": still reported',
+      yaml: deploy(LIVE60, { annotations: '"kubegrace.dev/served": "false"' }),
+      findings: [{ severity: 'info' }],
+    },
+    {
+      name: 'native sidecar readiness terminationGracePeriodSeconds: error',
+      yaml: `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      initContainers:
+      - {name: shipper, image: s:1, restartPolicy: Always, readinessProbe: {tcpSocket: {port: 24224}, terminationGracePeriodSeconds: 3}}
+      containers:
+      - {name: app, image: a:1}
+`,
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/initContainers/0/readinessProbe/terminationGracePeriodSeconds', message: 'container "shipper"' }],
+    },
+    {
+      name: 'suppressed by kubegrace.dev/ignore',
+      yaml: deploy(LIVE60, { annotations: '"kubegrace.dev/ignore": "startup-probe"' }),
+      findings: [{ severity: 'info', suppressed: true }],
+    },
+  ],
+});
