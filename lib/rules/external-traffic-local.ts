@@ -1,0 +1,118 @@
+import { Rule } from '../engine/types';
+import { ServiceView } from '../model/graph';
+import { preStopDelay } from '../timeline/prestop';
+import { AWS, containersBehind, intAnnotation, isExternalLocal, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
+import { replicaBasis } from './rollout-util';
+import { graceMessageRef, nameOf } from './util';
+import { drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
+
+export const DEFAULT_LB_HEALTH_WINDOW_SECONDS = 30;
+/** AWS NLB health-check defaults, used when only one of the two annotations is written. */
+const AWS_HC_INTERVAL = 10;
+const AWS_HC_UNHEALTHY_THRESHOLD = 3;
+
+/** The LB health-check window: the Service's AWS health-check annotations when written, else the param. */
+function healthWindow(s: ServiceView, param: number): { seconds: number; source: string } {
+  const interval = intAnnotation(s.annotations, AWS.healthcheckInterval);
+  const threshold = intAnnotation(s.annotations, AWS.healthcheckUnhealthyThreshold);
+  if (interval === undefined && threshold === undefined) return { seconds: param, source: 'LB health-check window' };
+  const i = interval ?? AWS_HC_INTERVAL;
+  const t = threshold ?? AWS_HC_UNHEALTHY_THRESHOLD;
+  return { seconds: i * t, source: `LB health-check window (interval ${i}s x unhealthy threshold ${t}, from the Service's health-check annotations)` };
+}
+
+export const externalTrafficLocal: Rule = {
+  meta: {
+    id: 'external-traffic-local',
+    spec: 'SVC-003',
+    defaultSeverity: 'warning',
+    severities: ['warning'],
+    description: 'externalTrafficPolicy: Local without spreading, or preStop shorter than the LB health-check window',
+    doc: `With \`externalTrafficPolicy: Local\` on a \`LoadBalancer\` or \`NodePort\` Service, the external load balancer sends
+traffic only to nodes that run a ready endpoint, and steers by kube-proxy's \`healthCheckNodePort\`. With
+ProxyTerminatingEndpoints (GA 1.28) kube-proxy fails that health check once a node has only terminating endpoints,
+but keeps forwarding arriving traffic to terminating endpoints that are still \`serving\` when no other ready endpoint
+is on the node. The node stays in the LB's pool until the health check has failed enough times (interval ×
+unhealthy threshold), so the pod must keep serving that long. A terminating pod that fails readiness gets nothing.
+
+**Conditions** (**warning**), for the workloads a Local Service selects (unless marked \`kubegrace.dev/served: "false"\`):
+
+- \`replicas >= 2\` (HPA \`minReplicas\` when an HPA targets the workload) without spreading: no
+  \`topologySpreadConstraints\` on \`kubernetes.io/hostname\` or \`topology.kubernetes.io/zone\` and no pod
+  anti-affinity (required or preferred) on \`kubernetes.io/hostname\`, selecting the pods' own labels. Replicas packed
+  on one node get that node's single share of the LB traffic (imbalance), and draining that node removes all of them
+  from the LB at once. DaemonSets are spread by construction and skipped.
+- a container behind the Service's ports has a preStop delay shorter than the LB health-check window
+  (\`LBHealthWindow\`): param \`lbHealthWindowSeconds\` (default ${DEFAULT_LB_HEALTH_WINDOW_SECONDS} = 10 s × 3), or, when the
+  Service carries \`${AWS.healthcheckInterval}\` / \`${AWS.healthcheckUnhealthyThreshold}\`, their product (AWS defaults
+  10 s and 3 for the missing one). No hook counts as 0 s; hooks whose delay is unknown (\`httpGet\`, other commands) are
+  skipped; so are pods with \`terminationGracePeriodSeconds: 0\`.
+
+**Fix:** \`preStop.sleep >= LBHealthWindow + 5\`, the grace period adjusted to cover it plus the drain, and topology
+spread:
+
+\`\`\`yaml
+terminationGracePeriodSeconds: 50       # 35 + drain 10 + margin 5
+topologySpreadConstraints:
+- maxSkew: 1
+  topologyKey: kubernetes.io/hostname
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector: {matchLabels: {app: web}}
+containers:
+- name: app
+  lifecycle: {preStop: {sleep: {seconds: 35}}}
+\`\`\``,
+    fixable: true,
+    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
+    paramsSchema: {
+      type: 'object',
+      properties: { lbHealthWindowSeconds: { type: 'number', minimum: 0, default: DEFAULT_LB_HEALTH_WINDOW_SECONDS } },
+      additionalProperties: false,
+    },
+    defaults: { lbHealthWindowSeconds: DEFAULT_LB_HEALTH_WINDOW_SECONDS },
+    references: [
+      'kubernetes/enhancements keps/sig-network/1669-proxy-terminating-endpoints/README.md',
+      'kubernetes/enhancements keps/sig-network/1672-tracking-terminating-endpoints/README.md',
+      'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/ProxyTerminatingEndpoints.md',
+      'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/EndpointSliceTerminatingCondition.md',
+      'kubernetes/kubernetes staging/src/k8s.io/api/discovery/v1/types.go (EndpointConditions)',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    const param = typeof ctx.params.lbHealthWindowSeconds === 'number' ? ctx.params.lbHealthWindowSeconds : DEFAULT_LB_HEALTH_WINDOW_SECONDS;
+    for (const s of g.services) {
+      if (!isExternalLocal(s)) continue;
+      const svc = `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)`;
+      const hw = healthWindow(s, param);
+      for (const w of g.workloadsFor(s)) {
+        if (!g.served(w) || w.isBatch) continue;
+        const basis = w.kind === 'DaemonSet' ? undefined : replicaBasis(g, w);
+        if (basis && basis.replicas >= 2 && !spreading(w)) {
+          ctx.report({
+            object: w.obj,
+            pointer: spreadPointer(w),
+            severity: 'warning',
+            message: `${nameOf(w)}: ${basis.phrase} behind ${svc} without topology spread or hostname anti-affinity: replicas packed on one node share that node's single slice of the LB traffic, and draining the node pulls them all out of the LB at once; add topologySpreadConstraints on kubernetes.io/hostname (and topology.kubernetes.io/zone) selecting the pods' labels`,
+          });
+        }
+        if (w.grace === 0) continue;
+        for (const c of containersBehind(g, w, new Set([s]))) {
+          const d = preStopDelay(c.raw);
+          if (d.kind !== 'none' && d.seconds === undefined) continue;
+          const sec = d.kind === 'none' ? 0 : d.seconds!;
+          if (sec >= hw.seconds) continue;
+          const want = Math.ceil(hw.seconds + 5);
+          const need = want + drainSeconds(w) + GRACE_MARGIN_SECONDS;
+          const grace = w.grace < want + drainSeconds(w) ? ` and raise terminationGracePeriodSeconds to ${need}s (now ${graceMessageRef(w)})` : '';
+          ctx.report({
+            object: w.obj,
+            pointer: preStopPointer(c),
+            severity: 'warning',
+            message: `container "${c.name}": ${d.kind === 'none' ? 'no preStop delay' : `preStop delay ${sec}s`} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${sleepFix(ctx.version, want)}${grace}`,
+          });
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,195 @@
+import { Rule } from '../engine/types';
+import { ObjectGraph, ServiceView } from '../model/graph';
+import { Workload, get } from '../model/workload';
+import { annotationPointer, servicesSelecting } from './lb-util';
+import { nameOf } from './util';
+
+/** Hint: the app needs its peers' addresses before it is Ready (`"true"`), or not (`"false"`). */
+export const PEER_DISCOVERY_HINT = 'kubegrace.dev/peer-discovery';
+/** The pre-1.11 annotation with the same effect as publishNotReadyAddresses (still honoured by old charts' intent). */
+export const TOLERATE_UNREADY = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
+/** Labels the StatefulSet controller puts on each pod: a selector on them picks exactly one pod. */
+const PER_POD_LABELS = ['statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index'];
+
+/**
+ * Clustered datastores whose members find each other through the headless Service before they are
+ * Ready (regexes on the image name without registry, path, tag and digest).
+ */
+export const DEFAULT_PEER_DISCOVERY_IMAGES = [
+  '^cassandra$',
+  '^cockroach(db)?$',
+  '^etcd$',
+  '^(cp-)?zookeeper$',
+  '^(cp-)?kafka$',
+  '^elasticsearch$',
+  '^opensearch$',
+  '^redis-(cluster|sentinel)$',
+  '^mongo(db)?$',
+  '^consul$',
+  '^nats(-server)?$',
+  '^rabbitmq$',
+];
+
+/** `docker.io/bitnami/kafka:3.7@sha256:...` -> `kafka`. */
+export function imageName(image: string): string {
+  const noDigest = image.split('@')[0];
+  const last = noDigest.slice(noDigest.lastIndexOf('/') + 1);
+  const colon = last.indexOf(':');
+  return (colon < 0 ? last : last.slice(0, colon)).toLowerCase();
+}
+
+function toleratesUnready(s: ServiceView): boolean {
+  return s.publishNotReadyAddresses || s.annotations[TOLERATE_UNREADY]?.trim().toLowerCase() === 'true';
+}
+
+function isPerPod(s: ServiceView): boolean {
+  return s.selector.kind === 'selector' && s.selector.requirements.some((r) => PER_POD_LABELS.includes(r.key));
+}
+
+/** Why the app needs peer discovery before readiness, or undefined. */
+function peerNeed(w: Workload, patterns: RegExp[]): string | undefined {
+  const hint = w.annotations[PEER_DISCOVERY_HINT]?.trim().toLowerCase();
+  if (hint === 'false') return undefined;
+  if (hint === 'true') return `${PEER_DISCOVERY_HINT}: "true"`;
+  for (const c of w.containers) {
+    const name = imageName(c.image);
+    if (patterns.some((p) => p.test(name))) return `image ${c.image} is a clustered datastore whose members discover each other through this Service`;
+  }
+  return undefined;
+}
+
+function sameNs(a: { namespace?: string }, b: { namespace?: string }): boolean {
+  return (a.namespace ?? '') === (b.namespace ?? '');
+}
+
+function pnraPointer(s: ServiceView): string {
+  if (s.publishNotReadyAddresses) return '/spec/publishNotReadyAddresses';
+  if (s.annotations[TOLERATE_UNREADY] !== undefined) return annotationPointer(TOLERATE_UNREADY);
+  return get(s.obj.raw, 'spec', 'publishNotReadyAddresses') !== undefined ? '/spec/publishNotReadyAddresses' : '/spec';
+}
+
+function servicesNamed(g: ObjectGraph, w: Workload, name: string): ServiceView | undefined {
+  return g.services.find((s) => s.obj.name === name && sameNs(s.obj, w.obj));
+}
+
+export const headlessPublishNotReady: Rule = {
+  meta: {
+    id: 'headless-publish-not-ready',
+    spec: 'SVC-002',
+    defaultSeverity: 'info',
+    severities: ['info', 'warning'],
+    description: 'StatefulSet peer discovery without publishNotReadyAddresses; publishNotReadyAddresses on a client-facing Service; serviceName names no headless Service',
+    doc: `A StatefulSet's pods get stable DNS names (\`web-0.web.ns.svc\`) from the **headless** Service (\`clusterIP: None\`)
+named by \`spec.serviceName\`. By default that Service publishes only Ready pods, so a clustered app whose members must
+find each other **before** they are Ready (to form a quorum, gossip, elect a leader) cannot bootstrap or recover after
+a full restart. \`publishNotReadyAddresses: true\` publishes them regardless of readiness, which is right for the
+peer Service and wrong for a Service that clients use: not-ready pods then receive requests.
+
+**Conditions:**
+
+- **info:** the headless Service named by a StatefulSet's \`serviceName\` has no \`publishNotReadyAddresses: true\`
+  (nor the old \`${TOLERATE_UNREADY}: "true"\`) while the app needs peer discovery before readiness:
+  the pod template or StatefulSet carries \`${PEER_DISCOVERY_HINT}: "true"\`, or a main container runs a known clustered
+  datastore (param \`peerDiscoveryImages\`, regexes on the image name without registry and tag; default: Cassandra,
+  CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB, Consul, NATS,
+  RabbitMQ). \`${PEER_DISCOVERY_HINT}: "false"\` turns the image guess off. Not reported when another Service selecting the
+  pods already publishes not-ready addresses (e.g. per-pod "announce" Services, as the redis-ha chart uses).
+- **warning:** \`publishNotReadyAddresses: true\` on a Service that clients use: one with a cluster IP (not headless)
+  and a selector. Not reported for per-pod Services (selector on \`statefulset.kubernetes.io/pod-name\` or
+  \`apps.kubernetes.io/pod-index\`: there is no other endpoint to prefer) nor metrics-only Services (scraping
+  not-ready pods is wanted). A headless peer Service with it is correct and never reported.
+- \`serviceName\` names a Service that is not headless: the pods get no per-pod DNS records. **warning** when the app
+  needs peer discovery (as above), else **info**: many apps (e.g. the OpenTelemetry Collector chart's StatefulSet mode)
+  never use their pods' DNS names, and nothing is lost.
+- **info:** \`serviceName\` names no Service in the set, while the namespace has Services in the set and either a
+  headless Service with another name selects the StatefulSet's pods (a likely typo) or the app needs peer discovery.
+  Skipped otherwise: the Service may come from elsewhere, and many StatefulSets never use their pods' DNS names.
+
+**Fix:** use two Services: a headless peer Service with \`publishNotReadyAddresses: true\` (named by
+\`serviceName\`), and a normal client Service without it:
+
+\`\`\`yaml
+apiVersion: v1
+kind: Service
+metadata: {name: db-peers}
+spec:
+  clusterIP: None
+  publishNotReadyAddresses: true
+  selector: {app: db}
+  ports: [{name: peer, port: 7000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec:
+  selector: {app: db}
+  ports: [{name: client, port: 9042}]
+\`\`\``,
+    fixable: false,
+    paramsSchema: {
+      type: 'object',
+      properties: { peerDiscoveryImages: { type: 'array', items: { type: 'string' }, default: DEFAULT_PEER_DISCOVERY_IMAGES } },
+      additionalProperties: false,
+    },
+    defaults: { peerDiscoveryImages: DEFAULT_PEER_DISCOVERY_IMAGES },
+    references: [
+      'kubernetes/kubernetes staging/src/k8s.io/api/core/v1/types.go (ServiceSpec.publishNotReadyAddresses)',
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md#stable-network-id',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    const raw = Array.isArray(ctx.params.peerDiscoveryImages) ? (ctx.params.peerDiscoveryImages as unknown[]) : DEFAULT_PEER_DISCOVERY_IMAGES;
+    const patterns = raw.filter((x): x is string => typeof x === 'string').map((x) => new RegExp(x, 'i'));
+    for (const w of g.workloads) {
+      if (w.kind !== 'StatefulSet') continue;
+      const serviceName = get(w.obj.raw, 'spec', 'serviceName');
+      if (typeof serviceName !== 'string' || serviceName === '') continue;
+      const need = peerNeed(w, patterns);
+      const svc = servicesNamed(g, w, serviceName);
+      if (!svc) {
+        const nsServices = g.services.filter((s) => sameNs(s.obj, w.obj));
+        if (!nsServices.length) continue;
+        const other = servicesSelecting(g, w).find((s) => s.headless);
+        if (!other && !need) continue;
+        ctx.report({
+          object: w.obj,
+          pointer: '/spec/serviceName',
+          severity: 'info',
+          message: `${nameOf(w)}: spec.serviceName "${serviceName}" names no Service in the linted set${other ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
+        });
+        continue;
+      }
+      if (!svc.headless) {
+        ctx.report({
+          object: w.obj,
+          pointer: '/spec/serviceName',
+          severity: need ? 'warning' : 'info',
+          message: `${nameOf(w)}: spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; point serviceName at a headless Service (clusterIP: None) selecting the pods (clusterIP is immutable: create a new Service)`,
+        });
+        continue;
+      }
+      if (!need || toleratesUnready(svc)) continue;
+      const peer = servicesSelecting(g, w).find((s) => s !== svc && toleratesUnready(s));
+      if (peer) continue;
+      ctx.report({
+        object: svc.obj,
+        pointer: pnraPointer(svc),
+        severity: 'info',
+        message: `Service/${svc.obj.name}: the headless Service of ${nameOf(w)} does not set publishNotReadyAddresses: true, but the app needs peer discovery before readiness (${need}): members that are not Ready yet are not in DNS, so the cluster may fail to bootstrap or to recover after a full restart; set publishNotReadyAddresses: true on this peer Service and keep clients on a separate Service without it`,
+      });
+    }
+    for (const s of g.services) {
+      if (!toleratesUnready(s) || s.headless || s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
+      if (isPerPod(s) || s.metricsOnly) continue;
+      const ws = g.workloadsFor(s);
+      const field = s.publishNotReadyAddresses ? 'publishNotReadyAddresses: true' : `${TOLERATE_UNREADY}: "true"`;
+      ctx.report({
+        object: s.obj,
+        pointer: pnraPointer(s),
+        severity: 'warning',
+        message: `Service/${s.obj.name}: ${field} on a Service with a cluster IP${ws.length ? ` (selecting ${ws.map(nameOf).join(', ')})` : ''}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
+      });
+    }
+  },
+};

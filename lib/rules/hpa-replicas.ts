@@ -1,0 +1,75 @@
+import { Rule } from '../engine/types';
+import { nameOf } from './util';
+
+const SCALED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
+
+export const hpaReplicas: Rule = {
+  meta: {
+    id: 'hpa-replicas',
+    spec: 'PDB-005 extras',
+    defaultSeverity: 'warning',
+    severities: ['warning', 'info'],
+    description: 'spec.replicas set on an HPA-managed Deployment; HPA minReplicas < 2 on a served workload',
+    doc: `A HorizontalPodAutoscaler owns the replica count of the workload it targets.
+
+**Conditions:**
+
+- **warning:** \`spec.replicas\` is set on a Deployment, StatefulSet or ReplicaSet that an HPA in the set targets
+  (\`spec.scaleTargetRef\`). Every \`kubectl apply\`, Helm upgrade or GitOps sync writes that number back, scaling the
+  workload away from what the HPA chose (a scale-down in the middle of a traffic peak) until the HPA corrects it again;
+  the Deployment docs say to remove \`spec.replicas\` from the manifest when an HPA manages it.
+- **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
+  \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
+  node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005).
+
+**Fix:**
+
+\`\`\`yaml
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  # replicas: removed, the HPA owns it
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+spec:
+  minReplicas: 2
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+spec:
+  maxUnavailable: 1
+\`\`\``,
+    fixable: true,
+    references: [
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#replicas',
+      'kubernetes/website content/en/docs/tasks/run-application/horizontal-pod-autoscale.md#migrating-deployments-and-statefulsets-to-horizontal-autoscaling',
+      'kubernetes/kubernetes staging/src/k8s.io/api/autoscaling/v2/types.go (minReplicas defaults to 1)',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    for (const w of g.workloads) {
+      const h = g.hpaFor(w);
+      if (!h) continue;
+      const hpaName = `HorizontalPodAutoscaler/${h.obj.name}`;
+      if (SCALED_KINDS.has(w.kind) && w.replicasSet) {
+        ctx.report({
+          object: w.obj,
+          pointer: '/spec/replicas',
+          severity: 'warning',
+          message: `${nameOf(w)}: spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pods until the HPA scales it again; remove spec.replicas from the manifest`,
+        });
+      }
+      if (h.minReplicas < 2 && g.served(w)) {
+        const min = h.minReplicasSet ? `minReplicas ${h.minReplicas}` : `minReplicas ${h.minReplicas} (default)`;
+        ctx.report({
+          object: h.obj,
+          pointer: h.minReplicasSet ? '/spec/minReplicas' : '/spec',
+          severity: 'info',
+          message: `${hpaName}: ${min} for the served ${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)`,
+        });
+      }
+    }
+  },
+};

@@ -1,0 +1,172 @@
+import { Rule } from '../engine/types';
+import { HINT } from '../model/graph';
+import { drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
+import { DEFAULT_WAIT_PATTERNS, preStopDelay } from '../timeline/prestop';
+import { AWS, containersBehind, FrontKind, LbFront, lbFronts, preStopPointer, sleepFix } from './lb-util';
+import { graceMessageRef, gracePointer, nameOf } from './util';
+
+const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod']);
+
+export const LB_PROPAGATION_DEFAULTS = { albPropagationSeconds: 30, nlbPropagationSeconds: 60, negPropagationSeconds: 30 } as const;
+
+/** The propagation window param for each kind of front; `local` is external-traffic-local's (health-check window). */
+const WINDOW_PARAM: Partial<Record<FrontKind, keyof typeof LB_PROPAGATION_DEFAULTS>> = {
+  'alb-ip': 'albPropagationSeconds',
+  'nlb-ip': 'nlbPropagationSeconds',
+  // A TargetGroupBinding does not say whether its target group belongs to an ALB or an NLB: the smaller window.
+  'tgb-ip': 'albPropagationSeconds',
+  neg: 'negPropagationSeconds',
+};
+
+const WINDOW_NAME: Partial<Record<FrontKind, string>> = {
+  'alb-ip': 'ALB',
+  'nlb-ip': 'NLB (IP mode)',
+  'tgb-ip': 'target group binding',
+  neg: 'GKE NEG load balancer',
+};
+
+export const lbDeregistrationDelay: Rule = {
+  meta: {
+    id: 'lb-deregistration-delay',
+    spec: 'LB-002',
+    defaultSeverity: 'warning',
+    severities: ['warning', 'info'],
+    description: "preStop shorter than the external LB's propagation window; deregistration delay longer than grace",
+    doc: `When a pod behind an external load balancer terminates, the controller deregisters its target, but the
+ALB/NLB (or Google's load balancer for NEGs) keeps sending **new** requests to it for tens of seconds; one report
+measured about 2 minutes for NLB IP mode regardless of the deregistration delay (community measurement, not AWS
+documentation). The preStop delay must outlast that window, and the grace period must cover the delay plus the
+app's drain.
+
+**Applies to** served pods behind an external LB that targets pods or nodes:
+
+- AWS Load Balancer Controller IP targets: an ALB Ingress with \`alb.ingress.kubernetes.io/target-type: ip\`, a
+  LoadBalancer Service with \`service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\` (or
+  \`aws-load-balancer-type: nlb-ip\`), a \`TargetGroupBinding\` with \`targetType: ip\` (see \`lb-readiness-gate\`);
+- GKE container-native load balancing: a Service with \`cloud.google.com/neg\`;
+- LoadBalancer/NodePort Services with \`externalTrafficPolicy: Local\`.
+
+The containers checked are those behind the fronting Service's ports. Let \`S\` = the preStop delay (0 without a
+hook; hooks whose delay is unknown, such as \`httpGet\` or other commands, are skipped), \`G\` = the grace period,
+\`drain\` = \`kubegrace.dev/drain-seconds\` (default 10).
+
+**Conditions:**
+
+- **warning:** \`S < LBPropagation\`, the window of the slowest LB in front of the pods: params
+  \`albPropagationSeconds\` (default 30; also used for TargetGroupBindings, whose LB type is unknown),
+  \`nlbPropagationSeconds\` (default 60, NLB IP mode; the spec gives 60–120) and \`negPropagationSeconds\` (default 30,
+  **[unverified]**). For \`externalTrafficPolicy: Local\` the window is the LB health check's, judged by
+  \`external-traffic-local\`, so it is not repeated here. The message gives the grace period the longer delay needs.
+- **warning:** \`G < S + drain\` (when \`S\` is long enough): the grace period does not cover the delay and the drain.
+  Without a hook this is judged only when \`kubegrace.dev/drain-seconds\` is set, as \`grace-period-budget\` does.
+- **info:** the AWS target group's deregistration delay \`DD\` > \`G\`. \`DD\` is
+  \`deregistration_delay.timeout_seconds\` in \`alb.ingress.kubernetes.io/target-group-attributes\` (Ingress, or the
+  backend Service, which overrides it) or \`service.beta.kubernetes.io/aws-load-balancer-target-group-attributes\`
+  (comma-separated \`key=value\` list), else the AWS default **300**. The LB keeps "draining" a target that has
+  already exited, so rollouts and scale-downs only take longer; lower \`DD\` to about \`G\`. Reported on the Ingress
+  or Service. Not judged for TargetGroupBindings, whose target group is configured outside the manifests.
+
+**Fix:**
+
+\`\`\`yaml
+metadata:
+  annotations:
+    alb.ingress.kubernetes.io/target-group-attributes: deregistration_delay.timeout_seconds=60
+# ...and in the Deployment's pod template:
+terminationGracePeriodSeconds: 90
+containers:
+- name: app
+  lifecycle: {preStop: {sleep: {seconds: 45}}}
+\`\`\``,
+    fixable: true,
+    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
+    paramsSchema: {
+      type: 'object',
+      properties: {
+        albPropagationSeconds: { type: 'number', minimum: 0, default: LB_PROPAGATION_DEFAULTS.albPropagationSeconds },
+        nlbPropagationSeconds: { type: 'number', minimum: 0, default: LB_PROPAGATION_DEFAULTS.nlbPropagationSeconds },
+        negPropagationSeconds: { type: 'number', minimum: 0, default: LB_PROPAGATION_DEFAULTS.negPropagationSeconds },
+        waitPatterns: { type: 'array', items: { type: 'string' } },
+      },
+      additionalProperties: false,
+    },
+    defaults: { ...LB_PROPAGATION_DEFAULTS, waitPatterns: DEFAULT_WAIT_PATTERNS },
+    references: [
+      'kubernetes-sigs/aws-load-balancer-controller docs/guide/ingress/annotations.md (target-group-attributes)',
+      'kubernetes-sigs/aws-load-balancer-controller docs/guide/service/annotations.md (target-group-attributes)',
+      'https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1064',
+      'https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1719',
+      'https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2106',
+      'https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2366',
+      'https://cloud.google.com/kubernetes-engine/docs/how-to/container-native-load-balancing',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    const patterns = ctx.params.waitPatterns as string[] | undefined;
+    const windowOf = (f: LbFront): number | undefined => {
+      const p = WINDOW_PARAM[f.kind];
+      if (!p) return undefined;
+      const v = ctx.params[p];
+      return typeof v === 'number' ? v : LB_PROPAGATION_DEFAULTS[p];
+    };
+    const ddReported = new Set<string>();
+    for (const w of g.workloads) {
+      if (!KINDS.has(w.kind) || !g.served(w) || w.grace === 0) continue;
+      const fronts = lbFronts(g, w);
+      if (!fronts.length) continue;
+      const drain = drainSeconds(w);
+      // The slowest LB in front of the pods sets the window.
+      let slowest: LbFront | undefined;
+      let window: number | undefined;
+      for (const f of fronts) {
+        const s = windowOf(f);
+        if (s !== undefined && (window === undefined || s > window)) {
+          window = s;
+          slowest = f;
+        }
+      }
+      const services = new Set(fronts.map((f) => f.service));
+      for (const c of containersBehind(g, w, services)) {
+        const d = preStopDelay(c.raw, patterns);
+        if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet, other commands: delay unknown
+        const s = d.kind === 'none' ? 0 : d.seconds!;
+        const hook = d.kind === 'none' ? 'has no preStop delay' : `preStop delay ${s}s`;
+        if (window !== undefined && slowest && s < window) {
+          const need = window + drain + GRACE_MARGIN_SECONDS;
+          const grace = w.grace < window + drain ? `, and raise terminationGracePeriodSeconds to at least ${need}s (preStop ${window}s + drain ${drain}s + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
+          ctx.report({
+            object: w.obj,
+            pointer: preStopPointer(c),
+            severity: 'warning',
+            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[slowest.kind]} propagation window of ${window}s (${slowest.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${sleepFix(ctx.version, window)}${grace}`,
+          });
+          continue;
+        }
+        if (d.kind === 'none' && w.annotations[HINT.drainSeconds] === undefined) continue;
+        if (w.grace < s + drain) {
+          ctx.report({
+            object: w.obj,
+            pointer: gracePointer(w, c),
+            severity: 'warning',
+            message: `container "${c.name}": behind ${fronts.map((f) => f.label).join(', ')}, preStop ${s}s + drain ${drain}s = ${s + drain}s exceeds ${graceMessageRef(w)}: in-flight requests are killed before the app drains them; raise terminationGracePeriodSeconds to ${s + drain + GRACE_MARGIN_SECONDS}s`,
+          });
+        }
+      }
+      for (const f of fronts) {
+        const dd = f.dd;
+        if (!dd || dd.seconds <= w.grace) continue;
+        const key = `${dd.object.uid}|${w.obj.uid}`;
+        if (ddReported.has(key)) continue;
+        ddReported.add(key);
+        const attr = f.kind === 'alb-ip' ? AWS.albTgAttributes : AWS.serviceTgAttributes;
+        ctx.report({
+          object: dd.object,
+          pointer: dd.pointer,
+          severity: 'info',
+          message: `${dd.object.kind}/${dd.object.name}: the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${w.grace} in ${attr}`,
+        });
+      }
+    }
+  },
+};

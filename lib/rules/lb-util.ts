@@ -1,0 +1,366 @@
+/** Helpers shared by the LB-*, SVC-* and STS-* rules (lb-readiness-gate, lb-deregistration-delay, ...). */
+import { KubeVersion } from '../engine/version';
+import { ObjectGraph, ServiceView } from '../model/graph';
+import { escapeSegment } from '../model/parse';
+import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
+import { isObject, Json, KObject } from '../model/types';
+import { ContainerView, get, num, Workload } from '../model/workload';
+
+/** AWS Load Balancer Controller and GKE annotations and labels (LB-001..003). */
+export const AWS = {
+  nlbTargetType: 'service.beta.kubernetes.io/aws-load-balancer-nlb-target-type',
+  lbType: 'service.beta.kubernetes.io/aws-load-balancer-type',
+  serviceTgAttributes: 'service.beta.kubernetes.io/aws-load-balancer-target-group-attributes',
+  albTargetType: 'alb.ingress.kubernetes.io/target-type',
+  albTgAttributes: 'alb.ingress.kubernetes.io/target-group-attributes',
+  healthcheckInterval: 'service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval',
+  healthcheckUnhealthyThreshold: 'service.beta.kubernetes.io/aws-load-balancer-healthcheck-unhealthy-threshold',
+  readinessGateInjectLabel: 'elbv2.k8s.aws/pod-readiness-gate-inject',
+  readinessGatePrefix: 'target-health.elbv2.k8s.aws/',
+  /** AWS target-group default for deregistration_delay.timeout_seconds. */
+  defaultDeregistrationDelay: 300,
+} as const;
+
+export const GKE = {
+  neg: 'cloud.google.com/neg',
+  negStatus: 'cloud.google.com/neg-status',
+  negReadinessGate: 'cloud.google.com/load-balancer-neg-ready',
+} as const;
+
+/** The `/metadata/annotations/<key>` pointer. */
+export function annotationPointer(key: string): string {
+  return `/metadata/annotations/${escapeSegment(key)}`;
+}
+
+export function annotationsOf(o: KObject): Labels {
+  return stringMap(get(o.raw, 'metadata', 'annotations'));
+}
+
+export function labelsOf(o: KObject): Labels {
+  return stringMap(get(o.raw, 'metadata', 'labels'));
+}
+
+/** `deregistration_delay.timeout_seconds` from a comma-separated `key=value` target-group attribute list. */
+export function parseDeregistrationDelay(attrs: string | undefined): number | undefined {
+  if (attrs === undefined) return undefined;
+  for (const part of attrs.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== 'deregistration_delay.timeout_seconds') continue;
+    const v = part.slice(eq + 1).trim();
+    return /^\d+$/.test(v) ? Number(v) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * How an external load balancer reaches the pods:
+ * - `alb-ip`: an ALB Ingress (AWS Load Balancer Controller) with `target-type: ip`;
+ * - `nlb-ip`: a LoadBalancer Service provisioned as an NLB with IP targets;
+ * - `tgb-ip`: a TargetGroupBinding (elbv2.k8s.aws) with `targetType: ip` (ALB or NLB target group);
+ * - `neg`: a GKE Service with network endpoint groups (`cloud.google.com/neg`);
+ * - `local`: a LoadBalancer/NodePort Service with `externalTrafficPolicy: Local`.
+ */
+export type FrontKind = 'alb-ip' | 'nlb-ip' | 'tgb-ip' | 'neg' | 'local';
+
+export interface DeregistrationDelay {
+  seconds: number;
+  /** Whether the attribute is written; otherwise the AWS default 300 s. */
+  set: boolean;
+  /** Where the attribute is (or should be) written: object and pointer. */
+  object: KObject;
+  pointer: string;
+}
+
+export interface LbFront {
+  kind: FrontKind;
+  /** The object that makes the LB target the pods: Ingress, Service or TargetGroupBinding. */
+  via: KObject;
+  /** The Service selecting the pods. */
+  service: ServiceView;
+  /** "Ingress/shop (alb.ingress.kubernetes.io/target-type: ip)", for messages. */
+  label: string;
+  /** Deregistration delay, for AWS target groups whose attributes are in the manifest (not TGB). */
+  dd?: DeregistrationDelay;
+}
+
+export const AWS_IP_KINDS: ReadonlySet<FrontKind> = new Set(['alb-ip', 'nlb-ip', 'tgb-ip']);
+
+/** The Service provisions an NLB with IP targets (AWS Load Balancer Controller). */
+export function isNlbIp(s: ServiceView): boolean {
+  if (s.type !== 'LoadBalancer') return false;
+  const a = s.annotations;
+  return a[AWS.nlbTargetType]?.trim().toLowerCase() === 'ip' || a[AWS.lbType]?.trim().toLowerCase() === 'nlb-ip';
+}
+
+/** `cloud.google.com/neg` asks for NEGs (`{"ingress": true}` or `{"exposed_ports": ...}`), or the controller recorded them. */
+export function isNegService(s: ServiceView): boolean {
+  if (s.annotations[GKE.negStatus] !== undefined) return true;
+  const v = s.annotations[GKE.neg];
+  if (v === undefined) return false;
+  try {
+    const j = JSON.parse(v) as unknown;
+    if (!isObject(j)) return false;
+    return j.ingress === true || (isObject(j.exposed_ports) && Object.keys(j.exposed_ports).length > 0);
+  } catch {
+    return false;
+  }
+}
+
+export function isExternalLocal(s: ServiceView): boolean {
+  return s.externalTrafficPolicy === 'Local' && (s.type === 'LoadBalancer' || s.type === 'NodePort');
+}
+
+function sameNs(a: KObject, b: KObject): boolean {
+  return (a.namespace ?? '') === (b.namespace ?? '');
+}
+
+/** Names of the Services an Ingress routes to: rules[].http.paths[].backend and the default backend (v1 and v1beta1). */
+export function ingressBackendServices(ing: KObject): string[] {
+  const names = new Set<string>();
+  const add = (backend: Json | undefined) => {
+    const v1 = get(backend, 'service', 'name');
+    const beta = get(backend, 'serviceName');
+    if (typeof v1 === 'string') names.add(v1);
+    else if (typeof beta === 'string') names.add(beta);
+  };
+  add(get(ing.raw, 'spec', 'defaultBackend'));
+  add(get(ing.raw, 'spec', 'backend'));
+  const rules = get(ing.raw, 'spec', 'rules');
+  if (Array.isArray(rules)) {
+    for (const r of rules) {
+      const paths = get(r, 'http', 'paths');
+      if (Array.isArray(paths)) for (const p of paths) add(get(p, 'backend'));
+    }
+  }
+  return [...names];
+}
+
+/**
+ * The external load balancers in the set that target the workload's pods (or their nodes, for
+ * `externalTrafficPolicy: Local`), one entry per fronting object and Service.
+ */
+export function lbFronts(graph: ObjectGraph, w: Workload): LbFront[] {
+  const out: LbFront[] = [];
+  const services = graph.servicesFor(w);
+  if (!services.length) return out;
+  const byName = new Map(services.map((s) => [s.obj.name, s]));
+  for (const s of services) {
+    if (isNlbIp(s)) {
+      const attrs = s.annotations[AWS.serviceTgAttributes];
+      const seconds = parseDeregistrationDelay(attrs);
+      const byTargetType = s.annotations[AWS.nlbTargetType]?.trim().toLowerCase() === 'ip';
+      const key = byTargetType ? `${AWS.nlbTargetType}: ip` : `${AWS.lbType}: nlb-ip`;
+      out.push({
+        kind: 'nlb-ip',
+        via: s.obj,
+        service: s,
+        label: `Service/${s.obj.name} (NLB, ${key})`,
+        dd: {
+          seconds: seconds ?? AWS.defaultDeregistrationDelay,
+          set: seconds !== undefined,
+          object: s.obj,
+          pointer: annotationPointer(attrs !== undefined ? AWS.serviceTgAttributes : byTargetType ? AWS.nlbTargetType : AWS.lbType),
+        },
+      });
+    }
+    if (isNegService(s)) out.push({ kind: 'neg', via: s.obj, service: s, label: `Service/${s.obj.name} (GKE NEG, ${GKE.neg})` });
+    if (isExternalLocal(s)) out.push({ kind: 'local', via: s.obj, service: s, label: `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)` });
+  }
+  for (const o of graph.objects) {
+    if (o.kind === 'Ingress' && sameNs(o, w.obj)) {
+      const ingAnn = annotationsOf(o);
+      for (const name of ingressBackendServices(o)) {
+        const s = byName.get(name);
+        if (!s) continue;
+        // Service annotations override the Ingress's for that backend (AWS LBC ingress annotations).
+        const tt = (s.annotations[AWS.albTargetType] ?? ingAnn[AWS.albTargetType])?.trim().toLowerCase();
+        if (tt !== 'ip') continue;
+        const onSvc = s.annotations[AWS.albTgAttributes] !== undefined;
+        const attrs = onSvc ? s.annotations[AWS.albTgAttributes] : ingAnn[AWS.albTgAttributes];
+        const seconds = parseDeregistrationDelay(attrs);
+        out.push({
+          kind: 'alb-ip',
+          via: o,
+          service: s,
+          label: `Ingress/${o.name} (ALB, ${AWS.albTargetType}: ip, backend Service/${s.obj.name})`,
+          dd: {
+            seconds: seconds ?? AWS.defaultDeregistrationDelay,
+            set: seconds !== undefined,
+            object: onSvc ? s.obj : o,
+            pointer: attrs !== undefined ? annotationPointer(AWS.albTgAttributes) : ingAnn[AWS.albTargetType] !== undefined ? annotationPointer(AWS.albTargetType) : '/metadata',
+          },
+        });
+      }
+    }
+    if (o.kind === 'TargetGroupBinding' && o.apiVersion.startsWith('elbv2.k8s.aws/') && sameNs(o, w.obj)) {
+      if (get(o.raw, 'spec', 'targetType') !== 'ip') continue;
+      const name = get(o.raw, 'spec', 'serviceRef', 'name');
+      const s = typeof name === 'string' ? byName.get(name) : undefined;
+      if (!s) continue;
+      out.push({ kind: 'tgb-ip', via: o, service: s, label: `TargetGroupBinding/${o.name} (targetType: ip, Service/${s.obj.name})` });
+    }
+  }
+  return out;
+}
+
+/** The AWS LBC readiness gate written in the pod template, if any. */
+export function awsReadinessGate(w: Workload): string | undefined {
+  return readinessGates(w).find((t) => t.startsWith(AWS.readinessGatePrefix));
+}
+
+/** `readinessGates[].conditionType` of the pod template. */
+export function readinessGates(w: Workload): string[] {
+  const gates = w.podSpec.readinessGates;
+  if (!Array.isArray(gates)) return [];
+  return gates.map((g) => get(g, 'conditionType')).filter((t): t is string => typeof t === 'string');
+}
+
+/** Containers behind the given Services' ports (main containers and native sidecars). */
+export function containersBehind(graph: ObjectGraph, w: Workload, services: ReadonlySet<ServiceView>): ContainerView[] {
+  const hit = new Set(graph.servedPorts(w).filter((p) => services.has(p.service)).map((p) => p.container));
+  return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
+}
+
+/** True when the object's namespace holds a workload (or owned workload) in the set. */
+export function namespaceHasWorkloads(graph: ObjectGraph, o: KObject): boolean {
+  const ns = o.namespace ?? '';
+  return [...graph.workloads, ...graph.ownedWorkloads].some((w) => (w.obj.namespace ?? '') === ns);
+}
+
+/** A positive integer annotation value. */
+export function intAnnotation(a: Labels, key: string): number | undefined {
+  const v = a[key];
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+  return num(Number(v));
+}
+
+/** A StatefulSet's update strategy and pod management policy, with API defaults (section 0). */
+export interface StsStrategy {
+  podManagementPolicy: string;
+  podManagementPolicySet: boolean;
+  type: string;
+  typeSet: boolean;
+  partition?: Json;
+  maxUnavailable?: Json;
+}
+
+export function stsStrategy(w: Workload): StsStrategy {
+  const pmp = get(w.obj.raw, 'spec', 'podManagementPolicy');
+  const type = get(w.obj.raw, 'spec', 'updateStrategy', 'type');
+  const ru = get(w.obj.raw, 'spec', 'updateStrategy', 'rollingUpdate');
+  return {
+    podManagementPolicy: typeof pmp === 'string' ? pmp : 'OrderedReady',
+    podManagementPolicySet: typeof pmp === 'string',
+    type: typeof type === 'string' ? type : 'RollingUpdate',
+    typeSet: typeof type === 'string',
+    partition: isObject(ru) ? (ru.partition ?? undefined) : undefined,
+    maxUnavailable: isObject(ru) ? (ru.maxUnavailable ?? undefined) : undefined,
+  };
+}
+
+/** The preStop delay to write, in the form the target version supports. */
+export function sleepFix(version: KubeVersion, seconds: number): string {
+  return version.atLeast(1, 30) ? `lifecycle: {preStop: {sleep: {seconds: ${seconds}}}}` : `lifecycle: {preStop: {exec: {command: ["sleep", "${seconds}"]}}}`;
+}
+
+/** Where to point a preStop finding: the hook if written, else the container. */
+export function preStopPointer(c: ContainerView): string {
+  const p = get(c.raw, 'lifecycle', 'preStop');
+  return p !== undefined && p !== null ? `${c.pointer}/lifecycle/preStop` : c.pointer;
+}
+
+const HOSTNAME = 'kubernetes.io/hostname';
+const ZONE = 'topology.kubernetes.io/zone';
+
+/**
+ * How the pod template spreads its own pods across nodes or zones: a topologySpreadConstraint on
+ * hostname or zone, or pod anti-affinity (required or preferred) on hostname, whose label selector
+ * matches the template's own labels. Undefined when it does not.
+ */
+export function spreading(w: Workload): string | undefined {
+  const own = (sel: Json | undefined) => matches(parseLabelSelector(sel), w.templateLabels);
+  const tsc = w.podSpec.topologySpreadConstraints;
+  if (Array.isArray(tsc)) {
+    for (const t of tsc) {
+      const key = get(t, 'topologyKey');
+      if ((key === HOSTNAME || key === ZONE) && own(get(t, 'labelSelector'))) return `topologySpreadConstraints on ${key}`;
+    }
+  }
+  const anti = get(w.podSpec, 'affinity', 'podAntiAffinity');
+  const required = get(anti, 'requiredDuringSchedulingIgnoredDuringExecution');
+  const preferred = get(anti, 'preferredDuringSchedulingIgnoredDuringExecution');
+  const terms: Json[] = [];
+  if (Array.isArray(required)) terms.push(...required);
+  if (Array.isArray(preferred)) for (const p of preferred) terms.push(get(p, 'podAffinityTerm') ?? null);
+  for (const t of terms) {
+    if (get(t, 'topologyKey') === HOSTNAME && own(get(t, 'labelSelector'))) return `pod anti-affinity on ${HOSTNAME}`;
+  }
+  return undefined;
+}
+
+/** The pointer of the spreading fields if one is written, else the pod spec. */
+export function spreadPointer(w: Workload): string {
+  if (w.podSpec.topologySpreadConstraints !== undefined) return `${w.podSpecPointer}/topologySpreadConstraints`;
+  if (get(w.podSpec, 'affinity', 'podAntiAffinity') !== undefined) return `${w.podSpecPointer}/affinity/podAntiAffinity`;
+  return w.podSpecPointer;
+}
+
+/**
+ * Whether a selector matches the pods of a workload, counting the labels the controllers add to each
+ * pod (not in the template): `statefulset.kubernetes.io/pod-name` (`<name>-<ordinal>`) and
+ * `apps.kubernetes.io/pod-index` on StatefulSet pods, `controller-revision-hash` on StatefulSet and
+ * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches).
+ */
+export function selectsPodsOf(sel: Selector, w: Workload): boolean {
+  if (matches(sel, w.templateLabels)) return true;
+  if (sel.kind !== 'selector') return false;
+  const added = controllerLabels(w);
+  let usedAdded = false;
+  const rest = sel.requirements.filter((r) => {
+    const check = added[r.key];
+    if (!check || r.operator !== 'In' || r.values.length !== 1) return true;
+    if (!check(r.values[0])) return true; // keeps it, so it fails below
+    usedAdded = true;
+    return false;
+  });
+  return usedAdded && matches(rest.length ? { kind: 'selector', requirements: rest } : { kind: 'empty' }, w.templateLabels);
+}
+
+function controllerLabels(w: Workload): Record<string, (v: string) => boolean> {
+  const any = () => true;
+  switch (w.kind) {
+    case 'StatefulSet': {
+      const re = new RegExp(`^${w.obj.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+$`);
+      return { 'statefulset.kubernetes.io/pod-name': (v) => re.test(v), 'apps.kubernetes.io/pod-index': (v) => /^\d+$/.test(v), 'controller-revision-hash': any };
+    }
+    case 'Deployment':
+      return { 'pod-template-hash': any };
+    case 'DaemonSet':
+      return { 'controller-revision-hash': any };
+    default:
+      return {};
+  }
+}
+
+/**
+ * Workloads whose pods the Service selects: the graph's template match, else the match counting
+ * controller-added pod labels (per-pod Services such as redis-ha's "announce" Services).
+ */
+export function selectedWorkloads(graph: ObjectGraph, s: ServiceView): Workload[] {
+  const direct = graph.workloadsFor(s);
+  if (direct.length || s.selector.kind !== 'selector') return direct;
+  const ns = s.obj.namespace ?? '';
+  return graph.workloads.filter((w) => (w.obj.namespace ?? '') === ns && selectsPodsOf(s.selector, w));
+}
+
+/** Services in the workload's namespace that select its pods (including per-pod Services). */
+export function servicesSelecting(graph: ObjectGraph, w: Workload): ServiceView[] {
+  const ns = w.obj.namespace ?? '';
+  return graph.services.filter((s) => (s.obj.namespace ?? '') === ns && s.selector.kind === 'selector' && selectsPodsOf(s.selector, w));
+}
+
+/** A Helm hook (test pod, pre-install job...): exists only while the hook runs. */
+export function isHelmHook(o: KObject): boolean {
+  return annotationsOf(o)['helm.sh/hook'] !== undefined;
+}

@@ -1,0 +1,203 @@
+import { Rule } from '../engine/types';
+import { ObjectGraph, ServicePort, ServiceView } from '../model/graph';
+import { Selector } from '../model/selector';
+import { ContainerView, get, Workload } from '../model/workload';
+import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
+import { nsPhrase, operatorResourcesFor } from './rollout-util';
+import { nameOf } from './util';
+
+function selectorText(sel: Selector): string {
+  if (sel.kind !== 'selector') return '{}';
+  return `{${sel.requirements.map((r) => `${r.key}: ${r.values[0]}`).join(', ')}}`;
+}
+
+/** The workload in the namespace whose template labels agree with the most selector pairs, with the pairs that differ. */
+function closest(g: ObjectGraph, s: ServiceView): { w: Workload; diff: string[] } | undefined {
+  if (s.selector.kind !== 'selector') return undefined;
+  let best: { w: Workload; diff: string[]; hits: number } | undefined;
+  for (const w of g.workloads) {
+    if ((w.obj.namespace ?? '') !== (s.obj.namespace ?? '')) continue;
+    const diff: string[] = [];
+    let hits = 0;
+    for (const r of s.selector.requirements) {
+      const v = w.templateLabels[r.key];
+      if (v === r.values[0]) hits++;
+      else diff.push(v === undefined ? `${r.key} is not a template label` : `${r.key}: ${v} in the template`);
+    }
+    if (hits > 0 && (!best || hits > best.hits)) best = { w, diff, hits };
+  }
+  return best && { w: best.w, diff: best.diff };
+}
+
+/** Names of StatefulSets in the set whose spec.serviceName is this Service. */
+function governedStatefulSets(g: ObjectGraph, s: ServiceView): Workload[] {
+  return g.workloads.filter(
+    (w) => w.kind === 'StatefulSet' && (w.obj.namespace ?? '') === (s.obj.namespace ?? '') && get(w.obj.raw, 'spec', 'serviceName') === s.obj.name,
+  );
+}
+
+function portsOf(ws: Workload[]): { w: Workload; c: ContainerView }[] {
+  return ws.flatMap((w) => [...w.containers, ...w.sidecars].map((c) => ({ w, c })));
+}
+
+function declared(ws: Workload[]): string {
+  const parts: string[] = [];
+  for (const { c } of portsOf(ws)) {
+    for (const p of c.ports) parts.push(`${p.name ? `${p.name} ` : ''}${p.containerPort}/${p.protocol}`);
+  }
+  return parts.length ? [...new Set(parts)].join(', ') : 'no ports';
+}
+
+/** Port names of side endpoints (metrics, diagnostics, health, admin): not the ports a Service serves. */
+const AUX_PORT = /(^|[-_])(metrics|prom|prometheus|diag|diagnostics|health|healthz|admin|debug|pprof|profiling|monitoring|telemetry|status|probe)($|[-_])/i;
+
+/**
+ * The containers declare only side ports (all named, all auxiliary): they evidently do not declare
+ * their serving ports, so an undeclared targetPort says nothing about a typo (istio gateways,
+ * Teleport: a metrics or diag port is the only one declared).
+ */
+function onlyAuxiliaryDeclared(all: { c: ContainerView }[]): boolean {
+  const ports = all.flatMap(({ c }) => c.ports);
+  return ports.length > 0 && ports.every((p) => p.name !== undefined && AUX_PORT.test(p.name));
+}
+
+/** Label keys that mark versions or tracks of one app (the canary pattern of the Kubernetes docs, Istio subsets). */
+const VERSION_KEY = /(^|\/)(version|track|canary|variant|stage)$/;
+
+/** A version-like label that every matched template carries with a different value: an intended version split. */
+function versionSplit(ws: Workload[]): string | undefined {
+  const keys = Object.keys(ws[0].templateLabels).filter((k) => VERSION_KEY.test(k));
+  return keys.find((k) => {
+    const values = ws.map((w) => w.templateLabels[k]);
+    return values.every((v) => v !== undefined) && new Set(values).size === values.length;
+  });
+}
+
+function portLabel(sp: ServicePort): string {
+  return sp.name !== undefined ? `port "${sp.name}" (${sp.port ?? '?'})` : `port ${sp.port ?? '?'}`;
+}
+
+export const serviceSelectorPorts: Rule = {
+  meta: {
+    id: 'service-selector-ports',
+    spec: 'SVC-001',
+    defaultSeverity: 'error',
+    severities: ['error', 'warning'],
+    description: 'Service selects no pod template; named targetPort matches no container port; selector spans several workloads',
+    doc: `A Service's endpoints are the ready pods its \`spec.selector\` matches, and for each port the container port its
+\`targetPort\` resolves to in each pod (\`FindPort\`, used by the EndpointSlice controller).
+
+**Conditions** (Services with a non-empty \`spec.selector\`; \`ExternalName\` Services are skipped):
+
+- **error:** the selector matches no pod template in the set: the Service has no endpoints. The message names the
+  closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
+  the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
+  pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
+  selector matches (an operator creates those pods: prometheus-operator, ...). A headless Service without ports
+  (DNS-only, e.g. Teleport's "previous major version" Service, which is meant to match nothing after an upgrade) is
+  reported only when a StatefulSet names it in \`spec.serviceName\`: its pods' DNS names need it to match them.
+- **error:** a \`ports[].targetPort\` is a name that matches no \`ports[].name\` with the same \`protocol\` (default TCP)
+  in the selected templates' main containers and native sidecars (recent EndpointSlice controllers also search the
+  named ports of native sidecars; **[unverified]** since which version). The port gets no endpoints.
+- **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
+  templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
+  usually a typo or a stale port. Not reported when no container declares any port, nor when every declared port is
+  a named side port (metrics, prom, diag, health, admin, debug, status...): such containers evidently do not declare
+  their serving ports (the istio gateway and Teleport charts declare only their metrics/diag port).
+- **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
+  rollout of either (deployment.md §Selector). Not reported for headless Services (clients resolve and pick pods
+  themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
+  metrics-only Services (scraped per endpoint), when the other matches are Helm hooks (\`helm.sh/hook\`, e.g. test
+  pods), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
+  \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
+  pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo).
+
+**Fix:** make the selector equal to the workload's \`spec.selector.matchLabels\`, and use a declared port name:
+
+\`\`\`yaml
+apiVersion: v1
+kind: Service
+spec:
+  selector: {app: web}          # = the Deployment's spec.selector.matchLabels
+  ports:
+  - port: 80
+    targetPort: http            # = containers[].ports[].name, same protocol
+\`\`\``,
+    fixable: false,
+    references: [
+      'kubernetes/kubernetes pkg/api/v1/pod/util.go (FindPort)',
+      'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#selector',
+      'kubernetes/website content/en/docs/concepts/services-networking/service.md',
+    ],
+  },
+  check(ctx) {
+    const g = ctx.graph;
+    for (const s of g.services) {
+      if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
+      const who = `Service/${s.obj.name}`;
+      const matched = selectedWorkloads(g, s);
+      if (!matched.length) {
+        if (!namespaceHasWorkloads(g, s.obj)) continue;
+        if (operatorResourcesFor(g, s.obj.namespace, s.selector).length) continue;
+        const governed = governedStatefulSets(g, s);
+        if (s.headless && s.ports.length === 0 && governed.length === 0) continue;
+        const near = closest(g, s);
+        const hint = near ? ` (closest: ${nameOf(near.w)}, where ${near.diff.join(', ')})` : '';
+        const sts = governed.length ? `; ${governed.map(nameOf).join(', ')} name${governed.length === 1 ? 's' : ''} it as serviceName, so its pods get no DNS records` : '';
+        ctx.report({
+          object: s.obj,
+          pointer: '/spec/selector',
+          severity: 'error',
+          message: `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
+        });
+        continue;
+      }
+      // Helm hooks (test pods) exist only while the hook runs; headless Services are resolved by clients that
+      // pick pods themselves (a governing Service often spans the StatefulSets of one app); metrics-only
+      // Services are scraped per endpoint; a version split (track: stable/canary, version: v1/v2) is the
+      // documented canary pattern.
+      const lasting = matched.filter((w) => !isHelmHook(w.obj));
+      if (lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting)) {
+        ctx.report({
+          object: s.obj,
+          pointer: '/spec/selector',
+          severity: 'warning',
+          message: `${who}: spec.selector ${selectorText(s.selector)} matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): the Service mixes their endpoints, also while either rolls out; add a label that only one workload's template carries (e.g. app.kubernetes.io/component) to the selector`,
+        });
+      }
+      const all = portsOf(matched);
+      const anyDeclared = all.some(({ c }) => c.ports.length > 0);
+      for (const sp of s.ports) {
+        const rawPorts = get(s.obj.raw, 'spec', 'ports');
+        const written = Array.isArray(rawPorts) ? get(rawPorts[sp.index], 'targetPort') : undefined;
+        const pointer = written !== undefined ? `/spec/ports/${sp.index}/targetPort` : `/spec/ports/${sp.index}/port`;
+        const tp = sp.targetPort;
+        if (typeof tp === 'string') {
+          if (all.some(({ c }) => c.ports.some((p) => p.name === tp && p.protocol === sp.protocol))) continue;
+          const other = all.find(({ c }) => c.ports.some((p) => p.name === tp));
+          const otherProto = other?.c.ports.find((p) => p.name === tp)?.protocol;
+          const why = other
+            ? `container "${other.c.name}" of ${nameOf(other.w)} declares "${tp}" with protocol ${otherProto}, not ${sp.protocol} (the match is protocol-sensitive)`
+            : `no container of ${matched.map(nameOf).join(', ')} declares a port named "${tp}" (they declare ${declared(matched)})`;
+          ctx.report({
+            object: s.obj,
+            pointer,
+            severity: 'error',
+            message: `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller finds no target port, so this port has no endpoints; use a declared port name with the same protocol, or its number`,
+          });
+          continue;
+        }
+        if (typeof tp !== 'number' || !anyDeclared || onlyAuxiliaryDeclared(all)) continue;
+        if (all.some(({ c }) => c.ports.some((p) => p.containerPort === tp && p.protocol === sp.protocol))) continue;
+        const other = all.find(({ c }) => c.ports.some((p) => p.containerPort === tp));
+        const what = written !== undefined ? `targetPort ${tp}` : `targetPort (defaults to port ${tp})`;
+        ctx.report({
+          object: s.obj,
+          pointer,
+          severity: 'warning',
+          message: `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${matched.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(matched)}): it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
+        });
+      }
+    }
+  },
+};

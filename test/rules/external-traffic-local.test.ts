@@ -1,0 +1,146 @@
+import { externalTrafficLocal } from '../../lib/rules/external-traffic-local';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface Opts {
+  kind?: string;
+  replicas?: number;
+  grace?: number;
+  lifecycle?: string;
+  podSpecExtra?: string;
+  annotations?: string;
+}
+
+function workload(o: Opts = {}): string {
+  const kind = o.kind ?? 'Deployment';
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: edge}
+spec:
+${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}  selector: {matchLabels: {app: edge}}
+  template:
+    metadata:
+      labels: {app: edge}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}${o.podSpecExtra ?? ''}      containers:
+      - name: proxy
+        image: edge:1
+        ports: [{name: http, containerPort: 8080}]
+${o.lifecycle ? `        lifecycle: {preStop: ${o.lifecycle}}\n` : ''}`;
+}
+
+function svc(type = 'LoadBalancer', policy: string | null = 'Local', annotations = ''): string {
+  return `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: edge
+${annotations ? `  annotations: {${annotations}}\n` : ''}spec:
+  type: ${type}
+${policy ? `  externalTrafficPolicy: ${policy}\n` : ''}  selector: {app: edge}
+  ports: [{port: 80, targetPort: http}]
+`;
+}
+
+const sleep = (n: number) => `{sleep: {seconds: ${n}}}`;
+const SPREAD_HOST = `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: edge}}}
+`;
+const SPREAD_ZONE = `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: edge}}}
+`;
+const ANTI_PREFERRED = `      affinity:
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: edge}}}
+`;
+const ANTI_OTHER = `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: other}}}
+`;
+const C = '/spec/template/spec/containers/0';
+
+ruleTester(externalTrafficLocal, {
+  valid: [
+    { name: 'Cluster policy', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', 'Cluster') },
+    { name: 'no policy (defaults to Cluster)', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', null) },
+    { name: 'Local on a ClusterIP Service is not external', yaml: workload({ replicas: 3 }) + svc('ClusterIP') },
+    { name: 'Local, spread on hostname, preStop 35', yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(35), podSpecExtra: SPREAD_HOST }) + svc() },
+    { name: 'Local, zone spread counts', yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(30), podSpecExtra: SPREAD_ZONE }) + svc() },
+    { name: 'Local, preferred hostname anti-affinity counts', yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_PREFERRED }) + svc('NodePort') },
+    { name: 'Local, replicas 1: nothing to spread', yaml: workload({ replicas: 1, grace: 50, lifecycle: sleep(30) }) + svc() },
+    { name: 'DaemonSet is spread by construction', yaml: workload({ kind: 'DaemonSet', grace: 50, lifecycle: sleep(30) }) + svc() },
+    { name: 'httpGet preStop: delay unknown', yaml: workload({ replicas: 1, lifecycle: '{httpGet: {path: /drain, port: 8080}}' }) + svc() },
+    { name: 'exec of an unknown command (ingress-nginx /wait-shutdown): delay unknown', yaml: workload({ replicas: 1, lifecycle: '{exec: {command: [/wait-shutdown]}}' }) + svc() },
+    { name: 'grace 0: no hook runs (zero-grace-period\'s business)', yaml: workload({ replicas: 1, grace: 0 }) + svc() },
+    { name: 'served hint false', yaml: workload({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) + svc() },
+    { name: 'smaller health window param', yaml: workload({ replicas: 1, lifecycle: sleep(10) }) + svc(), params: { lbHealthWindowSeconds: 10 } },
+    {
+      name: 'AWS health-check annotations shorten the window (5s x 2 = 10s)',
+      yaml: workload({ replicas: 1, lifecycle: sleep(10) }) + svc('LoadBalancer', 'Local', '"service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval": "5", "service.beta.kubernetes.io/aws-load-balancer-healthcheck-unhealthy-threshold": "2"'),
+    },
+  ],
+  invalid: [
+    {
+      name: 'replicas 3 without spreading: warning at the pod spec',
+      yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(30) }) + svc(),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec', object: 'Deployment/edge', message: 'replicas 3 behind Service/edge (type LoadBalancer, externalTrafficPolicy: Local) without topology spread or hostname anti-affinity' }],
+    },
+    {
+      name: 'anti-affinity selecting other pods does not count: pointer at the anti-affinity',
+      yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_OTHER }) + svc('NodePort'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity' }],
+    },
+    {
+      name: 'HPA minReplicas 2 counts',
+      yaml:
+        workload({ grace: 50, lifecycle: sleep(30) }) +
+        svc() +
+        `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: edge}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: edge}
+  minReplicas: 2
+  maxReplicas: 6
+`,
+      findings: [{ severity: 'warning', message: 'HPA minReplicas 2' }],
+    },
+    {
+      name: 'preStop 10 < health window 30: warning at the hook, grace fix included',
+      yaml: workload({ replicas: 1, lifecycle: sleep(10) }) + svc(),
+      findings: [{ severity: 'warning', pointer: `${C}/lifecycle/preStop`, message: /preStop delay 10s behind Service\/edge .* shorter than the LB health-check window of 30s.*set lifecycle: \{preStop: \{sleep: \{seconds: 35\}\}\} and raise terminationGracePeriodSeconds to 50s \(now the default grace period \(30s\)\)/ }],
+    },
+    {
+      name: 'no preStop: warning at the container',
+      yaml: workload({ replicas: 1, grace: 60 }) + svc(),
+      findings: [{ severity: 'warning', pointer: C, message: 'no preStop delay' }],
+    },
+    {
+      name: 'AWS health-check annotation: one given, the other defaulted (15 x 3 = 45)',
+      yaml: workload({ replicas: 1, grace: 90, lifecycle: sleep(30) }) + svc('LoadBalancer', 'Local', '"service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval": "15"'),
+      findings: [{ severity: 'warning', message: 'interval 15s x unhealthy threshold 3' }],
+    },
+    {
+      name: 'before 1.30 the fix uses exec sleep',
+      yaml: workload({ replicas: 1, grace: 60, lifecycle: '{exec: {command: [sleep, "5"]}}' }) + svc(),
+      kubeVersion: '1.29',
+      findings: [{ severity: 'warning', message: 'exec: {command: ["sleep", "35"]}' }],
+    },
+    {
+      name: 'both conditions',
+      yaml: workload({ replicas: 2 }) + svc(),
+      findings: [
+        { severity: 'warning', pointer: '/spec/template/spec' },
+        { severity: 'warning', pointer: C },
+      ],
+    },
+    {
+      name: 'suppressed',
+      yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(30), annotations: '"kubegrace.dev/ignore": "external-traffic-local"' }) + svc(),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,130 @@
+import { headlessPublishNotReady, imageName } from '../../lib/rules/headless-publish-not-ready';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface SOpts {
+  image?: string;
+  serviceName?: string | null;
+  annotations?: string;
+  containers?: string;
+}
+
+function sts(o: SOpts = {}): string {
+  return `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+${o.serviceName === null ? '' : `  serviceName: ${o.serviceName ?? 'db'}\n`}  selector: {matchLabels: {app: db}}
+  template:
+    metadata:
+      labels: {app: db}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers: ${o.containers ?? `[{name: db, image: ${o.image ?? 'cassandra:4.1'}, ports: [{name: cql, containerPort: 9042}]}]`}
+`;
+}
+
+interface VOpts {
+  name?: string;
+  headless?: boolean;
+  pnra?: boolean;
+  annotations?: string;
+  selector?: string;
+  ports?: string;
+}
+
+function svc(o: VOpts = {}): string {
+  return `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${o.name ?? 'db'}
+${o.annotations ? `  annotations: {${o.annotations}}\n` : ''}spec:
+${o.headless === false ? '' : '  clusterIP: None\n'}${o.pnra === undefined ? '' : `  publishNotReadyAddresses: ${o.pnra}\n`}  selector: {${o.selector ?? 'app: db'}}
+  ports: ${o.ports ?? '[{name: cql, port: 9042}]'}
+`;
+}
+
+describe('imageName', () => {
+  test.each([
+    ['cassandra:4.1', 'cassandra'],
+    ['docker.io/bitnami/kafka:3.7@sha256:abc', 'kafka'],
+    ['cockroachdb/cockroach:v1.1.0', 'cockroach'],
+    ['localhost:5000/etcd', 'etcd'],
+  ])('%s -> %s', (image, want) => expect(imageName(image)).toBe(want));
+});
+
+ruleTester(headlessPublishNotReady, {
+  valid: [
+    { name: 'headless peer Service with publishNotReadyAddresses: correct', yaml: sts() + svc({ pnra: true }) },
+    { name: 'old tolerate-unready-endpoints annotation (cockroachdb example)', yaml: sts({ image: 'cockroachdb/cockroach:v1.1.0' }) + svc({ annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }) },
+    { name: 'app without peer discovery needs', yaml: sts({ image: 'bitnami/postgresql:17' }) + svc() },
+    { name: 'plain redis (replication through a master Service) is not in the list', yaml: sts({ image: 'docker.io/bitnami/redis:8.2.1' }) + svc() },
+    { name: 'hint false overrides the image guess', yaml: sts({ annotations: '"kubegrace.dev/peer-discovery": "false"' }) + svc() },
+    {
+      name: 'peers use per-pod announce Services that publish not-ready addresses (redis-ha)',
+      yaml:
+        sts({ annotations: '"kubegrace.dev/peer-discovery": "true"', image: 'redis:8' }) +
+        svc() +
+        svc({ name: 'db-announce-0', headless: false, pnra: true, selector: 'app: db, statefulset.kubernetes.io/pod-name: db-0' }) +
+        svc({ name: 'db-announce-1', headless: false, pnra: true, selector: 'app: db, statefulset.kubernetes.io/pod-name: db-1' }),
+    },
+    { name: 'serviceName names no Service, and there are no Services in the set at all', yaml: sts() },
+    { name: 'serviceName names no Service; no headless Service selects the pods and no peer need', yaml: sts({ image: 'nginx:1', serviceName: 'missing' }) + svc({ name: 'web', headless: false, selector: 'app: web' }) },
+    { name: 'no serviceName', yaml: sts({ serviceName: null }) + svc({ pnra: true }) },
+    { name: 'metrics-only ClusterIP Service with publishNotReadyAddresses (scraping not-ready pods is wanted)', yaml: sts() + svc({ pnra: true }) + svc({ name: 'db-metrics', headless: false, pnra: true, ports: '[{name: metrics, port: 9100}]' }) },
+    { name: 'client Service without publishNotReadyAddresses next to the peer Service', yaml: sts() + svc({ pnra: true }) + svc({ name: 'db-client', headless: false }) },
+    { name: 'custom image list', yaml: sts({ image: 'cassandra:4.1' }) + svc(), params: { peerDiscoveryImages: ['^scylla$'] } },
+  ],
+  invalid: [
+    {
+      name: 'Cassandra headless Service without publishNotReadyAddresses: info on the Service',
+      yaml: sts() + svc(),
+      findings: [{ severity: 'info', pointer: '/spec', object: 'Service/db', message: 'the headless Service of StatefulSet/db does not set publishNotReadyAddresses: true, but the app needs peer discovery before readiness (image cassandra:4.1' }],
+    },
+    {
+      name: 'explicit publishNotReadyAddresses: false: pointer at the field',
+      yaml: sts({ image: 'quay.io/coreos/etcd:v3.5' }) + svc({ pnra: false }),
+      findings: [{ severity: 'info', pointer: '/spec/publishNotReadyAddresses' }],
+    },
+    {
+      name: 'hint true on an unknown image',
+      yaml: sts({ image: 'example/raft:1', annotations: '"kubegrace.dev/peer-discovery": "true"' }) + svc(),
+      findings: [{ severity: 'info', message: 'kubegrace.dev/peer-discovery: "true"' }],
+    },
+    {
+      name: 'publishNotReadyAddresses on a client-facing ClusterIP Service: warning',
+      yaml: sts({ image: 'nginx:1' }) + svc() + svc({ name: 'db-client', headless: false, pnra: true }),
+      findings: [{ severity: 'warning', pointer: '/spec/publishNotReadyAddresses', object: 'Service/db-client', message: 'publishNotReadyAddresses: true on a Service with a cluster IP (selecting StatefulSet/db): clients are sent to pods that are not Ready' }],
+    },
+    {
+      name: 'tolerate-unready annotation on a ClusterIP Service: warning at the annotation',
+      yaml: sts({ image: 'nginx:1' }) + svc() + svc({ name: 'db-client', headless: false, annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
+      findings: [{ severity: 'warning', pointer: '/metadata/annotations/service.alpha.kubernetes.io~1tolerate-unready-endpoints' }],
+    },
+    {
+      name: 'serviceName names a Service that is not headless, app needs peers: warning',
+      yaml: sts() + svc({ headless: false }),
+      findings: [{ severity: 'warning', pointer: '/spec/serviceName', object: 'StatefulSet/db', message: 'which is not headless (it has a cluster IP): the pods get no per-pod DNS records (db-0.db) from it, yet the app needs peer discovery' }],
+    },
+    {
+      name: 'serviceName names a Service that is not headless, no peer need: info',
+      yaml: sts({ image: 'otel/opentelemetry-collector-k8s:0.158.0' }) + svc({ headless: false }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'which is not headless' }],
+    },
+    {
+      name: 'serviceName names no Service while a headless Service with another name selects the pods: likely typo',
+      yaml: sts({ image: 'nginx:1', serviceName: 'db-headles' }) + svc({ name: 'db-headless' }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'spec.serviceName "db-headles" names no Service in the linted set (the headless Service/db-headless selects its pods: a typo?)' }],
+    },
+    {
+      name: 'serviceName names no Service and the app needs peers',
+      yaml: sts({ serviceName: 'db-peers' }) + svc({ name: 'db-client', headless: false }),
+      findings: [{ severity: 'info', message: 'names no Service in the linted set (and image cassandra:4.1' }],
+    },
+    {
+      name: 'suppressed on the Service',
+      yaml: sts() + svc({ annotations: '"kubegrace.dev/ignore": "headless-publish-not-ready"' }),
+      findings: [{ severity: 'info', suppressed: true }],
+    },
+  ],
+});

@@ -1,0 +1,111 @@
+import { hpaReplicas } from '../../lib/rules/hpa-replicas';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface Opts {
+  kind?: string;
+  replicas?: number;
+  min?: number | null;
+  service?: boolean;
+  annotations?: string;
+  hpaAnnotations?: string;
+  target?: string;
+}
+
+function set(o: Opts = {}): string {
+  const kind = o.kind ?? 'Deployment';
+  const svc = o.service
+    ? `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`
+    : '';
+  return `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: web}
+spec:
+${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers: [{name: app, image: web:1, ports: [{containerPort: 8080}]}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+${o.hpaAnnotations ? `  annotations: {${o.hpaAnnotations}}\n` : ''}spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: ${kind}, name: ${o.target ?? 'web'}}
+${o.min === null ? '' : `  minReplicas: ${o.min ?? 2}\n`}  maxReplicas: 10
+${svc}`;
+}
+
+ruleTester(hpaReplicas, {
+  valid: [
+    { name: 'replicas unset, minReplicas 2, served', yaml: set({ service: true }) },
+    { name: 'minReplicas 1 on an unserved workload (no Service)', yaml: set({ min: 1 }) },
+    { name: 'minReplicas 1, Service present but served hint false', yaml: set({ min: 1, service: true, annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'HPA targets a workload not in the set', yaml: set({ replicas: 3, min: 1, service: true, target: 'other' }) },
+    {
+      name: 'no HPA: replicas is fine',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, image: web:1}]
+`,
+    },
+  ],
+  invalid: [
+    {
+      name: 'spec.replicas set on an HPA-managed Deployment: warning',
+      yaml: set({ replicas: 3 }),
+      findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'spec.replicas 3 is set although HorizontalPodAutoscaler/web manages its replica count' }],
+    },
+    {
+      name: 'StatefulSet too',
+      yaml: set({ kind: 'StatefulSet', replicas: 2 }),
+      findings: [{ severity: 'warning', object: 'StatefulSet/web', message: 'remove spec.replicas' }],
+    },
+    {
+      name: 'minReplicas 1 on a served workload: info at minReplicas',
+      yaml: set({ min: 1, service: true }),
+      findings: [{ severity: 'info', pointer: '/spec/minReplicas', object: 'HorizontalPodAutoscaler/web', message: 'minReplicas 1 for the served Deployment/web' }],
+    },
+    {
+      name: 'minReplicas defaulted to 1: info at /spec',
+      yaml: set({ min: null, service: true }),
+      findings: [{ severity: 'info', pointer: '/spec', message: 'minReplicas 1 (default)' }],
+    },
+    {
+      name: 'served by hint only',
+      yaml: set({ min: 1, annotations: '"kubegrace.dev/served": "true"' }),
+      findings: [{ severity: 'info', message: 'set minReplicas: 2' }],
+    },
+    {
+      name: 'both conditions',
+      yaml: set({ replicas: 1, min: 1, service: true }),
+      findings: [
+        { severity: 'warning', object: 'Deployment/web' },
+        { severity: 'info', object: 'HorizontalPodAutoscaler/web' },
+      ],
+    },
+    {
+      name: 'suppressed on each object',
+      yaml: set({ replicas: 2, min: 1, service: true, annotations: '"kubegrace.dev/ignore": "hpa-replicas"', hpaAnnotations: '"kubegrace.dev/ignore": "all"' }),
+      findings: [
+        { severity: 'warning', suppressed: true },
+        { severity: 'info', suppressed: true },
+      ],
+    },
+  ],
+});

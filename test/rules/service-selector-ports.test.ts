@@ -1,0 +1,174 @@
+import { serviceSelectorPorts } from '../../lib/rules/service-selector-ports';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface WOpts {
+  name?: string;
+  kind?: string;
+  labels?: string;
+  ports?: string;
+  sidecar?: string;
+  annotations?: string;
+  namespace?: string;
+  serviceName?: string;
+}
+
+function wl(o: WOpts = {}): string {
+  const kind = o.kind ?? 'Deployment';
+  const name = o.name ?? 'web';
+  return `---
+apiVersion: apps/v1
+kind: ${kind}
+metadata:
+  name: ${name}
+${o.namespace ? `  namespace: ${o.namespace}\n` : ''}${o.annotations ? `  annotations: {${o.annotations}}\n` : ''}spec:
+${o.serviceName ? `  serviceName: ${o.serviceName}\n` : ''}  selector: {matchLabels: {${o.labels ?? 'app: web'}}}
+  template:
+    metadata: {labels: {${o.labels ?? 'app: web'}}}
+    spec:
+${o.sidecar ? `      initContainers: [${o.sidecar}]\n` : ''}      containers: [{name: app, image: web:1${o.ports === '' ? '' : `, ports: ${o.ports ?? '[{name: http, containerPort: 8080}]'}`}}]
+`;
+}
+
+interface SOpts {
+  name?: string;
+  selector?: string;
+  ports?: string;
+  headless?: boolean;
+  namespace?: string;
+  annotations?: string;
+  type?: string;
+}
+
+function svc(o: SOpts = {}): string {
+  return `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${o.name ?? 'web'}
+${o.namespace ? `  namespace: ${o.namespace}\n` : ''}${o.annotations ? `  annotations: {${o.annotations}}\n` : ''}spec:
+${o.type ? `  type: ${o.type}\n` : ''}${o.headless ? '  clusterIP: None\n' : ''}${o.selector === '' ? '' : `  selector: {${o.selector ?? 'app: web'}}\n`}${o.ports === '' ? '' : `  ports: ${o.ports ?? '[{name: http, port: 80, targetPort: http}]'}\n`}`;
+}
+
+ruleTester(serviceSelectorPorts, {
+  valid: [
+    { name: 'selector matches, named targetPort resolves', yaml: wl() + svc() },
+    { name: 'Service-only input: no workloads in the namespace, not judged', yaml: svc({ selector: 'app: elsewhere' }) },
+    { name: 'workloads only in another namespace: not judged', yaml: wl({ namespace: 'a' }) + svc({ namespace: 'b', selector: 'app: nothing' }) },
+    {
+      name: 'selector matches pods an operator creates from a custom resource',
+      yaml:
+        wl() +
+        svc({ name: 'prometheus', selector: 'app.kubernetes.io/name: prometheus', ports: '[{port: 9090, targetPort: web}]' }) +
+        `---
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: k8s}
+spec:
+  podMetadata:
+    labels: {app.kubernetes.io/name: prometheus}
+`,
+    },
+    { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
+    {
+      name: 'per-pod Service selecting statefulset.kubernetes.io/pod-name (redis-ha announce)',
+      yaml: wl({ kind: 'StatefulSet', name: 'redis', labels: 'app: redis', ports: '[{name: redis, containerPort: 6379}]', serviceName: 'redis' }) + svc({ name: 'redis-announce-0', selector: 'app: redis, statefulset.kubernetes.io/pod-name: redis-0', ports: '[{port: 6379, targetPort: redis}]' }),
+    },
+    { name: 'named targetPort declared by a native sidecar', yaml: wl({ sidecar: '{name: proxy, image: envoy, restartPolicy: Always, ports: [{name: proxy, containerPort: 15001}]}' }) + svc({ ports: '[{port: 80, targetPort: proxy}]' }) },
+    { name: 'numeric targetPort, no container declares ports', yaml: wl({ ports: '' }) + svc({ ports: '[{port: 80, targetPort: 8080}]' }) },
+    { name: 'numeric targetPort declared', yaml: wl() + svc({ ports: '[{port: 80, targetPort: 8080}]' }) },
+    { name: 'string "8080" targetPort is a number', yaml: wl() + svc({ ports: '[{port: 80, targetPort: "8080"}]' }) },
+    { name: 'undeclared serving ports while only a metrics/diag port is declared (istio gateway, Teleport)', yaml: wl({ ports: '[{name: http-envoy-prom, containerPort: 15090}]' }) + svc({ ports: '[{name: http2, port: 80}, {name: https, port: 443}]' }) },
+    { name: 'UDP port declared with UDP', yaml: wl({ ports: '[{name: dns, containerPort: 53, protocol: UDP}]' }) + svc({ ports: '[{port: 53, targetPort: dns, protocol: UDP}]' }) },
+    {
+      name: 'headless governing Service spanning two StatefulSets of one app (bitnami redis)',
+      yaml: wl({ kind: 'StatefulSet', name: 'master', labels: 'app: redis, role: master', serviceName: 'redis-headless' }) + wl({ kind: 'StatefulSet', name: 'replicas', labels: 'app: redis, role: replica', serviceName: 'redis-headless' }) + svc({ name: 'redis-headless', headless: true, selector: 'app: redis' }),
+    },
+    { name: 'versioned Deployments behind one Service (canary / Istio subsets)', yaml: wl({ name: 'reviews-v1', labels: 'app: reviews, version: v1' }) + wl({ name: 'reviews-v2', labels: 'app: reviews, version: v2' }) + svc({ selector: 'app: reviews' }) },
+    {
+      name: 'Helm test pod with the same labels does not count as a second workload',
+      yaml:
+        wl() +
+        svc() +
+        `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-test
+  annotations: {helm.sh/hook: test}
+  labels: {app: web}
+spec:
+  containers: [{name: test, image: busybox}]
+`,
+    },
+    { name: 'metrics-only Service spanning two workloads', yaml: wl({ name: 'a', labels: 'app: x, c: a' }) + wl({ name: 'b', labels: 'app: x, c: b' }) + svc({ name: 'x-metrics', selector: 'app: x', ports: '[{name: metrics, port: 9090, targetPort: 8080}]' }) },
+    { name: 'Service without selector (manual EndpointSlices)', yaml: wl() + svc({ selector: '' }) },
+    { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
+  ],
+  invalid: [
+    {
+      name: 'selector matches no template while the namespace has workloads: error with the closest workload',
+      yaml: wl() + svc({ selector: 'app: web, tier: front' }),
+      findings: [{ severity: 'error', pointer: '/spec/selector', object: 'Service/web', message: 'spec.selector {app: web, tier: front} matches no pod template in its namespace (closest: Deployment/web, where tier is not a template label), so the Service has no endpoints' }],
+    },
+    {
+      name: 'typo in a value',
+      yaml: wl({ namespace: 'shop' }) + svc({ namespace: 'shop', selector: 'app: wbe' }),
+      findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
+    },
+    {
+      name: 'a per-pod Service naming a pod of another StatefulSet',
+      yaml: wl({ kind: 'StatefulSet', name: 'redis', labels: 'app: redis', serviceName: 'redis' }) + svc({ name: 'announce', selector: 'app: redis, statefulset.kubernetes.io/pod-name: other-0', ports: '' }),
+      findings: [{ severity: 'error', pointer: '/spec/selector' }],
+    },
+    {
+      name: 'portless headless Service named by a StatefulSet that it does not select',
+      yaml: wl({ kind: 'StatefulSet', name: 'db', labels: 'app: db', serviceName: 'db' }) + svc({ name: 'db', headless: true, selector: 'app: dbx', ports: '' }),
+      findings: [{ severity: 'error', message: 'StatefulSet/db names it as serviceName, so its pods get no DNS records' }],
+    },
+    {
+      name: 'named targetPort that no container declares: error',
+      yaml: wl() + svc({ ports: '[{name: web, port: 80, targetPort: web}]' }),
+      findings: [{ severity: 'error', pointer: '/spec/ports/0/targetPort', message: 'port "web" (80): targetPort "web" with protocol TCP cannot be resolved: no container of Deployment/web declares a port named "web" (they declare http 8080/TCP)' }],
+    },
+    {
+      name: 'named targetPort with another protocol: error',
+      yaml: wl({ ports: '[{name: dns, containerPort: 53, protocol: UDP}]' }) + svc({ ports: '[{port: 53, targetPort: dns}]' }),
+      findings: [{ severity: 'error', message: 'declares "dns" with protocol UDP, not TCP (the match is protocol-sensitive)' }],
+    },
+    {
+      name: 'named port of a classic init container does not count',
+      yaml: wl({ sidecar: '{name: setup, image: busybox, ports: [{name: proxy, containerPort: 15001}]}' }) + svc({ ports: '[{port: 80, targetPort: proxy}]' }),
+      findings: [{ severity: 'error', pointer: '/spec/ports/0/targetPort' }],
+    },
+    {
+      name: 'numeric targetPort not declared while others are: warning',
+      yaml: wl() + svc({ ports: '[{port: 80, targetPort: 8000}]' }),
+      findings: [{ severity: 'warning', pointer: '/spec/ports/0/targetPort', message: 'targetPort 8000/TCP is not declared by any container of Deployment/web' }],
+    },
+    {
+      name: 'targetPort absent: defaults to port, pointer at port',
+      yaml: wl() + svc({ ports: '[{name: http, port: 80}]' }),
+      findings: [{ severity: 'warning', pointer: '/spec/ports/0/port', message: 'targetPort (defaults to port 80)/TCP' }],
+    },
+    {
+      name: 'selector spans two workloads: warning',
+      yaml: wl({ name: 'web', labels: 'app: web, c: a' }) + wl({ name: 'worker', labels: 'app: web, c: b' }) + svc(),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/worker)' }],
+    },
+    {
+      name: 'two workloads with the same version label value are not a version split',
+      yaml: wl({ name: 'web', labels: 'app: web, c: a, version: v1' }) + wl({ name: 'worker', labels: 'app: web, c: b, version: v1' }) + svc(),
+      findings: [{ severity: 'warning', pointer: '/spec/selector' }],
+    },
+    {
+      name: 'undeclared port while a serving port is declared (unnamed ports are not side ports)',
+      yaml: wl({ ports: '[{containerPort: 9090}]' }) + svc({ ports: '[{port: 80, targetPort: 8080}]' }),
+      findings: [{ severity: 'warning', message: 'they declare 9090/TCP' }],
+    },
+    {
+      name: 'suppressed',
+      yaml: wl() + svc({ selector: 'app: nope', annotations: '"kubegrace.dev/ignore": "service-selector-ports", "kubegrace.dev/ignore-reason": "pods created by a controller"' }),
+      findings: [{ severity: 'error', suppressed: true }],
+    },
+  ],
+});
