@@ -1,6 +1,7 @@
 import { Rule } from '../engine/types';
 import { gracePeriodBudget } from './grace-period-budget';
 import { minReadySeconds } from './min-ready-seconds';
+import { MESH_SPREAD_RULES } from './group-mesh-spread';
 import { ROLLOUT_PDB_RULES } from './group-rollout-pdb';
 import { TERM_PROBE_RULES } from './group-term-probe';
 import { STS_LB_SVC_RULES } from './group-sts-lb-svc';
@@ -23,7 +24,7 @@ function order(id: string): number {
 }
 
 /** Every built-in rule, in catalog order (RULES.md). */
-export const ALL_RULES: Rule[] = [gracePeriodBudget, minReadySeconds, ...TERM_PROBE_RULES, ...ROLLOUT_PDB_RULES, ...STS_LB_SVC_RULES].sort((a, b) => order(a.meta.id) - order(b.meta.id));
+export const ALL_RULES: Rule[] = [gracePeriodBudget, minReadySeconds, ...TERM_PROBE_RULES, ...ROLLOUT_PDB_RULES, ...STS_LB_SVC_RULES, ...MESH_SPREAD_RULES].sort((a, b) => order(a.meta.id) - order(b.meta.id));
 
 export function ruleById(id: string): Rule | undefined {
   return ALL_RULES.find((r) => r.meta.id === id);

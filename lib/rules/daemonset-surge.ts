@@ -1,0 +1,181 @@
+import { Rule } from '../engine/types';
+import { ObjectGraph } from '../model/graph';
+import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
+import { isObject } from '../model/types';
+import { get, Workload } from '../model/workload';
+import { existingPointer, fmtIntOrPercent } from './rollout-util';
+import { nameOf } from './util';
+
+/**
+ * Node-level proxies and node-local traffic handlers, matched (case-insensitively, as regular
+ * expressions) against the DaemonSet's name, its main containers' names and image names.
+ * Deliberately absent: kube-proxy and CNI agents such as cilium (their datapath, iptables/IPVS or
+ * eBPF, keeps forwarding while the agent restarts), node-local-dns (host network with declared
+ * ports: it cannot surge), and metrics agents (node-exporter and the like serve scrapes, not traffic).
+ */
+export const DEFAULT_NODE_PROXY_PATTERNS = [
+  '(^|[^a-z0-9])ztunnel($|[^a-z0-9])',
+  '(^|[^a-z0-9])envoy($|[^a-z0-9])',
+  '(^|[^a-z0-9])(ingress-nginx|nginx-ingress)($|[^a-z0-9])',
+  '(^|[^a-z0-9])haproxy($|[^a-z0-9])',
+  '(^|[^a-z0-9])traefik($|[^a-z0-9])',
+  '(^|[^a-z0-9])contour($|[^a-z0-9])',
+  '(^|[^a-z0-9])kong($|[^a-z0-9])',
+];
+
+/** `ztunnel` from `docker.io/istio/ztunnel:1.24.0@sha256:...`. */
+function imageName(image: string): string {
+  const noDigest = image.split('@')[0];
+  const last = noDigest.split('/').pop() ?? noDigest;
+  return last.split(':')[0];
+}
+
+/** API's getIntOrPercentValue: the number written, percent or not. */
+function value(v: IntOrPercent | undefined, dflt: number): number | undefined {
+  if (!v) return dflt;
+  return v.kind === 'invalid' ? undefined : v.value;
+}
+
+/** Why this DaemonSet carries node-local traffic, or undefined. */
+function nodeLocalReason(graph: ObjectGraph, w: Workload, patterns: RegExp[]): string | undefined {
+  const candidates: [string, string][] = [[`name "${w.obj.name}"`, w.obj.name]];
+  for (const c of w.containers) {
+    candidates.push([`container "${c.name}"`, c.name]);
+    if (c.image) candidates.push([`image "${c.image}"`, imageName(c.image)]);
+  }
+  for (const [label, text] of candidates) if (patterns.some((p) => p.test(text.toLowerCase()))) return `a node-level proxy (${label})`;
+  for (const s of graph.servicesFor(w)) {
+    if (s.metricsOnly) continue;
+    const itp = get(s.obj.raw, 'spec', 'internalTrafficPolicy');
+    if (itp === 'Local') return `node-local traffic (Service/${s.obj.name} has internalTrafficPolicy: Local)`;
+    if (s.externalTrafficPolicy === 'Local' && (s.type === 'LoadBalancer' || s.type === 'NodePort')) return `node-local traffic (Service/${s.obj.name} has externalTrafficPolicy: Local)`;
+  }
+  return undefined;
+}
+
+/** Ports that bind on the node: hostPort, or any declared port of a host-network pod. */
+function hostPorts(w: Workload): string[] {
+  const out: string[] = [];
+  const hostNet = w.podSpec.hostNetwork === true;
+  for (const c of [...w.containers, ...w.sidecars]) {
+    const ports = c.raw.ports;
+    if (!Array.isArray(ports)) continue;
+    for (const p of ports) {
+      if (!isObject(p)) continue;
+      if (typeof p.hostPort === 'number') out.push(`${c.name}:${p.hostPort}`);
+      else if (hostNet && typeof p.containerPort === 'number') out.push(`${c.name}:${p.containerPort}`);
+    }
+  }
+  return out;
+}
+
+export const daemonsetSurge: Rule = {
+  meta: {
+    id: 'daemonset-surge',
+    spec: 'MESH-ISTIO-002',
+    defaultSeverity: 'warning',
+    severities: ['error', 'warning'],
+    description: 'node-level proxy or node-local-traffic DaemonSet rolling with maxSurge 0',
+    doc: `A DaemonSet rolling update with \`maxSurge: 0\` (the default) stops a node's pod before its replacement
+exists. For a node-level proxy (Istio ambient's ztunnel, a node-local Envoy or ingress controller) or a
+DaemonSet that receives node-local traffic (a Service with \`internalTrafficPolicy: Local\`, or a
+LoadBalancer/NodePort Service with \`externalTrafficPolicy: Local\`), that node's traffic has nowhere to go for
+the whole restart. With \`maxSurge: 1, maxUnavailable: 0\` the new pod starts next to the old one and the two
+hand over (ztunnel shares its listeners with \`SO_REUSEPORT\`; the ztunnel chart ships exactly this).
+
+**Conditions:**
+
+- **warning:** a RollingUpdate DaemonSet matched by param \`nodeProxyPatterns\` (regular expressions on its name,
+  container names and image names; default ztunnel, envoy, ingress-nginx/nginx-ingress, haproxy, traefik,
+  contour, kong) or selected by a Local-traffic-policy Service, with \`maxSurge\` 0 or absent, on a target >= 1.22.
+  Not reported (surge cannot work, so it is not suggested):
+  - the pod binds node ports: a \`hostPort\`, or any declared port with \`hostNetwork: true\` (the port is then a
+    host port): the surge pod can never be scheduled next to the old one (KEP-1591), and the rollout would stall;
+  - below 1.22 (\`DaemonSetUpdateSurge\` is alpha and off in 1.21).
+
+  A host-network pod without declared ports is reported, with the caveat that surge works only if the proxy
+  binds with \`SO_REUSEPORT\` (otherwise the new pod cannot bind, never becomes ready, and the rollout stalls).
+  kube-proxy and CNI agents are not matched by default: their datapath keeps forwarding while the agent
+  restarts. Metrics DaemonSets (node-exporter) serve scrapes, not node-local traffic.
+- **error:** \`maxSurge\` non-zero while \`maxUnavailable\` is non-zero or absent (it defaults to 1): the API
+  accepts exactly one of them non-zero ("may not be set when maxUnavailable is non-zero"). Below 1.22 the field is
+  dropped: **error** if \`maxUnavailable\` is then 0 (rejected), **warning** otherwise (surge silently ignored).
+
+**Fix:**
+\`\`\`yaml
+spec:
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+\`\`\``,
+    fixable: true,
+    versionGate: 'DaemonSetUpdateSurge: alpha 1.21 (off), beta 1.22 (on), GA 1.25',
+    paramsSchema: {
+      type: 'object',
+      properties: { nodeProxyPatterns: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: false,
+    },
+    defaults: { nodeProxyPatterns: DEFAULT_NODE_PROXY_PATTERNS },
+    references: [
+      'istio/istio architecture/ambient/ztunnel-cni-lifecycle.md; manifests/charts/ztunnel/values.yaml',
+      'https://github.com/istio/ztunnel/issues/1191',
+      'kubernetes/enhancements keps/sig-apps/1591-daemonset-surge/README.md',
+      'kubernetes/kubernetes pkg/apis/apps/validation/validation.go (ValidateRollingUpdateDaemonSet)',
+      'kubernetes/website feature-gates DaemonSetUpdateSurge.md',
+    ],
+  },
+  check(ctx) {
+    const patterns = (ctx.params.nodeProxyPatterns as string[]).map((p) => new RegExp(p, 'i'));
+    const surgeOn = ctx.version.atLeast(1, 22);
+    for (const w of ctx.graph.workloads) {
+      if (w.kind !== 'DaemonSet') continue;
+      const raw = w.obj.raw;
+      const strategy = get(raw, 'spec', 'updateStrategy');
+      const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+      if (type !== 'RollingUpdate') continue;
+      const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
+      const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
+      const surge = value(surgeRaw, 0);
+      const unavail = value(unavailRaw, 1);
+      if (surge === undefined || unavail === undefined) continue;
+      const surgePointer = existingPointer(raw, 'spec', 'updateStrategy', 'rollingUpdate', 'maxSurge') || '/spec';
+      const unavailText = unavailRaw ? `maxUnavailable ${fmtIntOrPercent(unavailRaw)}` : 'maxUnavailable (absent, defaults to 1)';
+
+      if (surge !== 0) {
+        if (!surgeOn) {
+          const zeroUnavail = isLiteralZero(unavailRaw);
+          ctx.report({
+            object: w.obj,
+            pointer: surgePointer,
+            severity: zeroUnavail ? 'error' : 'warning',
+            message: zeroUnavail
+              ? `${nameOf(w)}: maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
+              : `${nameOf(w)}: maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
+          });
+        } else if (unavail !== 0) {
+          ctx.report({
+            object: w.obj,
+            pointer: surgePointer,
+            severity: 'error',
+            message: `${nameOf(w)}: maxSurge ${fmtIntOrPercent(surgeRaw)} with ${unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
+          });
+        }
+        continue;
+      }
+      if (!surgeOn) continue;
+      const reason = nodeLocalReason(ctx.graph, w, patterns);
+      if (!reason) continue;
+      if (hostPorts(w).length > 0) continue;
+      const surgeText = surgeRaw ? `maxSurge ${fmtIntOrPercent(surgeRaw)}` : 'maxSurge absent (default 0)';
+      const hostNet = w.podSpec.hostNetwork === true ? '; the pod uses hostNetwork: this works only if the proxy binds its listeners with SO_REUSEPORT, otherwise the new pod cannot bind, never becomes ready, and the rollout stalls' : '';
+      ctx.report({
+        object: w.obj,
+        pointer: surgePointer,
+        severity: 'warning',
+        message: `${nameOf(w)} is ${reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}`,
+      });
+    }
+  },
+};

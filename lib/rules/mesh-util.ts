@@ -1,0 +1,190 @@
+/** Helpers shared by the SIDE-*, MESH-* and SPREAD-* rules. */
+import { HINT, ObjectGraph } from '../model/graph';
+import { escapeSegment } from '../model/parse';
+import { matches, parseLabelSelector, stringMap } from '../model/selector';
+import { isObject, Json, JsonObject, KObject } from '../model/types';
+import { ContainerView, get, Workload } from '../model/workload';
+import { drainSeconds } from '../timeline/budget';
+import { MESH_PROXY_NAMES, MeshProblem } from '../timeline/mesh';
+import { PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { existingPointer } from './rollout-util';
+
+/** Path of the pod template's metadata (the object's own metadata for a bare Pod). */
+function templateMetaPath(w: Workload): string[] {
+  if (!w.templatePointer) return ['metadata'];
+  return [...w.templatePointer.slice(1).split('/'), 'metadata'];
+}
+
+/**
+ * Where an annotation is written: the pod template's (which the workload view prefers), else the
+ * workload's own metadata; when it is in neither, the deepest existing template metadata field.
+ */
+export function annotationPointer(w: Workload, key: string): string {
+  const tpl = templateMetaPath(w);
+  const tplAnn = get(w.obj.raw, ...tpl, 'annotations');
+  if (isObject(tplAnn) && Object.prototype.hasOwnProperty.call(tplAnn, key)) return `/${tpl.join('/')}/annotations/${escapeSegment(key)}`;
+  const own = get(w.obj.raw, 'metadata', 'annotations');
+  if (isObject(own) && Object.prototype.hasOwnProperty.call(own, key)) return `/metadata/annotations/${escapeSegment(key)}`;
+  return annotationsPointer(w);
+}
+
+/** The pod template's annotations map (or the deepest existing field on the way), where a new annotation goes. */
+export function annotationsPointer(w: Workload): string {
+  return existingPointer(w.obj.raw, ...templateMetaPath(w), 'annotations') || w.podSpecPointer;
+}
+
+/** The Namespace object of a workload, when it is in the linted set. */
+export function namespaceOf(graph: ObjectGraph, w: Workload): KObject | undefined {
+  return graph.namespace(w.obj.namespace ?? 'default');
+}
+
+/** Pointer and object for a mesh problem: the workload's annotation, or the Namespace's. */
+export function problemTarget(graph: ObjectGraph, w: Workload, p: MeshProblem, proxy?: ContainerView): { object: KObject; pointer: string } {
+  if (p.origin === 'namespace') {
+    const ns = namespaceOf(graph, w);
+    if (ns) return { object: ns, pointer: `/metadata/annotations/${escapeSegment(p.key)}` };
+  }
+  if (p.origin === 'container' && proxy) return { object: w.obj, pointer: `${proxy.pointer}/env` };
+  return { object: w.obj, pointer: annotationPointer(w, p.key) };
+}
+
+/** One application container's shutdown need: preStop delay + drain (both known). */
+export interface AppShutdown {
+  container: ContainerView;
+  preStop: PreStopDelay;
+  /** Seconds of the preStop delay (0 without a hook). */
+  preStopSeconds: number;
+  drain: number;
+  total: number;
+}
+
+/**
+ * The main containers that are the application (mesh proxies excluded), with a known preStop delay.
+ * Like TERM-001, a container without a hook is judged only when `kubegrace.dev/drain-seconds`
+ * declares the drain time: the default 10 s is an assumption. httpGet and unknown exec hooks are skipped.
+ */
+export function appShutdowns(w: Workload, opts: { requireDeclaredDrainWithoutHook?: boolean } = {}): AppShutdown[] {
+  const declared = w.annotations[HINT.drainSeconds] !== undefined;
+  const out: AppShutdown[] = [];
+  for (const c of w.containers) {
+    if (MESH_PROXY_NAMES.includes(c.name)) continue;
+    const preStop = preStopDelay(c.raw);
+    if (preStop.kind === 'none' && opts.requireDeclaredDrainWithoutHook !== false && !declared) continue;
+    const s = preStop.kind === 'none' ? 0 : preStop.seconds;
+    if (s === undefined) continue;
+    const drain = drainSeconds(w);
+    out.push({ container: c, preStop, preStopSeconds: s, drain, total: s + drain });
+  }
+  return out;
+}
+
+/** The app container whose shutdown takes longest (first in declaration order on ties). */
+export function longestShutdown(apps: AppShutdown[]): AppShutdown | undefined {
+  return apps.reduce<AppShutdown | undefined>((best, a) => (!best || a.total > best.total ? a : best), undefined);
+}
+
+/** The app container with the longest known preStop delay. */
+export function longestPreStop(apps: AppShutdown[]): AppShutdown | undefined {
+  return apps.filter((a) => a.preStop.kind !== 'none').reduce<AppShutdown | undefined>((best, a) => (!best || a.preStopSeconds > best.preStopSeconds ? a : best), undefined);
+}
+
+/** `"5"` or `"5.5"`, seconds for messages. */
+export function secs(n: number): string {
+  return Number.isInteger(n) ? `${n}s` : `${Math.round(n * 10) / 10}s`;
+}
+
+/** `kubegrace.dev/connection-pattern` is long-lived or fan-in. */
+export function longLived(w: Workload): boolean {
+  const v = (w.annotations[HINT.connectionPattern] ?? '').trim().toLowerCase();
+  return v === 'long-lived' || v === 'fan-in';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spreading (SPREAD-*)
+
+export const HOSTNAME_KEY = 'kubernetes.io/hostname';
+export const ZONE_KEYS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+export const POD_TEMPLATE_HASH = 'pod-template-hash';
+
+function stringList(v: Json | undefined): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** One entry of `PT.topologySpreadConstraints`. */
+export interface SpreadConstraint {
+  index: number;
+  raw: JsonObject;
+  pointer: string;
+  topologyKey?: string;
+  /** As written, or `DoNotSchedule` (the API default) when absent. */
+  whenUnsatisfiable: string;
+  whenUnsatisfiableSet: boolean;
+  maxSkew?: number;
+  minDomains?: number;
+  matchLabelKeys: string[];
+  /** Its labelSelector matches the workload's own pod-template labels (so it counts its own pods). */
+  selectsOwn: boolean;
+}
+
+export function spreadConstraints(w: Workload): SpreadConstraint[] {
+  const list = w.podSpec.topologySpreadConstraints;
+  if (!Array.isArray(list)) return [];
+  const out: SpreadConstraint[] = [];
+  list.forEach((c, index) => {
+    if (!isObject(c)) return;
+    out.push({
+      index,
+      raw: c,
+      pointer: `${w.podSpecPointer}/topologySpreadConstraints/${index}`,
+      topologyKey: typeof c.topologyKey === 'string' ? c.topologyKey : undefined,
+      whenUnsatisfiable: typeof c.whenUnsatisfiable === 'string' ? c.whenUnsatisfiable : 'DoNotSchedule',
+      whenUnsatisfiableSet: typeof c.whenUnsatisfiable === 'string',
+      maxSkew: typeof c.maxSkew === 'number' ? c.maxSkew : undefined,
+      minDomains: typeof c.minDomains === 'number' ? c.minDomains : undefined,
+      matchLabelKeys: stringList(c.matchLabelKeys),
+      selectsOwn: matches(parseLabelSelector(c.labelSelector), w.templateLabels),
+    });
+  });
+  return out;
+}
+
+/** One pod anti-affinity term, required or preferred. */
+export interface AntiAffinityTerm {
+  required: boolean;
+  index: number;
+  /** Pointer of the PodAffinityTerm itself. */
+  pointer: string;
+  topologyKey?: string;
+  matchLabelKeys: string[];
+  selectsOwn: boolean;
+}
+
+export function antiAffinityTerms(w: Workload): AntiAffinityTerm[] {
+  const base = `${w.podSpecPointer}/affinity/podAntiAffinity`;
+  const anti = get(w.podSpec, 'affinity', 'podAntiAffinity');
+  const out: AntiAffinityTerm[] = [];
+  const add = (t: Json | undefined, required: boolean, index: number, pointer: string) => {
+    if (!isObject(t)) return;
+    out.push({
+      required,
+      index,
+      pointer,
+      topologyKey: typeof t.topologyKey === 'string' ? t.topologyKey : undefined,
+      matchLabelKeys: stringList(t.matchLabelKeys),
+      selectsOwn: matches(parseLabelSelector(t.labelSelector), w.templateLabels),
+    });
+  };
+  const req = get(anti, 'requiredDuringSchedulingIgnoredDuringExecution');
+  if (Array.isArray(req)) req.forEach((t, i) => add(t, true, i, `${base}/requiredDuringSchedulingIgnoredDuringExecution/${i}`));
+  const pref = get(anti, 'preferredDuringSchedulingIgnoredDuringExecution');
+  if (Array.isArray(pref)) pref.forEach((t, i) => add(get(t, 'podAffinityTerm'), false, i, `${base}/preferredDuringSchedulingIgnoredDuringExecution/${i}/podAffinityTerm`));
+  return out;
+}
+
+/** `{app: web}`: the workload's selector matchLabels (else its template labels), for fix messages. */
+export function ownLabels(w: Workload): string {
+  const ml = get(w.obj.raw, 'spec', 'selector', 'matchLabels');
+  const labels = isObject(ml) ? stringMap(ml) : w.templateLabels;
+  const entries = Object.entries(labels);
+  return entries.length ? `{${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}}` : '{}';
+}

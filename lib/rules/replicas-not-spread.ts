@@ -1,0 +1,75 @@
+import { Rule } from '../engine/types';
+import { Workload } from '../model/workload';
+import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEYS } from './mesh-util';
+import { existingPointer, nodePinning, replicaBasis } from './rollout-util';
+import { nameOf } from './util';
+
+const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
+const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
+
+export const replicasNotSpread: Rule = {
+  meta: {
+    id: 'replicas-not-spread',
+    spec: 'SPREAD-001',
+    defaultSeverity: 'warning',
+    severities: ['warning'],
+    description: 'replicas >= 2 with neither hostname/zone anti-affinity nor topology spread',
+    doc: `Replicas protect availability only if they do not share a failure domain. Without a spreading rule the
+scheduler's default, soft spreading is all there is: several replicas can land on one node, a single node drain or
+failure then takes them together, and a PodDisruptionBudget blocks the drain instead of protecting the service.
+
+**Condition (warning):** a served Deployment, StatefulSet or ReplicaSet with \`replicas >= 2\` (HPA \`minReplicas\`
+when an HPA targets it) that has neither
+- a pod anti-affinity term (required or preferred) on \`kubernetes.io/hostname\` or a zone key whose
+  \`labelSelector\` selects its own pod labels, nor
+- a \`topologySpreadConstraints\` entry with \`topologyKey\` \`kubernetes.io/hostname\` or
+  \`topology.kubernetes.io/zone\` whose \`labelSelector\` selects its own pod labels.
+
+Anti-affinity on the zone key is accepted too (it separates nodes as well). Templates pinned to one node
+(\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped.
+
+**Fix** (prefer spread constraints; \`matchLabelKeys\` only for Deployments, beta and on since 1.27):
+\`\`\`yaml
+topologySpreadConstraints:
+- maxSkew: 1
+  topologyKey: topology.kubernetes.io/zone
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector: {matchLabels: {app: web}}
+  matchLabelKeys: [pod-template-hash]     # Deployment only; beta (on) since 1.27
+- maxSkew: 1
+  topologyKey: kubernetes.io/hostname
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector: {matchLabels: {app: web}}
+  matchLabelKeys: [pod-template-hash]
+\`\`\``,
+    fixable: true,
+    versionGate: 'matchLabelKeys in the suggested fix (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27',
+    paramsSchema: { type: 'object', properties: {}, additionalProperties: false },
+    defaults: {},
+    references: ['kubernetes/website content/en/docs/concepts/scheduling-eviction/topology-spread-constraints.md', 'kubernetes/website content/en/docs/concepts/scheduling-eviction/assign-pod-node.md (inter-pod affinity and anti-affinity)'],
+  },
+  check(ctx) {
+    for (const w of ctx.graph.workloads) {
+      if (!KINDS.has(w.kind) || !ctx.graph.served(w)) continue;
+      const basis = replicaBasis(ctx.graph, w);
+      if (!basis || basis.replicas < 2) continue;
+      if (nodePinning(w)) continue;
+      if (spread(w)) continue;
+      const mlk = w.kind === 'Deployment' && ctx.version.atLeast(1, 27) ? ', matchLabelKeys: [pod-template-hash]' : '';
+      const ps = w.podSpecPointer.slice(1).split('/');
+      // The spreading that is there (but does not count), else where to add it.
+      const tsc = existingPointer(w.obj.raw, ...ps, 'topologySpreadConstraints');
+      const pointer = tsc.endsWith('/topologySpreadConstraints') ? tsc : existingPointer(w.obj.raw, ...ps, 'affinity', 'podAntiAffinity');
+      ctx.report({
+        object: w.obj,
+        pointer,
+        message: `${nameOf(w)}: ${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}`,
+      });
+    }
+
+    function spread(w: Workload): boolean {
+      if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey !== undefined && SPREAD_KEYS.has(c.topologyKey))) return true;
+      return antiAffinityTerms(w).some((t) => t.selectsOwn && t.topologyKey !== undefined && SPREAD_KEYS.has(t.topologyKey));
+    }
+  },
+};

@@ -1,0 +1,133 @@
+import { Rule } from '../engine/types';
+import { DeploymentRollout, Workload } from '../model/workload';
+import { antiAffinityTerms, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
+import { fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
+import { nameOf } from './util';
+
+export const spreadBlocksSurge: Rule = {
+  meta: {
+    id: 'spread-blocks-surge',
+    spec: 'SPREAD-002',
+    defaultSeverity: 'warning',
+    severities: ['error', 'warning', 'info'],
+    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]',
+    doc: `During a rolling update the scheduler counts old and new pods together. A hard spreading rule (a
+topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\`, which is the default when the field is
+absent, or a required pod anti-affinity on \`kubernetes.io/hostname\`) that selects the workload's own pods can
+then leave the surge pod Pending: on a small cluster every node or domain is already "full" with an old pod.
+When the rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the
+rollout stalls until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same
+revision are counted, so the new ReplicaSet spreads on its own.
+
+**Conditions** (Deployments; surge and unavailability resolved as in section 4, with the HPA's \`minReplicas\`):
+
+- **warning:** resolved \`surge >= 1\` and resolved \`maxUnavailable\` 0 (the default 25%/25% with 2 or 3 replicas, or
+  an explicit \`maxUnavailable: 0\`), and either a DoNotSchedule spread constraint selecting the own pods without
+  \`matchLabelKeys: [${POD_TEMPLATE_HASH}]\` (the field works from 1.27: alpha 1.25 and off, so it does not count
+  below), or a required hostname anti-affinity term selecting the own pods without it (\`matchLabelKeys\` on affinity
+  terms: \`MatchLabelKeysInPodAffinity\`, alpha 1.29, beta and on 1.31, GA 1.33, KEP-3633). With \`maxUnavailable >= 1\`
+  the controller removes an old pod and frees room, so the rollout proceeds and nothing is reported.
+- **error:** \`minDomains\` with \`whenUnsatisfiable: ScheduleAnyway\` on >= 1.27: the API rejects it ("can only use
+  minDomains if whenUnsatisfiable=DoNotSchedule").
+- **info:** \`minDomains\` on a target below 1.27, where \`MinDomainsInPodTopologySpread\` is off (beta off in
+  1.25-1.26): the field is dropped.
+
+**Fix** (by version):
+\`\`\`yaml
+topologySpreadConstraints:
+- maxSkew: 1
+  topologyKey: kubernetes.io/hostname
+  whenUnsatisfiable: DoNotSchedule
+  labelSelector: {matchLabels: {app: web}}
+  matchLabelKeys: [pod-template-hash]   # >= 1.27; below: whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1
+\`\`\`
+For a required hostname anti-affinity: add \`matchLabelKeys: [pod-template-hash]\` to the term on >= 1.31; below,
+use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint above.`,
+    fixable: true,
+    versionGate:
+      'matchLabelKeys (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27; minDomains: beta (on) 1.27, GA 1.30; matchLabelKeys on pod affinity terms (MatchLabelKeysInPodAffinity, KEP-3633): alpha 1.29, beta (on) 1.31, GA 1.33',
+    paramsSchema: { type: 'object', properties: {}, additionalProperties: false },
+    defaults: {},
+    references: [
+      'kubernetes/website content/en/docs/concepts/scheduling-eviction/topology-spread-constraints.md',
+      'kubernetes/website feature-gates MatchLabelKeysInPodTopologySpread.md, MinDomainsInPodTopologySpread.md',
+      'kubernetes/enhancements keps/sig-scheduling/3243-respect-pod-topology-spread-after-rolling-upgrades/kep.yaml',
+      'kubernetes/enhancements keps/sig-scheduling/3633-matchlabelkeys-to-podaffinity (KEP-3633)',
+      'kubernetes/kubernetes pkg/apis/core/validation/validation.go (validateMinDomains)',
+    ],
+  },
+  check(ctx) {
+    const v = ctx.version.toString();
+    const tscKeysOn = ctx.version.atLeast(1, 27);
+    const affinityKeysOn = ctx.version.atLeast(1, 31);
+    for (const w of ctx.graph.workloads) {
+      const constraints = spreadConstraints(w);
+      for (const c of constraints) checkMinDomains(w, c);
+      if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
+      const basis = replicaBasis(ctx.graph, w);
+      if (!basis || basis.replicas <= 0) continue;
+      const d = rolloutFor(w, basis.replicas)!;
+      if (d.surge < 1 || d.unavailable > 0) continue;
+      const rollout = rolloutPhrase(d, basis);
+      for (const c of constraints) {
+        if (!c.selectsOwn || c.whenUnsatisfiable !== 'DoNotSchedule') continue;
+        const hasHash = c.matchLabelKeys.includes(POD_TEMPLATE_HASH);
+        if (hasHash && tscKeysOn) continue;
+        const what = `topologySpreadConstraints[${c.index}] (topologyKey ${c.topologyKey ?? '?'}, maxSkew ${c.maxSkew ?? '?'}, whenUnsatisfiable DoNotSchedule${c.whenUnsatisfiableSet ? '' : ' by default'})`;
+        const fix = tscKeysOn
+          ? `add matchLabelKeys: [${POD_TEMPLATE_HASH}] to the constraint so only pods of the same revision are counted`
+          : hasHash
+            ? `matchLabelKeys is ignored on ${v} (MatchLabelKeysInPodTopologySpread is off before 1.27): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1, until the cluster runs >= 1.27`
+            : `matchLabelKeys: [${POD_TEMPLATE_HASH}] needs >= 1.27 (off on ${v}): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1`;
+        ctx.report({
+          object: w.obj,
+          pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
+          severity: 'warning',
+          message: `${nameOf(w)}: ${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+        });
+      }
+      for (const t of antiAffinityTerms(w)) {
+        if (!t.required || t.topologyKey !== HOSTNAME_KEY || !t.selectsOwn) continue;
+        const hasHash = t.matchLabelKeys.includes(POD_TEMPLATE_HASH);
+        if (hasHash && affinityKeysOn) continue;
+        const fix = affinityKeysOn
+          ? `add matchLabelKeys: [${POD_TEMPLATE_HASH}] to the term (MatchLabelKeysInPodAffinity, on since 1.31), or make it preferredDuringSchedulingIgnoredDuringExecution`
+          : `${hasHash ? `matchLabelKeys on affinity terms is ignored on ${v} (MatchLabelKeysInPodAffinity is on from 1.31); ` : ''}make it preferredDuringSchedulingIgnoredDuringExecution, or replace it with a kubernetes.io/hostname topologySpreadConstraint${tscKeysOn ? ` with matchLabelKeys: [${POD_TEMPLATE_HASH}]` : ' with whenUnsatisfiable: ScheduleAnyway'}`;
+        ctx.report({
+          object: w.obj,
+          pointer: t.pointer,
+          severity: 'warning',
+          message: `${nameOf(w)}: required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+        });
+      }
+    }
+
+    function rolloutPhrase(d: DeploymentRollout, basis: ReplicaBasis): string {
+      const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'}`;
+      const unavail = `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}${d.maxUnavailableSet ? '' : ' (default)'}`;
+      return `the rollout surges ${d.surge} pod${d.surge === 1 ? '' : 's'} and takes none down first (${surge} and ${unavail} with ${basis.phrase})`;
+    }
+
+    function checkMinDomains(w: Workload, c: SpreadConstraint): void {
+      if (c.minDomains === undefined) return;
+      const pointer = `${c.pointer}/minDomains`;
+      if (!tscKeysOn) {
+        ctx.report({
+          object: w.obj,
+          pointer,
+          severity: 'info',
+          message: `${nameOf(w)}: topologySpreadConstraints[${c.index}].minDomains is dropped on ${v} (MinDomainsInPodTopologySpread is beta and on from 1.27, GA 1.30): the constraint behaves as if it were unset`,
+        });
+        return;
+      }
+      if (c.whenUnsatisfiableSet && c.whenUnsatisfiable !== 'DoNotSchedule') {
+        ctx.report({
+          object: w.obj,
+          pointer,
+          severity: 'error',
+          message: `${nameOf(w)}: topologySpreadConstraints[${c.index}] sets minDomains ${c.minDomains} with whenUnsatisfiable ${c.whenUnsatisfiable}: the API rejects it ("can only use minDomains if whenUnsatisfiable=DoNotSchedule"); remove minDomains or use whenUnsatisfiable: DoNotSchedule`,
+        });
+      }
+    }
+  },
+};

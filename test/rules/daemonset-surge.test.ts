@@ -1,0 +1,131 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { daemonsetSurge } from '../../lib/rules/daemonset-surge';
+import { ruleTester, runRule } from '../helpers/rule-tester';
+
+function ds(name: string, podSpec: string, strategy = ''): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ${name}, namespace: istio-system}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+${strategy ? `  updateStrategy:\n${strategy}\n` : ''}  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+${podSpec}
+`;
+}
+const ztunnel = '      containers: [{name: istio-proxy, image: "docker.io/istio/ztunnel:1.24.0@sha256:abc"}]';
+const surge = (s: string, u?: string) => `    type: RollingUpdate\n    rollingUpdate: {maxSurge: ${s}${u !== undefined ? `, maxUnavailable: ${u}` : ''}}`;
+const localSvc = (policy: string, type = 'ClusterIP') => `---
+apiVersion: v1
+kind: Service
+metadata: {name: otlp, namespace: istio-system}
+spec:
+  type: ${type}
+  ${policy}
+  selector: {app: agent}
+  ports: [{name: otlp-grpc, port: 4317}]
+`;
+
+ruleTester(daemonsetSurge, {
+  valid: [
+    { name: 'ztunnel as the chart ships it: maxSurge 1, maxUnavailable 0', yaml: ds('ztunnel', ztunnel, surge('1', '0')) },
+    { name: 'percent surge with maxUnavailable "0%"', yaml: ds('ztunnel', ztunnel, surge('"10%"', '"0%"')) },
+    { name: 'OnDelete: updates are orchestrated by hand', yaml: ds('ztunnel', ztunnel, '    type: OnDelete') },
+    { name: 'below 1.22 surge does not exist: not suggested', yaml: ds('ztunnel', ztunnel), kubeVersion: '1.21' },
+    {
+      name: 'node-exporter: hostNetwork + hostPort serves metrics, not node-local traffic (corpus: kube-prometheus)',
+      yaml: ds('node-exporter', `      hostNetwork: true
+      containers:
+      - {name: node-exporter, image: quay.io/prometheus/node-exporter:v1.8.0}
+      - {name: kube-rbac-proxy, image: quay.io/brancz/kube-rbac-proxy:v0.18.0, ports: [{containerPort: 9100, hostPort: 9100, name: https}]}`, '    rollingUpdate: {maxUnavailable: 10%}'),
+    },
+    { name: 'kube-proxy and CNI agents are not matched (their datapath survives the restart)', yaml: ds('kube-proxy', '      hostNetwork: true\n      containers: [{name: kube-proxy, image: registry.k8s.io/kube-proxy:v1.31.0}]') },
+    {
+      name: 'an ingress DaemonSet on hostPorts cannot surge: not suggested',
+      yaml: ds('ingress-nginx-controller', '      containers: [{name: controller, image: registry.k8s.io/ingress-nginx/controller:v1.11.0, ports: [{containerPort: 80, hostPort: 80}]}]'),
+    },
+    {
+      name: 'host network with declared ports: they are host ports, surge cannot schedule',
+      yaml: ds('envoy', '      hostNetwork: true\n      containers: [{name: envoy, image: envoyproxy/envoy:v1.31, ports: [{containerPort: 10000}]}]'),
+    },
+    { name: 'a Local Service with a metrics-only port does not make it node-local traffic', yaml: ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('internalTrafficPolicy: Local').replace('otlp-grpc', 'metrics') },
+    { name: 'a Cluster-policy Service is not node-local', yaml: ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('internalTrafficPolicy: Cluster') },
+    { name: 'a Deployment named envoy is not a DaemonSet', yaml: ds('envoy', '      containers: [{name: envoy, image: envoyproxy/envoy}]').replace('kind: DaemonSet', 'kind: Deployment') },
+  ],
+  invalid: [
+    {
+      name: 'ztunnel with the default strategy (1.22 boundary): warning at the spec',
+      yaml: ds('ztunnel', ztunnel),
+      kubeVersion: '1.22',
+      findings: [{ severity: 'warning', pointer: '/spec', message: /DaemonSet\/ztunnel is a node-level proxy \(name "ztunnel"\) and rolls with maxSurge absent \(default 0\).*\{maxSurge: 1, maxUnavailable: 0\}/ }],
+    },
+    {
+      name: 'explicit maxSurge 0: warning at the field; image name matches',
+      yaml: ds('mesh-node', ztunnel, surge('0', '1')),
+      findings: [{ severity: 'warning', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', message: 'image "docker.io/istio/ztunnel:1.24.0@sha256:abc"' }],
+    },
+    {
+      name: 'node-local traffic via internalTrafficPolicy: Local',
+      yaml: ds('agent', '      containers: [{name: agent, image: otel/opentelemetry-collector}]') + localSvc('internalTrafficPolicy: Local'),
+      findings: [{ severity: 'warning', message: 'node-local traffic (Service/otlp has internalTrafficPolicy: Local)' }],
+    },
+    {
+      name: 'node-local traffic via externalTrafficPolicy: Local on a LoadBalancer',
+      yaml: ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('externalTrafficPolicy: Local', 'LoadBalancer'),
+      findings: [{ severity: 'warning', message: 'externalTrafficPolicy: Local' }],
+    },
+    {
+      name: 'host network without declared ports: warning with the SO_REUSEPORT caveat',
+      yaml: ds('traefik', '      hostNetwork: true\n      containers: [{name: traefik, image: traefik:v3.1}]'),
+      findings: [{ severity: 'warning', message: 'this works only if the proxy binds its listeners with SO_REUSEPORT' }],
+    },
+    {
+      name: 'param nodeProxyPatterns',
+      yaml: ds('my-l7-gateway', '      containers: [{name: gw, image: corp/l7gw}]'),
+      params: { nodeProxyPatterns: ['l7gw'] },
+      findings: [{ severity: 'warning', message: 'image "corp/l7gw"' }],
+    },
+    {
+      name: 'maxSurge without maxUnavailable 0: the API rejects it (maxUnavailable defaults to 1)',
+      yaml: ds('ztunnel', ztunnel, surge('1')),
+      findings: [{ severity: 'error', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', message: 'maxUnavailable (absent, defaults to 1): the API rejects' }],
+    },
+    {
+      name: 'maxSurge and maxUnavailable both non-zero: error on any DaemonSet',
+      yaml: ds('node-exporter', '      containers: [{name: e, image: e}]', surge('"25%"', '1')),
+      findings: [{ severity: 'error', message: 'maxSurge "25%" with maxUnavailable 1' }],
+    },
+    {
+      name: 'below 1.22: maxSurge dropped, maxUnavailable 0 rejected',
+      yaml: ds('ztunnel', ztunnel, surge('1', '0')),
+      kubeVersion: '1.21',
+      findings: [{ severity: 'error', message: 'DaemonSetUpdateSurge is alpha and off on 1.21' }],
+    },
+    {
+      name: 'below 1.21: maxSurge silently ignored',
+      yaml: ds('ztunnel', ztunnel, surge('1', '1')),
+      kubeVersion: '1.20',
+      findings: [{ severity: 'warning', message: 'maxSurge 1 is ignored on 1.20' }],
+    },
+    {
+      name: 'suppressed findings are kept, marked suppressed',
+      yaml: ds('ztunnel', ztunnel).replace('metadata: {name: ztunnel, namespace: istio-system}', 'metadata: {name: ztunnel, namespace: istio-system, annotations: {kubegrace.dev/ignore: daemonset-surge}}'),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});
+
+/** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
+const corpusFile = (f: string) => fs.readFileSync(path.join(CORPUS, f), 'utf8');
+const describeCorpus = fs.existsSync(CORPUS) ? describe : describe.skip;
+
+describeCorpus('daemonset-surge on the corpus', () => {
+  test('node-exporter (metrics on a host port), metallb speaker and the otel agent (host ports) are not surge candidates', () => {
+    for (const f of ['kube-prometheus.yaml', 'metallb-native.yaml', 'otel-collector-daemonset-lifecycle-hooks.yaml']) {
+      expect(runRule(daemonsetSurge, corpusFile(f), '1.31')).toEqual([]);
+    }
+  });
+});

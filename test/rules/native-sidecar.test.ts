@@ -1,0 +1,156 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { nativeSidecar } from '../../lib/rules/native-sidecar';
+import { ruleTester, runRule } from '../helpers/rule-tester';
+
+function deploy(podSpec: string, annotations = ''): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+${annotations ? `      annotations: {${annotations}}\n` : ''}    spec:
+${podSpec}
+`;
+}
+
+function job(podSpec: string, annotations = ''): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  template:
+    metadata:
+${annotations ? `      annotations: {${annotations}}\n` : '      labels: {app: migrate}\n'}    spec:
+      restartPolicy: Never
+${podSpec}
+`;
+}
+
+const classic = (name: string) => `      containers:
+      - {name: app, image: web}
+      - {name: ${name}, image: helper}`;
+
+const nativeProxy = `      initContainers:
+      - {name: istio-proxy, image: proxyv2, restartPolicy: Always}
+      containers:
+      - {name: app, image: web}`;
+
+ruleTester(nativeSidecar, {
+  valid: [
+    { name: 'the proxy is already a native sidecar', yaml: deploy(nativeProxy) },
+    { name: 'a helper that is the only main container is the app itself (fluent-bit DaemonSet, envoy proxy)', yaml: deploy('      containers: [{name: envoy, image: envoyproxy/envoy}]') },
+    {
+      name: 'Istio gateway: istio-proxy is the gateway, even with a second container',
+      yaml: deploy('      containers: [{name: istio-proxy, image: auto}, {name: config-reloader, image: r}]', '"inject.istio.io/templates": gateway, "sidecar.istio.io/inject": "true"'),
+    },
+    { name: 'names outside the list are not helpers', yaml: deploy(classic('metrics-exporter')) },
+    { name: 'below 1.29 native sidecars are not available: no advice for classic helpers', yaml: deploy(classic('istio-proxy')), kubeVersion: '1.28' },
+    {
+      name: 'linkerd identity controller: its proxy bootstraps identity from the pod itself (corpus: linkerd-identity)',
+      yaml: deploy(`      containers:
+      - {name: identity, image: cr.l5d.io/linkerd/controller}
+      - name: linkerd-proxy
+        image: cr.l5d.io/linkerd/proxy
+        env: [{name: LINKERD2_PROXY_IDENTITY_SVC_ADDR, value: "localhost.:8080"}]`),
+    },
+    { name: 'Linkerd native mode explicitly off', yaml: deploy(classic('linkerd-proxy'), '"config.linkerd.io/proxy-enable-native-sidecar": "false"') },
+    { name: 'Linkerd native mode explicitly off (beta form)', yaml: deploy(classic('linkerd-proxy'), '"config.beta.linkerd.io/proxy-enable-native-sidecar": "false"') },
+    { name: 'Istio native mode explicitly off', yaml: deploy(classic('istio-proxy'), '"sidecar.istio.io/nativeSidecar": "false"') },
+    { name: 'param sidecarNames narrows the list', yaml: deploy(classic('fluent-bit')), params: { sidecarNames: ['istio-proxy'] } },
+    { name: 'native sidecar at exactly 1.29 (beta, on)', yaml: deploy(nativeProxy), kubeVersion: '1.29' },
+  ],
+  invalid: [
+    {
+      name: 'classic istio-proxy next to the app: info at the container (1.29 boundary)',
+      yaml: deploy(classic('istio-proxy')),
+      kubeVersion: '1.29',
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/containers/1', message: /"istio-proxy" runs as a classic container: it gets SIGTERM together with "app".*sidecar\.istio\.io\/nativeSidecar: "true"/ }],
+    },
+    {
+      name: 'every default name is a helper',
+      yaml: deploy(`      containers:
+      - {name: app, image: web}
+      - {name: linkerd-proxy, image: p}
+      - {name: envoy, image: e}
+      - {name: cloud-sql-proxy, image: c}
+      - {name: fluent-bit, image: f}`),
+      findings: [
+        { severity: 'info', pointer: '/spec/template/spec/containers/1', message: 'config.linkerd.io/proxy-enable-native-sidecar' },
+        { severity: 'info', pointer: '/spec/template/spec/containers/2' },
+        { severity: 'info', pointer: '/spec/template/spec/containers/3' },
+        { severity: 'info', pointer: '/spec/template/spec/containers/4' },
+      ],
+    },
+    {
+      name: 'Job with a classic log shipper: warning (the Job never completes)',
+      yaml: job(classic('fluent-bit')),
+      findings: [{ severity: 'warning', object: 'Job/migrate', pointer: '/spec/template/spec/containers/1', message: 'the pod never completes and the Job never finishes' }],
+    },
+    {
+      name: 'CronJob with a classic cloud-sql-proxy: warning',
+      yaml: `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - {name: report, image: r}
+          - {name: cloud-sql-proxy, image: gcr.io/cloud-sql-connectors/cloud-sql-proxy}
+`,
+      findings: [{ severity: 'warning', pointer: '/spec/jobTemplate/spec/template/spec/containers/1' }],
+    },
+    {
+      name: 'a Job is warned even when the mesh opt-out is explicit',
+      yaml: job(classic('linkerd-proxy'), '"config.linkerd.io/proxy-enable-native-sidecar": "false"'),
+      findings: [{ severity: 'warning', message: 'linkerd-proxy' }],
+    },
+    {
+      name: 'param sidecarNames adds a helper',
+      yaml: deploy(classic('vault-agent')),
+      params: { sidecarNames: ['vault-agent'] },
+      findings: [{ severity: 'info', message: '"vault-agent" runs as a classic container' }],
+    },
+    {
+      name: 'restartPolicy Always init container on 1.28: error (alpha, off)',
+      yaml: deploy(nativeProxy),
+      kubeVersion: '1.28',
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/initContainers/0/restartPolicy', message: 'SidecarContainers is alpha and off by default on 1.28' }],
+    },
+    {
+      name: 'restartPolicy Always init container on 1.27: error (no native sidecars)',
+      yaml: deploy(nativeProxy),
+      kubeVersion: '1.27',
+      findings: [{ severity: 'error', message: 'native sidecars do not exist on 1.27' }],
+    },
+    {
+      name: 'suppressed findings are kept, marked suppressed',
+      yaml: deploy(classic('envoy'), '"kubegrace.dev/ignore": "native-sidecar", "kubegrace.dev/ignore-reason": "migrating next quarter"'),
+      findings: [{ severity: 'info', suppressed: true }],
+    },
+  ],
+});
+
+/** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
+const corpusFile = (f: string) => fs.readFileSync(path.join(CORPUS, f), 'utf8');
+const describeCorpus = fs.existsSync(CORPUS) ? describe : describe.skip;
+
+describeCorpus('native-sidecar on the corpus', () => {
+  test('linkerd control plane: identity keeps a classic proxy on purpose; the others are native', () => {
+    for (const f of ['linkerd-control-plane.yaml', 'linkerd-control-plane-ha.yaml']) {
+      expect(runRule(nativeSidecar, corpusFile(f), '1.31')).toEqual([]);
+    }
+  });
+  test('istio gateway: istio-proxy is the gateway itself', () => {
+    expect(runRule(nativeSidecar, corpusFile('istio-gateway.yaml'), '1.31')).toEqual([]);
+  });
+});

@@ -1,0 +1,131 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { replicasNotSpread } from '../../lib/rules/replicas-not-spread';
+import { ruleTester, runRule } from '../helpers/rule-tester';
+
+function workload(podSpec: string, opts: { kind?: string; replicas?: string; annotations?: string; service?: boolean } = {}): string {
+  return `apiVersion: apps/v1
+kind: ${opts.kind ?? 'Deployment'}
+metadata: {name: web}
+spec:
+${opts.replicas === '' ? '' : `  replicas: ${opts.replicas ?? '3'}\n`}  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web, tier: front}
+${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
+${podSpec}      containers: [{name: app, image: web, ports: [{containerPort: 8080}]}]
+${opts.service === false ? '' : `---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`}`;
+}
+const tsc = (key: string, selector = '{matchLabels: {app: web}}', when = 'ScheduleAnyway') => `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: ${key}, whenUnsatisfiable: ${when}, labelSelector: ${selector}}
+`;
+const anti = (kind: 'required' | 'preferred', key: string, selector = '{matchLabels: {app: web}}') =>
+  kind === 'required'
+    ? `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: ${key}, labelSelector: ${selector}}
+`
+    : `      affinity:
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            podAffinityTerm: {topologyKey: ${key}, labelSelector: ${selector}}
+`;
+const hpa = (min: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: ${min}
+  maxReplicas: 10
+`;
+
+ruleTester(replicasNotSpread, {
+  valid: [
+    { name: 'hostname spread constraint', yaml: workload(tsc('kubernetes.io/hostname')) },
+    { name: 'zone spread constraint', yaml: workload(tsc('topology.kubernetes.io/zone')) },
+    { name: 'required hostname anti-affinity', yaml: workload(anti('required', 'kubernetes.io/hostname')) },
+    { name: 'preferred hostname anti-affinity (argo-cd style)', yaml: workload(anti('preferred', 'kubernetes.io/hostname')) },
+    { name: 'preferred zone anti-affinity', yaml: workload(anti('preferred', 'topology.kubernetes.io/zone', '{matchExpressions: [{key: app, operator: In, values: [web]}]}')) },
+    { name: 'anti-affinity on a label shared by a group (part-of style) still selects its own pods', yaml: workload(anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {tier: front}}')) },
+    { name: 'a single replica', yaml: workload('', { replicas: '1' }) },
+    { name: 'default replicas (1)', yaml: workload('', { replicas: '' }) },
+    { name: 'not served: no Service', yaml: workload('', { service: false }) },
+    { name: 'served hint false', yaml: workload('', { annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'HPA minReplicas 1 owns the count', yaml: workload('', { replicas: '' }) + hpa(1) },
+    { name: 'DaemonSets have no replicas', yaml: workload('', { kind: 'DaemonSet', replicas: '' }) },
+    { name: 'pinned to one node: cannot spread', yaml: workload('      nodeSelector: {kubernetes.io/hostname: node-1}\n') },
+  ],
+  invalid: [
+    {
+      name: 'three replicas, no spreading (Deployment on 1.27: matchLabelKeys in the fix)',
+      yaml: workload(''),
+      kubeVersion: '1.27',
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec', message: /Deployment\/web: replicas 3 but nothing spreads them.*labelSelector: \{matchLabels: \{app: web\}\}, matchLabelKeys: \[pod-template-hash\]$/ }],
+    },
+    {
+      name: 'below 1.27 the fix omits matchLabelKeys',
+      yaml: workload(''),
+      kubeVersion: '1.26',
+      findings: [{ severity: 'warning', message: /labelSelector: \{matchLabels: \{app: web\}\}$/ }],
+    },
+    {
+      name: 'StatefulSet: no matchLabelKeys (no pod-template-hash)',
+      yaml: workload('', { kind: 'StatefulSet' }),
+      findings: [{ severity: 'warning', object: 'StatefulSet/web', message: /\{app: web\}\}$/ }],
+    },
+    {
+      name: 'HPA minReplicas 2 counts',
+      yaml: workload('', { replicas: '' }) + hpa(2),
+      findings: [{ severity: 'warning', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web)' }],
+    },
+    {
+      name: 'served by hint only',
+      yaml: workload('', { service: false, annotations: '"kubegrace.dev/served": "true"' }),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'spread constraint on another key does not count: pointer at it',
+      yaml: workload(tsc('node.kubernetes.io/instance-type')),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints' }],
+    },
+    {
+      name: 'spread constraint selecting other pods does not count',
+      yaml: workload(tsc('kubernetes.io/hostname', '{matchLabels: {app: db}}')),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'anti-affinity on another app does not count: pointer at it',
+      yaml: workload(anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {app: cache}}')),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity' }],
+    },
+    {
+      name: 'suppressed findings are kept, marked suppressed',
+      yaml: workload('', { annotations: '"kubegrace.dev/ignore": "replicas-not-spread", "kubegrace.dev/ignore-reason": "single-node dev cluster"' }),
+      findings: [{ severity: 'warning', suppressed: true }],
+    },
+  ],
+});
+
+/** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
+const corpusFile = (f: string) => fs.readFileSync(path.join(CORPUS, f), 'utf8');
+const describeCorpus = fs.existsSync(CORPUS) ? describe : describe.skip;
+
+describeCorpus('replicas-not-spread on the corpus', () => {
+  test('charts with anti-affinity are clean; ingress-nginx with 3 replicas and none is not', () => {
+    for (const f of ['linkerd-control-plane-ha.yaml', 'argo-cd-ha-install.yaml', 'teleport-cluster-ha-pdb.yaml']) {
+      expect(runRule(replicasNotSpread, corpusFile(f), '1.31')).toEqual([]);
+    }
+    expect(runRule(replicasNotSpread, corpusFile('ingress-nginx-ha.yaml'), '1.31').map((f) => f.object.name)).toEqual(['ingress-nginx-controller']);
+  });
+});
