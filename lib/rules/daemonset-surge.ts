@@ -151,15 +151,15 @@ spec:
             pointer: surgePointer,
             severity: zeroUnavail ? 'error' : 'warning',
             message: zeroUnavail
-              ? `${nameOf(w)}: maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
-              : `${nameOf(w)}: maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
+              ? `maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
+              : `maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
           });
         } else if (unavail !== 0) {
           ctx.report({
             object: w.obj,
             pointer: surgePointer,
             severity: 'error',
-            message: `${nameOf(w)}: maxSurge ${fmtIntOrPercent(surgeRaw)} with ${unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
+            message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with ${unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
           });
         }
         continue;

@@ -3,7 +3,7 @@ import { ServiceView } from '../model/graph';
 import { preStopDelay } from '../timeline/prestop';
 import { AWS, containersBehind, intAnnotation, isExternalLocal, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
 import { replicaBasis } from './rollout-util';
-import { graceMessageRef, nameOf } from './util';
+import { graceMessageRef } from './util';
 import { drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
 
 export const DEFAULT_LB_HEALTH_WINDOW_SECONDS = 30;
@@ -93,7 +93,7 @@ containers:
             object: w.obj,
             pointer: spreadPointer(w),
             severity: 'warning',
-            message: `${nameOf(w)}: ${basis.phrase} behind ${svc} without topology spread or hostname anti-affinity: replicas packed on one node share that node's single slice of the LB traffic, and draining the node pulls them all out of the LB at once; add topologySpreadConstraints on kubernetes.io/hostname (and topology.kubernetes.io/zone) selecting the pods' labels`,
+            message: `${basis.phrase} behind ${svc} without topology spread or hostname anti-affinity: replicas packed on one node share that node's single slice of the LB traffic, and draining the node pulls them all out of the LB at once; add topologySpreadConstraints on kubernetes.io/hostname (and topology.kubernetes.io/zone) selecting the pods' labels`,
           });
         }
         if (w.grace === 0) continue;

@@ -2,7 +2,6 @@ import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
 import { get, Workload } from '../model/workload';
 import { annotationsOf, GKE, ingressBackendServices, isNegService, readinessGates } from './lb-util';
-import { nameOf } from './util';
 
 /** GKE Ingress classes: their backends use NEGs automatically on VPC-native clusters. */
 const GCE_INGRESS_CLASSES = new Set(['gce', 'gce-internal']);
@@ -86,7 +85,7 @@ Timing behind NEGs is judged by \`lb-deregistration-delay\`.`,
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/readinessGates/${readinessGateIndex(w, GKE.negReadinessGate)}`,
-        message: `${nameOf(w)}: the pod template hard-codes the readiness gate ${GKE.negReadinessGate}, but ${which}: GKE injects this gate itself for pods in a network endpoint group, and without a NEG the pods wait on a controller that does not manage them; remove the gate from the template, or annotate the Service with ${GKE.neg}: '{"ingress": true}'`,
+        message: `the pod template hard-codes the readiness gate ${GKE.negReadinessGate}, but ${which}: GKE injects this gate itself for pods in a network endpoint group, and without a NEG the pods wait on a controller that does not manage them; remove the gate from the template, or annotate the Service with ${GKE.neg}: '{"ingress": true}'`,
       });
     }
   },

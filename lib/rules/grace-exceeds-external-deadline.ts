@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { graceMessageRef, gracePointer, nameOf } from './util';
+import { graceMessageRef, gracePointer } from './util';
 
 export const DEFAULT_AUTOSCALER_MAX_GRACEFUL_TERMINATION_SECONDS = 600;
 
@@ -75,7 +75,7 @@ kill.`,
         ctx.report({
           object: w.obj,
           pointer: gracePointer(w),
-          message: `${nameOf(w)}: ${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline`,
+          message: `${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline`,
         });
       }
     }

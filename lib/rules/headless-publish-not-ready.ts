@@ -156,7 +156,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: 'info',
-          message: `${nameOf(w)}: spec.serviceName "${serviceName}" names no Service in the linted set${other ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
+          message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
         });
         continue;
       }
@@ -165,7 +165,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: need ? 'warning' : 'info',
-          message: `${nameOf(w)}: spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; point serviceName at a headless Service (clusterIP: None) selecting the pods (clusterIP is immutable: create a new Service)`,
+          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; point serviceName at a headless Service (clusterIP: None) selecting the pods (clusterIP is immutable: create a new Service)`,
         });
         continue;
       }

@@ -58,7 +58,7 @@ spec:
           object: w.obj,
           pointer: '/spec/replicas',
           severity: 'warning',
-          message: `${nameOf(w)}: spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pods until the HPA scales it again; remove spec.replicas from the manifest`,
+          message: `spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pods until the HPA scales it again; remove spec.replicas from the manifest`,
         });
       }
       if (h.minReplicas < 2 && g.served(w)) {
@@ -67,7 +67,7 @@ spec:
           object: h.obj,
           pointer: h.minReplicasSet ? '/spec/minReplicas' : '/spec',
           severity: 'info',
-          message: `${hpaName}: ${min} for the served ${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)`,
+          message: `${min} for the served ${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)`,
         });
       }
     }

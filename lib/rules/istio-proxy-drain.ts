@@ -3,7 +3,7 @@ import { Workload } from '../model/workload';
 import { GRACE_MARGIN_SECONDS } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault } from '../timeline/mesh';
 import { annotationPointer, appShutdowns, longestShutdown, namespaceOf, problemTarget, secs } from './mesh-util';
-import { graceMessageRef, gracePointer, nameOf } from './util';
+import { graceMessageRef, gracePointer } from './util';
 
 export const istioProxyDrain: Rule = {
   meta: {
@@ -79,7 +79,7 @@ spec:
       if (!is) continue;
       for (const p of is.problems) {
         const t = problemTarget(ctx.graph, w, p, is.proxy);
-        ctx.report({ ...t, message: `${nameOf(w)}: ${p.key}: ${p.message}` });
+        ctx.report({ ...t, message: `${p.key}: ${p.message}` });
       }
       if (w.grace === 0 || is.mode === 'native') continue;
       checkClassic(w, is);
@@ -108,7 +108,7 @@ spec:
         ctx.report({
           object: w.obj,
           pointer: is.configOrigin === 'annotation' ? configPointer(w) : gracePointer(w),
-          message: `${nameOf(w)}: istio-proxy ${windowName} ${secs(window)}${dflt} >= ${graceMessageRef(w)} (${modeNote(w, is)}): SIGKILL ends the drain and cuts the remaining connections without a graceful close; raise terminationGracePeriodSeconds to ${Math.ceil(window + GRACE_MARGIN_SECONDS)}s or lower ${windowName} to ${secs(target)}`,
+          message: `istio-proxy ${windowName} ${secs(window)}${dflt} >= ${graceMessageRef(w)} (${modeNote(w, is)}): SIGKILL ends the drain and cuts the remaining connections without a graceful close; raise terminationGracePeriodSeconds to ${Math.ceil(window + GRACE_MARGIN_SECONDS)}s or lower ${windowName} to ${secs(target)}`,
         });
         return;
       }
@@ -119,7 +119,7 @@ spec:
       ctx.report({
         object: w.obj,
         pointer: is.configOrigin === 'annotation' ? configPointer(w) : annotationPointer(w, ISTIO.proxyConfig),
-        message: `${nameOf(w)}: container "${app.container.name}" needs preStop ${secs(app.preStopSeconds)} + drain ${secs(app.drain)} = ${secs(app.total)}, but istio-proxy stops after terminationDrainDuration ${secs(is.terminationDrainDurationSeconds)}${dflt} (${modeNote(w, is)}): the app's inbound and outbound calls after that fail; set ${ISTIO.proxyConfig} to "terminationDrainDuration: ${need}s" (keeping terminationGracePeriodSeconds >= ${need + GRACE_MARGIN_SECONDS}s) or enable proxyMetadata.EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"`,
+        message: `container "${app.container.name}" needs preStop ${secs(app.preStopSeconds)} + drain ${secs(app.drain)} = ${secs(app.total)}, but istio-proxy stops after terminationDrainDuration ${secs(is.terminationDrainDurationSeconds)}${dflt} (${modeNote(w, is)}): the app's inbound and outbound calls after that fail; set ${ISTIO.proxyConfig} to "terminationDrainDuration: ${need}s" (keeping terminationGracePeriodSeconds >= ${need + GRACE_MARGIN_SECONDS}s) or enable proxyMetadata.EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"`,
       });
     }
   },

@@ -164,7 +164,7 @@ containers:
           object: dd.object,
           pointer: dd.pointer,
           severity: 'info',
-          message: `${dd.object.kind}/${dd.object.name}: the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${w.grace} in ${attr}`,
+          message: `the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${w.grace} in ${attr}`,
         });
       }
     }

@@ -1,7 +1,6 @@
 import { Rule } from '../engine/types';
 import { AWS, AWS_IP_KINDS, awsReadinessGate, labelsOf, lbFronts } from './lb-util';
 import { existingPointer, replicaBasis } from './rollout-util';
-import { nameOf } from './util';
 
 const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod']);
 
@@ -81,7 +80,7 @@ metadata:
           object: w.obj,
           pointer,
           severity: 'warning',
-          message: `${nameOf(w)}: its pods are AWS load balancer IP targets (${via}) and the template has no ${AWS.readinessGatePrefix}* readiness gate; ${nsRef} is not in the linted set, so whether it carries the label ${label} cannot be checked. Without the label the controller does not inject the gate, and a new pod counts as Ready before its target is healthy, so rollouts can leave ${few ? `its ${basis!.replicas === 1 ? 'only target' : 'few targets'}` : 'the target group'} unhealthy or draining; make sure the namespace is labelled ${label} (or add the Namespace manifest)`,
+          message: `its pods are AWS load balancer IP targets (${via}) and the template has no ${AWS.readinessGatePrefix}* readiness gate; ${nsRef} is not in the linted set, so whether it carries the label ${label} cannot be checked. Without the label the controller does not inject the gate, and a new pod counts as Ready before its target is healthy, so rollouts can leave ${few ? `its ${basis!.replicas === 1 ? 'only target' : 'few targets'}` : 'the target group'} unhealthy or draining; make sure the namespace is labelled ${label} (or add the Namespace manifest)`,
         });
         continue;
       }
@@ -89,7 +88,7 @@ metadata:
         object: w.obj,
         pointer,
         severity: few ? 'error' : 'warning',
-        message: `${nameOf(w)}: its pods are AWS load balancer IP targets (${via}), but Namespace ${ns.name} lacks the label ${label} and the template has no ${AWS.readinessGatePrefix}* readiness gate: a new pod counts as Ready before its target is healthy, so a rollout ${few ? `with ${basis!.phrase} can leave the target group with only initial or draining targets (an outage)` : 'can remove healthy targets faster than new ones pass the health check'}; label Namespace ${ns.name} with ${label} and recreate the pods`,
+        message: `its pods are AWS load balancer IP targets (${via}), but Namespace ${ns.name} lacks the label ${label} and the template has no ${AWS.readinessGatePrefix}* readiness gate: a new pod counts as Ready before its target is healthy, so a rollout ${few ? `with ${basis!.phrase} can leave the target group with only initial or draining targets (an outage)` : 'can remove healthy targets faster than new ones pass the health check'}; label Namespace ${ns.name} with ${label} and recreate the pods`,
       });
     }
   },

@@ -4,7 +4,7 @@ import { Workload } from '../model/workload';
 import { GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
 import { annotationPointer, appShutdowns, longestPreStop, longestShutdown, longLived, namespaceOf, problemTarget, secs } from './mesh-util';
-import { graceMessageRef, gracePointer, nameOf } from './util';
+import { graceMessageRef, gracePointer } from './util';
 
 export const linkerdProxyDrain: Rule = {
   meta: {
@@ -75,7 +75,7 @@ spec:
       if (!lk) continue;
       for (const p of lk.problems) {
         const t = problemTarget(ctx.graph, w, p, lk.proxy);
-        ctx.report({ ...t, severity: 'warning', message: `${nameOf(w)}: ${p.key}: ${p.message}` });
+        ctx.report({ ...t, severity: 'warning', message: `${p.key}: ${p.message}` });
       }
       if (w.grace === 0) continue;
       if (lk.mode === 'native') checkNative(w, lk);
@@ -106,7 +106,7 @@ spec:
             object: w.obj,
             pointer: waitPointer(w, lk),
             severity: 'error',
-            message: `${nameOf(w)}: ${wait} >= ${graceMessageRef(w)} (${modeNote(lk)}): the proxy is still sleeping at the deadline and gets ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL, cutting every connection; raise terminationGracePeriodSeconds to at least ${rec}s or lower the wait below it`,
+            message: `${wait} >= ${graceMessageRef(w)} (${modeNote(lk)}): the proxy is still sleeping at the deadline and gets ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL, cutting every connection; raise terminationGracePeriodSeconds to at least ${rec}s or lower the wait below it`,
           });
         } else {
           const app = longestPreStop(apps);
@@ -117,7 +117,7 @@ spec:
               object: w.obj,
               pointer: waitPointer(w, lk),
               severity: 'warning',
-              message: `${nameOf(w)}: ${wait}, but container "${app.container.name}" has a preStop delay of ${secs(app.preStopSeconds)} >= that: the proxy gets SIGTERM no later than the app does, so the app's calls while it drains fail; set ${LINKERD.waitBeforeExit} above the app's preStop, e.g. "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s`,
+              message: `${wait}, but container "${app.container.name}" has a preStop delay of ${secs(app.preStopSeconds)} >= that: the proxy gets SIGTERM no later than the app does, so the app's calls while it drains fail; set ${LINKERD.waitBeforeExit} above the app's preStop, e.g. "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s`,
             });
           }
         }
@@ -129,7 +129,7 @@ spec:
             object: w.obj,
             pointer: lk.shutdownGraceOrigin === 'annotation' ? annotationPointer(w, LINKERD.shutdownGracePeriod) : gracePointer(w),
             severity: 'info',
-            message: `${nameOf(w)}: long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): proxy wait ${secs(n)} + shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} = ${secs(total)} exceeds ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(g - n - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
+            message: `long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): proxy wait ${secs(n)} + shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} = ${secs(total)} exceeds ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(g - n - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
           });
         }
       }
@@ -143,7 +143,7 @@ spec:
           object: w.obj,
           pointer: annotationPointer(w, LINKERD.waitBeforeExit),
           severity: 'info',
-          message: `${nameOf(w)}: ${LINKERD.waitBeforeExit} "${waitAnn}" is ignored because the proxy runs as a native sidecar (${how}), which Kubernetes stops only after the app containers exit; remove the annotation`,
+          message: `${LINKERD.waitBeforeExit} "${waitAnn}" is ignored because the proxy runs as a native sidecar (${how}), which Kubernetes stops only after the app containers exit; remove the annotation`,
         });
       }
       if (longLived(w)) {
@@ -155,7 +155,7 @@ spec:
             object: w.obj,
             pointer: lk.shutdownGraceOrigin === 'annotation' ? annotationPointer(w, LINKERD.shutdownGracePeriod) : gracePointer(w),
             severity: 'info',
-            message: `${nameOf(w)}: long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): the native proxy gets SIGTERM after the app's ${secs(appTime)}${app ? ` (container "${app.container.name}" preStop + drain)` : ''}, and its shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} brings the total to ${secs(total)} > ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(w.grace - appTime - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
+            message: `long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): the native proxy gets SIGTERM after the app's ${secs(appTime)}${app ? ` (container "${app.container.name}" preStop + drain)` : ''}, and its shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} brings the total to ${secs(total)} > ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(w.grace - appTime - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
           });
         }
       }

@@ -5,7 +5,7 @@ import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT } from '../t
 import { Addend, drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
 import { classifyPreStop, PreStopDelay, preStopDelay } from '../timeline/prestop';
 import { annotationPointer, secs } from './mesh-util';
-import { graceMessageRef, gracePointer, nameOf } from './util';
+import { graceMessageRef, gracePointer } from './util';
 
 /** preStop kinds that delay by a known time. */
 const DELAYS = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
@@ -106,7 +106,7 @@ spec:
       if (w.sidecars.length === 0 && addends.length === 0) continue;
       const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
       if (hint.problem) {
-        ctx.report({ object: w.obj, pointer: annotationPointer(w, SIDECAR_DRAIN_HINT), message: `${nameOf(w)}: ${SIDECAR_DRAIN_HINT} ${hint.problem}` });
+        ctx.report({ object: w.obj, pointer: annotationPointer(w, SIDECAR_DRAIN_HINT), message: `${SIDECAR_DRAIN_HINT} ${hint.problem}` });
       }
       for (const s of w.sidecars) checkSidecarPreStop(w, s);
       if (w.grace === 0 || addends.length === 0) continue;
@@ -158,7 +158,7 @@ spec:
       ctx.report({
         object: w.obj,
         pointer: gracePointer(w, binding.c),
-        message: `${nameOf(w)}: container "${binding.c.name}" ${parts.join(' + ')} = ${secs(needed)} exceeds ${graceMessageRef(w)}: the native sidecars are stopped only after the main containers exit, one at a time, and whatever still runs at the deadline gets 2s before SIGKILL; raise terminationGracePeriodSeconds to ${Math.ceil(needed + GRACE_MARGIN_SECONDS)}s`,
+        message: `container "${binding.c.name}" ${parts.join(' + ')} = ${secs(needed)} exceeds ${graceMessageRef(w)}: the native sidecars are stopped only after the main containers exit, one at a time, and whatever still runs at the deadline gets 2s before SIGKILL; raise terminationGracePeriodSeconds to ${Math.ceil(needed + GRACE_MARGIN_SECONDS)}s`,
       });
     }
   },

@@ -2,7 +2,6 @@ import { Rule } from '../engine/types';
 import { ContainerView, Workload } from '../model/workload';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
-import { nameOf } from './util';
 
 /** Helpers needed while the app shuts down (graceful-termination.md SIDE-001). */
 export const DEFAULT_SIDECAR_NAMES = ['istio-proxy', 'linkerd-proxy', 'envoy', 'cloud-sql-proxy', 'fluent-bit'];
@@ -98,14 +97,14 @@ containers:
             object: w.obj,
             pointer: c.pointer,
             severity: 'warning',
-            message: `${nameOf(w)}: "${c.name}" runs as a classic container next to ${others}: it keeps running after the job's work is done, so the pod never completes and the Job never finishes; make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)})`,
+            message: `"${c.name}" runs as a classic container next to ${others}: it keeps running after the job's work is done, so the pod never completes and the Job never finishes; make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)})`,
           });
         } else {
           ctx.report({
             object: w.obj,
             pointer: c.pointer,
             severity: 'info',
-            message: `${nameOf(w)}: "${c.name}" runs as a classic container: it gets SIGTERM together with ${others}, in no defined order, and can exit before they finish draining, so their shutdown-time calls fail; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)}), which is stopped only after the main containers exit`,
+            message: `"${c.name}" runs as a classic container: it gets SIGTERM together with ${others}, in no defined order, and can exit before they finish draining, so their shutdown-time calls fail; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)}), which is stopped only after the main containers exit`,
           });
         }
       }

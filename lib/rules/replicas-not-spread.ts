@@ -2,7 +2,6 @@ import { Rule } from '../engine/types';
 import { Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEYS } from './mesh-util';
 import { existingPointer, nodePinning, replicaBasis } from './rollout-util';
-import { nameOf } from './util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
@@ -63,7 +62,7 @@ topologySpreadConstraints:
       ctx.report({
         object: w.obj,
         pointer,
-        message: `${nameOf(w)}: ${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}`,
       });
     }
 

@@ -2,7 +2,6 @@ import { Rule } from '../engine/types';
 import { DeploymentRollout, Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
 import { fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
-import { nameOf } from './util';
 
 export const spreadBlocksSurge: Rule = {
   meta: {
@@ -83,7 +82,7 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           object: w.obj,
           pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
           severity: 'warning',
-          message: `${nameOf(w)}: ${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+          message: `${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
         });
       }
       for (const t of antiAffinityTerms(w)) {
@@ -97,7 +96,7 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           object: w.obj,
           pointer: t.pointer,
           severity: 'warning',
-          message: `${nameOf(w)}: required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+          message: `required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
         });
       }
     }
@@ -116,7 +115,7 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           object: w.obj,
           pointer,
           severity: 'info',
-          message: `${nameOf(w)}: topologySpreadConstraints[${c.index}].minDomains is dropped on ${v} (MinDomainsInPodTopologySpread is beta and on from 1.27, GA 1.30): the constraint behaves as if it were unset`,
+          message: `topologySpreadConstraints[${c.index}].minDomains is dropped on ${v} (MinDomainsInPodTopologySpread is beta and on from 1.27, GA 1.30): the constraint behaves as if it were unset`,
         });
         return;
       }
@@ -125,7 +124,7 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           object: w.obj,
           pointer,
           severity: 'error',
-          message: `${nameOf(w)}: topologySpreadConstraints[${c.index}] sets minDomains ${c.minDomains} with whenUnsatisfiable ${c.whenUnsatisfiable}: the API rejects it ("can only use minDomains if whenUnsatisfiable=DoNotSchedule"); remove minDomains or use whenUnsatisfiable: DoNotSchedule`,
+          message: `topologySpreadConstraints[${c.index}] sets minDomains ${c.minDomains} with whenUnsatisfiable ${c.whenUnsatisfiable}: the API rejects it ("can only use minDomains if whenUnsatisfiable=DoNotSchedule"); remove minDomains or use whenUnsatisfiable: DoNotSchedule`,
         });
       }
     }

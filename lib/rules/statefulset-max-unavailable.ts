@@ -3,7 +3,6 @@ import { KubeVersion } from '../engine/version';
 import { parseIntOrPercent } from '../model/intstr';
 import { fmtIntOrPercent } from './rollout-util';
 import { stsStrategy } from './lb-util';
-import { nameOf } from './util';
 
 /** `MaxUnavailableStatefulSet` on the target version: on, off, or (1.35 without a patch) unknown. */
 export type GateState = 'on' | 'off' | 'depends-on-patch';
@@ -99,7 +98,7 @@ spec:
           object: w.obj,
           pointer,
           severity: 'error',
-          message: `${nameOf(w)}: updateStrategy.rollingUpdate.maxUnavailable ${shown} ${invalid}: it must be at least 1 (percentages round up); ${today}; remove it, or set 1 or more`,
+          message: `updateStrategy.rollingUpdate.maxUnavailable ${shown} ${invalid}: it must be at least 1 (percentages round up); ${today}; remove it, or set 1 or more`,
         });
         continue;
       }
@@ -112,7 +111,7 @@ spec:
         object: w.obj,
         pointer,
         severity: 'warning',
-        message: `${nameOf(w)}: updateStrategy.rollingUpdate.maxUnavailable ${shown} is set, but ${why}; remove it unless every target cluster enables the gate (1.35.0-1.35.3, >= 1.37)${gate === 'depends-on-patch' ? ', or lint with the full version, e.g. --kube-version 1.35.4' : ''}`,
+        message: `updateStrategy.rollingUpdate.maxUnavailable ${shown} is set, but ${why}; remove it unless every target cluster enables the gate (1.35.0-1.35.3, >= 1.37)${gate === 'depends-on-patch' ? ', or lint with the full version, e.g. --kube-version 1.35.4' : ''}`,
       });
     }
   },

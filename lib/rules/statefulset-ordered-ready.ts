@@ -1,7 +1,6 @@
 import { Rule } from '../engine/types';
 import { stsStrategy } from './lb-util';
 import { replicaBasis } from './rollout-util';
-import { nameOf } from './util';
 
 export const statefulsetOrderedReady: Rule = {
   meta: {
@@ -58,7 +57,7 @@ kubectl delete pod db-2                      # every pod still at the bad revisi
       ctx.report({
         object: w.obj,
         pointer: s.podManagementPolicySet ? '/spec/podManagementPolicy' : s.typeSet ? '/spec/updateStrategy/type' : '/spec',
-        message: `${nameOf(w)}: ${pmp} with ${type} and ${basis.phrase}: if a new revision never becomes Running and Ready, the rollout stops, and reverting the template does not heal it: the pods already created from the bad revision must be deleted by hand (kubernetes/kubernetes#67250); keep a runbook that reverts and then deletes the stuck pods (kubectl delete pod ${w.obj.name}-N), and make automation apply both steps together`,
+        message: `${pmp} with ${type} and ${basis.phrase}: if a new revision never becomes Running and Ready, the rollout stops, and reverting the template does not heal it: the pods already created from the bad revision must be deleted by hand (kubernetes/kubernetes#67250); keep a runbook that reverts and then deletes the stuck pods (kubectl delete pod ${w.obj.name}-N), and make automation apply both steps together`,
       });
     }
   },

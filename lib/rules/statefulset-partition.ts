@@ -1,7 +1,6 @@
 import { Rule } from '../engine/types';
 import { num } from '../model/workload';
 import { stsStrategy } from './lb-util';
-import { nameOf } from './util';
 
 export const statefulsetPartition: Rule = {
   meta: {
@@ -54,7 +53,7 @@ spec:
           object: w.obj,
           pointer,
           severity: 'warning',
-          message: `${nameOf(w)}: rollingUpdate.partition ${partition} >= ${basis}: only ordinals >= ${partition} are updated, so template changes never reach any pod; set partition to 0 (or remove it) once the staged rollout is done`,
+          message: `rollingUpdate.partition ${partition} >= ${basis}: only ordinals >= ${partition} are updated, so template changes never reach any pod; set partition to 0 (or remove it) once the staged rollout is done`,
         });
       } else {
         const lower = partition === 1 ? 'ordinal 0 stays' : `ordinals 0..${partition - 1} stay`;
@@ -62,7 +61,7 @@ spec:
           object: w.obj,
           pointer,
           severity: 'info',
-          message: `${nameOf(w)}: rollingUpdate.partition ${partition} with ${basis}: a staged (canary) update is left in the manifest, so ${lower} at the old revision even when deleted; finish the rollout and set partition to 0`,
+          message: `rollingUpdate.partition ${partition} with ${basis}: a staged (canary) update is left in the manifest, so ${lower} at the old revision even when deleted; finish the rollout and set partition to 0`,
         });
       }
     }

@@ -70,7 +70,7 @@ ruleTester(replicasNotSpread, {
       name: 'three replicas, no spreading (Deployment on 1.27: matchLabelKeys in the fix)',
       yaml: workload(''),
       kubeVersion: '1.27',
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec', message: /Deployment\/web: replicas 3 but nothing spreads them.*labelSelector: \{matchLabels: \{app: web\}\}, matchLabelKeys: \[pod-template-hash\]$/ }],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec', message: /^replicas 3 but nothing spreads them.*labelSelector: \{matchLabels: \{app: web\}\}, matchLabelKeys: \[pod-template-hash\]$/ }],
     },
     {
       name: 'below 1.27 the fix omits matchLabelKeys',
