@@ -119,9 +119,13 @@ export class ObjectGraph {
   private readonly wlToPdb = new Map<Workload, PdbView[]>();
   private readonly wlToHpa = new Map<Workload, HpaView>();
   private readonly index = new TemplateIndex();
+  private readonly byKind = new Map<string, KObject[]>();
 
   constructor(readonly objects: KObject[]) {
     for (const o of objects) {
+      let k = this.byKind.get(o.kind);
+      if (!k) this.byKind.set(o.kind, (k = []));
+      k.push(o);
       const w = workloadOf(o);
       if (w) {
         if (w.ownedBy) this.ownedWorkloads.push(w);
@@ -169,6 +173,11 @@ export class ObjectGraph {
       const w = byName.get(`${h.obj.namespace}/${h.targetKind}/${h.targetName}`);
       if (w && !this.wlToHpa.has(w)) this.wlToHpa.set(w, h);
     }
+  }
+
+  /** Every object of a kind, in input order (an index: rules must not scan all objects per workload). */
+  ofKind(kind: string): readonly KObject[] {
+    return this.byKind.get(kind) ?? [];
   }
 
   servicesFor(w: Workload): ServiceView[] {

@@ -167,7 +167,7 @@ export function lbFronts(graph: ObjectGraph, w: Workload): LbFront[] {
     if (isNegService(s)) out.push({ kind: 'neg', via: s.obj, service: s, label: `Service/${s.obj.name} (GKE NEG, ${GKE.neg})` });
     if (isExternalLocal(s)) out.push({ kind: 'local', via: s.obj, service: s, label: `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)` });
   }
-  for (const o of graph.objects) {
+  for (const o of [...graph.ofKind('Ingress'), ...graph.ofKind('TargetGroupBinding')]) {
     if (o.kind === 'Ingress' && sameNs(o, w.obj)) {
       const ingAnn = annotationsOf(o);
       for (const name of ingressBackendServices(o)) {

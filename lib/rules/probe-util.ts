@@ -168,8 +168,7 @@ function isExporterService(s: ServiceView, w: Workload): boolean {
 function scrapedByServiceMonitor(graph: ObjectGraph, p: ServedPort): boolean {
   const svc = p.service.obj;
   const labels = stringMap(get(svc.raw, 'metadata', 'labels'));
-  return graph.objects.some((o) => {
-    if (o.kind !== 'ServiceMonitor') return false;
+  return graph.ofKind('ServiceMonitor').some((o) => {
     const anyNs = get(o.raw, 'spec', 'namespaceSelector', 'any') === true;
     const names = get(o.raw, 'spec', 'namespaceSelector', 'matchNames');
     const nsOk = anyNs || (Array.isArray(names) ? names.includes(svc.namespace ?? '') : (o.namespace ?? '') === (svc.namespace ?? ''));
