@@ -19,3 +19,23 @@ describe('rule docs', () => {
     expect(pages).toEqual(ALL_RULES.map((r) => `${r.meta.id}.md`).sort());
   });
 });
+
+describe('the catalog is the contract of RULES.md', () => {
+  test('every rule ID of RULES.md exists, with no extra, each with a description and doc', () => {
+    const rulesMd = fs.readFileSync(path.resolve(__dirname, '../../../shared/docs/RULES.md'), 'utf8');
+    const ids = [...rulesMd.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]);
+    expect(ids.length).toBe(37);
+    expect(ALL_RULES.map((r) => r.meta.id).sort()).toEqual([...ids].sort());
+    for (const r of ALL_RULES) {
+      expect(r.meta.description.length).toBeGreaterThan(10);
+      expect(r.meta.doc.length).toBeGreaterThan(100);
+      expect(r.meta.severities).toContain(r.meta.defaultSeverity);
+    }
+  });
+  test('fixable matches the fix column of RULES.md', () => {
+    const rulesMd = fs.readFileSync(path.resolve(__dirname, '../../../shared/docs/RULES.md'), 'utf8');
+    for (const m of rulesMd.matchAll(/^\| `([a-z0-9-]+)` \| [^|]+ \| [^|]+ \| (yes|no) \|/gm)) {
+      expect([m[1], ALL_RULES.find((r) => r.meta.id === m[1])?.meta.fixable]).toEqual([m[1], m[2] === 'yes']);
+    }
+  });
+});
