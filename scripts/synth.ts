@@ -1,10 +1,13 @@
 /**
- * `npm run synth`: synthesize the charts-src apps with the real `cdk8s synth`, then lint what
- * was written with the strict policy. Exits non-zero if either step fails.
+ * `npm run synth`: synthesize the charts-src apps with the real `cdk8s synth` (whose kubegrace
+ * validation plugin, configured in cdk8s.yaml, fails the synth on error findings), check that every
+ * app was written to dist/manifests/<app>.yaml, then lint what was written with the strict policy
+ * and --fail-on warning. Exits non-zero if any step fails.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { APPS } from '../charts-src/apps';
 import { main } from '../lib/cli/main';
 
 const root = path.resolve(__dirname, '../..');
@@ -18,6 +21,13 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 fs.mkdirSync(out, { recursive: true });
+// Written for the validation report only (construct paths by resource name); not a manifest.
+fs.rmSync(path.join(out, 'construct-metadata.json'), { force: true });
+const missing = Object.keys(APPS).filter((name) => !fs.existsSync(path.join(out, `${name}.yaml`)));
+if (missing.length) {
+  console.error(`cdk8s synth wrote no manifest for: ${missing.join(', ')}`);
+  process.exit(1);
+}
 const files = fs.readdirSync(out).filter((f) => f.endsWith('.yaml'));
 console.log(`synthesized ${files.length} app(s) into ${path.relative(root, out)}`);
 const code = main(['lint', out, '--policy', 'strict', '--fail-on', 'warning']);

@@ -1,0 +1,158 @@
+import * as path from 'path';
+import { Config, discoverConfig, loadConfig, loadPolicy, withOverrides } from '../engine/policy';
+import { lintSources, LintResult, summarize } from '../engine/run';
+import { Finding, Severity, SEVERITY_RANK } from '../engine/types';
+import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
+import { collectSources } from '../model/sources';
+import { ALL_RULES, ruleById } from '../rules';
+
+/*
+ * The cdk8s validation-plugin contract (cdk8s-cli lib/plugins/validation.d.ts), restated
+ * structurally so that cdk8s-cli stays a development dependency of this package.
+ */
+
+/** A resource named in a violation; cdk8s adds its construct path from the synth metadata. */
+export interface ValidationViolatingResource {
+  readonly resourceName: string;
+  readonly locations: readonly string[];
+  readonly manifestPath: string;
+}
+
+export interface ValidationViolation {
+  readonly ruleName: string;
+  readonly recommendation: string;
+  readonly fix: string;
+  readonly violatingResources: readonly ValidationViolatingResource[];
+}
+
+/** What `cdk8s synth` hands a validation plugin. */
+export interface ValidationContext {
+  /** Paths of the synthesized manifests. */
+  readonly manifests: readonly string[];
+  /** Construct metadata by resource name (`metadata.name`). */
+  readonly metadata?: { readonly [resourceName: string]: { readonly path: string } };
+  readonly report: {
+    addViolation(violation: ValidationViolation): void;
+    submit(status: 'success' | 'failure', metadata?: { readonly [key: string]: string }): void;
+  };
+  readonly logger: { log(message: string): void };
+}
+
+/** The `properties` of the plugin in cdk8s.yaml. */
+export interface KubegraceValidationProps {
+  /**
+   * `recommended`, `strict`, or a policy file (relative to the working directory).
+   * @default - the config file's policy, else 'strict'
+   */
+  readonly policy?: string;
+  /**
+   * Target Kubernetes version (X.Y or X.Y.Z).
+   * @default - the config file's kubernetesVersion, else the newest minor the rules know
+   */
+  readonly kubernetesVersion?: string;
+  /**
+   * The lowest severity that fails the synthesis: `error`, `warning`, `info` or `never`.
+   * @default - the config file's failOn, else 'error'
+   */
+  readonly failOn?: Severity | 'never';
+  /**
+   * A `.kubegrace.yaml` config file (policy, version, rule overrides), relative to the working directory.
+   * @default - discovered upward from the working directory, as the CLI does
+   */
+  readonly config?: string;
+}
+
+const FAIL_ON = ['error', 'warning', 'info', 'never'];
+
+function fail(message: string): never {
+  throw new Error(`kubegrace validation plugin: ${message}`);
+}
+
+/**
+ * The kubegrace linter as a cdk8s validation plugin: `cdk8s synth` runs the same engine, rules and
+ * policies as `kubegrace lint` over the synthesized manifests and fails on findings at or above
+ * `failOn`. Every unsuppressed finding becomes a violation named by its rule ID, with the object,
+ * JSON pointer and file:line:col; cdk8s adds the construct path.
+ *
+ * ```yaml
+ * # cdk8s.yaml
+ * validations:
+ *   - package: ./node_modules/kubegrace
+ *     version: 0.1.0
+ *     class: KubegraceValidation
+ *     properties: { policy: strict, failOn: error }
+ * ```
+ */
+export class KubegraceValidation {
+  readonly props: KubegraceValidationProps;
+
+  constructor(props: KubegraceValidationProps = {}) {
+    if (props === null || typeof props !== 'object') fail('properties must be a mapping');
+    for (const k of Object.keys(props)) {
+      if (!['policy', 'kubernetesVersion', 'failOn', 'config'].includes(k)) fail(`unknown property "${k}": use policy, kubernetesVersion, failOn or config`);
+    }
+    if (props.failOn !== undefined && !FAIL_ON.includes(props.failOn)) fail(`failOn must be error, warning, info or never (got "${String(props.failOn)}")`);
+    if (props.kubernetesVersion !== undefined) KubeVersion.parse(String(props.kubernetesVersion));
+    this.props = props;
+  }
+
+  /** Lints files with the plugin's settings, relative to `cwd`. */
+  lint(files: readonly string[], cwd = process.cwd()): { result: LintResult; failOn: Severity | 'never'; policy: string; version: KubeVersion } {
+    const configFile = this.props.config ? path.resolve(cwd, this.props.config) : discoverConfig(cwd);
+    const config: Config = configFile ? loadConfig(configFile, ALL_RULES) : {};
+    const policyName = this.props.policy ?? config.policy ?? 'strict';
+    const policy = withOverrides(loadPolicy(policyName, ALL_RULES, cwd), config.rules);
+    const versionRaw = this.props.kubernetesVersion ?? config.kubernetesVersion;
+    const version = versionRaw !== undefined ? KubeVersion.parse(String(versionRaw)) : DEFAULT_KUBE_VERSION;
+    const failOn = this.props.failOn ?? config.failOn ?? 'error';
+    const { sources, errors } = collectSources([...files], { cwd });
+    const result = lintSources(sources, { rules: ALL_RULES, policy, version }, errors);
+    return { result, failOn, policy: policyName, version };
+  }
+
+  async validate(context: ValidationContext): Promise<void> {
+    const { result, failOn, policy, version } = this.lint(context.manifests);
+    let failed = result.errors.length > 0;
+    for (const e of result.errors) {
+      context.report.addViolation({
+        ruleName: 'kubegrace/input-error',
+        recommendation: e.message,
+        fix: 'make the manifest valid YAML or JSON',
+        violatingResources: [{ resourceName: '-', manifestPath: e.file, locations: [`${e.file}:${e.line}:${e.column}`] }],
+      });
+    }
+    for (const f of result.findings) {
+      if (f.suppressed) continue;
+      if (failOn !== 'never' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) failed = true;
+      context.report.addViolation(violationOf(f));
+    }
+    const s = summarize(result);
+    context.logger.log(`kubegrace: ${s.objects} objects in ${s.files} manifests: ${s.error} errors, ${s.warning} warnings, ${s.info} info, ${s.suppressed} suppressed (policy ${policy}, Kubernetes ${version.toString()}, fail on ${failOn})`);
+    context.report.submit(failed ? 'failure' : 'success', {
+      policy,
+      kubernetesVersion: version.toString(),
+      failOn,
+      errors: String(s.error),
+      warnings: String(s.warning),
+      info: String(s.info),
+      suppressed: String(s.suppressed),
+    });
+  }
+}
+
+function violationOf(f: Finding): ValidationViolation {
+  const meta = ruleById(f.ruleId)?.meta;
+  const ns = f.object.namespace ? `${f.object.namespace}/` : '';
+  return {
+    ruleName: f.ruleId,
+    recommendation: `${f.severity}: ${f.message}`,
+    fix: meta ? `${meta.description} (${meta.spec}; kubegrace rules, docs/rules/${f.ruleId}.md)` : `custom rule ${f.ruleId} of the policy`,
+    violatingResources: [
+      {
+        resourceName: f.object.name,
+        manifestPath: f.file,
+        locations: [`${f.object.kind}/${ns}${f.object.name} ${f.pointer || '/'} (${f.file}:${f.line}:${f.column})`],
+      },
+    ],
+  };
+}
