@@ -60,7 +60,8 @@ export interface ServedPort {
   containerPort?: ContainerPort;
 }
 
-const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
+/** Port names that mark metrics endpoints (scraped, not user traffic). */
+export const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
 
 export const HINT = {
   served: 'kubegrace.dev/served',
