@@ -1,30 +1,9 @@
 import { prestopHandler } from '../../lib/rules/prestop-handler';
+import { servedDeployment } from '../helpers/manifests';
 import { ruleTester } from '../helpers/rule-tester';
 
 function deploy(podSpec: string, opts: { served?: boolean; annotations?: string } = {}): string {
-  const svc =
-    opts.served === false
-      ? ''
-      : `---
-apiVersion: v1
-kind: Service
-metadata: {name: web}
-spec:
-  selector: {app: web}
-  ports: [{port: 80, targetPort: 8080}]
-`;
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata:
-      labels: {app: web}
-${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
-${podSpec}
-${svc}`;
+  return servedDeployment(podSpec, opts);
 }
 
 const app = (lifecycle: string) => `      containers:
