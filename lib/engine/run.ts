@@ -95,6 +95,7 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
           fixable: rule.meta.fixable,
         };
         if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
+        if (r.fix) f.fix = r.fix;
         findings.push(f);
       },
     };

@@ -1,5 +1,5 @@
 import { ObjectGraph } from '../model/graph';
-import { KObject, ObjectRef, Position } from '../model/types';
+import { Json, JsonObject, KObject, ObjectRef, Position } from '../model/types';
 import { KubeVersion } from './version';
 
 export type Severity = 'error' | 'warning' | 'info';
@@ -39,6 +39,35 @@ export interface Report {
   message: string;
   /** The condition's severity, when it differs from the rule's default. */
   severity?: Severity;
+  /** The repair, when the rule can make one for this condition (RULES.md "fix" column). */
+  fix?: Fix;
+}
+
+/**
+ * One edit of a fix. Pointers are JSON pointers relative to the finding's object (the same
+ * space as `Report.pointer`); the fixer maps them onto the YAML Document and edits it in place.
+ */
+export type FixEdit =
+  /** Sets the value at pointer, creating missing parent mappings; replaces what is there. */
+  | { op: 'set'; pointer: string; value: Json }
+  /** Appends to the sequence at pointer, creating the sequence if it is missing. */
+  | { op: 'append'; pointer: string; value: Json }
+  /** Removes the value at pointer (no-op when absent). */
+  | { op: 'remove'; pointer: string }
+  /** Adds a new object as a new YAML document right after the document of the finding's object. */
+  | { op: 'add-object'; value: JsonObject };
+
+/**
+ * A rule's repair for one finding. `safe` repairs are the auto-fix set of
+ * graceful-termination.md section 12 and are applied by `--fix`; `proposal` repairs (new
+ * objects such as PDBs, mesh annotations, moving containers) are applied only when the user
+ * asks for proposals too (`--fix-proposals`).
+ */
+export interface Fix {
+  /** One line, imperative: "set terminationGracePeriodSeconds to 45". */
+  description: string;
+  safety: 'safe' | 'proposal';
+  edits: FixEdit[];
 }
 
 export interface RuleContext {
@@ -65,4 +94,6 @@ export interface Finding extends Position {
   /** Why it was suppressed (`kubegrace.dev/ignore-reason`), when it was. */
   suppressionReason?: string;
   fixable: boolean;
+  /** The repair for this finding, if the rule made one (not part of the JSON output). */
+  fix?: Fix;
 }
