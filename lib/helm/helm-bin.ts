@@ -42,7 +42,8 @@ export interface HelmRun {
 
 /** Runs helm with arguments (no shell); a missing binary throws HelmNotFoundError. */
 export function runHelm(args: string[], opts: { helm?: string; cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): HelmRun {
-  const helm = opts.helm ?? findHelm(opts.env);
+  // opts.env adds to process.env (as for the child below), so a partial env still finds helm on PATH.
+  const helm = opts.helm ?? findHelm({ ...process.env, ...opts.env });
   const r: SpawnSyncReturns<string> = spawnSync(helm, args, {
     cwd: opts.cwd,
     input: opts.input,

@@ -1,0 +1,147 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseDocument } from 'yaml';
+import { ChartRenderer, Source } from '../model/sources';
+import { InputError } from '../model/types';
+import { findHelm, HelmNotFoundError, runHelm } from './helm-bin';
+
+/*
+ * Lints a Helm chart directory through `helm template`. The output is split at helm's
+ * `# Source: <chart>/<path>` comments into one Source per template file. A template's documents
+ * can be scattered through helm's output (helm sorts all documents by kind), so a Source's text is
+ * that template's documents in output order, each as helm prints it (`---`, `# Source: ...`, body):
+ * exactly what `helm template RELEASE CHART --show-only <path>` prints, so line:col can be looked
+ * up there.
+ *
+ * Source.file is `<chart dir>/<path> (rendered)`. The suffix is deliberate: positions are in the
+ * rendered text, not in the template on disk, and every consumer of `file` (text, JSON, SARIF,
+ * GitHub annotations) must not attach them to lines of the template file, where they would point
+ * at unrelated lines. Errors that helm reports with a template position (execution errors, `fail`
+ * in a guard) do point at the template file itself, without the suffix.
+ */
+
+/** The release name used for rendering (visible in names that include .Release.Name). */
+export const RELEASE_NAME = 'kubegrace';
+export const RENDERED_SUFFIX = ' (rendered)';
+
+export interface HelmRendererOptions {
+  /** Target Kubernetes version, X.Y or X.Y.Z (passed as --kube-version X.Y.Z; X.Y means X.Y.0). */
+  kubeVersion?: string;
+  /** The helm binary; default findHelm() (HELM_BIN, then PATH). */
+  helm?: string;
+  /** Values files (absolute, or relative to the process's working directory), passed as -f in order. */
+  valuesFiles?: string[];
+  /** Called with each error as it happens (the CLI echoes them on stderr). */
+  onError?: (e: InputError) => void;
+  /** Variables added to process.env for finding and running helm (HELM_BIN, PATH, HELM_*_HOME). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `1.31` -> `1.31.0`; a full X.Y.Z is kept. */
+export function kubeVersionArg(v: string): string {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(v.trim());
+  if (!m) throw new Error(`invalid Kubernetes version "${v}"`);
+  return `${m[1]}.${m[2]}.${m[3] ?? '0'}`;
+}
+
+interface Block {
+  /** The path after the chart name in `# Source: <chart>/<path>`, or undefined without a header. */
+  source?: string;
+  text: string;
+}
+
+/** Splits `helm template` output into its `---` blocks (helm starts every document with one). */
+export function splitRendered(output: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = output.split('\n');
+  let cur: string[] | undefined;
+  const flush = () => {
+    if (!cur) return;
+    const text = cur.join('\n');
+    if (text.trim() !== '' && text.trim() !== '---') {
+      const m = /^# Source: [^/\n]+\/(.+?)\s*$/m.exec(cur[1] ?? '');
+      blocks.push({ source: m ? m[1] : undefined, text: text.endsWith('\n') ? text : `${text}\n` });
+    }
+    cur = undefined;
+  };
+  for (const line of lines) {
+    if (/^---\s*$/.test(line)) {
+      flush();
+      cur = [line];
+    } else if (cur) cur.push(line);
+    else if (line.trim() !== '') cur = [line];
+  }
+  flush();
+  return blocks;
+}
+
+/** Groups rendered blocks into one Source per template file, sorted by path. */
+export function renderedSources(output: string, chartDisplay: string): Source[] {
+  const byFile = new Map<string, string[]>();
+  for (const b of splitRendered(output)) {
+    const file = b.source !== undefined ? `${chartDisplay}/${b.source}${RENDERED_SUFFIX}` : `${chartDisplay}${RENDERED_SUFFIX}`;
+    byFile.set(file, [...(byFile.get(file) ?? []), b.text]);
+  }
+  return [...byFile.keys()].sort().map((file) => ({ file, text: byFile.get(file)!.join(''), chart: chartDisplay }));
+}
+
+/**
+ * Helm's error as an InputError: at the template position when helm gives one
+ * (`execution error at (<chart>/templates/x.yaml:12:3): ...`, `template: <chart>/templates/x.yaml:12:3: ...`),
+ * else at the chart directory.
+ */
+export function helmError(stderr: string, chartDisplay: string): InputError {
+  const text = stderr
+    .split('\n')
+    .filter((l) => !/^Use --debug flag to render out invalid YAML/.test(l))
+    .join('\n')
+    .trim()
+    .replace(/^Error: /, '');
+  const message = `helm template failed: ${text || 'no message (helm exited with an error)'}`;
+  const pos = /(?:execution error at \(|template: |parse error at \()[^/\s():]+\/([^:()\s]+):(\d+)(?::(\d+))?/.exec(text);
+  if (pos) return { file: `${chartDisplay}/${pos[1]}`, line: Number(pos[2]), column: pos[3] ? Number(pos[3]) : 1, message };
+  return { file: chartDisplay, line: 1, column: 1, message };
+}
+
+/** Library charts only define templates for other charts; helm refuses to render them. */
+function isLibraryChart(chartDir: string): boolean {
+  try {
+    return parseDocument(fs.readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8')).get('type') === 'library';
+  } catch {
+    return false; // helm will say what is wrong with it
+  }
+}
+
+/** A ChartRenderer running `helm template kubegrace <chartDir> [--kube-version X.Y.Z] [-f FILE]...`. */
+export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer {
+  const kube = opts.kubeVersion !== undefined ? kubeVersionArg(opts.kubeVersion) : undefined;
+  let helm: string | undefined = opts.helm;
+  let notFound: string | undefined;
+  return (chartDir, displayName) => {
+    if (isLibraryChart(chartDir)) return { sources: [], errors: [] };
+    const fail = (e: InputError) => {
+      opts.onError?.(e);
+      return { sources: [], errors: [e] };
+    };
+    if (!helm && notFound === undefined) {
+      try {
+        helm = findHelm({ ...process.env, ...opts.env });
+      } catch (e) {
+        notFound = (e as Error).message;
+      }
+    }
+    if (!helm) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${notFound}` });
+    const args = ['template', RELEASE_NAME, path.resolve(chartDir)];
+    if (kube) args.push('--kube-version', kube);
+    for (const f of opts.valuesFiles ?? []) args.push('--values', path.resolve(f));
+    let r;
+    try {
+      r = runHelm(args, { helm, env: opts.env });
+    } catch (e) {
+      if (!(e instanceof HelmNotFoundError)) throw e;
+      return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}; install helm 3 or set HELM_BIN` });
+    }
+    if (r.status !== 0) return fail(helmError(r.stderr, displayName));
+    return { sources: renderedSources(r.stdout, displayName), errors: [] };
+  };
+}
