@@ -30,5 +30,5 @@ if (missing.length) {
 }
 const files = fs.readdirSync(out).filter((f) => f.endsWith('.yaml'));
 console.log(`synthesized ${files.length} app(s) into ${path.relative(root, out)}`);
-const code = main(['lint', out, '--policy', 'strict', '--fail-on', 'warning']);
+const code = main(['lint', out, '--policy', 'strict', '--fail-on', 'warning']) as number;
 process.exit(code);

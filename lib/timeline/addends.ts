@@ -48,7 +48,7 @@ export function shutdownAddends(graph: ObjectGraph, w: Workload): Addend[] {
  * only a default (Istio's depends on istiod and the kubelets, Linkerd's on its release), nothing is
  * assumed here; the mesh rules state their assumption in their own findings.
  */
-function injectedNativeProxies(graph: ObjectGraph, w: Workload): string[] {
+export function injectedNativeProxies(graph: ObjectGraph, w: Workload): string[] {
   const namespace = graph.namespace(w.obj.namespace ?? 'default');
   const out: string[] = [];
   const lk = linkerdMesh(w, { namespace });

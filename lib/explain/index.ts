@@ -1,0 +1,93 @@
+/**
+ * `kubegrace explain` without I/O: lint the sources with the same engine and policy as
+ * `kubegrace lint` (so the picture carries the linter's findings), then build a timeline for each
+ * selected workload.
+ */
+import { ResolvedPolicy } from '../engine/policy';
+import { lintSources, LintResult } from '../engine/run';
+import { Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
+import { ObjectGraph } from '../model/graph';
+import { Source } from '../model/sources';
+import { InputError } from '../model/types';
+import { Workload } from '../model/workload';
+import { explainWorkload, ExplainOptions, Timeline } from './model';
+
+export * from './model';
+export { rolloutPlan, RolloutPlan, startupEstimate } from './rollout';
+export { simulateRollout, simulationText, Simulation, SimulateInput, SimulateInputError, checkSimulateInput } from './simulate';
+export { timelineText, timelinesText } from './text';
+export { timelinesSvg, xmlSafe } from './svg';
+
+/** kubectl-style short names accepted in --object. */
+const KIND_ALIASES: Record<string, string> = {
+  deploy: 'deployment',
+  deployments: 'deployment',
+  sts: 'statefulset',
+  statefulsets: 'statefulset',
+  ds: 'daemonset',
+  daemonsets: 'daemonset',
+  rs: 'replicaset',
+  replicasets: 'replicaset',
+  po: 'pod',
+  pods: 'pod',
+  jobs: 'job',
+  cj: 'cronjob',
+  cronjobs: 'cronjob',
+};
+
+/** "Deployment/web" or "Deployment/shop/web" (namespace when it is not "default"). */
+export function workloadRef(w: Workload): string {
+  const ns = w.obj.namespace && w.obj.namespace !== 'default' ? `${w.obj.namespace}/` : '';
+  return `${w.kind}/${ns}${w.obj.name}`;
+}
+
+/** Workloads matching `KIND/NAME` or `KIND/NAMESPACE/NAME` (kind case-insensitive, kubectl short names accepted). */
+export function selectWorkloads(workloads: Workload[], spec: string): Workload[] {
+  const parts = spec.split('/');
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => p === '')) return [];
+  const kindIn = parts[0].toLowerCase();
+  const kind = KIND_ALIASES[kindIn] ?? kindIn;
+  const name = parts[parts.length - 1];
+  const ns = parts.length === 3 ? parts[1] : undefined;
+  return workloads.filter((w) => w.kind.toLowerCase() === kind && w.obj.name === name && (ns === undefined || (w.obj.namespace ?? 'default') === ns));
+}
+
+export interface ExplainRunOptions {
+  rules: Rule[];
+  policy: ResolvedPolicy;
+  version: KubeVersion;
+  /** `KIND/NAME`: only that workload. */
+  object?: string;
+}
+
+export interface ExplainRun {
+  lint: LintResult;
+  /** Every workload that can be explained, in input order (controller-owned ones excluded). */
+  workloads: Workload[];
+  /** The selected workloads' timelines (empty when --object matches nothing). */
+  timelines: Timeline[];
+  errors: InputError[];
+}
+
+function params(policy: ResolvedPolicy, rules: Rule[], id: string): Record<string, unknown> {
+  const rule = rules.find((r) => r.meta.id === id);
+  return { ...(rule?.meta.defaults ?? {}), ...(policy.rules.get(id)?.params ?? {}) };
+}
+
+export function explainSources(sources: Source[], opts: ExplainRunOptions, extraErrors: InputError[] = []): ExplainRun {
+  const lint = lintSources(sources, { rules: opts.rules, policy: opts.policy, version: opts.version }, extraErrors);
+  const graph = new ObjectGraph(lint.parsed.flatMap((p) => p.objects));
+  const workloads = graph.workloads;
+  const selected = opts.object === undefined ? workloads : selectWorkloads([...workloads, ...graph.ownedWorkloads], opts.object);
+  const waitPatterns = params(opts.policy, opts.rules, 'grace-period-budget').waitPatterns;
+  const linkerd = params(opts.policy, opts.rules, 'linkerd-proxy-drain').nativeDefault;
+  const istio = params(opts.policy, opts.rules, 'istio-proxy-drain').istioNativeDefault;
+  const eo: ExplainOptions = {
+    findings: lint.findings,
+    waitPatterns: Array.isArray(waitPatterns) ? (waitPatterns as string[]) : undefined,
+    linkerdNativeDefault: typeof linkerd === 'boolean' ? linkerd : undefined,
+    istioNativeDefault: typeof istio === 'boolean' ? istio : undefined,
+  };
+  return { lint, workloads, timelines: selected.map((w) => explainWorkload(graph, w, opts.version, eo)), errors: lint.errors };
+}

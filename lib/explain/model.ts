@@ -1,0 +1,568 @@
+/**
+ * The termination timeline of one workload (graceful-termination.md section 1 and section 9), as a
+ * pure model that the text and SVG renderers draw. Every number comes from the same lib/timeline
+ * functions the rules judge with (containerBudget, drainSeconds, shutdownAddends, the mesh readers),
+ * so the picture and the linter agree; the linter's own findings for the object are attached too.
+ */
+import { Finding } from '../engine/types';
+import { KubeVersion } from '../engine/version';
+import { HINT, ObjectGraph } from '../model/graph';
+import { trafficContainers } from '../model/traffic';
+import { KObject } from '../model/types';
+import { ContainerView, Workload, workloadOf } from '../model/workload';
+import { lbFronts } from '../rules/lb-util';
+import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
+import { DEFAULT_SIDECAR_DRAIN_SECONDS, injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
+import { Addend, containerBudget, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
+import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
+import { DEFAULT_WAIT_PATTERNS, PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { RolloutPlan, rolloutPlan } from './rollout';
+
+/** What a bar on a lane stands for. */
+export type PhaseKind =
+  /** Endpoint removal reaching kube-proxy, ingresses, meshes, load balancers (lag unbounded). */
+  | 'propagation'
+  /** The preStop hook (or a mesh proxy's wait-before-exit) runs; the grace clock is already running. */
+  | 'prestop'
+  /** After SIGTERM: the app finishes in-flight work (kubegrace.dev/drain-seconds). */
+  | 'drain'
+  /** A native sidecar's shutdown after its SIGTERM (kubegrace.dev/sidecar-drain-seconds). */
+  | 'sidecar-drain'
+  /** A mesh proxy draining (Istio terminationDrainDuration, Linkerd shutdown after wait-before-exit). */
+  | 'mesh-drain'
+  /** Running, waiting for its SIGTERM (native sidecars wait for the main containers). */
+  | 'waiting'
+  /** Something the timeline cuts short or gets wrong (drawn red). */
+  | 'violation';
+
+export interface Phase {
+  kind: PhaseKind;
+  start: number;
+  end: number;
+  label: string;
+  /** A shorter label for narrow bars. */
+  shortLabel?: string;
+  /** The end is an assumption or an upper bound, not a known time. */
+  open?: boolean;
+  /** For violations: the rule that judges this condition. */
+  ruleId?: string;
+  /** Drawn over the lane's other phases (a strip), not instead of them: the lane keeps running. */
+  overlay?: boolean;
+}
+
+export type EventKind = 'deletion' | 'endpoints' | 'prestop-start' | 'prestop-end' | 'sigterm' | 'exit' | 'deadline' | 'sigkill' | 'gone';
+
+export interface TimelineEvent {
+  at: number;
+  kind: EventKind;
+  /** The lane the event belongs to (undefined for pod-wide events). */
+  lane?: string;
+  label: string;
+  violation?: boolean;
+}
+
+export type LaneRole = 'endpoints' | 'main' | 'sidecar' | 'proxy-classic' | 'proxy-native';
+
+export interface Lane {
+  /** Container name, or "endpoints". */
+  name: string;
+  role: LaneRole;
+  /** Short description under the name: "main", "native sidecar #2", "linkerd-proxy (classic, injected)". */
+  detail: string;
+  /** Not in the manifest: the mesh injector adds it. */
+  injected?: boolean;
+  phases: Phase[];
+  /** The container's own preStop hook, as classified (absent for lanes that are not containers). */
+  preStop?: PreStopDelay;
+  /** SIGTERM time, when known. */
+  sigterm?: number;
+  /** When the container is gone (exit or SIGKILL). */
+  exit?: number;
+  /** SIGKILL time when it is still running then. */
+  killedAt?: number;
+}
+
+export interface Violation {
+  ruleId: string;
+  severity: 'error' | 'warning' | 'info';
+  /** Lane the violation is drawn on. */
+  lane: string;
+  at: number;
+  /** One line for the picture. */
+  message: string;
+}
+
+export interface ContainerBudgetLine {
+  container: string;
+  preStop: PreStopDelay;
+  drain: number;
+  addend: number;
+  /** preStop + drain + addend, when the preStop delay is known. */
+  needed?: number;
+  /** The grace period the constructs would choose: recommendedGrace(). */
+  recommended?: number;
+  /** grace-period-budget judges it: a known hook, or no hook with a declared drain time. */
+  judged: boolean;
+}
+
+export interface Budget {
+  grace: number;
+  graceSet: boolean;
+  addends: Addend[];
+  containers: ContainerBudgetLine[];
+  /** The container whose need is largest (known needs only). */
+  binding?: ContainerBudgetLine;
+  /** binding.needed - grace; > 0 means the budget is exceeded. */
+  overBy?: number;
+}
+
+export interface Timeline {
+  object: { apiVersion: string; kind: string; name: string; namespace?: string; file: string; line: number; column: number };
+  kind: Workload['kind'];
+  served: boolean;
+  grace: number;
+  graceSet: boolean;
+  /** Seconds the SIGKILL of the last container comes at (grace, or grace + 2 after an over-long hook). */
+  sigkillAt: number;
+  /** When the whole pod is gone. */
+  podGoneAt: number;
+  lanes: Lane[];
+  events: TimelineEvent[];
+  violations: Violation[];
+  budget: Budget;
+  /** The linter's findings for this object (suppressed ones excluded). */
+  findings: Finding[];
+  rollout: RolloutPlan;
+  /** What the model had to assume, in sentences. */
+  assumptions: string[];
+  /** Right end of the time axis, seconds. */
+  horizon: number;
+}
+
+export interface ExplainOptions {
+  /** preStop wait-command patterns (grace-period-budget param waitPatterns). */
+  waitPatterns?: string[];
+  /** linkerd-proxy-drain param nativeDefault (default false). */
+  linkerdNativeDefault?: boolean;
+  /** istio-proxy-drain param istioNativeDefault (default true). */
+  istioNativeDefault?: boolean;
+  /** The linter's findings of the whole run; those of this object are attached. */
+  findings?: Finding[];
+}
+
+/** Seconds for messages: "5s", "2.5s". */
+export function secs(n: number): string {
+  return Number.isInteger(n) ? `${n}s` : `${Math.round(n * 10) / 10}s`;
+}
+
+const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
+
+/** Violations whose judgement belongs to a rule with more context than the timeline (see agreeWithLinter). */
+const ADVISORY = new Set(['prestop-missing', 'lb-deregistration-delay', 'linkerd-proxy-drain', 'istio-proxy-drain']);
+
+function preStopWords(p: PreStopDelay): string {
+  switch (p.kind) {
+    case 'sleep':
+      return `preStop sleep ${secs(p.seconds!)}`;
+    case 'exec-sleep':
+      return `preStop exec sleep ${secs(p.seconds!)}`;
+    case 'exec-sleep-then':
+      return `preStop sleeps ${secs(p.seconds!)}, then more`;
+    case 'exec-wait':
+      return `preStop wait ${secs(p.seconds!)}`;
+    case 'httpGet':
+      return 'preStop httpGet';
+    case 'tcpSocket':
+      return 'preStop tcpSocket';
+    case 'exec-other':
+      return 'preStop exec';
+    case 'invalid':
+      return 'preStop (invalid)';
+    default:
+      return 'no preStop';
+  }
+}
+
+/** The workload's own findings: same file and object, not suppressed. */
+function findingsFor(w: Workload, findings: Finding[]): Finding[] {
+  const o = w.obj;
+  return findings.filter((f) => !f.suppressed && f.file === o.file && f.object.kind === o.kind && f.object.name === o.name && (f.object.namespace ?? '') === (o.namespace ?? ''));
+}
+
+/** A nice tick step for an axis that must show `span` seconds. */
+export function tickStep(span: number): number {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+  for (const s of steps) if (span / s <= 10) return s;
+  return Math.ceil(span / 10 / 3600) * 3600;
+}
+
+/**
+ * The termination timeline of one workload. `workload` is the workload view or its object (as the
+ * graph holds it); the graph supplies Services, Namespaces and load balancers.
+ */
+export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject, version: KubeVersion, opts: ExplainOptions = {}): Timeline {
+  const w = 'podSpec' in workload ? workload : workloadOf(workload);
+  if (!w) throw new Error(`${(workload as KObject).kind}/${(workload as KObject).name} is not a workload`);
+  const G = w.grace;
+  const patterns = opts.waitPatterns ?? DEFAULT_WAIT_PATTERNS;
+  const namespace = graph.namespace(w.obj.namespace ?? 'default');
+  const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
+  const is = istioMesh(w, { namespace, nativeDefault: istioNativeByDefault(opts.istioNativeDefault ?? true, version) });
+  const addends = shutdownAddends(graph, w);
+  const served = graph.served(w);
+  const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
+  const assumptions: string[] = [];
+  const violations: Violation[] = [];
+  const events: TimelineEvent[] = [];
+  const lanes: Lane[] = [];
+  const D = drainSeconds(w);
+  const drainDeclared = w.annotations[HINT.drainSeconds] !== undefined;
+  if (!drainDeclared) assumptions.push(`app drain after SIGTERM: ${secs(D)} (default; set kubegrace.dev/drain-seconds to state it)`);
+
+  // ---- budget (exactly what grace-period-budget computes)
+  const budgetLines: ContainerBudgetLine[] = w.containers.map((c) => {
+    const b = containerBudget(w, c, addends, patterns);
+    const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
+    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared);
+    return { container: c.name, preStop: b.preStop, drain: b.drain, addend: b.addend, needed: b.needed, recommended: s === undefined ? undefined : recommendedGrace(s, b.drain, b.addend), judged };
+  });
+  const binding = budgetLines.filter((l) => l.needed !== undefined).reduce<ContainerBudgetLine | undefined>((a, l) => (!a || l.needed! > a.needed! ? l : a), undefined);
+  const budget: Budget = { grace: G, graceSet: w.graceSet, addends, containers: budgetLines, binding, overBy: binding ? binding.needed! - G : undefined };
+
+  // ---- which containers are mesh proxies, and how they behave
+  const classicLinkerd = lk && lk.mode === 'classic' ? lk : undefined;
+  const classicIstio = is && is.mode === 'classic' && !is.gateway ? is : undefined;
+  const proxyKind = (name: string): 'linkerd' | 'istio' | undefined => {
+    if (classicLinkerd && name === LINKERD.proxyContainer) return 'linkerd';
+    if (classicIstio && name === ISTIO.proxyContainer) return 'istio';
+    return undefined;
+  };
+
+  // ---- grace 0: the kubelet skips preStop hooks and leaves only its 2 s minimum before SIGKILL
+  // (zero-grace-period); the pod object is removed from the API at once.
+  if (G === 0) {
+    events.push({ at: 0, kind: 'deletion', label: 'pod deleted with grace 0: removed from the API at once, no preStop hook runs' });
+    for (const c of [...w.containers, ...w.sidecars]) {
+      const sidecar = c.role === 'sidecar';
+      const drain = sidecar ? sidecarDrainSeconds(parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]), c) : D;
+      const kill = MINIMUM_GRACE_AFTER_HOOK;
+      const lane: Lane = { name: c.name, role: sidecar ? 'sidecar' : 'main', detail: sidecar ? 'native sidecar' : 'main', phases: [], sigterm: 0 };
+      lane.phases.push({ kind: sidecar ? 'sidecar-drain' : 'drain', start: 0, end: Math.min(drain, kill), label: `drain ${secs(drain)}` });
+      events.push({ at: 0, kind: 'sigterm', lane: c.name, label: `SIGTERM → ${c.name}`, violation: true });
+      if (drain > kill) {
+        lane.phases.push({ kind: 'violation', start: kill, end: drain, label: `killed, ${secs(drain - kill)} short`, ruleId: 'zero-grace-period' });
+        lane.killedAt = kill;
+        lane.exit = kill;
+        events.push({ at: kill, kind: 'sigkill', lane: c.name, label: `SIGKILL → ${c.name} (${MINIMUM_GRACE_AFTER_HOOK}s minimum)`, violation: true });
+      } else {
+        lane.exit = drain;
+        events.push({ at: drain, kind: 'exit', lane: c.name, label: `${c.name} exits` });
+      }
+      lanes.push(lane);
+    }
+    violations.push({
+      ruleId: 'zero-grace-period',
+      severity: w.kind === 'StatefulSet' ? 'error' : 'warning',
+      lane: w.containers[0]?.name ?? '',
+      at: 0,
+      message: `terminationGracePeriodSeconds 0: no preStop, SIGTERM at once and SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later${w.kind === 'StatefulSet' ? '; the replacement with the same identity can start while the old pod still runs' : ''}`,
+    });
+    return finish();
+  }
+
+  // ---- endpoints lane
+  const mainLanes: Lane[] = [];
+  const servedPreStops: number[] = [];
+  for (const c of w.containers) {
+    if (!servedContainers.has(c.name)) continue;
+    const p = preStopDelay(c.raw, patterns);
+    // SIGTERM time: a hook longer than the grace period is cut at the deadline.
+    servedPreStops.push(Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)));
+  }
+  const fronts = served ? lbFronts(graph, w) : [];
+  const lbWindow = fronts.reduce<{ seconds: number; what: string } | undefined>((a, f) => {
+    const s = f.kind === 'nlb-ip' ? LB_PROPAGATION_DEFAULTS.nlbPropagationSeconds : f.kind === 'neg' ? LB_PROPAGATION_DEFAULTS.negPropagationSeconds : f.kind === 'local' ? undefined : LB_PROPAGATION_DEFAULTS.albPropagationSeconds;
+    if (s === undefined) return a;
+    return !a || s > a.seconds ? { seconds: s, what: f.label } : a;
+  }, undefined);
+  if (served) {
+    const covered = servedPreStops.length ? Math.min(...servedPreStops) : 0;
+    const lane: Lane = { name: 'endpoints', role: 'endpoints', detail: 'Service routing', phases: [] };
+    events.push({ at: 0, kind: 'endpoints', lane: lane.name, label: 'EndpointSlice: ready=false, terminating=true; proxies and load balancers catch up' });
+    if (lbWindow) {
+      lane.phases.push({ kind: 'propagation', start: 0, end: lbWindow.seconds, label: `LB keeps sending ~${secs(lbWindow.seconds)}`, open: true });
+      assumptions.push(`${lbWindow.what}: keeps sending new requests for about ${secs(lbWindow.seconds)} after deregistration (lb-deregistration-delay default window)`);
+      if (covered < lbWindow.seconds) {
+        lane.phases.push({ kind: 'violation', start: covered, end: lbWindow.seconds, label: 'LB traffic after SIGTERM', ruleId: 'lb-deregistration-delay', overlay: true });
+        violations.push({ ruleId: 'lb-deregistration-delay', severity: 'warning', lane: lane.name, at: covered, message: `the load balancer still sends new requests until ~${secs(lbWindow.seconds)}, but SIGTERM comes at ${secs(covered)}` });
+      }
+    } else if (covered > 0) {
+      lane.phases.push({ kind: 'propagation', start: 0, end: covered, label: `propagating; preStop holds SIGTERM to ${secs(covered)}`, open: true });
+    } else {
+      lane.phases.push({ kind: 'propagation', start: 0, end: Math.min(G, 5), label: 'propagating: lag unknown', open: true });
+      assumptions.push('endpoint propagation has no upper bound; the bar shows a nominal 5s');
+    }
+    lanes.push(lane);
+  } else {
+    assumptions.push('not served: no Service in the input selects these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for');
+  }
+
+  // ---- main containers (app containers and classic proxies), all starting at t=0
+  events.push({ at: 0, kind: 'deletion', label: `pod deleted: grace period ${secs(G)} starts` });
+  for (const c of w.containers) {
+    const proxy = proxyKind(c.name);
+    const lane = proxy === 'linkerd' ? linkerdLane(c, classicLinkerd!) : proxy === 'istio' ? istioLane(c, classicIstio!) : appLane(c);
+    mainLanes.push(lane);
+  }
+  // Classic proxies the injector adds (not in the manifest): they stop in parallel with the app.
+  if (classicLinkerd && !classicLinkerd.proxy) mainLanes.push(linkerdLane(undefined, classicLinkerd));
+  if (classicIstio && !classicIstio.proxy) mainLanes.push(istioLane(undefined, classicIstio));
+  lanes.push(...mainLanes);
+
+  // Ordering constraints between classic proxies and the app (linkerd-proxy-drain, istio-proxy-drain).
+  const apps = mainLanes.filter((l) => l.role === 'main');
+  for (const proxyLane of mainLanes.filter((l) => l.role === 'proxy-classic')) {
+    const isLinkerd = proxyLane.name === LINKERD.proxyContainer;
+    for (const app of apps) {
+      if (app.exit === undefined) continue;
+      if (isLinkerd) {
+        const n = classicLinkerd!.waitBeforeExitSeconds;
+        const appPre = app.sigterm ?? 0;
+        if (n > 0 && n < G && appPre > 0 && appPre >= n) markProxyGone(app, proxyLane.sigterm ?? n, 'linkerd-proxy shutting down', 'linkerd-proxy-drain', `linkerd-proxy gets SIGTERM at ${secs(n)}, no later than "${app.name}" (${secs(appPre)}): its calls while draining fail`);
+      } else if (!classicIstio!.exitOnZeroActiveConnections) {
+        const gone = proxyLane.exit ?? 0;
+        // As istio-proxy-drain: an app without a hook counts only when its drain time is declared.
+        const judged = (app.preStop !== undefined && app.preStop.kind !== 'none') || drainDeclared;
+        if (judged && app.exit > gone) markProxyGone(app, gone, 'istio-proxy gone', 'istio-proxy-drain', `istio-proxy stops after terminationDrainDuration ${secs(classicIstio!.terminationDrainDurationSeconds)}, before "${app.name}" finishes draining at ${secs(app.exit)}: its calls after that fail`);
+      }
+    }
+  }
+
+  // ---- native sidecars: SIGTERM after every main container exited, one by one in reverse order
+  const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
+  const natives: { c?: ContainerView; name: string; drain: number; injected: boolean; mesh?: 'linkerd' | 'istio' }[] = w.sidecars.map((c) => ({
+    c,
+    name: c.name,
+    drain: sidecarDrainSeconds(hint, c),
+    injected: false,
+    mesh: c.name === LINKERD.proxyContainer ? ('linkerd' as const) : c.name === ISTIO.proxyContainer ? ('istio' as const) : undefined,
+  }));
+  const countedInjected = new Set(injectedNativeProxies(graph, w));
+  for (const m of [lk, is]) {
+    if (!m || m.proxy || m.mode !== 'native' || (m.mesh === 'istio' && (m as IstioMesh).gateway)) continue;
+    const name = m.mesh === 'linkerd' ? LINKERD.proxyContainer : ISTIO.proxyContainer;
+    const counted = countedInjected.has(name);
+    // The same per-name lookup shutdownAddends makes for an injected proxy.
+    const drain = counted ? (hint.byName[name] ?? hint.all ?? DEFAULT_SIDECAR_DRAIN_SECONDS) : 0;
+    if (!counted) assumptions.push(`${name}: native mode is the ${m.mesh === 'istio' ? 'Istio >= 1.28 default on Kubernetes >= 1.33' : 'assumed default'}; it quits at once after its SIGTERM, and the budget (shutdownAddends) does not count it`);
+    // Injectors put their proxy before the other init containers, so it is stopped last.
+    natives.unshift({ name, drain, injected: true, mesh: m.mesh });
+  }
+  const mainsDone = Math.max(0, ...mainLanes.map((l) => l.exit ?? 0));
+  let t = mainsDone;
+  const nativeLanes: Lane[] = [];
+  for (let i = natives.length - 1; i >= 0; i--) {
+    const s = natives[i];
+    const lane: Lane = {
+      name: s.name,
+      role: s.mesh ? 'proxy-native' : 'sidecar',
+      detail: `${s.mesh ? `${s.mesh} proxy, ` : ''}native sidecar${s.injected ? ' (injected)' : ''}`,
+      injected: s.injected,
+      phases: [],
+    };
+    if (s.c) {
+      const pre = preStopDelay(s.c.raw, patterns);
+      if (pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind) && pre.seconds > 0) {
+        lane.phases.push({ kind: 'prestop', start: 0, end: Math.min(pre.seconds, G), label: `own preStop ${secs(pre.seconds)} (runs at once)` });
+      }
+    }
+    if (t >= G) {
+      // Grace expired before this sidecar's turn: SIGTERM with everyone else, 2s, SIGKILL.
+      lane.phases.unshift({ kind: 'waiting', start: 0, end: G, label: 'waits for the main containers' });
+      lane.sigterm = G;
+      lane.killedAt = G + MINIMUM_GRACE_AFTER_HOOK;
+      lane.exit = Math.min(G + s.drain, lane.killedAt);
+      lane.phases.push({ kind: 'violation', start: G, end: Math.max(G + s.drain, G + MINIMUM_GRACE_AFTER_HOOK), label: 'no turn before the deadline', ruleId: 'native-sidecar-grace-budget' });
+      violations.push({ ruleId: served ? 'grace-period-budget' : 'native-sidecar-grace-budget', severity: 'warning', lane: lane.name, at: G, message: `"${s.name}" never gets its turn: the grace period ends first; it gets SIGTERM at ${secs(G)} and SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later` });
+      events.push({ at: G, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${s.name} (deadline reached)`, violation: true });
+      if (G + s.drain > lane.killedAt) events.push({ at: lane.killedAt, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${s.name}`, violation: true });
+      else events.push({ at: lane.exit, kind: 'exit', lane: lane.name, label: `${s.name} exits` });
+      t = Math.max(t, lane.exit);
+    } else {
+      if (t > 0) lane.phases.unshift({ kind: 'waiting', start: 0, end: t, label: 'waits for the main containers' });
+      lane.sigterm = t;
+      events.push({ at: t, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${s.name} (${i === natives.length - 1 ? 'main containers gone' : 'previous sidecar gone'})` });
+      const end = t + s.drain;
+      const kill = Math.max(G, t + MINIMUM_GRACE_AFTER_HOOK);
+      if (end > kill) {
+        if (kill > t) lane.phases.push({ kind: 'sidecar-drain', start: t, end: kill, label: `drain ${secs(s.drain)}` });
+        lane.phases.push({ kind: 'violation', start: kill, end, label: `killed, ${secs(end - kill)} short`, ruleId: 'native-sidecar-grace-budget' });
+        violations.push({ ruleId: served ? 'grace-period-budget' : 'native-sidecar-grace-budget', severity: 'warning', lane: lane.name, at: kill, message: `"${s.name}" is killed at ${secs(kill)} while it drains (needs until ${secs(end)})` });
+        lane.killedAt = kill;
+        lane.exit = kill;
+        events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${s.name}`, violation: true });
+      } else {
+        if (s.drain > 0) lane.phases.push({ kind: s.mesh ? 'mesh-drain' : 'sidecar-drain', start: t, end, label: `drain ${secs(s.drain)}` });
+        lane.exit = end;
+        events.push({ at: end, kind: 'exit', lane: lane.name, label: `${s.name} exits` });
+      }
+      t = lane.exit;
+    }
+    nativeLanes.push(lane);
+  }
+  // Lanes in declaration order (the stop order is reverse, and the picture shows it by time).
+  lanes.push(...nativeLanes.reverse());
+
+  return finish();
+
+  // -------------------------------------------------------------------------------------------
+
+  function appLane(c: ContainerView): Lane {
+    const pre = preStopDelay(c.raw, patterns);
+    const lane: Lane = { name: c.name, role: 'main', detail: `main, ${preStopWords(pre)}`, preStop: pre, phases: [] };
+    let S: number;
+    if (pre.kind === 'none') S = 0;
+    else if (pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind)) S = pre.seconds;
+    else {
+      S = 0;
+      if (pre.kind === 'tcpSocket') assumptions.push(`"${c.name}": a tcpSocket preStop is deprecated and fails at once: SIGTERM is immediate`);
+      else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once`);
+    }
+    if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
+    return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget');
+  }
+
+  /** preStop [0,S], SIGTERM, drain, deadline handling, shared by app containers and classic proxies. */
+  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string): Lane {
+    if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}` });
+    if (S >= G && hasHook) {
+      // The hook outlives the grace period: the kubelet cuts it, SIGTERM, then 2s, then SIGKILL.
+      // One red span: from the deadline to where the hook would have ended (at least the 2 s).
+      lane.phases.push({ kind: 'prestop', start: 0, end: G, label: `preStop ${secs(S)}` });
+      lane.sigterm = G;
+      lane.killedAt = G + MINIMUM_GRACE_AFTER_HOOK;
+      lane.exit = Math.min(G + drain, lane.killedAt);
+      lane.phases.push({ kind: 'violation', start: G, end: Math.max(S, G + MINIMUM_GRACE_AFTER_HOOK), label: `hook cut: SIGTERM, ${MINIMUM_GRACE_AFTER_HOOK}s, SIGKILL`, ruleId });
+      events.push({ at: G, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name} (hook cut at the deadline)`, violation: true });
+      events.push({ at: lane.killedAt, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM)`, violation: true });
+      violations.push({ ruleId, severity: 'error', lane: lane.name, at: G, message: `"${lane.name}": preStop ${secs(S)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(drain)}` });
+      return lane;
+    }
+    if (S > 0) {
+      lane.phases.push({ kind: 'prestop', start: 0, end: S, label: `preStop ${secs(S)}` });
+      events.push({ at: S, kind: 'prestop-end', lane: lane.name, label: `preStop ends → ${lane.name}` });
+    }
+    lane.sigterm = S;
+    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name}`, violation: S === 0 && isServed && !hasHook });
+    if (S === 0 && isServed && !hasHook) {
+      violations.push({ ruleId: 'prestop-missing', severity: 'warning', lane: lane.name, at: 0, message: `"${lane.name}" gets SIGTERM at 0s while clients are still routed to it (no preStop)` });
+    }
+    const kill = Math.max(G, S + MINIMUM_GRACE_AFTER_HOOK);
+    const end = S + drain;
+    // Like grace-period-budget: without a hook, the default drain is an assumption, not judged.
+    const assumed = drainKind === 'drain' && !hasHook && !drainDeclared;
+    if (end > kill) {
+      lane.phases.push({ kind: drainKind, start: S, end: kill, label: drainLabel ?? `drain ${secs(drain)}${assumed ? ' (assumed)' : ''}`, shortLabel: drainShort, open: drainOpen || assumed });
+      if (!drainOpen && !assumed) {
+        lane.phases.push({ kind: 'violation', start: kill, end, label: `killed, ${secs(end - kill)} short`, ruleId });
+        violations.push({ ruleId, severity: 'warning', lane: lane.name, at: kill, message: `"${lane.name}": preStop ${secs(S)} + drain ${secs(drain)} = ${secs(end)} > grace ${secs(G)}: SIGKILL at ${secs(kill)} cuts the drain` });
+        events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (still draining)`, violation: true });
+        lane.killedAt = kill;
+      } else {
+        events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (if still running)` });
+        if (assumed) assumptions.push(`"${lane.name}": the assumed ${secs(drain)} drain does not fit before SIGKILL at ${secs(kill)}; declare kubegrace.dev/drain-seconds to have it judged`);
+      }
+      lane.exit = kill;
+    } else {
+      if (drain > 0) lane.phases.push({ kind: drainKind, start: S, end, label: drainLabel ?? `drain ${secs(drain)}`, shortLabel: drainShort, open: drainOpen });
+      lane.exit = end;
+      events.push({ at: end, kind: 'exit', lane: lane.name, label: `${lane.name} exits${drainOpen ? ' (at the latest)' : ''}` });
+    }
+    return lane;
+  }
+
+  function linkerdLane(c: ContainerView | undefined, m: LinkerdMesh): Lane {
+    const n = m.waitBeforeExitSeconds;
+    const lane: Lane = {
+      name: LINKERD.proxyContainer,
+      role: 'proxy-classic',
+      detail: `linkerd proxy, classic${c ? '' : ', injected'}; wait-before-exit ${secs(n)}`,
+      injected: !c,
+      phases: [],
+    };
+    const sgp = m.shutdownGracePeriodSeconds;
+    assumptions.push(`linkerd-proxy: after SIGTERM it drains open connections for at most shutdown-grace-period ${secs(sgp)}; drawn to that bound`);
+    return signalLane(lane, n, sgp, n > 0, false, 'linkerd-proxy-drain', 'mesh-drain', `drains connections (≤ ${secs(sgp)})`, true, `≤ ${secs(sgp)}`);
+  }
+
+  function istioLane(c: ContainerView | undefined, m: IstioMesh): Lane {
+    const window = m.exitOnZeroActiveConnections ? m.minimumDrainDurationSeconds : m.terminationDrainDurationSeconds;
+    const what = m.exitOnZeroActiveConnections ? `MINIMUM_DRAIN_DURATION ${secs(window)}, then until 0 connections` : `terminationDrainDuration ${secs(window)}`;
+    const lane: Lane = { name: ISTIO.proxyContainer, role: 'proxy-classic', detail: `istio proxy, classic${c ? '' : ', injected'}`, injected: !c, phases: [] };
+    const pre = c ? preStopDelay(c.raw, patterns) : ({ kind: 'none' } as PreStopDelay);
+    const S = pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind) ? pre.seconds : 0;
+    return signalLane(lane, S, window, S > 0, false, 'istio-proxy-drain', 'mesh-drain', `Envoy drains: ${what}`, m.exitOnZeroActiveConnections, `drain ${secs(window)}`);
+  }
+
+  function markProxyGone(app: Lane, from: number, label: string, ruleId: string, message: string): void {
+    const to = app.exit ?? from;
+    if (to <= from) return;
+    app.phases.push({ kind: 'violation', start: from, end: to, label, ruleId, overlay: true });
+    violations.push({ ruleId, severity: 'warning', lane: app.name, at: from, message });
+  }
+
+  /**
+   * Advisory violations depend on the rule's full judgement (hints such as "serves after SIGTERM",
+   * admission-time injection, suppressions): when the linter's findings are given, keep such a
+   * mark only where the linter reports that rule for this object (and container), so the picture
+   * and the linter agree. What SIGKILL does to a process is drawn regardless.
+   */
+  function agreeWithLinter(own: Finding[]): void {
+    if (!opts.findings) return;
+    const reported = (ruleId: string, laneName: string) =>
+      own.some((f) => f.ruleId === ruleId && (laneName === 'endpoints' || !/container "/.test(f.message) || f.message.includes(`"${laneName}"`)));
+    for (let i = violations.length - 1; i >= 0; i--) {
+      const v = violations[i];
+      if (!ADVISORY.has(v.ruleId) || reported(v.ruleId, v.lane)) continue;
+      violations.splice(i, 1);
+      const l = lanes.find((x) => x.name === v.lane);
+      if (l) l.phases = l.phases.filter((p) => p.ruleId !== v.ruleId);
+      for (const e of events) if (e.lane === v.lane && e.kind === 'sigterm' && v.ruleId === 'prestop-missing') e.violation = false;
+    }
+  }
+
+  function finish(): Timeline {
+    const own = findingsFor(w!, opts.findings ?? []);
+    agreeWithLinter(own);
+    const exits = lanes.map((l) => l.exit ?? 0);
+    const podGoneAt = Math.max(0, ...exits);
+    const sigkillAt = Math.max(G, ...lanes.map((l) => l.killedAt ?? 0));
+    events.push({ at: G, kind: 'deadline', label: G === 0 ? `grace period 0: only the kubelet's ${MINIMUM_GRACE_AFTER_HOOK}s minimum before SIGKILL` : `grace deadline (${secs(G)}): SIGKILL to whatever still runs` });
+    events.push({ at: podGoneAt, kind: 'gone', label: 'pod gone' });
+    const order: Record<EventKind, number> = { deletion: 0, endpoints: 1, 'prestop-start': 2, 'prestop-end': 3, sigterm: 4, exit: 5, deadline: 6, sigkill: 7, gone: 8 };
+    const laneIndex = new Map(lanes.map((l, i) => [l.name, i]));
+    events.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind] || (laneIndex.get(a.lane ?? '') ?? -1) - (laneIndex.get(b.lane ?? '') ?? -1));
+    violations.sort((a, b) => a.at - b.at || (laneIndex.get(a.lane) ?? 0) - (laneIndex.get(b.lane) ?? 0));
+    const ends = lanes.flatMap((l) => l.phases.map((p) => p.end));
+    const far = Math.max(1, G, sigkillAt, podGoneAt, budget.binding?.needed ?? 0, ...ends);
+    const step = tickStep(far * 1.05);
+    const horizon = Math.ceil((far * 1.05) / step) * step;
+    return {
+      object: { apiVersion: w!.obj.apiVersion, kind: w!.obj.kind, name: w!.obj.name, namespace: w!.obj.namespace, file: w!.obj.file, line: w!.obj.line, column: w!.obj.column },
+      kind: w!.kind,
+      served,
+      grace: G,
+      graceSet: w!.graceSet,
+      sigkillAt,
+      podGoneAt,
+      lanes,
+      events,
+      violations,
+      budget,
+      findings: own,
+      rollout: rolloutPlan(graph, w!, version, podGoneAt),
+      assumptions,
+      horizon,
+    };
+  }
+}

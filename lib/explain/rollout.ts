@@ -1,0 +1,238 @@
+/**
+ * The rollout half of `kubegrace explain`: how a workload's pods are replaced, in how many steps,
+ * and roughly how long it takes (graceful-termination.md sections 4, 5, 6, 10 and 11). The
+ * resolution of maxSurge/maxUnavailable is the model's own (resolveDeploymentRollout); nothing
+ * here re-derives it.
+ */
+import { KubeVersion } from '../engine/version';
+import { HINT, ObjectGraph } from '../model/graph';
+import { IntOrPercent, parseIntOrPercent, scaled } from '../model/intstr';
+import { isObject, Json } from '../model/types';
+import { DEFAULTS, get, num, Workload } from '../model/workload';
+import { spreading, stsStrategy } from '../rules/lb-util';
+import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
+import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
+import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, parseBackoff } from '../timeline/reconnect';
+
+export interface RolloutPlan {
+  /** "RollingUpdate", "Recreate", "OnDelete", or "none" for kinds that do not roll out. */
+  strategy: string;
+  /** One line with the strategy's parameters as written and as resolved. */
+  parameters?: string;
+  replicas?: number;
+  /** "replicas 3", "HPA minReplicas 2 (HorizontalPodAutoscaler/web)". */
+  replicasBasis?: string;
+  /** New pods per step (nodes per step for a DaemonSet). */
+  podsPerStep?: number;
+  steps?: number;
+  minReadySeconds?: number;
+  progressDeadlineSeconds?: number;
+  /** Estimated seconds from pod creation to Ready. */
+  startupSeconds: number;
+  startupBasis: string;
+  stepSeconds?: number;
+  durationSeconds?: number;
+  /** How the duration is composed, in words. */
+  durationBasis?: string;
+  notes: string[];
+}
+
+function intOf(v: Json | undefined, dflt: number): number {
+  const n = num(v);
+  return n === undefined ? dflt : n;
+}
+
+/** Seconds from start to Ready, from the probes: startupProbe and readinessProbe delays. */
+export function startupEstimate(w: Workload): { seconds: number; basis: string } {
+  let best: { seconds: number; basis: string } | undefined;
+  for (const c of w.containers) {
+    const parts: string[] = [];
+    let s = 0;
+    const sp = c.raw.startupProbe;
+    if (isObject(sp)) {
+      const d = intOf(sp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
+      s += d;
+      parts.push(`startupProbe initialDelaySeconds ${d}`);
+    }
+    const rp = c.raw.readinessProbe;
+    if (isObject(rp)) {
+      const d = intOf(rp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
+      const period = intOf(rp.periodSeconds, DEFAULTS.probe.periodSeconds);
+      const success = intOf(rp.successThreshold, DEFAULTS.probe.successThreshold);
+      s += d + Math.max(0, success - 1) * period;
+      parts.push(success > 1 ? `readinessProbe initialDelaySeconds ${d} + (successThreshold ${success} - 1) x periodSeconds ${period}` : `readinessProbe initialDelaySeconds ${d}`);
+    }
+    if (!parts.length) continue;
+    if (!best || s > best.seconds) best = { seconds: s, basis: `"${c.name}": ${parts.join(' + ')}` };
+  }
+  if (!best) return { seconds: 0, basis: 'no readiness or startup probe: Ready as soon as the containers start; image pull and process start not counted' };
+  return { seconds: best.seconds, basis: `${best.basis} (probes pass at the first try; image pull and process start not counted)` };
+}
+
+function fmtS(n: number): string {
+  return Number.isInteger(n) ? `${n}s` : `${n.toFixed(1)}s`;
+}
+
+/** Voluntary disruptions a PDB allows with `replicas` healthy pods (disruption controller rounding: up). */
+function allowedDisruptions(min: IntOrPercent | undefined, max: IntOrPercent | undefined, replicas: number): number | undefined {
+  if (max) {
+    const m = scaled(max, replicas, true);
+    return m === undefined ? undefined : Math.max(0, m);
+  }
+  if (min) {
+    const m = scaled(min, replicas, true);
+    return m === undefined ? undefined : Math.max(0, replicas - m);
+  }
+  return undefined;
+}
+
+export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersion, podShutdownSeconds: number): RolloutPlan {
+  const startup = startupEstimate(w);
+  const plan: RolloutPlan = { strategy: 'none', startupSeconds: startup.seconds, startupBasis: startup.basis, notes: [] };
+  const basis = replicaBasis(graph, w);
+  if (basis) {
+    plan.replicas = basis.replicas;
+    plan.replicasBasis = basis.phrase;
+  }
+  const N = plan.replicas;
+  const minReady = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? DEFAULTS.minReadySeconds;
+  const shutdown = fmtS(podShutdownSeconds);
+
+  switch (w.kind) {
+    case 'Deployment': {
+      const ro = rolloutFor(w, N ?? 1)!;
+      plan.strategy = ro.type;
+      plan.minReadySeconds = ro.minReadySeconds;
+      plan.progressDeadlineSeconds = ro.progressDeadlineSeconds;
+      const n = N ?? 1;
+      if (ro.type === 'Recreate') {
+        plan.parameters = 'all old pods are stopped before any new pod is created';
+        plan.podsPerStep = n;
+        plan.steps = 1;
+        plan.stepSeconds = podShutdownSeconds + startup.seconds + ro.minReadySeconds;
+        plan.durationSeconds = plan.stepSeconds;
+        plan.durationBasis = `pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s`;
+        plan.notes.push(`downtime: nothing serves from the old pods' SIGTERM until a new pod is Ready (about ${fmtS(podShutdownSeconds + startup.seconds)})`);
+        break;
+      }
+      const surgeText = `${fmtIntOrPercent(ro.maxSurge)}${ro.maxSurgeSet ? '' : ' (default)'}`;
+      const unavailText = `${fmtIntOrPercent(ro.maxUnavailable)}${ro.maxUnavailableSet ? '' : ' (default)'}`;
+      plan.parameters = `maxSurge ${surgeText} → ${ro.surge}, maxUnavailable ${unavailText} → ${ro.unavailable} (for ${n} replica${n === 1 ? '' : 's'})`;
+      const per = Math.max(1, ro.surge + ro.unavailable);
+      plan.podsPerStep = per;
+      plan.steps = Math.ceil(n / per);
+      plan.stepSeconds = startup.seconds + ro.minReadySeconds;
+      plan.durationSeconds = plan.steps * plan.stepSeconds;
+      plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s); old pods terminate in parallel (up to ${shutdown} each), after the last step too`;
+      plan.notes.push(`capacity during the rollout: at least ${Math.max(0, n - ro.unavailable)} of ${n} pods available, at most ${n + ro.surge} pods plus the terminating ones`);
+      if (ro.unavailable >= n) plan.notes.push(`maxUnavailable ${ro.unavailable} >= replicas ${n}: every pod can be down at once, a full outage for the startup time (rollout-full-outage)`);
+      if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed (progress-deadline)`);
+      break;
+    }
+    case 'StatefulSet': {
+      const st = stsStrategy(w);
+      plan.strategy = st.type;
+      plan.minReadySeconds = minReady;
+      const n = N ?? 1;
+      if (st.type === 'OnDelete') {
+        plan.parameters = 'pods take the new template only when you delete them';
+        plan.notes.push('no automatic rollout: delete the pods one at a time, highest ordinal first, and wait for each to be Ready');
+        break;
+      }
+      const partition = typeof st.partition === 'number' ? st.partition : 0;
+      const updated = Math.max(0, n - partition);
+      const gate = maxUnavailableGate(version);
+      const mu = parseIntOrPercent(st.maxUnavailable);
+      let per = 1;
+      let muText = 'maxUnavailable 1 (default)';
+      if (mu) {
+        const v = scaled(mu, n, true);
+        muText = `maxUnavailable ${fmtIntOrPercent(mu)}`;
+        if (gate === 'on' && v !== undefined) per = Math.max(1, v);
+        else muText += gate === 'off' ? ` (ignored on ${version.toString()}: MaxUnavailableStatefulSet is off)` : ' (depends on the 1.35 patch release)';
+      }
+      plan.parameters = `${st.podManagementPolicy}${st.podManagementPolicySet ? '' : ' (default)'}, ${muText}, partition ${partition}`;
+      plan.podsPerStep = per;
+      plan.steps = Math.ceil(updated / per);
+      plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
+      plan.durationSeconds = plan.steps * plan.stepSeconds;
+      plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s): a pod's replacement keeps its name, so it is created only after the old pod is gone`;
+      plan.notes.push(`ordered: highest ordinal first, ${per === 1 ? 'one pod at a time' : `${per} pods at a time`}; a new pod that never becomes Ready stops the rollout until it is repaired by hand (statefulset-ordered-ready)`);
+      if (partition > 0) plan.notes.push(`partition ${partition}: only ordinals >= ${partition} (${updated} of ${n}) are updated`);
+      break;
+    }
+    case 'DaemonSet': {
+      const strategy = get(w.obj.raw, 'spec', 'updateStrategy');
+      const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+      plan.strategy = type;
+      plan.minReadySeconds = minReady;
+      if (type === 'OnDelete') {
+        plan.parameters = 'pods take the new template only when you delete them';
+        plan.notes.push('no automatic rollout: delete the pods node by node');
+        break;
+      }
+      const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
+      const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
+      const surgeText = surgeRaw ? fmtIntOrPercent(surgeRaw) : '0 (default)';
+      const unavailText = unavailRaw ? fmtIntOrPercent(unavailRaw) : '1 (default)';
+      plan.parameters = `maxSurge ${surgeText}, maxUnavailable ${unavailText} (counted in nodes; percentages of the nodes that run the DaemonSet)`;
+      const surging = surgeRaw !== undefined && surgeRaw.kind !== 'invalid' && surgeRaw.value > 0;
+      const batch = surging ? surgeRaw! : (unavailRaw ?? { kind: 'int' as const, value: 1 });
+      if (batch.kind === 'int') plan.podsPerStep = Math.max(1, batch.value);
+      if (surging) {
+        plan.stepSeconds = startup.seconds + minReady;
+        plan.durationBasis = `per batch of ${batch.kind === 'int' ? batch.value : fmtIntOrPercent(batch)} node(s): startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s; the old pod stops once the new one is available`;
+      } else {
+        plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
+        plan.durationBasis = `per batch of ${batch.kind === 'int' ? batch.value : fmtIntOrPercent(batch)} node(s): old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s, during which the node has no pod`;
+        plan.notes.push(`each node is without its pod for about ${fmtS(podShutdownSeconds + startup.seconds)}: node-local traffic through it is dropped (daemonset-surge)`);
+      }
+      if (plan.podsPerStep !== undefined) {
+        const nodes = 10;
+        plan.notes.push(`the node count is not in the manifests: a ${nodes}-node cluster takes ${Math.ceil(nodes / plan.podsPerStep)} steps, about ${fmtS(Math.ceil(nodes / plan.podsPerStep) * plan.stepSeconds)}`);
+      }
+      break;
+    }
+    case 'Pod':
+      plan.notes.push('a bare Pod is never rolled out: changing it means deleting it (the timeline above) and creating a new one; nothing replaces it if the node fails');
+      break;
+    case 'ReplicaSet':
+      plan.notes.push('a ReplicaSet does not roll out template changes: existing pods keep the old template until they are deleted; use a Deployment');
+      break;
+    default:
+      plan.notes.push('batch workload: no rollout; running pods are terminated with the timeline above when deleted');
+  }
+
+  // PDBs, spreading and fan-in clients: what shapes drains and rollouts beyond the strategy.
+  if (N !== undefined && w.kind !== 'Pod') {
+    for (const p of graph.pdbsFor(w)) {
+      const allowed = allowedDisruptions(p.minAvailable, p.maxUnavailable, N);
+      const what = p.maxUnavailable ? `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)}` : p.minAvailable ? `minAvailable ${fmtIntOrPercent(p.minAvailable)}` : 'no budget';
+      if (allowed === undefined) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}): cannot be evaluated`);
+      else if (allowed === 0) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows 0 evictions with ${N} pods: node drains block (pdb-blocks-eviction); rollouts do not consult PDBs`);
+      else plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows ${allowed} eviction${allowed === 1 ? '' : 's'} at a time with ${N} pods (node drains; rollouts do not consult PDBs)`);
+    }
+    if (graph.pdbsFor(w).length === 0 && N >= 2 && graph.served(w)) plan.notes.push('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
+    if (N >= 2) {
+      const sp = spreading(w);
+      plan.notes.push(sp ? `spread by ${sp}` : 'replicas are not spread (no hostname/zone topologySpreadConstraints or anti-affinity): one node can hold all of them (replicas-not-spread)');
+    }
+  }
+  if ((w.annotations[HINT.connectionPattern] ?? '').trim() === 'fan-in' && (w.kind === 'Deployment' || w.kind === 'StatefulSet') && N !== undefined) {
+    let p = DEFAULT_RECONNECT_PROBABILITY;
+    const pRaw = Number(w.annotations[HINT.reconnectProbability]);
+    if (pRaw > 0 && pRaw < 1) p = pRaw;
+    let b: Backoff = DEFAULT_BACKOFF;
+    try {
+      if (w.annotations[HINT.reconnectBackoff] !== undefined) b = parseBackoff(w.annotations[HINT.reconnectBackoff]);
+    } catch {
+      b = DEFAULT_BACKOFF;
+    }
+    const est = estimateReconnect(N, p, b);
+    const have = plan.minReadySeconds ?? 0;
+    plan.notes.push(
+      `fan-in clients (section 11, ${N} replicas, P=${p}, ${formatBackoff(b)}): ${est.retries.toFixed(2)} retries, up to ${est.tMax.toFixed(1)}s to reach each new replica; minReadySeconds ${have}s ${have >= est.suggestedMinReadySeconds ? 'covers it' : `is short: set ${est.suggestedMinReadySeconds} (kubegrace simulate rollout --replicas ${N} --probability ${p})`}`,
+    );
+  }
+  return plan;
+}

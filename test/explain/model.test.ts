@@ -1,0 +1,368 @@
+/**
+ * The timeline model: event order and times for each kind of shutdown, the budget against the
+ * rules' own numbers, violations, and the rollout summary.
+ */
+import { KubeVersion } from '../../lib/engine/version';
+import { explainWorkload, Lane, Timeline, TimelineEvent } from '../../lib/explain';
+import { ObjectGraph } from '../../lib/model/graph';
+import { parseText } from '../../lib/model/parse';
+import { container, deployment, explainOne, explainText, V133 } from './helpers';
+
+function lane(t: Timeline, name: string): Lane {
+  const l = t.lanes.find((x) => x.name === name);
+  if (!l) throw new Error(`no lane ${name}: ${t.lanes.map((x) => x.name).join(', ')}`);
+  return l;
+}
+
+/** Events of one lane as "kind@time". */
+function laneEvents(t: Timeline, name: string): string[] {
+  return t.events.filter((e: TimelineEvent) => e.lane === name).map((e) => `${e.kind}@${e.at}`);
+}
+
+function isSorted(t: Timeline): boolean {
+  return t.events.every((e, i) => i === 0 || t.events[i - 1].at <= e.at);
+}
+
+describe('termination timeline: main containers', () => {
+  test('sleep preStop: preStop from 0, SIGTERM at its end, drain, exit; deadline at grace', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 30 }));
+    expect(laneEvents(t, 'app')).toEqual(['prestop-start@0', 'prestop-end@5', 'sigterm@5', 'exit@15']);
+    const app = lane(t, 'app');
+    expect(app.phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['prestop', 0, 5],
+      ['drain', 5, 15],
+    ]);
+    expect(app.sigterm).toBe(5);
+    expect(app.exit).toBe(15);
+    expect(app.killedAt).toBeUndefined();
+    expect(t.events.find((e) => e.kind === 'deadline')!.at).toBe(30);
+    expect(t.podGoneAt).toBe(15);
+    expect(t.sigkillAt).toBe(30);
+    expect(t.violations).toEqual([]);
+    expect(isSorted(t)).toBe(true);
+    // Deletion first, the endpoint removal in parallel at 0 (before SIGTERM).
+    expect(t.events[0].kind).toBe('deletion');
+    expect(t.events.findIndex((e) => e.kind === 'endpoints')).toBeLessThan(t.events.findIndex((e) => e.kind === 'sigterm'));
+    expect(lane(t, 'endpoints').phases[0]).toMatchObject({ kind: 'propagation', start: 0, end: 5 });
+  });
+
+  test('exec sleep (sh -c) and a drain-seconds hint', () => {
+    const t = explainOne(deployment({ containers: container('app', '{exec: {command: ["sh", "-c", "sleep 8"]}}'), grace: 40, annotations: { 'kubegrace.dev/drain-seconds': '20' } }));
+    expect(laneEvents(t, 'app')).toEqual(['prestop-start@0', 'prestop-end@8', 'sigterm@8', 'exit@28']);
+    expect(t.budget.binding).toMatchObject({ container: 'app', drain: 20, needed: 28, recommended: 33 });
+    expect(t.assumptions.some((a) => /drain after SIGTERM/.test(a))).toBe(false);
+  });
+
+  test('no preStop on a served container: SIGTERM at 0 is a violation (prestop-missing)', () => {
+    const t = explainOne(deployment({ containers: container('app'), grace: 30 }));
+    expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'exit@10']);
+    const sig = t.events.find((e) => e.kind === 'sigterm' && e.lane === 'app')!;
+    expect(sig.violation).toBe(true);
+    expect(t.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
+    expect(t.findings.some((f) => f.ruleId === 'prestop-missing')).toBe(true);
+    expect(t.assumptions.some((a) => /drain after SIGTERM: 10s \(default/.test(a))).toBe(true);
+  });
+
+  test('advisory marks follow the linter: a suppressed prestop-missing is not drawn; without findings the model judges alone', () => {
+    const text = deployment({ containers: container('app'), grace: 30, annotations: { 'kubegrace.dev/ignore': 'prestop-missing' } });
+    const t = explainOne(text);
+    expect(t.violations).toEqual([]);
+    expect(t.events.some((e) => e.violation)).toBe(false);
+    const objects = parseText('x.yaml', text).objects;
+    const graph = new ObjectGraph(objects);
+    const alone = explainWorkload(graph, graph.workloads[0], V133);
+    expect(alone.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
+  });
+
+  test('no preStop, not served: no endpoints lane, no violation', () => {
+    const t = explainOne(deployment({ containers: container('app'), served: false }));
+    expect(t.lanes.map((l) => l.name)).toEqual(['app']);
+    expect(t.violations).toEqual([]);
+  });
+
+  test('preStop longer than grace: SIGTERM at the deadline, SIGKILL 2s later, red span; same numbers as grace-period-budget', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 }));
+    expect(laneEvents(t, 'app')).toEqual(['prestop-start@0', 'sigterm@30', 'sigkill@32']);
+    const app = lane(t, 'app');
+    expect(app.sigterm).toBe(30);
+    expect(app.killedAt).toBe(32);
+    expect(t.sigkillAt).toBe(32);
+    const red = app.phases.filter((p) => p.kind === 'violation');
+    expect(red).toHaveLength(1);
+    expect(red[0]).toMatchObject({ start: 30, end: 45, ruleId: 'grace-period-budget' });
+    expect(app.phases[0]).toMatchObject({ kind: 'prestop', start: 0, end: 30 });
+    expect(t.violations[0]).toMatchObject({ ruleId: 'grace-period-budget', severity: 'error', lane: 'app', at: 30 });
+    // The linter's finding is attached, and its numbers agree with the budget.
+    const f = t.findings.find((x) => x.ruleId === 'grace-period-budget')!;
+    expect(f.severity).toBe('error');
+    expect(t.budget.binding!.needed).toBe(55);
+    expect(f.message).toContain(`at least ${t.budget.binding!.needed! + 5}s`);
+    // The endpoint removal is covered only until SIGTERM at the deadline.
+    expect(lane(t, 'endpoints').phases[0].end).toBe(30);
+  });
+
+  test('preStop + drain over grace: killed while draining (warning)', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 15}}'), grace: 20 }));
+    const app = lane(t, 'app');
+    expect(laneEvents(t, 'app')).toEqual(['prestop-start@0', 'prestop-end@15', 'sigterm@15', 'sigkill@20']);
+    expect(app.phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['prestop', 0, 15],
+      ['drain', 15, 20],
+      ['violation', 20, 25],
+    ]);
+    expect(t.violations[0]).toMatchObject({ severity: 'warning', ruleId: 'grace-period-budget' });
+    expect(t.findings.find((f) => f.ruleId === 'grace-period-budget')?.severity).toBe('warning');
+  });
+
+  test('a hook of unknown duration (httpGet) is drawn as returning at once, and said so', () => {
+    const t = explainOne(deployment({ containers: container('app', '{httpGet: {path: /drain, port: 8080}}'), grace: 30 }));
+    expect(lane(t, 'app').sigterm).toBe(0);
+    expect(t.assumptions.some((a) => /httpGet.*unknown/.test(a))).toBe(true);
+    expect(t.budget.binding).toBeUndefined();
+    // Not a missing preStop.
+    expect(t.violations.some((v) => v.ruleId === 'prestop-missing')).toBe(false);
+  });
+
+  test('grace 0: no preStop, SIGTERM at once, SIGKILL after the 2s minimum', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 0 }));
+    expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'sigkill@2']);
+    expect(t.events.some((e) => e.kind === 'prestop-start')).toBe(false);
+    expect(lane(t, 'app').phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['drain', 0, 2],
+      ['violation', 2, 10],
+    ]);
+    expect(t.violations[0]).toMatchObject({ ruleId: 'zero-grace-period', severity: 'warning' });
+    expect(t.findings.some((f) => f.ruleId === 'zero-grace-period')).toBe(true);
+    expect(t.sigkillAt).toBe(2);
+  });
+});
+
+describe('termination timeline: sidecars and meshes', () => {
+  const sidecar = (name: string, extra = '') => `      - name: ${name}\n        image: example/${name}:1\n        restartPolicy: Always${extra}`;
+
+  test('native sidecars: SIGTERM after the main containers, one by one in reverse order', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 5}}'),
+        initContainers: `${sidecar('first')}\n${sidecar('second')}`,
+        grace: 60,
+        annotations: { 'kubegrace.dev/sidecar-drain-seconds': 'first=3,second=4' },
+      }),
+    );
+    // app: preStop 5 + drain 10 -> exits at 15; then "second" (declared last) 15..19, then "first" 19..22.
+    expect(laneEvents(t, 'second')).toEqual(['sigterm@15', 'exit@19']);
+    expect(laneEvents(t, 'first')).toEqual(['sigterm@19', 'exit@22']);
+    expect(t.lanes.map((l) => l.name)).toEqual(['endpoints', 'app', 'first', 'second']);
+    expect(lane(t, 'first').phases[0]).toMatchObject({ kind: 'waiting', start: 0, end: 19 });
+    expect(t.podGoneAt).toBe(22);
+    // The budget counts the sidecar drains, as grace-period-budget does.
+    expect(t.budget.addends.map((a) => a.seconds)).toEqual([3, 4]);
+    expect(t.budget.binding!.needed).toBe(22);
+    expect(t.violations).toEqual([]);
+  });
+
+  test('native sidecar whose turn comes after the deadline: SIGTERM at the deadline, SIGKILL 2s later', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 25}}'), initContainers: sidecar('proxy'), grace: 30 }));
+    // app exits at 30 (killed); the sidecar gets its SIGTERM only at the deadline.
+    const p = lane(t, 'proxy');
+    expect(p.sigterm).toBe(30);
+    expect(p.killedAt).toBe(32);
+    expect(p.phases.some((x) => x.kind === 'violation' && x.start === 30)).toBe(true);
+    expect(t.violations.map((v) => v.lane)).toEqual(expect.arrayContaining(['app', 'proxy']));
+  });
+
+  test("a native sidecar's own preStop runs at the start", () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), initContainers: sidecar('shipper', '\n        lifecycle: {preStop: {sleep: {seconds: 3}}}'), grace: 60 }));
+    expect(lane(t, 'shipper').phases.find((p) => p.kind === 'prestop')).toMatchObject({ start: 0, end: 3 });
+    expect(lane(t, 'shipper').sigterm).toBe(15);
+  });
+
+  test('Linkerd classic (annotation): injected proxy lane with wait-before-exit; a proxy that stops before the app is flagged', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 10}}'),
+        grace: 60,
+        annotations: { 'linkerd.io/inject': 'enabled', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '5' },
+      }),
+    );
+    const p = lane(t, 'linkerd-proxy');
+    expect(p).toMatchObject({ role: 'proxy-classic', injected: true, sigterm: 5 });
+    expect(p.phases.map((x) => x.kind)).toEqual(['prestop', 'mesh-drain']);
+    const red = lane(t, 'app').phases.find((x) => x.kind === 'violation')!;
+    expect(red).toMatchObject({ start: 5, ruleId: 'linkerd-proxy-drain', overlay: true });
+    expect(t.findings.some((f) => f.ruleId === 'linkerd-proxy-drain')).toBe(true);
+  });
+
+  test('Linkerd classic with the proxy waiting longer than the app: no violation', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 5}}'),
+        grace: 60,
+        annotations: { 'linkerd.io/inject': 'enabled', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '20' },
+      }),
+    );
+    expect(lane(t, 'linkerd-proxy').sigterm).toBe(20);
+    expect(t.violations).toEqual([]);
+  });
+
+  test('Linkerd native (annotation): injected native sidecar stopped after the app, counted in the budget', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 5}}'),
+        grace: 60,
+        annotations: { 'linkerd.io/inject': 'enabled', 'config.linkerd.io/proxy-enable-native-sidecar': 'true' },
+      }),
+    );
+    const p = lane(t, 'linkerd-proxy');
+    expect(p).toMatchObject({ role: 'proxy-native', injected: true, sigterm: 15, exit: 20 });
+    expect(t.budget.addends).toEqual([{ seconds: 5, source: 'native sidecar "linkerd-proxy" drain (injected)' }]);
+  });
+
+  test('Istio classic: Envoy drains terminationDrainDuration from t=0; the app outliving it is flagged', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 10}}'),
+        grace: 60,
+        annotations: { 'sidecar.istio.io/inject': 'true', 'sidecar.istio.io/nativeSidecar': 'false', 'proxy.istio.io/config': 'terminationDrainDuration: 12s' },
+      }),
+    );
+    const p = lane(t, 'istio-proxy');
+    expect(p).toMatchObject({ role: 'proxy-classic', sigterm: 0, exit: 12 });
+    expect(p.phases).toEqual([expect.objectContaining({ kind: 'mesh-drain', start: 0, end: 12 })]);
+    expect(lane(t, 'app').phases.find((x) => x.kind === 'violation')).toMatchObject({ start: 12, end: 20, ruleId: 'istio-proxy-drain' });
+    expect(t.findings.some((f) => f.ruleId === 'istio-proxy-drain')).toBe(true);
+  });
+
+  test('Istio classic with a long enough drain: no violation', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 10}}'),
+        grace: 60,
+        annotations: { 'sidecar.istio.io/inject': 'true', 'sidecar.istio.io/nativeSidecar': 'false', 'proxy.istio.io/config': 'terminationDrainDuration: 30s' },
+      }),
+    );
+    expect(lane(t, 'istio-proxy').exit).toBe(30);
+    expect(t.violations).toEqual([]);
+  });
+
+  test('Istio native by default on 1.33: the proxy quits at once after the app (not in the budget)', () => {
+    const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 60, annotations: { 'sidecar.istio.io/inject': 'true' } }), { version: KubeVersion.parse('1.33') });
+    const p = lane(t, 'istio-proxy');
+    expect(p).toMatchObject({ role: 'proxy-native', sigterm: 15, exit: 15 });
+    expect(t.budget.addends).toEqual([]);
+    // Below 1.33 the same manifest is classic.
+    const old = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 60, annotations: { 'sidecar.istio.io/inject': 'true' } }), { version: KubeVersion.parse('1.31') });
+    expect(lane(old, 'istio-proxy').role).toBe('proxy-classic');
+  });
+});
+
+describe('rollout summary', () => {
+  test('Deployment RollingUpdate: resolved surge/unavailable, steps, duration from the readiness probe and minReadySeconds', () => {
+    const text = deployment({
+      containers: `      - name: app\n        image: a\n        ports: [{containerPort: 8080}]\n        readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 4, periodSeconds: 3, successThreshold: 2}`,
+      replicas: 4,
+    }).replace('  replicas: 4\n', '  replicas: 4\n  minReadySeconds: 10\n  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n');
+    const r = explainOne(text).rollout;
+    expect(r).toMatchObject({ strategy: 'RollingUpdate', replicas: 4, podsPerStep: 1, steps: 4, minReadySeconds: 10, startupSeconds: 7, stepSeconds: 17, durationSeconds: 68 });
+    expect(r.parameters).toContain('maxSurge 1 → 1, maxUnavailable 0 → 0');
+  });
+
+  test('Deployment defaults (25%/25%) with 8 replicas: 2 + 2 per step', () => {
+    const r = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 8 })).rollout;
+    expect(r).toMatchObject({ podsPerStep: 4, steps: 2 });
+    expect(r.parameters).toContain('(default)');
+  });
+
+  test('Recreate: one step including the shutdown, and a downtime note', () => {
+    const text = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3 }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {type: Recreate}\n');
+    const r = explainOne(text).rollout;
+    expect(r).toMatchObject({ strategy: 'Recreate', steps: 1, stepSeconds: 15 });
+    expect(r.notes.join('\n')).toMatch(/downtime/);
+  });
+
+  test('StatefulSet: one at a time, each step waits for the old pod to be gone; partition', () => {
+    const sts = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 5
+  serviceName: db
+  minReadySeconds: 3
+  updateStrategy: {rollingUpdate: {partition: 2}}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{name: db, image: postgres, lifecycle: {preStop: {sleep: {seconds: 2}}}}]
+`;
+    const r = explainOne(sts).rollout;
+    expect(r).toMatchObject({ strategy: 'RollingUpdate', podsPerStep: 1, steps: 3, stepSeconds: 12 + 0 + 3, durationSeconds: 45 });
+    expect(r.notes.join('\n')).toMatch(/partition 2: only ordinals >= 2 \(3 of 5\)/);
+  });
+
+  test('DaemonSet: per node; without surge the node has no pod during the step', () => {
+    const ds = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: agent}]
+`;
+    const r = explainOne(ds).rollout;
+    expect(r).toMatchObject({ strategy: 'RollingUpdate', podsPerStep: 1, stepSeconds: 10 });
+    expect(r.steps).toBeUndefined();
+    expect(r.notes.join('\n')).toMatch(/without its pod/);
+    const surge = explainOne(ds.replace('spec:\n  selector', 'spec:\n  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n  selector')).rollout;
+    expect(surge.stepSeconds).toBe(0);
+    expect(surge.notes.join('\n')).not.toMatch(/without its pod/);
+  });
+
+  test('PDB, spreading and fan-in notes', () => {
+    const pdb = `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: web}}
+`;
+    const r = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3, annotations: { 'kubegrace.dev/connection-pattern': 'fan-in' }, extra: pdb })).rollout;
+    const notes = r.notes.join('\n');
+    expect(notes).toMatch(/PodDisruptionBudget\/web \(minAvailable 2\) allows 1 eviction at a time with 3 pods/);
+    expect(notes).toMatch(/not spread/);
+    expect(notes).toMatch(/fan-in clients .*3 replicas, P=0.7.*up to 19.5s.*set 20/);
+  });
+
+  test('a bare Pod and a Job have no rollout', () => {
+    const ts = explainText(`apiVersion: v1
+kind: Pod
+metadata: {name: one}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}
+`);
+    expect(ts.map((t) => t.rollout.strategy)).toEqual(['none', 'none']);
+    expect(ts[0].rollout.notes[0]).toMatch(/bare Pod/);
+  });
+});
+
+describe('determinism and selection', () => {
+  test('same input, same model', () => {
+    const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
+    expect(JSON.stringify(explainOne(text))).toBe(JSON.stringify(explainOne(text)));
+  });
+  test('--object selects by kind (case-insensitive, short names) and name', () => {
+    const two = deployment({ containers: container('app'), name: 'a' }) + '---\n' + deployment({ containers: container('app'), name: 'b' });
+    expect(explainText(two).map((t) => t.object.name)).toEqual(['a', 'b']);
+    expect(explainText(two, { object: 'deploy/b' }).map((t) => t.object.name)).toEqual(['b']);
+    expect(explainText(two, { object: 'Deployment/default/a' }).map((t) => t.object.name)).toEqual(['a']);
+    expect(explainText(two, { object: 'StatefulSet/a' })).toEqual([]);
+  });
+});
