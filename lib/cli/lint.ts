@@ -5,6 +5,7 @@ import { Config, discoverConfig, loadConfig, loadPolicy, packageRoot, PolicyErro
 import { exitCode, lintSources, LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
+import { helmChartRenderer } from '../helm/render';
 import { collectSources } from '../model/sources';
 import { toGithub } from '../report/github';
 import { toJson } from '../report/json';
@@ -35,6 +36,9 @@ export const FORMATTERS: Record<string, Formatter> = {
 export const LINT_USAGE = `Usage: kubegrace lint [PATH... | -] [options]
 
 Lints Kubernetes manifests (files, directories, - for stdin) for graceful-termination problems.
+A Helm chart directory is rendered with \`helm template\` (helm from HELM_BIN or PATH); its findings
+name the template as \`CHART/templates/FILE (rendered)\` with line:col in what
+\`helm template kubegrace CHART --show-only templates/FILE\` prints.
 
 Options:
   --format FMT[=FILE]   output format: ${'${formats}'}; repeatable, see below (default text)
@@ -45,6 +49,7 @@ Options:
   --fail-on LEVEL       error (default), warning, info or never: exit 1 at or above it
   --quiet               text: show only errors
   --no-color            never colour the text output (colour is used only on a terminal)
+  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
@@ -95,6 +100,7 @@ export function runLint(argv: string[], io: CliIO): number {
       policy: { type: 'string' },
       config: { type: 'string' },
       'fail-on': { type: 'string' },
+      values: { type: 'string', multiple: true },
       quiet: { type: 'boolean' },
       color: { type: 'boolean' },
       'no-color': { type: 'boolean' },
@@ -125,7 +131,16 @@ export function runLint(argv: string[], io: CliIO): number {
   const policyName = values.policy ?? config.policy ?? 'recommended';
   const policy = withOverrides(loadPolicy(policyName, ALL_RULES, io.cwd), config.rules);
 
-  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin });
+  const valuesFiles = (values.values ?? []).map((f) => path.resolve(io.cwd, f));
+  for (const [i, f] of valuesFiles.entries()) if (!fs.existsSync(f)) throw new UsageError(`values file ${values.values![i]} does not exist`);
+  const renderChart = helmChartRenderer({
+    kubeVersion: version.toString(),
+    valuesFiles,
+    // A chart that cannot be rendered is a tool failure: say so on stderr too, where CI logs show it
+    // even when the report goes to a file.
+    onError: (e) => io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`),
+  });
+  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
   const bar = progress(io, sources.length);
   const result = lintSources(sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
   bar?.done();

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { packageRoot, PolicyError } from '../engine/policy';
 import { CliIO, processIO, UsageError } from './io';
+import { runChart } from './chart';
 import { runExplain } from './explain';
 import { runLint } from './lint';
 import { runRules } from './rules';
@@ -17,6 +18,7 @@ Usage:
   kubegrace rules [--format text|json|markdown]
   kubegrace explain PATH... [--object KIND/NAME] [--format text|svg]   termination timeline and rollout (kubegrace explain --help)
   kubegrace simulate rollout --replicas N [...]   reconnect odds over a rollout (kubegrace simulate --help)
+  kubegrace chart generate|package|index ...   Helm charts (kubegrace chart --help)
   kubegrace --version
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or input errors.
@@ -46,6 +48,8 @@ function dispatch(cmd: string | undefined, rest: string[], io: CliIO): number | 
       return runExplain(rest, io);
     case 'simulate':
       return runSimulate(rest, io);
+    case 'chart':
+      return runChart(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${VERSION}\n`);

@@ -14,8 +14,10 @@ import { Workload } from '../model/workload';
 import { explainWorkload, ExplainOptions, Timeline } from './model';
 
 export * from './model';
-export { rolloutPlan, RolloutPlan, startupEstimate } from './rollout';
-export { simulateRollout, simulationText, Simulation, SimulateInput, SimulateInputError, checkSimulateInput } from './simulate';
+export { rolloutPlan, startupEstimate } from './rollout';
+export type { RolloutPlan } from './rollout';
+export { simulateRollout, simulationText, SimulateInputError, checkSimulateInput } from './simulate';
+export type { Simulation, SimulateInput } from './simulate';
 export { timelineText, timelinesText } from './text';
 export { timelinesSvg, xmlSafe } from './svg';
 

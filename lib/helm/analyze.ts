@@ -1,0 +1,641 @@
+/**
+ * Reads synthesized manifests and decides which fields of which objects become chart values:
+ * per workload the rollout and termination knobs, with their defaults taken from the manifests,
+ * and the facts the guards and NOTES need (the fixed part of the termination budget). Pure.
+ */
+import { KubeVersion } from '../engine/version';
+import { Mesh } from '../constructs/mesh';
+import { FEATURES, FeatureName, MIN_SUPPORTED_VERSION } from '../constructs/version';
+import { HINT, ObjectGraph, PdbView } from '../model/graph';
+import { parseText } from '../model/parse';
+import { isObject, Json, JsonObject, KObject } from '../model/types';
+import { ContainerView, DEFAULTS, get, Workload } from '../model/workload';
+import { shutdownAddends } from '../timeline/addends';
+import { DEFAULT_DRAIN_SECONDS, recommendedGrace } from '../timeline/budget';
+import { LINKERD, ISTIO } from '../timeline/mesh';
+import { classifyPreStop, PreStopKind } from '../timeline/prestop';
+import { enumSchema, group, intOrPercentSchema, intSchema, leaf, resourcesSchema, ValueGroup, ValueNode } from './values';
+
+export type KnobKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
+const KNOB_KINDS: readonly string[] = ['Deployment', 'StatefulSet', 'DaemonSet'];
+
+/** How a container's image string splits into values. */
+export interface ImageParts {
+  repository: string;
+  tag: string;
+  digest: string;
+}
+
+export function splitImage(image: string): ImageParts {
+  let rest = image;
+  let digest = '';
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+  }
+  let tag = '';
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  return { repository: rest, tag, digest };
+}
+
+/** The image string the chart's image helper renders from the parts (inverse of splitImage). */
+export function joinImage(p: ImageParts): string {
+  return `${p.repository}${p.tag ? `:${p.tag}` : ''}${p.digest ? `@${p.digest}` : ''}`;
+}
+
+/** A container whose image and resources are values. */
+export interface ContainerKnob {
+  /** Index in spec.template.spec.containers or initContainers. */
+  list: 'containers' | 'initContainers';
+  index: number;
+  name: string;
+  /** Template expression of its values object (`$w.` or `(index $w.containers "x")`). */
+  ref: string;
+  image: boolean;
+  pullPolicyPresent: boolean;
+  resourcesPresent: boolean;
+  /** resources written as `{}`: kept even when empty. */
+  resourcesEmptyWritten: boolean;
+}
+
+/** A preStop hook whose delay is the `preStop.delaySeconds` value. */
+export interface PreStopTarget {
+  index: number;
+  kind: PreStopKind;
+  /** Only `lifecycle.preStop` in the container's lifecycle: the whole lifecycle goes when the delay is 0. */
+  lifecycleOnlyPreStop: boolean;
+  /** exec: the command, and where the number sits in it. */
+  command?: string[];
+  token?: { index: number; before: string; after: string };
+}
+
+export interface MeshDerivation {
+  /** Linkerd `proxy-wait-before-exit-seconds` = preStop + max(drain, 1) (constructs/mesh.ts). */
+  linkerdWait: boolean;
+  /** Linkerd `shutdown-grace-period` = max(grace - before - margin, 1) seconds. */
+  linkerdShutdownGrace?: { native: boolean };
+  /** Istio proxy config `terminationDrainDuration: Ns` with N = preStop + max(drain, 1). */
+  istioDrain?: { before: string; after: string };
+}
+
+export interface PdbKnob {
+  /** The existing PDB, or undefined when the chart adds an optional one (disabled by default). */
+  obj?: KObject;
+  /** Name of the generated PDB. */
+  generatedName?: string;
+  minAvailablePresent: boolean;
+  maxUnavailablePresent: boolean;
+  policyPresent: boolean;
+}
+
+export interface WorkloadPlan {
+  key: string;
+  kind: KnobKind;
+  name: string;
+  namespace?: string;
+  what: string;
+  obj: KObject;
+  w: Workload;
+  values: ValueGroup;
+  replicas?: { present: boolean };
+  hpa?: { obj: KObject; minPresent: boolean };
+  minReadyPresent: boolean;
+  progressDeadlinePresent?: boolean;
+  strategyPresent: boolean;
+  stsMaxUnavailable: boolean;
+  gracePresent: boolean;
+  containers: ContainerKnob[];
+  preStop?: { seconds: number; targets: PreStopTarget[]; describe: string };
+  /** Known delays of main-container hooks that are not templated. */
+  fixedPreStops: number[];
+  /** drainSeconds value: where its annotation is (workload or pod-template metadata), or absent. */
+  drain: { knob: boolean; where?: 'metadata' | 'template'; declared: boolean; constant: number };
+  /** Native-sidecar addends of the budget (fixed by the manifests). */
+  addend: number;
+  addendParts: string[];
+  pdb?: PdbKnob;
+  spread?: { uniform: boolean };
+  mesh: MeshDerivation;
+  /** Defaults of the budget, for messages. */
+  defaults: { preStop: number; drain: number; grace: number };
+}
+
+export interface ChartAnalysis {
+  objects: KObject[];
+  graph: ObjectGraph;
+  workloads: WorkloadPlan[];
+  /** Workload plan by object uid. */
+  byObject: Map<string, WorkloadPlan>;
+  /** PDB uid -> plan whose knob it is. */
+  pdbOwner: Map<string, WorkloadPlan>;
+  /** HPA uid -> plan. */
+  hpaOwner: Map<string, WorkloadPlan>;
+  /** Service uid -> plan whose values derive its LB deregistration delay. */
+  lbService: Map<string, WorkloadPlan>;
+  values: ValueNode[];
+  /** Minimum Kubernetes version the objects need, and the features that set it. */
+  minKube: { version: KubeVersion; features: string[] };
+}
+
+/** The values key of a name: camelCase, as Helm's best practices ask. */
+export function camelKey(name: string): string {
+  const parts = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  if (!parts.length) return 'x';
+  const s = parts.map((p, i) => (i === 0 ? p.charAt(0).toLowerCase() + p.slice(1) : p.charAt(0).toUpperCase() + p.slice(1))).join('');
+  return /^[0-9]/.test(s) ? `w${s}` : s;
+}
+
+function describeObj(o: KObject): string {
+  const ns = get(o.raw, 'metadata', 'namespace');
+  return `${o.kind} ${typeof ns === 'string' && ns ? `${ns}/` : ''}${o.name}`;
+}
+
+/** Parses manifests; refuses what cannot become a chart (bad YAML, documents that are no objects). */
+export function readObjects(manifestsYaml: string): KObject[] {
+  const parsed = parseText('<manifests>', manifestsYaml);
+  if (parsed.errors.length) {
+    const e = parsed.errors[0];
+    throw new Error(`manifests line ${e.line}, column ${e.column}: ${e.message}`);
+  }
+  parsed.docs.forEach((doc, i) => {
+    if (doc.contents === null) return;
+    if (!parsed.objects.some((o) => o.docIndex === i)) {
+      const line = parsed.lineCounter.linePos(doc.contents.range?.[0] ?? 0).line;
+      throw new Error(`manifests line ${line}: document ${i + 1} is not a Kubernetes object (no apiVersion and kind); a chart holds Kubernetes objects only: remove it`);
+    }
+  });
+  for (const o of parsed.objects) {
+    if (typeof get(o.raw, 'metadata', 'name') !== 'string') {
+      throw new Error(`manifests line ${o.line}: ${o.kind} without metadata.name; generate charts from synthesized manifests (generateName is not supported)`);
+    }
+  }
+  return parsed.objects;
+}
+
+const NUMBER_TOKEN = /^(\d+)(s?)$/;
+
+/** Where the delay sits in an exec preStop, so the template can write another number there. */
+function locateDelayToken(command: string[], seconds: number): { index: number; before: string; after: string } | undefined {
+  const candidates: { index: number; before: string; after: string }[] = [];
+  command.forEach((el, i) => {
+    const m = NUMBER_TOKEN.exec(el);
+    if (m && Number(m[1]) === seconds) candidates.push({ index: i, before: '', after: m[2] });
+    // sh -c "sleep N" / "sleep N; …"
+    const sh = /^(\s*(?:exec\s+)?(?:\/usr)?(?:\/bin\/)?sleep\s+)(\d+)(s?)((?:\s*;?\s*$)|(?:\s*(?:;|&&)[\s\S]*))$/.exec(el);
+    if (sh && Number(sh[2]) === seconds && i > 0) candidates.push({ index: i, before: sh[1], after: `${sh[3]}${sh[4]}` });
+  });
+  return candidates.length === 1 ? candidates[0] : undefined;
+}
+
+/** The exec command with the delay replaced by `n` (what the template renders). */
+export function commandWith(command: string[], token: { index: number; before: string; after: string }, n: number): string[] {
+  return command.map((el, i) => (i === token.index ? `${token.before}${n}${token.after}` : el));
+}
+
+const TEMPLATABLE: PreStopKind[] = ['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait'];
+
+/** A preStop hook the chart can re-render with another delay, verified by re-classifying it. */
+function preStopTarget(c: ContainerView): { target: PreStopTarget; seconds: number } | undefined {
+  const handler = get(c.raw, 'lifecycle', 'preStop');
+  const d = classifyPreStop(handler);
+  if (!TEMPLATABLE.includes(d.kind) || d.seconds === undefined || !Number.isInteger(d.seconds) || d.seconds <= 0) return undefined;
+  const lifecycle = c.raw.lifecycle as JsonObject;
+  const only = Object.keys(lifecycle).length === 1;
+  const index = Number(c.pointer.split('/').pop());
+  if (d.kind === 'sleep') {
+    const sleep = get(handler, 'sleep');
+    if (!isObject(sleep) || Object.keys(sleep).length !== 1 || !isObject(handler) || Object.keys(handler).length !== 1) return undefined;
+    return { target: { index, kind: d.kind, lifecycleOnlyPreStop: only }, seconds: d.seconds };
+  }
+  const command = d.command!;
+  if (!isObject(handler) || Object.keys(handler).length !== 1 || Object.keys(handler.exec as JsonObject).length !== 1) return undefined;
+  const token = locateDelayToken(command, d.seconds);
+  if (!token) return undefined;
+  // The template must produce a hook the linter reads the same way, for any delay.
+  for (const n of [d.seconds, d.seconds + 7]) {
+    const again = classifyPreStop({ exec: { command: commandWith(command, token, n) } });
+    if (again.kind !== d.kind || again.seconds !== n) return undefined;
+  }
+  return { target: { index, kind: d.kind, lifecycleOnlyPreStop: only, command, token }, seconds: d.seconds };
+}
+
+function describeHook(t: PreStopTarget): string {
+  if (t.kind === 'sleep') return 'the preStop sleep action (lifecycle.preStop.sleep.seconds)';
+  const shown = commandWith(t.command!, t.token!, 0).map((x, i) => (i === t.token!.index ? `${t.token!.before}<N>${t.token!.after}` : x));
+  return `the preStop exec ${JSON.stringify(shown)}`;
+}
+
+const DRAIN_INT = /^\d+$/;
+
+/** True when two JSON values are equal (key order ignored). */
+export function sameJson(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameJson(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Spread constraints that differ only in topologyKey: then maxSkew, whenUnsatisfiable and keys are values. */
+function uniformSpread(list: Json | undefined): boolean {
+  if (!Array.isArray(list) || list.length === 0 || !list.every(isObject)) return false;
+  const objs = list as JsonObject[];
+  const strip = (o: JsonObject) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'topologyKey')) as JsonObject;
+  const keys = objs.map((o) => o.topologyKey);
+  if (!keys.every((k) => typeof k === 'string') || new Set(keys).size !== keys.length) return false;
+  if (typeof objs[0].maxSkew !== 'number' || !['ScheduleAnyway', 'DoNotSchedule'].includes(String(objs[0].whenUnsatisfiable))) return false;
+  return objs.every((o) => sameJson(strip(o), strip(objs[0])));
+}
+
+/** The features whose version gates the objects need (constructs/version.ts FEATURES). */
+function usedFeatures(objects: KObject[]): FeatureName[] {
+  const used = new Set<FeatureName>();
+  const visitPodSpec = (ps: Json | undefined) => {
+    if (!isObject(ps)) return;
+    for (const list of ['containers', 'initContainers']) {
+      const cs = ps[list];
+      if (!Array.isArray(cs)) continue;
+      for (const c of cs) {
+        if (!isObject(c)) continue;
+        if (list === 'initContainers' && c.restartPolicy === 'Always') used.add('nativeSidecars');
+        for (const hook of ['preStop', 'postStart']) if (isObject(get(c, 'lifecycle', hook, 'sleep'))) used.add('sleepAction');
+      }
+    }
+    const tsc = ps.topologySpreadConstraints;
+    if (Array.isArray(tsc) && tsc.some((t) => isObject(t) && t.matchLabelKeys !== undefined)) used.add('matchLabelKeys');
+  };
+  for (const o of objects) {
+    if (KNOB_KINDS.includes(o.kind)) visitPodSpec(get(o.raw, 'spec', 'template', 'spec'));
+    else if (o.kind === 'Pod') visitPodSpec(get(o.raw, 'spec'));
+    else if (o.kind === 'Job' || o.kind === 'ReplicaSet') visitPodSpec(get(o.raw, 'spec', 'template', 'spec'));
+    else if (o.kind === 'CronJob') visitPodSpec(get(o.raw, 'spec', 'jobTemplate', 'spec', 'template', 'spec'));
+    if (o.kind === 'PodDisruptionBudget' && get(o.raw, 'spec', 'unhealthyPodEvictionPolicy') !== undefined) used.add('unhealthyPodEvictionPolicy');
+    if (o.kind === 'DaemonSet' && get(o.raw, 'spec', 'updateStrategy', 'rollingUpdate', 'maxSurge') !== undefined) used.add('daemonSetMaxSurge');
+    if (o.kind === 'StatefulSet') used.add('statefulSetMinReady'); // minReadySeconds is a value of every StatefulSet
+  }
+  return [...used].sort();
+}
+
+function minimumKube(objects: KObject[]): { version: KubeVersion; features: string[] } {
+  const [bm, bn] = MIN_SUPPORTED_VERSION.split('.').map(Number);
+  let best: [number, number] = [bm, bn];
+  const features: string[] = [];
+  for (const f of usedFeatures(objects)) {
+    const since = FEATURES[f].since;
+    features.push(`${FEATURES[f].name} (>= ${since.join('.')})`);
+    if (since[0] > best[0] || (since[0] === best[0] && since[1] > best[1])) best = [since[0], since[1]];
+  }
+  if (objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.apiVersion === 'autoscaling/v2') && (best[0] === 1 && best[1] < 23)) best = [1, 23];
+  return { version: KubeVersion.parse(`${best[0]}.${best[1]}`), features };
+}
+
+function containerKnobs(w: Workload, used: Set<string>): ContainerKnob[] {
+  const all: { c: ContainerView; list: 'containers' | 'initContainers'; index: number }[] = [];
+  const add = (list: 'containers' | 'initContainers') => {
+    const cs = w.podSpec[list];
+    if (!Array.isArray(cs)) return;
+    cs.forEach((c, index) => {
+      if (!isObject(c)) return;
+      const view = (list === 'containers' ? w.containers : [...w.sidecars, ...w.initContainers]).find((v) => v.raw === c);
+      if (view) all.push({ c: view, list, index });
+    });
+  };
+  add('containers');
+  add('initContainers');
+  return all.map(({ c, list, index }, i) => {
+    let ref = '$w';
+    if (i > 0) {
+      let k = camelKey(c.name);
+      while (used.has(k)) k = `${k}X`;
+      used.add(k);
+      ref = `(index $w.containers ${JSON.stringify(k)})`;
+    }
+    const res = c.raw.resources;
+    return {
+      list,
+      index,
+      name: c.name,
+      ref,
+      image: typeof c.raw.image === 'string' && c.raw.image !== '',
+      pullPolicyPresent: typeof c.raw.imagePullPolicy === 'string',
+      resourcesPresent: isObject(res),
+      resourcesEmptyWritten: isObject(res) && Object.keys(res).length === 0,
+    };
+  });
+}
+
+/** The values key of a container knob (`containers.<key>`), from its ref. */
+export function containerValuesKey(c: ContainerKnob): string | undefined {
+  const m = /^\(index \$w\.containers "(.*)"\)$/.exec(c.ref);
+  return m ? m[1] : undefined;
+}
+
+/** Builds the plans and values of a chart from parsed objects. */
+export function analyze(objects: KObject[]): ChartAnalysis {
+  const graph = new ObjectGraph(objects);
+  const byObject = new Map<string, WorkloadPlan>();
+  const pdbOwner = new Map<string, WorkloadPlan>();
+  const hpaOwner = new Map<string, WorkloadPlan>();
+  const lbService = new Map<string, WorkloadPlan>();
+  const minKube = minimumKube(objects);
+
+  const candidates = graph.workloads.filter((w) => KNOB_KINDS.includes(w.kind));
+  // Keys: camelCase names; a clash adds the kind, then the namespace.
+  const keys = new Map<Workload, string>();
+  const taken = new Set<string>();
+  const base = new Map<string, number>();
+  for (const w of candidates) base.set(camelKey(w.obj.name), (base.get(camelKey(w.obj.name)) ?? 0) + 1);
+  for (const w of candidates) {
+    let k = camelKey(w.obj.name);
+    if ((base.get(k) ?? 0) > 1) k = camelKey(`${w.obj.name}-${w.kind}`);
+    if (taken.has(k)) k = camelKey(`${w.obj.name}-${w.kind}-${w.obj.namespace ?? ''}`);
+    let n = 2;
+    const root = k;
+    while (taken.has(k)) k = `${root}${n++}`;
+    taken.add(k);
+    keys.set(w, k);
+  }
+
+  const workloads: WorkloadPlan[] = [];
+  const pdbNames = new Set(graph.pdbs.map((p) => `${p.obj.namespace}/${p.obj.name}`));
+  for (const w of candidates) {
+    const plan = planWorkload(w, keys.get(w)!, graph, minKube.version, pdbNames);
+    workloads.push(plan);
+    byObject.set(w.obj.uid, plan);
+    if (plan.pdb?.obj) pdbOwner.set(plan.pdb.obj.uid, plan);
+    if (plan.hpa) hpaOwner.set(plan.hpa.obj.uid, plan);
+  }
+  // Services whose LB deregistration delay the constructs derived from preStop + drain.
+  for (const s of graph.services) {
+    const ws = graph.workloadsFor(s);
+    if (ws.length !== 1) continue;
+    const plan = byObject.get(ws[0].obj.uid);
+    if (!plan) continue;
+    const expected = recommendedDeregistration(plan);
+    if (deregistrationAnnotations(s.annotations).some(([, v]) => deregistrationValue(v) === expected)) lbService.set(s.obj.uid, plan);
+  }
+
+  const values: ValueNode[] = [
+    leaf('namePrefix', 'Prefix for the names of the objects (and of the references between them). Selectors and labels keep the synthesized values, so two releases in one namespace would select each other\'s pods: use it to avoid name clashes, not to install a second copy.', '', {
+      type: 'string',
+      maxLength: 30,
+      pattern: '^([a-z0-9]([-a-z0-9]*)?)?$',
+    }),
+    group('workloads', 'Rollout and termination settings per workload, keyed by the workload name in camelCase.', workloads.map((p) => p.values)),
+  ];
+  return { objects, graph, workloads, byObject, pdbOwner, hpaOwner, lbService, values, minKube };
+}
+
+/** `deregistration_delay.timeout_seconds=N` annotations of a Service (AWS LB controller). */
+export const DEREGISTRATION = /(^|,)\s*deregistration_delay\.timeout_seconds=(\d+)/;
+const TG_ATTRIBUTES = ['service.beta.kubernetes.io/aws-load-balancer-target-group-attributes', 'alb.ingress.kubernetes.io/target-group-attributes'];
+
+export function deregistrationAnnotations(annotations: Record<string, string>): [string, string][] {
+  return TG_ATTRIBUTES.filter((k) => annotations[k] !== undefined).map((k) => [k, annotations[k]]);
+}
+
+function deregistrationValue(v: string): number | undefined {
+  const m = DEREGISTRATION.exec(v);
+  return m ? Number(m[2]) : undefined;
+}
+
+/** What the constructs write as the deregistration delay: recommendedGrace(preStop, drain) (constructs/deployment.ts). */
+function recommendedDeregistration(plan: WorkloadPlan): number {
+  return recommendedGrace(plan.defaults.preStop, plan.defaults.drain);
+}
+
+function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVersion, pdbNames: Set<string>): WorkloadPlan {
+  const kind = w.kind as KnobKind;
+  const raw = w.obj.raw;
+  const spec = (raw.spec ?? {}) as JsonObject;
+  const what = describeObj(w.obj);
+  const children: ValueNode[] = [];
+  const ns = get(raw, 'metadata', 'namespace');
+  const plan: WorkloadPlan = {
+    key,
+    kind,
+    name: w.obj.name,
+    namespace: typeof ns === 'string' && ns ? ns : undefined,
+    what,
+    obj: w.obj,
+    w,
+    values: group(key, `${what}`, children),
+    minReadyPresent: spec.minReadySeconds !== undefined,
+    strategyPresent: kind === 'Deployment' ? spec.strategy !== undefined : spec.updateStrategy !== undefined,
+    stsMaxUnavailable: kind === 'StatefulSet' && get(spec, 'updateStrategy', 'rollingUpdate', 'maxUnavailable') !== undefined,
+    gracePresent: w.graceSet,
+    containers: [],
+    fixedPreStops: [],
+    drain: { knob: false, declared: false, constant: DEFAULT_DRAIN_SECONDS },
+    addend: 0,
+    addendParts: [],
+    mesh: { linkerdWait: false },
+    defaults: { preStop: 0, drain: DEFAULT_DRAIN_SECONDS, grace: w.grace },
+  };
+
+  // Replicas (or the HPA's range, when an HPA owns the count).
+  const hpa = graph.hpaFor(w);
+  if (kind !== 'DaemonSet') {
+    if (w.replicasSet || !hpa) {
+      plan.replicas = { present: w.replicasSet };
+      children.push(leaf('replicas', `Pod replicas (spec.replicas). The PDB guard checks the disruption budget against it${hpa ? '; the HPA changes it at run time' : ''}.`, w.replicas ?? DEFAULTS.replicas, intSchema(0)));
+    }
+  }
+  if (hpa) {
+    plan.hpa = { obj: hpa.obj, minPresent: hpa.minReplicasSet };
+    children.push(
+      group('autoscaling', `HorizontalPodAutoscaler ${hpa.obj.name}: its replica range. The PDB guard counts minReplicas (the HPA may scale down to it at any time).`, [
+        leaf('minReplicas', 'spec.minReplicas of the HPA.', hpa.minReplicas, intSchema(1)),
+        leaf('maxReplicas', 'spec.maxReplicas of the HPA; at least minReplicas.', hpa.maxReplicas ?? hpa.minReplicas, intSchema(1)),
+      ]),
+    );
+  }
+
+  // Images and resources: the first main container at the top, the others under `containers`.
+  const used = new Set<string>();
+  plan.containers = containerKnobs(w, used);
+  const imageGroup = (c: ContainerKnob): ValueNode[] => {
+    const out: ValueNode[] = [];
+    const cr = (get(spec, 'template', 'spec', c.list) as JsonObject[])[c.index];
+    if (c.image) {
+      const parts = splitImage(cr.image as string);
+      out.push(
+        group('image', `Image of container "${c.name}".`, [
+          leaf('repository', 'Image repository.', parts.repository, { type: 'string', minLength: 1 }),
+          leaf('tag', 'Image tag ("" for none).', parts.tag, { type: 'string', pattern: '^([\\w][\\w.-]{0,127})?$' }),
+          leaf('digest', 'Image digest (`sha256:…`); written after the tag when set.', parts.digest, { type: 'string', pattern: '^([a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$' }),
+          leaf('pullPolicy', 'imagePullPolicy ("" leaves it to the API default).', typeof cr.imagePullPolicy === 'string' ? cr.imagePullPolicy : '', enumSchema(['', 'Always', 'IfNotPresent', 'Never'])),
+        ]),
+      );
+    }
+    out.push(leaf('resources', `Resource requests and limits of container "${c.name}".`, isObject(cr.resources) ? cr.resources : {}, resourcesSchema()));
+    return out;
+  };
+  if (plan.containers.length) children.push(...imageGroup(plan.containers[0]));
+  if (plan.containers.length > 1) {
+    children.push(
+      group(
+        'containers',
+        'The other containers of the pod (further main containers, native sidecars, init containers), keyed by container name in camelCase.',
+        plan.containers.slice(1).map((c) => group(containerValuesKey(c)!, `Container "${c.name}" (${c.list === 'containers' ? 'main container' : (get(spec, 'template', 'spec', c.list) as JsonObject[])[c.index].restartPolicy === 'Always' ? 'native sidecar' : 'init container'}).`, imageGroup(c))),
+      ),
+    );
+  }
+
+  // Rollout.
+  if (kind === 'Deployment') {
+    const st = isObject(spec.strategy) ? spec.strategy : {};
+    const type = typeof st.type === 'string' ? st.type : 'RollingUpdate';
+    const ru = get(st, 'rollingUpdate');
+    children.push(
+      group('strategy', 'Rollout strategy (spec.strategy). The guard refuses maxSurge and maxUnavailable both 0.', [
+        leaf('type', 'RollingUpdate, or Recreate (every old pod stops before a new one starts: an outage on every rollout).', type, enumSchema(['RollingUpdate', 'Recreate'])),
+        leaf('maxSurge', 'Pods created above replicas during a rollout: an integer or a percentage ("25%", rounded up).', (get(ru, 'maxSurge') as Json) ?? DEFAULTS.maxSurge, intOrPercentSchema()),
+        leaf('maxUnavailable', 'Pods that may be unavailable during a rollout: an integer or a percentage (rounded down). 0 keeps full capacity.', (get(ru, 'maxUnavailable') as Json) ?? DEFAULTS.maxUnavailable, intOrPercentSchema({ maxPercent100: true })),
+      ]),
+    );
+  } else if (kind === 'DaemonSet') {
+    const st = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
+    const ru = get(st, 'rollingUpdate');
+    children.push(
+      group('updateStrategy', 'Rollout strategy (spec.updateStrategy). maxSurge > 0 starts the new pod on a node before the old one stops; the guard refuses maxSurge and maxUnavailable both 0.', [
+        leaf('type', 'RollingUpdate, or OnDelete (pods are replaced only when deleted by hand).', typeof st.type === 'string' ? st.type : 'RollingUpdate', enumSchema(['RollingUpdate', 'OnDelete'])),
+        leaf('maxSurge', 'Nodes that run an old and a new pod at once during a rollout: an integer or a percentage.', (get(ru, 'maxSurge') as Json) ?? 0, intOrPercentSchema({ maxPercent100: true })),
+        leaf('maxUnavailable', 'Nodes whose pod may be unavailable during a rollout: an integer or a percentage.', (get(ru, 'maxUnavailable') as Json) ?? 1, intOrPercentSchema({ maxPercent100: true })),
+      ]),
+    );
+  } else {
+    const st = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
+    const ru = get(st, 'rollingUpdate');
+    const sts: ValueNode[] = [
+      leaf('type', 'RollingUpdate, or OnDelete (pods are replaced only when deleted by hand).', typeof st.type === 'string' ? st.type : 'RollingUpdate', enumSchema(['RollingUpdate', 'OnDelete'])),
+      leaf('partition', 'Only pods with an ordinal >= partition are updated (a canary); 0 updates all. At or above replicas, updates never land.', (get(ru, 'partition') as Json) ?? 0, intSchema(0)),
+    ];
+    if (plan.stsMaxUnavailable) {
+      sts.push(leaf('maxUnavailable', 'Pods updated at once (MaxUnavailableStatefulSet gate; ignored where it is off): an integer >= 1 or a percentage.', get(ru, 'maxUnavailable') as Json, { ...intOrPercentSchema({ maxPercent100: true }), minimum: 1 }));
+    }
+    children.push(group('updateStrategy', 'Rollout strategy (spec.updateStrategy).', sts));
+  }
+  children.push(leaf('minReadySeconds', 'Seconds a new pod must stay Ready before it counts as available and the rollout moves on.', (spec.minReadySeconds as Json) ?? 0, intSchema(0)));
+  if (kind === 'Deployment') {
+    plan.progressDeadlinePresent = spec.progressDeadlineSeconds !== undefined;
+    children.push(leaf('progressDeadlineSeconds', 'Seconds a rollout step may take before the Deployment reports ProgressDeadlineExceeded; the guard requires it above minReadySeconds.', (spec.progressDeadlineSeconds as Json) ?? DEFAULTS.progressDeadlineSeconds, intSchema(1)));
+  }
+
+  // Termination.
+  children.push(leaf('terminationGracePeriodSeconds', 'Seconds between the start of termination and SIGKILL; must cover preStop + drain (+ native sidecars). Checked by the guard.', w.grace, intSchema(1)));
+  const targets: PreStopTarget[] = [];
+  let preStopSeconds: number | undefined;
+  for (const c of w.containers) {
+    const t = preStopTarget(c);
+    if (t && (preStopSeconds === undefined || t.seconds === preStopSeconds)) {
+      preStopSeconds = t.seconds;
+      targets.push(t.target);
+      continue;
+    }
+    const d = classifyPreStop(get(c.raw, 'lifecycle', 'preStop'));
+    if (d.kind !== 'none' && d.seconds !== undefined) plan.fixedPreStops.push(d.seconds);
+  }
+  if (preStopSeconds !== undefined) {
+    const describe = describeHook(targets[0]);
+    plan.preStop = { seconds: preStopSeconds, targets, describe };
+    children.push(
+      group('preStop', 'The preStop delay: the old pod keeps serving while endpoint removal reaches proxies and load balancers.', [
+        leaf('delaySeconds', `Seconds ${describe} waits before SIGTERM (main containers ${targets.map((t) => `"${w.containers[t.index].name}"`).join(', ')}); 0 removes the hook. Must stay below terminationGracePeriodSeconds.`, preStopSeconds, intSchema(0)),
+      ]),
+    );
+  }
+  const metaDrain = get(raw, 'metadata', 'annotations', HINT.drainSeconds);
+  const tplDrain = get(raw, 'spec', 'template', 'metadata', 'annotations', HINT.drainSeconds);
+  const drainText = typeof tplDrain === 'string' ? tplDrain : typeof metaDrain === 'string' ? metaDrain : undefined;
+  const where = typeof tplDrain === 'string' ? 'template' : typeof metaDrain === 'string' ? 'metadata' : undefined;
+  if (drainText === undefined || (DRAIN_INT.test(drainText) && drainText === String(Number(drainText)))) {
+    const d = drainText === undefined ? DEFAULT_DRAIN_SECONDS : Number(drainText);
+    plan.drain = { knob: true, where: where ?? 'metadata', declared: drainText !== undefined, constant: d };
+    children.push(leaf('drainSeconds', `Seconds the app needs after SIGTERM to finish in-flight work (the ${HINT.drainSeconds} annotation the linter and the guard read${drainText === undefined ? '; written only when not the default 10' : ''}).`, d, intSchema(0)));
+  } else {
+    const d = Number.parseFloat(drainText);
+    plan.drain = { knob: false, declared: true, constant: Number.isFinite(d) ? d : DEFAULT_DRAIN_SECONDS };
+  }
+  const addends = shutdownAddends(graph, w);
+  plan.addend = addends.reduce((a, x) => a + x.seconds, 0);
+  plan.addendParts = addends.map((a) => `${a.source} ${a.seconds}s`);
+  plan.defaults = { preStop: Math.max(0, preStopSeconds ?? 0, ...plan.fixedPreStops), drain: plan.drain.constant, grace: w.grace };
+
+  // Disruption budget: the one PDB that selects only this workload, or an optional new one.
+  if (kind !== 'DaemonSet') {
+    const pdbs = graph.pdbsFor(w);
+    const own: PdbView | undefined = pdbs.length === 1 && graph.workloadsForPdb(pdbs[0]).length === 1 ? pdbs[0] : undefined;
+    const pdbSpec = own ? ((own.obj.raw.spec ?? {}) as JsonObject) : undefined;
+    if (own || pdbs.length === 0) {
+      let generatedName: string | undefined;
+      if (!own) {
+        const candidates = [w.obj.name, `${w.obj.name}-pdb`];
+        for (let n = 2; candidates.every((c) => pdbNames.has(`${w.obj.namespace}/${c}`)); n++) candidates.push(`${w.obj.name}-pdb-${n}`);
+        generatedName = candidates.find((c) => !pdbNames.has(`${w.obj.namespace}/${c}`))!;
+        pdbNames.add(`${w.obj.namespace}/${generatedName}`);
+      }
+      plan.pdb = {
+        obj: own?.obj,
+        generatedName,
+        minAvailablePresent: pdbSpec?.minAvailable !== undefined,
+        maxUnavailablePresent: pdbSpec?.maxUnavailable !== undefined,
+        policyPresent: pdbSpec?.unhealthyPodEvictionPolicy !== undefined,
+      };
+      const policyDefault = own ? (typeof pdbSpec?.unhealthyPodEvictionPolicy === 'string' ? pdbSpec.unhealthyPodEvictionPolicy : '') : kube.atLeast(1, 27) ? 'AlwaysAllow' : '';
+      children.push(
+        group('pdb', `PodDisruptionBudget ${own ? own.obj.name : `${generatedName} (not in the manifests: the chart can add it)`}. Set exactly one of minAvailable and maxUnavailable (the other null); the guard refuses a budget that allows no eviction for the replicas.`, [
+          leaf('enabled', own ? 'Create the PodDisruptionBudget.' : 'Create a PodDisruptionBudget for this workload.', own !== undefined, { type: 'boolean' }),
+          leaf('minAvailable', 'Pods that must stay available during voluntary disruptions: an integer or a percentage (rounded up), or null.', own ? ((pdbSpec?.minAvailable as Json) ?? null) : null, intOrPercentSchema({ nullable: true, maxPercent100: true }), true),
+          leaf('maxUnavailable', 'Pods that may be evicted at once: an integer or a percentage (rounded up), or null.', own ? ((pdbSpec?.maxUnavailable as Json) ?? null) : 1, intOrPercentSchema({ nullable: true, maxPercent100: true }), true),
+          leaf('unhealthyPodEvictionPolicy', 'Whether unhealthy pods may be evicted regardless of the budget: AlwaysAllow (recommended, Kubernetes >= 1.27), IfHealthyBudget, or "" for the API default.', policyDefault, enumSchema(['', 'IfHealthyBudget', 'AlwaysAllow'])),
+        ]),
+      );
+    }
+  }
+
+  // Spreading over zones and nodes.
+  const tsc = w.podSpec.topologySpreadConstraints;
+  if (kind !== 'DaemonSet' && Array.isArray(tsc) && tsc.length > 0) {
+    const uniform = uniformSpread(tsc);
+    plan.spread = { uniform };
+    const first = tsc[0] as JsonObject;
+    const spreadChildren: ValueNode[] = [leaf('enabled', 'Write the topology spread constraints.', true, { type: 'boolean' })];
+    if (uniform) {
+      spreadChildren.push(
+        leaf('maxSkew', 'Largest allowed difference in pod count between two topology domains.', first.maxSkew as number, intSchema(1)),
+        leaf('whenUnsatisfiable', 'ScheduleAnyway (prefer) or DoNotSchedule (require; with surge this can block a rollout).', first.whenUnsatisfiable as string, enumSchema(['ScheduleAnyway', 'DoNotSchedule'])),
+        leaf('topologyKeys', 'Node labels to spread over, one constraint each.', (tsc as JsonObject[]).map((t) => t.topologyKey as string), { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } }),
+      );
+    }
+    children.push(group('spread', 'Topology spread constraints of the pods (zones and nodes).', spreadChildren));
+  }
+
+  // Mesh annotations the constructs derive from preStop + drain.
+  const tplAnn = get(raw, 'spec', 'template', 'metadata', 'annotations');
+  const pre = plan.defaults.preStop;
+  const drain = plan.defaults.drain;
+  // Derived only where the manifest holds exactly what the constructs compute (constructs/mesh.ts).
+  const stay = Mesh.linkerd().proxyStaySeconds(pre, drain);
+  if (isObject(tplAnn)) {
+    if (tplAnn[LINKERD.waitBeforeExit] === String(stay)) plan.mesh.linkerdWait = true;
+    const sgp = tplAnn[LINKERD.shutdownGracePeriod];
+    if (typeof sgp === 'string') {
+      const native = tplAnn[LINKERD.nativeSidecar[0]] === 'true';
+      if (sgp === Mesh.linkerd({ nativeSidecar: native }).graceAnnotations(pre, drain, w.grace, true)[LINKERD.shutdownGracePeriod]) plan.mesh.linkerdShutdownGrace = { native };
+    }
+    const pc = tplAnn[ISTIO.proxyConfig];
+    if (typeof pc === 'string') {
+      const m = /^([\s\S]*?terminationDrainDuration:\s*)(\d+)(s[\s\S]*)$/.exec(pc);
+      if (m && Number(m[2]) === stay) plan.mesh.istioDrain = { before: m[1], after: m[3] };
+    }
+  }
+  return plan;
+}

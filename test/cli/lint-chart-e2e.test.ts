@@ -1,0 +1,151 @@
+/**
+ * `kubegrace lint CHART_DIR` end to end through the built bin: helm template rendering, findings
+ * named after the template with rendered positions, helm missing or failing (exit 2, message on
+ * stderr) without hiding the other inputs' findings, --values and --kube-version.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'build/lib/cli/main.js');
+const HELM_DIR = path.join(ROOT, 'node_modules/.bin');
+const HELM = path.join(HELM_DIR, 'helm');
+
+let work: string;
+beforeAll(() => {
+  if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` (npm test does it)`);
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-chart-e2e-'));
+  write('charts/web', WEB_CHART);
+  write('charts/guarded', { ...WEB_CHART, 'templates/guard.yaml': '{{- if lt (int .Values.replicas) 3 }}\n{{- fail "boom: replicas must be at least 3" }}\n{{- end }}\n' });
+  write('charts/modern', { ...WEB_CHART, 'Chart.yaml': 'apiVersion: v2\nname: modern\nversion: 0.1.0\nkubeVersion: ">=1.31.0-0"\n' });
+  write('.', {
+    'bad-grace.yaml': fs.readFileSync(path.join(ROOT, 'test/fixtures/bad-grace.yaml'), 'utf8'),
+    'prestop.yaml': 'preStop: true\n',
+  });
+});
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(work, dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, text);
+  }
+}
+
+const WEB_CHART = {
+  'Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
+  'values.yaml': 'replicas: 2\npreStop: false\n',
+  'templates/deployment.yaml': `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ .Release.Name }}-web
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports:
+        - {name: http, containerPort: 8080}
+        readinessProbe:
+          httpGet: {path: /ready, port: http}
+        {{- if .Values.preStop }}
+        lifecycle:
+          preStop:
+            sleep: {seconds: 5}
+        {{- end }}
+`,
+  'templates/service.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-web\nspec:\n  selector: {app: web}\n  ports:\n  - {port: 80, targetPort: http}\n',
+};
+
+/** PATH with helm (the dev dependency) unless overridden; HELM_BIN unset unless given. */
+function kg(args: string[], env: Record<string, string> = {}) {
+  const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '', FORCE_COLOR: '', PATH: `${HELM_DIR}${path.delimiter}${process.env.PATH ?? ''}` };
+  delete base.HELM_BIN;
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: work, input: '', encoding: 'utf8', env: { ...base, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface JsonFinding {
+  ruleId: string;
+  file: string;
+  line: number;
+  column: number;
+  object: { kind: string; name: string };
+}
+interface JsonReport {
+  findings: JsonFinding[];
+  errors: { file: string; line: number; column: number; message: string }[];
+}
+
+describe('kubegrace lint on a chart directory', () => {
+  test('findings name the template (rendered) with positions in `helm template --show-only` output', () => {
+    const r = kg(['lint', 'charts/web', '--format', 'json', '--kube-version', '1.31']);
+    expect(r.stderr).toBe('');
+    const j = JSON.parse(r.stdout) as JsonReport;
+    expect(j.errors).toEqual([]);
+    const f = j.findings.find((x) => x.ruleId === 'prestop-missing')!;
+    expect(f).toMatchObject({ file: 'charts/web/templates/deployment.yaml (rendered)', object: { kind: 'Deployment', name: 'kubegrace-web' } });
+    const shown = spawnSync(HELM, ['template', 'kubegrace', 'charts/web', '--kube-version', '1.31.0', '--show-only', 'templates/deployment.yaml'], { cwd: work, encoding: 'utf8' }).stdout;
+    expect(shown.split('\n')[f.line - 1].slice(f.column - 1)).toBe('name: web');
+    // The text report carries the same marker.
+    const text = kg(['lint', 'charts/web', '--kube-version', '1.31']);
+    expect(text.stdout).toContain(`charts/web/templates/deployment.yaml (rendered):${f.line}:${f.column} warning prestop-missing`);
+  });
+
+  test('--values FILE is passed to helm; a missing values file is a usage error', () => {
+    const j = JSON.parse(kg(['lint', 'charts/web', '--values', 'prestop.yaml', '--format', 'json']).stdout) as JsonReport;
+    expect(j.errors).toEqual([]);
+    expect(j.findings.filter((f) => f.ruleId === 'prestop-missing')).toEqual([]);
+    const missing = kg(['lint', 'charts/web', '--values', 'nope.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^kubegrace: values file nope\.yaml does not exist/);
+  });
+
+  test('--kube-version is the version helm renders for (chart kubeVersion constraint)', () => {
+    expect(kg(['lint', 'charts/modern', '--kube-version', '1.31', '--fail-on', 'never']).code).toBe(0);
+    const old = kg(['lint', 'charts/modern', '--kube-version', '1.29', '--fail-on', 'never']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toMatch(/kubeVersion.*1\.29\.0/);
+  });
+
+  test('HELM_BIN pointing to a missing file: exit 2, clear message, other files still linted', () => {
+    const r = kg(['lint', 'charts/web', 'bad-grace.yaml', '--format', 'json'], { HELM_BIN: path.join(work, 'no/helm') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`kubegrace: charts/web:1:1: cannot render this Helm chart: HELM_BIN=${path.join(work, 'no/helm')} is not an executable file; point HELM_BIN at a helm 3 binary`);
+    const j = JSON.parse(r.stdout) as JsonReport;
+    expect(j.errors).toEqual([{ file: 'charts/web', line: 1, column: 1, message: expect.stringContaining('HELM_BIN') }]);
+    expect(j.findings.some((f) => f.file === 'bad-grace.yaml' && f.ruleId === 'grace-period-budget')).toBe(true);
+  });
+
+  test('no helm on PATH: exit 2 saying to install helm or set HELM_BIN', () => {
+    const r = kg(['lint', 'charts/web'], { PATH: path.join(work, 'empty-bin') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('helm not found: install helm 3 and put it on PATH, or set HELM_BIN to its path');
+    expect(r.stdout).toContain('charts/web:1:1 error   input cannot render this Helm chart');
+  });
+
+  test('a failing guard (`fail "boom"`): exit 2, the message on stderr at the template, other inputs\' findings reported', () => {
+    const r = kg(['lint', 'charts/guarded', 'charts/web', 'bad-grace.yaml', '--format', 'json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kubegrace: charts\/guarded\/templates\/guard\.yaml:2:\d+: helm template failed: .*boom: replicas must be at least 3/m);
+    const j = JSON.parse(r.stdout) as JsonReport;
+    expect(j.errors).toEqual([{ file: 'charts/guarded/templates/guard.yaml', line: 2, column: expect.any(Number), message: expect.stringContaining('boom') }]);
+    const files = new Set(j.findings.map((f) => f.file));
+    expect(files.has('bad-grace.yaml')).toBe(true);
+    expect(files.has('charts/web/templates/deployment.yaml (rendered)')).toBe(true);
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * The chart generator on the five example apps, checked with the real helm 3.6.2 binary:
+ * `helm lint --strict`, the default rendering (equal to the synthesized manifests apart from the
+ * labels Helm adds, and lint-clean), a matrix of value combinations that all render and lint with
+ * zero errors, every guard refusing its unsafe values, and the values schema refusing bad types,
+ * ranges, enums and unknown keys.
+ */
+import Ajv from 'ajv';
+import { App } from 'cdk8s';
+import * as fs from 'fs';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { APPS } from '../../charts-src/apps';
+import { generateChart } from '../../lib/helm/generate';
+import { HelmRun } from '../../lib/helm/helm-bin';
+import { HELM_LABELS } from '../../lib/helm/templates';
+import { isObject, Json, JsonObject } from '../../lib/model/types';
+import { byId, docs, errorsOf, idOf, KUBE, lintRendered, makeHelm, merge, tmpDir, valuesFile, withoutHelmLabels } from './generate-helpers';
+
+const work = tmpDir('kg-chart-gen-');
+const helm = makeHelm(path.join(work, 'helm-home'));
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const manifests = new Map<string, string>();
+const charts = new Map<string, string>();
+
+beforeAll(() => {
+  // Exactly what `npm run synth` writes to dist/manifests (charts-src/main.ts under `cdk8s synth`).
+  const out = path.join(work, 'manifests');
+  const app = new App({ outdir: out, outputFileExtension: '.yaml' });
+  for (const [name, build] of Object.entries(APPS)) build(app, name);
+  app.synth();
+  for (const name of Object.keys(APPS)) {
+    const text = fs.readFileSync(path.join(out, `${name}.yaml`), 'utf8');
+    manifests.set(name, text);
+    charts.set(name, generateChart(text, { name, version: '0.3.0', appVersion: '1.0.0', description: `${name} example app` }, path.join(work, 'charts')).dir);
+  }
+}, 120_000);
+
+function template(app: string, extra: string[] = []): HelmRun {
+  return helm(['template', 'rel', charts.get(app)!, '--kube-version', KUBE, ...extra]);
+}
+
+function renderWith(app: string, values: JsonObject): HelmRun {
+  return template(app, ['-f', valuesFile(path.join(work, 'values', app), values)]);
+}
+
+function defaults(app: string): JsonObject {
+  return parse(fs.readFileSync(path.join(charts.get(app)!, 'values.yaml'), 'utf8')) as JsonObject;
+}
+
+function workloadsOf(app: string): [string, JsonObject][] {
+  return Object.entries(defaults(app).workloads as JsonObject) as [string, JsonObject][];
+}
+
+function w(key: string, values: JsonObject): JsonObject {
+  return { workloads: { [key]: values } };
+}
+
+function num(v: Json | undefined): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+/** The rendered workload object a values key belongs to (its kind and synthesized name). */
+function workloadOut(objs: JsonObject[], kind: string): JsonObject {
+  const o = objs.find((x) => x.kind === kind);
+  if (!o) throw new Error(`no ${kind} in the rendering`);
+  return o;
+}
+
+function kindOf(d: JsonObject): 'Deployment' | 'StatefulSet' | 'DaemonSet' {
+  if (isObject(d.strategy)) return 'Deployment';
+  return isObject(d.updateStrategy) && 'partition' in d.updateStrategy ? 'StatefulSet' : 'DaemonSet';
+}
+
+/** Budget facts of a workload from its defaults: the constructs set grace = preStop + drain + addend + 5. */
+function budget(d: JsonObject): { pre: number; drain: number; grace: number; addend: number } {
+  const pre = num((d.preStop as JsonObject | undefined)?.delaySeconds);
+  const drain = num(d.drainSeconds);
+  const grace = num(d.terminationGracePeriodSeconds);
+  return { pre, drain, grace, addend: grace - pre - drain - 5 };
+}
+
+const APP_NAMES = Object.keys(APPS);
+
+test('the five example apps are covered', () => {
+  expect(APP_NAMES).toEqual(expect.arrayContaining(['http-api', 'tunnel-proxy', 'datastore', 'mesh-api', 'node-agent']));
+});
+
+describe.each(APP_NAMES)('%s', (app) => {
+  test('helm lint --strict passes', () => {
+    const r = helm(['lint', '--strict', charts.get(app)!]);
+    expect(r.stdout + r.stderr).toContain('1 chart(s) linted, 0 chart(s) failed');
+    expect(r.status).toBe(0);
+  });
+
+  test('Chart.yaml: apiVersion v2, the spec, a kubeVersion from the features used', () => {
+    const chart = parse(fs.readFileSync(path.join(charts.get(app)!, 'Chart.yaml'), 'utf8')) as JsonObject;
+    expect(chart).toMatchObject({ apiVersion: 'v2', name: app, version: '0.3.0', appVersion: '1.0.0', type: 'application', description: `${app} example app` });
+    // The preStop sleep action needs 1.30; tunnel-proxy's own `teleport wait` hook does not, and its
+    // newest feature is matchLabelKeys in the spread constraints (1.27).
+    const expected = app === 'tunnel-proxy' ? '>=1.27.0-0' : '>=1.30.0-0';
+    expect(chart.kubeVersion).toBe(expected);
+    expect((chart.annotations as JsonObject)['kubegrace.dev/generated-by']).toBe('kubegrace');
+    // helm template's default cluster (1.20) does not satisfy it: the chart says so instead of rendering.
+    const r = helm(['template', 'rel', charts.get(app)!]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`chart requires kubeVersion: ${expected} which is incompatible with Kubernetes v1.20.0`);
+  });
+
+  test('the default rendering equals the synthesized manifests apart from the Helm labels, and lints like them', () => {
+    const r = template(app);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const rendered = docs(r.stdout);
+    const synthesized = docs(manifests.get(app)!);
+    expect(rendered.length).toBe(synthesized.length);
+    const want = byId(synthesized);
+    for (const o of rendered) {
+      expect(want.has(idOf(o))).toBe(true);
+      expect(withoutHelmLabels(o)).toEqual(want.get(idOf(o)));
+      // The standard labels are in metadata.labels of every object...
+      const labels = (o.metadata as JsonObject).labels as JsonObject;
+      expect(Object.keys(labels)).toEqual(expect.arrayContaining(HELM_LABELS));
+      expect(labels['app.kubernetes.io/instance']).toBe('rel');
+      expect(labels['app.kubernetes.io/managed-by']).toBe('Helm');
+    }
+    // ...and nowhere else (selectors, pod templates, PDB and Service selectors are immutable or select pods).
+    expect(r.stdout.split('helm.sh/chart').length - 1).toBe(rendered.length);
+    const describe = (fs: ReturnType<typeof lintRendered>) => fs.map((f) => `${f.severity} ${f.ruleId} ${f.object.kind}/${f.object.name} ${f.pointer}`).sort();
+    const findings = lintRendered(r.stdout);
+    expect(errorsOf(findings)).toEqual([]);
+    expect(describe(findings)).toEqual(describe(lintRendered(manifests.get(app)!)));
+  });
+
+  test('a matrix of at least 10 value combinations renders and lints with zero errors', () => {
+    const base = template(app).stdout;
+    let combos = 0;
+    for (const [key, d] of workloadsOf(app)) {
+      const kind = kindOf(d);
+      const b = budget(d);
+      const cases: [string, JsonObject, ((objs: JsonObject[]) => void)?][] = [];
+      const wl = (objs: JsonObject[]) => workloadOut(objs, kind);
+      const pod = (objs: JsonObject[]) => ((wl(objs).spec as JsonObject).template as JsonObject).spec as JsonObject;
+      const main = (objs: JsonObject[]) => (pod(objs).containers as JsonObject[])[0];
+      if ('replicas' in d) {
+        cases.push(['replicas 5', w(key, { replicas: 5 }), (o) => expect((wl(o).spec as JsonObject).replicas).toBe(5)]);
+        cases.push(['replicas 2', w(key, { replicas: 2 }), (o) => expect((wl(o).spec as JsonObject).replicas).toBe(2)]);
+      }
+      if (kind === 'Deployment') {
+        cases.push(['surge and unavailable as percentages', w(key, { strategy: { maxSurge: '50%', maxUnavailable: '25%' } }), (o) => expect((wl(o).spec as JsonObject).strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%', maxUnavailable: '25%' } })]);
+        cases.push(['no surge, one unavailable', w(key, { strategy: { maxSurge: 0, maxUnavailable: 1 } })]);
+        cases.push(['Recreate', w(key, { strategy: { type: 'Recreate' } }), (o) => expect((wl(o).spec as JsonObject).strategy).toEqual({ type: 'Recreate' })]);
+        cases.push(['slower rollout', w(key, { minReadySeconds: 30, progressDeadlineSeconds: 900 }), (o) => expect((wl(o).spec as JsonObject).progressDeadlineSeconds).toBe(900)]);
+      } else if (kind === 'DaemonSet') {
+        cases.push(['surge as a percentage', w(key, { updateStrategy: { maxSurge: '25%', maxUnavailable: 0 } })]);
+        cases.push(['no surge, one unavailable', w(key, { updateStrategy: { maxSurge: 0, maxUnavailable: 1 } }), (o) => expect((wl(o).spec as JsonObject).updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } })]);
+        cases.push(['OnDelete', w(key, { updateStrategy: { type: 'OnDelete' } }), (o) => expect((wl(o).spec as JsonObject).updateStrategy).toEqual({ type: 'OnDelete' })]);
+        cases.push(['minReadySeconds 15', w(key, { minReadySeconds: 15 })]);
+      } else {
+        cases.push(['canary partition', w(key, { updateStrategy: { partition: 1 } }), (o) => expect(((wl(o).spec as JsonObject).updateStrategy as JsonObject).rollingUpdate).toEqual({ partition: 1 })]);
+        cases.push(['OnDelete', w(key, { updateStrategy: { type: 'OnDelete' } })]);
+        cases.push(['minReadySeconds 15', w(key, { minReadySeconds: 15 })]);
+      }
+      if (d.preStop) {
+        cases.push(['grace and preStop raised together', w(key, { preStop: { delaySeconds: b.pre + 20 }, terminationGracePeriodSeconds: b.grace + 20 }), (o) => expect(pod(o).terminationGracePeriodSeconds).toBe(b.grace + 20)]);
+        cases.push(['preStop 0 removes the hook', w(key, { preStop: { delaySeconds: 0 } }), (o) => expect(main(o).lifecycle).toBeUndefined()]);
+      }
+      cases.push(['drain and grace raised together', w(key, { drainSeconds: b.drain + 30, terminationGracePeriodSeconds: b.grace + 30 }), (o) => expect((wl(o).metadata as JsonObject).annotations).toMatchObject({ 'kubegrace.dev/drain-seconds': String(b.drain + 30) })]);
+      cases.push(['grace raised alone', w(key, { terminationGracePeriodSeconds: b.grace + 60 })]);
+      cases.push([
+        'another image',
+        w(key, { image: { repository: 'registry.example.com/team/app', tag: '9.9.9', digest: `sha256:${'a'.repeat(64)}`, pullPolicy: 'IfNotPresent' } }),
+        (o) => expect(main(o)).toMatchObject({ image: `registry.example.com/team/app:9.9.9@sha256:${'a'.repeat(64)}`, imagePullPolicy: 'IfNotPresent' }),
+      ]);
+      cases.push(['other resources', w(key, { resources: { requests: { cpu: '2', memory: '1Gi' }, limits: { memory: '1Gi' } } }), (o) => expect(main(o).resources).toMatchObject({ requests: { cpu: '2', memory: '1Gi' }, limits: { memory: '1Gi' } })]);
+      cases.push(['namePrefix', { namePrefix: 'blue-' }, (o) => expect((wl(o).metadata as JsonObject).name).toBe(`blue-${String((workloadOut(docs(base), kind).metadata as JsonObject).name)}`)]);
+      if (isObject(d.pdb)) {
+        cases.push(['PDB minAvailable 50%', w(key, { pdb: { minAvailable: '50%', maxUnavailable: null } }), (o) => expect(o.find((x) => x.kind === 'PodDisruptionBudget')!.spec).toMatchObject({ minAvailable: '50%' })]);
+        cases.push(['PDB minAvailable 1', w(key, { pdb: { minAvailable: 1, maxUnavailable: null } })]);
+        cases.push(['PDB maxUnavailable 2', w(key, { pdb: { maxUnavailable: 2 } })]);
+        cases.push(['PDB off', w(key, { pdb: { enabled: false } }), (o) => expect(o.some((x) => x.kind === 'PodDisruptionBudget')).toBe(false)]);
+      }
+      if (isObject(d.spread)) {
+        cases.push(['spread off', w(key, { spread: { enabled: false } }), (o) => expect(pod(o).topologySpreadConstraints).toBeUndefined()]);
+        cases.push([
+          'spread over zones only, required',
+          w(key, { spread: { maxSkew: 2, whenUnsatisfiable: 'DoNotSchedule', topologyKeys: ['topology.kubernetes.io/zone'] } }),
+          (o) => expect(pod(o).topologySpreadConstraints).toEqual([expect.objectContaining({ maxSkew: 2, whenUnsatisfiable: 'DoNotSchedule', topologyKey: 'topology.kubernetes.io/zone' })]),
+        ]);
+      }
+      for (const [name, values, check] of cases) {
+        const r = renderWith(app, values);
+        expect({ name, status: r.status, stderr: r.stderr }).toEqual({ name, status: 0, stderr: '' });
+        expect({ name, changed: r.stdout !== base }).toEqual({ name, changed: true });
+        expect({ name, errors: errorsOf(lintRendered(r.stdout)) }).toEqual({ name, errors: [] });
+        check?.(docs(r.stdout));
+        combos++;
+      }
+    }
+    expect(combos).toBeGreaterThanOrEqual(10);
+  });
+
+  test('every guard refuses its unsafe values with its message, and the limits themselves pass', () => {
+    for (const [key, d] of workloadsOf(app)) {
+      const kind = kindOf(d);
+      const b = budget(d);
+      const p = `workloads.${key}`;
+      const refused = (values: JsonObject, message: RegExp | string) => {
+        const r = renderWith(app, values);
+        expect({ values, status: r.status }).toEqual({ values, status: 1 });
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr).toContain('kubegrace guard: ');
+      };
+      const accepted = (values: JsonObject, lint = true) => {
+        const r = renderWith(app, values);
+        expect({ values, status: r.status, stderr: r.stderr }).toEqual({ values, status: 0, stderr: '' });
+        return lint ? lintRendered(r.stdout) : [];
+      };
+      if (d.preStop) {
+        refused(w(key, { preStop: { delaySeconds: b.grace } }), `preStop delay ${b.grace}s >= terminationGracePeriodSeconds ${b.grace}s`);
+        refused(w(key, { preStop: { delaySeconds: b.grace + 30 } }), `raise ${p}.terminationGracePeriodSeconds to at least ${b.grace + 30 + b.drain + b.addend + 5}`);
+      }
+      // preStop + drain (+ native sidecar drain) > grace: refused one second below the budget, accepted at it,
+      // where the linter's grace-period-budget rule is silent too.
+      const need = b.pre + b.drain + b.addend;
+      refused(w(key, { terminationGracePeriodSeconds: need - 1 }), new RegExp(`preStop ${b.pre}s \\+ drain ${b.drain}s.* = ${need}s exceeds terminationGracePeriodSeconds ${need - 1}s`));
+      refused(w(key, { drainSeconds: b.grace - b.pre - b.addend + 1 }), `= ${b.grace + 1}s exceeds terminationGracePeriodSeconds ${b.grace}s`);
+      expect(accepted(w(key, { terminationGracePeriodSeconds: need })).filter((f) => f.ruleId === 'grace-period-budget')).toEqual([]);
+      if (kind === 'Deployment' || kind === 'DaemonSet') {
+        const s = kind === 'Deployment' ? 'strategy' : 'updateStrategy';
+        refused(w(key, { [s]: { maxSurge: 0, maxUnavailable: 0 } }), `${p}.${s}.maxSurge and maxUnavailable are both 0`);
+        refused(w(key, { [s]: { maxSurge: '0%', maxUnavailable: 0 } }), 'are both 0');
+        accepted(w(key, { [s]: { type: kind === 'Deployment' ? 'Recreate' : 'OnDelete', maxSurge: 0, maxUnavailable: 0 } }));
+      }
+      if (kind === 'Deployment') {
+        refused(w(key, { minReadySeconds: 600, progressDeadlineSeconds: 600 }), `${p}.minReadySeconds 600 >= progressDeadlineSeconds 600`);
+        refused(w(key, { minReadySeconds: 700 }), 'raise workloads.');
+        accepted(w(key, { minReadySeconds: 599, progressDeadlineSeconds: 600 }));
+      }
+      if (isObject(d.pdb)) {
+        const r = num(d.replicas);
+        refused(w(key, { pdb: { maxUnavailable: 0 } }), `${p}.pdb.maxUnavailable 0 allows no voluntary eviction`);
+        refused(w(key, { pdb: { maxUnavailable: '0%' } }), 'maxUnavailable 0% allows no voluntary eviction');
+        refused(w(key, { pdb: { minAvailable: r, maxUnavailable: null } }), `${p}.pdb.minAvailable ${r} with ${r} replica(s) keeps ${r} pods available`);
+        // Percentages round up, as in the disruption controller: 90% of 3 is ceil(2.7) = 3.
+        refused(w(key, { replicas: 3, pdb: { minAvailable: '90%', maxUnavailable: null } }), 'minAvailable 90% with 3 replica(s) keeps 3 pods available');
+        refused(w(key, { replicas: 1, pdb: { minAvailable: 1, maxUnavailable: null } }), 'minAvailable 1 with 1 replica(s)');
+        refused(w(key, { pdb: { minAvailable: 1 } }), 'sets both minAvailable and maxUnavailable');
+        refused(w(key, { pdb: { maxUnavailable: null } }), 'sets neither minAvailable nor maxUnavailable');
+        // At the limit: the rule pdb-blocks-eviction is silent as well.
+        expect(accepted(w(key, { replicas: 3, pdb: { minAvailable: '60%', maxUnavailable: null } })).filter((f) => f.ruleId === 'pdb-blocks-eviction')).toEqual([]);
+        expect(accepted(w(key, { pdb: { minAvailable: r - 1, maxUnavailable: null } })).filter((f) => f.ruleId === 'pdb-blocks-eviction')).toEqual([]);
+        // A disabled budget is not judged; replicas 0 (scaled down) neither.
+        accepted(w(key, { pdb: { enabled: false, maxUnavailable: 0 } }));
+        // Rendered only: the linter's min-ready-seconds rule throws on a fan-in Deployment with 0 replicas
+        // (estimateReconnect refuses replicas < 1), reported to the lead.
+        accepted(w(key, { replicas: 0, pdb: { minAvailable: 1, maxUnavailable: null } }), false);
+      }
+    }
+  });
+
+  test('values that violate the schema are refused by helm with the schema message (and by ajv alike)', () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(charts.get(app)!, 'values.schema.json'), 'utf8')) as JsonObject;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const d0 = defaults(app);
+    expect(validate(d0)).toBe(true);
+    for (const [key, d] of workloadsOf(app)) {
+      const cases: [JsonObject, string][] = [
+        [w(key, { terminationGracePeriodSeconds: 0 }), `workloads.${key}.terminationGracePeriodSeconds: Must be greater than or equal to 1`],
+        [w(key, { terminationGracePeriodSeconds: 'long' }), `workloads.${key}.terminationGracePeriodSeconds: Invalid type. Expected: integer, given: string`],
+        [w(key, { minReadySeconds: 1.5 }), `workloads.${key}.minReadySeconds: Invalid type. Expected: integer, given: number`],
+        [w(key, { drainSeconds: -1 }), `workloads.${key}.drainSeconds: Must be greater than or equal to 0`],
+        [w(key, { image: { pullPolicy: 'Sometimes' } }), `workloads.${key}.image.pullPolicy: workloads.${key}.image.pullPolicy must be one of the following: "", "Always", "IfNotPresent", "Never"`],
+        [w(key, { replica: 3 }), `workloads.${key}: Additional property replica is not allowed`],
+        [{ workloads: { nope: {} } }, 'workloads: Additional property nope is not allowed'],
+        [{ namePrefix: 'Blue_' }, 'namePrefix: Does not match pattern'],
+      ];
+      if ('replicas' in d) cases.push([w(key, { replicas: -1 }), `workloads.${key}.replicas: Must be greater than or equal to 0`]);
+      if (isObject(d.strategy)) {
+        cases.push([w(key, { strategy: { type: 'BlueGreen' } }), `workloads.${key}.strategy.type must be one of the following: "RollingUpdate", "Recreate"`]);
+        cases.push([w(key, { strategy: { maxSurge: 'lots' } }), `workloads.${key}.strategy.maxSurge: Does not match pattern '^[0-9]+%$'`]);
+        cases.push([w(key, { strategy: { maxUnavailable: '150%' } }), `workloads.${key}.strategy.maxUnavailable: Does not match pattern`]);
+      }
+      if (isObject(d.pdb)) {
+        cases.push([w(key, { pdb: { unhealthyPodEvictionPolicy: 'Never' } }), `workloads.${key}.pdb.unhealthyPodEvictionPolicy must be one of the following`]);
+        cases.push([w(key, { pdb: { maxUnavailable: -1 } }), `workloads.${key}.pdb.maxUnavailable: Must be greater than or equal to 0`]);
+      }
+      if (isObject(d.spread)) cases.push([w(key, { spread: { whenUnsatisfiable: 'Sometimes' } }), `workloads.${key}.spread.whenUnsatisfiable must be one of the following: "ScheduleAnyway", "DoNotSchedule"`]);
+      if (isObject(d.preStop)) cases.push([w(key, { preStop: { delaySeconds: -5 } }), `workloads.${key}.preStop.delaySeconds: Must be greater than or equal to 0`]);
+      for (const [values, message] of cases) {
+        const r = renderWith(app, values);
+        expect({ values, status: r.status }).toEqual({ values, status: 1 });
+        expect(r.stderr).toContain("values don't meet the specifications of the schema(s)");
+        expect(r.stderr).toContain(message);
+        expect({ values, ajv: validate(merge(d0, values)) }).toEqual({ values, ajv: false });
+      }
+    }
+  });
+});
