@@ -83,6 +83,8 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
       const pattern = (w.annotations[HINT.connectionPattern] ?? 'short').trim();
       if (pattern === 'fan-in') {
         const replicas = ctx.graph.effectiveReplicas(w) ?? 1;
+        // Scaled to zero (or a malformed count): no replica is replaced, so there is nothing to size.
+        if (!Number.isInteger(replicas) || replicas < 1) continue;
         let probability = DEFAULT_RECONNECT_PROBABILITY;
         let backoff: Backoff = DEFAULT_BACKOFF;
         const pRaw = w.annotations[HINT.reconnectProbability];

@@ -31,6 +31,7 @@ ruleTester(minReadySeconds, {
     { name: 'short connections (default): nothing to say', yaml: app() },
     { name: 'fan-in, 3 replicas, P 0.7: 20 s suffices (T <= 19.5 s)', yaml: app({ annotations: FAN_IN, minReady: 20 }) },
     { name: 'fan-in with one replica: nothing to reconnect to', yaml: app({ annotations: FAN_IN, replicas: 1 }) },
+    { name: 'fan-in scaled to zero: no replica is replaced (used to crash the model)', yaml: app({ annotations: FAN_IN, replicas: 0 }) },
     { name: 'fan-in with a lower target probability: 0.5 with 3 replicas needs 4 s', yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-probability": "0.5"`, minReady: 4 }) },
     { name: 'long-lived with minReadySeconds set', yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived', minReady: 10 }) },
     { name: 'not served: hint false', yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/served": "false"` }) },
