@@ -13,6 +13,7 @@ import { toJunit } from '../report/junit';
 import { toSarif } from '../report/sarif';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
+import { FIX_NOTES, FIX_USAGE, fixModeOf, runFixes } from './fix';
 import { CliIO, progress, UsageError, writeAtomic } from './io';
 
 
@@ -49,11 +50,11 @@ Options:
   --fail-on LEVEL       error (default), warning, info or never: exit 1 at or above it
   --quiet               text: show only errors
   --no-color            never colour the text output (colour is used only on a terminal)
-  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
+${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
-
+${'${fixNotes}'}
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error or
 unreadable / invalid input (the findings of the other files and documents are still reported).
 `;
@@ -104,14 +105,18 @@ export function runLint(argv: string[], io: CliIO): number {
       quiet: { type: 'boolean' },
       color: { type: 'boolean' },
       'no-color': { type: 'boolean' },
+      fix: { type: 'boolean' },
+      'fix-dry-run': { type: 'boolean' },
+      'fix-proposals': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
-    io.stdout(LINT_USAGE.replace('${formats}', Object.keys(FORMATTERS).join('|')));
+    io.stdout(LINT_USAGE.replace('${formats}', Object.keys(FORMATTERS).join('|')).replace('${fix}', FIX_USAGE).replace('${fixNotes}', FIX_NOTES));
     return 0;
   }
   const outputs = outputsFrom(tokens!);
+  const fixMode = fixModeOf(values);
   if (!positionals.length) throw new UsageError('no PATH given: name files or directories to lint, or - for stdin');
 
   let config: Config = {};
@@ -141,14 +146,16 @@ export function runLint(argv: string[], io: CliIO): number {
     onError: (e) => io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`),
   });
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
+  // --fix: repair first, then the report and exit code are about what remains.
+  const fixed = fixMode ? runFixes(sources, { rules: ALL_RULES, policy, version }, fixMode, io) : undefined;
   const bar = progress(io, sources.length);
-  const result = lintSources(sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
+  const result = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
   bar?.done();
 
   for (const o of outputs) {
-    const color = o.file === undefined && !values['no-color'] && (values.color || io.stdoutIsTTY) && !process.env.NO_COLOR;
+    const color = o.file === undefined && !values['no-color'] && (values.color || (fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY)) && !process.env.NO_COLOR;
     const text = FORMATTERS[o.format](result, { failOn, color: !!color, quiet: !!values.quiet, cwd: io.cwd });
-    if (o.file === undefined) io.stdout(text);
+    if (o.file === undefined) (fixed?.stdoutTaken ? io.stderr : io.stdout)(text);
     else writeAtomic(path.resolve(io.cwd, o.file), text);
   }
   return exitCode(result, failOn);

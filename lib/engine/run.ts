@@ -92,7 +92,8 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
           object: refOf(r.object),
           pointer: r.pointer,
           suppressed,
-          fixable: rule.meta.fixable,
+          // Whether this finding carries a repair (rules fix some conditions, not all).
+          fixable: r.fix !== undefined,
         };
         if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
         if (r.fix) f.fix = r.fix;

@@ -93,6 +93,7 @@ export interface Finding extends Position {
   suppressed: boolean;
   /** Why it was suppressed (`kubegrace.dev/ignore-reason`), when it was. */
   suppressionReason?: string;
+  /** Whether this finding carries a repair (`fix`); the rule's `meta.fixable` says whether it ever can. */
   fixable: boolean;
   /** The repair for this finding, if the rule made one (not part of the JSON output). */
   fix?: Fix;

@@ -1,4 +1,4 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
 import { ObjectGraph } from '../model/graph';
 import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
 import { isObject } from '../model/types';
@@ -67,6 +67,23 @@ function hostPorts(w: Workload): string[] {
     }
   }
   return out;
+}
+
+/** Surge first: the ztunnel chart's strategy. A strategy change, so a proposal (section 12). */
+const SURGE_FIRST: FixEdit[] = [
+  { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 1 },
+  { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 0 },
+];
+
+/**
+ * Both non-zero (rejected): keep the surge the user chose and set maxUnavailable 0, unless the pod
+ * binds node ports (a hostPort, or a declared port with host network), where a surge pod can never
+ * run next to the old one (KEP-1591): then maxSurge 0.
+ */
+function bothNonZeroFix(w: Workload): Fix {
+  return hostPorts(w).length > 0
+    ? { description: 'set updateStrategy.rollingUpdate.maxSurge to 0 (the pod binds node ports, so it cannot surge)', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 0 }] }
+    : { description: 'set updateStrategy.rollingUpdate.maxUnavailable to 0', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 0 }] };
 }
 
 export const daemonsetSurge: Rule = {
@@ -153,6 +170,18 @@ spec:
             message: zeroUnavail
               ? `maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
               : `maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
+            // The rejected spec gets the only strategy the target accepts; the ignored field is left
+            // alone (harmless, and it takes effect once the cluster is upgraded).
+            fix: zeroUnavail
+              ? {
+                  description: 'remove strategy maxSurge and set maxUnavailable to 1 (maxSurge needs Kubernetes >= 1.22)',
+                  safety: 'proposal',
+                  edits: [
+                    { op: 'remove', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge' },
+                    { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
+                  ],
+                }
+              : undefined,
           });
         } else if (unavail !== 0) {
           ctx.report({
@@ -160,6 +189,7 @@ spec:
             pointer: surgePointer,
             severity: 'error',
             message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with ${unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
+            fix: bothNonZeroFix(w),
           });
         }
         continue;
@@ -175,6 +205,9 @@ spec:
         pointer: surgePointer,
         severity: 'warning',
         message: `${nameOf(w)} is ${reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}`,
+        // No fix for host-network pods: whether the new pod can bind next to the old one (SO_REUSEPORT)
+        // is not in the manifest, and if it cannot, surge stalls the rollout on every node.
+        fix: hostNet ? undefined : { description: 'set updateStrategy.rollingUpdate to maxSurge 1, maxUnavailable 0', safety: 'proposal', edits: SURGE_FIRST },
       });
     }
   },

@@ -1,10 +1,13 @@
 import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
+import { ContainerView, Workload } from '../model/workload';
+import { shutdownAddends } from '../timeline/addends';
+import { drainSeconds, recommendedGrace } from '../timeline/budget';
 import { preStopDelay } from '../timeline/prestop';
-import { AWS, containersBehind, intAnnotation, isExternalLocal, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
+import { AWS, containersBehind, graceEdit, intAnnotation, isExternalLocal, preStopDelayEdit, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
+import { defaultPropagationWindow } from './lb-deregistration-delay';
 import { replicaBasis } from './rollout-util';
 import { graceMessageRef } from './util';
-import { drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
 
 export const DEFAULT_LB_HEALTH_WINDOW_SECONDS = 30;
 /** AWS NLB health-check defaults, used when only one of the two annotations is written. */
@@ -81,6 +84,7 @@ containers:
   check(ctx) {
     const g = ctx.graph;
     const param = typeof ctx.params.lbHealthWindowSeconds === 'number' ? ctx.params.lbHealthWindowSeconds : DEFAULT_LB_HEALTH_WINDOW_SECONDS;
+    const hits: Hit[] = [];
     for (const s of g.services) {
       if (!isExternalLocal(s)) continue;
       const svc = `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)`;
@@ -89,6 +93,8 @@ containers:
         if (!g.served(w) || w.isBatch) continue;
         const basis = w.kind === 'DaemonSet' ? undefined : replicaBasis(g, w);
         if (basis && basis.replicas >= 2 && !spreading(w)) {
+          // No fix here: replicas-not-spread (SPREAD-001) fires on the same workloads and adds the
+          // spread constraints; a second one on the same topology key would be rejected by the API.
           ctx.report({
             object: w.obj,
             pointer: spreadPointer(w),
@@ -102,17 +108,62 @@ containers:
           if (d.kind !== 'none' && d.seconds === undefined) continue;
           const sec = d.kind === 'none' ? 0 : d.seconds!;
           if (sec >= hw.seconds) continue;
-          const want = Math.ceil(hw.seconds + 5);
-          const need = want + drainSeconds(w) + GRACE_MARGIN_SECONDS;
-          const grace = w.grace < want + drainSeconds(w) ? ` and raise terminationGracePeriodSeconds to ${need}s (now ${graceMessageRef(w)})` : '';
-          ctx.report({
-            object: w.obj,
-            pointer: preStopPointer(c),
-            severity: 'warning',
-            message: `container "${c.name}": ${d.kind === 'none' ? 'no preStop delay' : `preStop delay ${sec}s`} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${sleepFix(ctx.version, want)}${grace}`,
-          });
+          hits.push({ w, c, svc, hw, hook: d.kind === 'none' ? 'no preStop delay' : `preStop delay ${sec}s`, want: Math.ceil(hw.seconds + 5) });
         }
       }
     }
+
+    // A container behind several Local Services gets the longest delay they need, and each workload
+    // one grace period covering it (+ drain + native sidecars, as TERM-001 counts): every fix of a
+    // workload then sets the same values, whatever order they are applied in.
+    // Behind a pod-targeting LB too (lb-deregistration-delay), the fix also covers its window.
+    const wantOf = new Map<ContainerView, number>();
+    for (const h of hits) wantOf.set(h.c, Math.max(wantOf.get(h.c) ?? 0, h.want, defaultPropagationWindow(g, h.w) ?? 0));
+    const graceOf = new Map<Workload, number>();
+    const addendOf = (w: Workload) => shutdownAddends(g, w).reduce((a, x) => a + x.seconds, 0);
+    for (const [c, want] of wantOf) {
+      const h = hits.find((x) => x.c === c)!;
+      const { w } = h;
+      const drain = drainSeconds(w);
+      const addend = addendOf(w);
+      if (w.grace < want + drain + addend && preStopDelayEdit(ctx.version, c, want)) graceOf.set(w, Math.max(graceOf.get(w) ?? w.grace, recommendedGrace(want, drain, addend)));
+    }
+
+    for (const { w, c, svc, hw, hook, want } of hits) {
+      const drain = drainSeconds(w);
+      const addend = addendOf(w);
+      const need = recommendedGrace(want, drain, addend);
+      const grace = w.grace < want + drain + addend ? ` and raise terminationGracePeriodSeconds to ${need}s (now ${graceMessageRef(w)})` : '';
+      const target = wantOf.get(c)!;
+      const edit = preStopDelayEdit(ctx.version, c, target);
+      const graceTarget = graceOf.get(w);
+      const raise = graceTarget !== undefined && graceTarget > w.grace ? [graceEdit(w, graceTarget)] : [];
+      ctx.report({
+        object: w.obj,
+        pointer: preStopPointer(c),
+        severity: 'warning',
+        message: `container "${c.name}": ${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${sleepFix(ctx.version, want)}${grace}`,
+        // Adding the sleep action to a container without a hook (>= 1.30) is safe (section 12), and
+        // so is the grace raise it needs (TERM-001); lengthening a hook, or an exec sleep, is a proposal.
+        // Switching the Service to externalTrafficPolicy: Cluster is not offered: it drops the client
+        // source IP, usually the reason for Local.
+        fix: edit && {
+          description: `${edit.text}${raise.length ? ` and set terminationGracePeriodSeconds to ${graceTarget}` : ''}`,
+          safety: edit.safe ? 'safe' : 'proposal',
+          edits: [...edit.edits, ...raise],
+        },
+      });
+    }
   },
 };
+
+/** A container whose preStop delay is shorter than a Local Service's health-check window. */
+interface Hit {
+  w: Workload;
+  c: ContainerView;
+  svc: string;
+  hw: { seconds: number; source: string };
+  hook: string;
+  /** The delay this Service needs: window + 5 s. */
+  want: number;
+}

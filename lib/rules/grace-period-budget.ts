@@ -1,8 +1,9 @@
 import { Rule } from '../engine/types';
 import { HINT } from '../model/graph';
 import { shutdownAddends } from '../timeline/addends';
-import { containerBudget, MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
+import { containerBudget, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
+import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
 
 export const gracePeriodBudget: Rule = {
@@ -21,7 +22,9 @@ or load-balancer addend exceed the grace period, in-flight work is killed (warni
 Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
 time (the default is an assumption; \`prestop-missing\` reports the missing hook).
 
-Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.`,
+Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.
+
+**\`--fix\` (safe):** raises \`terminationGracePeriodSeconds\` to the neediest main container's preStop + drain + addend + 5 s; it never lowers a grace period.`,
     fixable: true,
     paramsSchema: { type: 'object', properties: { waitPatterns: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
     defaults: { waitPatterns: DEFAULT_WAIT_PATTERNS },
@@ -32,6 +35,10 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
     for (const w of ctx.graph.workloads) {
       if (!ctx.graph.served(w) || w.grace === 0) continue;
       const addends = shutdownAddends(ctx.graph, w);
+      // One repair for every container: the grace period the neediest container requires.
+      const grace = neededGrace(ctx.graph, w, undefined, patterns);
+      const edit = raiseGraceEdit(w, grace);
+      const fix = edit && { description: `raise terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`, safety: 'safe' as const, edits: [edit] };
       for (const c of w.containers) {
         const b = containerBudget(w, c, addends, patterns);
         // Without a hook the budget is only the drain time; judge it only when the drain time is
@@ -44,7 +51,8 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity: 'error',
-            message: `container "${c.name}": preStop delay ${s}s >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${s + b.drain + b.addend + 5}s or shorten the delay`,
+            message: `container "${c.name}": preStop delay ${s}s >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${recommendedGrace(s, b.drain, b.addend)}s or shorten the delay`,
+            fix,
           });
         } else if (b.needed! > w.grace) {
           const parts = [`preStop ${s}s`, `drain ${b.drain}s`, ...addends.map((a) => `${a.source} ${a.seconds}s`)];
@@ -52,7 +60,8 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             object: w.obj,
             pointer: gracePointer(w, c),
             severity: 'warning',
-            message: `container "${c.name}": ${parts.join(' + ')} = ${b.needed}s exceeds ${graceMessageRef(w)}; in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to ${b.needed! + 5}s`,
+            message: `container "${c.name}": ${parts.join(' + ')} = ${b.needed}s exceeds ${graceMessageRef(w)}; in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to ${recommendedGrace(s, b.drain, b.addend)}s`,
+            fix,
           });
         }
       }

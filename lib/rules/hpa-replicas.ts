@@ -1,7 +1,19 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { HpaView } from '../model/graph';
 import { nameOf } from './util';
 
 const SCALED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
+
+/**
+ * minReplicas 2, and maxReplicas 2 when it is below (the API requires maxReplicas >= minReplicas).
+ * A proposal: it changes capacity (section 12). The PodDisruptionBudget is pdb-missing's fix.
+ */
+function minReplicasFix(h: HpaView): Fix {
+  const edits: FixEdit[] = [{ op: 'set', pointer: '/spec/minReplicas', value: 2 }];
+  const raiseMax = h.maxReplicas !== undefined && h.maxReplicas < 2;
+  if (raiseMax) edits.push({ op: 'set', pointer: '/spec/maxReplicas', value: 2 });
+  return { description: raiseMax ? 'set minReplicas and maxReplicas to 2' : 'set minReplicas to 2', safety: 'proposal', edits };
+}
 
 export const hpaReplicas: Rule = {
   meta: {
@@ -59,6 +71,10 @@ spec:
           pointer: '/spec/replicas',
           severity: 'warning',
           message: `spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pods until the HPA scales it again; remove spec.replicas from the manifest`,
+          // A proposal: with client-side `kubectl apply`, the first apply after the removal resets the
+          // workload to 1 replica once (the field disappears from last-applied-configuration); the
+          // HPA migration guide has the one-off step that avoids it.
+          fix: { description: `remove spec.replicas (${hpaName} owns the replica count)`, safety: 'proposal', edits: [{ op: 'remove', pointer: '/spec/replicas' }] },
         });
       }
       if (h.minReplicas < 2 && g.served(w)) {
@@ -68,6 +84,7 @@ spec:
           pointer: h.minReplicasSet ? '/spec/minReplicas' : '/spec',
           severity: 'info',
           message: `${min} for the served ${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)`,
+          fix: minReplicasFix(h),
         });
       }
     }

@@ -1,9 +1,82 @@
-import { Rule } from '../engine/types';
+import { parseDocument } from 'yaml';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { pointerSegments } from '../model/parse';
+import { isObject, Json } from '../model/types';
 import { Workload } from '../model/workload';
 import { GRACE_MARGIN_SECONDS } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault } from '../timeline/mesh';
-import { annotationPointer, appShutdowns, longestShutdown, namespaceOf, problemTarget, secs } from './mesh-util';
+import { graceEdit } from './lb-util';
+import { annotationPointer, annotationSetPointers, appShutdowns, envIndex, longestShutdown, namespaceOf, problemTarget, secs } from './mesh-util';
 import { graceMessageRef, gracePointer } from './util';
+
+/**
+ * The ProxyConfig text with terminationDrainDuration set, everything else kept: JSON stays JSON
+ * (compact, as the injector writes PROXY_CONFIG), YAML is edited as a document, so its other fields
+ * and comments stay. The field keeps the spelling it has (camelCase or snake_case). Undefined when
+ * the text does not parse as a mapping (the rule reports that as a problem; no fix on top of it).
+ */
+export function withTerminationDrain(text: string | undefined, seconds: number): string | undefined {
+  const value = `${seconds}s`;
+  if (text === undefined || text.trim() === '') return `terminationDrainDuration: ${value}`;
+  const key = (o: Record<string, unknown>) => (Object.prototype.hasOwnProperty.call(o, 'termination_drain_duration') && !Object.prototype.hasOwnProperty.call(o, 'terminationDrainDuration') ? 'termination_drain_duration' : 'terminationDrainDuration');
+  if (text.trim().startsWith('{')) {
+    try {
+      const j = JSON.parse(text) as Json;
+      if (isObject(j)) return JSON.stringify({ ...j, [key(j)]: value });
+    } catch {
+      // not JSON: a YAML flow mapping, edited below
+    }
+  }
+  const doc = parseDocument(text);
+  if (doc.errors.length) return undefined;
+  const js: unknown = doc.toJS();
+  if (!isObject(js)) return undefined;
+  doc.set(key(js), value);
+  const out = doc.toString();
+  return text.endsWith('\n') ? out : out.replace(/\n$/, '');
+}
+
+function valueAt(raw: Json, pointer: string): Json | undefined {
+  let cur: Json | undefined = raw;
+  for (const seg of pointerSegments(pointer)) cur = isObject(cur) ? cur[seg] : undefined;
+  return cur;
+}
+
+/**
+ * terminationDrainDuration raised to the app's preStop + drain, and the grace period above it
+ * (never lowered). A rendered proxy reads its config from PROXY_CONFIG, which is edited (or added);
+ * the annotation is edited wherever written, else added to the pod template. A proposal: mesh
+ * configuration (section 12).
+ */
+function drainFix(w: Workload, is: IstioMesh, need: number): Fix | undefined {
+  const edits: FixEdit[] = [];
+  const ann = w.annotations[ISTIO.proxyConfig];
+  if (is.proxy) {
+    const i = envIndex(is.proxy, ISTIO.proxyConfigEnv);
+    const env = i === undefined ? undefined : (is.proxy.raw.env as Json[])[i];
+    const current = isObject(env) && typeof env.value === 'string' ? env.value : undefined;
+    const next = withTerminationDrain(current, need);
+    if (next === undefined) return undefined;
+    if (i === undefined) edits.push({ op: 'append', pointer: `${is.proxy.pointer}/env`, value: { name: ISTIO.proxyConfigEnv, value: next } });
+    else edits.push({ op: 'set', pointer: `${is.proxy.pointer}/env/${i}/value`, value: next });
+  }
+  if (!is.proxy || ann !== undefined) {
+    // Each copy of the annotation (pod template, workload metadata) is edited from its own text.
+    for (const pointer of annotationSetPointers(w, ISTIO.proxyConfig)) {
+      const here = valueAt(w.obj.raw, pointer);
+      const next = withTerminationDrain(typeof here === 'string' ? here : undefined, need);
+      if (next === undefined) return undefined;
+      edits.push({ op: 'set', pointer, value: next });
+    }
+  }
+  const grace = Math.max(w.grace, need + GRACE_MARGIN_SECONDS);
+  if (grace > w.grace) edits.push(graceEdit(w, grace));
+  return {
+    description: `set terminationDrainDuration to ${need}s in ${is.proxy ? `${ISTIO.proxyConfigEnv} of istio-proxy` : ISTIO.proxyConfig}${grace > w.grace ? ` and terminationGracePeriodSeconds to ${grace}` : ''}`,
+    safety: 'proposal',
+    edits,
+  };
+}
 
 export const istioProxyDrain: Rule = {
   meta: {
@@ -109,6 +182,8 @@ spec:
           object: w.obj,
           pointer: is.configOrigin === 'annotation' ? configPointer(w) : gracePointer(w),
           message: `istio-proxy ${windowName} ${secs(window)}${dflt} >= ${graceMessageRef(w)} (${modeNote(w, is)}): SIGKILL ends the drain and cuts the remaining connections without a graceful close; raise terminationGracePeriodSeconds to ${Math.ceil(window + GRACE_MARGIN_SECONDS)}s or lower ${windowName} to ${secs(target)}`,
+          // Raising the grace period is section 12's safe repair for MESH-*; the drain window is what the user configured.
+          fix: { description: `set terminationGracePeriodSeconds to ${Math.ceil(window + GRACE_MARGIN_SECONDS)}`, safety: 'safe', edits: [graceEdit(w, Math.ceil(window + GRACE_MARGIN_SECONDS))] },
         });
         return;
       }
@@ -120,6 +195,7 @@ spec:
         object: w.obj,
         pointer: is.configOrigin === 'annotation' ? configPointer(w) : annotationPointer(w, ISTIO.proxyConfig),
         message: `container "${app.container.name}" needs preStop ${secs(app.preStopSeconds)} + drain ${secs(app.drain)} = ${secs(app.total)}, but istio-proxy stops after terminationDrainDuration ${secs(is.terminationDrainDurationSeconds)}${dflt} (${modeNote(w, is)}): the app's inbound and outbound calls after that fail; set ${ISTIO.proxyConfig} to "terminationDrainDuration: ${need}s" (keeping terminationGracePeriodSeconds >= ${need + GRACE_MARGIN_SECONDS}s) or enable proxyMetadata.EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"`,
+        fix: drainFix(w, is, need),
       });
     }
   },

@@ -1,8 +1,24 @@
 import { Rule } from '../engine/types';
-import { HINT } from '../model/graph';
-import { drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
-import { DEFAULT_WAIT_PATTERNS, preStopDelay } from '../timeline/prestop';
-import { AWS, containersBehind, FrontKind, LbFront, lbFronts, preStopPointer, sleepFix } from './lb-util';
+import { HINT, ObjectGraph } from '../model/graph';
+import { ContainerView, Workload } from '../model/workload';
+import { shutdownAddends } from '../timeline/addends';
+import { drainSeconds, GRACE_MARGIN_SECONDS, recommendedGrace } from '../timeline/budget';
+import { DEFAULT_WAIT_PATTERNS, PreStopDelay, preStopDelay } from '../timeline/prestop';
+import {
+  annotationPointer,
+  annotationsOf,
+  AWS,
+  containersBehind,
+  FrontKind,
+  graceEdit,
+  LbFront,
+  lbFronts,
+  PreStopDelayEdit,
+  preStopDelayEdit,
+  preStopPointer,
+  sleepFix,
+  withDeregistrationDelay,
+} from './lb-util';
 import { graceMessageRef, gracePointer, nameOf } from './util';
 
 const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod']);
@@ -24,6 +40,21 @@ const WINDOW_NAME: Partial<Record<FrontKind, string>> = {
   'tgb-ip': 'target group binding',
   neg: 'GKE NEG load balancer',
 };
+
+/**
+ * The propagation window of the slowest pod-targeting LB in front of the workload, with the default
+ * params. external-traffic-local sizes its preStop fix with it too, so that when a pod is behind both
+ * kinds of LB the first fix applied already satisfies both rules (a second, longer sleep would be a
+ * proposal: lengthening an existing hook).
+ */
+export function defaultPropagationWindow(g: ObjectGraph, w: Workload): number | undefined {
+  let window: number | undefined;
+  for (const f of lbFronts(g, w)) {
+    const p = WINDOW_PARAM[f.kind];
+    if (p && (window === undefined || LB_PROPAGATION_DEFAULTS[p] > window)) window = LB_PROPAGATION_DEFAULTS[p];
+  }
+  return window;
+}
 
 export const lbDeregistrationDelay: Rule = {
   meta: {
@@ -110,12 +141,18 @@ containers:
       const v = ctx.params[p];
       return typeof v === 'number' ? v : LB_PROPAGATION_DEFAULTS[p];
     };
-    const ddReported = new Set<string>();
+
+    // First the findings per workload and the grace period its fixes set: every fix of one workload
+    // sets the same (largest) value, so applying them in any order converges, and the
+    // deregistration-delay fix can be sized to the grace period the pods will have.
+    const plans: Plan[] = [];
     for (const w of g.workloads) {
       if (!KINDS.has(w.kind) || !g.served(w) || w.grace === 0) continue;
       const fronts = lbFronts(g, w);
       if (!fronts.length) continue;
       const drain = drainSeconds(w);
+      const addends = shutdownAddends(g, w);
+      const addend = addends.reduce((a, x) => a + x.seconds, 0);
       // The slowest LB in front of the pods sets the window.
       let slowest: LbFront | undefined;
       let window: number | undefined;
@@ -126,32 +163,74 @@ containers:
           slowest = f;
         }
       }
+      const plan: Plan = { w, fronts, drain, addend, items: [], graceTarget: w.grace };
       const services = new Set(fronts.map((f) => f.service));
       for (const c of containersBehind(g, w, services)) {
         const d = preStopDelay(c.raw, patterns);
         if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet, other commands: delay unknown
         const s = d.kind === 'none' ? 0 : d.seconds!;
-        const hook = d.kind === 'none' ? 'has no preStop delay' : `preStop delay ${s}s`;
         if (window !== undefined && slowest && s < window) {
-          const need = window + drain + GRACE_MARGIN_SECONDS;
-          const grace = w.grace < window + drain ? `, and raise terminationGracePeriodSeconds to at least ${need}s (preStop ${window}s + drain ${drain}s + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
-          ctx.report({
-            object: w.obj,
-            pointer: preStopPointer(c),
-            severity: 'warning',
-            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[slowest.kind]} propagation window of ${window}s (${slowest.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${sleepFix(ctx.version, window)}${grace}`,
-          });
+          // The grace period must then cover the longer delay, the drain and the native sidecars (TERM-001).
+          const graceNeed = w.grace < window + drain + addend ? recommendedGrace(window, drain, addend) : undefined;
+          const edit = preStopDelayEdit(ctx.version, c, window, patterns);
+          plan.items.push({ kind: 'window', c, d, s, window, slowest, graceNeed, edit });
+          if (edit && graceNeed !== undefined) plan.graceTarget = Math.max(plan.graceTarget, graceNeed);
           continue;
         }
         if (d.kind === 'none' && w.annotations[HINT.drainSeconds] === undefined) continue;
         if (w.grace < s + drain) {
+          const graceNeed = recommendedGrace(s, drain, addend);
+          plan.items.push({ kind: 'grace', c, d, s, graceNeed });
+          plan.graceTarget = Math.max(plan.graceTarget, graceNeed);
+        }
+      }
+      plans.push(plan);
+    }
+
+    // A deregistration delay shared by several workloads (one Ingress in front of many backends)
+    // may only go down to the longest grace period among them: lower, and it would cut the
+    // in-flight requests of the slowest one.
+    const sharedGrace = new Map<string, number>();
+    for (const p of plans) {
+      for (const f of p.fronts) {
+        if (!f.dd) continue;
+        const key = ddKey(f);
+        sharedGrace.set(key, Math.max(sharedGrace.get(key) ?? 0, p.graceTarget));
+      }
+    }
+
+    const ddReported = new Set<string>();
+    for (const { w, fronts, drain, addend, items, graceTarget } of plans) {
+      const sidecars = addend > 0 ? ` + native sidecars ${addend}s` : '';
+      const raise = graceTarget > w.grace ? [graceEdit(w, graceTarget)] : [];
+      for (const it of items) {
+        const { c, s } = it;
+        const hook = it.d.kind === 'none' ? 'has no preStop delay' : `preStop delay ${s}s`;
+        if (it.kind === 'window') {
+          const window = it.window!;
+          const grace = it.graceNeed !== undefined ? `, and raise terminationGracePeriodSeconds to at least ${it.graceNeed}s (preStop ${window}s + drain ${drain}s${sidecars} + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
+          const edit = it.edit;
+          const withGrace = it.graceNeed !== undefined ? raise : [];
           ctx.report({
             object: w.obj,
-            pointer: gracePointer(w, c),
+            pointer: preStopPointer(c),
             severity: 'warning',
-            message: `container "${c.name}": behind ${fronts.map((f) => f.label).join(', ')}, preStop ${s}s + drain ${drain}s = ${s + drain}s exceeds ${graceMessageRef(w)}: in-flight requests are killed before the app drains them; raise terminationGracePeriodSeconds to ${s + drain + GRACE_MARGIN_SECONDS}s`,
+            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[it.slowest!.kind]} propagation window of ${window}s (${it.slowest!.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${sleepFix(ctx.version, window)}${grace}`,
+            fix: edit && {
+              description: `${edit.text}${withGrace.length ? ` and set terminationGracePeriodSeconds to ${graceTarget}` : ''}`,
+              safety: edit.safe ? 'safe' : 'proposal',
+              edits: [...edit.edits, ...withGrace],
+            },
           });
+          continue;
         }
+        ctx.report({
+          object: w.obj,
+          pointer: gracePointer(w, c),
+          severity: 'warning',
+          message: `container "${c.name}": behind ${fronts.map((f) => f.label).join(', ')}, preStop ${s}s + drain ${drain}s = ${s + drain}s exceeds ${graceMessageRef(w)}: in-flight requests are killed before the app drains them; raise terminationGracePeriodSeconds to ${it.graceNeed}s`,
+          fix: { description: `set terminationGracePeriodSeconds to ${graceTarget}`, safety: 'safe', edits: raise },
+        });
       }
       for (const f of fronts) {
         const dd = f.dd;
@@ -159,14 +238,62 @@ containers:
         const key = `${dd.object.uid}|${w.obj.uid}`;
         if (ddReported.has(key)) continue;
         ddReported.add(key);
-        const attr = f.kind === 'alb-ip' ? AWS.albTgAttributes : AWS.serviceTgAttributes;
+        const attr = ddAttribute(f);
+        // Lowered to the grace period the pods will have after their fixes, and never below the
+        // longest one of the workloads sharing the target-group attributes. No fix when that does
+        // not bring it within this workload's grace period (its own grace fix may resolve it), or
+        // when it would not lower it.
+        const value = sharedGrace.get(ddKey(f)) ?? graceTarget;
+        const fixable = value < dd.seconds && value <= graceTarget;
         ctx.report({
           object: dd.object,
           pointer: dd.pointer,
           severity: 'info',
-          message: `the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${w.grace} in ${attr}`,
+          message: `the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${fixable ? value : w.grace} in ${attr}`,
+          fix: fixable
+            ? {
+                description: `set deregistration_delay.timeout_seconds=${value} in ${attr}`,
+                safety: 'proposal',
+                edits: [{ op: 'set', pointer: annotationPointer(attr), value: withDeregistrationDelay(annotationsOf(dd.object)[attr], value) }],
+              }
+            : undefined,
         });
       }
     }
   },
 };
+
+/** One container finding of a workload. */
+interface PlanItem {
+  /** `window`: preStop shorter than the LB propagation window; `grace`: grace below preStop + drain. */
+  kind: 'window' | 'grace';
+  c: ContainerView;
+  d: PreStopDelay;
+  s: number;
+  window?: number;
+  slowest?: LbFront;
+  /** The grace period this finding needs, when it needs a raise. */
+  graceNeed?: number;
+  /** The preStop edit (window findings), when the hook can be edited safely. */
+  edit?: PreStopDelayEdit;
+}
+
+interface Plan {
+  w: Workload;
+  fronts: LbFront[];
+  drain: number;
+  addend: number;
+  items: PlanItem[];
+  /** The grace period after this rule's fixes: the largest need among its findings, never lower than now. */
+  graceTarget: number;
+}
+
+/** The annotation holding a front's target-group attributes. */
+function ddAttribute(f: LbFront): string {
+  return f.kind === 'alb-ip' ? AWS.albTgAttributes : AWS.serviceTgAttributes;
+}
+
+/** Identifies the place a deregistration delay is configured: object and annotation. */
+function ddKey(f: LbFront): string {
+  return `${f.dd!.object.uid}|${ddAttribute(f)}`;
+}

@@ -1,10 +1,13 @@
 /** Helpers shared by the LB-*, SVC-* and STS-* rules (lb-readiness-gate, lb-deregistration-delay, ...). */
+import { FixEdit } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { escapeSegment } from '../model/parse';
 import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
+import { preStopDelay } from '../timeline/prestop';
+import { preStopHandler } from './fix-util';
 
 /** AWS Load Balancer Controller and GKE annotations and labels (LB-001..003). */
 export const AWS = {
@@ -51,6 +54,24 @@ export function parseDeregistrationDelay(attrs: string | undefined): number | un
     return /^\d+$/.test(v) ? Number(v) : undefined;
   }
   return undefined;
+}
+
+/**
+ * The attribute list with `deregistration_delay.timeout_seconds` set to `seconds`: the entry is
+ * replaced where it is (spacing kept), or appended; the other attributes are kept as written.
+ */
+export function withDeregistrationDelay(attrs: string | undefined, seconds: number): string {
+  const entry = `deregistration_delay.timeout_seconds=${seconds}`;
+  if (attrs === undefined || attrs.trim() === '') return entry;
+  const parts = attrs.split(',');
+  const i = parts.findIndex((p) => p.includes('=') && p.slice(0, p.indexOf('=')).trim() === 'deregistration_delay.timeout_seconds');
+  if (i >= 0) {
+    const eq = parts[i].indexOf('=');
+    const trailing = /\s*$/.exec(parts[i])![0];
+    parts[i] = `${parts[i].slice(0, eq + 1)}${seconds}${trailing}`;
+    return parts.join(',');
+  }
+  return `${attrs.replace(/[\s,]*$/, '')},${entry}`;
 }
 
 /**
@@ -262,6 +283,47 @@ export function stsStrategy(w: Workload): StsStrategy {
 /** The preStop delay to write, in the form the target version supports. */
 export function sleepFix(version: KubeVersion, seconds: number): string {
   return version.atLeast(1, 30) ? `lifecycle: {preStop: {sleep: {seconds: ${seconds}}}}` : `lifecycle: {preStop: {exec: {command: ["sleep", "${seconds}"]}}}`;
+}
+
+/** A fix's edits that give a container a preStop delay of `seconds` (lb-deregistration-delay, external-traffic-local, mesh rules). */
+export interface PreStopDelayEdit {
+  edits: FixEdit[];
+  /** "add preStop sleep 30s to container \"app\"", for fix descriptions. */
+  text: string;
+  /**
+   * True when the edit only adds the sleep action to a container without a hook on >= 1.30:
+   * graceful-termination.md section 12's safe set. Lengthening an existing hook, or adding an exec
+   * sleep (which needs a `sleep` binary in the image) before 1.30, is a proposal.
+   */
+  safe: boolean;
+}
+
+/**
+ * Edits that make the container's preStop delay `seconds`, keeping the form of the hook it has:
+ * no hook gets the sleep action (>= 1.30) or `exec: [sleep, N]`; a sleep action or an exec that only
+ * sleeps gets its duration replaced. Undefined for hooks that do more than sleep (a shell that
+ * sleeps and then runs something, a wait command, httpGet): rewriting those is left to the user.
+ */
+export function preStopDelayEdit(version: KubeVersion, c: ContainerView, seconds: number, waitPatterns?: string[]): PreStopDelayEdit | undefined {
+  const base = `${c.pointer}/lifecycle/preStop`;
+  const d = preStopDelay(c.raw, waitPatterns);
+  const who = `container "${c.name}"`;
+  if (d.kind === 'none') {
+    const h = preStopHandler(version, seconds);
+    const safe = h.safety === 'safe';
+    return { edits: [{ op: 'set', pointer: base, value: h.handler }], text: safe ? `add preStop sleep ${seconds}s to ${who}` : `add preStop exec sleep ${seconds} to ${who}`, safe };
+  }
+  if (d.kind === 'sleep') return { edits: [{ op: 'set', pointer: `${base}/sleep/seconds`, value: seconds }], text: `set the preStop sleep of ${who} to ${seconds}s`, safe: false };
+  if (d.kind !== 'exec-sleep' || !d.command) return undefined;
+  if (d.command.length === 2) return { edits: [{ op: 'set', pointer: `${base}/exec/command/1`, value: String(seconds) }], text: `set the preStop sleep of ${who} to ${seconds}s`, safe: false };
+  // ["sh", "-c", "sleep N"]: replace only the duration, keeping the shell and the script's form.
+  const script = d.command[2].replace(/(sleep\s+)\S+?(\s*;?\s*)$/, `$1${seconds}$2`);
+  return { edits: [{ op: 'set', pointer: `${base}/exec/command/2`, value: script }], text: `set the preStop sleep of ${who} to ${seconds}s`, safe: false };
+}
+
+/** The edit that sets the pod's terminationGracePeriodSeconds. */
+export function graceEdit(w: Workload, seconds: number): FixEdit {
+  return { op: 'set', pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`, value: seconds };
 }
 
 /** Where to point a preStop finding: the hook if written, else the container. */

@@ -1,10 +1,49 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
 import { HINT } from '../model/graph';
 import { Workload } from '../model/workload';
 import { GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
-import { annotationPointer, appShutdowns, longestPreStop, longestShutdown, longLived, namespaceOf, problemTarget, secs } from './mesh-util';
+import { graceEdit, preStopDelayEdit } from './lb-util';
+import { annotationPointer, annotationSetPointers, appShutdowns, envIndex, longestPreStop, longestShutdown, longLived, namespaceOf, problemTarget, secs } from './mesh-util';
 import { graceMessageRef, gracePointer } from './util';
+
+/**
+ * proxy-wait-before-exit-seconds to `n`, with the grace period above it (never lowered). A
+ * rendered classic proxy carries the wait as its own preStop sleep, which is edited instead; the
+ * annotation would not change a rendered pod. A proposal: mesh configuration (section 12).
+ */
+function waitFix(version: KubeVersion, w: Workload, lk: LinkerdMesh, n: number): Fix | undefined {
+  const grace = Math.max(w.grace, n + GRACE_MARGIN_SECONDS);
+  const raise: FixEdit[] = grace > w.grace ? [graceEdit(w, grace)] : [];
+  const graceText = raise.length ? ` and set terminationGracePeriodSeconds to ${grace}` : '';
+  if (lk.waitOrigin === 'container' && lk.proxy) {
+    const edit = preStopDelayEdit(version, lk.proxy, n);
+    if (!edit) return undefined;
+    return { description: `${edit.text}${graceText}`, safety: 'proposal', edits: [...edit.edits, ...raise] };
+  }
+  const edits: FixEdit[] = annotationSetPointers(w, LINKERD.waitBeforeExit).map((pointer) => ({ op: 'set', pointer, value: String(n) }));
+  return { description: `set ${LINKERD.waitBeforeExit} to "${n}"${graceText}`, safety: 'proposal', edits: [...edits, ...raise] };
+}
+
+/**
+ * config.linkerd.io/shutdown-grace-period lowered to what fits in the grace period after the proxy's
+ * wait (classic) or the app's shutdown (native), so the proxy closes the long-lived connections
+ * itself before SIGKILL. Preferred over raising the grace period to 2 minutes and more, which would
+ * hold every pod that long on each rollout only to close the same connections later. A rendered proxy
+ * carries it as LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD, edited instead. A proposal (mesh configuration).
+ */
+function shutdownGraceFix(w: Workload, lk: LinkerdMesh, room: number): Fix | undefined {
+  const seconds = Math.max(Math.floor(room), 1);
+  const value = `${seconds}s`;
+  const description = `set ${LINKERD.shutdownGracePeriod} to "${value}"`;
+  if (lk.shutdownGraceOrigin === 'container' && lk.proxy) {
+    const i = envIndex(lk.proxy, LINKERD.shutdownGraceEnv);
+    if (i === undefined) return undefined;
+    return { description: `set ${LINKERD.shutdownGraceEnv} of the linkerd-proxy container to "${value}"`, safety: 'proposal', edits: [{ op: 'set', pointer: `${lk.proxy.pointer}/env/${i}/value`, value }] };
+  }
+  return { description, safety: 'proposal', edits: annotationSetPointers(w, LINKERD.shutdownGracePeriod).map((pointer) => ({ op: 'set', pointer, value })) };
+}
 
 export const linkerdProxyDrain: Rule = {
   meta: {
@@ -107,6 +146,8 @@ spec:
             pointer: waitPointer(w, lk),
             severity: 'error',
             message: `${wait} >= ${graceMessageRef(w)} (${modeNote(lk)}): the proxy is still sleeping at the deadline and gets ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL, cutting every connection; raise terminationGracePeriodSeconds to at least ${rec}s or lower the wait below it`,
+            // Raising the grace period is section 12's safe repair for MESH-*; the wait is what the user asked for.
+            fix: { description: `set terminationGracePeriodSeconds to ${rec}`, safety: 'safe', edits: [graceEdit(w, rec)] },
           });
         } else {
           const app = longestPreStop(apps);
@@ -118,6 +159,7 @@ spec:
               pointer: waitPointer(w, lk),
               severity: 'warning',
               message: `${wait}, but container "${app.container.name}" has a preStop delay of ${secs(app.preStopSeconds)} >= that: the proxy gets SIGTERM no later than the app does, so the app's calls while it drains fail; set ${LINKERD.waitBeforeExit} above the app's preStop, e.g. "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s`,
+              fix: waitFix(ctx.version, w, lk, Math.max(target, Math.floor(app.preStopSeconds) + 1)),
             });
           }
         }
@@ -130,6 +172,7 @@ spec:
             pointer: lk.shutdownGraceOrigin === 'annotation' ? annotationPointer(w, LINKERD.shutdownGracePeriod) : gracePointer(w),
             severity: 'info',
             message: `long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): proxy wait ${secs(n)} + shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} = ${secs(total)} exceeds ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(g - n - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
+            fix: shutdownGraceFix(w, lk, g - n - GRACE_MARGIN_SECONDS),
           });
         }
       }
@@ -144,6 +187,12 @@ spec:
           pointer: annotationPointer(w, LINKERD.waitBeforeExit),
           severity: 'info',
           message: `${LINKERD.waitBeforeExit} "${waitAnn}" is ignored because the proxy runs as a native sidecar (${how}), which Kubernetes stops only after the app containers exit; remove the annotation`,
+          // A proposal: mesh annotations are the user's (section 12); removed wherever written.
+          fix: {
+            description: `remove the ${LINKERD.waitBeforeExit} annotation`,
+            safety: 'proposal',
+            edits: annotationSetPointers(w, LINKERD.waitBeforeExit).map((pointer) => ({ op: 'remove', pointer })),
+          },
         });
       }
       if (longLived(w)) {
@@ -156,6 +205,7 @@ spec:
             pointer: lk.shutdownGraceOrigin === 'annotation' ? annotationPointer(w, LINKERD.shutdownGracePeriod) : gracePointer(w),
             severity: 'info',
             message: `long-lived connections (${HINT.connectionPattern}: ${w.annotations[HINT.connectionPattern]}): the native proxy gets SIGTERM after the app's ${secs(appTime)}${app ? ` (container "${app.container.name}" preStop + drain)` : ''}, and its shutdown-grace-period ${secs(lk.shutdownGracePeriodSeconds)}${lk.shutdownGraceOrigin === 'default' ? ' (default)' : ''} brings the total to ${secs(total)} > ${graceMessageRef(w)}, so SIGKILL, not the proxy's graceful close, ends the remaining connections; set ${LINKERD.shutdownGracePeriod} to at most ${secs(Math.max(w.grace - appTime - GRACE_MARGIN_SECONDS, 1))}, or raise terminationGracePeriodSeconds to ${Math.ceil(total + GRACE_MARGIN_SECONDS)}s`,
+            fix: shutdownGraceFix(w, lk, w.grace - appTime - GRACE_MARGIN_SECONDS),
           });
         }
       }

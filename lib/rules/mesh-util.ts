@@ -28,6 +28,30 @@ export function annotationPointer(w: Workload, key: string): string {
   return annotationsPointer(w);
 }
 
+/**
+ * Every pointer where the annotation is written (pod template first, then workload metadata), or,
+ * when it is in neither, the pod template's pointer for it: where a fix sets it. The pod template
+ * is where injectors read it; the workload view overlays it on the workload's own metadata.
+ */
+export function annotationSetPointers(w: Workload, key: string): string[] {
+  const tpl = templateMetaPath(w);
+  const tplPointer = `/${tpl.join('/')}/annotations/${escapeSegment(key)}`;
+  const out: string[] = [];
+  const tplAnn = get(w.obj.raw, ...tpl, 'annotations');
+  if (isObject(tplAnn) && Object.prototype.hasOwnProperty.call(tplAnn, key)) out.push(tplPointer);
+  const own = get(w.obj.raw, 'metadata', 'annotations');
+  if (w.templatePointer && isObject(own) && Object.prototype.hasOwnProperty.call(own, key)) out.push(`/metadata/annotations/${escapeSegment(key)}`);
+  return out.length ? out : [tplPointer];
+}
+
+/** The index of the env entry `name` of a container, if it has one. */
+export function envIndex(c: ContainerView, name: string): number | undefined {
+  const env = c.raw.env;
+  if (!Array.isArray(env)) return undefined;
+  const i = env.findIndex((e) => isObject(e) && e.name === name);
+  return i < 0 ? undefined : i;
+}
+
 /** The pod template's annotations map (or the deepest existing field on the way), where a new annotation goes. */
 export function annotationsPointer(w: Workload): string {
   return existingPointer(w.obj.raw, ...templateMetaPath(w), 'annotations') || w.podSpecPointer;

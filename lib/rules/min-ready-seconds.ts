@@ -1,7 +1,7 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
 import { HINT, ServiceView } from '../model/graph';
 import { isObject } from '../model/types';
-import { get, num, Workload } from '../model/workload';
+import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, parseBackoff } from '../timeline/reconnect';
 import { RuleContext } from '../engine/types';
 
@@ -28,6 +28,23 @@ function externalLb(ctx: RuleContext, w: Workload, services: ServiceView[]): str
     if (backends.some((b) => names.has(b))) return `ALB IP targets (Ingress ${o.name})`;
   }
   return undefined;
+}
+
+/**
+ * minReadySeconds to the value the finding names. The API requires progressDeadlineSeconds >
+ * minReadySeconds (ROLL-004); when the deadline is not above it, it goes to minReadySeconds plus the
+ * default deadline (600 s), so the rest of a step keeps the budget it had by default. A proposal:
+ * it slows every rollout (section 12).
+ */
+function minReadyFix(w: Workload, seconds: number): Fix {
+  const edits: FixEdit[] = [{ op: 'set', pointer: '/spec/minReadySeconds', value: seconds }];
+  const d = w.deployment;
+  if (d && d.progressDeadlineSeconds <= seconds) {
+    const pds = seconds + DEFAULTS.progressDeadlineSeconds;
+    edits.push({ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: pds });
+    return { description: `set minReadySeconds to ${seconds} and progressDeadlineSeconds to ${pds}`, safety: 'proposal', edits };
+  }
+  return { description: `set minReadySeconds to ${seconds}`, safety: 'proposal', edits };
 }
 
 export const minReadySeconds: Rule = {
@@ -113,6 +130,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
             pointer,
             severity: 'error',
             message: `fan-in clients need minReadySeconds >= ${needed}s to reconnect to each new replica (${model}), which is not below progressDeadlineSeconds (${deadline}s): the rollout would be reported failed; lower the target probability or replicas, or raise progressDeadlineSeconds above ${needed}s`,
+            fix: minReadyFix(w, needed),
           });
         } else {
           ctx.report({
@@ -120,6 +138,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
             pointer,
             severity: 'warning',
             message: `minReadySeconds ${current}s is below the ${needed}s fan-in clients need to reconnect to a new replica before the next one is replaced (${model}); set minReadySeconds: ${needed}`,
+            fix: minReadyFix(w, needed),
           });
         }
         continue;
@@ -133,6 +152,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
           pointer,
           severity: 'info',
           message: `minReadySeconds is 0 while ${why}: each new pod is counted available at once and the next old pod goes before clients have moved; set minReadySeconds: ${ctx.params.longLivedMinReadySeconds as number} or more`,
+          fix: minReadyFix(w, ctx.params.longLivedMinReadySeconds as number),
         });
       }
     }

@@ -1,6 +1,10 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { HINT } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
+import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT, sidecarDrainSeconds } from '../timeline/addends';
+import { Addend, containerBudget, recommendedGrace } from '../timeline/budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from '../timeline/mesh';
+import { graceEdit } from './lb-util';
 import { namespaceOf } from './mesh-util';
 
 /** Helpers needed while the app shuts down (graceful-termination.md SIDE-001). */
@@ -75,7 +79,10 @@ containers:
     const v = ctx.version.toString();
     for (const w of ctx.graph.workloads) {
       if (!nativeOn) {
-        for (const c of w.sidecars) {
+        // One fix per workload, on its first finding: moving containers shifts the indices that
+        // separate fixes would point at.
+        const back = w.isBatch ? undefined : toClassicFix(w);
+        w.sidecars.forEach((c, i) => {
           const why = ctx.version.atLeast(1, 28)
             ? `SidecarContainers is alpha and off by default on ${v}: the API server drops the field`
             : `native sidecars do not exist on ${v}: the field is unknown (rejected under strict field validation, dropped otherwise)`;
@@ -84,13 +91,18 @@ containers:
             pointer: `${c.pointer}/restartPolicy`,
             severity: 'error',
             message: `init container "${c.name}" has restartPolicy: Always, but ${why}, and the container then runs as a classic init container that never exits, so the pod never starts; target Kubernetes >= 1.29, or run "${c.name}" as a regular container`,
+            fix: i === 0 ? back : undefined,
           });
-        }
+        });
         continue;
       }
       if (w.containers.length < 2) continue;
-      for (const c of w.containers) {
-        if (!names.has(c.name) || deliberateClassic(w, c)) continue;
+      const helpers = w.containers.filter((c) => names.has(c.name) && !deliberateClassic(w, c));
+      if (!helpers.length) continue;
+      const movable = helpers.filter((c) => !namedPortBlocks(w, c));
+      const fix = toNativeFix(w, movable);
+      const fixOn = movable[0];
+      for (const c of helpers) {
         const others = w.containers.filter((x) => x !== c).map((x) => `"${x.name}"`).join(', ');
         if (w.isBatch) {
           ctx.report({
@@ -98,6 +110,7 @@ containers:
             pointer: c.pointer,
             severity: 'warning',
             message: `"${c.name}" runs as a classic container next to ${others}: it keeps running after the job's work is done, so the pod never completes and the Job never finishes; make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)})`,
+            fix: c === fixOn ? fix : undefined,
           });
         } else {
           ctx.report({
@@ -105,6 +118,7 @@ containers:
             pointer: c.pointer,
             severity: 'info',
             message: `"${c.name}" runs as a classic container: it gets SIGTERM together with ${others}, in no defined order, and can exit before they finish draining, so their shutdown-time calls fail; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)}), which is stopped only after the main containers exit`,
+            fix: c === fixOn ? fix : undefined,
           });
         }
       }
@@ -124,5 +138,89 @@ containers:
       }
       return false;
     }
+
+    /**
+     * A Service reaches the container through a named targetPort: EndpointSlices resolve named ports
+     * of native sidecars only from 1.32 (kubernetes/kubernetes#127976, #128850), so moving it earlier
+     * would take the port out of the Service.
+     */
+    function namedPortBlocks(w: Workload, c: ContainerView): boolean {
+      if (ctx.version.atLeast(1, 32)) return false;
+      return ctx.graph.servedPorts(w).some((p) => p.container === c && typeof p.servicePort.targetPort === 'string');
+    }
+
+    /**
+     * Moves the helpers to the end of initContainers with restartPolicy: Always, every other field
+     * kept (ports, probes and lifecycle hooks are all valid on a native sidecar); after the classic
+     * init containers, so those run as before. Native sidecars stop after the main containers, one
+     * by one, so the grace period is raised when it no longer covers the main containers' preStop +
+     * drain plus every native sidecar's drain (the TERM-001 / SIDE-002 budget). A proposal (section 12).
+     */
+    function toNativeFix(w: Workload, move: ContainerView[]): Fix | undefined {
+      if (!move.length) return undefined;
+      const edits: FixEdit[] = moveEdits(w.containers, move, `${w.podSpecPointer}/containers`);
+      for (const c of move) edits.push({ op: 'append', pointer: `${w.podSpecPointer}/initContainers`, value: { ...c.raw, restartPolicy: 'Always' } });
+      const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
+      const addends: Addend[] = [...shutdownAddends(ctx.graph, w), ...move.map((c) => ({ seconds: sidecarDrainSeconds(hint, c), source: `native sidecar "${c.name}" drain` }))];
+      const declared = w.annotations[HINT.drainSeconds] !== undefined;
+      let grace = w.grace;
+      if (w.grace > 0) {
+        for (const c of w.containers) {
+          if (move.includes(c)) continue;
+          const b = containerBudget(w, c, addends);
+          if (b.preStop.kind === 'none' && !declared) continue;
+          const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
+          if (s === undefined || b.needed === undefined || b.needed <= w.grace) continue;
+          grace = Math.max(grace, recommendedGrace(s, b.drain, b.addend));
+        }
+      }
+      if (grace > w.grace) edits.push(graceEdit(w, grace));
+      const list = move.map((c) => `"${c.name}"`).join(', ');
+      return {
+        description: `move container${move.length > 1 ? 's' : ''} ${list} to initContainers with restartPolicy: Always (native sidecar${move.length > 1 ? 's' : ''})${grace > w.grace ? ` and set terminationGracePeriodSeconds to ${grace}` : ''}`,
+        safety: 'proposal',
+        edits,
+      };
+    }
+
+    /** Runs the native sidecars as regular containers (the only form the target supports), restartPolicy dropped. */
+    function toClassicFix(w: Workload): Fix | undefined {
+      if (!w.sidecars.length) return undefined;
+      const inits = [...w.initContainers, ...w.sidecars].sort((a, b) => index(a) - index(b));
+      const edits: FixEdit[] = moveEdits(inits, w.sidecars, `${w.podSpecPointer}/initContainers`);
+      for (const c of w.sidecars) {
+        const rest = { ...c.raw };
+        delete rest.restartPolicy;
+        edits.push({ op: 'append', pointer: `${w.podSpecPointer}/containers`, value: rest });
+      }
+      const list = w.sidecars.map((c) => `"${c.name}"`).join(', ');
+      return { description: `move init container${w.sidecars.length > 1 ? 's' : ''} ${list} to containers without restartPolicy (no native sidecars on ${v})`, safety: 'proposal', edits };
+    }
   },
 };
+
+/**
+ * Removes `gone` from the list at `listPointer` (highest index first, so the lower indices stay
+ * right). Every index from the first removed one to the old end changes meaning, so the edits also
+ * name each of them: the items that shifted are re-asserted at their new index with the value they
+ * already have, and the indices past the new end get a `remove`, a no-op there. None of that changes
+ * the document, but it marks those paths as touched by this fix: the fixer then accepts that they
+ * changed, and defers any other fix aimed at the old indices to its next lint pass.
+ */
+function moveEdits(list: ContainerView[], gone: ContainerView[], listPointer: string): FixEdit[] {
+  const edits: FixEdit[] = [...gone].sort((a, b) => index(b) - index(a)).map((c) => ({ op: 'remove', pointer: c.pointer }) as FixEdit);
+  const first = Math.min(...gone.map(index));
+  const end = Math.max(...list.map(index)) + 1;
+  for (const c of list) {
+    if (gone.includes(c) || index(c) < first) continue;
+    const k = index(c) - gone.filter((g) => index(g) < index(c)).length;
+    edits.push({ op: 'set', pointer: `${listPointer}/${k}`, value: c.raw });
+  }
+  for (let k = end - gone.length; k < end; k++) edits.push({ op: 'remove', pointer: `${listPointer}/${k}` });
+  return edits;
+}
+
+/** The container's index in its list, from its pointer. */
+function index(c: ContainerView): number {
+  return Number(c.pointer.slice(c.pointer.lastIndexOf('/') + 1));
+}

@@ -1,7 +1,39 @@
-import { Rule } from '../engine/types';
+import { Fix, Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
+import { ObjectGraph } from '../model/graph';
+import { isObject, JsonObject } from '../model/types';
+import { Workload } from '../model/workload';
+import { copyJson } from './fix-util';
 import { labelsForPdb, nsPhrase, replicaBasis } from './rollout-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
+
+/**
+ * A new PDB right after the workload (a proposal: a new object): maxUnavailable 1 never blocks an
+ * eviction and follows scale changes; the selector is a copy of the workload's own (never edited);
+ * AlwaysAllow on >= 1.27 except for StatefulSets, treated as data stores (section 12).
+ */
+function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix | undefined {
+  const sel = w.obj.raw.spec && isObject(w.obj.raw.spec) ? w.obj.raw.spec.selector : undefined;
+  const hasSel = isObject(sel) && ((isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || (Array.isArray(sel.matchExpressions) && sel.matchExpressions.length > 0));
+  const selector: JsonObject | undefined = hasSel ? copyJson(sel) : Object.keys(w.templateLabels).length ? { matchLabels: { ...w.templateLabels } } : undefined;
+  if (!selector) return undefined;
+  const ns = w.obj.namespace ?? 'default';
+  const taken = new Set(graph.pdbs.filter((p) => (p.obj.namespace ?? 'default') === ns).map((p) => p.obj.name));
+  let name = w.obj.name;
+  for (let i = 2; taken.has(name); i++) name = i === 2 ? `${w.obj.name}-pdb` : `${w.obj.name}-pdb-${i - 1}`;
+  const metadata: JsonObject = { name };
+  const rawNs = isObject(w.obj.raw.metadata) ? w.obj.raw.metadata.namespace : undefined;
+  if (typeof rawNs === 'string' && rawNs !== '') metadata.namespace = rawNs;
+  const spec: JsonObject = { maxUnavailable: 1 };
+  if (version.atLeast(1, 27) && w.kind !== 'StatefulSet') spec.unhealthyPodEvictionPolicy = 'AlwaysAllow';
+  spec.selector = selector;
+  return {
+    description: `add PodDisruptionBudget ${name} (maxUnavailable: 1) for ${w.kind}/${w.obj.name}`,
+    safety: 'proposal',
+    edits: [{ op: 'add-object', value: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec } }],
+  };
+}
 
 export const pdbMissing: Rule = {
   meta: {
@@ -28,7 +60,9 @@ spec:
   unhealthyPodEvictionPolicy: AlwaysAllow   # >= 1.27 (beta, on); GA 1.31
   selector:
     matchLabels: {app: web}
-\`\`\``,
+\`\`\`
+
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md',
@@ -46,6 +80,7 @@ spec:
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
         message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
+        fix: newPdbFix(ctx.graph, ctx.version, w),
       });
     }
   },

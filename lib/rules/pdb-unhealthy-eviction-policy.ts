@@ -22,7 +22,9 @@ Fix (automatic):
 \`\`\`yaml
 spec:
   unhealthyPodEvictionPolicy: AlwaysAllow   # >= 1.27 (beta, on); GA 1.31
-\`\`\``,
+\`\`\`
+
+**\`--fix\`:** adds \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 (safe), never for PDBs over StatefulSets (data stores); changing an explicit \`IfHealthyBudget\` is a proposal (\`--fix-proposals\`).`,
     fixable: true,
     versionGate: 'PDBUnhealthyPodEvictionPolicy: alpha 1.26, beta (on) 1.27, GA 1.31; reported only for targets >= 1.27',
     references: [
@@ -46,6 +48,8 @@ spec:
           pointer: existingPointer(p.obj.raw, 'spec'),
           severity: 'info',
           message: `unhealthyPodEvictionPolicy is not set (behaves as IfHealthyBudget): Running-but-not-Ready pods can be evicted only while the budget is met, so a crash-looping workload blocks node drains; set unhealthyPodEvictionPolicy: AlwaysAllow (available since 1.27).${dataNote}`,
+          // Data stores keep IfHealthyBudget (section 12), so no repair is offered for them.
+          fix: sts.length ? undefined : { description: 'set unhealthyPodEvictionPolicy: AlwaysAllow', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }] },
         });
       } else if (policy === 'IfHealthyBudget' && sts.length === 0) {
         ctx.report({
@@ -53,6 +57,8 @@ spec:
           pointer: '/spec/unhealthyPodEvictionPolicy',
           severity: 'info',
           message: `unhealthyPodEvictionPolicy IfHealthyBudget on pods that are not a StatefulSet's: a crash-looping workload blocks node drains; prefer AlwaysAllow unless evicting an unready pod is really unsafe`,
+          // Written on purpose by someone: changing it is for a person to approve.
+          fix: { description: 'change unhealthyPodEvictionPolicy from IfHealthyBudget to AlwaysAllow', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }] },
         });
       }
     }

@@ -1,8 +1,10 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, trafficContainers } from './probe-util';
+import { FIX_PRESTOP_SECONDS, neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { graceMessageRef } from './util';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
@@ -35,6 +37,20 @@ function acceptsAfterSigterm(c: ContainerView): boolean {
     const s = m ? parseSeconds(m[1]) : undefined;
     return s !== undefined && s > 0;
   });
+}
+
+/** preStop delay for the container, plus the grace period it then needs (never lowered). */
+function addPreStopFix(graph: ObjectGraph, version: KubeVersion, w: Workload, c: ContainerView): Fix {
+  const h = preStopHandler(version, FIX_PRESTOP_SECONDS);
+  const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: h.handler }];
+  const grace = neededGrace(graph, w, new Map([[c.pointer, FIX_PRESTOP_SECONDS]]));
+  const raise = raiseGraceEdit(w, grace);
+  if (raise) edits.push(raise);
+  return {
+    description: `add ${h.text} to container "${c.name}"${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}`,
+    safety: h.safety,
+    edits,
+  };
 }
 
 export const prestopMissing: Rule = {
@@ -100,7 +116,9 @@ containers:
       sleep: {seconds: 10}
 \`\`\`
 
-Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sleep\` binary).`,
+Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sleep\` binary).
+
+**\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it).`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
     references: [
@@ -120,7 +138,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
         const serves = servedPortsLabel(graph, w, c) ?? 'Service traffic';
-        const fix = preStopFix(ctx.version);
+        const fix = preStopFix(ctx.version, FIX_PRESTOP_SECONDS);
         let why: string;
         let severity: 'error' | 'warning' = 'warning';
         if (gate) {
@@ -137,6 +155,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
           pointer: c.pointer,
           severity,
           message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix} and keep the delay plus drain time within ${graceMessageRef(w)}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead`,
+          fix: addPreStopFix(ctx.graph, ctx.version, w, c),
         });
       }
     }

@@ -1,8 +1,9 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { drainSeconds, recommendedGrace } from '../timeline/budget';
 import { classifyPreStop } from '../timeline/prestop';
+import { neededGrace, raiseGraceEdit } from './fix-util';
 import { trafficContainers } from './probe-util';
 import { graceMessageRef } from './util';
 
@@ -69,7 +70,9 @@ was meant to give silently disappears (real case: linkerd/linkerd2#14011).
 lifecycle:
   preStop:
     sleep: {seconds: 10}
-\`\`\``,
+\`\`\`
+
+**\`--fix\`:** raises \`terminationGracePeriodSeconds\` when \`sleep.seconds\` exceeds it (safe). With \`--fix-proposals\`: replaces an exec sleep by the sleep action (>= 1.30), a sleep action by exec sleep (< 1.30), rounds fractional seconds up, writes quoted seconds as a number, and removes a \`sleep: {seconds: 0}\` hook the version rejects.`,
     fixable: true,
     versionGate:
       'PodLifecycleSleepAction: alpha 1.29 (off), beta 1.30 (on), GA 1.34; sleep.seconds: 0 needs PodLifecycleSleepActionAllowZero: alpha 1.32, beta 1.33 (on), GA 1.34',
@@ -100,6 +103,7 @@ lifecycle:
         const n = secondsText(pre.seconds ?? 10);
         const cmd = JSON.stringify(pre.command ?? []);
         const pointer = `${c.pointer}/lifecycle/preStop/exec`;
+        const toSleep = sleepOn ? toSleepAction(w, c, Number(n)) : undefined;
         if (c.image && shellLess.some((m) => m(c.image))) {
           ctx.report({
             object: w.obj,
@@ -108,6 +112,7 @@ lifecycle:
             message: sleepOn
               ? `container "${c.name}": preStop exec ${cmd} cannot run in the shell-less image "${c.image}": the hook fails (FailedPreStopHook) and SIGTERM is sent at once, without the ${n}s delay; use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`
               : `container "${c.name}": preStop exec ${cmd} cannot run in the shell-less image "${c.image}": the hook fails (FailedPreStopHook) and SIGTERM is sent at once, without the ${n}s delay; on ${ctx.version.toString()} the sleep action is not available (needs >= 1.30): use an image variant with a sleep binary (e.g. a :debug tag) or upgrade and use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
+            fix: toSleep,
           });
         } else if (sleepOn && served.has(c)) {
           ctx.report({
@@ -115,9 +120,26 @@ lifecycle:
             pointer,
             severity: 'info',
             message: `container "${c.name}": preStop exec ${cmd} only sleeps ${n}s; on ${ctx.version.toString()} the kubelet can do it without a shell or sleep binary in the image: use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
+            fix: toSleep,
           });
         }
       }
+    }
+
+    /** exec sleep -> the sleep action with the same delay, and the grace period it needs. */
+    function toSleepAction(w: Workload, c: ContainerView, seconds: number): Fix | undefined {
+      if (seconds <= 0 && !(seconds === 0 && zeroOk)) return undefined;
+      const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: { sleep: { seconds } } }];
+      const raise = raiseGraceEdit(w, Math.max(seconds, c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0));
+      if (raise) edits.push(raise);
+      return { description: `replace the exec sleep preStop of container "${c.name}" with the sleep action (${seconds}s)`, safety: 'proposal', edits };
+    }
+
+    /** The API requires sleep.seconds <= the grace period: raise the grace period (safe, section 12). */
+    function graceForSleep(w: Workload, c: ContainerView, hook: string, seconds: number): Fix | undefined {
+      const need = Math.max(recommendedGrace(seconds, drainSeconds(w)), hook === 'preStop' && c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0);
+      const raise = raiseGraceEdit(w, need);
+      return raise && { description: `raise terminationGracePeriodSeconds to ${need} (sleep + drain + margin)`, safety: 'safe', edits: [raise] };
     }
 
     function checkSleepAction(w: Workload, c: ContainerView, hook: (typeof HOOKS)[number]): void {
@@ -132,11 +154,26 @@ lifecycle:
           pointer,
           severity: 'error',
           message: `container "${c.name}": the ${hook} sleep action needs Kubernetes >= 1.30 (PodLifecycleSleepAction${ctx.version.atLeast(1, 29) ? ' is alpha and off by default on 1.29' : ` does not exist on ${ctx.version.toString()}`}): the API server drops the field and rejects the hook; use exec: {command: ["sleep", "${n}"]} (needs a sleep binary in the image) or target >= 1.30`,
+          fix: {
+            description: `replace the ${hook} sleep action of container "${c.name}" with exec ["sleep", "${n}"] (the image needs a sleep binary)`,
+            safety: 'proposal',
+            edits: [{ op: 'set', pointer: `${c.pointer}/lifecycle/${hook}`, value: { exec: { command: ['sleep', n] } } }],
+          },
         });
         return;
       }
       if (typeof seconds !== 'number') {
-        ctx.report({ object: w.obj, pointer, severity: 'error', message: `container "${c.name}": ${hook} sleep action without a numeric seconds: the API rejects it; set sleep: {seconds: 10}` });
+        const parsed = typeof seconds === 'string' && /^\s*\d+\s*$/.test(seconds) ? Number(seconds) : undefined;
+        ctx.report({
+          object: w.obj,
+          pointer,
+          severity: 'error',
+          message: `container "${c.name}": ${hook} sleep action without a numeric seconds: the API rejects it; set sleep: {seconds: 10}`,
+          fix:
+            parsed === undefined
+              ? undefined
+              : { description: `write the ${hook} sleep.seconds of container "${c.name}" as the number ${parsed}`, safety: 'proposal', edits: [{ op: 'set', pointer: `${pointer}/seconds`, value: parsed }] },
+        });
         return;
       }
       const sp = `${pointer}/seconds`;
@@ -148,6 +185,8 @@ lifecycle:
           message: zeroOk
             ? `container "${c.name}": ${hook} sleep.seconds is ${seconds}: the API requires a non-negative value; set it to the delay you need (e.g. 10)`
             : `container "${c.name}": ${hook} sleep.seconds is ${seconds}: the API requires a value > 0 on ${ctx.version.toString()} (0 is allowed from 1.33, PodLifecycleSleepActionAllowZero); set it to the delay you need (e.g. 10) or remove the hook`,
+          // A hook that asks for no delay is the same as no hook.
+          fix: { description: `remove the ${hook} hook of container "${c.name}" (it asks for no delay)`, safety: 'proposal', edits: [{ op: 'remove', pointer: `${c.pointer}/lifecycle/${hook}` }] },
         });
       } else if (seconds > w.grace) {
         ctx.report({
@@ -155,9 +194,16 @@ lifecycle:
           pointer: sp,
           severity: 'error',
           message: `container "${c.name}": ${hook} sleep.seconds ${seconds} exceeds ${graceMessageRef(w)}: the API rejects it; shorten the sleep or raise terminationGracePeriodSeconds to ${recommendedGrace(seconds, drainSeconds(w))}s (sleep + drain + 5s margin)`,
+          fix: graceForSleep(w, c, hook, seconds),
         });
       } else if (!Number.isInteger(seconds)) {
-        ctx.report({ object: w.obj, pointer: sp, severity: 'error', message: `container "${c.name}": ${hook} sleep.seconds ${seconds} is not an integer: the API rejects it; use ${Math.ceil(seconds)}` });
+        ctx.report({
+          object: w.obj,
+          pointer: sp,
+          severity: 'error',
+          message: `container "${c.name}": ${hook} sleep.seconds ${seconds} is not an integer: the API rejects it; use ${Math.ceil(seconds)}`,
+          fix: { description: `round the ${hook} sleep.seconds of container "${c.name}" up to ${Math.ceil(seconds)}`, safety: 'proposal', edits: [{ op: 'set', pointer: sp, value: Math.ceil(seconds) }] },
+        });
       }
     }
   },

@@ -69,7 +69,9 @@ Fix: raise \`progressDeadlineSeconds\` above the step time:
 spec:
   minReadySeconds: 15
   progressDeadlineSeconds: 600   # > minReadySeconds + image pull + startup budget + readiness gates
-\`\`\``,
+\`\`\`
+
+**\`--fix\`:** raises \`progressDeadlineSeconds\` above \`minReadySeconds\` when the API would reject the spec (safe); raising it to a realistic step time is a proposal (\`--fix-proposals\`).`,
     fixable: true,
     paramsSchema: {
       type: 'object',
@@ -103,6 +105,11 @@ spec:
           pointer: d.progressDeadlineSet ? '/spec/progressDeadlineSeconds' : '/spec/minReadySeconds',
           severity: 'error',
           message: `${pdsText} <= minReadySeconds ${mrs}: the API rejects it ("must be greater than minReadySeconds"); raise progressDeadlineSeconds to at least ${Math.max(step, mrs + 1)}s`,
+          fix: {
+            description: `raise progressDeadlineSeconds to ${Math.max(step, mrs + 1)} (above minReadySeconds ${mrs})`,
+            safety: 'safe',
+            edits: [{ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: Math.max(step, mrs + 1) }],
+          },
         });
         continue;
       }
@@ -114,6 +121,8 @@ spec:
         pointer: d.progressDeadlineSet ? '/spec/progressDeadlineSeconds' : '/spec',
         severity: 'warning',
         message: `${pdsText} is shorter than a realistic rollout step of ${step}s (${parts.join(' + ')}): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least ${step}s`,
+        // Above minReadySeconds already: a longer deadline is advice about this cluster, not a repair.
+        fix: { description: `raise progressDeadlineSeconds to ${step} (a realistic rollout step)`, safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: step }] },
       });
     }
   },

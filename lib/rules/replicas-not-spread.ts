@@ -1,10 +1,33 @@
-import { Rule } from '../engine/types';
+import { Fix, Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
+import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEYS } from './mesh-util';
 import { existingPointer, nodePinning, replicaBasis } from './rollout-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
+
+/**
+ * A soft hostname spread over the pods' identifying labels (the selector's matchLabels when they
+ * are plain labels of the template, else the template labels); matchLabelKeys keeps a Deployment's
+ * rollout from counting old pods (>= 1.27). A proposal: it changes scheduling.
+ */
+function spreadFix(w: Workload, version: KubeVersion): Fix | undefined {
+  const sel = isObject(w.obj.raw.spec) && isObject(w.obj.raw.spec.selector) ? w.obj.raw.spec.selector : undefined;
+  const ml = sel && isObject(sel.matchLabels) ? sel.matchLabels : undefined;
+  const fromSelector =
+    ml && Object.keys(ml).length > 0 && Object.entries(ml).every(([k, v]) => w.templateLabels[k] === String(v)) ? Object.fromEntries(Object.keys(ml).map((k) => [k, w.templateLabels[k]])) : undefined;
+  const labels: Record<string, string> = fromSelector ?? { ...w.templateLabels };
+  if (!Object.keys(labels).length) return undefined;
+  const constraint: JsonObject = { maxSkew: 1, topologyKey: HOSTNAME_KEY, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } };
+  if (w.kind === 'Deployment' && version.atLeast(1, 27)) constraint.matchLabelKeys = ['pod-template-hash'];
+  return {
+    description: `add a topologySpreadConstraint spreading ${w.kind}/${w.obj.name} over ${HOSTNAME_KEY} (ScheduleAnyway)`,
+    safety: 'proposal',
+    edits: [{ op: 'append', pointer: `${w.podSpecPointer}/topologySpreadConstraints`, value: constraint }],
+  };
+}
 
 export const replicasNotSpread: Rule = {
   meta: {
@@ -40,7 +63,9 @@ topologySpreadConstraints:
   whenUnsatisfiable: ScheduleAnyway
   labelSelector: {matchLabels: {app: web}}
   matchLabelKeys: [pod-template-hash]
-\`\`\``,
+\`\`\`
+
+**\`--fix-proposals\`:** appends a \`kubernetes.io/hostname\` constraint with \`maxSkew: 1\`, \`whenUnsatisfiable: ScheduleAnyway\`, the selector's labels, and \`matchLabelKeys: [pod-template-hash]\` for Deployments on >= 1.27.`,
     fixable: true,
     versionGate: 'matchLabelKeys in the suggested fix (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27',
     paramsSchema: { type: 'object', properties: {}, additionalProperties: false },
@@ -62,6 +87,7 @@ topologySpreadConstraints:
       ctx.report({
         object: w.obj,
         pointer,
+        fix: spreadFix(w, ctx.version),
         message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}`,
       });
     }

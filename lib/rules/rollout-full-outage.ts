@@ -1,6 +1,28 @@
-import { Rule } from '../engine/types';
-import { isLiteralZero, scaled } from '../model/intstr';
+import { Fix, Rule } from '../engine/types';
+import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
 import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
+
+/**
+ * Surge first: maxUnavailable 0, and maxSurge 1 only when the written (or default) maxSurge does not
+ * already resolve to at least one pod; a larger surge the user chose is kept, so rollouts stay as fast.
+ * A strategy change, so a proposal (section 12). Exclusive volumes never get here: the rule skips them,
+ * because surge-first would deadlock (ROLL-002).
+ */
+function surgeFirstFix(surge: number, maxSurge: IntOrPercent, maxSurgeSet: boolean): Fix {
+  const unavailable = { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 0 } as const;
+  if (surge >= 1) {
+    return {
+      description: `set strategy.rollingUpdate.maxUnavailable to 0 (maxSurge ${fmtIntOrPercent(maxSurge)}${maxSurgeSet ? '' : ' (default)'} already surges)`,
+      safety: 'proposal',
+      edits: [unavailable],
+    };
+  }
+  return {
+    description: 'set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first)',
+    safety: 'proposal',
+    edits: [{ op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 1 }, unavailable],
+  };
+}
 
 export const rolloutFullOutage: Rule = {
   meta: {
@@ -65,6 +87,7 @@ strategy:
         object: w.obj,
         pointer,
         message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)`,
+        fix: surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet),
       });
     }
   },

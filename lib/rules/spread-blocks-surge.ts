@@ -1,4 +1,5 @@
-import { Rule } from '../engine/types';
+import { Fix, FixEdit, Rule } from '../engine/types';
+import { get } from '../model/workload';
 import { DeploymentRollout, Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
 import { fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
@@ -41,7 +42,9 @@ topologySpreadConstraints:
   matchLabelKeys: [pod-template-hash]   # >= 1.27; below: whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1
 \`\`\`
 For a required hostname anti-affinity: add \`matchLabelKeys: [pod-template-hash]\` to the term on >= 1.31; below,
-use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint above.`,
+use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint above.
+
+**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100.`,
     fixable: true,
     versionGate:
       'matchLabelKeys (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27; minDomains: beta (on) 1.27, GA 1.30; matchLabelKeys on pod affinity terms (MatchLabelKeysInPodAffinity, KEP-3633): alpha 1.29, beta (on) 1.31, GA 1.33',
@@ -78,8 +81,18 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           : hasHash
             ? `matchLabelKeys is ignored on ${v} (MatchLabelKeysInPodTopologySpread is off before 1.27): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1, until the cluster runs >= 1.27`
             : `matchLabelKeys: [${POD_TEMPLATE_HASH}] needs >= 1.27 (off on ${v}): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1`;
+        let repair: Fix | undefined;
+        if (tscKeysOn) {
+          repair = { description: `add matchLabelKeys: [${POD_TEMPLATE_HASH}] to topologySpreadConstraints[${c.index}]`, safety: 'safe', edits: [{ op: 'append', pointer: `${c.pointer}/matchLabelKeys`, value: POD_TEMPLATE_HASH }] };
+        } else {
+          // minDomains is dropped before 1.27 anyway, and the API allows it only with DoNotSchedule.
+          const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/whenUnsatisfiable`, value: 'ScheduleAnyway' }];
+          if (c.minDomains !== undefined) edits.push({ op: 'remove', pointer: `${c.pointer}/minDomains` });
+          repair = { description: `make topologySpreadConstraints[${c.index}] whenUnsatisfiable: ScheduleAnyway (matchLabelKeys needs >= 1.27)`, safety: 'proposal', edits };
+        }
         ctx.report({
           object: w.obj,
+          fix: repair,
           pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
           severity: 'warning',
           message: `${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
@@ -94,11 +107,30 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           : `${hasHash ? `matchLabelKeys on affinity terms is ignored on ${v} (MatchLabelKeysInPodAffinity is on from 1.31); ` : ''}make it preferredDuringSchedulingIgnoredDuringExecution, or replace it with a kubernetes.io/hostname topologySpreadConstraint${tscKeysOn ? ` with matchLabelKeys: [${POD_TEMPLATE_HASH}]` : ' with whenUnsatisfiable: ScheduleAnyway'}`;
         ctx.report({
           object: w.obj,
+          fix: affinityRepair(w, t.pointer, t.index, affinityKeysOn),
           pointer: t.pointer,
           severity: 'warning',
           message: `required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
         });
       }
+    }
+
+    /** matchLabelKeys on >= 1.31 (safe); before, move the term to preferred (a proposal). */
+    function affinityRepair(w: Workload, pointer: string, index: number, keysOn: boolean): Fix | undefined {
+      if (keysOn) return { description: `add matchLabelKeys: [${POD_TEMPLATE_HASH}] to the required pod anti-affinity term ${index}`, safety: 'safe', edits: [{ op: 'append', pointer: `${pointer}/matchLabelKeys`, value: POD_TEMPLATE_HASH }] };
+      const base = `${w.podSpecPointer}/affinity/podAntiAffinity`;
+      const required = get(w.podSpec, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution');
+      const term = Array.isArray(required) ? required[index] : undefined;
+      if (term === undefined) return undefined;
+      const only = Array.isArray(required) && required.length === 1;
+      return {
+        description: `make the required pod anti-affinity term ${index} preferred (weight 100)`,
+        safety: 'proposal',
+        edits: [
+          { op: 'remove', pointer: only ? `${base}/requiredDuringSchedulingIgnoredDuringExecution` : pointer },
+          { op: 'append', pointer: `${base}/preferredDuringSchedulingIgnoredDuringExecution`, value: { weight: 100, podAffinityTerm: JSON.parse(JSON.stringify(term)) } },
+        ],
+      };
     }
 
     function rolloutPhrase(d: DeploymentRollout, basis: ReplicaBasis): string {

@@ -1,5 +1,6 @@
 import { Rule } from '../engine/types';
 import { num } from '../model/workload';
+import { neededGrace } from './fix-util';
 
 export const zeroGracePeriod: Rule = {
   meta: {
@@ -28,7 +29,9 @@ spec:
   template:
     spec:
       terminationGracePeriodSeconds: 30
-\`\`\``,
+\`\`\`
+
+**\`--fix\` (safe):** sets \`terminationGracePeriodSeconds\` to preStop + drain + addend + 5 s.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md (deployment and scaling guarantees)',
@@ -39,6 +42,7 @@ spec:
     for (const w of ctx.graph.workloads) {
       if (num(w.podSpec.terminationGracePeriodSeconds) !== 0) continue;
       const sts = w.kind === 'StatefulSet';
+      const grace = neededGrace(ctx.graph, w);
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`,
@@ -46,6 +50,11 @@ spec:
         message: sts
           ? 'terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s'
           : 'terminationGracePeriodSeconds is 0: preStop hooks are skipped and the app gets only the kubelet\'s 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to preStop + drain + 5s',
+        fix: {
+          description: `set terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`,
+          safety: 'safe',
+          edits: [{ op: 'set', pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`, value: grace }],
+        },
       });
     }
   },

@@ -1,0 +1,97 @@
+import { ResolvedPolicy } from '../engine/policy';
+import { Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
+import { AppliedFix, fixSources, PROPOSAL_REASON, SkippedFix, unifiedDiff } from '../fix';
+import { Source } from '../model/sources';
+import { CliIO, UsageError, writeAtomic } from './io';
+
+/** What `lint --fix`, `--fix-dry-run` and `--fix-proposals` ask for. */
+export interface FixMode {
+  /** Write the fixed files (`--fix`); false for `--fix-dry-run`. */
+  write: boolean;
+  proposals: boolean;
+}
+
+export const FIX_USAGE = `  --fix                 apply the safe repairs (graceful-termination.md section 12) to the files,
+                        keeping comments and formatting; stdin input is printed fixed to stdout.
+                        Then lints again: the report and exit code are about what remains
+  --fix-dry-run         print the repairs as a unified diff on stdout instead of writing; the
+                        report and exit code are about what would remain
+  --fix-proposals       also apply proposals (new PDBs, strategy changes, spread constraints, ...);
+                        needs --fix or --fix-dry-run
+`;
+
+export const FIX_NOTES = `
+With --fix-dry-run, or --fix on stdin input, stdout carries the diff or the fixed YAML, so the
+report that would go there goes to stderr (formats with --output FILE are written as usual).
+Helm chart directories are never written: --fix refuses them (exit 2); --fix-dry-run shows what
+it would change in the other files.
+`;
+
+export function fixModeOf(values: { fix?: boolean; 'fix-dry-run'?: boolean; 'fix-proposals'?: boolean }): FixMode | undefined {
+  if (values.fix && values['fix-dry-run']) throw new UsageError('--fix and --fix-dry-run exclude each other: use --fix-dry-run to see the changes, --fix to write them');
+  if (values['fix-proposals'] && !values.fix && !values['fix-dry-run']) throw new UsageError('--fix-proposals needs --fix or --fix-dry-run');
+  if (!values.fix && !values['fix-dry-run']) return undefined;
+  return { write: !!values.fix, proposals: !!values['fix-proposals'] };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function appliedLine(a: AppliedFix): string {
+  return `  ${a.file}:${a.line} ${a.ruleId} ${a.description}${a.safety === 'proposal' ? ' (proposal)' : ''}\n`;
+}
+
+function skippedLine(s: SkippedFix, withReason: boolean): string {
+  const f = s.finding;
+  return `  ${f.file}:${f.line} ${f.ruleId} ${f.fix?.description ?? ''}${withReason ? `: ${s.reason}` : ''}\n`;
+}
+
+/**
+ * Applies the fixes for `lint`: writes the files (or prints the diff), prints a summary on stderr,
+ * and returns the sources as fixed, for the lint that reports what remains.
+ */
+export function runFixes(
+  sources: Source[],
+  opts: { rules: Rule[]; policy: ResolvedPolicy; version: KubeVersion },
+  mode: FixMode,
+  io: CliIO,
+): { sources: Source[]; stdoutTaken: boolean } {
+  if (mode.write) {
+    const charts = [...new Set(sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart])))];
+    if (charts.length) {
+      throw new UsageError(
+        `--fix cannot write into the Helm chart ${charts.join(', ')}: its manifests are rendered from templates; fix the chart's templates or values by hand (--fix-dry-run shows the changes), or lint the manifests the chart is rendered to`,
+      );
+    }
+  }
+  const result = fixSources(sources, { ...opts, proposals: mode.proposals });
+  // stdout belongs to the diff, or to the fixed stdin YAML, even when it stays empty.
+  const stdoutTaken = !mode.write || sources.some((s) => s.path === undefined && s.chart === undefined);
+  for (const f of result.files) {
+    const src = sources.find((s) => s.file === f.file)!;
+    if (!mode.write) {
+      io.stdout(unifiedDiff(f.file, f.original, f.text));
+    } else if (src.path === undefined) {
+      // stdin: never written anywhere; the fixed YAML goes to stdout.
+      io.stdout(f.text);
+    } else if (f.text !== f.original) {
+      writeAtomic(src.path, f.text);
+    }
+  }
+  const applied = result.files.flatMap((f) => f.applied);
+  const changedFiles = result.files.filter((f) => f.text !== f.original).length;
+  const verb = mode.write ? 'fixed' : 'would fix';
+  let out = applied.length ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map(appliedLine).join('')}` : 'kubegrace: nothing to fix\n';
+  const proposals = result.skipped.filter((s) => s.reason === PROPOSAL_REASON);
+  const others = result.skipped.filter((s) => s.reason !== PROPOSAL_REASON);
+  if (proposals.length) out += `kubegrace: ${plural(proposals.length, 'proposal')} not applied (review them, then add --fix-proposals):\n${proposals.map((s) => skippedLine(s, false)).join('')}`;
+  if (others.length) out += `kubegrace: ${plural(others.length, 'fix')} not applied:\n${others.map((s) => skippedLine(s, true)).join('')}`;
+  io.stderr(out);
+  const fixed = sources.map((s) => {
+    const f = result.files.find((x) => x.file === s.file);
+    return f && f.text !== s.text ? { ...s, text: f.text } : s;
+  });
+  return { sources: fixed, stdoutTaken };
+}

@@ -1,0 +1,280 @@
+import { diffArrays } from 'diff';
+import { Lexer, ToStringOptions } from 'yaml';
+
+/** One line of text and the line break that ended it ('' for a last line without one). */
+export interface Line {
+  text: string;
+  eol: string;
+}
+
+export function splitLines(t: string): Line[] {
+  const out: Line[] = [];
+  let i = 0;
+  while (i < t.length) {
+    const j = t.indexOf('\n', i);
+    if (j < 0) {
+      out.push({ text: t.slice(i), eol: '' });
+      break;
+    }
+    const crlf = j > i && t[j - 1] === '\r';
+    out.push({ text: t.slice(i, crlf ? j - 1 : j), eol: crlf ? '\r\n' : '\n' });
+    i = j + 1;
+  }
+  return out;
+}
+
+export function joinLines(lines: Line[]): string {
+  return lines.map((l) => l.text + l.eol).join('');
+}
+
+/** The line break most lines of `t` use (CRLF only when it dominates). */
+export function dominantEol(t: string): string {
+  const crlf = (t.match(/\r\n/g) ?? []).length;
+  const lf = (t.match(/\n/g) ?? []).length - crlf;
+  return crlf > lf ? '\r\n' : '\n';
+}
+
+const KEY_WITH_BLOCK_VALUE = /^(\s*)(?:-\s+)?[^\s#'"][^#]*?:\s*(?:#.*)?$|^(\s*)(?:-\s+)?(['"]).*\3:\s*(?:#.*)?$/;
+
+function indentOf(s: string): number {
+  return s.length - s.trimStart().length;
+}
+
+/**
+ * `Document.toString` options that reproduce how a document is written: its indentation, whether
+ * block sequences are indented under their key, flow padding and preferred quotes. Lines are
+ * never folded (`lineWidth: 0`).
+ */
+export function detectStyle(text: string): ToStringOptions {
+  const lines = splitLines(text)
+    .map((l) => l.text)
+    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
+  const indents = new Map<number, number>();
+  let seqIndented = 0;
+  let seqFlush = 0;
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const cur = lines[i];
+    if (!KEY_WITH_BLOCK_VALUE.test(cur) || /[|>][-+0-9]*\s*(#.*)?$/.test(cur)) continue;
+    const next = lines[i + 1];
+    // The key's own column: after a leading "- " the key sits two columns in.
+    const dash = /^(\s*)-\s+/.exec(cur);
+    const keyCol = dash ? dash[0].length : indentOf(cur);
+    const nextCol = indentOf(next);
+    if (next.trimStart().startsWith('-')) {
+      if (nextCol > keyCol) seqIndented++;
+      else if (nextCol === keyCol) seqFlush++;
+      if (nextCol > keyCol) indents.set(nextCol - keyCol, (indents.get(nextCol - keyCol) ?? 0) + 1);
+    } else if (nextCol > keyCol) {
+      indents.set(nextCol - keyCol, (indents.get(nextCol - keyCol) ?? 0) + 1);
+    }
+  }
+  let indent = 2;
+  let best = 0;
+  for (const [d, n] of [...indents.entries()].sort((a, b) => a[0] - b[0])) {
+    if (d >= 1 && d <= 8 && n > best) {
+      indent = d;
+      best = n;
+    }
+  }
+  const body = lines.join('\n');
+  const padded = (body.match(/[{[] [^\s]/g) ?? []).length;
+  const tight = (body.match(/[{[][^\s\]}]/g) ?? []).length;
+  const single = (body.match(/(?::|-)\s+'/g) ?? []).length;
+  const double = (body.match(/(?::|-)\s+"/g) ?? []).length;
+  return {
+    indent,
+    indentSeq: seqIndented >= seqFlush ? seqIndented > 0 || seqFlush === 0 : false,
+    lineWidth: 0,
+    minContentWidth: 0,
+    flowCollectionPadding: padded >= tight ? padded > 0 || tight === 0 : false,
+    singleQuote: single > double ? true : null,
+  };
+}
+
+/** The comments of a YAML text, as the lexer sees them (so `#` inside strings is not one). */
+export function commentTokens(text: string): string[] {
+  const out: string[] = [];
+  try {
+    for (const tok of new Lexer().lex(text)) if (tok.startsWith('#')) out.push(tok.trimEnd());
+  } catch {
+    // The lexer does not throw on bad input in practice; if it did, no comments are claimed.
+  }
+  return out;
+}
+
+function counts(xs: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+  return m;
+}
+
+/**
+ * Comments of `original` that `result` lost, not counting the ones the edit itself dropped
+ * (present in `before`, the rendering of the unedited document, but not in `after`).
+ */
+export function lostComments(original: string, before: string, after: string, result: string): string[] {
+  const o = counts(commentTokens(original));
+  const b = counts(commentTokens(before));
+  const a = counts(commentTokens(after));
+  const r = counts(commentTokens(result));
+  const lost: string[] = [];
+  for (const [c, n] of o) {
+    const droppedByEdit = Math.max(0, (b.get(c) ?? 0) - (a.get(c) ?? 0));
+    if ((r.get(c) ?? 0) < n - droppedByEdit) lost.push(c);
+  }
+  return lost;
+}
+
+/** For each line of `b`, the index of the equal line of `a` it aligns with, or -1 (a longest common subsequence). */
+function align(a: string[], b: string[]): Int32Array | undefined {
+  const map = new Int32Array(b.length).fill(-1);
+  // Bounded so a badly misaligned document falls back to yaml's rendering instead of spinning.
+  const parts = diffArrays(a, b, { maxEditLength: 4000 });
+  if (!parts) return undefined;
+  let ia = 0;
+  let ib = 0;
+  for (const p of parts) {
+    const n = p.count ?? p.value.length;
+    if (p.added) ib += n;
+    else if (p.removed) ia += n;
+    else {
+      for (let k = 0; k < n; k++) map[ib + k] = ia + k;
+      ia += n;
+      ib += n;
+    }
+  }
+  return map;
+}
+
+/** Lines removed plus lines added between two texts (a size for choosing the smallest edit). */
+export function changedLineCount(a: string, b: string): number {
+  const parts = diffArrays(
+    splitLines(a).map((l) => l.text),
+    splitLines(b).map((l) => l.text),
+    { maxEditLength: 4000 },
+  );
+  if (!parts) return Number.MAX_SAFE_INTEGER;
+  return parts.reduce((n, p) => n + (p.added || p.removed ? (p.count ?? p.value.length) : 0), 0);
+}
+
+/** A replacement of original lines [start, end) by `lines`. */
+export interface Hunk {
+  start: number;
+  end: number;
+  lines: string[];
+}
+
+/**
+ * Three-way merge of a document's edit into its original text: `before` and `after` are yaml's
+ * renderings of the document without and with the edit. Anchors are lines equal in all three;
+ * between two anchors, a region the edit did not touch keeps the original lines, and a touched
+ * region takes the lines of `after`. Returns the touched regions as hunks over the original, or
+ * undefined when the texts are too different to align.
+ */
+export function mergeHunks(original: string, before: string, after: string): Hunk[] | undefined {
+  const O = splitLines(original).map((l) => l.text);
+  const B = splitLines(before).map((l) => l.text);
+  const A = splitLines(after).map((l) => l.text);
+  const bToO = align(O, B);
+  const bToA = align(A, B);
+  if (!bToO || !bToA) return undefined;
+  const anchors: [number, number, number][] = [];
+  for (let ib = 0; ib < B.length; ib++) {
+    if (bToO[ib] >= 0 && bToA[ib] >= 0) anchors.push([bToO[ib], ib, bToA[ib]]);
+  }
+  anchors.push([O.length, B.length, A.length]);
+  const hunks: Hunk[] = [];
+  let o = 0;
+  let b = 0;
+  let a = 0;
+  for (const [ao, ab, aa] of anchors) {
+    const bChunk = B.slice(b, ab);
+    const aChunk = A.slice(a, aa);
+    const untouched = bChunk.length === aChunk.length && bChunk.every((x, i) => x === aChunk[i]);
+    if (!untouched) hunks.push({ start: o, end: ao, lines: keepCommentSpacing(aChunk, O.slice(o, ao)) });
+    o = ao + 1;
+    b = ab + 1;
+    a = aa + 1;
+  }
+  return hunks;
+}
+
+const TRAILING_COMMENT = /^(.*\S)(\s+)(#.*)$/;
+
+/**
+ * yaml writes one space before a trailing comment; where the replaced lines had the same comment
+ * with other spacing (aligned comments), that spacing comes back. (A `#` inside a string that this
+ * misreads changes the value, which the caller's read-back check rejects.)
+ */
+function keepCommentSpacing(lines: string[], replaced: string[]): string[] {
+  const gaps = new Map<string, string | null>();
+  for (const l of replaced) {
+    const m = TRAILING_COMMENT.exec(l);
+    if (!m) continue;
+    gaps.set(m[3], gaps.has(m[3]) && gaps.get(m[3]) !== m[2] ? null : m[2]);
+  }
+  if (!gaps.size) return lines;
+  return lines.map((l) => {
+    const m = TRAILING_COMMENT.exec(l);
+    const gap = m ? gaps.get(m[3]) : undefined;
+    return m && gap ? m[1] + gap + m[3] : l;
+  });
+}
+
+/** The original text with the hunks (sorted, not overlapping) applied; new lines end with `eol`. */
+export function applyHunks(original: string, hunks: Hunk[], eol: string): string {
+  const O = splitLines(original);
+  const out: Line[] = [];
+  let at = 0;
+  for (const h of hunks) {
+    out.push(...O.slice(at, h.start), ...h.lines.map((text) => ({ text, eol })));
+    at = h.end;
+  }
+  out.push(...O.slice(at));
+  // A line that gained a successor needs a line break.
+  for (let i = 0; i + 1 < out.length; i++) if (out[i].eol === '') out[i] = { text: out[i].text, eol };
+  return joinLines(out);
+}
+
+export function mergeEdit(original: string, before: string, after: string, eol: string): string | undefined {
+  const hunks = mergeHunks(original, before, after);
+  return hunks && applyHunks(original, hunks, eol);
+}
+
+/**
+ * Merges with several renderings (e.g. both sequence indentations) and picks, for each cluster of
+ * overlapping hunks, the rendering that changes the fewest lines there: files that mix styles keep
+ * each region's own style.
+ */
+export function mergeEditMixed(original: string, variants: { before: string; after: string }[], eol: string): string | undefined {
+  const sets = variants.map((v) => mergeHunks(original, v.before, v.after));
+  const all: { v: number; h: Hunk }[] = [];
+  sets.forEach((hs, v) => hs?.forEach((h) => all.push({ v, h })));
+  if (!all.length) return undefined;
+  all.sort((x, y) => x.h.start - y.h.start || x.h.end - y.h.end);
+  const clusters: { v: number; h: Hunk }[][] = [];
+  let end = -1;
+  for (const x of all) {
+    const last = clusters[clusters.length - 1];
+    // Touching counts as overlapping: two insertions at one point are the same edit.
+    if (last && x.h.start <= end) {
+      last.push(x);
+      end = Math.max(end, x.h.end);
+    } else {
+      clusters.push([x]);
+      end = x.h.end;
+    }
+  }
+  const chosen: Hunk[] = [];
+  for (const c of clusters) {
+    let best: { cost: number; hunks: Hunk[] } | undefined;
+    for (let v = 0; v < variants.length; v++) {
+      const hs = c.filter((x) => x.v === v).map((x) => x.h);
+      if (!hs.length) continue;
+      const cost = hs.reduce((n, h) => n + (h.end - h.start) + h.lines.length, 0);
+      if (!best || cost < best.cost) best = { cost, hunks: hs };
+    }
+    chosen.push(...best!.hunks);
+  }
+  return applyHunks(original, chosen, eol);
+}

@@ -1,0 +1,150 @@
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, Node, Pair, Scalar, ToStringOptions, YAMLMap, YAMLSeq } from 'yaml';
+import { Json } from '../model/types';
+
+/** An edit in document coordinates. */
+export interface DocEdit {
+  op: 'set' | 'append' | 'remove';
+  segs: string[];
+  value?: Json;
+}
+
+interface TextOp {
+  start: number;
+  end: number;
+  text: string;
+  order: number;
+  /** Column of inserted lines: at one position, deeper insertions go first (they end the inner collection). */
+  col: number;
+}
+
+function keyText(p: Pair<unknown, unknown>): string | undefined {
+  const k = p.key;
+  if (isScalar(k)) return k.value === null ? undefined : String(k.value);
+  return typeof k === 'string' ? k : undefined;
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+/** Where a line that follows the node ending at `end` starts (after the rest of its last line). */
+function afterLine(text: string, end: number): { pos: number; needsBreak: boolean } {
+  if (end > 0 && text[end - 1] === '\n') return { pos: end, needsBreak: false };
+  const j = text.indexOf('\n', end);
+  return j < 0 ? { pos: text.length, needsBreak: true } : { pos: j + 1, needsBreak: false };
+}
+
+function nodeEnd(n: unknown): number | undefined {
+  const r = (n as { range?: [number, number, number] } | null)?.range;
+  return r ? r[1] : undefined;
+}
+
+/** The end of a block collection's last entry (its value, else its key). */
+function collectionEnd(c: YAMLMap<unknown, unknown> | YAMLSeq<unknown>): number | undefined {
+  const last = c.items[c.items.length - 1];
+  if (last === undefined) return undefined;
+  if (isPair(last)) return nodeEnd(last.value) ?? nodeEnd(last.key);
+  return nodeEnd(last);
+}
+
+function indentLines(snippet: string, col: number, eol: string): string {
+  const pad = ' '.repeat(col);
+  return snippet
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => pad + l + eol)
+    .join('');
+}
+
+/** A scalar's new text in the style of the one it replaces (quotes kept when they still fit). */
+function scalarText(old: Scalar, value: Json, style: ToStringOptions): string | undefined {
+  if (value !== null && typeof value === 'object') return undefined;
+  if (typeof value === 'string') {
+    if (/[\n\r]/.test(value)) return undefined;
+    if (old.type === 'QUOTE_DOUBLE') return JSON.stringify(value);
+    if (old.type === 'QUOTE_SINGLE') return `'${value.replace(/'/g, "''")}'`;
+  }
+  const t = new Document(value).toString(style).replace(/\n$/, '');
+  return t.includes('\n') ? undefined : t;
+}
+
+/**
+ * Applies the edits as text operations on the original document: a changed scalar is replaced
+ * where it stands; new keys and sequence items are rendered on their own and inserted after the
+ * last entry of their block collection, at its column. Everything else stays byte for byte.
+ * Returns the new text of `text.slice(from, to)`, or undefined for edits this cannot express
+ * (removals, flow collections, replaced collections); the caller then merges yaml's rendering.
+ */
+export function surgicalEdit(text: string, from: number, to: number, doc: Document.Parsed, edits: DocEdit[], style: ToStringOptions, eol: string): string | undefined {
+  const ops: TextOp[] = [];
+  for (const e of edits) {
+    if (e.op === 'remove') return undefined;
+    // Walk the original document as far as the path exists.
+    let node: unknown = doc.contents;
+    let depth = 0;
+    for (; depth < e.segs.length; depth++) {
+      const seg = e.segs[depth];
+      let next: unknown;
+      if (isMap(node)) {
+        if (node.items.some((p) => keyText(p) === '<<')) return undefined;
+        next = node.items.find((p) => keyText(p) === seg)?.value;
+        if (next === undefined) break;
+      } else if (isSeq(node)) {
+        const i = /^\d+$/.test(seg) ? Number(seg) : -1;
+        if (i < 0 || i >= node.items.length) return undefined;
+        next = node.items[i];
+      } else return undefined;
+      if (isAlias(next)) return undefined;
+      node = next;
+    }
+    const order = ops.length;
+    if (depth === e.segs.length) {
+      // The whole path exists.
+      if (e.op === 'set') {
+        if (!isScalar(node) || !node.range) return undefined;
+        const t = scalarText(node, e.value ?? null, style);
+        if (t === undefined) return undefined;
+        ops.push({ start: node.range[0], end: node.range[1], text: t, order, col: 0 });
+        continue;
+      }
+      // append to an existing block sequence: a new item at the items' dash column.
+      if (!isSeq(node) || node.flow || !node.items.length) return undefined;
+      const first = nodeRangeStart(node.items[0]);
+      const end = collectionEnd(node);
+      if (first === undefined || end === undefined) return undefined;
+      const ls = lineStart(text, first);
+      const dash = text.lastIndexOf('-', first - 1);
+      if (dash < ls || text.slice(ls, dash).trim() !== '' || text.slice(dash + 1, first).trim() !== '') return undefined;
+      const at = afterLine(text, end);
+      ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(new Document([e.value ?? null]).toString(style), dash - ls, eol), order, col: dash - ls });
+      continue;
+    }
+    // A missing key under an existing block mapping: insert it, with any missing parents.
+    if (!isMap(node) || node.flow || !node.items.length) return undefined;
+    let value: Json = e.op === 'append' ? [e.value ?? null] : (e.value ?? null);
+    for (let i = e.segs.length - 1; i > depth; i--) value = { [e.segs[i]]: value };
+    const firstKey = nodeRangeStart(node.items[0].key);
+    const end = collectionEnd(node);
+    if (firstKey === undefined || end === undefined) return undefined;
+    const col = firstKey - lineStart(text, firstKey);
+    const at = afterLine(text, end);
+    const snippet = new Document({ [e.segs[depth]]: value }).toString(style);
+    ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(snippet, col, eol), order, col });
+  }
+  ops.sort((a, b) => a.start - b.start || b.col - a.col || a.order - b.order);
+  // Only the first insertion at the end of the text may need to start a new line.
+  for (let i = 1; i < ops.length; i++) if (ops[i].start === ops[i - 1].start && ops[i].text.startsWith(eol) && ops[i - 1].text.startsWith(eol)) ops[i].text = ops[i].text.slice(eol.length);
+  for (let i = 1; i < ops.length; i++) if (ops[i].start < ops[i - 1].end) return undefined;
+  if (ops.some((o) => o.start < from || o.end > to)) return undefined;
+  let out = '';
+  let at = from;
+  for (const o of ops) {
+    out += text.slice(at, o.start) + o.text;
+    at = o.end;
+  }
+  return out + text.slice(at, to);
+}
+
+function nodeRangeStart(n: unknown): number | undefined {
+  return (n as Node | null)?.range?.[0];
+}

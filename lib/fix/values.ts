@@ -1,0 +1,52 @@
+/** Plain-value comparison used to prove that a fix changed nothing it was not asked to change. */
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set);
+}
+
+function isContainer(v: unknown): boolean {
+  return Array.isArray(v) || isPlainObject(v);
+}
+
+/**
+ * Paths (as segment lists) where `a` and `b` differ. Added or removed subtrees are reported by
+ * their leaves, so creating `lifecycle.preStop.sleep.seconds` reports that leaf, not `lifecycle`.
+ * A null on one side counts as "absent" when the other side is a container.
+ */
+export function changedPaths(a: unknown, b: unknown, at: string[] = [], out: string[][] = []): string[][] {
+  if (Object.is(a, b)) return out;
+  const aC = isContainer(a);
+  const bC = isContainer(b);
+  if (aC || bC) {
+    const emptyA = a === undefined || a === null;
+    const emptyB = b === undefined || b === null;
+    if ((aC || emptyA) && (bC || emptyB) && (emptyA || emptyB || Array.isArray(a) === Array.isArray(b))) {
+      const keysA = aC ? Object.keys(a as object) : [];
+      const keysB = bC ? Object.keys(b as object) : [];
+      const keys = [...new Set([...keysA, ...keysB])];
+      if (!keys.length) {
+        if (aC !== bC) out.push(at);
+        return out;
+      }
+      for (const k of keys) {
+        changedPaths(aC ? (a as Record<string, unknown>)[k] : undefined, bC ? (b as Record<string, unknown>)[k] : undefined, [...at, k], out);
+      }
+      return out;
+    }
+    out.push(at);
+    return out;
+  }
+  if (a instanceof Date && b instanceof Date && a.getTime() === b.getTime()) return out;
+  out.push(at);
+  return out;
+}
+
+/** Whether `path` is `prefix` or lies below it. */
+export function isUnder(path: string[], prefix: string[]): boolean {
+  return prefix.length <= path.length && prefix.every((s, i) => path[i] === s);
+}
+
+/** Deep equality of plain values (as `Document.toJS` returns them). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return changedPaths(a, b).length === 0;
+}

@@ -1,0 +1,405 @@
+import { parseAllDocuments } from 'yaml';
+import { ResolvedPolicy } from '../../lib/engine/policy';
+import { Fix, FixEdit, Rule } from '../../lib/engine/types';
+import { KubeVersion } from '../../lib/engine/version';
+import { CHART_REASON, fixSources, FixOptions, PROPOSAL_REASON, unifiedDiff } from '../../lib/fix';
+import { Json, KObject } from '../../lib/model/types';
+import { Source } from '../../lib/model/sources';
+import { commentsOf } from '../helpers/fix-tester';
+
+const POLICY: ResolvedPolicy = { name: 'test', rules: new Map(), customRules: [] };
+
+/** A rule that fires on every object `when` accepts, carrying the fix `make` builds. */
+function rule(id: string, when: (o: KObject) => boolean, make: (o: KObject) => Fix): Rule {
+  return {
+    meta: { id, spec: 'TEST', defaultSeverity: 'warning', severities: ['warning'], description: id, doc: id, fixable: true },
+    check(ctx) {
+      for (const o of ctx.graph.objects) if (when(o)) ctx.report({ object: o, pointer: '', message: `${id} fires`, fix: make(o) });
+    },
+  };
+}
+
+const data = (o: KObject, k: string): Json | undefined => (o.raw.data as Record<string, Json> | undefined)?.[k];
+
+/** ConfigMaps whose data.x is not "y" get data.x: "y". */
+const setX = (value: Json = 'y', safety: Fix['safety'] = 'safe') =>
+  rule(
+    `set-x-${String(value)}`,
+    (o) => o.kind === 'ConfigMap' && data(o, 'x') !== value,
+    () => ({ description: `set data.x to ${String(value)}`, safety, edits: [{ op: 'set', pointer: '/data/x', value }] }),
+  );
+
+function fix(text: string | Source[], rules: Rule[], o: Partial<FixOptions> = {}) {
+  const sources = typeof text === 'string' ? [{ file: 'f.yaml', text }] : text;
+  return fixSources(sources, { rules, policy: POLICY, version: KubeVersion.parse('1.33'), ...o });
+}
+
+function docsOf(text: string): unknown[] {
+  return Array.from(parseAllDocuments(text) as unknown as Iterable<{ toJS(): unknown; errors: unknown[] }>).map((d) => d.toJS());
+}
+
+const MULTI = `# leading comment of the file
+apiVersion: v1
+kind: Service   # aligned   comment
+metadata: {name: "svc"}
+spec:
+  selector: {app: web}
+  ports: [ {port: 80} ]
+---
+# the config
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg # inline
+  labels:
+    'quoted': "double"
+data:
+  # before x
+  x: "n"    # x is wrong
+  block: |
+    line one
+      # not a comment, block scalar text
+    line three
+  folded: >-
+    folded text
+  plain: on
+---
+apiVersion: v1
+kind: Secret   # untouched
+metadata: {name: s}
+stringData: {k: 'v'}
+`;
+
+describe('fixSources: formatting and comments', () => {
+  test('only the edited value changes; every other byte, comment and document stays', () => {
+    const r = fix(MULTI, [setX()]);
+    const out = r.files[0].text;
+    expect(out).toBe(MULTI.replace('  x: "n"    # x is wrong', '  x: "y"    # x is wrong'));
+    expect(r.files[0].applied.map((a) => [a.ruleId, a.line, a.description])).toEqual([['set-x-y', 10, 'set data.x to y']]);
+  });
+
+  test('documents without edits are byte-identical, even when yaml would reformat them', () => {
+    const odd = `apiVersion: v1\nkind:    Service\nmetadata:\n    name:   odd      # four-space indent\nspec:\n    ports:\n        -   port: 80\n`;
+    const text = `${odd}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n---\n${odd}`;
+    const out = fix(text, [setX()]).files[0].text;
+    const parts = out.split('---\n');
+    expect(parts[0]).toBe(odd);
+    expect(parts[2]).toBe(odd);
+    expect(parts[1]).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: y}\n');
+  });
+
+  test('adding keys keeps comments byte-for-byte and follows the document\'s indentation', () => {
+    const text = `apiVersion: v1
+kind: ConfigMap
+metadata:
+    name: c   # four spaces here
+    # trailing comment of metadata
+data:
+    a: '1'
+`;
+    const add = rule('add', (o) => data(o, 'x') === undefined, () => ({ description: 'add', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'y' }, { op: 'set', pointer: '/metadata/annotations/team', value: 'core' }] }));
+    const out = fix(text, [add]).files[0].text;
+    expect(out).toBe(`apiVersion: v1
+kind: ConfigMap
+metadata:
+    name: c   # four spaces here
+    annotations:
+        team: core
+    # trailing comment of metadata
+data:
+    a: '1'
+    x: y
+`);
+    for (const l of commentsOf(text).lines) expect(out.split('\n')).toContain(l);
+  });
+
+  test('flow style and quoting of the edited collection are kept', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "n", z: plain}\n`;
+    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "y", z: plain}\n`);
+  });
+
+  test('an empty flow mapping that gains keys becomes a block mapping', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  {}\n`;
+    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y\n`);
+  });
+
+  test('CRLF line endings are kept, also on inserted lines', () => {
+    const text = 'apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # crlf\r\ndata:\r\n  a: b\r\n';
+    const out = fix(text, [setX()]).files[0].text;
+    expect(out).toBe('apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # crlf\r\ndata:\r\n  a: b\r\n  x: y\r\n');
+    expect(out.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  });
+
+  test('a byte-order mark and a missing final newline are kept', () => {
+    const text = '\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: n';
+    expect(fix(text, [setX()]).files[0].text).toBe('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y');
+  });
+
+  test('documents that mix sequence indentation keep each region\'s style', () => {
+    const text = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  finalizers:
+    - one
+    - two
+data:
+  list:
+  - a
+  x: n
+`;
+    const out = fix(text, [setX()]).files[0].text;
+    expect(out).toBe(text.replace('  x: n', '  x: y'));
+  });
+
+  test('insertions inside sequences of both indentation styles add lines and change none', () => {
+    const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          env:
+          - name: A
+            value: "1"   # aligned
+          ports:
+          - containerPort: 80
+
+`;
+    const two = rule('two', (o) => o.kind === 'Deployment' && !JSON.stringify(o.raw).includes('preStop'), () => ({
+      description: 'two',
+      safety: 'safe',
+      edits: [
+        { op: 'append', pointer: '/spec/template/spec/topologySpreadConstraints', value: { maxSkew: 1 } },
+        { op: 'set', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', value: { sleep: { seconds: 5 } } },
+      ] as FixEdit[],
+    }));
+    const out = fix(text, [two]).files[0].text;
+    expect(out).toBe(
+      text.replace(
+        '          - containerPort: 80\n',
+        '          - containerPort: 80\n          lifecycle:\n            preStop:\n              sleep:\n                seconds: 5\n      topologySpreadConstraints:\n      - maxSkew: 1\n',
+      ),
+    );
+  });
+
+  test('a scalar is replaced where it stands, in its quoting', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'n'   # spaced\n  y: "keep"\n`;
+    expect(fix(text, [setX("it's")]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'it''s'   # spaced\n  y: "keep"\n`);
+  });
+
+  test('remove moves a removed key\'s leading comment to the next key', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  # about the next keys\n  gone: 1\n  kept: 2\n`;
+    const rm = rule('rm', (o) => data(o, 'gone') !== undefined, () => ({ description: 'rm', safety: 'safe', edits: [{ op: 'remove', pointer: '/data/gone' }] }));
+    expect(fix(text, [rm]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  # about the next keys\n  kept: 2\n`);
+  });
+});
+
+describe('fixSources: Lists, JSON and new documents', () => {
+  test('List items are edited in place; the other items are untouched', () => {
+    const text = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: ok}
+  data: {x: y}   # already fine
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: bad}
+  data: {x: n}
+`;
+    const r = fix(text, [setX()]);
+    expect(r.files[0].text).toBe(text.replace('data: {x: n}', 'data: {x: y}'));
+    expect(r.files[0].applied.map((a) => a.object.name)).toEqual(['bad']);
+  });
+
+  test('JSON stays valid JSON with its indentation', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }, null, 4) + '\n';
+    const out = fix([{ file: 'c.json', text }], [setX()]).files[0].text;
+    expect(JSON.parse(out)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b', x: 'y' } });
+    expect(out).toBe(JSON.stringify(JSON.parse(out), null, 4) + '\n');
+  });
+
+  test('a value in one-line JSON is replaced in place', () => {
+    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":"n","z":1}}';
+    expect(fix([{ file: 'c.json', text }], [setX()]).files[0].text).toBe(text.replace('"x":"n"', '"x":"y"'));
+  });
+
+  const addPdb = rule(
+    'add-pdb',
+    (o) => o.kind === 'Deployment',
+    (o) => ({
+      description: 'add pdb',
+      safety: 'proposal',
+      edits: [{ op: 'add-object', value: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: o.name }, spec: { maxUnavailable: 1 } } }],
+    }),
+  );
+  // Fires only while the PDB is missing, like pdb-missing.
+  const addPdbOnce: Rule = {
+    meta: addPdb.meta,
+    check(ctx) {
+      const pdbs = new Set(ctx.graph.objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => o.name));
+      addPdb.check({ ...ctx, report: (r) => (pdbs.has(r.object.name) ? undefined : ctx.report(r)) });
+    },
+  };
+  const dep = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}}\nspec: {}\n`;
+
+  test('a new object is a new document right after its object\'s document', () => {
+    const text = `# first\n${dep('a')}---\n# next doc's comment\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`;
+    const r = fix(text, [addPdbOnce], { proposals: true });
+    expect(r.files[0].text).toBe(
+      `# first\n${dep('a')}---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: a\nspec:\n  maxUnavailable: 1\n---\n# next doc's comment\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`,
+    );
+    expect(fix(r.files[0].text, [addPdbOnce], { proposals: true }).files[0].applied).toEqual([]);
+  });
+
+  test('after a document closed with "..." the next document still starts on its own', () => {
+    const text = `${dep('a')}...\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`;
+    const out = fix(text, [addPdbOnce], { proposals: true }).files[0].text;
+    expect(docsOf(out).map((d) => (d as { kind: string }).kind)).toEqual(['Deployment', 'PodDisruptionBudget', 'ConfigMap']);
+    expect(out.startsWith(`${dep('a')}...\n---\n`)).toBe(true);
+  });
+
+  test('proposals are applied only when asked; safe fixes always', () => {
+    const r = fix(dep('a'), [addPdbOnce]);
+    expect(r.files[0].text).toBe(dep('a'));
+    expect(r.skipped.map((s) => s.reason)).toEqual([PROPOSAL_REASON]);
+  });
+
+  test('a JSON file cannot take a second document: the fix is skipped with a reason', () => {
+    const text = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'a' }, spec: {} });
+    const r = fix([{ file: 'd.json', text }], [addPdbOnce], { proposals: true });
+    expect(r.files[0].text).toBe(text);
+    expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('JSON file')]);
+  });
+});
+
+describe('fixSources: safety', () => {
+  test('an unparseable document is left byte-for-byte; the others are fixed', () => {
+    const bad = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\ndata: [x: n\n`;
+    const text = `${bad}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const out = fix(text, [setX()]).files[0].text;
+    expect(out.startsWith(bad)).toBe(true);
+    expect(out.endsWith('data: {x: y}\n')).toBe(true);
+  });
+
+  test('sources rendered from a Helm chart are never written', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const r = fix([{ file: 'chart/templates/cm.yaml (rendered)', text, chart: 'chart' }], [setX()]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.files[0].applied).toEqual([]);
+    expect(r.skipped.map((s) => s.reason)).toEqual([CHART_REASON]);
+  });
+
+  test('suppressed findings are not fixed', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {kubegrace.dev/ignore: set-x-y}\ndata: {x: n}\n`;
+    const r = fix(text, [setX()]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.skipped).toEqual([]);
+  });
+
+  test('an edit through an anchor that is aliased elsewhere is refused, not written', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &d {x: n}\nbinaryData: *d\n`;
+    const r = fix(text, [setX()]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(/cannot apply the fix: the edit would also change \/binaryData\/x/)]);
+  });
+
+  test('a key that may come from a merge key is not shadowed', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbase: &b {x: n}\ndata:\n  <<: *b\n`;
+    const r = fix(text, [setX()]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.skipped[0].reason).toMatch(/merge key/);
+  });
+
+  test('fixes never edit spec.selector', () => {
+    const sel = rule('sel', (o) => o.kind === 'Deployment', () => ({ description: 'sel', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/selector/matchLabels/x', value: 'y' }] }));
+    const text = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {app: a}}\n`;
+    const r = fix(text, [sel]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.skipped[0].reason).toMatch(/spec\.selector/);
+  });
+
+  test('a fix that changes nothing while its rule still fires is reported, not looped', () => {
+    const stubborn = rule('stubborn', (o) => o.kind === 'ConfigMap', () => ({ description: 'noop', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'n' }] }));
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const r = fix(text, [stubborn]);
+    expect(r.files[0].text).toBe(text);
+    expect(r.converged).toBe(true);
+    expect(r.skipped[0].reason).toMatch(/already in place/);
+  });
+});
+
+describe('fixSources: passes and convergence', () => {
+  const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: n\n`;
+
+  test('idempotent: a second run changes nothing', () => {
+    const first = fix(text, [setX()]);
+    const second = fix(first.files[0].text, [setX()]);
+    expect(second.files[0].text).toBe(first.files[0].text);
+    expect(second.files[0].applied).toEqual([]);
+    expect(second.passes).toBe(0);
+  });
+
+  test('two fixes to the same pointer in one pass: the first wins, the next pass re-lints', () => {
+    const setA: Rule = setX('a');
+    const setAlsoA: Rule = { ...setX('a'), meta: { ...setX('a').meta, id: 'also-a' } };
+    const r = fix(text, [setA, setAlsoA]);
+    // Findings at one position are ordered by rule ID.
+    expect(r.files[0].applied.map((a) => a.ruleId)).toEqual(['also-a']);
+    expect(r.converged).toBe(true);
+    expect(r.files[0].text).toContain('x: a');
+  });
+
+  test('fixes that depend on each other reach a fixed point over several passes', () => {
+    // y is added only once x is right.
+    const setY = rule('set-y', (o) => o.kind === 'ConfigMap' && data(o, 'x') === 'y' && data(o, 'y') === undefined, () => ({ description: 'set y', safety: 'safe', edits: [{ op: 'set', pointer: '/data/y', value: 'z' } as FixEdit] }));
+    const r = fix(text, [setX(), setY]);
+    expect(r.passes).toBe(2);
+    expect(r.converged).toBe(true);
+    expect(r.files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y\n  y: z\n`);
+  });
+
+  test('rules undoing each other stop after maxPasses and are reported as not converged', () => {
+    const r = fix(text, [setX('1'), setX('2')], { maxPasses: 3 });
+    expect(r.passes).toBe(3);
+    expect(r.converged).toBe(false);
+    expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('still reported after 3 fix passes')]);
+    expect(docsOf(r.files[0].text)).toHaveLength(1);
+  });
+
+  test('the graph spans files: a fix decided from another file applies to its own file', () => {
+    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const flag = `apiVersion: v1\nkind: Namespace\nmetadata: {name: flag}\n`;
+    const needsFlag: Rule = {
+      meta: { ...setX().meta, id: 'needs-flag' },
+      check(ctx) {
+        if (!ctx.graph.objects.some((o) => o.kind === 'Namespace')) return;
+        setX().check(ctx);
+      },
+    };
+    const r = fix(
+      [
+        { file: 'a.yaml', text: cm },
+        { file: 'b.yaml', text: flag },
+      ],
+      [needsFlag],
+    );
+    expect(r.files.map((f) => [f.file, f.text !== f.original])).toEqual([
+      ['a.yaml', true],
+      ['b.yaml', false],
+    ]);
+    expect(fix([{ file: 'a.yaml', text: cm }], [needsFlag]).files[0].applied).toEqual([]);
+  });
+});
+
+describe('unifiedDiff', () => {
+  test('a/ b/ headers and hunks; empty when nothing changed', () => {
+    const d = unifiedDiff('dir/f.yaml', 'a: 1\nb: 2\n', 'a: 1\nb: 3\n');
+    expect(d).toBe('--- a/dir/f.yaml\n+++ b/dir/f.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n+b: 3\n');
+    expect(unifiedDiff('f', 'x', 'x')).toBe('');
+  });
+});

@@ -1,0 +1,85 @@
+import { parseAllDocuments } from 'yaml';
+import { pdbMissing } from '../../lib/rules/pdb-missing';
+import { fixTester, fixWith } from '../helpers/fix-tester';
+
+function wl(kind: string, o: { ns?: string; selector?: string; extra?: string } = {}): string {
+  return `# ${kind} web
+apiVersion: apps/v1
+kind: ${kind}
+metadata:
+  name: web
+${o.ns ? `  namespace: ${o.ns}\n` : ''}spec:
+  replicas: 3 # HA
+  selector: ${o.selector ?? '{matchLabels: {app: web}}'}
+  template:
+    metadata:
+      labels: {app: web, tier: front}
+    spec:
+      containers: [{name: app, image: web:1}]
+${o.extra ?? ''}`;
+}
+const CM = `---
+# unrelated config
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data: {a: "1"}
+`;
+
+fixTester(pdbMissing, [
+  {
+    name: 'Deployment: a PDB document right after the workload, before the next document',
+    yaml: wl('Deployment', { ns: 'shop' }) + CM,
+    proposals: true,
+    contains: [
+      '      containers: [{name: app, image: web:1}]\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: AlwaysAllow\n  selector:\n    matchLabels:\n      app: web\n---\n# unrelated config\n',
+    ],
+  },
+  {
+    name: 'StatefulSet (data store): no AlwaysAllow; matchExpressions selector copied',
+    yaml: wl('StatefulSet', { selector: '{matchExpressions: [{key: app, operator: In, values: [web]}]}' }),
+    proposals: true,
+    contains: ['matchExpressions:', 'operator: In'],
+  },
+  {
+    name: 'before 1.27: no unhealthyPodEvictionPolicy',
+    yaml: wl('Deployment'),
+    kubeVersion: '1.26',
+    proposals: true,
+    contains: ['maxUnavailable: 1\n  selector:'],
+  },
+  {
+    name: 'file without a trailing newline',
+    yaml: wl('Deployment').replace(/\n$/, ''),
+    proposals: true,
+    contains: ['kind: PodDisruptionBudget'],
+  },
+]);
+
+describe('pdb-missing fix', () => {
+  test('is a proposal: plain --fix leaves the file alone and says why', () => {
+    const r = fixWith(pdbMissing, wl('Deployment'));
+    expect(r.files[0].text).toBe(wl('Deployment'));
+    expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('--fix-proposals')]);
+  });
+  test('the new PDB never blocks eviction and selects exactly the workload', () => {
+    const r = fixWith(pdbMissing, wl('Deployment'), { proposals: true });
+    const docs = parseAllDocuments(r.files[0].text) as unknown as { toJS(): Record<string, unknown> }[];
+    expect(docs[1].toJS()).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web' },
+      spec: { maxUnavailable: 1, unhealthyPodEvictionPolicy: 'AlwaysAllow', selector: { matchLabels: { app: 'web' } } },
+    });
+    expect(r.files[0].text.endsWith('\n')).toBe(true);
+  });
+  test('a PDB name already taken in the namespace gets a suffix', () => {
+    const other = `---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: other}}}\n`;
+    const r = fixWith(pdbMissing, wl('Deployment') + other, { proposals: true });
+    expect(r.files[0].text).toContain('name: web-pdb\n');
+  });
+  test('keeps "no trailing newline" when the PDB lands at the end of the file', () => {
+    const r = fixWith(pdbMissing, wl('Deployment').replace(/\n$/, ''), { proposals: true });
+    expect(r.files[0].text.endsWith('app: web')).toBe(true);
+  });
+});
