@@ -25,3 +25,19 @@ export { classifyPreStop, preStopDelay } from './timeline/prestop';
 export type { PreStopDelay } from './timeline/prestop';
 export { estimateReconnect, formatBackoff, parseBackoff, reconnectProbabilityWithin } from './timeline/reconnect';
 export type { Backoff, ReconnectEstimate } from './timeline/reconnect';
+
+// Repairs (`kubegrace lint --fix`): fixes applied to the YAML in place, comments kept.
+export { fixSources, unifiedDiff } from './fix';
+export type { AppliedFix, FixedFile, FixOptions } from './fix';
+export type { Fix, FixEdit } from './engine/types';
+
+// Explain and simulate: the termination timeline model, its text and SVG renderings, and the
+// section 11 reconnect model over a whole rollout.
+export { explainWorkload, simulateRollout, timelinesSvg, timelinesText } from './explain';
+export type { Simulation, SimulateInput, Timeline } from './explain';
+
+// Helm charts from synthesized manifests, reproducible packages and a repository index.
+export { generateChart } from './helm/generate';
+export type { ChartSpec, GeneratedChart } from './helm/generate';
+export { packageChart } from './helm/package';
+export { writeRepoIndex } from './helm/repo-index';
