@@ -14,6 +14,11 @@ export interface LintOptions {
   version: KubeVersion;
   /** Called after each file is parsed (for a progress indicator). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called when a rule throws (a bug in kubegrace, not in the input). Without it the error
+   * propagates; lintSources turns it into a reported error so the other rules' findings survive.
+   */
+  onRuleError?: (ruleId: string, error: Error) => void;
 }
 
 export interface LintResult {
@@ -100,7 +105,14 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
         findings.push(f);
       },
     };
-    rule.check(ctx);
+    if (!opts.onRuleError) rule.check(ctx);
+    else {
+      try {
+        rule.check(ctx);
+      } catch (e) {
+        opts.onRuleError(rule.meta.id, e as Error);
+      }
+    }
   }
   return findings;
 }
@@ -122,8 +134,18 @@ export function sortFindings(findings: Finding[], fileOrder: string[]): Finding[
 export function lintSources(sources: Source[], opts: LintOptions, extraErrors: InputError[] = []): LintResult {
   const parsed = parseSources(sources, opts.onProgress);
   const objects = parsed.flatMap((p) => p.objects);
-  const findings = sortFindings(runRules(objects, opts), sources.map((s) => s.file));
-  const errors = [...extraErrors, ...parsed.flatMap((p) => p.errors)];
+  const ruleErrors: InputError[] = [];
+  const onRuleError =
+    opts.onRuleError ??
+    ((id: string, e: Error) =>
+      ruleErrors.push({
+        file: sources[0]?.file ?? '<input>',
+        line: 1,
+        column: 1,
+        message: `internal error in rule ${id}: ${e.message}; the other rules' findings are still reported. Please report this with the input, or turn the rule off in the policy meanwhile`,
+      }));
+  const findings = sortFindings(runRules(objects, { ...opts, onRuleError }), sources.map((s) => s.file));
+  const errors = [...extraErrors, ...parsed.flatMap((p) => p.errors), ...ruleErrors];
   const files = new Set([...sources.map((s) => s.file), ...extraErrors.map((e) => e.file)]).size;
   return { kubernetesVersion: opts.version.toString(), findings, errors, files, objects: objects.length, parsed };
 }
