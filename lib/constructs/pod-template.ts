@@ -17,8 +17,8 @@ import { NativeSidecarProps, nativeSidecarJson } from './sidecar';
 import { topologySpreadConstraints, TopologySpreadOptions } from './spread';
 import { requireFeature, supports } from './version';
 
-/** The preStop delay for in-cluster clients (graceful-termination.md TERM-002: 5-15 s). */
-export const DEFAULT_PRESTOP_SECONDS = 10;
+/** The preStop delay for in-cluster clients; one value with the fixer's (lib/timeline/prestop). */
+export { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 /** minReadySeconds behind an external load balancer, whose target registration lags readiness (ROLL-003). */
 export const LOAD_BALANCER_MIN_READY_SECONDS = 10;
 

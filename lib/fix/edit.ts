@@ -1,5 +1,5 @@
 import { Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import { sameValue } from './values';
+import { IndexShift, isUnder, sameValue } from './values';
 import { FixEdit } from '../engine/types';
 import { pointerSegments } from '../model/parse';
 import { Json } from '../model/types';
@@ -43,8 +43,31 @@ function display(segs: string[]): string {
 export interface EditResult {
   /** Whether the document changed at all. */
   changed: boolean;
-  /** Absolute document pointers (segments) the edits touched; values may change only under them. */
+  /**
+   * Absolute document pointers (segments, in the edited document) the edits set, appended to or
+   * removed: values may change only under them, or move to another index as `shifts` records.
+   */
   touched: string[][];
+  /**
+   * Pointers (in the document before the edits) that other fixes of the same pass must leave
+   * alone: the edited ones, and for a removed sequence item that index and every later one, since
+   * their meaning changed.
+   */
+  claimed: string[][];
+  /**
+   * The sequences (paths in the edited document) that lost items: for each remaining item, its
+   * index before the edits (appended items lie past the end).
+   */
+  shifts: IndexShift[];
+}
+
+/** `path` with the index under `seq` lowered past a removed item `index`; undefined when it was under that item. */
+function rebase(path: string[], seq: string[], index: number): string[] | undefined {
+  if (path.length <= seq.length || !isUnder(path, seq)) return path;
+  const k = Number(path[seq.length]);
+  if (k < index) return path;
+  if (k === index) return undefined;
+  return [...seq, String(k - 1), ...path.slice(seq.length + 1)];
 }
 
 /**
@@ -54,24 +77,56 @@ export interface EditResult {
  */
 export function applyEdits(doc: Document, basePointer: string, edits: FixEdit[]): EditResult {
   const ed = new Editor(doc);
-  const touched: string[][] = [];
+  let touched: string[][] = [];
+  const claimed: string[][] = [];
+  let shifts = new Map<string, IndexShift>();
   for (const e of edits) {
     if (e.op === 'add-object') continue; // handled by the caller: it becomes a new document
-    let segs = pointerSegments(basePointer + e.pointer);
+    const segs = pointerSegments(basePointer + e.pointer);
     if (!segs.length) throw new FixError('an edit cannot replace a whole document');
     if (e.op === 'set') ed.set(segs, e.value);
     else if (e.op === 'append') ed.append(segs, e.value);
-    // Removing a sequence item renumbers the items after it: the whole sequence is touched.
-    else if (ed.remove(segs) === 'seq') segs = segs.slice(0, -1);
+    else {
+      const gone = ed.remove(segs);
+      if (gone) {
+        // The later items move down one index: only their index changes (the caller compares each
+        // with the item it was), but no other fix may aim at any of them before the next lint.
+        const seq = segs.slice(0, -1);
+        for (let k = gone.index; k <= gone.length; k++) claimed.push([...seq, String(k)]);
+        touched = touched.flatMap((t) => {
+          const r = rebase(t, seq, gone.index);
+          return r ? [r] : [];
+        });
+        const moved = new Map<string, IndexShift>();
+        for (const s of shifts.values()) {
+          const path = rebase(s.path, seq, gone.index);
+          if (path) moved.set(JSON.stringify(path), { path, origin: s.origin });
+        }
+        shifts = moved;
+        const key = JSON.stringify(seq);
+        const s = shifts.get(key) ?? { path: seq, origin: Array.from({ length: gone.length }, (_, k) => k) };
+        s.origin.splice(gone.index, 1);
+        shifts.set(key, s);
+        continue;
+      }
+    }
     touched.push(segs);
+    claimed.push(segs);
   }
-  return { changed: ed.changed, touched };
+  return { changed: ed.changed, touched, claimed, shifts: [...shifts.values()] };
+}
+
+/** A node an edit removed. */
+interface Removed {
+  node: Node;
+  /** For a sequence item: takes its leading comment back from the neighbour it was handed to. */
+  undoComment?: () => void;
 }
 
 class Editor {
   changed = false;
   /** Nodes removed so far by this fix, for reuse when the fix moves them. */
-  private readonly removed: Node[] = [];
+  private readonly removed: Removed[] = [];
   constructor(private readonly doc: Document) {}
 
   private root(): Collection {
@@ -138,7 +193,7 @@ class Editor {
       const idx = seqIndex(key, parent, true, display(segs.slice(0, -1)));
       if (idx === parent.items.length) {
         unflowEmpty(parent);
-        parent.items.push(this.build(value));
+        parent.items.push(this.build(value, true));
         this.changed = true;
       } else {
         parent.items[idx] = this.update(parent.items[idx], value);
@@ -162,35 +217,43 @@ class Editor {
     }
     if (!isSeq(node)) throw new FixError(`${display(segs)} is not a sequence`);
     unflowEmpty(node);
-    node.items.push(this.build(value));
+    node.items.push(this.build(value, true));
     this.changed = true;
   }
 
-  /** Removes the node at `segs`; says whether it was a mapping entry or a sequence item. */
-  remove(segs: string[]): 'map' | 'seq' | undefined {
+  /**
+   * Removes the node at `segs`. For a sequence item, says which index it had and how long the
+   * sequence was (the later items shift); undefined otherwise (a mapping entry, or nothing there).
+   */
+  remove(segs: string[]): { index: number; length: number } | undefined {
     const parent = this.walk(segs.slice(0, -1), false);
     if (!parent) return undefined;
     const key = segs[segs.length - 1];
     if (isMap(parent)) {
       const idx = pairIndex(parent, key);
-      if (idx < 0) return 'map';
+      if (idx < 0) return undefined;
       const [gone] = parent.items.splice(idx, 1);
       moveLeadingComment(gone.key, parent.items[idx]?.key, parent);
-      if (isNode(gone.value)) this.removed.push(gone.value);
+      if (isNode(gone.value)) this.removed.push({ node: gone.value });
       this.changed = true;
-      return 'map';
+      return undefined;
     }
-    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= parent.items.length) return 'seq';
+    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= parent.items.length) return undefined;
     const idx = Number(key);
+    const length = parent.items.length;
     const [gone] = parent.items.splice(idx, 1);
-    moveLeadingComment(gone, parent.items[idx], parent);
-    if (isNode(gone)) this.removed.push(gone);
+    const undo = moveLeadingComment(gone, parent.items[idx], parent);
+    if (isNode(gone)) this.removed.push({ node: gone, undoComment: undo });
     this.changed = true;
-    return 'seq';
+    return { index: idx, length };
   }
 
-  /** A removed node (or a node inside one) equal to `value`, taken out so it is used once. */
-  private takeRemoved(value: Json): Node | undefined {
+  /**
+   * A removed node (or a node inside one) equal to `value`, taken out so it is used once; else, for
+   * a mapping, a removed sequence item sharing most of its entries (a moved container that gains
+   * or loses a field), updated to `value` so its keys keep their comments.
+   */
+  private takeRemoved(value: Json, item: boolean): Node | undefined {
     const search = (n: Node, detach: () => void): Node | undefined => {
       if (!isAlias(n) && sameValue(jsonOf(n), value)) {
         detach();
@@ -211,25 +274,49 @@ class Editor {
       }
       return undefined;
     };
-    for (const root of [...this.removed]) {
-      const hit = search(root, () => this.removed.splice(this.removed.indexOf(root), 1));
-      if (hit) return hit;
+    for (const r of [...this.removed]) {
+      const hit = search(r.node, () => this.removed.splice(this.removed.indexOf(r), 1));
+      if (hit) return hit === r.node ? this.placed(r, item) : hit;
     }
-    return undefined;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const entries = Object.entries(value);
+    let best: { r: Removed; same: number } | undefined;
+    for (const r of this.removed) {
+      if (!r.undoComment || !isMap(r.node)) continue;
+      const m = r.node;
+      const same = entries.filter(([k, v]) => {
+        const i = pairIndex(m, k);
+        return i >= 0 && isNode(m.items[i].value) && !isAlias(m.items[i].value) && sameValue(jsonOf(m.items[i].value as Node), v);
+      }).length;
+      if (same * 2 > entries.length && (!best || same > best.same)) best = { r, same };
+    }
+    if (!best) return undefined;
+    this.removed.splice(this.removed.indexOf(best.r), 1);
+    return this.update(this.placed(best.r, item), value) as Node;
   }
 
   /**
-   * A node for `value`. A value that an earlier edit of the same fix removed is a move: the removed
-   * node is reused, with its comments and style.
+   * A removed sequence item placed again: as an item, its leading comment comes back to it from the
+   * neighbour it was handed to; elsewhere the neighbour keeps it.
    */
-  private build(value: Json): Node {
-    const reused = this.takeRemoved(value);
+  private placed(r: Removed, item: boolean): Node {
+    if (r.undoComment && item) r.undoComment();
+    else if (r.undoComment) delete (r.node as { commentBefore?: string | null }).commentBefore;
+    return r.node;
+  }
+
+  /**
+   * A node for `value` (a sequence item when `item`). A value that an earlier edit of the same fix
+   * removed is a move: the removed node is reused, with its comments and style.
+   */
+  private build(value: Json, item = false): Node {
+    const reused = this.takeRemoved(value, item);
     if (reused) return reused;
     if (this.removed.length && value !== null && typeof value === 'object') {
       if (Array.isArray(value)) {
         const seq = this.doc.createNode([]) as YAMLSeq<unknown>;
         seq.flow = false;
-        for (const v of value) seq.items.push(this.build(v));
+        for (const v of value) seq.items.push(this.build(v, true));
         return seq;
       }
       const map = this.doc.createNode({}) as YAMLMap<unknown, unknown>;
@@ -264,7 +351,7 @@ class Editor {
         if (i < node.items.length) node.items[i] = this.update(node.items[i], v);
         else {
           unflowEmpty(node);
-          node.items.push(this.build(v));
+          node.items.push(this.build(v, true));
           this.changed = true;
         }
       });
@@ -330,15 +417,22 @@ function carryComments(from: unknown, to: Node): void {
   if (f.spaceBefore) to.spaceBefore = true;
 }
 
-/** A removed item's leading comment moves to the next item (or the end of the collection). */
-function moveLeadingComment(gone: unknown, next: unknown, parent: Collection): void {
+/**
+ * A removed item's leading comment moves to the next item (or the end of the collection). Returns
+ * how to take it back (when the item is placed again), a no-op once someone else changed it.
+ */
+function moveLeadingComment(gone: unknown, next: unknown, parent: Collection): () => void {
   const g = gone as { commentBefore?: string | null } | null;
-  if (!g || typeof g !== 'object' || !g.commentBefore) return;
-  if (next && typeof next === 'object' && (isScalar(next) || isMap(next) || isSeq(next))) {
-    const n = next as Scalar | Collection;
-    n.commentBefore = n.commentBefore ? `${g.commentBefore}\n${n.commentBefore}` : g.commentBefore;
-  } else {
-    parent.comment = parent.comment ? `${parent.comment}\n${g.commentBefore}` : g.commentBefore;
-  }
+  if (!g || typeof g !== 'object' || !g.commentBefore) return () => undefined;
+  const holder: { commentBefore?: string | null; comment?: string | null } =
+    next && typeof next === 'object' && (isScalar(next) || isMap(next) || isSeq(next)) ? (next as Scalar | Collection) : parent;
+  const field = holder === parent ? 'comment' : 'commentBefore';
+  const prev = holder[field];
+  const set = prev ? (field === 'comment' ? `${prev}\n${g.commentBefore}` : `${g.commentBefore}\n${prev}`) : g.commentBefore;
+  holder[field] = set;
+  return () => {
+    if (holder[field] !== set) return;
+    if (prev) holder[field] = prev;
+    else delete holder[field];
+  };
 }
-

@@ -146,6 +146,29 @@ function align(a: string[], b: string[]): Int32Array | undefined {
   return map;
 }
 
+/**
+ * Maps 1-based line numbers of `before` to `after`: a kept line to where it is now, a replaced or
+ * removed line to where its replacement starts (or the line that follows the removal).
+ */
+export function lineMapping(before: string, after: string): (line: number) => number {
+  const A = splitLines(after).map((l) => l.text);
+  const last = Math.max(1, A.length);
+  const parts = diffArrays(splitLines(before).map((l) => l.text), A, { maxEditLength: 4000 });
+  if (!parts) return (line) => Math.min(line, last);
+  const map: number[] = [];
+  let ia = 0;
+  for (const p of parts) {
+    const n = p.count ?? p.value.length;
+    if (p.added) ia += n;
+    else if (p.removed) for (let k = 0; k < n; k++) map.push(ia);
+    else {
+      for (let k = 0; k < n; k++) map.push(ia + k);
+      ia += n;
+    }
+  }
+  return (line) => Math.min(last, (line >= 1 && line <= map.length ? map[line - 1] : ia) + 1);
+}
+
 /** Lines removed plus lines added between two texts (a size for choosing the smallest edit). */
 export function changedLineCount(a: string, b: string): number {
   const parts = diffArrays(
@@ -191,12 +214,14 @@ export function mergeHunks(original: string, before: string, after: string): Hun
     const bChunk = B.slice(b, ab);
     const aChunk = A.slice(a, aa);
     const untouched = bChunk.length === aChunk.length && bChunk.every((x, i) => x === aChunk[i]);
-    if (!untouched) hunks.push({ start: o, end: ao, lines: keepCommentSpacing(aChunk, O.slice(o, ao)) });
+    if (!untouched) hunks.push({ start: o, end: ao, lines: aChunk });
     o = ao + 1;
     b = ab + 1;
     a = aa + 1;
   }
-  return hunks;
+  // Every replaced line counts: a moved node's lines leave in one hunk and arrive in another.
+  const replaced = hunks.flatMap((h) => O.slice(h.start, h.end));
+  return hunks.map((h) => ({ ...h, lines: keepCommentSpacing(h.lines, replaced) }));
 }
 
 const TRAILING_COMMENT = /^(.*\S)(\s+)(#.*)$/;

@@ -8,12 +8,12 @@ import { MAX_ALIASES, ParsedFile, parseText, pointerSegments } from '../model/pa
 import { Source } from '../model/sources';
 import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { applyEdits, FixError } from './edit';
-import { changedLineCount, detectStyle, dominantEol, lostComments, mergeEdit, mergeEditMixed } from './format';
+import { changedLineCount, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
 import { DocEdit, surgicalEdit } from './surgical';
-import { changedPaths, isUnder, sameValue } from './values';
+import { changedPathsShifted, isUnder, sameValue } from './values';
 
 export { FixError } from './edit';
-export { changedPaths, isUnder } from './values';
+export { changedPaths, changedPathsShifted, isUnder } from './values';
 
 export interface FixOptions {
   rules: Rule[];
@@ -31,7 +31,12 @@ export interface AppliedFix {
   object: ObjectRef;
   description: string;
   safety: 'safe' | 'proposal';
-  /** Line of the finding in the file as it was when the fix was applied. */
+  /**
+   * Line of the finding in the fixed text (`FixedFile.text`, the file as written), where the user
+   * finds the repair: the finding's line when its pass applied it, carried through the lines later
+   * passes inserted or removed (a line that a later pass replaced maps to where its replacement
+   * starts). The report of what remains after --fix is linted on the same text.
+   */
   line: number;
   /** The edits, with pointers relative to the object (as the rule made them). */
   edits: FixEdit[];
@@ -355,7 +360,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
           const res = applyEdits(clone, obj.basePointer, fix.edits);
           const after = toJs(clone);
           if (after.failed) throw new FixError('the edited document could not be read back');
-          const outside = changedPaths(before, after.value).filter((x) => !res.touched.some((t) => isUnder(x, t)));
+          // Items that only moved up a sequence (an earlier item was removed) are compared with the
+          // items they were, so the shift alone is no change, but a changed shifted item is.
+          const outside = changedPathsShifted(before, after.value, res.shifts).filter((x) => !res.touched.some((t) => isUnder(x, t)));
           if (outside.length) throw new FixError(`the edit would also change /${outside[0].join('/')} (shared through a YAML anchor or merge key); fix it by hand`);
           if (!res.changed && !adds.length) {
             noop.add(key);
@@ -367,7 +374,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
             for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
             edited.set(d, list);
           }
-          busy.set(d, [...(busy.get(d) ?? []), ...res.touched]);
+          busy.set(d, [...(busy.get(d) ?? []), ...res.claimed]);
           if (adds.length) {
             const pd = pending.get(d) ?? { added: [] };
             pd.added.push(...adds);
@@ -386,6 +393,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
         st.refused = `the fix was not written because ${r.error}; apply it by hand`;
         continue;
       }
+      // Lines found on the text before this pass move with what the pass inserted and removed.
+      const moved = lineMapping(st.text, r.text);
+      for (const a of [...st.applied, ...appliedHere]) a.line = moved(a.line);
       st.text = r.text;
       st.applied.push(...appliedHere);
     }
@@ -402,6 +412,8 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
 /** A unified diff with `a/` and `b/` headers and 3 lines of context (as git); empty when nothing changed. */
 export function unifiedDiff(file: string, before: string, after: string): string {
   if (before === after) return '';
-  return createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
+  // git-style headers; an absolute path must not turn into `a//abs`.
+  const name = file.replace(/^\/+/, '');
+  return createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
 }
 

@@ -14,10 +14,38 @@ function isContainer(v: unknown): boolean {
  * A null on one side counts as "absent" when the other side is a container.
  */
 export function changedPaths(a: unknown, b: unknown, at: string[] = [], out: string[][] = []): string[][] {
+  return diff(a, b, at, out, undefined);
+}
+
+/** A sequence of `b` (by path) whose item j was item origin[j] of `a` (-1 or past the end: new). */
+export interface IndexShift {
+  path: string[];
+  origin: number[];
+}
+
+/**
+ * changedPaths where items of some sequences moved to other indices: each item of a shifted
+ * sequence of `b` is compared with the item of `a` it came from (paths are those of `b`); items of
+ * `a` that no item came from are removals and are not reported.
+ */
+export function changedPathsShifted(a: unknown, b: unknown, shifts: readonly IndexShift[]): string[][] {
+  return diff(a, b, [], [], shifts.length ? new Map(shifts.map((s) => [JSON.stringify(s.path), s.origin])) : undefined);
+}
+
+function diff(a: unknown, b: unknown, at: string[], out: string[][], shifts: Map<string, number[]> | undefined): string[][] {
   if (Object.is(a, b)) return out;
   const aC = isContainer(a);
   const bC = isContainer(b);
   if (aC || bC) {
+    const origin = shifts && Array.isArray(a) && Array.isArray(b) ? shifts.get(JSON.stringify(at)) : undefined;
+    if (origin) {
+      const from = a as unknown[];
+      (b as unknown[]).forEach((v, j) => {
+        const o = origin[j] ?? -1;
+        diff(o >= 0 ? from[o] : undefined, v, [...at, String(j)], out, shifts);
+      });
+      return out;
+    }
     const emptyA = a === undefined || a === null;
     const emptyB = b === undefined || b === null;
     if ((aC || emptyA) && (bC || emptyB) && (emptyA || emptyB || Array.isArray(a) === Array.isArray(b))) {
@@ -29,7 +57,7 @@ export function changedPaths(a: unknown, b: unknown, at: string[] = [], out: str
         return out;
       }
       for (const k of keys) {
-        changedPaths(aC ? (a as Record<string, unknown>)[k] : undefined, bC ? (b as Record<string, unknown>)[k] : undefined, [...at, k], out);
+        diff(aC ? (a as Record<string, unknown>)[k] : undefined, bC ? (b as Record<string, unknown>)[k] : undefined, [...at, k], out, shifts);
       }
       return out;
     }

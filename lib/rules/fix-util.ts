@@ -6,9 +6,6 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
 import { containerBudget, recommendedGrace } from '../timeline/budget';
 
-/** The preStop delay a fix adds for in-cluster clients (graceful-termination.md TERM-002: 5-15 s). */
-export const FIX_PRESTOP_SECONDS = 10;
-
 /** Whether the preStop sleep action is on by default (PodLifecycleSleepAction beta, 1.30). */
 export function sleepActionAvailable(version: KubeVersion): boolean {
   return version.atLeast(1, 30);

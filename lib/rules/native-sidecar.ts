@@ -158,7 +158,7 @@ containers:
      */
     function toNativeFix(w: Workload, move: ContainerView[]): Fix | undefined {
       if (!move.length) return undefined;
-      const edits: FixEdit[] = moveEdits(w.containers, move, `${w.podSpecPointer}/containers`);
+      const edits: FixEdit[] = removeEdits(move);
       for (const c of move) edits.push({ op: 'append', pointer: `${w.podSpecPointer}/initContainers`, value: { ...c.raw, restartPolicy: 'Always' } });
       const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
       const addends: Addend[] = [...shutdownAddends(ctx.graph, w), ...move.map((c) => ({ seconds: sidecarDrainSeconds(hint, c), source: `native sidecar "${c.name}" drain` }))];
@@ -186,8 +186,7 @@ containers:
     /** Runs the native sidecars as regular containers (the only form the target supports), restartPolicy dropped. */
     function toClassicFix(w: Workload): Fix | undefined {
       if (!w.sidecars.length) return undefined;
-      const inits = [...w.initContainers, ...w.sidecars].sort((a, b) => index(a) - index(b));
-      const edits: FixEdit[] = moveEdits(inits, w.sidecars, `${w.podSpecPointer}/initContainers`);
+      const edits: FixEdit[] = removeEdits(w.sidecars);
       for (const c of w.sidecars) {
         const rest = { ...c.raw };
         delete rest.restartPolicy;
@@ -200,24 +199,11 @@ containers:
 };
 
 /**
- * Removes `gone` from the list at `listPointer` (highest index first, so the lower indices stay
- * right). Every index from the first removed one to the old end changes meaning, so the edits also
- * name each of them: the items that shifted are re-asserted at their new index with the value they
- * already have, and the indices past the new end get a `remove`, a no-op there. None of that changes
- * the document, but it marks those paths as touched by this fix: the fixer then accepts that they
- * changed, and defers any other fix aimed at the old indices to its next lint pass.
+ * Removes `gone` from its list, highest index first, so each pointer still names the item it was
+ * computed for (the fixer accepts the later items' shift to lower indices).
  */
-function moveEdits(list: ContainerView[], gone: ContainerView[], listPointer: string): FixEdit[] {
-  const edits: FixEdit[] = [...gone].sort((a, b) => index(b) - index(a)).map((c) => ({ op: 'remove', pointer: c.pointer }) as FixEdit);
-  const first = Math.min(...gone.map(index));
-  const end = Math.max(...list.map(index)) + 1;
-  for (const c of list) {
-    if (gone.includes(c) || index(c) < first) continue;
-    const k = index(c) - gone.filter((g) => index(g) < index(c)).length;
-    edits.push({ op: 'set', pointer: `${listPointer}/${k}`, value: c.raw });
-  }
-  for (let k = end - gone.length; k < end; k++) edits.push({ op: 'remove', pointer: `${listPointer}/${k}` });
-  return edits;
+function removeEdits(gone: ContainerView[]): FixEdit[] {
+  return [...gone].sort((a, b) => index(b) - index(a)).map((c) => ({ op: 'remove', pointer: c.pointer }) as FixEdit);
 }
 
 /** The container's index in its list, from its pointer. */

@@ -3,8 +3,9 @@ import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
+import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, trafficContainers } from './probe-util';
-import { FIX_PRESTOP_SECONDS, neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
+import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { graceMessageRef } from './util';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
@@ -41,9 +42,9 @@ function acceptsAfterSigterm(c: ContainerView): boolean {
 
 /** preStop delay for the container, plus the grace period it then needs (never lowered). */
 function addPreStopFix(graph: ObjectGraph, version: KubeVersion, w: Workload, c: ContainerView): Fix {
-  const h = preStopHandler(version, FIX_PRESTOP_SECONDS);
+  const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
   const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: h.handler }];
-  const grace = neededGrace(graph, w, new Map([[c.pointer, FIX_PRESTOP_SECONDS]]));
+  const grace = neededGrace(graph, w, new Map([[c.pointer, DEFAULT_PRESTOP_SECONDS]]));
   const raise = raiseGraceEdit(w, grace);
   if (raise) edits.push(raise);
   return {
@@ -138,7 +139,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
         const serves = servedPortsLabel(graph, w, c) ?? 'Service traffic';
-        const fix = preStopFix(ctx.version, FIX_PRESTOP_SECONDS);
+        const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         let why: string;
         let severity: 'error' | 'warning' = 'warning';
         if (gate) {

@@ -19,6 +19,12 @@ export interface PreStopDelay {
   command?: string[];
 }
 
+/**
+ * The preStop delay added for in-cluster clients when none is set (graceful-termination.md
+ * TERM-002: 5-15 s): what `--fix` writes and what the constructs default to.
+ */
+export const DEFAULT_PRESTOP_SECONDS = 10;
+
 /** Default wait-command patterns; each must capture the duration in group `d` (Go duration or seconds). */
 export const DEFAULT_WAIT_PATTERNS = ['^(?:\\S*/)?teleport wait duration (?<d>\\S+)$'];
 

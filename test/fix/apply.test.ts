@@ -363,6 +363,29 @@ describe('fixSources: passes and convergence', () => {
     expect(r.files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y\n  y: z\n`);
   });
 
+  test('the line of an applied fix is its line in the written text, also when a later pass inserted lines above it', () => {
+    const two = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: n\n`;
+    const onlyB: Rule = { ...setX(), check: (ctx) => setX().check({ ...ctx, report: (r) => (r.object.name === 'b' ? ctx.report(r) : undefined) }) };
+    // Labels for a, three lines above b, only once b is fixed: a second pass.
+    const labelA = rule(
+      'label-a',
+      (o) => o.name === 'a' && !(o.raw.metadata as Record<string, Json> | undefined)?.labels,
+      () => ({ description: 'label a', safety: 'safe', edits: [{ op: 'set', pointer: '/metadata/labels', value: { tier: 'web', team: 'core' } }] }),
+    );
+    const gated: Rule = { meta: labelA.meta, check: (ctx) => (ctx.graph.objects.some((o) => o.name === 'b' && data(o, 'x') === 'y') ? labelA.check(ctx) : undefined) };
+    const r = fix(two, [onlyB, gated]);
+    expect(r.passes).toBe(2);
+    const out = r.files[0].text;
+    expect(out).toBe(two.replace('  name: a\n', '  name: a\n  labels:\n    tier: web\n    team: core\n').replace('x: n', 'x: y'));
+    const lines = out.split('\n');
+    expect(r.files[0].applied.map((a) => [a.ruleId, a.line, lines[a.line - 1]])).toEqual([
+      ['set-x-y', 11, 'apiVersion: v1'],
+      ['label-a', 1, 'apiVersion: v1'],
+    ]);
+    // b starts on line 11 now; the first pass found it on line 8.
+    expect(lines.slice(10, 13)).toEqual(['apiVersion: v1', 'kind: ConfigMap', 'metadata:']);
+  });
+
   test('rules undoing each other stop after maxPasses and are reported as not converged', () => {
     const r = fix(text, [setX('1'), setX('2')], { maxPasses: 3 });
     expect(r.passes).toBe(3);
@@ -396,10 +419,76 @@ describe('fixSources: passes and convergence', () => {
   });
 });
 
+describe('fixSources: removing sequence items', () => {
+  const containers = (o: KObject): { name?: string; image?: string }[] => ((o.raw.spec as { template?: { spec?: { containers?: { name?: string }[] } } } | undefined)?.template?.spec?.containers ?? []) as { name?: string }[];
+  const at = (o: KObject, name: string) => containers(o).findIndex((c) => c.name === name);
+  /** Removes the container `name` (its index as the lint sees it), plus `more` edits. */
+  const removeContainer = (name: string, more: FixEdit[] = []) =>
+    rule(`rm-${name}`, (o) => at(o, name) >= 0, (o) => ({ description: `remove ${name}`, safety: 'safe', edits: [{ op: 'remove', pointer: `/spec/template/spec/containers/${at(o, name)}` }, ...more] }));
+  /** Sets the image of container `name` to `image`, by its index as the lint sees it. */
+  const setImage = (name: string, image: string) =>
+    rule(`set-${name}`, (o) => at(o, name) >= 0 && containers(o)[at(o, name)].image !== image, (o) => ({ description: `image of ${name}`, safety: 'safe', edits: [{ op: 'set', pointer: `/spec/template/spec/containers/${at(o, name)}/image`, value: image }] }));
+
+  const DEPLOY = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: &v {version: "1"}
+spec:
+  template:
+    spec:
+      containers:
+      # first
+      - name: a
+        image: a:1
+      # the one to drop
+      - name: b
+        image: b:1   # old
+      # third, after the removed one
+      - name: c
+        image: c:1   # pinned
+        ports:
+        - containerPort: 80   # http
+      - {name: d, image: d:1}  # flow item
+`;
+
+  test('removing a middle container keeps the later ones, and their comments, byte for byte', () => {
+    const r = fix(DEPLOY, [removeContainer('b')]);
+    expect(r.skipped).toEqual([]);
+    // The removed item's leading comment stays, above the item that takes its place.
+    expect(r.files[0].text).toBe(DEPLOY.replace('      - name: b\n        image: b:1   # old\n', ''));
+  });
+
+  test('a fix that removes item 0 and, through an anchor, also changes item 1 is refused', () => {
+    const shared = DEPLOY.replace('      - name: b\n        image: b:1   # old\n', '      - name: b\n        labels: *v\n');
+    const relabel: FixEdit = { op: 'set', pointer: '/metadata/labels/version', value: '2' };
+    const r = fix(shared, [removeContainer('a', [relabel])]);
+    expect(r.files[0].text).toBe(shared);
+    // b moved to index 0 and is compared with what it was at index 1: its labels changed.
+    expect(r.skipped.map((s) => s.reason)).toEqual(['cannot apply the fix: the edit would also change /spec/template/spec/containers/0/labels/version (shared through a YAML anchor or merge key); fix it by hand']);
+    // The same fix without the alias is applied: the refusal is about the change, not the shift.
+    expect(fix(DEPLOY, [removeContainer('a', [relabel])]).files[0].applied.map((a) => a.ruleId)).toEqual(['rm-a']);
+  });
+
+  test('a fix aimed at a shifted item waits for the next lint; one before the removed index does not', () => {
+    // One pass: rm-b applies first (rule IDs order findings at one position); set-c, computed for
+    // index 2, would now hit d, so it waits; set-a (index 0) keeps its meaning and applies.
+    const r = fix(DEPLOY, [removeContainer('b'), setImage('c', 'c:2'), setImage('a', 'a:2')]);
+    expect(r.passes).toBe(2);
+    expect(r.converged).toBe(true);
+    expect(r.files[0].applied.map((a) => a.ruleId)).toEqual(['rm-b', 'set-a', 'set-c']);
+    expect(r.files[0].text).toBe(DEPLOY.replace('      - name: b\n        image: b:1   # old\n', '').replace('image: a:1', 'image: a:2').replace('image: c:1', 'image: c:2'));
+  });
+});
+
 describe('unifiedDiff', () => {
   test('a/ b/ headers and hunks; empty when nothing changed', () => {
     const d = unifiedDiff('dir/f.yaml', 'a: 1\nb: 2\n', 'a: 1\nb: 3\n');
     expect(d).toBe('--- a/dir/f.yaml\n+++ b/dir/f.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n+b: 3\n');
     expect(unifiedDiff('f', 'x', 'x')).toBe('');
+  });
+
+  test('an absolute path gets git-style headers too (a/abs/path, not a//abs/path)', () => {
+    expect(unifiedDiff('/srv/deploy/f.yaml', 'a: 1\n', 'a: 2\n').split('\n').slice(0, 2)).toEqual(['--- a/srv/deploy/f.yaml', '+++ b/srv/deploy/f.yaml']);
   });
 });

@@ -94,7 +94,7 @@ spec:
       restartPolicy: Never # one shot
       containers:
       - {name: migrate, image: web:1, command: [migrate]}
-      # database access (the moved container's own comments go with the old node)
+      # database access (moves with the container)
       - {name: cloud-sql-proxy, image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2}
 `,
     proposals: true,
@@ -124,15 +124,40 @@ describe('native-sidecar fix details', () => {
     expect(edits.map((e) => `${e.op} ${'pointer' in e ? e.pointer : ''}`)).toEqual([
       'remove /spec/template/spec/containers/2',
       'remove /spec/template/spec/containers/0',
-      // the shifted app, re-asserted at its new index, and the indices past the new end: no-ops that
-      // mark the paths whose meaning changed
-      'set /spec/template/spec/containers/0',
-      'remove /spec/template/spec/containers/1',
-      'remove /spec/template/spec/containers/2',
       'append /spec/template/spec/initContainers',
       'append /spec/template/spec/initContainers',
     ]);
-    expect(edits[5]).toEqual({ op: 'append', pointer: '/spec/template/spec/initContainers', value: { name: 'envoy', image: 'envoyproxy/envoy:v1.31', ports: [{ name: 'https', containerPort: 8443 }], restartPolicy: 'Always' } });
+    expect(edits[2]).toEqual({ op: 'append', pointer: '/spec/template/spec/initContainers', value: { name: 'envoy', image: 'envoyproxy/envoy:v1.31', ports: [{ name: 'https', containerPort: 8443 }], restartPolicy: 'Always' } });
+  });
+
+  test('the moved container keeps its comments: its leading one, and those inside it', () => {
+    const proxy = `      # the mesh proxy, started first
+      - name: envoy   # sidecar
+        image: envoyproxy/envoy:v1.31
+        ports: [{name: https, containerPort: 15001}]   # proxy listens on 15001
+        # admin interface off
+        args: [--disable-admin]
+`;
+    const yaml = deploy({ containers: APP + proxy });
+    const r = fixWith(nativeSidecar, yaml, { proposals: true });
+    expect(r.skipped).toEqual([]);
+    expect(r.files[0].text).toBe(deploy({ containers: APP }) + `      initContainers:\n${proxy}        restartPolicy: Always\n`);
+    // Listed first, its leading comment is the list's (yaml attaches a comment between "containers:"
+    // and the first item to the list), so it stays with the list; the inner comments still move.
+    const first = fixWith(nativeSidecar, deploy({ containers: proxy + APP }), { proposals: true }).files[0].text;
+    expect(first).toBe(deploy({ containers: '      # the mesh proxy, started first\n' + APP }) + `      initContainers:\n${proxy.replace(/^.*\n/, '')}        restartPolicy: Always\n`);
+  });
+
+  test('below 1.29 the container moved back keeps its comments too', () => {
+    const yaml = deploy({
+      containers: APP,
+      initContainers: '      initContainers:\n      - {name: migrate, image: web:1}\n      # logs, also at shutdown\n      - name: fluent-bit  # shipper\n        image: fluent/fluent-bit:3\n        restartPolicy: Always\n',
+    });
+    const r = fixWith(nativeSidecar, yaml, { kubeVersion: '1.28', proposals: true });
+    expect(r.skipped).toEqual([]);
+    expect(r.files[0].text).toBe(
+      deploy({ containers: APP + '      # logs, also at shutdown\n      - name: fluent-bit  # shipper\n        image: fluent/fluent-bit:3\n', initContainers: '      initContainers:\n      - {name: migrate, image: web:1}\n' }),
+    );
   });
 
   test('before 1.32 a helper reached through a named Service port is not moved (EndpointSlices would lose the port)', () => {
