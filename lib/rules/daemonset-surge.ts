@@ -126,7 +126,9 @@ spec:
     rollingUpdate:
       maxSurge: 1
       maxUnavailable: 0
-\`\`\``,
+\`\`\`
+
+**\`--fix\`** (proposal): \`maxSurge: 1\` / \`maxUnavailable: 0\` for a node proxy rolling with maxSurge 0; when both are non-zero (the API rejects it), \`maxUnavailable: 0\`, or \`maxSurge: 0\` if the pod binds host ports; below 1.22, drops maxSurge and sets \`maxUnavailable: 1\`. hostNetwork pods without declared ports get no fix (surge needs SO_REUSEPORT, which the manifest cannot show).`,
     fixable: true,
     versionGate: 'DaemonSetUpdateSurge: alpha 1.21 (off), beta 1.22 (on), GA 1.25',
     paramsSchema: {

@@ -64,7 +64,9 @@ topologySpreadConstraints:
 containers:
 - name: app
   lifecycle: {preStop: {sleep: {seconds: 35}}}
-\`\`\``,
+\`\`\`
+
+**\`--fix\`**: the preStop part as in \`lb-deregistration-delay\` (a new \`sleep\` action on >= 1.30 with the grace raise is safe; changing an existing hook is a proposal), sized to the health-check window + 5 s. The missing-spreading condition has no fix here: \`replicas-not-spread\` proposes the constraint for the same workloads.`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
     paramsSchema: {

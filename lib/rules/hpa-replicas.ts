@@ -51,7 +51,9 @@ apiVersion: policy/v1
 kind: PodDisruptionBudget
 spec:
   maxUnavailable: 1
-\`\`\``,
+\`\`\`
+
+**\`--fix\`** (proposal): removes \`spec.replicas\` from the HPA-managed workload (note: with client-side \`kubectl apply\` the next apply after the removal resets it to 1 replica once; server-side apply does not), or raises \`minReplicas\` to 2 (and \`maxReplicas\` with it if lower).`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#replicas',

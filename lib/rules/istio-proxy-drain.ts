@@ -126,7 +126,9 @@ metadata:
         EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
 spec:
   terminationGracePeriodSeconds: 45
-\`\`\``,
+\`\`\`
+
+**\`--fix\`**: a drain window >= grace raises \`terminationGracePeriodSeconds\` (safe); a drain shorter than the app's preStop + drain sets \`terminationDrainDuration\` in the proxy-config annotation or the rendered \`PROXY_CONFIG\` env, keeping its other fields, with grace raised if needed (proposal). Configurations Istio would reject get no fix.`,
     fixable: true,
     versionGate: 'Istio native sidecars by default (ENABLE_NATIVE_SIDECARS=auto, Istio >= 1.28) only on Kubernetes >= 1.33 (every kubelet); SidecarContainers beta (on) 1.29',
     paramsSchema: {

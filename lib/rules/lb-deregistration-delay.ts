@@ -108,7 +108,9 @@ terminationGracePeriodSeconds: 90
 containers:
 - name: app
   lifecycle: {preStop: {sleep: {seconds: 45}}}
-\`\`\``,
+\`\`\`
+
+**\`--fix\`**: with no preStop hook on >= 1.30, adds a \`sleep\` action covering the window and raises \`terminationGracePeriodSeconds\` to fit (safe); lengthening an existing sleep or exec sleep, or adding exec sleep before 1.30, is a proposal. A grace period shorter than preStop + drain is raised (safe). A deregistration delay longer than grace is lowered in the attributes annotation (proposal), never below the longest grace of the workloads sharing it. Hooks that do more than sleep get no fix.`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
     paramsSchema: {

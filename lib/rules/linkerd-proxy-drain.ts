@@ -90,7 +90,9 @@ spec:
   containers:
   - name: app
     lifecycle: {preStop: {sleep: {seconds: 10}}}
-\`\`\``,
+\`\`\`
+
+**\`--fix\`**: a wait >= grace raises \`terminationGracePeriodSeconds\` (safe). A wait not above the app's preStop sets the annotation (or the rendered proxy's own preStop sleep) to preStop + drain, with grace to match (proposal). An annotation ignored in native-sidecar mode is removed, and a too-long shutdown-grace-period is lowered to fit (proposals). Malformed values get no fix.`,
     fixable: true,
     versionGate: 'no Kubernetes gate; Linkerd injects native sidecars by default from 2.20 (param nativeDefault, default false)',
     paramsSchema: {

@@ -79,7 +79,9 @@ spec:
 \`\`\`
 
 A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeconds). StatefulSet
-\`minReadySeconds\` needs Kubernetes >= 1.23 (beta on; GA 1.25).`,
+\`minReadySeconds\` needs Kubernetes >= 1.23 (beta on; GA 1.25).
+
+**\`--fix\`** (proposal): fan-in workloads get \`minReadySeconds\` from the reconnect model (section 11) and, when that reaches \`progressDeadlineSeconds\`, a deadline of minReadySeconds + 600 s; long-lived and IP-target LB workloads get the \`minReadySeconds\` param (and a deadline above it). Malformed hints get no fix.`,
     fixable: true,
     versionGate: 'StatefulSet minReadySeconds (StatefulSetMinReadySeconds): beta on 1.23, GA 1.25',
     paramsSchema: { type: 'object', properties: { longLivedMinReadySeconds: { type: 'integer', minimum: 1 } }, additionalProperties: false },

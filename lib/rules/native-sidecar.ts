@@ -57,7 +57,9 @@ initContainers:
   startupProbe: {httpGet: {path: /ready, port: 15021}}
 containers:
 - name: app
-\`\`\``,
+\`\`\`
+
+**\`--fix\`** (proposal): moves the helper to the end of \`initContainers\` with \`restartPolicy: Always\`, keeping all its fields and comments, and raises the grace period if its drain no longer fits. Below 1.32 a helper behind a named Service port is not moved (EndpointSlices resolve named ports of native sidecars only from 1.32). A \`restartPolicy: Always\` init container on a version without native sidecars is moved back to \`containers\` (proposal; Jobs get no fix).`,
     fixable: true,
     versionGate: 'SidecarContainers: alpha 1.28 (off), beta 1.29 (on), GA 1.33',
     paramsSchema: {

@@ -50,7 +50,9 @@ Fix (stateless):
 strategy:
   type: RollingUpdate
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
-\`\`\``,
+\`\`\`
+
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
