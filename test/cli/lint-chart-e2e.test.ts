@@ -7,6 +7,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { WEB_CHART, writeTree } from '../helpers/charts';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'build/lib/cli/main.js');
@@ -28,48 +29,8 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 function write(dir: string, files: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(files)) {
-    const p = path.join(work, dir, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, text);
-  }
+  writeTree(path.join(work, dir), files);
 }
-
-const WEB_CHART = {
-  'Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
-  'values.yaml': 'replicas: 2\npreStop: false\n',
-  'templates/deployment.yaml': `apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: {{ .Release.Name }}-web
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}-web
-spec:
-  replicas: {{ .Values.replicas }}
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-        ports:
-        - {name: http, containerPort: 8080}
-        readinessProbe:
-          httpGet: {path: /ready, port: http}
-        {{- if .Values.preStop }}
-        lifecycle:
-          preStop:
-            sleep: {seconds: 5}
-        {{- end }}
-`,
-  'templates/service.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-web\nspec:\n  selector: {app: web}\n  ports:\n  - {port: 80, targetPort: http}\n',
-};
 
 /** PATH with helm (the dev dependency) unless overridden; HELM_BIN unset unless given. */
 function kg(args: string[], env: Record<string, string> = {}) {
