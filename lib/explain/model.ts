@@ -15,7 +15,7 @@ import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
 import { DEFAULT_SIDECAR_DRAIN_SECONDS, injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
 import { Addend, containerBudget, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
-import { DEFAULT_WAIT_PATTERNS, PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import { RolloutPlan, rolloutPlan } from './rollout';
 
 /** What a bar on a lane stands for. */
@@ -157,10 +157,16 @@ export function secs(n: number): string {
 
 const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
 
+/** A delay explain can draw: a known kind, or a program whose duration the prestop-seconds hint declares. */
+function knownDelay(p: PreStopDelay): boolean {
+  return p.hinted === true || KNOWN_DELAY.has(p.kind);
+}
+
 /** Violations whose judgement belongs to a rule with more context than the timeline (see agreeWithLinter). */
 const ADVISORY = new Set(['prestop-missing', 'lb-deregistration-delay', 'linkerd-proxy-drain', 'istio-proxy-drain']);
 
 function preStopWords(p: PreStopDelay): string {
+  if (p.hinted && p.seconds !== undefined) return `preStop ${p.kind === 'httpGet' ? 'httpGet' : 'program'} ${secs(p.seconds)} (${PRESTOP_SECONDS_HINT})`;
   switch (p.kind) {
     case 'sleep':
       return `preStop sleep ${secs(p.seconds!)}`;
@@ -204,6 +210,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const w = 'podSpec' in workload ? workload : workloadOf(workload);
   if (!w) throw new Error(`${(workload as KObject).kind}/${(workload as KObject).name} is not a workload`);
   const G = w.grace;
+  const annotations = w.annotations;
   const patterns = opts.waitPatterns ?? DEFAULT_WAIT_PATTERNS;
   const namespace = graph.namespace(w.obj.namespace ?? 'default');
   const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
@@ -275,7 +282,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const servedPreStops: number[] = [];
   for (const c of w.containers) {
     if (!servedContainers.has(c.name)) continue;
-    const p = preStopDelay(c.raw, patterns);
+    const p = podPreStopDelay(c, w.annotations, patterns);
     // SIGTERM time: a hook longer than the grace period is cut at the deadline.
     servedPreStops.push(Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)));
   }
@@ -371,8 +378,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       phases: [],
     };
     if (s.c) {
-      const pre = preStopDelay(s.c.raw, patterns);
-      if (pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind) && pre.seconds > 0) {
+      const pre = podPreStopDelay(s.c, w.annotations, patterns);
+      if (pre.seconds !== undefined && knownDelay(pre) && pre.seconds > 0) {
         lane.phases.push({ kind: 'prestop', start: 0, end: Math.min(pre.seconds, G), label: `own preStop ${secs(pre.seconds)} (runs at once)` });
       }
     }
@@ -418,15 +425,15 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   // -------------------------------------------------------------------------------------------
 
   function appLane(c: ContainerView): Lane {
-    const pre = preStopDelay(c.raw, patterns);
+    const pre = podPreStopDelay(c, annotations, patterns);
     const lane: Lane = { name: c.name, role: 'main', detail: `main, ${preStopWords(pre)}`, preStop: pre, phases: [] };
     let S: number;
     if (pre.kind === 'none') S = 0;
-    else if (pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind)) S = pre.seconds;
+    else if (pre.seconds !== undefined && knownDelay(pre)) S = pre.seconds;
     else {
       S = 0;
       if (pre.kind === 'tcpSocket') assumptions.push(`"${c.name}": a tcpSocket preStop is deprecated and fails at once: SIGTERM is immediate`);
-      else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once`);
+      else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once; declare it with ${PRESTOP_SECONDS_HINT} to have it judged`);
     }
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
     return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget');
@@ -499,8 +506,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const window = m.exitOnZeroActiveConnections ? m.minimumDrainDurationSeconds : m.terminationDrainDurationSeconds;
     const what = m.exitOnZeroActiveConnections ? `MINIMUM_DRAIN_DURATION ${secs(window)}, then until 0 connections` : `terminationDrainDuration ${secs(window)}`;
     const lane: Lane = { name: ISTIO.proxyContainer, role: 'proxy-classic', detail: `istio proxy, classic${c ? '' : ', injected'}`, injected: !c, phases: [] };
-    const pre = c ? preStopDelay(c.raw, patterns) : ({ kind: 'none' } as PreStopDelay);
-    const S = pre.seconds !== undefined && KNOWN_DELAY.has(pre.kind) ? pre.seconds : 0;
+    const pre = c ? podPreStopDelay(c, annotations, patterns) : ({ kind: 'none' } as PreStopDelay);
+    const S = pre.seconds !== undefined && knownDelay(pre) ? pre.seconds : 0;
     return signalLane(lane, S, window, S > 0, false, 'istio-proxy-drain', 'mesh-drain', `Envoy drains: ${what}`, m.exitOnZeroActiveConnections, `drain ${secs(window)}`);
   }
 

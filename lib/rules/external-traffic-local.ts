@@ -3,7 +3,7 @@ import { ServiceView } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
 import { drainSeconds, recommendedGrace } from '../timeline/budget';
-import { preStopDelay } from '../timeline/prestop';
+import { podPreStopDelay } from '../timeline/prestop';
 import { AWS, containersBehind, graceEdit, intAnnotation, isExternalLocal, preStopDelayEdit, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
 import { defaultPropagationWindow } from './lb-deregistration-delay';
 import { replicaBasis } from './rollout-util';
@@ -106,7 +106,7 @@ containers:
         }
         if (w.grace === 0) continue;
         for (const c of containersBehind(g, w, new Set([s]))) {
-          const d = preStopDelay(c.raw);
+          const d = podPreStopDelay(c, w.annotations);
           if (d.kind !== 'none' && d.seconds === undefined) continue;
           const sec = d.kind === 'none' ? 0 : d.seconds!;
           if (sec >= hw.seconds) continue;

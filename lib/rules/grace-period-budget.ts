@@ -2,7 +2,8 @@ import { Rule } from '../engine/types';
 import { HINT } from '../model/graph';
 import { shutdownAddends } from '../timeline/addends';
 import { containerBudget, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
-import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
+import { DEFAULT_WAIT_PATTERNS, parsePreStopHint, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
+import { annotationPointer } from './mesh-util';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
 
@@ -20,7 +21,10 @@ SIGKILL (error). When preStop + the app's drain time (\`kubegrace.dev/drain-seco
 or load-balancer addend exceed the grace period, in-flight work is killed (warning).
 
 Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
-time (the default is an assumption; \`prestop-missing\` reports the missing hook).
+time (the default is an assumption; \`prestop-missing\` reports the missing hook). A hook that runs a
+program of unknown duration (an exec other than a bare sleep, an httpGet) is judged only when
+\`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
+the declared duration also wins over a recognised wait command or a sleep followed by more work.
 
 Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.
 
@@ -33,6 +37,8 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
     for (const w of ctx.graph.workloads) {
+      const hint = parsePreStopHint(w.annotations[PRESTOP_SECONDS_HINT]);
+      if (hint.problem) ctx.report({ object: w.obj, pointer: annotationPointer(w, PRESTOP_SECONDS_HINT), severity: 'warning', message: `${hint.problem}; the hook is not judged` });
       if (!ctx.graph.served(w) || w.grace === 0) continue;
       const addends = shutdownAddends(ctx.graph, w);
       // One repair for every container: the grace period the neediest container requires.
@@ -51,11 +57,11 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity: 'error',
-            message: `container "${c.name}": preStop delay ${s}s >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${recommendedGrace(s, b.drain, b.addend)}s or shorten the delay`,
+            message: `container "${c.name}": preStop delay ${s}s${b.preStop.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''} >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${recommendedGrace(s, b.drain, b.addend)}s or shorten the delay`,
             fix,
           });
         } else if (b.needed! > w.grace) {
-          const parts = [`preStop ${s}s`, `drain ${b.drain}s`, ...addends.map((a) => `${a.source} ${a.seconds}s`)];
+          const parts = [`preStop ${s}s${b.preStop.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''}`, `drain ${b.drain}s`, ...addends.map((a) => `${a.source} ${a.seconds}s`)];
           ctx.report({
             object: w.obj,
             pointer: gracePointer(w, c),

@@ -3,7 +3,7 @@ import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
 import { drainSeconds, GRACE_MARGIN_SECONDS, recommendedGrace } from '../timeline/budget';
-import { DEFAULT_WAIT_PATTERNS, PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { DEFAULT_WAIT_PATTERNS, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import {
   annotationPointer,
   annotationsOf,
@@ -168,7 +168,7 @@ containers:
       const plan: Plan = { w, fronts, drain, addend, items: [], graceTarget: w.grace };
       const services = new Set(fronts.map((f) => f.service));
       for (const c of containersBehind(g, w, services)) {
-        const d = preStopDelay(c.raw, patterns);
+        const d = podPreStopDelay(c, w.annotations, patterns);
         if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet, other commands: delay unknown
         const s = d.kind === 'none' ? 0 : d.seconds!;
         if (window !== undefined && slowest && s < window) {

@@ -6,7 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { drainSeconds } from '../timeline/budget';
 import { MESH_PROXY_NAMES, MeshProblem } from '../timeline/mesh';
-import { PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import { existingPointer } from './rollout-util';
 
 /** Path of the pod template's metadata (the object's own metadata for a bare Pod). */
@@ -92,7 +92,7 @@ export function appShutdowns(w: Workload, opts: { requireDeclaredDrainWithoutHoo
   const out: AppShutdown[] = [];
   for (const c of w.containers) {
     if (MESH_PROXY_NAMES.includes(c.name)) continue;
-    const preStop = preStopDelay(c.raw);
+    const preStop = podPreStopDelay(c, w.annotations);
     if (preStop.kind === 'none' && opts.requireDeclaredDrainWithoutHook !== false && !declared) continue;
     const s = preStop.kind === 'none' ? 0 : preStop.seconds;
     if (s === undefined) continue;

@@ -3,7 +3,7 @@ import { HINT } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT } from '../timeline/addends';
 import { Addend, drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
-import { classifyPreStop, PreStopDelay, preStopDelay } from '../timeline/prestop';
+import { classifyPreStop, PreStopDelay, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
 import { annotationPointer, secs } from './mesh-util';
 import { graceMessageRef, gracePointer } from './util';
 
@@ -141,7 +141,7 @@ spec:
       const d = drainSeconds(w);
       let binding: { c: ContainerView; s: number; pre: PreStopDelay } | undefined;
       for (const c of w.containers) {
-        const pre = preStopDelay(c.raw);
+        const pre = podPreStopDelay(c, w.annotations);
         if (pre.kind === 'none' && !drainDeclared) continue;
         const s = pre.kind === 'none' ? 0 : pre.seconds;
         if (s === undefined) continue;
@@ -154,7 +154,7 @@ spec:
       // grace-period-budget judges served workloads' containers with a known hook (or a declared drain)
       // with the same addends (shutdownAddends): leave those to it.
       if (ctx.graph.served(w)) return;
-      const parts = [`preStop ${secs(binding.s)}`, `drain ${secs(d)}`, ...addends.map((x) => `${x.source} ${secs(x.seconds)}`)];
+      const parts = [`preStop ${secs(binding.s)}${binding.pre.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''}`, `drain ${secs(d)}`, ...addends.map((x) => `${x.source} ${secs(x.seconds)}`)];
       ctx.report({
         object: w.obj,
         pointer: gracePointer(w, binding.c),

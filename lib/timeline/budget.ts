@@ -1,7 +1,7 @@
 import { HINT } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { parseSeconds } from './duration';
-import { PreStopDelay, preStopDelay } from './prestop';
+import { PreStopDelay, podPreStopDelay } from './prestop';
 
 /** Default application drain time after SIGTERM (RULES.md hint `kubegrace.dev/drain-seconds`). */
 export const DEFAULT_DRAIN_SECONDS = 10;
@@ -33,9 +33,12 @@ export interface ContainerBudget {
   afterSigterm?: number;
 }
 
-/** The termination budget of one container: what it needs against what the grace period gives. */
+/**
+ * The termination budget of one container: what it needs against what the grace period gives. A
+ * custom preStop program counts with its `kubegrace.dev/prestop-seconds` duration.
+ */
 export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[]): ContainerBudget {
-  const preStop = preStopDelay(c.raw, waitPatterns);
+  const preStop = podPreStopDelay(c, w.annotations, waitPatterns);
   const drain = drainSeconds(w);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);
   const s = preStop.kind === 'none' ? 0 : preStop.seconds;

@@ -1,6 +1,6 @@
 import { isObject, Json } from '../model/types';
 import { get } from '../model/workload';
-import { parseGoDuration, parseSleepArg } from './duration';
+import { parseGoDuration, parseSeconds, parseSleepArg } from './duration';
 
 /**
  * What a container's preStop hook does to the termination timeline.
@@ -17,6 +17,8 @@ export interface PreStopDelay {
   seconds?: number;
   /** The exec command as written, for messages. */
   command?: string[];
+  /** Set when `seconds` comes from the `kubegrace.dev/prestop-seconds` hint, not from the handler. */
+  hinted?: boolean;
 }
 
 /**
@@ -81,4 +83,79 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
 /** The preStop delay of a container object (its `lifecycle.preStop`). */
 export function preStopDelay(container: Json, waitPatterns?: string[]): PreStopDelay {
   return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns);
+}
+
+/**
+ * Hint (RULES.md "Hint annotations"): how long a preStop hook of unknown duration (a custom
+ * program) runs. A value (seconds or a Go duration: `"25"`, `"25s"`) applies to every container
+ * whose hook is a program; `name=value` entries (`"app=25,worker=40"`) to one container each.
+ */
+export const PRESTOP_SECONDS_HINT = 'kubegrace.dev/prestop-seconds';
+
+export interface PreStopHint {
+  /** A bare value: applies to every container without its own entry. */
+  all?: number;
+  byName: Record<string, number>;
+  /** Set when (part of) the hint is malformed; what could not be read is ignored. */
+  problem?: string;
+}
+
+/** Parses `kubegrace.dev/prestop-seconds`. */
+export function parsePreStopHint(v: string | undefined): PreStopHint {
+  const out: PreStopHint = { byName: {} };
+  if (v === undefined) return out;
+  const bad: string[] = [];
+  for (const raw of v.split(',')) {
+    const part = raw.trim();
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    const name = eq < 0 ? undefined : part.slice(0, eq).trim();
+    const s = parseSeconds(eq < 0 ? part : part.slice(eq + 1));
+    if (s === undefined || name === '') bad.push(part);
+    else if (name === undefined) out.all = s;
+    else out.byName[name] = s;
+  }
+  if (bad.length) out.problem = `cannot read ${bad.map((b) => `"${b}"`).join(', ')} in ${PRESTOP_SECONDS_HINT}: write seconds ("25"), a duration ("25s") or name=seconds entries ("app=25,worker=40")`;
+  return out;
+}
+
+/** Kinds whose duration the handler states itself (or that never run): the hint does not apply. */
+const NOT_A_PROGRAM: readonly PreStopKind[] = ['none', 'sleep', 'exec-sleep', 'tcpSocket', 'invalid'];
+
+/**
+ * Whether a hook runs a program whose duration the hint may declare: any exec other than a bare
+ * sleep (including a sleep followed by more work and recognised wait commands) and httpGet.
+ */
+export function isProgramHook(d: PreStopDelay): boolean {
+  return !NOT_A_PROGRAM.includes(d.kind);
+}
+
+/** The hinted duration for one container's hook, if the hint names it or has a bare value. */
+export function hintedSeconds(hint: PreStopHint, containerName: string): number | undefined {
+  return hint.byName[containerName] ?? hint.all;
+}
+
+/**
+ * Applies the hint to a classified hook: for a program hook the hinted duration always wins
+ * (over a guess, a sleep lower bound or a recognised wait command); other hooks are unchanged.
+ */
+export function applyPreStopHint(d: PreStopDelay, containerName: string, hint: PreStopHint): PreStopDelay {
+  if (!isProgramHook(d)) return d;
+  const s = hintedSeconds(hint, containerName);
+  return s === undefined ? d : { ...d, seconds: s, hinted: true };
+}
+
+/**
+ * The preStop delay of a container in a pod whose (workload or template) annotations may carry
+ * `kubegrace.dev/prestop-seconds`. The one place the hint is read: constructs, rules and explain
+ * all call this.
+ */
+export function podPreStopDelay(
+  container: { raw: Json; name: string },
+  annotations: Readonly<Record<string, string>> | undefined,
+  waitPatterns?: string[],
+): PreStopDelay {
+  const d = preStopDelay(container.raw, waitPatterns);
+  const v = annotations?.[PRESTOP_SECONDS_HINT];
+  return v === undefined ? d : applyPreStopHint(d, container.name, parsePreStopHint(v));
 }

@@ -123,6 +123,21 @@ describe('termination timeline: main containers', () => {
     expect(t.violations.some((v) => v.ruleId === 'prestop-missing')).toBe(false);
   });
 
+  test('a custom program declared by kubegrace.dev/prestop-seconds is drawn with its duration and judged like grace-period-budget', () => {
+    const hook = '{exec: {command: [/bin/drain, --wait, "25"]}}';
+    const t = explainOne(deployment({ containers: container('app', hook), grace: 15, annotations: { 'kubegrace.dev/prestop-seconds': '25' } }));
+    const app = lane(t, 'app');
+    expect(app.detail).toContain('preStop program 25s (kubegrace.dev/prestop-seconds)');
+    expect(laneEvents(t, 'app')).toEqual(['prestop-start@0', 'sigterm@15', 'sigkill@17']);
+    expect(t.violations[0]).toMatchObject({ ruleId: 'grace-period-budget', severity: 'error', lane: 'app' });
+    expect(t.findings.find((f) => f.ruleId === 'grace-period-budget')?.message).toContain('preStop delay 25s (kubegrace.dev/prestop-seconds)');
+    expect(t.assumptions.some((a) => /unknown/.test(a))).toBe(false);
+    // Without the hint the same hook is not judged, and explain says how to declare it.
+    const u = explainOne(deployment({ containers: container('app', hook), grace: 15 }));
+    expect(u.violations).toEqual([]);
+    expect(u.assumptions.some((a) => a.includes('declare it with kubegrace.dev/prestop-seconds'))).toBe(true);
+  });
+
   test('grace 0: no preStop, SIGTERM at once, SIGKILL after the 2s minimum', () => {
     const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 0 }));
     expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'sigkill@2']);

@@ -52,6 +52,22 @@ spec:
     { name: 'served hint false overrides the Service', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 40}}}'), '"kubegrace.dev/served": "false"') },
     { name: 'grace 0 is zero-grace-period\'s business', yaml: deploy(`      terminationGracePeriodSeconds: 0\n${container('        lifecycle: {preStop: {sleep: {seconds: 5}}}')}`) },
     { name: 'short grace without a hook or drain hint: left to prestop-missing', yaml: deploy(`      terminationGracePeriodSeconds: 5\n${container('')}`) },
+    {
+      name: 'custom program with a declared duration that fits: 15 + 10 + 5 margin <= 30',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [/bin/drain, --wait, "15"]}}}'), '"kubegrace.dev/prestop-seconds": "15"'),
+    },
+    {
+      name: 'prestop-seconds does not override a bare sleep (known duration)',
+      yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}'), '"kubegrace.dev/prestop-seconds": "40"'),
+    },
+    {
+      name: 'prestop-seconds for another container does not apply',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [/bin/drain]}}}'), '"kubegrace.dev/prestop-seconds": "worker=40"'),
+    },
+    {
+      name: 'the hint wins over a recognised wait command (teleport wait 30s alone is an error)',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [teleport, wait, duration, 30s]}}}'), '"kubegrace.dev/prestop-seconds": "12"'),
+    },
     { name: 'drain hint lowers the need', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}'), '"kubegrace.dev/drain-seconds": "5"') },
   ],
   invalid: [
@@ -79,6 +95,21 @@ spec:
       name: 'drain hint alone exceeds grace: warning at the grace field',
       yaml: deploy(`      terminationGracePeriodSeconds: 20\n${container('')}`, '"kubegrace.dev/drain-seconds": "30s"'),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds', message: 'drain 30s' }],
+    },
+    {
+      name: 'custom program declared by kubegrace.dev/prestop-seconds: judged like a sleep (issue 13: /bin/drain --wait 25)',
+      yaml: deploy(`      terminationGracePeriodSeconds: 15\n${container('        lifecycle: {preStop: {exec: {command: [/bin/drain, --wait, "25"]}}}')}`, '"kubegrace.dev/prestop-seconds": "25"'),
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', message: 'container "app": preStop delay 25s (kubegrace.dev/prestop-seconds) >= terminationGracePeriodSeconds (15s): the app gets only 2s after SIGTERM before SIGKILL; raise the grace period to at least 40s' }],
+    },
+    {
+      name: 'per-container entry and a Go duration; httpGet hooks can be declared too',
+      yaml: deploy(container('        lifecycle: {preStop: {httpGet: {path: /drain, port: 8080}}}'), '"kubegrace.dev/prestop-seconds": "app=25s"'),
+      findings: [{ severity: 'warning', message: 'preStop 25s (kubegrace.dev/prestop-seconds) + drain 10s = 35s' }],
+    },
+    {
+      name: 'a malformed prestop-seconds hint is reported at the annotation, the hook is not judged',
+      yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [/bin/drain]}}}'), '"kubegrace.dev/prestop-seconds": "soon"'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/metadata/annotations/kubegrace.dev~1prestop-seconds', message: 'cannot read "soon" in kubegrace.dev/prestop-seconds' }],
     },
     {
       name: 'served by hint without a Service',

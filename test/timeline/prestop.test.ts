@@ -1,5 +1,5 @@
 import { parseGoDuration, parseSeconds, parseSleepArg } from '../../lib/timeline/duration';
-import { classifyPreStop } from '../../lib/timeline/prestop';
+import { classifyPreStop, parsePreStopHint, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../../lib/timeline/prestop';
 import { drainSeconds, recommendedGrace } from '../../lib/timeline/budget';
 
 describe('preStop classification', () => {
@@ -49,5 +49,38 @@ describe('durations', () => {
     expect(drainSeconds({ annotations: { 'kubegrace.dev/drain-seconds': '25' } })).toBe(25);
     expect(recommendedGrace(10, 25)).toBe(40);
     expect(recommendedGrace(10, 25, 20)).toBe(60);
+  });
+});
+
+describe('kubegrace.dev/prestop-seconds hint', () => {
+  const c = (name: string, preStop: unknown) => ({ name, raw: { name, lifecycle: { preStop } } as never });
+  const drain = { exec: { command: ['/bin/drain', '--wait', '25'] } };
+  const at = (v: string) => ({ [PRESTOP_SECONDS_HINT]: v });
+
+  test('parses a bare value, a Go duration and name=value entries', () => {
+    expect(parsePreStopHint('25')).toEqual({ all: 25, byName: {} });
+    expect(parsePreStopHint('app=1m, worker=40')).toEqual({ byName: { app: 60, worker: 40 } });
+    expect(parsePreStopHint('30s,app=5')).toEqual({ all: 30, byName: { app: 5 } });
+    expect(parsePreStopHint(undefined)).toEqual({ byName: {} });
+    const bad = parsePreStopHint('soon, =5, app=x, 10');
+    expect(bad.all).toBe(10);
+    expect(bad.problem).toContain('cannot read "soon", "=5", "app=x"');
+  });
+
+  test('a custom program gets the declared duration; the per-container entry wins over the bare value', () => {
+    expect(podPreStopDelay(c('app', drain), at('25'))).toEqual({ kind: 'exec-other', seconds: 25, command: ['/bin/drain', '--wait', '25'], hinted: true });
+    expect(podPreStopDelay(c('app', drain), at('40,app=25')).seconds).toBe(25);
+    expect(podPreStopDelay(c('worker', drain), at('app=25')).seconds).toBeUndefined();
+    expect(podPreStopDelay(c('app', drain), undefined)).toEqual({ kind: 'exec-other', command: ['/bin/drain', '--wait', '25'] });
+  });
+
+  test('always wins for a program (wait command, sleep-then-more, httpGet); never for a bare sleep, tcpSocket or no hook', () => {
+    expect(podPreStopDelay(c('a', { exec: { command: ['teleport', 'wait', 'duration', '30s'] } }), at('12')).seconds).toBe(12);
+    expect(podPreStopDelay(c('a', { exec: { command: ['sh', '-c', 'sleep 5 && /drain'] } }), at('20')).seconds).toBe(20);
+    expect(podPreStopDelay(c('a', { httpGet: { path: '/drain', port: 80 } }), at('20'))).toMatchObject({ kind: 'httpGet', seconds: 20, hinted: true });
+    expect(podPreStopDelay(c('a', { sleep: { seconds: 10 } }), at('20'))).toEqual({ kind: 'sleep', seconds: 10 });
+    expect(podPreStopDelay(c('a', { exec: { command: ['sleep', '10'] } }), at('20')).seconds).toBe(10);
+    expect(podPreStopDelay(c('a', { tcpSocket: { port: 80 } }), at('20')).seconds).toBeUndefined();
+    expect(podPreStopDelay({ name: 'a', raw: { name: 'a' } }, at('20'))).toEqual({ kind: 'none' });
   });
 });
