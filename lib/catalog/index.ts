@@ -1,0 +1,663 @@
+/**
+ * The catalog of well-known workloads and programs (catalog.yaml): connection patterns, known
+ * preStop programs and their real delays, programs that keep serving after SIGTERM, probes that
+ * are process-local by design, and apps whose members need peer discovery before readiness.
+ *
+ * Data, not code: the YAML is validated with ajv against catalog.schema.json the first time it is
+ * needed (lazily, once), and every pattern is compiled once, so matching a workload costs
+ * O(containers). A policy may add entries and disable built-in ones (spec.catalog). Hints
+ * (`kubegrace.dev/*` annotations) always win over the catalog: the hint-aware helpers at the end
+ * of this module check them first.
+ */
+import Ajv, { ValidateFunction } from 'ajv';
+import * as fs from 'fs';
+import * as yaml from 'js-yaml';
+import * as path from 'path';
+import { describeAjvErrors } from '../engine/policy';
+import { isObject, Json, JsonObject } from '../model/types';
+import { ContainerView, get, Workload } from '../model/workload';
+import { parseSeconds } from '../timeline/duration';
+
+export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery';
+export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery'];
+export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
+
+export interface CatalogMatchSpec {
+  /** Globs on the image repository (no tag/digest); `*` matches anything; a leading `*\/` also matches no prefix. */
+  images?: string[];
+  /** Container port numbers or names (connection patterns: also ports of Services routing to the pods). */
+  ports?: (number | string)[];
+  /** Regex on the container's command and args joined by spaces. */
+  command?: string;
+  /** Regex on the container's args joined by spaces. */
+  args?: string;
+}
+
+export interface ArgDelay {
+  flag: string;
+  /** Read the flag from the container's command/args or from the preStop command itself. */
+  from: 'container' | 'preStop';
+  unit: 'seconds' | 'duration';
+  /** Seconds when the flag is absent (the program's own default). */
+  default: number;
+}
+
+export interface PreStopProgramSpec {
+  command: string;
+  delay: { seconds?: number; args?: ArgDelay[]; unknown?: true; bound?: 'exact' | 'at-least' };
+  drains?: boolean;
+}
+
+export interface PerListenerSpec {
+  listener: string;
+  value: string;
+  unit: 'seconds' | 'duration';
+  default: number;
+  ignore?: string[];
+}
+
+export interface ProbeSpec {
+  httpGet?: { path?: string; port?: number | string };
+  grpc?: { port?: number; service?: string };
+  tcpSocket?: { port?: number | string };
+  exec?: { command: string };
+}
+
+export interface CatalogEntry {
+  id: string;
+  kind: CatalogKind;
+  title: string;
+  match: CatalogMatchSpec;
+  why: string;
+  source: string[];
+  connectionPattern?: ConnectionPattern;
+  reconnectBackoff?: string;
+  preStop?: PreStopProgramSpec;
+  servesAfterSigterm?: PerListenerSpec;
+  drain?: PerListenerSpec;
+  probes?: ProbeSpec[];
+}
+
+/** A policy's `spec.catalog`. */
+export interface CatalogOverride {
+  add?: CatalogEntry[];
+  disable?: string[];
+}
+
+/** Invalid catalog data; `pointer` is the JSON pointer of the offending field. */
+export class CatalogError extends Error {
+  constructor(
+    message: string,
+    readonly pointer: string,
+  ) {
+    super(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading and validation
+
+function findUp(rel: string): string {
+  let dir = __dirname;
+  for (;;) {
+    const f = path.join(dir, rel);
+    if (fs.existsSync(f)) return f;
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`kubegrace: cannot find ${rel} in the package`);
+    dir = up;
+  }
+}
+
+/** The catalog data file shipped with the package. */
+export function catalogFile(): string {
+  return findUp(path.join('lib', 'catalog', 'catalog.yaml'));
+}
+export function catalogSchemaFile(): string {
+  return findUp(path.join('lib', 'catalog', 'catalog.schema.json'));
+}
+
+let validators: { doc: ValidateFunction; override: ValidateFunction } | undefined;
+function schemaValidators(): { doc: ValidateFunction; override: ValidateFunction } {
+  if (!validators) {
+    const schema = JSON.parse(fs.readFileSync(catalogSchemaFile(), 'utf8')) as Record<string, unknown>;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    ajv.addSchema(schema);
+    const id = schema.$id as string;
+    validators = { doc: ajv.getSchema(id)!, override: ajv.getSchema(`${id}#/definitions/override`)! };
+  }
+  return validators;
+}
+
+function regexError(re: string): string | undefined {
+  try {
+    new RegExp(re);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/** Checks what JSON Schema cannot: regexes compile, IDs are unique, regex groups exist. */
+function checkEntries(entries: CatalogEntry[], base: string): void {
+  const seen = new Map<string, number>();
+  entries.forEach((e, i) => {
+    const p = `${base}/${i}`;
+    if (seen.has(e.id)) throw new CatalogError(`duplicate entry id "${e.id}" (also at ${base}/${seen.get(e.id)})`, `${p}/id`);
+    seen.set(e.id, i);
+    const regexes: [string, string | undefined][] = [
+      [`${p}/match/command`, e.match.command],
+      [`${p}/match/args`, e.match.args],
+      [`${p}/preStop/command`, e.preStop?.command],
+      [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm?.listener],
+      [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm?.value],
+      [`${p}/drain/listener`, e.drain?.listener],
+      [`${p}/drain/value`, e.drain?.value],
+      ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
+    ];
+    for (const [ptr, re] of regexes) {
+      if (re === undefined) continue;
+      const err = regexError(re);
+      if (err) throw new CatalogError(`invalid regular expression: ${err}`, ptr);
+    }
+    for (const key of ['servesAfterSigterm', 'drain'] as const) {
+      const s = e[key];
+      if (!s) continue;
+      if (!/\(\?<name>/.test(s.listener)) throw new CatalogError('the listener regex needs a (?<name>...) group', `${p}/${key}/listener`);
+      if (!/\(\?<name>/.test(s.value) || !/\(\?<value>/.test(s.value)) throw new CatalogError('the value regex needs (?<name>...) and (?<value>...) groups', `${p}/${key}/value`);
+    }
+  });
+}
+
+/** Validates a parsed catalog document (schema, then regexes and IDs); returns its entries. */
+export function parseCatalogDocument(raw: unknown): CatalogEntry[] {
+  const v = schemaValidators().doc;
+  if (!v(raw)) {
+    const d = describeAjvErrors(v.errors);
+    throw new CatalogError(d.message, d.pointer);
+  }
+  const entries = (raw as { entries: CatalogEntry[] }).entries;
+  checkEntries(entries, '/entries');
+  return entries;
+}
+
+/**
+ * Validates a policy's `spec.catalog` with the same schema as the data file. Throws CatalogError
+ * with a pointer relative to the override object (e.g. `/add/0/kind`).
+ */
+export function parseCatalogOverride(raw: unknown): CatalogOverride {
+  const v = schemaValidators().override;
+  if (!v(raw)) {
+    const d = describeAjvErrors(v.errors);
+    throw new CatalogError(d.message, d.pointer);
+  }
+  const o = raw as CatalogOverride;
+  checkEntries(o.add ?? [], '/add');
+  return o;
+}
+
+let builtin: Catalog | undefined;
+/** The shipped catalog, loaded and validated on first use. */
+export function builtinCatalog(): Catalog {
+  if (!builtin) {
+    const file = catalogFile();
+    const raw = yaml.load(fs.readFileSync(file, 'utf8'));
+    try {
+      builtin = new Catalog(parseCatalogDocument(raw));
+    } catch (e) {
+      if (e instanceof CatalogError) throw new Error(`${file}: ${e.pointer || '/'}: ${e.message} (the shipped catalog is invalid: a kubegrace bug)`);
+      throw e;
+    }
+  }
+  return builtin;
+}
+
+let active: Catalog | undefined;
+/**
+ * The catalog of the current lint run (built-in plus the policy's override), or the built-in one
+ * outside a run. Lets deep timeline helpers (preStop classification) honour a policy's catalog
+ * without threading it through every caller; set only by withCatalog, which restores it.
+ */
+export function activeCatalog(): Catalog {
+  return active ?? builtinCatalog();
+}
+export function withCatalog<T>(catalog: Catalog, fn: () => T): T {
+  const prev = active;
+  active = catalog;
+  try {
+    return fn();
+  } finally {
+    active = prev;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+/** The image reference split for matching: the repository with and without the registry host. */
+export function imageRepository(image: string): { full: string; path: string } {
+  let s = image.trim().toLowerCase();
+  const at = s.indexOf('@');
+  if (at >= 0) s = s.slice(0, at);
+  const slash = s.lastIndexOf('/');
+  const colon = s.lastIndexOf(':');
+  if (colon > slash) s = s.slice(0, colon);
+  const parts = s.split('/');
+  let host: string | undefined;
+  if (parts.length > 1 && (/[.:]/.test(parts[0]) || parts[0] === 'localhost')) host = parts.shift();
+  if ((host === undefined || host === 'docker.io' || host === 'index.docker.io') && parts[0] === 'library' && parts.length > 1) parts.shift();
+  const p = parts.join('/');
+  return { full: host ? `${host}/${p}` : p, path: p };
+}
+
+/** Compiles an image glob: `*` matches any characters, a leading `*\/` may also match nothing. */
+export function imageGlob(glob: string): RegExp {
+  const esc = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  const src = glob.startsWith('*/') ? `(?:.*/)?${esc(glob.slice(2))}` : esc(glob);
+  return new RegExp(`^${src}$`);
+}
+
+interface ContainerFacts {
+  image: { full: string; path: string };
+  portKeys: Set<string>;
+  /** `name -> number` for resolving named probe ports. */
+  portsByName: Map<string, number>;
+  commandLine: string;
+  argsLine: string;
+  args: string[];
+}
+
+/** A container view, or a raw container object (as the timeline functions see it). */
+export type ContainerLike = ContainerView | JsonObject;
+
+function rawOf(c: ContainerLike): JsonObject {
+  return 'pointer' in c && 'raw' in c && isObject((c as ContainerView).raw) ? (c as ContainerView).raw : (c as JsonObject);
+}
+
+function strings(v: Json | undefined): string[] {
+  return Array.isArray(v) ? v.filter((x) => typeof x === 'string' || typeof x === 'number').map(String) : [];
+}
+
+const factsCache = new WeakMap<JsonObject, ContainerFacts>();
+function factsOf(c: ContainerLike): ContainerFacts {
+  const raw = rawOf(c);
+  let f = factsCache.get(raw);
+  if (f) return f;
+  const portKeys = new Set<string>();
+  const portsByName = new Map<string, number>();
+  if (Array.isArray(raw.ports)) {
+    for (const p of raw.ports) {
+      if (!isObject(p)) continue;
+      if (typeof p.containerPort === 'number') portKeys.add(String(p.containerPort));
+      if (typeof p.name === 'string') {
+        portKeys.add(p.name);
+        if (typeof p.containerPort === 'number') portsByName.set(p.name, p.containerPort);
+      }
+    }
+  }
+  const command = strings(raw.command);
+  const args = strings(raw.args);
+  f = {
+    image: imageRepository(typeof raw.image === 'string' ? raw.image : ''),
+    portKeys,
+    portsByName,
+    commandLine: [...command, ...args].join(' '),
+    argsLine: args.join(' '),
+    args: [...command, ...args],
+  };
+  factsCache.set(raw, f);
+  return f;
+}
+
+interface Compiled {
+  entry: CatalogEntry;
+  images?: RegExp[];
+  ports?: Set<string>;
+  command?: RegExp;
+  args?: RegExp;
+  preStop?: RegExp;
+  listener?: { serves?: { listener: RegExp; value: RegExp }; drain?: { listener: RegExp; value: RegExp } };
+  probeExec?: (RegExp | undefined)[];
+}
+
+function compile(e: CatalogEntry): Compiled {
+  const m = e.match;
+  return {
+    entry: e,
+    images: m.images?.map(imageGlob),
+    ports: m.ports ? new Set(m.ports.map(String)) : undefined,
+    command: m.command !== undefined ? new RegExp(m.command) : undefined,
+    args: m.args !== undefined ? new RegExp(m.args) : undefined,
+    preStop: e.preStop ? new RegExp(e.preStop.command) : undefined,
+    listener: {
+      serves: e.servesAfterSigterm ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
+      drain: e.drain ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
+    },
+    probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
+  };
+}
+
+/** Ports routed to a workload by Services (names, service ports and target ports). */
+export interface RoutedPort {
+  name?: string;
+  port?: number;
+  targetPort?: number | string;
+}
+
+function matchesContainer(c: Compiled, f: ContainerFacts, routed?: Set<string>): boolean {
+  if (c.images && !c.images.some((re) => re.test(f.image.path) || re.test(f.image.full))) return false;
+  if (c.ports && ![...c.ports].some((p) => f.portKeys.has(p) || routed?.has(p))) return false;
+  if (c.command && !c.command.test(f.commandLine)) return false;
+  if (c.args && !c.args.test(f.argsLine)) return false;
+  return true;
+}
+
+/** The value of `--flag=v`, `--flag v`, `-flag=v` or `-flag v` in an argument list. */
+export function flagValue(args: string[], flag: string): string | undefined {
+  const names = new Set([flag, flag.startsWith('--') ? flag.slice(1) : `-${flag}`]);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const eq = a.indexOf('=');
+    if (eq > 0 && names.has(a.slice(0, eq))) return a.slice(eq + 1);
+    if (names.has(a) && i + 1 < args.length) return args[i + 1];
+  }
+  return undefined;
+}
+
+function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
+  const t = v.trim();
+  if (unit === 'seconds') return /^\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
+  return parseSeconds(t);
+}
+
+/** What a known preStop program does to the timeline. */
+export interface KnownPreStop {
+  entry: CatalogEntry;
+  /** Seconds the container keeps accepting new connections once the hook starts; undefined when unknown (or an arg is malformed). */
+  seconds?: number;
+  bound: 'exact' | 'at-least';
+  /** How the seconds were derived, for messages: "--shutdown-grace-period (default 0s)". */
+  derivation: string;
+}
+
+export interface WorkloadMatch {
+  entry: CatalogEntry;
+  container: ContainerView;
+}
+
+export interface CatalogConnection {
+  pattern: ConnectionPattern;
+  entry: CatalogEntry;
+  container: ContainerView;
+  reconnectBackoff?: string;
+}
+
+/** A catalog: entries compiled once; lookups cached per container object. */
+export class Catalog {
+  private readonly compiled: Compiled[];
+  private readonly byKind = new Map<CatalogKind, Compiled[]>();
+  private readonly cache = new WeakMap<JsonObject, Map<CatalogKind, Compiled[]>>();
+
+  constructor(readonly entries: readonly CatalogEntry[]) {
+    this.compiled = entries.map(compile);
+    for (const k of CATALOG_KINDS) this.byKind.set(k, this.compiled.filter((c) => c.entry.kind === k));
+  }
+
+  get(id: string): CatalogEntry | undefined {
+    return this.entries.find((e) => e.id === id);
+  }
+
+  /**
+   * This catalog with a policy's override applied: `disable` drops built-in entries by ID (an
+   * unknown ID is an error), `add` appends entries (an ID already present is an error: disable it
+   * and add yours under another ID). Errors carry the override-relative pointer.
+   */
+  withOverride(o: CatalogOverride): Catalog {
+    const disable = o.disable ?? [];
+    disable.forEach((id, i) => {
+      if (!this.get(id)) throw new CatalogError(`unknown catalog entry "${id}"; see docs/catalog.md for the IDs`, `/disable/${i}`);
+    });
+    const kept = this.entries.filter((e) => !disable.includes(e.id));
+    const add = o.add ?? [];
+    add.forEach((e, i) => {
+      if (kept.some((k) => k.id === e.id)) throw new CatalogError(`entry id "${e.id}" is already in the catalog; disable it and add yours under another id`, `/add/${i}/id`);
+    });
+    return new Catalog([...kept, ...add]);
+  }
+
+  /** Entries of a kind (all kinds when omitted) that match one container, in catalog order. */
+  matchContainer(c: ContainerLike, kind?: CatalogKind, routed?: Set<string>): CatalogEntry[] {
+    const raw = rawOf(c);
+    return this.compiledFor(c, kind, routed)
+      .filter((x) => this.applies(x, raw))
+      .map((x) => x.entry);
+  }
+
+  /** A preStop-program entry applies when the container's hook runs it; a probe entry when one of its probes is the one listed. */
+  private applies(x: Compiled, raw: JsonObject): boolean {
+    if (x.entry.kind === 'prestop-program') return this.knownPreStopProgram(raw)?.entry === x.entry;
+    if (x.entry.kind === 'process-local-probe') return ['livenessProbe', 'readinessProbe', 'startupProbe'].some((k) => this.isProcessLocalProbe(raw, raw[k]) === x.entry);
+    return true;
+  }
+
+  private compiledFor(c: ContainerLike, kind: CatalogKind | undefined, routed?: Set<string>): Compiled[] {
+    const raw = rawOf(c);
+    if (!kind) return CATALOG_KINDS.flatMap((k) => this.compiledFor(c, k, routed));
+    const list = this.byKind.get(kind) ?? [];
+    if (routed?.size) return list.filter((x) => matchesContainer(x, factsOf(raw), routed));
+    let perKind = this.cache.get(raw);
+    if (!perKind) this.cache.set(raw, (perKind = new Map()));
+    let hit = perKind.get(kind);
+    if (!hit) perKind.set(kind, (hit = list.filter((x) => matchesContainer(x, factsOf(raw)))));
+    return hit;
+  }
+
+  /** Every entry that matches a main container of the workload (catalogMatches). */
+  catalogMatches(w: Workload, container?: ContainerView): WorkloadMatch[] {
+    const cs = container ? [container] : w.containers;
+    return cs.flatMap((c) => this.matchContainer(c).map((entry) => ({ entry, container: c })));
+  }
+
+  /** The catalog's connection pattern of a workload (no hints: see connectionPatternOf below). */
+  connectionPattern(w: Workload, routedPorts: RoutedPort[] = []): CatalogConnection | undefined {
+    const routed = new Set<string>();
+    for (const p of routedPorts) {
+      if (p.name) routed.add(p.name);
+      if (p.targetPort !== undefined) routed.add(String(p.targetPort));
+      else if (p.port !== undefined) routed.add(String(p.port));
+    }
+    for (const c of w.containers) {
+      const hit = this.compiledFor(c, 'connection-pattern', routed)[0];
+      if (hit) return { pattern: hit.entry.connectionPattern!, entry: hit.entry, container: c, reconnectBackoff: hit.entry.reconnectBackoff };
+    }
+    return undefined;
+  }
+
+  /** The known preStop program a container's exec preStop runs, with its delay. */
+  knownPreStopProgram(c: ContainerLike, command?: string[]): KnownPreStop | undefined {
+    const raw = rawOf(c);
+    const cmd = command ?? strings(get(raw, 'lifecycle', 'preStop', 'exec', 'command'));
+    if (!cmd.length) return undefined;
+    const joined = cmd.join(' ').trim();
+    for (const x of this.compiledFor(raw, 'prestop-program')) {
+      if (!x.preStop!.test(joined)) continue;
+      const spec = x.entry.preStop!;
+      const bound = spec.delay.bound ?? 'exact';
+      if (spec.delay.unknown) return { entry: x.entry, bound, derivation: 'unknown' };
+      if (spec.delay.seconds !== undefined) return { entry: x.entry, seconds: spec.delay.seconds, bound, derivation: `fixed ${spec.delay.seconds}s` };
+      let total = 0;
+      const parts: string[] = [];
+      for (const a of spec.delay.args ?? []) {
+        const v = flagValue(a.from === 'preStop' ? cmd : factsOf(raw).args, a.flag);
+        if (v === undefined) {
+          total += a.default;
+          parts.push(`${a.flag} unset (default ${a.default}s)`);
+          continue;
+        }
+        const s = valueSeconds(v, a.unit);
+        if (s === undefined) return { entry: x.entry, bound, derivation: `${a.flag}=${v} is not a ${a.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
+        total += s;
+        parts.push(`${a.flag}=${v}`);
+      }
+      return { entry: x.entry, seconds: total, bound, derivation: parts.join(' + ') };
+    }
+    return undefined;
+  }
+
+  /** The catalog entry that marks this probe of this container process-local, if any. */
+  isProcessLocalProbe(c: ContainerLike, probe: Json | undefined): CatalogEntry | undefined {
+    if (!isObject(probe)) return undefined;
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'process-local-probe')) {
+      if (x.entry.probes!.some((spec, i) => probeMatches(spec, x.probeExec?.[i], probe, f))) return x.entry;
+    }
+    return undefined;
+  }
+
+  /** The entry (and container) saying the workload's members discover each other, if any (no hints). */
+  peerDiscovery(w: Workload): WorkloadMatch | undefined {
+    for (const c of w.containers) {
+      const hit = this.compiledFor(c, 'peer-discovery')[0];
+      if (hit) return { entry: hit.entry, container: c };
+    }
+    return undefined;
+  }
+
+  /** Seconds a program keeps accepting after SIGTERM by itself (e.g. Traefik's requestAcceptGraceTimeout). */
+  servesAfterSigterm(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
+    return this.perListener(c, 'serves');
+  }
+
+  /** Seconds a program drains in-flight requests after it stops accepting (e.g. Traefik's graceTimeOut). */
+  drainSeconds(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
+    return this.perListener(c, 'drain');
+  }
+
+  private perListener(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; seconds?: number } | undefined {
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
+      const re = x.listener?.[which];
+      const spec = which === 'serves' ? x.entry.servesAfterSigterm : x.entry.drain;
+      if (!re || !spec) continue;
+      const values = new Map<string, number | undefined>();
+      const listeners = new Set<string>();
+      for (const a of f.args) {
+        const l = re.listener.exec(a)?.groups?.name;
+        if (l !== undefined) listeners.add(l);
+        const m = re.value.exec(a)?.groups;
+        if (m?.name !== undefined && m.value !== undefined) values.set(m.name, valueSeconds(m.value, spec.unit));
+      }
+      const used = [...listeners].filter((l) => !(spec.ignore ?? []).includes(l));
+      if (!used.length) return { entry: x.entry, seconds: spec.default };
+      let min: number | undefined = Infinity;
+      for (const l of used) {
+        const v = values.has(l) ? values.get(l) : spec.default;
+        if (v === undefined) {
+          min = undefined;
+          break;
+        }
+        min = Math.min(min, v);
+      }
+      return { entry: x.entry, seconds: min };
+    }
+    return undefined;
+  }
+}
+
+function portMatches(spec: number | string | undefined, port: Json | undefined, f: ContainerFacts): boolean {
+  if (spec === undefined) return true;
+  if (port === undefined) return false;
+  if (String(spec) === String(port)) return true;
+  // A named probe port against a numeric spec (or the reverse), resolved through the container's ports.
+  if (typeof port === 'string' && typeof spec === 'number') return f.portsByName.get(port) === spec;
+  if (typeof port === 'number' && typeof spec === 'string') return f.portsByName.get(spec) === port;
+  return false;
+}
+
+function probeMatches(spec: ProbeSpec, execRe: RegExp | undefined, probe: JsonObject, f: ContainerFacts): boolean {
+  if (spec.httpGet) {
+    const h = probe.httpGet;
+    if (!isObject(h)) return false;
+    const p = typeof h.path === 'string' ? h.path : '/';
+    // The whole path, query string included: /healthz?full=true is not /healthz.
+    if (spec.httpGet.path !== undefined && p !== spec.httpGet.path) return false;
+    return portMatches(spec.httpGet.port, h.port, f);
+  }
+  if (spec.grpc) {
+    const g = probe.grpc;
+    if (!isObject(g)) return false;
+    if (spec.grpc.port !== undefined && g.port !== spec.grpc.port) return false;
+    if (spec.grpc.service !== undefined && (g.service ?? '') !== spec.grpc.service) return false;
+    return true;
+  }
+  if (spec.tcpSocket) {
+    const t = probe.tcpSocket;
+    return isObject(t) && portMatches(spec.tcpSocket.port, t.port, f);
+  }
+  if (spec.exec && execRe) {
+    const cmd = strings(get(probe, 'exec', 'command'));
+    return cmd.length > 0 && execRe.test(cmd.join(' '));
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hint-aware helpers: what rules and explain call. A hint always wins over the catalog.
+
+export const CONNECTION_PATTERN_HINT = 'kubegrace.dev/connection-pattern';
+export const PEER_DISCOVERY_HINT = 'kubegrace.dev/peer-discovery';
+
+export interface ConnectionPatternResult {
+  /** The hint's value as written (trimmed) when from a hint; may be malformed. */
+  pattern: string;
+  source: 'hint' | 'catalog' | 'default';
+  entry?: CatalogEntry;
+  container?: ContainerView;
+  /** The catalog's reconnect backoff for fan-in clients, when it states one. */
+  reconnectBackoff?: string;
+}
+
+/**
+ * The workload's connection pattern: the `kubegrace.dev/connection-pattern` hint, else the
+ * catalog (matching main containers, and Service ports routed to the pods), else `short`.
+ */
+export function connectionPatternOf(w: Workload, opts: { catalog?: Catalog; routedPorts?: RoutedPort[] } = {}): ConnectionPatternResult {
+  const hint = w.annotations[CONNECTION_PATTERN_HINT];
+  if (hint !== undefined) return { pattern: hint.trim(), source: 'hint' };
+  const hit = (opts.catalog ?? activeCatalog()).connectionPattern(w, opts.routedPorts);
+  if (hit) return { pattern: hit.pattern, source: 'catalog', entry: hit.entry, container: hit.container, reconnectBackoff: hit.reconnectBackoff };
+  return { pattern: 'short', source: 'default' };
+}
+
+/** The known preStop program of a container (see Catalog.knownPreStopProgram). */
+export function knownPreStopProgram(c: ContainerLike, catalog: Catalog = activeCatalog()): KnownPreStop | undefined {
+  return catalog.knownPreStopProgram(c);
+}
+
+/**
+ * Whether the catalog marks this probe handler of this container process-local by design (it
+ * checks only the process itself), so identical liveness and readiness on it are fine.
+ */
+export function isProcessLocalProbe(c: ContainerLike, probe: Json | undefined, catalog: Catalog = activeCatalog()): boolean {
+  return catalog.isProcessLocalProbe(c, probe) !== undefined;
+}
+
+export interface PeerDiscoveryResult {
+  need: boolean;
+  source: 'hint' | 'catalog' | 'none';
+  entry?: CatalogEntry;
+  container?: ContainerView;
+}
+
+/** `kubegrace.dev/peer-discovery` ("true"/"false"), else the catalog's peer-discovery entries. */
+export function needsPeerDiscovery(w: Workload, catalog: Catalog = activeCatalog()): PeerDiscoveryResult {
+  const hint = w.annotations[PEER_DISCOVERY_HINT]?.trim().toLowerCase();
+  if (hint === 'false') return { need: false, source: 'hint' };
+  if (hint === 'true') return { need: true, source: 'hint' };
+  const hit = catalog.peerDiscovery(w);
+  return hit ? { need: true, source: 'catalog', entry: hit.entry, container: hit.container } : { need: false, source: 'none' };
+}
+
+/** Catalog entries matching a workload's main containers (or one container). */
+export function catalogMatches(w: Workload, container?: ContainerView, catalog: Catalog = activeCatalog()): WorkloadMatch[] {
+  return catalog.catalogMatches(w, container);
+}

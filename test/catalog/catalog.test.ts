@@ -1,0 +1,293 @@
+/** The catalog of well-known workloads: shipped data, validation, matching, hints. */
+import * as fs from 'fs';
+import * as yaml from 'js-yaml';
+import {
+  builtinCatalog,
+  Catalog,
+  CatalogEntry,
+  CatalogError,
+  catalogFile,
+  catalogMatches,
+  connectionPatternOf,
+  imageGlob,
+  imageRepository,
+  isProcessLocalProbe,
+  knownPreStopProgram,
+  needsPeerDiscovery,
+  parseCatalogDocument,
+  parseCatalogOverride,
+} from '../../lib/catalog';
+import { parseText } from '../../lib/model/parse';
+import { JsonObject } from '../../lib/model/types';
+import { Workload, workloadOf } from '../../lib/model/workload';
+
+function workload(text: string): Workload {
+  const p = parseText('t.yaml', text);
+  const w = p.objects.map(workloadOf).find((x) => x !== undefined);
+  if (!w) throw new Error('no workload');
+  return w;
+}
+
+function deployment(container: string, annotations = ''): Workload {
+  return workload(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata:
+      labels: {app: x}
+${annotations ? `      annotations: {${annotations}}\n` : ''}    spec:
+      containers:
+      - ${container}
+`);
+}
+
+function shippedDoc(): JsonObject {
+  return yaml.load(fs.readFileSync(catalogFile(), 'utf8')) as JsonObject;
+}
+
+describe('shipped data', () => {
+  test('catalog.yaml validates against catalog.schema.json and loads', () => {
+    const entries = parseCatalogDocument(shippedDoc());
+    expect(entries.length).toBe(builtinCatalog().entries.length);
+    expect(entries.length).toBeGreaterThanOrEqual(20);
+  });
+  test('every entry cites a source and explains itself; IDs are unique', () => {
+    const ids = new Set<string>();
+    for (const e of builtinCatalog().entries) {
+      expect([e.id, e.source.length > 0 && e.source.every((s) => s.length > 10)]).toEqual([e.id, true]);
+      expect(e.why.length).toBeGreaterThan(20);
+      expect(ids.has(e.id)).toBe(false);
+      ids.add(e.id);
+    }
+  });
+  test('covers every entry type', () => {
+    const kinds = new Set(builtinCatalog().entries.map((e) => e.kind));
+    expect([...kinds].sort()).toEqual(['connection-pattern', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm']);
+  });
+});
+
+describe('invalid data is rejected with the path of the field', () => {
+  const base = (): JsonObject => shippedDoc();
+  const cases: [string, (d: JsonObject) => void, string, RegExp][] = [
+    ['unknown kind', (d) => ((d.entries as JsonObject[])[0].kind = 'magic'), '/entries/0/kind', /must be equal to one of the allowed values/],
+    ['missing source', (d) => delete (d.entries as JsonObject[])[1].source, '/entries/1', /source/],
+    ['connection-pattern without a pattern', (d) => delete (d.entries as JsonObject[])[0].connectionPattern, '/entries/0', /connectionPattern/],
+    ['bad backoff', (d) => ((d.entries as JsonObject[])[0].reconnectBackoff = 'quadratic:1-2'), '/entries/0/reconnectBackoff', /pattern/],
+    ['unknown field', (d) => ((d.entries as JsonObject[])[2].colour = 'red'), '/entries/2', /unknown field "colour"/],
+    ['regex that does not compile', (d) => (((d.entries as JsonObject[])[5].preStop as JsonObject).command = '(unclosed'), '/entries/5/preStop/command', /invalid regular expression/],
+    ['duplicate id', (d) => ((d.entries as JsonObject[])[3].id = 'teleport-proxy'), '/entries/3/id', /duplicate entry id "teleport-proxy"/],
+  ];
+  test.each(cases)('%s', (_name, mutate, pointer, message) => {
+    const d = base();
+    mutate(d);
+    let err: unknown;
+    try {
+      parseCatalogDocument(d);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CatalogError);
+    expect((err as CatalogError).pointer).toBe(pointer);
+    expect((err as CatalogError).message).toMatch(message);
+  });
+});
+
+describe('image references', () => {
+  test.each([
+    ['public.ecr.aws/gravitational/teleport:11.0.0-dev', 'gravitational/teleport', 'public.ecr.aws/gravitational/teleport'],
+    ['redis:8@sha256:abcd', 'redis', 'redis'],
+    ['docker.io/library/redis:7', 'redis', 'docker.io/redis'],
+    ['localhost:5000/team/app:1', 'team/app', 'localhost:5000/team/app'],
+    ['Registry.K8s.io/ingress-nginx/controller:v1.12.1@sha256:ff', 'ingress-nginx/controller', 'registry.k8s.io/ingress-nginx/controller'],
+  ])('%s', (image, p, full) => expect(imageRepository(image)).toEqual({ path: p, full }));
+  test('a leading */ also matches no prefix; * spans segments', () => {
+    expect(imageGlob('*/cassandra').test('cassandra')).toBe(true);
+    expect(imageGlob('*/cassandra').test('gcr.io/google-samples/cassandra')).toBe(true);
+    expect(imageGlob('*/cassandra').test('scassandra')).toBe(false);
+    expect(imageGlob('*/gravitational/teleport').test('gravitational/teleport-distroless')).toBe(false);
+  });
+});
+
+describe('connection patterns', () => {
+  const teleport = (image: string, ports = "ports: [{name: sshtun, containerPort: 3024}, {name: diag, containerPort: 3000}]") => deployment(`{name: teleport, image: '${image}', ${ports}}`);
+  test.each([
+    'public.ecr.aws/gravitational/teleport:11.0.0-dev',
+    'public.ecr.aws/gravitational/teleport-distroless:15.0.0',
+    'quay.io/gravitational/teleport-ent:14.3@sha256:0123',
+    'my-mirror.example.com/mirror/gravitational/teleport:16',
+  ])('Teleport proxy %s is fan-in', (image) => {
+    const r = connectionPatternOf(teleport(image));
+    expect([r.pattern, r.source, r.entry?.id, r.reconnectBackoff]).toEqual(['fan-in', 'catalog', 'teleport-proxy', 'linear:2-4']);
+  });
+  test('a Teleport agent (same image, no tunnel port) is not fan-in', () => {
+    expect(connectionPatternOf(teleport('public.ecr.aws/gravitational/teleport-distroless:15', 'ports: [{name: diag, containerPort: 3000}]')).source).toBe('default');
+  });
+  test('the tunnel port routed only by a Service (2022 chart) matches', () => {
+    const w = teleport('public.ecr.aws/gravitational/teleport:11.0.0-dev', 'ports: [{name: diag, containerPort: 3000}]');
+    expect(connectionPatternOf(w, { routedPorts: [{ name: 'https', port: 443, targetPort: 3080 }] }).source).toBe('default');
+    expect(connectionPatternOf(w, { routedPorts: [{ name: 'sshtun', port: 3024, targetPort: 3024 }] }).pattern).toBe('fan-in');
+  });
+  test('another image with port 3024 is not Teleport', () => {
+    expect(connectionPatternOf(deployment("{name: x, image: 'example/teleporter:1', ports: [{name: sshtun, containerPort: 3024}]}")).source).toBe('default');
+  });
+  test.each([
+    ["{name: discovery, image: 'docker.io/istio/pilot:1.24.0', args: [discovery, --monitoringAddr=:15014], ports: [{containerPort: 15012, name: tls-xds}]}", 'istiod'],
+    ["{name: destination, image: 'cr.l5d.io/linkerd/controller:edge-24.1.1', args: [destination, -addr=:8086], ports: [{containerPort: 8086, name: dest-grpc}]}", 'linkerd-destination'],
+    ["{name: identity, image: 'cr.l5d.io/linkerd/controller:stable-2.14', args: [identity, -log-level=info]}", 'linkerd-identity'],
+    ["{name: contour, image: 'ghcr.io/projectcontour/contour:v1.30.0', command: [contour], args: [serve, --incluster, --xds-port=8001]}", 'contour'],
+  ])('long-lived: %s', (c, id) => {
+    const r = connectionPatternOf(deployment(c));
+    expect([r.pattern, r.entry?.id]).toEqual(['long-lived', id]);
+  });
+  test('linkerd proxy-injector (same image, other subcommand) is not long-lived', () => {
+    expect(connectionPatternOf(deployment("{name: proxy-injector, image: 'cr.l5d.io/linkerd/controller:edge', args: [proxy-injector, -addr=:8443]}")).source).toBe('default');
+  });
+  test('a hint always wins over the catalog', () => {
+    const w = deployment("{name: t, image: 'public.ecr.aws/gravitational/teleport:11', ports: [{name: sshtun, containerPort: 3024}]}", '"kubegrace.dev/connection-pattern": short');
+    expect(connectionPatternOf(w)).toEqual({ pattern: 'short', source: 'hint' });
+  });
+});
+
+describe('known preStop programs', () => {
+  const c = (o: string): JsonObject => yaml.load(o) as JsonObject;
+  test.each([
+    ["{image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1', args: [/nginx-ingress-controller, --election-id=x], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}", 'ingress-nginx-wait-shutdown', 0, 'exact'],
+    ["{image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1', args: [/nginx-ingress-controller, --shutdown-grace-period=15], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}", 'ingress-nginx-wait-shutdown', 15, 'exact'],
+    ["{image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1', args: [/nginx-ingress-controller, --shutdown-grace-period, '20'], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}", 'ingress-nginx-wait-shutdown', 20, 'exact'],
+    ["{image: 'nginx:1.27', lifecycle: {preStop: {exec: {command: [/usr/sbin/nginx, -s, quit]}}}}", 'nginx-quit', 0, 'exact'],
+    ["{image: 'nginx:1.27', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'nginx -s quit']}}}}", 'nginx-quit', 0, 'exact'],
+    ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 60, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown, --check-delay=10s, --drain-delay=5s]}}}}", 'contour-envoy-shutdown', 15, 'at-least'],
+  ])('%s', (container, id, seconds, bound) => {
+    const k = knownPreStopProgram(c(container));
+    expect([k?.entry.id, k?.seconds, k?.bound]).toEqual([id, seconds, bound]);
+  });
+  test('a malformed flag value leaves the delay unknown', () => {
+    const k = knownPreStopProgram(c("{image: 'registry.k8s.io/ingress-nginx/controller:v1', args: [--shutdown-grace-period=soon], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}"));
+    expect([k?.entry.id, k?.seconds, k?.derivation]).toEqual(['ingress-nginx-wait-shutdown', undefined, '--shutdown-grace-period=soon is not a number of seconds']);
+  });
+  test.each([
+    ["{image: 'example/app:1', lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}"],
+    ["{image: 'nginx:1', lifecycle: {preStop: {exec: {command: [sh, -c, 'sleep 5; nginx -s quit']}}}}"],
+    ["{image: 'nginx:1', lifecycle: {preStop: {exec: {command: [nginx, -s, stop]}}}}"],
+    ["{image: 'nginx:1'}"],
+  ])('not a known program: %s', (container) => expect(knownPreStopProgram(c(container))).toBeUndefined());
+});
+
+describe('serves after SIGTERM (Traefik)', () => {
+  const traefik = (args: string[]) => ({ image: 'docker.io/traefik:v3.7.11', args }) as unknown as JsonObject;
+  const eps = ['--entryPoints.metrics.address=:9100/tcp', '--entryPoints.traefik.address=:8080/tcp', '--entryPoints.web.address=:8000/tcp', '--entryPoints.websecure.address=:8443/tcp'];
+  test('defaults: 0 s accepting, 10 s drain', () => {
+    expect(builtinCatalog().servesAfterSigterm(traefik(eps))?.seconds).toBe(0);
+    expect(builtinCatalog().drainSeconds(traefik(eps))?.seconds).toBe(10);
+  });
+  test('the smallest over the traffic entry points (internal ones ignored)', () => {
+    const a = [...eps, '--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=15s', '--entryPoints.websecure.transport.lifeCycle.requestAcceptGraceTimeout=20s'];
+    expect(builtinCatalog().servesAfterSigterm(traefik(a))?.seconds).toBe(15);
+    expect(builtinCatalog().servesAfterSigterm(traefik([...eps, '--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=15s']))?.seconds).toBe(0);
+  });
+  test('not Traefik', () => expect(builtinCatalog().servesAfterSigterm({ image: 'nginx:1', args: eps } as unknown as JsonObject)).toBeUndefined());
+});
+
+describe('process-local probes', () => {
+  const probe = (p: string) => yaml.load(p) as JsonObject;
+  const c = (o: string) => yaml.load(o) as JsonObject;
+  test.each([
+    ["{image: 'otel/opentelemetry-collector-contrib:0.139.0'}", '{httpGet: {path: /, port: 13133}}', true],
+    ["{image: 'ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-k8s:0.139.0'}", '{httpGet: {path: /, port: 13133}}', true],
+    ["{image: 'otel/opentelemetry-collector-contrib:0.139.0'}", '{httpGet: {path: /, port: 8888}}', false],
+    ["{image: 'otel/opentelemetry-collector-contrib:0.139.0', ports: [{name: health, containerPort: 13133}]}", '{httpGet: {path: /, port: health}}', true],
+    ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{httpGet: {path: /healthz, port: 8080}}', true],
+    ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{httpGet: {path: /healthz?full=true, port: 8080}}', false],
+    ["{image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1@sha256:aa'}", '{httpGet: {path: /healthz, port: 10254, scheme: HTTP}}', true],
+    ["{image: 'ecr-public.aws.com/docker/library/haproxy:3.0.8-alpine'}", '{httpGet: {path: /healthz, port: 8888}}', true],
+    ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/shippingservice:v0.10.6'}", '{grpc: {port: 50051}}', true],
+    ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'}", '{grpc: {port: 7070}}', false],
+    ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
+    ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
+  ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));
+});
+
+describe('peer discovery', () => {
+  const sts = (image: string, annotations = '') =>
+    workload(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata:
+      labels: {app: db}
+${annotations ? `      annotations: {${annotations}}\n` : ''}    spec:
+      containers: [{name: db, image: '${image}'}]
+`);
+  test.each([
+    ['cassandra:4.1', 'cassandra'],
+    ['gcr.io/google-samples/cassandra:v13', 'cassandra'],
+    ['cockroachdb/cockroach:v23.1.11', 'cockroachdb'],
+    ['quay.io/coreos/etcd:v3.5', 'etcd'],
+    ['confluentinc/cp-zookeeper:7.5', 'zookeeper'],
+    ['docker.io/bitnami/redis-cluster:7.2', 'redis-cluster-sentinel'],
+  ])('%s needs peer discovery', (image, id) => {
+    const r = needsPeerDiscovery(sts(image));
+    expect([r.need, r.source, r.entry?.id]).toEqual([true, 'catalog', id]);
+  });
+  test.each(['docker.io/bitnami/redis:8.2.1', 'bitnami/postgresql:17', 'scassandra:1'])('%s does not', (image) => expect(needsPeerDiscovery(sts(image)).need).toBe(false));
+  test('hints win in both directions', () => {
+    expect(needsPeerDiscovery(sts('cassandra:4.1', '"kubegrace.dev/peer-discovery": "false"'))).toEqual({ need: false, source: 'hint' });
+    expect(needsPeerDiscovery(sts('example/app:1', '"kubegrace.dev/peer-discovery": "true"'))).toEqual({ need: true, source: 'hint' });
+  });
+});
+
+describe('catalogMatches and overrides', () => {
+  test('catalogMatches lists every matching entry with its container', () => {
+    const w = deployment("{name: c, image: 'registry.k8s.io/ingress-nginx/controller:v1', lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}, readinessProbe: {httpGet: {path: /healthz, port: 10254}}}");
+    expect(catalogMatches(w).map((m) => [m.entry.id, m.container.name])).toEqual([
+      ['ingress-nginx-wait-shutdown', 'c'],
+      ['ingress-nginx-healthz', 'c'],
+    ]);
+  });
+  const extra: CatalogEntry = {
+    id: 'acme-gateway',
+    kind: 'connection-pattern',
+    title: 'ACME gateway',
+    match: { images: ['*/acme/gateway'] },
+    connectionPattern: 'fan-in',
+    why: 'clients hold a tunnel to every gateway replica',
+    source: ['acme internal design doc GW-12'],
+  };
+  test('a policy can add entries and disable built-in ones', () => {
+    const cat = builtinCatalog().withOverride(parseCatalogOverride({ add: [extra], disable: ['teleport-proxy'] }));
+    expect(connectionPatternOf(deployment("{name: g, image: 'acme/gateway:2'}"), { catalog: cat }).pattern).toBe('fan-in');
+    expect(connectionPatternOf(deployment("{name: t, image: 'public.ecr.aws/gravitational/teleport:11', ports: [{name: sshtun, containerPort: 3024}]}"), { catalog: cat }).source).toBe('default');
+    // The built-in catalog itself is unchanged.
+    expect(builtinCatalog().get('teleport-proxy')).toBeDefined();
+  });
+  test.each([
+    [{ disable: ['no-such-entry'] }, '/disable/0', /unknown catalog entry "no-such-entry"/],
+    [{ add: [{ ...extra, id: 'istiod' }] }, '/add/0/id', /already in the catalog/],
+    [{ add: [{ ...extra, kind: 'fan-in' }] }, '/add/0/kind', /allowed values/],
+    [{ add: [{ ...extra, source: [] }] }, '/add/0/source', /must NOT have fewer than 1 items/],
+    [{ remove: ['istiod'] }, '', /unknown field "remove"/],
+  ])('bad override %j is rejected at %s', (o, pointer, message) => {
+    let err: unknown;
+    try {
+      builtinCatalog().withOverride(parseCatalogOverride(o));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CatalogError);
+    expect([(err as CatalogError).pointer, (err as CatalogError).message]).toEqual([pointer, expect.stringMatching(message)]);
+  });
+  test('matching caches per container object and does not depend on call order', () => {
+    const cat = new Catalog(builtinCatalog().entries);
+    const w = deployment("{name: c, image: 'quay.io/argoproj/argocd:v3', readinessProbe: {httpGet: {path: /healthz, port: 8080}}}");
+    expect(cat.matchContainer(w.containers[0]).map((e) => e.id)).toEqual(['argocd-healthz']);
+    expect(cat.matchContainer(w.containers[0], 'process-local-probe').map((e) => e.id)).toEqual(['argocd-healthz']);
+    expect(cat.matchContainer(w.containers[0], 'peer-discovery')).toEqual([]);
+  });
+});
