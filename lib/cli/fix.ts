@@ -1,7 +1,7 @@
 import { ResolvedPolicy } from '../engine/policy';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { AppliedFix, fixSources, PROPOSAL_REASON, SkippedFix, unifiedDiff } from '../fix';
+import type { AppliedFix, SkippedFix } from '../fix';
 import { Source } from '../model/sources';
 import { CliIO, UsageError, writeAtomic } from './io';
 
@@ -66,6 +66,8 @@ export function runFixes(
       );
     }
   }
+  // The fixer (and its diff library) is loaded only when a fix is asked for.
+  const { fixSources, PROPOSAL_REASON, unifiedDiff } = require('../fix') as typeof import('../fix');
   const result = fixSources(sources, { ...opts, proposals: mode.proposals });
   // stdout belongs to the diff, or to the fixed stdin YAML, even when it stays empty.
   const stdoutTaken = !mode.write || sources.some((s) => s.path === undefined && s.chart === undefined);

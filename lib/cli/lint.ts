@@ -1,25 +1,27 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import { Config, discoverConfig, loadConfig, loadPolicy, packageRoot, PolicyError, withOverrides } from '../engine/policy';
+import { packageVersion } from '../engine/package-root';
+import { Config, discoverConfig, loadConfig, loadPolicy, PolicyError, withOverrides } from '../engine/policy';
 import { exitCode, lintSources, LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
-import { helmChartRenderer } from '../helm/render';
-import { collectSources } from '../model/sources';
-import { toGithub } from '../report/github';
-import { toJson } from '../report/json';
-import { toJunit } from '../report/junit';
-import { toSarif } from '../report/sarif';
+import { ChartRenderer, collectSources } from '../model/sources';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
 import { FIX_NOTES, FIX_USAGE, fixModeOf, runFixes } from './fix';
 import { CliIO, progress, UsageError, writeAtomic } from './io';
 
+export { packageVersion };
 
-export function packageVersion(): string {
-  return JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')).version;
-}
+// The formats other than text, helm and the fixer are loaded when used (start-up time).
+const lazy = {
+  json: () => require('../report/json') as typeof import('../report/json'),
+  sarif: () => require('../report/sarif') as typeof import('../report/sarif'),
+  junit: () => require('../report/junit') as typeof import('../report/junit'),
+  github: () => require('../report/github') as typeof import('../report/github'),
+  render: () => require('../helm/render') as typeof import('../helm/render'),
+};
 
 export interface Formatter {
   (result: LintResult, ctx: { failOn: Severity | 'never'; color: boolean; quiet: boolean; cwd: string }): string;
@@ -28,10 +30,10 @@ export interface Formatter {
 /** Output formats by name; more are registered by the report modules that exist. */
 export const FORMATTERS: Record<string, Formatter> = {
   text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => `docs/rules/${id}.md` }),
-  json: (r) => toJson(r),
-  sarif: (r, c) => JSON.stringify(toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
-  junit: (r, c) => toJunit(r, c.failOn),
-  github: (r) => toGithub(r),
+  json: (r) => lazy.json().toJson(r),
+  sarif: (r, c) => JSON.stringify(lazy.sarif().toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
+  junit: (r, c) => lazy.junit().toJunit(r, c.failOn),
+  github: (r) => lazy.github().toGithub(r),
 };
 
 export const LINT_USAGE = `Usage: kubegrace lint [PATH... | -] [options]
@@ -138,13 +140,15 @@ export function runLint(argv: string[], io: CliIO): number {
 
   const valuesFiles = (values.values ?? []).map((f) => path.resolve(io.cwd, f));
   for (const [i, f] of valuesFiles.entries()) if (!fs.existsSync(f)) throw new UsageError(`values file ${values.values![i]} does not exist`);
-  const renderChart = helmChartRenderer({
-    kubeVersion: version.toString(),
-    valuesFiles,
-    // A chart that cannot be rendered is a tool failure: say so on stderr too, where CI logs show it
-    // even when the report goes to a file.
-    onError: (e) => io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`),
-  });
+  let renderer: ChartRenderer | undefined;
+  const renderChart: ChartRenderer = (dir, shown) =>
+    (renderer ??= lazy.render().helmChartRenderer({
+      kubeVersion: version.toString(),
+      valuesFiles,
+      // A chart that cannot be rendered is a tool failure: say so on stderr too, where CI logs show it
+      // even when the report goes to a file.
+      onError: (e) => io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`),
+    }))(dir, shown);
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
   // --fix: repair first, then the report and exit code are about what remains.
   const fixed = fixMode ? runFixes(sources, { rules: ALL_RULES, policy, version }, fixMode, io) : undefined;

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-import * as fs from 'fs';
-import * as path from 'path';
-import { packageRoot, PolicyError } from '../engine/policy';
+import { packageVersion, PolicyError } from '../engine/package-root';
 import { CliIO, processIO, UsageError } from './io';
-import { runChart } from './chart';
-import { runExplain } from './explain';
-import { runLint } from './lint';
-import { runRules } from './rules';
-import { runSimulate } from './simulate';
 
-const VERSION: string = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')).version;
+// Each command's module is loaded only when that command runs: start-up time is paid by every
+// `kubegrace lint` in CI, and lint needs neither cdk8s, the chart generator nor explain.
+const commands = {
+  lint: () => (require('./lint') as typeof import('./lint')).runLint,
+  rules: () => (require('./rules') as typeof import('./rules')).runRules,
+  explain: () => (require('./explain') as typeof import('./explain')).runExplain,
+  simulate: () => (require('./simulate') as typeof import('./simulate')).runSimulate,
+  chart: () => (require('./chart') as typeof import('./chart')).runChart,
+};
+
+const VERSION: string = packageVersion();
 
 export const USAGE = `kubegrace ${VERSION}: Kubernetes workloads that roll out and shut down without dropping traffic
 
@@ -41,15 +44,11 @@ export function main(argv: string[], io: CliIO = processIO()): number | Promise<
 function dispatch(cmd: string | undefined, rest: string[], io: CliIO): number | Promise<number> {
   switch (cmd) {
     case 'lint':
-      return runLint(rest, io);
     case 'rules':
-      return runRules(rest, io);
     case 'explain':
-      return runExplain(rest, io);
     case 'simulate':
-      return runSimulate(rest, io);
     case 'chart':
-      return runChart(rest, io);
+      return commands[cmd]()(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${VERSION}\n`);
