@@ -94,7 +94,7 @@ function isUnder(p: string, base: string): boolean {
  * listed, and "did you mean" for misspelled fields and values. Errors about names in a `rules`
  * map are left out: unknown rule IDs are reported by the rule check, with a suggestion.
  */
-export function describeAjvErrors(errors: ErrorObject[] | null | undefined): SchemaProblem[] {
+export function describeAllAjvErrors(errors: ErrorObject[] | null | undefined): SchemaProblem[] {
   const list = errors ?? [];
   const drop = new Set<ErrorObject>();
   const out: SchemaProblem[] = [];
@@ -259,15 +259,15 @@ function checkRuleSettings(settings: JsonObject, rules: Rule[], problems: Proble
     if (params !== undefined && rule.meta.paramsSchema) {
       const validate = paramsValidator(rule);
       if (!validate(params)) {
-        for (const d of describeAjvErrors(validate.errors)) problems.add(`${at}/params${d.pointer}`, d.message, `${at}/params${d.at}`);
+        for (const d of describeAllAjvErrors(validate.errors)) problems.add(`${at}/params${d.pointer}`, d.message, `${at}/params${d.at}`);
       }
     }
   }
 }
 
-/** The one schema violation a custom rule's finding names: the deepest. */
-function deepestViolation(errors: ErrorObject[] | null | undefined): SchemaProblem {
-  const all = describeAjvErrors(errors);
+/** The one most useful schema violation (the deepest), e.g. for a custom rule's finding. */
+export function describeAjvErrors(errors: ErrorObject[] | null | undefined): SchemaProblem {
+  const all = describeAllAjvErrors(errors);
   return all.sort((a, b) => b.pointer.length - a.pointer.length)[0] ?? { pointer: '', at: '', message: 'invalid' };
 }
 
@@ -297,7 +297,7 @@ function customRule(def: JsonObject, file: string, problems: Problems, pointer: 
       for (const o of ctx.graph.objects) {
         if (!kinds.has(o.kind) && !kinds.has('*')) continue;
         if (!validate(o.raw)) {
-          const d = deepestViolation(validate.errors);
+          const d = describeAjvErrors(validate.errors);
           ctx.report({ object: o, pointer: target || d.pointer, message: `${def.message as string} (${d.pointer || '/'} ${d.message})` });
         }
       }
@@ -321,7 +321,7 @@ export function loadPolicy(nameOrFile: string, rules: Rule[], cwd = process.cwd(
   const { raw, obj } = readYamlObject(file, 'policy');
   const problems = new Problems(file, obj);
   const validate = schemaValidator('policy.schema.json');
-  if (!validate(raw)) problems.addSchema(describeAjvErrors(validate.errors));
+  if (!validate(raw)) problems.addSchema(describeAllAjvErrors(validate.errors));
   const spec = isObject(raw.spec) ? raw.spec : {};
   const metadata = isObject(raw.metadata) ? raw.metadata : {};
   const result: ResolvedPolicy = { name: String(metadata.name ?? path.basename(file)), rules: new Map(), customRules: [] };
@@ -405,7 +405,7 @@ export function loadConfig(file: string, rules: Rule[]): Config {
   const validate = schemaValidator('config.schema.json');
   const version: Json = raw.kubernetesVersion;
   if (!validate(raw)) {
-    const found = describeAjvErrors(validate.errors).map((p) => {
+    const found = describeAllAjvErrors(validate.errors).map((p) => {
       if (p.pointer !== '/kubernetesVersion' || typeof version !== 'number') return p;
       const written = writtenScalar(text, obj.locate('/kubernetesVersion').line, 'kubernetesVersion') ?? String(version);
       return {
