@@ -5,6 +5,8 @@ import { MESH_SPREAD_RULES } from './group-mesh-spread';
 import { ROLLOUT_PDB_RULES } from './group-rollout-pdb';
 import { TERM_PROBE_RULES } from './group-term-probe';
 import { STS_LB_SVC_RULES } from './group-sts-lb-svc';
+import { surgeResourceDeadlock } from './surge-resource-deadlock';
+import { webhookBackendAvailability } from './webhook-backend-availability';
 
 /** The catalog order of RULES.md; rules sort by it in `kubegrace rules` and the docs. */
 export const CATALOG_ORDER = [
@@ -16,6 +18,8 @@ export const CATALOG_ORDER = [
   'hpa-replicas', 'lb-readiness-gate', 'lb-deregistration-delay', 'gke-neg-readiness', 'service-selector-ports',
   'headless-publish-not-ready', 'external-traffic-local', 'native-sidecar', 'native-sidecar-grace-budget',
   'linkerd-proxy-drain', 'istio-proxy-drain', 'daemonset-surge', 'replicas-not-spread', 'spread-blocks-surge',
+  // Rules being added (RULES.md, 2026-11-23)
+  'surge-resource-deadlock', 'webhook-backend-availability',
 ];
 
 function order(id: string): number {
@@ -24,7 +28,7 @@ function order(id: string): number {
 }
 
 /** Every built-in rule, in catalog order (RULES.md). */
-export const ALL_RULES: Rule[] = [gracePeriodBudget, minReadySeconds, ...TERM_PROBE_RULES, ...ROLLOUT_PDB_RULES, ...STS_LB_SVC_RULES, ...MESH_SPREAD_RULES].sort((a, b) => order(a.meta.id) - order(b.meta.id));
+export const ALL_RULES: Rule[] = [gracePeriodBudget, minReadySeconds, ...TERM_PROBE_RULES, ...ROLLOUT_PDB_RULES, ...STS_LB_SVC_RULES, ...MESH_SPREAD_RULES, surgeResourceDeadlock, webhookBackendAvailability].sort((a, b) => order(a.meta.id) - order(b.meta.id));
 
 export function ruleById(id: string): Rule | undefined {
   return ALL_RULES.find((r) => r.meta.id === id);

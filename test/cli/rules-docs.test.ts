@@ -21,11 +21,19 @@ describe('rule docs', () => {
 });
 
 describe('the catalog is the contract of RULES.md', () => {
-  test('every rule ID of RULES.md exists, with no extra, each with a description and doc', () => {
-    const rulesMd = fs.readFileSync(path.resolve(__dirname, '../../../shared/docs/RULES.md'), 'utf8');
+  const rulesMd = fs.readFileSync(path.resolve(__dirname, '../../../shared/docs/RULES.md'), 'utf8');
+  /** The "Rules being added" list: `- \`id\` (spec; severity; fix: yes|no): ...`, part of the contract once implemented. */
+  const added = (() => {
+    const start = rulesMd.indexOf('### Rules being added');
+    const section = start < 0 ? '' : rulesMd.slice(start, rulesMd.indexOf('\n## ', start) < 0 ? undefined : rulesMd.indexOf('\n## ', start));
+    return [...section.matchAll(/^- `([a-z0-9-]+)` \(([^)]*)\)/gm)].map((m) => ({ id: m[1], fix: /fix: (yes|no)/.exec(m[2])?.[1], severity: /; (error|warning|info)[;/ ]/.exec(m[2])?.[1] }));
+  })();
+
+  test('every rule ID of RULES.md (table and "Rules being added") exists, with no extra, each with a description and doc', () => {
     const ids = [...rulesMd.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]);
     expect(ids.length).toBe(37);
-    expect(ALL_RULES.map((r) => r.meta.id).sort()).toEqual([...ids].sort());
+    expect(added.map((a) => a.id)).toEqual(['surge-resource-deadlock', 'webhook-backend-availability']);
+    expect(ALL_RULES.map((r) => r.meta.id).sort()).toEqual([...ids, ...added.map((a) => a.id)].sort());
     for (const r of ALL_RULES) {
       expect(r.meta.description.length).toBeGreaterThan(10);
       expect(r.meta.doc.length).toBeGreaterThan(100);
@@ -33,9 +41,14 @@ describe('the catalog is the contract of RULES.md', () => {
     }
   });
   test('fixable matches the fix column of RULES.md', () => {
-    const rulesMd = fs.readFileSync(path.resolve(__dirname, '../../../shared/docs/RULES.md'), 'utf8');
     for (const m of rulesMd.matchAll(/^\| `([a-z0-9-]+)` \| [^|]+ \| [^|]+ \| (yes|no) \|/gm)) {
       expect([m[1], ALL_RULES.find((r) => r.meta.id === m[1])?.meta.fixable]).toEqual([m[1], m[2] === 'yes']);
+    }
+  });
+  test('the rules being added have the fix and default severity their RULES.md entry gives', () => {
+    for (const a of added) {
+      const meta = ALL_RULES.find((r) => r.meta.id === a.id)?.meta;
+      expect([a.id, meta?.fixable, meta?.defaultSeverity]).toEqual([a.id, a.fix === 'yes', a.severity]);
     }
   });
 });

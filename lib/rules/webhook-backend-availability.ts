@@ -1,0 +1,306 @@
+import { Rule, RuleContext } from '../engine/types';
+import { ObjectGraph, PdbView, ServiceView } from '../model/graph';
+import { scaled } from '../model/intstr';
+import { Labels, matches, parseLabelSelector, stringMap } from '../model/selector';
+import { isObject, Json, JsonObject, KObject } from '../model/types';
+import { get, Workload } from '../model/workload';
+import { fmtIntOrPercent, pdbPods, replicaBasis, rolloutFor } from './rollout-util';
+import { nameOf } from './util';
+
+/** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
+class ServiceIndex {
+  private byKey = new Map<string, ServiceView>();
+  private unnamespaced = new Map<string, ServiceView[]>();
+  constructor(services: readonly ServiceView[]) {
+    for (const s of services) {
+      const key = `${s.obj.namespace ?? ''}/${s.obj.name}`;
+      if (!this.byKey.has(key)) this.byKey.set(key, s);
+      const ns = get(s.obj.raw, 'metadata', 'namespace');
+      if (typeof ns !== 'string' || ns === '') {
+        const l = this.unnamespaced.get(s.obj.name) ?? [];
+        l.push(s);
+        this.unnamespaced.set(s.obj.name, l);
+      }
+    }
+  }
+  find(namespace: string, name: string): ServiceView | undefined {
+    const exact = this.byKey.get(`${namespace}/${name}`);
+    if (exact) return exact;
+    const loose = this.unnamespaced.get(name);
+    return loose && loose.length === 1 ? loose[0] : undefined;
+  }
+}
+
+/** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
+function allowedDisruptions(graph: ObjectGraph, p: PdbView): { allowed: number; of: number } | undefined {
+  const pods = pdbPods(graph, graph.workloadsForPdb(p));
+  if (pods.uncounted.length || pods.replicas <= 0) return undefined;
+  const r = pods.replicas;
+  if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid') return { allowed: Math.min(r, scaled(p.maxUnavailable, r, true)!), of: r };
+  if (p.minAvailable && p.minAvailable.kind !== 'invalid') return { allowed: Math.max(0, r - scaled(p.minAvailable, r, true)!), of: r };
+  return undefined;
+}
+
+/** Why the backing pods can all be gone at once; empty when the backend is highly available. */
+interface Backend {
+  workloads: Workload[];
+  reasons: string[];
+  /** One pod in total (the self-admission deadlock is judged only then). */
+  single: boolean;
+}
+
+function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined {
+  const ws = graph.workloadsFor(svc).filter((w) => !w.isBatch);
+  if (ws.length === 0) return undefined;
+  // DaemonSet pods are skipped by `kubectl drain` and roll node by node: their count is the node count,
+  // which the manifests do not show. Such a backend is not judged.
+  if (ws.some((w) => w.kind === 'DaemonSet')) return undefined;
+  const reasons: string[] = [];
+  let total = 0;
+  const parts: string[] = [];
+  for (const w of ws) {
+    if (w.kind === 'Pod') {
+      total += 1;
+      parts.push(`${nameOf(w)} (a bare Pod: a drain deletes it and nothing recreates it)`);
+      continue;
+    }
+    const b = replicaBasis(graph, w);
+    if (!b) return undefined;
+    total += b.replicas;
+    parts.push(`${nameOf(w)} ${b.phrase}`);
+  }
+  if (total <= 0) return undefined; // scaled to zero: nothing to keep available
+  const who = parts.join(', ');
+  if (total === 1) {
+    reasons.push(`${who}: a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`);
+  } else {
+    const unprotected = ws.filter((w) => {
+      const pdbs = graph.pdbsFor(w);
+      if (pdbs.length === 0) return true;
+      return pdbs.every((p) => {
+        const a = allowedDisruptions(graph, p);
+        return a !== undefined && a.allowed >= a.of;
+      });
+    });
+    if (unprotected.length) {
+      const names = unprotected.map(nameOf).join(', ');
+      const anyPdb = unprotected.some((w) => graph.pdbsFor(w).length > 0);
+      reasons.push(
+        `${who}, but ${anyPdb ? `the PodDisruptionBudget of ${names} allows every replica to be evicted` : `no PodDisruptionBudget selects ${names}`}: a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once`,
+      );
+    }
+  }
+  if (ws.length === 1 && ws[0].kind === 'Deployment' && ws[0].deployment) {
+    const w = ws[0];
+    const b = replicaBasis(graph, w)!;
+    const d = rolloutFor(w, b.replicas)!;
+    if (d.type === 'Recreate') {
+      reasons.push(`its strategy is Recreate: every rollout removes all replicas before a new one starts`);
+    } else if (d.type === 'RollingUpdate' && d.unavailable >= b.replicas) {
+      const how = d.maxUnavailableSet ? `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}` : `maxSurge ${fmtIntOrPercent(d.maxSurge)} with the default maxUnavailable`;
+      reasons.push(`its rollout (${how}, resolved ${d.unavailable} unavailable of ${b.replicas}) removes every replica before a replacement is Ready`);
+    }
+  }
+  return { workloads: ws, reasons, single: total === 1 };
+}
+
+/**
+ * "CREATE, UPDATE of ingresses (networking.k8s.io)", rules with the same operations and groups
+ * merged; undefined when the rules match nothing.
+ */
+export function scopeOf(rules: Json | undefined): { text: string; createsPods: boolean } | undefined {
+  if (!Array.isArray(rules)) return undefined;
+  const merged = new Map<string, { head: string; groupText: string; res: string[] }>();
+  let createsPods = false;
+  for (const r of rules) {
+    if (!isObject(r)) continue;
+    const ops = Array.isArray(r.operations) ? r.operations.filter((x): x is string => typeof x === 'string') : [];
+    const res = Array.isArray(r.resources) ? r.resources.filter((x): x is string => typeof x === 'string') : [];
+    const groups = Array.isArray(r.apiGroups) ? r.apiGroups.filter((x): x is string => typeof x === 'string') : [];
+    if (!ops.length || !res.length || !groups.length) continue;
+    const head = ops.includes('*') ? 'every operation' : ops.join(', ');
+    const groupText = groups.includes('*') ? ' (any API group)' : groups.some((g) => g !== '') ? ` (${groups.map((g) => (g === '' ? 'core' : g)).join(', ')})` : '';
+    const key = `${head}|${groupText}`;
+    const m = merged.get(key) ?? { head, groupText, res: [] };
+    for (const x of res) {
+      const t = x === '*' || x === '*/*' ? 'every resource' : x;
+      if (!m.res.includes(t)) m.res.push(t);
+    }
+    merged.set(key, m);
+    const podRes = res.some((x) => x === 'pods' || x === '*' || x === '*/*');
+    const coreGroup = groups.includes('') || groups.includes('*');
+    if (podRes && coreGroup && (ops.includes('CREATE') || ops.includes('*'))) createsPods = true;
+  }
+  if (!merged.size) return undefined;
+  const text = [...merged.values()].map((m) => `${m.head} of ${m.res.includes('every resource') ? 'every resource' : m.res.join(', ')}${m.groupText}`).join('; ');
+  return { text, createsPods };
+}
+
+/**
+ * Whether the webhook's selectors match the backend's own pods, so that with no backend running
+ * its replacement pods cannot be admitted either. Undefined when the namespace labels it depends
+ * on are not in the set.
+ */
+function admitsOwnPods(graph: ObjectGraph, hook: JsonObject, w: Workload, ns: string): boolean | undefined {
+  const objSel = hook.objectSelector === undefined || hook.objectSelector === null ? { kind: 'empty' as const } : parseLabelSelector(hook.objectSelector);
+  if (!matches(objSel, w.templateLabels)) return false;
+  const nsSel = hook.namespaceSelector === undefined || hook.namespaceSelector === null ? { kind: 'empty' as const } : parseLabelSelector(hook.namespaceSelector);
+  const nsObj = graph.namespace(ns);
+  const labels: Labels = { ...stringMap(get(nsObj?.raw, 'metadata', 'labels')), 'kubernetes.io/metadata.name': ns };
+  if (!nsObj && nsSel.kind === 'selector' && nsSel.requirements.some((r) => r.key !== 'kubernetes.io/metadata.name')) return undefined;
+  return matches(nsSel, labels);
+}
+
+const FIX = 'run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1) and a rollout that keeps one available (maxUnavailable: 0)';
+
+interface Group {
+  svcNs: string;
+  svcName: string;
+  hooks: { name: string; index: number; hook: JsonObject; policyWritten: boolean }[];
+}
+
+function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
+  const hooks = o.raw.webhooks;
+  if (!Array.isArray(hooks)) return;
+  // admissionregistration.k8s.io/v1 defaults failurePolicy to Fail; v1beta1 (removed in 1.22) defaulted to Ignore.
+  const defaultPolicy = o.apiVersion === 'admissionregistration.k8s.io/v1beta1' ? 'Ignore' : 'Fail';
+  const groups = new Map<string, Group>();
+  hooks.forEach((h, index) => {
+    if (!isObject(h)) return;
+    const policy = typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy;
+    if (policy !== 'Fail') return;
+    const svc = get(h, 'clientConfig', 'service');
+    if (!isObject(svc) || typeof svc.name !== 'string' || typeof svc.namespace !== 'string') return; // url: outside the cluster
+    const key = `${svc.namespace}/${svc.name}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { svcNs: svc.namespace, svcName: svc.name, hooks: [] }));
+    g.hooks.push({ name: typeof h.name === 'string' ? h.name : `#${index}`, index, hook: h, policyWritten: typeof h.failurePolicy === 'string' });
+  });
+  for (const g of groups.values()) {
+    const scoped = g.hooks.map((x) => ({ ...x, scope: scopeOf(x.hook.rules) })).filter((x) => x.scope !== undefined);
+    if (!scoped.length) continue;
+    const svc = services.find(g.svcNs, g.svcName);
+    if (!svc) continue;
+    const backend = judgeBackend(ctx.graph, svc);
+    if (!backend || backend.reasons.length === 0) continue;
+    const first = scoped[0];
+    const names = scoped.map((x) => `"${x.name}"`).join(', ');
+    const policy = scoped.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
+    const selective = scoped.some((x) => x.hook.namespaceSelector !== undefined || x.hook.objectSelector !== undefined);
+    const scope = scopeOf(scoped.flatMap((x) => (Array.isArray(x.hook.rules) ? x.hook.rules : [])))!.text;
+    const where = selective ? 'in every namespace and object its selectors match' : 'cluster-wide';
+    const self =
+      backend.single && scoped.some((x) => x.scope!.createsPods && admitsOwnPods(ctx.graph, x.hook, backend.workloads[0], g.svcNs) === true)
+        ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
+        : '';
+    const pointer = first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/service`;
+    ctx.report({
+      object: o,
+      pointer,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${FIX}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+    });
+  }
+}
+
+function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
+  const svcRef = get(o.raw, 'spec', 'service');
+  if (!isObject(svcRef) || typeof svcRef.name !== 'string' || typeof svcRef.namespace !== 'string') return; // local (built-in) API
+  const svc = services.find(svcRef.namespace, svcRef.name);
+  if (!svc) return;
+  const backend = judgeBackend(ctx.graph, svc);
+  if (!backend || backend.reasons.length === 0) return;
+  const group = get(o.raw, 'spec', 'group');
+  const version = get(o.raw, 'spec', 'version');
+  const gv = typeof group === 'string' && typeof version === 'string' ? `${group}/${version}` : o.name;
+  const consumers: Record<string, string> = {
+    'metrics.k8s.io': '; HorizontalPodAutoscalers on CPU/memory stop scaling and kubectl top fails',
+    'custom.metrics.k8s.io': '; HorizontalPodAutoscalers on custom metrics stop scaling',
+    'external.metrics.k8s.io': '; HorizontalPodAutoscalers on external metrics stop scaling',
+  };
+  const extra = typeof group === 'string' ? (consumers[group] ?? '') : '';
+  ctx.report({
+    object: o,
+    pointer: `/spec/service`,
+    message: `APIService ${o.name} is served by Service ${svcRef.namespace}/${svcRef.name}, backed by ${backend.reasons.join('; and ')}. While no backend is Ready the aggregated API ${gv} is Unavailable: API discovery for the group fails (kubectl prints discovery errors, namespace deletion stalls with NamespaceDeletionDiscoveryFailure)${extra}. Fix: ${FIX}`,
+  });
+}
+
+export const webhookBackendAvailability: Rule = {
+  meta: {
+    id: 'webhook-backend-availability',
+    spec: 'new (PDB-001 and ROLL-001 applied to admission backends)',
+    defaultSeverity: 'warning',
+    severities: ['warning'],
+    description: 'a failurePolicy: Fail admission webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
+    doc: `An admission webhook with \`failurePolicy: Fail\` makes the API server reject every request it matches while the
+webhook cannot be reached; an aggregated APIService that has no Ready backend makes its API group \`Unavailable\`,
+which breaks discovery for everyone. When the backend is a single pod, or several pods that a drain may evict
+together, routine operations (a node drain, a node-pool upgrade, autoscaler consolidation, the backend's own
+rollout) turn into a cluster-wide admission or discovery outage, and a webhook that intercepts pod creation can
+even block the pods that would replace the ones the drain evicted.
+
+**Judged objects.**
+- \`ValidatingWebhookConfiguration\` / \`MutatingWebhookConfiguration\`: each webhook whose \`failurePolicy\` is \`Fail\`,
+  written or defaulted (\`admissionregistration.k8s.io/v1\` defaults to \`Fail\`; the removed \`v1beta1\` defaulted to
+  \`Ignore\`), that calls an in-cluster \`clientConfig.service\`, and whose \`rules\` match something. Webhooks of one
+  configuration calling the same Service are reported together. \`clientConfig.url\` backends are outside the set.
+- \`APIService\` with \`spec.service\` (an aggregated API; \`service: null\` is a built-in group and is skipped). There
+  is no failure policy: an unavailable aggregated API always fails discovery for its group (kubectl errors,
+  namespace deletion stuck with \`NamespaceDeletionDiscoveryFailure\`; for \`metrics.k8s.io\`, HPAs on CPU/memory and
+  \`kubectl top\`).
+
+**The backend** is the Service named by namespace and name (a Service written without a namespace also matches by
+name) and the workloads its selector matches. Not judged when the Service or its pods are not in the set, or when a
+DaemonSet backs it (\`kubectl drain\` skips DaemonSet pods, and their count is the node count). Replicas are
+\`spec.replicas\`, or \`minReplicas\` when an HPA targets the workload. Reported when any of:
+- **1 replica** in total (a bare Pod counts 1 and is never recreated after a drain);
+- **2 or more replicas and no PodDisruptionBudget** selects a backing workload, or its PDB allows evicting all of
+  them (\`maxUnavailable\` >= replicas, \`minAvailable: 0\`);
+- **a rollout that removes every replica**: \`strategy.type: Recreate\`, or a RollingUpdate whose resolved
+  \`maxUnavailable\` (section 4) reaches the replicas (e.g. \`replicas: 1, maxUnavailable: 1\`).
+
+With a single replica the message also says when the webhook intercepts pod \`CREATE\` and its \`objectSelector\` and
+\`namespaceSelector\` match the backend's own pods (judged only when the namespace labels are known: the
+\`kubernetes.io/metadata.name\` label, or the Namespace in the set): the webhook's own replacement can then not be
+admitted, a deadlock broken only by deleting the configuration.
+
+**Not exemptions.** A \`namespaceSelector\`/\`objectSelector\` that excludes the webhook's own namespace avoids that
+self-deadlock but still blocks every other namespace; the message then says "in every namespace and object its
+selectors match" instead of "cluster-wide". \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
+not change availability. Whether the backend is "served" in the sense of other rules does not matter: the API server is
+its client.
+
+Fix (not automatic: replicas, PDB and spreading are chart values):
+\`\`\`yaml
+# the webhook's Deployment
+spec:
+  replicas: 2            # or HPA minReplicas: 2
+  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: my-webhook}}
+\`\`\`
+Plus hostname anti-affinity or topology spread so that one node does not hold every replica. \`failurePolicy: Ignore\`
+removes the outage where admitting an unchecked (or unmutated) object is acceptable; for policy enforcement it
+is not.`,
+    fixable: false,
+    references: [
+      'kubernetes/website reference/access-authn-authz/extensible-admission-controllers.md (failurePolicy, "Avoiding deadlocks in self-hosted webhooks", namespaceSelector)',
+      'kubernetes/website tasks/extend-kubernetes/configure-aggregation-layer.md; concepts/extend-kubernetes/api-extension/apiserver-aggregation.md',
+      'kubernetes/kubernetes pkg/controller/namespace/deletion (NamespaceDeletionDiscoveryFailure)',
+      'cert-manager docs installation/best-practice.md (webhook: replicaCount 3, PodDisruptionBudget)',
+      'kubernetes-sigs/metrics-server README (high availability: replicas 2 and a PodDisruptionBudget)',
+    ],
+  },
+  check(ctx) {
+    const configs = [...ctx.graph.ofKind('ValidatingWebhookConfiguration'), ...ctx.graph.ofKind('MutatingWebhookConfiguration')];
+    const apis = ctx.graph.ofKind('APIService');
+    if (!configs.length && !apis.length) return;
+    const services = new ServiceIndex(ctx.graph.services);
+    for (const o of configs) checkWebhookConfig(ctx, services, o);
+    for (const o of apis) checkApiService(ctx, services, o);
+  },
+};

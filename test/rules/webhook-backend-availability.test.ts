@@ -1,0 +1,271 @@
+import { scopeOf, webhookBackendAvailability } from '../../lib/rules/webhook-backend-availability';
+import { ruleTester } from '../helpers/rule-tester';
+
+interface HookOpts {
+  kind?: string;
+  apiVersion?: string;
+  /** Extra fields of the (first) webhook entry, flow-style lines at 2-space indent under the item. */
+  fields?: string;
+  failurePolicy?: string;
+  clientConfig?: string;
+  rules?: string;
+  /** Extra webhook entries (full YAML list items). */
+  more?: string;
+}
+
+function hook(o: HookOpts = {}): string {
+  return `apiVersion: ${o.apiVersion ?? 'admissionregistration.k8s.io/v1'}
+kind: ${o.kind ?? 'ValidatingWebhookConfiguration'}
+metadata: {name: guard}
+webhooks:
+- name: guard.example.com
+${o.failurePolicy ? `  failurePolicy: ${o.failurePolicy}\n` : ''}  clientConfig: ${o.clientConfig ?? '{service: {namespace: guard, name: guard-webhook, path: /validate}}'}
+  rules: ${o.rules ?? '[{apiGroups: [networking.k8s.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [ingresses]}]'}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+${o.fields ?? ''}${o.more ?? ''}`;
+}
+
+interface BackendOpts {
+  kind?: string;
+  replicas?: number;
+  strategy?: string;
+  labels?: string;
+  ns?: string | null;
+  svcName?: string;
+}
+
+function backend(o: BackendOpts = {}): string {
+  const ns = o.ns === null ? '' : `, namespace: ${o.ns ?? 'guard'}`;
+  const labels = o.labels ?? '{app: guard}';
+  const svc = `---
+apiVersion: v1
+kind: Service
+metadata: {name: ${o.svcName ?? 'guard-webhook'}${ns}}
+spec: {selector: {app: guard}, ports: [{port: 443, targetPort: 9443}]}
+`;
+  if (o.kind === 'Pod') {
+    return `${svc}---
+apiVersion: v1
+kind: Pod
+metadata: {name: guard${ns}, labels: ${labels}}
+spec: {containers: [{name: hook, image: guard:1, ports: [{containerPort: 9443}]}]}
+`;
+  }
+  return `${svc}---
+apiVersion: apps/v1
+kind: ${o.kind ?? 'Deployment'}
+metadata: {name: guard${ns}}
+spec:
+${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}${o.strategy ? `  ${o.kind === 'DaemonSet' ? 'updateStrategy' : 'strategy'}: ${o.strategy}\n` : ''}  selector: {matchLabels: {app: guard}}
+  template:
+    metadata: {labels: ${labels}}
+    spec: {containers: [{name: hook, image: guard:1, ports: [{containerPort: 9443}]}]}
+`;
+}
+
+const pdb = (spec: string, ns = 'guard') => `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guard, namespace: ${ns}}
+spec: {selector: {matchLabels: {app: guard}}, ${spec}}
+`;
+
+const hpa = (min: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: guard, namespace: guard}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: guard}, minReplicas: ${min}, maxReplicas: 5}
+`;
+
+const apiService = (service = '{namespace: guard, name: guard-webhook, port: 443}', group = 'metrics.k8s.io') => `apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.${group}}
+spec:
+  group: ${group}
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  insecureSkipTLSVerify: true
+  service: ${service}
+`;
+
+const POD_RULES = '[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]';
+const HA = pdb('maxUnavailable: 1');
+
+ruleTester(webhookBackendAvailability, {
+  valid: [
+    { name: 'failurePolicy Ignore with a single replica', yaml: hook({ failurePolicy: 'Ignore' }) + backend({ replicas: 1 }) },
+    { name: 'v1beta1 without failurePolicy defaults to Ignore', yaml: hook({ apiVersion: 'admissionregistration.k8s.io/v1beta1' }) + backend({ replicas: 1 }) },
+    { name: 'clientConfig.url: the backend is outside the set', yaml: hook({ clientConfig: '{url: "https://guard.example.com/validate"}' }) + backend({ replicas: 1 }) },
+    { name: 'the Service is not in the set', yaml: hook() },
+    { name: 'the Service is in another namespace', yaml: hook() + backend({ replicas: 1, ns: 'other' }) },
+    { name: 'the Service selects no pods in the set', yaml: hook() + backend({ replicas: 1, labels: '{app: other}' }) },
+    { name: 'replicas 2 with a PDB maxUnavailable 1 and the default rollout', yaml: hook() + backend({ replicas: 2 }) + HA },
+    { name: 'replicas 3 with a PDB minAvailable 1', yaml: hook() + backend({ replicas: 3 }) + pdb('minAvailable: 1') },
+    { name: 'HPA minReplicas 2 with a PDB (spec.replicas 1 is overridden)', yaml: hook() + backend({ replicas: 1 }) + hpa(2) + HA },
+    { name: 'a DaemonSet backend: skipped by drains, counted per node', yaml: hook() + backend({ kind: 'DaemonSet' }) },
+    { name: 'rules that match nothing (no operations)', yaml: hook({ rules: '[{apiGroups: [""], apiVersions: [v1], operations: [], resources: [pods]}]' }) + backend({ replicas: 1 }) },
+    { name: 'no rules at all', yaml: hook({ rules: '[]' }) + backend({ replicas: 1 }) },
+    { name: 'backend scaled to 0', yaml: hook() + backend({ replicas: 0 }) },
+    { name: 'sideEffects and timeoutSeconds do not matter: HA backend stays clean', yaml: hook({ fields: '  timeoutSeconds: 30\n' }) + backend({ replicas: 2 }) + HA },
+    { name: 'APIService without a service (a built-in group)', yaml: apiService('null') + backend({ replicas: 1 }) },
+    { name: 'APIService backed by replicas 2 with a PDB (metrics-server HA)', yaml: apiService() + backend({ replicas: 2 }) + pdb('minAvailable: 1') },
+    { name: 'APIService whose Service is not in the set', yaml: apiService() },
+  ],
+  invalid: [
+    {
+      name: 'failurePolicy unset (v1 default Fail), single replica: pointed at the service',
+      yaml: hook() + backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'ValidatingWebhookConfiguration/guard',
+          pointer: '/webhooks/0/clientConfig/service',
+          message:
+            'webhook "guard.example.com" (failurePolicy Fail (the v1 default when unset)) calls Service guard/guard-webhook, backed by Deployment/guard replicas 1: a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready. While no backend is Ready the API server rejects CREATE, UPDATE of ingresses (networking.k8s.io) cluster-wide.',
+        },
+      ],
+    },
+    {
+      name: 'failurePolicy: Fail written: pointed at it; default replicas 1',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend(),
+      findings: [{ severity: 'warning', pointer: '/webhooks/0/failurePolicy', message: '(failurePolicy: Fail) calls Service guard/guard-webhook, backed by Deployment/guard replicas 1 (default): a single replica' }],
+    },
+    {
+      name: 'replicas 2 and no PDB',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }),
+      findings: [{ severity: 'warning', message: 'Deployment/guard replicas 2, but no PodDisruptionBudget selects Deployment/guard: a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once' }],
+    },
+    {
+      name: 'a PDB in another namespace does not count',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }) + pdb('maxUnavailable: 1', 'other'),
+      findings: [{ severity: 'warning', message: 'no PodDisruptionBudget selects Deployment/guard' }],
+    },
+    {
+      name: 'a PDB that allows evicting every replica (maxUnavailable 2 of 2)',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }) + pdb('maxUnavailable: 2'),
+      findings: [{ severity: 'warning', message: 'the PodDisruptionBudget of Deployment/guard allows every replica to be evicted' }],
+    },
+    {
+      name: 'a PDB with minAvailable 0',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3 }) + pdb('minAvailable: 0'),
+      findings: [{ severity: 'warning', message: 'allows every replica to be evicted' }],
+    },
+    {
+      name: 'replicas 3 with a PDB but strategy Recreate',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3, strategy: '{type: Recreate}' }) + HA,
+      findings: [{ severity: 'warning', message: 'backed by its strategy is Recreate: every rollout removes all replicas before a new one starts' }],
+    },
+    {
+      name: 'replicas 2 with a PDB but maxUnavailable 100%',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }) + HA,
+      findings: [{ severity: 'warning', message: 'its rollout (maxUnavailable "100%", resolved 2 unavailable of 2) removes every replica before a replacement is Ready' }],
+    },
+    {
+      name: 'single replica and a rollout that removes it: both reasons',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{rollingUpdate: {maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', message: /a single replica, .*; and its rollout \(maxUnavailable 1, resolved 1 unavailable of 1\)/ }],
+    },
+    {
+      name: 'HPA minReplicas 1 overrides replicas 3',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3 }) + hpa(1) + HA,
+      findings: [{ severity: 'warning', message: 'backed by Deployment/guard HPA minReplicas 1 (HorizontalPodAutoscaler/guard): a single replica' }],
+    },
+    {
+      name: 'a bare Pod backend',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ kind: 'Pod' }),
+      findings: [{ severity: 'warning', message: 'Pod/guard (a bare Pod: a drain deletes it and nothing recreates it)' }],
+    },
+    {
+      name: 'a Service written without a namespace is found by name (applied with -n)',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 1, ns: null }),
+      findings: [{ severity: 'warning', message: 'calls Service guard/guard-webhook, backed by Deployment/guard replicas 1' }],
+    },
+    {
+      name: 'pod CREATE webhook without selectors and a single replica: its own replacement cannot be admitted',
+      yaml: hook({ kind: 'MutatingWebhookConfiguration', rules: POD_RULES }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide; its selectors also match the backend's own pods, .* deleting the MutatingWebhookConfiguration .*failurePolicy: Ignore where admitting unmutated objects/ }],
+    },
+    {
+      name: 'objectSelector excluding its own pods: no self-deadlock, still blocks everything else it selects',
+      yaml: hook({ rules: POD_RULES, fields: '  objectSelector: {matchExpressions: [{key: app, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods in every namespace and object its selectors match\. Fix/ }],
+    },
+    {
+      name: 'namespaceSelector excluding its own namespace by name: no self-deadlock',
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /in every namespace and object its selectors match\. Fix/ }],
+    },
+    {
+      name: 'namespaceSelector on a label of a Namespace not in the set: self-deadlock not claimed',
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: webhooks, operator: NotIn, values: [off]}]}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /its selectors match\. Fix/ }],
+    },
+    {
+      name: 'namespaceSelector judged against the Namespace in the set',
+      yaml:
+        hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: webhooks, operator: NotIn, values: [off]}]}\n' }) +
+        backend({ replicas: 1 }) +
+        '---\napiVersion: v1\nkind: Namespace\nmetadata: {name: guard, labels: {team: a}}\n',
+      findings: [{ severity: 'warning', message: "its selectors also match the backend's own pods" }],
+    },
+    {
+      name: 'several webhooks calling the same Service: one finding listing them, scopes merged',
+      yaml:
+        hook({
+          failurePolicy: 'Fail',
+          more: `- name: second.example.com
+  failurePolicy: Fail
+  clientConfig: {service: {namespace: guard, name: guard-webhook}}
+  rules: [{apiGroups: [networking.k8s.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [ingressclasses]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+- name: ignored.example.com
+  failurePolicy: Ignore
+  clientConfig: {service: {namespace: guard, name: guard-webhook}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+        }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /^webhooks "guard\.example\.com", "second\.example\.com" \(failurePolicy: Fail\) call Service .* rejects CREATE, UPDATE of ingresses, ingressclasses \(networking\.k8s\.io\) cluster-wide/ }],
+    },
+    {
+      name: 'APIService metrics.k8s.io backed by a single replica (metrics-server default)',
+      yaml: apiService() + backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'APIService/v1beta1.metrics.k8s.io',
+          pointer: '/spec/service',
+          message: /^APIService v1beta1\.metrics\.k8s\.io is served by Service guard\/guard-webhook, backed by Deployment\/guard replicas 1: a single replica.*aggregated API metrics\.k8s\.io\/v1beta1 is Unavailable: API discovery for the group fails .*kubectl top fails/,
+        },
+      ],
+    },
+    {
+      name: 'APIService of another group, replicas 2 without a PDB',
+      yaml: apiService(undefined, 'custom.metrics.k8s.io') + backend({ replicas: 2 }),
+      findings: [{ severity: 'warning', message: /no PodDisruptionBudget selects Deployment\/guard.*HorizontalPodAutoscalers on custom metrics stop scaling/ }],
+    },
+  ],
+});
+
+describe('scopeOf', () => {
+  test('merges rules with the same operations and groups, names every operation and resource wildcard', () => {
+    expect(
+      scopeOf([
+        { apiGroups: ['cert-manager.io'], operations: ['CREATE', 'UPDATE'], resources: ['*/*'] },
+        { apiGroups: ['*'], operations: ['*'], resources: ['*'] },
+      ]),
+    ).toEqual({ text: 'CREATE, UPDATE of every resource (cert-manager.io); every operation of every resource (any API group)', createsPods: true });
+  });
+  test('pods of the core group under CREATE are pod creation; UPDATE only is not', () => {
+    expect(scopeOf([{ apiGroups: [''], operations: ['UPDATE'], resources: ['pods'] }])).toEqual({ text: 'UPDATE of pods', createsPods: false });
+    expect(scopeOf([{ apiGroups: ['apps'], operations: ['CREATE'], resources: ['pods'] }])?.createsPods).toBe(false);
+  });
+  test('no usable rules', () => {
+    expect(scopeOf(undefined)).toBeUndefined();
+    expect(scopeOf([{ apiGroups: [''], operations: ['CREATE'], resources: [] }])).toBeUndefined();
+  });
+});
