@@ -44,6 +44,8 @@ function allowedDisruptions(graph: ObjectGraph, p: PdbView): { allowed: number; 
 /** Why the backing pods can all be gone at once; empty when the backend is highly available. */
 interface Backend {
   workloads: Workload[];
+  /** "Deployment/x replicas 1", one per backing workload. */
+  who: string;
   reasons: string[];
   /** One pod in total (the self-admission deadlock is judged only then). */
   single: boolean;
@@ -72,7 +74,7 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
   if (total <= 0) return undefined; // scaled to zero: nothing to keep available
   const who = parts.join(', ');
   if (total === 1) {
-    reasons.push(`${who}: a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`);
+    reasons.push(`a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`);
   } else {
     const unprotected = ws.filter((w) => {
       const pdbs = graph.pdbsFor(w);
@@ -86,7 +88,7 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
       const names = unprotected.map(nameOf).join(', ');
       const anyPdb = unprotected.some((w) => graph.pdbsFor(w).length > 0);
       reasons.push(
-        `${who}, but ${anyPdb ? `the PodDisruptionBudget of ${names} allows every replica to be evicted` : `no PodDisruptionBudget selects ${names}`}: a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once`,
+        `${anyPdb ? `the PodDisruptionBudget of ${names} allows every replica to be evicted` : `no PodDisruptionBudget selects ${names}`}, so a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once`,
       );
     }
   }
@@ -95,13 +97,13 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
     const b = replicaBasis(graph, w)!;
     const d = rolloutFor(w, b.replicas)!;
     if (d.type === 'Recreate') {
-      reasons.push(`its strategy is Recreate: every rollout removes all replicas before a new one starts`);
+      reasons.push(`its strategy is Recreate, so every rollout removes all replicas before a new one starts`);
     } else if (d.type === 'RollingUpdate' && d.unavailable >= b.replicas) {
       const how = d.maxUnavailableSet ? `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}` : `maxSurge ${fmtIntOrPercent(d.maxSurge)} with the default maxUnavailable`;
       reasons.push(`its rollout (${how}, resolved ${d.unavailable} unavailable of ${b.replicas}) removes every replica before a replacement is Ready`);
     }
   }
-  return { workloads: ws, reasons, single: total === 1 };
+  return { workloads: ws, who, reasons, single: total === 1 };
 }
 
 /**
@@ -197,7 +199,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${FIX}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${FIX}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }
@@ -221,7 +223,7 @@ function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): 
   ctx.report({
     object: o,
     pointer: `/spec/service`,
-    message: `APIService ${o.name} is served by Service ${svcRef.namespace}/${svcRef.name}, backed by ${backend.reasons.join('; and ')}. While no backend is Ready the aggregated API ${gv} is Unavailable: API discovery for the group fails (kubectl prints discovery errors, namespace deletion stalls with NamespaceDeletionDiscoveryFailure)${extra}. Fix: ${FIX}`,
+    message: `APIService ${o.name} is served by Service ${svcRef.namespace}/${svcRef.name}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the aggregated API ${gv} is Unavailable: API discovery for the group fails (kubectl prints discovery errors, namespace deletion stalls with NamespaceDeletionDiscoveryFailure)${extra}. Fix: ${FIX}`,
   });
 }
 
@@ -288,10 +290,10 @@ removes the outage where admitting an unchecked (or unmutated) object is accepta
 is not.`,
     fixable: false,
     references: [
-      'kubernetes/website reference/access-authn-authz/extensible-admission-controllers.md (failurePolicy, "Avoiding deadlocks in self-hosted webhooks", namespaceSelector)',
+      'https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks (and #failure-policy, #matching-requests-namespaceselector)',
       'kubernetes/website tasks/extend-kubernetes/configure-aggregation-layer.md; concepts/extend-kubernetes/api-extension/apiserver-aggregation.md',
       'kubernetes/kubernetes pkg/controller/namespace/deletion (NamespaceDeletionDiscoveryFailure)',
-      'cert-manager docs installation/best-practice.md (webhook: replicaCount 3, PodDisruptionBudget)',
+      'https://cert-manager.io/docs/installation/best-practice/#high-availability (webhook: at least 3 replicas, a PodDisruptionBudget)',
       'kubernetes-sigs/metrics-server README (high availability: replicas 2 and a PodDisruptionBudget)',
     ],
   },

@@ -135,7 +135,7 @@ ruleTester(webhookBackendAvailability, {
     {
       name: 'replicas 2 and no PDB',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }),
-      findings: [{ severity: 'warning', message: 'Deployment/guard replicas 2, but no PodDisruptionBudget selects Deployment/guard: a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once' }],
+      findings: [{ severity: 'warning', message: 'backed by Deployment/guard replicas 2: no PodDisruptionBudget selects Deployment/guard, so a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once' }],
     },
     {
       name: 'a PDB in another namespace does not count',
@@ -155,7 +155,7 @@ ruleTester(webhookBackendAvailability, {
     {
       name: 'replicas 3 with a PDB but strategy Recreate',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3, strategy: '{type: Recreate}' }) + HA,
-      findings: [{ severity: 'warning', message: 'backed by its strategy is Recreate: every rollout removes all replicas before a new one starts' }],
+      findings: [{ severity: 'warning', message: 'backed by Deployment/guard replicas 3: its strategy is Recreate, so every rollout removes all replicas before a new one starts' }],
     },
     {
       name: 'replicas 2 with a PDB but maxUnavailable 100%',
