@@ -81,6 +81,8 @@ export class GracefulDaemonSet extends kplus.DaemonSet {
       kind: 'DaemonSet',
       version,
       preStopSeconds: this.preStopSeconds,
+      preStopSecondsExplicit: props.preStopSeconds !== undefined,
+      customPreStopSeconds: props.customPreStopSeconds,
       explicitGraceSeconds: props.terminationGracePeriod?.toSeconds(),
       mesh: props.mesh,
     });

@@ -117,6 +117,8 @@ export class GracefulDeployment extends kplus.Deployment {
       kind: 'Deployment',
       version,
       preStopSeconds: this.preStopSeconds,
+      preStopSecondsExplicit: props.preStopSeconds !== undefined,
+      customPreStopSeconds: props.customPreStopSeconds,
       explicitGraceSeconds: props.terminationGracePeriod?.toSeconds(),
       mesh: props.mesh,
       spread: spread && { options: spread, matchLabelKeys: supports(version, 'matchLabelKeys') ? ['pod-template-hash'] : undefined },

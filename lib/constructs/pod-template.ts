@@ -9,7 +9,7 @@ import { get, Workload } from '../model/workload';
 import { trafficContainers } from '../rules/probe-util';
 import { DEFAULT_SIDECAR_DRAIN_SECONDS, SIDECAR_DRAIN_HINT, shutdownAddends } from '../timeline/addends';
 import { Addend, containerBudget, drainSeconds, GRACE_MARGIN_SECONDS, recommendedGrace } from '../timeline/budget';
-import { preStopDelay } from '../timeline/prestop';
+import { isProgramHook, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
 import { Mesh } from './mesh';
 import { ManifestOverlay } from './overlay';
 import { ReadinessGate } from './load-balancer';
@@ -38,6 +38,16 @@ export interface GracefulPodOptions {
    * @default 10, or the load balancer's propagation window when the Service has one
    */
   readonly preStopSeconds?: number;
+  /**
+   * How long the containers' own preStop hooks of unknown duration run: a program such as
+   * `Handler.fromCommand(['/bin/drain', '--wait', '25'])` (any exec that is not a bare sleep) or an
+   * httpGet hook. A number applies to every such hook, `{ app: 25, worker: 40 }` to one container
+   * each. Written as the `kubegrace.dev/prestop-seconds` hint, so the grace period here, the
+   * linter (`grace-period-budget`, `native-sidecar-grace-budget`) and `kubegrace explain` all count
+   * the same duration. `preStopSeconds` does not apply to a container with its own hook.
+   * @default - none: synthesis refuses a main container with such a hook unless `terminationGracePeriod` is set explicitly
+   */
+  readonly customPreStopSeconds?: number | { readonly [container: string]: number };
   /**
    * Seconds the app needs after SIGTERM to finish in-flight work; written as the
    * `kubegrace.dev/drain-seconds` hint and counted in the grace period.
@@ -105,6 +115,10 @@ export interface PodTemplateConfig {
   readonly kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
   readonly version: KubeVersion;
   readonly preStopSeconds: number;
+  /** Whether preStopSeconds was given explicitly (then it must land on a container). @default false */
+  readonly preStopSecondsExplicit?: boolean;
+  /** The declared duration of custom preStop hooks (GracefulPodOptions.customPreStopSeconds). @default - none */
+  readonly customPreStopSeconds?: number | { readonly [container: string]: number };
   /** Set when the grace period was given explicitly: then it is kept. @default - computed */
   readonly explicitGraceSeconds?: number;
   /** @default - no mesh */
@@ -122,7 +136,7 @@ export interface PodTemplateConfig {
 export class GracefulPodTemplate {
   private readonly sidecars: NativeSidecarProps[] = [];
   private readonly gates: ReadinessGate[] = [];
-  private last?: { budget: GraceBudget; graph: ObjectGraph; workload: Workload };
+  private last?: { budget: GraceBudget; graph: ObjectGraph; workload: Workload; preStopWritten: number };
 
   constructor(
     private readonly owner: kplus.Workload,
@@ -131,6 +145,7 @@ export class GracefulPodTemplate {
     if (config.mesh?.nativeSidecar) {
       requireFeature(config.version, 'nativeSidecars', this.what, `use ${config.mesh.name === 'linkerd' ? 'Mesh.linkerd' : 'Mesh.istio'}({ nativeSidecar: false }) or raise kubernetesVersion`);
     }
+    checkCustomPreStop(config.customPreStopSeconds, this.what);
     ManifestOverlay.of(owner).addTransform((m) => this.finalize(m));
     owner.node.addValidation({ validate: () => this.validate() });
   }
@@ -170,11 +185,21 @@ export class GracefulPodTemplate {
     const containers = asArray(ps.containers);
 
     // preStop delay on the containers that serve ports, unless they have a hook of their own.
+    let preStopWritten = 0;
     if (this.config.preStopSeconds > 0) {
       for (const c of containers) {
         if (asArray(c.ports).length === 0 || get(c, 'lifecycle', 'preStop') !== undefined) continue;
         c.lifecycle = { ...(isObject(c.lifecycle) ? c.lifecycle : {}), preStop: preStopHandler(this.config.preStopSeconds, this.config.version) };
+        preStopWritten++;
       }
+    }
+
+    // The declared duration of the containers' own hooks, as the hint every reader uses.
+    const custom = this.config.customPreStopSeconds;
+    if (custom !== undefined) {
+      const wm = isObject(m.metadata) ? m.metadata : (m.metadata = {});
+      const ann = isObject(wm.annotations) ? wm.annotations : (wm.annotations = {});
+      ann[PRESTOP_SECONDS_HINT] = typeof custom === 'number' ? String(custom) : Object.entries(custom).map(([k, v]) => `${k}=${v}`).join(',');
     }
 
     // Native sidecars first, so the main containers and later init containers start behind them.
@@ -200,9 +225,10 @@ export class GracefulPodTemplate {
       ps.topologySpreadConstraints = topologySpreadConstraints(matchLabels, this.config.spread.matchLabelKeys, this.config.spread.options);
     }
 
-    // The app's shutdown time, from the hooks as written and the drain hint (the timeline's own readers).
-    const preStop = Math.max(0, ...containers.map((c) => preStopDelay(c).seconds ?? 0));
-    const drain = drainSeconds({ annotations: { ...stringMap(get(m, 'metadata', 'annotations')), ...stringMap(meta.annotations) } });
+    // The app's shutdown time, from the hooks as written and the drain and preStop hints (the timeline's own readers).
+    const annotations = { ...stringMap(get(m, 'metadata', 'annotations')), ...stringMap(meta.annotations) };
+    const preStop = Math.max(0, ...containers.map((c) => podPreStopDelay({ raw: c, name: String(c.name) }, annotations).seconds ?? 0));
+    const drain = drainSeconds({ annotations });
 
     const mesh = this.config.mesh;
     if (mesh) {
@@ -243,7 +269,7 @@ export class GracefulPodTemplate {
       recommendedGracePeriodSeconds: recommended,
       computed: explicit === undefined,
     };
-    this.last = { budget, graph: view.graph, workload: w };
+    this.last = { budget, graph: view.graph, workload: w, preStopWritten };
   }
 
   /**
@@ -265,16 +291,66 @@ export class GracefulPodTemplate {
     return { graph, workload };
   }
 
+  /**
+   * A main container's own hook of unknown duration needs `customPreStopSeconds` when the grace
+   * period is computed (it would be computed from a guess); declared durations must name real
+   * containers with such hooks; an explicit preStopSeconds must land on some container.
+   */
+  private preStopErrors(w: Workload, preStopWritten: number): string[] {
+    const errors: string[] = [];
+    const custom = this.config.customPreStopSeconds;
+    const programs = w.containers.filter((c) => isProgramHook(podPreStopDelay(c, {})));
+    for (const c of w.containers) {
+      const d = podPreStopDelay(c, w.annotations);
+      if (!isProgramHook(d) || d.seconds !== undefined || this.config.explicitGraceSeconds !== undefined) continue;
+      const what = d.kind === 'httpGet' ? 'an httpGet preStop hook' : `a preStop program (${(d.command ?? []).join(' ')})`;
+      errors.push(
+        `container "${c.name}" has ${what} whose duration kubegrace cannot know, so terminationGracePeriodSeconds would be computed from a guess: declare how long it runs with the customPreStopSeconds prop (customPreStopSeconds: 25, or { "${c.name}": 25 }), which writes the ${PRESTOP_SECONDS_HINT} hint the linter and explain read too, or set terminationGracePeriod explicitly`,
+      );
+    }
+    if (typeof custom === 'number' && programs.length === 0) {
+      errors.push(`customPreStopSeconds (${custom}) is set, but no container has a preStop hook of unknown duration (a program or httpGet) for it to describe; remove it, or use preStopSeconds for the delay kubegrace writes`);
+    }
+    if (custom !== undefined && typeof custom !== 'number') {
+      for (const name of Object.keys(custom)) {
+        if (!programs.some((c) => c.name === name)) {
+          const known = programs.map((c) => `"${c.name}"`).join(', ');
+          errors.push(`customPreStopSeconds names container "${name}", which has no preStop hook of unknown duration (a program or httpGet)${known ? `; containers with one: ${known}` : ''}`);
+        }
+      }
+    }
+    if (this.config.preStopSecondsExplicit && this.config.preStopSeconds > 0 && preStopWritten === 0) {
+      errors.push(
+        `preStopSeconds (${this.config.preStopSeconds}) was written on no container: it applies to containers that declare a port and have no preStop hook of their own${programs.length ? `; for a container's own hook declare its duration with customPreStopSeconds` : ''}`,
+      );
+    }
+    return errors;
+  }
+
   /** Containers behind a Service port must have a readiness probe (PROBE-001). */
   private validate(): string[] {
     ApiObject.of(this.owner).toJson();
-    const { graph, workload } = this.last!;
-    const errors: string[] = [];
+    const { graph, workload, preStopWritten } = this.last!;
+    const errors: string[] = [...this.preStopErrors(workload, preStopWritten)];
     for (const c of trafficContainers(graph, workload)) {
       if (isObject(c.raw.readinessProbe)) continue;
       const how = c.role === 'sidecar' ? 'give the sidecar a readinessProbe' : `pass readiness: Probe.fromHttpGet('/readyz') (or another check) in the container's props`;
       errors.push(`container "${c.name}" receives Service traffic but has no readiness probe: it would get requests before it can serve, and rollouts could not tell a broken pod from a working one; ${how}`);
     }
     return errors;
+  }
+}
+
+function checkCustomPreStop(v: PodTemplateConfig['customPreStopSeconds'], what: string): void {
+  if (v === undefined) return;
+  const ok = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  if (typeof v === 'number') {
+    if (!ok(v)) throw new Error(`${what}: customPreStopSeconds must be a number of seconds >= 0 (got ${v})`);
+    return;
+  }
+  if (!isObject(v as Json) || Object.keys(v).length === 0) throw new Error(`${what}: customPreStopSeconds must be seconds or a non-empty { container: seconds } map`);
+  for (const [k, n] of Object.entries(v)) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(k)) throw new Error(`${what}: customPreStopSeconds: "${k}" is not a container name`);
+    if (!ok(n)) throw new Error(`${what}: customPreStopSeconds: container "${k}" must be a number of seconds >= 0 (got ${String(n)})`);
   }
 }

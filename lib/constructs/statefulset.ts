@@ -169,6 +169,8 @@ export class GracefulStatefulSet extends kplus.StatefulSet {
       kind: 'StatefulSet',
       version,
       preStopSeconds: this.preStopSeconds,
+      preStopSecondsExplicit: props.preStopSeconds !== undefined,
+      customPreStopSeconds: props.customPreStopSeconds,
       explicitGraceSeconds: props.terminationGracePeriod?.toSeconds(),
       mesh: props.mesh,
       // StatefulSet pods carry no pod-template-hash: old and new revisions are counted together.
