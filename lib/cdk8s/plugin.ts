@@ -5,6 +5,8 @@ import { Finding, Severity, SEVERITY_RANK } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
 import { collectSources } from '../model/sources';
 import { ALL_RULES, ruleById } from '../rules';
+import { ruleDocsLink } from '../rules/docs-url';
+import { RuleMeta } from '../engine/types';
 
 /*
  * The cdk8s validation-plugin contract (cdk8s-cli lib/plugins/validation.d.ts), restated
@@ -121,13 +123,21 @@ export class KubegraceValidation {
         violatingResources: [{ resourceName: '-', manifestPath: e.file, locations: [`${e.file}:${e.line}:${e.column}`] }],
       });
     }
-    for (const f of result.findings) {
-      if (f.suppressed) continue;
-      if (failOn !== 'never' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) failed = true;
-      context.report.addViolation(violationOf(f));
+    const shown = result.findings.filter((f) => !f.suppressed).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+    const color = useColor();
+    const lines: string[] = [];
+    for (const f of shown) {
+      const fails = failOn !== 'never' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
+      if (fails) failed = true;
+      context.report.addViolation(violationOf(f, fails, failOn));
+      const ns = f.object.namespace ? `${f.object.namespace}/` : '';
+      lines.push(`  ${paint(color, f.severity, f.severity.padEnd(7))} ${f.ruleId}  ${f.object.kind}/${ns}${f.object.name}  ${f.file}:${f.line}:${f.column}${fails ? '' : '  (does not fail the synth)'}`);
     }
     const s = summarize(result);
-    context.logger.log(`kubegrace: ${s.objects} objects in ${s.files} manifests: ${s.error} errors, ${s.warning} warnings, ${s.info} info, ${s.suppressed} suppressed (policy ${policy}, Kubernetes ${version.toString()}, fail on ${failOn})`);
+    context.logger.log(
+      `kubegrace: ${plural(s.objects, 'object')} in ${plural(s.files, 'manifest')}: ${plural(s.error, 'error')}, ${plural(s.warning, 'warning')}, ${s.info} info, ${s.suppressed} suppressed (policy ${policy}, Kubernetes ${version.toString()}, fail on ${failOn})`,
+    );
+    if (lines.length) context.logger.log(lines.join('\n'));
     context.report.submit(failed ? 'failure' : 'success', {
       policy,
       kubernetesVersion: version.toString(),
@@ -140,13 +150,71 @@ export class KubegraceValidation {
   }
 }
 
-function violationOf(f: Finding): ValidationViolation {
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Colour only on a terminal, never with NO_COLOR or FORCE_COLOR=0 (as the CLI does). */
+function useColor(): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
+  if (process.env.FORCE_COLOR === '0') return false;
+  return process.stdout.isTTY === true || (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '');
+}
+
+const SEVERITY_COLOR: Record<Severity, string> = { error: '31', warning: '33', info: '36' };
+
+function paint(on: boolean, severity: Severity, text: string): string {
+  return on ? `\x1b[${SEVERITY_COLOR[severity]}m${text}\x1b[39m` : text;
+}
+
+/**
+ * The "Fix" section of a rule's doc: its paragraph (`Fix: raise ...`, `**Fix:** ...`,
+ * `Fix (proposed, not automatic):`) without Markdown emphasis, then the list or YAML example that
+ * follows it (YAML kept as written, indented), and nothing after: the `--fix` notes are about the CLI.
+ */
+export function ruleFixText(meta: RuleMeta): string | undefined {
+  const lines = meta.doc.split('\n');
+  let i = lines.findIndex((l) => /^(?:\*\*)?Fix\b/.test(l.trim()));
+  if (i < 0) return undefined;
+  const para = (): string[] => {
+    const out: string[] = [];
+    while (i < lines.length && lines[i].trim() !== '' && !lines[i].trim().startsWith('```')) out.push(lines[i++].trim());
+    return out;
+  };
+  const skipBlank = () => {
+    while (i < lines.length && lines[i].trim() === '') i++;
+  };
+  const text = para()
+    .join(' ')
+    .replace(/\*\*/g, '')
+    .replace(/^Fix\s*(\([^)]*\))?\s*:?\s*/, (_m, why: string | undefined) => (why ? `${why}: ` : ''))
+    .trim();
+  const parts: string[] = text ? [text] : [];
+  skipBlank();
+  if ((text === '' || text.endsWith(':')) && i < lines.length && !lines[i].trim().startsWith('```') && /^[-*] /.test(lines[i].trim())) {
+    parts.push(para().join(' ').replace(/\*\*/g, ''));
+    skipBlank();
+  }
+  if (i < lines.length && lines[i].trim().startsWith('```')) {
+    const code: string[] = [];
+    for (i++; i < lines.length && !lines[i].trim().startsWith('```'); i++) code.push(`    ${lines[i]}`);
+    parts.push(code.join('\n'));
+  }
+  if (parts.length === 0) return undefined;
+  // A section that is only an example starts on its own line, as the YAML is indented.
+  return `${text ? '' : '\n'}${parts.join('\n')}`.replace(/:\s*$/, '').trimEnd();
+}
+
+function violationOf(f: Finding, fails: boolean, failOn: Severity | 'never'): ValidationViolation {
   const meta = ruleById(f.ruleId)?.meta;
   const ns = f.object.namespace ? `${f.object.namespace}/` : '';
+  const how = f.fix ? f.fix.description : meta ? ruleFixText(meta) : undefined;
+  const docs = meta ? ruleDocsLink(f.ruleId) : undefined;
+  const fix = `${how ?? (meta ? meta.description : `custom rule ${f.ruleId} of the policy: see the policy file`)}${docs ? `\n  Rule doc: ${docs}` : ''}`;
   return {
     ruleName: f.ruleId,
-    recommendation: `${f.severity}: ${f.message}`,
-    fix: meta ? `${meta.description} (${meta.spec}; kubegrace rules, docs/rules/${f.ruleId}.md)` : `custom rule ${f.ruleId} of the policy`,
+    recommendation: `${f.severity}: ${f.message}${fails ? '' : ` (does not fail the synth: failOn is ${failOn})`}`,
+    fix,
     violatingResources: [
       {
         resourceName: f.object.name,

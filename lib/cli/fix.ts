@@ -12,7 +12,7 @@ export interface FixMode {
   proposals: boolean;
 }
 
-export const FIX_USAGE = `  --fix                 apply the safe repairs (graceful-termination.md section 12) to the files,
+export const FIX_USAGE = `  --fix                 apply the safe repairs (each rule's doc says which are safe) to the files,
                         keeping comments and formatting; stdin input is printed fixed to stdout.
                         Then lints again: the report and exit code are about what remains
   --fix-dry-run         print the repairs as a unified diff on stdout instead of writing; the

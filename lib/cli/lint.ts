@@ -9,6 +9,7 @@ import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
 import { ChartRenderer, collectSources } from '../model/sources';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
+import { ruleDocsLink } from '../rules/docs-url';
 import { FIX_NOTES, FIX_USAGE, fixModeOf, runFixes } from './fix';
 import { CliIO, progress, UsageError, writeAtomic } from './io';
 
@@ -29,7 +30,7 @@ export interface Formatter {
 
 /** Output formats by name; more are registered by the report modules that exist. */
 export const FORMATTERS: Record<string, Formatter> = {
-  text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => `docs/rules/${id}.md` }),
+  text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => ruleDocsLink(id, c.cwd) }),
   json: (r) => lazy.json().toJson(r),
   sarif: (r, c) => JSON.stringify(lazy.sarif().toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
   junit: (r, c) => lazy.junit().toJunit(r, c.failOn),

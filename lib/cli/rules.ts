@@ -2,6 +2,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import { RuleMeta } from '../engine/types';
 import { ALL_RULES } from '../rules';
+import { ruleDocsLink } from '../rules/docs-url';
 import { CliIO, UsageError, writeAtomic } from './io';
 
 export const RULES_USAGE = `Usage: kubegrace rules [--format text|json|markdown] [--output DIR]
@@ -79,7 +80,8 @@ export function runRules(argv: string[], io: CliIO): number {
   } else if (format === 'text') {
     const w = Math.max(...metas.map((m) => m.id.length));
     for (const m of metas) io.stdout(`${m.id.padEnd(w)}  ${m.defaultSeverity.padEnd(7)}  ${m.fixable ? 'fix' : '   '}  ${m.description}\n`);
-    io.stdout(`\n${metas.length} rules. Details: kubegrace rules --format json, or docs/rules/<id>.md\n`);
+    const dir = path.dirname(ruleDocsLink(metas[0].id, io.cwd));
+    io.stdout(`\n${metas.length} rules. Details: kubegrace rules --format json, or ${dir.includes('://') ? `${dir}/<id>.md` : path.join(dir, '<id>.md')}\n`);
   } else if (format === 'markdown') {
     const dir = path.resolve(io.cwd, values.output ?? 'docs/rules');
     for (const m of metas) writeAtomic(path.join(dir, `${m.id}.md`), ruleMarkdown(m));

@@ -6,10 +6,10 @@ import { CliIO, UsageError, writeAtomic } from './io';
 
 export const SIMULATE_USAGE = `Usage: kubegrace simulate rollout --replicas N [options]
 
-The reconnect model of graceful-termination.md section 11 over a whole rollout: for clients that
-must hold a connection to every replica (reverse tunnels, agents), the probability that they have
-reconnected to each new replica before the next one is replaced, the minReadySeconds that reaches a
-target probability, and how long the rollout then takes.
+The reconnect model of the min-ready-seconds rule (docs/rules/min-ready-seconds.md in the package)
+over a whole rollout: for clients that must hold a connection to every replica (reverse tunnels,
+agents), the probability that they have reconnected to each new replica before the next one is
+replaced, the minReadySeconds that reaches a target probability, and how long the rollout then takes.
 
 Options:
   --replicas N          replicas (whole number >= 1; required)

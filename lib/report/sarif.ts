@@ -5,6 +5,7 @@ import { LintResult } from '../engine/run';
 import { Finding, RuleMeta, Severity } from '../engine/types';
 import { STDIN_NAME } from '../model/sources';
 import { InputError, ObjectRef } from '../model/types';
+import { DOCS_BASE_URL, ruleDocsUrl } from '../rules/docs-url';
 
 /*
  * SARIF 2.1.0 (OASIS), the subset kubegrace writes. The shapes follow the official schema
@@ -118,7 +119,7 @@ export interface SarifOptions {
 }
 
 export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
-export const DEFAULT_DOCS_BASE_URI = 'https://github.com/kubegrace/kubegrace/blob/main/';
+export const DEFAULT_DOCS_BASE_URI = DOCS_BASE_URL;
 const INFORMATION_URI = 'https://github.com/kubegrace/kubegrace';
 /** The partialFingerprints key: bump the version if the hashed identity ever changes. */
 export const FINGERPRINT_KEY = 'kubegrace/v1';
@@ -142,7 +143,7 @@ function firstParagraph(doc: string): string {
 }
 
 function descriptor(meta: RuleMeta, docsBase: string): SarifReportingDescriptor {
-  const helpUri = `${docsBase}docs/rules/${encodeURIComponent(meta.id)}.md`;
+  const helpUri = ruleDocsUrl(meta.id, docsBase);
   const props: SarifReportingDescriptor['properties'] = {
     tags: ['kubernetes', 'graceful-termination', meta.spec],
     fixable: meta.fixable,

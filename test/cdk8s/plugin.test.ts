@@ -7,6 +7,8 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Validation, ValidationContext as CliContextType } from 'cdk8s-cli/lib/plugins/validation';
 import { KubegraceValidation, KubegraceValidationProps } from '../../lib/cdk8s';
+import { ruleFixText } from '../../lib/cdk8s/plugin';
+import { ALL_RULES } from '../../lib/rules';
 
 // cdk8s-cli's own context and report classes (its package exports only './plugins', which the
 // type checker's node10 resolution cannot see: the types come from the file, the class from its path).
@@ -92,7 +94,9 @@ describe('KubegraceValidation', () => {
     expect(r.success).toBe(true);
     expect(r.json.violations).toEqual([]);
     expect(r.json.summary.metadata).toMatchObject({ policy: 'strict', kubernetesVersion: '1.37', failOn: 'error', errors: '0', warnings: '0' });
-    expect(r.logs[0]).toMatch(/^kubegrace: 1 objects in 1 manifests: 0 errors, 0 warnings/);
+    // Singular and plural as counted.
+    expect(r.logs[0]).toMatch(/^kubegrace: 1 object in 1 manifest: 0 errors, 0 warnings, 0 info, 0 suppressed/);
+    expect(r.logs).toHaveLength(1);
   });
 
   test('an error finding fails: rule ID, severity, message, object, pointer, file:line:col, construct path', async () => {
@@ -101,7 +105,14 @@ describe('KubegraceValidation', () => {
     expect(r.success).toBe(false);
     const v = r.json.violations.find((x) => x.ruleName === 'grace-period-budget')!;
     expect(v.recommendation).toMatch(/^error: container "app": preStop delay 20s >= terminationGracePeriodSeconds \(10s\)/);
-    expect(v.fix).toMatch(/TERM-001/);
+    // How to fix: the finding's own repair, then where the rule's doc is (inside the installed package).
+    expect(v.fix.split('\n')[0]).toBe('raise terminationGracePeriodSeconds to 35 (preStop + drain + addend + margin)');
+    expect(v.fix).toMatch(/\n  Rule doc: \S+docs\/rules\/grace-period-budget\.md$/);
+    expect(v.fix).not.toContain(v.recommendation);
+    const docFile = v.fix.split('Rule doc: ')[1];
+    expect(fs.existsSync(path.resolve(dir, docFile))).toBe(true);
+    // A rule without a finding-specific repair shows the Fix section of its doc, not its one-line description.
+    expect(r.logs[1].split('\n')[0]).toMatch(/^  error +grace-period-budget  Deployment\/shop\/api  dist\/bad.yaml:\d+:\d+$/);
     expect(v.violatingConstructs).toEqual([
       {
         resourceName: 'api',
@@ -120,6 +131,10 @@ describe('KubegraceValidation', () => {
     const lenient = await run([file]);
     expect(lenient.json.violations.map((v) => v.ruleName)).toContain('grace-period-budget');
     expect(lenient.json.violations.every((v) => v.recommendation.startsWith('warning: '))).toBe(true);
+    // Severities are told apart: a warning below failOn says it does not fail the synth, in the report and the log.
+    expect(lenient.json.violations.every((v) => v.recommendation.endsWith('(does not fail the synth: failOn is error)'))).toBe(true);
+    expect(lenient.logs[0]).toMatch(/^kubegrace: 2 objects in 1 manifest: 0 errors, 2 warnings, /);
+    expect(lenient.logs[1]).toMatch(/^  warning grace-period-budget .*\(does not fail the synth\)$/m);
     expect(lenient.success).toBe(true);
     expect((await run([file], { failOn: 'warning' })).success).toBe(false);
     expect((await run([write('e.yaml', BAD)], { failOn: 'never' })).success).toBe(true);
@@ -135,6 +150,39 @@ describe('KubegraceValidation', () => {
     const r = await run([sup]);
     expect(r.json.violations.filter((v) => v.violatingConstructs.some((c) => c.resourceName === 'api'))).toEqual([]);
     expect(r.success).toBe(true);
+  });
+
+  test('How to fix comes from the Fix section of the rule doc when the finding carries no repair', async () => {
+    // A served container without a readiness probe: readiness-probe-missing has no automatic repair.
+    const r = await run([write('p.yaml', BAD.replace('        readinessProbe: {httpGet: {path: /readyz, port: 8080}}\n', ''))]);
+    const v = r.json.violations.find((x) => x.ruleName === 'readiness-probe-missing')!;
+    expect(v.recommendation).toMatch(/^warning: /);
+    expect(v.fix).toMatch(/^\n {4}readinessProbe:\n {6}httpGet: \{path: \/readyz, port: http\}/);
+    expect(v.fix).not.toContain('served container without readinessProbe');
+  });
+
+  test('ruleFixText reads every rule doc: a paragraph or an example, never the CLI --fix notes', () => {
+    for (const r of ALL_RULES) {
+      const t = ruleFixText(r.meta);
+      expect([r.meta.id, typeof t === 'string' && t.trim().length > 10]).toEqual([r.meta.id, true]);
+      expect([r.meta.id, t!.includes('--fix`:') || t!.includes('**')]).toEqual([r.meta.id, false]);
+    }
+  });
+
+  test('colours only on a terminal or with FORCE_COLOR, never with NO_COLOR: errors red, warnings yellow', async () => {
+    const env = { ...process.env };
+    try {
+      delete process.env.NO_COLOR;
+      process.env.FORCE_COLOR = '1';
+      const r = await run([write('w.yaml', BAD.replace('terminationGracePeriodSeconds: 10', 'terminationGracePeriodSeconds: 25'))]);
+      expect(r.logs[1]).toContain('\x1b[33mwarning');
+      const e = await run([write('e.yaml', BAD)]);
+      expect(e.logs[1]).toContain('\x1b[31merror');
+      process.env.NO_COLOR = '1';
+      expect((await run([write('e.yaml', BAD)])).logs[1]).not.toContain('\x1b[');
+    } finally {
+      process.env = env;
+    }
   });
 
   test('kubernetesVersion picks the gates', async () => {
