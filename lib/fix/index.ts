@@ -4,7 +4,8 @@ import { ResolvedPolicy } from '../engine/policy';
 import { runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { MAX_ALIASES, ParsedFile, parseText, pointerSegments } from '../model/parse';
+import { ParsedFile, parseText, pointerSegments } from '../model/parse';
+import { k8sValue } from '../model/yaml11';
 import { Source } from '../model/sources';
 import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { applyEdits, FixError } from './edit';
@@ -106,12 +107,10 @@ function overlaps(a: string[], b: string[]): boolean {
   return isUnder(a, b) || isUnder(b, a);
 }
 
+/** The document's value as Kubernetes reads it (YAML 1.1, merge keys: lib/model/yaml11). */
 function toJs(doc: Document): { value?: unknown; failed?: boolean } {
-  try {
-    return { value: doc.toJS({ maxAliasCount: MAX_ALIASES }) };
-  } catch {
-    return { failed: true };
-  }
+  const r = k8sValue(doc);
+  return r.error ? { failed: true } : { value: r.value };
 }
 
 function isJsonText(t: string): boolean {
@@ -166,7 +165,7 @@ function renderFile(text: string, original: Document.Parsed[], work: Document[],
       if (parts.length && !/\n$/.test(parts[parts.length - 1])) parts.push(eol);
       const style = detectStyle(seg);
       for (const v of adds) {
-        parts.push(toEol('---\n' + new Document(v).toString(style)));
+        parts.push(toEol('---\n' + new Document(v, { version: '1.1' }).toString(style)));
         expected.push({ value: v, broken: false });
       }
       // A following document that relied on `...` to start needs its own `---` now.
@@ -177,7 +176,7 @@ function renderFile(text: string, original: Document.Parsed[], work: Document[],
   if (!text.endsWith('\n') && out.endsWith('\n')) out = out.replace(/\r?\n$/, '');
   if (text.endsWith('\n') && !out.endsWith('\n')) out += eol;
   // The whole file must read back as exactly the intended documents.
-  const back = Array.from(parseAllDocuments(out, { prettyErrors: false }) as Iterable<Document.Parsed>);
+  const back = Array.from(parseAllDocuments(out, { prettyErrors: false, uniqueKeys: false }) as Iterable<Document.Parsed>);
   if (back.length !== expected.length) return { error: `the fixed file would hold ${back.length} documents instead of ${expected.length}` };
   for (let i = 0; i < back.length; i++) {
     const e = expected[i];
@@ -238,7 +237,7 @@ function renderDoc(text: string, from: number, to: number, orig: Document.Parsed
   let problem = 'it could not be rendered';
   const check = (c: Candidate): boolean => {
     if (c.text === undefined) return false;
-    const docs = Array.from(parseAllDocuments(c.text, { prettyErrors: false }) as Iterable<Document.Parsed>).filter((d) => d.contents !== null || d.errors.length);
+    const docs = Array.from(parseAllDocuments(c.text, { prettyErrors: false, uniqueKeys: false }) as Iterable<Document.Parsed>).filter((d) => d.contents !== null || d.errors.length);
     if (docs.length !== 1 || docs[0].errors.length) {
       problem = 'the result would not parse';
       return false;

@@ -1,6 +1,9 @@
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, Node, Pair, Scalar, ToStringOptions, YAMLMap, YAMLSeq } from 'yaml';
 import { Json } from '../model/types';
 
+/** New text is written with YAML 1.1 quoting, so Kubernetes reads strings like `yes` or `010` back as strings. */
+const K8S_YAML = { version: '1.1' as const };
+
 /** An edit in document coordinates. */
 export interface DocEdit {
   op: 'set' | 'append' | 'remove';
@@ -64,7 +67,7 @@ function scalarText(old: Scalar, value: Json, style: ToStringOptions): string | 
     if (old.type === 'QUOTE_DOUBLE') return JSON.stringify(value);
     if (old.type === 'QUOTE_SINGLE') return `'${value.replace(/'/g, "''")}'`;
   }
-  const t = new Document(value).toString(style).replace(/\n$/, '');
+  const t = new Document(value, K8S_YAML).toString(style).replace(/\n$/, '');
   return t.includes('\n') ? undefined : t;
 }
 
@@ -116,7 +119,7 @@ export function surgicalEdit(text: string, from: number, to: number, doc: Docume
       const dash = text.lastIndexOf('-', first - 1);
       if (dash < ls || text.slice(ls, dash).trim() !== '' || text.slice(dash + 1, first).trim() !== '') return undefined;
       const at = afterLine(text, end);
-      ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(new Document([e.value ?? null]).toString(style), dash - ls, eol), order, col: dash - ls });
+      ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(new Document([e.value ?? null], K8S_YAML).toString(style), dash - ls, eol), order, col: dash - ls });
       continue;
     }
     // A missing key under an existing block mapping: insert it, with any missing parents.
@@ -128,7 +131,7 @@ export function surgicalEdit(text: string, from: number, to: number, doc: Docume
     if (firstKey === undefined || end === undefined) return undefined;
     const col = firstKey - lineStart(text, firstKey);
     const at = afterLine(text, end);
-    const snippet = new Document({ [e.segs[depth]]: value }).toString(style);
+    const snippet = new Document({ [e.segs[depth]]: value }, K8S_YAML).toString(style);
     ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(snippet, col, eol), order, col });
   }
   ops.sort((a, b) => a.start - b.start || b.col - a.col || a.order - b.order);

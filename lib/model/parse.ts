@@ -1,10 +1,11 @@
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, Node, parseAllDocuments, YAMLError } from 'yaml';
-import { InputError, isObject, Json, JsonObject, KObject, Position } from './types';
+import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError } from 'yaml';
+import { InputError, isObject, JsonObject, KObject, Position } from './types';
+import { AliasError, DecodeLimits, isMergeKey, k8sValue, scalarKeyString } from './yaml11';
 
 /** Nesting deeper than this is refused: no Kubernetes object comes close (pod specs reach ~15). */
 export const MAX_DEPTH = 128;
-/** Aliases expanded per document before we call it an alias bomb (yaml's own guard). */
-export const MAX_ALIASES = 100;
+/** YAML nodes decoded per document (aliases expanded) before the document is refused. */
+export const MAX_NODES = 5_000_000;
 
 export interface ParsedFile {
   file: string;
@@ -40,13 +41,49 @@ export function escapeSegment(s: string): string {
   return s.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** Follows an alias to its anchored node (the latest anchor of that name before the alias). */
+function deref(node: unknown, doc: Document | undefined): unknown {
+  let n = node;
+  for (let i = 0; i < 64 && isAlias(n) && doc; i++) {
+    try {
+      n = n.resolve(doc);
+    } catch {
+      return undefined;
+    }
+  }
+  return n;
+}
+
+/**
+ * The pair that gives `key` its value in a mapping, as go-yaml decides it: keys in document
+ * order, the later setting wins, `<<` merges in place and within a merge list the earlier
+ * mapping wins.
+ */
+function findPair(map: unknown, key: string, doc: Document | undefined, depth = 0): { key: unknown; value: unknown } | undefined {
+  const m = deref(map, doc);
+  if (!isMap(m) || depth > 32) return undefined;
+  let found: { key: unknown; value: unknown } | undefined;
+  for (const p of m.items) {
+    if (!isPair(p)) continue;
+    if (isMergeKey(p.key)) {
+      const src = deref(p.value, doc);
+      const list = isSeq(src) ? [...src.items].reverse() : [src];
+      for (const s of list) found = findPair(s, key, doc, depth + 1) ?? found;
+    } else if (scalarKeyString(deref(p.key, doc)) === key) {
+      found = { key: p.key, value: p.value };
+    }
+  }
+  return found;
+}
+
 /** Walks a yaml node along pointer segments; returns the deepest node position reached. */
-function locateNode(root: Node | null | undefined, segments: string[], lc: LineCounter, fallback: Position): Position {
+function locateNode(root: Node | null | undefined, segments: string[], lc: LineCounter, fallback: Position, doc?: Document): Position {
   let node: unknown = root;
   let best: Position = nodePos(node, lc) ?? fallback;
   for (const seg of segments) {
+    node = deref(node, doc);
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === seg);
+      const pair = findPair(node, seg, doc);
       if (!pair) break;
       best = nodePos(pair.key, lc) ?? best;
       node = pair.value;
@@ -83,18 +120,6 @@ function yamlErrorMessage(e: YAMLError): string {
   return `YAML syntax error: ${first}; fix the syntax at this position (the other documents are still linted)`;
 }
 
-/** Depth of a JSON value, iteratively (so a deep value cannot overflow the stack here). */
-export function depthExceeds(value: Json, limit: number): boolean {
-  const stack: Array<[Json, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (d > limit) return true;
-    if (Array.isArray(v)) for (const x of v) stack.push([x, d + 1]);
-    else if (isObject(v)) for (const k in v) stack.push([v[k], d + 1]);
-  }
-  return false;
-}
-
 class ParsedObject implements KObject {
   readonly apiVersion: string;
   readonly kind: string;
@@ -111,6 +136,7 @@ class ParsedObject implements KObject {
     private readonly root: Node | null | undefined,
     private readonly lc: LineCounter,
     pos: Position,
+    private readonly doc?: Document,
   ) {
     this.apiVersion = raw.apiVersion as string;
     this.kind = raw.kind as string;
@@ -124,7 +150,7 @@ class ParsedObject implements KObject {
     this.uid = `${file}#${docIndex}${basePointer}`;
   }
   locate(pointer: string): Position {
-    return locateNode(this.root, pointerSegments(this.basePointer + pointer), this.lc, { line: this.line, column: this.column });
+    return locateNode(this.root, pointerSegments(this.basePointer + pointer), this.lc, { line: this.line, column: this.column }, this.doc);
   }
 }
 
@@ -136,13 +162,13 @@ function isKubernetesObject(v: unknown): v is JsonObject {
  * Parses one file's text (YAML, multi-document, or JSON) into Kubernetes objects with positions.
  * A bad document yields an error and never hides the objects of the other documents.
  */
-export function parseText(file: string, text: string): ParsedFile {
+export function parseText(file: string, text: string, limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH }): ParsedFile {
   const lineCounter = new LineCounter();
   const out: ParsedFile = { file, objects: [], errors: [], documents: 0, docs: [], lineCounter };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let docs: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, keepSourceTokens: false });
+    const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, keepSourceTokens: false, uniqueKeys: false });
     // parseAllDocuments returns an EmptyStream (array-like) for empty input.
     docs = Array.from(parsed as Iterable<Document.Parsed>);
   } catch (e) {
@@ -159,21 +185,23 @@ export function parseText(file: string, text: string): ParsedFile {
       out.errors.push({ file, ...errorPos(e, lineCounter), message: yamlErrorMessage(e) });
       return;
     }
-    let value: unknown;
     const docPos = nodePos(doc.contents, lineCounter) ?? { line: 1, column: 1 };
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIASES });
-    } catch (e) {
-      const msg = /alias/i.test((e as Error).message)
-        ? `too many YAML alias expansions (limit ${MAX_ALIASES}): this looks like an alias bomb ("billion laughs"); expand the aliases by hand if the document is genuine`
-        : `cannot read document: ${(e as Error).message}`;
-      out.errors.push({ file, ...docPos, message: msg });
+    const r = k8sValue(doc, limits);
+    for (const d of r.duplicates) {
+      const first = nodePos(d.first, lineCounter);
+      out.errors.push({
+        file,
+        ...(nodePos(d.node, lineCounter) ?? docPos),
+        message: `duplicate key "${d.key}"${first ? ` (first at line ${first.line})` : ''}: Kubernetes' YAML reader keeps the last value and strict readers (kustomize) refuse the file; remove one of them`,
+      });
+    }
+    if (r.error) {
+      const pos = nodePos(r.error.node, lineCounter) ?? docPos;
+      const msg = r.error instanceof AliasError || /nests|nodes/.test(r.error.message) ? r.error.message : `${r.error.message} (as Kubernetes reads YAML: YAML 1.1 via sigs.k8s.io/yaml)`;
+      out.errors.push({ file, ...pos, message: msg });
       return;
     }
-    if (value !== null && typeof value === 'object' && depthExceeds(value as Json, MAX_DEPTH)) {
-      out.errors.push({ file, ...docPos, message: `document nests deeper than ${MAX_DEPTH} levels; Kubernetes objects never nest this deep, so check that this is the file you meant` });
-      return;
-    }
+    const value: unknown = r.value;
     if (!isKubernetesObject(value)) return; // values files, kustomizations without kind, etc.
     const root = doc.contents as Node;
     const kind = value.kind as string;
@@ -182,17 +210,17 @@ export function parseText(file: string, text: string): ParsedFile {
       value.items.forEach((item, i) => {
         if (!isKubernetesObject(item)) return;
         const base = `/items/${i}`;
-        const pos = locateNode(root, ['items', String(i)], lineCounter, docPos);
-        out.objects.push(new ParsedObject(item, file, docIndex, base, root, lineCounter, pos));
+        const pos = locateNode(root, ['items', String(i)], lineCounter, docPos, doc);
+        out.objects.push(new ParsedObject(item, file, docIndex, base, root, lineCounter, pos, doc));
       });
       return;
     }
-    out.objects.push(new ParsedObject(value, file, docIndex, '', root, lineCounter, docPos));
+    out.objects.push(new ParsedObject(value, file, docIndex, '', root, lineCounter, docPos, doc));
   });
   return out;
 }
 
 /** Position of `pointer` inside a parsed document (for errors in config and policy files). */
 export function locateInDocument(doc: Document.Parsed, lc: LineCounter, pointer: string): Position {
-  return locateNode(doc.contents as Node, pointerSegments(pointer), lc, { line: 1, column: 1 });
+  return locateNode(doc.contents as Node, pointerSegments(pointer), lc, { line: 1, column: 1 }, doc);
 }

@@ -21,8 +21,8 @@ function rule(id: string, when: (o: KObject) => boolean, make: (o: KObject) => F
 
 const data = (o: KObject, k: string): Json | undefined => (o.raw.data as Record<string, Json> | undefined)?.[k];
 
-/** ConfigMaps whose data.x is not "y" get data.x: "y". */
-const setX = (value: Json = 'y', safety: Fix['safety'] = 'safe') =>
+/** ConfigMaps whose data.x is not "ok" get data.x: "ok". */
+const setX = (value: Json = 'ok', safety: Fix['safety'] = 'safe') =>
   rule(
     `set-x-${String(value)}`,
     (o) => o.kind === 'ConfigMap' && data(o, 'x') !== value,
@@ -55,7 +55,7 @@ metadata:
     'quoted': "double"
 data:
   # before x
-  x: "n"    # x is wrong
+  x: "bad"    # x is wrong
   block: |
     line one
       # not a comment, block scalar text
@@ -74,18 +74,18 @@ describe('fixSources: formatting and comments', () => {
   test('only the edited value changes; every other byte, comment and document stays', () => {
     const r = fix(MULTI, [setX()]);
     const out = r.files[0].text;
-    expect(out).toBe(MULTI.replace('  x: "n"    # x is wrong', '  x: "y"    # x is wrong'));
-    expect(r.files[0].applied.map((a) => [a.ruleId, a.line, a.description])).toEqual([['set-x-y', 10, 'set data.x to y']]);
+    expect(out).toBe(MULTI.replace('  x: "bad"    # x is wrong', '  x: "ok"    # x is wrong'));
+    expect(r.files[0].applied.map((a) => [a.ruleId, a.line, a.description])).toEqual([['set-x-ok', 10, 'set data.x to ok']]);
   });
 
   test('documents without edits are byte-identical, even when yaml would reformat them', () => {
     const odd = `apiVersion: v1\nkind:    Service\nmetadata:\n    name:   odd      # four-space indent\nspec:\n    ports:\n        -   port: 80\n`;
-    const text = `${odd}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n---\n${odd}`;
+    const text = `${odd}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: bad}\n---\n${odd}`;
     const out = fix(text, [setX()]).files[0].text;
     const parts = out.split('---\n');
     expect(parts[0]).toBe(odd);
     expect(parts[2]).toBe(odd);
-    expect(parts[1]).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: y}\n');
+    expect(parts[1]).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: ok}\n');
   });
 
   test('adding keys keeps comments byte-for-byte and follows the document\'s indentation', () => {
@@ -97,7 +97,7 @@ metadata:
 data:
     a: '1'
 `;
-    const add = rule('add', (o) => data(o, 'x') === undefined, () => ({ description: 'add', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'y' }, { op: 'set', pointer: '/metadata/annotations/team', value: 'core' }] }));
+    const add = rule('add', (o) => data(o, 'x') === undefined, () => ({ description: 'add', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'ok' }, { op: 'set', pointer: '/metadata/annotations/team', value: 'core' }] }));
     const out = fix(text, [add]).files[0].text;
     expect(out).toBe(`apiVersion: v1
 kind: ConfigMap
@@ -108,31 +108,39 @@ metadata:
     # trailing comment of metadata
 data:
     a: '1'
-    x: y
+    x: ok
 `);
     for (const l of commentsOf(text).lines) expect(out.split('\n')).toContain(l);
   });
 
   test('flow style and quoting of the edited collection are kept', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "n", z: plain}\n`;
-    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "y", z: plain}\n`);
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "bad", z: plain}\n`;
+    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 'single', x: "ok", z: plain}\n`);
+  });
+
+  test('strings Kubernetes would read as another type (YAML 1.1) are written quoted', () => {
+    for (const v of ['y', 'no', 'on', '010', '0x1F', '1_000', '~']) {
+      const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: b\n`;
+      const out = fix(text, [setX(v)]).files[0].text;
+      expect(out).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: b\n  x: ${JSON.stringify(v)}\n`);
+    }
   });
 
   test('an empty flow mapping that gains keys becomes a block mapping', () => {
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  {}\n`;
-    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y\n`);
+    expect(fix(text, [setX()]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: ok\n`);
   });
 
   test('CRLF line endings are kept, also on inserted lines', () => {
     const text = 'apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # crlf\r\ndata:\r\n  a: b\r\n';
     const out = fix(text, [setX()]).files[0].text;
-    expect(out).toBe('apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # crlf\r\ndata:\r\n  a: b\r\n  x: y\r\n');
+    expect(out).toBe('apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # crlf\r\ndata:\r\n  a: b\r\n  x: ok\r\n');
     expect(out.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
   });
 
   test('a byte-order mark and a missing final newline are kept', () => {
-    const text = '\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: n';
-    expect(fix(text, [setX()]).files[0].text).toBe('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y');
+    const text = '\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: bad';
+    expect(fix(text, [setX()]).files[0].text).toBe('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: ok');
   });
 
   test('documents that mix sequence indentation keep each region\'s style', () => {
@@ -146,10 +154,10 @@ metadata:
 data:
   list:
   - a
-  x: n
+  x: bad
 `;
     const out = fix(text, [setX()]).files[0].text;
-    expect(out).toBe(text.replace('  x: n', '  x: y'));
+    expect(out).toBe(text.replace('  x: bad', '  x: ok'));
   });
 
   test('insertions inside sequences of both indentation styles add lines and change none', () => {
@@ -186,8 +194,8 @@ spec:
   });
 
   test('a scalar is replaced where it stands, in its quoting', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'n'   # spaced\n  y: "keep"\n`;
-    expect(fix(text, [setX("it's")]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'it''s'   # spaced\n  y: "keep"\n`);
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'bad'   # spaced\n  w: "keep"\n`;
+    expect(fix(text, [setX("it's")]).files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x:    'it''s'   # spaced\n  w: "keep"\n`);
   });
 
   test('remove moves a removed key\'s leading comment to the next key', () => {
@@ -205,27 +213,27 @@ items:
 - apiVersion: v1
   kind: ConfigMap
   metadata: {name: ok}
-  data: {x: y}   # already fine
+  data: {x: ok}   # already fine
 - apiVersion: v1
   kind: ConfigMap
   metadata: {name: bad}
-  data: {x: n}
+  data: {x: bad}
 `;
     const r = fix(text, [setX()]);
-    expect(r.files[0].text).toBe(text.replace('data: {x: n}', 'data: {x: y}'));
+    expect(r.files[0].text).toBe(text.replace('data: {x: bad}', 'data: {x: ok}'));
     expect(r.files[0].applied.map((a) => a.object.name)).toEqual(['bad']);
   });
 
   test('JSON stays valid JSON with its indentation', () => {
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }, null, 4) + '\n';
     const out = fix([{ file: 'c.json', text }], [setX()]).files[0].text;
-    expect(JSON.parse(out)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b', x: 'y' } });
+    expect(JSON.parse(out)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b', x: 'ok' } });
     expect(out).toBe(JSON.stringify(JSON.parse(out), null, 4) + '\n');
   });
 
   test('a value in one-line JSON is replaced in place', () => {
-    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":"n","z":1}}';
-    expect(fix([{ file: 'c.json', text }], [setX()]).files[0].text).toBe(text.replace('"x":"n"', '"x":"y"'));
+    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":"bad","z":1}}';
+    expect(fix([{ file: 'c.json', text }], [setX()]).files[0].text).toBe(text.replace('"x":"bad"', '"x":"ok"'));
   });
 
   const addPdb = rule(
@@ -279,15 +287,15 @@ items:
 
 describe('fixSources: safety', () => {
   test('an unparseable document is left byte-for-byte; the others are fixed', () => {
-    const bad = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\ndata: [x: n\n`;
-    const text = `${bad}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const bad = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\ndata: [x: bad\n`;
+    const text = `${bad}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: bad}\n`;
     const out = fix(text, [setX()]).files[0].text;
     expect(out.startsWith(bad)).toBe(true);
-    expect(out.endsWith('data: {x: y}\n')).toBe(true);
+    expect(out.endsWith('data: {x: ok}\n')).toBe(true);
   });
 
   test('sources rendered from a Helm chart are never written', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: bad}\n`;
     const r = fix([{ file: 'chart/templates/cm.yaml (rendered)', text, chart: 'chart' }], [setX()]);
     expect(r.files[0].text).toBe(text);
     expect(r.files[0].applied).toEqual([]);
@@ -295,28 +303,28 @@ describe('fixSources: safety', () => {
   });
 
   test('suppressed findings are not fixed', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {kubegrace.dev/ignore: set-x-y}\ndata: {x: n}\n`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {kubegrace.dev/ignore: set-x-ok}\ndata: {x: bad}\n`;
     const r = fix(text, [setX()]);
     expect(r.files[0].text).toBe(text);
     expect(r.skipped).toEqual([]);
   });
 
   test('an edit through an anchor that is aliased elsewhere is refused, not written', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &d {x: n}\nbinaryData: *d\n`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &d {x: bad}\nbinaryData: *d\n`;
     const r = fix(text, [setX()]);
     expect(r.files[0].text).toBe(text);
     expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(/cannot apply the fix: the edit would also change \/binaryData\/x/)]);
   });
 
   test('a key that may come from a merge key is not shadowed', () => {
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbase: &b {x: n}\ndata:\n  <<: *b\n`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbase: &b {x: bad}\ndata:\n  <<: *b\n`;
     const r = fix(text, [setX()]);
     expect(r.files[0].text).toBe(text);
     expect(r.skipped[0].reason).toMatch(/merge key/);
   });
 
   test('fixes never edit spec.selector', () => {
-    const sel = rule('sel', (o) => o.kind === 'Deployment', () => ({ description: 'sel', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/selector/matchLabels/x', value: 'y' }] }));
+    const sel = rule('sel', (o) => o.kind === 'Deployment', () => ({ description: 'sel', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/selector/matchLabels/x', value: 'ok' }] }));
     const text = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {app: a}}\n`;
     const r = fix(text, [sel]);
     expect(r.files[0].text).toBe(text);
@@ -324,8 +332,8 @@ describe('fixSources: safety', () => {
   });
 
   test('a fix that changes nothing while its rule still fires is reported, not looped', () => {
-    const stubborn = rule('stubborn', (o) => o.kind === 'ConfigMap', () => ({ description: 'noop', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'n' }] }));
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const stubborn = rule('stubborn', (o) => o.kind === 'ConfigMap', () => ({ description: 'noop', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'bad' }] }));
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: bad}\n`;
     const r = fix(text, [stubborn]);
     expect(r.files[0].text).toBe(text);
     expect(r.converged).toBe(true);
@@ -334,7 +342,7 @@ describe('fixSources: safety', () => {
 });
 
 describe('fixSources: passes and convergence', () => {
-  const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: n\n`;
+  const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: bad\n`;
 
   test('idempotent: a second run changes nothing', () => {
     const first = fix(text, [setX()]);
@@ -356,15 +364,15 @@ describe('fixSources: passes and convergence', () => {
 
   test('fixes that depend on each other reach a fixed point over several passes', () => {
     // y is added only once x is right.
-    const setY = rule('set-y', (o) => o.kind === 'ConfigMap' && data(o, 'x') === 'y' && data(o, 'y') === undefined, () => ({ description: 'set y', safety: 'safe', edits: [{ op: 'set', pointer: '/data/y', value: 'z' } as FixEdit] }));
+    const setY = rule('set-y', (o) => o.kind === 'ConfigMap' && data(o, 'x') === 'ok' && data(o, 'w') === undefined, () => ({ description: 'set y', safety: 'safe', edits: [{ op: 'set', pointer: '/data/w', value: 'z' } as FixEdit] }));
     const r = fix(text, [setX(), setY]);
     expect(r.passes).toBe(2);
     expect(r.converged).toBe(true);
-    expect(r.files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: y\n  y: z\n`);
+    expect(r.files[0].text).toBe(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  x: ok\n  w: z\n`);
   });
 
   test('the line of an applied fix is its line in the written text, also when a later pass inserted lines above it', () => {
-    const two = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: n\n`;
+    const two = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: bad\n`;
     const onlyB: Rule = { ...setX(), check: (ctx) => setX().check({ ...ctx, report: (r) => (r.object.name === 'b' ? ctx.report(r) : undefined) }) };
     // Labels for a, three lines above b, only once b is fixed: a second pass.
     const labelA = rule(
@@ -372,14 +380,14 @@ describe('fixSources: passes and convergence', () => {
       (o) => o.name === 'a' && !(o.raw.metadata as Record<string, Json> | undefined)?.labels,
       () => ({ description: 'label a', safety: 'safe', edits: [{ op: 'set', pointer: '/metadata/labels', value: { tier: 'web', team: 'core' } }] }),
     );
-    const gated: Rule = { meta: labelA.meta, check: (ctx) => (ctx.graph.objects.some((o) => o.name === 'b' && data(o, 'x') === 'y') ? labelA.check(ctx) : undefined) };
+    const gated: Rule = { meta: labelA.meta, check: (ctx) => (ctx.graph.objects.some((o) => o.name === 'b' && data(o, 'x') === 'ok') ? labelA.check(ctx) : undefined) };
     const r = fix(two, [onlyB, gated]);
     expect(r.passes).toBe(2);
     const out = r.files[0].text;
-    expect(out).toBe(two.replace('  name: a\n', '  name: a\n  labels:\n    tier: web\n    team: core\n').replace('x: n', 'x: y'));
+    expect(out).toBe(two.replace('  name: a\n', '  name: a\n  labels:\n    tier: web\n    team: core\n').replace('x: bad', 'x: ok'));
     const lines = out.split('\n');
     expect(r.files[0].applied.map((a) => [a.ruleId, a.line, lines[a.line - 1]])).toEqual([
-      ['set-x-y', 11, 'apiVersion: v1'],
+      ['set-x-ok', 11, 'apiVersion: v1'],
       ['label-a', 1, 'apiVersion: v1'],
     ]);
     // b starts on line 11 now; the first pass found it on line 8.
@@ -395,7 +403,7 @@ describe('fixSources: passes and convergence', () => {
   });
 
   test('the graph spans files: a fix decided from another file applies to its own file', () => {
-    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: n}\n`;
+    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: bad}\n`;
     const flag = `apiVersion: v1\nkind: Namespace\nmetadata: {name: flag}\n`;
     const needsFlag: Rule = {
       meta: { ...setX().meta, id: 'needs-flag' },

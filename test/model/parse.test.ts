@@ -1,4 +1,4 @@
-import { MAX_ALIASES, parseText } from '../../lib/model/parse';
+import { parseText } from '../../lib/model/parse';
 import { collectSources, decodeText } from '../../lib/model/sources';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -108,7 +108,7 @@ metadata: {name: c}
     const p = parseText('bomb.yaml', text);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(p.errors).toHaveLength(1);
-    expect(p.errors[0].message).toContain(`limit ${MAX_ALIASES}`);
+    expect(p.errors[0].message).toMatch(/excessive aliasing/);
     expect(p.errors[0].message).toMatch(/alias bomb/);
   });
 
