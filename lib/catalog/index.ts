@@ -46,6 +46,8 @@ export interface PreStopProgramSpec {
   command: string;
   delay: { seconds?: number; args?: ArgDelay[]; unknown?: true; bound?: 'exact' | 'at-least' };
   drains?: boolean;
+  /** How to lengthen the delay (advice in messages): raise a flag, or run the program after a sleep. */
+  adjust?: { flag?: string; unit?: 'seconds' | 'duration'; chartValue?: string; sleepBefore?: true };
 }
 
 export interface PerListenerSpec {
@@ -660,4 +662,30 @@ export function needsPeerDiscovery(w: Workload, catalog: Catalog = activeCatalog
 /** Catalog entries matching a workload's main containers (or one container). */
 export function catalogMatches(w: Workload, container?: ContainerView, catalog: Catalog = activeCatalog()): WorkloadMatch[] {
   return catalog.catalogMatches(w, container);
+}
+
+/** Message words for a known preStop program's delay: `preStop program ingress-nginx /wait-shutdown (keeps accepting for 0s; catalog entry ...)`. */
+export function knownPreStopWords(programId: string | undefined, seconds: number, bound?: 'exact' | 'at-least', catalog: Catalog = activeCatalog()): string {
+  const e = programId !== undefined ? catalog.get(programId) : undefined;
+  const n = `${bound === 'at-least' ? 'at least ' : ''}${seconds}s`;
+  return e ? `preStop program ${e.title} (keeps accepting for ${n}; catalog entry ${e.id})` : `preStop delay ${n}`;
+}
+
+/**
+ * Copy-pasteable advice to make a known preStop program keep accepting for `seconds`, from the
+ * entry's `adjust` (raise its flag; or sleep before it); undefined when the catalog gives none.
+ */
+export function knownPreStopAdvice(programId: string | undefined, command: string[] | undefined, seconds: number, catalog: Catalog = activeCatalog()): string | undefined {
+  const a = programId !== undefined ? catalog.get(programId)?.preStop?.adjust : undefined;
+  if (!a) return undefined;
+  if (a.flag && a.unit) {
+    const v = a.unit === 'duration' ? `${seconds}s` : String(seconds);
+    const where = catalog.get(programId!)!.preStop!.delay.args?.find((x) => x.flag === a.flag)?.from === 'preStop' ? "the preStop command" : "the container's args";
+    return `${a.flag}=${v} in ${where}${a.chartValue ? ` (chart value ${a.chartValue}: "${v}")` : ''}`;
+  }
+  if (a.sleepBefore && command?.length) {
+    const script = command.join(' ').replace(/^(?:(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh -c )/, '');
+    return `lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "sleep ${seconds} && ${script.replace(/"/g, '\\"')}"]}}}`;
+  }
+  return undefined;
 }

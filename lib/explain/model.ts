@@ -155,7 +155,7 @@ export function secs(n: number): string {
   return Number.isInteger(n) ? `${n}s` : `${Math.round(n * 10) / 10}s`;
 }
 
-const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
+const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait', 'exec-known']);
 
 /** A delay explain can draw: a known kind, or a program whose duration the prestop-seconds hint declares. */
 function knownDelay(p: PreStopDelay): boolean {
@@ -176,6 +176,8 @@ function preStopWords(p: PreStopDelay): string {
       return `preStop sleeps ${secs(p.seconds!)}, then more`;
     case 'exec-wait':
       return `preStop wait ${secs(p.seconds!)}`;
+    case 'exec-known':
+      return p.seconds === undefined ? `preStop ${p.program}` : `preStop ${p.program} ${p.bound === 'at-least' ? '>= ' : ''}${secs(p.seconds)}`;
     case 'httpGet':
       return 'preStop httpGet';
     case 'tcpSocket':
@@ -436,6 +438,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once; declare it with ${PRESTOP_SECONDS_HINT} to have it judged`);
     }
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
+    if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which keeps accepting for ${pre.bound === 'at-least' ? 'at least ' : ''}${secs(S)}; see docs/catalog.md`);
     return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget');
   }
 

@@ -3,8 +3,8 @@ import { ServiceView } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
 import { drainSeconds, recommendedGrace } from '../timeline/budget';
-import { podPreStopDelay } from '../timeline/prestop';
-import { AWS, containersBehind, graceEdit, intAnnotation, isExternalLocal, preStopDelayEdit, preStopPointer, sleepFix, spreading, spreadPointer } from './lb-util';
+import { podPreStopDelay, PreStopDelay } from '../timeline/prestop';
+import { AWS, containersBehind, delayAdvice, graceEdit, hookDelayWords, intAnnotation, isExternalLocal, preStopDelayEdit, preStopPointer, spreading, spreadPointer } from './lb-util';
 import { defaultPropagationWindow } from './lb-deregistration-delay';
 import { replicaBasis } from './rollout-util';
 import { graceMessageRef } from './util';
@@ -110,7 +110,7 @@ containers:
           if (d.kind !== 'none' && d.seconds === undefined) continue;
           const sec = d.kind === 'none' ? 0 : d.seconds!;
           if (sec >= hw.seconds) continue;
-          hits.push({ w, c, svc, hw, hook: d.kind === 'none' ? 'no preStop delay' : `preStop delay ${sec}s`, want: Math.ceil(hw.seconds + 5) });
+          hits.push({ w, c, svc, hw, hook: d.kind === 'none' ? 'no preStop delay' : hookDelayWords(d, sec), d, want: Math.ceil(hw.seconds + 5) });
         }
       }
     }
@@ -131,7 +131,7 @@ containers:
       if (w.grace < want + drain + addend && preStopDelayEdit(ctx.version, c, want)) graceOf.set(w, Math.max(graceOf.get(w) ?? w.grace, recommendedGrace(want, drain, addend)));
     }
 
-    for (const { w, c, svc, hw, hook, want } of hits) {
+    for (const { w, c, svc, hw, hook, d, want } of hits) {
       const drain = drainSeconds(w);
       const addend = addendOf(w);
       const need = recommendedGrace(want, drain, addend);
@@ -144,7 +144,7 @@ containers:
         object: w.obj,
         pointer: preStopPointer(c),
         severity: 'warning',
-        message: `container "${c.name}": ${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${sleepFix(ctx.version, want)}${grace}`,
+        message: `container "${c.name}": ${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${delayAdvice(ctx.version, d, want)}${grace}`,
         // Adding the sleep action to a container without a hook (>= 1.30) is safe (section 12), and
         // so is the grace raise it needs (TERM-001); lengthening a hook, or an exec sleep, is a proposal.
         // Switching the Service to externalTrafficPolicy: Cluster is not offered: it drops the client
@@ -166,6 +166,8 @@ interface Hit {
   svc: string;
   hw: { seconds: number; source: string };
   hook: string;
+  /** The container's classified hook. */
+  d: PreStopDelay;
   /** The delay this Service needs: window + 5 s. */
   want: number;
 }

@@ -9,14 +9,15 @@ import {
   annotationsOf,
   AWS,
   containersBehind,
+  delayAdvice,
   FrontKind,
   graceEdit,
+  hookDelayWords,
   LbFront,
   lbFronts,
   PreStopDelayEdit,
   preStopDelayEdit,
   preStopPointer,
-  sleepFix,
   withDeregistrationDelay,
 } from './lb-util';
 import { graceMessageRef, gracePointer, nameOf } from './util';
@@ -207,7 +208,7 @@ containers:
       const raise = graceTarget > w.grace ? [graceEdit(w, graceTarget)] : [];
       for (const it of items) {
         const { c, s } = it;
-        const hook = it.d.kind === 'none' ? 'has no preStop delay' : `preStop delay ${s}s`;
+        const hook = it.d.kind === 'none' ? 'has no preStop delay' : hookDelayWords(it.d, s);
         if (it.kind === 'window') {
           const window = it.window!;
           const grace = it.graceNeed !== undefined ? `, and raise terminationGracePeriodSeconds to at least ${it.graceNeed}s (preStop ${window}s + drain ${drain}s${sidecars} + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
@@ -217,7 +218,7 @@ containers:
             object: w.obj,
             pointer: preStopPointer(c),
             severity: 'warning',
-            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[it.slowest!.kind]} propagation window of ${window}s (${it.slowest!.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${sleepFix(ctx.version, window)}${grace}`,
+            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[it.slowest!.kind]} propagation window of ${window}s (${it.slowest!.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${delayAdvice(ctx.version, it.d, window)}${grace}`,
             fix: edit && {
               description: `${edit.text}${withGrace.length ? ` and set terminationGracePeriodSeconds to ${graceTarget}` : ''}`,
               safety: edit.safe ? 'safe' : 'proposal',

@@ -6,7 +6,8 @@ import { escapeSegment } from '../model/parse';
 import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
-import { preStopDelay } from '../timeline/prestop';
+import { knownPreStopAdvice, knownPreStopWords } from '../catalog';
+import { PreStopDelay, preStopDelay } from '../timeline/prestop';
 import { preStopHandler } from './fix-util';
 
 /** AWS Load Balancer Controller and GKE annotations and labels (LB-001..003). */
@@ -278,6 +279,19 @@ export function stsStrategy(w: Workload): StsStrategy {
     partition: isObject(ru) ? (ru.partition ?? undefined) : undefined,
     maxUnavailable: isObject(ru) ? (ru.maxUnavailable ?? undefined) : undefined,
   };
+}
+
+/**
+ * The advice that gives a container's hook a delay of `seconds`: for a known program of the
+ * catalog (e.g. ingress-nginx /wait-shutdown), its own knob (--shutdown-grace-period); else a sleep.
+ */
+export function delayAdvice(version: KubeVersion, d: PreStopDelay, seconds: number): string {
+  return (d.kind === 'exec-known' && !d.hinted ? knownPreStopAdvice(d.program, d.command, seconds) : undefined) ?? sleepFix(version, seconds);
+}
+
+/** "preStop delay 5s", or what a known program of the catalog does ("preStop program ... keeps accepting for 0s"). */
+export function hookDelayWords(d: PreStopDelay, seconds: number): string {
+  return d.kind === 'exec-known' && !d.hinted ? knownPreStopWords(d.program, seconds, d.bound) : `preStop delay ${seconds}s`;
 }
 
 /** The preStop delay to write, in the form the target version supports. */

@@ -1,4 +1,5 @@
-import { isObject, Json } from '../model/types';
+import { activeCatalog } from '../catalog';
+import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
 import { parseGoDuration, parseSeconds, parseSleepArg } from './duration';
 
@@ -7,9 +8,13 @@ import { parseGoDuration, parseSeconds, parseSleepArg } from './duration';
  * - `sleep`: the sleep action; `exec-sleep`: an exec that runs only a sleep;
  * - `exec-sleep-then`: a shell that sleeps and then does more (seconds is a lower bound);
  * - `exec-wait`: a known wait command (e.g. `teleport wait duration 30s`) matched by a pattern;
+ * - `exec-known`: a program of the catalog of well-known programs (lib/catalog/catalog.yaml, e.g.
+ *   ingress-nginx `/wait-shutdown`): `seconds` is how long the container keeps accepting once the
+ *   hook starts, derived as the catalog says (fixed, or from the program's flags and their
+ *   defaults; undefined when a flag cannot be read); `program` is the entry ID;
  * - `exec-other`, `httpGet`, `tcpSocket`: delay unknown; `none`: no preStop hook.
  */
-export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-wait' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
+export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
 
 export interface PreStopDelay {
   kind: PreStopKind;
@@ -19,6 +24,10 @@ export interface PreStopDelay {
   command?: string[];
   /** Set when `seconds` comes from the `kubegrace.dev/prestop-seconds` hint, not from the handler. */
   hinted?: boolean;
+  /** `exec-known`: the catalog entry ID of the program. */
+  program?: string;
+  /** `exec-known`: `at-least` when `seconds` is a lower bound (the program waits for a drain). */
+  bound?: 'exact' | 'at-least';
 }
 
 /**
@@ -37,8 +46,11 @@ function durationOf(s: string): number | undefined {
   return parseSleepArg(s) ?? parseGoDuration(s);
 }
 
-/** Classifies a preStop handler (the value of `lifecycle.preStop`). */
-export function classifyPreStop(handler: Json | undefined, waitPatterns: string[] = DEFAULT_WAIT_PATTERNS): PreStopDelay {
+/**
+ * Classifies a preStop handler (the value of `lifecycle.preStop`). `container`, when given, lets
+ * catalog programs match on the image and read their delay from the container's flags.
+ */
+export function classifyPreStop(handler: Json | undefined, waitPatterns: string[] = DEFAULT_WAIT_PATTERNS, container?: Json): PreStopDelay {
   if (handler === undefined || handler === null) return { kind: 'none' };
   if (!isObject(handler)) return { kind: 'invalid' };
   if (handler.sleep !== undefined) {
@@ -77,12 +89,19 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
       if (s !== undefined) return { kind: 'exec-wait', seconds: s, command };
     }
   }
+  const self: JsonObject = isObject(container) ? container : { lifecycle: { preStop: handler } };
+  const known = activeCatalog().knownPreStopProgram(self, command);
+  if (known) {
+    const d: PreStopDelay = { kind: 'exec-known', command, program: known.entry.id, bound: known.bound };
+    if (known.seconds !== undefined) d.seconds = known.seconds;
+    return d;
+  }
   return { kind: 'exec-other', command };
 }
 
 /** The preStop delay of a container object (its `lifecycle.preStop`). */
 export function preStopDelay(container: Json, waitPatterns?: string[]): PreStopDelay {
-  return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns);
+  return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns, container);
 }
 
 /**

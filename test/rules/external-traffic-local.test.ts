@@ -1,5 +1,5 @@
 import { externalTrafficLocal } from '../../lib/rules/external-traffic-local';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
   kind?: string;
@@ -63,6 +63,10 @@ const C = '/spec/template/spec/containers/0';
 
 ruleTester(externalTrafficLocal, {
   valid: [
+    {
+      name: 'ingress-nginx /wait-shutdown with --shutdown-grace-period above the health-check window',
+      yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --shutdown-grace-period=40]") + svc(),
+    },
     { name: 'Cluster policy', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', 'Cluster') },
     { name: 'no policy (defaults to Cluster)', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', null) },
     { name: 'Local on a ClusterIP Service is not external', yaml: workload({ replicas: 3 }) + svc('ClusterIP') },
@@ -82,6 +86,11 @@ ruleTester(externalTrafficLocal, {
     },
   ],
   invalid: [
+    {
+      name: 'ingress-nginx /wait-shutdown with the default --shutdown-grace-period (0): advice names the flag, no sleep rewrite',
+      yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --election-id=x]") + svc(),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', message: 'preStop program ingress-nginx /wait-shutdown (keeps accepting for 0s; catalog entry ingress-nginx-wait-shutdown) behind Service/edge (type LoadBalancer, externalTrafficPolicy: Local) is shorter than the LB health-check window of 30s' }],
+    },
     {
       name: 'replicas 3 without spreading: warning at the pod spec',
       yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(30) }) + svc(),
@@ -143,4 +152,13 @@ spec:
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+test('a known preStop program gets its own knob as advice and no sleep rewrite (catalog)', () => {
+  const yaml =
+    workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller]") + svc();
+  const [f, ...rest] = runRule(externalTrafficLocal, yaml, '1.31');
+  expect(rest).toEqual([]);
+  expect(f.message).toMatch(/; set --shutdown-grace-period=35 in the container's args \(chart value controller\.extraArgs\.shutdown-grace-period: "35"\)$/);
+  expect(f.fix).toBeUndefined();
 });

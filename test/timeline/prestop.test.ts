@@ -84,3 +84,34 @@ describe('kubegrace.dev/prestop-seconds hint', () => {
     expect(podPreStopDelay({ name: 'a', raw: { name: 'a' } }, at('20'))).toEqual({ kind: 'none' });
   });
 });
+
+describe('known preStop programs of the catalog (exec-known)', () => {
+  const ingress = (args: string[]) => ({ name: 'controller', image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1@sha256:ab', args, lifecycle: { preStop: { exec: { command: ['/wait-shutdown'] } } } });
+  test('ingress-nginx /wait-shutdown: the delay is --shutdown-grace-period, default 0 (no propagation delay)', () => {
+    expect(podPreStopDelay({ raw: ingress(['/nginx-ingress-controller']), name: 'controller' }, {})).toEqual({ kind: 'exec-known', seconds: 0, command: ['/wait-shutdown'], program: 'ingress-nginx-wait-shutdown', bound: 'exact' });
+    expect(podPreStopDelay({ raw: ingress(['/nginx-ingress-controller', '--shutdown-grace-period=40']), name: 'controller' }, {}).seconds).toBe(40);
+  });
+  test('a malformed flag leaves the delay unknown, and the prestop-seconds hint then declares it', () => {
+    const raw = ingress(['--shutdown-grace-period=later']);
+    expect(podPreStopDelay({ raw, name: 'controller' }, {})).toEqual({ kind: 'exec-known', command: ['/wait-shutdown'], program: 'ingress-nginx-wait-shutdown', bound: 'exact' });
+    expect(podPreStopDelay({ raw, name: 'controller' }, { [PRESTOP_SECONDS_HINT]: '25' }).seconds).toBe(25);
+  });
+  test('the prestop-seconds hint wins over the catalog', () => {
+    expect(podPreStopDelay({ raw: ingress([]), name: 'controller' }, { [PRESTOP_SECONDS_HINT]: 'controller=20' })).toMatchObject({ kind: 'exec-known', seconds: 20, hinted: true });
+  });
+  test('the same command in an image the catalog does not list stays exec-other', () => {
+    expect(podPreStopDelay({ raw: { ...ingress([]), image: 'example/app:1' }, name: 'controller' }, {}).kind).toBe('exec-other');
+  });
+  test('nginx -s quit: stops accepting at once; classified from the handler alone too', () => {
+    expect(classifyPreStop({ exec: { command: ['/usr/sbin/nginx', '-s', 'quit'] } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'nginx-quit' });
+    expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 5 && nginx -s quit'] } }).kind).toBe('exec-sleep-then');
+  });
+  test('contour envoy shutdown: at least --drain-delay + --check-delay (defaults 0s + 60s)', () => {
+    const c = (cmd: string[]) => ({ image: 'ghcr.io/projectcontour/contour:v1.30.0', lifecycle: { preStop: { exec: { command: cmd } } } });
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown']), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 60, bound: 'at-least' });
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown', '--check-delay', '5s']), name: 'shutdown-manager' }, {}).seconds).toBe(5);
+  });
+  test('teleport wait stays a wait pattern (exec-wait)', () => {
+    expect(classifyPreStop({ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }).kind).toBe('exec-wait');
+  });
+});
