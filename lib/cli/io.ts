@@ -9,6 +9,8 @@ export interface CliIO {
   readStdin(): string;
   stdoutIsTTY: boolean;
   stderrIsTTY?: boolean;
+  /** Terminal width (columns), when known. */
+  columns?: number;
 }
 
 /** Wrong flags or arguments: exit 2 with the message. */
@@ -22,6 +24,7 @@ export function processIO(): CliIO {
     readStdin: () => fs.readFileSync(0, 'utf8'),
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
+    columns: process.stdout.columns || process.stderr.columns || undefined,
   };
 }
 

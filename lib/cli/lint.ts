@@ -7,6 +7,7 @@ import { exitCode, lintSources, LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
 import { ChartRenderer, collectSources } from '../model/sources';
+import { InputError } from '../model/types';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
 import { ruleDocsLink } from '../rules/docs-url';
@@ -25,12 +26,12 @@ const lazy = {
 };
 
 export interface Formatter {
-  (result: LintResult, ctx: { failOn: Severity | 'never'; color: boolean; quiet: boolean; cwd: string }): string;
+  (result: LintResult, ctx: { failOn: Severity | 'never'; color: boolean; quiet: boolean; cwd: string; verbose?: boolean; width?: number }): string;
 }
 
 /** Output formats by name; more are registered by the report modules that exist. */
 export const FORMATTERS: Record<string, Formatter> = {
-  text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, docsPath: (id) => ruleDocsLink(id, c.cwd) }),
+  text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, verbose: c.verbose, width: c.width, docsPath: (id) => ruleDocsLink(id, c.cwd) }),
   json: (r) => lazy.json().toJson(r),
   sarif: (r, c) => JSON.stringify(lazy.sarif().toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
   junit: (r, c) => lazy.junit().toJunit(r, c.failOn),
@@ -52,6 +53,7 @@ Options:
   --config FILE         config file (default: .kubegrace.yaml found upward from the working directory)
   --fail-on LEVEL       error (default), warning, info or never: exit 1 at or above it
   --quiet               text: show only errors
+  --verbose             text: each finding's whole message (its advice), not only the first sentence
   --no-color            never colour the text output (colour is used only on a terminal)
 ${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
 
@@ -106,6 +108,7 @@ export function runLint(argv: string[], io: CliIO): number {
       'fail-on': { type: 'string' },
       values: { type: 'string', multiple: true },
       quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       color: { type: 'boolean' },
       'no-color': { type: 'boolean' },
       fix: { type: 'boolean' },
@@ -142,13 +145,14 @@ export function runLint(argv: string[], io: CliIO): number {
   const valuesFiles = (values.values ?? []).map((f) => path.resolve(io.cwd, f));
   for (const [i, f] of valuesFiles.entries()) if (!fs.existsSync(f)) throw new UsageError(`values file ${values.values![i]} does not exist`);
   let renderer: ChartRenderer | undefined;
+  const renderErrors: InputError[] = [];
   const renderChart: ChartRenderer = (dir, shown) =>
     (renderer ??= lazy.render().helmChartRenderer({
       kubeVersion: version.toString(),
       valuesFiles,
-      // A chart that cannot be rendered is a tool failure: say so on stderr too, where CI logs show it
-      // even when the report goes to a file.
-      onError: (e) => io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`),
+      // A chart that cannot be rendered is a tool failure: said on stderr too (below) when no text
+      // report shows it on the terminal, so CI logs show it even when the report goes to a file.
+      onError: (e) => renderErrors.push(e),
     }))(dir, shown);
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
   // --fix: repair first, then the report and exit code are about what remains.
@@ -157,11 +161,18 @@ export function runLint(argv: string[], io: CliIO): number {
   const result = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
   bar?.done();
 
+  const terminal = fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY;
   for (const o of outputs) {
-    const color = o.file === undefined && !values['no-color'] && (values.color || (fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY)) && !process.env.NO_COLOR;
-    const text = FORMATTERS[o.format](result, { failOn, color: !!color, quiet: !!values.quiet, cwd: io.cwd });
+    // NO_COLOR (no-color.org) turns off the automatic colour on a terminal; --color and --no-color win over it.
+    const color = o.file === undefined && !values['no-color'] && (values.color || (terminal && !process.env.NO_COLOR));
+    const width = o.file === undefined && terminal ? (io.columns ?? 80) : undefined;
+    const text = FORMATTERS[o.format](result, { failOn, color: !!color, quiet: !!values.quiet, cwd: io.cwd, verbose: !!values.verbose, width });
     if (o.file === undefined) (fixed?.stdoutTaken ? io.stderr : io.stdout)(text);
     else writeAtomic(path.resolve(io.cwd, o.file), text);
+  }
+  // Each input error is printed once: by the text report when it is shown, else here.
+  if (!outputs.some((o) => o.format === 'text' && o.file === undefined)) {
+    for (const e of renderErrors) io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`);
   }
   return exitCode(result, failOn);
 }
