@@ -1,4 +1,5 @@
 import { HINT, ObjectGraph } from '../model/graph';
+import { checkFieldTypes } from '../model/field-types';
 import { ParsedFile, parseText } from '../model/parse';
 import { stringMap } from '../model/selector';
 import { Source } from '../model/sources';
@@ -145,7 +146,7 @@ export function lintSources(sources: Source[], opts: LintOptions, extraErrors: I
         message: `internal error in rule ${id}: ${e.message}; the other rules' findings are still reported. Please report this with the input, or turn the rule off in the policy meanwhile`,
       }));
   const findings = sortFindings(runRules(objects, { ...opts, onRuleError }), sources.map((s) => s.file));
-  const errors = [...extraErrors, ...parsed.flatMap((p) => p.errors), ...ruleErrors];
+  const errors = [...extraErrors, ...parsed.flatMap((p) => [...p.errors, ...p.objects.flatMap(checkFieldTypes)].sort((a, b) => a.line - b.line || a.column - b.column)), ...ruleErrors];
   const files = new Set([...sources.map((s) => s.file), ...extraErrors.map((e) => e.file)]).size;
   return { kubernetesVersion: opts.version.toString(), findings, errors, files, objects: objects.length, parsed };
 }
