@@ -1,7 +1,9 @@
 import { ResolvedPolicy } from '../engine/policy';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
+import { LintResult, sortFindings } from '../engine/run';
 import type { AppliedFix, SkippedFix } from '../fix';
+import type { TextPosition } from '../fix/format';
 import { Source } from '../model/sources';
 import { CliIO, UsageError, writeAtomic } from './io';
 
@@ -15,8 +17,9 @@ export interface FixMode {
 export const FIX_USAGE = `  --fix                 apply the safe repairs (each rule's doc says which are safe) to the files,
                         keeping comments and formatting; stdin input is printed fixed to stdout.
                         Then lints again: the report and exit code are about what remains
-  --fix-dry-run         print the repairs as a unified diff on stdout instead of writing; the
-                        report and exit code are about what would remain
+  --fix-dry-run         print the repairs as a unified diff on stdout instead of writing (exactly
+                        what --fix would write); the report and exit code are about what would
+                        remain, at the lines of the files as they are on disk
   --fix-proposals       also apply proposals (new PDBs, strategy changes, spread constraints, ...);
                         needs --fix or --fix-dry-run
 `;
@@ -39,25 +42,30 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function appliedLine(a: AppliedFix): string {
-  return `  ${a.file}:${a.line} ${a.ruleId} ${a.description}${a.safety === 'proposal' ? ' (proposal)' : ''}\n`;
+/** Where a position of the fixed text of a file is in the file the user has (identity when unchanged). */
+type Relocate = (file: string, pos: TextPosition) => TextPosition;
+
+function appliedLine(a: AppliedFix, at: Relocate): string {
+  return `  ${a.file}:${at(a.file, { line: a.line, column: 1 }).line} ${a.ruleId} ${a.description}${a.safety === 'proposal' ? ' (proposal)' : ''}\n`;
 }
 
-function skippedLine(s: SkippedFix, withReason: boolean): string {
+function skippedLine(s: SkippedFix, withReason: boolean, at: Relocate): string {
   const f = s.finding;
-  return `  ${f.file}:${f.line} ${f.ruleId} ${f.fix?.description ?? ''}${withReason ? `: ${s.reason}` : ''}\n`;
+  return `  ${f.file}:${at(f.file, f).line} ${f.ruleId} ${f.fix?.description ?? ''}${withReason ? `: ${s.reason}` : ''}\n`;
 }
 
 /**
  * Applies the fixes for `lint`: writes the files (or prints the diff), prints a summary on stderr,
- * and returns the sources as fixed, for the lint that reports what remains.
+ * and returns the sources as fixed, for the lint that reports what remains, with `relocate`, which
+ * moves that report onto the files the user has: for --fix the fixed files (identity), for
+ * --fix-dry-run the files on disk, which the dry run leaves as they are.
  */
 export function runFixes(
   sources: Source[],
   opts: { rules: Rule[]; policy: ResolvedPolicy; version: KubeVersion },
   mode: FixMode,
   io: CliIO,
-): { sources: Source[]; stdoutTaken: boolean } {
+): { sources: Source[]; stdoutTaken: boolean; relocate: (r: LintResult) => LintResult } {
   if (mode.write) {
     const charts = [...new Set(sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart])))];
     if (charts.length) {
@@ -67,14 +75,23 @@ export function runFixes(
     }
   }
   // The fixer (and its diff library) is loaded only when a fix is asked for.
-  const { fixSources, PROPOSAL_REASON, unifiedDiff } = require('../fix') as typeof import('../fix');
+  const { fixSources, PROPOSAL_REASON, unifiedDiff, positionMapping } = require('../fix') as typeof import('../fix');
   const result = fixSources(sources, { ...opts, proposals: mode.proposals });
   // stdout belongs to the diff, or to the fixed stdin YAML, even when it stays empty.
   const stdoutTaken = !mode.write || sources.some((s) => s.path === undefined && s.chart === undefined);
+  // A dry run writes nothing: its report points at the lines of the unchanged files.
+  const maps = new Map<string, (p: TextPosition) => TextPosition>();
+  if (!mode.write) for (const f of result.files) if (f.text !== f.original) maps.set(f.file, positionMapping(f.text, f.original));
+  const at: Relocate = (file, pos) => {
+    const m = maps.get(file);
+    return m ? m(pos) : { line: pos.line, column: pos.column };
+  };
   for (const f of result.files) {
     const src = sources.find((s) => s.file === f.file)!;
     if (!mode.write) {
-      io.stdout(unifiedDiff(f.file, f.original, f.text));
+      const diff = unifiedDiff(f.file, f.original, f.text);
+      // A diff always ends its last line, whatever the file does (jsdiff marks a missing final newline itself).
+      io.stdout(diff && !diff.endsWith('\n') ? `${diff}\n` : diff);
     } else if (src.path === undefined) {
       // stdin: never written anywhere; the fixed YAML goes to stdout.
       io.stdout(f.text);
@@ -85,15 +102,24 @@ export function runFixes(
   const applied = result.files.flatMap((f) => f.applied);
   const changedFiles = result.files.filter((f) => f.text !== f.original).length;
   const verb = mode.write ? 'fixed' : 'would fix';
-  let out = applied.length ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map(appliedLine).join('')}` : 'kubegrace: nothing to fix\n';
+  let out = applied.length ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map((a) => appliedLine(a, at)).join('')}` : 'kubegrace: nothing to fix\n';
   const proposals = result.skipped.filter((s) => s.reason === PROPOSAL_REASON);
   const others = result.skipped.filter((s) => s.reason !== PROPOSAL_REASON);
-  if (proposals.length) out += `kubegrace: ${plural(proposals.length, 'proposal')} not applied (review them, then add --fix-proposals):\n${proposals.map((s) => skippedLine(s, false)).join('')}`;
-  if (others.length) out += `kubegrace: ${plural(others.length, 'fix')} not applied:\n${others.map((s) => skippedLine(s, true)).join('')}`;
+  if (proposals.length) out += `kubegrace: ${plural(proposals.length, 'proposal')} not applied (review them, then add --fix-proposals):\n${proposals.map((s) => skippedLine(s, false, at)).join('')}`;
+  if (others.length) out += `kubegrace: ${plural(others.length, 'fix')} not applied:\n${others.map((s) => skippedLine(s, true, at)).join('')}`;
   io.stderr(out);
   const fixed = sources.map((s) => {
     const f = result.files.find((x) => x.file === s.file);
     return f && f.text !== s.text ? { ...s, text: f.text } : s;
   });
-  return { sources: fixed, stdoutTaken };
+  const relocate = (r: LintResult): LintResult => {
+    if (!maps.size) return r;
+    const move = <T extends { file: string; line: number; column: number }>(x: T): T => (maps.has(x.file) ? { ...x, ...at(x.file, x) } : x);
+    return {
+      ...r,
+      findings: sortFindings(r.findings.map(move), sources.map((s) => s.file)),
+      errors: r.errors.map(move),
+    };
+  };
+  return { sources: fixed, stdoutTaken, relocate };
 }

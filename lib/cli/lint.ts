@@ -158,7 +158,9 @@ export function runLint(argv: string[], io: CliIO): number {
   // --fix: repair first, then the report and exit code are about what remains.
   const fixed = fixMode ? runFixes(sources, { rules: ALL_RULES, policy, version }, fixMode, io) : undefined;
   const bar = progress(io, sources.length);
-  const result = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
+  const linted = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
+  // --fix-dry-run: what remains, at the lines of the files on disk.
+  const result = fixed ? fixed.relocate(linted) : linted;
   bar?.done();
 
   const terminal = fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY;

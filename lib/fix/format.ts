@@ -169,6 +169,59 @@ export function lineMapping(before: string, after: string): (line: number) => nu
   return (line) => Math.min(last, (line >= 1 && line <= map.length ? map[line - 1] : ia) + 1);
 }
 
+/** A 1-based line and column. */
+export interface TextPosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Maps positions in `fixed` (a text the fixer produced) back to `original` (the file as it is on
+ * disk), for `--fix-dry-run`, whose report must point at the file the user has. A line the fix
+ * kept maps to where it is in the original, same column. A line the fix inserted or rewrote has
+ * no counterpart: it maps to the first original line of the change (the replaced lines, or the
+ * line before which the insertion goes), where the diff shows the change: at the same column when
+ * the original line reads the same up to it, else at its first non-blank column.
+ */
+export function positionMapping(fixed: string, original: string): (pos: TextPosition) => TextPosition {
+  const O = splitLines(original).map((l) => l.text);
+  const lastLine = Math.max(1, O.length);
+  const firstColumn = (line: number): number => {
+    const t = O[line - 1] ?? '';
+    const m = /\S/.exec(t);
+    return m ? m.index + 1 : 1;
+  };
+  const F = splitLines(fixed).map((l) => l.text);
+  const parts = diffArrays(F, O, { maxEditLength: 4000 });
+  if (!parts) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
+  // For each fixed line: the original line it is (kept), or the first original line of its change.
+  const map: { line: number; kept: boolean }[] = [];
+  let io = 0;
+  let changeStart: number | undefined;
+  for (const p of parts) {
+    const n = p.count ?? p.value.length;
+    if (!p.added && !p.removed) {
+      changeStart = undefined;
+      for (let k = 0; k < n; k++) map.push({ line: io + k + 1, kept: true });
+      io += n;
+      continue;
+    }
+    // A change is a run of removed (fixed only) and added (original only) parts, in either order.
+    if (changeStart === undefined) changeStart = io;
+    if (p.added) io += n;
+    else for (let k = 0; k < n; k++) map.push({ line: Math.min(changeStart + 1, lastLine), kept: false });
+  }
+  return (p) => {
+    const m = map[p.line - 1];
+    if (!m) return { line: Math.min(p.line, lastLine), column: 1 };
+    if (m.kept) return { line: m.line, column: p.column };
+    // A rewritten line that still reads the same up to the column (a changed value after the same
+    // key, say): the column holds there too.
+    const prefix = (F[p.line - 1] ?? '').slice(0, p.column - 1);
+    return { line: m.line, column: (O[m.line - 1] ?? '').startsWith(prefix) ? p.column : firstColumn(m.line) };
+  };
+}
+
 /** Lines removed plus lines added between two texts (a size for choosing the smallest edit). */
 export function changedLineCount(a: string, b: string): number {
   const parts = diffArrays(

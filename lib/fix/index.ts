@@ -14,6 +14,7 @@ import { DocEdit, surgicalEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
 
 export { FixError } from './edit';
+export { positionMapping } from './format';
 export { changedPaths, changedPathsShifted, isUnder } from './values';
 
 export interface FixOptions {
