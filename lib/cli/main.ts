@@ -10,6 +10,7 @@ const commands = {
   explain: () => (require('./explain') as typeof import('./explain')).runExplain,
   simulate: () => (require('./simulate') as typeof import('./simulate')).runSimulate,
   chart: () => (require('./chart') as typeof import('./chart')).runChart,
+  policy: () => (require('./policy') as typeof import('./policy')).runPolicy,
 };
 
 const VERSION: string = packageVersion();
@@ -22,6 +23,7 @@ Usage:
   kubegrace explain PATH... [--object KIND/NAME] [--format text|svg]   termination timeline and rollout (kubegrace explain --help)
   kubegrace simulate rollout --replicas N [...]   reconnect odds over a rollout (kubegrace simulate --help)
   kubegrace chart generate|package|index ...   Helm charts (kubegrace chart --help)
+  kubegrace policy export [...]   admission policies for the cluster (kubegrace policy --help)
   kubegrace --version
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or input errors.
@@ -48,6 +50,7 @@ function dispatch(cmd: string | undefined, rest: string[], io: CliIO): number | 
     case 'explain':
     case 'simulate':
     case 'chart':
+    case 'policy':
       return commands[cmd]()(rest, io);
     case '--version':
     case '-v':

@@ -1,0 +1,234 @@
+/**
+ * CEL building blocks for the exported admission policies: the same readings of a workload as
+ * lib/model and lib/timeline make, written in the subset of CEL that both the API server and the
+ * test evaluator (@bufbuild/cel 0.6.1) implement.
+ *
+ * Kubernetes CEL libraries the expressions rely on (k8s.io/apiserver/pkg/cel/environment base.go):
+ * - standard CEL: `has()`, the macros `all`/`exists`/`exists_one`/`map`/`filter`, `size`, `in`,
+ *   `matches` (RE2), `startsWith`/`endsWith`/`contains`, the `int`/`double`/`string`/`duration`
+ *   conversions and `duration.getSeconds()`;
+ * - the extended strings library, version 2 (`ext.Strings(ext.StringsVersion(2))`, Kubernetes >= 1.29):
+ *   `split`, `join`, `trim`, `lowerAscii`, `substring`, `indexOf`, `replace`.
+ * Not used, because @bufbuild/cel 0.6.1 lacks them: optional types (`?.`, `[?]`, `orValue`),
+ * `cel.bind`, two-variable comprehensions, the Kubernetes list library (`sum`, `max`, `indexOf` on
+ * lists), the Kubernetes regex library (`find`), `quantity`, sets, math, URL, IP/CIDR, semver, and
+ * `duration.getMilliseconds()` (whose @bufbuild/cel result differs from cel-go's). Map literals
+ * mixing value types wrap values in `dyn()`, as the API server's HomogeneousAggregateLiterals requires.
+ */
+
+/** A CEL string literal (single-quoted, escaped). */
+export function str(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The pod spec of any workload kind (section 0's PT). */
+export const POD_SPEC =
+  "object.kind == 'Pod' ? object.spec : object.kind == 'CronJob' ? object.spec.jobTemplate.spec.template.spec : object.spec.template.spec";
+
+/** The pod template's metadata (the object's own for a Pod), `{}` when absent. */
+export const POD_META =
+  "object.kind == 'Pod' ? object.metadata : object.kind == 'CronJob' ? (has(object.spec.jobTemplate.spec.template.metadata) ? object.spec.jobTemplate.spec.template.metadata : {}) : (has(object.spec.template.metadata) ? object.spec.template.metadata : {})";
+
+/** Variables every workload policy defines, in order (later ones use earlier ones). */
+export const WORKLOAD_VARIABLES: { name: string; expression: string }[] = [
+  { name: 'podSpec', expression: POD_SPEC },
+  { name: 'podMeta', expression: POD_META },
+  { name: 'mains', expression: 'has(variables.podSpec.containers) ? variables.podSpec.containers : []' },
+  { name: 'inits', expression: 'has(variables.podSpec.initContainers) ? variables.podSpec.initContainers : []' },
+  { name: 'sidecars', expression: "variables.inits.filter(c, has(c.restartPolicy) && c.restartPolicy == 'Always')" },
+  { name: 'grace', expression: 'has(variables.podSpec.terminationGracePeriodSeconds) ? variables.podSpec.terminationGracePeriodSeconds : 30' },
+];
+
+/**
+ * Whether annotation `key` is written on the pod template or the object (the linter's
+ * Workload.annotations: object metadata overlaid with the template's). Needs `variables.podMeta`.
+ */
+export function annHas(key: string): string {
+  const k = str(key);
+  return `((has(variables.podMeta.annotations) && ${k} in variables.podMeta.annotations) || (has(object.metadata.annotations) && ${k} in object.metadata.annotations))`;
+}
+
+/** The value of annotation `key` (template wins over the object), '' when absent. */
+export function ann(key: string): string {
+  const k = str(key);
+  return `((has(variables.podMeta.annotations) && ${k} in variables.podMeta.annotations) ? variables.podMeta.annotations[${k}] : (has(object.metadata.annotations) && ${k} in object.metadata.annotations) ? object.metadata.annotations[${k}] : '')`;
+}
+
+/** The same lookup without variables (matchConditions cannot use them). */
+function annDirect(key: string): string {
+  const k = str(key);
+  return bind(POD_META, 'pm', `(has(pm.annotations) && ${k} in pm.annotations) ? pm.annotations[${k}] : (has(object.metadata.annotations) && ${k} in object.metadata.annotations) ? object.metadata.annotations[${k}] : ''`);
+}
+
+/** matchCondition: the object is not managed by a controller (the linter skips those; their owner is judged). */
+export const NOT_OWNED = '!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller == true)';
+
+/** matchCondition: `kubegrace.dev/ignore` on the object or its pod template does not name the rule (or `all`). */
+export function notSuppressed(ruleId: string, workload: boolean): string {
+  const v = workload ? annDirect('kubegrace.dev/ignore') : `(has(object.metadata.annotations) && 'kubegrace.dev/ignore' in object.metadata.annotations ? object.metadata.annotations['kubegrace.dev/ignore'] : '')`;
+  return `!${v}.split(',').exists(s, s.trim() == ${str(ruleId)} || s.trim() == 'all')`;
+}
+
+/**
+ * Binds `value` to `name` inside `body` without cel.bind (not in @bufbuild/cel): a one-element list
+ * mapped once. Keeps expressions linear in size where a value is used several times.
+ */
+export function bind(value: string, name: string, body: string): string {
+  return `[${value}].map(${name}, ${body})[0]`;
+}
+
+/** Whitespace RE2's \s knows, made plain spaces so that split(' ') tokenizes like the linter's regexes. */
+function tokens(s: string): string {
+  return `${s}.replace('\\t', ' ').replace('\\n', ' ').replace('\\r', ' ').replace('\\f', ' ').split(' ').filter(t, t != '')`;
+}
+
+/**
+ * Seconds from a hint value (lib/timeline/duration parseSeconds): a number ("20", "2.5") or a Go
+ * duration of whole units ("1m30s"); -2.0 when unreadable. Durations with fractions or units below
+ * a second are left unread here (the linter reads them; none occurs in practice for these hints).
+ */
+export function seconds(s: string): string {
+  return bind(`${s}.trim()`, 'sv', `sv.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(sv) : sv.matches('^([0-9]{1,6}(h|m|s)){1,3}$') ? double(duration(sv).getSeconds()) : -2.0`);
+}
+
+/** coreutils `sleep` argument then Go duration (lib/timeline/prestop durationOf); -2.0 when unreadable. */
+export function sleepSeconds(s: string): string {
+  const mult = `(ss.endsWith('m') ? 60.0 : ss.endsWith('h') ? 3600.0 : ss.endsWith('d') ? 86400.0 : 1.0)`;
+  return bind(
+    `${s}.trim()`,
+    'ss',
+    `ss.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(ss) : ss.matches('^[0-9]+[smhd]$') ? double(ss.substring(0, size(ss) - 1)) * ${mult} : ss.matches('^([0-9]{1,6}(h|m|s)){1,3}$') ? double(duration(ss).getSeconds()) : -2.0`,
+  );
+}
+
+const SLEEP_BIN = '^(?:/usr)?(?:/bin/)?sleep$';
+const SHELL = '^(?:/usr)?(?:/bin/)?(?:ba|da|a)?sh$';
+const ONLY = '^(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*;?$';
+const FIRST = '^(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*(?:;|&&)';
+
+/** Raised when a policy parameter cannot be expressed in CEL; the message says which and why. */
+export class ExportError extends Error {}
+
+/**
+ * A wait-command pattern (grace-period-budget param `waitPatterns`) in CEL: the pattern must end
+ * with ` (?<d>\S+)$` (the duration is the last word), which CEL can read without capture groups.
+ */
+function waitPattern(p: string): string {
+  const tail = ' (?<d>\\S+)$';
+  if (!p.endsWith(tail) || /\(\?<|\(\?[=!]/.test(p.slice(0, -tail.length))) {
+    throw new ExportError(`waitPatterns entry ${JSON.stringify(p)} cannot be evaluated in CEL: it must end with " (?<d>\\S+)$" (the duration as the last word) and use no other named group or lookaround`);
+  }
+  return p.slice(0, -tail.length) + ' \\S+$';
+}
+
+/**
+ * The preStop delay of container `c` in seconds (lib/timeline/prestop classifyPreStop):
+ * >= 0 known, -1.0 no hook, -2.0 a hook of unknown duration.
+ */
+export function preStopSeconds(c: string, waitPatterns: string[]): string {
+  return preStop(c, waitPatterns, false);
+}
+
+/** The seconds of an exec preStop that runs only a sleep (the linter's kind `exec-sleep`), else -2.0. */
+export function execSleepSeconds(c: string): string {
+  return preStop(c, [], true);
+}
+
+function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean): string {
+  // jn: the command joined by spaces; tk: the shell script's words; ov/fv: "sleep N" alone / first.
+  let wait = '-2.0';
+  for (const p of [...waitPatterns].reverse()) {
+    const last = `jn.split(' ')[size(jn.split(' ')) - 1]`;
+    wait = `(jn.matches(${str(waitPattern(p))}) && ${sleepSeconds(last)} >= 0.0 ? ${sleepSeconds(last)} : ${wait})`;
+  }
+  const waitVal = wait === '-2.0' ? wait : bind("cmd.join(' ').trim()", 'jn', wait);
+  const lastTok = 'tk[size(tk) - 1]';
+  const onlyArg = `(${lastTok} == ';' && size(tk) > 1 ? tk[size(tk) - 2] : ${lastTok}.endsWith(';') ? ${lastTok}.substring(0, size(${lastTok}) - 1) : ${lastTok})`;
+  const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
+  const firstVal = `(sc.matches(${str(FIRST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds("tk[1].split(';')[0].split('&&')[0]"))} : -2.0)`;
+  const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${waitVal}`)}`);
+  const shell = bind('cmd[2].trim()', 'sc', shellBody);
+  const exec = bind(
+    'h.exec.command',
+    'cmd',
+    `size(cmd) == 2 && cmd[0].matches(${str(SLEEP_BIN)}) ? ${sleepSeconds('cmd[1]')} : size(cmd) == 3 && cmd[0].matches(${str(SHELL)}) && cmd[1] == '-c' ? ${shell} : ${waitVal}`,
+  );
+  const sleepAction = onlyExecSleep ? 'has(h.sleep) ? -2.0 : ' : 'has(h.sleep) ? (has(h.sleep.seconds) ? double(h.sleep.seconds) : -2.0) : ';
+  const handler = `${sleepAction}has(h.httpGet) || has(h.tcpSocket) || !has(h.exec) || !has(h.exec.command) ? -2.0 : ${exec}`;
+  return `(!has(${c}.lifecycle) || !has(${c}.lifecycle.preStop) ? -1.0 : ${bind(`${c}.lifecycle.preStop`, 'h', handler)})`;
+}
+
+/** `kubegrace.dev/drain-seconds`, else 10 (lib/timeline/budget drainSeconds). */
+export const DRAIN_SECONDS = bind(seconds(ann('kubegrace.dev/drain-seconds')), 'dv', 'dv >= 0.0 ? dv : 10.0');
+
+/**
+ * Variables reading `kubegrace.dev/sidecar-drain-seconds` ("5", or "istio-proxy=2,fluent-bit=10";
+ * lib/timeline/addends parseSidecarDrainHint): the readable `name=value` entries and the last
+ * readable bare value (-1.0 when none).
+ */
+export const SIDECAR_HINT_VARIABLES: { name: string; expression: string }[] = [
+  { name: 'drainHint', expression: `${ann('kubegrace.dev/sidecar-drain-seconds')}.split(',').map(p, p.trim()).filter(p, p != '')` },
+  {
+    name: 'drainNamed',
+    expression: `variables.drainHint.filter(e, e.indexOf('=') > 0 && e.substring(0, e.indexOf('=')).trim() != '' && ${seconds("e.substring(e.indexOf('=') + 1)")} >= 0.0).map(e, {'name': dyn(e.substring(0, e.indexOf('=')).trim()), 'v': dyn(${seconds("e.substring(e.indexOf('=') + 1)")})})`,
+  },
+  {
+    name: 'drainAll',
+    expression: bind(`variables.drainHint.filter(e, e.indexOf('=') < 0 && ${seconds('e')} >= 0.0)`, 'ba', `size(ba) == 0 ? -1.0 : ${seconds('ba[size(ba) - 1]')}`),
+  },
+];
+
+/** The drain seconds of a native sidecar named by the CEL string `name` (the last entry for it wins), else the bare value, else 5. */
+export function sidecarDrain(name: string): string {
+  return bind(
+    `variables.drainNamed.filter(e, e.name == ${name})`,
+    'dn',
+    `size(dn) > 0 ? dn[size(dn) - 1].v : variables.drainAll >= 0.0 ? variables.drainAll : 5.0`,
+  );
+}
+
+/** Native sidecars beyond this many are not summed (CEL here has no fold): the policies then do not judge. */
+export const MAX_SUMMED_SIDECARS = 16;
+
+const LINKERD_NATIVE = ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'];
+
+/** A container named `name` among the main containers or native sidecars. */
+function hasContainer(name: string): string {
+  return `(variables.mains.exists(c, c.name == ${str(name)}) || variables.sidecars.exists(c, c.name == ${str(name)}))`;
+}
+
+const HOST_NETWORK = '(has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true)';
+
+/**
+ * lib/timeline/addends injectedNativeProxies, judged from the object alone (no Namespace): a mesh
+ * proxy the injector will add as a native sidecar because an annotation asks for native mode.
+ */
+export function injectedLinkerd(): string {
+  let mode = 'false';
+  for (const k of [...LINKERD_NATIVE].reverse()) mode = `(${annHas(k)} ? ${ann(k)}.trim() == 'true' : ${mode})`;
+  const inject = `${ann('linkerd.io/inject')}.trim()`;
+  return `(!${hasContainer('linkerd-proxy')} && !${HOST_NETWORK} && ${annHas('linkerd.io/inject')} && (${inject} == 'enabled' || ${inject} == 'ingress') && ${mode})`;
+}
+
+export function injectedIstio(): string {
+  const labels = `(has(variables.podMeta.labels) && 'sidecar.istio.io/inject' in variables.podMeta.labels)`;
+  const podInject = `(${labels} ? variables.podMeta.labels['sidecar.istio.io/inject'] : ${ann('sidecar.istio.io/inject')}).trim()`;
+  const gateway = `${ann('inject.istio.io/templates')}.split(',').exists(t, t.trim() == 'gateway')`;
+  return `(!${hasContainer('istio-proxy')} && !${HOST_NETWORK} && ${podInject} == 'true' && !${gateway} && ${annHas('sidecar.istio.io/nativeSidecar')} && ${ann('sidecar.istio.io/nativeSidecar')}.trim() != 'false')`;
+}
+
+/** Σ drain of native sidecars (present and injected), the "M" of TERM-001 (lib/timeline/addends shutdownAddends). Needs SIDECAR_HINT_VARIABLES and `sidecarDrains`. */
+export const ADDEND_VARIABLES: { name: string; expression: string }[] = [
+  ...SIDECAR_HINT_VARIABLES,
+  { name: 'sidecarDrains', expression: `variables.sidecars.map(s, ${sidecarDrain('s.name')})` },
+];
+
+export function addendSeconds(): string {
+  const terms: string[] = [];
+  for (let i = 0; i < MAX_SUMMED_SIDECARS; i++) terms.push(`(size(variables.sidecarDrains) > ${i} && variables.sidecarDrains[${i}] > 0.0 ? variables.sidecarDrains[${i}] : 0.0)`);
+  terms.push(
+    `(${injectedLinkerd()} ? ${bind(sidecarDrain("'linkerd-proxy'"), 'lk', 'lk > 0.0 ? lk : 0.0')} : 0.0)`,
+    `(${injectedIstio()} ? ${bind(sidecarDrain("'istio-proxy'"), 'ip', 'ip > 0.0 ? ip : 0.0')} : 0.0)`,
+  );
+  return terms.join(' + ');
+}

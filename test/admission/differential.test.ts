@@ -1,0 +1,187 @@
+/**
+ * The exported admission policies agree with the linter: for every workload-bearing object of the
+ * corpus and of every rule table (test/rules/*.test.ts), each exported validation fires exactly when
+ * `kubegrace lint` on that object alone reports the rule's condition at that severity, and each
+ * mutation repairs what the linter's safe fix repairs, to the same value, idempotently. Both sides
+ * are computed by running the real code: the linter, and the policies in a CEL evaluator.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { stringify } from 'yaml';
+import { exportPolicies, ExportResult } from '../../lib/admission/policies';
+import { ResolvedPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { Finding } from '../../lib/engine/types';
+import { KubeVersion } from '../../lib/engine/version';
+import { parseText } from '../../lib/model/parse';
+import { JsonObject } from '../../lib/model/types';
+import { workloadOf } from '../../lib/model/workload';
+import { ALL_RULES } from '../../lib/rules';
+import { applyPatches, mutate, validate } from './evaluator';
+import { collectTableCases, TableCase } from './table-cases';
+
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
+const CORPUS_VERSION = '1.34';
+
+interface Subject {
+  origin: string;
+  raw: JsonObject;
+  version: string;
+  params?: { ruleId: string; params: Record<string, unknown> };
+}
+
+function policyFor(s: Subject): ResolvedPolicy {
+  return { name: 'test', rules: new Map(s.params ? [[s.params.ruleId, { params: s.params.params }]] : []), customRules: [] };
+}
+
+/** Lints one object alone (what admission sees) with every rule. */
+function lintAlone(raw: JsonObject, s: Subject): Finding[] {
+  const r = lintSources([{ file: 'object.yaml', text: stringify(raw) }], { rules: ALL_RULES, policy: policyFor(s), version: KubeVersion.parse(s.version) });
+  return r.findings;
+}
+
+const exported = new Map<string, ExportResult>();
+function exportFor(s: Subject): ExportResult {
+  const key = `${s.version} ${JSON.stringify(s.params ?? null)}`;
+  let e = exported.get(key);
+  if (!e) exported.set(key, (e = exportPolicies({ rules: ALL_RULES, policy: policyFor(s), version: KubeVersion.parse(s.version), mode: 'both' })));
+  return e;
+}
+
+function subjectsOf(text: string, origin: string, version: string, params?: Subject['params']): Subject[] {
+  const parsed = parseText(origin, text);
+  return parsed.objects
+    .filter((o) => o.kind === 'PodDisruptionBudget' || workloadOf(o) !== undefined)
+    .map((o) => ({ origin: `${origin} ${o.kind}/${o.name}`, raw: o.raw, version, params }));
+}
+
+function corpusSubjects(): Subject[] {
+  const files = fs.readdirSync(CORPUS).filter((f) => /\.ya?ml$/.test(f)).sort();
+  return files.flatMap((f) => subjectsOf(fs.readFileSync(path.join(CORPUS, f), 'utf8'), `corpus/${f}`, CORPUS_VERSION));
+}
+
+function caseSubjects(cases: TableCase[]): Subject[] {
+  return cases
+    .filter((c) => KubeVersion.parse(c.kubeVersion ?? '1.33').atLeast(1, 30))
+    .flatMap((c) => subjectsOf(c.yaml, `table ${c.ruleId}: ${c.name}`, c.kubeVersion ?? '1.33', c.params ? { ruleId: c.ruleId, params: c.params } : undefined));
+}
+
+interface Divergence {
+  object: string;
+  rule: string;
+  detail: string;
+}
+
+function withServedHint(raw: JsonObject): JsonObject {
+  const copy = JSON.parse(JSON.stringify(raw)) as JsonObject;
+  const tmpl = copy.kind === 'Pod' ? copy : ((copy.spec as JsonObject)?.template as JsonObject | undefined);
+  if (!tmpl) return copy;
+  const meta = ((tmpl.metadata as JsonObject | undefined) ?? (tmpl.metadata = {})) as JsonObject;
+  meta.annotations = { ...((meta.annotations as JsonObject | undefined) ?? {}), 'kubegrace.dev/served': 'true' };
+  return copy;
+}
+
+/**
+ * Each object as written, and once more marked served by the hint (`kubegrace.dev/served: "true"`,
+ * the one way an admitted object can say a Service routes to it), so rules the linter judges only on
+ * served workloads are compared too.
+ */
+function withTwins(subjects: Subject[]): Subject[] {
+  return subjects.flatMap((s) => (s.raw.kind === 'PodDisruptionBudget' ? [s] : [s, { ...s, origin: `${s.origin} [served hint]`, raw: withServedHint(s.raw) }]));
+}
+
+function check(all: Subject[]): { divergences: Divergence[]; stats: Record<string, number>; perPolicy: Map<string, { fired: number; silent: number }> } {
+  const subjects = withTwins(all);
+  const divergences: Divergence[] = [];
+  const stats: Record<string, number> = { objects: subjects.length, verdicts: 0, fired: 0, repaired: 0 };
+  const perPolicy = new Map<string, { fired: number; silent: number }>();
+  for (const s of subjects) {
+    const e = exportFor(s);
+    const findings = lintAlone(s.raw, s).filter((f) => !f.suppressed);
+    for (const v of e.validations) {
+      stats.verdicts++;
+      let policy: string[] | undefined;
+      try {
+        policy = v.kinds.includes(String(s.raw.kind)) ? validate(v.policy, s.raw) : undefined;
+      } catch (err) {
+        divergences.push({ object: s.origin, rule: `${v.ruleId} (${v.conditionSeverity})`, detail: `policy evaluation error: ${(err as Error).message}` });
+        continue;
+      }
+      const linter = findings.filter((f) => f.ruleId === v.ruleId && f.severity === v.conditionSeverity);
+      if (policy) stats.fired++;
+      const key = `${v.ruleId} (${v.conditionSeverity})`;
+      const pp = perPolicy.get(key) ?? { fired: 0, silent: 0 };
+      if (policy) pp.fired++;
+      else pp.silent++;
+      perPolicy.set(key, pp);
+      if (!!policy !== linter.length > 0) {
+        divergences.push({
+          object: s.origin,
+          rule: `${v.ruleId} (${v.conditionSeverity})`,
+          detail: policy ? `policy fires (${policy[0]}), linter does not` : `linter fires (${linter[0].message}), policy does not`,
+        });
+      }
+    }
+    for (const m of e.mutations) {
+      if (!m.kinds.includes(String(s.raw.kind))) continue;
+      const where = { object: s.origin, rule: `${m.ruleId} (repair)` };
+      try {
+        const patches = mutate(m.policy, s.raw);
+        const safe = findings.filter((f) => f.ruleId === m.ruleId && f.fix?.safety === 'safe');
+        if (!patches.length) {
+          if (safe.length) divergences.push({ ...where, detail: `linter offers a safe fix (${safe[0].fix!.description}), policy does not repair` });
+          continue;
+        }
+        stats.repaired++;
+        // The value must be the linter's: its own safe fix, or (for a repair the linter gives only
+        // served workloads) the fix it gives the same object marked served.
+        const offer = safe.length ? safe : lintAlone(withServedHint(s.raw), s).filter((f) => f.ruleId === m.ruleId && !f.suppressed && f.fix?.safety === 'safe');
+        const edits = offer.flatMap((f) => f.fix!.edits).filter((x) => x.op === 'set');
+        for (const p of patches) {
+          const edit = edits.find((x) => x.op === 'set' && x.pointer === p.path);
+          if (!edit || edit.op !== 'set' || JSON.stringify(edit.value) !== JSON.stringify(p.value)) {
+            divergences.push({ ...where, detail: `policy patches ${p.path} = ${JSON.stringify(p.value)}; the linter's safe fix: ${JSON.stringify(edits)}` });
+          }
+        }
+        const repaired = applyPatches(s.raw, patches);
+        const after = lintAlone(repaired, s).filter((f) => f.ruleId === m.ruleId && !f.suppressed && f.fix?.safety === 'safe');
+        if (after.length) divergences.push({ ...where, detail: `re-linted after the repair, still: ${after[0].message}` });
+        const again = mutate(m.policy, repaired);
+        if (again.length) divergences.push({ ...where, detail: `not idempotent: re-admission patches ${JSON.stringify(again)}` });
+      } catch (err) {
+        divergences.push({ ...where, detail: `policy evaluation error: ${(err as Error).message}` });
+      }
+    }
+  }
+  return { divergences, stats, perPolicy };
+}
+
+function report(d: Divergence[]): string[] {
+  return d.map((x) => `${x.object} | ${x.rule} | ${x.detail}`);
+}
+
+describe('exported admission policies agree with the linter', () => {
+  test('every workload-bearing object of the corpus', () => {
+    const subjects = corpusSubjects();
+    expect(subjects.length).toBeGreaterThan(140);
+    const { divergences, stats } = check(subjects);
+    expect(report(divergences)).toEqual([]);
+    // The comparison is not vacuous: policies fire and repair on the corpus.
+    expect(stats.fired).toBeGreaterThan(0);
+    process.stdout.write(`corpus: ${JSON.stringify(stats)}\n`);
+  });
+
+  test('every workload-bearing object of every rule table case', () => {
+    const cases = collectTableCases();
+    expect(cases.length).toBeGreaterThan(100);
+    const { divergences, stats, perPolicy } = check(caseSubjects(cases));
+    expect(report(divergences)).toEqual([]);
+    // Not vacuous: every exported validation both fires and stays silent on some table case.
+    const vacuous = [...perPolicy].filter(([, c]) => c.fired === 0 || c.silent === 0).map(([k, c]) => `${k}: fired ${c.fired}, silent ${c.silent}`);
+    expect(vacuous).toEqual([]);
+    process.stdout.write(`per policy: ${[...perPolicy].map(([k, c]) => `${k} ${c.fired}/${c.fired + c.silent}`).join(', ')}\n`);
+    expect(stats.fired).toBeGreaterThan(20);
+    expect(stats.repaired).toBeGreaterThan(0);
+    process.stdout.write(`tables: ${cases.length} cases, ${JSON.stringify(stats)}\n`);
+  });
+});

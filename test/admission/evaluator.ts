@@ -1,0 +1,139 @@
+/**
+ * Evaluates exported admission policies the way the API server does, with a real CEL
+ * implementation (@bufbuild/cel 0.6.1 and its strings extension): matchConstraints by kind,
+ * matchConditions, variables in order, then validations (VAP) or JSON patches (MAP).
+ *
+ * Differences from the API server, kept as small as possible:
+ * - objects are given as the API server decodes them: JSON integers are CEL ints, other numbers
+ *   doubles, and nulls are absent (a typed decode drops them);
+ * - `JSONPatch{op: ..., path: ..., value: ...}` is read as a map literal (@bufbuild/cel has no
+ *   JSONPatch type); the patch semantics (RFC 6902 add) are applied here.
+ */
+import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { Json, JsonObject } from '../../lib/model/types';
+
+const env = celEnv({ funcs: strings });
+type Program = (ctx: Record<string, unknown>) => unknown;
+const cache = new Map<string, Program>();
+
+export function compile(expr: string): Program {
+  let p = cache.get(expr);
+  if (!p) {
+    const text = expr.replace(/JSONPatch\{op:/g, "{'op':").replace(/, path:/g, ", 'path':").replace(/, value:/g, ", 'value':");
+    p = plan(env, parse(text)) as unknown as Program;
+    cache.set(expr, p);
+  }
+  return p;
+}
+
+/** A JSON object as the API server hands it to CEL. */
+export function toCel(v: Json): unknown {
+  if (Array.isArray(v)) return v.filter((x) => x !== null).map(toCel);
+  if (v !== null && typeof v === 'object') {
+    const m = new Map<string, unknown>();
+    for (const [k, x] of Object.entries(v)) if (x !== null) m.set(k, toCel(x));
+    return m;
+  }
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  return v;
+}
+
+/** A CEL value back to JSON (for patch values and messages). */
+export function fromCel(v: unknown): Json {
+  if (typeof v === 'bigint') return Number(v);
+  if (isCelList(v)) return [...(v as Iterable<unknown>)].map(fromCel);
+  if (isCelMap(v)) {
+    const o: JsonObject = {};
+    const m = v as unknown as { entries(): Iterable<[unknown, unknown]> };
+    for (const [k, x] of m.entries()) o[String(fromCel(k))] = fromCel(x);
+    return o;
+  }
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  throw new Error(`unexpected CEL value ${String(v)}`);
+}
+
+export class CelEvalError extends Error {}
+
+function evalExpr(expr: string, ctx: Record<string, unknown>, what: string): unknown {
+  const r = compile(expr)(ctx);
+  if (isCelError(r)) throw new CelEvalError(`${what}: ${(r as Error).message}`);
+  return r;
+}
+
+interface PolicyLike {
+  kind: string;
+  spec: {
+    matchConditions?: { name: string; expression: string }[];
+    variables?: { name: string; expression: string }[];
+    validations?: { expression: string; messageExpression: string }[];
+    mutations?: { patchType: string; jsonPatch: { expression: string } }[];
+  };
+}
+
+function prepare(policy: JsonObject, obj: JsonObject): { ctx: Record<string, unknown>; matched: boolean } {
+  const p = policy as unknown as PolicyLike;
+  const object = toCel(obj);
+  const base = { object, oldObject: null, request: new Map(), params: null };
+  for (const c of p.spec.matchConditions ?? []) {
+    const r = evalExpr(c.expression, base, `matchCondition ${c.name}`);
+    if (typeof r !== 'boolean') throw new CelEvalError(`matchCondition ${c.name} is not a bool`);
+    if (!r) return { ctx: base, matched: false };
+  }
+  const variables = new Map<string, unknown>();
+  const ctx = { ...base, variables };
+  for (const v of p.spec.variables ?? []) variables.set(v.name, evalExpr(v.expression, ctx, `variable ${v.name}`));
+  return { ctx, matched: true };
+}
+
+/** Runs a ValidatingAdmissionPolicy (kinds already matched): undefined when it admits, else the messages. */
+export function validate(policy: JsonObject, obj: JsonObject): string[] | undefined {
+  const { ctx, matched } = prepare(policy, obj);
+  if (!matched) return undefined;
+  const messages: string[] = [];
+  for (const v of (policy as unknown as PolicyLike).spec.validations ?? []) {
+    const ok = evalExpr(v.expression, ctx, 'validation');
+    if (typeof ok !== 'boolean') throw new CelEvalError('validation is not a bool');
+    if (ok) continue;
+    const m = evalExpr(v.messageExpression, ctx, 'messageExpression');
+    if (typeof m !== 'string') throw new CelEvalError('messageExpression is not a string');
+    messages.push(m);
+  }
+  return messages.length ? messages : undefined;
+}
+
+export interface Patch {
+  op: string;
+  path: string;
+  value: Json;
+}
+
+/** Runs a MutatingAdmissionPolicy (kinds already matched): the JSON patches it returns. */
+export function mutate(policy: JsonObject, obj: JsonObject): Patch[] {
+  const { ctx, matched } = prepare(policy, obj);
+  if (!matched) return [];
+  const out: Patch[] = [];
+  for (const m of (policy as unknown as PolicyLike).spec.mutations ?? []) {
+    const r = fromCel(evalExpr(m.jsonPatch.expression, ctx, 'jsonPatch'));
+    if (!Array.isArray(r)) throw new CelEvalError('jsonPatch expression is not a list');
+    for (const p of r) out.push(p as unknown as Patch);
+  }
+  return out;
+}
+
+/** RFC 6902 "add" (the only op the repairs use): the parent must exist; an existing member is replaced. */
+export function applyPatches(obj: JsonObject, patches: Patch[]): JsonObject {
+  const out = JSON.parse(JSON.stringify(obj)) as JsonObject;
+  for (const p of patches) {
+    if (p.op !== 'add') throw new Error(`unsupported op ${p.op}`);
+    const segs = p.path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let cur: Json = out;
+    for (const s of segs.slice(0, -1)) {
+      if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !(s in cur)) throw new Error(`patch path ${p.path}: parent does not exist`);
+      cur = (cur as JsonObject)[s];
+    }
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) throw new Error(`patch path ${p.path}: parent is not an object`);
+    (cur as JsonObject)[segs[segs.length - 1]] = p.value;
+  }
+  return out;
+}
