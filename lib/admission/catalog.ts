@@ -376,6 +376,8 @@ export const NOT_EXPORTED: Record<string, string> = {
   'daemonset-surge': 'recognises node-level proxies from the catalog of well-known workloads; not yet translated',
   'replicas-not-spread': `${NEEDS_OTHERS}: served status and HPA minReplicas`,
   'spread-blocks-surge': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge`,
+  'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,
+  'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration or APIService, the backing Service, workload and PDBs`,
 };
 
 export interface AdmissionSupport {
@@ -390,5 +392,5 @@ export function admissionSupport(ruleId: string): AdmissionSupport {
   const a = ADMISSION[ruleId];
   if (!a) return { validate: false, mutate: false, note: NOT_EXPORTED[ruleId] ?? 'not exported: no CEL translation of this rule exists yet' };
   const notes = [a.restriction, a.notValidated && `not validated: ${a.notValidated}`, a.mutateNote && `repair: ${a.mutateNote}`].filter(Boolean);
-  return { validate: !!a.validate, mutate: !!a.mutate, note: notes.join('; ') };
+  return { validate: !!a.validate, mutate: !!a.mutate, note: notes.length ? notes.join('; ') : 'every condition, judged from the admitted object alone' };
 }
