@@ -15,7 +15,8 @@ import {
   execSleepSeconds,
   ExportError,
   MAX_SUMMED_SIDECARS,
-  preStopSeconds,
+  hintedPreStopSeconds,
+  PRESTOP_HINT_VARIABLES,
   str,
 } from './cel';
 
@@ -115,7 +116,8 @@ spec:
 /** Variables of grace-period-budget: per main container its preStop seconds, the drain and the addend. */
 function budgetVariables(waitPatterns: string[]): CelVariable[] {
   return [
-    { name: 'preStops', expression: `variables.mains.map(c, ${preStopSeconds('c', waitPatterns)})` },
+    ...PRESTOP_HINT_VARIABLES,
+    { name: 'preStops', expression: `variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns)})` },
     { name: 'drainDeclared', expression: annHasDrain() },
     { name: 'drain', expression: DRAIN_SECONDS },
     ...ADDEND_VARIABLES,
@@ -158,7 +160,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const vars = budgetVariables(patterns).filter((v) => v.name !== 'preStops');
       const errPred = 'r.s >= 0.0 && r.s >= double(variables.grace)';
       // Each main container's name with its preStop seconds (a map of mixed types: dyn).
-      const withRows: CelVariable = { name: 'rows', expression: `variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${preStopSeconds('c', patterns)})})` };
+      const withRows: CelVariable = { name: 'rows', expression: `variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns)})})` };
       const warnPred =
         `(r.s >= 0.0 || (r.s == -1.0 && variables.drainDeclared)) && !(${errPred}) && ` +
         `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.drain + variables.addend > double(variables.grace)`;
@@ -176,11 +178,12 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           severity: 'warning',
           kinds: WORKLOADS,
           variables: [...vars, withRows],
-          expression: `${gate}variables.grace == 0 || !variables.rows.exists(r, ${warnPred})`,
+          // A prestop-seconds hint that cannot be read is reported whatever routes to the pods.
+          expression: `!variables.hookBad && (${gate}variables.grace == 0 || !variables.rows.exists(r, ${warnPred}))`,
           messageExpression:
-            `${prefix('grace-period-budget', 'warning')} + 'container "' + variables.rows.filter(r, ${warnPred})[0].name + '": preStop ' + ` +
+            `${prefix('grace-period-budget', 'warning')} + (variables.hookBad ? 'kubegrace.dev/prestop-seconds cannot be read: write seconds ("25"), a duration ("25s") or name=seconds entries ("app=25,worker=40"); the hook is not judged' : 'container "' + variables.rows.filter(r, ${warnPred})[0].name + '": preStop ' + ` +
             `${secs(`(variables.rows.filter(r, ${warnPred})[0].s < 0.0 ? 0.0 : variables.rows.filter(r, ${warnPred})[0].s)`)} + ' + drain ' + ${secs('variables.drain')} + ' + addend ' + ${secs('variables.addend')} + ` +
-            `' exceeds terminationGracePeriodSeconds ' + string(variables.grace) + 's: raise it to preStop + drain + addend + 5s'`,
+            `' exceeds terminationGracePeriodSeconds ' + string(variables.grace) + 's: raise it to preStop + drain + addend + 5s')`,
         },
       ];
     },

@@ -82,13 +82,24 @@ function tokens(s: string): string {
   return `${s}.replace('\\t', ' ').replace('\\n', ' ').replace('\\r', ' ').replace('\\f', ' ').split(' ').filter(t, t != '')`;
 }
 
+/** The regular expression of lib/timeline/duration parseGoDuration, digits bounded so that duration() cannot overflow. */
+const GO_DURATION = "'^([0-9]{1,9}(\\\\.[0-9]{1,9})?(ns|us|µs|ms|s|m|h))+$'";
+
+/**
+ * A Go duration string (already matching GO_DURATION) in seconds, to the millisecond: whole seconds
+ * from getSeconds(), the rest as the milliseconds of a duration below one second (where
+ * getMilliseconds() means the same in cel-go and @bufbuild/cel).
+ */
+function goDuration(v: string): string {
+  return bind(`duration(${v})`, 'gd', "double(gd.getSeconds()) + double((gd - duration(string(gd.getSeconds()) + 's')).getMilliseconds()) / 1000.0");
+}
+
 /**
  * Seconds from a hint value (lib/timeline/duration parseSeconds): a number ("20", "2.5") or a Go
- * duration of whole units ("1m30s"); -2.0 when unreadable. Durations with fractions or units below
- * a second are left unread here (the linter reads them; none occurs in practice for these hints).
+ * duration ("1m30s", "500ms"); -2.0 when unreadable.
  */
 export function seconds(s: string): string {
-  return bind(`${s}.trim()`, 'sv', `sv.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(sv) : sv.matches('^([0-9]{1,6}(h|m|s)){1,3}$') ? double(duration(sv).getSeconds()) : -2.0`);
+  return bind(`${s}.trim()`, 'sv', `sv.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(sv) : sv == '0' ? 0.0 : sv.matches(${GO_DURATION}) ? ${goDuration('sv')} : -2.0`);
 }
 
 /** coreutils `sleep` argument then Go duration (lib/timeline/prestop durationOf); -2.0 when unreadable. */
@@ -97,7 +108,7 @@ export function sleepSeconds(s: string): string {
   return bind(
     `${s}.trim()`,
     'ss',
-    `ss.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(ss) : ss.matches('^[0-9]+[smhd]$') ? double(ss.substring(0, size(ss) - 1)) * ${mult} : ss.matches('^([0-9]{1,6}(h|m|s)){1,3}$') ? double(duration(ss).getSeconds()) : -2.0`,
+    `ss.matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(ss) : ss.matches('^[0-9]+(\\\\.[0-9]+)?[smhd]$') ? double(ss.substring(0, size(ss) - 1)) * ${mult} : ss == '0' ? 0.0 : ss.matches(${GO_DURATION}) ? ${goDuration('ss')} : -2.0`,
   );
 }
 
@@ -162,29 +173,59 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean): str
 export const DRAIN_SECONDS = bind(seconds(ann('kubegrace.dev/drain-seconds')), 'dv', 'dv >= 0.0 ? dv : 10.0');
 
 /**
- * Variables reading `kubegrace.dev/sidecar-drain-seconds` ("5", or "istio-proxy=2,fluent-bit=10";
- * lib/timeline/addends parseSidecarDrainHint): the readable `name=value` entries and the last
- * readable bare value (-1.0 when none).
+ * Variables reading a per-container seconds hint ("5" for all, or "app=25,worker=40"; the parsers
+ * of lib/timeline: parseSidecarDrainHint, parsePreStopHint): `<prefix>Entries` (the non-empty
+ * entries), `<prefix>Named` (readable name=value entries as maps), `<prefix>All` (the last readable
+ * bare value, -1.0 when none) and `<prefix>Bad` (whether some entry cannot be read).
  */
-export const SIDECAR_HINT_VARIABLES: { name: string; expression: string }[] = [
-  { name: 'drainHint', expression: `${ann('kubegrace.dev/sidecar-drain-seconds')}.split(',').map(p, p.trim()).filter(p, p != '')` },
-  {
-    name: 'drainNamed',
-    expression: `variables.drainHint.filter(e, e.indexOf('=') > 0 && e.substring(0, e.indexOf('=')).trim() != '' && ${seconds("e.substring(e.indexOf('=') + 1)")} >= 0.0).map(e, {'name': dyn(e.substring(0, e.indexOf('=')).trim()), 'v': dyn(${seconds("e.substring(e.indexOf('=') + 1)")})})`,
-  },
-  {
-    name: 'drainAll',
-    expression: bind(`variables.drainHint.filter(e, e.indexOf('=') < 0 && ${seconds('e')} >= 0.0)`, 'ba', `size(ba) == 0 ? -1.0 : ${seconds('ba[size(ba) - 1]')}`),
-  },
-];
+export function hintVariables(prefix: string, key: string): { name: string; expression: string }[] {
+  const value = "e.substring(e.indexOf('=') + 1)";
+  const name = "e.substring(0, e.indexOf('=')).trim()";
+  return [
+    { name: `${prefix}Entries`, expression: `${ann(key)}.split(',').map(p, p.trim()).filter(p, p != '')` },
+    {
+      name: `${prefix}Named`,
+      expression: `variables.${prefix}Entries.filter(e, e.indexOf('=') >= 0 && ${name} != '' && ${seconds(value)} >= 0.0).map(e, {'name': dyn(${name}), 'v': dyn(${seconds(value)})})`,
+    },
+    {
+      name: `${prefix}All`,
+      expression: bind(`variables.${prefix}Entries.filter(e, e.indexOf('=') < 0 && ${seconds('e')} >= 0.0)`, 'ba', `size(ba) == 0 ? -1.0 : ${seconds('ba[size(ba) - 1]')}`),
+    },
+    {
+      name: `${prefix}Bad`,
+      expression: `variables.${prefix}Entries.exists(e, e.indexOf('=') < 0 ? ${seconds('e')} < 0.0 : (${name} == '' || ${seconds(value)} < 0.0))`,
+    },
+  ];
+}
 
-/** The drain seconds of a native sidecar named by the CEL string `name` (the last entry for it wins), else the bare value, else 5. */
+/** The hinted seconds for the container named by the CEL string `name`: its last entry, else the bare value, else `fallback`. */
+export function hinted(prefix: string, name: string, fallback: string): string {
+  return bind(`variables.${prefix}Named.filter(e, e.name == ${name})`, 'dn', `size(dn) > 0 ? dn[size(dn) - 1].v : variables.${prefix}All >= 0.0 ? variables.${prefix}All : ${fallback}`);
+}
+
+/** `kubegrace.dev/sidecar-drain-seconds` (lib/timeline/addends). */
+export const SIDECAR_HINT_VARIABLES = hintVariables('drain', 'kubegrace.dev/sidecar-drain-seconds');
+
+/** The drain seconds of a native sidecar named by the CEL string `name`, else 5 (lib/timeline/addends sidecarDrainSeconds). */
 export function sidecarDrain(name: string): string {
-  return bind(
-    `variables.drainNamed.filter(e, e.name == ${name})`,
-    'dn',
-    `size(dn) > 0 ? dn[size(dn) - 1].v : variables.drainAll >= 0.0 ? variables.drainAll : 5.0`,
-  );
+  return hinted('drain', name, '5.0');
+}
+
+/** `kubegrace.dev/prestop-seconds`: how long a preStop program or httpGet runs (lib/timeline/prestop parsePreStopHint). */
+export const PRESTOP_HINT_VARIABLES = hintVariables('hook', 'kubegrace.dev/prestop-seconds');
+
+/**
+ * Whether container `c`'s preStop runs a program whose duration the hint may declare
+ * (lib/timeline/prestop isProgramHook): an httpGet, or an exec other than a bare sleep.
+ */
+export function programHook(c: string): string {
+  const h = `${c}.lifecycle.preStop`;
+  return `(has(${c}.lifecycle) && has(${h}) && !has(${h}.sleep) && (has(${h}.httpGet) || (!has(${h}.tcpSocket) && has(${h}.exec) && has(${h}.exec.command) && ${execSleepSeconds(c)} < 0.0)))`;
+}
+
+/** The preStop seconds of `c` with the hint applied (lib/timeline/prestop applyPreStopHint). Needs PRESTOP_HINT_VARIABLES. */
+export function hintedPreStopSeconds(c: string, waitPatterns: string[]): string {
+  return bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns)}`);
 }
 
 /** Native sidecars beyond this many are not summed (CEL here has no fold): the policies then do not judge. */

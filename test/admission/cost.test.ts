@@ -5,7 +5,8 @@
  *
  * The estimate walks each expression's AST (parsed by @bufbuild/cel) the way cel-go's runtime
  * cost tracker charges: 1 per evaluated node, string functions by the length of their operand
- * (cost 0.1 per character, as cel-go's string traversal factor), and each comprehension multiplies
+ * (cost 0.1 per character, as cel-go's string traversal factor), a conditional by its costlier
+ * branch (as cel-go's estimator), and each comprehension multiplies
  * its body by the size of the list it iterates: n for lists derived from containers (main, init
  * and sidecar containers), h for lists split from an annotation, 1 for the one-element binding
  * idiom `[x].map(v, ...)[0]`. The figures are printed for n = 10 and n = 100 containers, strings
@@ -76,6 +77,12 @@ function estimate(e: Expr | undefined, n: number): Cost {
     case 'selectExpr':
       return add(1, [estimate(k.value.operand, n)]);
     case 'callExpr': {
+      if (k.value.function === '_?_:_') {
+        // As cel-go's estimator: the condition plus the costlier branch.
+        const [c, a, b] = k.value.args.map((x) => estimate(x, n));
+        const branch = a.cost >= b.cost ? a : b;
+        return { cost: 1 + c.cost + branch.cost, nesting: Math.max(c.nesting, a.nesting, b.nesting) };
+      }
       const parts = [estimate(k.value.target, n), ...k.value.args.map((a) => estimate(a, n))];
       return add(1 + (STRING_FUNCS.has(k.value.function) ? Math.ceil(STRING_LEN * 0.1) : 0), parts);
     }

@@ -73,9 +73,11 @@ interface Divergence {
 }
 
 function withServedHint(raw: JsonObject): JsonObject {
+  // On the pod template (whose annotations win over the object's), or the Pod's own metadata.
   const copy = JSON.parse(JSON.stringify(raw)) as JsonObject;
-  const tmpl = copy.kind === 'Pod' ? copy : ((copy.spec as JsonObject)?.template as JsonObject | undefined);
-  if (!tmpl) return copy;
+  const spec = copy.spec as JsonObject | undefined;
+  const tmpl = copy.kind === 'Pod' ? copy : copy.kind === 'CronJob' ? (((spec?.jobTemplate as JsonObject)?.spec as JsonObject)?.template as JsonObject) : (spec?.template as JsonObject);
+  if (!tmpl || typeof tmpl !== 'object') return copy;
   const meta = ((tmpl.metadata as JsonObject | undefined) ?? (tmpl.metadata = {})) as JsonObject;
   meta.annotations = { ...((meta.annotations as JsonObject | undefined) ?? {}), 'kubegrace.dev/served': 'true' };
   return copy;
@@ -160,7 +162,105 @@ function report(d: Divergence[]): string[] {
   return d.map((x) => `${x.object} | ${x.rule} | ${x.detail}`);
 }
 
+/** A Deployment with the given template annotations and containers (flow YAML), for the edge cases. */
+function dep(name: string, containers: string, annotations = '{}', extra = ''): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+      annotations: ${annotations}
+    spec:
+${extra}      containers: ${containers}
+`;
+}
+
+const exec = (cmd: string[], image = 'example/app:1') => `[{name: app, image: "${image}", lifecycle: {preStop: {exec: {command: ${JSON.stringify(cmd)}}}}}]`;
+
+/** Edge cases of the readings the CEL re-implements: sleep arguments, shells, hints, sidecars, meshes. */
+const EDGE_CASES: string[] = [
+  dep('sleep-decimal-minutes', exec(['sleep', '1.5m']), '{}', '      terminationGracePeriodSeconds: 60\n'),
+  dep('sleep-days', exec(['/bin/sleep', '1d'])),
+  dep('sleep-go-duration', exec(['sleep', '1m30s']), '{}', '      terminationGracePeriodSeconds: 95\n'),
+  dep('sleep-ms', exec(['sleep', '500ms'])),
+  dep('sleep-zero', exec(['/usr/bin/sleep', '0'])),
+  dep('sleep-garbage', exec(['sleep', 'abc'])),
+  dep('sleep-three-args', exec(['sleep', '5', '6'])),
+  dep('sh-only', exec(['sh', '-c', 'sleep 31'])),
+  dep('sh-exec', exec(['/bin/sh', '-c', ' exec sleep 7; '])),
+  dep('sh-semicolon-space', exec(['bash', '-c', 'sleep 40 ;'])),
+  dep('sh-then', exec(['sh', '-c', 'sleep 25 && nginx -s quit'])),
+  dep('sh-then-semicolon', exec(['ash', '-c', 'sleep 28;kill 1'])),
+  dep('sh-tab', exec(['sh', '-c', 'sleep\t33'])),
+  dep('sh-other', exec(['sh', '-c', 'echo bye'])),
+  dep('teleport-wait', exec(['teleport', 'wait', 'duration', '30s'])),
+  dep('teleport-wait-path', exec(['/usr/bin/teleport', 'wait', 'duration', '1m'])),
+  dep('program-hinted', exec(['/app/drain']), '{"kubegrace.dev/prestop-seconds": "40"}'),
+  dep('program-hinted-by-name', exec(['/app/drain']), '{"kubegrace.dev/prestop-seconds": "other=5, app = 45"}'),
+  dep('program-hint-bad', exec(['/app/drain']), '{"kubegrace.dev/prestop-seconds": "app=soon"}'),
+  dep('program-hint-empty-name', exec(['/app/drain']), '{"kubegrace.dev/prestop-seconds": "=5"}'),
+  dep('sleep-then-hinted', exec(['sh', '-c', 'sleep 5; /app/drain']), '{"kubegrace.dev/prestop-seconds": "35s"}'),
+  dep('httpget-hinted', '[{name: app, image: a, lifecycle: {preStop: {httpGet: {path: /drain, port: 8080}}}}]', '{"kubegrace.dev/prestop-seconds": "1m"}'),
+  dep('sleep-action-hint-ignored', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 20}}}}]', '{"kubegrace.dev/prestop-seconds": "50"}'),
+  dep('drain-hint-duration', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}]', '{"kubegrace.dev/drain-seconds": "25s"}'),
+  dep('drain-hint-decimal', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}]', '{"kubegrace.dev/drain-seconds": "15.5"}'),
+  dep('drain-hint-ms', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 19}}}}]', '{"kubegrace.dev/drain-seconds": "1500ms"}'),
+  dep('drain-hint-garbage', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 15}}}}]', '{"kubegrace.dev/drain-seconds": "lots"}'),
+  dep('drain-only-declared', '[{name: app, image: a}]', '{"kubegrace.dev/drain-seconds": "45"}'),
+  dep(
+    'native-sidecars',
+    '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}]',
+    '{"kubegrace.dev/sidecar-drain-seconds": "3, proxy=8, logs=0, bad"}',
+    '      initContainers: [{name: proxy, image: p, restartPolicy: Always}, {name: logs, image: l, restartPolicy: Always}, {name: other, image: o, restartPolicy: Always}, {name: setup, image: s}]\n',
+  ),
+  dep('linkerd-native-injected', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 12}}}}]', '{"linkerd.io/inject": "enabled", "config.beta.linkerd.io/proxy-enable-native-sidecar": "true"}'),
+  dep('linkerd-native-first-key-false', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 12}}}}]', '{"linkerd.io/inject": "enabled", "config.linkerd.io/proxy-enable-native-sidecar": "false", "config.alpha.linkerd.io/proxy-enable-native-sidecar": "true"}'),
+  dep('istio-native-injected', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 12}}}}]', '{"sidecar.istio.io/inject": "true", "sidecar.istio.io/nativeSidecar": "true", "kubegrace.dev/sidecar-drain-seconds": "istio-proxy=9"}'),
+  dep('istio-gateway', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 12}}}}]', '{"sidecar.istio.io/inject": "true", "sidecar.istio.io/nativeSidecar": "true", "inject.istio.io/templates": "gateway"}'),
+  dep('distroless-exec-sleep', exec(['sleep', '5'], 'gcr.io/distroless/static:nonroot')),
+  dep('distroless-debug', exec(['sleep', '5'], 'gcr.io/distroless/base:debug')),
+  dep('chainguard-static-sh', exec(['sh', '-c', 'sleep 5'], 'cgr.dev/chainguard/static:latest')),
+  dep('suppressed', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "prestop-handler, grace-period-budget"}'),
+  dep('suppressed-all', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "all"}'),
+  `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: owned, ownerReferences: [{apiVersion: example.com/v1, kind: App, name: x, uid: u, controller: true}]}
+spec:
+  selector: {matchLabels: {app: owned}}
+  template:
+    metadata: {labels: {app: owned}}
+    spec: {terminationGracePeriodSeconds: 0, containers: [{name: app, image: a, lifecycle: {preStop: {tcpSocket: {port: 80}}}}]}
+`,
+  `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cron, annotations: {"kubegrace.dev/drain-seconds": "40"}}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec: {restartPolicy: Never, containers: [{name: job, image: a, lifecycle: {preStop: {sleep: {seconds: 5}}}}]}
+`,
+  `apiVersion: v1
+kind: Pod
+metadata: {name: bare, annotations: {"kubegrace.dev/served": "true"}}
+spec: {terminationGracePeriodSeconds: 20, containers: [{name: app, image: a, lifecycle: {preStop: {exec: {command: [sleep, "20"]}}}}]}
+`,
+];
+
 describe('exported admission policies agree with the linter', () => {
+  test('hand-written edge cases of the readings the CEL re-implements', () => {
+    const subjects = EDGE_CASES.flatMap((y, i) => subjectsOf(y, `edge case ${i}`, '1.34'));
+    expect(subjects.length).toBe(EDGE_CASES.length);
+    const { divergences, stats } = check(subjects);
+    expect(report(divergences)).toEqual([]);
+    expect(stats.fired).toBeGreaterThan(30);
+    process.stdout.write(`edge cases: ${JSON.stringify(stats)}\n`);
+  });
+
   test('every workload-bearing object of the corpus', () => {
     const subjects = corpusSubjects();
     expect(subjects.length).toBeGreaterThan(140);
