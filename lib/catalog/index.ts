@@ -9,9 +9,8 @@
  * (`kubegrace.dev/*` annotations) always win over the catalog: the hint-aware helpers at the end
  * of this module check them first.
  */
-import Ajv, { ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import * as fs from 'fs';
-import * as yaml from 'js-yaml';
 import * as path from 'path';
 import { describeAjvErrors } from '../engine/policy';
 import { isObject, Json, JsonObject } from '../model/types';
@@ -118,16 +117,15 @@ export function catalogSchemaFile(): string {
   return findUp(path.join('lib', 'catalog', 'catalog.schema.json'));
 }
 
-let validators: { doc: ValidateFunction; override: ValidateFunction } | undefined;
-function schemaValidators(): { doc: ValidateFunction; override: ValidateFunction } {
-  if (!validators) {
-    const schema = JSON.parse(fs.readFileSync(catalogSchemaFile(), 'utf8')) as Record<string, unknown>;
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    ajv.addSchema(schema);
-    const id = schema.$id as string;
-    validators = { doc: ajv.getSchema(id)!, override: ajv.getSchema(`${id}#/definitions/override`)! };
-  }
-  return validators;
+let data: { entries: CatalogEntry[] } | undefined;
+/** catalog.generated.ts: the shipped data, validated against the schema when it was generated (see codegen.ts). */
+function shippedData(): { entries: CatalogEntry[] } {
+  return (data ??= (require('./catalog.generated') as { CATALOG_DATA: { entries: CatalogEntry[] } }).CATALOG_DATA);
+}
+let overrideValidator: ValidateFunction | undefined;
+/** The standalone validator of a policy's spec.catalog (loaded only when a policy has one). */
+function validateOverride(): ValidateFunction {
+  return (overrideValidator ??= (require('./catalog-validators.generated') as { validateOverride: ValidateFunction }).validateOverride);
 }
 
 function regexError(re: string): string | undefined {
@@ -170,9 +168,18 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
   });
 }
 
-/** Validates a parsed catalog document (schema, then regexes and IDs); returns its entries. */
+let documentValidator: ValidateFunction | undefined;
+/**
+ * Validates a parsed catalog document against catalog.schema.json (compiled with ajv now: this is
+ * for tests and tools, the shipped data was validated when catalog.generated.ts was written),
+ * then its regexes and IDs; returns its entries.
+ */
 export function parseCatalogDocument(raw: unknown): CatalogEntry[] {
-  const v = schemaValidators().doc;
+  if (!documentValidator) {
+    const A = (require('ajv') as typeof import('ajv')).default;
+    documentValidator = new A({ allErrors: true, strict: false }).compile(JSON.parse(fs.readFileSync(catalogSchemaFile(), 'utf8')));
+  }
+  const v = documentValidator;
   if (!v(raw)) {
     const d = describeAjvErrors(v.errors);
     throw new CatalogError(d.message, d.pointer);
@@ -187,7 +194,7 @@ export function parseCatalogDocument(raw: unknown): CatalogEntry[] {
  * with a pointer relative to the override object (e.g. `/add/0/kind`).
  */
 export function parseCatalogOverride(raw: unknown): CatalogOverride {
-  const v = schemaValidators().override;
+  const v = validateOverride();
   if (!v(raw)) {
     const d = describeAjvErrors(v.errors);
     throw new CatalogError(d.message, d.pointer);
@@ -198,17 +205,20 @@ export function parseCatalogOverride(raw: unknown): CatalogOverride {
 }
 
 let builtin: Catalog | undefined;
-/** The shipped catalog, loaded and validated on first use. */
+/**
+ * The shipped catalog, loaded on first use from catalog.generated.ts (validated against the schema
+ * when it was generated; regexes and IDs are checked here).
+ */
 export function builtinCatalog(): Catalog {
   if (!builtin) {
-    const file = catalogFile();
-    const raw = yaml.load(fs.readFileSync(file, 'utf8'));
+    const entries = shippedData().entries;
     try {
-      builtin = new Catalog(parseCatalogDocument(raw));
+      checkEntries(entries, '/entries');
     } catch (e) {
-      if (e instanceof CatalogError) throw new Error(`${file}: ${e.pointer || '/'}: ${e.message} (the shipped catalog is invalid: a kubegrace bug)`);
+      if (e instanceof CatalogError) throw new Error(`lib/catalog/catalog.yaml: ${e.pointer}: ${e.message} (the shipped catalog is invalid: a kubegrace bug)`);
       throw e;
     }
+    builtin = new Catalog(entries);
   }
   return builtin;
 }

@@ -1,3 +1,4 @@
+import { builtinCatalog, Catalog, CatalogError, CatalogOverride, parseCatalogOverride } from '../catalog';
 import type Ajv from 'ajv';
 import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import * as fs from 'fs';
@@ -22,6 +23,12 @@ export interface ResolvedPolicy {
   name: string;
   rules: Map<string, RuleSetting>;
   customRules: Rule[];
+  /**
+   * The catalog of well-known workloads with the policy's `spec.catalog` overrides (and those of
+   * the policies it extends) applied; absent when no policy in the chain overrides it (the
+   * built-in catalog then applies).
+   */
+  catalog?: Catalog;
 }
 
 export { packageRoot, PolicyError };
@@ -305,6 +312,13 @@ function customRule(def: JsonObject, file: string, problems: Problems, pointer: 
   };
 }
 
+/** The override that turns catalog `a` into `b` (for merging the catalogs of several extended policies). */
+function diffCatalog(a: Catalog, b: Catalog): CatalogOverride {
+  const inB = new Set(b.entries.map((e) => e.id));
+  const inA = new Set(a.entries.map((e) => e.id));
+  return { disable: [...inA].filter((id) => !inB.has(id)), add: b.entries.filter((e) => !inA.has(e.id)) };
+}
+
 function builtinPolicyFile(name: string): string {
   return path.join(packageRoot(), 'policies', `${name}.yaml`);
 }
@@ -337,6 +351,7 @@ export function loadPolicy(nameOrFile: string, rules: Rule[], cwd = process.cwd(
       const p = loadPolicy(parent, rules, path.dirname(file), [...seen, file]);
       for (const [id, s] of p.rules) result.rules.set(id, s);
       result.customRules.push(...p.customRules);
+      if (p.catalog) result.catalog = result.catalog ? result.catalog.withOverride(diffCatalog(result.catalog, p.catalog)) : p.catalog;
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;
       problems.absorb(e);
@@ -361,6 +376,14 @@ export function loadPolicy(nameOrFile: string, rules: Rule[], cwd = process.cwd(
     if (r) customRules.push(r);
   });
   checkRuleSettings(ruleSettings, [...rules, ...result.customRules, ...customRules], problems, '/spec/rules');
+  if (spec.catalog !== undefined) {
+    try {
+      result.catalog = (result.catalog ?? builtinCatalog()).withOverride(parseCatalogOverride(spec.catalog));
+    } catch (e) {
+      if (!(e instanceof CatalogError)) throw e;
+      problems.add(`/spec/catalog${e.pointer}`, `${e.message} (see lib/catalog/catalog.schema.json and docs/catalog.md)`);
+    }
+  }
   problems.throwIfAny('policy');
   for (const [id, v] of Object.entries(ruleSettings)) result.rules.set(id, mergeSetting(result.rules.get(id), ruleSetting(v)));
   result.customRules.push(...customRules);

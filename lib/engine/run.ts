@@ -1,3 +1,4 @@
+import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { ParsedFile, parseText } from '../model/parse';
@@ -67,6 +68,12 @@ function applySetting(sev: Severity, s: RuleSetting | undefined): Severity {
 
 /** Runs the enabled rules over parsed objects; pure apart from the rules' own work. */
 export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
+  // The policy's catalog (built-in plus spec.catalog) is the one every timeline helper sees during the run.
+  const catalog = opts.policy.catalog ?? builtinCatalog();
+  return withCatalog(catalog, () => runRulesWith(objects, opts, catalog));
+}
+
+function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): Finding[] {
   const graph = new ObjectGraph(objects);
   const findings: Finding[] = [];
   const suppressionCache = new Map<KObject, ReturnType<typeof suppressionsOf>>();
@@ -81,6 +88,7 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
     const params = { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) };
     const ctx: RuleContext = {
       graph,
+      catalog,
       version: opts.version,
       params,
       report(r) {

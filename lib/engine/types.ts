@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog';
 import { ObjectGraph } from '../model/graph';
 import { Json, JsonObject, KObject, ObjectRef, Position } from '../model/types';
 import { KubeVersion } from './version';
@@ -72,6 +73,8 @@ export interface Fix {
 
 export interface RuleContext {
   readonly graph: ObjectGraph;
+  /** The catalog of well-known workloads (lib/catalog) with the policy's overrides applied. */
+  readonly catalog: Catalog;
   readonly version: KubeVersion;
   /** The rule's params: defaults merged with the policy's. */
   readonly params: Record<string, unknown>;
