@@ -218,7 +218,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
   const is = istioMesh(w, { namespace, nativeDefault: istioNativeByDefault(opts.istioNativeDefault ?? true, version) });
   const addends = shutdownAddends(graph, w);
-  const served = graph.served(w);
+  const served = graph.servedState(w) === 'served';
   const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
   const assumptions: string[] = [];
   const violations: Violation[] = [];

@@ -4,6 +4,7 @@
  * resolution of maxSurge/maxUnavailable is the model's own (resolveDeploymentRollout); nothing
  * here re-derives it.
  */
+import { likelyServed } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
 import { IntOrPercent, parseIntOrPercent, scaled } from '../model/intstr';
@@ -212,7 +213,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       else if (allowed === 0) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows 0 evictions with ${N} pods: node drains block (pdb-blocks-eviction); rollouts do not consult PDBs`);
       else plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows ${allowed} eviction${allowed === 1 ? '' : 's'} at a time with ${N} pods (node drains; rollouts do not consult PDBs)`);
     }
-    if (graph.pdbsFor(w).length === 0 && N >= 2 && graph.served(w)) plan.notes.push('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
+    if (graph.pdbsFor(w).length === 0 && N >= 2 && likelyServed(graph, w)) plan.notes.push('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
     if (N >= 2) {
       const sp = spreading(w);
       plan.notes.push(sp ? `spread by ${sp}` : 'replicas are not spread (no hostname/zone topologySpreadConstraints or anti-affinity): one node can hold all of them (replicas-not-spread)');

@@ -63,6 +63,17 @@ export interface ServedPort {
 /** Port names that mark metrics endpoints (scraped, not user traffic). */
 export const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
 
+/**
+ * Whether a Service routes to a workload's pods (graceful-termination.md section 0):
+ * - `served`: the `kubegrace.dev/served: "true"` hint, or a traffic Service in the set selects the pods;
+ * - `unserved`: the hint says `"false"`, or the set holds Services in the workload's namespace and none
+ *   of them routes user traffic to it (a whole chart or app was linted: its Services are there);
+ * - `unknown`: no hint and no Service in the namespace (one file per object, the common app-repo layout).
+ * Rules that judge the consistency of configured values ignore it; rules that advise adding something
+ * for traffic stay silent on `unserved` and decide `unknown` explicitly (see likelyServed in traffic.ts).
+ */
+export type ServedState = 'served' | 'unserved' | 'unknown';
+
 export const HINT = {
   served: 'kubegrace.dev/served',
   drainSeconds: 'kubegrace.dev/drain-seconds',
@@ -121,6 +132,8 @@ export class ObjectGraph {
   private readonly wlToHpa = new Map<Workload, HpaView>();
   private readonly index = new TemplateIndex();
   private readonly byKind = new Map<string, KObject[]>();
+  /** Namespaces that hold at least one Service in the input. */
+  private readonly serviceNamespaces = new Set<string>();
 
   constructor(readonly objects: KObject[]) {
     for (const o of objects) {
@@ -139,6 +152,7 @@ export class ObjectGraph {
       switch (o.kind) {
         case 'Service':
           this.services.push(serviceView(o));
+          this.serviceNamespaces.add(o.namespace ?? '');
           break;
         case 'PodDisruptionBudget':
           this.pdbs.push(pdbView(o));
@@ -215,22 +229,20 @@ export class ObjectGraph {
     return v.trim().toLowerCase() === 'true';
   }
 
-  /**
-   * Served: a Service in the namespace with a non-empty selector matches the pod template
-   * (section 0), or the hint says so. The hint wins in both directions.
-   */
-  served(w: Workload): boolean {
+  /** Served, unserved or unknown (see ServedState): the hint wins, then the Services in the set. */
+  servedState(w: Workload): ServedState {
     const hint = this.servedHint(w);
-    if (hint !== undefined) return hint;
-    return this.trafficServices(w).length > 0;
+    if (hint !== undefined) return hint ? 'served' : 'unserved';
+    if (this.trafficServices(w).length > 0) return 'served';
+    return this.serviceNamespaces.has(w.obj.namespace ?? '') ? 'unserved' : 'unknown';
   }
 
   /**
-   * Which containers receive Service traffic, and through which ports. With only the `served`
-   * hint (no Service in the set), containers that declare ports count, or the only container.
+   * Which containers receive Service traffic, and through which ports, from the Services in the set
+   * (none when the hint says the workload is unserved).
    */
   servedPorts(w: Workload): ServedPort[] {
-    if (!this.served(w)) return [];
+    if (this.servedHint(w) === false) return [];
     const out: ServedPort[] = [];
     const candidates = [...w.containers, ...w.sidecars];
     for (const s of this.trafficServices(w)) {
@@ -242,15 +254,16 @@ export class ObjectGraph {
     return out;
   }
 
-  /** Containers that serve traffic (deduplicated, in declaration order). */
+  /** Containers that serve traffic (deduplicated, in declaration order); see trafficContainers for the refined view. */
   servedContainers(w: Workload): ContainerView[] {
-    if (!this.served(w)) return [];
+    const state = this.servedState(w);
+    if (state === 'unserved') return [];
     const fromServices = new Set(this.servedPorts(w).map((p) => p.container));
     if (fromServices.size === 0 && this.trafficServices(w).length === 0) {
-      // Hint only: the containers that declare ports, else a lone main container.
-      const withPorts = w.containers.filter((c) => c.ports.length > 0);
-      if (withPorts.length) return withPorts;
-      return w.containers.length === 1 ? [w.containers[0]] : [];
+      const withPorts = declaredTrafficContainers(w);
+      // Served by hint alone: the containers that declare ports, else a lone main container.
+      if (state === 'served' && !withPorts.length && w.containers.length === 1) return [w.containers[0]];
+      return withPorts;
     }
     return [...w.containers, ...w.sidecars].filter((c) => fromServices.has(c));
   }
@@ -282,6 +295,29 @@ export class ObjectGraph {
     return out;
   }
 }
+
+/**
+ * Containers (main, then native sidecars) that declare a TCP port not named like a metrics or operator
+ * port: the evidence for traffic when no Service in the set says which ports are routed.
+ */
+export function declaredTrafficContainers(w: Workload): ContainerView[] {
+  return [...w.containers, ...w.sidecars].filter((c) => !MESH_PROXY.has(c.name) && trafficEvidencePorts(c).length > 0);
+}
+
+/**
+ * Port names of endpoints for operators and probes rather than clients (diagnostics, health, admin,
+ * profiling): no evidence of traffic on their own. Used only where no Service says which ports are
+ * routed, e.g. teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service.
+ */
+export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|probe|status)($|[-_])/i;
+
+/** The declared TCP ports of a container that suggest client traffic (not metrics/operator ports). */
+export function trafficEvidencePorts(c: ContainerView): ContainerPort[] {
+  return c.ports.filter((p) => p.protocol === 'TCP' && !(p.name !== undefined && (METRICS_PORT.test(p.name) || OPERATOR_PORT.test(p.name))));
+}
+
+/** Mesh proxies injected next to the app: their ports are the mesh's, their lifecycle the injector's. */
+const MESH_PROXY = new Set(['istio-proxy', 'linkerd-proxy']);
 
 function resolveTargetPort(
   candidates: ContainerView[],

@@ -1,4 +1,4 @@
-import { METRICS_PORT, ObjectGraph, ServedPort, ServiceView } from './graph';
+import { METRICS_PORT, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
 import { matches, parseLabelSelector, stringMap } from './selector';
 import { ContainerView, get, Workload } from './workload';
 
@@ -64,13 +64,49 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
 }
 
 /**
- * Containers that receive user traffic: those behind trafficPorts. With only the served hint and
- * no traffic Service in the set, graph.servedContainers' guess (containers declaring ports).
+ * Containers that receive user traffic: those behind trafficPorts. Without a traffic Service in the
+ * set, graph.servedContainers' evidence: on `served` (hint) the containers that declare ports (or a
+ * lone main container); on `unknown` only containers that declare a non-metrics TCP port.
  */
 export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerView[] {
-  if (!graph.served(w)) return [];
+  if (graph.servedState(w) === 'unserved') return [];
   if (graph.trafficServices(w).length === 0) return graph.servedContainers(w);
   const hit = new Set(trafficPorts(graph, w).map((p) => p.container));
   return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
 }
 
+/**
+ * How the advice rules (prestop-missing, readiness-probe-missing, rollout-full-outage, recreate-strategy,
+ * replicas-not-spread, ...) decide served status: `served` counts; `unserved` does not; `unknown` counts
+ * when a container declares a non-metrics TCP port (a port is declared to be reached; an app repository
+ * with one file per object keeps its Service elsewhere), and the finding says it assumed so.
+ */
+export function likelyServed(graph: ObjectGraph, w: Workload): boolean {
+  const state = graph.servedState(w);
+  if (state !== 'unknown') return state === 'served';
+  return trafficContainers(graph, w).length > 0;
+}
+
+/**
+ * The clause an advice finding adds when it assumed traffic on an `unknown` workload, else ''.
+ * E.g. ` (no Service in the input selects it, but it declares port http/8080: assumed served;
+ * annotate kubegrace.dev/served: "false" if nothing routes to it)`.
+ */
+export function assumedServedNote(graph: ObjectGraph, w: Workload): string {
+  if (graph.servedState(w) !== 'unknown') return '';
+  const ports = trafficContainers(graph, w)
+    .flatMap((c) => trafficEvidencePorts(c))
+    .map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
+  const list = [...new Set(ports)].slice(0, 3).join(', ');
+  return ` (served status unknown: no Service in the input selects it, but it declares ${ports.length > 1 ? 'ports' : 'port'} ${list}, so it is assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)`;
+}
+
+/** The served-status decision of the advice rules, for their docs (one text, so the docs agree). */
+export const SERVED_STATUS_DOC = `**Served status** (graceful-termination.md section 0): *served* when a Service in the input selects the
+pod template (metrics-only Services do not count) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
+when the hint says \`"false"\`, or the input holds Services in the workload's namespace and none of them routes
+to it (a whole chart or app was linted): skipped. *Unknown* when the input holds no Service in that namespace
+(the one-file-per-object layout of an app repository): reported only when a container declares a TCP port
+not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...), since a
+port is declared to be reached, and the message says that it assumed the pods are served and how to say
+otherwise.`;

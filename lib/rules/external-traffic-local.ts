@@ -92,7 +92,7 @@ containers:
       const svc = `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)`;
       const hw = healthWindow(s, param);
       for (const w of g.workloadsFor(s)) {
-        if (!g.served(w) || w.isBatch) continue;
+        if (g.servedState(w) === 'unserved' || w.isBatch) continue;
         const basis = w.kind === 'DaemonSet' ? undefined : replicaBasis(g, w);
         if (basis && basis.replicas >= 2 && !spreading(w)) {
           // No fix here: replicas-not-spread (SPREAD-001) fires on the same workloads and adds the

@@ -20,6 +20,11 @@ export const gracePeriodBudget: Rule = {
 SIGKILL (error). When preStop + the app's drain time (\`kubegrace.dev/drain-seconds\`, default 10) + any mesh
 or load-balancer addend exceed the grace period, in-flight work is killed (warning).
 
+Judged whatever routes to the pods: served, unserved or unknown (graceful-termination.md section 0): a hook or
+a declared drain is spent against the grace period whether or not a Service is in the input, so a file that
+holds the Deployment alone is judged too. Native sidecars' drain (\`kubegrace.dev/sidecar-drain-seconds\`,
+default 5 s each) is part of the addend, since they are stopped only after the main containers exit.
+
 Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
 time (the default is an assumption; \`prestop-missing\` reports the missing hook). A hook that runs a
 program of unknown duration (an exec other than a bare sleep, an httpGet) is judged only when
@@ -39,7 +44,9 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
     for (const w of ctx.graph.workloads) {
       const hint = parsePreStopHint(w.annotations[PRESTOP_SECONDS_HINT]);
       if (hint.problem) ctx.report({ object: w.obj, pointer: annotationPointer(w, PRESTOP_SECONDS_HINT), severity: 'warning', message: `${hint.problem}; the hook is not judged` });
-      if (!ctx.graph.served(w) || w.grace === 0) continue;
+      // Judged whatever routes to the pods: a hook (or a declared drain) is judged against the grace
+      // period it spends, with or without a Service in the input (graceful-termination.md TERM-001).
+      if (w.grace === 0) continue;
       const addends = shutdownAddends(ctx.graph, w);
       // One repair for every container: the grace period the neediest container requires.
       const grace = neededGrace(ctx.graph, w, undefined, patterns);

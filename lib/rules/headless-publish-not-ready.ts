@@ -6,7 +6,10 @@ import { nameOf } from './util';
 
 /** Hint: the app needs its peers' addresses before it is Ready (`"true"`), or not (`"false"`). */
 export const PEER_DISCOVERY_HINT = 'kubegrace.dev/peer-discovery';
-/** The pre-1.11 annotation with the same effect as publishNotReadyAddresses (still honoured by old charts' intent). */
+/**
+ * The pre-1.11 annotation once honoured instead of publishNotReadyAddresses. The EndpointSlice controller,
+ * which kube-proxy and CoreDNS read, ignores it (kubernetes/kubernetes#49061 deprecated it): it counts as absent.
+ */
 export const TOLERATE_UNREADY = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
 /** Labels the StatefulSet controller puts on each pod: a selector on them picks exactly one pod. */
 const PER_POD_LABELS = ['statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index'];
@@ -39,7 +42,11 @@ export function imageName(image: string): string {
 }
 
 function toleratesUnready(s: ServiceView): boolean {
-  return s.publishNotReadyAddresses || s.annotations[TOLERATE_UNREADY]?.trim().toLowerCase() === 'true';
+  return s.publishNotReadyAddresses;
+}
+
+function legacyAnnotationOnly(s: ServiceView): boolean {
+  return !s.publishNotReadyAddresses && s.annotations[TOLERATE_UNREADY]?.trim().toLowerCase() === 'true';
 }
 
 function isPerPod(s: ServiceView): boolean {
@@ -64,7 +71,7 @@ function sameNs(a: { namespace?: string }, b: { namespace?: string }): boolean {
 
 function pnraPointer(s: ServiceView): string {
   if (s.publishNotReadyAddresses) return '/spec/publishNotReadyAddresses';
-  if (s.annotations[TOLERATE_UNREADY] !== undefined) return annotationPointer(TOLERATE_UNREADY);
+  if (legacyAnnotationOnly(s)) return annotationPointer(TOLERATE_UNREADY);
   return get(s.obj.raw, 'spec', 'publishNotReadyAddresses') !== undefined ? '/spec/publishNotReadyAddresses' : '/spec';
 }
 
@@ -88,7 +95,9 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
 **Conditions:**
 
 - **info:** the headless Service named by a StatefulSet's \`serviceName\` has no \`publishNotReadyAddresses: true\`
-  (nor the old \`${TOLERATE_UNREADY}: "true"\`) while the app needs peer discovery before readiness:
+  while the app needs peer discovery before readiness. The legacy annotation \`${TOLERATE_UNREADY}: "true"\`
+  does not count: the EndpointSlice controller, which kube-proxy and CoreDNS read, ignores it
+  (kubernetes/kubernetes#49061 deprecated it), and the finding says so. The app needs peer discovery when
   the pod template or StatefulSet carries \`${PEER_DISCOVERY_HINT}: "true"\`, or a main container runs a known clustered
   datastore (param \`peerDiscoveryImages\`, regexes on the image name without registry and tag; default: Cassandra,
   CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB, Consul, NATS,
@@ -101,9 +110,10 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
 - \`serviceName\` names a Service that is not headless: the pods get no per-pod DNS records. **warning** when the app
   needs peer discovery (as above), else **info**: many apps (e.g. the OpenTelemetry Collector chart's StatefulSet mode)
   never use their pods' DNS names, and nothing is lost.
-- **info:** \`serviceName\` names no Service in the set, while the namespace has Services in the set and either a
-  headless Service with another name selects the StatefulSet's pods (a likely typo) or the app needs peer discovery.
-  Skipped otherwise: the Service may come from elsewhere, and many StatefulSets never use their pods' DNS names.
+- **info:** \`serviceName\` names no Service in the set, while the set holds Services in the namespace and either
+  some of them select the StatefulSet's pods (the app's Services are in the set, so the governing one is missing or
+  misnamed) or the app needs peer discovery. Skipped when no Service selects the pods and no peer discovery is
+  needed: the Service may come from elsewhere, and many StatefulSets never use their pods' DNS names.
 
 **Fix:** use two Services: a headless peer Service with \`publishNotReadyAddresses: true\` (named by
 \`serviceName\`), and a normal client Service without it:
@@ -150,13 +160,14 @@ spec:
       if (!svc) {
         const nsServices = g.services.filter((s) => sameNs(s.obj, w.obj));
         if (!nsServices.length) continue;
-        const other = servicesSelecting(g, w).find((s) => s.headless);
+        const selecting = servicesSelecting(g, w);
+        const other = selecting.find((s) => s.headless) ?? selecting[0];
         if (!other && !need) continue;
         ctx.report({
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: 'info',
-          message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
+          message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? (other.headless ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` although Service/${other.obj.name} in the set selects its pods`) : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
         });
         continue;
       }
@@ -176,14 +187,14 @@ spec:
         object: svc.obj,
         pointer: pnraPointer(svc),
         severity: 'info',
-        message: `Service/${svc.obj.name}: the headless Service of ${nameOf(w)} does not set publishNotReadyAddresses: true, but the app needs peer discovery before readiness (${need}): members that are not Ready yet are not in DNS, so the cluster may fail to bootstrap or to recover after a full restart; set publishNotReadyAddresses: true on this peer Service and keep clients on a separate Service without it`,
+        message: `Service/${svc.obj.name}: the headless Service of ${nameOf(w)} does not set publishNotReadyAddresses: true${legacyAnnotationOnly(svc) ? ` (its ${TOLERATE_UNREADY} annotation is ignored by the EndpointSlice controller that kube-proxy and CoreDNS read)` : ''}, but the app needs peer discovery before readiness (${need}): members that are not Ready yet are not in DNS, so the cluster may fail to bootstrap or to recover after a full restart; set publishNotReadyAddresses: true on this peer Service and keep clients on a separate Service without it`,
       });
     }
     for (const s of g.services) {
       if (!toleratesUnready(s) || s.headless || s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
       if (isPerPod(s) || s.metricsOnly) continue;
       const ws = g.workloadsFor(s);
-      const field = s.publishNotReadyAddresses ? 'publishNotReadyAddresses: true' : `${TOLERATE_UNREADY}: "true"`;
+      const field = 'publishNotReadyAddresses: true';
       ctx.report({
         object: s.obj,
         pointer: pnraPointer(s),

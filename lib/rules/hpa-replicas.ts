@@ -1,4 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { HpaView } from '../model/graph';
 import { nameOf } from './util';
 
@@ -33,6 +34,8 @@ export const hpaReplicas: Rule = {
 - **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
   \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
   node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005).
+
+${SERVED_STATUS_DOC}
 
 **Fix:**
 
@@ -79,13 +82,13 @@ spec:
           fix: { description: `remove spec.replicas (${hpaName} owns the replica count)`, safety: 'proposal', edits: [{ op: 'remove', pointer: '/spec/replicas' }] },
         });
       }
-      if (h.minReplicas < 2 && g.served(w)) {
+      if (h.minReplicas < 2 && likelyServed(g, w)) {
         const min = h.minReplicasSet ? `minReplicas ${h.minReplicas}` : `minReplicas ${h.minReplicas} (default)`;
         ctx.report({
           object: h.obj,
           pointer: h.minReplicasSet ? '/spec/minReplicas' : '/spec',
           severity: 'info',
-          message: `${min} for the served ${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)`,
+          message: `${min} for the ${g.servedState(w) === 'served' ? 'served ' : ''}${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)${assumedServedNote(g, w)}`,
           fix: minReplicasFix(h),
         });
       }

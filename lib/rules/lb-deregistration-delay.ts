@@ -150,7 +150,7 @@ containers:
     // deregistration-delay fix can be sized to the grace period the pods will have.
     const plans: Plan[] = [];
     for (const w of g.workloads) {
-      if (!KINDS.has(w.kind) || !g.served(w) || w.grace === 0) continue;
+      if (!KINDS.has(w.kind) || g.servedState(w) === 'unserved' || w.grace === 0) continue;
       const fronts = lbFronts(g, w);
       if (!fronts.length) continue;
       const drain = drainSeconds(w);

@@ -63,7 +63,7 @@ metadata:
   check(ctx) {
     const g = ctx.graph;
     for (const w of g.workloads) {
-      if (!KINDS.has(w.kind) || !g.served(w)) continue;
+      if (!KINDS.has(w.kind) || g.servedState(w) === 'unserved') continue;
       const fronts = lbFronts(g, w).filter((f) => AWS_IP_KINDS.has(f.kind));
       if (!fronts.length || awsReadinessGate(w)) continue;
       const nsName = w.obj.namespace;

@@ -1,5 +1,7 @@
 import { Rule } from '../engine/types';
+import { JsonObject } from '../model/types';
 import { get } from '../model/workload';
+import { isProcessLocalProbe } from '../catalog';
 import { canonicalHandler, describeHandler, handlerType, normalizePath, probeOf, probeWindow } from './probe-util';
 
 /**
@@ -21,30 +23,48 @@ export const DEFAULT_DEPENDENCY_CHECK_PATHS = [
   '/deep',
 ];
 
+/** Why a probe looks like a dependency check ("checks a readiness path", "asks for a full check"), or undefined. */
+function dependencyCheck(p: JsonObject, depPaths: Set<string>): string | undefined {
+  if (handlerType(p) !== 'httpGet') return undefined;
+  const path = get(p, 'httpGet', 'path');
+  if (depPaths.has(normalizePath(path))) return `checks ${normalizePath(path)}, a readiness path`;
+  const query = typeof path === 'string' && path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  if (/(^|&)(full|deep|dependencies|deps|all)(=(true|1|yes))?($|&)/i.test(query)) return `asks for a full check (?${query})`;
+  return undefined;
+}
+
 export const livenessEqualsReadiness: Rule = {
   meta: {
     id: 'liveness-equals-readiness',
     spec: 'PROBE-002',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['warning', 'info'],
     description: 'identical liveness and readiness handler and window',
     doc: `When a container's liveness and readiness probes run the same check with the same failure window,
 the container is restarted at the very moment it turns unready: it never spends time unready-but-alive.
-Under load or during a downstream outage this restarts every replica together, the cascading failure the
-probe documentation warns about. The recommended pattern is the same cheap endpoint with a **higher**
-\`failureThreshold\` for liveness, so the pod sits unready for a while before it is killed.
+If that check depends on anything outside the process (a database, a downstream service, a cache), a
+dependency outage or overload makes every replica unready and restarts all of them together: the cascading
+failure the probe documentation warns about. The recommended pattern is the same cheap endpoint with a
+**higher** \`failureThreshold\` for liveness, so the pod sits unready for a while before it is killed.
 
 **Applies to:** main containers and native sidecars.
 
-**Conditions** (warning; one finding per container, the first that matches):
+**Conditions** (one finding per container, the first that matches):
 
-1. \`livenessProbe\` and \`readinessProbe\` are deep-equal on the handler (\`httpGet\` path, port, host, scheme
-   and headers; \`exec.command\`; \`tcpSocket.port\`; \`grpc\` port and service) **and** on
-   \`failureThreshold × periodSeconds\` (defaults 3 × 10 s). Named ports are resolved through the
-   container's ports, so \`port: http\` and \`port: 8080\` compare equal; the query string is ignored.
+1. \`livenessProbe\` and \`readinessProbe\` are deep-equal on the handler (\`httpGet\` path **including its
+   query string**, port, host, scheme and headers; \`exec.command\`; \`grpc\` port and service) **and** on
+   \`failureThreshold × periodSeconds\` (defaults 3 × 10 s). Named ports are resolved through the container's
+   ports, so \`port: http\` and \`port: 8080\` compare equal.
+   - **warning** when the shared check looks like a readiness or dependency check (its path is in
+     \`dependencyCheckPaths\`, or its query asks for a full/deep check such as \`?full=true\`);
+   - **info** otherwise: whether a generic \`/healthz\`, gRPC health service or script checks dependencies
+     cannot be seen from the manifest, so this is the documentation's advice, not a predicted outage;
+   - **not reported** for \`tcpSocket\` (a TCP connect to the process cannot depend on another service) and for
+     checks that the catalog of well-known workloads marks as process-local (e.g. the OpenTelemetry collector's
+     health_check extension), where unready and dead are the same state.
 2. The liveness \`httpGet\` path is in the param \`dependencyCheckPaths\` (exact match, query and trailing
-   slash ignored): it suggests the check includes readiness or dependencies, so a dependency outage
-   restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
+   slash ignored) (**warning**): it suggests the check includes readiness or dependencies, so a dependency
+   outage restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
    Generic names such as \`/health\` or \`/healthz\` are not listed.
 
 **Fix:** \`livenessProbe.failureThreshold\` >= 2 × the readiness \`failureThreshold\`, or separate endpoints:
@@ -80,10 +100,16 @@ readinessProbe:
           const lw = probeWindow(live);
           const rw = probeWindow(ready);
           if (lw.seconds === rw.seconds) {
+            // A TCP connect, or a check known to look only at the process: unready means dead anyway.
+            if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
+            const deep = dependencyCheck(live, depPaths);
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe`,
-              message: `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): the container is restarted the moment it turns unready, and under load or a downstream outage every replica restarts together; set livenessProbe.failureThreshold to at least ${2 * rw.failureThreshold} (2 x readiness) or use a separate liveness endpoint`,
+              severity: deep ? 'warning' : 'info',
+              message: deep
+                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
+                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is restarted the moment it turns unready; if the check looks at anything beyond the process, a dependency outage restarts every replica together. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
             });
             continue;
           }

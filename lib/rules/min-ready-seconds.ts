@@ -96,7 +96,8 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
     for (const w of ctx.graph.workloads) {
       if (w.kind !== 'Deployment' && w.kind !== 'StatefulSet') continue;
       if (w.kind === 'StatefulSet' && !ctx.version.atLeast(1, 23)) continue;
-      if (!ctx.graph.served(w)) continue;
+      // A connection pattern (hint or catalog) is itself evidence of clients: skip only known-unserved pods.
+      if (ctx.graph.servedState(w) === 'unserved') continue;
       const current = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? 0;
       const pointer = get(w.obj.raw, 'spec', 'minReadySeconds') !== undefined ? '/spec/minReadySeconds' : '/spec';
       const pattern = (w.annotations[HINT.connectionPattern] ?? 'short').trim();

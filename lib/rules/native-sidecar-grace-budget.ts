@@ -1,11 +1,9 @@
 import { Rule } from '../engine/types';
-import { HINT } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT } from '../timeline/addends';
-import { Addend, drainSeconds, GRACE_MARGIN_SECONDS } from '../timeline/budget';
-import { classifyPreStop, PreStopDelay, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
+import { classifyPreStop } from '../timeline/prestop';
 import { annotationPointer, secs } from './mesh-util';
-import { graceMessageRef, gracePointer } from './util';
+import { graceMessageRef } from './util';
 
 /** preStop kinds that delay by a known time. */
 const DELAYS = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
@@ -58,9 +56,9 @@ injects in native mode; Jobs and CronJobs, and grace 0, are skipped):
   delay, \`D\` the app drain (\`kubegrace.dev/drain-seconds\`, default 10) and each sidecar's drain comes from
   \`kubegrace.dev/sidecar-drain-seconds\` (\`"5"\` for all, or \`"istio-proxy=2,fluent-bit=10"\`; default 5 s each).
   As in \`grace-period-budget\`, a main container without a preStop hook counts only when the drain hint is
-  declared. \`grace-period-budget\` adds the same sidecar drain to its budget (see \`lib/timeline/addends.ts\`);
-  to avoid two findings for one fault, this rule reports the budget only where \`grace-period-budget\` does not
-  judge the binding container (unserved workloads, or a container that rule skips).
+  declared. The budget finding itself is reported by \`grace-period-budget\`, which adds the same sidecar drain
+  to every main container's budget (see \`lib/timeline/addends.ts\`) and judges every workload, served or not:
+  one finding for one fault.
 - **warning:** a native sidecar's \`preStop\` sleeps longer than \`maxSidecarPreStopSleepSeconds\` (default 5).
   The sidecar already outlives the main containers; the sleep cannot delay its SIGTERM any further, it only
   uses up the grace period the main containers and the other sidecars need.
@@ -109,8 +107,6 @@ spec:
         ctx.report({ object: w.obj, pointer: annotationPointer(w, SIDECAR_DRAIN_HINT), message: `${SIDECAR_DRAIN_HINT} ${hint.problem}` });
       }
       for (const s of w.sidecars) checkSidecarPreStop(w, s);
-      if (w.grace === 0 || addends.length === 0) continue;
-      checkBudget(w, addends);
     }
 
     function checkSidecarPreStop(w: Workload, s: ContainerView): void {
@@ -134,32 +130,6 @@ spec:
           message: `native sidecar "${s.name}": preStop sleeps ${secs(pre.seconds)} (> ${secs(maxSleep)}), but a native sidecar's preStop runs at the start of termination, in parallel with the main containers, and its SIGTERM already waits until they have exited; the sleep only uses up ${graceMessageRef(w)}: remove it`,
         });
       }
-    }
-
-    function checkBudget(w: Workload, addends: Addend[]): void {
-      const drainDeclared = w.annotations[HINT.drainSeconds] !== undefined;
-      const d = drainSeconds(w);
-      let binding: { c: ContainerView; s: number; pre: PreStopDelay } | undefined;
-      for (const c of w.containers) {
-        const pre = podPreStopDelay(c, w.annotations);
-        if (pre.kind === 'none' && !drainDeclared) continue;
-        const s = pre.kind === 'none' ? 0 : pre.seconds;
-        if (s === undefined) continue;
-        if (!binding || s > binding.s) binding = { c, s, pre };
-      }
-      if (!binding) return;
-      const sum = addends.reduce((a, x) => a + x.seconds, 0);
-      const needed = binding.s + d + sum;
-      if (needed <= w.grace) return;
-      // grace-period-budget judges served workloads' containers with a known hook (or a declared drain)
-      // with the same addends (shutdownAddends): leave those to it.
-      if (ctx.graph.served(w)) return;
-      const parts = [`preStop ${secs(binding.s)}${binding.pre.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''}`, `drain ${secs(d)}`, ...addends.map((x) => `${x.source} ${secs(x.seconds)}`)];
-      ctx.report({
-        object: w.obj,
-        pointer: gracePointer(w, binding.c),
-        message: `container "${binding.c.name}" ${parts.join(' + ')} = ${secs(needed)} exceeds ${graceMessageRef(w)}: the native sidecars are stopped only after the main containers exit, one at a time, and whatever still runs at the deadline gets 2s before SIGKILL; raise terminationGracePeriodSeconds to ${Math.ceil(needed + GRACE_MARGIN_SECONDS)}s`,
-      });
     }
   },
 };

@@ -5,6 +5,7 @@ import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
 import { labelsForPdb, nsPhrase, replicaBasis } from './rollout-util';
+import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -33,6 +34,16 @@ function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix |
     safety: 'proposal',
     edits: [{ op: 'add-object', value: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec } }],
   };
+}
+
+/**
+ * What places at most one replica per node (required hostname anti-affinity on its own pods, or a
+ * DoNotSchedule hostname spread with maxSkew 1), for the message; undefined otherwise.
+ */
+function oneNodeEach(w: Workload): string | undefined {
+  if (antiAffinityTerms(w).some((t) => t.required && t.selectsOwn && t.topologyKey === HOSTNAME_KEY)) return 'required pod anti-affinity on kubernetes.io/hostname';
+  if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey === HOSTNAME_KEY && c.whenUnsatisfiable === 'DoNotSchedule' && c.maxSkew === 1)) return 'a DoNotSchedule topology spread on kubernetes.io/hostname';
+  return undefined;
 }
 
 export const pdbMissing: Rule = {
@@ -79,7 +90,7 @@ spec:
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
-        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
+        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${oneNodeEach(w) ? `${oneNodeEach(w)} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
       });
     }

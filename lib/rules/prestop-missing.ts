@@ -1,10 +1,11 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
-import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, trafficContainers } from './probe-util';
+import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel, trafficContainers } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { graceMessageRef } from './util';
 
@@ -105,6 +106,8 @@ metadata:
     kubegrace.dev/serves-after-sigterm-seconds: "15"
 \`\`\`
 
+${SERVED_STATUS_DOC}
+
 **Fix:** a preStop delay of 5–15 s for in-cluster clients (longer behind an external LB, see
 \`lb-deregistration-delay\`), then check that \`grace-period-budget\` still holds. On Kubernetes >= 1.30 use the
 sleep action, which needs nothing in the image:
@@ -130,7 +133,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
   check(ctx) {
     const { graph } = ctx;
     for (const w of graph.workloads) {
-      if (!KINDS.has(w.kind) || !graph.served(w) || w.grace === 0) continue;
+      if (!KINDS.has(w.kind) || !likelyServed(graph, w) || w.grace === 0) continue;
       if (servesAfterSigterm(w) !== undefined || noOverlap(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
       const local = graph.trafficServices(w).find((s) => s.externalTrafficPolicy === 'Local');
@@ -138,7 +141,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(c)) continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
-        const serves = servedPortsLabel(graph, w, c) ?? 'Service traffic';
+        const serves = servedPortsLabel(graph, w, c) ?? declaredPortsLabel(c) ?? 'Service traffic';
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         let why: string;
         let severity: 'error' | 'warning' = 'warning';
@@ -151,11 +154,17 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         } else {
           why = 'proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket';
         }
+        // Never advise a delay the grace period cannot hold: raise it in the same advice.
+        const grace = neededGrace(graph, w, new Map([[c.pointer, DEFAULT_PRESTOP_SECONDS]]));
+        const budget =
+          grace > w.grace
+            ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s: the delay, the app's drain time and a margin must fit in it)`
+            : ` and keep the delay plus drain time within ${graceMessageRef(w)}`;
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
           severity,
-          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix} and keep the delay plus drain time within ${graceMessageRef(w)}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead`,
+          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${budget}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`,
           fix: addPreStopFix(ctx.graph, ctx.version, w, c),
         });
       }

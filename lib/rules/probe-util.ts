@@ -58,6 +58,18 @@ export function normalizePath(path: Json | undefined): string {
   return p;
 }
 
+/**
+ * The path of an httpGet as the kubelet requests it, for equality: normalizePath plus the query string
+ * (`/healthz?full=true` is another check than `/healthz`: argo-cd's repo-server checks its dependencies
+ * only with `full=true`).
+ */
+export function requestPath(path: Json | undefined): string {
+  const raw = typeof path === 'string' ? path.trim() : '';
+  const q = raw.indexOf('?');
+  const query = q >= 0 ? raw.slice(q + 1).split('#')[0] : '';
+  return normalizePath(raw) + (query ? `?${query}` : '');
+}
+
 function str(v: Json | undefined, dflt = ''): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : dflt;
 }
@@ -81,7 +93,7 @@ export function canonicalHandler(c: ContainerView, p: JsonObject): string | unde
         : [];
       return JSON.stringify({
         t,
-        path: normalizePath(get(h, 'path')),
+        path: requestPath(get(h, 'path')),
         port: resolvePort(c, get(h, 'port')) ?? null,
         host: str(get(h, 'host')),
         scheme: str(get(h, 'scheme'), 'HTTP').toUpperCase(),
@@ -107,7 +119,7 @@ export function describeHandler(c: ContainerView, p: JsonObject): string {
   const h = t ? p[t] : undefined;
   switch (t) {
     case 'httpGet':
-      return `httpGet ${normalizePath(get(h, 'path'))} on port ${portLabel(c, get(h, 'port'))}`;
+      return `httpGet ${requestPath(get(h, 'path'))} on port ${portLabel(c, get(h, 'port'))}`;
     case 'tcpSocket':
       return `tcpSocket on port ${portLabel(c, get(h, 'port'))}`;
     case 'grpc': {
@@ -145,6 +157,13 @@ export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerVi
   const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
   const svcs = [...new Set(ports.map((p) => p.service.obj.name))];
   return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} of ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
+}
+
+/** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports, for messages when no Service says. */
+export function declaredPortsLabel(c: ContainerView): string | undefined {
+  const ports = c.ports.filter((p) => p.protocol === 'TCP').map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
+  if (!ports.length) return undefined;
+  return `${ports.length > 1 ? 'ports' : 'port'} ${ports.slice(0, 3).join(', ')}`;
 }
 
 /**

@@ -1,5 +1,31 @@
 import { Rule } from '../engine/types';
-import { injectedAtAdmission, probeOf, servedPortsLabel, trafficContainers, trafficPorts } from './probe-util';
+import { METRICS_PORT, ServedPort } from '../model/graph';
+import { ContainerView } from '../model/workload';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
+
+/** Well-known ports of protocols that are not HTTP (datastores, brokers): a TCP check fits them. */
+const NON_HTTP_PORTS = new Set([6379, 26379, 5432, 3306, 27017, 9042, 7000, 7001, 2181, 2888, 3888, 9092, 11211, 5672, 4222, 6222, 26257, 2379, 2380, 1433, 1521, 5556]);
+const HTTP_NAME = /(^|[-_])(http|https|web|api|ui|server|www|rest|admin-http)($|[-_])/i;
+const HEALTH_NAME = /(^|[-_])(health|healthz|probe|ready|readyz|status)($|[-_])/i;
+
+/**
+ * A copy-pasteable readinessProbe for the container: on a declared health port if it has one, else on
+ * the port it serves; \`grpc\` for gRPC ports (by name), \`httpGet\` for HTTP ports (by name or a usual HTTP
+ * number), \`tcpSocket\` otherwise (a datastore or broker port, or nothing shows it speaks HTTP).
+ */
+export function readinessExample(c: ContainerView, sp: ServedPort | undefined): string {
+  const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name));
+  const served = sp?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? c.ports.find((p) => p.containerPort === sp.servicePort.targetPort) : undefined);
+  const chosen = health ?? served ?? c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)));
+  const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
+  const ref = chosen?.name ?? portNum ?? 8080;
+  const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';
+  if (/grpc/i.test(name)) return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
+  const http = health !== undefined || HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum) && !NON_HTTP_PORTS.has(portNum));
+  if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
+  return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
+}
 
 export const readinessProbeMissing: Rule = {
   meta: {
@@ -25,6 +51,8 @@ template.
 
 **Condition:** \`readinessProbe\` is absent. **Severity:** warning.
 
+${SERVED_STATUS_DOC}
+
 **Fix:**
 
 \`\`\`yaml
@@ -39,16 +67,15 @@ readinessProbe:
   check(ctx) {
     const { graph } = ctx;
     for (const w of graph.workloads) {
-      if (w.isBatch || !graph.served(w)) continue;
+      if (w.isBatch || !likelyServed(graph, w)) continue;
       for (const c of trafficContainers(graph, w)) {
         if (probeOf(c, 'readinessProbe') || injectedAtAdmission(w, c)) continue;
-        const serves = servedPortsLabel(graph, w, c) ?? 'Service traffic';
+        const serves = servedPortsLabel(graph, w, c) ?? declaredPortsLabel(c) ?? 'Service traffic';
         const sp = trafficPorts(graph, w).find((p) => p.container === c);
-        const port = sp?.containerPort?.name ?? sp?.containerPort?.containerPort ?? sp?.servicePort.targetPort ?? c.ports[0]?.name ?? c.ports[0]?.containerPort ?? 8080;
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          message: `container "${c.name}": serves ${serves} but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. readinessProbe: {httpGet: {path: /readyz, port: ${port}}, periodSeconds: 5}`,
+          message: `container "${c.name}": serves ${serves} but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
         });
       }
     }

@@ -1,4 +1,5 @@
 import { Rule } from '../engine/types';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { claimExclusivity, existingPointer, replicaBasis } from './rollout-util';
 
 export const recreateStrategy: Rule = {
@@ -21,6 +22,8 @@ its access mode is unknown (the PVC is not in the linted set). A claim whose PVC
 Recreate only orders pods during a rollout: a manually deleted pod is replaced at once, so it is not an
 "at most one pod" guarantee either.
 
+${SERVED_STATUS_DOC}
+
 Fix (proposed, not automatic):
 \`\`\`yaml
 strategy:
@@ -34,14 +37,14 @@ strategy:
     for (const w of ctx.graph.workloads) {
       if (w.kind !== 'Deployment' || w.deployment?.type !== 'Recreate') continue;
       const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas < 2 || !ctx.graph.served(w)) continue;
+      if (!basis || basis.replicas < 2 || !likelyServed(ctx.graph, w)) continue;
       const claims = ctx.graph.claimsOf(w);
       if (claims.some((c) => claimExclusivity(c) !== 'shared')) continue;
       const shared = claims.length ? ` (its claims ${claims.map((c) => `"${c.claimName}"`).join(', ')} allow multi-node access, so they do not require it)` : '';
       ctx.report({
         object: w.obj,
         pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
-        message: `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}`,
+        message: `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}${assumedServedNote(ctx.graph, w)}`,
       });
     }
   },

@@ -1,4 +1,5 @@
 import { Fix, Rule } from '../engine/types';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
@@ -6,6 +7,9 @@ import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEY
 import { existingPointer, nodePinning, replicaBasis } from './rollout-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
+/** When DoNotSchedule is meant (the message says it, so the advice is not read as "always hard"). */
+const DONOTSCHEDULE_NOTE = ' (ScheduleAnyway spreads when it can and never leaves a pod Pending; use DoNotSchedule only where co-located replicas are worse than a pod that cannot schedule';
+
 const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
 
 /**
@@ -50,6 +54,8 @@ when an HPA targets it) that has neither
 Anti-affinity on the zone key is accepted too (it separates nodes as well). Templates pinned to one node
 (\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped.
 
+${SERVED_STATUS_DOC}
+
 **Fix** (prefer spread constraints; \`matchLabelKeys\` only for Deployments, beta and on since 1.27):
 \`\`\`yaml
 topologySpreadConstraints:
@@ -74,7 +80,7 @@ topologySpreadConstraints:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      if (!KINDS.has(w.kind) || !ctx.graph.served(w)) continue;
+      if (!KINDS.has(w.kind) || !likelyServed(ctx.graph, w)) continue;
       const basis = replicaBasis(ctx.graph, w);
       if (!basis || basis.replicas < 2) continue;
       if (nodePinning(w)) continue;
@@ -88,7 +94,7 @@ topologySpreadConstraints:
         object: w.obj,
         pointer,
         fix: spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
       });
     }
 

@@ -1,4 +1,5 @@
 import { Fix, Rule } from '../engine/types';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
 import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
 
@@ -45,6 +46,8 @@ Deployments scaled to 0 are skipped, and so are Deployments mounting a Persisten
 allow multi-node access (\`ReadWriteOnce\`, \`ReadWriteOncePod\`, or a PVC outside the linted set): their pods cannot
 overlap, so the outage is inherent and surge-first would deadlock (see \`surge-volume-deadlock\`).
 
+${SERVED_STATUS_DOC}
+
 Fix (stateless):
 \`\`\`yaml
 strategy:
@@ -62,7 +65,7 @@ strategy:
   check(ctx) {
     for (const w of ctx.graph.workloads) {
       if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
-      if (!ctx.graph.served(w)) continue;
+      if (!likelyServed(ctx.graph, w)) continue;
       const basis = replicaBasis(ctx.graph, w);
       if (!basis || basis.replicas <= 0) continue;
       const r = basis.replicas;
@@ -88,7 +91,7 @@ strategy:
       ctx.report({
         object: w.obj,
         pointer,
-        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)`,
+        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)${assumedServedNote(ctx.graph, w)}`,
         fix: surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet),
       });
     }

@@ -106,6 +106,13 @@ function envValue(c: ContainerView, name: string): string | undefined {
   return undefined;
 }
 
+/** Linkerd proxy configuration annotations: their presence means the pod is meant to be meshed. */
+const LINKERD_CONFIG_PREFIXES = ['config.linkerd.io/', 'config.alpha.linkerd.io/', 'config.beta.linkerd.io/'];
+
+function hasAnnotationPrefix(w: Workload, prefixes: string[]): boolean {
+  return Object.keys(w.annotations).some((k) => prefixes.some((p) => k.startsWith(p)));
+}
+
 /** Injectors skip host-network pods (Linkerd and Istio both refuse to redirect the node's traffic). */
 function hostNetwork(w: Workload): boolean {
   return w.podSpec.hostNetwork === true;
@@ -116,7 +123,10 @@ function hostNetwork(w: Workload): boolean {
  *
  * Injection is evident from `linkerd.io/inject: enabled|ingress` on the pod template or workload,
  * the same annotation on the Namespace (when it is in the set and the pod does not say
- * `disabled`), or a rendered container named `linkerd-proxy`.
+ * `disabled`), a rendered container named `linkerd-proxy`, or proxy configuration annotations on the
+ * pod template or workload (`config.linkerd.io/*`, `config.alpha.linkerd.io/*`, `config.beta.linkerd.io/*`):
+ * nobody configures a proxy that is not injected, and namespace-level injection (the common setup) is
+ * usually outside the linted set. `linkerd.io/inject: disabled` on the pod wins.
  *
  * Mode: a rendered proxy decides (init container with `restartPolicy: Always` = native); else the
  * native-sidecar annotation (GA, beta, alpha form, in that order; "true"/"false"); else
@@ -131,6 +141,7 @@ export function linkerdMesh(w: Workload, opts: MeshOptions = {}): LinkerdMesh | 
   let injectedBy: Origin | undefined;
   if (proxy) injectedBy = 'container';
   else if (!hostNetwork(w) && !podSaysDisabled && inject && enabled(inject.value)) injectedBy = inject.origin;
+  else if (!hostNetwork(w) && !podSaysDisabled && !(inject && inject.value.trim() === 'disabled') && hasAnnotationPrefix(w, LINKERD_CONFIG_PREFIXES)) injectedBy = 'annotation';
   if (!injectedBy) return undefined;
 
   const problems: MeshProblem[] = [];
@@ -347,8 +358,10 @@ export function parseIstioProxyConfig(text: string): { config: IstioProxyConfig;
  *
  * Injection is evident from `sidecar.istio.io/inject: "true"` (pod label or annotation), a rendered
  * `istio-proxy` container, or a Namespace in the set labelled `istio-injection: enabled` or
- * `istio.io/rev` (unless the pod opts out with `sidecar.istio.io/inject: "false"`). Nothing else
- * counts: the istiod ConfigMap holds injection templates as strings, which are not workloads.
+ * `istio.io/rev`, or proxy configuration annotations on the pod template or workload
+ * (`proxy.istio.io/config`, `sidecar.istio.io/*` other than `inject`: namespace-level injection is the
+ * common setup and is usually outside the linted set), unless the pod opts out with
+ * `sidecar.istio.io/inject: "false"`. Nothing else counts: the istiod ConfigMap holds injection templates as strings, which are not workloads.
  *
  * Mode: a rendered proxy decides; else `sidecar.istio.io/nativeSidecar` (as the injection template
  * reads it: anything but "false" is native); else `nativeDefault`.
@@ -364,6 +377,7 @@ export function istioMesh(w: Workload, opts: MeshOptions = {}): IstioMesh | unde
   else if (hostNetwork(w) || podInject?.trim() === 'false') injectedBy = undefined;
   else if (podInject?.trim() === 'true') injectedBy = 'annotation';
   else if (nsInjects) injectedBy = 'namespace';
+  else if (Object.keys(w.annotations).some((k) => k === 'proxy.istio.io/config' || (k.startsWith('sidecar.istio.io/') && k !== ISTIO.inject))) injectedBy = 'annotation';
   if (!injectedBy) return undefined;
 
   const problems: MeshProblem[] = [];

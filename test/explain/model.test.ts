@@ -74,10 +74,15 @@ describe('termination timeline: main containers', () => {
     expect(alone.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
   });
 
-  test('no preStop, not served: no endpoints lane, no violation', () => {
-    const t = explainOne(deployment({ containers: container('app'), served: false }));
+  test('no preStop, not served (hint "false"): no endpoints lane, no violation', () => {
+    const t = explainOne(deployment({ containers: container('app'), served: false, annotations: { 'kubegrace.dev/served': 'false' } }));
     expect(t.lanes.map((l) => l.name)).toEqual(['app']);
     expect(t.violations).toEqual([]);
+  });
+
+  test('no preStop, served status unknown (no Service in the input) with a declared port: the same prestop-missing as lint', () => {
+    const t = explainOne(deployment({ containers: container('app'), served: false }));
+    expect(t.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
   });
 
   test('preStop longer than grace: SIGTERM at the deadline, SIGKILL 2s later, red span; same numbers as grace-period-budget', () => {

@@ -140,7 +140,7 @@ spec:
   test('Services select templates in their namespace only', () => {
     expect(g.servicesFor(w).map((s) => s.obj.name)).toEqual(['web', 'web-metrics']);
     expect(g.trafficServices(w).map((s) => s.obj.name)).toEqual(['web']);
-    expect(g.served(w)).toBe(true);
+    expect(g.servedState(w)).toBe('served');
   });
   test('served ports resolve named target ports to the container', () => {
     expect(g.servedPorts(w).map((p) => `${p.service.obj.name}:${p.container.name}:${p.containerPort?.containerPort}`)).toEqual(['web:app:8080']);
@@ -154,11 +154,47 @@ spec:
   });
   test('a metrics-only Service does not make a workload served', () => {
     const g2 = graph(text.split('\n---\n').filter((d) => !d.includes('name: web, namespace: shop}\nspec:\n  selector: {app: web}\n  ports: [{name: http')).join('\n---\n'));
-    expect(g2.served(g2.workloads[0])).toBe(false);
+    // The metrics Service is in the namespace, so the set holds the app's Services: unserved.
+    expect(g2.servedState(g2.workloads[0])).toBe('unserved');
   });
   test('the served hint wins both ways', () => {
     const hinted = text.replace('labels: {app: web, tier: front}}\n    spec:\n      containers', 'labels: {app: web, tier: front}, annotations: {kubegrace.dev/served: "false"}}\n    spec:\n      containers');
     const g3 = graph(hinted);
-    expect(g3.served(g3.workloads[0])).toBe(false);
+    expect(g3.servedState(g3.workloads[0])).toBe('unserved');
+  });
+});
+
+describe('served is three-valued (graceful-termination.md section 0)', () => {
+  const deploy = (ns: string, annotations = '', ports = '[{name: http, containerPort: 8080}]') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}${annotations ? `, annotations: {${annotations}}` : ''}}
+    spec:
+      containers: [{name: app, image: web, ports: ${ports}}]
+`;
+  const service = (ns: string, app: string, ports = '[{name: http, port: 80, targetPort: http}]') => `---
+apiVersion: v1
+kind: Service
+metadata: {name: ${app}, namespace: ${ns}}
+spec: {selector: {app: ${app}}, ports: ${ports}}
+`;
+  const state = (text: string) => {
+    const g = graph(text);
+    return g.servedState(g.workloads[0]);
+  };
+  test.each([
+    ['a Service in the set selects the pods', deploy('shop') + service('shop', 'web'), 'served'],
+    ['hint "true" without a Service', deploy('shop', 'kubegrace.dev/served: "true"'), 'served'],
+    ['hint "false" beats a selecting Service', deploy('shop', 'kubegrace.dev/served: "false"') + service('shop', 'web'), 'unserved'],
+    ['hint "true" beats Services that do not select it', deploy('shop', 'kubegrace.dev/served: "true"') + service('shop', 'other'), 'served'],
+    ['other Services in the namespace, none selects it (a whole chart)', deploy('shop') + service('shop', 'other'), 'unserved'],
+    ['only a metrics-only Service selects it', deploy('shop') + service('shop', 'web', '[{name: metrics, port: 9090}]'), 'unserved'],
+    ['no Service in the set at all (one file per object)', deploy('shop'), 'unknown'],
+    ['Services only in another namespace', deploy('shop') + service('other-ns', 'web'), 'unknown'],
+  ])('%s: %s', (_name, text, expected) => {
+    expect(state(text)).toBe(expected);
   });
 });

@@ -36,20 +36,6 @@ ruleTester(gracePeriodBudget, {
     { name: 'exactly at the budget: 20 + 10 = 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 20}}}')) },
     { name: 'httpGet preStop: delay unknown, skipped', yaml: deploy(container('        lifecycle: {preStop: {httpGet: {path: /drain, port: 8080}}}')) },
     { name: 'exec of an unknown command: skipped', yaml: deploy(container('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}')) },
-    {
-      name: 'not served: no Service, no hint',
-      yaml: `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: worker}
-spec:
-  selector: {matchLabels: {app: w}}
-  template:
-    metadata: {labels: {app: w}}
-    spec:
-      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 40}}}}]
-`,
-    },
-    { name: 'served hint false overrides the Service', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 40}}}'), '"kubegrace.dev/served": "false"') },
     { name: 'grace 0 is zero-grace-period\'s business', yaml: deploy(`      terminationGracePeriodSeconds: 0\n${container('        lifecycle: {preStop: {sleep: {seconds: 5}}}')}`) },
     { name: 'short grace without a hook or drain hint: left to prestop-missing', yaml: deploy(`      terminationGracePeriodSeconds: 5\n${container('')}`) },
     {
@@ -71,6 +57,61 @@ spec:
     { name: 'drain hint lowers the need', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}'), '"kubegrace.dev/drain-seconds": "5"') },
   ],
   invalid: [
+    {
+      // The headline case of graceful-termination.md section 0: one file per object, no Service in it.
+      name: 'unknown served (a file holding only the Deployment): sleep 40 >= default grace 30 is an error',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 40}}}}]
+`,
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', message: 'preStop delay 40s >= the default grace period (30s)' }],
+    },
+    {
+      name: 'unserved by hint: the hook is still judged against the grace it spends',
+      yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 40}}}'), '"kubegrace.dev/served": "false"'),
+      findings: [{ severity: 'error', message: 'preStop delay 40s >=' }],
+    },
+    {
+      name: 'unserved (another Service in the namespace selects other pods): sleep 25 + drain 10 > 30 warns',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 25}}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: other}
+spec: {selector: {app: other}, ports: [{port: 80}]}
+`,
+      findings: [{ severity: 'warning', message: 'preStop 25s + drain 10s = 35s exceeds the default grace period (30s)' }],
+    },
+    {
+      name: 'unknown served with a native sidecar: its drain is part of the sum (15 + 10 + 5 > 28)',
+      yaml: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      terminationGracePeriodSeconds: 28
+      initContainers: [{name: log-shipper, image: fluent-bit, restartPolicy: Always}]
+      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 15}}}}]
+`,
+      findings: [{ severity: 'warning', message: 'native sidecar "log-shipper" drain 5s = 30s exceeds' }],
+    },
     {
       name: 'sleep action equal to grace: error',
       yaml: deploy(`      terminationGracePeriodSeconds: 15\n${container('        lifecycle: {preStop: {sleep: {seconds: 15}}}')}`),

@@ -56,7 +56,10 @@ describe('imageName', () => {
 ruleTester(headlessPublishNotReady, {
   valid: [
     { name: 'headless peer Service with publishNotReadyAddresses: correct', yaml: sts() + svc({ pnra: true }) },
-    { name: 'old tolerate-unready-endpoints annotation (cockroachdb example)', yaml: sts({ image: 'cockroachdb/cockroach:v1.1.0' }) + svc({ annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }) },
+    {
+      name: 'the legacy tolerate-unready annotation alone on a ClusterIP Service: ignored by the EndpointSlice controller, so no warning',
+      yaml: sts({ image: 'nginx:1' }) + svc() + svc({ name: 'db-client', headless: false, annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
+    },
     { name: 'app without peer discovery needs', yaml: sts({ image: 'bitnami/postgresql:17' }) + svc() },
     { name: 'plain redis (replication through a master Service) is not in the list', yaml: sts({ image: 'docker.io/bitnami/redis:8.2.1' }) + svc() },
     { name: 'hint false overrides the image guess', yaml: sts({ annotations: '"kubegrace.dev/peer-discovery": "false"' }) + svc() },
@@ -97,9 +100,20 @@ ruleTester(headlessPublishNotReady, {
       findings: [{ severity: 'warning', pointer: '/spec/publishNotReadyAddresses', object: 'Service/db-client', message: 'publishNotReadyAddresses: true on a Service with a cluster IP (selecting StatefulSet/db): clients are sent to pods that are not Ready' }],
     },
     {
-      name: 'tolerate-unready annotation on a ClusterIP Service: warning at the annotation',
-      yaml: sts({ image: 'nginx:1' }) + svc() + svc({ name: 'db-client', headless: false, annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
-      findings: [{ severity: 'warning', pointer: '/metadata/annotations/service.alpha.kubernetes.io~1tolerate-unready-endpoints' }],
+      name: 'old tolerate-unready-endpoints annotation (cockroachdb example): does not count, and the finding says why',
+      yaml: sts({ image: 'cockroachdb/cockroach:v1.1.0' }) + svc({ annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/metadata/annotations/service.alpha.kubernetes.io~1tolerate-unready-endpoints',
+          message: 'does not set publishNotReadyAddresses: true (its service.alpha.kubernetes.io/tolerate-unready-endpoints annotation is ignored by the EndpointSlice controller that kube-proxy and CoreDNS read)',
+        },
+      ],
+    },
+    {
+      name: 'serviceName names no Service while a non-headless Service of the set selects the pods (no peer need): info',
+      yaml: sts({ image: 'nginx:1', serviceName: 'db-governing' }) + svc({ name: 'db-client', headless: false }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'spec.serviceName "db-governing" names no Service in the linted set although Service/db-client in the set selects its pods' }],
     },
     {
       name: 'serviceName names a Service that is not headless, app needs peers: warning',
@@ -119,7 +133,7 @@ ruleTester(headlessPublishNotReady, {
     {
       name: 'serviceName names no Service and the app needs peers',
       yaml: sts({ serviceName: 'db-peers' }) + svc({ name: 'db-client', headless: false }),
-      findings: [{ severity: 'info', message: 'names no Service in the linted set (and image cassandra:4.1' }],
+      findings: [{ severity: 'info', message: 'names no Service in the linted set although Service/db-client in the set selects its pods' }],
     },
     {
       name: 'suppressed on the Service',

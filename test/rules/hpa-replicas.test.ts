@@ -47,7 +47,19 @@ ${svc}`;
 ruleTester(hpaReplicas, {
   valid: [
     { name: 'replicas unset, minReplicas 2, served', yaml: set({ service: true }) },
-    { name: 'minReplicas 1 on an unserved workload (no Service)', yaml: set({ min: 1 }) },
+    {
+      name: 'minReplicas 1 on an unserved workload (another Service in the namespace, none selects it)',
+      yaml: `${set({ min: 1 })}---
+apiVersion: v1
+kind: Service
+metadata: {name: other}
+spec: {selector: {app: other}, ports: [{port: 80}]}
+`,
+    },
+    {
+      name: 'minReplicas 1, served status unknown and only a metrics port declared: not assumed served',
+      yaml: set({ min: 1 }).replace('ports: [{containerPort: 8080}]', 'ports: [{name: metrics, containerPort: 9090}]'),
+    },
     { name: 'minReplicas 1, Service present but served hint false', yaml: set({ min: 1, service: true, annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA targets a workload not in the set', yaml: set({ replicas: 3, min: 1, service: true, target: 'other' }) },
     {
@@ -75,6 +87,11 @@ spec:
       name: 'StatefulSet too',
       yaml: set({ kind: 'StatefulSet', replicas: 2 }),
       findings: [{ severity: 'warning', object: 'StatefulSet/web', message: 'remove spec.replicas' }],
+    },
+    {
+      name: 'minReplicas 1, served status unknown (no Service in the set) and port 8080 declared: assumed served, and said so',
+      yaml: set({ min: 1 }),
+      findings: [{ severity: 'info', pointer: '/spec/minReplicas', message: /minReplicas 1 for the Deployment\/web: when it scales down to one pod.*\(served status unknown: no Service in the input selects it, but it declares port 8080, so it is assumed served; annotate kubegrace.dev\/served: "false" if nothing routes to it\)$/ }],
     },
     {
       name: 'minReplicas 1 on a served workload: info at minReplicas',

@@ -47,7 +47,8 @@ ruleTester(linkerdProxyDrain, {
     { name: 'injected, no wait set: nothing to judge', yaml: deploy(inject, app(sleep(10))) },
     { name: 'Linkerd\'s guidance: app sleep 10 < proxy wait 20 < grace 60', yaml: deploy(`${inject}, ${wait('20')}`, app(sleep(10), '60')) },
     { name: 'app without a hook (S = 0) < wait 20 < grace 30', yaml: deploy(`${inject}, ${wait('20')}`, app()) },
-    { name: 'wait annotation without Linkerd injection: not a meshed workload', yaml: deploy(wait('60'), app()) },
+    { name: 'wait annotation with linkerd.io/inject: disabled on the pod: not meshed', yaml: deploy(`"linkerd.io/inject": disabled, ${wait('60')}`, app()) },
+    { name: 'wait annotation on a hostNetwork pod: injectors skip it', yaml: deploy(wait('60'), `      hostNetwork: true\n${app()}`) },
     { name: 'native mode without a wait', yaml: deploy(`${inject}, ${native}`, app(sleep(10))) },
     { name: 'native mode with wait "0" (the default) is not dead config', yaml: deploy(`${inject}, ${native}, ${wait('0')}`, app()) },
     { name: 'httpGet app preStop: delay unknown, no comparison', yaml: deploy(`${inject}, ${wait('5')}`, app('{httpGet: {path: /drain, port: 8080}}')) },
@@ -79,6 +80,18 @@ spec:
     },
   ],
   invalid: [
+    {
+      // Namespace-level injection is the common setup and usually outside the linted set: a proxy
+      // configuration annotation is itself the evidence that the pod is meshed.
+      name: 'wait annotation without an inject annotation, Namespace or Service in the set: meshed by evidence, error',
+      yaml: deploy(wait('60'), app()).split('---')[0],
+      findings: [{ severity: 'error', pointer: '/spec/template/metadata/annotations/config.alpha.linkerd.io~1proxy-wait-before-exit-seconds', message: /linkerd-proxy waits 60s before exit .* >= the default grace period \(30s\)/ }],
+    },
+    {
+      name: 'config.linkerd.io/* annotation (not the wait itself) is also evidence: wait 40 >= grace 30',
+      yaml: deploy(`"config.linkerd.io/proxy-cpu-request": 100m, ${wait('40')}`, app()).split('---')[0],
+      findings: [{ severity: 'error', message: /waits 40s before exit/ }],
+    },
     {
       name: 'wait equal to the default grace: error at the annotation',
       yaml: deploy(`${inject}, ${wait('30')}`, app()),

@@ -44,6 +44,12 @@ ruleTester(livenessEqualsReadiness, {
     { name: 'different headers', yaml: deploy(probes('{httpGet: {path: /healthz, port: http, httpHeaders: [{name: X-Probe, value: live}]}}', '{httpGet: {path: /healthz, port: http, httpHeaders: [{name: X-Probe, value: ready}]}}')) },
     { name: 'different handler types', yaml: deploy(probes('{tcpSocket: {port: http}}', '{httpGet: {path: /healthz, port: http}}')) },
     { name: 'different exec commands', yaml: deploy(probes('{exec: {command: [alive]}}', '{exec: {command: [ready]}}')) },
+    { name: 'identical tcpSocket, named and numeric: a TCP connect cannot check a dependency', yaml: deploy(probes('{tcpSocket: {port: http}}', '{tcpSocket: {port: 8080}}')) },
+    { name: 'query strings differ: /healthz?full=true (liveness) vs /healthz (readiness) are two checks', yaml: deploy(probes('{httpGet: {path: "/healthz?full=true", port: http}}', '{httpGet: {path: /healthz, port: http}}')) },
+    {
+      name: 'a check the catalog marks process-local (OpenTelemetry collector health_check on 13133)',
+      yaml: deploy(probes('{httpGet: {path: /, port: 13133}}', '{httpGet: {path: /, port: 13133}}')).replace('image: web:1', 'image: otel/opentelemetry-collector-k8s:0.138.0'),
+    },
     { name: 'different grpc service', yaml: deploy(probes('{grpc: {port: 9090, service: liveness}}', '{grpc: {port: 9090}}')) },
     { name: 'only a liveness probe on a neutral path', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}}') },
     { name: 'only a readiness probe on /ready', yaml: deploy('        readinessProbe: {httpGet: {path: /ready, port: http}}') },
@@ -56,39 +62,44 @@ ruleTester(livenessEqualsReadiness, {
   ],
   invalid: [
     {
-      name: 'identical httpGet and default windows',
+      name: 'identical generic httpGet /healthz and default windows: info (whether it checks dependencies cannot be seen)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')),
-      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with the same failure window (liveness 3 x 10s = 30s, readiness 3 x 10s = 30s)' }],
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with the same failure window (liveness 3 x 10s = 30s, readiness 3 x 10s = 30s)' }],
     },
     {
       name: 'named port "http" equals 8080',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: http}}', '{httpGet: {path: /healthz, port: 8080}}')),
-      findings: [{ severity: 'warning', message: 'set livenessProbe.failureThreshold to at least 6' }],
+      findings: [{ severity: 'info', message: 'The probe docs recommend a higher liveness failureThreshold, e.g. 6 (2 x readiness)' }],
     },
     {
       name: 'same window product with different factors (6 x 5s = 3 x 10s)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6, periodSeconds: 5}', '{httpGet: {path: /healthz, port: http}}')),
-      findings: [{ severity: 'warning', message: 'liveness 6 x 5s = 30s, readiness 3 x 10s = 30s' }],
+      findings: [{ severity: 'info', message: 'liveness 6 x 5s = 30s, readiness 3 x 10s = 30s' }],
     },
     {
-      name: 'query string ignored, explicit default scheme and timeout differences do not matter',
-      yaml: deploy(probes('{httpGet: {path: "/healthz?full=1", port: http, scheme: HTTP}, timeoutSeconds: 5}', '{httpGet: {path: /healthz, port: http}}')),
-      findings: [{ severity: 'warning' }],
+      name: 'explicit default scheme and timeout differences do not matter',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: http, scheme: HTTP}, timeoutSeconds: 5}', '{httpGet: {path: /healthz, port: http}}')),
+      findings: [{ severity: 'info' }],
+    },
+    {
+      name: 'identical /healthz?full=true (a dependency check, as argo-cd uses it): warning',
+      yaml: deploy(probes('{httpGet: {path: "/healthz?full=true", port: http}}', '{httpGet: {path: "/healthz?full=true", port: http}}')),
+      findings: [{ severity: 'warning', message: 'run the same check (httpGet /healthz?full=true on port "http" (8080)), which asks for a full check (?full=true)' }],
+    },
+    {
+      name: 'identical readiness path /readyz on both: warning (a dependency check restarts every replica)',
+      yaml: deploy(probes('{httpGet: {path: /readyz, port: http}}', '{httpGet: {path: /readyz, port: http}}')),
+      findings: [{ severity: 'warning', message: 'which checks /readyz, a readiness path' }],
     },
     {
       name: 'identical exec',
       yaml: deploy(probes('{exec: {command: [sh, -c, check.sh]}}', '{exec: {command: [sh, -c, check.sh]}}')),
-      findings: [{ severity: 'warning', message: 'exec ["sh","-c","check.sh"]' }],
-    },
-    {
-      name: 'identical tcpSocket, named and numeric',
-      yaml: deploy(probes('{tcpSocket: {port: http}}', '{tcpSocket: {port: 8080}}')),
-      findings: [{ severity: 'warning', message: 'tcpSocket on port "http" (8080)' }],
+      findings: [{ severity: 'info', message: 'exec ["sh","-c","check.sh"]' }],
     },
     {
       name: 'identical grpc',
       yaml: deploy(probes('{grpc: {port: 9090}, periodSeconds: 5}', '{grpc: {port: 9090}, periodSeconds: 5}')),
-      findings: [{ severity: 'warning', message: 'grpc on port 9090' }],
+      findings: [{ severity: 'info', message: 'grpc on port 9090' }],
     },
     {
       name: 'liveness on /readyz: dependency-check path',
@@ -113,12 +124,12 @@ ruleTester(livenessEqualsReadiness, {
     },
     {
       name: 'not served: still reported (a probe problem, not a traffic one)',
-      yaml: deploy(probes('{tcpSocket: {port: 8080}}', '{tcpSocket: {port: 8080}}'), { served: false }),
-      findings: [{ severity: 'warning' }],
+      yaml: deploy(probes('{exec: {command: [check]}}', '{exec: {command: [check]}}'), { served: false }),
+      findings: [{ severity: 'info' }],
     },
     {
       name: 'served hint "false": still reported',
-      yaml: deploy(probes('{tcpSocket: {port: 8080}}', '{tcpSocket: {port: 8080}}'), { annotations: '"kubegrace.dev/served": "false"' }),
+      yaml: deploy(probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /ready, port: http}}'), { annotations: '"kubegrace.dev/served": "false"' }),
       findings: [{ severity: 'warning' }],
     },
     {
@@ -140,7 +151,7 @@ spec:
     },
     {
       name: 'suppressed by kubegrace.dev/ignore',
-      yaml: deploy(probes('{tcpSocket: {port: 8080}}', '{tcpSocket: {port: 8080}}'), { annotations: '"kubegrace.dev/ignore": "liveness-equals-readiness"' }),
+      yaml: deploy(probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /ready, port: http}}'), { annotations: '"kubegrace.dev/ignore": "liveness-equals-readiness"' }),
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],

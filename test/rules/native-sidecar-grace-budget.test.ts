@@ -1,7 +1,8 @@
 import { exitingPreStop, nativeSidecarGraceBudget } from '../../lib/rules/native-sidecar-grace-budget';
-import { ruleTester } from '../helpers/rule-tester';
+import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
+import { InvalidCase, ruleTester } from '../helpers/rule-tester';
 
-/** An unserved Deployment (no Service): grace-period-budget does not judge it. */
+/** A Deployment with no Service in the set (served status unknown). */
 function worker(podSpec: string, annotations = '', kind = 'Deployment'): string {
   return `apiVersion: apps/v1
 kind: ${kind}
@@ -39,6 +40,40 @@ ${appPreStop ? `        lifecycle: {preStop: ${appPreStop}}\n` : ''}`;
 const sleep = (n: number) => `{sleep: {seconds: ${n}}}`;
 const sidecarPreStop = (handler: string) => `        lifecycle: {preStop: ${handler}}\n`;
 
+/**
+ * Native sidecars' drain in the grace budget: judged by grace-period-budget (which adds the same
+ * sidecar addends) whether the workload is served, unserved or unknown.
+ */
+const BUDGET_CASES: InvalidCase[] = [
+    {
+      name: 'unserved: preStop 15 + drain 10 + two sidecars 5 + 5 = 35 > 30 (grace defaulted: at the container)',
+      yaml: worker(pod(sleep(15), [sidecar('proxy'), sidecar('logs')])),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "app": preStop 15s + drain 10s + native sidecar "proxy" drain 5s + native sidecar "logs" drain 5s = 35s exceeds the default grace period (30s)' }],
+    },
+    {
+      name: 'a custom preStop program counts with its declared kubegrace.dev/prestop-seconds: 20 + 10 + 5 > 30',
+      yaml: worker(pod('{exec: {command: [/bin/drain, --wait, "20"]}}', [sidecar('proxy')]), '"kubegrace.dev/prestop-seconds": "20"'),
+      findings: [{ severity: 'warning', message: 'container "app": preStop 20s (kubegrace.dev/prestop-seconds) + drain 10s + native sidecar "proxy" drain 5s = 35s' }],
+    },
+    {
+      name: 'declared drain without a hook exceeds a short grace: at the grace field',
+      yaml: worker(pod('', [sidecar('proxy')], '12'), '"kubegrace.dev/drain-seconds": "10"'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds', message: 'raise terminationGracePeriodSeconds to 20s' }],
+    },
+    {
+      name: 'a bare hint value applies to every sidecar',
+      yaml: worker(pod(sleep(10), [sidecar('a'), sidecar('b')]), '"kubegrace.dev/sidecar-drain-seconds": "6"'),
+      findings: [{ severity: 'warning', message: 'native sidecar "a" drain 6s + native sidecar "b" drain 6s = 32s' }],
+    },
+    {
+      name: 'a mesh proxy injected in native mode (annotation) counts: 20 + 10 + 5 > 30',
+      yaml: worker(pod(sleep(20), []).replace('      initContainers:\n', ''), '"sidecar.istio.io/inject": "true", "sidecar.istio.io/nativeSidecar": "true"'),
+      findings: [{ severity: 'warning', message: 'native sidecar "istio-proxy" drain (injected) 5s = 35s' }],
+    },
+];
+
+ruleTester(gracePeriodBudget, { valid: [], invalid: BUDGET_CASES });
+
 ruleTester(nativeSidecarGraceBudget, {
   valid: [
     { name: 'preStop 10 + drain 10 + one sidecar 5 = 25 <= 30', yaml: worker(pod(sleep(10), [sidecar('proxy')])) },
@@ -46,6 +81,8 @@ ruleTester(nativeSidecarGraceBudget, {
     { name: 'no native sidecar: nothing to judge', yaml: worker('      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 29}}}}]') },
     { name: 'main container without a hook and no drain hint: skipped (assumed drain)', yaml: worker(pod('', [sidecar('a'), sidecar('b')], '12')) },
     { name: 'served workload: grace-period-budget reports the same sum (no duplicate)', yaml: worker(pod(sleep(20), [sidecar('proxy')])) + service },
+    // The budget sum is grace-period-budget's for every workload, served or not: one finding per fault.
+    ...BUDGET_CASES.map((c) => ({ name: `no duplicate of grace-period-budget: ${c.name}`, yaml: c.yaml })),
     { name: 'per-sidecar hint lowers the need: 20 + 10 + 0 = 30', yaml: worker(pod(sleep(20), [sidecar('istio-proxy')]), '"kubegrace.dev/sidecar-drain-seconds": "istio-proxy=0"') },
     { name: 'Jobs are skipped', yaml: `apiVersion: batch/v1
 kind: Job
@@ -66,31 +103,6 @@ ${pod(sleep(40), [sidecar('proxy', sidecarPreStop(sleep(60)))])}` },
     { name: 'param raises the sleep limit', yaml: worker(pod(sleep(5), [sidecar('proxy', sidecarPreStop(sleep(10)))])), params: { maxSidecarPreStopSleepSeconds: 10 } },
   ],
   invalid: [
-    {
-      name: 'unserved: preStop 15 + drain 10 + two sidecars 5 + 5 = 35 > 30 (grace defaulted: at the container)',
-      yaml: worker(pod(sleep(15), [sidecar('proxy'), sidecar('logs')])),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "app" preStop 15s + drain 10s + native sidecar "proxy" drain 5s + native sidecar "logs" drain 5s = 35s exceeds the default grace period (30s)' }],
-    },
-    {
-      name: 'a custom preStop program counts with its declared kubegrace.dev/prestop-seconds: 20 + 10 + 5 > 30',
-      yaml: worker(pod('{exec: {command: [/bin/drain, --wait, "20"]}}', [sidecar('proxy')]), '"kubegrace.dev/prestop-seconds": "20"'),
-      findings: [{ severity: 'warning', message: 'container "app" preStop 20s (kubegrace.dev/prestop-seconds) + drain 10s + native sidecar "proxy" drain 5s = 35s' }],
-    },
-    {
-      name: 'declared drain without a hook exceeds a short grace: at the grace field',
-      yaml: worker(pod('', [sidecar('proxy')], '12'), '"kubegrace.dev/drain-seconds": "10"'),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds', message: 'raise terminationGracePeriodSeconds to 20s' }],
-    },
-    {
-      name: 'a bare hint value applies to every sidecar',
-      yaml: worker(pod(sleep(10), [sidecar('a'), sidecar('b')]), '"kubegrace.dev/sidecar-drain-seconds": "6"'),
-      findings: [{ severity: 'warning', message: 'native sidecar "a" drain 6s + native sidecar "b" drain 6s = 32s' }],
-    },
-    {
-      name: 'a mesh proxy injected in native mode (annotation) counts: 20 + 10 + 5 > 30',
-      yaml: worker(pod(sleep(20), []).replace('      initContainers:\n', ''), '"sidecar.istio.io/inject": "true", "sidecar.istio.io/nativeSidecar": "true"'),
-      findings: [{ severity: 'warning', message: 'native sidecar "istio-proxy" drain (injected) 5s = 35s' }],
-    },
     {
       name: 'long sleep in a native sidecar preStop',
       yaml: worker(pod(sleep(5), [sidecar('proxy', sidecarPreStop(sleep(20)))])),
@@ -134,12 +146,9 @@ ${pod(sleep(40), [sidecar('proxy', sidecarPreStop(sleep(60)))])}` },
       findings: [{ severity: 'warning', pointer: '/spec/template/metadata/annotations/kubegrace.dev~1sidecar-drain-seconds', message: 'cannot read "proxy=lots"' }],
     },
     {
-      name: 'StatefulSet with two findings, in position order',
+      name: 'StatefulSet: the sidecar preStop finding only (the budget is grace-period-budget\'s)',
       yaml: worker(pod(sleep(25), [sidecar('proxy', sidecarPreStop(sleep(10)))], '30'), '', 'StatefulSet'),
-      findings: [
-        { severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds' },
-        { severity: 'warning', pointer: '/spec/template/spec/initContainers/0/lifecycle/preStop' },
-      ],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0/lifecycle/preStop' }],
     },
     {
       name: 'suppressed findings are kept, marked suppressed',

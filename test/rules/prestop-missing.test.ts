@@ -51,7 +51,19 @@ ruleTester(prestopMissing, {
   valid: [
     { name: 'sleep action preStop', yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 10}}}') }) },
     { name: 'exec preStop of any kind counts as a hook', yaml: wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}') }) },
-    { name: 'not served: no Service, no hint', yaml: wl({ service: false }) },
+    {
+      name: 'unserved: the set holds another Service in the namespace and none selects the pods',
+      yaml: wl({ service: '  selector: {app: other}\n  ports: [{name: http, port: 80, targetPort: 8080}]' }),
+    },
+    {
+      name: 'unknown served, but the only declared port is an operator port (diag): not assumed served',
+      yaml: wl({ service: false, podSpec: app().replace('{name: http, containerPort: 8080}', '{name: diag, containerPort: 3000}') }),
+    },
+    {
+      name: 'unknown served, only a metrics port declared: not assumed served',
+      yaml: wl({ service: false, podSpec: app().replace('{name: http, containerPort: 8080}', '{name: metrics, containerPort: 9090}') }),
+    },
+    { name: 'unknown served, no port declared: not assumed served', yaml: wl({ service: false, podSpec: app().replace('        ports: [{name: http, containerPort: 8080}]\n', '') }) },
     { name: 'served hint "false" overrides the Service', yaml: wl({ annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'Job is not in scope', yaml: `apiVersion: batch/v1
 kind: Job
@@ -134,6 +146,22 @@ spec:
   ],
   invalid: [
     {
+      name: 'unknown served (a file holding only the Deployment) with a declared http port: assumed served, and said so',
+      yaml: wl({ service: false }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /^container "app": serves port http\/8080 but has no preStop hook: .*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served; annotate kubegrace.dev\/served: "false" if nothing routes to it\)$/,
+        },
+      ],
+    },
+    {
+      name: 'a grace period too short for the advised delay: the advice raises it too',
+      yaml: wl({ podSpec: `      terminationGracePeriodSeconds: 5\n${app()}` }),
+      findings: [{ severity: 'warning', message: 'Add lifecycle: {preStop: {sleep: {seconds: 10}}} and raise terminationGracePeriodSeconds to 25 (from 5s' }],
+    },
+    {
       name: 'served Deployment without preStop: warning at the container',
       yaml: wl(),
       kubeVersion: '1.30',
@@ -179,7 +207,7 @@ spec:
     {
       name: 'served by hint "true" without a Service',
       yaml: wl({ service: false, annotations: '"kubegrace.dev/served": "true"' }),
-      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves Service traffic' }],
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port http/8080 but has no preStop hook' }],
     },
     {
       name: 'a port a ServiceMonitor scrapes but the app serves itself still counts (grafana)',

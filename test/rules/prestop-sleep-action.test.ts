@@ -41,17 +41,27 @@ const C0 = '/spec/template/spec/containers/0';
 ruleTester(prestopSleepAction, {
   valid: [
     { name: 'exec sleep on 1.29: the sleep action is not available', yaml: deploy(app(EXEC_SLEEP)), kubeVersion: '1.29' },
-    { name: 'exec sleep on an unserved workload (info only for served containers)', yaml: deploy(app(EXEC_SLEEP), { served: false }), kubeVersion: '1.33' },
+    {
+      name: 'exec sleep on an unserved workload (another Service in the namespace; info only for served containers)',
+      yaml: `${deploy(app(EXEC_SLEEP), { served: false })}---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n`,
+      kubeVersion: '1.33',
+    },
     { name: 'exec sleep with served hint "false"', yaml: deploy(app(EXEC_SLEEP), { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'exec that sleeps then does more cannot be replaced', yaml: deploy(app('{preStop: {exec: {command: [sh, -c, "sleep 5 && nginx -s quit"]}}}')) },
     { name: 'exec of another command', yaml: deploy(app('{preStop: {exec: {command: [/wait-shutdown]}}}')) },
     { name: 'sleep action on 1.30 within range', yaml: deploy(app('{preStop: {sleep: {seconds: 10}}}')), kubeVersion: '1.30' },
     { name: 'sleep seconds equal to the grace period is allowed', yaml: deploy(`      terminationGracePeriodSeconds: 20\n${app('{preStop: {sleep: {seconds: 20}}}')}`) },
     { name: 'sleep seconds 0 on 1.33 (PodLifecycleSleepActionAllowZero on)', yaml: deploy(app('{preStop: {sleep: {seconds: 0}}}')), kubeVersion: '1.33' },
-    { name: 'distroless :debug tag has a busybox shell', yaml: deploy(app(EXEC_SLEEP, 'gcr.io/distroless/static:debug'), { served: false }) },
-    { name: 'unserved exec sleep in a normal image', yaml: deploy(app(SH_SLEEP, 'nginx:1.27'), { served: false }) },
+    { name: 'distroless :debug tag has a busybox shell', yaml: deploy(app(EXEC_SLEEP, 'gcr.io/distroless/static:debug'), { annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'unserved exec sleep in a normal image', yaml: deploy(app(SH_SLEEP, 'nginx:1.27'), { annotations: '"kubegrace.dev/served": "false"' }) },
   ],
   invalid: [
+    {
+      name: 'unknown served (no Service in the set) with a declared port: the info applies, as for a served container',
+      yaml: deploy(app(EXEC_SLEEP), { served: false }),
+      kubeVersion: '1.33',
+      findings: [{ severity: 'info', pointer: `${C0}/lifecycle/preStop/exec`, message: 'only sleeps 10s' }],
+    },
     {
       name: 'exec sleep on a served container, 1.30: info with the sleep-action fix',
       yaml: deploy(app(EXEC_SLEEP)),

@@ -42,7 +42,8 @@ const C0 = '/spec/template/spec/containers/0';
 ruleTester(readinessProbeMissing, {
   valid: [
     { name: 'readinessProbe present', yaml: wl(app(READY)) },
-    { name: 'not served: no Service, no hint', yaml: wl(app(), { service: false }) },
+    { name: 'unserved: another Service in the namespace, none selects the pods', yaml: wl(app(), { service: '  selector: {app: other}\n  ports: [{port: 80}]' }) },
+    { name: 'unknown served and only an operator port (health) declared: not assumed served', yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: health, containerPort: 8081}'), { service: false }) },
     { name: 'served hint "false" overrides the Service', yaml: wl(app(), { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'metrics-only Service', yaml: wl(app(), { service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 9090, targetPort: http}]' }) },
     {
@@ -99,7 +100,27 @@ spec:
     {
       name: 'served by hint "true" without a Service',
       yaml: wl(app(), { service: false, annotations: '"kubegrace.dev/served": "true"' }),
-      findings: [{ severity: 'warning', pointer: C0, message: 'serves Service traffic' }],
+      findings: [{ severity: 'warning', pointer: C0, message: 'serves port http/8080 but has no readinessProbe' }],
+    },
+    {
+      name: 'unknown served (no Service in the set) with a declared http port: assumed served, and said so',
+      yaml: wl(app(), { service: false }),
+      findings: [{ severity: 'warning', pointer: C0, message: /readinessProbe: \{httpGet: \{path: \/readyz, port: http\}, periodSeconds: 5\}.*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served/ }],
+    },
+    {
+      name: 'the example matches the port: tcpSocket for a redis port',
+      yaml: wl(app().replace('{name: http, containerPort: 8080}', '{containerPort: 6379}'), { service: '  selector: {app: web}\n  ports: [{port: 6379}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: 6379}, periodSeconds: 5}' }],
+    },
+    {
+      name: 'the example matches the port: grpc for a port named grpc',
+      yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: grpc, containerPort: 9090}'), { service: '  selector: {app: web}\n  ports: [{port: 9090, targetPort: grpc}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {grpc: {port: 9090}, periodSeconds: 5}' }],
+    },
+    {
+      name: 'the example prefers a declared health port over the served port',
+      yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: http, containerPort: 8080}, {name: healthz, containerPort: 8081}')),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: healthz}, periodSeconds: 5}' }],
     },
     {
       name: 'native sidecar serving the Service port',

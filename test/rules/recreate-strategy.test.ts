@@ -63,11 +63,16 @@ ruleTester(recreateStrategy, {
     { name: 'Recreate justified by a claim whose PVC is not in the set (mode unknown)', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]` }) },
     { name: 'PVC without accessModes: unknown, justified', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data') }) },
     { name: 'one RWX and one RWO claim: the RWO one justifies it', yaml: deploy({ replicas: 3, volumes: `[${claim('shared')}, ${claim('data')}]`, extra: pvc('shared', '[ReadWriteMany]') + pvc('data', '[ReadWriteOnce]') }) },
-    { name: 'not served: no Service', yaml: deploy({ replicas: 3, service: false }) },
+    { name: 'unserved: another Service in the namespace, none selects the pods', yaml: deploy({ replicas: 3, service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA minReplicas 1 is what counts, not replicas 3', yaml: deploy({ replicas: 3, extra: hpa(1) }) },
   ],
   invalid: [
+    {
+      name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
+      yaml: deploy({ replicas: 3, service: false }),
+      findings: [{ severity: 'warning', message: /strategy Recreate with replicas 3 on a served workload.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
+    },
     {
       name: 'Recreate with replicas 3 on a served Deployment',
       yaml: deploy({ replicas: 3 }),

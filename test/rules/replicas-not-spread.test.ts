@@ -59,7 +59,7 @@ ruleTester(replicasNotSpread, {
     { name: 'anti-affinity on a label shared by a group (part-of style) still selects its own pods', yaml: workload(anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {tier: front}}')) },
     { name: 'a single replica', yaml: workload('', { replicas: '1' }) },
     { name: 'default replicas (1)', yaml: workload('', { replicas: '' }) },
-    { name: 'not served: no Service', yaml: workload('', { service: false }) },
+    { name: 'unserved: another Service in the namespace, none selects the pods', yaml: workload('', { service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint false', yaml: workload('', { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA minReplicas 1 owns the count', yaml: workload('', { replicas: '' }) + hpa(1) },
     { name: 'DaemonSets have no replicas', yaml: workload('', { kind: 'DaemonSet', replicas: '' }) },
@@ -67,21 +67,26 @@ ruleTester(replicasNotSpread, {
   ],
   invalid: [
     {
+      name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
+      yaml: workload('', { service: false }),
+      findings: [{ severity: 'warning', message: /nothing spreads them.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
+    },
+    {
       name: 'three replicas, no spreading (Deployment on 1.27: matchLabelKeys in the fix)',
       yaml: workload(''),
       kubeVersion: '1.27',
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec', message: /^replicas 3 but nothing spreads them.*labelSelector: \{matchLabels: \{app: web\}\}, matchLabelKeys: \[pod-template-hash\]$/ }],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec', message: /^replicas 3 but nothing spreads them.*labelSelector: \{matchLabels: \{app: web\}\}, matchLabelKeys: \[pod-template-hash\] \(ScheduleAnyway spreads when it can and never leaves a pod Pending; use DoNotSchedule only where co-located replicas are worse than a pod that cannot schedule, with matchLabelKeys: \[pod-template-hash\] so a surge pod does not stall the rollout\)$/ }],
     },
     {
       name: 'below 1.27 the fix omits matchLabelKeys',
       yaml: workload(''),
       kubeVersion: '1.26',
-      findings: [{ severity: 'warning', message: /labelSelector: \{matchLabels: \{app: web\}\}$/ }],
+      findings: [{ severity: 'warning', message: /labelSelector: \{matchLabels: \{app: web\}\} \(ScheduleAnyway spreads when it can and never leaves a pod Pending; use DoNotSchedule only where co-located replicas are worse than a pod that cannot schedule\)$/ }],
     },
     {
       name: 'StatefulSet: no matchLabelKeys (no pod-template-hash)',
       yaml: workload('', { kind: 'StatefulSet' }),
-      findings: [{ severity: 'warning', object: 'StatefulSet/web', message: /\{app: web\}\}$/ }],
+      findings: [{ severity: 'warning', object: 'StatefulSet/web', message: /\{app: web\}\} \(ScheduleAnyway[^)]*cannot schedule\)$/ }],
     },
     {
       name: 'HPA minReplicas 2 counts',

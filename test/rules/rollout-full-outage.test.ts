@@ -66,7 +66,11 @@ ruleTester(rolloutFullOutage, {
     { name: 'replicas 3, maxUnavailable 50% rounds down to 1', yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxUnavailable: "50%"}}' }) },
     { name: 'replicas 4, maxUnavailable 99% rounds down to 3', yaml: deploy({ replicas: 4, strategy: '{rollingUpdate: {maxUnavailable: "99%"}}' }) },
     { name: 'replicas 3, maxSurge 0 and maxUnavailable 10%: forced unavailable 1 < 3', yaml: deploy({ replicas: 3, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "10%"}}' }) },
-    { name: 'not served: no Service, no hint', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }) },
+    { name: 'unserved: another Service in the namespace, none selects the pods', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
+    {
+      name: 'unknown served, only a metrics port declared: not assumed served',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }).replace('ports: [{containerPort: 8080}]', 'ports: [{name: metrics, containerPort: 9090}]'),
+    },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'Recreate is recreate-strategy\'s business', yaml: deploy({ replicas: 1, strategy: '{type: Recreate}' }) },
     { name: 'scaled to 0: skipped', yaml: deploy({ replicas: 0, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
@@ -94,6 +98,11 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }),
+      findings: [{ severity: 'warning', message: /a full outage for the whole startup time.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
+    },
     {
       name: 'replicas 1, maxSurge 0, maxUnavailable 1: the typical outage',
       yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }),
