@@ -1,4 +1,5 @@
 import { Fix, Rule } from '../engine/types';
+import { scarceRequests } from './surge-resource-deadlock';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
 import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
@@ -55,7 +56,7 @@ strategy:
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
 \`\`\`
 
-**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix.`,
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
@@ -76,6 +77,9 @@ strategy:
       // An exclusive claim (RWO/RWOP, or a PVC whose mode is unknown) forbids overlapping pods:
       // the outage is inherent, and surge-first would deadlock (surge-volume-deadlock).
       if (ctx.graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared')) continue;
+      // Accelerators likewise: a pool sized for the running pods has no spare GPU for a surge pod, so
+      // maxSurge 0 / maxUnavailable >= 1 is the deliberate trade-off surge-resource-deadlock recommends.
+      if (scarceRequests(w).some((r) => r.scarcity === 'accelerator')) continue;
       const raw = w.obj.raw;
       const ownUnavailable = scaled(d.maxUnavailable, r, false) ?? 0;
       const forced = ownUnavailable < d.unavailable;

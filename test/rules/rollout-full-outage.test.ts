@@ -78,6 +78,10 @@ ruleTester(rolloutFullOutage, {
     { name: 'HPA minReplicas 2 re-resolves "50%": floor(1) = 1 < 2', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: "50%"}}', extra: hpa(2) }) },
     { name: 'HPA minReplicas 3 overrides spec.replicas 1: unavailable 1 < 3', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: 1}}', extra: hpa(3) }) },
     {
+      name: 'a GPU workload: maxSurge 0 / maxUnavailable 1 is the surge-resource-deadlock trade-off, not flagged',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('ports: [{containerPort: 8080}]}', 'ports: [{containerPort: 8080}], resources: {limits: {nvidia.com/gpu: 1}}}'),
+    },
+    {
       name: 'RWO claim: maxSurge 0 / maxUnavailable 1 is the surge-volume-deadlock fix, the outage is inherent',
       yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', volumes: '[{name: data, persistentVolumeClaim: {claimName: data}}]', extra: pvc('[ReadWriteOnce]') }),
     },
