@@ -27,6 +27,7 @@ const config = (text: string) => `"proxy.istio.io/config": ${JSON.stringify(text
 
 ruleTester(istioProxyDrain, {
   valid: [
+    { name: 'proxy config annotation, but the pod opts out of injection', yaml: deploy(`"sidecar.istio.io/inject": "false", ${config('terminationDrainDuration: 40s')}`, app()) },
     { name: 'no injection evident (bookinfo applied to an injecting namespace outside the set)', yaml: deploy('', app(sleep(20))) },
     {
       name: 'istiod itself: inject false, and its ConfigMap holds injection templates as text',
@@ -66,6 +67,14 @@ metadata: {name: shop, labels: {istio-injection: enabled}}
     { name: 'drain hint lowers the need: 0 + 4 <= 5', yaml: deploy(`${classic}, "kubegrace.dev/drain-seconds": "4"`, app()) },
   ],
   invalid: [
+    {
+      // Namespace-level injection is the common setup and is usually outside the linted set; a proxy
+      // configuration annotation is itself the evidence that the pod is meshed.
+      name: 'proxy.istio.io/config alone (no inject label, Namespace or Service in the set): drain 40s >= grace 30s',
+      yaml: deploy(config('terminationDrainDuration: 40s'), app()),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'warning', message: /terminationDrainDuration 40s >= the default grace period \(30s\)/ }],
+    },
     {
       name: 'classic by default below 1.33: app 10 + 10 > default 5s',
       yaml: deploy(inject, app(sleep(10))),
