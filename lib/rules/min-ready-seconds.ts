@@ -1,4 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { connectionPatternOf } from '../catalog';
 import { HINT, ServiceView } from '../model/graph';
 import { isObject } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
@@ -58,16 +59,22 @@ export const minReadySeconds: Rule = {
 *available* only after \`minReadySeconds\`, and only then replaces the next old pod. That pause is
 the time clients get to connect to the new pod before another one goes away.
 
+The connection pattern comes from the \`kubegrace.dev/connection-pattern\` hint, else from the
+catalog of well-known workloads ([docs/catalog.md](../catalog.md): e.g. the Teleport proxy is
+fan-in, istiod and the Linkerd destination and identity controllers are long-lived), else it is
+\`short\`. The hint always wins; a policy can add or disable catalog entries (\`spec.catalog\`).
+
 - **fan-in** (\`kubegrace.dev/connection-pattern: fan-in\`): clients must hold a connection to
   *every* replica (Teleport-style reverse tunnels). Through a load balancer each attempt reaches
   the new replica with probability 1/N, so reconnecting takes retries. The reconnect model of
   graceful-termination.md section 11 gives the wait for a target probability
   (\`kubegrace.dev/reconnect-probability\`, default 0.7) and the client's backoff
-  (\`kubegrace.dev/reconnect-backoff\`, default \`linear:2-4\`): a warning when \`minReadySeconds\` is
+  (\`kubegrace.dev/reconnect-backoff\`, default the catalog entry's backoff, else \`linear:2-4\`): a warning when \`minReadySeconds\` is
   below it, an error when the needed wait does not even fit under \`progressDeadlineSeconds\`
   (the rollout would be reported as failed).
-- **long-lived** connections (WebSockets, gRPC streams) or pods behind an AWS load balancer with
-  IP targets: info when \`minReadySeconds\` is 0.
+- **long-lived** connections (WebSockets, gRPC streams) with at least 2 replicas (with one there
+  is no next old pod to protect), or pods behind an AWS load balancer with IP targets: info when
+  \`minReadySeconds\` is 0.
 
 Fix (3 replicas, P = 0.7, linear:2-4 backoff: Y = 1.97 retries, T <= 19.5 s):
 
@@ -100,13 +107,16 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
       if (ctx.graph.servedState(w) === 'unserved') continue;
       const current = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? 0;
       const pointer = get(w.obj.raw, 'spec', 'minReadySeconds') !== undefined ? '/spec/minReadySeconds' : '/spec';
-      const pattern = (w.annotations[HINT.connectionPattern] ?? 'short').trim();
+      // The hint, else the catalog of well-known workloads (e.g. the Teleport proxy: fan-in), else short.
+      const cp = connectionPatternOf(w, { catalog: ctx.catalog, routedPorts: ctx.graph.servicesFor(w).flatMap((s) => s.ports) });
+      const pattern = cp.pattern;
+      const known = cp.entry ? ` (${cp.entry.title}: catalog entry ${cp.entry.id})` : '';
       if (pattern === 'fan-in') {
         const replicas = ctx.graph.effectiveReplicas(w) ?? 1;
         // Scaled to zero (or a malformed count): no replica is replaced, so there is nothing to size.
         if (!Number.isInteger(replicas) || replicas < 1) continue;
         let probability = DEFAULT_RECONNECT_PROBABILITY;
-        let backoff: Backoff = DEFAULT_BACKOFF;
+        let backoff: Backoff = cp.reconnectBackoff ? parseBackoff(cp.reconnectBackoff) : DEFAULT_BACKOFF;
         const pRaw = w.annotations[HINT.reconnectProbability];
         if (pRaw !== undefined) {
           const p = Number(pRaw);
@@ -132,7 +142,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
             object: w.obj,
             pointer,
             severity: 'error',
-            message: `fan-in clients need minReadySeconds >= ${needed}s to reconnect to each new replica (${model}), which is not below progressDeadlineSeconds (${deadline}s): the rollout would be reported failed; lower the target probability or replicas, or raise progressDeadlineSeconds above ${needed}s`,
+            message: `fan-in clients${known} need minReadySeconds >= ${needed}s to reconnect to each new replica (${model}), which is not below progressDeadlineSeconds (${deadline}s): the rollout would be reported failed; lower the target probability or replicas, or raise progressDeadlineSeconds above ${needed}s`,
             fix: minReadyFix(w, needed),
           });
         } else {
@@ -140,7 +150,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
             object: w.obj,
             pointer,
             severity: 'warning',
-            message: `minReadySeconds ${current}s is below the ${needed}s fan-in clients need to reconnect to a new replica before the next one is replaced (${model}); set minReadySeconds: ${needed}`,
+            message: `minReadySeconds ${current}s is below the ${needed}s fan-in clients${known} need to reconnect to a new replica before the next one is replaced (${model}); set minReadySeconds: ${needed}`,
             fix: minReadyFix(w, needed),
           });
         }
@@ -148,8 +158,11 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
       }
       if (current > 0) continue;
       const lb = externalLb(ctx, w, ctx.graph.trafficServices(w));
-      if (pattern === 'long-lived' || lb) {
-        const why = pattern === 'long-lived' ? 'clients hold long-lived connections' : `it sits behind ${lb}, whose target registration lags readiness`;
+      // With one replica there is no next old pod for the pause to protect: long-lived clients
+      // simply move to the new pod (an LB target registration lag still matters with one).
+      const longLived = pattern === 'long-lived' && (ctx.graph.effectiveReplicas(w) ?? 1) >= 2;
+      if (longLived || lb) {
+        const why = longLived ? `clients hold long-lived connections${known}` : `it sits behind ${lb}, whose target registration lags readiness`;
         ctx.report({
           object: w.obj,
           pointer,

@@ -1,7 +1,7 @@
 import { minReadySeconds } from '../../lib/rules/min-ready-seconds';
 import { ruleTester } from '../helpers/rule-tester';
 
-function app(opts: { kind?: string; replicas?: number; minReady?: number; annotations?: string; deadline?: number; extra?: string; svcAnnotations?: string } = {}): string {
+function app(opts: { kind?: string; replicas?: number; minReady?: number; annotations?: string; deadline?: number; extra?: string; svcAnnotations?: string; container?: string; svcPorts?: string } = {}): string {
   const kind = opts.kind ?? 'Deployment';
   return `apiVersion: apps/v1
 kind: ${kind}
@@ -13,7 +13,7 @@ ${opts.minReady !== undefined ? `  minReadySeconds: ${opts.minReady}\n` : ''}${o
     metadata:
       labels: {app: proxy}
 ${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
-      containers: [{name: proxy, image: teleport, ports: [{containerPort: 3024}]}]
+      containers: [${opts.container ?? '{name: proxy, image: teleport, ports: [{containerPort: 3024}]}'}]
 ---
 apiVersion: v1
 kind: Service
@@ -21,13 +21,24 @@ metadata:
   name: proxy
 ${opts.svcAnnotations ? `  annotations: {${opts.svcAnnotations}}\n` : ''}spec:
   selector: {app: proxy}
-  ports: [{port: 3024}]
+  ports: ${opts.svcPorts ?? '[{port: 3024}]'}
 ${opts.extra ?? ''}`;
 }
 const FAN_IN = '"kubegrace.dev/connection-pattern": fan-in';
+// Catalog matches (lib/catalog/catalog.yaml): no hint needed.
+const TELEPORT_PROXY = "{name: teleport, image: 'public.ecr.aws/gravitational/teleport-distroless:15.0.0', ports: [{name: tls, containerPort: 3080}, {name: sshtun, containerPort: 3024}]}";
+const TELEPORT_2022 = "{name: teleport, image: 'public.ecr.aws/gravitational/teleport:11.0.0-dev', args: [--diag-addr=0.0.0.0:3000], ports: [{name: diag, containerPort: 3000}]}";
+const TELEPORT_AGENT = "{name: teleport, image: 'public.ecr.aws/gravitational/teleport-distroless:15.0.0', ports: [{name: diag, containerPort: 3000}]}";
+const ISTIOD = "{name: discovery, image: 'docker.io/istio/pilot:1.24.0', args: [discovery, --monitoringAddr=:15014], ports: [{containerPort: 15012, name: tls-xds}]}";
 
 ruleTester(minReadySeconds, {
   valid: [
+    { name: 'catalog: a Teleport agent (same image, no tunnel port) is not fan-in', yaml: app({ container: TELEPORT_AGENT, svcPorts: '[{name: diag, port: 3000}]' }) },
+    { name: 'catalog: the Teleport 2022 single binary behind a Service without the tunnel port', yaml: app({ container: TELEPORT_2022, svcPorts: '[{name: https, port: 443, targetPort: 3080}]' }) },
+    { name: 'catalog: a hint wins over the catalog (short on a Teleport proxy)', yaml: app({ container: TELEPORT_PROXY, annotations: '"kubegrace.dev/connection-pattern": short' }) },
+    { name: 'catalog: a Teleport proxy with enough minReadySeconds', yaml: app({ container: TELEPORT_PROXY, minReady: 20 }) },
+    { name: 'catalog: istiod with one replica (no next pod to protect)', yaml: app({ container: ISTIOD, replicas: 1, svcPorts: '[{name: grpc-xds, port: 15012}]' }) },
+    { name: 'long-lived with one replica: the clients move to the new pod, no next pod to protect', yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived', replicas: 1 }) },
     { name: 'short connections (default): nothing to say', yaml: app() },
     { name: 'fan-in, 3 replicas, P 0.7: 20 s suffices (T <= 19.5 s)', yaml: app({ annotations: FAN_IN, minReady: 20 }) },
     { name: 'fan-in with one replica: nothing to reconnect to', yaml: app({ annotations: FAN_IN, replicas: 1 }) },
@@ -39,6 +50,26 @@ ruleTester(minReadySeconds, {
     { name: 'an NLB in instance mode is not an IP-target LB', yaml: app({ svcAnnotations: '"service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": instance' }) },
   ],
   invalid: [
+    {
+      name: 'catalog: a Teleport proxy (tunnel port on the container) is fan-in without a hint',
+      yaml: app({ container: TELEPORT_PROXY }),
+      findings: [{ severity: 'warning', pointer: '/spec', message: 'fan-in clients (Teleport proxy (also the single-binary auth+proxy of the 2022 chart): catalog entry teleport-proxy) need to reconnect to a new replica before the next one is replaced (3 replicas, P=0.7, linear:2-4: 1.97 retries, up to 19.5s); set minReadySeconds: 20' }],
+    },
+    {
+      name: 'catalog: the Teleport 2022 single binary, tunnel port only on the Service (sshtun -> 3024)',
+      yaml: app({ container: TELEPORT_2022, svcPorts: '[{name: https, port: 443, targetPort: 3080}, {name: sshtun, port: 3024, targetPort: 3024}]' }),
+      findings: [{ severity: 'warning', message: 'set minReadySeconds: 20' }],
+    },
+    {
+      name: 'catalog: reconnect hints still apply to a catalog fan-in workload',
+      yaml: app({ container: TELEPORT_PROXY, annotations: '"kubegrace.dev/reconnect-probability": "0.5"' }),
+      findings: [{ severity: 'warning', message: 'set minReadySeconds: 4' }],
+    },
+    {
+      name: 'catalog: istiod with 3 replicas holds long-lived xDS streams',
+      yaml: app({ container: ISTIOD, svcPorts: '[{name: grpc-xds, port: 15012}]' }),
+      findings: [{ severity: 'info', message: 'minReadySeconds is 0 while clients hold long-lived connections (istiod (Istio control plane, xDS server): catalog entry istiod)' }],
+    },
     {
       name: 'fan-in, 3 replicas, defaults: warning with the model numbers (section 11: 1.97 retries, 19.5 s)',
       yaml: app({ annotations: FAN_IN }),
