@@ -1,3 +1,4 @@
+import * as fs from 'fs';
 import { ResolvedPolicy } from '../engine/policy';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
@@ -5,7 +6,8 @@ import { LintResult, sortFindings } from '../engine/run';
 import type { AppliedFix, SkippedFix } from '../fix';
 import type { TextPosition } from '../fix/format';
 import { Source } from '../model/sources';
-import { CliIO, UsageError, writeAtomic } from './io';
+import { InputError } from '../model/types';
+import { CliIO, fixWriteProblem, UsageError, writeAtomic, WriteRefused } from './io';
 
 /** What `lint --fix`, `--fix-dry-run` and `--fix-proposals` ask for. */
 export interface FixMode {
@@ -65,7 +67,7 @@ export function runFixes(
   opts: { rules: Rule[]; policy: ResolvedPolicy; version: KubeVersion },
   mode: FixMode,
   io: CliIO,
-): { sources: Source[]; stdoutTaken: boolean; relocate: (r: LintResult) => LintResult } {
+): { sources: Source[]; stdoutTaken: boolean; relocate: (r: LintResult) => LintResult; errors: InputError[] } {
   if (mode.write) {
     const charts = [...new Set(sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart])))];
     if (charts.length) {
@@ -86,6 +88,14 @@ export function runFixes(
     const m = maps.get(file);
     return m ? m(pos) : { line: pos.line, column: pos.column };
   };
+  const errors: InputError[] = [];
+  const refused = new Map<string, string>();
+  const refuse = (src: Source, reason: string) => {
+    refused.set(src.file, reason);
+    errors.push({ file: src.file, line: 1, column: 1, message: `--fix did not write this file: ${reason}` });
+  };
+  // Every file is checked before any is written, so a problem never leaves the set half fixed.
+  const plans: Array<{ src: Source; text: string; target: string }> = [];
   for (const f of result.files) {
     const src = sources.find((s) => s.file === f.file)!;
     if (!mode.write) {
@@ -96,21 +106,44 @@ export function runFixes(
       // stdin: never written anywhere; the fixed YAML goes to stdout.
       io.stdout(f.text);
     } else if (f.text !== f.original) {
-      writeAtomic(src.path, f.text);
+      if (src.unwritable) {
+        refuse(src, src.unwritable);
+        continue;
+      }
+      let target: string;
+      try {
+        // A symbolic link is written through: the target is fixed, the link stays a link.
+        target = fs.realpathSync(src.path);
+      } catch (e) {
+        refuse(src, `cannot resolve the path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        continue;
+      }
+      const problem = fixWriteProblem(target);
+      if (problem) refuse(src, problem);
+      else plans.push({ src, text: f.text, target });
     }
   }
-  const applied = result.files.flatMap((f) => f.applied);
-  const changedFiles = result.files.filter((f) => f.text !== f.original).length;
+  for (const p of plans) {
+    try {
+      writeAtomic(p.target, p.text, { expect: p.src.bytes });
+    } catch (e) {
+      refuse(p.src, e instanceof WriteRefused ? e.message : `writing failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the file is unchanged`);
+    }
+  }
+  const applied = result.files.filter((f) => !refused.has(f.file)).flatMap((f) => f.applied);
+  const changedFiles = result.files.filter((f) => f.text !== f.original && !refused.has(f.file)).length;
   const verb = mode.write ? 'fixed' : 'would fix';
   let out = applied.length ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map((a) => appliedLine(a, at)).join('')}` : 'kubegrace: nothing to fix\n';
+  if (refused.size) out += `kubegrace: ${plural(refused.size, 'file')} not written:\n${[...refused].map(([f, r]) => `  ${f}: ${r}\n`).join('')}`;
   const proposals = result.skipped.filter((s) => s.reason === PROPOSAL_REASON);
   const others = result.skipped.filter((s) => s.reason !== PROPOSAL_REASON);
   if (proposals.length) out += `kubegrace: ${plural(proposals.length, 'proposal')} not applied (review them, then add --fix-proposals):\n${proposals.map((s) => skippedLine(s, false, at)).join('')}`;
   if (others.length) out += `kubegrace: ${plural(others.length, 'fix')} not applied:\n${others.map((s) => skippedLine(s, true, at)).join('')}`;
   io.stderr(out);
+  // The report is about what is on disk: a file not written keeps its text.
   const fixed = sources.map((s) => {
     const f = result.files.find((x) => x.file === s.file);
-    return f && f.text !== s.text ? { ...s, text: f.text } : s;
+    return f && f.text !== s.text && !refused.has(s.file) ? { ...s, text: f.text } : s;
   });
   const relocate = (r: LintResult): LintResult => {
     if (!maps.size) return r;
@@ -121,5 +154,5 @@ export function runFixes(
       errors: r.errors.map(move),
     };
   };
-  return { sources: fixed, stdoutTaken, relocate };
+  return { sources: fixed, stdoutTaken, relocate, errors };
 }

@@ -1,3 +1,4 @@
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -6,7 +7,7 @@ export interface CliIO {
   cwd: string;
   stdout(s: string): void;
   stderr(s: string): void;
-  readStdin(): string;
+  readStdin(): string | Buffer;
   stdoutIsTTY: boolean;
   stderrIsTTY?: boolean;
   /** Terminal width (columns), when known. */
@@ -16,37 +17,165 @@ export interface CliIO {
 /** Wrong flags or arguments: exit 2 with the message. */
 export class UsageError extends Error {}
 
+/**
+ * A writer that goes quiet once its reader has gone (`kubegrace lint | head -1`): EPIPE, thrown
+ * by a synchronous write or emitted later, ends the output without a stack trace, as other
+ * command-line tools do.
+ */
+function pipeWriter(stream: NodeJS.WriteStream): (s: string) => void {
+  let closed = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') closed = true;
+    else throw e;
+  });
+  return (s) => {
+    if (closed) return;
+    try {
+      stream.write(s);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') closed = true;
+      else throw e;
+    }
+  };
+}
+
 export function processIO(): CliIO {
   return {
     cwd: process.cwd(),
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-    readStdin: () => fs.readFileSync(0, 'utf8'),
+    stdout: pipeWriter(process.stdout),
+    stderr: pipeWriter(process.stderr),
+    readStdin: () => fs.readFileSync(0),
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
     columns: process.stdout.columns || process.stderr.columns || undefined,
   };
 }
 
-/** Writes via a temporary file in the same directory and a rename, keeping the mode of an existing file. */
-export function writeAtomic(file: string, text: string): void {
+/** A temporary file next to `target`, created exclusively (O_EXCL) under a random name. */
+function createTemp(target: string, mode: number): { fd: number; path: string } {
+  const dir = path.dirname(target);
+  for (let i = 0; ; i++) {
+    const tmp = path.join(dir, `.${path.basename(target)}.kubegrace-${crypto.randomBytes(8).toString('hex')}.tmp`);
+    try {
+      return { fd: fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode), path: tmp };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || i >= 5) throw e;
+    }
+  }
+}
+
+export interface AtomicWriteOptions {
+  /** Refuse (throw WriteRefused) unless the file still holds exactly these bytes just before the rename. */
+  expect?: Buffer;
+}
+
+/** A write kubegrace refuses to make, with the reason (not a crash: reported per file). */
+export class WriteRefused extends Error {}
+
+/**
+ * Writes via a temporary file in the same directory and a rename: exclusive creation under a
+ * random name, the existing file's mode and (where permitted) owner kept, and, with `expect`,
+ * a check that nobody changed the file meanwhile.
+ */
+export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  let mode: number | undefined;
+  let st: fs.Stats | undefined;
   try {
-    mode = fs.statSync(file).mode & 0o7777;
+    st = fs.statSync(file);
   } catch {
-    mode = undefined;
+    st = undefined;
   }
+  if (st?.isDirectory()) throw new WriteRefused(`${file} is a directory`);
+  const mode = st ? st.mode & 0o7777 : 0o666 & ~process.umask();
+  const tmp = createTemp(file, mode);
   try {
-    fs.writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
-    if (mode !== undefined) fs.chmodSync(tmp, mode);
-    fs.renameSync(tmp, file);
+    try {
+      fs.writeSync(tmp.fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      if (st) {
+        fs.fchmodSync(tmp.fd, mode);
+        try {
+          fs.fchownSync(tmp.fd, st.uid, st.gid);
+        } catch {
+          // Only root may give a file away: the owner is kept where permitted.
+        }
+      }
+      fs.fsyncSync(tmp.fd);
+    } finally {
+      fs.closeSync(tmp.fd);
+    }
+    if (opts.expect) {
+      let now: Buffer | undefined;
+      try {
+        now = fs.readFileSync(file);
+      } catch {
+        now = undefined;
+      }
+      if (!now || !now.equals(opts.expect)) throw new WriteRefused('the file changed while kubegrace was running; not overwritten (run --fix again)');
+    }
+    fs.renameSync(tmp.path, file);
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
+    fs.rmSync(tmp.path, { force: true });
     throw e;
   }
+}
+
+/**
+ * Why --fix cannot replace `file` (already resolved through symbolic links), or undefined: it
+ * must be a regular file with one link, writable, in a directory where a temporary file can be
+ * created.
+ */
+export function fixWriteProblem(file: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch (e) {
+    return `cannot stat the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  if (!st.isFile()) return 'not a regular file';
+  if (st.nlink > 1) return `the file has ${st.nlink} hard links: replacing it would split them, so it is not written (use --fix-dry-run and apply the diff with patch)`;
+  // No write bit at all is a read-only file even for root, who may write anything.
+  if ((st.mode & 0o222) === 0) return 'the file is read-only: kubegrace does not change permissions (make it writable, or use --fix-dry-run)';
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+  } catch {
+    return 'the file is read-only: kubegrace does not change permissions (make it writable, or use --fix-dry-run)';
+  }
+  try {
+    fs.accessSync(path.dirname(file), fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return `the directory ${path.dirname(file)} is not writable, so the file cannot be replaced atomically (use --fix-dry-run)`;
+  }
+  return undefined;
+}
+
+/** Why a report cannot be written to `file`, or undefined (checked before linting). */
+export function outputProblem(file: string): string | undefined {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isDirectory()) return 'is a directory: give a file name';
+  if (st && !st.isFile()) return 'is not a regular file';
+  // The nearest existing ancestor must let us create what is missing (mkdir -p) and the file.
+  let dir = path.dirname(file);
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    if (!fs.statSync(dir).isDirectory()) return `${dir} is not a directory`;
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return `the directory ${dir} is not writable`;
+  }
+  if (st) {
+    try {
+      fs.accessSync(file, fs.constants.W_OK);
+    } catch {
+      return 'the file is read-only';
+    }
+  }
+  return undefined;
 }
 
 /** Files before the progress indicator appears. */

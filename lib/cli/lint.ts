@@ -12,7 +12,7 @@ import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
 import { ruleDocsLink } from '../rules/docs-url';
 import { FIX_NOTES, FIX_USAGE, fixModeOf, runFixes } from './fix';
-import { CliIO, progress, UsageError, writeAtomic } from './io';
+import { CliIO, outputProblem, progress, UsageError, writeAtomic } from './io';
 
 export { packageVersion };
 
@@ -55,6 +55,7 @@ Options:
   --quiet               text: show only errors
   --verbose             text: each finding's whole message (its advice), not only the first sentence
   --no-color            never colour the text output (colour is used only on a terminal)
+  --max-file-size SIZE  refuse files larger than this (default 64MB), e.g. 200MB
 ${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
@@ -77,10 +78,12 @@ function outputsFrom(tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>
     if (t.name === 'format') {
       const v = String(t.value ?? '');
       const eq = v.indexOf('=');
+      if (eq > 0 && eq === v.length - 1) throw new UsageError(`--format ${v} names no file: write --format ${v}FILE, or --format ${v.slice(0, eq)} for stdout`);
       outs.push(eq > 0 ? { format: v.slice(0, eq), file: v.slice(eq + 1) } : { format: v });
     } else if (t.name === 'output') {
       const last = outs[outs.length - 1];
       if (!last) outs.push({ format: 'text', file: String(t.value) });
+      else if (String(t.value ?? '') === '') throw new UsageError('--output needs a file name');
       else if (last.file !== undefined) throw new UsageError(`--output ${String(t.value)} has no --format before it (the previous format already writes to ${last.file})`);
       else last.file = String(t.value);
     }
@@ -88,6 +91,13 @@ function outputsFrom(tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>
   if (!outs.length) outs.push({ format: 'text' });
   for (const o of outs) {
     if (!FORMATTERS[o.format]) throw new UsageError(`unknown format "${o.format}": use ${Object.keys(FORMATTERS).join(', ')}`);
+  }
+  const seen = new Map<string, string>();
+  for (const o of outs) {
+    if (o.file === undefined) continue;
+    const prev = seen.get(path.resolve(o.file));
+    if (prev) throw new UsageError(`--format ${prev} and --format ${o.format} both write to ${o.file}: one would overwrite the other; give each its own --output`);
+    seen.set(path.resolve(o.file), o.format);
   }
   const toStdout = outs.filter((o) => o.file === undefined);
   if (toStdout.length > 1) throw new UsageError(`only one format can go to stdout (got ${toStdout.map((o) => o.format).join(', ')}): give the others an --output FILE`);
@@ -114,6 +124,7 @@ export function runLint(argv: string[], io: CliIO): number {
       fix: { type: 'boolean' },
       'fix-dry-run': { type: 'boolean' },
       'fix-proposals': { type: 'boolean' },
+      'max-file-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -154,29 +165,70 @@ export function runLint(argv: string[], io: CliIO): number {
       // report shows it on the terminal, so CI logs show it even when the report goes to a file.
       onError: (e) => renderErrors.push(e),
     }))(dir, shown);
-  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
+  const maxFileSize = sizeOption(values['max-file-size']);
+  // Reports are checked before anything is read or written: a report that cannot be written, or
+  // would replace an input, is refused up front.
+  for (const o of outputs) {
+    if (o.file === undefined) continue;
+    const problem = outputProblem(path.resolve(io.cwd, o.file));
+    if (problem) throw new UsageError(`--output ${o.file}: ${problem}`);
+  }
+  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart, maxFileSize });
+  for (const o of outputs) {
+    const clash = o.file === undefined ? undefined : sources.find((s) => s.path !== undefined && sameFile(s.path, path.resolve(io.cwd, o.file!)));
+    if (clash) throw new UsageError(`--output ${o.file} is one of the inputs (${clash.file}): the report would replace the manifest; write it elsewhere`);
+  }
   // --fix: repair first, then the report and exit code are about what remains.
   const fixed = fixMode ? runFixes(sources, { rules: ALL_RULES, policy, version }, fixMode, io) : undefined;
   const bar = progress(io, sources.length);
-  const linted = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, errors);
+  const linted = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, [...errors, ...(fixed?.errors ?? [])]);
   // --fix-dry-run: what remains, at the lines of the files on disk.
   const result = fixed ? fixed.relocate(linted) : linted;
   bar?.done();
 
   const terminal = fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY;
+  let writeFailed = false;
   for (const o of outputs) {
     // NO_COLOR (no-color.org) turns off the automatic colour on a terminal; --color and --no-color win over it.
     const color = o.file === undefined && !values['no-color'] && (values.color || (terminal && !process.env.NO_COLOR));
     const width = o.file === undefined && terminal ? (io.columns ?? 80) : undefined;
     const text = FORMATTERS[o.format](result, { failOn, color: !!color, quiet: !!values.quiet, cwd: io.cwd, verbose: !!values.verbose, width });
     if (o.file === undefined) (fixed?.stdoutTaken ? io.stderr : io.stdout)(text);
-    else writeAtomic(path.resolve(io.cwd, o.file), text);
+    else {
+      try {
+        writeAtomic(path.resolve(io.cwd, o.file), text);
+      } catch (e) {
+        io.stderr(`kubegrace: cannot write --output ${o.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+        writeFailed = true;
+      }
+    }
   }
   // Each input error is printed once: by the text report when it is shown, else here.
   if (!outputs.some((o) => o.format === 'text' && o.file === undefined)) {
     for (const e of renderErrors) io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`);
   }
-  return exitCode(result, failOn);
+  return writeFailed ? 2 : exitCode(result, failOn);
+}
+
+/** Whether two paths name the same file (same device and inode), when both exist. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = fs.statSync(a);
+    const y = fs.statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** `--max-file-size`: bytes, or with a unit: 64MB, 512KB, 1GB (powers of 1024). */
+function sizeOption(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*(B|KB|K|KiB|MB|M|MiB|GB|G|GiB)?$/i.exec(v.trim());
+  const unit = (m?.[2] ?? 'B').toUpperCase()[0];
+  const n = m ? Number(m[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1) : NaN;
+  if (!Number.isFinite(n) || n < 1 || n > 4 * 1024 ** 3) throw new UsageError(`--max-file-size must be a size between 1 byte and 4GB, e.g. 64MB (got "${v}")`);
+  return Math.floor(n);
 }
 
 export { PolicyError };

@@ -1,4 +1,4 @@
-import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError } from 'yaml';
+import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 import { AliasError, DecodeLimits, isMergeKey, k8sValue, scalarKeyString } from './yaml11';
 
@@ -158,6 +158,84 @@ function isKubernetesObject(v: unknown): v is JsonObject {
   return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
 }
 
+const PARSE_OPTIONS = { prettyErrors: false, keepSourceTokens: false, uniqueKeys: false } as const;
+/** A line that starts a document (`---`) or ends one (`...`): YAML forbids it inside any node. */
+const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+
+/** Offset of a quote that starts a quoted scalar in [from, to) and is not closed before `to`, or -1. */
+function unterminatedQuote(text: string, from: number, to: number): number {
+  let i = from;
+  while (i < to) {
+    const c = text[i];
+    if (c === '#' && (i === from || /\s/.test(text[i - 1]))) {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 || nl > to ? to : nl;
+      continue;
+    }
+    if ((c === '"' || c === "'") && (i === from || /[\s:,[{\-]/.test(text[i - 1]))) {
+      let j = i + 1;
+      for (; j < to; j++) {
+        if (c === '"' && text[j] === '\\') j++;
+        else if (text[j] === c) {
+          if (c === "'" && text[j + 1] === "'") j++;
+          else break;
+        }
+      }
+      if (j >= to) return i;
+      i = j + 1;
+      continue;
+    }
+    if (/[^\s:,[\]{}\-]/.test(c)) {
+      // A plain scalar: quotes inside it are text; skip to the next separator.
+      while (i < to && !/[\n,\]}#]/.test(text[i]) && !(text[i] === ':' && /\s/.test(text[i + 1] ?? ' '))) i++;
+      continue;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * All documents of a text. A syntax error that runs on past a document marker (an unterminated
+ * quote in document 2 would swallow document 3) is cut at the first marker after its start, and
+ * the rest is read again, so later documents are not lost. Offsets and lines stay those of
+ * `text` (the part before the marker is blanked to spaces, newlines kept).
+ */
+function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] {
+  // parseAllDocuments returns an EmptyStream (array-like) for empty input.
+  const docs = Array.from(parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter }) as Iterable<Document.Parsed>);
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    if (!d.errors.length) continue;
+    const [start, , end] = d.range;
+    DOC_MARKER.lastIndex = start + 1;
+    let m: RegExpExecArray | null;
+    let cut = -1;
+    while ((m = DOC_MARKER.exec(text)) && m.index < end) {
+      if (m.index > start && text.slice(start, m.index).trim() !== '') {
+        cut = m.index;
+        break;
+      }
+    }
+    if (cut < 0) continue;
+    const masked = text.slice(0, cut).replace(/[^\n]/g, ' ') + text.slice(cut);
+    const rest = Array.from(parseAllDocuments(masked, PARSE_OPTIONS) as Iterable<Document.Parsed>).filter((x) => x.range[0] >= cut);
+    d.range = [start, Math.min(d.range[1], cut), cut];
+    // Errors past the cut belong to the documents read again.
+    d.errors = d.errors.filter((e) => e.pos[0] < cut);
+    if (!d.errors.length) {
+      const q = unterminatedQuote(text, start, cut);
+      d.errors.push(
+        q >= 0
+          ? new YAMLParseError([q, q + 1], 'MISSING_CHAR', `the quote opened here is never closed (the document ends at line ${lineCounter.linePos(cut).line})`)
+          : new YAMLParseError([start, cut], 'UNEXPECTED_TOKEN', 'this document ends inside an unterminated node (a quote or bracket opened in it is never closed)'),
+      );
+    }
+    docs.splice(i + 1, docs.length, ...rest);
+  }
+  return docs;
+}
+
 /**
  * Parses one file's text (YAML, multi-document, or JSON) into Kubernetes objects with positions.
  * A bad document yields an error and never hides the objects of the other documents.
@@ -168,9 +246,7 @@ export function parseText(file: string, text: string, limits: DecodeLimits = { m
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let docs: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, keepSourceTokens: false, uniqueKeys: false });
-    // parseAllDocuments returns an EmptyStream (array-like) for empty input.
-    docs = Array.from(parsed as Iterable<Document.Parsed>);
+    docs = readDocuments(text, lineCounter);
   } catch (e) {
     out.errors.push({ file, line: 1, column: 1, message: `cannot parse: ${(e as Error).message}` });
     return out;

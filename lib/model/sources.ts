@@ -11,7 +11,17 @@ export interface Source {
   path?: string;
   /** Set for sources rendered from a Helm chart: the chart directory. */
   chart?: string;
+  /**
+   * Why --fix must not write this source back although it came from a file: some of its
+   * documents could not be read (binary or non-UTF-8 bytes) and are blanked in `text`.
+   */
+  unwritable?: string;
+  /** The exact bytes read (kept to check, before --fix renames, that the file did not change). */
+  bytes?: Buffer;
 }
+
+/** Files larger than this are refused unless --max-file-size says otherwise. */
+export const DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024;
 
 export const STDIN_NAME = '<stdin>';
 const MANIFEST_EXT = /\.(ya?ml|json)$/i;
@@ -22,7 +32,8 @@ export interface ChartRenderer {
 
 export interface CollectOptions {
   cwd?: string;
-  readStdin?: () => string;
+  /** stdin: bytes (checked like a file) or, from tests, text. */
+  readStdin?: () => string | Buffer;
   /** Renders a Helm chart directory; without it a chart directory is an error. */
   renderChart?: ChartRenderer;
 }
@@ -32,71 +43,254 @@ export function displayName(p: string, cwd: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
 }
 
-/** Decodes bytes as UTF-8 text; refuses binary data and invalid UTF-8. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function lineColAt(bytes: Buffer, at: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = bytes.indexOf(10); i !== -1 && i < at; i = bytes.indexOf(10, i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  // Columns count characters; the bytes before `at` on this line are valid UTF-8 up to the bad one.
+  const before = bytes.subarray(lineStart, at).toString('utf8');
+  return { line, column: [...before].length + 1 };
+}
+
+/** Offset of the first byte that is not valid UTF-8 (or -1). */
+function firstInvalidUtf8(b: Buffer): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n = 0;
+    let min = 0;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) (n = 1), (min = 0x80);
+    else if (c >= 0xe0 && c <= 0xef) (n = 2), (min = 0x800);
+    else if (c >= 0xf0 && c <= 0xf4) (n = 3), (min = 0x10000);
+    else return i;
+    if (i + n >= b.length) return i;
+    let cp = c & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if (d === undefined || (d & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/** Byte offsets where YAML documents start: 0 and each line that begins with `---`. */
+function documentStarts(b: Buffer): number[] {
+  const starts = [0];
+  let i = 0;
+  while (i < b.length) {
+    const nl = b.indexOf(10, i);
+    const next = nl === -1 ? b.length : nl + 1;
+    if (i > 0 && b[i] === 0x2d && b[i + 1] === 0x2d && b[i + 2] === 0x2d && (i + 3 >= b.length || [0x20, 0x09, 0x0a, 0x0d].includes(b[i + 3]))) starts.push(i);
+    i = next;
+  }
+  return starts;
+}
+
+export interface Decoded {
+  /** The text, with unreadable documents replaced by as many empty lines (positions stay). */
+  text?: string;
+  /** The whole input is unreadable (binary, UTF-16): one problem for the file. */
+  problem?: string;
+  /** Documents that could not be read, located; the others are in `text`. */
+  errors: Array<{ line: number; column: number; message: string }>;
+}
+
+/**
+ * Decodes bytes as UTF-8 text. Binary data, UTF-16 and invalid UTF-8 are refused per YAML
+ * document: a document with a NUL byte or a Latin-1 character becomes an error at that byte,
+ * and the other documents of the file are still read.
+ */
+export function decodeBytes(bytes: Buffer): Decoded {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return { problem: 'UTF-16 text (byte-order mark), not UTF-8: Kubernetes manifests must be UTF-8; re-encode the file, e.g. iconv -f UTF-16 -t UTF-8', errors: [] };
+  }
+  if (bytes.length >= 4 && ((bytes[0] !== 0 && bytes[1] === 0 && bytes[2] !== 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[1] !== 0 && bytes[2] === 0 && bytes[3] !== 0))) {
+    return { problem: 'UTF-16 text (no byte-order mark), not UTF-8: Kubernetes manifests must be UTF-8; re-encode the file, e.g. iconv -f UTF-16 -t UTF-8', errors: [] };
+  }
+  if (!bytes.includes(0) && firstInvalidUtf8(bytes) === -1) return { text: UTF8.decode(bytes), errors: [] };
+  const starts = documentStarts(bytes);
+  const parts: string[] = [];
+  const errors: Decoded['errors'] = [];
+  for (let d = 0; d < starts.length; d++) {
+    const chunk = bytes.subarray(starts[d], d + 1 < starts.length ? starts[d + 1] : bytes.length);
+    const nul = chunk.indexOf(0);
+    const bad = nul !== -1 ? nul : firstInvalidUtf8(chunk);
+    if (bad === -1) {
+      parts.push(UTF8.decode(chunk));
+      continue;
+    }
+    const pos = lineColAt(bytes, starts[d] + bad);
+    if (nul !== -1) {
+      if (starts.length === 1) return { problem: 'binary file (contains NUL bytes), not YAML or JSON; remove it from the paths to lint', errors: [] };
+      errors.push({ ...pos, message: `this document contains a NUL byte, so it is not YAML text; the other documents of the file are still linted (remove the bytes, or the document)` });
+    } else {
+      errors.push({ ...pos, message: `this document is not valid UTF-8 (byte 0x${chunk[bad].toString(16).toUpperCase().padStart(2, '0')}; Latin-1?): Kubernetes manifests must be UTF-8; re-encode the file (e.g. iconv -f LATIN1 -t UTF-8); the other documents are still linted` });
+    }
+    let lines = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    parts.push('\n'.repeat(lines));
+  }
+  return { text: parts.join(''), errors };
+}
+
+/** Decodes bytes as UTF-8 text; refuses binary data and invalid UTF-8 (the whole input). */
 export function decodeText(bytes: Buffer): { text?: string; problem?: string } {
-  const probe = bytes.subarray(0, 8192);
-  if (probe.includes(0)) return { problem: 'binary file (contains NUL bytes), not YAML or JSON; remove it from the paths to lint' };
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
-  } catch {
-    return { problem: 'not valid UTF-8 text; Kubernetes manifests must be UTF-8 (re-encode the file, e.g. with iconv)' };
+  const d = decodeBytes(bytes);
+  if (d.problem) return { problem: d.problem };
+  if (d.errors.length) return { problem: d.errors[0].message };
+  return { text: d.text };
+}
+
+function errnoMessage(e: unknown, what: string): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory; check the path';
+    case 'ELOOP':
+      return 'symbolic link loop (too many levels of symbolic links); fix or remove the link';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied: cannot read this ${what}; check its permissions (the other paths are still linted)`;
+    case 'ENOTDIR':
+      return 'a path component is not a directory; check the path';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return `cannot read this ${what}: ${code ?? (e as Error).message}; check the path and its permissions`;
   }
 }
 
-function walk(dir: string, seen: Set<string>, out: string[], charts: string[]): void {
+function kindOf(st: fs.Stats): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function formatSize(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n % (1024 * 1024) ? 1 : 0)} MB` : `${Math.ceil(n / 1024)} KB`;
+}
+
+interface WalkOut {
+  files: Array<{ path: string; st: fs.Stats; link: boolean }>;
+  charts: string[];
+  errors: InputError[];
+}
+
+function walk(dir: string, seen: Set<string>, out: WalkOut, cwd: string): void {
   let real: string;
   try {
     real = fs.realpathSync(dir);
-  } catch {
+  } catch (e) {
+    out.errors.push({ file: displayName(dir, cwd), line: 1, column: 1, message: errnoMessage(e, 'directory') });
     return;
   }
   if (seen.has(real)) return;
   seen.add(real);
-  const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (e) {
+    out.errors.push({ file: displayName(dir, cwd), line: 1, column: 1, message: errnoMessage(e, 'directory') });
+    return;
+  }
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const p = path.join(dir, e.name);
-    let isDir = e.isDirectory();
-    let isFile = e.isFile();
-    if (e.isSymbolicLink()) {
-      try {
-        const st = fs.statSync(p);
-        isDir = st.isDirectory();
-        isFile = st.isFile();
-      } catch {
-        continue;
-      }
+    if (!e.isDirectory() && !e.isSymbolicLink() && !MANIFEST_EXT.test(e.name)) continue;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(p);
+    } catch (err) {
+      // A dangling link or a loop: only worth an error when it looks like a manifest.
+      if (MANIFEST_EXT.test(e.name)) out.errors.push({ file: displayName(p, cwd), line: 1, column: 1, message: errnoMessage(err, 'file') });
+      continue;
     }
-    if (isDir) {
-      if (fs.existsSync(path.join(p, 'Chart.yaml'))) charts.push(p);
-      else walk(p, seen, out, charts);
-    } else if (isFile && MANIFEST_EXT.test(e.name)) {
-      out.push(p);
+    if (st.isDirectory()) {
+      if (fs.existsSync(path.join(p, 'Chart.yaml'))) out.charts.push(p);
+      else walk(p, seen, out, cwd);
+    } else if (MANIFEST_EXT.test(e.name)) {
+      out.files.push({ path: p, st, link: e.isSymbolicLink() });
     }
   }
 }
 
+export interface ReadLimits {
+  /** Largest file read, in bytes. */
+  maxFileSize?: number;
+}
+
 /**
  * Expands the CLI's PATH arguments into sources. Unreadable paths become errors; every readable
- * file is still returned, so one bad path never hides the findings of the others.
+ * file is still returned, so one bad path never hides the findings of the others. The same file
+ * named twice (`dir dir/a.yaml`, `a.yaml ./a.yaml`, a link to it) is read once.
  */
-export function collectSources(paths: string[], opts: CollectOptions = {}): { sources: Source[]; errors: InputError[] } {
+export function collectSources(paths: string[], opts: CollectOptions & ReadLimits = {}): { sources: Source[]; errors: InputError[] } {
   const cwd = opts.cwd ?? process.cwd();
+  const maxSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
   const sources: Source[] = [];
   const errors: InputError[] = [];
-  const readFile = (abs: string, shown: string): void => {
+  const seenFiles = new Set<string>();
+  const seenDirs = new Set<string>();
+  const seenCharts = new Set<string>();
+  const addDecoded = (bytes: Buffer, shown: string, abs?: string): void => {
+    const d = decodeBytes(bytes);
+    if (d.problem) {
+      errors.push({ file: shown, line: 1, column: 1, message: d.problem });
+      return;
+    }
+    for (const e of d.errors) errors.push({ file: shown, ...e });
+    const src: Source = { file: shown, text: d.text!, bytes };
+    if (abs !== undefined) src.path = abs;
+    if (d.errors.length) src.unwritable = 'some of its documents could not be read (see the errors above), so --fix leaves the file as it is';
+    sources.push(src);
+  };
+  const readFile = (abs: string, shown: string, st: fs.Stats): void => {
+    const id = `${st.dev}:${st.ino}`;
+    if (seenFiles.has(id)) return;
+    seenFiles.add(id);
+    if (!st.isFile()) {
+      errors.push({ file: shown, line: 1, column: 1, message: `${kindOf(st)}, not a regular file: kubegrace reads only regular files (and - for stdin); pipe it in with - if you mean it` });
+      return;
+    }
+    if (st.size > maxSize) {
+      errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(st.size)}, over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
+      return;
+    }
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(abs);
     } catch (e) {
-      errors.push({ file: shown, line: 1, column: 1, message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; check the path and its permissions` });
+      errors.push({ file: shown, line: 1, column: 1, message: errnoMessage(e, 'file') });
       return;
     }
-    const { text, problem } = decodeText(bytes);
-    if (problem) errors.push({ file: shown, line: 1, column: 1, message: problem });
-    else sources.push({ file: shown, text: text!, path: abs });
+    if (bytes.length > maxSize) {
+      errors.push({ file: shown, line: 1, column: 1, message: `file is over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
+      return;
+    }
+    addDecoded(bytes, shown, abs);
   };
   const renderChart = (dir: string): void => {
+    let real = dir;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      /* rendered anyway; the renderer reports it */
+    }
+    if (seenCharts.has(real)) return;
+    seenCharts.add(real);
     const shown = displayName(dir, cwd);
     if (!opts.renderChart) {
       errors.push({ file: shown, line: 1, column: 1, message: 'this is a Helm chart directory; rendering charts is not available here, lint `helm template` output instead' });
@@ -106,18 +300,26 @@ export function collectSources(paths: string[], opts: CollectOptions = {}): { so
     sources.push(...r.sources);
     errors.push(...r.errors);
   };
+  let stdinRead = false;
+  // Links found while walking come last, so a file reached both directly and through a link
+  // is reported under its own name.
+  const walkedLinks: Array<{ path: string; st: fs.Stats }> = [];
   for (const p of paths) {
     if (p === '-') {
-      const text = (opts.readStdin ?? (() => fs.readFileSync(0, 'utf8')))();
-      sources.push({ file: STDIN_NAME, text });
+      if (stdinRead) continue;
+      stdinRead = true;
+      const raw = (opts.readStdin ?? (() => fs.readFileSync(0)))();
+      if (typeof raw === 'string') sources.push({ file: STDIN_NAME, text: raw });
+      else if (raw.length > maxSize) errors.push({ file: STDIN_NAME, line: 1, column: 1, message: `stdin is over the size limit of ${formatSize(maxSize)}; raise --max-file-size if it is genuine` });
+      else addDecoded(raw, STDIN_NAME);
       continue;
     }
     const abs = path.resolve(cwd, p);
     let st: fs.Stats;
     try {
       st = fs.statSync(abs);
-    } catch {
-      errors.push({ file: p, line: 1, column: 1, message: 'no such file or directory; check the path' });
+    } catch (e) {
+      errors.push({ file: p, line: 1, column: 1, message: errnoMessage(e, 'file') });
       continue;
     }
     if (st.isDirectory()) {
@@ -125,14 +327,18 @@ export function collectSources(paths: string[], opts: CollectOptions = {}): { so
         renderChart(abs);
         continue;
       }
-      const files: string[] = [];
-      const charts: string[] = [];
-      walk(abs, new Set(), files, charts);
-      for (const f of files) readFile(f, displayName(f, cwd));
-      for (const c of charts) renderChart(c);
+      const out: WalkOut = { files: [], charts: [], errors: [] };
+      walk(abs, seenDirs, out, cwd);
+      errors.push(...out.errors);
+      for (const f of out.files) {
+        if (f.link) walkedLinks.push(f);
+        else readFile(f.path, displayName(f.path, cwd), f.st);
+      }
+      for (const c of out.charts) renderChart(c);
     } else {
-      readFile(abs, displayName(abs, cwd));
+      readFile(abs, displayName(abs, cwd), st);
     }
   }
+  for (const f of walkedLinks) readFile(f.path, displayName(f.path, cwd), f.st);
   return { sources, errors };
 }

@@ -1,0 +1,269 @@
+/**
+ * Issue 12 regressions through the built CLI: no data loss (overlapping inputs, symlinks, BOM,
+ * concurrent edits, read-only and hard-linked files, --output onto an input), bounded inputs
+ * (FIFOs, devices, size limit, stdin checks), failures as reports (unreadable paths, unwritable
+ * outputs, closed pipes) and per-document recovery.
+ */
+import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { writeAtomic, WriteRefused } from '../../lib/cli/io';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'build/lib/cli/main.js');
+const BAD_GRACE = fs.readFileSync(path.join(ROOT, 'test/fixtures/bad-grace.yaml'), 'utf8');
+
+function kg(args: string[], cwd: string, input: string | Buffer = '') {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kg-hard-'));
+const json = (stdout: string) => JSON.parse(stdout) as { findings: Array<{ ruleId: string; file: string; message: string }>; errors: Array<{ file: string; line: number; column: number; message: string }>; summary: { files: number; objects: number } };
+const grace = (f: string) => /terminationGracePeriodSeconds: (\d+)/.exec(fs.readFileSync(f, 'utf8'))![1];
+
+describe('item 2: overlapping inputs are read once', () => {
+  test('dir + file in it, ./x and $PWD/x, a symlink to a file in the set', () => {
+    const d = tmp();
+    fs.mkdirSync(path.join(d, 'deploy'));
+    fs.writeFileSync(path.join(d, 'deploy/web.yaml'), BAD_GRACE);
+    fs.symlinkSync('web.yaml', path.join(d, 'deploy/link.yaml'));
+    const once = json(kg(['lint', 'deploy/web.yaml', '--format', 'json'], d).stdout);
+    const r = json(kg(['lint', 'deploy', 'deploy/web.yaml', './deploy/web.yaml', path.join(d, 'deploy/web.yaml'), '--format', 'json'], d).stdout);
+    expect(r.summary).toEqual(once.summary);
+    expect(r.findings).toEqual(once.findings);
+  });
+
+  test('--fix applies each repair once although the file is named three times', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    const r = kg(['lint', 'x.yaml', './x.yaml', path.join(d, 'x.yaml'), '--fix'], d);
+    expect(r.stderr).toContain('fixed 1 problem in 1 file');
+    expect(grace(path.join(d, 'x.yaml'))).toBe('40');
+  });
+});
+
+describe('item 3: --fix on a symbolic link writes through to the target', () => {
+  test('the link stays a link; the target is fixed', () => {
+    const d = tmp();
+    fs.mkdirSync(path.join(d, 'real'));
+    fs.writeFileSync(path.join(d, 'real/x.yaml'), BAD_GRACE);
+    fs.symlinkSync('real/x.yaml', path.join(d, 'link.yaml'));
+    const r = kg(['lint', 'link.yaml', '--fix'], d);
+    expect(r.stderr).toContain('fixed 1 problem');
+    expect(fs.lstatSync(path.join(d, 'link.yaml')).isSymbolicLink()).toBe(true);
+    expect(grace(path.join(d, 'real/x.yaml'))).toBe('40');
+    expect(fs.readdirSync(path.join(d, 'real'))).toEqual(['x.yaml']);
+  });
+});
+
+describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, never overwrites a concurrent edit', () => {
+  test('a UTF-8 byte-order mark is kept', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), '\ufeff' + BAD_GRACE);
+    kg(['lint', 'x.yaml', '--fix'], d);
+    const b = fs.readFileSync(path.join(d, 'x.yaml'));
+    expect([...b.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(grace(path.join(d, 'x.yaml'))).toBe('40');
+  });
+
+  test('a read-only file is refused with the reason, the others are fixed, exit 2', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'ro.yaml'), BAD_GRACE);
+    fs.chmodSync(path.join(d, 'ro.yaml'), 0o444);
+    fs.writeFileSync(path.join(d, 'rw.yaml'), BAD_GRACE.replace(/\bapi\b/g, 'web'));
+    const r = kg(['lint', 'ro.yaml', 'rw.yaml', '--fix', '--format', 'json'], d);
+    expect(r.code).toBe(2);
+    expect(grace(path.join(d, 'ro.yaml'))).toBe('20');
+    expect(grace(path.join(d, 'rw.yaml'))).toBe('40');
+    expect(fs.statSync(path.join(d, 'ro.yaml')).mode & 0o777).toBe(0o444);
+    expect(json(r.stdout).errors).toEqual([{ file: 'ro.yaml', line: 1, column: 1, message: expect.stringContaining('read-only') }]);
+    expect(r.stderr).toMatch(/1 file not written:\n {2}ro\.yaml: the file is read-only/);
+    expect(r.stderr).toContain('fixed 1 problem in 1 file');
+  });
+
+  test('a file with two hard links is not split', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'a.yaml'), BAD_GRACE);
+    fs.linkSync(path.join(d, 'a.yaml'), path.join(d, 'b.yml.bak'));
+    const r = kg(['lint', 'a.yaml', '--fix'], d);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('2 hard links');
+    expect(fs.statSync(path.join(d, 'a.yaml')).nlink).toBe(2);
+  });
+
+  test('writeAtomic refuses when the file changed since it was read; temp files are random and exclusive', () => {
+    const d = tmp();
+    const f = path.join(d, 'x.yaml');
+    fs.writeFileSync(f, 'a: 1\n');
+    const read = fs.readFileSync(f);
+    fs.writeFileSync(f, 'a: 2\n'); // someone else's edit
+    expect(() => writeAtomic(f, 'a: 3\n', { expect: read })).toThrow(WriteRefused);
+    expect(fs.readFileSync(f, 'utf8')).toBe('a: 2\n');
+    expect(fs.readdirSync(d)).toEqual(['x.yaml']);
+    // An attacker's symlink at a predictable name cannot redirect the write.
+    writeAtomic(f, 'a: 4\n', { expect: fs.readFileSync(f) });
+    expect(fs.readFileSync(f, 'utf8')).toBe('a: 4\n');
+    expect(fs.readdirSync(d)).toEqual(['x.yaml']);
+  });
+
+  test('the owner and mode of a fixed file are kept', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    fs.chmodSync(path.join(d, 'x.yaml'), 0o640);
+    if (process.getuid?.() === 0) fs.chownSync(path.join(d, 'x.yaml'), 1234, 2345);
+    kg(['lint', 'x.yaml', '--fix'], d);
+    const st = fs.statSync(path.join(d, 'x.yaml'));
+    expect(st.mode & 0o777).toBe(0o640);
+    if (process.getuid?.() === 0) expect([st.uid, st.gid]).toEqual([1234, 2345]);
+    expect(grace(path.join(d, 'x.yaml'))).toBe('40');
+  });
+});
+
+describe('items 5 and 12: --output is checked before anything is written', () => {
+  test('--output equal to an input is refused and the manifest is untouched', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    const r = kg(['lint', 'x.yaml', '--format', 'json', '--output', './x.yaml'], d);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is one of the inputs');
+    expect(fs.readFileSync(path.join(d, 'x.yaml'), 'utf8')).toBe(BAD_GRACE);
+  });
+  test('two formats to one file, onto a directory, into a non-directory, json= without a name: usage errors, no stack', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    fs.writeFileSync(path.join(d, 'plain'), '');
+    for (const [args, msg] of [
+      [['--format', 'json', '--output', 'r.out', '--format', 'sarif', '--output', 'r.out'], 'both write to r.out'],
+      [['--format', 'json', '--output', '.'], 'is a directory'],
+      [['--format', 'json', '--output', 'plain/r.json'], 'is not a directory'],
+      [['--format', 'json='], 'names no file'],
+    ] as Array<[string[], string]>) {
+      const r = kg(['lint', 'x.yaml', ...args], d);
+      expect([args, r.code]).toEqual([args, 2]);
+      expect(r.stderr).toContain(msg);
+      expect(r.stderr).not.toContain('internal error');
+    }
+    expect(fs.existsSync(path.join(d, 'r.out'))).toBe(false);
+  });
+  test('--output into a missing directory creates it', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    const r = kg(['lint', 'x.yaml', '--format', 'json', '--output', 'reports/new/r.json'], d);
+    expect(r.code).toBe(1);
+    expect(json(fs.readFileSync(path.join(d, 'reports/new/r.json'), 'utf8')).summary.objects).toBe(2);
+  });
+});
+
+describe('item 8: non-regular files and the size limit', () => {
+  test('a FIFO and /dev/zero are refused without reading; the other files are linted', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    expect(spawnSync('mkfifo', [path.join(d, 'p.yaml')]).status).toBe(0);
+    const r = kg(['lint', 'p.yaml', '/dev/zero', 'x.yaml', '--format', 'json'], d);
+    const out = json(r.stdout);
+    expect(r.code).toBe(2);
+    expect(out.errors.map((e) => [e.file, e.message.split(',')[0]])).toEqual([
+      ['p.yaml', 'a FIFO (named pipe)'],
+      ['/dev/zero', 'a character device'],
+    ]);
+    expect(out.findings.length).toBeGreaterThan(0);
+  });
+  test('--max-file-size: a file over it is refused by name, the others are linted', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'big.yaml'), 'a: ' + 'x'.repeat(3000) + '\n');
+    fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);
+    const r = kg(['lint', '.', '--max-file-size', '2KB', '--format', 'json'], d);
+    const out = json(r.stdout);
+    expect(out.errors).toEqual([{ file: 'big.yaml', line: 1, column: 1, message: expect.stringContaining('over the size limit of 2 KB') }]);
+    expect(out.findings.map((f) => f.file)).toContain('x.yaml');
+    expect(kg(['lint', 'x.yaml', '--max-file-size', 'lots'], d).stderr).toContain('--max-file-size must be a size');
+  });
+});
+
+describe('item 10: stdin gets the same checks as files', () => {
+  test('Latin-1 on stdin is an error at the byte, not U+FFFD in --fix output', () => {
+    const d = tmp();
+    const bytes = Buffer.concat([Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf'), Buffer.from([0xe9]), Buffer.from('}\n')]);
+    const r = kg(['lint', '-', '--fix', '--format', 'json', '--output', 'r.json'], d, bytes);
+    expect(r.stdout).not.toContain('\ufffd');
+    const out = json(fs.readFileSync(path.join(d, 'r.json'), 'utf8'));
+    expect(out.errors).toEqual([{ file: '<stdin>', line: 3, column: 21, message: expect.stringMatching(/not valid UTF-8 \(byte 0xE9; Latin-1\?\)/) }]);
+  });
+});
+
+describe('item 11: an unreadable directory is an input error; the rest is linted', () => {
+  test('a symlink loop is reported as a loop, not as a missing file', () => {
+    const d = tmp();
+    fs.symlinkSync('b.yaml', path.join(d, 'a.yaml'));
+    fs.symlinkSync('a.yaml', path.join(d, 'b.yaml'));
+    const r = kg(['lint', 'a.yaml', '--format', 'json'], d);
+    expect(json(r.stdout).errors[0].message).toContain('symbolic link loop');
+  });
+});
+
+describe('item 13: a closed pipe ends the output quietly', () => {
+  test('kubegrace lint dir | head -1', async () => {
+    const d = tmp();
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(d, `d${i}.yaml`), BAD_GRACE.replace(/\bapi\b/g, `api${i}`));
+    const child = spawn(process.execPath, [BIN, 'lint', '.'], { cwd: d, env: { ...process.env, NO_COLOR: '1' } });
+    let err = '';
+    child.stderr.on('data', (b) => (err += b));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((res) => child.on('close', res));
+    expect(err).toBe('');
+    expect(code).toBe(1);
+  });
+});
+
+describe('item 14: one bad document never hides the others', () => {
+  const doc = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\n`;
+  test('a NUL byte beyond the first 8 KB and a Latin-1 byte: errors at the byte, valid documents linted', () => {
+    const d = tmp();
+    const bytes = Buffer.concat([
+      Buffer.from(doc('a') + '# ' + 'x'.repeat(9000) + '\n---\n' + doc('b') + 'data: {k: "'),
+      Buffer.from([0]),
+      Buffer.from('"}\n---\n' + doc('c') + '---\n' + doc('d') + 'data: {k: caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('}\n---\n' + doc('e')),
+    ]);
+    fs.writeFileSync(path.join(d, 'm.yaml'), bytes);
+    const r = kg(['lint', 'm.yaml', '--format', 'json'], d);
+    const out = json(r.stdout);
+    expect(out.summary.objects).toBe(3);
+    expect(out.errors.map((e) => [e.line, e.column, e.message.slice(0, 30)])).toEqual([
+      [9, 12, 'this document contains a NUL b'],
+      [18, 14, 'this document is not valid UTF'],
+    ]);
+    // --fix never writes such a file (the unreadable documents are not in the text).
+    expect(kg(['lint', 'm.yaml', '--fix'], d).stdout).toBeDefined();
+    expect(fs.readFileSync(path.join(d, 'm.yaml')).equals(bytes)).toBe(true);
+  });
+  test('an unterminated quote in document 2 does not hide document 3', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'q.yaml'), doc('a') + '---\n' + doc('b') + 'data: {k: "open}\n---\n' + doc('c'));
+    const out = json(kg(['lint', 'q.yaml', '--format', 'json'], d).stdout);
+    expect(out.summary.objects).toBe(2);
+    expect(out.errors).toHaveLength(1);
+    expect([out.errors[0].line, out.errors[0].column]).toEqual([8, 11]);
+    expect(out.errors[0].message).toContain('the quote opened here is never closed');
+  });
+});
+
+describe('item 15: precise messages', () => {
+  test('UTF-16 is called UTF-16, not binary', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'u.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('kind: x\n', 'utf16le')]));
+    fs.writeFileSync(path.join(d, 'n.yaml'), Buffer.from('kind: x\n', 'utf16le'));
+    const out = json(kg(['lint', 'u.yaml', 'n.yaml', '--format', 'json'], d).stdout);
+    expect(out.errors.map((e) => e.message.slice(0, 40))).toEqual(['UTF-16 text (byte-order mark), not UTF-8', 'UTF-16 text (no byte-order mark), not UT']);
+  });
+  test('an undefined alias is not called an alias bomb; 101 uses of one scalar anchor are fine', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: *nope}\n');
+    fs.writeFileSync(path.join(d, 'b.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\nx: &v "1"\ndata: {${Array.from({ length: 101 }, (_, i) => `k${i}: *v`).join(', ')}}\n`);
+    const out = json(kg(['lint', 'a.yaml', 'b.yaml', '--format', 'json'], d).stdout);
+    expect(out.errors.map((e) => [e.file, e.message])).toEqual([['a.yaml', expect.stringContaining("unknown anchor 'nope'")]]);
+    expect(out.summary.objects).toBe(1);
+  });
+});
