@@ -1,3 +1,4 @@
+import { Catalog, needsPeerDiscovery, PEER_DISCOVERY_HINT } from '../catalog';
 import { Rule } from '../engine/types';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { Workload, get } from '../model/workload';
@@ -5,7 +6,7 @@ import { annotationPointer, servicesSelecting } from './lb-util';
 import { nameOf } from './util';
 
 /** Hint: the app needs its peers' addresses before it is Ready (`"true"`), or not (`"false"`). */
-export const PEER_DISCOVERY_HINT = 'kubegrace.dev/peer-discovery';
+export { PEER_DISCOVERY_HINT };
 /**
  * The pre-1.11 annotation once honoured instead of publishNotReadyAddresses. The EndpointSlice controller,
  * which kube-proxy and CoreDNS read, ignores it (kubernetes/kubernetes#49061 deprecated it): it counts as absent.
@@ -13,25 +14,6 @@ export const PEER_DISCOVERY_HINT = 'kubegrace.dev/peer-discovery';
 export const TOLERATE_UNREADY = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
 /** Labels the StatefulSet controller puts on each pod: a selector on them picks exactly one pod. */
 const PER_POD_LABELS = ['statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index'];
-
-/**
- * Clustered datastores whose members find each other through the headless Service before they are
- * Ready (regexes on the image name without registry, path, tag and digest).
- */
-export const DEFAULT_PEER_DISCOVERY_IMAGES = [
-  '^cassandra$',
-  '^cockroach(db)?$',
-  '^etcd$',
-  '^(cp-)?zookeeper$',
-  '^(cp-)?kafka$',
-  '^elasticsearch$',
-  '^opensearch$',
-  '^redis-(cluster|sentinel)$',
-  '^mongo(db)?$',
-  '^consul$',
-  '^nats(-server)?$',
-  '^rabbitmq$',
-];
 
 /** `docker.io/bitnami/kafka:3.7@sha256:...` -> `kafka`. */
 export function imageName(image: string): string {
@@ -53,16 +35,25 @@ function isPerPod(s: ServiceView): boolean {
   return s.selector.kind === 'selector' && s.selector.requirements.some((r) => PER_POD_LABELS.includes(r.key));
 }
 
-/** Why the app needs peer discovery before readiness, or undefined. */
-function peerNeed(w: Workload, patterns: RegExp[]): string | undefined {
+const CLUSTERED = 'is a clustered datastore whose members discover each other through this Service';
+
+/**
+ * Why the app needs peer discovery before readiness, or undefined: the hint, else the catalog's
+ * peer-discovery entries (lib/catalog/catalog.yaml), or instead the param's regexes when a policy sets them.
+ */
+function peerNeed(w: Workload, catalog: Catalog, patterns: RegExp[] | undefined): string | undefined {
   const hint = w.annotations[PEER_DISCOVERY_HINT]?.trim().toLowerCase();
   if (hint === 'false') return undefined;
   if (hint === 'true') return `${PEER_DISCOVERY_HINT}: "true"`;
-  for (const c of w.containers) {
-    const name = imageName(c.image);
-    if (patterns.some((p) => p.test(name))) return `image ${c.image} is a clustered datastore whose members discover each other through this Service`;
+  if (patterns) {
+    for (const c of w.containers) {
+      const name = imageName(c.image);
+      if (patterns.some((p) => p.test(name))) return `image ${c.image} ${CLUSTERED}`;
+    }
+    return undefined;
   }
-  return undefined;
+  const r = needsPeerDiscovery(w, catalog);
+  return r.need && r.container ? `image ${r.container.image} ${CLUSTERED}` : undefined;
 }
 
 function sameNs(a: { namespace?: string }, b: { namespace?: string }): boolean {
@@ -99,9 +90,11 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   does not count: the EndpointSlice controller, which kube-proxy and CoreDNS read, ignores it
   (kubernetes/kubernetes#49061 deprecated it), and the finding says so. The app needs peer discovery when
   the pod template or StatefulSet carries \`${PEER_DISCOVERY_HINT}: "true"\`, or a main container runs a known clustered
-  datastore (param \`peerDiscoveryImages\`, regexes on the image name without registry and tag; default: Cassandra,
-  CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB, Consul, NATS,
-  RabbitMQ). \`${PEER_DISCOVERY_HINT}: "false"\` turns the image guess off. Not reported when another Service selecting the
+  datastore: the peer-discovery entries of the catalog of well-known workloads ([docs/catalog.md](../catalog.md):
+  Cassandra, CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB,
+  Consul, NATS, RabbitMQ; a policy adds or disables entries in \`spec.catalog\`). The param \`peerDiscoveryImages\`
+  (regexes on the image name without registry and tag), when a policy sets it, replaces the catalog's list.
+  \`${PEER_DISCOVERY_HINT}: "false"\` turns the image guess off. Not reported when another Service selecting the
   pods already publishes not-ready addresses (e.g. per-pod "announce" Services, as the redis-ha chart uses).
 - **warning:** \`publishNotReadyAddresses: true\` on a Service that clients use: one with a cluster IP (not headless)
   and a selector. Not reported for per-pod Services (selector on \`statefulset.kubernetes.io/pod-name\` or
@@ -138,10 +131,9 @@ spec:
     fixable: false,
     paramsSchema: {
       type: 'object',
-      properties: { peerDiscoveryImages: { type: 'array', items: { type: 'string' }, default: DEFAULT_PEER_DISCOVERY_IMAGES } },
+      properties: { peerDiscoveryImages: { type: 'array', items: { type: 'string' }, description: 'replaces the catalog peer-discovery entries when set' } },
       additionalProperties: false,
     },
-    defaults: { peerDiscoveryImages: DEFAULT_PEER_DISCOVERY_IMAGES },
     references: [
       'kubernetes/kubernetes staging/src/k8s.io/api/core/v1/types.go (ServiceSpec.publishNotReadyAddresses)',
       'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md#stable-network-id',
@@ -149,13 +141,13 @@ spec:
   },
   check(ctx) {
     const g = ctx.graph;
-    const raw = Array.isArray(ctx.params.peerDiscoveryImages) ? (ctx.params.peerDiscoveryImages as unknown[]) : DEFAULT_PEER_DISCOVERY_IMAGES;
-    const patterns = raw.filter((x): x is string => typeof x === 'string').map((x) => new RegExp(x, 'i'));
+    const raw = Array.isArray(ctx.params.peerDiscoveryImages) ? (ctx.params.peerDiscoveryImages as unknown[]) : undefined;
+    const patterns = raw?.filter((x): x is string => typeof x === 'string').map((x) => new RegExp(x, 'i'));
     for (const w of g.workloads) {
       if (w.kind !== 'StatefulSet') continue;
       const serviceName = get(w.obj.raw, 'spec', 'serviceName');
       if (typeof serviceName !== 'string' || serviceName === '') continue;
-      const need = peerNeed(w, patterns);
+      const need = peerNeed(w, ctx.catalog, patterns);
       const svc = servicesNamed(g, w, serviceName);
       if (!svc) {
         const nsServices = g.services.filter((s) => sameNs(s.obj, w.obj));

@@ -1,3 +1,6 @@
+import { builtinCatalog, Catalog, CatalogEntry } from '../../lib/catalog';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
 import { headlessPublishNotReady, imageName } from '../../lib/rules/headless-publish-not-ready';
 import { ruleTester } from '../helpers/rule-tester';
 
@@ -141,4 +144,18 @@ ruleTester(headlessPublishNotReady, {
       findings: [{ severity: 'info', suppressed: true }],
     },
   ],
+});
+
+describe('peer discovery comes from the catalog (lib/catalog/catalog.yaml)', () => {
+  const lint = (yaml: string, catalog?: Catalog) =>
+    lintSources([{ file: 't.yaml', text: yaml }], { rules: [headlessPublishNotReady], policy: { name: 't', rules: new Map(), customRules: [], catalog }, version: KubeVersion.parse('1.31') }).findings.map((f) => f.severity);
+  test('a policy that disables the catalog entry silences the image guess', () => {
+    expect(lint(sts() + svc())).toEqual(['info']);
+    expect(lint(sts() + svc(), builtinCatalog().withOverride({ disable: ['cassandra'] }))).toEqual([]);
+  });
+  test('a policy that adds an entry extends it', () => {
+    const scylla: CatalogEntry = { id: 'scylla', kind: 'peer-discovery', title: 'ScyllaDB', match: { images: ['*/scylla'] }, why: 'seeds gossip through the headless Service', source: ['scylladb/scylla-operator docs'] };
+    expect(lint(sts({ image: 'docker.io/scylladb/scylla:6.2' }) + svc())).toEqual([]);
+    expect(lint(sts({ image: 'docker.io/scylladb/scylla:6.2' }) + svc(), builtinCatalog().withOverride({ add: [scylla] }))).toEqual(['info']);
+  });
 });
