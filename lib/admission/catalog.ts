@@ -86,6 +86,18 @@ function ceil(x: string): string {
   return `(int(${x}) + (double(int(${x})) < ${x} ? 1 : 0))`;
 }
 
+/** Σ of a list of numbers without a fold: unrolled over the first `bound` entries (the caller guards the size). */
+function sumUnrolled(list: string, bound: number, zero: string): string {
+  const terms: string[] = [];
+  for (let i = 0; i < bound; i++) terms.push(`(size(${list}) > ${i} ? ${list}[${i}] : ${zero})`);
+  return terms.join(' + ');
+}
+
+/** The largest entry of a list (or `none` when empty), with a nested scan the caller bounds by `size(list) <= bound`. */
+function maxGuarded(list: string, bound: number, none: string): string {
+  return `size(${list}) == 0 || size(${list}) > ${bound} ? ${none} : ${list}.filter(x, ${list}.all(y, y <= x))[0]`;
+}
+
 const SERVED_HINT = `${ann('kubegrace.dev/served')}.trim().lowerAscii() == 'true'`;
 
 /**
@@ -332,6 +344,41 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       ];
     },
   },
+  'progress-deadline': {
+    notValidated:
+      'the error (progressDeadlineSeconds <= minReadySeconds) is rejected by the API server\'s own validation before validating admission runs, so it is exported as the repair, which runs before that validation; the warning (too short for a realistic step) is advice with cluster-specific numbers',
+    mutate: (ctx) => {
+      const pull = Number(ctx.params.imagePullSeconds ?? 60);
+      const gate = Number(ctx.params.readinessGateSeconds ?? 60);
+      if (!Number.isInteger(pull) || !Number.isInteger(gate)) throw new ExportError('progress-deadline: imagePullSeconds and readinessGateSeconds must be integers');
+      // The startup-probe budget (initialDelaySeconds + failureThreshold x periodSeconds, defaults 0/3/10).
+      const budget = (c: string) =>
+        `((has(${c}.startupProbe.initialDelaySeconds) ? ${c}.startupProbe.initialDelaySeconds : 0) + (has(${c}.startupProbe.failureThreshold) ? ${c}.startupProbe.failureThreshold : 3) * (has(${c}.startupProbe.periodSeconds) ? ${c}.startupProbe.periodSeconds : 10))`;
+      const vars: CelVariable[] = [
+        { name: 'minReady', expression: 'has(object.spec.minReadySeconds) ? object.spec.minReadySeconds : 0' },
+        { name: 'deadline', expression: 'has(object.spec.progressDeadlineSeconds) ? object.spec.progressDeadlineSeconds : 600' },
+        { name: 'sidecarStartups', expression: `variables.sidecars.filter(c, has(c.startupProbe)).map(c, ${budget('c')})` },
+        { name: 'mainStartups', expression: `variables.mains.filter(c, has(c.startupProbe)).map(c, ${budget('c')})` },
+        {
+          name: 'step',
+          // Native sidecars start one after another (their budgets add up), main containers together (the largest counts).
+          expression:
+            `size(variables.sidecarStartups) > ${MAX_SUMMED_SIDECARS} || size(variables.mainStartups) > 32 ? -1 : ` +
+            `variables.minReady + ${pull} + ${sumUnrolled('variables.sidecarStartups', MAX_SUMMED_SIDECARS, '0')} + (${maxGuarded('variables.mainStartups', 32, '0')}) + ` +
+            `(has(variables.podSpec.readinessGates) && size(variables.podSpec.readinessGates) > 0 ? ${gate} : 0)`,
+        },
+        { name: 'need', expression: 'variables.step > variables.minReady + 1 ? variables.step : variables.minReady + 1' },
+      ];
+      return {
+        kinds: ['Deployment'],
+        variables: vars,
+        condition: 'variables.step >= 0 && variables.deadline <= variables.minReady',
+        patch: "[JSONPatch{op: 'add', path: '/spec/progressDeadlineSeconds', value: variables.need}]",
+        description: 'raise progressDeadlineSeconds above minReadySeconds (to minReadySeconds + image pull + startup probes + readiness gates), which the API server would otherwise reject',
+      };
+    },
+    mutateNote: 'runs before the API server\'s validation, so a Deployment it would reject is admitted repaired',
+  },
   'pdb-unhealthy-eviction-policy': {
     notValidated: 'advice (info) about a PodDisruptionBudget; exported as the safe repair only',
     mutate: () => ({
@@ -359,7 +406,6 @@ export const NOT_EXPORTED: Record<string, string> = {
   'rollout-full-outage': `${NEEDS_OTHERS}: served status (Services) and an HPA's minReplicas`,
   'surge-volume-deadlock': `${NEEDS_OTHERS}: the PersistentVolumeClaims' access modes`,
   'min-ready-seconds': `${NEEDS_OTHERS}: served status, external load balancers, HPA replicas; and the reconnect model`,
-  'progress-deadline': 'the error is rejected by the API server\'s own validation before validating admission; the warning needs the startup-probe budget sum over sidecars',
   'recreate-strategy': `${NEEDS_OTHERS}: served status (Services) and the PVCs`,
   'statefulset-max-unavailable': 'the API server drops maxUnavailable where MaxUnavailableStatefulSet is off and rejects 0 where it is on, both before validating admission',
   'pdb-missing': `${NEEDS_OTHERS}: PodDisruptionBudgets and HPAs`,

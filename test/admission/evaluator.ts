@@ -11,6 +11,7 @@
  */
 import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { FixEdit } from '../../lib/engine/types';
 import { Json, JsonObject } from '../../lib/model/types';
 
 const env = celEnv({ funcs: strings });
@@ -121,7 +122,7 @@ export function mutate(policy: JsonObject, obj: JsonObject): Patch[] {
   return out;
 }
 
-/** RFC 6902 "add" (the only op the repairs use): the parent must exist; an existing member is replaced. */
+/** RFC 6902 "add" (the only op the repairs use): the parent must exist; an object member is replaced, `-` appends to an array. */
 export function applyPatches(obj: JsonObject, patches: Patch[]): JsonObject {
   const out = JSON.parse(JSON.stringify(obj)) as JsonObject;
   for (const p of patches) {
@@ -129,11 +130,48 @@ export function applyPatches(obj: JsonObject, patches: Patch[]): JsonObject {
     const segs = p.path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let cur: Json = out;
     for (const s of segs.slice(0, -1)) {
-      if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !(s in cur)) throw new Error(`patch path ${p.path}: parent does not exist`);
-      cur = (cur as JsonObject)[s];
+      const next: Json | undefined = Array.isArray(cur) ? cur[Number(s)] : cur !== null && typeof cur === 'object' ? cur[s] : undefined;
+      if (next === undefined) throw new Error(`patch path ${p.path}: parent does not exist`);
+      cur = next;
     }
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) throw new Error(`patch path ${p.path}: parent is not an object`);
-    (cur as JsonObject)[segs[segs.length - 1]] = p.value;
+    const last = segs[segs.length - 1];
+    const value = JSON.parse(JSON.stringify(p.value)) as Json;
+    if (Array.isArray(cur)) {
+      if (last === '-') cur.push(value);
+      else cur.splice(Number(last), 0, value);
+    } else if (cur !== null && typeof cur === 'object') cur[last] = value;
+    else throw new Error(`patch path ${p.path}: parent is not an object or array`);
+  }
+  return out;
+}
+
+/** The linter's FixEdits (set, append, remove; pointers relative to the object) applied to a copy of the JSON. */
+export function applyEdits(obj: JsonObject, edits: FixEdit[]): JsonObject {
+  const out = JSON.parse(JSON.stringify(obj)) as JsonObject;
+  for (const e of edits) {
+    if (e.op === 'add-object') throw new Error('add-object is not a single-object repair');
+    const segs = e.pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let cur: Json = out;
+    for (const s of segs.slice(0, -1)) {
+      const o = cur as JsonObject & Json[];
+      let next: Json | undefined = Array.isArray(o) ? o[Number(s)] : o[s];
+      if (next === undefined || next === null) {
+        if (e.op === 'remove') return out;
+        next = {};
+        (o as JsonObject)[s] = next;
+      }
+      cur = next;
+    }
+    const last = segs[segs.length - 1];
+    const parent = cur as JsonObject;
+    const value = 'value' in e ? (JSON.parse(JSON.stringify(e.value)) as Json) : null;
+    if (e.op === 'set') parent[last] = value;
+    else if (e.op === 'remove') delete parent[last];
+    else {
+      const seq = parent[last];
+      if (Array.isArray(seq)) seq.push(value);
+      else parent[last] = [value];
+    }
   }
   return out;
 }
