@@ -9,6 +9,7 @@ import { KubeVersion } from '../engine/version';
 import { WORKLOAD_KINDS } from '../model/workload';
 import {
   ADDEND_VARIABLES,
+  bind,
   addendSeconds,
   ann,
   DRAIN_SECONDS,
@@ -159,6 +160,64 @@ export function imagePattern(p: string, image: string): string {
   if (m && !/\(\?[=!<]/.test(m[2])) return `(!${image}.matches(${str('^' + m[1])}) && ${image}.matches(${str('^' + m[2])}))`;
   if (/\(\?[=!<]/.test(p)) throw new ExportError(`image pattern ${JSON.stringify(p)} uses lookaround, which RE2 (the API server's regex engine) does not support`);
   return `${image}.matches(${str(p)})`;
+}
+
+/** A label selector (`sel`, a CEL path) matching the pod template's labels (lib/model/selector matches). */
+function selectsOwn(sel: string): string {
+  const L = 'variables.labels';
+  const expr =
+    `e.operator == 'In' ? (e.key in ${L} && has(e.values) && ${L}[e.key] in e.values) : ` +
+    `e.operator == 'NotIn' ? (!(e.key in ${L}) || !has(e.values) || !(${L}[e.key] in e.values)) : ` +
+    `e.operator == 'Exists' ? e.key in ${L} : e.operator == 'DoesNotExist' ? !(e.key in ${L}) : false`;
+  return `(has(${sel}) && (!has(${sel}.matchLabels) || ${sel}.matchLabels.all(k, k in ${L} && ${L}[k] == ${sel}.matchLabels[k])) && (!has(${sel}.matchExpressions) || ${sel}.matchExpressions.all(e, ${expr})))`;
+}
+
+/** An IntOrString rollout field resolved for `replicas` (section 4): percentages round up or down; unreadable is 0. */
+function resolved(v: string, replicas: string, up: boolean): string {
+  return bind(
+    v,
+    'iv',
+    `type(iv) == int ? iv : type(iv) == string && iv.trim().matches('^[0-9]+%$') ? (int(iv.trim().substring(0, size(iv.trim()) - 1)) * ${replicas}${up ? ' + 99' : ''}) / 100 : 0`,
+  );
+}
+
+/** Variables of spread-blocks-surge: the resolved rollout and the indexes of the blocking constraints and terms. */
+function spreadVariables(version: KubeVersion): CelVariable[] {
+  const ru = 'object.spec.strategy.rollingUpdate';
+  const hasRu = 'has(object.spec.strategy) && has(object.spec.strategy.rollingUpdate)';
+  const idx = `[${Array.from({ length: 16 }, (_, i) => i).join(', ')}]`;
+  const affinityKeysOn = version.atLeast(1, 31);
+  return [
+    { name: 'labels', expression: 'has(variables.podMeta.labels) ? variables.podMeta.labels : {}' },
+    { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
+    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type == 'RollingUpdate'" },
+    { name: 'rawSurge', expression: resolved(`${hasRu} && has(${ru}.maxSurge) ? ${ru}.maxSurge : dyn('25%')`, 'variables.replicas', true) },
+    { name: 'rawUnavailable', expression: resolved(`${hasRu} && has(${ru}.maxUnavailable) ? ${ru}.maxUnavailable : dyn('25%')`, 'variables.replicas', false) },
+    { name: 'surge', expression: 'variables.rawSurge < 0 ? 0 : variables.rawSurge' },
+    { name: 'unavailable', expression: 'variables.rawSurge == 0 && variables.rawUnavailable == 0 ? 1 : variables.rawUnavailable < 0 ? 0 : variables.rawUnavailable' },
+    { name: 'surgeOnly', expression: 'variables.rolling && variables.replicas > 0 && variables.surge >= 1 && variables.unavailable == 0' },
+    { name: 'tsc', expression: 'has(variables.podSpec.topologySpreadConstraints) ? variables.podSpec.topologySpreadConstraints : []' },
+    {
+      name: 'terms',
+      expression:
+        'has(variables.podSpec.affinity) && has(variables.podSpec.affinity.podAntiAffinity) && has(variables.podSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution) ? variables.podSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution : []',
+    },
+    // Per entry whether it blocks (lists of bools, so that the repair can address entries by index).
+    { name: 'tscBlocks', expression: `variables.tsc.map(c, ${blockingConstraint('c')})` },
+    { name: 'termBlocks', expression: `variables.terms.map(t, ${blockingTerm('t', affinityKeysOn)})` },
+    { name: 'blockingConstraints', expression: `${idx}.filter(i, i < size(variables.tscBlocks) && variables.tscBlocks[i])` },
+    { name: 'blockingTerms', expression: `${idx}.filter(i, i < size(variables.termBlocks) && variables.termBlocks[i])` },
+  ];
+}
+
+/** A DoNotSchedule spread constraint selecting the own pods without matchLabelKeys: [pod-template-hash] (counts from 1.27, below every target here). */
+function blockingConstraint(c: string): string {
+  return `((!has(${c}.whenUnsatisfiable) || ${c}.whenUnsatisfiable == 'DoNotSchedule') && ${selectsOwn(`${c}.labelSelector`)} && !(has(${c}.matchLabelKeys) && 'pod-template-hash' in ${c}.matchLabelKeys))`;
+}
+
+/** A required hostname anti-affinity term selecting the own pods, without matchLabelKeys where they count (>= 1.31). */
+function blockingTerm(t: string, keysOn: boolean): string {
+  return `(has(${t}.topologyKey) && ${t}.topologyKey == 'kubernetes.io/hostname' && ${selectsOwn(`${t}.labelSelector`)}${keysOn ? ` && !(has(${t}.matchLabelKeys) && 'pod-template-hash' in ${t}.matchLabelKeys)` : ''})`;
 }
 
 export const ADMISSION: Record<string, RuleAdmission> = {
@@ -379,6 +438,36 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutateNote: 'runs before the API server\'s validation, so a Deployment it would reject is admitted repaired',
   },
+  'spread-blocks-surge': {
+    restriction:
+      'the warning, judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
+    validate: (ctx) => [
+      {
+        severity: 'warning',
+        kinds: ['Deployment'],
+        variables: spreadVariables(ctx.version),
+        expression: '!variables.surgeOnly || !(variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b))',
+        messageExpression:
+          `${prefix('spread-blocks-surge', 'warning')} + (variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on kubernetes.io/hostname') + ` +
+          `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]'`,
+      },
+    ],
+    mutate: (ctx) => {
+      const keysOnAffinity = ctx.version.atLeast(1, 31);
+      const base = '/spec/template/spec';
+      const tscPatch = `variables.blockingConstraints.map(i, has(variables.tsc[i].matchLabelKeys) ? JSONPatch{op: 'add', path: '${base}/topologySpreadConstraints/' + string(i) + '/matchLabelKeys/-', value: 'pod-template-hash'} : JSONPatch{op: 'add', path: '${base}/topologySpreadConstraints/' + string(i) + '/matchLabelKeys', value: ['pod-template-hash']})`;
+      const termPatch = `variables.blockingTerms.map(i, has(variables.terms[i].matchLabelKeys) ? JSONPatch{op: 'add', path: '${base}/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/' + string(i) + '/matchLabelKeys/-', value: 'pod-template-hash'} : JSONPatch{op: 'add', path: '${base}/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/' + string(i) + '/matchLabelKeys', value: ['pod-template-hash']})`;
+      return {
+        kinds: ['Deployment'],
+        variables: spreadVariables(ctx.version),
+        // Constraints and terms are addressed by index (no two-variable comprehensions): up to 16 each.
+        condition: `variables.surgeOnly && size(variables.tsc) <= 16 && size(variables.terms) <= 16 && (size(variables.blockingConstraints) > 0${keysOnAffinity ? ' || size(variables.blockingTerms) > 0' : ''})`,
+        patch: keysOnAffinity ? `${tscPatch} + ${termPatch}` : tscPatch,
+        description: `add matchLabelKeys: [pod-template-hash] to the DoNotSchedule spread constraints${keysOnAffinity ? ' and required hostname anti-affinity terms' : ''} that block a surge-only rollout`,
+      };
+    },
+    mutateNote: 'on 1.30 only the spread constraints are repaired (matchLabelKeys on pod affinity terms is on from 1.31; the linter proposes preferred scheduling instead, which is not a safe repair)',
+  },
   'pdb-unhealthy-eviction-policy': {
     notValidated: 'advice (info) about a PodDisruptionBudget; exported as the safe repair only',
     mutate: () => ({
@@ -424,7 +513,6 @@ export const NOT_EXPORTED: Record<string, string> = {
   'istio-proxy-drain': 'needs the proxy.istio.io/config annotation parsed as YAML, which CEL cannot do',
   'daemonset-surge': 'recognises node-level proxies from the catalog of well-known workloads; not yet translated',
   'replicas-not-spread': `${NEEDS_OTHERS}: served status and HPA minReplicas`,
-  'spread-blocks-surge': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge`,
   'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,
   'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration or APIService, the backing Service, workload and PDBs`,
 };
