@@ -60,7 +60,8 @@ function suppressionsOf(o: KObject): { ids: Set<string>; reason?: string } | und
   return { ids, reason: all[HINT.ignoreReason] };
 }
 
-function applySetting(sev: Severity, s: RuleSetting | undefined): Severity {
+/** A rule's reported severity under the policy's setting for it. */
+export function applySetting(sev: Severity, s: RuleSetting | undefined): Severity {
   if (!s) return sev;
   if (s.severity) return s.severity;
   return s.remap?.[sev] ?? sev;

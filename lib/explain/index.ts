@@ -85,11 +85,15 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
   const waitPatterns = params(opts.policy, opts.rules, 'grace-period-budget').waitPatterns;
   const linkerd = params(opts.policy, opts.rules, 'linkerd-proxy-drain').nativeDefault;
   const istio = params(opts.policy, opts.rules, 'istio-proxy-drain').istioNativeDefault;
+  const sidecarParams = params(opts.policy, opts.rules, 'native-sidecar-grace-budget');
   const eo: ExplainOptions = {
     findings: lint.findings,
+    ruleSettings: opts.policy.rules,
     waitPatterns: Array.isArray(waitPatterns) ? (waitPatterns as string[]) : undefined,
     linkerdNativeDefault: typeof linkerd === 'boolean' ? linkerd : undefined,
     istioNativeDefault: typeof istio === 'boolean' ? istio : undefined,
+    maxSidecarPreStopSleepSeconds: typeof sidecarParams.maxSidecarPreStopSleepSeconds === 'number' ? sidecarParams.maxSidecarPreStopSleepSeconds : undefined,
+    exitPatterns: Array.isArray(sidecarParams.exitPatterns) ? (sidecarParams.exitPatterns as string[]) : undefined,
   };
   return { lint, workloads, timelines: selected.map((w) => explainWorkload(graph, w, opts.version, eo)), errors: lint.errors };
 }

@@ -4,18 +4,21 @@
  * functions the rules judge with (containerBudget, drainSeconds, shutdownAddends, the mesh readers),
  * so the picture and the linter agree; the linter's own findings for the object are attached too.
  */
+import { RuleSetting } from '../engine/policy';
+import { applySetting } from '../engine/run';
 import { Finding } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { HINT, ObjectGraph } from '../model/graph';
+import { HINT, ObjectGraph, ServedState } from '../model/graph';
 import { trafficContainers } from '../model/traffic';
 import { KObject } from '../model/types';
 import { ContainerView, Workload, workloadOf } from '../model/workload';
 import { lbFronts } from '../rules/lb-util';
 import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
-import { DEFAULT_SIDECAR_DRAIN_SECONDS, injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
+import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
 import { Addend, containerBudget, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
+import { BudgetVerdict, terminationSchedule } from '../timeline/schedule';
 import { RolloutPlan, rolloutPlan } from './rollout';
 
 /** What a bar on a lane stands for. */
@@ -120,6 +123,8 @@ export interface Timeline {
   object: { apiVersion: string; kind: string; name: string; namespace?: string; file: string; line: number; column: number };
   kind: Workload['kind'];
   served: boolean;
+  /** served, unserved, or unknown (no Service in the input and no hint). */
+  servedState: ServedState;
   grace: number;
   graceSet: boolean;
   /** Seconds the SIGKILL of the last container comes at (grace, or grace + 2 after an over-long hook). */
@@ -146,6 +151,11 @@ export interface ExplainOptions {
   linkerdNativeDefault?: boolean;
   /** istio-proxy-drain param istioNativeDefault (default true). */
   istioNativeDefault?: boolean;
+  /** The policy's rule settings: the schedule's verdicts get the severities (and offs) lint gives them. */
+  ruleSettings?: ReadonlyMap<string, RuleSetting>;
+  /** native-sidecar-grace-budget params. */
+  maxSidecarPreStopSleepSeconds?: number;
+  exitPatterns?: string[];
   /** The linter's findings of the whole run; those of this object are attached. */
   findings?: Finding[];
 }
@@ -192,9 +202,15 @@ function preStopWords(p: PreStopDelay): string {
 }
 
 /** The workload's own findings: same file and object, not suppressed. */
-function findingsFor(w: Workload, findings: Finding[]): Finding[] {
+function findingsFor(w: Workload, findings: Finding[], withSuppressed = false): Finding[] {
   const o = w.obj;
-  return findings.filter((f) => !f.suppressed && f.file === o.file && f.object.kind === o.kind && f.object.name === o.name && (f.object.namespace ?? '') === (o.namespace ?? ''));
+  return findings.filter((f) => (withSuppressed || !f.suppressed) && f.file === o.file && f.object.kind === o.kind && f.object.name === o.name && (f.object.namespace ?? '') === (o.namespace ?? ''));
+}
+
+/** The first sentence of a finding's message (up to the first ": " or "; "). */
+function firstSentence(m: string): string {
+  const i = m.search(/[:;] /);
+  return i > 0 ? m.slice(0, i) : m;
 }
 
 /** A nice tick step for an axis that must show `span` seconds. */
@@ -218,7 +234,16 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
   const is = istioMesh(w, { namespace, nativeDefault: istioNativeByDefault(opts.istioNativeDefault ?? true, version) });
   const addends = shutdownAddends(graph, w);
-  const served = graph.servedState(w) === 'served';
+  // The one decision lint and explain share: when each container stops, and the budget verdicts.
+  const sched = terminationSchedule(graph, w, {
+    waitPatterns: patterns,
+    maxSidecarPreStopSleepSeconds: opts.maxSidecarPreStopSleepSeconds,
+    exitPatterns: opts.exitPatterns,
+    linkerdNativeDefault: lk?.mode === 'native',
+    istioNativeDefault: is?.mode === 'native',
+  });
+  const servedState = graph.servedState(w);
+  const served = servedState === 'served';
   const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
   const assumptions: string[] = [];
   const violations: Violation[] = [];
@@ -313,7 +338,11 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     }
     lanes.push(lane);
   } else {
-    assumptions.push('not served: no Service in the input selects these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for');
+    assumptions.push(
+      servedState === 'unknown'
+        ? 'served: unknown (no Service in the input): endpoint removal is not drawn; the budget is judged all the same'
+        : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',
+    );
   }
 
   // ---- main containers (app containers and classic proxies), all starting at t=0
@@ -347,78 +376,43 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     }
   }
 
-  // ---- native sidecars: SIGTERM after every main container exited, one by one in reverse order
-  const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
-  const natives: { c?: ContainerView; name: string; drain: number; injected: boolean; mesh?: 'linkerd' | 'istio' }[] = w.sidecars.map((c) => ({
-    c,
-    name: c.name,
-    drain: sidecarDrainSeconds(hint, c),
-    injected: false,
-    mesh: c.name === LINKERD.proxyContainer ? ('linkerd' as const) : c.name === ISTIO.proxyContainer ? ('istio' as const) : undefined,
-  }));
-  const countedInjected = new Set(injectedNativeProxies(graph, w));
-  for (const m of [lk, is]) {
-    if (!m || m.proxy || m.mode !== 'native' || (m.mesh === 'istio' && (m as IstioMesh).gateway)) continue;
-    const name = m.mesh === 'linkerd' ? LINKERD.proxyContainer : ISTIO.proxyContainer;
-    const counted = countedInjected.has(name);
-    // The same per-name lookup shutdownAddends makes for an injected proxy.
-    const drain = counted ? (hint.byName[name] ?? hint.all ?? DEFAULT_SIDECAR_DRAIN_SECONDS) : 0;
-    if (!counted) assumptions.push(`${name}: native mode is the ${m.mesh === 'istio' ? 'Istio >= 1.28 default on Kubernetes >= 1.33' : 'assumed default'}; it quits at once after its SIGTERM, and the budget (shutdownAddends) does not count it`);
-    // Injectors put their proxy before the other init containers, so it is stopped last.
-    natives.unshift({ name, drain, injected: true, mesh: m.mesh });
+  // ---- native sidecars: drawn from the schedule (SIGTERM after every main container exited, one by
+  // one in reverse order, after their own preStop), which also decides the violations.
+  const drawnProxies = mainLanes.filter((l) => l.role === 'proxy-classic' && !sched.mains.some((m) => m.name === l.name && m.counted));
+  if (sched.sidecars.length) {
+    for (const l of drawnProxies) assumptions.push(`${l.name}: classic mode is only the default here; the native sidecars' turn is judged without waiting for it`);
   }
-  const mainsDone = Math.max(0, ...mainLanes.map((l) => l.exit ?? 0));
-  let t = mainsDone;
   const nativeLanes: Lane[] = [];
-  for (let i = natives.length - 1; i >= 0; i--) {
-    const s = natives[i];
+  sched.sidecars.forEach((s, i) => {
     const lane: Lane = {
       name: s.name,
       role: s.mesh ? 'proxy-native' : 'sidecar',
       detail: `${s.mesh ? `${s.mesh} proxy, ` : ''}native sidecar${s.injected ? ' (injected)' : ''}`,
       injected: s.injected,
       phases: [],
+      sigterm: s.sigterm,
+      exit: s.exit,
     };
-    if (s.c) {
-      const pre = podPreStopDelay(s.c, w.annotations, patterns);
-      if (pre.seconds !== undefined && knownDelay(pre) && pre.seconds > 0) {
-        lane.phases.push({ kind: 'prestop', start: 0, end: Math.min(pre.seconds, G), label: `own preStop ${secs(pre.seconds)} (runs at once)` });
+    if (s.injected && !s.counted) assumptions.push(`${s.name}: native mode is the ${s.mesh === 'istio' ? 'Istio >= 1.28 default on Kubernetes >= 1.33' : 'assumed default'}; it quits at once after its SIGTERM, and the budget (shutdownAddends) does not count it`);
+    if (s.preStopSeconds !== undefined && s.preStopSeconds > 0) lane.phases.push({ kind: 'prestop', start: 0, end: Math.min(s.preStopSeconds, G), label: `own preStop ${secs(s.preStopSeconds)} (runs at once)` });
+    if (s.sigterm > 0) lane.phases.unshift({ kind: 'waiting', start: 0, end: s.sigterm, label: s.noTurn ? 'waits for the main containers' : 'waits for its turn' });
+    const why = s.noTurn ? 'deadline reached' : i === 0 ? 'main containers gone' : 'previous sidecar gone';
+    events.push({ at: s.sigterm, kind: 'sigterm', lane: s.name, label: `SIGTERM → ${s.name} (${why})`, violation: s.cut });
+    if (s.cut) {
+      const end = s.sigterm + s.drain;
+      if (s.noTurn) lane.phases.push({ kind: 'violation', start: G, end, label: 'no turn before the deadline', ruleId: 'native-sidecar-grace-budget' });
+      else {
+        if (s.killedAt! > s.sigterm) lane.phases.push({ kind: 'sidecar-drain', start: s.sigterm, end: s.killedAt!, label: `drain ${secs(s.drain)}` });
+        lane.phases.push({ kind: 'violation', start: s.killedAt!, end, label: `killed, ${secs(end - s.killedAt!)} short`, ruleId: 'native-sidecar-grace-budget' });
       }
-    }
-    if (t >= G) {
-      // Grace expired before this sidecar's turn: SIGTERM with everyone else, 2s, SIGKILL.
-      lane.phases.unshift({ kind: 'waiting', start: 0, end: G, label: 'waits for the main containers' });
-      lane.sigterm = G;
-      lane.killedAt = G + MINIMUM_GRACE_AFTER_HOOK;
-      lane.exit = Math.min(G + s.drain, lane.killedAt);
-      lane.phases.push({ kind: 'violation', start: G, end: Math.max(G + s.drain, G + MINIMUM_GRACE_AFTER_HOOK), label: 'no turn before the deadline', ruleId: 'native-sidecar-grace-budget' });
-      violations.push({ ruleId: served ? 'grace-period-budget' : 'native-sidecar-grace-budget', severity: 'warning', lane: lane.name, at: G, message: `"${s.name}" never gets its turn: the grace period ends first; it gets SIGTERM at ${secs(G)} and SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later` });
-      events.push({ at: G, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${s.name} (deadline reached)`, violation: true });
-      if (G + s.drain > lane.killedAt) events.push({ at: lane.killedAt, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${s.name}`, violation: true });
-      else events.push({ at: lane.exit, kind: 'exit', lane: lane.name, label: `${s.name} exits` });
-      t = Math.max(t, lane.exit);
+      lane.killedAt = s.killedAt;
+      events.push({ at: s.killedAt!, kind: 'sigkill', lane: s.name, label: `SIGKILL → ${s.name}`, violation: true });
     } else {
-      if (t > 0) lane.phases.unshift({ kind: 'waiting', start: 0, end: t, label: 'waits for the main containers' });
-      lane.sigterm = t;
-      events.push({ at: t, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${s.name} (${i === natives.length - 1 ? 'main containers gone' : 'previous sidecar gone'})` });
-      const end = t + s.drain;
-      const kill = Math.max(G, t + MINIMUM_GRACE_AFTER_HOOK);
-      if (end > kill) {
-        if (kill > t) lane.phases.push({ kind: 'sidecar-drain', start: t, end: kill, label: `drain ${secs(s.drain)}` });
-        lane.phases.push({ kind: 'violation', start: kill, end, label: `killed, ${secs(end - kill)} short`, ruleId: 'native-sidecar-grace-budget' });
-        violations.push({ ruleId: served ? 'grace-period-budget' : 'native-sidecar-grace-budget', severity: 'warning', lane: lane.name, at: kill, message: `"${s.name}" is killed at ${secs(kill)} while it drains (needs until ${secs(end)})` });
-        lane.killedAt = kill;
-        lane.exit = kill;
-        events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${s.name}`, violation: true });
-      } else {
-        if (s.drain > 0) lane.phases.push({ kind: s.mesh ? 'mesh-drain' : 'sidecar-drain', start: t, end, label: `drain ${secs(s.drain)}` });
-        lane.exit = end;
-        events.push({ at: end, kind: 'exit', lane: lane.name, label: `${s.name} exits` });
-      }
-      t = lane.exit;
+      if (s.drain > 0) lane.phases.push({ kind: s.mesh ? 'mesh-drain' : 'sidecar-drain', start: s.sigterm, end: s.exit, label: `drain ${secs(s.drain)}` });
+      events.push({ at: s.exit, kind: 'exit', lane: s.name, label: `${s.name} exits` });
     }
     nativeLanes.push(lane);
-  }
+  });
   // Lanes in declaration order (the stop order is reverse, and the picture shows it by time).
   lanes.push(...nativeLanes.reverse());
 
@@ -455,7 +449,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       lane.phases.push({ kind: 'violation', start: G, end: Math.max(S, G + MINIMUM_GRACE_AFTER_HOOK), label: `hook cut: SIGTERM, ${MINIMUM_GRACE_AFTER_HOOK}s, SIGKILL`, ruleId });
       events.push({ at: G, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name} (hook cut at the deadline)`, violation: true });
       events.push({ at: lane.killedAt, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM)`, violation: true });
-      violations.push({ ruleId, severity: 'error', lane: lane.name, at: G, message: `"${lane.name}": preStop ${secs(S)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(drain)}` });
+      if (ruleId !== 'grace-period-budget') violations.push({ ruleId, severity: 'error', lane: lane.name, at: G, message: `"${lane.name}": preStop ${secs(S)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(drain)}` });
       return lane;
     }
     if (S > 0) {
@@ -475,7 +469,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       lane.phases.push({ kind: drainKind, start: S, end: kill, label: drainLabel ?? `drain ${secs(drain)}${assumed ? ' (assumed)' : ''}`, shortLabel: drainShort, open: drainOpen || assumed });
       if (!drainOpen && !assumed) {
         lane.phases.push({ kind: 'violation', start: kill, end, label: `killed, ${secs(end - kill)} short`, ruleId });
-        violations.push({ ruleId, severity: 'warning', lane: lane.name, at: kill, message: `"${lane.name}": preStop ${secs(S)} + drain ${secs(drain)} = ${secs(end)} > grace ${secs(G)}: SIGKILL at ${secs(kill)} cuts the drain` });
+        if (ruleId !== 'grace-period-budget') violations.push({ ruleId, severity: 'warning', lane: lane.name, at: kill, message: `"${lane.name}": preStop ${secs(S)} + drain ${secs(drain)} = ${secs(end)} > grace ${secs(G)}: SIGKILL at ${secs(kill)} cuts the drain` });
         events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (still draining)`, violation: true });
         lane.killedAt = kill;
       } else {
@@ -501,8 +495,11 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       phases: [],
     };
     const sgp = m.shutdownGracePeriodSeconds;
-    assumptions.push(`linkerd-proxy: after SIGTERM it drains open connections for at most shutdown-grace-period ${secs(sgp)}; drawn to that bound`);
-    return signalLane(lane, n, sgp, n > 0, false, 'linkerd-proxy-drain', 'mesh-drain', `drains connections (≤ ${secs(sgp)})`, true, `≤ ${secs(sgp)}`);
+    // The schedule's model: it closes its connections and exits once the app's are gone.
+    const modelled = sched.mains.find((x) => x.proxy === 'linkerd');
+    const drain = modelled ? modelled.exit - modelled.sigterm : sgp;
+    assumptions.push(`linkerd-proxy: after SIGTERM it closes its connections and exits once the app's are gone (${secs(drain)} here), at most shutdown-grace-period ${secs(sgp)}`);
+    return signalLane(lane, n, drain, n > 0, false, 'linkerd-proxy-drain', 'mesh-drain', `closes connections (≤ ${secs(sgp)})`, !modelled, `≤ ${secs(sgp)}`);
   }
 
   function istioLane(c: ContainerView | undefined, m: IstioMesh): Lane {
@@ -529,21 +526,64 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
    */
   function agreeWithLinter(own: Finding[]): void {
     if (!opts.findings) return;
-    const reported = (ruleId: string, laneName: string) =>
-      own.some((f) => f.ruleId === ruleId && (laneName === 'endpoints' || !/container "/.test(f.message) || f.message.includes(`"${laneName}"`)));
+    const named = (f: Finding) => /container "([^"]+)"/.exec(f.message)?.[1];
+    const reported = (ruleId: string, laneName: string) => own.some((f) => f.ruleId === ruleId && (laneName === 'endpoints' || named(f) === undefined || named(f) === laneName));
+    const computed = new Map<string, Violation[]>();
     for (let i = violations.length - 1; i >= 0; i--) {
       const v = violations[i];
-      if (!ADVISORY.has(v.ruleId) || reported(v.ruleId, v.lane)) continue;
+      if (!ADVISORY.has(v.ruleId)) continue;
       violations.splice(i, 1);
+      computed.set(v.ruleId, [...(computed.get(v.ruleId) ?? []), v]);
+      if (reported(v.ruleId, v.lane)) continue;
       const l = lanes.find((x) => x.name === v.lane);
       if (l) l.phases = l.phases.filter((p) => p.ruleId !== v.ruleId);
       for (const e of events) if (e.lane === v.lane && e.kind === 'sigterm' && v.ruleId === 'prestop-missing') e.violation = false;
+    }
+    // The linter's findings of these rules are the violations: one each, placed where the timeline
+    // shows the condition when it does.
+    for (const f of own) {
+      if (!ADVISORY.has(f.ruleId)) continue;
+      const name = named(f);
+      const drawn = (computed.get(f.ruleId) ?? []).find((v) => name === undefined || v.lane === name);
+      const lane = drawn?.lane ?? (name && lanes.some((l) => l.name === name) ? name : f.ruleId === 'linkerd-proxy-drain' ? LINKERD.proxyContainer : f.ruleId === 'istio-proxy-drain' ? ISTIO.proxyContainer : (lanes[0]?.name ?? ''));
+      violations.push({ ruleId: f.ruleId, severity: f.severity, lane, at: drawn?.at ?? 0, message: drawn?.message ?? firstSentence(f.message) });
+    }
+  }
+
+  /** A verdict of the termination schedule (grace-period-budget, native-sidecar-grace-budget) as a violation. */
+  function verdictViolation(v: BudgetVerdict): Violation {
+    const base = { ruleId: v.ruleId, severity: v.severity };
+    switch (v.kind) {
+      case 'hook-exceeds-grace':
+        return { ...base, lane: v.container, at: G, message: `"${v.container}": preStop ${secs(v.preStop)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(v.drain)}` };
+      case 'budget': {
+        const parts = [`preStop ${secs(v.preStop)}`, `drain ${secs(v.drain)}`, ...v.addends.map((a) => `${a.source} ${secs(a.seconds)}`)];
+        return { ...base, lane: v.container, at: G, message: `"${v.container}": ${parts.join(' + ')} = ${secs(v.needed)} > grace ${secs(G)}: SIGKILL at the deadline cuts the shutdown` };
+      }
+      case 'sidecar-turn': {
+        const s = sched.sidecars.find((x) => x.name === v.sidecar);
+        return { ...base, lane: v.sidecar!, at: s?.killedAt ?? G, message: v.why! };
+      }
+      case 'sidecar-prestop-exit':
+        return { ...base, lane: v.container, at: 0, message: `"${v.container}": its preStop makes it exit at the start of termination (${v.why}), while the main containers still need it` };
+      case 'sidecar-prestop-sleep':
+        return { ...base, lane: v.container, at: 0, message: `"${v.container}": its preStop sleeps ${secs(v.sleep!)} (> ${v.why}) at the start of termination; it only uses up the grace period` };
+      default:
+        return { ...base, lane: lanes[0]?.name ?? '', at: 0, message: v.why! };
     }
   }
 
   function finish(): Timeline {
     const own = findingsFor(w!, opts.findings ?? []);
     agreeWithLinter(own);
+    // The schedule's verdicts are what the two budget rules report: with the policy's severities,
+    // without the rules it turns off or the object suppresses.
+    const all = opts.findings ? findingsFor(w!, opts.findings, true) : [];
+    for (const v of sched.verdicts) {
+      const setting = opts.ruleSettings?.get(v.ruleId);
+      if (setting?.off || all.some((f) => f.ruleId === v.ruleId && f.suppressed)) continue;
+      violations.push({ ...verdictViolation(v), severity: applySetting(v.severity, setting) });
+    }
     const exits = lanes.map((l) => l.exit ?? 0);
     const podGoneAt = Math.max(0, ...exits);
     const sigkillAt = Math.max(G, ...lanes.map((l) => l.killedAt ?? 0));
@@ -561,6 +601,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       object: { apiVersion: w!.obj.apiVersion, kind: w!.obj.kind, name: w!.obj.name, namespace: w!.obj.namespace, file: w!.obj.file, line: w!.obj.line, column: w!.obj.column },
       kind: w!.kind,
       served,
+      servedState,
       grace: G,
       graceSet: w!.graceSet,
       sigkillAt,

@@ -132,7 +132,7 @@ function panel(b: Builder, g: XmlElement, t: Timeline, W: number): number {
   b.el(g, 'text', { x: left, y: 30, 'font-size': 18, 'font-weight': 'bold', fill: '#222222', class: 'title' }, `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}: termination timeline`);
   const bind = t.budget.binding;
   const need = bind && bind.needed !== undefined ? `needs ${secs(bind.needed)} ("${bind.container}")` : 'need unknown';
-  const sub = `grace ${secs(t.grace)}${t.graceSet ? '' : ' (default)'} · ${need} · ${t.served ? 'served' : 'not served'} · ${violations ? `${violations} violation${violations === 1 ? '' : 's'}` : 'no violation'} · ${o.file}:${o.line}`;
+  const sub = `grace ${secs(t.grace)}${t.graceSet ? '' : ' (default)'} · ${need} · ${t.servedState === 'served' ? 'served' : t.servedState === 'unknown' ? 'served: unknown' : 'not served'} · ${violations ? `${violations} violation${violations === 1 ? '' : 's'}` : 'no violation'} · ${o.file}:${o.line}`;
   b.el(g, 'text', { x: left, y: 52, 'font-size': 12.5, fill: violations ? RED : '#555555', class: 'subtitle' }, fit(sub, 12.5, W - 2 * left));
 
   // Axis with ticks in seconds.

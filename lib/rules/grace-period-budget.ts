@@ -1,8 +1,7 @@
 import { Rule } from '../engine/types';
-import { HINT } from '../model/graph';
-import { shutdownAddends } from '../timeline/addends';
-import { containerBudget, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
-import { DEFAULT_WAIT_PATTERNS, parsePreStopHint, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
+import { MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
+import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
+import { terminationSchedule } from '../timeline/schedule';
 import { annotationPointer } from './mesh-util';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
@@ -31,6 +30,9 @@ program of unknown duration (an exec other than a bare sleep, an httpGet) is jud
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
 the declared duration also wins over a recognised wait command or a sleep followed by more work.
 
+The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`, the one that
+\`kubegrace explain\` draws, so the picture and the findings cannot disagree.
+
 Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.
 
 **\`--fix\` (safe):** raises \`terminationGracePeriodSeconds\` to the neediest main container's preStop + drain + addend + 5 s; it never lowers a grace period.`,
@@ -42,38 +44,34 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
     for (const w of ctx.graph.workloads) {
-      const hint = parsePreStopHint(w.annotations[PRESTOP_SECONDS_HINT]);
-      if (hint.problem) ctx.report({ object: w.obj, pointer: annotationPointer(w, PRESTOP_SECONDS_HINT), severity: 'warning', message: `${hint.problem}; the hook is not judged` });
-      // Judged whatever routes to the pods: a hook (or a declared drain) is judged against the grace
-      // period it spends, with or without a Service in the input (graceful-termination.md TERM-001).
-      if (w.grace === 0) continue;
-      const addends = shutdownAddends(ctx.graph, w);
+      // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws:
+      // consistency of what is configured, whatever routes to the pods (TERM-001 applies to all).
+      const all = terminationSchedule(ctx.graph, w, { waitPatterns: patterns }).verdicts.filter((v) => v.ruleId === 'grace-period-budget');
+      for (const v of all) if (v.kind === 'hint') ctx.report({ object: w.obj, pointer: annotationPointer(w, v.hintKey!), severity: 'warning', message: v.why! });
+      const verdicts = all.filter((v) => v.kind !== 'hint');
+      if (!verdicts.length) continue;
       // One repair for every container: the grace period the neediest container requires.
       const grace = neededGrace(ctx.graph, w, undefined, patterns);
       const edit = raiseGraceEdit(w, grace);
       const fix = edit && { description: `raise terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`, safety: 'safe' as const, edits: [edit] };
-      for (const c of w.containers) {
-        const b = containerBudget(w, c, addends, patterns);
-        // Without a hook the budget is only the drain time; judge it only when the drain time is
-        // declared (hint): the default 10 s is an assumption, and prestop-missing covers the hook.
-        if (b.preStop.kind === 'none' && w.annotations[HINT.drainSeconds] === undefined) continue;
-        const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
-        if (s === undefined) continue;
-        if (b.preStop.kind !== 'none' && s >= w.grace) {
+      for (const v of verdicts) {
+        const c = v.containerView!;
+        const hinted = v.hinted ? ` (${PRESTOP_SECONDS_HINT})` : '';
+        if (v.kind === 'hook-exceeds-grace') {
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity: 'error',
-            message: `container "${c.name}": preStop delay ${s}s${b.preStop.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''} >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${recommendedGrace(s, b.drain, b.addend)}s or shorten the delay`,
+            message: `container "${c.name}": preStop delay ${v.preStop}s${hinted} >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${v.recommended}s or shorten the delay`,
             fix,
           });
-        } else if (b.needed! > w.grace) {
-          const parts = [`preStop ${s}s${b.preStop.hinted ? ` (${PRESTOP_SECONDS_HINT})` : ''}`, `drain ${b.drain}s`, ...addends.map((a) => `${a.source} ${a.seconds}s`)];
+        } else {
+          const parts = [`preStop ${v.preStop}s${hinted}`, `drain ${v.drain}s`, ...v.addends.map((a) => `${a.source} ${a.seconds}s`)];
           ctx.report({
             object: w.obj,
             pointer: gracePointer(w, c),
             severity: 'warning',
-            message: `container "${c.name}": ${parts.join(' + ')} = ${b.needed}s exceeds ${graceMessageRef(w)}; in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to ${recommendedGrace(s, b.drain, b.addend)}s`,
+            message: `container "${c.name}": ${parts.join(' + ')} = ${v.needed}s exceeds ${graceMessageRef(w)}; in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to ${v.recommended}s`,
             fix,
           });
         }

@@ -1,40 +1,10 @@
 import { Rule } from '../engine/types';
-import { ContainerView, get, Workload } from '../model/workload';
-import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT } from '../timeline/addends';
-import { classifyPreStop } from '../timeline/prestop';
+import { Workload } from '../model/workload';
+import { BudgetVerdict, terminationSchedule } from '../timeline/schedule';
 import { annotationPointer, secs } from './mesh-util';
-import { graceMessageRef } from './util';
+import { graceMessageRef, gracePointer } from './util';
 
-/** preStop kinds that delay by a known time. */
-const DELAYS = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
-
-const SHELL = /^(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh$/;
-/** Signals that only reload, rotate or probe: they do not make a process exit. */
-const HARMLESS_SIGNAL = /^-(?:0|1|HUP|SIGHUP|USR1|SIGUSR1|USR2|SIGUSR2|WINCH|SIGWINCH|CONT|SIGCONT|s\s+(?:0|HUP|SIGHUP|USR1|SIGUSR1|USR2|SIGUSR2|WINCH|CONT))$/i;
-
-/**
- * Why an exec preStop makes the container exit (or undefined): a kill/pkill/killall with a
- * terminating signal, Envoy's or the Istio agent's `quitquitquit`, Linkerd's admin `/shutdown`
- * through curl/wget, or `nginx -s quit|stop`. Extra regular expressions come from the params.
- */
-export function exitingPreStop(command: string[], extra: string[] = []): string | undefined {
-  const parts = command.length === 3 && SHELL.test(command[0]) && command[1] === '-c' ? command[2].split(/\s*(?:;|&&|\|\||\n)\s*/) : [command.join(' ')];
-  for (const raw of parts) {
-    const p = raw.trim();
-    const kill = /^(?:exec\s+)?(?:\S*\/)?(kill|pkill|killall)\s+(.*)$/.exec(p);
-    if (kill) {
-      const args = kill[2].trim();
-      const sig = /^(-s\s+\S+|-\S+)/.exec(args)?.[1];
-      if (!sig || !HARMLESS_SIGNAL.test(sig)) return `it runs "${p}"`;
-    }
-    if (/\bquitquitquit\b/.test(p)) return `it calls quitquitquit ("${p}")`;
-    if (/\b(curl|wget)\b.*\/shutdown\b/.test(p)) return `it calls the admin /shutdown endpoint ("${p}")`;
-    if (/(?:^|\/)nginx\s+-s\s+(quit|stop)\b/.test(p)) return `it runs "${p}"`;
-  }
-  const joined = command.join(' ');
-  for (const x of extra) if (new RegExp(x).test(joined)) return `it matches the exit pattern /${x}/`;
-  return undefined;
-}
+export { exitingPreStop } from '../timeline/schedule';
 
 export const nativeSidecarGraceBudget: Rule = {
   meta: {
@@ -52,13 +22,20 @@ the main containers (KEP-753).
 **Conditions** (workloads with at least one native sidecar, counting a mesh proxy that an annotation explicitly
 injects in native mode; Jobs and CronJobs, and grace 0, are skipped):
 
-- **warning:** \`G < max over main containers of (S(c) + D(c)) + Σ sidecar drain\`, where \`S\` is the preStop
-  delay, \`D\` the app drain (\`kubegrace.dev/drain-seconds\`, default 10) and each sidecar's drain comes from
-  \`kubegrace.dev/sidecar-drain-seconds\` (\`"5"\` for all, or \`"istio-proxy=2,fluent-bit=10"\`; default 5 s each).
-  As in \`grace-period-budget\`, a main container without a preStop hook counts only when the drain hint is
-  declared. The budget finding itself is reported by \`grace-period-budget\`, which adds the same sidecar drain
-  to every main container's budget (see \`lib/timeline/addends.ts\`) and judges every workload, served or not:
-  one finding for one fault.
+- **warning:** a native sidecar is killed before it has drained. The termination schedule
+  (\`lib/timeline/schedule.ts\`, the one \`kubegrace explain\` draws) gives each sidecar its turn when every
+  main container has exited and the sidecars after it have stopped, after its own preStop; it then needs its
+  drain (\`kubegrace.dev/sidecar-drain-seconds\`: \`"5"\` for all, or \`"istio-proxy=2,fluent-bit=10"\`; default
+  5 s each) before SIGKILL at the deadline (at least 2 s after its signal). Main containers count when
+  \`grace-period-budget\` judges them (a known preStop delay, or no hook and a declared
+  \`kubegrace.dev/drain-seconds\`), and so do **classic mesh proxies** the manifest renders or an annotation
+  selects (\`config.linkerd.io/proxy-enable-native-sidecar: "false"\`, \`sidecar.istio.io/nativeSidecar: "false"\`):
+  they are main containers too, so a Linkerd proxy signalled only after \`proxy-wait-before-exit-seconds\` (it
+  exits once the app's connections are gone) or an Istio agent draining for \`terminationDrainDuration\` delays
+  every native sidecar. \`grace-period-budget\` already adds the sidecar drains to each main container's
+  budget (TERM-001, \`G < S(c) + D(c) + Σ sidecar drain\`); to avoid two findings for one fault this rule
+  reports only where that rule reports nothing for the workload: the sidecars are cut because of a classic
+  proxy, or because of a sidecar's own preStop. Served or not does not matter.
 - **warning:** a native sidecar's \`preStop\` sleeps longer than \`maxSidecarPreStopSleepSeconds\` (default 5).
   The sidecar already outlives the main containers; the sleep cannot delay its SIGTERM any further, it only
   uses up the grace period the main containers and the other sidecars need.
@@ -95,41 +72,32 @@ spec:
     ],
   },
   check(ctx) {
-    const maxSleep = ctx.params.maxSidecarPreStopSleepSeconds as number;
-    const exitPatterns = ctx.params.exitPatterns as string[];
+    const opts = { maxSidecarPreStopSleepSeconds: ctx.params.maxSidecarPreStopSleepSeconds as number, exitPatterns: ctx.params.exitPatterns as string[] };
     for (const w of ctx.graph.workloads) {
-      if (w.isBatch) continue;
-      // The native sidecars in the manifest, plus mesh proxies the injector adds as native sidecars.
-      const addends = shutdownAddends(ctx.graph, w);
-      if (w.sidecars.length === 0 && addends.length === 0) continue;
-      const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
-      if (hint.problem) {
-        ctx.report({ object: w.obj, pointer: annotationPointer(w, SIDECAR_DRAIN_HINT), message: `${SIDECAR_DRAIN_HINT} ${hint.problem}` });
-      }
-      for (const s of w.sidecars) checkSidecarPreStop(w, s);
-    }
-
-    function checkSidecarPreStop(w: Workload, s: ContainerView): void {
-      const pre = classifyPreStop(get(s.raw, 'lifecycle', 'preStop'));
-      const pointer = `${s.pointer}/lifecycle/preStop`;
-      if (pre.command) {
-        const why = exitingPreStop(pre.command, exitPatterns);
-        if (why) {
-          ctx.report({
-            object: w.obj,
-            pointer,
-            message: `native sidecar "${s.name}": its preStop makes it exit (${why}) at the start of termination, while the main containers still need it, and the kubelet then restarts it; remove the hook: a native sidecar gets SIGTERM only after the main containers have exited`,
-          });
-          return;
-        }
-      }
-      if (DELAYS.has(pre.kind) && pre.seconds !== undefined && pre.seconds > maxSleep) {
-        ctx.report({
-          object: w.obj,
-          pointer,
-          message: `native sidecar "${s.name}": preStop sleeps ${secs(pre.seconds)} (> ${secs(maxSleep)}), but a native sidecar's preStop runs at the start of termination, in parallel with the main containers, and its SIGTERM already waits until they have exited; the sleep only uses up ${graceMessageRef(w)}: remove it`,
-        });
+      // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws.
+      for (const v of terminationSchedule(ctx.graph, w, opts).verdicts) {
+        if (v.ruleId !== 'native-sidecar-grace-budget') continue;
+        ctx.report({ object: w.obj, pointer: pointerOf(w, v), message: messageOf(w, v) });
       }
     }
   },
 };
+
+function pointerOf(w: Workload, v: BudgetVerdict): string {
+  if (v.kind === 'hint') return annotationPointer(w, v.hintKey!);
+  if (v.kind === 'sidecar-prestop-exit' || v.kind === 'sidecar-prestop-sleep') return `${v.containerView!.pointer}/lifecycle/preStop`;
+  return gracePointer(w, v.containerView);
+}
+
+function messageOf(w: Workload, v: BudgetVerdict): string {
+  switch (v.kind) {
+    case 'hint':
+      return v.why!;
+    case 'sidecar-prestop-exit':
+      return `native sidecar "${v.sidecar}": its preStop makes it exit (${v.why}) at the start of termination, while the main containers still need it, and the kubelet then restarts it; remove the hook: a native sidecar gets SIGTERM only after the main containers have exited`;
+    case 'sidecar-prestop-sleep':
+      return `native sidecar "${v.sidecar}": preStop sleeps ${secs(v.sleep!)} (> ${v.why}), but a native sidecar's preStop runs at the start of termination, in parallel with the main containers, and its SIGTERM already waits until they have exited; the sleep only uses up ${graceMessageRef(w)}: remove it`;
+    default:
+      return `${v.why}: the native sidecars need ${secs(v.needed)} of ${graceMessageRef(w)}; raise terminationGracePeriodSeconds to ${v.recommended}s`;
+  }
+}

@@ -188,7 +188,10 @@ describe('termination timeline: sidecars and meshes', () => {
     expect(p.sigterm).toBe(30);
     expect(p.killedAt).toBe(32);
     expect(p.phases.some((x) => x.kind === 'violation' && x.start === 30)).toBe(true);
-    expect(t.violations.map((v) => v.lane)).toEqual(expect.arrayContaining(['app', 'proxy']));
+    // One violation per lint finding: grace-period-budget's 25 + 10 + 5 > 30 on the app (the sidecar cut
+    // is its consequence, drawn on the sidecar's lane).
+    expect(t.violations.map((v) => [v.lane, v.ruleId, v.severity])).toEqual([['app', 'grace-period-budget', 'warning']]);
+    expect(t.findings.filter((f) => f.ruleId.includes('grace')).map((f) => [f.ruleId, f.severity])).toEqual([['grace-period-budget', 'warning']]);
   });
 
   test("a native sidecar's own preStop runs at the start", () => {

@@ -2,7 +2,7 @@ import { exitingPreStop, nativeSidecarGraceBudget } from '../../lib/rules/native
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { InvalidCase, ruleTester } from '../helpers/rule-tester';
 
-/** A Deployment with no Service in the set (served status unknown). */
+/** A Deployment with no Service in the input (served: unknown); both budget rules judge it all the same. */
 function worker(podSpec: string, annotations = '', kind = 'Deployment'): string {
   return `apiVersion: apps/v1
 kind: ${kind}
@@ -76,6 +76,19 @@ ruleTester(gracePeriodBudget, { valid: [], invalid: BUDGET_CASES });
 
 ruleTester(nativeSidecarGraceBudget, {
   valid: [
+    // The budget sum (TERM-001 with the sidecar drains) is grace-period-budget's finding, served or not:
+    // one finding per fault.
+    { name: 'no Service: 15 + 10 + 5 + 5 = 35 > 30 is reported by grace-period-budget, not here', yaml: worker(pod(sleep(15), [sidecar('proxy'), sidecar('logs')])) },
+    { name: 'declared drain without a hook over a short grace: grace-period-budget reports it', yaml: worker(pod('', [sidecar('proxy')], '12'), '"kubegrace.dev/drain-seconds": "10"') },
+    { name: 'a mesh proxy injected in native mode: 20 + 10 + 5 > 30 is grace-period-budget\'s', yaml: worker(pod(sleep(20), []).replace('      initContainers:\n', ''), '"sidecar.istio.io/inject": "true", "sidecar.istio.io/nativeSidecar": "true"') },
+    {
+      name: 'mesh-api (charts-src): classic Linkerd proxy signalled at 30s when the app exits at 30s, cloud-sql-proxy drains 30-35s <= 40s',
+      yaml: worker(pod(sleep(10), [sidecar('cloud-sql-proxy')], '40'), '"kubegrace.dev/drain-seconds": "20", "linkerd.io/inject": enabled, "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "30", "config.linkerd.io/proxy-enable-native-sidecar": "false"'),
+    },
+    {
+      name: 'Linkerd proxy whose classic mode is only a default is not assumed to delay the sidecars',
+      yaml: worker(pod(sleep(10), [sidecar('logs')], '40'), '"linkerd.io/inject": enabled, "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "38"'),
+    },
     { name: 'preStop 10 + drain 10 + one sidecar 5 = 25 <= 30', yaml: worker(pod(sleep(10), [sidecar('proxy')])) },
     { name: 'exactly at the budget: 15 + 10 + 5 = 30', yaml: worker(pod(sleep(15), [sidecar('proxy')])) },
     { name: 'no native sidecar: nothing to judge', yaml: worker('      containers: [{name: app, image: w, lifecycle: {preStop: {sleep: {seconds: 29}}}}]') },
@@ -103,6 +116,44 @@ ${pod(sleep(40), [sidecar('proxy', sidecarPreStop(sleep(60)))])}` },
     { name: 'param raises the sleep limit', yaml: worker(pod(sleep(5), [sidecar('proxy', sidecarPreStop(sleep(10)))])), params: { maxSidecarPreStopSleepSeconds: 10 } },
   ],
   invalid: [
+    {
+      name: 'a classic Linkerd proxy (annotation) signalled at 38s delays the native sidecar past the 40s deadline',
+      yaml: worker(pod(sleep(10), [sidecar('logs')], '40'), '"linkerd.io/inject": enabled, "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "38", "config.linkerd.io/proxy-enable-native-sidecar": "false"'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/terminationGracePeriodSeconds',
+          message: 'native sidecar "logs": its turn comes only when "linkerd-proxy" (classic linkerd proxy) exits at 38s; it needs 5s to drain, so SIGKILL at 40s cuts it: the native sidecars need 43s of terminationGracePeriodSeconds (40s); raise terminationGracePeriodSeconds to 48s',
+        },
+      ],
+    },
+    {
+      name: 'a rendered classic istio-proxy draining terminationDrainDuration 30s leaves the native sidecar 2s of its 5s',
+      yaml: worker(
+        `      terminationGracePeriodSeconds: 32
+      initContainers:
+${sidecar('logs')}      containers:
+      - name: app
+        image: worker
+        lifecycle: {preStop: {sleep: {seconds: 5}}}
+      - name: istio-proxy
+        image: proxyv2
+`,
+        '"proxy.istio.io/config": "terminationDrainDuration: 30s"',
+      ),
+      findings: [{ severity: 'warning', message: 'native sidecar "logs": its turn comes only when "istio-proxy" (classic istio proxy) exits at 30s; it needs 5s to drain, so SIGKILL at 32s cuts it' }],
+    },
+    {
+      name: 'a native sidecar whose own preStop (35s) holds its SIGTERM past the point where its 10s drain fits',
+      yaml: worker(pod(sleep(5), [sidecar('logs', sidecarPreStop(sleep(35)))], '40'), '"kubegrace.dev/sidecar-drain-seconds": "10"'),
+      params: { maxSidecarPreStopSleepSeconds: 60 },
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/terminationGracePeriodSeconds', message: 'native sidecar "logs": its own preStop (35s) holds its SIGTERM until 35s; it needs 10s to drain, so SIGKILL at 40s cuts it' }],
+    },
+    {
+      name: 'the same long sidecar sleep under the default limit: one finding (the sleep), not a second for the cut it causes',
+      yaml: worker(pod(sleep(5), [sidecar('logs', sidecarPreStop(sleep(35)))], '40'), '"kubegrace.dev/sidecar-drain-seconds": "10"'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0/lifecycle/preStop', message: 'preStop sleeps 35s' }],
+    },
     {
       name: 'long sleep in a native sidecar preStop',
       yaml: worker(pod(sleep(5), [sidecar('proxy', sidecarPreStop(sleep(20)))])),
@@ -146,7 +197,7 @@ ${pod(sleep(40), [sidecar('proxy', sidecarPreStop(sleep(60)))])}` },
       findings: [{ severity: 'warning', pointer: '/spec/template/metadata/annotations/kubegrace.dev~1sidecar-drain-seconds', message: 'cannot read "proxy=lots"' }],
     },
     {
-      name: 'StatefulSet: the sidecar preStop finding only (the budget is grace-period-budget\'s)',
+      name: 'StatefulSet: the budget (25 + 10 + 5 > 30) is grace-period-budget\'s, the long sidecar sleep is reported here',
       yaml: worker(pod(sleep(25), [sidecar('proxy', sidecarPreStop(sleep(10)))], '30'), '', 'StatefulSet'),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0/lifecycle/preStop' }],
     },

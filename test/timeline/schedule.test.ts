@@ -1,0 +1,87 @@
+/**
+ * terminationSchedule: when each container stops (kubelet killContainer order: preStop, then the
+ * turn for native sidecars, then max(left, 2 s) to SIGKILL) and the budget verdicts lint and explain share.
+ */
+import { parseAllDocuments } from 'yaml';
+import { ObjectGraph } from '../../lib/model/graph';
+import { parseText } from '../../lib/model/parse';
+import { terminationSchedule } from '../../lib/timeline/schedule';
+
+function schedule(annotations: string, podSpec: string) {
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations: {${annotations}}
+    spec:
+${podSpec}`;
+  expect(parseAllDocuments(text).every((d) => d.errors.length === 0)).toBe(true);
+  const graph = new ObjectGraph(parseText('web.yaml', text).objects);
+  return terminationSchedule(graph, graph.workloads[0]);
+}
+
+const pod = (grace: number, app: string, sidecars: string[] = []) => `      terminationGracePeriodSeconds: ${grace}
+${sidecars.length ? `      initContainers:\n${sidecars.map((s) => `      - ${s}\n`).join('')}` : ''}      containers:
+      - ${app}
+`;
+const app = (preStop?: number) => `{name: app, image: a${preStop === undefined ? '' : `, lifecycle: {preStop: {sleep: {seconds: ${preStop}}}}`}}`;
+const side = (name: string, preStop?: number) => `{name: ${name}, image: s, restartPolicy: Always${preStop === undefined ? '' : `, lifecycle: {preStop: {sleep: {seconds: ${preStop}}}}`}}`;
+const linkerdClassic = (wait: number) => `linkerd.io/inject: enabled, config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "${wait}", config.linkerd.io/proxy-enable-native-sidecar: "false"`;
+
+describe('terminationSchedule', () => {
+  test('sidecars stop one at a time in reverse declaration order once the app is gone', () => {
+    const s = schedule('', pod(30, app(5), [side('first'), side('second')]));
+    expect(s.mains[0]).toMatchObject({ name: 'app', sigterm: 5, exit: 15, counted: true });
+    expect(s.sidecars.map((x) => [x.name, x.turn, x.sigterm, x.exit, x.cut])).toEqual([
+      ['second', 15, 15, 20, false],
+      ['first', 20, 20, 25, false],
+    ]);
+    expect(s.verdicts).toEqual([]);
+  });
+
+  test('a sidecar whose turn comes after the deadline: SIGTERM at the deadline, SIGKILL 2 s later', () => {
+    const s = schedule('', pod(30, app(25), [side('proxy')]));
+    expect(s.sidecars[0]).toMatchObject({ noTurn: true, sigterm: 30, killedAt: 32, cut: true });
+    expect(s.verdicts.map((v) => [v.ruleId, v.kind, v.severity])).toEqual([['grace-period-budget', 'budget', 'warning']]);
+  });
+
+  test('a sidecar with a drain of at most 2 s survives the deadline thanks to the 2 s minimum', () => {
+    const s = schedule('kubegrace.dev/sidecar-drain-seconds: "2"', pod(30, app(25), [side('proxy')]));
+    expect(s.sidecars[0]).toMatchObject({ noTurn: true, cut: false, exit: 32 });
+  });
+
+  test("a sidecar's own preStop runs from deletion and holds its SIGTERM when it outlasts the turn", () => {
+    const s = schedule('', pod(60, app(5), [side('shipper', 20)]));
+    expect(s.sidecars[0]).toMatchObject({ turn: 15, sigterm: 20, exit: 25 });
+  });
+
+  test('a classic Linkerd proxy (annotation) is a main container: it leaves once the app is gone, at its wait at the earliest', () => {
+    const s = schedule(`${linkerdClassic(30)}, kubegrace.dev/drain-seconds: "20"`, pod(40, app(10), [side('db')]));
+    expect(s.mains.find((m) => m.proxy === 'linkerd')).toMatchObject({ sigterm: 30, exit: 30, counted: true });
+    expect(s.sidecars[0]).toMatchObject({ turn: 30, sigterm: 30, exit: 35, cut: false });
+    expect(s.verdicts).toEqual([]);
+  });
+
+  test('the same proxy waiting 38 s cuts the sidecar: a native-sidecar-grace-budget verdict', () => {
+    const s = schedule(linkerdClassic(38), pod(40, app(10), [side('db')]));
+    expect(s.sidecars[0]).toMatchObject({ sigterm: 38, killedAt: 40, cut: true });
+    expect(s.verdicts).toEqual([expect.objectContaining({ ruleId: 'native-sidecar-grace-budget', kind: 'sidecar-turn', container: 'linkerd-proxy', sidecar: 'db', needed: 43, recommended: 48 })]);
+  });
+
+  test('a proxy whose classic mode is only the default is placed but not counted', () => {
+    const s = schedule('linkerd.io/inject: enabled, config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "38"', pod(40, app(10), [side('db')]));
+    expect(s.mains.find((m) => m.proxy === 'linkerd')).toMatchObject({ counted: false });
+    expect(s.verdicts).toEqual([]);
+  });
+
+  test('a main container without a hook or declared drain does not count for the verdicts', () => {
+    const s = schedule('', pod(12, app(), [side('a'), side('b')]));
+    expect(s.mainsDoneAt).toBe(0);
+    expect(s.mainsGoneAt).toBe(10);
+    expect(s.verdicts).toEqual([]);
+  });
+});
