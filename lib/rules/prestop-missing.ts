@@ -141,7 +141,13 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(c)) continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
-        const serves = servedPortsLabel(graph, w, c) ?? declaredPortsLabel(c) ?? 'Service traffic';
+        const declared = declaredPortsLabel(c);
+        // On unknown served status the first clause already says it is an assumption (the short text
+        // output shows only the first sentence; the full note with the hint comes at the end).
+        const serves =
+          servedPortsLabel(graph, w, c) ??
+          (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
+          'Service traffic';
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         let why: string;
         let severity: 'error' | 'warning' = 'warning';

@@ -70,7 +70,13 @@ readinessProbe:
       if (w.isBatch || !likelyServed(graph, w)) continue;
       for (const c of trafficContainers(graph, w)) {
         if (probeOf(c, 'readinessProbe') || injectedAtAdmission(w, c)) continue;
-        const serves = servedPortsLabel(graph, w, c) ?? declaredPortsLabel(c) ?? 'Service traffic';
+        const declared = declaredPortsLabel(c);
+        // On unknown served status the first clause already says it is an assumption (the short text
+        // output shows only the first sentence; the full note with the hint comes at the end).
+        const serves =
+          servedPortsLabel(graph, w, c) ??
+          (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
+          'Service traffic';
         const sp = trafficPorts(graph, w).find((p) => p.container === c);
         ctx.report({
           object: w.obj,

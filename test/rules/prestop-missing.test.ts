@@ -152,7 +152,7 @@ spec:
         {
           severity: 'warning',
           pointer: POINTER,
-          message: /^container "app": serves port http\/8080 but has no preStop hook: .*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served; annotate kubegrace.dev\/served: "false" if nothing routes to it\)$/,
+          message: /^container "app": serves port http\/8080 \(assumed served: no Service in the input selects it\) but has no preStop hook: .*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served; annotate kubegrace.dev\/served: "false" if nothing routes to it\)$/,
         },
       ],
     },
