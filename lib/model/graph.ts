@@ -134,6 +134,10 @@ export class ObjectGraph {
   private readonly byKind = new Map<string, KObject[]>();
   /** Namespaces that hold at least one Service in the input. */
   private readonly serviceNamespaces = new Set<string>();
+  // Name and namespace indexes, so that rules never scan every Service or PDB per workload.
+  private readonly servicesByNs = new Map<string, ServiceView[]>();
+  private readonly serviceByName = new Map<string, ServiceView>();
+  private readonly pdbByName = new Map<string, PdbView>();
 
   constructor(readonly objects: KObject[]) {
     for (const o of objects) {
@@ -168,6 +172,18 @@ export class ObjectGraph {
           break;
       }
     }
+    for (const sv of this.services) {
+      const ns = sv.obj.namespace ?? '';
+      let l = this.servicesByNs.get(ns);
+      if (!l) this.servicesByNs.set(ns, (l = []));
+      l.push(sv);
+      const k = nsKey(sv.obj.namespace, sv.obj.name);
+      if (!this.serviceByName.has(k)) this.serviceByName.set(k, sv);
+    }
+    for (const p of this.pdbs) {
+      const k = nsKey(p.obj.namespace, p.obj.name);
+      if (!this.pdbByName.has(k)) this.pdbByName.set(k, p);
+    }
     for (const w of this.workloads) {
       this.wlToSvc.set(w, []);
       this.wlToPdb.set(w, []);
@@ -193,6 +209,19 @@ export class ObjectGraph {
   /** Every object of a kind, in input order (an index: rules must not scan all objects per workload). */
   ofKind(kind: string): readonly KObject[] {
     return this.byKind.get(kind) ?? [];
+  }
+
+  /** The Services of a namespace, in input order. */
+  servicesIn(namespace: string | undefined): readonly ServiceView[] {
+    return this.servicesByNs.get(namespace ?? '') ?? [];
+  }
+  /** The (first) Service with this name in the namespace. */
+  serviceNamed(namespace: string | undefined, name: string): ServiceView | undefined {
+    return this.serviceByName.get(nsKey(namespace, name));
+  }
+  /** The (first) PodDisruptionBudget with this name in the namespace. */
+  pdbNamed(namespace: string | undefined, name: string): PdbView | undefined {
+    return this.pdbByName.get(nsKey(namespace, name));
   }
 
   servicesFor(w: Workload): ServiceView[] {

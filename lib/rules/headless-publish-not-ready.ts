@@ -56,10 +56,6 @@ function peerNeed(w: Workload, catalog: Catalog, patterns: RegExp[] | undefined)
   return r.need && r.container ? `image ${r.container.image} ${CLUSTERED}` : undefined;
 }
 
-function sameNs(a: { namespace?: string }, b: { namespace?: string }): boolean {
-  return (a.namespace ?? '') === (b.namespace ?? '');
-}
-
 function pnraPointer(s: ServiceView): string {
   if (s.publishNotReadyAddresses) return '/spec/publishNotReadyAddresses';
   if (legacyAnnotationOnly(s)) return annotationPointer(TOLERATE_UNREADY);
@@ -67,7 +63,7 @@ function pnraPointer(s: ServiceView): string {
 }
 
 function servicesNamed(g: ObjectGraph, w: Workload, name: string): ServiceView | undefined {
-  return g.services.find((s) => s.obj.name === name && sameNs(s.obj, w.obj));
+  return g.serviceNamed(w.obj.namespace, name);
 }
 
 export const headlessPublishNotReady: Rule = {
@@ -150,8 +146,7 @@ spec:
       const need = peerNeed(w, ctx.catalog, patterns);
       const svc = servicesNamed(g, w, serviceName);
       if (!svc) {
-        const nsServices = g.services.filter((s) => sameNs(s.obj, w.obj));
-        if (!nsServices.length) continue;
+        if (!g.servicesIn(w.obj.namespace).length) continue;
         const selecting = servicesSelecting(g, w);
         const other = selecting.find((s) => s.headless) ?? selecting[0];
         if (!other && !need) continue;

@@ -432,8 +432,7 @@ export function selectedWorkloads(graph: ObjectGraph, s: ServiceView): Workload[
 
 /** Services in the workload's namespace that select its pods (including per-pod Services). */
 export function servicesSelecting(graph: ObjectGraph, w: Workload): ServiceView[] {
-  const ns = w.obj.namespace ?? '';
-  return graph.services.filter((s) => (s.obj.namespace ?? '') === ns && s.selector.kind === 'selector' && selectsPodsOf(s.selector, w));
+  return graph.servicesIn(w.obj.namespace).filter((s) => s.selector.kind === 'selector' && selectsPodsOf(s.selector, w));
 }
 
 /** A Helm hook (test pod, pre-install job...): exists only while the hook runs. */

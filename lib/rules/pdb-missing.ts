@@ -19,8 +19,8 @@ function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix |
   const hasSel = isObject(sel) && ((isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || (Array.isArray(sel.matchExpressions) && sel.matchExpressions.length > 0));
   const selector: JsonObject | undefined = hasSel ? copyJson(sel) : Object.keys(w.templateLabels).length ? { matchLabels: { ...w.templateLabels } } : undefined;
   if (!selector) return undefined;
-  const ns = w.obj.namespace ?? 'default';
-  const taken = new Set(graph.pdbs.filter((p) => (p.obj.namespace ?? 'default') === ns).map((p) => p.obj.name));
+  // An index lookup per candidate name: filtering every PDB per workload made this quadratic.
+  const taken = { has: (n: string) => graph.pdbNamed(w.obj.namespace, n) !== undefined };
   let name = w.obj.name;
   for (let i = 2; taken.has(name); i++) name = i === 2 ? `${w.obj.name}-pdb` : `${w.obj.name}-pdb-${i - 1}`;
   const metadata: JsonObject = { name };

@@ -198,3 +198,39 @@ spec: {selector: {app: ${app}}, ports: ${ports}}
     expect(state(text)).toBe(expected);
   });
 });
+
+describe('name and namespace indexes', () => {
+  const g = graph(`apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: a}
+spec: {clusterIP: None, selector: {app: db}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: b}
+spec: {selector: {app: db}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: db, namespace: a}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: db}}}
+`);
+  test('serviceNamed and pdbNamed look up by namespace and name; no namespace means default', () => {
+    expect(g.serviceNamed('a', 'db')?.headless).toBe(true);
+    expect(g.serviceNamed('b', 'db')?.headless).toBe(false);
+    expect(g.serviceNamed('default', 'web')?.obj.name).toBe('web');
+    expect(g.serviceNamed('a', 'web')).toBeUndefined();
+    expect(g.pdbNamed('a', 'db')?.obj.name).toBe('db');
+    expect(g.pdbNamed('b', 'db')).toBeUndefined();
+  });
+  test('servicesIn lists a namespace in input order', () => {
+    expect(g.servicesIn('a').map((s) => s.obj.name)).toEqual(['db']);
+    expect(g.servicesIn('default').map((s) => s.obj.name)).toEqual(['web']);
+    expect(g.servicesIn('none')).toEqual([]);
+  });
+});
