@@ -1,0 +1,266 @@
+/**
+ * The fast path for JSON input (`kubectl get -A -o json`, a `kind: List` of 100k objects): the
+ * values come from JSON.parse, and source positions are computed only for what is reported, by
+ * scanning the JSON text of that one object. The `yaml` document tree of the position-keeping
+ * path (parse.ts) costs about 40 times the memory of the values and ran out of memory at 100k
+ * objects.
+ *
+ * Exactness: parse.ts reads JSON as YAML 1.1 the way Kubernetes does. For JSON those rules give
+ * the same values as JSON.parse except in corner cases, and this path declines (returns undefined,
+ * so the caller uses parse.ts) whenever one of them could occur: duplicate keys (reported as
+ * errors by parse.ts), the integer `-0`, numbers out of float range (strings in go-yaml), keys
+ * longer than YAML's 1024-character implicit-key limit, nesting deeper than MAX_DEPTH, a lone CR
+ * line break, anything JSON.parse refuses. test/model/fast-path.test.ts checks that both paths
+ * agree on every value, position and finding over the corpus and generated inputs.
+ */
+import { isClusterScoped, MAX_DEPTH, pointerSegments } from './parse';
+import { InputError, isObject, JsonObject, KObject, Position } from './types';
+
+/** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
+export interface ParsedObjects {
+  file: string;
+  objects: KObject[];
+  errors: InputError[];
+  /** Number of non-empty documents. */
+  documents: number;
+}
+
+const WS = new Uint8Array(128);
+for (const c of [0x20, 0x0a, 0x0d, 0x09]) WS[c] = 1;
+
+function isKubernetesObject(v: unknown): v is JsonObject {
+  return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
+}
+
+/** Offsets of line starts, for offset -> line:column (1-based, UTF-16 columns like yaml's LineCounter). */
+class Lines {
+  private starts?: number[];
+  constructor(private readonly text: string) {}
+  pos(offset: number): Position {
+    if (!this.starts) {
+      const s = [0];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) s.push(i + 1);
+      this.starts = s;
+    }
+    const s = this.starts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - s[lo] + 1 };
+  }
+}
+
+/** A JSON text walker over valid JSON (JSON.parse has accepted it). */
+class Scanner {
+  constructor(readonly text: string) {}
+  ws(i: number): number {
+    const t = this.text;
+    while (i < t.length) {
+      const c = t.charCodeAt(i);
+      if (c < 128 && WS[c]) i++;
+      else break;
+    }
+    return i;
+  }
+  /** Index just after the string starting at i (t[i] === '"'). */
+  stringEnd(i: number): number {
+    const t = this.text;
+    for (let j = i + 1; ; ) {
+      const q = t.indexOf('"', j);
+      let k = q - 1;
+      while (t.charCodeAt(k) === 0x5c) k--;
+      if ((q - 1 - k) % 2 === 0) return q + 1;
+      j = q + 1;
+    }
+  }
+  /** Index just after the value starting at i. */
+  skip(i: number): number {
+    const t = this.text;
+    const c = t.charCodeAt(i);
+    if (c === 0x22) return this.stringEnd(i);
+    if (c !== 0x7b && c !== 0x5b) {
+      let j = i;
+      while (j < t.length) {
+        const d = t.charCodeAt(j);
+        if (d === 0x2c || d === 0x7d || d === 0x5d || (d < 128 && WS[d])) break;
+        j++;
+      }
+      return j;
+    }
+    let depth = 0;
+    for (let j = i; j < t.length; j++) {
+      const d = t.charCodeAt(j);
+      if (d === 0x22) j = this.stringEnd(j) - 1;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        if (--depth === 0) return j + 1;
+      }
+    }
+    return t.length;
+  }
+  key(start: number, end: number): string {
+    const raw = this.text.slice(start + 1, end - 1);
+    return raw.includes('\\') ? (JSON.parse(this.text.slice(start, end)) as string) : raw;
+  }
+  /** Start of the member value named `key` in the object at i, and the key's own offset. */
+  member(i: number, key: string): { keyAt: number; valueAt: number } | undefined {
+    let j = this.ws(i + 1);
+    while (this.text.charCodeAt(j) === 0x22) {
+      const end = this.stringEnd(j);
+      const v = this.ws(this.ws(end) + 1);
+      if (this.key(j, end) === key) return { keyAt: j, valueAt: v };
+      j = this.ws(this.skip(v));
+      if (this.text.charCodeAt(j) === 0x2c) j = this.ws(j + 1);
+    }
+    return undefined;
+  }
+  /** Start of element n of the array at i. */
+  element(i: number, n: number): number | undefined {
+    let j = this.ws(i + 1);
+    if (this.text.charCodeAt(j) === 0x5d) return undefined;
+    for (let k = 0; ; k++) {
+      if (k === n) return j;
+      j = this.ws(this.skip(j));
+      if (this.text.charCodeAt(j) !== 0x2c) return undefined;
+      j = this.ws(j + 1);
+    }
+  }
+  /**
+   * Checks what JSON.parse does not: no duplicate keys, no key longer than 1024 characters, no
+   * nesting deeper than `maxDepth`, no number go-yaml reads otherwise. False when any is violated.
+   */
+  plain(maxDepth: number): boolean {
+    const t = this.text;
+    const keys: Array<Set<string> | undefined> = [];
+    let expectKey = false;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c === 0x22) {
+        const end = this.stringEnd(i);
+        if (expectKey) {
+          if (end - i > 1024) return false;
+          const set = keys[keys.length - 1]!;
+          const k = this.key(i, end);
+          if (set.has(k)) return false;
+          set.add(k);
+          expectKey = false;
+        }
+        i = end - 1;
+      } else if (c === 0x7b) {
+        keys.push(new Set());
+        if (keys.length > maxDepth) return false;
+        expectKey = true;
+      } else if (c === 0x5b) {
+        keys.push(undefined);
+        if (keys.length > maxDepth) return false;
+      } else if (c === 0x7d || c === 0x5d) {
+        keys.pop();
+      } else if (c === 0x2c) {
+        expectKey = keys[keys.length - 1] !== undefined;
+      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        // go-yaml reads the integer -0 as 0 and an out-of-range float as a string.
+        const end = this.skip(i);
+        const token = t.slice(i, end);
+        if (token === '-0' || !Number.isFinite(Number(token))) return false;
+        i = end - 1;
+      }
+    }
+    return true;
+  }
+}
+
+class JsonObjectView implements KObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly line: number;
+  readonly column: number;
+  readonly uid: string;
+  readonly docIndex = 0;
+  constructor(
+    readonly raw: JsonObject,
+    readonly file: string,
+    readonly basePointer: string,
+    private readonly scanner: Scanner,
+    private readonly lines: Lines,
+    /** Offset of the object's `{` in the text. */
+    private readonly at: number,
+  ) {
+    this.apiVersion = raw.apiVersion as string;
+    this.kind = raw.kind as string;
+    const meta = isObject(raw.metadata) ? raw.metadata : {};
+    this.name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
+    if (!isClusterScoped(this.kind)) {
+      this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+    }
+    const p = lines.pos(at);
+    this.line = p.line;
+    this.column = p.column;
+    this.uid = `${file}#0${basePointer}`;
+  }
+  /** As parse.ts: the key of the deepest member found along the pointer, or the deepest element. */
+  locate(pointer: string): Position {
+    const s = this.scanner;
+    let at = this.at;
+    let best = at;
+    for (const seg of pointerSegments(pointer)) {
+      const c = s.text.charCodeAt(at);
+      if (c === 0x7b) {
+        const m = s.member(at, seg);
+        if (!m) break;
+        best = m.keyAt;
+        at = m.valueAt;
+      } else if (c === 0x5b) {
+        const idx = Number(seg);
+        if (!Number.isInteger(idx) || idx < 0) break;
+        const e = s.element(at, idx);
+        if (e === undefined) break;
+        best = at = e;
+      } else break;
+    }
+    return this.lines.pos(best);
+  }
+}
+
+/**
+ * Parses a JSON file (one document: an object or a `kind: List`) into objects, or returns
+ * undefined when the text is not plain JSON this path reads exactly as parse.ts does.
+ */
+export function parseJsonFast(file: string, text: string): ParsedObjects | undefined {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const scanner = new Scanner(text);
+  const start = scanner.ws(0);
+  if (text.charCodeAt(start) !== 0x7b) return undefined;
+  if (/\r(?!\n)/.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!scanner.plain(MAX_DEPTH)) return undefined;
+  const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
+  if (!isKubernetesObject(value)) return out;
+  const lines = new Lines(text);
+  const kind = value.kind as string;
+  const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
+  if (isList && Array.isArray(value.items)) {
+    const items = scanner.member(start, 'items')!.valueAt;
+    // One pass over the items for their offsets (element(i) per item would be quadratic).
+    let j = scanner.ws(items + 1);
+    value.items.forEach((item, i) => {
+      const at = j;
+      j = scanner.ws(scanner.skip(j));
+      if (text.charCodeAt(j) === 0x2c) j = scanner.ws(j + 1);
+      if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, at));
+    });
+    return out;
+  }
+  out.objects.push(new JsonObjectView(value, file, '', scanner, lines, start));
+  return out;
+}

@@ -1,0 +1,132 @@
+/**
+ * Differential test of the JSON fast path (lib/model/fast-json.ts) against the position-keeping
+ * path (lib/model/parse.ts, which reads YAML and JSON as Kubernetes does): over the corpus objects
+ * written as JSON in several layouts, and over generated and hostile JSON, the fast path either
+ * declines (and parse.ts is used) or gives the same values, the same positions for every pointer,
+ * the same errors and the same findings.
+ */
+import * as fc from 'fast-check';
+import * as fs from 'fs';
+import * as path from 'path';
+import { loadPolicy } from '../../lib/engine/policy';
+import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { parseJsonFast } from '../../lib/model/fast-json';
+import { escapeSegment, parseText } from '../../lib/model/parse';
+import { isObject, Json, KObject } from '../../lib/model/types';
+import { ALL_RULES } from '../../lib/rules';
+
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
+const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
+
+/** Every pointer into a value (objects' members and arrays' elements), plus some that do not exist. */
+function pointers(v: Json, base = '', out: string[] = []): string[] {
+  out.push(base);
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => pointers(x, `${base}/${i}`, out));
+    out.push(`${base}/${v.length}`, `${base}/-1`, `${base}/x`);
+  } else if (isObject(v)) {
+    for (const k of Object.keys(v)) pointers(v[k], `${base}/${escapeSegment(k)}`, out);
+    out.push(`${base}/no~1such`, `${base}/nope/deeper`);
+  }
+  return out;
+}
+
+function view(o: KObject) {
+  return { apiVersion: o.apiVersion, kind: o.kind, name: o.name, namespace: o.namespace, line: o.line, column: o.column, uid: o.uid, docIndex: o.docIndex, basePointer: o.basePointer };
+}
+
+/** 'declined', or 'same' after asserting that both paths agree on everything. */
+function compare(text: string, file = 'in.json', findings = true): 'declined' | 'same' {
+  const fast = parseJsonFast(file, text);
+  if (!fast) return 'declined';
+  const slow = parseText(file, text);
+  expect(fast.errors).toEqual(slow.errors);
+  expect(fast.documents).toBe(slow.documents);
+  expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
+  fast.objects.forEach((f, i) => {
+    const s = slow.objects[i];
+    expect(f.raw).toEqual(s.raw);
+    // Every pointer of the first objects (the findings below check the reported ones of all).
+    if (i < 12) for (const p of pointers(s.raw)) expect([p, f.locate(p)]).toEqual([p, s.locate(p)]);
+  });
+  if (findings) {
+    const a = sortFindings(runRules(fast.objects, OPTS), [file]);
+    const b = sortFindings(runRules(slow.objects, OPTS), [file]);
+    expect(a).toEqual(b);
+    expect(a.map((f) => [f.line, f.column])).toEqual(b.map((f) => [f.line, f.column]));
+  }
+  return 'same';
+}
+
+describe('JSON fast path agrees with parse.ts', () => {
+  const files = fs.readdirSync(CORPUS).filter((f) => f.endsWith('.yaml')).sort();
+  test.each(files)('corpus %s as JSON: one file per object, pretty and compact, and one kind: List', (f) => {
+    const objects = parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw);
+    expect(objects.length).toBeGreaterThan(0);
+    for (const o of objects.slice(0, 8)) {
+      expect(compare(JSON.stringify(o, null, 2), 'o.json', false)).toBe('same');
+      expect(compare(JSON.stringify(o), 'o.json', false)).toBe('same');
+    }
+    const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objects };
+    expect(compare(JSON.stringify(list, null, 4), `${f}.json`)).toBe('same');
+    expect(compare(`\uFEFF${JSON.stringify(list, null, '\t').replace(/\n/g, '\r\n')}\n`, `${f}.json`)).toBe('same');
+  });
+
+  test('the whole lint gives the same findings through either path', () => {
+    const objects = files.flatMap((f) => parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2);
+    const viaFast = lintSources([{ file: 'all.json', text }], OPTS);
+    const slow = parseText('all.json', text);
+    expect(viaFast.objects).toBe(slow.objects.length);
+    expect(viaFast.findings).toEqual(sortFindings(runRules(slow.objects, OPTS), ['all.json']));
+    expect(viaFast.findings.length).toBeGreaterThan(100);
+  });
+
+  const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('apiVersion', 'kind', 'metadata', 'name', 'spec', 'items', '<<', '__proto__', 'a/b', 'c~d', 'yes', '010', 'é"\\'));
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(true, false, null, 0, -0, 1e21, 1e-7, 2 ** 53 + 1, 'yes', 'off', '010', '\u2028', '\ud800'),
+  );
+  const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, scalar as fc.Arbitrary<Json>, fc.array(tie('v'), { maxLength: 4 }) as fc.Arbitrary<Json>, fc.dictionary(key, tie('v'), { maxKeys: 4 }) as fc.Arbitrary<Json>),
+  })).v;
+  const k8s = fc.record({ apiVersion: fc.constantFrom('v1', 'apps/v1'), kind: fc.constantFrom('Deployment', 'Service', 'ConfigMap', 'List'), metadata: fc.record({ name: fc.string({ minLength: 1, maxLength: 5 }) }), spec: value, items: fc.array(value, { maxLength: 3 }) });
+  const layout = fc.constantFrom<(v: unknown) => string>(
+    (v) => JSON.stringify(v),
+    (v) => JSON.stringify(v, null, 2),
+    (v) => JSON.stringify(v, null, '\t'),
+    (v) => ` \n${JSON.stringify(v, null, 1).replace(/\n/g, '\r\n')}\n\n`,
+  );
+
+  test('generated objects and values: same result, or declined', () => {
+    let same = 0;
+    fc.assert(
+      fc.property(k8s, layout, (v, show) => {
+        if (compare(show(v), 'g.json', false) === 'same') same++;
+      }),
+      { numRuns: 300, seed: 16 },
+    );
+    expect(same).toBeGreaterThan(200);
+  });
+
+  test.each([
+    ['duplicate keys (parse.ts reports them)', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "name": "b"}}'],
+    ['integer -0 (go-yaml reads 0)', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": -0}}'],
+    ['float overflow (go-yaml keeps the text)', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "x": 1e400}'],
+    ['a key over the 1024-character implicit-key limit', `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "${'k'.repeat(1100)}": 1}`],
+    ['nesting deeper than 128', `{"apiVersion": "v1", "kind": "ConfigMap", "x": ${'['.repeat(200)}${']'.repeat(200)}}`],
+    ['two JSON texts', '{"apiVersion": "v1", "kind": "ConfigMap"}\n{"apiVersion": "v1", "kind": "Secret"}'],
+    ['YAML that starts like JSON', '{apiVersion: v1, kind: ConfigMap}'],
+    ['a lone CR line break', '{"apiVersion": "v1",\r"kind": "ConfigMap"}'],
+    ['not an object', '[{"apiVersion": "v1", "kind": "ConfigMap"}]'],
+  ])('declines %s', (_name, text) => {
+    expect(parseJsonFast('x.json', text)).toBeUndefined();
+  });
+
+  test('escaped keys and strings, unicode, and -0.0 are read alike', () => {
+    expect(compare('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u00e9\\/b", "n\\"x": 1}, "data": {"k\\\\": "\\ud83d\\ude00\\n", "z": -0.0, "big": 123456789012345678901234567890, "e": 1.5E+300}}')).toBe('same');
+  });
+});
