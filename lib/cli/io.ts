@@ -182,20 +182,23 @@ export function outputProblem(file: string): string | undefined {
 export const PROGRESS_MIN_FILES = 20;
 
 /**
- * A one-line progress indicator on stderr, only on a terminal and only for many files; it
- * redraws at most every 100 ms and erases itself when done.
+ * A one-line progress indicator on stderr, only on a terminal and only for many files: files and
+ * objects done and the rate; it redraws at most every 100 ms and erases itself when done.
  */
-export function progress(io: CliIO, total: number): { update(done: number, total: number): void; done(): void } | undefined {
+export function progress(io: CliIO, total: number, now: () => number = Date.now): { update(done: number, total: number, objects?: number): void; done(): void } | undefined {
   if (!io.stderrIsTTY || total < PROGRESS_MIN_FILES) return undefined;
+  const start = now();
   let last = 0;
   return {
-    update(done, all) {
-      const now = Date.now();
-      if (now - last < 100 && done < all) return;
-      last = now;
+    update(done, all, objects) {
+      const t = now();
+      if (t - last < 100 && done < all) return;
+      last = t;
       const width = 24;
       const fill = Math.round((done / all) * width);
-      io.stderr(`\r\u001b[2Klinting [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${all} files`);
+      const secs = (t - start) / 1000;
+      const rate = objects !== undefined && secs > 0 ? `, ${Math.round(objects / secs)} objects/s` : '';
+      io.stderr(`\r\u001b[2Klinting [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${all} files${objects !== undefined ? `, ${objects} objects` : ''}${rate}`);
     },
     done() {
       io.stderr('\r\u001b[2K');

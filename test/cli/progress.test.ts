@@ -19,4 +19,17 @@ describe('progress indicator', () => {
     expect(o.err).toContain('40/40 files');
     expect(o.err.endsWith('\r\u001b[2K')).toBe(true);
   });
+  test('shows files and objects done and the rate', () => {
+    const o = io(true);
+    let t = 1000;
+    const bar = progress(o, 40, () => t)!;
+    t = 3000;
+    bar.update(20, 40, 5000);
+    expect(o.err).toBe('\r\u001b[2Klinting [############............] 20/40 files, 5000 objects, 2500 objects/s');
+    t = 3050;
+    bar.update(21, 40, 5100);
+    expect(o.err.split('\r').length).toBe(2); // not redrawn within 100 ms
+    bar.done();
+    expect(o.err.endsWith('\r\u001b[2K')).toBe(true);
+  });
 });
