@@ -1,59 +1,132 @@
 /**
- * `npm run bench`: lint throughput on a generated manifest set of realistic shape.
- * Measures parse-only time and full lint time (parse + graph + every rule) in the same process,
- * best of several runs after a warm-up, and ends with the line the issue asks for:
- *   lint/parse ratio: R (N objects, M objects/s)
- * Environment: BENCH_APPS (default 2600 apps, about 10,400 objects), BENCH_RUNS (default 5).
+ * `npm run bench`: one table of lint throughput, memory and start-up (issue 16). Each figure is
+ * the best of BENCH_RUNS child processes (each run is a fresh `node`, so peak memory is that
+ * run's own), over inputs built from the corpus (../shared/corpus/rendered, every object,
+ * ConfigMaps included) copied into many namespaces, as one multi-document YAML file and as one
+ * `kind: List` JSON file (a big `kubectl get -A -o json`); plus generated objects in few
+ * namespaces (the quadratic-rule case), single-file start-up against `node -e 0`, and
+ * `--fix-dry-run --fix-proposals` against the lint of the same input.
+ * Environment: BENCH_SIZES (default 1000,10000,100000), BENCH_RUNS (default 3), BENCH_FIX
+ * (objects for the --fix row, default 10000). Not a test: nothing here fails on a figure.
  */
-import { loadPolicy } from '../lib/engine/policy';
-import { lintSources, parseSources, runRules } from '../lib/engine/run';
-import { KubeVersion } from '../lib/engine/version';
-import { fixSources } from '../lib/fix';
-import { ALL_RULES } from '../lib/rules';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as yaml from 'js-yaml';
+import * as os from 'os';
+import * as path from 'path';
+import { parseText } from '../lib/model/parse';
+import { isClusterScoped } from '../lib/model/parse';
+import { JsonObject } from '../lib/model/types';
 import { generate } from './generate';
 
-function time<T>(fn: () => T): [T, number] {
-  const t0 = process.hrtime.bigint();
-  const v = fn();
-  return [v, Number(process.hrtime.bigint() - t0) / 1e6];
+const ROOT = path.resolve(__dirname, '../..');
+const CORPUS = path.resolve(ROOT, '../shared/corpus/rendered');
+const CHILD = path.join(__dirname, 'bench-child.js');
+const CLI = path.join(ROOT, 'build/lib/cli/main.js');
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+interface Run {
+  ms: number;
+  objects: number;
+  peakMiB: number;
+}
+
+function child(mode: string, target: string): Run {
+  let best: Run | undefined;
+  for (let i = 0; i < RUNS; i++) {
+    const r = spawnSync(process.execPath, [CHILD, mode, target], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (r.status !== 0) return { ms: NaN, objects: 0, peakMiB: NaN, ...{ error: (r.stderr || r.signal || '').toString().split('\n').find((l) => /Error|heap/.test(l)) } };
+    const run = JSON.parse(r.stdout.trim().split('\n').pop()!) as Run;
+    if (!best || run.ms < best.ms) best = { ...run, peakMiB: Math.max(run.peakMiB, best?.peakMiB ?? 0) };
+  }
+  return best!;
+}
+
+function wall(args: string[]): number {
+  let best = Infinity;
+  for (let i = 0; i < Math.max(RUNS, 5); i++) {
+    const t0 = process.hrtime.bigint();
+    spawnSync(process.execPath, args, { encoding: 'utf8', cwd: path.join(ROOT, 'test/fixtures') });
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return best;
+}
+
+/** The corpus objects, copied into as many namespaces as it takes to reach n objects. */
+function corpusObjects(n: number): JsonObject[] {
+  const base = fs
+    .readdirSync(CORPUS)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+  const out: JsonObject[] = [];
+  for (let copy = 0; out.length < n; copy++) {
+    for (const o of base) {
+      if (out.length >= n) break;
+      const c = JSON.parse(JSON.stringify(o)) as JsonObject;
+      const meta = (c.metadata ?? (c.metadata = {})) as JsonObject;
+      if (isClusterScoped(String(c.kind))) meta.name = `${String(meta.name)}-${copy}`;
+      else meta.namespace = `${String(meta.namespace ?? 'default')}-${copy}`;
+      out.push(c);
+    }
+  }
+  return out;
+}
+
+function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : '-';
 }
 
 function main(): void {
-  const apps = Number(process.env.BENCH_APPS ?? 2600);
-  const runs = Number(process.env.BENCH_RUNS ?? 5);
-  const { sources, objects } = generate(apps);
-  const bytes = sources.reduce((a, s) => a + s.text.length, 0);
-  const policy = loadPolicy('recommended', ALL_RULES);
-  const opts = { rules: ALL_RULES, policy, version: KubeVersion.parse('1.33') };
-  console.log(`input: ${sources.length} files, ${objects} objects, ${(bytes / 1e6).toFixed(1)} MB; ${ALL_RULES.length} rules; best of ${runs} runs after a warm-up`);
-  // Warm-up (JIT), also checking the input is what we think it is.
-  const warm = lintSources(sources, opts);
-  if (warm.objects !== objects || warm.errors.length) throw new Error(`generator produced ${warm.objects} objects and ${warm.errors.length} errors`);
-  let parseBest = Infinity;
-  let lintBest = Infinity;
-  let rulesBest = Infinity;
-  let findings = 0;
-  for (let i = 0; i < runs; i++) {
-    const [, tParse] = time(() => parseSources(sources));
-    const [res, tLint] = time(() => lintSources(sources, opts));
-    const objs = res.parsed.flatMap((p) => p.objects);
-    const [, tRules] = time(() => runRules(objs, opts));
-    parseBest = Math.min(parseBest, tParse);
-    lintBest = Math.min(lintBest, tLint);
-    rulesBest = Math.min(rulesBest, tRules);
-    findings = res.findings.length;
+  const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+  const fixSize = Number(process.env.BENCH_FIX ?? 10000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-bench-'));
+  const rows: string[][] = [];
+  const head = ['input', 'objects', 'format', 'parse floor ms', 'lint ms', 'objects/s', 'peak MiB', 'lint/floor', 'note'];
+  const line = (r: string[]) => rows.push(r);
+  console.error(`bench: ${RUNS} run(s) per figure in child processes; inputs in ${dir}`);
+  for (const n of sizes) {
+    const objs = corpusObjects(n);
+    const yamlFile = path.join(dir, `corpus-${n}.yaml`);
+    fs.writeFileSync(yamlFile, objs.map((o) => yaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n'));
+    const jsonFile = path.join(dir, `corpus-${n}.json`);
+    fs.writeFileSync(jsonFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objs }, null, 4));
+    for (const [format, file] of [['YAML', yamlFile], ['JSON List', jsonFile]] as const) {
+      console.error(`  corpus x namespaces, ${n} objects, ${format}...`);
+      const floor = child('floor', file);
+      const lint = child('lint', file);
+      const note = (lint as Run & { error?: string }).error ?? '';
+      line(['corpus copies', String(n), format, fmt(floor.ms), fmt(lint.ms), fmt(lint.objects / (lint.ms / 1000)), fmt(lint.peakMiB), fmt(lint.ms / floor.ms, 2), note]);
+    }
   }
-  const ratio = lintBest / parseBest;
-  console.log(`parse only:               ${parseBest.toFixed(0)} ms`);
-  console.log(`graph + rules only:       ${rulesBest.toFixed(0)} ms (${((rulesBest / parseBest) * 100).toFixed(0)}% of parse)`);
-  console.log(`full lint (parse+rules):  ${lintBest.toFixed(0)} ms, ${findings} findings`);
-  // --fix --fix-proposals over the same input, once (it re-lints, edits and re-checks every
-  // repaired document, so it is expected to cost a few times a lint; printed before the ratio
-  // line, which stays last for tools that read it).
-  const [fixed, tFix] = time(() => fixSources(sources, { ...opts, proposals: true }));
-  const repairs = fixed.files.reduce((n, f) => n + f.applied.length, 0);
-  console.log(`fix (with proposals):     ${tFix.toFixed(0)} ms, ${repairs} repairs in ${fixed.files.filter((f) => f.applied.length).length} files, ${fixed.passes} pass(es)`);
-  console.log(`lint/parse ratio: ${ratio.toFixed(2)} (${objects} objects, ${Math.round(objects / (lintBest / 1000))} objects/s)`);
+  // Generated objects in 50 namespaces: every rule's index is exercised with many objects per namespace.
+  const genN = Math.max(...sizes);
+  const gen = generate(Math.ceil(genN / 4));
+  const genDir = path.join(dir, 'generated');
+  fs.mkdirSync(genDir);
+  for (const s of gen.sources) fs.writeFileSync(path.join(genDir, s.file.replace(/[^\w.-]/g, '_')), s.text);
+  console.error(`  generated, ${gen.objects} objects in few namespaces...`);
+  const gFloor = child('floor', genDir);
+  const gLint = child('lint', genDir);
+  line(['generated, 50 namespaces', String(gLint.objects || gen.objects), 'YAML files', fmt(gFloor.ms), fmt(gLint.ms), fmt(gLint.objects / (gLint.ms / 1000)), fmt(gLint.peakMiB), fmt(gLint.ms / gFloor.ms, 2), '']);
+  // --fix against the lint of the same input.
+  const fixFile = path.join(dir, `corpus-${fixSize}.yaml`);
+  if (!fs.existsSync(fixFile)) fs.writeFileSync(fixFile, corpusObjects(fixSize).map((o) => yaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n'));
+  console.error(`  --fix-dry-run --fix-proposals, ${fixSize} objects...`);
+  const fixLint = child('lint', fixFile);
+  const fix = child('fix', fixFile);
+  line(['--fix-dry-run --fix-proposals', String(fixSize), 'YAML', '', fmt(fix.ms), '', fmt(fix.peakMiB), '', `fix/lint ${fmt(fix.ms / fixLint.ms, 2)} (lint ${fmt(fixLint.ms)} ms)`]);
+  // Start-up: one small file, whole process, against node -e 0.
+  console.error('  start-up...');
+  const nodeMs = wall(['-e', '0']);
+  const lintMs = wall([CLI, 'lint', 'good.yaml']);
+  line(['start-up: lint good.yaml', '1', 'YAML', '', fmt(lintMs), '', '', '', `node -e 0 ${fmt(nodeMs)} ms, ratio ${fmt(lintMs / nodeMs, 2)}`]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const show = (r: string[]) => r.map((c, i) => (i < 3 || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  console.log(show(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(show(r));
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 main();

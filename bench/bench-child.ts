@@ -1,0 +1,45 @@
+/**
+ * One measurement of `npm run bench`, in its own process so that its peak memory is its own:
+ *   node build/bench/bench-child.js floor|lint|fix PATH
+ * floor: the parser alone (JSON.parse for .json, js-yaml loadAll for YAML); lint: what
+ * `kubegrace lint PATH` does (read, parse, graph, rules, sort); fix: `--fix-dry-run
+ * --fix-proposals` (repairs computed and checked, nothing written). Prints one JSON line:
+ * {ms, objects, peakMiB}.
+ */
+import * as yaml from 'js-yaml';
+import { loadPolicy } from '../lib/engine/policy';
+import { lintSources } from '../lib/engine/run';
+import { KubeVersion } from '../lib/engine/version';
+import { fixSources } from '../lib/fix';
+import { collectSources } from '../lib/model/sources';
+import { ALL_RULES } from '../lib/rules';
+
+function main(): void {
+  const [mode, target] = process.argv.slice(2);
+  const opts = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
+  const t0 = process.hrtime.bigint();
+  let objects = 0;
+  const { sources } = collectSources([target]);
+  if (mode === 'floor') {
+    for (const s of sources) {
+      if (s.file.endsWith('.json')) {
+        const v = JSON.parse(s.text) as { items?: unknown[] };
+        objects += Array.isArray(v.items) ? v.items.length : 1;
+      } else {
+        yaml.loadAll(s.text, () => objects++);
+      }
+    }
+  } else if (mode === 'lint') {
+    objects = lintSources(sources, opts).objects;
+  } else if (mode === 'fix') {
+    const r = fixSources(sources, { ...opts, proposals: true });
+    objects = r.files.length;
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  // maxRSS is in KiB: the peak of this process, parse and all.
+  process.stdout.write(`${JSON.stringify({ ms, objects, peakMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
+}
+
+main();
