@@ -4,6 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { CATALOG_GENERATED, CATALOG_VALIDATORS_GENERATED, generateCatalogModule, generateCatalogValidatorsModule } from '../../lib/catalog/codegen';
+import { builtinCatalog } from '../../lib/catalog';
+import { CATALOG_DOC, catalogMarkdown } from '../../lib/catalog/docs';
 import { loadPolicy, PolicyError } from '../../lib/engine/policy';
 import { ALL_RULES } from '../../lib/rules';
 
@@ -119,5 +121,26 @@ describe('generated modules', () => {
   test(`${CATALOG_GENERATED} and ${CATALOG_VALIDATORS_GENERATED} are current (regenerate: npm run build && node build/scripts/gen-catalog.js)`, () => {
     expect(fs.readFileSync(path.join(ROOT, CATALOG_GENERATED), 'utf8') === generateCatalogModule(ROOT)).toBe(true);
     expect(fs.readFileSync(path.join(ROOT, CATALOG_VALIDATORS_GENERATED), 'utf8') === generateCatalogValidatorsModule(ROOT)).toBe(true);
+  });
+});
+
+describe('docs/catalog.md', () => {
+  test('is generated from the data (regenerate: npm run build && node build/scripts/gen-catalog.js)', () => {
+    expect(fs.readFileSync(path.join(ROOT, CATALOG_DOC), 'utf8') === catalogMarkdown(builtinCatalog().entries)).toBe(true);
+  });
+  test('documents every entry', () => {
+    const doc = fs.readFileSync(path.join(ROOT, CATALOG_DOC), 'utf8');
+    for (const e of builtinCatalog().entries) {
+      expect(doc).toContain(`### ${e.id}\n`);
+      for (const s of e.source) expect(doc).toContain(s);
+    }
+  });
+  test('its policy example is a valid policy that applies', () => {
+    const doc = fs.readFileSync(path.join(ROOT, CATALOG_DOC), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1];
+    const dir = tmpDir({ 'acme.yaml': example });
+    const p = loadPolicy(path.join(dir, 'acme.yaml'), ALL_RULES);
+    expect(p.catalog?.get('acme-gateway')?.connectionPattern).toBe('fan-in');
+    expect(p.catalog?.get('nginx-quit')).toBeUndefined();
   });
 });

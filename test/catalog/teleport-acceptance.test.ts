@@ -40,7 +40,7 @@ test('teleport-cluster-2022-ha-pdb: the 3-replica auth+proxy Deployment gets min
 test('--fix-proposals writes minReadySeconds: 20 and the finding goes away', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-teleport-'));
   const file = path.join(dir, 'teleport.yaml');
-  fs.copyFileSync(path.join(CORPUS, 'teleport-cluster-2022-ha-pdb.yaml'), file);
+  fs.writeFileSync(file, fs.readFileSync(path.join(CORPUS, 'teleport-cluster-2022-ha-pdb.yaml')));
   const r = spawnSync(process.execPath, [BIN, 'lint', file, '--kube-version', '1.31', '--fix', '--fix-proposals', '--fail-on', 'never'], { encoding: 'utf8' });
   expect(r.status).toBe(0);
   expect(fs.readFileSync(file, 'utf8')).toMatch(/\n {2}minReadySeconds: 20\n/);

@@ -1,0 +1,170 @@
+/**
+ * docs/catalog.md, generated from the catalog data (like the rule docs from rule metadata), so the
+ * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
+ * rewrites it, and a test fails when the committed page differs.
+ */
+import { ArgDelay, CatalogEntry, CatalogKind, PerListenerSpec, ProbeSpec } from './index';
+
+export const CATALOG_DOC = 'docs/catalog.md';
+
+const KIND_TITLE: Record<CatalogKind, string> = {
+  'connection-pattern': 'Connection patterns',
+  'prestop-program': 'Known preStop programs',
+  'serves-after-sigterm': 'Programs that keep serving after SIGTERM',
+  'process-local-probe': 'Probes that are process-local by design',
+  'peer-discovery': 'Peer discovery before readiness',
+};
+
+const KIND_USE: Record<CatalogKind, string> = {
+  'connection-pattern':
+    'Used by `min-ready-seconds` when the workload has no `kubegrace.dev/connection-pattern` hint: fan-in sizes `minReadySeconds` with the reconnect model of graceful-termination.md section 11 (the entry\'s backoff is the default backoff; `kubegrace.dev/reconnect-probability` and `kubegrace.dev/reconnect-backoff` still apply), long-lived asks for a pause between replacements.',
+  'prestop-program':
+    'The preStop classification (`lib/timeline/prestop.ts`, kind `exec-known`) gives these hooks the delay below, so `grace-period-budget`, the load-balancer rules, the mesh rules and `kubegrace explain` count the same seconds. The delay is how long the container keeps accepting new connections once the hook starts. `kubegrace.dev/prestop-seconds` still wins. Messages advise the program\'s own knob instead of a sleep.',
+  'serves-after-sigterm':
+    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags. `kubegrace.dev/serves-after-sigterm-seconds` wins.',
+  'process-local-probe':
+    'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down.',
+  'peer-discovery':
+    'Used by `headless-publish-not-ready` when the StatefulSet has no `kubegrace.dev/peer-discovery` hint (the param `peerDiscoveryImages`, when a policy sets it, replaces these entries).',
+};
+
+function code(s: string): string {
+  return s.includes('`') ? `\`\` ${s} \`\`` : `\`${s}\``;
+}
+
+function matchLines(e: CatalogEntry): string[] {
+  const m = e.match;
+  const out: string[] = [];
+  if (m.images) out.push(`image ${m.images.map(code).join(' or ')}`);
+  if (m.ports) out.push(`port ${m.ports.map((p) => code(String(p))).join(' or ')}${e.kind === 'connection-pattern' ? ' (on the container, or routed to the pods by a Service)' : ''}`);
+  if (m.command) out.push(`command and args match ${code(m.command)}`);
+  if (m.args) out.push(`args match ${code(m.args)}`);
+  if (e.preStop) out.push(`preStop exec command matches ${code(e.preStop.command)}`);
+  return out.length ? out : ['any container'];
+}
+
+function argWords(a: ArgDelay): string {
+  return `${code(a.flag)} of the ${a.from === 'preStop' ? 'preStop command' : "container's command/args"} (${a.unit === 'seconds' ? 'seconds' : 'a duration'}; default ${a.default}s)`;
+}
+
+function perListenerWords(s: PerListenerSpec): string {
+  return `per entry point: ${code(s.value)} (default ${s.default}s); the smallest over the entry points named by ${code(s.listener)}${s.ignore?.length ? `, ignoring ${s.ignore.map(code).join(', ')}` : ''}`;
+}
+
+function probeWords(p: ProbeSpec): string {
+  if (p.httpGet) return `httpGet${p.httpGet.path !== undefined ? ` path exactly ${code(p.httpGet.path)}` : ' (any path)'}${p.httpGet.port !== undefined ? ` on port ${code(String(p.httpGet.port))}` : ''}`;
+  if (p.grpc) return `grpc${p.grpc.port !== undefined ? ` on port ${p.grpc.port}` : ''}${p.grpc.service !== undefined ? ` service ${code(p.grpc.service)}` : ''}`;
+  if (p.tcpSocket) return `tcpSocket${p.tcpSocket.port !== undefined ? ` on port ${code(String(p.tcpSocket.port))}` : ''}`;
+  return `exec matching ${code(p.exec!.command)}`;
+}
+
+function effectLines(e: CatalogEntry): string[] {
+  switch (e.kind) {
+    case 'connection-pattern':
+      return [`**Connection pattern:** ${code(e.connectionPattern!)}${e.reconnectBackoff ? `; reconnect backoff ${code(e.reconnectBackoff)}` : ''}`];
+    case 'prestop-program': {
+      const d = e.preStop!.delay;
+      const bound = d.bound === 'at-least' ? 'at least ' : '';
+      const delay = d.unknown ? 'unknown (not judged)' : d.seconds !== undefined ? `${bound}${d.seconds}s (fixed)` : `${bound}${d.args!.length > 1 ? 'the sum of ' : ''}${d.args!.map(argWords).join(' + ')}`;
+      const out = [`**Delay** (keeps accepting after the hook starts): ${delay}${e.preStop!.drains ? '; the program then drains in-flight work before it returns' : ''}`];
+      const a = e.preStop!.adjust;
+      if (a?.flag) out.push(`**To lengthen it:** raise ${code(a.flag)}${a.chartValue ? ` (chart value ${code(a.chartValue)})` : ''}`);
+      if (a?.sleepBefore) out.push('**To lengthen it:** run it after a sleep (`sh -c "sleep N && ..."`)');
+      return out;
+    }
+    case 'serves-after-sigterm':
+      return [`**Keeps accepting after SIGTERM:** ${perListenerWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${perListenerWords(e.drain)}`] : [])];
+    case 'process-local-probe':
+      return [`**Process-local probes:** ${e.probes!.map(probeWords).join('; ')}`];
+    case 'peer-discovery':
+      return ['**Peer discovery:** members must find each other (per-pod DNS through the headless Service) before they are Ready'];
+  }
+}
+
+/** The whole page. */
+export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
+  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery'];
+  const L: string[] = [];
+  L.push('# Catalog of well-known workloads and programs', '');
+  L.push('_Generated from `lib/catalog/catalog.yaml` by `node build/scripts/gen-catalog.js`; do not edit by hand._', '');
+  L.push(
+    'kubegrace recognises well-known workloads and programs from data, not code: one YAML file,',
+    '`lib/catalog/catalog.yaml`, validated against `lib/catalog/catalog.schema.json`, every entry citing',
+    'its primary source. A linter that needs an annotation to recognise Teleport does not prevent',
+    'gravitational/teleport#13129; with the catalog, the Teleport proxy is recognised as fan-in from its image',
+    'and its reverse-tunnel port alone.',
+    '',
+    '**Hints always win.** A `kubegrace.dev/*` annotation on the workload or pod template overrides what the',
+    'catalog says (`connection-pattern`, `prestop-seconds`, `serves-after-sigterm-seconds`, `peer-discovery`).',
+    '',
+  );
+  L.push('## Matching', '');
+  L.push(
+    '- An entry matches a container when **every** criterion it gives holds; within a list, **any** item may match.',
+    '- **Images** are compared by repository: the tag and digest are dropped, the reference is lower-cased, and',
+    '  Docker Hub\'s `library/` prefix is dropped. A pattern is a glob (`*` matches any characters, `/` included)',
+    '  tried on the repository without its registry host (`public.ecr.aws/gravitational/teleport:11` is tried as',
+    '  `gravitational/teleport`) and with it. A leading `*/` also matches no prefix: `*/cassandra` matches',
+    '  `cassandra:4.1`, `docker.io/library/cassandra` and `gcr.io/google-samples/cassandra:v13`, not `scassandra`.',
+    '- **Ports** are container port numbers or names. For connection patterns they also match the ports of',
+    '  Services routing to the pods (port name, or target port): the 2022 Teleport chart declares only `diag` on',
+    '  the container and routes `sshtun` -> 3024 through its Service.',
+    '- **command** is a regular expression on the container\'s `command` and `args` joined by spaces; **args** on',
+    '  `args` alone. A preStop program\'s `command` is matched against the hook\'s `exec.command` joined by spaces.',
+    '- **Probes** match on the handler: an `httpGet` path is compared whole, query string included',
+    '  (`/healthz?full=true` is not `/healthz`); a numeric port matches a named probe port through the',
+    '  container\'s ports.',
+    '- Workload-level lookups (connection pattern, peer discovery) look at the main containers; the first match',
+    '  in catalog order wins.',
+    '- Patterns are compiled once per catalog and results cached per container, so matching costs',
+    '  O(containers) per workload. The shipped data is compiled into the package (`catalog.generated.ts`).',
+    '',
+  );
+  L.push('## Overriding from a policy', '');
+  L.push(
+    'A policy\'s `spec.catalog` adds entries (in the format of `catalog.yaml`) and disables built-in ones by ID.',
+    'It is validated against the same schema; a bad entry is rejected with the path and line of the field',
+    '(e.g. `policy.yaml:9:15: /spec/catalog/add/0/kind: must be equal to one of the allowed values`). Adding an',
+    'ID that exists is an error (disable it and add yours under another ID). Policies that extend others inherit',
+    'their catalog changes.',
+    '',
+    '```yaml',
+    'apiVersion: kubegrace.dev/v1',
+    'kind: Policy',
+    'metadata: {name: acme}',
+    'spec:',
+    '  extends: [recommended]',
+    '  catalog:',
+    '    disable: [nginx-quit]',
+    '    add:',
+    '      - id: acme-gateway',
+    '        kind: connection-pattern',
+    '        title: ACME gateway',
+    '        match: {images: ["*/acme/gateway"], ports: [tunnel]}',
+    '        connectionPattern: fan-in',
+    '        reconnectBackoff: exponential:1-30',
+    '        why: edge agents keep a tunnel to every gateway replica',
+    '        source: [ACME design doc GW-12]',
+    '```',
+    '',
+  );
+  L.push('## Entries', '');
+  L.push('| ID | kind | title |', '|---|---|---|');
+  for (const k of kinds) for (const e of entries.filter((x) => x.kind === k)) L.push(`| [\`${e.id}\`](#${e.id}) | ${k} | ${e.title.replace(/\|/g, '\\|')} |`);
+  L.push('');
+  for (const k of kinds) {
+    const list = entries.filter((x) => x.kind === k);
+    if (!list.length) continue;
+    L.push(`## ${KIND_TITLE[k]}`, '', KIND_USE[k], '');
+    for (const e of list) {
+      L.push(`### ${e.id}`, '', `**${e.title}**`, '');
+      L.push(`- **Matches:** ${matchLines(e).join('; ')}`);
+      for (const x of effectLines(e)) L.push(`- ${x}`);
+      L.push(`- **Why:** ${e.why}`);
+      L.push('- **Sources:**');
+      for (const s of e.source) L.push(`  - ${s}`);
+      L.push('');
+    }
+  }
+  return L.join('\n');
+}
