@@ -126,10 +126,15 @@ export class KubegraceValidation {
     const shown = result.findings.filter((f) => !f.suppressed).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
     const color = useColor();
     const lines: string[] = [];
+    // cdk8s maps a violation to its construct by metadata.name alone (construct-metadata.json), so
+    // a Deployment and its Service of the same name would both get the path of whichever came last.
+    const named = new Map<string, number>();
+    for (const o of result.parsed.flatMap((p) => p.objects)) named.set(o.name, (named.get(o.name) ?? 0) + 1);
+    const ambiguous = new Set([...named].filter(([, n]) => n > 1).map(([name]) => name));
     for (const f of shown) {
       const fails = failOn !== 'never' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
       if (fails) failed = true;
-      context.report.addViolation(violationOf(f, fails, failOn));
+      context.report.addViolation(violationOf(f, fails, failOn, ambiguous.has(f.object.name)));
       const ns = f.object.namespace ? `${f.object.namespace}/` : '';
       lines.push(`  ${paint(color, f.severity, f.severity.padEnd(7))} ${f.ruleId}  ${f.object.kind}/${ns}${f.object.name}  ${f.file}:${f.line}:${f.column}${fails ? '' : '  (does not fail the synth)'}`);
     }
@@ -205,7 +210,12 @@ export function ruleFixText(meta: RuleMeta): string | undefined {
   return `${text ? '' : '\n'}${parts.join('\n')}`.replace(/:\s*$/, '').trimEnd();
 }
 
-function violationOf(f: Finding, fails: boolean, failOn: Severity | 'never'): ValidationViolation {
+/**
+ * One finding as a cdk8s violation. `ambiguousName`: other objects share the object's name, so the
+ * resource is named `Kind/name`, which cdk8s cannot map to a construct ("N/A") rather than to the
+ * wrong one.
+ */
+function violationOf(f: Finding, fails: boolean, failOn: Severity | 'never', ambiguousName = false): ValidationViolation {
   const meta = ruleById(f.ruleId)?.meta;
   const ns = f.object.namespace ? `${f.object.namespace}/` : '';
   const how = f.fix ? f.fix.description : meta ? ruleFixText(meta) : undefined;
@@ -217,7 +227,7 @@ function violationOf(f: Finding, fails: boolean, failOn: Severity | 'never'): Va
     fix,
     violatingResources: [
       {
-        resourceName: f.object.name,
+        resourceName: ambiguousName ? `${f.object.kind}/${f.object.name}` : f.object.name,
         manifestPath: f.file,
         locations: [`${f.object.kind}/${ns}${f.object.name} ${f.pointer || '/'} (${f.file}:${f.line}:${f.column})`],
       },

@@ -5,7 +5,11 @@ import { isObject, Json, JsonObject } from '../model/types';
 /** An edit of a synthesized manifest: mutate it in place. */
 export type ManifestTransform = (manifest: JsonObject) => void;
 
-const OVERLAYS = new WeakMap<ApiObject, ManifestOverlay>();
+/**
+ * Where an API object keeps its overlay: a global symbol, not a module-level map or `instanceof`,
+ * so that two copies of kubegrace in one app (a company library bringing its own) share one overlay.
+ */
+const OVERLAY = Symbol.for('kubegrace.dev/ManifestOverlay');
 
 /**
  * Edits applied to an API object's manifest **after** its L1 `toJson()`.
@@ -27,11 +31,11 @@ const OVERLAYS = new WeakMap<ApiObject, ManifestOverlay>();
 export class ManifestOverlay {
   /** The overlay of an API object, or of the L1 object behind an L2 construct; installed on first use. */
   static of(c: IConstruct): ManifestOverlay {
-    const obj = ApiObject.of(c);
-    let overlay = OVERLAYS.get(obj);
+    const obj = ApiObject.of(c) as ApiObject & { [OVERLAY]?: ManifestOverlay };
+    let overlay = obj[OVERLAY];
     if (!overlay) {
       overlay = new ManifestOverlay(obj);
-      OVERLAYS.set(obj, overlay);
+      Object.defineProperty(obj, OVERLAY, { value: overlay, enumerable: false });
     }
     return overlay;
   }

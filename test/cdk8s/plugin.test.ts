@@ -126,6 +126,15 @@ describe('KubegraceValidation', () => {
     expect(r.text).toContain('Manifest Path: dist/bad.yaml');
   });
 
+  test('a Deployment and a Service of the same name: the resource is named Kind/name, not mapped to the wrong construct', async () => {
+    // cdk8s's construct metadata is keyed by metadata.name only: here it holds the Service's path.
+    const file = write('dist/same.yaml', BAD.replace('metadata: {name: api-svc, namespace: shop}', 'metadata: {name: api, namespace: shop}'));
+    const r = await run([file], {}, { api: { path: 'app/api/Service/Resource' } });
+    const v = r.json.violations.find((x) => x.ruleName === 'grace-period-budget')!;
+    expect(v.violatingConstructs[0]).toMatchObject({ resourceName: 'Deployment/api', constructPath: undefined });
+    expect(r.text).not.toContain('app/api/Service/Resource');
+  });
+
   test('warnings are reported but fail only with failOn: warning', async () => {
     const file = write('w.yaml', BAD.replace('terminationGracePeriodSeconds: 10', 'terminationGracePeriodSeconds: 25'));
     const lenient = await run([file]);
