@@ -1,0 +1,203 @@
+/**
+ * examples/app-repo as a user gets it (issue 13): the package packed with `npm pack`, installed
+ * into a copy of the example with the peer dependencies at the LOW end of kubegrace's peer ranges
+ * (their minimums) and at the HIGH end (the versions this repository builds with), then `tsc`
+ * with the example's own tsconfig (what `cdk8s init` writes: CommonJS, node10 resolution), the
+ * documented import paths under node10, node16 and bundler resolution, `cdk8s synth` with the
+ * kubegrace plugin, and two deliberately broken workloads failing the synth with a clear message.
+ *
+ * One install per end (npm cache, --prefer-offline), reused by every check of that end. Uses
+ * build/ (npm test builds first; stale or missing output is rebuilt here).
+ */
+import { spawnSync, SpawnSyncReturns } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const EXAMPLE = path.join(ROOT, 'examples/app-repo');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const PEERS = ['cdk8s', 'cdk8s-plus-27', 'constructs'];
+
+/** The minimum of a caret range: `^2.64.2` -> `2.64.2`. */
+function minimum(range: string): string {
+  const m = /^\^(\d+\.\d+\.\d+)$/.exec(range);
+  if (!m) throw new Error(`peer range ${range} is not a caret range: teach this test its low end`);
+  return m[1];
+}
+
+const ENDS: Record<'low' | 'high', Record<string, string>> = {
+  low: Object.fromEntries(PEERS.map((p) => [p, minimum(PKG.peerDependencies[p])])),
+  high: Object.fromEntries(PEERS.map((p) => [p, PKG.devDependencies[p]])),
+};
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 64 * 1024 * 1024 });
+}
+
+function newestMtime(p: string): number {
+  if (!fs.existsSync(p)) return 0;
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(p).map((e) => newestMtime(path.join(p, e))));
+}
+
+/** Rebuilds build/ when lib/ is newer than it (npm test has just built it). */
+function ensureBuilt(): void {
+  const built = path.join(ROOT, 'build/lib/index.js');
+  if (fs.existsSync(built) && fs.statSync(built).mtimeMs > newestMtime(path.join(ROOT, 'lib'))) return;
+  const r = run(process.execPath, [TSC, '-p', 'tsconfig.json'], ROOT);
+  if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-app-repo-'));
+let tarball = '';
+let packed: string[] = [];
+
+beforeAll(() => {
+  ensureBuilt();
+  // build/ is fresh: skip the prepack build.
+  const pack = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--json', '--silent'], ROOT);
+  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+  const info = JSON.parse(pack.stdout)[0] as { filename: string; files: { path: string }[] };
+  tarball = path.join(work, info.filename);
+  packed = info.files.map((f) => f.path);
+}, 300_000);
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+test('the tarball holds the code, type declarations, policies, rule docs and LICENSE, and nothing of the repository', () => {
+  expect(packed).toEqual(
+    expect.arrayContaining(['package.json', 'LICENSE', 'README.md', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/constructs/index.d.ts', 'build/lib/cdk8s/index.js', 'policies/strict.yaml', 'docs/rules/grace-period-budget.md']),
+  );
+  expect(packed.filter((f) => /^(test|charts-src|examples|bench|scripts|lib)\//.test(f))).toEqual([]);
+});
+
+test('the ends tested are the ends of the published peer ranges', () => {
+  expect(ENDS.low).toEqual({ cdk8s: '2.64.2', 'cdk8s-plus-27': '2.7.1', constructs: '10.2.70' });
+  for (const p of PEERS) expect(PKG.peerDependencies[p]).toBe(`^${ENDS.low[p]}`);
+});
+
+describe.each(['low', 'high'] as const)('examples/app-repo with the peers at the %s end', (end) => {
+  const app = path.join(work, end);
+  const bin = (name: string) => path.join(app, 'node_modules/.bin', name);
+
+  beforeAll(() => {
+    fs.cpSync(EXAMPLE, app, { recursive: true, filter: (src) => !/[\\/](node_modules|build|dist)$/.test(src) });
+    const pkg = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8'));
+    pkg.dependencies = { ...pkg.dependencies, ...ENDS[end], kubegrace: `file:${tarball}` };
+    // The tools at the versions this repository uses (already in the npm cache).
+    pkg.devDependencies = { '@types/node': PKG.devDependencies['@types/node'], 'cdk8s-cli': PKG.devDependencies['cdk8s-cli'], typescript: PKG.devDependencies.typescript };
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2));
+    const t0 = Date.now();
+    const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
+    if (install.status !== 0) throw new Error(`npm install (${end}) failed:\n${install.stdout}${install.stderr}`);
+    console.log(`examples/app-repo ${end} end (${Object.entries(ENDS[end]).map(([k, v]) => `${k}@${v}`).join(', ')}): npm install ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  }, 600_000);
+
+  test('npm installed exactly these peers, one copy each, shared with kubegrace', () => {
+    for (const p of PEERS) {
+      expect(JSON.parse(fs.readFileSync(path.join(app, 'node_modules', p, 'package.json'), 'utf8')).version).toBe(ENDS[end][p]);
+      expect(fs.existsSync(path.join(app, 'node_modules/kubegrace/node_modules', p))).toBe(false);
+      expect(fs.existsSync(path.join(app, 'node_modules/cdk8s-plus-27/node_modules', p))).toBe(false);
+    }
+    const resolved = run(process.execPath, ['-p', "[require.resolve('kubegrace'), require.resolve('kubegrace/constructs'), require.resolve('kubegrace/cdk8s')].join(' ')"], app);
+    expect(resolved.stdout.trim()).toBe(['index.js', 'constructs/index.js', 'cdk8s/index.js'].map((f) => path.join(app, 'node_modules/kubegrace/build/lib', f)).join(' '));
+  });
+
+  test(
+    'tsc with the example tsconfig (CommonJS, node10 resolution, full library check)',
+    () => {
+      const tsc = run(process.execPath, [bin('tsc'), '-p', 'tsconfig.json'], app);
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.status).toBe(0);
+      expect(fs.existsSync(path.join(app, 'build/main.js'))).toBe(true);
+    },
+    300_000,
+  );
+
+  test('every documented import path type-checks under node10, node16 and bundler resolution', () => {
+    fs.writeFileSync(
+      path.join(app, 'imports.ts'),
+      [
+        "import { lintSources, GracefulDeployment as FromRoot } from 'kubegrace';",
+        "import { GracefulDeployment, ManifestOverlay } from 'kubegrace/constructs';",
+        "import { KubegraceValidation } from 'kubegrace/cdk8s';",
+        'export const used: unknown[] = [lintSources, FromRoot, GracefulDeployment, ManifestOverlay, new KubegraceValidation({ policy: "strict" })];',
+        '',
+      ].join('\n'),
+    );
+    for (const [module, resolution] of [
+      ['commonjs', 'node10'],
+      ['node16', 'node16'],
+      ['esnext', 'bundler'],
+    ]) {
+      const r = run(process.execPath, [bin('tsc'), '--noEmit', '--strict', '--skipLibCheck', '--types', 'node', '--module', module, '--moduleResolution', resolution, 'imports.ts'], app);
+      expect([resolution, r.stdout + r.stderr]).toEqual([resolution, '']);
+    }
+  }, 300_000);
+
+  test(
+    'cdk8s synth with the kubegrace plugin: success, and the manifests carry what the example shows',
+    () => {
+      const r = run(process.execPath, [bin('cdk8s'), 'synth', '--no-check-upgrade'], app);
+      expect(r.stderr).not.toMatch(/Error/);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`Validation Report (${path.join(app, 'node_modules/kubegrace')}@${PKG.version})`);
+      expect(r.stdout).toMatch(/Status\s+│ success/);
+      expect(r.stdout).toContain('kubegrace: 9 objects in 1 manifest: 0 errors, 0 warnings, 0 info, 0 suppressed (policy strict, Kubernetes 1.33, fail on error)');
+      const yaml = fs.readFileSync(path.join(app, 'dist/storefront.yaml'), 'utf8');
+      // The readiness gate of the ALB target group binding.
+      expect(yaml).toMatch(/readinessGates:\n\s+- conditionType: target-health\.elbv2\.k8s\.aws\/storefront-web/);
+      // The native sidecar of the company construct, and its drain in the budget.
+      expect(yaml).toMatch(/name: log-shipper\n(?:.*\n)*?\s+restartPolicy: Always/);
+      expect(yaml).toContain('kubegrace.dev/sidecar-drain-seconds: log-shipper=5');
+      // The custom preStop program with its declared duration: 25 + drain 10 + sidecar 5 + margin 5.
+      expect(yaml).toContain('kubegrace.dev/prestop-seconds: "25"');
+      expect(yaml).toMatch(/- \/app\/bin\/drain\n\s+- --wait\n\s+- 25s/);
+      const graces = [...yaml.matchAll(/terminationGracePeriodSeconds: (\d+)/g)].map((m) => Number(m[1]));
+      // web: ALB window 30 + 10 + 5 + 5; checkout: 25 + 10 + 5 + 5; cart-events: 10 + 20 + 5 + 5.
+      expect(graces).toEqual([50, 45, 40]);
+      expect(yaml).toContain('example.com/pci-scope: "true"');
+      expect(yaml).toContain('example.com/team: payments');
+    },
+    300_000,
+  );
+
+  test(
+    'a workload whose grace period is overridden below its preStop delay fails the synth gate, with the rule, the object, the line and how to fix it',
+    () => {
+      const r = run(process.execPath, [bin('cdk8s'), 'synth', '--no-check-upgrade', '--validation-reports-output-file', 'report.json'], app, { STOREFRONT_BROKEN: 'lint' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('Validation failed');
+      expect(r.stdout).toMatch(/^ {2}error {3}grace-period-budget  Deployment\/storefront\/legacy-search  dist\/broken\.yaml:\d+:\d+$/m);
+      expect(r.stdout).toContain('Recommendation: error: container "app": preStop delay 20s >= terminationGracePeriodSeconds (15s): the app gets only 2s after SIGTERM before SIGKILL');
+      expect(r.stdout).toContain('How to fix: raise terminationGracePeriodSeconds to 35 (preStop + drain + addend + margin)');
+      expect(r.stdout).toContain('Rule doc: node_modules/kubegrace/docs/rules/grace-period-budget.md');
+      expect(fs.existsSync(path.join(app, 'node_modules/kubegrace/docs/rules/grace-period-budget.md'))).toBe(true);
+      const report = JSON.parse(fs.readFileSync(path.join(app, 'report.json'), 'utf8')) as { reports: { summary: { status: string }; violations: { ruleName: string; violatingConstructs: { resourceName: string }[] }[] }[] };
+      expect(report.reports[0].summary.status).toBe('failure');
+      const v = report.reports[0].violations.find((x) => x.ruleName === 'grace-period-budget');
+      // The Deployment and its Service share the name: named by kind rather than mapped to the Service's construct.
+      expect(v?.violatingConstructs[0].resourceName).toBe('Deployment/legacy-search');
+    },
+    300_000,
+  );
+
+  test(
+    'a preStop program without a declared duration is refused by the construct, naming the prop',
+    () => {
+      const r = run(process.execPath, [bin('cdk8s'), 'synth', '--no-check-upgrade'], app, { STOREFRONT_BROKEN: 'hook' });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(
+        '[broken/recommendations] container "app" has a preStop program (/app/bin/drain --wait 25s) whose duration kubegrace cannot know, so terminationGracePeriodSeconds would be computed from a guess: declare how long it runs with the customPreStopSeconds prop',
+      );
+    },
+    300_000,
+  );
+});
