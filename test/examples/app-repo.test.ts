@@ -71,11 +71,24 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-test('the tarball holds the code, type declarations, policies, rule docs and LICENSE, and nothing of the repository', () => {
+test('the tarball holds the code, type declarations, the data read at run time, rule docs and LICENSE, and nothing else of the repository', () => {
   expect(packed).toEqual(
-    expect.arrayContaining(['package.json', 'LICENSE', 'README.md', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/constructs/index.d.ts', 'build/lib/cdk8s/index.js', 'policies/strict.yaml', 'docs/rules/grace-period-budget.md']),
+    expect.arrayContaining([
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'build/lib/index.js',
+      'build/lib/index.d.ts',
+      'build/lib/constructs/index.d.ts',
+      'build/lib/cdk8s/index.js',
+      'policies/strict.yaml',
+      'policies/policy.schema.json',
+      'lib/catalog/catalog.yaml',
+      'lib/catalog/catalog.schema.json',
+      'docs/rules/grace-period-budget.md',
+    ]),
   );
-  expect(packed.filter((f) => /^(test|charts-src|examples|bench|scripts|lib)\//.test(f))).toEqual([]);
+  expect(packed.filter((f) => /^(test|charts-src|examples|bench|scripts)\//.test(f) || (f.startsWith('lib/') && !f.startsWith('lib/catalog/catalog.')))).toEqual([]);
 });
 
 test('the ends tested are the ends of the published peer ranges', () => {
