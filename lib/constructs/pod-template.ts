@@ -327,11 +327,16 @@ export class GracefulPodTemplate {
     return errors;
   }
 
-  /** Containers behind a Service port must have a readiness probe (PROBE-001). */
+  /**
+   * Containers behind a Service port must have a readiness probe (PROBE-001). Only when a Service
+   * of the chart (or the `kubegrace.dev/served` hint) routes to the pods: a port alone may be
+   * served from elsewhere or not at all, and the linter judges that case with its own caveat.
+   */
   private validate(): string[] {
     ApiObject.of(this.owner).toJson();
     const { graph, workload, preStopWritten } = this.last!;
     const errors: string[] = [...this.preStopErrors(workload, preStopWritten)];
+    if (graph.servedState(workload) !== 'served') return errors;
     for (const c of trafficContainers(graph, workload)) {
       if (isObject(c.raw.readinessProbe)) continue;
       const how = c.role === 'sidecar' ? 'give the sidecar a readinessProbe' : `pass readiness: Probe.fromHttpGet('/readyz') (or another check) in the container's props`;
