@@ -26,6 +26,10 @@ export type { PreStopDelay } from './timeline/prestop';
 export { estimateReconnect, formatBackoff, parseBackoff, reconnectProbabilityWithin } from './timeline/reconnect';
 export type { Backoff, ReconnectEstimate } from './timeline/reconnect';
 
+// The catalog of well-known workloads and programs (docs/catalog.md): matching and the hint-aware helpers.
+export { builtinCatalog, Catalog, catalogMatches, connectionPatternOf, isProcessLocalProbe, knownPreStopProgram, needsPeerDiscovery } from './catalog';
+export type { CatalogEntry, CatalogKind, CatalogOverride, ConnectionPatternResult, KnownPreStop, PeerDiscoveryResult } from './catalog';
+
 // Repairs (`kubegrace lint --fix`): fixes applied to the YAML in place, comments kept.
 export { fixSources, unifiedDiff } from './fix';
 export type { AppliedFix, FixedFile, FixOptions } from './fix';
