@@ -7,7 +7,10 @@ import { KubeVersion } from '../engine/version';
 import { Mesh } from '../constructs/mesh';
 import { FEATURES, FeatureName, MIN_SUPPORTED_VERSION } from '../constructs/version';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
-import { parseText } from '../model/parse';
+import { isClusterScoped, parseText } from '../model/parse';
+import { AWS_LBC } from '../constructs/load-balancer';
+import { AWS_IP_KINDS, lbFronts } from '../rules/lb-util';
+import { claimExclusivity } from '../rules/rollout-util';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { ContainerView, DEFAULTS, get, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
@@ -21,6 +24,8 @@ const KNOB_KINDS: readonly string[] = ['Deployment', 'StatefulSet', 'DaemonSet']
 
 /** How a container's image string splits into values. */
 export interface ImageParts {
+  /** The registry host ("" for Docker Hub's implicit one). */
+  registry: string;
   repository: string;
   tag: string;
   digest: string;
@@ -40,12 +45,22 @@ export function splitImage(image: string): ImageParts {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
   }
-  return { repository: rest, tag, digest };
+  // The first path component names a registry when it looks like a host (Docker's rule).
+  let registry = '';
+  const slash = rest.indexOf('/');
+  if (slash > 0) {
+    const first = rest.slice(0, slash);
+    if (first.includes('.') || first.includes(':') || first === 'localhost') {
+      registry = first;
+      rest = rest.slice(slash + 1);
+    }
+  }
+  return { registry, repository: rest, tag, digest };
 }
 
 /** The image string the chart's image helper renders from the parts (inverse of splitImage). */
 export function joinImage(p: ImageParts): string {
-  return `${p.repository}${p.tag ? `:${p.tag}` : ''}${p.digest ? `@${p.digest}` : ''}`;
+  return `${p.registry ? `${p.registry}/` : ''}${p.repository}${p.tag ? `:${p.tag}` : ''}${p.digest ? `@${p.digest}` : ''}`;
 }
 
 /** A container whose image and resources are values. */
@@ -61,6 +76,8 @@ export interface ContainerKnob {
   resourcesPresent: boolean;
   /** resources written as `{}`: kept even when empty. */
   resourcesEmptyWritten: boolean;
+  securityContextPresent: boolean;
+  envPresent: boolean;
 }
 
 /** A preStop hook whose delay is the `preStop.delaySeconds` value. */
@@ -123,6 +140,17 @@ export interface WorkloadPlan {
   mesh: MeshDerivation;
   /** Defaults of the budget, for messages. */
   defaults: { preStop: number; drain: number; grace: number };
+  /** A Service in the manifests sends traffic to the pods (rollout guards apply). */
+  served: boolean;
+  /** A claim that forbids overlapping pods (RWO/RWOP or unknown): the rollout outage is inherent. */
+  exclusiveClaim: boolean;
+  /**
+   * Behind AWS LB controller IP targets without a gate in the pod template, in a namespace the manifests
+   * label for gate injection: without the Namespace object, the chart checks the live namespace instead.
+   */
+  readinessGateNamespace: boolean;
+  /** Pod-level values written (pod annotations/labels, scheduling, service account, security context). */
+  pod: { annotationsPresent: boolean; securityContextPresent: boolean };
 }
 
 export interface ChartAnalysis {
@@ -140,6 +168,12 @@ export interface ChartAnalysis {
   values: ValueNode[];
   /** Minimum Kubernetes version the objects need, and the features that set it. */
   minKube: { version: KubeVersion; features: string[] };
+  /** Version-gated features the templates choose by .Capabilities.KubeVersion (so they do not raise minKube). */
+  adaptive: string[];
+  /** The namespace that becomes the release namespace (the most used one), if any. */
+  primaryNamespace?: string;
+  /** Object uid -> the name part after the release's fullname (owned PDBs and HPAs take their workload's). */
+  shortNames: Map<string, string>;
 }
 
 /** The values key of a name: camelCase, as Helm's best practices ask. */
@@ -148,6 +182,20 @@ export function camelKey(name: string): string {
   if (!parts.length) return 'x';
   const s = parts.map((p, i) => (i === 0 ? p.charAt(0).toLowerCase() + p.slice(1) : p.charAt(0).toUpperCase() + p.slice(1))).join('');
   return /^[0-9]/.test(s) ? `w${s}` : s;
+}
+
+/** cdk8s names end in `-<8 hex digits>`, a hash of the construct path. */
+const CDK8S_HASH = /^(.+?)-[0-9a-f]{8}$/;
+
+/**
+ * The name a workload's values key comes from: metadata.name, without the construct-path hash cdk8s
+ * appends when the construct sets no name (a key must not change when the construct moves).
+ */
+export function keyName(o: KObject): string {
+  const m = CDK8S_HASH.exec(o.name);
+  const cdk8s = Object.keys(o.raw.metadata && isObject(o.raw.metadata) && isObject(o.raw.metadata.labels) ? o.raw.metadata.labels : {}).some((l) => l.startsWith('cdk8s.io/')) ||
+    JSON.stringify(get(o.raw, 'spec', 'selector') ?? {}).includes('cdk8s.io/metadata.addr');
+  return m && cdk8s ? m[1] : o.name;
 }
 
 function describeObj(o: KObject): string {
@@ -283,11 +331,15 @@ function usedFeatures(objects: KObject[]): FeatureName[] {
   return [...used].sort();
 }
 
+/** Features the templates render by `.Capabilities.KubeVersion` (templates.ts): they do not raise the chart's kubeVersion. */
+export const ADAPTIVE_FEATURES: readonly FeatureName[] = ['sleepAction', 'matchLabelKeys', 'unhealthyPodEvictionPolicy'];
+
 function minimumKube(objects: KObject[]): { version: KubeVersion; features: string[] } {
   const [bm, bn] = MIN_SUPPORTED_VERSION.split('.').map(Number);
   let best: [number, number] = [bm, bn];
   const features: string[] = [];
   for (const f of usedFeatures(objects)) {
+    if (ADAPTIVE_FEATURES.includes(f)) continue;
     const since = FEATURES[f].since;
     features.push(`${FEATURES[f].name} (>= ${since.join('.')})`);
     if (since[0] > best[0] || (since[0] === best[0] && since[1] > best[1])) best = [since[0], since[1]];
@@ -327,8 +379,39 @@ function containerKnobs(w: Workload, used: Set<string>): ContainerKnob[] {
       pullPolicyPresent: typeof c.raw.imagePullPolicy === 'string',
       resourcesPresent: isObject(res),
       resourcesEmptyWritten: isObject(res) && Object.keys(res).length === 0,
+      securityContextPresent: isObject(c.raw.securityContext),
+      envPresent: Array.isArray(c.raw.env),
     };
   });
+}
+
+/** Whether a guard for the rollout outage rules (rollout-full-outage, recreate-strategy) applies. */
+export function rolloutGuarded(plan: WorkloadPlan): boolean {
+  return plan.kind === 'Deployment' && plan.served && !plan.exclusiveClaim;
+}
+
+/** Acknowledgements: each guard that mirrors a lint warning or error can be overridden, by name. */
+function acknowledgeGroup(plan: WorkloadPlan): ValueGroup {
+  const b = { type: 'boolean' };
+  const leaves: ValueNode[] = [leaf('gracePeriodBudget', 'Accept a grace period that does not cover the preStop delay + drain (in-flight work killed at the deadline).', false, b)];
+  if (plan.preStop && plan.served) leaves.push(leaf('preStopMissing', 'Accept preStop.delaySeconds 0 on a served workload (SIGTERM while clients are still routed to the pod).', false, b));
+  if (rolloutGuarded(plan)) leaves.push(leaf('rolloutOutage', 'Accept a rollout that stops every pod before a replacement is ready (Recreate, or maxUnavailable reaching all replicas without surge).', false, b));
+  if (plan.pdb) leaves.push(leaf('pdbBlocksEviction', 'Accept a PodDisruptionBudget that allows no eviction (kubectl drain would never finish).', false, b));
+  if (plan.mesh.linkerdWait) leaves.push(leaf('meshDrain', 'Accept a Linkerd proxy wait at or above the grace period.', false, b));
+  if (plan.readinessGateNamespace) leaves.push(leaf('namespaceWithoutReadinessGate', 'Install into a namespace that lacks the AWS LB controller readiness-gate label (the guard checks the live namespace with lookup when namespace.create is false).', false, b));
+  return group('acknowledge', 'Set one to true to install despite the guard that names it; the workload then carries kubegrace.dev/ignore for that rule, with the reason.', leaves);
+}
+
+function stringMapSchema(): JsonObject {
+  return { type: 'object', additionalProperties: { type: 'string' } };
+}
+
+function pullSecretsSchema(): JsonObject {
+  return { type: 'array', items: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }] } };
+}
+
+function tscList(podSpec: JsonObject): Json[] {
+  return Array.isArray(podSpec.topologySpreadConstraints) ? podSpec.topologySpreadConstraints : [];
 }
 
 /** The values key of a container knob (`containers.<key>`), from its ref. */
@@ -345,17 +428,20 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const hpaOwner = new Map<string, WorkloadPlan>();
   const lbService = new Map<string, WorkloadPlan>();
   const minKube = minimumKube(objects);
+  const adaptive = usedFeatures(objects)
+    .filter((f) => ADAPTIVE_FEATURES.includes(f))
+    .map((f) => `${FEATURES[f].name} (>= ${FEATURES[f].since.join('.')}, older clusters get ${f === 'sleepAction' ? 'exec [sleep, N]' : 'no such field'})`);
 
   const candidates = graph.workloads.filter((w) => KNOB_KINDS.includes(w.kind));
   // Keys: camelCase names; a clash adds the kind, then the namespace.
   const keys = new Map<Workload, string>();
   const taken = new Set<string>();
   const base = new Map<string, number>();
-  for (const w of candidates) base.set(camelKey(w.obj.name), (base.get(camelKey(w.obj.name)) ?? 0) + 1);
+  for (const w of candidates) base.set(camelKey(keyName(w.obj)), (base.get(camelKey(keyName(w.obj))) ?? 0) + 1);
   for (const w of candidates) {
-    let k = camelKey(w.obj.name);
-    if ((base.get(k) ?? 0) > 1) k = camelKey(`${w.obj.name}-${w.kind}`);
-    if (taken.has(k)) k = camelKey(`${w.obj.name}-${w.kind}-${w.obj.namespace ?? ''}`);
+    let k = camelKey(keyName(w.obj));
+    if ((base.get(k) ?? 0) > 1) k = camelKey(`${keyName(w.obj)}-${w.kind}`);
+    if (taken.has(k)) k = camelKey(`${keyName(w.obj)}-${w.kind}-${w.obj.namespace ?? ''}`);
     let n = 2;
     const root = k;
     while (taken.has(k)) k = `${root}${n++}`;
@@ -366,7 +452,7 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const workloads: WorkloadPlan[] = [];
   const pdbNames = new Set(graph.pdbs.map((p) => `${p.obj.namespace}/${p.obj.name}`));
   for (const w of candidates) {
-    const plan = planWorkload(w, keys.get(w)!, graph, minKube.version, pdbNames);
+    const plan = planWorkload(w, keys.get(w)!, graph, pdbNames);
     workloads.push(plan);
     byObject.set(w.obj.uid, plan);
     if (plan.pdb?.obj) pdbOwner.set(plan.pdb.obj.uid, plan);
@@ -382,15 +468,78 @@ export function analyze(objects: KObject[]): ChartAnalysis {
     if (deregistrationAnnotations(s.annotations).some(([, v]) => deregistrationValue(v) === expected)) lbService.set(s.obj.uid, plan);
   }
 
+  const primaryNamespace = mostUsedNamespace(objects);
+  for (const plan of workloads) {
+    const ns = graph.namespace(plan.w.obj.namespace);
+    plan.readinessGateNamespace =
+      plan.w.obj.namespace === primaryNamespace && ns !== undefined && isObject(get(ns.raw, 'metadata', 'labels')) && get(ns.raw, 'metadata', 'labels', AWS_LBC.readinessGateInjectLabel) === 'enabled' && awsIpFronted(graph, plan.w);
+    const ack = acknowledgeGroup(plan);
+    if (ack.children.length) plan.values.children.push(ack);
+  }
+  const dns = { type: 'string', maxLength: 63, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$' };
   const values: ValueNode[] = [
-    leaf('namePrefix', 'Prefix for the names of the objects (and of the references between them). Selectors and labels keep the synthesized values, so two releases in one namespace would select each other\'s pods: use it to avoid name clashes, not to install a second copy.', '', {
-      type: 'string',
-      maxLength: 30,
-      pattern: '^([a-z0-9]([-a-z0-9]*)?)?$',
-    }),
-    group('workloads', 'Rollout and termination settings per workload, keyed by the workload name in camelCase.', workloads.map((p) => p.values)),
+    leaf('nameOverride', 'Replaces the chart name in the object names and the app.kubernetes.io/name label.', '', dns),
+    leaf('fullnameOverride', 'Replaces the release-and-chart prefix of every object name (names are `<fullname>-<object>`; an object named like the chart is `<fullname>`).', '', dns),
+    group('namespace', 'The release namespace (`helm install --namespace`): every namespaced object goes there.', [
+      leaf(
+        'create',
+        `Also create the Namespace object${primaryNamespace ? ` (with the labels the manifests gave namespace "${primaryNamespace}")` : ''}. Only for \`helm template | kubectl apply\` and GitOps tools: \`helm install\` needs the namespace to exist first (or \`--create-namespace\`).`,
+        false,
+        { type: 'boolean' },
+      ),
+    ]),
+    leaf('commonLabels', 'Labels added to every object (metadata.labels; never to selectors). An object\'s own labels win.', {}, { type: 'object', additionalProperties: { type: 'string' } }),
+    {
+      ...group('global', 'Values shared with parent and sibling charts.', [
+        leaf('imageRegistry', 'Registry that replaces the registry of every image (e.g. a mirror); "" keeps each image\'s own.', '', { type: 'string' }),
+        leaf('imagePullSecrets', 'Names of Secrets for pulling images, added to every workload.', [], pullSecretsSchema()),
+      ]),
+      closed: false,
+    },
+    leaf('imagePullSecrets', 'Names of Secrets for pulling images, for every workload (with global.imagePullSecrets and each workload\'s own).', [], pullSecretsSchema()),
+    leaf('podAnnotations', 'Annotations for the pods of every workload (a workload\'s own podAnnotations win).', {}, stringMapSchema()),
+    leaf('podLabels', 'Labels for the pods of every workload (never in selectors; a workload\'s own podLabels win).', {}, stringMapSchema()),
+    leaf('nodeSelector', 'nodeSelector of every workload that sets none of its own.', {}, stringMapSchema()),
+    leaf('tolerations', 'Tolerations of every workload that sets none of its own.', [], { type: 'array', items: { type: 'object' } }),
+    leaf('affinity', 'Affinity of every workload that sets none of its own.', {}, { type: 'object' }),
+    leaf('priorityClassName', 'PriorityClass of every workload that sets none of its own.', '', { type: 'string' }),
+    group('workloads', 'Rollout and termination settings per workload, keyed by the workload name in camelCase (metadata.name without the cdk8s hash).', workloads.map((p) => p.values)),
   ];
-  return { objects, graph, workloads, byObject, pdbOwner, hpaOwner, lbService, values, minKube };
+  const shortNames = new Map<string, string>();
+  for (const o of objects) shortNames.set(o.uid, o.name);
+  for (const [uid, plan] of [...pdbOwner.entries(), ...hpaOwner.entries()]) shortNames.set(uid, plan.name);
+  // Short names must stay unique per kind and namespace; where they clash, the original names stay.
+  const seen = new Map<string, string[]>();
+  for (const o of objects) {
+    const k = `${o.kind}/${o.namespace ?? ''}/${shortNames.get(o.uid)}`;
+    seen.set(k, [...(seen.get(k) ?? []), o.uid]);
+  }
+  for (const uids of seen.values()) if (uids.length > 1) for (const uid of uids) shortNames.set(uid, objects.find((o) => o.uid === uid)!.name);
+  return { objects, graph, workloads, byObject, pdbOwner, hpaOwner, lbService, values, minKube, adaptive, primaryNamespace, shortNames };
+}
+
+/** The namespace most namespaced objects name (ties: the first seen). */
+function mostUsedNamespace(objects: KObject[]): string | undefined {
+  const count = new Map<string, number>();
+  for (const o of objects) {
+    const ns = get(o.raw, 'metadata', 'namespace');
+    if (typeof ns === 'string' && ns && !isClusterScoped(o.kind)) count.set(ns, (count.get(ns) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  for (const [ns, n] of count) if (best === undefined || n > count.get(best)!) best = ns;
+  if (best === undefined) {
+    const nsObj = objects.find((o) => o.kind === 'Namespace');
+    return nsObj?.name;
+  }
+  return best;
+}
+
+/** Whether AWS LB controller IP targets front the workload and its pod template has no gate of its own. */
+function awsIpFronted(graph: ObjectGraph, w: Workload): boolean {
+  if (!graph.served(w)) return false;
+  const gates = w.podSpec.readinessGates;
+  if (Array.isArray(gates) && gates.some((g) => typeof get(g, 'conditionType') === 'string' && String(get(g, 'conditionType')).startsWith(AWS_LBC.readinessGatePrefix))) return false;
+  return lbFronts(graph, w).some((f) => AWS_IP_KINDS.has(f.kind));
 }
 
 /** `deregistration_delay.timeout_seconds=N` annotations of a Service (AWS LB controller). */
@@ -411,7 +560,7 @@ function recommendedDeregistration(plan: WorkloadPlan): number {
   return recommendedGrace(plan.defaults.preStop, plan.defaults.drain);
 }
 
-function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVersion, pdbNames: Set<string>): WorkloadPlan {
+function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Set<string>): WorkloadPlan {
   const kind = w.kind as KnobKind;
   const raw = w.obj.raw;
   const spec = (raw.spec ?? {}) as JsonObject;
@@ -438,6 +587,10 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVe
     addendParts: [],
     mesh: { linkerdWait: false },
     defaults: { preStop: 0, drain: DEFAULT_DRAIN_SECONDS, grace: w.grace },
+    served: graph.served(w),
+    exclusiveClaim: graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared'),
+    readinessGateNamespace: false,
+    pod: { annotationsPresent: isObject(get(raw, 'spec', 'template', 'metadata', 'annotations')), securityContextPresent: isObject(get(raw, 'spec', 'template', 'spec', 'securityContext')) },
   };
 
   // Replicas (or the HPA's range, when an HPA owns the count).
@@ -468,14 +621,17 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVe
       const parts = splitImage(cr.image as string);
       out.push(
         group('image', `Image of container "${c.name}".`, [
+          leaf('registry', 'Image registry ("" for Docker Hub); global.imageRegistry replaces it when set.', parts.registry, { type: 'string', pattern: '^([a-zA-Z0-9.-]+(:[0-9]+)?)?$' }),
           leaf('repository', 'Image repository.', parts.repository, { type: 'string', minLength: 1 }),
-          leaf('tag', 'Image tag ("" for none).', parts.tag, { type: 'string', pattern: '^([\\w][\\w.-]{0,127})?$' }),
+          leaf('tag', 'Image tag ("" for none); a number is taken as written (quote versions like "1.10", which YAML reads as 1.1).', parts.tag, { type: ['string', 'number'], pattern: '^([\\w][\\w.-]{0,127})?$', minimum: 0 }),
           leaf('digest', 'Image digest (`sha256:…`); written after the tag when set.', parts.digest, { type: 'string', pattern: '^([a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$' }),
           leaf('pullPolicy', 'imagePullPolicy ("" leaves it to the API default).', typeof cr.imagePullPolicy === 'string' ? cr.imagePullPolicy : '', enumSchema(['', 'Always', 'IfNotPresent', 'Never'])),
         ]),
       );
     }
     out.push(leaf('resources', `Resource requests and limits of container "${c.name}".`, isObject(cr.resources) ? cr.resources : {}, resourcesSchema()));
+    out.push(leaf('securityContext', `securityContext of container "${c.name}" ({} for none; a map you set merges with this default, as Helm merges values: set a key to null to drop it).`, isObject(cr.securityContext) ? cr.securityContext : {}, { type: 'object' }));
+    out.push(leaf('extraEnv', `Environment variables (EnvVar objects: name with value or valueFrom) appended to container "${c.name}".`, [], { type: 'array', items: { type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] } }));
     return out;
   };
   if (plan.containers.length) children.push(...imageGroup(plan.containers[0]));
@@ -488,6 +644,22 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVe
       ),
     );
   }
+
+  // Pod-level values people expect from a chart (helm create, bitnami).
+  const podSpec = (get(spec, 'template', 'spec') ?? {}) as JsonObject;
+  const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
+  children.push(
+    leaf('podAnnotations', 'Annotations added to the pods (pod template metadata).', {}, { type: 'object', additionalProperties: { type: 'string' } }),
+    leaf('podLabels', 'Labels added to the pods (never to selectors).', {}, { type: 'object', additionalProperties: { type: 'string' } }),
+    leaf('nodeSelector', `Node labels the pods must run on${isObject(podSpec.nodeSelector) ? ' (replaces the synthesized nodeSelector when set)' : ''}.`, {}, { type: 'object', additionalProperties: { type: 'string' } }),
+    leaf('tolerations', `Tolerations of the pods${Array.isArray(podSpec.tolerations) ? ' (replace the synthesized ones when set)' : ''}.`, [], { type: 'array', items: { type: 'object' } }),
+    leaf('affinity', `Node and pod affinity of the pods${isObject(podSpec.affinity) ? ' (replaces the synthesized affinity when set)' : ''}.`, {}, { type: 'object' }),
+    leaf('topologySpreadConstraints', `Further topology spread constraints, after ${tscList(podSpec).length ? 'the ones of `spread`' : 'none'}.`, [], { type: 'array', items: { type: 'object' } }),
+    leaf('priorityClassName', `PriorityClass of the pods (${typeof podSpec.priorityClassName === 'string' ? `"" keeps ${podSpec.priorityClassName}` : '"" for none'}).`, '', { type: 'string' }),
+    leaf('imagePullSecrets', 'Names of Secrets for pulling the images (added to the synthesized ones, global.imagePullSecrets and imagePullSecrets).', [], pullSecretsSchema()),
+    leaf('serviceAccountName', `ServiceAccount the pods run as (${typeof podSpec.serviceAccountName === 'string' ? `"" keeps ${podSpec.serviceAccountName}` : '"" for the namespace default'}).`, '', { type: 'string' }),
+    leaf('podSecurityContext', 'securityContext of the pods ({} for none).', obj(podSpec.securityContext), { type: 'object' }),
+  );
 
   // Rollout.
   if (kind === 'Deployment') {
@@ -589,13 +761,13 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, kube: KubeVe
         maxUnavailablePresent: pdbSpec?.maxUnavailable !== undefined,
         policyPresent: pdbSpec?.unhealthyPodEvictionPolicy !== undefined,
       };
-      const policyDefault = own ? (typeof pdbSpec?.unhealthyPodEvictionPolicy === 'string' ? pdbSpec.unhealthyPodEvictionPolicy : '') : kube.atLeast(1, 27) ? 'AlwaysAllow' : '';
+      const policyDefault = own ? (typeof pdbSpec?.unhealthyPodEvictionPolicy === 'string' ? pdbSpec.unhealthyPodEvictionPolicy : '') : 'AlwaysAllow';
       children.push(
         group('pdb', `PodDisruptionBudget ${own ? own.obj.name : `${generatedName} (not in the manifests: the chart can add it)`}. Set exactly one of minAvailable and maxUnavailable (the other null); the guard refuses a budget that allows no eviction for the replicas.`, [
           leaf('enabled', own ? 'Create the PodDisruptionBudget.' : 'Create a PodDisruptionBudget for this workload.', own !== undefined, { type: 'boolean' }),
           leaf('minAvailable', 'Pods that must stay available during voluntary disruptions: an integer or a percentage (rounded up), or null.', own ? ((pdbSpec?.minAvailable as Json) ?? null) : null, intOrPercentSchema({ nullable: true, maxPercent100: true }), true),
           leaf('maxUnavailable', 'Pods that may be evicted at once: an integer or a percentage (rounded up), or null.', own ? ((pdbSpec?.maxUnavailable as Json) ?? null) : 1, intOrPercentSchema({ nullable: true, maxPercent100: true }), true),
-          leaf('unhealthyPodEvictionPolicy', 'Whether unhealthy pods may be evicted regardless of the budget: AlwaysAllow (recommended, Kubernetes >= 1.27), IfHealthyBudget, or "" for the API default.', policyDefault, enumSchema(['', 'IfHealthyBudget', 'AlwaysAllow'])),
+          leaf('unhealthyPodEvictionPolicy', 'Whether unhealthy pods may be evicted regardless of the budget: AlwaysAllow (recommended), IfHealthyBudget, or "" for the API default. Written only on Kubernetes >= 1.27.', policyDefault, enumSchema(['', 'IfHealthyBudget', 'AlwaysAllow'])),
         ]),
       );
     }

@@ -27,6 +27,8 @@ export interface TEntry {
 /** Template text that renders to map lines, inserted with `| nindent N` (e.g. an `include` of labels). */
 export interface TRawEntry {
   raw: string;
+  /** `raw` is a map expression: its entries are written (`with` + `toYaml`), nothing when it is empty. */
+  with?: boolean;
 }
 
 /** An editable map; entries keep their order. Classes (not plain objects) so manifest content can never pose as a node. */
@@ -220,7 +222,7 @@ export function emitMap(m: TMap, indent: number, out: string[]): void {
   const pad = ' '.repeat(indent);
   for (const e of m.entries) {
     if ('raw' in e) {
-      out.push(control(indent, `${e.raw} | nindent ${indent}`));
+      out.push(e.with ? `${control(indent, `with ${e.raw}`)}{{ toYaml . | nindent ${indent} }}{{- end }}` : control(indent, `${e.raw} | nindent ${indent}`));
       continue;
     }
     if (e.when) out.push(control(indent, `if ${e.when}`));

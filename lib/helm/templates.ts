@@ -14,11 +14,47 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { DEFAULTS, get } from '../model/workload';
 import { DEFAULT_DRAIN_SECONDS, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { LINKERD, ISTIO } from '../timeline/mesh';
-import { ChartAnalysis, DEREGISTRATION, deregistrationAnnotations, PreStopTarget, WorkloadPlan } from './analyze';
-import { block, emitDocument, entryAt, expr, goString, isTMap, nodeAt, setAt, TMap, TNode, toT, TSeq } from './emit';
+import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
+import { AWS_LBC } from '../constructs/load-balancer';
+import { ChartAnalysis, DEREGISTRATION, deregistrationAnnotations, PreStopTarget, rolloutGuarded, WorkloadPlan } from './analyze';
+import { block, emitDocument, entryAt, entryOf, escapeTemplate, expr, goString, isTMap, isTSeq, nodeAt, setAt, TExpr, TMap, TNode, toT, TSeq } from './emit';
+import { Labels, matches, parseLabelSelector, parseMapSelector } from '../model/selector';
 
-/** Labels Helm charts conventionally add; written into metadata.labels only, never into selectors. */
-export const HELM_LABELS = ['helm.sh/chart', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/instance', 'app.kubernetes.io/version'];
+/** Labels Helm charts conventionally add to metadata.labels. Of them only the instance label goes into selectors. */
+export const HELM_LABELS = ['helm.sh/chart', 'app.kubernetes.io/name', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/instance', 'app.kubernetes.io/version'];
+
+/**
+ * The label that keeps two releases' pods apart: added to every pod template and to every selector that
+ * selects the chart's pods. Its value is the release name, fixed for the life of a release, so selectors
+ * (immutable) are the same on every upgrade; nothing that changes between upgrades (chart or app
+ * version, nameOverride, values) ever enters a selector.
+ */
+export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
+/** Go template condition: the cluster (or --kube-version) is at least X.Y. */
+export function kubeAtLeast(major: number, minor: number): string {
+  return `semverCompare ${goString(`>=${major}.${minor}-0`)} $.Capabilities.KubeVersion.Version`;
+}
+
+/** Text from manifests inside a Go template comment: no comment end, no template delimiters, one line. */
+export function commentText(s: string): string {
+  return s.replace(/\*\//g, '* /').replace(/\{\{/g, '{ {').replace(/\}\}/g, '} }').replace(/[\r\n]+/g, ' ');
+}
+
+/** Text from manifests inside a printf format: `%` doubled. */
+export function pct(s: string): string {
+  return s.replace(/%/g, '%%');
+}
+
+/** The rule ID each acknowledge key suppresses on the rendered workload. */
+export const ACKNOWLEDGED_RULES: Record<string, string[]> = {
+  gracePeriodBudget: ['grace-period-budget'],
+  preStopMissing: ['prestop-missing'],
+  rolloutOutage: ['rollout-full-outage', 'recreate-strategy'],
+  pdbBlocksEviction: ['pdb-blocks-eviction'],
+  meshDrain: ['linkerd-proxy-drain'],
+  namespaceWithoutReadinessGate: ['lb-readiness-gate'],
+};
 
 export interface TemplateFile {
   path: string;
@@ -37,19 +73,83 @@ const POD_SPEC: Record<string, Path> = {
   Pod: ['spec'],
 };
 
+/** unhealthyPodEvictionPolicy only on Kubernetes >= 1.27 (beta, on by default). */
+function adaptPdb(root: TMap): void {
+  const e = entryAt(root, ['spec', 'unhealthyPodEvictionPolicy']);
+  if (e) e.when = e.when ? `and (${kubeAtLeast(1, 27)}) (${e.when})` : kubeAtLeast(1, 27);
+}
+
+/** The value at a path of strings (map keys) and numbers (list indexes). */
+function getPath(v: Json | undefined, path: Path): Json | undefined {
+  let cur = v;
+  for (const seg of path) {
+    if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
+    else cur = isObject(cur) ? cur[seg] : undefined;
+  }
+  return cur;
+}
+
+/** A sleep handler as `sleep` on >= 1.30, else `exec: [sleep, N]` (images without a shell still have no `sleep` binary: see NOTES). */
+function adaptSleep(handler: TMap): void {
+  const e = entryOf(handler, 'sleep');
+  if (!e || !isTMap(e.value)) return;
+  const seconds = entryOf(e.value, 'seconds')?.value;
+  let text: TNode;
+  if (typeof seconds === 'number') text = String(seconds);
+  else if (seconds instanceof TExpr && /^\{\{ (.*) \}\}$/.test(seconds.text)) text = expr(`{{ ${/^\{\{ (.*) \}\}$/.exec(seconds.text)![1]} | toString | toJson }}`);
+  else return;
+  const when = kubeAtLeast(1, 30);
+  e.when = e.when ? `and (${e.when}) (${when})` : when;
+  handler.entries.push({ key: 'exec', value: new TMap([{ key: 'command', value: new TSeq([{ value: 'sleep' }, { value: text }]) }]), when: `not (${when})` });
+}
+
 /** printf format text for Go: the literal parts with `%` doubled. */
 function fmt(before: string, after: string): string {
   return goString(`${before.replace(/%/g, '%%')}%d${after.replace(/%/g, '%%')}`);
 }
 
 export class ChartTemplates {
-  private readonly names = new Set<string>();
+  /** kind/namespace/name of every object in the chart -> its short name (after the fullname). */
+  private readonly names = new Map<string, string>();
+  /** Pod template labels of the chart's workloads: a selector matching one gets the instance label. */
+  private readonly podLabels: Labels[];
 
   constructor(
     private readonly chart: string,
     private readonly a: ChartAnalysis,
   ) {
-    for (const o of a.objects) if (o.kind !== 'Namespace') this.names.add(this.nameKey(o.kind, o.namespace, o.name));
+    for (const o of a.objects) if (o.kind !== 'Namespace') this.names.set(this.nameKey(o.kind, o.namespace, o.name), a.shortNames.get(o.uid) ?? o.name);
+    this.podLabels = a.graph.workloads.map((w) => w.templateLabels);
+  }
+
+  /** Whether a selector (LabelSelector, or a Service's map when `map`) selects pods of the chart. */
+  private selectsChartPods(sel: Json | undefined, map = false): boolean {
+    if (!isObject(sel) || Object.keys(sel).length === 0) return false;
+    const s = map ? parseMapSelector(sel) : parseLabelSelector(sel);
+    return this.podLabels.some((l) => matches(s, l));
+  }
+
+  /** Adds the instance label to a selector at `path` (a LabelSelector, or a map when `map`) if it selects the chart's pods. */
+  private instanceSelector(root: TMap, raw: JsonObject, path: Path, map = false): void {
+    const sel = getPath(raw, path);
+    if (!this.selectsChartPods(sel, map) || !isTMap(nodeAt(root, path))) return;
+    const target: Path = map ? path : [...path, 'matchLabels'];
+    const own = getPath(raw, target);
+    if (isObject(own) && own[INSTANCE_LABEL] !== undefined) return;
+    if (isTMap(nodeAt(root, target))) setAt(root, [...target, INSTANCE_LABEL], this.releaseName());
+    else setAt(root, target, new TMap([{ key: INSTANCE_LABEL, value: this.releaseName() }]));
+  }
+
+  private releaseName(): TNode {
+    return expr('{{ $.Release.Name | toJson }}');
+  }
+
+  /** The namespace an object goes to: the release namespace for the primary one (or none given), else as written. */
+  private namespaceNode(raw: JsonObject, kind: string): TNode | undefined {
+    if (isClusterScoped(kind)) return undefined;
+    const ns = get(raw, 'metadata', 'namespace');
+    if (typeof ns !== 'string' || ns === '' || ns === this.a.primaryNamespace) return expr('{{ $.Release.Namespace | toJson }}');
+    return ns;
   }
 
   private nameKey(kind: string, ns: string | undefined, name: string): string {
@@ -60,9 +160,9 @@ export class ChartTemplates {
     return goString(`${this.chart}.${name}`);
   }
 
-  /** The template expression of an object name with the prefix value. */
-  private nameExpr(name: string): TNode {
-    return expr(`{{ include ${this.tpl('name')} (list $ ${goString(name)}) | toJson }}`);
+  /** The template expression of an object name: `<fullname>-<short>`, or the fullname when short is the chart name. */
+  private nameExpr(short: string): TNode {
+    return expr(`{{ include ${this.tpl('objectName')} (list $ ${goString(short)}) | toJson }}`);
   }
 
   private preStopExpr(plan: WorkloadPlan): string {
@@ -105,19 +205,27 @@ export class ChartTemplates {
     const root = toT(JSON.parse(JSON.stringify(o.raw)) as Json) as TMap;
     const header: string[] = [];
     let footer: string[] = [];
-    this.applyMetadata(root, o.raw, o.kind);
+    this.applyMetadata(root, o.raw, o.kind, this.a.shortNames.get(o.uid));
     this.applyReferences(root, o);
+    if (o.kind === 'Namespace') {
+      header.push('{{- if .Values.namespace.create }}');
+      footer = ['{{- end }}'];
+    }
     const plan = this.a.byObject.get(o.uid);
     if (plan) {
-      header.push(this.bind(plan), `{{- include ${this.tpl(`guards.${plan.key}`)} $ }}`);
+      header.push(this.bind(plan), `{{- include ${this.tpl(`guards.${plan.key}`)} $ }}`, ...this.ignoreHeader(plan));
       this.applyWorkload(root, plan);
     }
+    this.applySelectors(root, o);
+    const ps = POD_SPEC[o.kind];
+    if (ps) this.adaptPodSpec(root, ps);
     const pdbPlan = this.a.pdbOwner.get(o.uid);
     if (pdbPlan) {
       header.push(this.bind(pdbPlan), '{{- if $w.pdb.enabled }}');
       footer = ['{{- end }}'];
-      this.applyPdb(root);
+      this.applyPdb(root, o.raw, pdbPlan.key);
     }
+    if (o.kind === 'PodDisruptionBudget') adaptPdb(root);
     const hpaPlan = this.a.hpaOwner.get(o.uid);
     if (hpaPlan) {
       header.push(this.bind(hpaPlan));
@@ -131,22 +239,83 @@ export class ChartTemplates {
     return [...header, emitDocument(root).replace(/\n$/, ''), ...footer].join('\n') + '\n';
   }
 
+  /** The instance label in every selector that selects the chart's pods, and in the pod templates. */
+  private applySelectors(root: TMap, o: KObject): void {
+    const raw = o.raw;
+    if (o.kind === 'Service') this.instanceSelector(root, raw, ['spec', 'selector'], true);
+    if (o.kind === 'PodDisruptionBudget') this.instanceSelector(root, raw, ['spec', 'selector']);
+    if (o.kind === 'NetworkPolicy') this.instanceSelector(root, raw, ['spec', 'podSelector']);
+    const ps = POD_SPEC[o.kind];
+    if (!ps) return;
+    if (o.kind !== 'Pod' && o.kind !== 'CronJob' && o.kind !== 'Job') this.instanceSelector(root, raw, ['spec', 'selector']);
+    const tpl = ps.slice(0, -1);
+    if (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(o.kind) && isObject(get(raw, ...tpl.map(String)))) {
+      const labels = get(raw, ...tpl.map(String), 'metadata', 'labels');
+      if (!(isObject(labels) && labels[INSTANCE_LABEL] !== undefined)) {
+        if (!isTMap(nodeAt(root, [...tpl, 'metadata']))) setAt(root, [...tpl, 'metadata'], new TMap());
+        if (isTMap(nodeAt(root, [...tpl, 'metadata', 'labels']))) setAt(root, [...tpl, 'metadata', 'labels', INSTANCE_LABEL], this.releaseName());
+        else setAt(root, [...tpl, 'metadata', 'labels'], new TMap([{ key: INSTANCE_LABEL, value: this.releaseName() }]));
+      }
+    }
+    const tsc = get(raw, ...ps.map(String), 'topologySpreadConstraints');
+    if (Array.isArray(tsc)) tsc.forEach((_, i) => this.instanceSelector(root, raw, [...ps, 'topologySpreadConstraints', i, 'labelSelector']));
+    for (const kind of ['podAffinity', 'podAntiAffinity']) {
+      const req = get(raw, ...ps.map(String), 'affinity', kind, 'requiredDuringSchedulingIgnoredDuringExecution');
+      if (Array.isArray(req)) req.forEach((_, i) => this.instanceSelector(root, raw, [...ps, 'affinity', kind, 'requiredDuringSchedulingIgnoredDuringExecution', i, 'labelSelector']));
+      const pref = get(raw, ...ps.map(String), 'affinity', kind, 'preferredDuringSchedulingIgnoredDuringExecution');
+      if (Array.isArray(pref)) pref.forEach((_, i) => this.instanceSelector(root, raw, [...ps, 'affinity', kind, 'preferredDuringSchedulingIgnoredDuringExecution', i, 'podAffinityTerm', 'labelSelector']));
+    }
+  }
+
+  /**
+   * Fields newer than the cluster are left out or replaced, by `.Capabilities.KubeVersion` (the cluster's
+   * version, or `helm template --kube-version`): the preStop/postStart `sleep` action (1.30) becomes
+   * `exec: [sleep, N]`, and topology spread `matchLabelKeys` (1.27) is omitted.
+   */
+  private adaptPodSpec(root: TMap, ps: Path): void {
+    for (const list of ['containers', 'initContainers']) {
+      const seq = nodeAt(root, [...ps, list]);
+      if (!isTSeq(seq)) continue;
+      seq.items.forEach((_, i) => {
+        for (const hook of ['preStop', 'postStart']) {
+          const handler = nodeAt(root, [...ps, list, i, 'lifecycle', hook]);
+          if (isTMap(handler)) adaptSleep(handler);
+        }
+      });
+    }
+    const tsc = nodeAt(root, [...ps, 'topologySpreadConstraints']);
+    if (isTSeq(tsc)) {
+      for (const item of tsc.items) {
+        if (!isTMap(item.value)) continue;
+        const e = entryOf(item.value, 'matchLabelKeys');
+        if (e) e.when = kubeAtLeast(1, 27);
+      }
+    }
+  }
+
   private bind(plan: WorkloadPlan): string {
     return `{{- $w := index .Values.workloads ${goString(plan.key)} }}`;
   }
 
-  /** Name with the prefix, and the chart's labels next to the object's own. */
-  private applyMetadata(root: TMap, raw: JsonObject, kind: string): void {
-    if (kind !== 'Namespace') setAt(root, ['metadata', 'name'], this.nameExpr(raw.metadata && isObject(raw.metadata) ? String(raw.metadata.name) : ''));
-    const labels = nodeAt(root, ['metadata', 'labels']);
-    const own = isObject(get(raw, 'metadata', 'labels')) ? Object.keys(get(raw, 'metadata', 'labels') as JsonObject) : [];
-    const clash = HELM_LABELS.filter((l) => own.includes(l));
-    // The object's own value of a conventional label wins over the chart's.
-    const raw1 = clash.length
-      ? `omit (include ${this.tpl('labels')} $ | fromYaml) ${clash.map(goString).join(' ')} | toYaml`
-      : `include ${this.tpl('labels')} $`;
-    if (isTMap(labels)) labels.entries.push({ raw: raw1 });
-    else setAt(root, ['metadata', 'labels'], new TMap([{ raw: raw1 }]));
+  /** Release-aware name and namespace, and the chart's labels (standard ones and commonLabels) next to the object's own. */
+  private applyMetadata(root: TMap, raw: JsonObject, kind: string, short?: string): void {
+    const name = raw.metadata && isObject(raw.metadata) ? String(raw.metadata.name) : '';
+    if (kind === 'Namespace') {
+      if (name === this.a.primaryNamespace) setAt(root, ['metadata', 'name'], expr('{{ $.Release.Namespace | toJson }}'));
+    } else setAt(root, ['metadata', 'name'], this.nameExpr(short ?? name));
+    const ns = this.namespaceNode(raw, kind);
+    if (ns !== undefined) setAt(root, ['metadata', 'namespace'], ns);
+    this.addLabels(root, ['metadata', 'labels'], get(raw, 'metadata', 'labels'), `include ${this.tpl('labels')} $ | fromYaml`);
+  }
+
+  /** Appends template labels (a dict expression) to the labels map at `path`, omitting the keys the object already has (its own win). */
+  private addLabels(root: TMap, path: Path, ownLabels: Json | undefined, dictExpr: string, when?: string): void {
+    const own = isObject(ownLabels) ? Object.keys(ownLabels) : [];
+    const raw1 = `omit (${dictExpr})${own.map((k) => ` ${goString(k)}`).join('')}`;
+    const labels = nodeAt(root, path);
+    if (isTMap(labels)) labels.entries.push({ raw: raw1, with: true });
+    else if (when) setAt(root, path, new TMap([{ raw: raw1, with: true }]), when);
+    else setAt(root, path, new TMap([{ raw: raw1, with: true }]));
   }
 
   /** References to objects of this chart follow their prefixed names. */
@@ -154,8 +323,9 @@ export class ChartTemplates {
     const ns = o.namespace;
     const ref = (path: Path, kind: string, refNs: string | undefined = ns) => {
       const v = nodeAt(root, path);
-      if (typeof v !== 'string' || !this.names.has(this.nameKey(kind, refNs, v))) return;
-      setAt(root, path, this.nameExpr(v));
+      const short = typeof v === 'string' ? this.names.get(this.nameKey(kind, refNs, v)) : undefined;
+      if (short === undefined) return;
+      setAt(root, path, this.nameExpr(short));
     };
     const each = (path: Path, fn: (i: number) => void) => {
       const v = get(o.raw, ...path.map(String));
@@ -191,6 +361,17 @@ export class ChartTemplates {
       }
     }
     if (o.kind === 'StatefulSet') ref(['spec', 'serviceName'], 'Service');
+    if (o.kind === 'TargetGroupBinding') ref(['spec', 'serviceRef', 'name'], 'Service');
+    if (ps) {
+      // The AWS LB controller's readiness gate names its TargetGroupBinding: it follows the binding's name.
+      each([...ps, 'readinessGates'], (i) => {
+        const t = nodeAt(root, [...ps, 'readinessGates', i, 'conditionType']);
+        if (typeof t !== 'string' || !t.startsWith(AWS_LBC.readinessGatePrefix)) return;
+        const short = this.names.get(this.nameKey('TargetGroupBinding', ns, t.slice(AWS_LBC.readinessGatePrefix.length)));
+        if (short === undefined) return;
+        setAt(root, [...ps, 'readinessGates', i, 'conditionType'], expr(`{{ printf "%s%s" ${goString(AWS_LBC.readinessGatePrefix)} (include ${this.tpl('objectName')} (list $ ${goString(short)})) | toJson }}`));
+      });
+    }
     if (o.kind === 'HorizontalPodAutoscaler') {
       const k = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
       if (typeof k === 'string') ref(['spec', 'scaleTargetRef', 'name'], k);
@@ -206,7 +387,10 @@ export class ChartTemplates {
       each(['subjects'], (i) => {
         const s = get(o.raw, 'subjects') as Json[];
         const subj = s[i];
-        if (isObject(subj) && subj.kind === 'ServiceAccount') ref(['subjects', i, 'name'], 'ServiceAccount', typeof subj.namespace === 'string' ? subj.namespace : ns);
+        if (isObject(subj) && subj.kind === 'ServiceAccount') {
+          ref(['subjects', i, 'name'], 'ServiceAccount', typeof subj.namespace === 'string' ? subj.namespace : ns);
+          if (typeof subj.namespace === 'string' && subj.namespace === this.a.primaryNamespace) setAt(root, ['subjects', i, 'namespace'], expr('{{ $.Release.Namespace | toJson }}'));
+        }
       });
     }
   }
@@ -261,10 +445,14 @@ export class ChartTemplates {
     for (const c of plan.containers) {
       const cp: Path = [...ps, c.list, c.index];
       if (c.image) {
-        setAt(root, [...cp, 'image'], expr(`{{ include ${this.tpl('image')} ${c.ref}.image | toJson }}`));
+        setAt(root, [...cp, 'image'], expr(`{{ include ${this.tpl('image')} (list $ ${c.ref}.image) | toJson }}`));
         setAt(root, [...cp, 'imagePullPolicy'], expr(`{{ ${c.ref}.image.pullPolicy | toJson }}`), `${c.ref}.image.pullPolicy`);
       }
       setAt(root, [...cp, 'resources'], block(`${c.ref}.resources`), c.resourcesEmptyWritten ? undefined : `${c.ref}.resources`);
+      setAt(root, [...cp, 'securityContext'], block(`${c.ref}.securityContext`), `${c.ref}.securityContext`);
+      const env = nodeAt(root, [...cp, 'env']);
+      if (isTSeq(env)) env.items.push({ value: block('$e'), range: `$e := ${c.ref}.extraEnv` });
+      else setAt(root, [...cp, 'env'], block(`${c.ref}.extraEnv`), `${c.ref}.extraEnv`);
     }
 
     if (plan.preStop) for (const t of plan.preStop.targets) this.applyPreStop(root, [...ps, 'containers', t.index], t);
@@ -306,6 +494,84 @@ export class ChartTemplates {
     if (plan.mesh.istioDrain) {
       setAt(root, [...ann, ISTIO.proxyConfig], expr(`{{ printf ${fmt(plan.mesh.istioDrain.before, plan.mesh.istioDrain.after)} ${stay} | toJson }}`));
     }
+    this.applyPodValues(root, plan);
+  }
+
+  /** kubegrace.dev/ignore for the rules whose guard the values acknowledge (computed in the template header). */
+  private ignoreHeader(plan: WorkloadPlan): string[] {
+    const p = `workloads.${plan.key}.acknowledge`;
+    const lines = ['{{- $ignore := list }}', '{{- $reasons := list }}'];
+    const ack = plan.values.children.find((n) => n.key === 'acknowledge');
+    const keys = ack && ack.kind === 'group' ? ack.children.map((n) => n.key) : [];
+    for (const k of keys) {
+      if (k === 'namespaceWithoutReadinessGate') continue;
+      lines.push(`{{- if $w.acknowledge.${k} }}{{- $ignore = concat $ignore (list ${ACKNOWLEDGED_RULES[k].map(goString).join(' ')}) }}{{- $reasons = append $reasons ${goString(`${p}.${k} is true`)} }}{{- end }}`);
+    }
+    if (plan.readinessGateNamespace) {
+      lines.push(
+        `{{- if not $.Values.namespace.create }}{{- $ignore = append $ignore "lb-readiness-gate" }}{{- $reasons = append $reasons ${goString(`the Namespace is not part of the release: the chart checks its ${AWS_LBC.readinessGateInjectLabel} label at install time (${p}.namespaceWithoutReadinessGate overrides)`)} }}{{- end }}`,
+      );
+    }
+    return lines;
+  }
+
+  /** The pod-level values: annotations, labels, scheduling, pull secrets, service account, security context. */
+  private applyPodValues(root: TMap, plan: WorkloadPlan): void {
+    const raw = plan.obj.raw;
+    const meta: Path = ['spec', 'template', 'metadata'];
+    const ps: Path = ['spec', 'template', 'spec'];
+    // Workload annotations: kubegrace.dev/ignore for acknowledged guards.
+    const own = get(raw, 'metadata', 'annotations');
+    const ownIgnore = isObject(own) && typeof own[HINT.ignore] === 'string' ? (own[HINT.ignore] as string) : undefined;
+    const ownReason = isObject(own) && typeof own[HINT.ignoreReason] === 'string' ? (own[HINT.ignoreReason] as string) : undefined;
+    const ignoreValue = expr(`{{ join "," (${ownIgnore !== undefined ? `prepend $ignore ${goString(ownIgnore)}` : '$ignore'}) | toJson }}`);
+    const reasonValue = expr(`{{ join "; " (${ownReason !== undefined ? `prepend $reasons ${goString(ownReason)}` : '$reasons'}) | toJson }}`);
+    const annotations = nodeAt(root, ['metadata', 'annotations']);
+    if (isTMap(annotations)) {
+      setAt(root, ['metadata', 'annotations', HINT.ignore], ignoreValue, ownIgnore !== undefined ? undefined : '$ignore');
+      setAt(root, ['metadata', 'annotations', HINT.ignoreReason], reasonValue, ownReason !== undefined ? undefined : '$ignore');
+    } else {
+      setAt(root, ['metadata', 'annotations'], new TMap([{ key: HINT.ignore, value: ignoreValue }, { key: HINT.ignoreReason, value: reasonValue }]), '$ignore');
+    }
+    // Pod template annotations and labels.
+    const podAnn = get(raw, ...meta.map(String), 'annotations');
+    // Workload values first, then the chart-wide ones.
+    const podAnnotations = '(merge (dict) $w.podAnnotations $.Values.podAnnotations)';
+    if (isObject(podAnn)) this.addLabels(root, [...meta, 'annotations'], podAnn, podAnnotations);
+    else setAt(root, [...meta, 'annotations'], block(podAnnotations), `or $w.podAnnotations $.Values.podAnnotations`);
+    const podLabels = get(raw, ...meta.map(String), 'labels');
+    this.addLabels(root, [...meta, 'labels'], { ...(isObject(podLabels) ? podLabels : {}), [INSTANCE_LABEL]: '' }, '(merge (dict) $w.podLabels $.Values.podLabels)');
+    // Scheduling and the rest: a set value replaces the synthesized field.
+    const replace = (key: string, value: TNode, when: string) => {
+      const e = entryAt(root, [...ps, key]);
+      if (e) e.when = e.when ? `and (not (${when})) (${e.when})` : `not (${when})`;
+      const spec = nodeAt(root, ps) as TMap;
+      spec.entries.push({ key, value, when });
+    };
+    const either = (k: string) => `($w.${k} | default $.Values.${k})`;
+    replace('nodeSelector', block(either('nodeSelector')), `or $w.nodeSelector $.Values.nodeSelector`);
+    replace('tolerations', block(either('tolerations')), `or $w.tolerations $.Values.tolerations`);
+    replace('affinity', block(either('affinity')), `or $w.affinity $.Values.affinity`);
+    replace('priorityClassName', expr(`{{ ${either('priorityClassName')} | toJson }}`), `or $w.priorityClassName $.Values.priorityClassName`);
+    replace('serviceAccountName', expr('{{ $w.serviceAccountName | toJson }}'), '$w.serviceAccountName');
+    if (isTMap(nodeAt(root, [...ps, 'securityContext']))) setAt(root, [...ps, 'securityContext'], block('$w.podSecurityContext'), '$w.podSecurityContext');
+    else setAt(root, [...ps, 'securityContext'], block('$w.podSecurityContext'), '$w.podSecurityContext');
+    // Pull secrets: the synthesized ones, then global.imagePullSecrets and the workload's.
+    const secretItem = { value: new TMap([{ key: 'name', value: expr('{{ if kindIs "string" $s }}{{ $s | toJson }}{{ else }}{{ $s.name | toJson }}{{ end }}') }]), range: '$s := concat $.Values.global.imagePullSecrets $.Values.imagePullSecrets $w.imagePullSecrets' };
+    const ips = nodeAt(root, [...ps, 'imagePullSecrets']);
+    if (isTSeq(ips)) ips.items.push(secretItem);
+    else setAt(root, [...ps, 'imagePullSecrets'], new TSeq([secretItem]), 'or $.Values.global.imagePullSecrets $.Values.imagePullSecrets $w.imagePullSecrets');
+    // Further topology spread constraints after the synthesized ones.
+    const tscPath: Path = [...ps, 'topologySpreadConstraints'];
+    const tsc = entryAt(root, tscPath);
+    const extra = { value: block('$c'), range: '$c := $w.topologySpreadConstraints' };
+    if (tsc && isTSeq(tsc.value)) {
+      if (tsc.when) {
+        for (const item of tsc.value.items) item.when = item.when ? `and (${tsc.when}) (${item.when})` : tsc.when;
+        tsc.when = `or (${tsc.when}) $w.topologySpreadConstraints`;
+      }
+      tsc.value.items.push(extra);
+    } else if (!tsc) setAt(root, tscPath, new TSeq([extra]), '$w.topologySpreadConstraints');
   }
 
   private applyPreStop(root: TMap, cp: Path, t: PreStopTarget): void {
@@ -325,7 +591,18 @@ export class ChartTemplates {
   // -------------------------------------------------------------------------------------------
   // PDB, HPA, Service
 
-  private applyPdb(root: TMap): void {
+  private applyPdb(root: TMap, raw: JsonObject, key: string): void {
+    // An acknowledged budget that blocks eviction: its own pdb-blocks-eviction finding is suppressed, with the reason.
+    const own = get(raw, 'metadata', 'annotations');
+    if (!(isObject(own) && own[HINT.ignore] !== undefined)) {
+      const ann = new TMap([
+        { key: HINT.ignore, value: 'pdb-blocks-eviction' },
+        { key: HINT.ignoreReason, value: `workloads.${key}.acknowledge.pdbBlocksEviction is true` },
+      ]);
+      const ack = '$w.acknowledge.pdbBlocksEviction';
+      if (isTMap(nodeAt(root, ['metadata', 'annotations']))) for (const e of ann.entries) setAt(root, ['metadata', 'annotations', (e as { key: string }).key], (e as { value: TNode }).value, ack);
+      else setAt(root, ['metadata', 'annotations'], ann, ack);
+    }
     const set = (key: string, value: TNode, when: string) => setAt(root, ['spec', key], value, when);
     set('minAvailable', expr('{{ $w.pdb.minAvailable | toJson }}'), 'not (kindIs "invalid" $w.pdb.minAvailable)');
     set('maxUnavailable', expr('{{ $w.pdb.maxUnavailable | toJson }}'), 'not (kindIs "invalid" $w.pdb.maxUnavailable)');
@@ -345,7 +622,9 @@ export class ChartTemplates {
     };
     const root = toT(raw) as TMap;
     this.applyMetadata(root, raw, 'PodDisruptionBudget');
-    this.applyPdb(root);
+    this.instanceSelector(root, raw, ['spec', 'selector']);
+    this.applyPdb(root, raw, plan.key);
+    adaptPdb(root);
     return [this.bind(plan), '{{- if $w.pdb.enabled }}', emitDocument(root).replace(/\n$/, ''), '{{- end }}'].join('\n') + '\n';
   }
 
@@ -372,34 +651,67 @@ export class ChartTemplates {
 
   helpers(): string {
     const c = this.chart;
+    const d = (n: string) => `{{- define ${goString(`${c}.${n}`)} -}}`;
     const lines = [
       `{{/* Generated by kubegrace from synthesized manifests. */}}`,
       '',
-      `{{/* An object name: the synthesized name with .Values.namePrefix. Called with (list $ "name"). */}}`,
-      `{{- define ${goString(`${c}.name`)} -}}`,
+      `{{/* The chart name, or .Values.nameOverride (helm create). */}}`,
+      d('name'),
+      `{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}`,
+      `{{- end -}}`,
+      '',
+      `{{/* Release and chart name, or .Values.fullnameOverride; the release name alone when it contains the chart name (helm create). */}}`,
+      d('fullname'),
+      `{{- if .Values.fullnameOverride -}}`,
+      `{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}`,
+      `{{- else -}}`,
+      `{{- $name := default .Chart.Name .Values.nameOverride -}}`,
+      `{{- if contains $name .Release.Name -}}`,
+      `{{- .Release.Name | trunc 63 | trimSuffix "-" -}}`,
+      `{{- else -}}`,
+      `{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}`,
+      `{{- end -}}`,
+      `{{- end -}}`,
+      `{{- end -}}`,
+      '',
+      `{{/* An object name: <fullname>-<name>, or the fullname for the object named like the chart. Called with (list $ "name"). */}}`,
+      d('objectName'),
       `{{- $root := index . 0 -}}`,
-      `{{- printf "%s%s" ($root.Values.namePrefix | default "") (index . 1) -}}`,
+      `{{- $full := include ${goString(`${c}.fullname`)} $root -}}`,
+      `{{- if eq (index . 1) ${goString(c)} -}}`,
+      `{{- $full -}}`,
+      `{{- else -}}`,
+      `{{- printf "%s-%s" $full (index . 1) | trunc 63 | trimSuffix "-" -}}`,
+      `{{- end -}}`,
       `{{- end -}}`,
       '',
-      `{{/* Labels every object gets in metadata.labels (never in selectors: those are immutable). */}}`,
-      `{{- define ${goString(`${c}.labels`)} -}}`,
-      `helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" | quote }}`,
-      `app.kubernetes.io/managed-by: {{ .Release.Service | quote }}`,
-      `app.kubernetes.io/instance: {{ .Release.Name | quote }}`,
-      `app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}`,
+      `{{/* Chart name and version, for the helm.sh/chart label. */}}`,
+      d('chart'),
+      `{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}`,
       `{{- end -}}`,
       '',
-      `{{/* An image reference from {repository, tag, digest}. */}}`,
-      `{{- define ${goString(`${c}.image`)} -}}`,
-      `{{- .repository -}}`,
-      `{{- with .tag }}:{{ . }}{{ end -}}`,
-      `{{- with .digest }}@{{ . }}{{ end -}}`,
+      `{{/* Labels every object gets in metadata.labels (YAML of a map), with .Values.commonLabels. Selectors get only ${INSTANCE_LABEL}. */}}`,
+      d('labels'),
+      `{{- $l := dict "helm.sh/chart" (include ${goString(`${c}.chart`)} .) "app.kubernetes.io/name" (include ${goString(`${c}.name`)} .) ${goString(INSTANCE_LABEL)} .Release.Name "app.kubernetes.io/managed-by" .Release.Service -}}`,
+      `{{- with .Chart.AppVersion }}{{ $_ := set $l "app.kubernetes.io/version" (toString .) }}{{ end -}}`,
+      `{{- toYaml (merge $l (.Values.commonLabels | default dict)) -}}`,
+      `{{- end -}}`,
+      '',
+      `{{/* An image reference from (list $ {registry, repository, tag, digest}); global.imageRegistry replaces the registry. */}}`,
+      d('image'),
+      `{{- $root := index . 0 -}}`,
+      `{{- $i := index . 1 -}}`,
+      `{{- $registry := $root.Values.global.imageRegistry | default $i.registry -}}`,
+      `{{- with $registry }}{{ . }}/{{ end -}}`,
+      `{{- $i.repository -}}`,
+      `{{- with $i.tag }}:{{ toString . }}{{ end -}}`,
+      `{{- with $i.digest }}@{{ . }}{{ end -}}`,
       `{{- end -}}`,
     ];
     for (const plan of this.a.workloads) {
       lines.push(
         '',
-        `{{/* ${plan.what}: the longest preStop delay of its main containers, in seconds. */}}`,
+        `{{/* ${commentText(plan.what)}: the longest preStop delay of its main containers, in seconds. */}}`,
         `{{- define ${this.tpl(`preStopSeconds.${plan.key}`)} -}}`,
         `{{- $w := index .Values.workloads ${goString(plan.key)} -}}`,
         `{{- max ${plan.preStop ? '(int $w.preStop.delaySeconds)' : '0'} ${[0, ...plan.fixedPreStops.map((s) => Math.ceil(s))].join(' ')} -}}`,
@@ -425,7 +737,7 @@ export class ChartTemplates {
 
   private guard(plan: WorkloadPlan): string[] {
     const p = `workloads.${plan.key}`;
-    const head = `kubegrace guard: ${plan.what}: `;
+    const head = `kubegrace guard: ${pct(plan.what)}: `;
     const lines: string[] = [
       `{{- define ${this.tpl(`guards.${plan.key}`)} -}}`,
       `{{- $w := index .Values.workloads ${goString(plan.key)} -}}`,
@@ -435,20 +747,25 @@ export class ChartTemplates {
       `{{- $need := add $pre $drain ${plan.addend} -}}`,
     ];
     const f = (format: string, ...args: string[]) => `{{- fail (printf ${goString(head + format)}${args.map((a) => ` ${a}`).join('')}) -}}`;
+    // A guard that mirrors a lint finding (not an API rejection) names the value that overrides it.
+    const fa = (ack: string, format: string, ...args: string[]) =>
+      `{{- if not $w.acknowledge.${ack} -}}${f(`${format}; or set ${p}.acknowledge.${ack}=true to accept it`, ...args)}{{- end -}}`;
     const preStopFix = plan.preStop ? ` or lower ${p}.preStop.delaySeconds` : ' or shorten the preStop hook';
     const addendText = plan.addendParts.map((x) => ` + ${x}`).join('').replace(/%/g, '%%');
     // grace-period-budget: without a hook, the budget counts only when the drain time is declared.
     const judged = plan.drain.declared || plan.fixedPreStops.length ? 'true' : plan.drain.knob ? `(or (gt $pre 0) (ne $drain ${DEFAULT_DRAIN_SECONDS}))` : '(gt $pre 0)';
     lines.push(
       `{{- if and (gt $pre 0) (ge $pre $grace) -}}`,
-      f(
+      fa(
+        'gracePeriodBudget',
         `preStop delay %ds >= terminationGracePeriodSeconds %ds, so the kubelet would leave the app only ${MINIMUM_GRACE_AFTER_HOOK}s between SIGTERM and SIGKILL; raise ${p}.terminationGracePeriodSeconds to at least %d (preStop + drain${addendText} + ${GRACE_MARGIN_SECONDS}s margin)${preStopFix}`,
         '$pre',
         '$grace',
         `(add $need ${GRACE_MARGIN_SECONDS})`,
       ),
       `{{- else if and ${judged} (gt $need $grace) -}}`,
-      f(
+      fa(
+        'gracePeriodBudget',
         `preStop %ds + drain %ds${addendText} = %ds exceeds terminationGracePeriodSeconds %ds, so in-flight work would be killed at the deadline; raise ${p}.terminationGracePeriodSeconds to at least %d (with a ${GRACE_MARGIN_SECONDS}s margin)${preStopFix}${plan.drain.knob ? ` or ${p}.drainSeconds` : ''}`,
         '$pre',
         '$drain',
@@ -462,7 +779,8 @@ export class ChartTemplates {
       lines.push(
         `{{- $stay := add $pre (max $drain 1) -}}`,
         `{{- if ge $stay $grace -}}`,
-        f(
+        fa(
+          'meshDrain',
           `the Linkerd proxy waits preStop + drain = %ds before it exits (${LINKERD.waitBeforeExit}) >= terminationGracePeriodSeconds %ds, so it would be killed while the app still drains through it; raise ${p}.terminationGracePeriodSeconds to at least %d`,
           '$stay',
           '$grace',
@@ -514,7 +832,8 @@ export class ChartTemplates {
         `{{- if gt $r 0 -}}`,
         `{{- if ${set('maxUnavailable')} -}}`,
         `{{- if ${zero('$w.pdb.maxUnavailable')} -}}`,
-        f(
+        fa(
+          'pdbBlocksEviction',
           `${p}.pdb.maxUnavailable %v allows no voluntary eviction, so kubectl drain would never finish and node upgrades would stall; use maxUnavailable 1 or more, or ${p}.pdb.enabled: false`,
           '$w.pdb.maxUnavailable',
         ),
@@ -525,7 +844,8 @@ export class ChartTemplates {
         `{{- $needed := 0 -}}`,
         `{{- if kindIs "string" $min -}}{{- $needed = div (add (mul (trimSuffix "%" $min | int) $r) 99) 100 -}}{{- else -}}{{- $needed = int $min -}}{{- end -}}`,
         `{{- if ge $needed $r -}}`,
-        f(
+        fa(
+          'pdbBlocksEviction',
           `${p}.pdb.minAvailable %v with ${rText} keeps %d pods available, so no pod may ever be evicted: kubectl drain would never finish and node upgrades would stall; lower minAvailable below the replicas${plan.replicas ? ` or raise ${p}.replicas` : ''}, or set minAvailable to null and maxUnavailable to 1`,
           '$min',
           '$r',
@@ -537,18 +857,77 @@ export class ChartTemplates {
         `{{- end -}}`,
       );
     }
+    if (plan.preStop && plan.served) {
+      lines.push(
+        `{{- if eq (int $w.preStop.delaySeconds) 0 -}}`,
+        fa(
+          'preStopMissing',
+          `${p}.preStop.delaySeconds 0 removes the preStop hook of a served workload: SIGTERM arrives while Services, proxies and load balancers still route clients to the pod; keep a delay (the constructs use ${DEFAULT_PRESTOP_SECONDS}s, or the load balancer's propagation window)`,
+        ),
+        `{{- end -}}`,
+      );
+    }
+    if (rolloutGuarded(plan)) {
+      const r = plan.hpa ? '(int $w.autoscaling.minReplicas)' : plan.replicas ? '(int $w.replicas)' : '1';
+      const rText = plan.hpa ? `HPA minReplicas %d` : `%d replica(s)`;
+      // Resolution as the Deployment controller does it: maxSurge rounds up, maxUnavailable down; both 0 -> 1 unavailable.
+      lines.push(
+        `{{- $r := ${r} -}}`,
+        `{{- $surge := 0 -}}{{- $unav := 0 -}}`,
+        `{{- $s := $w.strategy.maxSurge -}}{{- $u := $w.strategy.maxUnavailable -}}`,
+        `{{- if kindIs "string" $s -}}{{- $surge = div (add (mul (trimSuffix "%" $s | int) $r) 99) 100 -}}{{- else -}}{{- $surge = int $s -}}{{- end -}}`,
+        `{{- if kindIs "string" $u -}}{{- $unav = div (mul (trimSuffix "%" $u | int) $r) 100 -}}{{- else -}}{{- $unav = int $u -}}{{- end -}}`,
+        `{{- if and (eq $surge 0) (eq $unav 0) -}}{{- $unav = 1 -}}{{- end -}}`,
+        `{{- if eq $w.strategy.type "Recreate" -}}`,
+        `{{- if ge $r 2 -}}`,
+        fa(
+          'rolloutOutage',
+          `${p}.strategy.type Recreate with ${rText} on a served workload: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with maxSurge 1 and maxUnavailable 0`,
+          '$r',
+        ),
+        `{{- end -}}`,
+        `{{- else if and (gt $r 0) (ge $unav $r) (not (and ${zero('$s')} ${zero('$u')})) -}}`,
+        fa(
+          'rolloutOutage',
+          `${p}.strategy maxSurge %v and maxUnavailable %v with ${rText}: all pods can be removed before any replacement is ready, a full outage for the whole startup time; set ${p}.strategy.maxSurge to 1 and maxUnavailable to 0 (surge first)`,
+          '$s',
+          '$u',
+          '$r',
+        ),
+        `{{- end -}}`,
+      );
+    }
+    if (plan.readinessGateNamespace) {
+      const label = AWS_LBC.readinessGateInjectLabel;
+      lines.push(
+        // Only an install or upgrade against a cluster can see the namespace; helm template gets an empty lookup.
+        `{{- if not .Values.namespace.create -}}`,
+        `{{- $ns := lookup "v1" "Namespace" "" .Release.Namespace -}}`,
+        `{{- if $ns -}}`,
+        `{{- if ne (index ($ns.metadata.labels | default dict) ${goString(label)} | default "") "enabled" -}}`,
+        fa(
+          'namespaceWithoutReadinessGate',
+          `namespace %s lacks the label ${label}: enabled, so the AWS Load Balancer Controller injects no readiness gate and a rollout can remove every healthy target; label the namespace (kubectl label namespace %s ${label}=enabled) before installing`,
+          '.Release.Namespace',
+          '.Release.Namespace',
+        ),
+        `{{- end -}}`,
+        `{{- end -}}`,
+        `{{- end -}}`,
+      );
+    }
     lines.push('{{- end -}}');
     return lines;
   }
 
   notes(): string {
     const out: string[] = [
-      '{{ .Chart.Name }} {{ .Chart.Version }} is installed as release {{ .Release.Name }}.',
+      '{{ .Chart.Name }} {{ .Chart.Version }} is installed as release {{ .Release.Name }} in namespace {{ .Release.Namespace }}.',
       'Its values passed the kubegrace guards (termination budget, rollout, disruption budget).',
     ];
     for (const plan of this.a.workloads) {
-      const resource = `${plan.kind.toLowerCase()}/{{ include ${this.tpl('name')} (list $ ${goString(plan.name)}) }}`;
-      const nsFlag = plan.namespace ? `--namespace ${plan.namespace}` : '--namespace {{ .Release.Namespace }}';
+      const resource = `${plan.kind.toLowerCase()}/{{ include ${this.tpl('objectName')} (list $ ${goString(plan.name)}) }}`;
+      const ns = plan.namespace === undefined || plan.namespace === this.a.primaryNamespace ? '{{ $.Release.Namespace }}' : escapeTemplate(plan.namespace);
       const timeout = plan.kind === 'Deployment' ? ' --timeout {{ add (int .progressDeadlineSeconds) 60 }}s' : '';
       const drain = plan.drain.knob ? '{{ int .drainSeconds }}' : String(plan.drain.constant);
       const drainSum = plan.drain.knob ? '(int .drainSeconds)' : String(Math.ceil(plan.drain.constant));
@@ -557,10 +936,25 @@ export class ChartTemplates {
         '',
         `{{- with index .Values.workloads ${goString(plan.key)} }}`,
         '',
-        `${plan.what}`,
-        `  Watch the rollout:   kubectl ${nsFlag} rollout status ${resource}${timeout}`,
-        `  Termination budget:  preStop {{ ${pre} }}s + drain ${drain}s${plan.addendParts.map((x) => ` + ${x}`).join('')} = {{ add ${pre} ${drainSum} ${plan.addend} }}s of terminationGracePeriodSeconds {{ int .terminationGracePeriodSeconds }}s`,
+        // Manifest text is printed by an action, never pasted into the template.
+        `{{ ${goString(plan.what.replace(/[\r\n]+/g, ' '))} }}`,
+        `  Watch the rollout:   kubectl --namespace ${ns} rollout status ${resource}${timeout}`,
+        `  Termination budget:  preStop {{ ${pre} }}s + drain ${drain}s${plan.addendParts.map((x) => ` + ${escapeTemplate(x)}`).join('')} = {{ add ${pre} ${drainSum} ${plan.addend} }}s of terminationGracePeriodSeconds {{ int .terminationGracePeriodSeconds }}s`,
       );
+      if (plan.preStop?.targets.some((t) => t.kind === 'sleep')) {
+        out.push(
+          `{{- if and (gt ${pre} 0) (not (${kubeAtLeast(1, 30)})) }}`,
+          '  preStop hook:        Kubernetes {{ $.Capabilities.KubeVersion.Version }} has no sleep action (>= 1.30), so the hook runs `sleep` in the container: an image without a sleep binary (distroless, scratch) fails the hook and stops at once; use Kubernetes >= 1.30 or an image with sleep.',
+          '{{- end }}',
+        );
+      }
+      if (plan.readinessGateNamespace) {
+        out.push(
+          '{{- if not $.Values.namespace.create }}',
+          `  Readiness gate:      namespace {{ $.Release.Namespace }} must carry the label ${AWS_LBC.readinessGateInjectLabel}: enabled (checked at install; helm template cannot see it).`,
+          '{{- end }}',
+        );
+      }
       if (plan.pdb) {
         out.push(
           `  Disruption budget:   {{ if .pdb.enabled }}{{ if not (kindIs "invalid" .pdb.maxUnavailable) }}maxUnavailable {{ .pdb.maxUnavailable }}{{ else }}minAvailable {{ .pdb.minAvailable }}{{ end }}{{ else }}none (pdb.enabled is false){{ end }}`,

@@ -14,9 +14,10 @@ import { escapeTemplate, scalarText } from '../../lib/helm/emit';
 import { buildChartFiles, ChartSpec, generateChart } from '../../lib/helm/generate';
 import { HelmRun } from '../../lib/helm/helm-bin';
 import { valueRows } from '../../lib/helm/values';
+import { runChart } from '../../lib/cli/chart';
 import { analyze, readObjects } from '../../lib/helm/analyze';
 import { JsonObject } from '../../lib/model/types';
-import { byId, docs, errorsOf, idOf, KUBE, lintRendered, makeHelm, tmpDir, valuesFile, withoutHelmLabels } from './generate-helpers';
+import { byId, docs, errorsOf, expectedRendering, idOf, KUBE, lintRendered, makeHelm, normalized, tmpDir, valuesFile } from './generate-helpers';
 
 const work = tmpDir('kg-chart-extras-');
 const helm = makeHelm(path.join(work, 'helm-home'));
@@ -174,8 +175,9 @@ function refused(values: JsonObject, message: string): void {
   expect(r.stderr).toContain(message);
 }
 
+/** An object by kind and name as synthesized: rendered as `rel-<chart>-<name>` (release rel). */
 function find(objs: JsonObject[], kind: string, name: string): JsonObject {
-  const o = objs.find((x) => x.kind === kind && (x.metadata as JsonObject).name === name);
+  const o = objs.find((x) => x.kind === kind && /^rel-[a-z-]+$/.test(String((x.metadata as JsonObject).name)) && [`rel-shop-extras-${name}`, `rel-meshes-${name}`].includes(String((x.metadata as JsonObject).name)));
   if (!o) throw new Error(`no ${kind}/${name} in ${objs.map(idOf).join(', ')}`);
   return o;
 }
@@ -186,23 +188,23 @@ function podSpec(o: JsonObject): JsonObject {
 
 const wv = (key: string, values: JsonObject): JsonObject => ({ workloads: { [key]: values } });
 
-test('helm lint --strict passes; Chart.yaml carries the spec and the version the features need', () => {
+test('helm lint --strict passes; Chart.yaml carries the spec and the version the features need (adaptive ones aside)', () => {
   const r = helm(['lint', '--strict', dir]);
   expect(r.stdout + r.stderr).toContain('0 chart(s) failed');
   expect(r.status).toBe(0);
   const chart = parse(fs.readFileSync(path.join(dir, 'Chart.yaml'), 'utf8')) as JsonObject;
-  // matchLabelKeys and unhealthyPodEvictionPolicy (1.27) are the newest features used: no sleep action on 1.29.
-  expect(chart).toMatchObject({ apiVersion: 'v2', name: 'shop-extras', version: '1.2.3', appVersion: '2024.1', kubeVersion: '>=1.27.0-0', home: 'https://example.com/shop' });
+  // matchLabelKeys and unhealthyPodEvictionPolicy (1.27) are written by the cluster's version; autoscaling/v2 needs 1.23.
+  expect(chart).toMatchObject({ apiVersion: 'v2', name: 'shop-extras', version: '1.2.3', appVersion: '2024.1', kubeVersion: '>=1.23.0-0', home: 'https://example.com/shop' });
   expect(buildChartFiles(manifests, { ...SPEC, kubeVersion: '>=1.31.0-0', annotations: { team: 'shop' } }).get('Chart.yaml')).toMatch(/kubeVersion: ">=1\.31\.0-0"[\s\S]*"team": "shop"/);
 });
 
-test('the default rendering equals the manifests apart from the Helm labels, with Go-template-like text kept verbatim', () => {
+test('the default rendering equals the manifests as a release renders them, with Go-template-like text kept verbatim', () => {
   const r = render();
   expect(r.status).toBe(0);
   const rendered = docs(r.stdout);
-  const want = byId(docs(manifests));
+  const want = byId(expectedRendering(manifests, SPEC.name, 'rel', 'default'));
   expect(rendered.map(idOf).sort()).toEqual([...want.keys()].sort());
-  for (const o of rendered) expect(withoutHelmLabels(o)).toEqual(want.get(idOf(o)));
+  for (const o of rendered) expect(normalized(o)).toEqual(want.get(idOf(o)));
   const cm = find(rendered, 'ConfigMap', 'worker-config');
   expect(cm.data).toEqual({ 'template.txt': 'Hello {{ .Values.name }}!\n{{- if true }}kept{{ end }}\n', inline: '{{x}} and }} and {{', yes: 'on', '{{key}}': 'value' });
   expect((cm.metadata as JsonObject).annotations).toEqual({ note: 'rendered by {{ .Release.Name }}' });
@@ -221,22 +223,18 @@ test('scalars are quoted for YAML 1.1 and 1.2 readers, and {{ is escaped', () =>
   expect(tpl).not.toMatch(/\{\{ \.Values\.name/);
 });
 
-test('namePrefix renames every object but Namespaces, and the references between them, never selectors', () => {
+test('fullnameOverride renames every object and the references between them, never selectors', () => {
   const base = docs(render().stdout);
-  const objs = ok({ namePrefix: 'blue-' });
-  for (const o of objs) {
-    const name = String((o.metadata as JsonObject).name);
-    expect(name.startsWith('blue-')).toBe(true);
-  }
-  const worker = find(objs, 'Deployment', 'blue-worker');
+  const objs = ok({ fullnameOverride: 'blue' });
+  for (const o of objs) expect(String((o.metadata as JsonObject).name).startsWith('blue-')).toBe(true);
+  const byName = (kind: string, name: string) => objs.find((o) => o.kind === kind && (o.metadata as JsonObject).name === name)!;
+  const worker = byName('Deployment', 'blue-worker');
   expect(podSpec(worker).serviceAccountName).toBe('blue-worker');
   expect((podSpec(worker).volumes as JsonObject[])[0].configMap).toEqual({ name: 'blue-worker-config' });
   expect((worker.spec as JsonObject).selector).toEqual((find(base, 'Deployment', 'worker').spec as JsonObject).selector);
-  expect(((find(objs, 'HorizontalPodAutoscaler', 'blue-worker').spec as JsonObject).scaleTargetRef as JsonObject).name).toBe('blue-worker');
-  const cron = find(objs, 'CronJob', 'blue-cleanup');
-  expect(JSON.stringify(cron)).toContain('"serviceAccountName":"blue-worker"');
-  const sts = find(objs, 'StatefulSet', 'blue-cache');
-  const serviceName = String((sts.spec as JsonObject).serviceName);
+  expect(((byName('HorizontalPodAutoscaler', 'blue-worker').spec as JsonObject).scaleTargetRef as JsonObject).name).toBe('blue-worker');
+  expect(JSON.stringify(byName('CronJob', 'blue-cleanup'))).toContain('"serviceAccountName":"blue-worker"');
+  const serviceName = String((byName('StatefulSet', 'blue-cache').spec as JsonObject).serviceName);
   expect(serviceName.startsWith('blue-')).toBe(true);
   expect(objs.some((o) => o.kind === 'Service' && (o.metadata as JsonObject).name === serviceName)).toBe(true);
 });
@@ -279,14 +277,14 @@ test('a workload without a PDB gets an optional one, off by default, that the gu
   const a = analyze(readObjects(manifests));
   const cache = a.workloads.find((p) => p.key === 'cache')!;
   expect(cache.pdb?.obj).toBeUndefined();
-  expect(docs(render().stdout).some((o) => o.kind === 'PodDisruptionBudget' && (o.metadata as JsonObject).name === 'cache')).toBe(false);
+  expect(docs(render().stdout).some((o) => o.kind === 'PodDisruptionBudget' && (o.metadata as JsonObject).name === 'rel-shop-extras-cache')).toBe(false);
   const r = render(wv('cache', { pdb: { enabled: true } }));
   expect(r.status).toBe(0);
   const objs = docs(r.stdout);
   const pdb = find(objs, 'PodDisruptionBudget', 'cache');
   expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: (find(objs, 'StatefulSet', 'cache').spec as JsonObject).selector, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
-  expect(lintRendered(r.stdout).filter((f) => f.ruleId === 'pdb-missing' && f.object.name === 'cache')).toEqual([]);
-  expect(lintRendered(render().stdout).filter((f) => f.ruleId === 'pdb-missing' && f.object.name === 'cache').length).toBe(1);
+  expect(lintRendered(r.stdout).filter((f) => f.ruleId === 'pdb-missing' && f.object.name === 'rel-shop-extras-cache')).toEqual([]);
+  expect(lintRendered(render().stdout).filter((f) => f.ruleId === 'pdb-missing' && f.object.name === 'rel-shop-extras-cache').length).toBe(1);
   refused(wv('cache', { pdb: { enabled: true, minAvailable: 3, maxUnavailable: null } }), 'workloads.cache.pdb.minAvailable 3 with 3 replica(s) keeps 3 pods available');
 });
 
@@ -303,7 +301,7 @@ test('generation is deterministic and replaces the chart directory', () => {
   expect([...a.entries()]).toEqual([...b.entries()]);
   const out1 = path.join(work, 'det1');
   const out2 = path.join(work, 'det2');
-  fs.mkdirSync(path.join(out1, SPEC.name, 'templates'), { recursive: true });
+  generateChart(manifests, SPEC, out1);
   fs.writeFileSync(path.join(out1, SPEC.name, 'templates', 'stale.yaml'), 'kind: Stale\n');
   const g1 = generateChart(manifests, SPEC, out1);
   const g2 = generateChart(manifests, SPEC, out2);
@@ -357,7 +355,8 @@ test('values.yaml comments every key, README tables every value, and the schema 
   const closed = (s: JsonObject, at: string): void => {
     if (s.type !== 'object' || !s.properties) return;
     expect({ at, additionalProperties: s.additionalProperties }).toEqual({ at, additionalProperties: false });
-    for (const [k, v] of Object.entries(s.properties as JsonObject)) if (k !== 'resources') closed(v as JsonObject, `${at}.${k}`);
+    // global is shared with parent and sibling charts (Helm's convention), so it stays open.
+    for (const [k, v] of Object.entries(s.properties as JsonObject)) if (k !== 'resources' && k !== 'global') closed(v as JsonObject, `${at}.${k}`);
   };
   closed(schema, '(root)');
 });
@@ -373,10 +372,10 @@ test('NOTES.txt renders the rollout command and the termination budget of each w
   const r = helm(['template', 'rel', copy, '--kube-version', KUBE, '--show-only', 'templates/notes.yaml']);
   expect(r.stderr).toBe('');
   const text = String((docs(r.stdout)[0].data as JsonObject).notes);
-  expect(text).toContain('shop-extras 1.2.3 is installed as release rel.');
-  expect(text).toContain('kubectl --namespace shop rollout status deployment/web --timeout 660s');
+  expect(text).toContain('shop-extras 1.2.3 is installed as release rel in namespace default.');
+  expect(text).toContain('kubectl --namespace default rollout status deployment/rel-shop-extras-web --timeout 660s');
   expect(text).toMatch(/Termination budget: +preStop 10s \+ drain 10s = 20s of terminationGracePeriodSeconds 25s/);
-  expect(text).toContain('kubectl --namespace shop rollout status statefulset/cache');
+  expect(text).toContain('kubectl --namespace default rollout status statefulset/rel-shop-extras-cache');
   expect(text).toContain('Disruption budget:   none (pdb.enabled is false)');
   expect(text).toContain('Disruption budget:   minAvailable 1');
 });
@@ -399,8 +398,8 @@ test('mesh and load-balancer annotations the constructs derive follow the values
   const run = (values: JsonObject) => helm(['template', 'rel', d, '--kube-version', KUBE, '-f', valuesFile(path.join(work, 'values-meshes'), values)]);
   const base = run({});
   expect(base.status).toBe(0);
-  const want = byId(docs(text));
-  for (const o of docs(base.stdout)) expect(withoutHelmLabels(o)).toEqual(want.get(idOf(o)));
+  const want = byId(expectedRendering(text, 'meshes', 'rel', 'default'));
+  for (const o of docs(base.stdout)) expect(normalized(o)).toEqual(want.get(idOf(o)));
   const tplAnn = (o: JsonObject) => (((o.spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject;
   const before = docs(base.stdout);
   expect(tplAnn(find(before, 'Deployment', 'tunnels'))['config.linkerd.io/shutdown-grace-period']).toBeDefined();
@@ -426,4 +425,167 @@ test('mesh and load-balancer annotations the constructs derive follow the values
   expect(String(((front.metadata as JsonObject).annotations as JsonObject)['alb.ingress.kubernetes.io/target-group-attributes'])).toContain('deregistration_delay.timeout_seconds=55');
   expect(errorsOf(lintRendered(r.stdout))).toEqual([]);
   expect(lintRendered(r.stdout).filter((f) => /linkerd|istio|lb-deregistration|grace-period/.test(f.ruleId))).toEqual([]);
+});
+
+describe('chart generate replaces only a directory kubegrace generated (issue 12 item 1)', () => {
+  const tree = (root: string): string[] =>
+    fs.readdirSync(root, { recursive: true, withFileTypes: true }).map((e) => `${path.relative(root, path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))}${e.isSymbolicLink() ? '@' : ''}`).sort();
+
+  test('an existing directory without the generated-by Chart.yaml is refused and left untouched (--out . --name lib)', () => {
+    const repo = path.join(work, 'repo');
+    fs.mkdirSync(path.join(repo, 'lib', 'cli'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'lib', 'cli', 'main.ts'), 'precious\n');
+    const before = tree(repo);
+    expect(() => generateChart(manifests, { ...SPEC, name: 'lib' }, repo)).toThrow(/lib exists and was not generated by kubegrace \(no Chart\.yaml with the annotation kubegrace\.dev\/generated-by: kubegrace\); refusing to replace it/);
+    expect(tree(repo)).toEqual(before);
+    expect(fs.readFileSync(path.join(repo, 'lib', 'cli', 'main.ts'), 'utf8')).toBe('precious\n');
+    // A user's own chart (Chart.yaml without the annotation) is not replaced either.
+    fs.mkdirSync(path.join(repo, 'mine'));
+    fs.writeFileSync(path.join(repo, 'mine', 'Chart.yaml'), 'apiVersion: v2\nname: mine\nversion: 0.1.0\nannotations: {kubegrace.dev/generated-by: someone-else}\n');
+    expect(() => generateChart(manifests, { ...SPEC, name: 'mine' }, repo)).toThrow(/not generated by kubegrace/);
+    expect(fs.readdirSync(path.join(repo, 'mine'))).toEqual(['Chart.yaml']);
+    // An empty directory, or none, is fine; no temporary directories are left behind.
+    fs.mkdirSync(path.join(repo, 'empty'));
+    generateChart(manifests, { ...SPEC, name: 'empty' }, repo);
+    expect(fs.existsSync(path.join(repo, 'empty', 'Chart.yaml'))).toBe(true);
+    expect(fs.readdirSync(repo).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  test('symbolic links are never followed out: a link as the chart dir, or inside a generated chart, is refused', () => {
+    const root = path.join(work, 'links');
+    const outside = path.join(work, 'outside');
+    fs.mkdirSync(path.join(outside, 'keep'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'keep', 'file.txt'), 'keep\n');
+    fs.mkdirSync(root, { recursive: true });
+    // The chart directory itself is a link to a generated chart elsewhere: refused, the target untouched.
+    const elsewhere = path.join(work, 'elsewhere');
+    generateChart(manifests, SPEC, elsewhere);
+    fs.symlinkSync(path.join(elsewhere, SPEC.name), path.join(root, SPEC.name));
+    const target = tree(path.join(elsewhere, SPEC.name));
+    expect(() => generateChart(manifests, SPEC, root)).toThrow(/is a symbolic link; kubegrace never replaces a link or what it points to/);
+    expect(tree(path.join(elsewhere, SPEC.name))).toEqual(target);
+    // A generated chart with a link planted inside (pointing out of it): refused, nothing followed or removed.
+    const planted = path.join(work, 'planted');
+    generateChart(manifests, SPEC, planted);
+    fs.symlinkSync(path.join(outside, 'keep'), path.join(planted, SPEC.name, 'templates', 'evil'));
+    expect(() => generateChart(manifests, SPEC, planted)).toThrow(/templates\/evil is not a regular file or directory \(a symbolic link\)/);
+    expect(fs.readFileSync(path.join(outside, 'keep', 'file.txt'), 'utf8')).toBe('keep\n');
+    expect(fs.lstatSync(path.join(planted, SPEC.name, 'templates', 'evil')).isSymbolicLink()).toBe(true);
+    // A generated chart is replaced: its stale files go, the new files come.
+    fs.rmSync(path.join(planted, SPEC.name, 'templates', 'evil'));
+    fs.writeFileSync(path.join(planted, SPEC.name, 'stale.txt'), 'x');
+    generateChart(manifests, SPEC, planted);
+    expect(fs.existsSync(path.join(planted, SPEC.name, 'stale.txt'))).toBe(false);
+  });
+
+  test('the CLI refuses with exit 1 and the reason', () => {
+    const repo = path.join(work, 'cli-repo');
+    fs.mkdirSync(path.join(repo, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'lib', 'x.ts'), 'x\n');
+    fs.writeFileSync(path.join(repo, 'm.yaml'), manifests);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { cwd: repo, stdout: (s: string) => out.push(s), stderr: (s: string) => err.push(s), readStdin: () => '', stdoutIsTTY: false };
+    return runChart(['generate', 'm.yaml', '--name', 'lib', '--out', '.'], io).then((code) => {
+      expect(code).toBe(1);
+      expect(err.join('')).toContain('not generated by kubegrace');
+      expect(fs.readdirSync(path.join(repo, 'lib'))).toEqual(['x.ts']);
+    });
+  });
+});
+
+describe('hostile names stay inert in every template they reach (issue 12 item 16)', () => {
+  const NS = 'prod{{ fail "ns" }}';
+  const OTHER_NS = 'other{{ fail "ons" }}*/}}';
+  const NAME = 'web{{ fail "name" }}%d*/';
+  const MAIN = 'c{{ fail "c" }}%s */';
+  const SIDE = 'side{{ fail "side" }}%v%%';
+  const hostile = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${JSON.stringify(NAME)}
+  namespace: ${JSON.stringify(NS)}
+  labels: {${JSON.stringify('k{{ fail "lk" }}')}: ${JSON.stringify('v{{ fail "lv" }}%d')}}
+  annotations: {kubegrace.dev/drain-seconds: "10", ${JSON.stringify('a{{ fail "ak" }}')}: ${JSON.stringify('{{ fail "av" }}')}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      initContainers:
+        - name: ${JSON.stringify(SIDE)}
+          image: example/side:1
+          restartPolicy: Always
+      containers:
+        - name: ${JSON.stringify(MAIN)}
+          image: example/app:1
+          ports: [{containerPort: 8080}]
+          readinessProbe: {httpGet: {path: /, port: 8080}}
+          lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ${JSON.stringify(NAME)}, namespace: ${JSON.stringify(NS)}}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ${JSON.stringify('cm{{ fail "cm" }}')}, namespace: ${JSON.stringify(OTHER_NS)}}
+data: {${JSON.stringify('{{ fail "dk" }}')}: ${JSON.stringify('{{ fail "dv" }}%d')}}
+`;
+  let hdir = '';
+  let key = '';
+  beforeAll(() => {
+    hdir = generateChart(hostile, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'hostile {{ fail "desc" }} %d' }, path.join(work, 'hostile')).dir;
+    key = analyze(readObjects(hostile)).workloads[0].key;
+  });
+
+  test('helm lint and helm template run no injected action; the text reaches the output verbatim', () => {
+    const lint = helm(['lint', '--strict', hdir, '--kube-version', KUBE]);
+    expect(lint.stdout + lint.stderr).not.toMatch(/fail|error calling/i);
+    const r = helm(['template', 'rel', hdir, '--kube-version', KUBE, '--namespace', 'prod']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const objs = docs(r.stdout);
+    const dep = objs.find((o) => o.kind === 'Deployment')!;
+    expect((dep.metadata as JsonObject).name).toBe(`rel-hostile-${NAME}`);
+    expect((dep.metadata as JsonObject).namespace).toBe('prod');
+    expect((dep.metadata as JsonObject).labels).toMatchObject({ 'k{{ fail "lk" }}': 'v{{ fail "lv" }}%d' });
+    expect((dep.metadata as JsonObject).annotations).toMatchObject({ 'a{{ fail "ak" }}': '{{ fail "av" }}' });
+    const ps = ((dep.spec as JsonObject).template as JsonObject).spec as JsonObject;
+    expect((ps.containers as JsonObject[])[0].name).toBe(MAIN);
+    expect((ps.initContainers as JsonObject[])[0].name).toBe(SIDE);
+    const cm = objs.find((o) => o.kind === 'ConfigMap')!;
+    expect(cm.metadata).toMatchObject({ name: 'rel-hostile-cm{{ fail "cm" }}', namespace: OTHER_NS });
+    expect(cm.data).toEqual({ '{{ fail "dk" }}': '{{ fail "dv" }}%d' });
+  });
+
+  test('a guard message prints the names verbatim (a % in a name does not garble printf)', () => {
+    const r = helm(['template', 'rel', hdir, '--kube-version', KUBE, '--set', `workloads.${key}.terminationGracePeriodSeconds=6`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`kubegrace guard: Deployment ${NS}/${NAME}: preStop 5s + drain 10s + native sidecar "${SIDE}" drain 5s = 20s exceeds terminationGracePeriodSeconds 6s`);
+    expect(r.stderr).not.toMatch(/%!|MISSING|EXTRA/);
+  });
+
+  test('NOTES.txt and _helpers.tpl comments carry no template text from the manifests', () => {
+    const helpers = fs.readFileSync(path.join(hdir, 'templates/_helpers.tpl'), 'utf8');
+    for (const c of helpers.match(/\{\{\/\*[\s\S]*?\*\/\}\}/g) ?? []) expect(c.slice(3, -3)).not.toMatch(/\{\{|\}\}|\*\//);
+    const copy = path.join(work, 'hostile-notes', 'hostile');
+    fs.cpSync(hdir, copy, { recursive: true });
+    const notes = fs.readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
+    fs.rmSync(path.join(copy, 'templates/NOTES.txt'));
+    fs.writeFileSync(path.join(copy, 'templates/_notes.tpl'), `{{- define "notes" -}}\n${notes}{{- end -}}\n`);
+    fs.writeFileSync(path.join(copy, 'templates/notes.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "notes" . | toJson }}\n');
+    const r = helm(['template', 'rel', copy, '--kube-version', KUBE, '--namespace', 'prod', '--show-only', 'templates/notes.yaml']);
+    expect(r.stderr).toBe('');
+    const text = String((docs(r.stdout)[0].data as JsonObject).notes);
+    expect(text).toContain(`Deployment ${NS}/${NAME}`);
+    expect(text).toContain(`kubectl --namespace prod rollout status deployment/rel-hostile-${NAME}`);
+    expect(text).toContain(`native sidecar "${SIDE}" drain 5s = 20s`);
+  });
 });

@@ -8,8 +8,9 @@ import { lintSources } from '../../lib/engine/run';
 import { Finding } from '../../lib/engine/types';
 import { KubeVersion } from '../../lib/engine/version';
 import { HelmRun, runHelm } from '../../lib/helm/helm-bin';
-import { HELM_LABELS } from '../../lib/helm/templates';
-import { isObject, JsonObject } from '../../lib/model/types';
+import { analyze, readObjects } from '../../lib/helm/analyze';
+import { HELM_LABELS, INSTANCE_LABEL } from '../../lib/helm/templates';
+import { isObject, Json, JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
 
 export const HELM = path.resolve(__dirname, '../../node_modules/.bin/helm');
@@ -81,4 +82,70 @@ export function merge(a: JsonObject, b: JsonObject): JsonObject {
   const out: JsonObject = { ...a };
   for (const [k, v] of Object.entries(b)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as JsonObject, v) : v;
   return out;
+}
+
+/** Removes what a release adds: Helm labels, the instance label in selectors and pod templates, kubegrace.dev/ignore annotations. */
+export function normalized(o: JsonObject): JsonObject {
+  const c = withoutHelmLabels(o);
+  const strip = (v: Json): void => {
+    if (Array.isArray(v)) v.forEach(strip);
+    else if (isObject(v)) {
+      delete v[INSTANCE_LABEL];
+      Object.values(v).forEach(strip);
+    }
+  };
+  strip(c);
+  const m = c.metadata as JsonObject;
+  const ann = m.annotations as JsonObject | undefined;
+  if (ann) {
+    delete ann['kubegrace.dev/ignore'];
+    delete ann['kubegrace.dev/ignore-reason'];
+    if (Object.keys(ann).length === 0) delete m.annotations;
+  }
+  return c;
+}
+
+/**
+ * The synthesized objects as a release renders them by default: names <release>-<chart>-<short> (the
+ * fullname alone for the object named like the chart), the release namespace, no Namespace object, and
+ * the references between them renamed alike.
+ */
+export function expectedRendering(text: string, chart: string, release: string, ns: string): JsonObject[] {
+  const a = analyze(readObjects(text));
+  const short = new Map(a.objects.map((o) => [`${o.kind}/${o.name}`, a.shortNames.get(o.uid)!]));
+  const full = release.includes(chart) ? release : `${release}-${chart}`;
+  const nameOf = (kind: string, n: string) => {
+    if (!short.has(`${kind}/${n}`)) return n;
+    const s = short.get(`${kind}/${n}`)!;
+    return s === chart ? full : `${full}-${s}`;
+  };
+  const podSpecs = (c: JsonObject): JsonObject[] => {
+    const spec = c.spec as JsonObject | undefined;
+    const t = (spec?.template ?? ((spec?.jobTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.template) as JsonObject | undefined;
+    return isObject(t?.spec as Json) ? [t!.spec as JsonObject] : [];
+  };
+  return docs(text)
+    .filter((o) => o.kind !== 'Namespace')
+    .map((o) => {
+      const c = JSON.parse(JSON.stringify(o)) as JsonObject;
+      const m = c.metadata as JsonObject;
+      m.name = nameOf(String(o.kind), String(m.name));
+      if (!['ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'StorageClass'].includes(String(o.kind))) m.namespace = ns;
+      const spec = c.spec as JsonObject | undefined;
+      if (o.kind === 'StatefulSet' && spec && typeof spec.serviceName === 'string') spec.serviceName = nameOf('Service', spec.serviceName);
+      if (o.kind === 'TargetGroupBinding' && spec && isObject(spec.serviceRef)) spec.serviceRef.name = nameOf('Service', String(spec.serviceRef.name));
+      if (o.kind === 'HorizontalPodAutoscaler' && spec && isObject(spec.scaleTargetRef)) spec.scaleTargetRef.name = nameOf(String(spec.scaleTargetRef.kind), String(spec.scaleTargetRef.name));
+      for (const ps of podSpecs(c)) {
+        if (typeof ps.serviceAccountName === 'string') ps.serviceAccountName = nameOf('ServiceAccount', ps.serviceAccountName);
+        for (const g of (ps.readinessGates as JsonObject[] | undefined) ?? []) {
+          const m2 = /^(target-health\.elbv2\.k8s\.aws\/)(.*)$/.exec(String(g.conditionType));
+          if (m2) g.conditionType = `${m2[1]}${nameOf('TargetGroupBinding', m2[2])}`;
+        }
+        for (const v of (ps.volumes as JsonObject[] | undefined) ?? []) {
+          if (isObject(v.configMap)) v.configMap.name = nameOf('ConfigMap', String(v.configMap.name));
+          if (isObject(v.secret)) v.secret.secretName = nameOf('Secret', String(v.secret.secretName));
+        }
+      }
+      return c;
+    });
 }

@@ -1,9 +1,10 @@
 /**
- * The chart generator on the five example apps, checked with the real helm 3.6.2 binary:
- * `helm lint --strict`, the default rendering (equal to the synthesized manifests apart from the
- * labels Helm adds, and lint-clean), a matrix of value combinations that all render and lint with
- * zero errors, every guard refusing its unsafe values, and the values schema refusing bad types,
- * ranges, enums and unknown keys.
+ * The chart generator on the example apps, checked with the real helm 3.10.1 binary:
+ * `helm lint --strict`, the default rendering (the synthesized manifests, named after the release, in
+ * the release namespace, with the Helm labels), lint-clean at every supported Kubernetes version, two
+ * releases side by side, a matrix of value combinations that all render and lint with zero errors,
+ * every guard refusing its unsafe values and accepting them when acknowledged, and the values schema
+ * refusing bad types, ranges, enums and unknown keys. One helm process per rendering.
  */
 import Ajv from 'ajv';
 import { App } from 'cdk8s';
@@ -13,9 +14,13 @@ import { parse } from 'yaml';
 import { APPS } from '../../charts-src/apps';
 import { generateChart } from '../../lib/helm/generate';
 import { HelmRun } from '../../lib/helm/helm-bin';
-import { HELM_LABELS } from '../../lib/helm/templates';
+import { HELM_LABELS, INSTANCE_LABEL } from '../../lib/helm/templates';
 import { isObject, Json, JsonObject } from '../../lib/model/types';
-import { byId, docs, errorsOf, idOf, KUBE, lintRendered, makeHelm, merge, tmpDir, valuesFile, withoutHelmLabels } from './generate-helpers';
+import { byId, docs, errorsOf, expectedRendering, idOf, KUBE, lintRendered, makeHelm, merge, normalized, tmpDir, valuesFile } from './generate-helpers';
+import { lintSources } from '../../lib/engine/run';
+import { loadPolicy } from '../../lib/engine/policy';
+import { KubeVersion } from '../../lib/engine/version';
+import { ALL_RULES } from '../../lib/rules';
 
 const work = tmpDir('kg-chart-gen-');
 const helm = makeHelm(path.join(work, 'helm-home'));
@@ -82,9 +87,30 @@ function budget(d: JsonObject): { pre: number; drain: number; grace: number; add
 }
 
 const APP_NAMES = Object.keys(APPS);
+const VERSIONS = ['1.25', '1.28', '1.29', '1.30', '1.33'];
+const MIN_KUBE: Record<string, string> = { 'mesh-api': '1.29', datastore: '1.23', 'node-agent': '1.22' };
+const STRICT = loadPolicy('strict', ALL_RULES);
 
-test('the five example apps are covered', () => {
-  expect(APP_NAMES).toEqual(expect.arrayContaining(['http-api', 'tunnel-proxy', 'datastore', 'mesh-api', 'node-agent']));
+function containersOf(o: JsonObject): JsonObject[] {
+  const ps = ((o.spec as JsonObject | undefined)?.template as JsonObject | undefined)?.spec as JsonObject | undefined;
+  return ps ? [...((ps.containers as JsonObject[]) ?? []), ...((ps.initContainers as JsonObject[]) ?? [])] : [];
+}
+
+/** The label maps of an object's selectors that select pods (workload, Service, PDB, spread). */
+function selectorsOf(o: JsonObject): JsonObject[] {
+  const spec = (o.spec ?? {}) as JsonObject;
+  const out: JsonObject[] = [];
+  if (o.kind === 'Service' && isObject(spec.selector)) out.push(spec.selector);
+  else if (isObject(spec.selector) && isObject(spec.selector.matchLabels)) out.push(spec.selector.matchLabels);
+  const ps = (spec.template as JsonObject | undefined)?.spec as JsonObject | undefined;
+  for (const t of (ps?.topologySpreadConstraints as JsonObject[] | undefined) ?? []) out.push((t.labelSelector as JsonObject).matchLabels as JsonObject);
+  if (isObject(spec.template)) out.push((spec.template.metadata as JsonObject).labels as JsonObject);
+  return out;
+}
+
+
+test('the example apps are covered', () => {
+  expect(APP_NAMES).toEqual(expect.arrayContaining(['http-api', 'tunnel-proxy', 'datastore', 'mesh-api', 'node-agent', 'storefront']));
 });
 
 describe.each(APP_NAMES)('%s', (app) => {
@@ -94,43 +120,91 @@ describe.each(APP_NAMES)('%s', (app) => {
     expect(r.status).toBe(0);
   });
 
-  test('Chart.yaml: apiVersion v2, the spec, a kubeVersion from the features used', () => {
+  test('Chart.yaml: apiVersion v2, the spec, the true minimum kubeVersion, Artifact Hub annotations', () => {
     const chart = parse(fs.readFileSync(path.join(charts.get(app)!, 'Chart.yaml'), 'utf8')) as JsonObject;
     expect(chart).toMatchObject({ apiVersion: 'v2', name: app, version: '0.3.0', appVersion: '1.0.0', type: 'application', description: `${app} example app` });
-    // The preStop sleep action needs 1.30; tunnel-proxy's own `teleport wait` hook does not, and its
-    // newest feature is matchLabelKeys in the spread constraints (1.27).
-    const expected = app === 'tunnel-proxy' ? '>=1.27.0-0' : '>=1.30.0-0';
+    // The sleep action, matchLabelKeys and unhealthyPodEvictionPolicy are chosen by the cluster's version,
+    // so only native sidecars (mesh-api, 1.29), StatefulSet minReadySeconds (1.23) and DaemonSet maxSurge (1.22)
+    // raise the minimum above the constructs' 1.21.
+    const expected = `>=${MIN_KUBE[app] ?? '1.21'}.0-0`;
     expect(chart.kubeVersion).toBe(expected);
-    expect((chart.annotations as JsonObject)['kubegrace.dev/generated-by']).toBe('kubegrace');
-    // helm template's default cluster (1.20) does not satisfy it: the chart says so instead of rendering.
-    const r = helm(['template', 'rel', charts.get(app)!]);
+    const annotations = chart.annotations as JsonObject;
+    expect(annotations['kubegrace.dev/generated-by']).toBe('kubegrace');
+    expect(annotations['artifacthub.io/prerelease']).toBe('false');
+    const images = parse(String(annotations['artifacthub.io/images'])) as JsonObject[];
+    expect(images.length).toBeGreaterThan(0);
+    for (const i of images) expect(manifests.get(app)!).toContain(`image: ${String(i.image)}`);
+    // Below the minimum, helm refuses to render, naming the constraint.
+    const r = helm(['template', 'rel', charts.get(app)!, '--kube-version', '1.20.0']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`chart requires kubeVersion: ${expected} which is incompatible with Kubernetes v1.20.0`);
   });
 
-  test('the default rendering equals the synthesized manifests apart from the Helm labels, and lints like them', () => {
-    const r = template(app);
+  test('the default rendering is the synthesized manifests, named after the release, in the release namespace, and lints like them', () => {
+    const r = template(app, ['--namespace', 'prod']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const rendered = docs(r.stdout);
-    const synthesized = docs(manifests.get(app)!);
-    expect(rendered.length).toBe(synthesized.length);
-    const want = byId(synthesized);
+    const expected = expectedRendering(manifests.get(app)!, app, 'rel', 'prod');
+    expect(rendered.length).toBe(expected.length);
+    const want = byId(expected);
     for (const o of rendered) {
-      expect(want.has(idOf(o))).toBe(true);
-      expect(withoutHelmLabels(o)).toEqual(want.get(idOf(o)));
+      expect({ id: idOf(o), known: want.has(idOf(o)) }).toEqual({ id: idOf(o), known: true });
+      expect(normalized(o)).toEqual(want.get(idOf(o)));
       // The standard labels are in metadata.labels of every object...
       const labels = (o.metadata as JsonObject).labels as JsonObject;
       expect(Object.keys(labels)).toEqual(expect.arrayContaining(HELM_LABELS));
-      expect(labels['app.kubernetes.io/instance']).toBe('rel');
-      expect(labels['app.kubernetes.io/managed-by']).toBe('Helm');
+      expect(labels).toMatchObject({ 'app.kubernetes.io/instance': 'rel', 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/name': app, 'helm.sh/chart': `${app}-0.3.0` });
     }
-    // ...and nowhere else (selectors, pod templates, PDB and Service selectors are immutable or select pods).
+    // ...and nowhere else: selectors and pod templates get only the instance label (fixed for a release's life).
     expect(r.stdout.split('helm.sh/chart').length - 1).toBe(rendered.length);
-    const describe = (fs: ReturnType<typeof lintRendered>) => fs.map((f) => `${f.severity} ${f.ruleId} ${f.object.kind}/${f.object.name} ${f.pointer}`).sort();
+    const describe = (fs: ReturnType<typeof lintRendered>) => fs.map((f) => `${f.severity} ${f.ruleId} ${f.object.kind} ${f.pointer}`).sort();
     const findings = lintRendered(r.stdout);
     expect(errorsOf(findings)).toEqual([]);
     expect(describe(findings)).toEqual(describe(lintRendered(manifests.get(app)!)));
+  });
+
+  test.each(VERSIONS)('Kubernetes %s: renders (or the chart refuses the version by its kubeVersion) and lints clean at that version', (v) => {
+    const r = helm(['template', 'rel', charts.get(app)!, '--namespace', 'prod', '--kube-version', `${v}.0`]);
+    const min = KubeVersion.parse(MIN_KUBE[app] ?? '1.21');
+    const version = KubeVersion.parse(v);
+    if (!version.atLeast(min.major, min.minor)) {
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`which is incompatible with Kubernetes v${v}.0`);
+      return;
+    }
+    expect(r.stderr).toBe('');
+    const result = lintSources([{ file: 'rendered.yaml', text: r.stdout }], { rules: ALL_RULES, policy: STRICT, version });
+    expect(result.errors).toEqual([]);
+    expect(result.findings.filter((f) => !f.suppressed).map((f) => `${f.severity} ${f.ruleId} ${f.message}`)).toEqual([]);
+    const objs = docs(r.stdout);
+    const hooks = objs.flatMap((o) => containersOf(o)).map((c) => (c.lifecycle as JsonObject | undefined)?.preStop as JsonObject | undefined).filter((h): h is JsonObject => h !== undefined);
+    for (const h of hooks) {
+      if (version.atLeast(1, 30)) expect(h.exec === undefined || !String((h.exec as JsonObject).command).startsWith('sleep')).toBe(true);
+      else expect(h.sleep).toBeUndefined();
+    }
+    if (!version.atLeast(1, 27)) {
+      expect(r.stdout).not.toContain('matchLabelKeys');
+      expect(r.stdout).not.toContain('unhealthyPodEvictionPolicy');
+    }
+  });
+
+  test('two releases in one namespace (and two namespaces) share no kind/namespace/name, and select only their own pods', () => {
+    const a = docs(helm(['template', 'blue', charts.get(app)!, '--namespace', 'shared', '--kube-version', KUBE]).stdout);
+    const b = docs(helm(['template', 'green', charts.get(app)!, '--namespace', 'shared', '--kube-version', KUBE]).stdout);
+    const c = docs(helm(['template', 'blue', charts.get(app)!, '--namespace', 'other', '--kube-version', KUBE]).stdout);
+    expect(a.length).toBeGreaterThan(0);
+    const ids = (objs: JsonObject[]) => new Set(objs.map(idOf));
+    for (const [x, y] of [[a, b], [a, c]]) {
+      const clash = [...ids(x)].filter((id) => ids(y).has(id));
+      expect(clash).toEqual([]);
+    }
+    for (const o of a) expect((o.metadata as JsonObject).namespace).toBe('shared');
+    for (const o of c) expect((o.metadata as JsonObject).namespace).toBe('other');
+    // Every selector holds the release's instance label, so green's Services and budgets never pick blue's pods.
+    for (const o of a) {
+      for (const sel of selectorsOf(o)) expect(sel[INSTANCE_LABEL]).toBe('blue');
+    }
   });
 
   test('a matrix of at least 10 value combinations renders and lints with zero errors', () => {
@@ -145,12 +219,13 @@ describe.each(APP_NAMES)('%s', (app) => {
       const main = (objs: JsonObject[]) => (pod(objs).containers as JsonObject[])[0];
       if ('replicas' in d) {
         cases.push(['replicas 5', w(key, { replicas: 5 }), (o) => expect((wl(o).spec as JsonObject).replicas).toBe(5)]);
-        cases.push(['replicas 2', w(key, { replicas: 2 }), (o) => expect((wl(o).spec as JsonObject).replicas).toBe(2)]);
+        const other = num(d.replicas) === 2 ? 4 : 2;
+        cases.push([`replicas ${other}`, w(key, { replicas: other }), (o) => expect((wl(o).spec as JsonObject).replicas).toBe(other)]);
       }
       if (kind === 'Deployment') {
         cases.push(['surge and unavailable as percentages', w(key, { strategy: { maxSurge: '50%', maxUnavailable: '25%' } }), (o) => expect((wl(o).spec as JsonObject).strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%', maxUnavailable: '25%' } })]);
         cases.push(['no surge, one unavailable', w(key, { strategy: { maxSurge: 0, maxUnavailable: 1 } })]);
-        cases.push(['Recreate', w(key, { strategy: { type: 'Recreate' } }), (o) => expect((wl(o).spec as JsonObject).strategy).toEqual({ type: 'Recreate' })]);
+        cases.push(['Recreate, acknowledged', w(key, { strategy: { type: 'Recreate' }, acknowledge: { rolloutOutage: true } }), (o) => expect((wl(o).spec as JsonObject).strategy).toEqual({ type: 'Recreate' })]);
         cases.push(['slower rollout', w(key, { minReadySeconds: 30, progressDeadlineSeconds: 900 }), (o) => expect((wl(o).spec as JsonObject).progressDeadlineSeconds).toBe(900)]);
       } else if (kind === 'DaemonSet') {
         cases.push(['surge as a percentage', w(key, { updateStrategy: { maxSurge: '25%', maxUnavailable: 0 } })]);
@@ -164,17 +239,67 @@ describe.each(APP_NAMES)('%s', (app) => {
       }
       if (d.preStop) {
         cases.push(['grace and preStop raised together', w(key, { preStop: { delaySeconds: b.pre + 20 }, terminationGracePeriodSeconds: b.grace + 20 }), (o) => expect(pod(o).terminationGracePeriodSeconds).toBe(b.grace + 20)]);
-        cases.push(['preStop 0 removes the hook', w(key, { preStop: { delaySeconds: 0 } }), (o) => expect(main(o).lifecycle).toBeUndefined()]);
+        cases.push(['preStop 0 removes the hook (acknowledged)', w(key, { preStop: { delaySeconds: 0 }, acknowledge: { preStopMissing: true } }), (o) => expect(main(o).lifecycle).toBeUndefined()]);
       }
       cases.push(['drain and grace raised together', w(key, { drainSeconds: b.drain + 30, terminationGracePeriodSeconds: b.grace + 30 }), (o) => expect((wl(o).metadata as JsonObject).annotations).toMatchObject({ 'kubegrace.dev/drain-seconds': String(b.drain + 30) })]);
       cases.push(['grace raised alone', w(key, { terminationGracePeriodSeconds: b.grace + 60 })]);
       cases.push([
         'another image',
-        w(key, { image: { repository: 'registry.example.com/team/app', tag: '9.9.9', digest: `sha256:${'a'.repeat(64)}`, pullPolicy: 'IfNotPresent' } }),
+        w(key, { image: { registry: 'registry.example.com', repository: 'team/app', tag: '9.9.9', digest: `sha256:${'a'.repeat(64)}`, pullPolicy: 'IfNotPresent' } }),
         (o) => expect(main(o)).toMatchObject({ image: `registry.example.com/team/app:9.9.9@sha256:${'a'.repeat(64)}`, imagePullPolicy: 'IfNotPresent' }),
       ]);
       cases.push(['other resources', w(key, { resources: { requests: { cpu: '2', memory: '1Gi' }, limits: { memory: '1Gi' } } }), (o) => expect(main(o).resources).toMatchObject({ requests: { cpu: '2', memory: '1Gi' }, limits: { memory: '1Gi' } })]);
-      cases.push(['namePrefix', { namePrefix: 'blue-' }, (o) => expect((wl(o).metadata as JsonObject).name).toBe(`blue-${String((workloadOut(docs(base), kind).metadata as JsonObject).name)}`)]);
+      const baseName = String((workloadOut(docs(base), kind).metadata as JsonObject).name);
+      cases.push(['fullnameOverride', { fullnameOverride: 'blue' }, (o) => expect((wl(o).metadata as JsonObject).name).toBe(baseName.replace(`rel-${app}`, 'blue'))]);
+      cases.push(['nameOverride', { nameOverride: 'shop' }, (o) => expect((wl(o).metadata as JsonObject).name).toBe(baseName.replace(`rel-${app}`, 'rel-shop'))]);
+      if (manifests.get(app)!.includes('kind: Namespace')) {
+        cases.push(['namespace.create', { namespace: { create: true } }, (o) => expect(o.filter((x) => x.kind === 'Namespace').map((x) => (x.metadata as JsonObject).name)).toEqual(['default'])]);
+      }
+      cases.push([
+        'scheduling and pod values (per workload)',
+        w(key, {
+          nodeSelector: { pool: 'web' },
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'arch', operator: 'In', values: ['arm64'] }] }] } } },
+          podAnnotations: { 'example.com/a': 'b' },
+          podLabels: { team: 'web' },
+          priorityClassName: 'high',
+          serviceAccountName: 'runner',
+          imagePullSecrets: ['regcred', { name: 'other' }],
+          podSecurityContext: { runAsNonRoot: true, runAsUser: 1000 },
+          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'example.com/rack', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { team: 'web' } } }],
+        }),
+        (o) => {
+          expect(pod(o)).toMatchObject({ nodeSelector: { pool: 'web' }, priorityClassName: 'high', serviceAccountName: 'runner', imagePullSecrets: [{ name: 'regcred' }, { name: 'other' }], securityContext: { runAsUser: 1000 } });
+          expect(pod(o).tolerations).toEqual([expect.objectContaining({ key: 'dedicated' })]);
+          expect(pod(o).topologySpreadConstraints).toEqual(expect.arrayContaining([expect.objectContaining({ topologyKey: 'example.com/rack' })]));
+          const meta = ((wl(o).spec as JsonObject).template as JsonObject).metadata as JsonObject;
+          expect(meta.annotations).toMatchObject({ 'example.com/a': 'b' });
+          expect(meta.labels).toMatchObject({ team: 'web', [INSTANCE_LABEL]: 'rel' });
+          expect(JSON.stringify((wl(o).spec as JsonObject).selector)).not.toContain('team');
+        },
+      ]);
+      cases.push([
+        'chart-wide values: registry mirror, pull secrets, labels, scheduling',
+        { global: { imageRegistry: 'mirror.example.com', imagePullSecrets: ['g'] }, imagePullSecrets: ['top'], commonLabels: { env: 'prod' }, nodeSelector: { zone: 'a' }, podLabels: { tier: 'x' } },
+        (o) => {
+          expect(String(main(o).image).startsWith('mirror.example.com/')).toBe(true);
+          expect(pod(o).imagePullSecrets).toEqual(expect.arrayContaining([{ name: 'g' }, { name: 'top' }]));
+          expect(pod(o).nodeSelector).toEqual({ zone: 'a' });
+          for (const x of o) expect((x.metadata as JsonObject).labels).toMatchObject({ env: 'prod' });
+          expect((((wl(o).spec as JsonObject).template as JsonObject).metadata as JsonObject).labels).toMatchObject({ tier: 'x' });
+        },
+      ]);
+      cases.push([
+        'container values: numeric tag, extra env, securityContext',
+        w(key, { image: { tag: 2 }, extraEnv: [{ name: 'EXTRA', value: '1' }], securityContext: { runAsUser: 7 } }),
+        (o) => {
+          expect(String(main(o).image)).toMatch(/:2$/);
+          expect(main(o).env).toEqual(expect.arrayContaining([{ name: 'EXTRA', value: '1' }]));
+          // Maps merge with the defaults, as helm merges values.
+          expect(main(o).securityContext).toMatchObject({ runAsUser: 7 });
+        },
+      ]);
       if (isObject(d.pdb)) {
         cases.push(['PDB minAvailable 50%', w(key, { pdb: { minAvailable: '50%', maxUnavailable: null } }), (o) => expect(o.find((x) => x.kind === 'PodDisruptionBudget')!.spec).toMatchObject({ minAvailable: '50%' })]);
         cases.push(['PDB minAvailable 1', w(key, { pdb: { minAvailable: 1, maxUnavailable: null } })]);
@@ -231,7 +356,38 @@ describe.each(APP_NAMES)('%s', (app) => {
         const s = kind === 'Deployment' ? 'strategy' : 'updateStrategy';
         refused(w(key, { [s]: { maxSurge: 0, maxUnavailable: 0 } }), `${p}.${s}.maxSurge and maxUnavailable are both 0`);
         refused(w(key, { [s]: { maxSurge: '0%', maxUnavailable: 0 } }), 'are both 0');
-        accepted(w(key, { [s]: { type: kind === 'Deployment' ? 'Recreate' : 'OnDelete', maxSurge: 0, maxUnavailable: 0 } }));
+        accepted(w(key, { [s]: { type: kind === 'Deployment' ? 'Recreate' : 'OnDelete', maxSurge: 0, maxUnavailable: 0 }, ...(kind === 'Deployment' ? { acknowledge: { rolloutOutage: true } } : {}) }));
+      }
+      const ack = (d.acknowledge ?? {}) as JsonObject;
+      // Every guard that mirrors a lint finding: refused naming its acknowledge value; accepted with it, the
+      // rendered workload then carrying kubegrace.dev/ignore for the rule, so the linter stays quiet.
+      const acknowledged = (values: JsonObject, ackKey: string, rule: string) => {
+        const findings = accepted(merge(values, w(key, { acknowledge: { [ackKey]: true } })));
+        expect(findings.filter((f) => f.ruleId === rule)).toEqual([]);
+      };
+      expect(Object.keys(ack)).toContain('gracePeriodBudget');
+      refused(w(key, { terminationGracePeriodSeconds: need - 1 }), `or set ${p}.acknowledge.gracePeriodBudget=true to accept it`);
+      acknowledged(w(key, { terminationGracePeriodSeconds: need - 1 }), 'gracePeriodBudget', 'grace-period-budget');
+      if (d.preStop) {
+        expect(Object.keys(ack)).toContain('preStopMissing');
+        refused(w(key, { preStop: { delaySeconds: 0 } }), `${p}.preStop.delaySeconds 0 removes the preStop hook of a served workload`);
+        acknowledged(w(key, { preStop: { delaySeconds: 0 } }), 'preStopMissing', 'prestop-missing');
+      }
+      if (kind === 'Deployment') {
+        const r = num(d.replicas);
+        expect(Object.keys(ack)).toContain('rolloutOutage');
+        refused(w(key, { strategy: { type: 'Recreate' } }), `${p}.strategy.type Recreate with ${r} replica(s) on a served workload`);
+        refused(w(key, { strategy: { maxSurge: 0, maxUnavailable: '100%' } }), `or set ${p}.acknowledge.rolloutOutage=true to accept it`);
+        refused(w(key, { strategy: { maxSurge: 0, maxUnavailable: r } }), `maxSurge 0 and maxUnavailable ${r} with ${r} replica(s): all pods can be removed`);
+        acknowledged(w(key, { strategy: { type: 'Recreate' } }), 'rolloutOutage', 'recreate-strategy');
+        acknowledged(w(key, { strategy: { maxSurge: 0, maxUnavailable: '100%' } }), 'rolloutOutage', 'rollout-full-outage');
+        // Just below all replicas (99% of 3 rounds down to 2): no guard, and the linter agrees.
+        expect(accepted(w(key, { strategy: { maxSurge: 0, maxUnavailable: '99%' } })).filter((f) => f.ruleId === 'rollout-full-outage')).toEqual([]);
+      }
+      if ('meshDrain' in ack) {
+        const stay = b.pre + Math.max(b.drain, 1);
+        refused(w(key, { terminationGracePeriodSeconds: stay, acknowledge: { gracePeriodBudget: true } }), `or set ${p}.acknowledge.meshDrain=true to accept it`);
+        acknowledged(w(key, { terminationGracePeriodSeconds: stay, acknowledge: { gracePeriodBudget: true } }), 'meshDrain', 'linkerd-proxy-drain');
       }
       if (kind === 'Deployment') {
         refused(w(key, { minReadySeconds: 600, progressDeadlineSeconds: 600 }), `${p}.minReadySeconds 600 >= progressDeadlineSeconds 600`);
@@ -248,6 +404,8 @@ describe.each(APP_NAMES)('%s', (app) => {
         refused(w(key, { replicas: 1, pdb: { minAvailable: 1, maxUnavailable: null } }), 'minAvailable 1 with 1 replica(s)');
         refused(w(key, { pdb: { minAvailable: 1 } }), 'sets both minAvailable and maxUnavailable');
         refused(w(key, { pdb: { maxUnavailable: null } }), 'sets neither minAvailable nor maxUnavailable');
+        refused(w(key, { pdb: { maxUnavailable: 0 } }), `or set ${p}.acknowledge.pdbBlocksEviction=true to accept it`);
+        acknowledged(w(key, { pdb: { maxUnavailable: 0 } }), 'pdbBlocksEviction', 'pdb-blocks-eviction');
         // At the limit: the rule pdb-blocks-eviction is silent as well.
         expect(accepted(w(key, { replicas: 3, pdb: { minAvailable: '60%', maxUnavailable: null } })).filter((f) => f.ruleId === 'pdb-blocks-eviction')).toEqual([]);
         expect(accepted(w(key, { pdb: { minAvailable: r - 1, maxUnavailable: null } })).filter((f) => f.ruleId === 'pdb-blocks-eviction')).toEqual([]);
@@ -274,7 +432,11 @@ describe.each(APP_NAMES)('%s', (app) => {
         [w(key, { image: { pullPolicy: 'Sometimes' } }), `workloads.${key}.image.pullPolicy: workloads.${key}.image.pullPolicy must be one of the following: "", "Always", "IfNotPresent", "Never"`],
         [w(key, { replica: 3 }), `workloads.${key}: Additional property replica is not allowed`],
         [{ workloads: { nope: {} } }, 'workloads: Additional property nope is not allowed'],
-        [{ namePrefix: 'Blue_' }, 'namePrefix: Does not match pattern'],
+        [{ fullnameOverride: 'Blue_' }, 'fullnameOverride: Does not match pattern'],
+        [{ nodeSelector: { a: 1 } }, 'nodeSelector.a: Invalid type. Expected: string, given: integer'],
+        [w(key, { tolerations: {} }), `workloads.${key}.tolerations: Invalid type. Expected: array, given: object`],
+        [w(key, { image: { tag: true } }), `workloads.${key}.image.tag: Invalid type. Expected: [string,number], given: boolean`],
+        [w(key, { acknowledge: { everything: true } }), `workloads.${key}.acknowledge: Additional property everything is not allowed`],
       ];
       if ('replicas' in d) cases.push([w(key, { replicas: -1 }), `workloads.${key}.replicas: Must be greater than or equal to 0`]);
       if (isObject(d.strategy)) {
