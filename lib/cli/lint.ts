@@ -42,8 +42,8 @@ export const LINT_USAGE = `Usage: kubegrace lint [PATH... | -] [options]
 
 Lints Kubernetes manifests (files, directories, - for stdin) for graceful-termination problems.
 A Helm chart directory is rendered with \`helm template\` (helm from HELM_BIN or PATH); its findings
-name the template as \`CHART/templates/FILE (rendered)\` with line:col in what
-\`helm template kubegrace CHART --show-only templates/FILE\` prints.
+name the template file, at the template line that writes the reported key (else line 1); the
+rendered text is what \`helm template kubegrace CHART --show-only templates/FILE\` prints.
 
 Options:
   --format FMT[=FILE]   output format: ${'${formats}'}; repeatable, see below (default text)
@@ -57,6 +57,9 @@ Options:
   --no-color            never colour the text output (colour is used only on a terminal)
   --max-file-size SIZE  refuse files larger than this (default 64MB), e.g. 200MB
 ${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
+  --set KEY=VALUE       a value for the Helm charts linted, as helm template --set (repeatable)
+  --release NAME        release name for rendering charts (default kubegrace)
+  --namespace NS        namespace for rendering charts (default: helm's)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
@@ -117,6 +120,9 @@ export function runLint(argv: string[], io: CliIO): number {
       config: { type: 'string' },
       'fail-on': { type: 'string' },
       values: { type: 'string', multiple: true },
+      set: { type: 'string', multiple: true },
+      release: { type: 'string' },
+      namespace: { type: 'string' },
       quiet: { type: 'boolean' },
       verbose: { type: 'boolean' },
       color: { type: 'boolean' },
@@ -161,6 +167,9 @@ export function runLint(argv: string[], io: CliIO): number {
     (renderer ??= lazy.render().helmChartRenderer({
       kubeVersion: version.toString(),
       valuesFiles,
+      set: values.set ?? [],
+      ...(values.release !== undefined ? { release: values.release } : {}),
+      ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
       // A chart that cannot be rendered is a tool failure: said on stderr too (below) when no text
       // report shows it on the terminal, so CI logs show it even when the report goes to a file.
       onError: (e) => renderErrors.push(e),
@@ -183,8 +192,10 @@ export function runLint(argv: string[], io: CliIO): number {
   const bar = progress(io, sources.length);
   const linted = lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update }, [...errors, ...(fixed?.errors ?? [])]);
   // --fix-dry-run: what remains, at the lines of the files on disk.
-  const result = fixed ? fixed.relocate(linted) : linted;
+  const relocated = fixed ? fixed.relocate(linted) : linted;
   bar?.done();
+  // Findings on rendered charts point at the template files on disk (SARIF and GitHub annotations need a real file).
+  const result = renderer ? { ...relocated, findings: lazy.render().mapFindingsToTemplates(relocated.findings, fixed?.sources ?? sources, io.cwd) } : relocated;
 
   const terminal = fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY;
   let writeFailed = false;

@@ -31,6 +31,11 @@ export interface HelmRendererOptions {
   helm?: string;
   /** Values files (absolute, or relative to the process's working directory), passed as -f in order. */
   valuesFiles?: string[];
+  /** `--set` values, in order (after the values files, as in helm). */
+  set?: string[];
+  /** Release name (default RELEASE_NAME) and namespace (default: helm's) for rendering. */
+  release?: string;
+  namespace?: string;
   /** Called with each error as it happens (the CLI echoes them on stderr). */
   onError?: (e: InputError) => void;
   /** Variables added to process.env for finding and running helm (HELM_BIN, PATH, HELM_*_HOME). */
@@ -131,9 +136,11 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
       }
     }
     if (!helm) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${notFound}` });
-    const args = ['template', RELEASE_NAME, path.resolve(chartDir)];
+    const args = ['template', opts.release ?? RELEASE_NAME, path.resolve(chartDir)];
     if (kube) args.push('--kube-version', kube);
+    if (opts.namespace) args.push('--namespace', opts.namespace);
     for (const f of opts.valuesFiles ?? []) args.push('--values', path.resolve(f));
+    for (const v of opts.set ?? []) args.push('--set', v);
     let r;
     try {
       r = runHelm(args, { helm, env: opts.env });
@@ -144,4 +151,49 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
     if (r.status !== 0) return fail(helmError(r.stderr, displayName));
     return { sources: renderedSources(r.stdout, displayName), errors: [] };
   };
+}
+
+/** The key a YAML line writes (`  key: ...` or `- key: ...`), if any. */
+function lineKey(line: string | undefined): { key: string; column: number } | undefined {
+  const m = /^(\s*(?:-\s+)*)("[^"]*"|'[^']*'|[^\s:#'"{][^:]*?):(?:\s|$)/.exec(line ?? '');
+  return m ? { key: m[2], column: m[1].length + 1 } : undefined;
+}
+
+/**
+ * Moves findings on rendered chart output (`CHART/templates/x.yaml (rendered)`) to the template file on
+ * disk, so SARIF and GitHub annotations land on a real file: the line of the template that writes the
+ * same key (the n-th such line when the key repeats, n counted in the rendered text), else line 1 of the
+ * template. The message is unchanged; `helm template --show-only templates/x.yaml` shows the rendered text.
+ */
+export function mapFindingsToTemplates<T extends { file: string; line: number; column: number }>(findings: T[], sources: { file: string; text: string }[], cwd: string): T[] {
+  const byFile = new Map(sources.map((s) => [s.file, s.text]));
+  const templates = new Map<string, string[] | undefined>();
+  return findings.map((f) => {
+    if (!f.file.endsWith(RENDERED_SUFFIX)) return f;
+    const file = f.file.slice(0, -RENDERED_SUFFIX.length);
+    const rendered = byFile.get(f.file);
+    if (!templates.has(file)) {
+      try {
+        templates.set(file, fs.readFileSync(path.resolve(cwd, file), 'utf8').split('\n'));
+      } catch {
+        templates.set(file, undefined);
+      }
+    }
+    const tpl = templates.get(file);
+    if (!tpl || rendered === undefined) return f;
+    const lines = rendered.split('\n');
+    const k = lineKey(lines[f.line - 1]);
+    let line = 1;
+    let column = 1;
+    if (k) {
+      const nth = lines.slice(0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;
+      const hits = tpl.map((l, i) => ({ i, k: lineKey(l) })).filter((h) => h.k?.key === k.key);
+      const hit = hits[Math.min(nth, hits.length - 1)];
+      if (hit) {
+        line = hit.i + 1;
+        column = hit.k!.column;
+      }
+    }
+    return { ...f, file, line, column };
+  });
 }

@@ -227,6 +227,17 @@ function walk(dir: string, seen: Set<string>, out: WalkOut, cwd: string): void {
   }
 }
 
+/** The Helm chart whose templates/ directory holds `abs` (or is it), if any. */
+export function chartOfTemplates(abs: string): string | undefined {
+  let dir = abs;
+  for (;;) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    if (path.basename(dir) === 'templates' && fs.existsSync(path.join(parent, 'Chart.yaml'))) return parent;
+    dir = parent;
+  }
+}
+
 export interface ReadLimits {
   /** Largest file read, in bytes. */
   maxFileSize?: number;
@@ -315,6 +326,13 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
       continue;
     }
     const abs = path.resolve(cwd, p);
+    // Chart templates are Go templates, not YAML: one clear error instead of a syntax error per template.
+    const chart = chartOfTemplates(abs);
+    if (chart !== undefined) {
+      const shown = displayName(chart, cwd);
+      errors.push({ file: p, line: 1, column: 1, message: `this is inside the templates/ directory of the Helm chart ${shown}: templates are not YAML until rendered; lint the chart directory instead: kubegrace lint ${shown}` });
+      continue;
+    }
     let st: fs.Stats;
     try {
       st = fs.statSync(abs);

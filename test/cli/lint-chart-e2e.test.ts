@@ -1,7 +1,8 @@
 /**
  * `kubegrace lint CHART_DIR` end to end through the built bin: helm template rendering, findings
- * named after the template with rendered positions, helm missing or failing (exit 2, message on
- * stderr) without hiding the other inputs' findings, --values and --kube-version.
+ * on the template file (the line that writes the reported key), helm missing or failing (exit 2,
+ * message on stderr) without hiding the other inputs' findings, --values, --set, --release,
+ * --namespace and --kube-version, and a chart's templates/ directory refused with one clear error.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -21,6 +22,7 @@ beforeAll(() => {
   write('charts/web', WEB_CHART);
   write('charts/guarded', { ...WEB_CHART, 'templates/guard.yaml': '{{- if lt (int .Values.replicas) 3 }}\n{{- fail "boom: replicas must be at least 3" }}\n{{- end }}\n' });
   write('charts/modern', { ...WEB_CHART, 'Chart.yaml': 'apiVersion: v2\nname: modern\nversion: 0.1.0\nkubeVersion: ">=1.31.0-0"\n' });
+  write('charts/nsweb', { ...WEB_CHART, 'templates/deployment.yaml': WEB_CHART['templates/deployment.yaml'].replace(/(kind: Deployment\nmetadata:\n)/, '$1  namespace: {{ .Release.Namespace }}\n') });
   write('.', {
     'bad-grace.yaml': fs.readFileSync(path.join(ROOT, 'test/fixtures/bad-grace.yaml'), 'utf8'),
     'prestop.yaml': 'preStop: true\n',
@@ -53,19 +55,47 @@ interface JsonReport {
 }
 
 describe('kubegrace lint on a chart directory', () => {
-  test('findings name the template (rendered) with positions in `helm template --show-only` output', () => {
+  test('findings land on the template file, at the template line that writes the reported key (SARIF and GitHub alike)', () => {
     const r = kg(['lint', 'charts/web', '--format', 'json', '--kube-version', '1.31']);
     expect(r.stderr).toBe('');
     const j = JSON.parse(r.stdout) as JsonReport;
     expect(j.errors).toEqual([]);
     const f = j.findings.find((x) => x.ruleId === 'prestop-missing')!;
-    expect(f).toMatchObject({ file: 'charts/web/templates/deployment.yaml (rendered)', object: { kind: 'Deployment', name: 'kubegrace-web' } });
-    const shown = spawnSync(HELM, ['template', 'kubegrace', 'charts/web', '--kube-version', '1.31.0', '--show-only', 'templates/deployment.yaml'], { cwd: work, encoding: 'utf8' }).stdout;
-    expect(shown.split('\n')[f.line - 1].slice(f.column - 1)).toBe('name: web');
-    // The text report carries the same marker.
+    expect(f).toMatchObject({ file: 'charts/web/templates/deployment.yaml', object: { kind: 'Deployment', name: 'kubegrace-web' } });
+    // The rendered finding is on the container's `name: web`; so is the template line (the third `name:` in both).
+    const template = fs.readFileSync(path.join(work, 'charts/web/templates/deployment.yaml'), 'utf8').split('\n');
+    expect(template[f.line - 1].slice(f.column - 1)).toBe('- name: web'.slice(2));
     const text = kg(['lint', 'charts/web', '--kube-version', '1.31']);
-    expect(text.stdout).toMatch(/^charts\/web\/templates\/deployment\.yaml \(rendered\)$/m);
+    expect(text.stdout).toMatch(/^charts\/web\/templates\/deployment\.yaml$/m);
     expect(text.stdout).toMatch(new RegExp(`^ +${f.line}:${f.column} +warning +.* prestop-missing$`, 'm'));
+    const sarif = JSON.parse(kg(['lint', 'charts/web', '--format', 'sarif', '--kube-version', '1.31']).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[] };
+    const locs = sarif.runs[0].results.map((x) => x.locations[0].physicalLocation);
+    expect(locs.length).toBeGreaterThan(0);
+    for (const l of locs) {
+      expect(fs.existsSync(path.join(work, decodeURIComponent(l.artifactLocation.uri)))).toBe(true);
+      expect(l.region.startLine).toBeLessThanOrEqual(template.length);
+    }
+    const gh = kg(['lint', 'charts/web', '--format', 'github', '--kube-version', '1.31']).stdout;
+    expect(gh).toContain(`file=charts/web/templates/deployment.yaml,line=${f.line},`);
+  });
+
+  test('--set, --release and --namespace are passed to helm template', () => {
+    const withSet = JSON.parse(kg(['lint', 'charts/web', '--set', 'preStop=true', '--format', 'json']).stdout) as JsonReport;
+    expect(withSet.errors).toEqual([]);
+    expect(withSet.findings.filter((f) => f.ruleId === 'prestop-missing')).toEqual([]);
+    const j = JSON.parse(kg(['lint', 'charts/nsweb', '--release', 'blue', '--namespace', 'shop', '--format', 'json']).stdout) as { findings: { object: { kind: string; name: string; namespace?: string } }[] };
+    const dep = j.findings.find((f) => f.object.kind === 'Deployment')!;
+    expect(dep.object).toMatchObject({ name: 'blue-web', namespace: 'shop' });
+  });
+
+  test("a chart's templates/ directory (or a template in it) gives one clear error naming the chart directory", () => {
+    for (const p of ['charts/web/templates', 'charts/web/templates/deployment.yaml']) {
+      const r = kg(['lint', p, '--format', 'json']);
+      expect(r.code).toBe(2);
+      const j = JSON.parse(r.stdout) as JsonReport;
+      expect(j.errors).toEqual([{ file: p, line: 1, column: 1, message: expect.stringContaining('lint the chart directory instead: kubegrace lint charts/web') }]);
+      expect(j.findings).toEqual([]);
+    }
   });
 
   test('--values FILE is passed to helm; a missing values file is a usage error', () => {
@@ -111,6 +141,6 @@ describe('kubegrace lint on a chart directory', () => {
     expect(j.errors).toEqual([{ file: 'charts/guarded/templates/guard.yaml', line: 2, column: expect.any(Number), message: expect.stringContaining('boom') }]);
     const files = new Set(j.findings.map((f) => f.file));
     expect(files.has('bad-grace.yaml')).toBe(true);
-    expect(files.has('charts/web/templates/deployment.yaml (rendered)')).toBe(true);
+    expect(files.has('charts/web/templates/deployment.yaml')).toBe(true);
   });
 });
