@@ -8,6 +8,7 @@ import { Mesh } from '../constructs/mesh';
 import { FEATURES, FeatureName, MIN_SUPPORTED_VERSION } from '../constructs/version';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { isClusterScoped, parseText } from '../model/parse';
+import { likelyServed } from '../model/traffic';
 import { AWS_LBC } from '../constructs/load-balancer';
 import { AWS_IP_KINDS, lbFronts } from '../rules/lb-util';
 import { claimExclusivity } from '../rules/rollout-util';
@@ -536,7 +537,7 @@ function mostUsedNamespace(objects: KObject[]): string | undefined {
 
 /** Whether AWS LB controller IP targets front the workload and its pod template has no gate of its own. */
 function awsIpFronted(graph: ObjectGraph, w: Workload): boolean {
-  if (!graph.served(w)) return false;
+  if (graph.servedState(w) === 'unserved') return false;
   const gates = w.podSpec.readinessGates;
   if (Array.isArray(gates) && gates.some((g) => typeof get(g, 'conditionType') === 'string' && String(get(g, 'conditionType')).startsWith(AWS_LBC.readinessGatePrefix))) return false;
   return lbFronts(graph, w).some((f) => AWS_IP_KINDS.has(f.kind));
@@ -587,7 +588,7 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
     addendParts: [],
     mesh: { linkerdWait: false },
     defaults: { preStop: 0, drain: DEFAULT_DRAIN_SECONDS, grace: w.grace },
-    served: graph.served(w),
+    served: likelyServed(graph, w),
     exclusiveClaim: graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared'),
     readinessGateNamespace: false,
     pod: { annotationsPresent: isObject(get(raw, 'spec', 'template', 'metadata', 'annotations')), securityContextPresent: isObject(get(raw, 'spec', 'template', 'spec', 'securityContext')) },

@@ -203,10 +203,15 @@ test('the default rendering equals the manifests as a release renders them, with
   expect(r.status).toBe(0);
   const rendered = docs(r.stdout);
   const want = byId(expectedRendering(manifests, SPEC.name, 'rel', 'default'));
+  // The plain key `yes` is the boolean true for Kubernetes (YAML 1.1, sigs.k8s.io/yaml), and so for the generator.
+  const wantCm = [...want.values()].find((o) => o.kind === 'ConfigMap' && String((o.metadata as JsonObject).name).endsWith('worker-config'))!;
+  const data = wantCm.data as JsonObject;
+  data.true = data.yes;
+  delete data.yes;
   expect(rendered.map(idOf).sort()).toEqual([...want.keys()].sort());
   for (const o of rendered) expect(normalized(o)).toEqual(want.get(idOf(o)));
   const cm = find(rendered, 'ConfigMap', 'worker-config');
-  expect(cm.data).toEqual({ 'template.txt': 'Hello {{ .Values.name }}!\n{{- if true }}kept{{ end }}\n', inline: '{{x}} and }} and {{', yes: 'on', '{{key}}': 'value' });
+  expect(cm.data).toEqual({ 'template.txt': 'Hello {{ .Values.name }}!\n{{- if true }}kept{{ end }}\n', inline: '{{x}} and }} and {{', true: 'on', '{{key}}': 'value' });
   expect((cm.metadata as JsonObject).annotations).toEqual({ note: 'rendered by {{ .Release.Name }}' });
   expect(find(rendered, 'ConfigMap', 'tricky').data).toEqual(Object.fromEntries(TRICKY.map((s, i) => [`k${i}`, s])));
   expect(r.stdout).toContain('--older-than={{ .days }}');
@@ -588,4 +593,14 @@ data: {${JSON.stringify('{{ fail "dk" }}')}: ${JSON.stringify('{{ fail "dv" }}%d
     expect(text).toContain(`kubectl --namespace prod rollout status deployment/rel-hostile-${NAME}`);
     expect(text).toContain(`native sidecar "${SIDE}" drain 5s = 20s`);
   });
+});
+
+test('value keys come from the workload name, never from the cdk8s construct-path hash', () => {
+  const chart = new Chart(Testing.app(), 'shop', { namespace: 'shop' });
+  new GracefulDeployment(chart, 'api', { replicas: 2, containers: [{ name: 'api', image: 'example/api:1', ports: [{ name: 'http', number: 8080 }], readiness: kplus.Probe.fromHttpGet('/readyz', { port: 8080 }) }] });
+  const a = analyze(readObjects(Yaml.stringify(...Testing.synth(chart))));
+  expect(a.workloads[0].name).toMatch(/^shop-api-[0-9a-f]{8}$/);
+  expect(a.workloads.map((p) => p.key)).toEqual(['shopApi']);
+  // Named constructs (metadata.name, what app repositories should set) key by that name wherever they sit.
+  expect(analyze(readObjects(manifests)).workloads.map((p) => p.key)).toEqual(expect.arrayContaining(['web', 'cache', 'worker']));
 });
