@@ -13,7 +13,7 @@
  *   independently: it reaches all K in time with probability p^K, so the per-replica target for a
  *   step target P is P^(1/K). K = 1 is exactly the section 11 model.
  */
-import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, reconnectProbabilityWithin } from '../timeline/reconnect';
+import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, MIN_READY_RULE, reconnectProbabilityWithin } from '../timeline/reconnect';
 
 export interface SimulateInput {
   replicas: number;
@@ -54,8 +54,8 @@ export interface Simulation {
     retries: number;
     waitSecondsMin: number;
     waitSecondsMax: number;
-    method: 'closed-form' | 'monte-carlo';
-    /** minReadySeconds that meets the target: ceil(waitSecondsMax) (Monte Carlo quantile for exponential). */
+    method: 'closed-form' | 'sum-of-delays';
+    /** minReadySeconds that meets the target: ceil(waitSecondsMax), for every backoff (MIN_READY_RULE). */
     requiredMinReadySeconds: number;
   };
   rollout: {
@@ -162,7 +162,7 @@ export function simulateRollout(input: SimulateInput): Simulation {
     recommendation: { minReadySeconds: required, durationSeconds: r2(requiredDuration), message: msg.join(' ') },
     assumptions: [
       `each connection attempt reaches a random replica through the load balancer: a given new one with probability 1/${N}`,
-      `the client retries with ${formatBackoff(backoff)} backoff${backoff.kind === 'exponential' ? ' (bounds sum the delays; the required wait is a seeded Monte Carlo quantile)' : ''}`,
+      `the client retries with ${formatBackoff(backoff)} backoff${backoff.kind === 'exponential' ? ' (the bounds sum the per-retry delays)' : ''}`,
       'the window to reconnect is minReadySeconds: the next old replica can go as soon as the new one is available (maxSurge K, maxUnavailable 0); startup only adds to the duration',
       K > 1 ? `${K} new replicas per step: one independent reconnect loop per new replica, so all ${K} in time has probability p^${K}` : 'one new replica per step: exactly the section 11 model',
       'steps are independent; "at the end" is the moment the last old replica goes',
@@ -184,8 +184,8 @@ export function simulationText(sim: Simulation): string {
   lines.push('');
   lines.push('Per step (graceful-termination.md section 11)');
   lines.push(`  retries needed:          Y = ${ps.retries.toFixed(2)}${ps.newReplicas > 1 ? ` (per new replica, target ${ps.perReplicaProbability})` : ''}`);
-  lines.push(`  wait for P = ${i.probability}:        ${ps.waitSecondsMin.toFixed(1)}s (T_min) to ${ps.waitSecondsMax.toFixed(1)}s (T_max)${ps.method === 'monte-carlo' ? ', Monte Carlo' : ''}`);
-  lines.push(`  minReadySeconds needed:  ${ps.requiredMinReadySeconds}`);
+  lines.push(`  wait for P = ${i.probability}:        ${ps.waitSecondsMin.toFixed(1)}s (T_min) to ${ps.waitSecondsMax.toFixed(1)}s (T_max)${ps.method === 'sum-of-delays' ? ', summed delays' : ''}`);
+  lines.push(`  minReadySeconds needed:  ${ps.requiredMinReadySeconds} (${MIN_READY_RULE})`);
   lines.push('');
   lines.push(`With minReadySeconds ${ro.minReadySeconds} (${ro.minReadySource}) and startup ${fmt(i.startupSeconds)}`);
   const head = ['step', 'new', 'created', 'ready', 'next goes', 'P in time', 'P by end'];

@@ -59,9 +59,10 @@ export interface ReconnectEstimate {
   /** Wait-time bounds in seconds. */
   tMin: number;
   tMax: number;
-  /** Seconds to wait before the next replacement: ceil(tMax). */
+  /** Seconds to wait before the next replacement: ceil(tMax), for every backoff (MIN_READY_RULE). */
   suggestedMinReadySeconds: number;
-  method: 'closed-form' | 'monte-carlo';
+  /** How the bounds were computed: the fitted closed form (linear) or summed per-retry delays (exponential). */
+  method: 'closed-form' | 'sum-of-delays';
 }
 
 /** Delay before retry n (1-based) of an exponential backoff, before jitter. */
@@ -103,12 +104,18 @@ export function monteCarloReconnectSeconds(replicas: number, probability: number
   return times[Math.min(trials - 1, Math.ceil(probability * trials) - 1)];
 }
 
+/** The one rule for the suggested minReadySeconds, stated in simulate's output. */
+export const MIN_READY_RULE = 'minReadySeconds = ceil(T_max): the worst-case wait for the retries that reach P (section 11), for linear and exponential backoff alike';
+
 /**
  * The section 11 estimate. Linear backoff uses the closed form fitted to the published table:
  * T_min = A*Y^2 + (A/2)*Y and T_max = B*Y^2 + (B/2)*Y, which for the default linear:2-4 is
  * exactly T_min = 2Y^2 + Y and T_max = 4Y^2 + 2Y (all 15 published cells match). Exponential
- * backoff has no such form: its bounds sum the per-retry delays over ceil(Y) retries, and the
- * suggestion is the Monte Carlo P-quantile, capped below by T_min.
+ * backoff has no such form: its bounds sum the per-retry delays over ceil(Y) retries. Either
+ * way the suggestion is ceil(T_max) (section 11: minReadySeconds >= T_max), the same worst case
+ * reconnectProbabilityWithin inverts, so a rollout with the suggested value meets P per step.
+ * (It used to be a Monte Carlo quantile for exponential backoff: below T_max, e.g. 268 for
+ * T_max 362.0, and then the simulated step probability fell short of the target it was sized for.)
  */
 export function estimateReconnect(replicas: number, probability = DEFAULT_RECONNECT_PROBABILITY, backoff: Backoff = DEFAULT_BACKOFF): ReconnectEstimate {
   const y = retriesNeeded(replicas, probability);
@@ -122,8 +129,7 @@ export function estimateReconnect(replicas: number, probability = DEFAULT_RECONN
   let tMin = 0;
   for (let n = 1; n <= r; n++) tMin += expDelay(backoff, n);
   const tMax = 2 * tMin;
-  const q = monteCarloReconnectSeconds(replicas, probability, backoff);
-  return { ...base, tMin, tMax, suggestedMinReadySeconds: Math.ceil(Math.max(q, tMin) - 1e-9), method: 'monte-carlo' };
+  return { ...base, tMin, tMax, suggestedMinReadySeconds: Math.ceil(tMax - 1e-9), method: 'sum-of-delays' };
 }
 
 /**

@@ -44,7 +44,7 @@ describe('kubegrace simulate rollout', () => {
     expect(a.code).toBe(0);
     const j = JSON.parse(a.stdout);
     expect(j.rollout).toMatchObject({ steps: 4, minReadySeconds: 15, minReadySource: 'given', stepSeconds: 25, durationSeconds: 100 });
-    expect(j.perStep.method).toBe('monte-carlo');
+    expect(j.perStep.method).toBe('sum-of-delays');
     expect(kg(args).stdout).toBe(a.stdout);
   });
 

@@ -217,7 +217,7 @@ describe('GracefulDeployment props', () => {
       expect(describeFindings(lintChart(chart))).toEqual([]);
     });
 
-    test('fanIn defaults: P 0.7, linear:2-4; exponential backoff uses the Monte Carlo estimate', () => {
+    test('fanIn defaults: P 0.7, linear:2-4; exponential backoff uses ceil(T_max) like linear', () => {
       const chart = Testing.chart();
       web(chart, { replicas: 5, rollout: RolloutProfile.fanIn({ backoff: 'exponential:1-30' }), service: {} });
       const m = deploymentOf(chart);

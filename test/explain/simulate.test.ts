@@ -81,9 +81,11 @@ describe('the rollout', () => {
     expect(s.perStep.requiredMinReadySeconds).toBeGreaterThan(simulateRollout(base({ replicas: 7 })).perStep.requiredMinReadySeconds);
   });
 
-  test('exponential backoff: Monte Carlo, deterministic', () => {
+  test('exponential backoff: the linear rule, ceil(T_max), so the step meets the target', () => {
     const a = simulateRollout(base({ replicas: 5, backoff: parseBackoff('exponential:1-30') }));
-    expect(a.perStep.method).toBe('monte-carlo');
+    expect(a.perStep.method).toBe('sum-of-delays');
+    expect(a.perStep.requiredMinReadySeconds).toBe(Math.ceil(a.perStep.waitSecondsMax - 1e-9));
+    expect(a.rollout.stepProbability).toBeGreaterThanOrEqual(a.input.probability);
     expect(simulateRollout(base({ replicas: 5, backoff: parseBackoff('exponential:1-30') }))).toEqual(a);
   });
 
@@ -123,7 +125,7 @@ describe('JSON contract (version 1)', () => {
           retries: { type: 'number', minimum: 0 },
           waitSecondsMin: { type: 'number', minimum: 0 },
           waitSecondsMax: { type: 'number', minimum: 0 },
-          method: { enum: ['closed-form', 'monte-carlo'] },
+          method: { enum: ['closed-form', 'sum-of-delays'] },
           requiredMinReadySeconds: { type: 'integer', minimum: 0 },
         },
       },

@@ -91,7 +91,7 @@ ruleTester(minReadySeconds, {
       findings: [{ severity: 'error', message: 'not below progressDeadlineSeconds (600s)' }],
     },
     {
-      name: 'exponential backoff model from the hint (Monte Carlo)',
+      name: 'exponential backoff model from the hint',
       yaml: app({ annotations: `${FAN_IN}, "kubegrace.dev/reconnect-backoff": "exponential:1-30"`, replicas: 5 }),
       findings: [{ severity: 'warning', message: 'exponential:1-30' }],
     },

@@ -32,15 +32,17 @@ describe('reconnect model (section 11)', () => {
     const e = estimateReconnect(3, 0.7, parseBackoff('linear:1-2'));
     expect(e.tMax).toBeCloseTo(19.45 / 2, 1);
   });
-  test('exponential backoff: seeded Monte Carlo is deterministic and within its bounds', () => {
+  test('exponential backoff: the same rule as linear, ceil(T_max), and the step probability then meets P', () => {
     const b = parseBackoff('exponential:1-30');
     const a = estimateReconnect(5, 0.7, b);
-    expect(estimateReconnect(5, 0.7, b)).toEqual(a);
-    expect(a.method).toBe('monte-carlo');
+    expect(a.method).toBe('sum-of-delays');
     // ceil(Y) = 5 retries: delays 1, 2, 4, 8, 16 -> T_min 31, T_max 62.
     expect([a.tMin, a.tMax]).toEqual([31, 62]);
-    expect(a.suggestedMinReadySeconds).toBeGreaterThanOrEqual(31);
-    expect(a.suggestedMinReadySeconds).toBeLessThanOrEqual(62);
+    expect(a.suggestedMinReadySeconds).toBe(62);
+    expect(reconnectProbabilityWithin(5, a.suggestedMinReadySeconds, b)).toBeGreaterThanOrEqual(0.7);
+    expect(reconnectProbabilityWithin(5, a.suggestedMinReadySeconds - 1, b)).toBeLessThan(0.7);
+    const lin = estimateReconnect(5, 0.7);
+    expect(lin.suggestedMinReadySeconds).toBe(Math.ceil(lin.tMax - 1e-9));
     // The Monte Carlo quantile agrees with the exact distribution of retries: P(R <= 4) = 1 - 0.8^5 = 0.672 < 0.7,
     // so the 0.7-quantile needs the 5th retry: between 31 and 62 s.
     const q = monteCarloReconnectSeconds(5, 0.7, { base: 1, cap: 30 });
