@@ -240,22 +240,31 @@ function hasContainer(name: string): string {
 
 const HOST_NETWORK = '(has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true)';
 
+/** Whether some annotation key of the object or its pod template satisfies `pred` (a CEL predicate on `k`). */
+function anyAnnotationKey(pred: string): string {
+  return `((has(variables.podMeta.annotations) && variables.podMeta.annotations.exists(k, ${pred})) || (has(object.metadata.annotations) && object.metadata.annotations.exists(k, ${pred})))`;
+}
+
 /**
  * lib/timeline/addends injectedNativeProxies, judged from the object alone (no Namespace): a mesh
  * proxy the injector will add as a native sidecar because an annotation asks for native mode.
+ * Injection is evident as lib/timeline/mesh reads it: the inject annotation or label, or (unless
+ * the pod opts out) any Linkerd config annotation / Istio sidecar or proxy-config annotation.
  */
 export function injectedLinkerd(): string {
   let mode = 'false';
   for (const k of [...LINKERD_NATIVE].reverse()) mode = `(${annHas(k)} ? ${ann(k)}.trim() == 'true' : ${mode})`;
   const inject = `${ann('linkerd.io/inject')}.trim()`;
-  return `(!${hasContainer('linkerd-proxy')} && !${HOST_NETWORK} && ${annHas('linkerd.io/inject')} && (${inject} == 'enabled' || ${inject} == 'ingress') && ${mode})`;
+  const evidence = anyAnnotationKey("k.startsWith('config.linkerd.io/') || k.startsWith('config.alpha.linkerd.io/') || k.startsWith('config.beta.linkerd.io/')");
+  return `(!${hasContainer('linkerd-proxy')} && !${HOST_NETWORK} && ((${annHas('linkerd.io/inject')} && (${inject} == 'enabled' || ${inject} == 'ingress')) || (!(${annHas('linkerd.io/inject')} && ${inject} == 'disabled') && ${evidence})) && ${mode})`;
 }
 
 export function injectedIstio(): string {
   const labels = `(has(variables.podMeta.labels) && 'sidecar.istio.io/inject' in variables.podMeta.labels)`;
   const podInject = `(${labels} ? variables.podMeta.labels['sidecar.istio.io/inject'] : ${ann('sidecar.istio.io/inject')}).trim()`;
+  const evidence = anyAnnotationKey("k == 'proxy.istio.io/config' || (k.startsWith('sidecar.istio.io/') && k != 'sidecar.istio.io/inject')");
   const gateway = `${ann('inject.istio.io/templates')}.split(',').exists(t, t.trim() == 'gateway')`;
-  return `(!${hasContainer('istio-proxy')} && !${HOST_NETWORK} && ${podInject} == 'true' && !${gateway} && ${annHas('sidecar.istio.io/nativeSidecar')} && ${ann('sidecar.istio.io/nativeSidecar')}.trim() != 'false')`;
+  return `(!${hasContainer('istio-proxy')} && !${HOST_NETWORK} && ${bind(podInject, 'pi', `pi == 'false' ? false : pi == 'true' ? true : ${evidence}`)} && !${gateway} && ${annHas('sidecar.istio.io/nativeSidecar')} && ${ann('sidecar.istio.io/nativeSidecar')}.trim() != 'false')`;
 }
 
 /** Σ drain of native sidecars (present and injected), the "M" of TERM-001 (lib/timeline/addends shutdownAddends). Needs SIDECAR_HINT_VARIABLES and `sidecarDrains`. */

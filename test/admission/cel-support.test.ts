@@ -5,7 +5,7 @@
  * exported policies use only the "supported" column; this test pins the survey, so a new version
  * of the evaluator that changes it is noticed.
  */
-import { isCelError, run } from '@bufbuild/cel';
+import { CelInput, isCelError, run } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 
 const o = new Map<string, unknown>([
@@ -16,7 +16,7 @@ const o = new Map<string, unknown>([
 ]);
 
 function ev(expr: string): unknown {
-  const r = run(expr, { o }, { funcs: strings });
+  const r = run(expr, { o: o as unknown as CelInput }, { funcs: strings });
   return isCelError(r) ? 'error' : r;
 }
 
