@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
 import { Config, discoverConfig, loadConfig, loadPolicy, withOverrides } from '../engine/policy';
-import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
+import { DEFAULT_KUBE_VERSION, KubeVersion, supportedKubeVersion } from '../engine/version';
 import { explainSources, timelinesSvg, timelinesText, workloadRef } from '../explain';
 import { helmChartRenderer } from '../helm/render';
 import { collectSources } from '../model/sources';
@@ -62,7 +62,7 @@ export function runExplain(argv: string[], io: CliIO): number {
   if (configFile) config = loadConfig(configFile, ALL_RULES);
   let version: KubeVersion;
   try {
-    version = values['kube-version'] ? KubeVersion.parse(values['kube-version']) : config.kubernetesVersion ? KubeVersion.parse(config.kubernetesVersion) : DEFAULT_KUBE_VERSION;
+    version = values['kube-version'] !== undefined ? supportedKubeVersion(values['kube-version']) : config.kubernetesVersion ? supportedKubeVersion(config.kubernetesVersion, 'kubernetesVersion') : DEFAULT_KUBE_VERSION;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

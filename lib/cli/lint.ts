@@ -5,9 +5,10 @@ import { packageVersion } from '../engine/package-root';
 import { Config, discoverConfig, loadConfig, loadPolicy, PolicyError, withOverrides } from '../engine/policy';
 import { exitCode, lintSources, LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
-import { DEFAULT_KUBE_VERSION, KubeVersion } from '../engine/version';
+import { DEFAULT_KUBE_VERSION, KubeVersion, supportedKubeVersion } from '../engine/version';
 import { ChartRenderer, collectSources } from '../model/sources';
 import { InputError } from '../model/types';
+import { jsonInert } from '../report/escape';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
 import { ruleDocsLink } from '../rules/docs-url';
@@ -33,7 +34,7 @@ export interface Formatter {
 export const FORMATTERS: Record<string, Formatter> = {
   text: (r, c) => toText(r, { color: c.color, quiet: c.quiet, verbose: c.verbose, width: c.width, docsPath: (id) => ruleDocsLink(id, c.cwd) }),
   json: (r) => lazy.json().toJson(r),
-  sarif: (r, c) => JSON.stringify(lazy.sarif().toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2) + '\n',
+  sarif: (r, c) => jsonInert(JSON.stringify(lazy.sarif().toSarif(r, ALL_RULES.map((x) => x.meta), { cwd: c.cwd, toolVersion: packageVersion() }), null, 2)) + '\n',
   junit: (r, c) => lazy.junit().toJunit(r, c.failOn),
   github: (r) => lazy.github().toGithub(r),
 };
@@ -152,7 +153,7 @@ export function runLint(argv: string[], io: CliIO): number {
   const failOn = failOnRaw as Severity | 'never';
   let version: KubeVersion;
   try {
-    version = values['kube-version'] ? KubeVersion.parse(values['kube-version']) : config.kubernetesVersion ? KubeVersion.parse(config.kubernetesVersion) : DEFAULT_KUBE_VERSION;
+    version = values['kube-version'] !== undefined ? supportedKubeVersion(values['kube-version']) : config.kubernetesVersion ? supportedKubeVersion(config.kubernetesVersion, 'kubernetesVersion') : DEFAULT_KUBE_VERSION;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

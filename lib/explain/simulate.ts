@@ -81,12 +81,16 @@ export interface Simulation {
 export class SimulateInputError extends Error {}
 
 /** Checks the inputs; throws SimulateInputError with a message that says what to pass. */
+/** Bounds of the simulation's numbers: replicas, the reconnect probability, seconds (a day). */
+export const SIMULATE_LIMITS = { replicas: 10000, probability: 0.999, seconds: 86400 };
+
 export function checkSimulateInput(i: SimulateInput): void {
-  if (!Number.isInteger(i.replicas) || i.replicas < 1) throw new SimulateInputError(`--replicas must be a whole number >= 1 (got ${i.replicas})`);
-  if (!(i.probability > 0 && i.probability < 1)) throw new SimulateInputError(`--probability must be between 0 and 1, exclusive, e.g. 0.7 (got ${i.probability})`);
-  if (!Number.isInteger(i.surge) || i.surge < 1) throw new SimulateInputError(`--surge must be a whole number >= 1 (got ${i.surge})`);
-  if (i.minReadySeconds !== undefined && !(i.minReadySeconds >= 0 && Number.isFinite(i.minReadySeconds))) throw new SimulateInputError(`--min-ready must be a number of seconds >= 0 (got ${i.minReadySeconds})`);
-  if (!(i.startupSeconds >= 0 && Number.isFinite(i.startupSeconds))) throw new SimulateInputError(`--startup must be a number of seconds >= 0 (got ${i.startupSeconds})`);
+  // Every number is bounded, so no input can make the simulation run out of time or memory.
+  if (!Number.isInteger(i.replicas) || i.replicas < 1 || i.replicas > SIMULATE_LIMITS.replicas) throw new SimulateInputError(`--replicas must be a whole number from 1 to ${SIMULATE_LIMITS.replicas} (got ${i.replicas})`);
+  if (!(i.probability > 0 && i.probability <= SIMULATE_LIMITS.probability)) throw new SimulateInputError(`--probability must be above 0 and at most ${SIMULATE_LIMITS.probability}, e.g. 0.7 (got ${i.probability})`);
+  if (!Number.isInteger(i.surge) || i.surge < 1 || i.surge > SIMULATE_LIMITS.replicas) throw new SimulateInputError(`--surge must be a whole number from 1 to ${SIMULATE_LIMITS.replicas} (got ${i.surge})`);
+  if (i.minReadySeconds !== undefined && !(i.minReadySeconds >= 0 && i.minReadySeconds <= SIMULATE_LIMITS.seconds)) throw new SimulateInputError(`--min-ready must be a number of seconds from 0 to ${SIMULATE_LIMITS.seconds} (got ${i.minReadySeconds})`);
+  if (!(i.startupSeconds >= 0 && i.startupSeconds <= SIMULATE_LIMITS.seconds)) throw new SimulateInputError(`--startup must be a number of seconds from 0 to ${SIMULATE_LIMITS.seconds} (got ${i.startupSeconds})`);
 }
 
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;

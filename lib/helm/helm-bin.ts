@@ -40,6 +40,12 @@ export interface HelmRun {
   stderr: string;
 }
 
+/** The most helm output read from one run. */
+export const HELM_MAX_OUTPUT = 256 * 1024 * 1024;
+
+/** helm ran but printed more than HELM_MAX_OUTPUT (not a missing helm). */
+export class HelmOutputTooLargeError extends Error {}
+
 /** Runs helm with arguments (no shell); a missing binary throws HelmNotFoundError. */
 export function runHelm(args: string[], opts: { helm?: string; cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): HelmRun {
   // opts.env adds to process.env (as for the child below), so a partial env still finds helm on PATH.
@@ -48,10 +54,13 @@ export function runHelm(args: string[], opts: { helm?: string; cwd?: string; inp
     cwd: opts.cwd,
     input: opts.input,
     encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
+    maxBuffer: HELM_MAX_OUTPUT,
     // helm writes caches and config under these; keep them out of the user's home in CI.
     env: { ...process.env, ...opts.env },
   });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOBUFS') {
+    throw new HelmOutputTooLargeError(`helm printed more than ${HELM_MAX_OUTPUT / 1024 / 1024} MB, more than kubegrace reads from one chart; render it with helm template into files and lint those`);
+  }
   if (r.error) throw new HelmNotFoundError(`cannot run ${helm}: ${r.error.message}`);
   return { status: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }

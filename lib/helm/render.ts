@@ -3,7 +3,7 @@ import * as path from 'path';
 import { parseDocument } from 'yaml';
 import { ChartRenderer, Source } from '../model/sources';
 import { InputError } from '../model/types';
-import { findHelm, HelmNotFoundError, runHelm } from './helm-bin';
+import { findHelm, HelmNotFoundError, HelmOutputTooLargeError, runHelm } from './helm-bin';
 
 /*
  * Lints a Helm chart directory through `helm template`. The output is split at helm's
@@ -145,6 +145,7 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
     try {
       r = runHelm(args, { helm, env: opts.env });
     } catch (e) {
+      if (e instanceof HelmOutputTooLargeError) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}` });
       if (!(e instanceof HelmNotFoundError)) throw e;
       return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}; install helm 3 or set HELM_BIN` });
     }

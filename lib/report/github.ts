@@ -1,6 +1,7 @@
 import { LintResult } from '../engine/run';
 import { Severity } from '../engine/types';
 import { STDIN_NAME } from '../model/sources';
+import { escapeControlKeepNewlines } from './escape';
 
 /*
  * GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=T::message`), one per
@@ -14,12 +15,13 @@ const COMMAND: Record<Severity, GithubCommand> = { error: 'error', warning: 'war
 
 /** The command value (message): `%`, CR and LF, as the toolkit's escapeData. */
 export function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  // Other control characters (ESC, ...) are shown as \u001b: GitHub's escaping leaves them raw.
+  return escapeControlKeepNewlines(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
 /** A property value: escapeData plus `:` and `,`, as the toolkit's escapeProperty. */
 export function escapeProperty(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return escapeControlKeepNewlines(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
 interface Annotation {

@@ -1,4 +1,5 @@
 import { LintResult, summarize } from '../engine/run';
+import { jsonInert } from './escape';
 
 /** The JSON contract of DESIGN.md, version 1. Key order is part of the output's stability. */
 export function toJson(result: LintResult): string {
@@ -24,5 +25,5 @@ export function toJson(result: LintResult): string {
     errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, message: e.message })),
     summary: summarize(result),
   };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return jsonInert(JSON.stringify(doc, null, 2)) + '\n';
 }

@@ -2,6 +2,7 @@ import { Document, DOMImplementation, Element, XMLSerializer } from '@xmldom/xml
 import { LintResult } from '../engine/run';
 import { Finding, Severity, SEVERITY_RANK } from '../engine/types';
 import { InputError, ObjectRef } from '../model/types';
+import { escapeControl, jsonInert } from './escape';
 
 /*
  * JUnit XML for test dashboards: one <testsuite> per file, one <testcase> per object checked,
@@ -31,7 +32,9 @@ interface Suite {
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 function xmlSafe(s: string): string {
-  return s.replace(NOT_XML_CHAR, '\uFFFD');
+  // C1 controls and DEL are XML characters but would reach a terminal raw: shown as \u009b.
+  // (In attributes the serializer writes CR, LF and tab as character references.)
+  return jsonInert(s.replace(NOT_XML_CHAR, '\uFFFD'));
 }
 
 /** `Kind/namespace/name`, or `Kind/name` for cluster-scoped objects. */
@@ -135,10 +138,11 @@ export function toJunit(result: LintResult, failOn: Severity | 'never'): string 
       const kids: Element[] = [];
       if (c.error) {
         const e = c.error;
-        kids.push(b.el('error', { message: e.message, type: 'input-error' }, `${e.file}:${e.line}:${e.column} error ${e.message}`));
+        kids.push(b.el('error', { message: e.message, type: 'input-error' }, escapeControl(`${e.file}:${e.line}:${e.column} error ${e.message}`)));
       }
-      for (const f of c.failures) kids.push(b.el('failure', { message: f.message, type: f.ruleId }, findingLine(f)));
-      if (c.out.length) kids.push(b.el('system-out', {}, c.out.join('\n')));
+      for (const f of c.failures) kids.push(b.el('failure', { message: f.message, type: f.ruleId }, escapeControl(findingLine(f))));
+      // One line per finding: text from manifests cannot add lines of its own.
+      if (c.out.length) kids.push(b.el('system-out', {}, c.out.map(escapeControl).join('\n')));
       b.append(ce, kids, 2);
       return ce;
     });

@@ -1,6 +1,7 @@
 import { styleText } from 'util';
 import { LintResult, summarize } from '../engine/run';
 import { Severity, SEVERITY_RANK } from '../engine/types';
+import { escapeControl } from './escape';
 
 export interface TextOptions {
   color: boolean;
@@ -45,8 +46,7 @@ export function splitMessage(message: string): { summary: string; rest: string }
  * repaint the screen.
  */
 function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeControl(s);
 }
 
 /** Greedy word wrap to `width` columns (a word longer than the width gets its own line). */

@@ -12,11 +12,16 @@ export type Backoff = { kind: 'linear'; min: number; max: number } | { kind: 'ex
 export const DEFAULT_BACKOFF: Backoff = { kind: 'linear', min: 2, max: 4 };
 export const DEFAULT_RECONNECT_PROBABILITY = 0.7;
 
+/** Longest retry wait a backoff may give (one hour). */
+export const MAX_BACKOFF_SECONDS = 3600;
+
 export function parseBackoff(s: string): Backoff {
   const m = /^\s*(linear|exponential):(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)\s*$/.exec(s);
   if (!m) throw new Error(`invalid backoff "${s}": use linear:A-B (e.g. linear:2-4) or exponential:BASE-CAP (e.g. exponential:1-30)`);
   const a = Number(m[2]);
   const b = Number(m[3]);
+  // Bounded so that a value from a manifest annotation cannot make the estimate run for minutes.
+  if (b > MAX_BACKOFF_SECONDS) throw new Error(`invalid backoff "${s}": waits above ${MAX_BACKOFF_SECONDS} s are not modelled`);
   if (m[1] === 'linear') {
     if (a <= 0 || b < a) throw new Error(`invalid backoff "${s}": linear:A-B needs 0 < A <= B`);
     return { kind: 'linear', min: a, max: b };
@@ -81,6 +86,9 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** Random draws the Monte Carlo estimate may make (see monteCarloReconnectSeconds). */
+export const MONTE_CARLO_BUDGET = 4_000_000;
+
 /**
  * Seeded Monte Carlo for exponential backoff: each trial draws the number of failed attempts
  * (geometric, success 1/N) and, for retry n, a wait uniform in [d_n, 2 d_n] with
@@ -90,6 +98,9 @@ export function monteCarloReconnectSeconds(replicas: number, probability: number
   checkInputs(replicas, probability);
   if (replicas === 1) return 0;
   const rand = seededRandom(seed);
+  // A trial takes about N draws: past MONTE_CARLO_BUDGET draws in all, fewer trials (at least
+  // 500) keep the estimate within about a second for any replica count (a manifest may say 10^9).
+  trials = Math.min(trials, Math.max(500, Math.floor(MONTE_CARLO_BUDGET / replicas)));
   const times = new Float64Array(trials);
   for (let i = 0; i < trials; i++) {
     let t = 0;
@@ -149,7 +160,13 @@ export function reconnectProbabilityWithin(replicas: number, seconds: number, ba
   let t = 0;
   let n = 0;
   while (n < 10000) {
-    const next = t + 2 * expDelay(backoff, n + 1);
+    const d = expDelay(backoff, n + 1);
+    if (d >= backoff.cap) {
+      // From here every retry waits the cap: count them at once (the same n as one by one).
+      n = Math.min(10000, n + Math.max(0, Math.floor((seconds - t) / (2 * backoff.cap) + 1e-12)));
+      break;
+    }
+    const next = t + 2 * d;
     if (next > seconds) break;
     t = next;
     n++;

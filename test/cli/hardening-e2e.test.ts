@@ -15,7 +15,7 @@ const BIN = path.join(ROOT, 'build/lib/cli/main.js');
 const BAD_GRACE = fs.readFileSync(path.join(ROOT, 'test/fixtures/bad-grace.yaml'), 'utf8');
 
 function kg(args: string[], cwd: string, input: string | Buffer = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kg-hard-'));
@@ -265,5 +265,58 @@ describe('item 15: precise messages', () => {
     const out = json(kg(['lint', 'a.yaml', 'b.yaml', '--format', 'json'], d).stdout);
     expect(out.errors.map((e) => [e.file, e.message])).toEqual([['a.yaml', expect.stringContaining("unknown anchor 'nope'")]]);
     expect(out.summary.objects).toBe(1);
+  });
+});
+
+describe('item 9: every numeric flag of simulate is bounded', () => {
+  test.each([
+    [['--replicas', '10000000'], '--replicas must be a whole number from 1 to 10000'],
+    [['--replicas', '5', '--surge', '1e9'], '--surge must be a whole number from 1 to 10000'],
+    [['--replicas', '5', '--min-ready', '1e12'], '--min-ready must be a number of seconds from 0 to 86400'],
+    [['--replicas', '5', '--startup', '1e300'], '--startup must be a number of seconds from 0 to 86400'],
+    [['--replicas', '5', '--probability', '0.9999999'], '--probability must be above 0 and at most 0.999'],
+    [['--replicas', '5', '--backoff', 'exponential:1-100000'], 'waits above 3600 s are not modelled'],
+  ])('%j is refused', (args, msg) => {
+    const r = kg(['simulate', 'rollout', ...args], os.tmpdir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(msg);
+  });
+  test('the largest allowed inputs finish (the worst case took 1.9 s on the dev box)', () => {
+    const r = kg(['simulate', 'rollout', '--replicas', '10000', '--backoff', 'exponential:0.001-3600', '--probability', '0.999', '--format', 'json'], os.tmpdir());
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).replicas ?? JSON.parse(r.stdout).input?.replicas).toBe(10000);
+  }, 60000);
+});
+
+describe('item 17: control characters from manifests are inert in every format', () => {
+  const evil = 'app\\n::error file=evil.yaml,line=1::forged\\u001b[31mred\\u009b2J';
+  const yaml = BAD_GRACE.replace('- name: app', `- name: "${evil}"`);
+  test.each(['text', 'json', 'sarif', 'junit', 'github'])('%s', (format) => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), yaml);
+    const r = kg(['lint', 'x.yaml', '--format', format], d);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('forged');
+    // No raw ESC/CSI, and no line of the output starts a workflow command except kubegrace's own.
+    expect(r.stdout).not.toMatch(/[\u001b\u009b]/);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('::error file=evil.yaml'))).toEqual([]);
+    if (format === 'github') expect(r.stdout).toContain('app%0A::error file=evil.yaml,line=1::forged\\u001b[31mred\\u009b2J');
+    if (format === 'json') expect(JSON.parse(r.stdout).findings.some((f: { message: string }) => f.message.includes('\u001b[31m'))).toBe(true);
+  });
+});
+
+describe('item 15: --kube-version accepts the supported range only; no Node warning leaks', () => {
+  test.each([['1.2', 'did you mean 1.20?'], ['1.99', 'outside the versions kubegrace knows (1.20 to 1.37)'], ['', '--kube-version is empty']])('%j', (v, msg) => {
+    const r = kg(['lint', '-', '--kube-version', v], os.tmpdir(), 'a: 1\n');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(msg);
+  });
+  test('1.20 and 1.37 are accepted', () => {
+    for (const v of ['1.20', '1.37', '1.31.4']) expect(kg(['lint', '-', '--kube-version', v], os.tmpdir(), 'a: 1\n').code).toBe(0);
+  });
+  test('a collection used as a key is an input error, with nothing on stderr', () => {
+    const r = kg(['lint', '-', '--format', 'json'], os.tmpdir(), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  ? [a, b]\n  : x\n');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).errors[0].message).toContain('invalid map key');
   });
 });

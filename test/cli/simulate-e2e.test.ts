@@ -49,11 +49,11 @@ describe('kubegrace simulate rollout', () => {
   });
 
   test.each([
-    [['--replicas', '0'], /--replicas must be a whole number >= 1/],
+    [['--replicas', '0'], /--replicas must be a whole number from 1 to 10000/],
     [['--replicas', 'three'], /--replicas "three" is not a number/],
     [[], /--replicas N is required/],
-    [['--replicas', '3', '--probability', '1'], /--probability must be between 0 and 1/],
-    [['--replicas', '3', '--probability', '1.5'], /--probability must be between 0 and 1/],
+    [['--replicas', '3', '--probability', '1'], /--probability must be above 0 and at most 0.999/],
+    [['--replicas', '3', '--probability', '1.5'], /--probability must be above 0 and at most 0.999/],
     [['--replicas', '3', '--backoff', 'fibonacci:1-2'], /--backoff: invalid backoff "fibonacci:1-2"/],
     [['--replicas', '3', '--backoff', 'linear:4-2'], /--backoff: invalid backoff/],
     [['--replicas', '3', '--surge', '0'], /--surge/],
