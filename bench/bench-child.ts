@@ -1,14 +1,15 @@
 /**
  * One measurement of `npm run bench`, in its own process so that its peak memory is its own:
  *   node build/bench/bench-child.js floor|lint|fix PATH
- * floor: the parser alone (JSON.parse for .json, js-yaml loadAll for YAML); lint: what
+ * floor: the parser alone (JSON.parse for .json, js-yaml loadAll for YAML); parse: kubegrace's own
+ * reading (values as the API server reads them, positions, the JSON fast path); lint: what
  * `kubegrace lint PATH` does (read, parse, graph, rules, sort); fix: `--fix-dry-run
  * --fix-proposals` (repairs computed and checked, nothing written). Prints one JSON line:
  * {ms, objects, peakMiB}.
  */
 import * as yaml from 'js-yaml';
 import { loadPolicy } from '../lib/engine/policy';
-import { lintSources } from '../lib/engine/run';
+import { lintSources, parseSources } from '../lib/engine/run';
 import { KubeVersion } from '../lib/engine/version';
 import { fixSources } from '../lib/fix';
 import { collectSources } from '../lib/model/sources';
@@ -31,6 +32,8 @@ function main(): void {
         yaml.loadAll(s.text, () => objects++);
       }
     }
+  } else if (mode === 'parse') {
+    objects = parseSources(sources).reduce((a, p) => a + p.objects.length, 0);
   } else if (mode === 'lint') {
     objects = lintSources(sources, opts).objects;
   } else if (mode === 'fix') {
