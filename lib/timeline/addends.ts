@@ -1,7 +1,7 @@
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { Addend } from './budget';
-import { parseSeconds } from './duration';
+import { parsePerContainerSeconds } from './duration';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 
 /**
@@ -76,24 +76,8 @@ export interface SidecarDrainHint {
  * or a Go duration) for all sidecars or `name=value` for one.
  */
 export function parseSidecarDrainHint(v: string | undefined): SidecarDrainHint {
-  const out: SidecarDrainHint = { byName: {} };
-  if (v === undefined) return out;
-  const bad: string[] = [];
-  for (const raw of v.split(',')) {
-    const part = raw.trim();
-    if (!part) continue;
-    const eq = part.indexOf('=');
-    if (eq < 0) {
-      const s = parseSeconds(part);
-      if (s === undefined) bad.push(part);
-      else out.all = s;
-      continue;
-    }
-    const name = part.slice(0, eq).trim();
-    const s = parseSeconds(part.slice(eq + 1));
-    if (!name || s === undefined) bad.push(part);
-    else out.byName[name] = s;
-  }
+  const { all, byName, bad } = parsePerContainerSeconds(v);
+  const out: SidecarDrainHint = { all, byName };
   if (bad.length) out.problem = `cannot read ${bad.map((b) => `"${b}"`).join(', ')}: write seconds ("5"), a duration ("5s") or name=seconds entries ("istio-proxy=2,fluent-bit=10"); ${DEFAULT_SIDECAR_DRAIN_SECONDS}s is assumed`;
   return out;
 }

@@ -29,3 +29,33 @@ export function parseSeconds(s: string | undefined): number | undefined {
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
   return parseGoDuration(t);
 }
+
+/** A per-container seconds hint: a bare value for every container, `name=value` entries for one each. */
+export interface PerContainerSeconds {
+  /** A bare value: applies to every container without its own entry. */
+  all?: number;
+  byName: Record<string, number>;
+  /** The comma-separated parts that could not be read (ignored). */
+  bad: string[];
+}
+
+/**
+ * Parses hints such as `kubegrace.dev/prestop-seconds` and `kubegrace.dev/sidecar-drain-seconds`:
+ * comma-separated entries, each seconds or a Go duration ("25", "25s") for all containers, or
+ * `name=value` for one.
+ */
+export function parsePerContainerSeconds(v: string | undefined): PerContainerSeconds {
+  const out: PerContainerSeconds = { byName: {}, bad: [] };
+  if (v === undefined) return out;
+  for (const raw of v.split(',')) {
+    const part = raw.trim();
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    const name = eq < 0 ? undefined : part.slice(0, eq).trim();
+    const s = parseSeconds(eq < 0 ? part : part.slice(eq + 1));
+    if (s === undefined || name === '') out.bad.push(part);
+    else if (name === undefined) out.all = s;
+    else out.byName[name] = s;
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { activeCatalog } from '../catalog';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
-import { parseGoDuration, parseSeconds, parseSleepArg } from './duration';
+import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './duration';
 
 /**
  * What a container's preStop hook does to the termination timeline.
@@ -121,19 +121,8 @@ export interface PreStopHint {
 
 /** Parses `kubegrace.dev/prestop-seconds`. */
 export function parsePreStopHint(v: string | undefined): PreStopHint {
-  const out: PreStopHint = { byName: {} };
-  if (v === undefined) return out;
-  const bad: string[] = [];
-  for (const raw of v.split(',')) {
-    const part = raw.trim();
-    if (!part) continue;
-    const eq = part.indexOf('=');
-    const name = eq < 0 ? undefined : part.slice(0, eq).trim();
-    const s = parseSeconds(eq < 0 ? part : part.slice(eq + 1));
-    if (s === undefined || name === '') bad.push(part);
-    else if (name === undefined) out.all = s;
-    else out.byName[name] = s;
-  }
+  const { all, byName, bad } = parsePerContainerSeconds(v);
+  const out: PreStopHint = { all, byName };
   if (bad.length) out.problem = `cannot read ${bad.map((b) => `"${b}"`).join(', ')} in ${PRESTOP_SECONDS_HINT}: write seconds ("25"), a duration ("25s") or name=seconds entries ("app=25,worker=40")`;
   return out;
 }
