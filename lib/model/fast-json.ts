@@ -130,66 +130,81 @@ class Scanner {
     }
   }
   /**
-   * Checks what JSON.parse does not: no duplicate keys, no key longer than 1024 characters, no
-   * nesting deeper than `maxDepth`, no number go-yaml reads otherwise. False when any is violated.
+   * The keys of the text: how many there are, or -1 when one is longer than YAML's
+   * 1024-character implicit-key limit. Jumps from quote to quote (indexOf), so its cost grows
+   * with the number of strings, not of characters.
    */
-  plain(maxDepth: number): boolean {
+  countKeys(): number {
     const t = this.text;
-    const keys: Array<Set<string> | undefined> = [];
-    let expectKey = false;
-    for (let i = 0; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      if (c === 0x22) {
-        const end = this.stringEnd(i);
-        if (expectKey) {
-          if (end - i > 1024) return false;
-          const set = keys[keys.length - 1]!;
-          const k = this.key(i, end);
-          if (set.has(k)) return false;
-          set.add(k);
-          expectKey = false;
-        }
-        i = end - 1;
-      } else if (c === 0x7b) {
-        keys.push(new Set());
-        if (keys.length > maxDepth) return false;
-        expectKey = true;
-      } else if (c === 0x5b) {
-        keys.push(undefined);
-        if (keys.length > maxDepth) return false;
-      } else if (c === 0x7d || c === 0x5d) {
-        keys.pop();
-      } else if (c === 0x2c) {
-        expectKey = keys[keys.length - 1] !== undefined;
-      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-        // go-yaml reads the integer -0 as 0 and an out-of-range float as a string.
-        const end = this.skip(i);
-        const token = t.slice(i, end);
-        if (token === '-0' || !Number.isFinite(Number(token))) return false;
-        i = end - 1;
+    let n = 0;
+    for (let i = t.indexOf('"'); i !== -1; ) {
+      const end = this.stringEnd(i);
+      let j = end;
+      let c = t.charCodeAt(j);
+      while (c < 128 && WS[c]) c = t.charCodeAt(++j);
+      if (c === 0x3a) {
+        if (end - i > 1024) return -1;
+        n++;
       }
+      i = t.indexOf('"', end);
     }
-    return true;
+    return n;
   }
 }
+
+/**
+ * Checks what JSON.parse does not, given the number of keys written in the text: no duplicate
+ * key (JSON.parse keeps the last, so the parsed value has fewer keys than the text), no nesting
+ * deeper than `maxDepth`, no number go-yaml reads otherwise (the integer -0 is 0 there, and an
+ * out-of-range float a string: both are declined).
+ */
+function plainValue(value: unknown, text: string, textKeys: number, maxDepth: number): boolean {
+  let keys = 0;
+  let negativeZero = false;
+  const walk = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'number') {
+      if (Object.is(v, -0)) negativeZero = true;
+      return Number.isFinite(v);
+    }
+    if (typeof v !== 'object' || v === null) return true;
+    if (depth > maxDepth) return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1)) return false;
+      return true;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      keys++;
+      if (!walk(o[k], depth + 1)) return false;
+    }
+    return true;
+  };
+  if (!walk(value, 1) || keys !== textKeys) return false;
+  // -0.0 is -0 in both readers; the integer -0 is 0 in go-yaml (a -0 token, maybe in a string:
+  // declining is always safe).
+  return !negativeZero || !/[\s:[,]-0(?![.\deE])/.test(text);
+}
+
+/** Offsets of the objects' `{` in the text, found when the first position is asked for. */
+type Offsets = () => number[];
 
 class JsonObjectView implements KObject {
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
   readonly namespace?: string;
-  readonly line: number;
-  readonly column: number;
   readonly uid: string;
   readonly docIndex = 0;
+  private pos?: Position;
   constructor(
     readonly raw: JsonObject,
     readonly file: string,
     readonly basePointer: string,
     private readonly scanner: Scanner,
     private readonly lines: Lines,
-    /** Offset of the object's `{` in the text. */
-    private readonly at: number,
+    private readonly offsets: Offsets,
+    /** Index of the object's `{` in offsets(). */
+    private readonly index: number,
   ) {
     this.apiVersion = raw.apiVersion as string;
     this.kind = raw.kind as string;
@@ -198,10 +213,17 @@ class JsonObjectView implements KObject {
     if (!isClusterScoped(this.kind)) {
       this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
     }
-    const p = lines.pos(at);
-    this.line = p.line;
-    this.column = p.column;
     this.uid = `${file}#0${basePointer}`;
+  }
+  private get at(): number {
+    return this.offsets()[this.index];
+  }
+  // Positions are computed when asked for (a report): most objects of a large input never are.
+  get line(): number {
+    return (this.pos ??= this.lines.pos(this.at)).line;
+  }
+  get column(): number {
+    return (this.pos ??= this.lines.pos(this.at)).column;
   }
   /** As parse.ts: the key of the deepest member found along the pointer, or the deepest element. */
   locate(pointer: string): Position {
@@ -236,31 +258,41 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
   const scanner = new Scanner(text);
   const start = scanner.ws(0);
   if (text.charCodeAt(start) !== 0x7b) return undefined;
-  if (/\r(?!\n)/.test(text)) return undefined;
+  if (text.includes('\r') && /\r(?!\n)/.test(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (!scanner.plain(MAX_DEPTH)) return undefined;
+  const textKeys = scanner.countKeys();
+  if (textKeys < 0 || !plainValue(value, text, textKeys, MAX_DEPTH)) return undefined;
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
   if (!isKubernetesObject(value)) return out;
   const lines = new Lines(text);
   const kind = value.kind as string;
   const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
   if (isList && Array.isArray(value.items)) {
-    const items = scanner.member(start, 'items')!.valueAt;
-    // One pass over the items for their offsets (element(i) per item would be quadratic).
-    let j = scanner.ws(items + 1);
-    value.items.forEach((item, i) => {
-      const at = j;
-      j = scanner.ws(scanner.skip(j));
-      if (text.charCodeAt(j) === 0x2c) j = scanner.ws(j + 1);
-      if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, at));
+    const items = value.items;
+    let offsets: number[] | undefined;
+    // One pass over the items for all their offsets (element(i) per item would be quadratic).
+    const itemOffsets: Offsets = () => {
+      if (offsets) return offsets;
+      offsets = [];
+      let j = scanner.ws(scanner.member(start, 'items')!.valueAt + 1);
+      for (let i = 0; i < items.length; i++) {
+        offsets.push(j);
+        j = scanner.ws(scanner.skip(j));
+        if (text.charCodeAt(j) === 0x2c) j = scanner.ws(j + 1);
+      }
+      return offsets;
+    };
+    items.forEach((item, i) => {
+      if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, itemOffsets, i));
     });
     return out;
   }
-  out.objects.push(new JsonObjectView(value, file, '', scanner, lines, start));
+  const only = [start];
+  out.objects.push(new JsonObjectView(value, file, '', scanner, lines, () => only, 0));
   return out;
 }

@@ -173,11 +173,22 @@ function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
  * (`spec.podMetadata.labels`, `spec.template.metadata.labels`, ...), the selector matches: an
  * operator (prometheus-operator, ...) creates those pods, so the selector is not stale.
  */
+/** Custom resources per namespace with their label maps, built once per graph. */
+const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, Array<{ obj: KObject; maps: Labels[] }>>>();
+
 export function operatorResourcesFor(graph: ObjectGraph, namespace: string | undefined, sel: Selector): KObject[] {
-  return graph.objects.filter((o) => {
-    if (!isCustomResource(o) || o.namespace !== namespace) return false;
-    const maps: Labels[] = [];
-    labelMaps(o.raw, 8, maps);
-    return maps.some((m) => Object.keys(m).length > 0 && matches(sel, m));
-  });
+  let index = operatorIndex.get(graph);
+  if (!index) {
+    index = new Map();
+    for (const o of graph.objects) {
+      if (!isCustomResource(o)) continue;
+      const maps: Labels[] = [];
+      labelMaps(o.raw, 8, maps);
+      const list = index.get(o.namespace) ?? [];
+      list.push({ obj: o, maps: maps.filter((m) => Object.keys(m).length > 0) });
+      index.set(o.namespace, list);
+    }
+    operatorIndex.set(graph, index);
+  }
+  return (index.get(namespace) ?? []).filter((e) => e.maps.some((m) => matches(sel, m))).map((e) => e.obj);
 }

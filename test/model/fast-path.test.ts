@@ -122,8 +122,20 @@ describe('JSON fast path agrees with parse.ts', () => {
     ['YAML that starts like JSON', '{apiVersion: v1, kind: ConfigMap}'],
     ['a lone CR line break', '{"apiVersion": "v1",\r"kind": "ConfigMap"}'],
     ['not an object', '[{"apiVersion": "v1", "kind": "ConfigMap"}]'],
+    // Keys are counted in the text and in the parsed value: strings that look like keys must not
+    // make up for a duplicate.
+    ['a duplicate key beside a string value starting with a colon', '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": ":x", "b": "1", "b": "2"}}'],
+    ['a duplicate key beside an escaped quote before a colon', '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "x\\":y", "b": "1", "b": "2"}}'],
+    ['a duplicate key in a List item', '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Secret", "kind": "ConfigMap"}]}'],
+    ['a key over the limit once its escapes are counted', `{"apiVersion": "v1", "kind": "ConfigMap", "${'\\u0041'.repeat(200)}": 1}`],
+    ['the integer -0 in an array', '{"apiVersion": "v1", "kind": "ConfigMap", "x": [1,-0]}'],
   ])('declines %s', (_name, text) => {
     expect(parseJsonFast('x.json', text)).toBeUndefined();
+  });
+
+  test('colons and escaped quotes inside strings are not keys', () => {
+    expect(compare('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"a": ":x", "b": "x\\":y", "c": "\\\\", "d": ": \\" :"}}')).toBe('same');
+    expect(compare('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "-0", "y": "a-0"}, "z": -0.0}')).toBe('same');
   });
 
   test('escaped keys and strings, unicode, and -0.0 are read alike', () => {
