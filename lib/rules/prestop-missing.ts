@@ -1,4 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { Catalog } from '../catalog';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
@@ -32,7 +33,15 @@ function servesAfterSigterm(w: Workload): number | undefined {
 /** Traefik keeps accepting requests for requestAcceptGraceTimeout after SIGTERM. */
 const TRAEFIK_ACCEPT_GRACE = /^--entry[pP]oints\.[^.]+\.transport\.lifeCycle\.requestAcceptGraceTimeout=(.+)$/;
 
-function acceptsAfterSigterm(c: ContainerView): boolean {
+/**
+ * Whether the program keeps accepting new requests after SIGTERM on every listener that carries
+ * traffic. The catalog knows the programs (Traefik: the minimum over the user entry points, so one
+ * entry point without requestAcceptGraceTimeout still needs the hook); for an image it does not
+ * know (a Traefik build under another name), the Traefik flag alone is taken as the evidence.
+ */
+function acceptsAfterSigterm(catalog: Catalog, c: ContainerView): boolean {
+  const known = catalog.servesAfterSigterm(c);
+  if (known) return (known.seconds ?? 0) > 0;
   const args = [get(c.raw, 'args'), get(c.raw, 'command')].flatMap((a) => (Array.isArray(a) ? a : []));
   return args.some((a) => {
     const m = typeof a === 'string' ? TRAEFIK_ACCEPT_GRACE.exec(a.trim()) : null;
@@ -94,8 +103,11 @@ not lost traffic.
 - containers the Istio injector writes at admission (\`image: auto\` with injection requested, as in the
   istio/gateway chart): their lifecycle is not in the manifest, and pilot-agent keeps Envoy serving for
   \`terminationDrainDuration\` after SIGTERM (\`istio-proxy-drain\` judges that duration);
-- Traefik containers started with \`--entryPoints.<name>.transport.lifeCycle.requestAcceptGraceTimeout\` > 0:
-  Traefik keeps accepting requests for that long after SIGTERM;
+- programs the catalog knows to keep accepting after SIGTERM on every traffic listener: Traefik with
+  \`--entryPoints.<name>.transport.lifeCycle.requestAcceptGraceTimeout\` > 0 on each user entry point (one
+  entry point without it still needs the hook; the internal \`traefik\` and \`metrics\` entry points do not
+  count). For an image the catalog does not know, the Traefik flag > 0 on any entry point is taken as the
+  evidence;
 - apps that keep serving after SIGTERM by themselves (e.g. an app that sleeps in its SIGTERM handler before
   closing its listener). Mark such a workload, on the pod template or the workload metadata, with the
   number of seconds (> 0) it keeps accepting requests:
@@ -138,7 +150,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
       const gate = cloudLbReadinessGate(w);
       const local = graph.trafficServices(w).find((s) => s.externalTrafficPolicy === 'Local');
       for (const c of trafficContainers(graph, w)) {
-        if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(c)) continue;
+        if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(ctx.catalog, c)) continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
         const declared = declaredPortsLabel(c);

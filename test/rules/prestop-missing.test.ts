@@ -130,8 +130,15 @@ spec:
       }),
     },
     {
-      name: 'Traefik with requestAcceptGraceTimeout keeps accepting after SIGTERM',
+      name: 'Traefik flag on an image the catalog does not know: taken as evidence',
       yaml: wl({ podSpec: `${app()}        args: ["--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s"]\n` }),
+    },
+    {
+      name: 'Traefik (catalog): every user entry point keeps accepting after SIGTERM',
+      yaml: wl({
+        podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
+          '        args: ["--entryPoints.web.address=:8080", "--entryPoints.websecure.address=:8443", "--entryPoints.traefik.address=:9000", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s", "--entryPoints.websecure.transport.lifeCycle.requestAcceptGraceTimeout=5s"]\n',
+      }),
     },
     {
       name: 'native sidecar serving a port is not a main container',
@@ -145,6 +152,14 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: 'Traefik (catalog): one user entry point without requestAcceptGraceTimeout still drops requests',
+      yaml: wl({
+        podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
+          '        args: ["--entryPoints.web.address=:8080", "--entryPoints.websecure.address=:8443", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s"]\n',
+      }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' }],
+    },
     {
       name: 'unknown served (a file holding only the Deployment) with a declared http port: assumed served, and said so',
       yaml: wl({ service: false }),
