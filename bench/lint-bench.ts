@@ -4,7 +4,7 @@
  * run's own), over inputs built from the corpus (../shared/corpus/rendered, every object,
  * ConfigMaps included) copied into many namespaces, as one multi-document YAML file and as one
  * `kind: List` JSON file (a big `kubectl get -A -o json`); plus generated objects in few
- * namespaces (the quadratic-rule case), single-file start-up against `node -e 0`, and
+ * namespaces at every size (the quadratic-rule case: objects/s across sizes is the growth curve), single-file start-up against `node -e 0`, and
  * `--fix-dry-run --fix-proposals` against the lint of the same input.
  * Environment: BENCH_SIZES (default 1000,10000,100000), BENCH_RUNS (default 3), BENCH_FIX
  * (objects for the --fix row, default 10000). Not a test: nothing here fails on a figure.
@@ -102,17 +102,19 @@ function main(): void {
       line(['corpus copies', String(n), format, fmt(floor.ms), fmt(parse.ms), fmt(lint.ms), fmt(lint.objects / (lint.ms / 1000)), fmt(lint.peakMiB), fmt(lint.ms / floor.ms, 2), fmt((lint.ms - parse.ms) / parse.ms, 2), note]);
     }
   }
-  // Generated objects in 50 namespaces: every rule's index is exercised with many objects per namespace.
-  const genN = Math.max(...sizes);
-  const gen = generate(Math.ceil(genN / 4));
-  const genDir = path.join(dir, 'generated');
-  fs.mkdirSync(genDir);
-  for (const s of gen.sources) fs.writeFileSync(path.join(genDir, s.file.replace(/[^\w.-]/g, '_')), s.text);
-  console.error(`  generated, ${gen.objects} objects in few namespaces...`);
-  const gFloor = child('floor', genDir);
-  const gParse = child('parse', genDir);
-  const gLint = child('lint', genDir);
-  line(['generated, 50 namespaces', String(gLint.objects || gen.objects), 'YAML files', fmt(gFloor.ms), fmt(gParse.ms), fmt(gLint.ms), fmt(gLint.objects / (gLint.ms / 1000)), fmt(gLint.peakMiB), fmt(gLint.ms / gFloor.ms, 2), fmt((gLint.ms - gParse.ms) / gParse.ms, 2), '']);
+  // Generated objects in 50 namespaces, at every size: every rule's index is exercised with many
+  // objects per namespace, and objects/s across the sizes is the growth curve (linear if constant).
+  for (const genN of sizes) {
+    const gen = generate(Math.ceil(genN / 4));
+    const genDir = path.join(dir, `generated-${genN}`);
+    fs.mkdirSync(genDir);
+    for (const s of gen.sources) fs.writeFileSync(path.join(genDir, s.file.replace(/[^\w.-]/g, '_')), s.text);
+    console.error(`  generated, ${gen.objects} objects in few namespaces...`);
+    const gFloor = child('floor', genDir);
+    const gParse = child('parse', genDir);
+    const gLint = child('lint', genDir);
+    line(['generated, 50 namespaces', String(gLint.objects || gen.objects), 'YAML files', fmt(gFloor.ms), fmt(gParse.ms), fmt(gLint.ms), fmt(gLint.objects / (gLint.ms / 1000)), fmt(gLint.peakMiB), fmt(gLint.ms / gFloor.ms, 2), fmt((gLint.ms - gParse.ms) / gParse.ms, 2), '']);
+  }
   // --fix against the lint of the same input.
   const fixFile = path.join(dir, `corpus-${fixSize}.yaml`);
   if (!fs.existsSync(fixFile)) fs.writeFileSync(fixFile, corpusObjects(fixSize).map((o) => yaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n'));
