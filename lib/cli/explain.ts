@@ -6,6 +6,7 @@ import { DEFAULT_KUBE_VERSION, KubeVersion, supportedKubeVersion } from '../engi
 import { explainSources, timelinesSvg, timelinesText, workloadRef } from '../explain';
 import { helmChartRenderer } from '../helm/render';
 import { collectSources } from '../model/sources';
+import { escapeControl } from '../report/escape';
 import { ALL_RULES } from '../rules';
 import { CliIO, UsageError, writeAtomic } from './io';
 
@@ -75,7 +76,7 @@ export function runExplain(argv: string[], io: CliIO): number {
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
   const run = explainSources(sources, { rules: ALL_RULES, policy, version, object: values.object }, errors);
   // Input errors are reported like lint's, and never hide the workloads that did parse.
-  for (const e of run.errors) io.stderr(`${e.file}:${e.line}:${e.column} error input ${e.message}\n`);
+  for (const e of run.errors) io.stderr(`${escapeControl(e.file)}:${e.line}:${e.column} error input ${escapeControl(e.message)}\n`);
   const inputs = positionals.join(' ');
   if (!run.workloads.length && !run.timelines.length) {
     io.stderr(`kubegrace: no workload (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) in ${inputs}${run.errors.length ? ' that could be parsed' : ''}\n`);

@@ -8,7 +8,7 @@ import { Severity } from '../engine/types';
 import { DEFAULT_KUBE_VERSION, KubeVersion, supportedKubeVersion } from '../engine/version';
 import { ChartRenderer, collectSources } from '../model/sources';
 import { InputError } from '../model/types';
-import { jsonInert } from '../report/escape';
+import { escapeControl, jsonInert } from '../report/escape';
 import { toText } from '../report/text';
 import { ALL_RULES } from '../rules';
 import { ruleDocsLink } from '../rules/docs-url';
@@ -217,7 +217,8 @@ export function runLint(argv: string[], io: CliIO): number {
   }
   // Each input error is printed once: by the text report when it is shown, else here.
   if (!outputs.some((o) => o.format === 'text' && o.file === undefined)) {
-    for (const e of renderErrors) io.stderr(`kubegrace: ${e.file}:${e.line}:${e.column}: ${e.message}\n`);
+    // Escaped as in every report: helm's message carries text from the chart (`fail "..."`).
+    for (const e of renderErrors) io.stderr(`kubegrace: ${escapeControl(e.file)}:${e.line}:${e.column}: ${escapeControl(e.message)}\n`);
   }
   return writeFailed ? 2 : exitCode(result, failOn);
 }

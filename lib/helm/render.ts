@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import { ChartRenderer, Source } from '../model/sources';
 import { InputError } from '../model/types';
 import { findHelm, HelmNotFoundError, HelmOutputTooLargeError, runHelm } from './helm-bin';
+import { RenderAttempt, renderWithRecovery } from './recover';
 
 /*
  * Lints a Helm chart directory through `helm template`. The output is split at helm's
@@ -18,11 +19,21 @@ import { findHelm, HelmNotFoundError, HelmOutputTooLargeError, runHelm } from '.
  * GitHub annotations) must not attach them to lines of the template file, where they would point
  * at unrelated lines. Errors that helm reports with a template position (execution errors, `fail`
  * in a guard) do point at the template file itself, without the suffix.
+ *
+ * helm stops at the first template that fails; the renderer then reports it and renders the chart
+ * again without it (lib/helm/recover.ts), so one failing template does not hide the findings of
+ * the chart's other templates.
  */
 
 /** The release name used for rendering (visible in names that include .Release.Name). */
 export const RELEASE_NAME = 'kubegrace';
 export const RENDERED_SUFFIX = ' (rendered)';
+/**
+ * Most helm runs for one chart. helm stops at the first failing template; each failing template
+ * costs one re-render, or about log2(templates) + 1 when helm names only a helper. helm template
+ * takes ~0.1 s on a small chart.
+ */
+export const MAX_RENDERS = 24;
 
 export interface HelmRendererOptions {
   /** Target Kubernetes version, X.Y or X.Y.Z (passed as --kube-version X.Y.Z; X.Y means X.Y.0). */
@@ -38,6 +49,8 @@ export interface HelmRendererOptions {
   namespace?: string;
   /** Called with each error as it happens (the CLI echoes them on stderr). */
   onError?: (e: InputError) => void;
+  /** Most helm runs for one chart (the first render, re-renders without failing templates); default MAX_RENDERS. */
+  maxRenders?: number;
   /** Variables added to process.env for finding and running helm (HELM_BIN, PATH, HELM_*_HOME). */
   env?: NodeJS.ProcessEnv;
 }
@@ -90,21 +103,45 @@ export function renderedSources(output: string, chartDisplay: string): Source[] 
   return [...byFile.keys()].sort().map((file) => ({ file, text: byFile.get(file)!.join(''), chart: chartDisplay }));
 }
 
-/**
- * Helm's error as an InputError: at the template position when helm gives one
- * (`execution error at (<chart>/templates/x.yaml:12:3): ...`, `template: <chart>/templates/x.yaml:12:3: ...`),
- * else at the chart directory.
- */
-export function helmError(stderr: string, chartDisplay: string): InputError {
-  const text = stderr
-    .split('\n')
+/** helm's message: from its first `Error: ` line (before it: warnings, symlink notices), without the --debug hint. */
+function helmMessage(stderr: string): string {
+  const lines = stderr.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('Error: '));
+  return (first >= 0 ? lines.slice(first) : lines.filter((l) => !/^walk\.go:\d+: found symbolic link in path: /.test(l)))
     .filter((l) => !/^Use --debug flag to render out invalid YAML/.test(l))
     .join('\n')
     .trim()
     .replace(/^Error: /, '');
+}
+
+/**
+ * The template position helm's message starts at: `execution error at (<chart>/templates/x.yaml:12:3)`,
+ * `template: <chart>/templates/x.yaml:12:3: ...`, `parse error at (<chart>/templates/x.yaml:12)`,
+ * `YAML parse error on <chart>/templates/x.yaml: ...` (a position in the rendered text, not given).
+ * The path is after the chart's name, e.g. `templates/x.yaml`, `charts/sub/templates/x.yaml`.
+ */
+export function helmErrorPosition(message: string): { helmPath: string; line?: number; column?: number } | undefined {
+  // Template names may hold spaces, colons, parentheses, even newlines: the shortest name followed by helm's own punctuation.
+  const pos =
+    /^execution error at \([^/\n]+\/([\s\S]+?):(\d+):(\d+)\): /.exec(message) ??
+    /^template: [^/\n]+\/([\s\S]+?):(\d+):(\d+): /.exec(message) ??
+    /^parse error at \([^/\n]+\/([\s\S]+?):(\d+)\): /.exec(message);
+  if (pos) return { helmPath: pos[1], line: Number(pos[2]), column: pos[3] ? Number(pos[3]) : undefined };
+  const yaml = /^YAML parse error on [^/\n]+\/([\s\S]+?): error converting YAML to JSON: /.exec(message);
+  return yaml ? { helmPath: yaml[1] } : undefined;
+}
+
+/**
+ * Helm's error as an InputError: at the template position when helm gives one
+ * (`execution error at (<chart>/templates/x.yaml:12:3): ...`, `template: <chart>/templates/x.yaml:12:3: ...`),
+ * at line 1 of the template when helm names only the file (`YAML parse error on <chart>/templates/x.yaml`),
+ * else at the chart directory.
+ */
+export function helmError(stderr: string, chartDisplay: string): InputError {
+  const text = helmMessage(stderr);
   const message = `helm template failed: ${text || 'no message (helm exited with an error)'}`;
-  const pos = /(?:execution error at \(|template: |parse error at \()[^/\s():]+\/([^:()\s]+):(\d+)(?::(\d+))?/.exec(text);
-  if (pos) return { file: `${chartDisplay}/${pos[1]}`, line: Number(pos[2]), column: pos[3] ? Number(pos[3]) : 1, message };
+  const pos = helmErrorPosition(text);
+  if (pos) return { file: `${chartDisplay}/${pos.helmPath}`, line: pos.line ?? 1, column: pos.column ?? 1, message };
   return { file: chartDisplay, line: 1, column: 1, message };
 }
 
@@ -136,21 +173,46 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
       }
     }
     if (!helm) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${notFound}` });
-    const args = ['template', opts.release ?? RELEASE_NAME, path.resolve(chartDir)];
+    const args: string[] = [];
     if (kube) args.push('--kube-version', kube);
     if (opts.namespace) args.push('--namespace', opts.namespace);
     for (const f of opts.valuesFiles ?? []) args.push('--values', path.resolve(f));
     for (const v of opts.set ?? []) args.push('--set', v);
-    let r;
+    const run = (dir: string): RenderAttempt => {
+      const r = runHelm(['template', opts.release ?? RELEASE_NAME, dir, ...args], { helm, env: opts.env });
+      return r.status === 0 ? { ok: true, stdout: r.stdout } : { ok: false, stderr: r.stderr };
+    };
+    let rec;
     try {
-      r = runHelm(args, { helm, env: opts.env });
+      rec = renderWithRecovery(path.resolve(chartDir), {
+        render: run,
+        describe: (stderr) => ({ error: helmError(stderr, displayName), helmPath: helmErrorPosition(helmMessage(stderr))?.helmPath }),
+        maxRuns: opts.maxRenders ?? MAX_RENDERS,
+      });
     } catch (e) {
       if (e instanceof HelmOutputTooLargeError) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}` });
-      if (!(e instanceof HelmNotFoundError)) throw e;
-      return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}; install helm 3 or set HELM_BIN` });
+      if (e instanceof HelmNotFoundError) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}; install helm 3 or set HELM_BIN` });
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code === 'string') return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${code} while preparing a copy of it without its failing templates (${(e as Error).message})` });
+      throw e;
     }
-    if (r.status !== 0) return fail(helmError(r.stderr, displayName));
-    return { sources: renderedSources(r.stdout, displayName), errors: [] };
+    const errors: InputError[] = rec.failures.map((f) => {
+      const e = f.template ? { ...f.error, file: `${displayName}/${f.template.diskPath}` } : f.error;
+      // helm named a helper (or nothing): the template that failed is the one to look at, at line 1.
+      if (f.bisected && f.template) Object.assign(e, { line: 1, column: 1, message: `${e.message} (while rendering ${f.template.diskPath})` });
+      if (f.template && rec.stdout !== undefined) e.message += `; the rest of the chart was linted without ${f.template.diskPath}`;
+      return e;
+    });
+    if (rec.exhausted) {
+      errors.push({
+        file: displayName,
+        line: 1,
+        column: 1,
+        message: `cannot render this Helm chart: stopped after ${rec.runs} helm template runs with ${rec.failures.length} failing template${rec.failures.length === 1 ? '' : 's'} found; the other templates were not linted: fix these and lint again`,
+      });
+    }
+    for (const e of errors) opts.onError?.(e);
+    return { sources: rec.stdout !== undefined ? renderedSources(rec.stdout, displayName) : [], errors };
   };
 }
 

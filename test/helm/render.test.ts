@@ -71,7 +71,12 @@ describe('splitting helm template output', () => {
     });
     expect(helmError('Error: template: c/templates/x.yaml:4:11: executing "c/templates/x.yaml" at <fail "boom">: error calling fail: boom\n', 'c')).toMatchObject({ file: 'c/templates/x.yaml', line: 4, column: 11 });
     expect(helmError('Error: parse error at (c/templates/x.yaml:1): missing value for if\n', 'c')).toMatchObject({ file: 'c/templates/x.yaml', line: 1, column: 1 });
-    expect(helmError('Error: YAML parse error on c/templates/x.yaml: error converting YAML to JSON: yaml: line 5: bad\n', 'c')).toMatchObject({ file: 'c', line: 1, column: 1, message: expect.stringContaining('yaml: line 5: bad') });
+    // helm names the template but gives a line of the rendered text: line 1 of the template.
+    expect(helmError('Error: YAML parse error on c/templates/x.yaml: error converting YAML to JSON: yaml: line 5: bad\n', 'c')).toMatchObject({ file: 'c/templates/x.yaml', line: 1, column: 1, message: expect.stringContaining('yaml: line 5: bad') });
+    // Warnings before helm's `Error:` line (symlink notices, values warnings) are not part of the message.
+    expect(helmError('walk.go:74: found symbolic link in path: /x/Chart.yaml resolves to /y/Chart.yaml. Contents of linked file included and used\ncoalesce.go:220: warning: cannot overwrite table with non table for a (map[])\nError: execution error at (c/templates/a b:c.yaml:3:4): no\n', 'c')).toEqual({ file: 'c/templates/a b:c.yaml', line: 3, column: 4, message: 'helm template failed: execution error at (c/templates/a b:c.yaml:3:4): no' });
+    // A chart-level message that quotes a position later on is not a template error.
+    expect(helmError('Error: chart requires kubeVersion: >=1.31 (template: c/templates/x.yaml:1:1: no)\n', 'c')).toMatchObject({ file: 'c', line: 1, column: 1 });
     expect(kubeVersionArg('1.31')).toBe('1.31.0');
     expect(kubeVersionArg('v1.30.4')).toBe('1.30.4');
   });
@@ -139,7 +144,7 @@ describe('helmChartRenderer through collectSources and the engine', () => {
     expect(old.errors).toEqual([{ file: 'web', line: 1, column: 1, message: expect.stringMatching(/^helm template failed: .*kubeVersion.*1\.29\.0/) }]);
   });
 
-  test('a guard that fails: the message reaches the user, at the template position; other inputs are still linted', () => {
+  test('a guard that fails: the message reaches the user, at the template position; other inputs and the chart\'s other templates are still linted', () => {
     const parent = fs.mkdtempSync(path.join(tmpRoot, 'p-'));
     writeTree(path.join(parent, 'guarded'), {
       ...WEB_CHART,
@@ -150,7 +155,8 @@ describe('helmChartRenderer through collectSources and the engine', () => {
     const { sources, errors } = collectSources(['guarded', 'other.yaml'], { cwd: parent, renderChart: renderer({ onError: (e) => seen.push(e) }) });
     expect(errors).toEqual([{ file: 'guarded/templates/guard.yaml', line: 2, column: expect.any(Number), message: expect.stringContaining('boom: replicas must be at least 3') }]);
     expect(seen).toEqual(errors);
-    expect(sources.map((s) => s.file)).toEqual(['other.yaml']);
+    // The chart is rendered again without the failing template (issue 12 item 14).
+    expect(sources.map((s) => s.file)).toEqual(['guarded/templates/deployment.yaml (rendered)', 'guarded/templates/service.yaml (rendered)', 'other.yaml']);
   });
 
   test('helm missing: one error per chart saying how to provide helm; plain files still read', () => {
