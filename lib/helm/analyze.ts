@@ -14,7 +14,8 @@ import { AWS_IP_KINDS, lbFronts } from '../rules/lb-util';
 import { claimExclusivity } from '../rules/rollout-util';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { ContainerView, DEFAULTS, get, Workload } from '../model/workload';
-import { shutdownAddends } from '../timeline/addends';
+import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT, sidecarDrainSeconds } from '../timeline/addends';
+import { ClassicFallback, drainFlagProgram, DrainFlagProgram, splitDrainArgs } from './classic-sidecar';
 import { DEFAULT_DRAIN_SECONDS, recommendedGrace } from '../timeline/budget';
 import { LINKERD, ISTIO } from '../timeline/mesh';
 import { classifyPreStop, PreStopKind } from '../timeline/prestop';
@@ -111,6 +112,29 @@ export interface PdbKnob {
   policyPresent: boolean;
 }
 
+/**
+ * A native sidecar of a workload, and how the chart runs it below Kubernetes 1.29 (no native
+ * sidecars there): a classic container with drain settings (classic-sidecar.ts).
+ */
+export interface NativeSidecarPlan {
+  /** Index in spec.template.spec.initContainers. */
+  index: number;
+  name: string;
+  /** Template expression of its values object (`(index $w.containers "x")`). */
+  ref: string;
+  /** `workloads.<key>.containers.<x>`, for messages. */
+  valuesPath: string;
+  /** The program's own drain flags, when known and its args can be rewritten. */
+  flags?: { program: DrainFlagProgram; kept: string[]; extraAcceptSeconds: number; drainSeconds: number };
+  /** Values the chart accepts for `classicFallback`, and the default. */
+  modes: ClassicFallback[];
+  defaultMode: ClassicFallback;
+  /** Why the default, for README and values comments. */
+  why: string;
+  /** Seconds it needs after the app (kubegrace.dev/sidecar-drain-seconds, default 5). */
+  drain: number;
+}
+
 export interface WorkloadPlan {
   key: string;
   kind: KnobKind;
@@ -128,6 +152,8 @@ export interface WorkloadPlan {
   stsMaxUnavailable: boolean;
   gracePresent: boolean;
   containers: ContainerKnob[];
+  /** Native sidecars (init containers with restartPolicy: Always), with their classic fallback below 1.29. */
+  nativeSidecars: NativeSidecarPlan[];
   preStop?: { seconds: number; targets: PreStopTarget[]; describe: string };
   /** Known delays of main-container hooks that are not templated. */
   fixedPreStops: number[];
@@ -335,12 +361,28 @@ function usedFeatures(objects: KObject[]): FeatureName[] {
 /** Features the templates render by `.Capabilities.KubeVersion` (templates.ts): they do not raise the chart's kubeVersion. */
 export const ADAPTIVE_FEATURES: readonly FeatureName[] = ['sleepAction', 'matchLabelKeys', 'unhealthyPodEvictionPolicy'];
 
-function minimumKube(objects: KObject[]): { version: KubeVersion; features: string[] } {
+/**
+ * Native sidecars are adaptive too (a classic container below 1.29) when every one of them is in a
+ * Deployment, StatefulSet or DaemonSet, whose values size the fallback's drain. In a Job or CronJob a
+ * classic sidecar keeps the pod from completing, and a bare Pod or ReplicaSet has no values: those
+ * keep native sidecars, so the chart needs 1.29.
+ */
+export function adaptiveFeatures(objects: KObject[]): FeatureName[] {
+  const fixed = objects.some((o) => {
+    if (KNOB_KINDS.includes(o.kind)) return false;
+    const ps = o.kind === 'Pod' ? get(o.raw, 'spec') : o.kind === 'CronJob' ? get(o.raw, 'spec', 'jobTemplate', 'spec', 'template', 'spec') : get(o.raw, 'spec', 'template', 'spec');
+    const inits = get(ps, 'initContainers');
+    return Array.isArray(inits) && inits.some((c) => isObject(c) && c.restartPolicy === 'Always');
+  });
+  return fixed ? [...ADAPTIVE_FEATURES] : [...ADAPTIVE_FEATURES, 'nativeSidecars'];
+}
+
+function minimumKube(objects: KObject[], adaptive: readonly FeatureName[]): { version: KubeVersion; features: string[] } {
   const [bm, bn] = MIN_SUPPORTED_VERSION.split('.').map(Number);
   let best: [number, number] = [bm, bn];
   const features: string[] = [];
   for (const f of usedFeatures(objects)) {
-    if (ADAPTIVE_FEATURES.includes(f)) continue;
+    if (adaptive.includes(f)) continue;
     const since = FEATURES[f].since;
     features.push(`${FEATURES[f].name} (>= ${since.join('.')})`);
     if (since[0] > best[0] || (since[0] === best[0] && since[1] > best[1])) best = [since[0], since[1]];
@@ -428,10 +470,12 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const pdbOwner = new Map<string, WorkloadPlan>();
   const hpaOwner = new Map<string, WorkloadPlan>();
   const lbService = new Map<string, WorkloadPlan>();
-  const minKube = minimumKube(objects);
+  const adaptiveSet = adaptiveFeatures(objects);
+  const minKube = minimumKube(objects, adaptiveSet);
+  const older: Partial<Record<FeatureName, string>> = { sleepAction: 'exec [sleep, N]', nativeSidecars: 'a regular container kept up by its classicFallback value (README)' };
   const adaptive = usedFeatures(objects)
-    .filter((f) => ADAPTIVE_FEATURES.includes(f))
-    .map((f) => `${FEATURES[f].name} (>= ${FEATURES[f].since.join('.')}, older clusters get ${f === 'sleepAction' ? 'exec [sleep, N]' : 'no such field'})`);
+    .filter((f) => adaptiveSet.includes(f))
+    .map((f) => `${FEATURES[f].name} (>= ${FEATURES[f].since.join('.')}, older clusters get ${older[f] ?? 'no such field'})`);
 
   const candidates = graph.workloads.filter((w) => KNOB_KINDS.includes(w.kind));
   // Keys: camelCase names; a clash adds the kind, then the namespace.
@@ -561,6 +605,71 @@ function recommendedDeregistration(plan: WorkloadPlan): number {
   return recommendedGrace(plan.defaults.preStop, plan.defaults.drain);
 }
 
+/** Durations as the flag values the chart writes (Go durations, whole seconds). */
+function secondsText(n: number): string {
+  return `${Math.ceil(n)}s`;
+}
+
+/** The native sidecars of a workload and the classic fallback each gets below Kubernetes 1.29. */
+function nativeSidecarPlans(w: Workload, key: string, knobs: ContainerKnob[]): NativeSidecarPlan[] {
+  const inits = w.podSpec.initContainers;
+  if (!Array.isArray(inits)) return [];
+  const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
+  const out: NativeSidecarPlan[] = [];
+  for (const knob of knobs) {
+    if (knob.list !== 'initContainers') continue;
+    const raw = inits[knob.index];
+    const view = w.sidecars.find((v) => v.raw === raw);
+    if (!view || !isObject(raw)) continue;
+    const drain = sidecarDrainSeconds(hint, view);
+    const base = { index: knob.index, name: knob.name, ref: knob.ref, valuesPath: `workloads.${key}.containers.${containerValuesKey(knob)}`, drain };
+    const image = typeof raw.image === 'string' ? raw.image : '';
+    const match = image ? drainFlagProgram(splitImage(image)) : undefined;
+    const args = raw.args;
+    const stringArgs = Array.isArray(args) && args.every((a) => typeof a === 'string') ? (args as string[]) : args === undefined ? [] : undefined;
+    if (match && stringArgs) {
+      const split = splitDrainArgs(stringArgs, match.program);
+      const p = match.program;
+      if (!split.unreadable) {
+        const flags = { program: p, kept: split.kept, extraAcceptSeconds: split.acceptSeconds ?? 0, drainSeconds: split.drainSeconds ?? drain };
+        const flagWords = `${p.acceptFlag} (keep accepting connections through the app's preStop + drain) and ${p.drainFlag} (then wait up to ${secondsText(flags.drainSeconds)} for open connections)`;
+        if (match.versionOk) {
+          out.push({ ...base, flags, modes: ['drainFlags', 'execSleep', 'stopAtOnce', 'refuse'], defaultMode: 'drainFlags', why: `${p.title} ${match.version!.join('.')} (>= ${p.minVersion.join('.')}) has ${flagWords}` });
+        } else {
+          const tag = splitImage(image).tag;
+          const why = match.version
+            ? `${p.title} ${match.version.join('.')} is older than ${p.minVersion.join('.')}, the first release with ${p.acceptFlag}`
+            : `the image tag ${tag ? `"${tag}"` : '(none)'} does not say whether this ${p.title} is ${p.minVersion.join('.')} or newer (the first release with ${p.acceptFlag}); set drainFlags if it is`;
+          out.push({ ...base, flags, modes: ['drainFlags', 'execSleep', 'stopAtOnce', 'refuse'], defaultMode: 'refuse', why });
+        }
+        continue;
+      }
+    }
+    out.push({
+      ...base,
+      modes: ['execSleep', 'stopAtOnce', 'refuse'],
+      defaultMode: 'refuse',
+      why: `no drain setting is known for ${image ? `image ${image}` : 'this container'}, and a preStop sleep needs a sleep binary in the image, which the manifests do not tell`,
+    });
+  }
+  return out;
+}
+
+function classicFallbackLeaf(n: NativeSidecarPlan): ValueNode {
+  const words: Record<ClassicFallback, string> = {
+    drainFlags: n.flags ? `drainFlags (${n.flags.program.acceptFlag} = the app's preStop + drain, ${n.flags.program.drainFlag} ${secondsText(n.flags.drainSeconds)})` : 'drainFlags',
+    execSleep: 'execSleep (a preStop exec [sleep, N], N = the app\'s preStop + drain: only for images with a sleep binary)',
+    stopAtOnce: 'stopAtOnce (no drain: it may stop before the app has drained)',
+    refuse: 'refuse (the chart fails to render below 1.29, naming this value)',
+  };
+  return leaf(
+    'classicFallback',
+    `How "${n.name}" runs on Kubernetes < 1.29, which has no native sidecars: as a regular container that gets SIGTERM with the app, kept up by ${n.modes.map((m) => words[m]).join(', or ')}. Default ${n.defaultMode}: ${n.why}. Ignored on >= 1.29.`,
+    n.defaultMode,
+    enumSchema(n.modes),
+  );
+}
+
 function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Set<string>): WorkloadPlan {
   const kind = w.kind as KnobKind;
   const raw = w.obj.raw;
@@ -582,6 +691,7 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
     stsMaxUnavailable: kind === 'StatefulSet' && get(spec, 'updateStrategy', 'rollingUpdate', 'maxUnavailable') !== undefined,
     gracePresent: w.graceSet,
     containers: [],
+    nativeSidecars: [],
     fixedPreStops: [],
     drain: { knob: false, declared: false, constant: DEFAULT_DRAIN_SECONDS },
     addend: 0,
@@ -615,6 +725,7 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
   // Images and resources: the first main container at the top, the others under `containers`.
   const used = new Set<string>();
   plan.containers = containerKnobs(w, used);
+  plan.nativeSidecars = nativeSidecarPlans(w, key, plan.containers);
   const imageGroup = (c: ContainerKnob): ValueNode[] => {
     const out: ValueNode[] = [];
     const cr = (get(spec, 'template', 'spec', c.list) as JsonObject[])[c.index];
@@ -641,7 +752,12 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
       group(
         'containers',
         'The other containers of the pod (further main containers, native sidecars, init containers), keyed by container name in camelCase.',
-        plan.containers.slice(1).map((c) => group(containerValuesKey(c)!, `Container "${c.name}" (${c.list === 'containers' ? 'main container' : (get(spec, 'template', 'spec', c.list) as JsonObject[])[c.index].restartPolicy === 'Always' ? 'native sidecar' : 'init container'}).`, imageGroup(c))),
+        plan.containers.slice(1).map((c) => {
+          const native = plan.nativeSidecars.find((n) => c.list === 'initContainers' && n.index === c.index);
+          const children = imageGroup(c);
+          if (native) children.push(classicFallbackLeaf(native));
+          return group(containerValuesKey(c)!, `Container "${c.name}" (${c.list === 'containers' ? 'main container' : native ? 'native sidecar' : 'init container'}).`, children);
+        }),
       ),
     );
   }

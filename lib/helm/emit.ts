@@ -64,6 +64,14 @@ export function toT(v: Json): TNode {
   return v;
 }
 
+/** A deep copy of a node: maps and sequences are new (expressions and blocks are immutable and shared). */
+export function cloneT(v: TNode): TNode {
+  if (v instanceof TMap) return new TMap(v.entries.map((e) => ('raw' in e ? { ...e } : { ...e, value: cloneT(e.value) })));
+  if (v instanceof TSeq) return new TSeq(v.items.map((i) => ({ ...i, value: cloneT(i.value) })));
+  if (v instanceof TExpr || v instanceof TBlock) return v;
+  return v === null || typeof v !== 'object' ? v : (JSON.parse(JSON.stringify(v)) as Json);
+}
+
 export function isTMap(v: TNode | undefined): v is TMap {
   return v instanceof TMap;
 }

@@ -168,6 +168,32 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
     'Ready before the next one is replaced, and a Deployment\'s `progressDeadlineSeconds` must stay above it. The',
     'PodDisruptionBudget (`pdb`) limits evictions by `kubectl drain`; `spread` keeps replicas on different zones and nodes.',
     '',
+  );
+  const sidecars = a.workloads.flatMap((p) => p.nativeSidecars.map((n) => ({ p, n })));
+  if (sidecars.length) {
+    out.push(
+      '## Native sidecars below Kubernetes 1.29',
+      '',
+      'Native sidecars (init containers with `restartPolicy: Always`) start before the app and get SIGTERM only after',
+      'the app has exited. Kubernetes < 1.29 has none, so there the chart writes each one as a regular container in',
+      '`containers` (same image, probes and values; no `restartPolicy`). A regular container gets SIGTERM at the start of',
+      'termination, together with the app, so it must be kept up through the app\'s preStop + drain: its',
+      '`classicFallback` value says how. `drainFlags`: the program\'s own flags (known programs only); `execSleep`: a',
+      'preStop `exec: [sleep, N]` with N = preStop + drain (the image needs a `sleep` binary: distroless and scratch',
+      'images have none, and the preStop sleep action only exists from 1.30); `stopAtOnce`: nothing (it may stop before',
+      'the app has drained); `refuse`: rendering below 1.29 fails with a message naming the value.',
+      '',
+      'Start-up order is lost below 1.29: regular containers start together, so the app may start before its sidecar is',
+      'ready. An app that needs the sidecar at start (a database proxy) should retry its first connections, or check',
+      'the dependency in its startup or readiness probe.',
+      '',
+      '| Workload | Sidecar | `classicFallback` default | Why |',
+      '|----------|---------|---------------------------|-----|',
+      ...sidecars.map(({ p, n }) => `| ${cell(p.what)} | \`${cell(n.name)}\` (\`${cell(n.valuesPath)}.classicFallback\`) | \`${n.defaultMode}\` | ${cell(n.why)} |`),
+      '',
+    );
+  }
+  out.push(
     '## Guards',
     '',
     'The chart refuses to render (`helm template`, `helm install`, `helm upgrade` fail with a message naming the',

@@ -17,7 +17,7 @@ import { LINKERD, ISTIO } from '../timeline/mesh';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 import { AWS_LBC } from '../constructs/load-balancer';
 import { ChartAnalysis, DEREGISTRATION, deregistrationAnnotations, PreStopTarget, rolloutGuarded, WorkloadPlan } from './analyze';
-import { block, emitDocument, entryAt, entryOf, escapeTemplate, expr, goString, isTMap, isTSeq, nodeAt, setAt, TExpr, TMap, TNode, toT, TSeq } from './emit';
+import { block, cloneT, emitDocument, entryAt, entryOf, escapeTemplate, expr, goString, isTMap, isTSeq, nodeAt, setAt, TEntry, TExpr, TMap, TNode, toT, TSeq } from './emit';
 import { Labels, matches, parseLabelSelector, parseMapSelector } from '../model/selector';
 
 /** Labels Helm charts conventionally add to metadata.labels. Of them only the instance label goes into selectors. */
@@ -215,6 +215,7 @@ export class ChartTemplates {
     if (plan) {
       header.push(this.bind(plan), `{{- include ${this.tpl(`guards.${plan.key}`)} $ }}`, ...this.ignoreHeader(plan));
       this.applyWorkload(root, plan);
+      this.applyClassicFallback(root, plan);
     }
     this.applySelectors(root, o);
     const ps = POD_SPEC[o.kind];
@@ -495,6 +496,57 @@ export class ChartTemplates {
       setAt(root, [...ann, ISTIO.proxyConfig], expr(`{{ printf ${fmt(plan.mesh.istioDrain.before, plan.mesh.istioDrain.after)} ${stay} | toJson }}`));
     }
     this.applyPodValues(root, plan);
+  }
+
+  /** Seconds a classic sidecar must keep serving after the start of termination: the app's preStop + drain. */
+  private appStopExpr(plan: WorkloadPlan): string {
+    return `(add ${this.preStopExpr(plan)} ${this.drainExpr(plan)})`;
+  }
+
+  /**
+   * Native sidecars below Kubernetes 1.29 (classic-sidecar.ts): each init container with
+   * `restartPolicy: Always` is written only on >= 1.29; below, a copy of it (the same values, no
+   * restartPolicy) is appended to `containers`, kept up through the app's preStop + drain as its
+   * `classicFallback` value says: the program's drain flags, a preStop `exec: [sleep, N]`, or nothing.
+   * `refuse` is the guard's (it fails the rendering below 1.29).
+   */
+  private applyClassicFallback(root: TMap, plan: WorkloadPlan): void {
+    if (!plan.nativeSidecars.length) return;
+    const ps: Path = ['spec', 'template', 'spec'];
+    const native = kubeAtLeast(1, 29);
+    const inits = nodeAt(root, [...ps, 'initContainers']) as TSeq;
+    const containers = nodeAt(root, [...ps, 'containers']) as TSeq;
+    const n = this.appStopExpr(plan);
+    for (const sc of plan.nativeSidecars) {
+      const item = inits.items[sc.index];
+      const copy = cloneT(item.value) as TMap;
+      item.when = item.when ? `and (${native}) (${item.when})` : native;
+      const i = copy.entries.findIndex((e) => 'key' in e && e.key === 'restartPolicy');
+      if (i >= 0) copy.entries.splice(i, 1);
+      const mode = `${sc.ref}.classicFallback`;
+      const is = (m: string) => `eq ${mode} ${goString(m)}`;
+      const unless = (e: TEntry | undefined, m: string) => {
+        if (e) e.when = e.when ? `and (ne ${mode} ${goString(m)}) (${e.when})` : `ne ${mode} ${goString(m)}`;
+      };
+      if (sc.flags && sc.modes.includes('drainFlags')) {
+        const f = sc.flags;
+        unless(entryOf(copy, 'args'), 'drainFlags');
+        const accept = expr(`{{ printf ${goString(`${f.program.acceptFlag}=%ds`)} (add ${n} ${Math.ceil(f.extraAcceptSeconds)}) | toJson }}`);
+        const args = new TSeq([...f.kept.map((a) => ({ value: a as TNode })), { value: accept }, { value: `${f.program.drainFlag}=${Math.ceil(f.drainSeconds)}s` }]);
+        copy.entries.push({ key: 'args', value: args, when: is('drainFlags') });
+      }
+      if (sc.modes.includes('execSleep')) {
+        unless(entryOf(copy, 'lifecycle'), 'execSleep');
+        const hook = new TMap([{ key: 'preStop', value: new TMap([{ key: 'exec', value: new TMap([{ key: 'command', value: new TSeq([{ value: 'sleep' }, { value: expr(`{{ ${n} | toString | toJson }}`) }]) }]) }]) }]);
+        copy.entries.push({ key: 'lifecycle', value: hook, when: `and (${is('execSleep')}) (gt ${n} 0)` });
+      }
+      containers.items.push({ value: copy, when: `not (${native})` });
+    }
+    // Only native sidecars: no initContainers at all below 1.29 (rather than an empty key).
+    if (inits.items.every((it) => it.when !== undefined && it.when.includes(native))) {
+      const e = entryAt(root, [...ps, 'initContainers'])!;
+      e.when = e.when ? `and (${native}) (${e.when})` : native;
+    }
   }
 
   /** kubegrace.dev/ignore for the rules whose guard the values acknowledge (computed in the template header). */
@@ -897,6 +949,7 @@ export class ChartTemplates {
         `{{- end -}}`,
       );
     }
+    if (plan.nativeSidecars.length) lines.push(...this.classicGuard(plan, head));
     if (plan.readinessGateNamespace) {
       const label = AWS_LBC.readinessGateInjectLabel;
       lines.push(
@@ -916,6 +969,45 @@ export class ChartTemplates {
         `{{- end -}}`,
       );
     }
+    lines.push('{{- end -}}');
+    return lines;
+  }
+
+  /**
+   * Below 1.29: a native sidecar whose classicFallback is `refuse` fails the rendering, naming the
+   * value; `drainFlags` with an image tag older than the program's first release with the flags too.
+   */
+  private classicGuard(plan: WorkloadPlan, head: string): string[] {
+    const lines = [`{{- if not (${kubeAtLeast(1, 29)}) -}}`];
+    const f = (format: string, ...args: string[]) => `{{- fail (printf ${goString(head + format)}${args.map((a) => ` ${a}`).join('')}) -}}`;
+    plan.nativeSidecars.forEach((sc, i) => {
+      const mode = `${sc.ref}.classicFallback`;
+      const name = pct(JSON.stringify(sc.name));
+      const options = sc.modes.filter((m) => m !== 'refuse').map((m) => `${m}${m === 'drainFlags' && sc.flags ? ` (${sc.flags.program.title} >= ${sc.flags.program.minVersion.join('.')}: ${sc.flags.program.acceptFlag})` : m === 'execSleep' ? ' (only if its image has a sleep binary)' : m === 'stopAtOnce' ? ' (accept that it may stop before the app has drained)' : ''}`);
+      lines.push(
+        `{{- if eq ${mode} "refuse" -}}`,
+        f(
+          `Kubernetes %s has no native sidecars (>= 1.29), so init container ${name} (restartPolicy: Always) would run as a regular container, which gets SIGTERM together with the app and may stop before the app has drained${sc.defaultMode === 'refuse' ? ` (${pct(sc.why)})` : ''}; set ${sc.valuesPath}.classicFallback to ${pct(options.join(', or '))}, or install on Kubernetes >= 1.29`,
+          '$.Capabilities.KubeVersion.Version',
+        ),
+        `{{- end -}}`,
+      );
+      const knob = plan.containers.find((c) => c.list === 'initContainers' && c.index === sc.index);
+      if (sc.flags && knob?.image) {
+        const p = sc.flags.program;
+        lines.push(
+          `{{- $tag${i} := toString ${sc.ref}.image.tag -}}`,
+          `{{- if and (eq ${mode} "drainFlags") (regexMatch ${goString('^v?[0-9]+\\.[0-9]+\\.[0-9]+([-+.].*)?$')} $tag${i}) -}}`,
+          `{{- if semverCompare ${goString(`<${p.minVersion.join('.')}-0`)} (regexFind ${goString('[0-9]+\\.[0-9]+\\.[0-9]+')} $tag${i}) -}}`,
+          f(
+            `${sc.valuesPath}.classicFallback drainFlags needs ${pct(p.title)} >= ${p.minVersion.join('.')} (the first release with ${p.acceptFlag}), but ${sc.valuesPath}.image.tag is %s; raise the tag, or choose another classicFallback`,
+            `$tag${i}`,
+          ),
+          `{{- end -}}`,
+          `{{- end -}}`,
+        );
+      }
+    });
     lines.push('{{- end -}}');
     return lines;
   }
@@ -945,6 +1037,21 @@ export class ChartTemplates {
         out.push(
           `{{- if and (gt ${pre} 0) (not (${kubeAtLeast(1, 30)})) }}`,
           '  preStop hook:        Kubernetes {{ $.Capabilities.KubeVersion.Version }} has no sleep action (>= 1.30), so the hook runs `sleep` in the container: an image without a sleep binary (distroless, scratch) fails the hook and stops at once; use Kubernetes >= 1.30 or an image with sleep.',
+          '{{- end }}',
+        );
+      }
+      for (const sc of plan.nativeSidecars) {
+        const mode = `${sc.ref.replace('$w.', '.')}.classicFallback`;
+        const n = `(add ${pre} ${drainSum})`;
+        // Manifest text is printed by an action, never pasted into the template.
+        const name = `{{ ${goString(JSON.stringify(sc.name))} }}`;
+        const flags = sc.flags
+          ? `{{ if eq ${mode} "drainFlags" }}it keeps accepting connections for the app's preStop + drain = {{ add ${n} ${Math.ceil(sc.flags.extraAcceptSeconds)} }}s after SIGTERM (${sc.flags.program.acceptFlag}), then waits up to ${Math.ceil(sc.flags.drainSeconds)}s for open ones (${sc.flags.program.drainFlag}){{ else }}`
+          : '';
+        out.push(
+          `{{- if not (${kubeAtLeast(1, 29)}) }}`,
+          `  Native sidecar:      Kubernetes {{ $.Capabilities.KubeVersion.Version }} has none (>= 1.29), so ${name} runs as a regular container and gets SIGTERM with the app: ${flags}{{ if eq ${mode} "execSleep" }}its preStop sleeps the app's preStop + drain = {{ ${n} }}s first{{ else }}it is not kept up (classicFallback stopAtOnce) and may stop before the app has drained{{ end }}${sc.flags ? '{{ end }}' : ''}.`,
+          `  Start-up order:      lost below 1.29: regular containers start together, so the app may start before ${name} is ready; let the app retry what it needs from ${name} at start, or make its startup or readiness probe check it.`,
           '{{- end }}',
         );
       }
