@@ -6,9 +6,12 @@
 import { lintSources } from '../engine/run';
 import { Rule, Severity } from '../engine/types';
 import { KubeVersion } from '../engine/version';
+import { METRICS_PORT, OPERATOR_PORT } from '../model/graph';
 import { WORKLOAD_KINDS } from '../model/workload';
+import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import {
   ADDEND_VARIABLES,
+  annHas,
   bind,
   addendSeconds,
   ann,
@@ -218,6 +221,142 @@ function blockingConstraint(c: string): string {
 /** A required hostname anti-affinity term selecting the own pods, without matchLabelKeys where they count (>= 1.31). */
 function blockingTerm(t: string, keysOn: boolean): string {
   return `(has(${t}.topologyKey) && ${t}.topologyKey == 'kubernetes.io/hostname' && ${selectsOwn(`${t}.labelSelector`)}${keysOn ? ` && !(has(${t}.matchLabelKeys) && 'pod-template-hash' in ${t}.matchLabelKeys)` : ''})`;
+}
+
+/** A JS regular expression used case-insensitively, as an RE2 pattern literal (`(?i)` flag). */
+function ci(re: RegExp): string {
+  return str(`(?i)${re.source}`);
+}
+
+/** A user-given pattern matched case-insensitively (RE2 has no lookaround: refused, as in imagePattern). */
+function ciPattern(p: string, what: string): string {
+  try {
+    new RegExp(p);
+  } catch {
+    throw new ExportError(`${what}: ${JSON.stringify(p)} is not a regular expression`);
+  }
+  if (/\(\?[=!<]/.test(p)) throw new ExportError(`${what}: ${JSON.stringify(p)} uses lookaround, which RE2 (the API server's regex engine) does not support`);
+  return str(`(?i)${p}`);
+}
+
+/**
+ * lib/model/traffic likelyServed for a workload admitted alone (no Service, no Namespace: the
+ * linter's `unknown` state): the `kubegrace.dev/served` hint when written ("true", any case, after
+ * trimming), else whether a main container or native sidecar other than a mesh proxy declares a TCP
+ * port not named like a metrics or operator port (graph declaredTrafficContainers).
+ */
+function likelyServedAlone(): string {
+  const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
+  return `(${annHas('kubegrace.dev/served')} ? ${SERVED_HINT} : ${RUNNING}.exists(c, c.name != 'istio-proxy' && c.name != 'linkerd-proxy' && has(c.ports) && c.ports.exists(p, ${port})))`;
+}
+
+/** A regular expression's metacharacters escaped (for building RE2 patterns from literal names). */
+function reEscape(x: string): string {
+  return x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * lib/rules/surge-resource-deadlock scarcityOf(k) == 'accelerator' with the default lists, for a
+ * resource name `k`: not a standard resource (isStandardResource) and matching an accelerator
+ * pattern; each side is one RE2 match, so a resource name costs two string scans.
+ */
+export function acceleratorName(k: string): string {
+  const standard = '^(cpu|memory|ephemeral-storage|storage|pods)$|^hugepages-|^attachable-volumes-|^requests\\.|(^|\\.)kubernetes\\.io/|^[^/]*$';
+  const accel = ACCELERATOR_PATTERNS.map((p) => (p.endsWith('*') ? `^${reEscape(p.slice(0, -1))}` : `^${reEscape(p)}$`)).join('|');
+  return `(!${k}.matches(${str(standard)}) && ${k}.matches(${str(accel)}))`;
+}
+
+/** A resource amount above zero as lib/rules/surge-resource-deadlock units() reads it (numbers, or digits with k/M/G/Ki/Mi/Gi). */
+function positiveAmount(v: string): string {
+  return `(type(${v}) == int ? ${v} > 0 : type(${v}) == double ? ${v} > 0.0 : type(${v}) == string && ${v}.matches(${str('^\\s*[0-9]+(\\.[0-9]+)?\\s*(k|M|G|Ki|Mi|Gi)?\\s*$')}) && ${v}.matches('[1-9]'))`;
+}
+
+/** Some container (main, sidecar or init) requests an accelerator (surge-resource-deadlock scarceRequests: requests, else limits). */
+const REQUESTS_ACCELERATOR =
+  `${ALL_CONTAINERS}.exists(c, has(c.resources) && ((has(c.resources.requests) && c.resources.requests.exists(k, ${acceleratorName('k')} && ${positiveAmount('c.resources.requests[k]')})) || ` +
+  `(has(c.resources.limits) && c.resources.limits.exists(k, ${acceleratorName('k')} && !(has(c.resources.requests) && k in c.resources.requests) && ${positiveAmount('c.resources.limits[k]')}))))`;
+
+/** An IntOrString written as literal zero (`0`, `"0%"`), as lib/model/intstr isLiteralZero. */
+function literalZero(v: string): string {
+  return bind(v, 'lz', "type(lz) == int ? lz == 0 : type(lz) == string && lz.trim().matches('^0+%$')");
+}
+
+/** An IntOrString the linter can read (an int or a percentage), as lib/model/intstr parseIntOrPercent. */
+function readableIntOrPercent(v: string): string {
+  return bind(v, 'rv', "type(rv) == int || (type(rv) == string && rv.trim().matches('^[0-9]+%$'))");
+}
+
+/** Variables of rollout-full-outage: the Deployment's rollout resolved for spec.replicas (section 4). */
+function outageVariables(): CelVariable[] {
+  const ru = 'object.spec.strategy.rollingUpdate';
+  const hasRu = 'has(object.spec.strategy) && has(object.spec.strategy.rollingUpdate)';
+  return [
+    { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
+    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type == 'RollingUpdate'" },
+    { name: 'surgeSet', expression: `${hasRu} && has(${ru}.maxSurge)` },
+    { name: 'unavailableSet', expression: `${hasRu} && has(${ru}.maxUnavailable)` },
+    { name: 'maxSurge', expression: `variables.surgeSet ? ${ru}.maxSurge : dyn('25%')` },
+    { name: 'maxUnavailable', expression: `variables.unavailableSet ? ${ru}.maxUnavailable : dyn('25%')` },
+    { name: 'rawSurge', expression: resolved('variables.maxSurge', 'variables.replicas', true) },
+    { name: 'rawUnavailable', expression: resolved('variables.maxUnavailable', 'variables.replicas', false) },
+    { name: 'surge', expression: 'variables.rawSurge < 0 ? 0 : variables.rawSurge' },
+    { name: 'unavailable', expression: 'variables.rawSurge == 0 && variables.rawUnavailable == 0 ? 1 : variables.rawUnavailable < 0 ? 0 : variables.rawUnavailable' },
+    { name: 'bothZero', expression: `variables.surgeSet && variables.unavailableSet && ${literalZero('variables.maxSurge')} && ${literalZero('variables.maxUnavailable')}` },
+    { name: 'claims', expression: 'has(variables.podSpec.volumes) && variables.podSpec.volumes.exists(v, has(v.persistentVolumeClaim) && has(v.persistentVolumeClaim.claimName))' },
+  ];
+}
+
+const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+
+/** A probe handler's port check of lib/rules/probe-port problemOf, for handler `t` of probe `k` of container `c`. */
+function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 'named' | 'number'): string {
+  const h = `c.${k}.${t}`;
+  const base = `has(c.${k}) && has(${h}) && has(${h}.port)${t === 'httpGet' ? ` && !(has(${h}.host) && ${h}.host != '')` : ''}`;
+  if (type === 'named') return `(${base} && type(${h}.port) == string && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && has(p.name) && p.name == ${h}.port)))`;
+  return `(${base} && type(${h}.port) == int && has(c.ports) && c.ports.exists(p, has(p.containerPort)) && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port))`;
+}
+
+function probePortTerms(type: 'named' | 'number'): { pred: string; field: string; port: string }[] {
+  const out: { pred: string; field: string; port: string }[] = [];
+  for (const k of PROBES) {
+    for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
+      if (type === 'named' && t === 'grpc') continue;
+      out.push({ pred: probePortProblem(k, t, type), field: `${k} ${t}.port`, port: `c.${k}.${t}.port` });
+    }
+  }
+  return out;
+}
+
+/** "<field> <port>" of the first term that holds for `c` (a chain of conditionals; the caller knows one does). */
+function firstTerm(terms: { pred: string; field: string; port: string }[], quote: boolean): string {
+  let out = "''";
+  for (const t of [...terms].reverse()) out = `(${t.pred} ? ${str(t.field + ' ')} + ${quote ? `'"' + string(${t.port}) + '"'` : `string(${t.port})`} : ${out})`;
+  return out;
+}
+
+/** Variables of daemonset-surge: the update strategy as lib/rules/daemonset-surge reads it. */
+function dsVariables(patterns: string[]): CelVariable[] {
+  const us = 'object.spec.updateStrategy';
+  const ru = `${us}.rollingUpdate`;
+  const hasRu = `has(${us}) && has(${ru})`;
+  const imageName = "c.image.split('@')[0].split('/')[size(c.image.split('@')[0].split('/')) - 1].split(':')[0]";
+  const match = patterns.map((p) => `x.text.lowerAscii().matches(${ciPattern(p, 'daemonset-surge nodeProxyPatterns')})`).join(' || ') || 'false';
+  return [
+    { name: 'dsRolling', expression: `!has(${us}) || !has(${us}.type) || ${us}.type == 'RollingUpdate'` },
+    { name: 'surgeSet', expression: `${hasRu} && has(${ru}.maxSurge)` },
+    { name: 'surgeZero', expression: `!variables.surgeSet || ${literalZero(`${ru}.maxSurge`)}` },
+    { name: 'unavailableReadable', expression: `!(${hasRu} && has(${ru}.maxUnavailable)) || ${readableIntOrPercent(`${ru}.maxUnavailable`)}` },
+    {
+      name: 'candidates',
+      expression:
+        `[{'label': 'name "' + (has(object.metadata.name) ? object.metadata.name : '') + '"', 'text': has(object.metadata.name) ? object.metadata.name : ''}] + ` +
+        `variables.mains.map(c, {'label': 'container "' + c.name + '"', 'text': c.name}) + ` +
+        `variables.mains.filter(c, has(c.image) && c.image != '').map(c, {'label': 'image "' + c.image + '"', 'text': ${imageName}})`,
+    },
+    { name: 'proxyMatches', expression: `variables.candidates.filter(x, ${match})` },
+    { name: 'hostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },
+    { name: 'hostPorts', expression: `${RUNNING}.exists(c, has(c.ports) && c.ports.exists(p, has(p.hostPort) || (variables.hostNetwork && has(p.containerPort))))` },
+  ];
 }
 
 export const ADMISSION: Record<string, RuleAdmission> = {
@@ -480,6 +619,88 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     mutateNote:
       'a PodDisruptionBudget is admitted without the pods it selects, so the policy cannot tell a data store (where section 12 keeps IfHealthyBudget, and the linter offers no repair) from a stateless app: it repairs every PDB that leaves the field unset. Opt a data store\'s PDB out with kubegrace.dev/ignore: pdb-unhealthy-eviction-policy, or set IfHealthyBudget explicitly (never changed)',
   },
+  'rollout-full-outage': {
+    restriction:
+      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see)',
+    validate: () => {
+      const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
+      return [
+        {
+          severity: 'warning',
+          kinds: ['Deployment'],
+          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }],
+          expression:
+            '!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator',
+          messageExpression:
+            `${prefix('rollout-full-outage', 'warning')} + 'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
+            `' (resolved: surge ' + string(variables.surge) + ', unavailable ' + string(variables.unavailable) + '): ' + ` +
+            `(variables.replicas == 1 ? 'the only pod is removed before its replacement is ready' : 'all ' + string(variables.replicas) + ' pods can be removed before any replacement is ready') + ` +
+            `', a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)' + ` +
+            `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
+        },
+      ];
+    },
+    mutateNote: 'none: surge-first is a strategy change, a proposal in section 12, not a safe repair',
+  },
+  'probe-port': {
+    restriction:
+      'every condition, judged from the admitted object alone; cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 18 (info) times: linear in the total number of declared ports, never containers x containers',
+    validate: () => {
+      const named = probePortTerms('named');
+      const num = probePortTerms('number');
+      const namedPred = named.map((t) => t.pred).join(' || ');
+      const numPred = num.map((t) => t.pred).join(' || ');
+      const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
+      return [
+        {
+          severity: 'error',
+          kinds: WORKLOADS,
+          variables: [],
+          expression: `!${RUNNING}.exists(c, ${namedPred})`,
+          messageExpression:
+            `${prefix('probe-port', 'error')} + ` +
+            first(
+              namedPred,
+              `'container "' + c.name + '": ' + ${firstTerm(named, true)} + ': ' + ` +
+                `(${named.map((t) => `(${t.pred} && ${t.port}.matches('^[0-9]+$'))`).join(' || ')} ? 'the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes' : 'not a port name of this container: the kubelet cannot resolve it and the probe fails every time; use a declared port name or number, or declare {name: <name>, containerPort: N}')`,
+            ),
+        },
+        {
+          severity: 'info',
+          kinds: WORKLOADS,
+          variables: [],
+          expression: `!${RUNNING}.exists(c, ${numPred})`,
+          messageExpression:
+            `${prefix('probe-port', 'info')} + ` +
+            first(numPred, `'container "' + c.name + '": ' + ${firstTerm(num, false)} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
+        },
+      ];
+    },
+  },
+  'daemonset-surge': {
+    restriction:
+      'the warning, for DaemonSets recognised as node-level proxies by name, container name or image name (param nodeProxyPatterns); a Service with a Local traffic policy selecting the DaemonSet (which the linter also counts) is not visible at admission',
+    notValidated:
+      'the error (maxSurge and maxUnavailable both non-zero) is rejected by the API server\'s own validation, which runs before validating admission; the conditions for versions before 1.22 concern clusters without ValidatingAdmissionPolicy (1.30)',
+    validate: (ctx) => {
+      const patterns = ctx.params.nodeProxyPatterns;
+      if (!Array.isArray(patterns) || !patterns.every((p) => typeof p === 'string')) throw new ExportError('daemonset-surge: nodeProxyPatterns must be a list of strings');
+      const ru = 'object.spec.updateStrategy.rollingUpdate';
+      return [
+        {
+          severity: 'warning',
+          kinds: ['DaemonSet'],
+          variables: dsVariables(patterns as string[]),
+          expression: '!variables.dsRolling || !variables.surgeZero || !variables.unavailableReadable || size(variables.proxyMatches) == 0 || variables.hostPorts',
+          messageExpression:
+            `${prefix('daemonset-surge', 'warning')} + 'a node-level proxy (' + variables.proxyMatches[0].label + ') rolls with ' + (variables.surgeSet ? 'maxSurge ' + string(${ru}.maxSurge) : 'maxSurge absent (default 0)') + ` +
+            `': on each node the pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over' + ` +
+            `(variables.hostNetwork ? '; the pod uses hostNetwork: this works only if the proxy binds its listeners with SO_REUSEPORT, otherwise the new pod cannot bind, never becomes ready, and the rollout stalls' : '')`,
+        },
+      ];
+    },
+    mutateNote: 'none: surge first is a strategy change, a proposal in section 12',
+  },
 };
 
 const NEEDS_OTHERS = 'needs other objects than the admitted one';
@@ -490,9 +711,7 @@ export const NOT_EXPORTED: Record<string, string> = {
   'grace-exceeds-external-deadline': 'advice about cluster-level deadlines (autoscaler, node shutdown) that the policy cannot read',
   'readiness-probe-missing': `${NEEDS_OTHERS}: which containers a Service routes to`,
   'liveness-equals-readiness': 'compares whole probe handlers (headers, query strings) and the catalog of process-local handlers: not expressible in the CEL subset used',
-  'probe-port': 'a nested comprehension over containers x probes x ports, which the cost rule of the export avoids',
   'selector-mismatch': 'the API server\'s own validation rejects it before validating admission runs',
-  'rollout-full-outage': `${NEEDS_OTHERS}: served status (Services) and an HPA's minReplicas`,
   'surge-volume-deadlock': `${NEEDS_OTHERS}: the PersistentVolumeClaims' access modes`,
   'min-ready-seconds': `${NEEDS_OTHERS}: served status, external load balancers, HPA replicas; and the reconnect model`,
   'recreate-strategy': `${NEEDS_OTHERS}: served status (Services) and the PVCs`,
@@ -511,7 +730,6 @@ export const NOT_EXPORTED: Record<string, string> = {
   'native-sidecar-grace-budget': 'needs the sum of all native sidecars\' drains against each main container\'s budget; not yet translated',
   'linkerd-proxy-drain': 'reads Linkerd settings from the Namespace too; not yet translated',
   'istio-proxy-drain': 'needs the proxy.istio.io/config annotation parsed as YAML, which CEL cannot do',
-  'daemonset-surge': 'recognises node-level proxies from the catalog of well-known workloads; not yet translated',
   'replicas-not-spread': `${NEEDS_OTHERS}: served status and HPA minReplicas`,
   'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,
   'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration or APIService, the backing Service, workload and PDBs`,

@@ -142,15 +142,17 @@ const policies = (() => {
 describe('CEL cost of the exported policies', () => {
   test('within the API server limits at 10 and 100 containers; the figures per policy', () => {
     const rows: string[] = [];
+    const over: string[] = [];
     for (const p of policies) {
       const c10 = policyCost(p, 10);
       const c100 = policyCost(p, 100);
       rows.push(`${c10.name}: ${c10.total} (n=10), ${c100.total} (n=100); largest expression ${c100.maxExpression}; matchConditions ${c100.matchConditions}`);
-      expect(c100.maxExpression).toBeLessThan(PER_CALL_LIMIT);
-      expect(c100.total).toBeLessThan(RUNTIME_BUDGET);
-      expect(c100.matchConditions).toBeLessThan(MATCH_CONDITIONS_BUDGET);
+      if (c100.maxExpression >= PER_CALL_LIMIT) over.push(`${c100.name}: an expression costs ${c100.maxExpression} >= ${PER_CALL_LIMIT}`);
+      if (c100.total >= RUNTIME_BUDGET) over.push(`${c100.name}: ${c100.total} >= ${RUNTIME_BUDGET}`);
+      if (c100.matchConditions >= MATCH_CONDITIONS_BUDGET) over.push(`${c100.name}: matchConditions ${c100.matchConditions} >= ${MATCH_CONDITIONS_BUDGET}`);
     }
     process.stdout.write(`estimated CEL cost per policy:\n${rows.join('\n')}\n`);
+    expect(over).toEqual([]);
   });
 
   test('cost grows linearly with the containers (no unbounded nested scan)', () => {

@@ -69,6 +69,20 @@ const EDGE_CASES: string[] = [
   dep('chainguard-static-sh', exec(['sh', '-c', 'sleep 5'], 'cgr.dev/chainguard/static:latest')),
   dep('suppressed', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "prestop-handler, grace-period-budget"}'),
   dep('suppressed-all', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "all"}'),
+  // rollout-full-outage: served status from declared ports, skips for claims and accelerators.
+  dep('outage-metrics-only', '[{name: app, image: a, ports: [{name: http-metrics, containerPort: 9090}, {name: Admin, containerPort: 9000}]}]', '{}', ''),
+  dep('outage-udp', '[{name: app, image: a, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]'),
+  dep('outage-mesh-proxy-port', '[{name: app, image: a}, {name: istio-proxy, image: p, ports: [{containerPort: 15090}]}]'),
+  dep('outage-unnamed-port', '[{name: app, image: a, ports: [{containerPort: 8080}]}]'),
+  dep('outage-hint-false', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{"kubegrace.dev/served": "False"}'),
+  dep('outage-gpu-init-limit', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      initContainers: [{name: warm, image: w, resources: {limits: {"nvidia.com/gpu": "1"}}}]\n'),
+  dep('outage-gpu-zero', '[{name: app, image: a, ports: [{containerPort: 8080}], resources: {requests: {"nvidia.com/gpu": "0"}, limits: {"nvidia.com/gpu": "1"}}}]'),
+  dep('outage-claim', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n'),
+  // probe-port: hosts, grpc, quoted numbers, names declared by another container.
+  dep('probe-host', '[{name: app, image: a, ports: [{containerPort: 8080}], readinessProbe: {httpGet: {port: web, host: other}}, livenessProbe: {httpGet: {port: 9999, host: ""}}}]'),
+  dep('probe-quoted', '[{name: app, image: a, readinessProbe: {tcpSocket: {port: "8080"}}}]'),
+  dep('probe-other-container', '[{name: app, image: a, readinessProbe: {httpGet: {port: admin}}}, {name: side, image: s, ports: [{name: admin, containerPort: 9000}]}]'),
+  dep('probe-grpc', '[{name: app, image: a, ports: [{containerPort: 8080}], startupProbe: {grpc: {port: 9000}}}]'),
   `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: owned, ownerReferences: [{apiVersion: example.com/v1, kind: App, name: x, uid: u, controller: true}]}
@@ -113,6 +127,30 @@ spec:
     spec:
       template:
         spec: {restartPolicy: Never, containers: [{name: job, image: a, lifecycle: {preStop: {sleep: {seconds: 5}}}}]}
+`,
+  // daemonset-surge: image names, case, host ports, unreadable maxUnavailable.
+  `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent}
+spec:
+  selector: {matchLabels: {app: n}}
+  updateStrategy: {rollingUpdate: {maxSurge: "0%"}}
+  template: {metadata: {labels: {app: n}}, spec: {containers: [{name: agent, image: "registry.local:5000/mesh/Envoy:v1.30@sha256:00"}]}}
+`,
+  `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: traefik}
+spec:
+  selector: {matchLabels: {app: t}}
+  template: {metadata: {labels: {app: t}}, spec: {containers: [{name: t, image: t, ports: [{containerPort: 80, hostPort: 80}]}]}}
+`,
+  `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: kong}
+spec:
+  selector: {matchLabels: {app: k}}
+  updateStrategy: {rollingUpdate: {maxUnavailable: "1"}}
+  template: {metadata: {labels: {app: k}}, spec: {containers: [{name: k, image: k}]}}
 `,
   `apiVersion: v1
 kind: Pod

@@ -1,7 +1,8 @@
 /**
  * Generated workloads: fast-check builds pod templates from the pieces the exported policies read
- * (preStop handlers and commands, grace periods, hints, native sidecars, mesh annotations, probes,
- * rollout strategies, spread constraints, suppression), and each must get the same verdicts and
+ * (preStop handlers and commands, grace periods, hints, native sidecars, mesh annotations, probes
+ * and their ports, declared ports, accelerator requests, claims, rollout and DaemonSet update
+ * strategies, node-proxy names and images, spread constraints, suppression), and each must get the same verdicts and
  * repairs from the policies as from the linter (./differential.ts), with no CEL evaluation error.
  */
 import fc from 'fast-check';
@@ -23,15 +24,42 @@ const preStop = fc.oneof(
   fc.constant({ httpGet: { path: '/drain', port: 8080 } }),
   fc.constant({ tcpSocket: { port: 8080 } }),
 );
-const image = fc.constantFrom('example/app:1', 'gcr.io/distroless/static:nonroot', 'gcr.io/distroless/base:debug', 'cgr.dev/chainguard/static:latest');
+const image = fc.constantFrom('example/app:1', 'gcr.io/distroless/static:nonroot', 'gcr.io/distroless/base:debug', 'cgr.dev/chainguard/static:latest', 'docker.io/istio/ztunnel:1.24@sha256:ab', 'localhost:5000/Envoy');
+/** Declared ports: traffic, metrics and operator names, UDP, host ports. */
+const port = fc.record(
+  {
+    name: fc.constantFrom('http', 'metrics', 'http-metrics', 'admin', 'grpc', 'dns', 'Prom-stats'),
+    containerPort: fc.constantFrom(8080, 9090, 53),
+    protocol: fc.constantFrom('TCP', 'UDP'),
+    hostPort: fc.constantFrom(8080, 9090),
+  },
+  { requiredKeys: ['containerPort'] },
+);
+/** A probe port: declared or not, by name or number, or a quoted number. */
+const probePortValue = fc.constantFrom<number | string>(8080, 9090, 1234, 'http', 'metrics', 'web', '8080');
+const probe = fc.oneof(
+  probePortValue.map((p) => ({ httpGet: { path: '/healthz', port: p } })),
+  fc.tuple(probePortValue, fc.constantFrom('', 'other.example')).map(([p, host]) => ({ httpGet: { path: '/healthz', port: p, host } })),
+  probePortValue.map((p) => ({ tcpSocket: { port: p } })),
+  fc.constantFrom(8080, 1234).map((p) => ({ grpc: { port: p } })),
+);
+const resources = fc.constantFrom(
+  { limits: { 'nvidia.com/gpu': 1 } },
+  { requests: { 'nvidia.com/gpu': '0' }, limits: { 'nvidia.com/gpu': 1 } },
+  { requests: { 'amd.com/gpu': '1' } },
+  { limits: { 'example.com/widget': 2, cpu: '1' } },
+);
 const container = (name: string) =>
   fc.record(
     {
       name: fc.constant(name),
       image,
       lifecycle: preStop.map((p) => (p ? { preStop: p } : undefined)),
+      ports: fc.array(port, { maxLength: 2 }),
+      resources,
       livenessProbe: fc.option(fc.record({ httpGet: fc.constant({ path: '/livez', port: 8080 }), initialDelaySeconds: fc.integer({ min: 0, max: 120 }) }), { nil: undefined }),
-      startupProbe: fc.option(fc.record({ tcpSocket: fc.constant({ port: 8080 }), failureThreshold: fc.integer({ min: 1, max: 40 }) }), { nil: undefined }),
+      readinessProbe: probe,
+      startupProbe: fc.option(fc.oneof(fc.record({ tcpSocket: fc.constant({ port: 8080 }), failureThreshold: fc.integer({ min: 1, max: 40 }) }), probe), { nil: undefined }),
     },
     { requiredKeys: ['name', 'image'] },
   );
@@ -62,7 +90,8 @@ const workload = fc
   .record({
     kind: fc.constantFrom('Deployment', 'StatefulSet', 'DaemonSet', 'Pod'),
     grace: fc.option(fc.constantFrom(0, 10, 20, 30, 45, 60, 120), { nil: undefined }),
-    containers: fc.array(fc.constantFrom('app', 'worker', 'linkerd-proxy'), { minLength: 1, maxLength: 3 }).chain((names) => fc.tuple(...[...new Set(names)].map((n) => container(n)))),
+    name: fc.constantFrom('gen', 'envoy-node', 'ztunnel'),
+    containers: fc.array(fc.constantFrom('app', 'worker', 'linkerd-proxy', 'haproxy'), { minLength: 1, maxLength: 3 }).chain((names) => fc.tuple(...[...new Set(names)].map((n) => container(n)))),
     sidecars: fc.array(fc.constantFrom('proxy', 'logs', 'istio-proxy'), { maxLength: 2 }),
     annotations,
     replicas: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
@@ -72,15 +101,20 @@ const workload = fc
     progressDeadlineSeconds: fc.option(fc.constantFrom(30, 600), { nil: undefined }),
     partition: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
     spread: fc.array(spread, { maxLength: 2 }),
+    hostNetwork: fc.option(fc.boolean(), { nil: undefined }),
+    claim: fc.boolean(),
+    dsStrategy: fc.option(fc.record({ type: fc.constantFrom('RollingUpdate', 'OnDelete'), rollingUpdate: fc.record({ maxSurge: fc.oneof(intOrPercent, fc.constant('x')), maxUnavailable: fc.oneof(intOrPercent, fc.constant('x')) }, { requiredKeys: [] }) }, { requiredKeys: ['rollingUpdate'] }), { nil: undefined }),
   })
   .map((w) => {
     const podSpec: Record<string, unknown> = { containers: w.containers };
     if (w.grace !== undefined) podSpec.terminationGracePeriodSeconds = w.grace;
     const sidecars = [...new Set(w.sidecars)];
     if (sidecars.length) podSpec.initContainers = sidecars.map((n) => ({ name: n, image: 'x', restartPolicy: 'Always' }));
+    if (w.hostNetwork !== undefined) podSpec.hostNetwork = w.hostNetwork;
+    if (w.claim) podSpec.volumes = [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }];
     if (w.spread.length) podSpec.topologySpreadConstraints = w.spread.map((c) => JSON.parse(JSON.stringify(c)) as unknown);
     const meta = { labels: { app: 'gen' }, annotations: w.annotations };
-    if (w.kind === 'Pod') return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gen', ...meta }, spec: podSpec };
+    if (w.kind === 'Pod') return { apiVersion: 'v1', kind: 'Pod', metadata: { name: w.name, ...meta }, spec: podSpec };
     const spec: Record<string, unknown> = { selector: { matchLabels: { app: 'gen' } }, template: { metadata: meta, spec: podSpec } };
     if (w.kind !== 'DaemonSet' && w.replicas !== undefined) spec.replicas = w.replicas;
     if (w.kind === 'Deployment') {
@@ -91,8 +125,9 @@ const workload = fc
       if (w.minReadySeconds !== undefined) spec.minReadySeconds = w.minReadySeconds;
       if (w.progressDeadlineSeconds !== undefined) spec.progressDeadlineSeconds = w.progressDeadlineSeconds;
     }
+    if (w.kind === 'DaemonSet' && w.dsStrategy !== undefined) spec.updateStrategy = w.dsStrategy;
     if (w.kind === 'StatefulSet' && w.partition !== undefined) spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: w.partition } };
-    return { apiVersion: w.kind === 'Pod' ? 'v1' : 'apps/v1', kind: w.kind, metadata: { name: 'gen' }, spec };
+    return { apiVersion: w.kind === 'Pod' ? 'v1' : 'apps/v1', kind: w.kind, metadata: { name: w.name }, spec };
   });
 
 describe('generated workloads: the policies agree with the linter', () => {
