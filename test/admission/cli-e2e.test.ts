@@ -4,6 +4,7 @@
  * actions, and the usage errors.
  */
 import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -17,7 +18,7 @@ const HELM = path.join(ROOT, 'node_modules/.bin/helm');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-policy-cli-'));
 
 function kubegrace(args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8' });
+  const r = runCli(args, { cwd: work, encoding: 'utf8' });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,5 +1,5 @@
 /** A policy's spec.catalog: add entries, disable built-in ones; validated with the catalog schema. */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -63,7 +63,7 @@ spec:
 `;
 
 function lint(dir: string, file: string, policyFile?: string): { status: number | null; findings: { ruleId: string; severity: string; message: string }[]; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'lint', file, '--format', 'json', '--kube-version', '1.31', ...(policyFile ? ['--policy', policyFile] : [])], { cwd: dir, encoding: 'utf8' });
+  const r = runCli(['lint', file, '--format', 'json', '--kube-version', '1.31', ...(policyFile ? ['--policy', policyFile] : [])], { cwd: dir, encoding: 'utf8' });
   return { status: r.status, findings: r.stdout ? JSON.parse(r.stdout).findings : [], stderr: r.stderr };
 }
 

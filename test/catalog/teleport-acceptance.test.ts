@@ -2,7 +2,7 @@
  * Issue 11 acceptance: the teleport-cluster 2022 HA render (real corpus file, no hint) gets
  * min-ready-seconds on the proxy Deployment with the reconnect-model numbers, from the catalog.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -20,7 +20,7 @@ interface F {
   line: number;
 }
 function lint(file: string, extra: string[] = []): F[] {
-  const r = spawnSync(process.execPath, [BIN, 'lint', file, '--format', 'json', '--kube-version', '1.31', ...extra], { encoding: 'utf8' });
+  const r = runCli(['lint', file, '--format', 'json', '--kube-version', '1.31', ...extra], { encoding: 'utf8' });
   expect(r.stderr).toBe('');
   return (JSON.parse(r.stdout).findings as F[]).filter((f) => f.ruleId === 'min-ready-seconds');
 }
@@ -41,7 +41,7 @@ test('--fix-proposals writes minReadySeconds: 20 and the finding goes away', () 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-teleport-'));
   const file = path.join(dir, 'teleport.yaml');
   fs.writeFileSync(file, fs.readFileSync(path.join(CORPUS, 'teleport-cluster-2022-ha-pdb.yaml')));
-  const r = spawnSync(process.execPath, [BIN, 'lint', file, '--kube-version', '1.31', '--fix', '--fix-proposals', '--fail-on', 'never'], { encoding: 'utf8' });
+  const r = runCli(['lint', file, '--kube-version', '1.31', '--fix', '--fix-proposals', '--fail-on', 'never'], { encoding: 'utf8' });
   expect(r.status).toBe(0);
   expect(fs.readFileSync(file, 'utf8')).toMatch(/\n {2}minReadySeconds: 20\n/);
   expect(lint(file)).toEqual([]);

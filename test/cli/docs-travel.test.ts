@@ -3,7 +3,7 @@
  * installed package, or the published URL from one pattern), and `--help` cites only documents
  * the package ships.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,7 +15,7 @@ const BIN = path.join(ROOT, 'build/lib/cli/main.js');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[]; license: string };
 
 function kg(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = runCli(args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

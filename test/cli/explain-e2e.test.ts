@@ -2,7 +2,7 @@
  * `kubegrace explain` through the built bin: text and SVG output, --object, --output, colour
  * handling and exit codes.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import { DOMParser } from '@xmldom/xmldom';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,7 +17,7 @@ beforeAll(() => {
 });
 
 function kg(args: string[], opts: { input?: string; cwd?: string; env?: Record<string, string> } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = runCli(args, {
     cwd: opts.cwd ?? FIX,
     input: opts.input ?? '',
     encoding: 'utf8',

@@ -6,6 +6,7 @@
  * the lines of the fixed file).
  */
 import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -20,7 +21,7 @@ beforeAll(() => {
 });
 
 function kg(args: string[], cwd: string, input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
+  const r = runCli(args, { cwd, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

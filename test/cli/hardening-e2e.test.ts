@@ -5,6 +5,7 @@
  * outputs, closed pipes) and per-document recovery.
  */
 import { spawn, spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,7 +16,7 @@ const BIN = path.join(ROOT, 'build/lib/cli/main.js');
 const BAD_GRACE = fs.readFileSync(path.join(ROOT, 'test/fixtures/bad-grace.yaml'), 'utf8');
 
 function kg(args: string[], cwd: string, input: string | Buffer = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
+  const r = runCli(args, { cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kg-hard-'));

@@ -4,7 +4,7 @@
  * message on stderr) without hiding the other inputs' findings, --values, --set, --release,
  * --namespace and --kube-version, and a chart's templates/ directory refused with one clear error.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -38,7 +38,7 @@ function write(dir: string, files: Record<string, string>): void {
 function kg(args: string[], env: Record<string, string> = {}) {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '', FORCE_COLOR: '', PATH: `${HELM_DIR}${path.delimiter}${process.env.PATH ?? ''}` };
   delete base.HELM_BIN;
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: work, input: '', encoding: 'utf8', env: { ...base, ...env } });
+  const r = runCli(args, { cwd: work, input: '', encoding: 'utf8', env: { ...base, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -2,7 +2,7 @@
  * End-to-end tests of the CLI contract (DESIGN.md) through the built `bin`: exit codes, the JSON
  * shape, stdin, text lines with file:line:col, bad input, config and policy handling.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -16,7 +16,7 @@ beforeAll(() => {
 });
 
 function kg(args: string[], opts: { input?: string; cwd?: string; env?: Record<string, string> } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = runCli(args, {
     cwd: opts.cwd ?? FIX,
     input: opts.input ?? '',
     encoding: 'utf8',

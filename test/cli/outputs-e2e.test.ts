@@ -1,5 +1,5 @@
 /** Several outputs from one run, through the built bin (issue: CI integrations). */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -10,7 +10,7 @@ const BIN = path.join(ROOT, 'build/lib/cli/main.js');
 const FIX = path.join(ROOT, 'test/fixtures');
 
 function kg(args: string[], cwd = FIX) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
+  const r = runCli(args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

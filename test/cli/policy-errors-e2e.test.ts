@@ -1,5 +1,5 @@
 /** Policy and config errors through the built CLI: all problems, once, on stderr, exit 2. */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -9,7 +9,7 @@ const BIN = path.join(ROOT, 'build/lib/cli/main.js');
 const GOOD = path.join(ROOT, 'test/fixtures/good.yaml');
 
 function kg(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input: '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = runCli(args, { cwd, input: '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

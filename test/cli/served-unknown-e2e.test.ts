@@ -3,7 +3,7 @@
  * repository keeps one object per file, so a Deployment is often linted without its Service. Rules
  * that judge what is configured (a preStop hook against the grace period it spends) must still fire.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -11,7 +11,7 @@ import * as path from 'path';
 const BIN = path.resolve(__dirname, '../../build/lib/cli/main.js');
 
 function lint(file: string, extra: string[] = []) {
-  const r = spawnSync(process.execPath, [BIN, 'lint', file, '--format', 'json', '--kube-version', '1.31', ...extra], { encoding: 'utf8' });
+  const r = runCli(['lint', file, '--format', 'json', '--kube-version', '1.31', ...extra], { encoding: 'utf8' });
   return { code: r.status, json: JSON.parse(r.stdout), stderr: r.stderr };
 }
 

@@ -1,7 +1,7 @@
 /**
  * `kubegrace simulate rollout` through the built bin: the section 11 numbers, JSON output and exit codes.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -13,7 +13,7 @@ beforeAll(() => {
 });
 
 function kg(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
+  const r = runCli(args, { encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -3,7 +3,7 @@
  * atomic writes that keep the file mode, diffs without writing, stdin to stdout, the Helm chart
  * refusal, and the report and exit code about what remains.
  */
-import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 
 function kg(args: string[], opts: { input?: string; cwd: string }) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = runCli(args, {
     cwd: opts.cwd,
     input: opts.input ?? '',
     encoding: 'utf8',
