@@ -5,6 +5,7 @@
  * again without it, and the other templates' findings are reported at their template files.
  */
 import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -34,7 +35,7 @@ interface JsonReport {
 function kg(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '', FORCE_COLOR: '', TMPDIR: tmp, PATH: `${HELM_DIR}${path.delimiter}${process.env.PATH ?? ''}` };
   delete env.HELM_BIN;
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: work, input: '', encoding: 'utf8', env });
+  const r = runCli(args, { cwd: work, input: '', encoding: 'utf8', env });
   expect(fs.readdirSync(tmp)).toEqual([]);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
