@@ -7,8 +7,6 @@
  * for a longer run.
  */
 import fc from 'fast-check';
-import * as fs from 'fs';
-import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { lintSources } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
@@ -17,6 +15,7 @@ import { parseText } from '../../lib/model/parse';
 import { decodeBytes } from '../../lib/model/sources';
 import { k8sValue, resolveScalar } from '../../lib/model/yaml11';
 import { ALL_RULES } from '../../lib/rules';
+import { mutated, tokenText, TOKENS } from '../helpers/yaml-inputs';
 
 const RUNS = Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.KUBEGRACE_FUZZ_SEED ?? 20261124);
@@ -25,46 +24,6 @@ const params = { numRuns: RUNS, seed: SEED };
 const BOUND_MS = 3000;
 const policy = { name: 'fuzz', rules: new Map(), customRules: [] };
 const version = KubeVersion.parse('1.33');
-
-const FIXTURES = path.resolve(__dirname, '../fixtures');
-const SEEDS = [
-  fs.readFileSync(path.join(FIXTURES, 'bad-grace.yaml'), 'utf8'),
-  fs.readFileSync(path.join(FIXTURES, 'good.yaml'), 'utf8'),
-  ...(fs.readdirSync(path.join(FIXTURES, 'apps'), { recursive: true }) as string[]).filter((f) => /\.ya?ml$/.test(f)).sort().slice(0, 6).map((f) => fs.readFileSync(path.join(FIXTURES, 'apps', f), 'utf8')),
-  // The smallest real manifests of the shared corpus.
-  ...(() => {
-    const dir = path.resolve(__dirname, '../../../shared/corpus/rendered');
-    if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).sort((a, b) => a.length - b.length).slice(0, 4);
-  })(),
-].filter((t) => t.length < 20000);
-
-/** Tokens that stress YAML 1.1 resolution, merges, aliases, tags and quoting. */
-const TOKENS = ['010', '0x1F', '0b11', '0o17', '1e3', 'yes', 'off', 'y', '~', '.inf', '.nan', '1_000', '1:30', '2001-01-01', '"q"', "'s'", '!!int "7"', '!!str 5', '!!binary aGk=', '&a', '*a', '<<: {x: 1}', '<<: [*a]', '[', ']', '{', '}', '---', '...', '#', '? ', ': ', '- ', '|', '>', '\t', '\u001b[31m', '\u0085', 'é', '\ufeff', '%YAML 1.1', '"\\u0000"', 'terminationGracePeriodSeconds: "5"', 'replicas: 2.5'];
-
-/** A seed manifest with random edits: token insertions, line deletions, duplications. */
-const mutated = fc
-  .tuple(
-    fc.constantFrom(...SEEDS),
-    fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom(...TOKENS), fc.string({ maxLength: 6 })), fc.constantFrom('insert', 'delete-line', 'dup-line', 'replace-value')), { maxLength: 6 }),
-  )
-  .map(([text, edits]) => {
-    let t = text;
-    for (const [at, tok, op] of edits) {
-      const lines = t.split('\n');
-      const i = at % Math.max(1, lines.length);
-      if (op === 'delete-line') lines.splice(i, 1);
-      else if (op === 'dup-line') lines.splice(i, 0, lines[i] ?? '');
-      else if (op === 'replace-value') lines[i] = (lines[i] ?? '').replace(/:\s.*$/, `: ${tok}`);
-      else {
-        const l = lines[i] ?? '';
-        const c = at % (l.length + 1);
-        lines[i] = l.slice(0, c) + tok + l.slice(c);
-      }
-      t = lines.join('\n');
-    }
-    return t;
-  });
 
 function timed<T>(f: () => T): T {
   const t0 = Date.now();
@@ -76,7 +35,7 @@ function timed<T>(f: () => T): T {
 describe('fuzz: the parser', () => {
   test('random text and mutated manifests: no throw, errors are located in the file', () => {
     fc.assert(
-      fc.property(fc.oneof(mutated, fc.string({ maxLength: 300 }), fc.array(fc.constantFrom(...TOKENS, '\n', ' ', 'a: ', 'kind: Deployment\n'), { maxLength: 60 }).map((a) => a.join(''))), (text) => {
+      fc.property(fc.oneof(mutated, fc.string({ maxLength: 300 }), tokenText), (text) => {
         const p = timed(() => parseText('f.yaml', text));
         const lines = text.split('\n').length;
         for (const e of p.errors) {
