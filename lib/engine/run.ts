@@ -2,6 +2,7 @@ import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, ParsedObjects } from '../model/fast-json';
+import { parseYamlFast } from '../model/fast-yaml';
 import { parseText } from '../model/parse';
 import { stringMap } from '../model/selector';
 import { Source } from '../model/sources';
@@ -43,11 +44,11 @@ export interface Summary {
 }
 
 /**
- * Parses for the lint: JSON through the fast path when it reads the text exactly as parse.ts
- * would (see fast-json.ts), everything else through parse.ts.
+ * Parses for the lint: JSON and YAML through the fast paths when they read the text exactly as
+ * parse.ts would (see fast-json.ts and fast-yaml.ts), everything else through parse.ts.
  */
 export function parseSource(s: Source): ParsedObjects {
-  return parseJsonFast(s.file, s.text) ?? parseText(s.file, s.text);
+  return parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text);
 }
 
 export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void): ParsedObjects[] {

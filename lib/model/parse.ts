@@ -77,7 +77,7 @@ function findPair(map: unknown, key: string, doc: Document | undefined, depth = 
 }
 
 /** Walks a yaml node along pointer segments; returns the deepest node position reached. */
-function locateNode(root: Node | null | undefined, segments: string[], lc: LineCounter, fallback: Position, doc?: Document): Position {
+export function locateNode(root: Node | null | undefined, segments: string[], lc: LineCounter, fallback: Position, doc?: Document): Position {
   let node: unknown = root;
   let best: Position = nodePos(node, lc) ?? fallback;
   for (const seg of segments) {
@@ -99,7 +99,7 @@ function locateNode(root: Node | null | undefined, segments: string[], lc: LineC
   return best;
 }
 
-function nodePos(node: unknown, lc: LineCounter): Position | undefined {
+export function nodePos(node: unknown, lc: LineCounter): Position | undefined {
   const range = (node as { range?: [number, number, number] } | null)?.range;
   if (!range) return undefined;
   const p = lc.linePos(range[0]);
@@ -158,7 +158,7 @@ function isKubernetesObject(v: unknown): v is JsonObject {
   return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
 }
 
-const PARSE_OPTIONS = { prettyErrors: false, keepSourceTokens: false, uniqueKeys: false } as const;
+export const PARSE_OPTIONS = { prettyErrors: false, keepSourceTokens: false, uniqueKeys: false } as const;
 /** A line that starts a document (`---`) or ends one (`...`): YAML forbids it inside any node. */
 const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 

@@ -296,6 +296,14 @@ function toJson(v: GoValue, node: unknown): Json {
   }
 }
 
+/**
+ * The JSON value of an untagged plain scalar (its text after folding), as Kubernetes reads it;
+ * throws a DecodeError for the values with no JSON form (`.inf`, `.nan`).
+ */
+export function plainScalarJson(source: string): Json {
+  return toJson(resolveScalar(source, true, undefined), undefined);
+}
+
 export interface DecodeLimits {
   /** Decodes per document (go-yaml counts every node it visits, aliases expanded). */
   maxNodes: number;

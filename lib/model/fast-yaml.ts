@@ -1,0 +1,307 @@
+/**
+ * The fast path for YAML input (rendered charts, `kubectl get -o yaml`, 100k-object streams):
+ * the values come from js-yaml, about eight times faster than the `yaml` package's document tree,
+ * and source positions are computed only for what is reported, by parsing that one document
+ * again with `yaml` (the position-keeping path's own parser and locate logic, parse.ts).
+ *
+ * Exactness: the values must be those Kubernetes reads (sigs.k8s.io/yaml over go-yaml v2, YAML
+ * 1.1), as parse.ts computes them with yaml11.ts. js-yaml runs with a schema of its own: the
+ * failsafe types (strings, sequences, mappings) plus one implicit type for plain scalars whose
+ * value is yaml11.ts's go-yaml resolution of the text (so `010` is 8, `yes` is true, a quoted
+ * "010" stays a string). Wherever the two readings could differ this path declines (returns
+ * undefined, so the caller uses parse.ts, which also reports what is wrong with positions):
+ * - any js-yaml error (syntax, duplicate keys, an unknown tag, `.inf` with no JSON form, ...);
+ * - anchors on collections, aliases of them, any explicit tag (`!!int`, `!`, `!foo`), merge keys `<<`, `%`
+ *   directives, content after a `...` document end, explicit `?` keys, collections as keys, keys go-yaml reads
+ *   as non-strings (`yes:`, `1:`, `null:`: js-yaml would stringify them differently), keys
+ *   longer than 200 characters (YAML's 1024-character implicit-key limit counts the source);
+ * - nesting near MAX_DEPTH, documents near MAX_NODES;
+ * - a lone CR line break, a byte-order mark inside the text, a tab before the first content.
+ * Documents are split at `---` lines (column 0) exactly as `yaml` counts them: the part before
+ * the first marker is a document only if it has content, every `---` starts one (an empty one
+ * is a document without an object), so docIndex, uid and `documents` are those of parse.ts.
+ * test/model/fast-yaml.test.ts checks that both paths agree on every value, position and
+ * finding over the corpus, the fuzz inputs and YAML 1.1 corner cases.
+ */
+import * as jsyaml from 'js-yaml';
+import { Document, LineCounter, Node, parseDocument } from 'yaml';
+import type { ParsedObjects } from './fast-json';
+import { isClusterScoped, locateNode, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
+import { isObject, Json, JsonObject, KObject, Position } from './types';
+import { plainScalarJson } from './yaml11';
+
+/** The implicit type's tag: it has a space, so no tag written in a document can name it. */
+const PLAIN_TAG = 'kubegrace plain scalar';
+
+/** Thrown from js-yaml callbacks to stop reading: the fast path declines. */
+class Decline extends Error {}
+
+/** String() of every plain scalar of the current document whose value is not a string. */
+let nonStrings = new Set<string>();
+
+const PLAIN = new jsyaml.Type(PLAIN_TAG, {
+  kind: 'scalar',
+  resolve: () => true,
+  construct: (s: string): Json => {
+    const v = plainScalarJson(s);
+    if (typeof v !== 'string') nonStrings.add(String(v));
+    return v;
+  },
+});
+const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [PLAIN] });
+
+/** Keys longer than this are declined (the 1024-character limit applies to the key's source). */
+const MAX_KEY = 200;
+/** Listener depth at which the path declines (k8sValue refuses beyond MAX_DEPTH). */
+const DEPTH_LIMIT = MAX_DEPTH - 4;
+/** composeNode calls (some for absent nodes) per document at which the path declines. */
+const NODE_LIMIT = Math.floor(MAX_NODES / 2);
+
+/** The subset of js-yaml's loader state the listener reads. */
+interface LoaderState {
+  input: string;
+  position: number;
+  kind: string | null;
+  tag: string | null;
+  anchor: string | null;
+  result: unknown;
+}
+
+const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+
+function isKubernetesObject(v: unknown): v is JsonObject {
+  return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
+}
+
+/** One document's text, parsed again by `yaml` on the first request for a position. */
+class Span {
+  private doc?: Document.Parsed;
+  private lc?: LineCounter;
+  constructor(
+    private readonly text: string,
+    private readonly start: number,
+    private readonly end: number,
+    /** 1-based line of `start` in the file. */
+    readonly line: number,
+  ) {}
+  /** As parse.ts's locateNode over this document; `fallback` in file lines. */
+  locate(segments: string[], fallback: Position): Position {
+    if (!this.doc) {
+      this.lc = new LineCounter();
+      this.doc = parseDocument(this.text.slice(this.start, this.end), { ...PARSE_OPTIONS, lineCounter: this.lc });
+    }
+    const shift = this.line - 1;
+    const p = locateNode(this.doc.contents as Node, segments, this.lc!, { line: fallback.line - shift, column: fallback.column }, this.doc);
+    return { line: p.line + shift, column: p.column };
+  }
+}
+
+class YamlObjectView implements KObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid: string;
+  private pos?: Position;
+  constructor(
+    readonly raw: JsonObject,
+    readonly file: string,
+    readonly docIndex: number,
+    readonly basePointer: string,
+    private readonly span: Span,
+    /** The document's root position (the object's own for a non-List document). */
+    private readonly docPos: Position,
+  ) {
+    this.apiVersion = raw.apiVersion as string;
+    this.kind = raw.kind as string;
+    const meta = isObject(raw.metadata) ? raw.metadata : {};
+    this.name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
+    if (!isClusterScoped(this.kind)) {
+      this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+    }
+    this.uid = `${file}#${docIndex}${basePointer}`;
+    if (basePointer === '') this.pos = docPos;
+  }
+  /** A List item's position needs the document's positions: computed on first use. */
+  private position(): Position {
+    return (this.pos ??= this.span.locate(pointerSegments(this.basePointer), this.docPos));
+  }
+  get line(): number {
+    return this.position().line;
+  }
+  get column(): number {
+    return this.position().column;
+  }
+  locate(pointer: string): Position {
+    return this.span.locate(pointerSegments(this.basePointer + pointer), this.position());
+  }
+}
+
+/** Offset of the document's first content character after `from` (past a `---` marker when `marker`). */
+function contentStart(text: string, from: number, end: number, marker: boolean): number | undefined {
+  let i = marker ? from + 3 : from;
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d) i++;
+    else if (c === 0x23) {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? end : nl;
+    } else if (c === 0x09) return undefined; // tabs before content: leave them to parse.ts
+    else return i;
+  }
+  return end;
+}
+
+/** Throws Decline for a key the two readings could disagree on. */
+function checkKeys(v: Json, keys: Set<string>): void {
+  if (Array.isArray(v)) {
+    for (const x of v) if (x !== null && typeof x === 'object') checkKeys(x, keys);
+    return;
+  }
+  if (v === null || typeof v !== 'object') return;
+  for (const k of Object.keys(v)) {
+    if (k.length > MAX_KEY || k === '<<' || keys.has(k)) throw new Decline();
+    const x = v[k];
+    if (x !== null && typeof x === 'object') checkKeys(x, keys);
+  }
+}
+
+/**
+ * Reads one document's text (a `---` marker line first when `marker`): its value, and whether
+ * it has any content (an empty document has none). Throws on anything this path declines.
+ */
+function loadDocument(span: string, explicitKeys: boolean): { value: Json; content: boolean } {
+  let depth = 0;
+  let opened = 0;
+  let content = false;
+  nonStrings = new Set(['null', '[object Object]']);
+  const listener = (event: 'open' | 'close', state: LoaderState): void => {
+    if (event === 'open') {
+      if (++depth > DEPTH_LIMIT || ++opened > NODE_LIMIT) throw new Decline();
+      if (explicitKeys && explicitKeyBefore(state.input, state.position)) throw new Decline();
+      return;
+    }
+    depth--;
+    if (state.tag !== null && state.tag !== PLAIN_TAG) throw new Decline();
+    // Anchors on scalars only: an alias of a collection shares one object in js-yaml where
+    // go-yaml expands a copy (and counts the expansion against its alias-bomb limits).
+    if (state.anchor !== null && (depth === 0 || state.kind === 'mapping' || state.kind === 'sequence' || !ANCHOR_NAME.test(state.anchor))) throw new Decline();
+    if (state.kind === null && state.result !== null && typeof state.result === 'object') throw new Decline();
+    if (depth === 0 && state.kind !== null) content = true;
+    if (state.kind === 'mapping' || state.kind === 'sequence') {
+      // A flow collection just closed: if a `:` follows, it is a key (js-yaml stringifies it).
+      const input = state.input;
+      const last = input.charCodeAt(state.position - 1);
+      if (last === 0x7d || last === 0x5d) {
+        let i = state.position;
+        while (input.charCodeAt(i) === 0x20 || input.charCodeAt(i) === 0x09) i++;
+        if (input.charCodeAt(i) === 0x3a) throw new Decline();
+      }
+    }
+  };
+  const value = jsyaml.load(span, { schema: SCHEMA, listener: listener as (this: unknown, e: jsyaml.EventType, s: unknown) => void }) as Json | undefined;
+  if (value === undefined) return { value: null, content: false };
+  checkKeys(value, nonStrings);
+  return { value, content };
+}
+
+/** A `?` that may be an explicit-key indicator; when the text has none, no node needs the check below. */
+const EXPLICIT_KEY = /(?:^|[ \t{[,])\?(?:[ \t\r\n]|$)/m;
+const ANCHOR_NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether the node starting at `pos` may follow an explicit-key `?`. In block context js-yaml
+ * starts the key node right after the `?`; in flow context after white space and comments, and
+ * there the `?` starts an entry (after `{`, `[` or `,`, or first on its line). So: back over
+ * blanks; a `?` on the same line counts; across line breaks, blank and comment-only lines are
+ * skipped and the first other line counts if an entry-starting `?` ends it (or, when it has a
+ * comment, appears anywhere in it: declining is always safe).
+ */
+function explicitKeyBefore(input: string, pos: number): boolean {
+  let i = pos - 1;
+  while (i >= 0 && (input.charCodeAt(i) === 0x20 || input.charCodeAt(i) === 0x09)) i--;
+  if (i < 0) return false;
+  let c = input.charCodeAt(i);
+  if (c === 0x3f) return true;
+  while (c === 0x0a || c === 0x0d) {
+    const end = c === 0x0a && input.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
+    const start = input.lastIndexOf('\n', end - 1) + 1;
+    const line = input.slice(start, end);
+    const t = line.trim();
+    if (t !== '' && t[0] !== '#') return line.includes('#') ? ENTRY_QUESTION.test(line) : ENTRY_QUESTION_END.test(line);
+    if (start === 0) return false;
+    i = start - 1;
+    c = input.charCodeAt(i);
+  }
+  return false;
+}
+const ENTRY_QUESTION = /(?:^|[{[,])[ \t]*\?(?:[ \t]|$)/;
+const ENTRY_QUESTION_END = /(?:^|[{[,])[ \t]*\?[ \t]*$/;
+
+/**
+ * Parses a YAML file (any number of documents) into objects, or returns undefined when the
+ * text may read differently here than in parse.ts (see the file comment).
+ */
+export function parseYamlFast(file: string, text: string): ParsedObjects | undefined {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.includes('\ufeff') || /\r(?!\n)/.test(text) || /^%/m.test(text)) return undefined;
+  const explicitKeys = EXPLICIT_KEY.test(text);
+  // Document starts: offset 0 (no marker) and every `---` line.
+  // A `...` ends a document; a `...` before any `---` makes a document of the text before it
+  // even without content (as `yaml` counts); two in one document, or content after one
+  // (js-yaml then reads two documents and `load` throws), are declined.
+  const starts: number[] = [0];
+  let ends = 0;
+  let firstEnded = false;
+  DOC_MARKER.lastIndex = 0;
+  for (let m = DOC_MARKER.exec(text); m; m = DOC_MARKER.exec(text)) {
+    if (m[0] === '...') {
+      if (++ends > 1) return undefined;
+      if (starts.length === 1) firstEnded = true;
+    } else {
+      if (m.index > 0) starts.push(m.index);
+      ends = 0;
+    }
+  }
+  const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
+  let line = 1;
+  let lineAt = 0;
+  let docIndex = 0;
+  try {
+    for (let d = 0; d < starts.length; d++) {
+      const start = starts[d];
+      const end = d + 1 < starts.length ? starts[d + 1] : text.length;
+      for (let i = text.indexOf('\n', lineAt); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
+      lineAt = start;
+      const marker = text.startsWith('---', start) && (start + 3 === text.length || /[ \t\r\n]/.test(text[start + 3]));
+      if (start === end) continue; // the text starts with a marker
+      const at = contentStart(text, start, end, marker);
+      if (at === undefined) return undefined;
+      const { value, content } = loadDocument(text.slice(start, end), explicitKeys);
+      if (!marker && !content && !firstEnded) continue; // comments before the first marker
+      const index = docIndex++;
+      out.documents++;
+      if (!isKubernetesObject(value)) continue;
+      let l = line;
+      let ls = start;
+      for (let i = text.indexOf('\n', start); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) (l++, (ls = i + 1));
+      const docPos = { line: l, column: at - ls + 1 };
+      const span = new Span(text, start, end, line);
+      const kind = value.kind as string;
+      const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
+      if (isList && Array.isArray(value.items)) {
+        value.items.forEach((item, i) => {
+          if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos));
+        });
+        continue;
+      }
+      out.objects.push(new YamlObjectView(value, file, index, '', span, docPos));
+    }
+  } catch {
+    // A js-yaml error, a Decline, a value with no JSON form, a stack overflow: parse.ts decides.
+    return undefined;
+  } finally {
+    nonStrings = new Set();
+  }
+  return out;
+}

@@ -1,0 +1,192 @@
+/**
+ * Differential test of the YAML fast path (lib/model/fast-yaml.ts: js-yaml values, positions
+ * from `yaml` on demand) against the position-keeping path (lib/model/parse.ts, which reads YAML
+ * as Kubernetes does): over every YAML file of the shared corpus, the test fixtures, the fuzz
+ * suite's mutated manifests and token soups, and YAML 1.1 corner cases, the fast path either
+ * declines (and parse.ts is used) or gives the same documents, objects, values, positions for
+ * every pointer, input errors and findings.
+ */
+import fc from 'fast-check';
+import * as fs from 'fs';
+import * as path from 'path';
+import { loadPolicy } from '../../lib/engine/policy';
+import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { parseYamlFast } from '../../lib/model/fast-yaml';
+import { checkFieldTypes } from '../../lib/model/field-types';
+import { escapeSegment, MAX_DEPTH, parseText } from '../../lib/model/parse';
+import { isObject, Json, KObject } from '../../lib/model/types';
+import { ALL_RULES } from '../../lib/rules';
+import { servedDeployment } from '../helpers/manifests';
+import { CORPUS_DIR, mutatedFrom, SEEDS, tokenText, TOKENS } from '../helpers/yaml-inputs';
+
+const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
+
+/** Every pointer into a value (members and elements), plus some that do not exist. */
+function pointers(v: Json, base = '', out: string[] = []): string[] {
+  out.push(base);
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => pointers(x, `${base}/${i}`, out));
+    out.push(`${base}/${v.length}`, `${base}/-1`, `${base}/x`);
+  } else if (isObject(v)) {
+    for (const k of Object.keys(v)) pointers(v[k], `${base}/${escapeSegment(k)}`, out);
+    out.push(`${base}/no~1such`, `${base}/nope/deeper`);
+  }
+  return out;
+}
+
+function view(o: KObject) {
+  return { apiVersion: o.apiVersion, kind: o.kind, name: o.name, namespace: o.namespace, line: o.line, column: o.column, uid: o.uid, docIndex: o.docIndex, basePointer: o.basePointer };
+}
+
+/** 'declined', or 'same' after asserting that both paths agree on everything. */
+function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; located?: number } = {}): 'declined' | 'same' {
+  const fast = parseYamlFast(file, text);
+  if (!fast) return 'declined';
+  const slow = parseText(file, text);
+  expect(fast.errors).toEqual(slow.errors);
+  expect(fast.documents).toBe(slow.documents);
+  expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
+  fast.objects.forEach((f, i) => {
+    const s = slow.objects[i];
+    expect(f.raw).toStrictEqual(s.raw);
+    // Every pointer of the first objects (the findings check the reported ones of all).
+    if (i < (opts.located ?? 12)) for (const p of pointers(s.raw)) expect([p, f.locate(p)]).toEqual([p, s.locate(p)]);
+  });
+  if (opts.findings !== false) {
+    const a = sortFindings(runRules(fast.objects, OPTS), [file]);
+    const b = sortFindings(runRules(slow.objects, OPTS), [file]);
+    expect(a).toEqual(b);
+    expect(fast.objects.flatMap(checkFieldTypes)).toEqual(slow.objects.flatMap(checkFieldTypes));
+  }
+  return 'same';
+}
+
+function yamlFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(dir, f));
+}
+
+describe('YAML fast path agrees with parse.ts', () => {
+  const rendered = yamlFiles(path.join(CORPUS_DIR, 'rendered'));
+  const others = [...yamlFiles(path.join(CORPUS_DIR, 'charts')), ...yamlFiles(path.join(CORPUS_DIR, 'values')), ...yamlFiles(path.resolve(__dirname, '../fixtures'))];
+
+  test('the corpus: every rendered manifest takes the fast path and reads the same', () => {
+    expect(rendered.length).toBeGreaterThan(30);
+    // (Findings: the whole-lint test below.)
+    const declined = rendered.filter((f) => compare(fs.readFileSync(f, 'utf8'), path.basename(f), { located: 12, findings: false }) === 'declined');
+    // (linkerd's rendered files anchor scalars only; every rendered file is plain YAML 1.1.)
+    expect(declined).toEqual([]);
+  });
+
+  test('chart files, values files and fixtures: the same, or declined', () => {
+    let same = 0;
+    for (const f of others) if (compare(fs.readFileSync(f, 'utf8'), path.basename(f)) === 'same') same++;
+    // Chart templates are Go templates (not YAML): js-yaml refuses most of them.
+    expect(same).toBeGreaterThan(20);
+  });
+
+  test('the whole lint over the corpus gives the same findings and errors through either path', () => {
+    const sources = rendered.map((f) => ({ file: path.basename(f), text: fs.readFileSync(f, 'utf8') }));
+    const viaFast = lintSources(sources, OPTS);
+    const slow = sources.map((s) => parseText(s.file, s.text));
+    const objects = slow.flatMap((p) => p.objects);
+    expect(viaFast.objects).toBe(objects.length);
+    expect(viaFast.findings).toEqual(sortFindings(runRules(objects, OPTS), sources.map((s) => s.file)));
+    expect(viaFast.errors).toEqual(slow.flatMap((p) => [...p.errors, ...p.objects.flatMap(checkFieldTypes)].sort((a, b) => a.line - b.line || a.column - b.column)));
+    expect(viaFast.findings.length).toBeGreaterThan(100);
+  });
+
+  test('mutated manifests and token soups (the fuzz suite\'s inputs): the same, or declined', () => {
+    let same = 0;
+    let declined = 0;
+    fc.assert(
+      fc.property(fc.oneof(mutatedFrom(SEEDS), tokenText, fc.string({ maxLength: 200 })), (text) => {
+        if (compare(text, 'm.yaml') === 'same') same++;
+        else declined++;
+      }),
+      { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 300), seed: Number(process.env.KUBEGRACE_FUZZ_SEED ?? 16) },
+    );
+    expect(same).toBeGreaterThan(declined / 4);
+  });
+
+  /** A ConfigMap whose data (or another field) holds `body`. */
+  const cm = (body: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ns\n${body}\n`;
+  const tokenMutated = mutatedFrom([cm('data:\n  a: b\n  c: "d"\nx:\n  - 1\n  - {y: z}\n'), servedDeployment('      containers:\n      - name: app\n        image: web:1\n        lifecycle: {preStop: {sleep: {seconds: 5}}}')], [...TOKENS, '&s 1', '*s', '"010"', '? [a]', '[a]: 1', 'yes: 1', 'null: 1', '...\n', '---\n', '- ', '  ', '\n  ', 'k: |-\n  x\n', 'k: >+\n\n  y\n']);
+
+  test('small manifests with YAML 1.1 tokens inserted: the same, or declined', () => {
+    let same = 0;
+    fc.assert(
+      fc.property(tokenMutated, (text) => {
+        if (compare(text, 't.yaml') === 'same') same++;
+      }),
+      { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 300), seed: Number(process.env.KUBEGRACE_FUZZ_SEED ?? 12) },
+    );
+    expect(same).toBeGreaterThan(40);
+  });
+
+  // Read alike: go-yaml v2 values of plain scalars, quoting, block scalars, documents.
+  test.each([
+    ['YAML 1.1 plain scalars', cm('spec:\n  a: 010\n  b: 0b11\n  c: 0x1F\n  d: yes\n  e: off\n  f: ~\n  g: 1e3\n  h: 1_000\n  i: 1:30\n  j: 2001-01-01\n  k: y\n  l: NULL\n  m: 09\n  n1: +.5\n  o: 0o17\n  p: 99999999999999999999\n  q: -0\n  r: "010"\n  s: \'yes\'\n  t: <<\n  u:\n  v: 18446744073709551615\n  w: [On, n, N, 0X1f, -0b101, 1., .5, 12_, "y"]')],
+    ['block scalars and folding', cm('data:\n  a: |\n    on\n    010\n  b: >-\n    folded\n    text\n\n    more\n  c: |+\n    keep\n\n  d: plain\n    multi line\n  e: "dq \\u00e9 \\x41 \\n"\n  f: \'sq \'\' x\'')],
+    ['flow collections', cm('data: {a: "1", b: \'2\'}\nspec: {list: [1, two, "3", {x: yes}], empty: {}, none: []}')],
+    ['scalar anchors and aliases', cm('data:\n  a: &v "shared"\n  b: *v\n  c: &n 010\n  d: *n')],
+    ['comments before the first document and between documents', `# Source: x\n# more\n---\n${cm('data: {a: b}')}---\n# only a comment\n---\n\n---\n${cm('data: {c: d}').replace('name: c', 'name: e')}`],
+    ['document end markers', `${cm('data: {a: b}')}...\n---\n${cm('data: {a: b}').replace('name: c', 'name: d')}...\n`],
+    ['a document end before any marker', `# x\n...\n---\n${cm('data: {a: b}')}`],
+    ['CRLF line breaks', cm('data:\n  a: b\n  c: |\n    x\n    y').replace(/\n/g, '\r\n')],
+    ['a byte-order mark', `\ufeff${cm('data: {a: b}')}`],
+    ['an indented root and content on the marker line', `--- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n---\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n`],
+    ['a kind: List', 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- not an object\n-   apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: d\n    spec: {replicas: 010}\n'],
+    ['a __proto__ key', cm('data:\n  __proto__: x\n  constructor: y')],
+    ['keys that are strings for go-yaml too', cm('data:\n  "yes": a\n  \'1\': b\n  "on": c\n  a.b/c~d: e\n  é: f')],
+    ['a question mark in comments and values', `# is this right ?\n${cm('data:\n  # really ?\n  a: what ?\n  b: "? x"\n  c: ?x\n  d: e # and ?\n  f: [g ?, h]')}`],
+    ['a tab inside a value', cm('data:\n  a: "x\ty"\n  b: |\n    \tindented by a tab')],
+    ['empty and null documents', `---\n---\n~\n---\n${cm('data: {}')}`],
+  ])('%s', (_name, text) => {
+    expect(compare(text)).toBe('same');
+  });
+
+  test('a lint finding through the fast path is at the same line and column', () => {
+    const text = `# header\n---\n${servedDeployment('      terminationGracePeriodSeconds: 010\n      containers:\n      - name: app\n        image: web:1\n        ports: [{containerPort: 8080}]\n        lifecycle: {preStop: {sleep: {seconds: 5}}}')}`;
+    expect(compare(text)).toBe('same');
+    const r = lintSources([{ file: 'd.yaml', text }], OPTS);
+    expect(r.findings.find((f) => f.ruleId === 'grace-period-budget')).toMatchObject({ line: 13, column: 7 });
+  });
+
+  // Declined: parse.ts gives the values (merges, tags, collection aliases) or reports the problem.
+  test.each([
+    ['a merge key', cm('spec: {<<: {terminationGracePeriodSeconds: 3}}')],
+    ['a quoted merge-like key', cm('data: {"<<": x}')],
+    ['an anchored mapping and its alias', cm('a: &m {x: 1}\nb: *m')],
+    ['an anchor on the document', `&d\n${cm('data: {}')}`],
+    ['an explicit tag', cm('data: {a: !!str 010}')],
+    ['a non-specific tag', cm('data: {a: ! 010}')],
+    ['a local tag', cm('data: {a: !foo x}')],
+    ['a %YAML directive', `%YAML 1.1\n---\n${cm('data: {}')}`],
+    ['an explicit key', cm('data:\n  ? a\n  : b')],
+    ['an explicit key in a flow mapping', cm('data: {? a : b}')],
+    ['an explicit key after a comment', cm('data: {?  # c\n    a : b}')],
+    ['an explicit key on a line of its own', cm('data: {x: y,\n  ?\n\n  # c\n  a : b}')],
+    ['a flow sequence as a key', cm('data:\n  [a, b]: c')],
+    ['a flow mapping as a key', cm('data: {{a: b}: c}')],
+    ['a boolean key', cm('data:\n  yes: a')],
+    ['an int key', cm('data:\n  1: a')],
+    ['a null key', cm('data:\n  null: a')],
+    ['a quoted "null" key (the name js-yaml gives an empty key)', cm('data:\n  "null": a')],
+    ['an empty key', cm('data: {: a}')],
+    ['a float key', cm('data:\n  1.5: a')],
+    ['a key over 200 characters', cm(`data:\n  ${'k'.repeat(201)}: a`)],
+    ['duplicate keys', cm('data:\n  a: 1\n  a: 2')],
+    ['.inf (no JSON form)', cm('data:\n  a: .inf')],
+    ['a syntax error', cm('data: {a: b')],
+    ['a lone CR', cm('data:\r  a: b')],
+    ['a byte-order mark inside', `${cm('data: {}')}---\n\ufeff${cm('data: {}')}`],
+    ['content after a document end', `${cm('data: {}')}...\n${cm('data: {}')}`],
+    ['two document ends', `${cm('data: {}')}...\n...\n`],
+    ['a tab before the content', `---\t\n${cm('data: {}')}`],
+    ['nesting near the depth limit', cm(`spec: ${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}`)],
+  ])('declines %s', (_name, text) => {
+    expect(parseYamlFast('x.yaml', text)).toBeUndefined();
+  });
+});
