@@ -3,6 +3,7 @@
  * condition that can be judged from the admitted object alone; for every other rule, why not.
  * The rules' own logic stays in lib/rules; test/admission proves the two agree by running both.
  */
+import { Catalog } from '../catalog';
 import { lintSources } from '../engine/run';
 import { Rule, Severity } from '../engine/types';
 import { KubeVersion } from '../engine/version';
@@ -18,6 +19,7 @@ import {
   DRAIN_SECONDS,
   execSleepSeconds,
   ExportError,
+  MAX_JUDGED_CONTAINERS,
   MAX_SUMMED_SIDECARS,
   hintedPreStopSeconds,
   PRESTOP_HINT_VARIABLES,
@@ -53,6 +55,8 @@ export interface ExportContext {
   params: Record<string, unknown>;
   version: KubeVersion;
   rule: Rule;
+  /** The policy's catalog of well-known workloads (its preStop programs have known delays). */
+  catalog: Catalog;
 }
 
 export interface RuleAdmission {
@@ -130,10 +134,10 @@ spec:
 }
 
 /** Variables of grace-period-budget: per main container its preStop seconds, the drain and the addend. */
-function budgetVariables(waitPatterns: string[]): CelVariable[] {
+function budgetVariables(waitPatterns: string[], catalog: Catalog): CelVariable[] {
   return [
     ...PRESTOP_HINT_VARIABLES,
-    { name: 'preStops', expression: `variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns)})` },
+    { name: 'preStops', expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns, catalog)})` },
     { name: 'drainDeclared', expression: annHasDrain() },
     { name: 'drain', expression: DRAIN_SECONDS },
     ...ADDEND_VARIABLES,
@@ -362,15 +366,18 @@ function dsVariables(patterns: string[]): CelVariable[] {
 export const ADMISSION: Record<string, RuleAdmission> = {
   'grace-period-budget': {
     restriction:
-      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; Go durations with fractions or units below a second in hints are not read',
+      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; pods with more than 40 main containers are not judged (a bound on the cost of one evaluation); preStop programs of the policy\'s catalog of well-known workloads get their known delays, as in the linter; Go durations with fractions or units below a second in hints are not read',
     validate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
       const served = judgesOnlyServed(ctx.rule, ctx.version);
       const gate = served ? `!(${SERVED_HINT}) || ` : '';
-      const vars = budgetVariables(patterns).filter((v) => v.name !== 'preStops');
+      const vars = budgetVariables(patterns, ctx.catalog).filter((v) => v.name !== 'preStops');
       const errPred = 'r.s >= 0.0 && r.s >= double(variables.grace)';
       // Each main container's name with its preStop seconds (a map of mixed types: dyn).
-      const withRows: CelVariable = { name: 'rows', expression: `variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns)})})` };
+      const withRows: CelVariable = {
+        name: 'rows',
+        expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns, ctx.catalog)})})`,
+      };
       const warnPred =
         `(r.s >= 0.0 || (r.s == -1.0 && variables.drainDeclared)) && !(${errPred}) && ` +
         `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.drain + variables.addend > double(variables.grace)`;
@@ -399,7 +406,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
-      const vars = budgetVariables(patterns);
+      const vars = budgetVariables(patterns, ctx.catalog);
       // neededGrace: the largest main-container preStop (0 without a hook; unknown delays skipped).
       const known: CelVariable = { name: 'known', expression: 'variables.preStops.filter(s, s != -2.0).map(s, s < 0.0 ? 0.0 : s)' };
       const maxS: CelVariable = {

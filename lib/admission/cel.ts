@@ -16,6 +16,8 @@
  * mixing value types wrap values in `dyn()`, as the API server's HomogeneousAggregateLiterals requires.
  */
 
+import { builtinCatalog, Catalog, CatalogEntry, imageGlob } from '../catalog';
+
 /** A CEL string literal (single-quoted, escaped). */
 export function str(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -136,23 +138,118 @@ function waitPattern(p: string): string {
  * The preStop delay of container `c` in seconds (lib/timeline/prestop classifyPreStop):
  * >= 0 known, -1.0 no hook, -2.0 a hook of unknown duration.
  */
-export function preStopSeconds(c: string, waitPatterns: string[]): string {
-  return preStop(c, waitPatterns, false);
+export function preStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog()): string {
+  return preStop(c, waitPatterns, false, catalog);
 }
 
 /** The seconds of an exec preStop that runs only a sleep (the linter's kind `exec-sleep`), else -2.0. */
 export function execSleepSeconds(c: string): string {
-  return preStop(c, [], true);
+  return preStop(c, [], true, undefined);
 }
 
-function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean): string {
+/** A regular expression of the catalog (JavaScript syntax) as RE2, refused when RE2 cannot run it. */
+function catalogRegex(re: string, where: string): string {
+  if (/\(\?[=!<]|\\[1-9]|\\k</.test(re)) throw new ExportError(`catalog entry ${where}: ${JSON.stringify(re)} uses lookaround or backreferences, which RE2 (the API server's regex engine) does not support`);
+  return str(re);
+}
+
+/** The ASCII unit separator as a CEL literal: joins argument lists so that each element starts after one. */
+const SEP = "'\\u001f'";
+
+/**
+ * lib/catalog flagValue: the value of `--flag=v`, `--flag v`, `-flag=v` or `-flag v` in the string
+ * list `args` (the first occurrence), as a list of zero or one string. Without index loops: the list
+ * is joined with a separator before every element, and each form is found by one split (its
+ * position is the length of what precedes it, so the earliest form wins, as in the linter).
+ */
+function flagValue(args: string, flag: string): string {
+  const names = [flag, flag.startsWith('--') ? flag.slice(1) : `-${flag}`];
+  const forms = names.flatMap((n) => [`${SEP} + ${str(`${n}=`)}`, `${SEP} + ${str(n)} + ${SEP}`]);
+  // f0..f3: fj split at each form; a form is found when its split has a second part, at the length of the first.
+  const found = (k: number) => `size(f${k}) > 1`;
+  const pos = (k: number) => `size(f${k}[0])`;
+  let pick = '[]';
+  for (let k = forms.length - 1; k >= 0; k--) {
+    const earliest = forms.map((_, o) => (o === k ? undefined : `(!(${found(o)}) || ${pos(k)} < ${pos(o)})`)).filter(Boolean).join(' && ');
+    pick = `${found(k)} && ${earliest} ? [f${k}[1].split(${SEP})[0]] : ${pick}`;
+  }
+  let body = pick;
+  for (let k = forms.length - 1; k >= 0; k--) body = bind(`fj.split(${forms[k]})`, `f${k}`, body);
+  return bind(`${SEP} + ${args}.join(${SEP})`, 'fj', body);
+}
+
+/** lib/catalog imageRepository(c.image): `{path, full}` as a two-entry list [path, full]. */
+function imageRepositories(c: string): string {
+  const s = `(has(${c}.image) ? ${c}.image : '').trim().lowerAscii().split('@')[0]`;
+  const noTag = bind(s, 'is', "is.lastIndexOf(':') > is.lastIndexOf('/') ? is.substring(0, is.lastIndexOf(':')) : is");
+  const parts = "ir.split('/')";
+  const hasHost = `(size(${parts}) > 1 && (${parts}[0].matches('[.:]') || ${parts}[0] == 'localhost'))`;
+  const rest = `(${hasHost} ? ir.substring(size(${parts}[0]) + 1) : ir)`;
+  const dockerHub = `(!${hasHost} || ${parts}[0] == 'docker.io' || ${parts}[0] == 'index.docker.io')`;
+  const path = bind(rest, 'rp', `${dockerHub} && rp.startsWith('library/') ? rp.substring(8) : rp`);
+  return bind(noTag, 'ir', bind(path, 'ip', `[ip, ${hasHost} ? ${parts}[0] + '/' + ip : ip]`));
+}
+
+/** lib/catalog matchesContainer for container `c` (no Service ports: the admitted object alone). */
+function catalogMatch(e: CatalogEntry, c: string): string {
+  const m = e.match;
+  const terms: string[] = [];
+  if (m.images?.length) {
+    // ig: [path, full] of the container's image (bound once by knownProgramSeconds).
+    const globs = m.images.map((g) => catalogRegex(imageGlob(g).source, e.id));
+    terms.push(`(${globs.map((g) => `ig[0].matches(${g}) || ig[1].matches(${g})`).join(' || ')})`);
+  }
+  if (m.ports?.length) {
+    const keys = `[${m.ports.map((p) => str(String(p))).join(', ')}]`;
+    terms.push(`has(${c}.ports) && ${c}.ports.exists(p, (has(p.containerPort) && string(p.containerPort) in ${keys}) || (has(p.name) && p.name in ${keys}))`);
+  }
+  const argv = `((has(${c}.command) ? ${c}.command : []) + (has(${c}.args) ? ${c}.args : []))`;
+  if (m.command !== undefined) terms.push(`${argv}.join(' ').matches(${catalogRegex(m.command, e.id)})`);
+  if (m.args !== undefined) terms.push(`(has(${c}.args) ? ${c}.args : []).join(' ').matches(${catalogRegex(m.args, e.id)})`);
+  return terms.length ? `(${terms.join(' && ')})` : 'true';
+}
+
+/** The delay of a catalog preStop program (lib/catalog knownPreStopProgram), -2.0 when unknown; `cmd` is the hook's command. */
+function catalogDelay(e: CatalogEntry, c: string): string {
+  const d = e.preStop!.delay;
+  if (d.unknown) return '-2.0';
+  if (d.seconds !== undefined) return `${Number(d.seconds).toFixed(3)}`;
+  const argv = `((has(${c}.command) ? ${c}.command : []) + (has(${c}.args) ? ${c}.args : []))`;
+  const args = d.args ?? [];
+  const names = args.map((_, i) => `ka${i}`);
+  let body = names.length ? `${names.map((n) => `${n} < 0.0`).join(' || ')} ? -2.0 : ${names.join(' + ')}` : '0.0';
+  for (let i = args.length - 1; i >= 0; i--) {
+    const a = args[i];
+    const list = a.from === 'preStop' ? 'cmd' : argv;
+    const value = a.unit === 'seconds' ? "(fgv[0].trim().matches('^[0-9]+(\\\\.[0-9]+)?$') ? double(fgv[0].trim()) : -2.0)" : seconds('fgv[0]');
+    const one = bind(flagValue(list, a.flag), 'fgv', `size(fgv) == 0 ? ${Number(a.default).toFixed(3)} : ${value}`);
+    body = bind(one, names[i], body);
+  }
+  return `(${body})`;
+}
+
+/**
+ * The seconds of the first catalog preStop program that container `c` runs (its image etc. match
+ * and `cmd`, the hook's command, matches the entry's regex), -2.0 when none or its delay is unknown.
+ */
+function knownProgramSeconds(c: string, catalog: Catalog | undefined): string {
+  let out = '-2.0';
+  const entries = catalog ? catalog.entries.filter((e) => e.kind === 'prestop-program' && e.preStop) : [];
+  for (const e of [...entries].reverse()) {
+    out = `(${catalogMatch(e, c)} && cmd.join(' ').trim().matches(${catalogRegex(e.preStop!.command, e.id)}) ? ${catalogDelay(e, c)} : ${out})`;
+  }
+  return entries.some((e) => e.match.images?.length) ? bind(imageRepositories(c), 'ig', out) : out;
+}
+
+function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, catalog: Catalog | undefined): string {
   // jn: the command joined by spaces; tk: the shell script's words; ov/fv: "sleep N" alone / first.
-  let wait = '-2.0';
+  // After the wait patterns, the catalog's known preStop programs (lib/timeline/prestop classifyPreStop order).
+  let wait = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
   for (const p of [...waitPatterns].reverse()) {
     const last = `jn.split(' ')[size(jn.split(' ')) - 1]`;
     wait = `(jn.matches(${str(waitPattern(p))}) && ${sleepSeconds(last)} >= 0.0 ? ${sleepSeconds(last)} : ${wait})`;
   }
-  const waitVal = wait === '-2.0' ? wait : bind("cmd.join(' ').trim()", 'jn', wait);
+  const waitVal = wait === '-2.0' ? wait : waitPatterns.length ? bind("cmd.join(' ').trim()", 'jn', wait) : wait;
   const lastTok = 'tk[size(tk) - 1]';
   const onlyArg = `(${lastTok} == ';' && size(tk) > 1 ? tk[size(tk) - 2] : ${lastTok}.endsWith(';') ? ${lastTok}.substring(0, size(${lastTok}) - 1) : ${lastTok})`;
   const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
@@ -224,9 +321,16 @@ export function programHook(c: string): string {
 }
 
 /** The preStop seconds of `c` with the hint applied (lib/timeline/prestop applyPreStopHint). Needs PRESTOP_HINT_VARIABLES. */
-export function hintedPreStopSeconds(c: string, waitPatterns: string[]): string {
-  return bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns)}`);
+export function hintedPreStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog()): string {
+  return bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns, catalog)}`);
 }
+
+/**
+ * Pods with more main containers than this are not judged by the policies that classify every
+ * container's preStop hook (grace-period-budget): it bounds the cost of one evaluation (each
+ * container's hook is read with the sleep, shell, wait-pattern and catalog forms).
+ */
+export const MAX_JUDGED_CONTAINERS = 40;
 
 /** Native sidecars beyond this many are not summed (CEL here has no fold): the policies then do not judge. */
 export const MAX_SUMMED_SIDECARS = 16;

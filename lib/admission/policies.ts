@@ -2,6 +2,7 @@
  * Builds the ValidatingAdmissionPolicy / MutatingAdmissionPolicy objects and their bindings from
  * the catalog, for a resolved kubegrace policy and a target Kubernetes version. Pure: no I/O.
  */
+import { builtinCatalog } from '../catalog';
 import { ResolvedPolicy, RuleSetting } from '../engine/policy';
 import { Rule, Severity } from '../engine/types';
 import { KubeVersion } from '../engine/version';
@@ -174,7 +175,7 @@ export function exportPolicies(opts: ExportOptions): ExportResult {
       result.skipped.push({ ruleId: id, reason: 'no admission translation (see kubegrace rules)' });
       continue;
     }
-    const ctx: ExportContext = { params: { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) }, version: opts.version, rule };
+    const ctx: ExportContext = { params: { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) }, version: opts.version, rule, catalog: opts.policy.catalog ?? builtinCatalog() };
     if (wantValidate && a.validate) {
       for (const spec of a.validate(ctx)) {
         const severity = applySetting(spec.severity, setting);

@@ -69,6 +69,16 @@ const EDGE_CASES: string[] = [
   dep('chainguard-static-sh', exec(['sh', '-c', 'sleep 5'], 'cgr.dev/chainguard/static:latest')),
   dep('suppressed', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "prestop-handler, grace-period-budget"}'),
   dep('suppressed-all', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "all"}'),
+  // Catalog preStop programs (lib/catalog knownPreStopProgram): fixed delays, flags in the container's args or the hook, images with registries, tags and digests.
+  dep('catalog-nginx-quit', exec(['nginx', '-s', 'quit'], 'nginx:1'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-nginx-quit-shell', exec(['sh', '-c', '/usr/sbin/nginx -s quit ;'], 'nginx:1'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-wait-shutdown-digest', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller:v1.9@sha256:aa", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
+  dep('catalog-wait-shutdown-space', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller:v1.9", args: ["--shutdown-grace-period", "50"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
+  dep('catalog-wait-shutdown-bad', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller", args: ["-shutdown-grace-period=abc"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
+  dep('catalog-wait-shutdown-default', '[{name: app, image: "REGISTRY.k8s.io/ingress-nginx/controller", lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]', '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-wait-shutdown-other-image', '[{name: app, image: "example/controller", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
+  dep('catalog-contour', exec(['/bin/contour', 'envoy', 'shutdown', '--check-delay=1m', '--drain-delay', '5s'], 'ghcr.io/projectcontour/contour:v1.28'), '{}', '      terminationGracePeriodSeconds: 60\n'),
+  dep('catalog-contour-default', exec(['contour', 'envoy', 'shutdown'], 'projectcontour/contour'), '{}', '      terminationGracePeriodSeconds: 60\n'),
   // rollout-full-outage: served status from declared ports, skips for claims and accelerators.
   dep('outage-metrics-only', '[{name: app, image: a, ports: [{name: http-metrics, containerPort: 9090}, {name: Admin, containerPort: 9000}]}]', '{}', ''),
   dep('outage-udp', '[{name: app, image: a, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]'),

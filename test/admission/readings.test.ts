@@ -3,8 +3,15 @@
  * own functions (the differential tests compare whole verdicts; these pin the building blocks).
  */
 import { acceleratorName } from '../../lib/admission/catalog';
+import { exportPolicies } from '../../lib/admission/policies';
+import { builtinCatalog, Catalog } from '../../lib/catalog';
+import { ResolvedPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { parseText } from '../../lib/model/parse';
+import { ALL_RULES } from '../../lib/rules';
 import { ACCELERATOR_PATTERNS, scarcityOf } from '../../lib/rules/surge-resource-deadlock';
-import { compile } from './evaluator';
+import { compile, validate } from './evaluator';
 
 describe('acceleratorName (surge-resource-deadlock scarcityOf == accelerator)', () => {
   const names = [
@@ -17,5 +24,31 @@ describe('acceleratorName (surge-resource-deadlock scarcityOf == accelerator)', 
   const program = compile(acceleratorName('k'));
   test.each(names)('%s', (name) => {
     expect(program({ k: name })).toBe(scarcityOf(name) === 'accelerator');
+  });
+});
+
+describe("the policy's catalog (spec.catalog) is the one the exported policies read", () => {
+  const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 5
+      containers: [{name: app, image: "nginx:1", lifecycle: {preStop: {exec: {command: [nginx, -s, quit]}}}}]
+`;
+  const obj = parseText('web.yaml', yaml).objects[0].raw;
+  const policyWith = (catalog: Catalog): ResolvedPolicy => ({ name: 'p', rules: new Map(), customRules: [], catalog });
+  test.each([
+    ['built-in (nginx -s quit: 0 s, so preStop 0 + drain 10 > grace 5)', builtinCatalog(), true],
+    ['nginx-quit disabled (an unknown program: not judged)', builtinCatalog().withOverride({ disable: ['nginx-quit'] }), false],
+  ] as const)('%s', (_name, catalog, fires) => {
+    const policy = policyWith(catalog);
+    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version: KubeVersion.parse('1.34') }).findings.filter((f) => f.ruleId === 'grace-period-budget' && f.severity === 'warning');
+    const v = exportPolicies({ rules: ALL_RULES, policy, version: KubeVersion.parse('1.34'), mode: 'validate' }).validations.find((x) => x.ruleId === 'grace-period-budget' && x.conditionSeverity === 'warning')!;
+    expect(linter.length > 0).toBe(fires);
+    expect(validate(v.policy, obj) !== undefined).toBe(fires);
   });
 });
