@@ -100,6 +100,13 @@ export interface MeshDerivation {
   linkerdShutdownGrace?: { native: boolean };
   /** Istio proxy config `terminationDrainDuration: Ns` with N = preStop + max(drain, 1). */
   istioDrain?: { before: string; after: string };
+  /**
+   * The pod template asks the mesh injector for a native-sidecar proxy (annotation "true"): below
+   * Kubernetes 1.29 the chart asks for a classic proxy instead, with the classic drain settings the
+   * constructs write (Linkerd: proxy-wait-before-exit-seconds; Istio: terminationDrainDuration, into
+   * the proxy config text at `before`/`after`).
+   */
+  nativeFallback?: { linkerd?: { key: string }; istio?: { before: string; after: string; original?: string } };
 }
 
 export interface PdbKnob {
@@ -347,6 +354,7 @@ function usedFeatures(objects: KObject[]): FeatureName[] {
     if (Array.isArray(tsc) && tsc.some((t) => isObject(t) && t.matchLabelKeys !== undefined)) used.add('matchLabelKeys');
   };
   for (const o of objects) {
+    if (runsNativeSidecars(o)) used.add('nativeSidecars');
     if (KNOB_KINDS.includes(o.kind)) visitPodSpec(get(o.raw, 'spec', 'template', 'spec'));
     else if (o.kind === 'Pod') visitPodSpec(get(o.raw, 'spec'));
     else if (o.kind === 'Job' || o.kind === 'ReplicaSet') visitPodSpec(get(o.raw, 'spec', 'template', 'spec'));
@@ -368,13 +376,26 @@ export const ADAPTIVE_FEATURES: readonly FeatureName[] = ['sleepAction', 'matchL
  * keep native sidecars, so the chart needs 1.29.
  */
 export function adaptiveFeatures(objects: KObject[]): FeatureName[] {
-  const fixed = objects.some((o) => {
-    if (KNOB_KINDS.includes(o.kind)) return false;
-    const ps = o.kind === 'Pod' ? get(o.raw, 'spec') : o.kind === 'CronJob' ? get(o.raw, 'spec', 'jobTemplate', 'spec', 'template', 'spec') : get(o.raw, 'spec', 'template', 'spec');
-    const inits = get(ps, 'initContainers');
-    return Array.isArray(inits) && inits.some((c) => isObject(c) && c.restartPolicy === 'Always');
-  });
+  const fixed = objects.some((o) => !KNOB_KINDS.includes(o.kind) && runsNativeSidecars(o));
   return fixed ? [...ADAPTIVE_FEATURES] : [...ADAPTIVE_FEATURES, 'nativeSidecars'];
+}
+
+/** The pod template of an object (a Pod's own spec and metadata), if it has one. */
+function podTemplateOf(o: KObject): { meta: Json | undefined; spec: Json | undefined } | undefined {
+  if (o.kind === 'Pod') return { meta: get(o.raw, 'metadata'), spec: get(o.raw, 'spec') };
+  if (o.kind === 'CronJob') return { meta: get(o.raw, 'spec', 'jobTemplate', 'spec', 'template', 'metadata'), spec: get(o.raw, 'spec', 'jobTemplate', 'spec', 'template', 'spec') };
+  if ([...KNOB_KINDS, 'Job', 'ReplicaSet'].includes(o.kind)) return { meta: get(o.raw, 'spec', 'template', 'metadata'), spec: get(o.raw, 'spec', 'template', 'spec') };
+  return undefined;
+}
+
+/** Native sidecars in the pod template, or a mesh proxy the injector is asked to add as one. */
+function runsNativeSidecars(o: KObject): boolean {
+  const t = podTemplateOf(o);
+  if (!t) return false;
+  const inits = get(t.spec, 'initContainers');
+  if (Array.isArray(inits) && inits.some((c) => isObject(c) && c.restartPolicy === 'Always')) return true;
+  const ann = get(t.meta, 'annotations');
+  return isObject(ann) && (linkerdNativeKey(ann) !== undefined || ann[ISTIO.nativeSidecar] === 'true');
 }
 
 function minimumKube(objects: KObject[], adaptive: readonly FeatureName[]): { version: KubeVersion; features: string[] } {
@@ -472,7 +493,7 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const lbService = new Map<string, WorkloadPlan>();
   const adaptiveSet = adaptiveFeatures(objects);
   const minKube = minimumKube(objects, adaptiveSet);
-  const older: Partial<Record<FeatureName, string>> = { sleepAction: 'exec [sleep, N]', nativeSidecars: 'a regular container kept up by its classicFallback value (README)' };
+  const older: Partial<Record<FeatureName, string>> = { sleepAction: 'exec [sleep, N]', nativeSidecars: 'a regular container kept up through the app\'s preStop + drain: README, "Native sidecars below Kubernetes 1.29"' };
   const adaptive = usedFeatures(objects)
     .filter((f) => adaptiveSet.includes(f))
     .map((f) => `${FEATURES[f].name} (>= ${FEATURES[f].since.join('.')}, older clusters get ${older[f] ?? 'no such field'})`);
@@ -603,6 +624,32 @@ function deregistrationValue(v: string): number | undefined {
 /** What the constructs write as the deregistration delay: recommendedGrace(preStop, drain) (constructs/deployment.ts). */
 function recommendedDeregistration(plan: WorkloadPlan): number {
   return recommendedGrace(plan.defaults.preStop, plan.defaults.drain);
+}
+
+/** The first Linkerd native-sidecar switch set to "true" in pod-template annotations, if any. */
+function linkerdNativeKey(ann: JsonObject): string | undefined {
+  return LINKERD.nativeSidecar.find((k) => ann[k] === 'true');
+}
+
+/**
+ * Native-mode mesh proxies (pod-template annotations) the chart turns classic below 1.29, and where
+ * the classic drain goes. Istio's proxy config is rewritten only in its block-YAML form: a
+ * `terminationDrainDuration` already derived (istioDrain) or written is replaced below 1.29, else the
+ * key is added first; a JSON-form config is left as written (no fallback for it).
+ */
+function meshNativeFallback(ann: JsonObject, mesh: MeshDerivation): MeshDerivation['nativeFallback'] {
+  const out: NonNullable<MeshDerivation['nativeFallback']> = {};
+  const lk = linkerdNativeKey(ann);
+  if (lk && ann[LINKERD.waitBeforeExit] === undefined) out.linkerd = { key: lk };
+  if (ann[ISTIO.nativeSidecar] === 'true' && !mesh.istioDrain) {
+    const pc = ann[ISTIO.proxyConfig];
+    if (pc === undefined) out.istio = { before: 'terminationDrainDuration: ', after: 's\n' };
+    else if (typeof pc === 'string' && !/^\s*[{[]/.test(pc)) {
+      const m = /^([\s\S]*?terminationDrainDuration:\s*)(\d+(?:\.\d+)?[a-zµ]*)([\s\S]*)$/.exec(pc);
+      out.istio = m ? { before: m[1], after: `s${m[3]}`, original: pc } : { before: 'terminationDrainDuration: ', after: `s\n${pc}`, original: pc };
+    }
+  }
+  return out.linkerd || out.istio ? out : undefined;
 }
 
 /** Durations as the flag values the chart writes (Go durations, whole seconds). */
@@ -925,6 +972,8 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
       const m = /^([\s\S]*?terminationDrainDuration:\s*)(\d+)(s[\s\S]*)$/.exec(pc);
       if (m && Number(m[2]) === stay) plan.mesh.istioDrain = { before: m[1], after: m[3] };
     }
+    const fallback = meshNativeFallback(tplAnn, plan.mesh);
+    if (fallback) plan.mesh.nativeFallback = fallback;
   }
   return plan;
 }

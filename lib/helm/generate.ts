@@ -170,28 +170,47 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
     '',
   );
   const sidecars = a.workloads.flatMap((p) => p.nativeSidecars.map((n) => ({ p, n })));
-  if (sidecars.length) {
+  const meshes = a.workloads.filter((p) => p.mesh.nativeFallback);
+  if (sidecars.length || meshes.length) {
     out.push(
       '## Native sidecars below Kubernetes 1.29',
       '',
       'Native sidecars (init containers with `restartPolicy: Always`) start before the app and get SIGTERM only after',
-      'the app has exited. Kubernetes < 1.29 has none, so there the chart writes each one as a regular container in',
-      '`containers` (same image, probes and values; no `restartPolicy`). A regular container gets SIGTERM at the start of',
-      'termination, together with the app, so it must be kept up through the app\'s preStop + drain: its',
-      '`classicFallback` value says how. `drainFlags`: the program\'s own flags (known programs only); `execSleep`: a',
-      'preStop `exec: [sleep, N]` with N = preStop + drain (the image needs a `sleep` binary: distroless and scratch',
-      'images have none, and the preStop sleep action only exists from 1.30); `stopAtOnce`: nothing (it may stop before',
-      'the app has drained); `refuse`: rendering below 1.29 fails with a message naming the value.',
+      'the app has exited. Kubernetes < 1.29 has none. A regular container gets SIGTERM at the start of termination,',
+      'together with the app, so there it must be kept up through the app\'s preStop + drain.',
       '',
+      ...(sidecars.length
+        ? [
+            'Below 1.29 the chart writes each native sidecar as a regular container in `containers` (same image, probes and',
+            'values; no `restartPolicy`), kept up as its `classicFallback` value says. `drainFlags`: the program\'s own flags',
+            '(known programs only); `execSleep`: a preStop `exec: [sleep, N]` with N = preStop + drain (the image needs a',
+            '`sleep` binary: distroless and scratch images have none, and the preStop sleep action only exists from 1.30);',
+            '`stopAtOnce`: nothing (it may stop before the app has drained); `refuse`: rendering below 1.29 fails with a',
+            'message naming the value.',
+            '',
+          ]
+        : []),
       'Start-up order is lost below 1.29: regular containers start together, so the app may start before its sidecar is',
       'ready. An app that needs the sidecar at start (a database proxy) should retry its first connections, or check',
       'the dependency in its startup or readiness probe.',
       '',
-      '| Workload | Sidecar | `classicFallback` default | Why |',
-      '|----------|---------|---------------------------|-----|',
-      ...sidecars.map(({ p, n }) => `| ${cell(p.what)} | \`${cell(n.name)}\` (\`${cell(n.valuesPath)}.classicFallback\`) | \`${n.defaultMode}\` | ${cell(n.why)} |`),
-      '',
     );
+    if (sidecars.length) {
+      out.push(
+        '| Workload | Sidecar | `classicFallback` default | Why |',
+        '|----------|---------|---------------------------|-----|',
+        ...sidecars.map(({ p, n }) => `| ${cell(p.what)} | \`${cell(n.name)}\` (\`${cell(n.valuesPath)}.classicFallback\`) | \`${n.defaultMode}\` | ${cell(n.why)} |`),
+        '',
+      );
+    }
+    if (meshes.length) {
+      out.push(
+        `Mesh proxies asked for as native sidecars (${meshes.map((p) => cell(p.what)).join(', ')}) are asked for as regular containers below 1.29, with`,
+        'the drain the chart writes for classic proxies: Linkerd `proxy-wait-before-exit-seconds` and Istio `terminationDrainDuration`',
+        '(in `proxy.istio.io/config`) of preStop + drain, at least one second more than the preStop.',
+        '',
+      );
+    }
   }
   out.push(
     '## Guards',

@@ -488,8 +488,21 @@ export class ChartTemplates {
     const drain = this.drainExpr(plan);
     const stay = `(add ${pre} (max ${drain} 1))`;
     if (plan.mesh.linkerdWait) setAt(root, [...ann, LINKERD.waitBeforeExit], expr(`{{ ${stay} | toString | toJson }}`));
+    // A native-mode proxy below 1.29 (no native sidecars there): a classic one, with the classic drain.
+    const native = kubeAtLeast(1, 29);
+    const fb = plan.mesh.nativeFallback;
+    if (fb?.linkerd) {
+      setAt(root, [...ann, fb.linkerd.key], expr(`{{ ternary "true" "false" (${native}) | toJson }}`));
+      setAt(root, [...ann, LINKERD.waitBeforeExit], expr(`{{ ${stay} | toString | toJson }}`), `not (${native})`);
+    }
+    if (fb?.istio) {
+      setAt(root, [...ann, ISTIO.nativeSidecar], expr(`{{ ternary "true" "false" (${native}) | toJson }}`));
+      const classic = `printf ${fmt(fb.istio.before, fb.istio.after)} ${stay}`;
+      if (fb.istio.original === undefined) setAt(root, [...ann, ISTIO.proxyConfig], expr(`{{ ${classic} | toJson }}`), `not (${native})`);
+      else setAt(root, [...ann, ISTIO.proxyConfig], expr(`{{ if ${native} }}{{ ${goString(fb.istio.original)} | toJson }}{{ else }}{{ ${classic} | toJson }}{{ end }}`));
+    }
     if (plan.mesh.linkerdShutdownGrace) {
-      const before = plan.mesh.linkerdShutdownGrace.native ? `(add ${pre} ${drain})` : stay;
+      const before = plan.mesh.linkerdShutdownGrace.native ? (fb?.linkerd ? `(ternary (add ${pre} ${drain}) ${stay} (${native}))` : `(add ${pre} ${drain})`) : stay;
       setAt(root, [...ann, LINKERD.shutdownGracePeriod], expr(`{{ printf "%ds" (max (sub (int $w.terminationGracePeriodSeconds) (add ${before} ${GRACE_MARGIN_SECONDS})) 1) | toJson }}`));
     }
     if (plan.mesh.istioDrain) {
@@ -1039,6 +1052,15 @@ export class ChartTemplates {
           '  preStop hook:        Kubernetes {{ $.Capabilities.KubeVersion.Version }} has no sleep action (>= 1.30), so the hook runs `sleep` in the container: an image without a sleep binary (distroless, scratch) fails the hook and stops at once; use Kubernetes >= 1.30 or an image with sleep.',
           '{{- end }}',
         );
+      }
+      const fb = plan.mesh.nativeFallback;
+      if (fb) {
+        const stay = `(add ${pre} (max ${drainSum} 1))`;
+        const meshes = [
+          ...(fb.linkerd ? [`the Linkerd proxy is injected as a regular container (${fb.linkerd.key}: "false") that waits preStop + drain = {{ ${stay} }}s before it exits (${LINKERD.waitBeforeExit})`] : []),
+          ...(fb.istio ? [`the Istio proxy is injected as a regular container (${ISTIO.nativeSidecar}: "false") that drains for preStop + drain = {{ ${stay} }}s (terminationDrainDuration)`] : []),
+        ];
+        out.push(`{{- if not (${kubeAtLeast(1, 29)}) }}`, `  Mesh proxy:          Kubernetes {{ $.Capabilities.KubeVersion.Version }} has no native sidecars (>= 1.29), so ${meshes.join('; ')}; it starts together with the app.`, '{{- end }}');
       }
       for (const sc of plan.nativeSidecars) {
         const mode = `${sc.ref.replace('$w.', '.')}.classicFallback`;

@@ -6,12 +6,15 @@
  * kubeVersion to what it can really render. Unit tests of the pieces, then real helm 3.10 renderings
  * at 1.25, 1.28, 1.29 and 1.30, linted at the same version.
  */
+import { Chart, Testing, Yaml } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { lintSources } from '../../lib/engine/run';
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
+import { GracefulDeployment, Mesh } from '../../lib/constructs';
 import { analyze, readObjects } from '../../lib/helm/analyze';
 import { DRAIN_FLAG_PROGRAMS, drainFlagProgram, splitDrainArgs, tagVersion } from '../../lib/helm/classic-sidecar';
 import { buildChartFiles, generateChart } from '../../lib/helm/generate';
@@ -128,6 +131,21 @@ function lintAt(text: string, v: string): string[] {
   const r = lintSources([{ file: 'rendered.yaml', text }], { rules: ALL_RULES, policy: STRICT, version: KubeVersion.parse(v) });
   expect(r.errors).toEqual([]);
   return r.findings.filter((f) => !f.suppressed).map((f) => `${f.severity} ${f.ruleId} ${f.message}`);
+}
+
+/** NOTES.txt as rendered (helm 3.10 renders NOTES only on install: render it as a template of a copy of the chart). */
+function notesOf(dir: string): (kube: string, values?: JsonObject) => string {
+  const copy = path.join(work, 'notes-copy', path.basename(dir));
+  fs.cpSync(dir, copy, { recursive: true });
+  const notes = fs.readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
+  fs.rmSync(path.join(copy, 'templates/NOTES.txt'));
+  fs.writeFileSync(path.join(copy, 'templates/_notes.tpl'), `{{- define "notes" -}}\n${notes}{{- end -}}\n`);
+  fs.writeFileSync(path.join(copy, 'templates/notes.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "notes" . | toJson }}\n');
+  return (kube, values = {}) => {
+    const r = helm(['template', 'rel', copy, '--kube-version', kube, '--show-only', 'templates/notes.yaml', '-f', valuesFile(path.join(work, 'values'), values)]);
+    expect(r.stderr).toBe('');
+    return String((docs(r.stdout)[0].data as JsonObject).notes);
+  };
 }
 
 describe('classic-sidecar pieces', () => {
@@ -313,22 +331,115 @@ describe('real helm 3.10: the classic container below 1.29, native sidecars from
   });
 
   test('NOTES below 1.29 say how the sidecar is kept up and that start-up order is lost', () => {
-    const copy = path.join(work, 'notes-copy', 'orders');
-    fs.cpSync(dir, copy, { recursive: true });
-    const notes = fs.readFileSync(path.join(copy, 'templates/NOTES.txt'), 'utf8');
-    fs.rmSync(path.join(copy, 'templates/NOTES.txt'));
-    fs.writeFileSync(path.join(copy, 'templates/_notes.tpl'), `{{- define "notes" -}}\n${notes}{{- end -}}\n`);
-    fs.writeFileSync(path.join(copy, 'templates/notes.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "notes" . | toJson }}\n');
-    const text = (kube: string, values: JsonObject = {}) => {
-      const r = helm(['template', 'rel', copy, '--kube-version', kube, '--show-only', 'templates/notes.yaml', '-f', valuesFile(path.join(work, 'values'), values)]);
-      expect(r.stderr).toBe('');
-      return String((docs(r.stdout)[0].data as JsonObject).notes);
-    };
+    const text = notesOf(dir);
     const old = text('1.28.0');
     expect(old).toContain('Native sidecar:      Kubernetes v1.28.0 has none (>= 1.29), so "cloud-sql-proxy" runs as a regular container and gets SIGTERM with the app: it keeps accepting connections for the app\'s preStop + drain = 30s after SIGTERM (--min-sigterm-delay), then waits up to 5s for open ones (--max-sigterm-delay).');
     expect(old).toContain('Start-up order:      lost below 1.29: regular containers start together, so the app may start before "cloud-sql-proxy" is ready');
     expect(text('1.28.0', { workloads: { orders: { containers: { cloudSqlProxy: { classicFallback: 'execSleep' } } } } })).toContain('its preStop sleeps the app\'s preStop + drain = 30s first.');
     expect(text('1.28.0', { workloads: { orders: { containers: { cloudSqlProxy: { classicFallback: 'stopAtOnce' } } } } })).toContain('it is not kept up (classicFallback stopAtOnce) and may stop before the app has drained.');
     expect(text('1.29.0')).not.toContain('Native sidecar:');
+  });
+});
+
+describe('mesh proxies asked for as native sidecars (annotation "true") below 1.29', () => {
+  /** Deployments whose injected proxy the constructs ask for in native mode, and one hand-written Istio config. */
+  function meshManifests(): string {
+    const chart = new Chart(Testing.app(), 'm', { namespace: 'shop' });
+    const app = { name: 'app', image: 'example/web:1.0', ports: [{ name: 'http', number: 8080 }], readiness: kplus.Probe.fromHttpGet('/readyz', { port: 8080 }), liveness: kplus.Probe.fromHttpGet('/livez', { port: 8080, failureThreshold: 6 }) };
+    new GracefulDeployment(chart, 'lk', { metadata: { name: 'lk' }, replicas: 2, containers: [app], mesh: Mesh.linkerd({ nativeSidecar: true }), service: { name: 'lk' } });
+    new GracefulDeployment(chart, 'is', { metadata: { name: 'is' }, replicas: 2, containers: [{ ...app, name: 'app2' }], mesh: Mesh.istio({ nativeSidecar: true }), service: { name: 'is' } });
+    return Yaml.stringify(...Testing.synth(chart));
+  }
+  const HELD = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: held, namespace: shop, annotations: {kubegrace.dev/drain-seconds: "10"}}
+spec:
+  selector: {matchLabels: {app: held}}
+  template:
+    metadata:
+      labels: {app: held, sidecar.istio.io/inject: "true"}
+      annotations:
+        sidecar.istio.io/nativeSidecar: "true"
+        proxy.istio.io/config: |
+          holdApplicationUntilProxyStarts: true
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{name: app, image: "example/held:1", lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}}]
+`;
+  let dir = '';
+  beforeAll(() => {
+    dir = chartOf('meshes', `${meshManifests()}---${HELD}`);
+  });
+
+  function annotationsAt(kube: string): Map<string, JsonObject> {
+    const r = render(dir, kube);
+    expect(r.stderr).toBe('');
+    return new Map(
+      docs(r.stdout)
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => [String((o.metadata as JsonObject).name), (((o.spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject]),
+    );
+  }
+
+  test('the chart does not need 1.29 for them; its README says what happens below', () => {
+    expect(parse(fs.readFileSync(path.join(dir, 'Chart.yaml'), 'utf8'))).toMatchObject({ kubeVersion: '>=1.21.0-0' });
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    expect(readme).toContain('Mesh proxies asked for as native sidecars (Deployment shop/lk, Deployment shop/is, Deployment shop/held) are asked for as regular containers below 1.29');
+    expect(readme).not.toContain('classicFallback');
+  });
+
+  test.each(['1.25', '1.28'])('Kubernetes %s: classic proxies with the classic drain (preStop + drain), and the rendering lints clean', (v) => {
+    const a = annotationsAt(`${v}.0`);
+    expect(a.get('rel-meshes-lk')).toMatchObject({ 'config.linkerd.io/proxy-enable-native-sidecar': 'false', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '20' });
+    expect(a.get('rel-meshes-is')).toMatchObject({ 'sidecar.istio.io/nativeSidecar': 'false', 'proxy.istio.io/config': 'terminationDrainDuration: 20s\n' });
+    // A config of its own keeps its settings; the drain is added to it.
+    expect(a.get('rel-meshes-held')).toMatchObject({ 'sidecar.istio.io/nativeSidecar': 'false', 'proxy.istio.io/config': 'terminationDrainDuration: 15s\nholdApplicationUntilProxyStarts: true\n' });
+    expect(lintAt(render(dir, `${v}.0`).stdout, v)).toEqual([]);
+  });
+
+  test.each(['1.29', '1.30'])('Kubernetes %s: native mode as written, no classic drain annotations', (v) => {
+    const a = annotationsAt(`${v}.0`);
+    expect(a.get('rel-meshes-lk')!['config.linkerd.io/proxy-enable-native-sidecar']).toBe('true');
+    expect(a.get('rel-meshes-lk')!['config.alpha.linkerd.io/proxy-wait-before-exit-seconds']).toBeUndefined();
+    expect(a.get('rel-meshes-is')!['sidecar.istio.io/nativeSidecar']).toBe('true');
+    expect(a.get('rel-meshes-is')!['proxy.istio.io/config']).toBeUndefined();
+    expect(a.get('rel-meshes-held')!['proxy.istio.io/config']).toBe('holdApplicationUntilProxyStarts: true\n');
+  });
+
+  test('the classic drain follows the values', () => {
+    const r = render(dir, '1.28.0', { workloads: { lk: { preStop: { delaySeconds: 12 }, drainSeconds: 15, terminationGracePeriodSeconds: 40 }, is: { drainSeconds: 0 } } });
+    expect(r.stderr).toBe('');
+    const deps = docs(r.stdout).filter((o) => o.kind === 'Deployment');
+    const ann = (n: string) => (((deps.find((o) => (o.metadata as JsonObject).name === n)!.spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject;
+    expect(ann('rel-meshes-lk')['config.alpha.linkerd.io/proxy-wait-before-exit-seconds']).toBe('27');
+    // Drain 0: the proxy still stays a second longer than the preStop (constructs/mesh.ts proxyStaySeconds).
+    expect(ann('rel-meshes-is')['proxy.istio.io/config']).toBe('terminationDrainDuration: 11s\n');
+  });
+
+  test('NOTES below 1.29 say the proxy is injected classic, with its drain', () => {
+    const text = notesOf(dir);
+    const old = text('1.28.0');
+    expect(old).toContain('Mesh proxy:          Kubernetes v1.28.0 has no native sidecars (>= 1.29), so the Linkerd proxy is injected as a regular container (config.linkerd.io/proxy-enable-native-sidecar: "false") that waits preStop + drain = 20s before it exits (config.alpha.linkerd.io/proxy-wait-before-exit-seconds); it starts together with the app.');
+    expect(old).toContain('so the Istio proxy is injected as a regular container (sidecar.istio.io/nativeSidecar: "false") that drains for preStop + drain = 15s (terminationDrainDuration)');
+    expect(text('1.29.0')).not.toContain('Mesh proxy:');
+  });
+
+  test('in a CronJob a classic proxy would keep the job from completing: the chart keeps kubeVersion >= 1.29', () => {
+    const cron = `${UNKNOWN}---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: shop}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        metadata: {annotations: {config.linkerd.io/proxy-enable-native-sidecar: "true", linkerd.io/inject: enabled}}
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: work, image: "example/work:1"}]
+`;
+    expect(parse(buildChartFiles(cron, { ...SPEC, name: 'cron' }).get('Chart.yaml')!)).toMatchObject({ kubeVersion: '>=1.29.0-0' });
   });
 });
