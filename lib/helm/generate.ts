@@ -186,7 +186,9 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
             '(known programs only); `execSleep`: a preStop `exec: [sleep, N]` with N = preStop + drain (the image needs a',
             '`sleep` binary: distroless and scratch images have none, and the preStop sleep action only exists from 1.30);',
             '`stopAtOnce`: nothing (it may stop before the app has drained); `refuse`: rendering below 1.29 fails with a',
-            'message naming the value.',
+            'message naming the value. Note: `kubegrace lint` judges every regular container\'s preStop like the app\'s (with',
+            'the `kubegrace.dev/drain-seconds` of the pod), so an `execSleep` rendering can show `grace-period-budget` (and,',
+            'next to a classic Linkerd proxy, `linkerd-proxy-drain`) warnings on the sidecar that overstate its need.',
             '',
           ]
         : []),

@@ -198,6 +198,7 @@ describe('generator: which sidecars get which fallback, and the kubeVersion that
     expect(readme).toContain('## Native sidecars below Kubernetes 1.29');
     expect(readme).toMatch(/\| Deployment shop\/orders \| `cloud-sql-proxy` \(`workloads\.orders\.containers\.cloudSqlProxy\.classicFallback`\) \| `drainFlags` \| Cloud SQL Auth Proxy v2 2\.14\.1 \(>= 2\.12\.0\) has --min-sigterm-delay/);
     expect(readme).toContain('Start-up order is lost below 1.29');
+    expect(readme).toContain('an `execSleep` rendering can show `grace-period-budget`');
   });
 
   test('an older or unversioned proxy, an unknown image and unreadable flags default to refuse', () => {
