@@ -222,22 +222,82 @@ function lineKey(line: string | undefined): { key: string; column: number } | un
   return m ? { key: m[2], column: m[1].length + 1 } : undefined;
 }
 
+/** A line of a template that holds only template actions (`{{- if ... }}`, `{{- toYaml ... | nindent 8 }}`). */
+const ACTION_ONLY = /^\s*(\{\{[\s\S]*?\}\}\s*)+$/;
+
+/** A line that writes a key: its key path, and the text of the line that opened each level of it. */
+export interface KeyLine {
+  /** Parent keys and `-` for each sequence level, then the key, joined by newlines (keys can hold dots and slashes). */
+  path: string;
+  /** Per level of the path, the trimmed text of the line that opened it (a sequence level: the item's first line). */
+  texts: string[];
+}
+
+/**
+ * The key lines of a YAML text (block style, as helm prints it and as templates are written).
+ * Indentation decides nesting; `---` starts a new document; lines inside a block scalar (`key: |`)
+ * are content, not keys. In a template, lines that hold only actions are skipped.
+ */
+export function keyLines(lines: string[], template = false): (KeyLine | undefined)[] {
+  let stack: { indent: number; seg: string; text: string }[] = [];
+  let scalarAbove: number | undefined;
+  return lines.map((line) => {
+    if (/^---\s*$/.test(line)) {
+      stack = [];
+      scalarAbove = undefined;
+      return undefined;
+    }
+    const indent = /^\s*/.exec(line)![0].length;
+    if (line.trim() === '' || /^\s*#/.test(line)) return undefined;
+    if (scalarAbove !== undefined && indent > scalarAbove) return undefined;
+    scalarAbove = undefined;
+    if (template && ACTION_ONLY.test(line)) return undefined;
+    const text = line.trim();
+    let col = indent;
+    let rest = line.slice(indent);
+    for (let d = /^-(\s+|$)/.exec(rest); d; d = /^-(\s+|$)/.exec(rest)) {
+      stack = stack.filter((e) => e.indent < col);
+      stack.push({ indent: col, seg: '-', text });
+      col += d[0].length;
+      rest = rest.slice(d[0].length);
+    }
+    const k = lineKey(rest);
+    if (!k) return undefined;
+    stack = stack.filter((e) => e.indent < col);
+    stack.push({ indent: col, seg: k.key.replace(/^(["'])(.*)\1$/, '$2'), text });
+    if (/:\s*[|>][-+0-9]*\s*(#.*)?$/.test(rest)) scalarAbove = col;
+    return { path: stack.map((e) => e.seg).join('\n'), texts: stack.map((e) => e.text) };
+  });
+}
+
+/** The key path of every line (see keyLines), undefined for lines that write no key. */
+export function keyPaths(lines: string[], template = false): (string | undefined)[] {
+  return keyLines(lines, template).map((k) => k?.path);
+}
+
 /**
  * Moves findings on rendered chart output (`CHART/templates/x.yaml (rendered)`) to the template file on
- * disk, so SARIF and GitHub annotations land on a real file: the line of the template that writes the
- * same key (the n-th such line when the key repeats, n counted in the rendered text), else line 1 of the
- * template. The message is unchanged; `helm template --show-only templates/x.yaml` shows the rendered text.
+ * disk, so SARIF and GitHub annotations land on a real file. The reported line's key path (its parent
+ * keys and sequence levels) is looked up among the template's lines with the same path; of those, the
+ * ones whose levels were opened by the same text (the same container item, `- name: proxy`; the same
+ * line) win, and among equals the n-th, n counted among the rendered lines with that path (clamped to
+ * the last), so a key that a `toYaml` block or a false `if` branch also writes does not shift the line.
+ * Keys a template writes only through `toYaml` are not in it: then the n-th line writing the same key
+ * alone, else line 1 of the template. The message is unchanged; `helm template --show-only
+ * templates/x.yaml` shows the rendered text.
  */
 export function mapFindingsToTemplates<T extends { file: string; line: number; column: number }>(findings: T[], sources: { file: string; text: string }[], cwd: string): T[] {
   const byFile = new Map(sources.map((s) => [s.file, s.text]));
-  const templates = new Map<string, string[] | undefined>();
+  const templates = new Map<string, { lines: string[]; keys: (KeyLine | undefined)[] } | undefined>();
+  const renderedKeys = new Map<string, (KeyLine | undefined)[]>();
   return findings.map((f) => {
     if (!f.file.endsWith(RENDERED_SUFFIX)) return f;
     const file = f.file.slice(0, -RENDERED_SUFFIX.length);
     const rendered = byFile.get(f.file);
     if (!templates.has(file)) {
       try {
-        templates.set(file, fs.readFileSync(path.resolve(cwd, file), 'utf8').split('\n'));
+        const lines = fs.readFileSync(path.resolve(cwd, file), 'utf8').split('\n');
+        templates.set(file, { lines, keys: keyLines(lines, true) });
       } catch {
         templates.set(file, undefined);
       }
@@ -245,16 +305,30 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
     const tpl = templates.get(file);
     if (!tpl || rendered === undefined) return f;
     const lines = rendered.split('\n');
-    const k = lineKey(lines[f.line - 1]);
+    if (!renderedKeys.has(f.file)) renderedKeys.set(f.file, keyLines(lines));
+    const keys = renderedKeys.get(f.file)!;
     let line = 1;
     let column = 1;
-    if (k) {
-      const nth = lines.slice(0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;
-      const hits = tpl.map((l, i) => ({ i, k: lineKey(l) })).filter((h) => h.k?.key === k.key);
-      const hit = hits[Math.min(nth, hits.length - 1)];
-      if (hit) {
-        line = hit.i + 1;
-        column = hit.k!.column;
+    const at = (i: number) => {
+      line = i + 1;
+      column = lineKey(tpl.lines[i])!.column;
+    };
+    const r = keys[f.line - 1];
+    const byPath = r === undefined ? [] : tpl.keys.flatMap((q, i) => (q?.path === r.path ? [i] : []));
+    if (r && byPath.length) {
+      // The template lines whose levels were opened by the same lines as the reported one's (the same
+      // container item, `- name: proxy`) come first; among equals, the n-th by order.
+      const score = (i: number) => tpl.keys[i]!.texts.reduce((n, t, j) => n + (t === r.texts[j] ? 1 : 0), 0);
+      const best = Math.max(...byPath.map(score));
+      const tied = byPath.filter((i) => score(i) === best);
+      const nth = keys.slice(0, f.line - 1).filter((q) => q?.path === r.path).length;
+      at(tied[Math.min(nth, tied.length - 1)]);
+    } else {
+      const k = lineKey(lines[f.line - 1]);
+      if (k) {
+        const nth = lines.slice(0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;
+        const hits = tpl.lines.flatMap((l, i) => (lineKey(l)?.key === k.key ? [i] : []));
+        if (hits.length) at(hits[Math.min(nth, hits.length - 1)]);
       }
     }
     return { ...f, file, line, column };
