@@ -282,8 +282,9 @@ export function keyPaths(lines: string[], template = false): (string | undefined
  * ones whose levels were opened by the same text (the same container item, `- name: proxy`; the same
  * line) win, and among equals the n-th, n counted among the rendered lines with that path (clamped to
  * the last), so a key that a `toYaml` block or a false `if` branch also writes does not shift the line.
- * Keys a template writes only through `toYaml` are not in it: then the n-th line writing the same key
- * alone, else line 1 of the template. The message is unchanged; `helm template --show-only
+ * Keys a template writes only through `toYaml` are not in it: then the nearest ancestor key it writes
+ * (the block's own key, `env:`, `livenessProbe:`), else the n-th line writing the same key alone, else
+ * line 1 of the template. The message is unchanged; `helm template --show-only
  * templates/x.yaml` shows the rendered text.
  */
 export function mapFindingsToTemplates<T extends { file: string; line: number; column: number }>(findings: T[], sources: { file: string; text: string }[], cwd: string): T[] {
@@ -314,16 +315,28 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
       column = lineKey(tpl.lines[i])!.column;
     };
     const r = keys[f.line - 1];
-    const byPath = r === undefined ? [] : tpl.keys.flatMap((q, i) => (q?.path === r.path ? [i] : []));
-    if (r && byPath.length) {
+    // The reported line's path, else its nearest ancestor key the template writes (a key under a
+    // `toYaml` block lands on the block's key: `env:`, `livenessProbe:`).
+    let found = false;
+    const segs = r ? r.path.split('\n') : [];
+    for (let n = segs.length; r && n > 0 && !found; n--) {
+      if (segs[n - 1] === '-') continue;
+      const p = segs.slice(0, n).join('\n');
+      const texts = r.texts.slice(0, n);
+      const byPath = tpl.keys.flatMap((q, i) => (q?.path === p ? [i] : []));
+      if (!byPath.length) continue;
       // The template lines whose levels were opened by the same lines as the reported one's (the same
       // container item, `- name: proxy`) come first; among equals, the n-th by order.
-      const score = (i: number) => tpl.keys[i]!.texts.reduce((n, t, j) => n + (t === r.texts[j] ? 1 : 0), 0);
+      const score = (i: number) => tpl.keys[i]!.texts.reduce((c, t, j) => c + (t === texts[j] ? 1 : 0), 0);
       const best = Math.max(...byPath.map(score));
       const tied = byPath.filter((i) => score(i) === best);
-      const nth = keys.slice(0, f.line - 1).filter((q) => q?.path === r.path).length;
+      // Rendered lines with that path before the reported one (for an ancestor, its own line is the last of them).
+      const before = keys.slice(0, f.line - 1).filter((q) => q?.path === p).length;
+      const nth = n === segs.length ? before : Math.max(before - 1, 0);
       at(tied[Math.min(nth, tied.length - 1)]);
-    } else {
+      found = true;
+    }
+    if (!found) {
       const k = lineKey(lines[f.line - 1]);
       if (k) {
         const nth = lines.slice(0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;

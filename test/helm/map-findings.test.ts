@@ -126,11 +126,26 @@ test('a key also written by a toYaml block (env names, label keys) maps to its o
   expect(mapped(renderedLine('name: rel-conf')).text).toBe('name: {{ .Release.Name }}-conf');
 });
 
-test('a key written in an if/else maps into the right container; keys only in a toYaml block fall back to the key or line 1', () => {
+test('a key written in an if/else maps into the right container; a key only in a toYaml block lands on the block\'s key', () => {
   // The proxy's args: the template has three `args:` lines, the first in the web container's false branch.
   const args = mapped(renderedLine('args: [--quiet]'));
   expect(tplLines.slice(0, args.line).filter((l) => l.includes('- name:')).pop()).toContain('name: proxy');
-  expect(mapped(renderedLine('value: "1"'))).toEqual({ line: 1, text: 'apiVersion: apps/v1' });
-  // An env name: no template line has its path; the key alone finds a `name:` line (never beyond the file).
-  expect(mapped(renderedLine('- name: A')).text).toMatch(/^name: /);
+  const env = { line: tplLines.findIndex((l) => l.trim() === 'env:') + 1, text: 'env:' };
+  expect(mapped(renderedLine('value: "1"'))).toEqual(env);
+  expect(mapped(renderedLine('- name: B'))).toEqual(env);
+  // A label key from toYaml: the template's `labels:` of the same document.
+  expect(mapped(renderedLine('name: web'))).toEqual({ line: tplLines.findIndex((l) => l.trim() === 'labels:') + 1, text: 'labels:' });
+});
+
+test('a key nowhere in the template, not even an ancestor: the key alone, else line 1', () => {
+  const other = 'chart/templates/other.yaml';
+  fs.writeFileSync(path.join(work, other), '{{- /* values */ -}}\nkind: X\ndata:\n  {{- toYaml .Values.data | nindent 2 }}\n');
+  const at = (text: string, line: number) => mapFindingsToTemplates([{ file: `${other}${RENDERED_SUFFIX}`, line, column: 1 }], [{ file: `${other}${RENDERED_SUFFIX}`, text }], work)[0];
+  const head = '---\n# Source: web/templates/other.yaml\nkind: X\n';
+  // Under data (the ancestor the template writes).
+  expect(at(`${head}data:\n  a: "1"\n`, 5)).toMatchObject({ file: other, line: 3, column: 1 });
+  // items.data: no ancestor in the template; the key alone finds data.
+  expect(at(`${head}items:\n  - data: 1\n`, 5)).toMatchObject({ file: other, line: 3, column: 1 });
+  // Nothing: line 1.
+  expect(at(`${head}spec:\n  zzz: 1\n`, 5)).toMatchObject({ file: other, line: 1, column: 1 });
 });
