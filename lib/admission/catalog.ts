@@ -10,6 +10,7 @@ import { KubeVersion } from '../engine/version';
 import { METRICS_PORT, OPERATOR_PORT } from '../model/graph';
 import { WORKLOAD_KINDS } from '../model/workload';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
+import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import {
   ADDEND_VARIABLES,
   annHas,
@@ -19,6 +20,8 @@ import {
   DRAIN_SECONDS,
   execSleepSeconds,
   ExportError,
+  goDurationSeconds,
+  preStopSeconds,
   MAX_JUDGED_CONTAINERS,
   MAX_SUMMED_SIDECARS,
   hintedPreStopSeconds,
@@ -362,6 +365,72 @@ function dsVariables(patterns: string[]): CelVariable[] {
     { name: 'hostPorts', expression: `${RUNNING}.exists(c, has(c.ports) && c.ports.exists(p, has(p.hostPort) || (variables.hostNetwork && has(p.containerPort))))` },
   ];
 }
+
+const LK = {
+  inject: 'linkerd.io/inject',
+  wait: 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds',
+  shutdownGrace: 'config.linkerd.io/shutdown-grace-period',
+  shutdownGraceEnv: 'LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD',
+  native: ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'],
+};
+
+/**
+ * Variables of linkerd-proxy-drain: lib/timeline/mesh linkerdMesh for a workload admitted alone
+ * (no Namespace: only the pod template's and the object's annotations), and the app containers'
+ * shutdowns (lib/rules/mesh-util appShutdowns: main containers other than mesh proxies whose preStop
+ * delay is known, none counting 0).
+ */
+function linkerdVariables(nativeDefault: boolean, catalog: Catalog): CelVariable[] {
+  const proxyEnv = `(has(variables.lkProxy[0].env) ? variables.lkProxy[0].env.filter(e, e.name == ${str(LK.shutdownGraceEnv)} && has(e.value)) : [])`;
+  let mode = nativeDefault ? "'native'" : "'classic'";
+  for (const k of [...LK.native].reverse()) mode = `(${annHas(k)} ? (${ann(k)}.trim() == 'true' ? 'native' : 'classic') : ${mode})`;
+  let modeBad = "''";
+  for (const k of [...LK.native].reverse()) modeBad = `(${annHas(k)} ? (${ann(k)}.trim() in ['true', 'false'] ? '' : ${str(k)}) : ${modeBad})`;
+  const inject = `${ann(LK.inject)}.trim()`;
+  const evidence = `((has(variables.podMeta.annotations) && variables.podMeta.annotations.exists(k, k.startsWith('config.linkerd.io/') || k.startsWith('config.alpha.linkerd.io/') || k.startsWith('config.beta.linkerd.io/'))) || (has(object.metadata.annotations) && object.metadata.annotations.exists(k, k.startsWith('config.linkerd.io/') || k.startsWith('config.alpha.linkerd.io/') || k.startsWith('config.beta.linkerd.io/'))))`;
+  return [
+    ...PRESTOP_HINT_VARIABLES,
+    { name: 'lkProxy', expression: "variables.sidecars.filter(c, c.name == 'linkerd-proxy') + variables.mains.filter(c, c.name == 'linkerd-proxy')" },
+    { name: 'lkNativeProxy', expression: "variables.sidecars.exists(c, c.name == 'linkerd-proxy')" },
+    { name: 'lkDisabled', expression: `${annHas(LK.inject)} && ${inject} == 'disabled'` },
+    { name: 'lkHostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },
+    {
+      name: 'lkInjected',
+      expression: `size(variables.lkProxy) > 0 || (!variables.lkHostNetwork && !variables.lkDisabled && ((${annHas(LK.inject)} && ${inject} in ['enabled', 'ingress']) || ${evidence}))`,
+    },
+    { name: 'lkMode', expression: `size(variables.lkProxy) > 0 ? (variables.lkNativeProxy ? 'native' : 'classic') : ${mode}` },
+    { name: 'lkModeBad', expression: `size(variables.lkProxy) > 0 ? '' : ${modeBad}` },
+    { name: 'lkWaitSet', expression: annHas(LK.wait) },
+    { name: 'lkWaitFromProxy', expression: 'size(variables.lkProxy) > 0 && !variables.lkNativeProxy' },
+    { name: 'lkWaitBad', expression: `!variables.lkWaitFromProxy && variables.lkWaitSet && !${ann(LK.wait)}.trim().matches('^[0-9]+$')` },
+    {
+      name: 'lkWait',
+      expression:
+        `variables.lkWaitFromProxy ? ${bind(preStopSeconds('variables.lkProxy[0]', DEFAULT_WAIT_PATTERNS, catalog), 'pw', 'pw >= 0.0 ? pw : 0.0')} : ` +
+        `variables.lkWaitSet && !variables.lkWaitBad ? double(${ann(LK.wait)}.trim()) : 0.0`,
+    },
+    {
+      name: 'lkSgpSource',
+      expression: `size(variables.lkProxy) > 0 && size(${proxyEnv}) > 0 ? [${str(LK.shutdownGraceEnv)}, ${proxyEnv}[0].value] : ${annHas(LK.shutdownGrace)} ? [${str(LK.shutdownGrace)}, ${ann(LK.shutdownGrace)}] : []`,
+    },
+    { name: 'lkSgpRead', expression: `size(variables.lkSgpSource) == 0 ? 120.0 : ${goDurationSeconds('variables.lkSgpSource[1]')}` },
+    { name: 'lkSgp', expression: 'variables.lkSgpRead < 0.0 ? 120.0 : variables.lkSgpRead' },
+    { name: 'lkLongLived', expression: `${ann('kubegrace.dev/connection-pattern')}.trim().lowerAscii() in ['long-lived', 'fan-in']` },
+    { name: 'drain', expression: DRAIN_SECONDS },
+    {
+      name: 'lkApps',
+      expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.filter(c, c.name != 'linkerd-proxy' && c.name != 'istio-proxy').map(c, ${hintedPreStopSeconds('c', DEFAULT_WAIT_PATTERNS, catalog)}).filter(s, s != -2.0)`,
+    },
+    { name: 'lkHooks', expression: 'variables.lkApps.filter(s, s >= 0.0)' },
+    { name: 'lkLongestPreStop', expression: maxGuarded('variables.lkHooks', 32, '-1.0') },
+    // The longest app shutdown (preStop, 0 without a hook, + drain); 0 without app containers.
+    { name: 'lkLongestTotal', expression: `size(variables.lkApps) == 0 ? 0.0 : ${maxGuarded('variables.lkApps.map(s, s < 0.0 ? 0.0 : s)', 32, '0.0')} + variables.drain` },
+    { name: 'lkProblems', expression: `variables.lkModeBad != '' || variables.lkWaitBad || (size(variables.lkSgpSource) > 0 && variables.lkSgpRead < 0.0)` },
+  ];
+}
+
+/** Linkerd's classic-mode error: the proxy's wait reaches the grace period (MESH-LINKERD-001). */
+const LK_WAIT_EXCEEDS = "variables.lkMode == 'classic' && variables.lkWait > 0.0 && variables.lkWait >= double(variables.grace)";
 
 export const ADMISSION: Record<string, RuleAdmission> = {
   'grace-period-budget': {
@@ -708,6 +777,64 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutateNote: 'none: surge first is a strategy change, a proposal in section 12',
   },
+  'linkerd-proxy-drain': {
+    restriction:
+      'judged from the workload alone: injection evident on the pod template or the object (linkerd.io/inject, Linkerd config annotations, a rendered linkerd-proxy); Linkerd settings on the Namespace (which the linter reads when the Namespace is in the input) are not visible, so a workload injected only through its Namespace is not judged; pods with more than 32 app containers are not judged (cost bound)',
+    validate: (ctx) => {
+      const nativeDefault = ctx.params.nativeDefault === true;
+      const vars = linkerdVariables(nativeDefault, ctx.catalog);
+      const kinds = WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob');
+      const waitText = `'linkerd-proxy waits ' + ${secs('variables.lkWait')} + ' before exit (' + (variables.lkWaitFromProxy ? 'its preStop sleep' : ${str(LK.wait)}) + ')'`;
+      const rec = ceil('(variables.lkWait > variables.lkLongestTotal ? variables.lkWait : variables.lkLongestTotal) + 5.0');
+      const appWarn = "variables.grace != 0 && variables.lkMode == 'classic' && variables.lkWait > 0.0 && variables.lkWait < double(variables.grace) && variables.lkLongestPreStop >= 0.0 && variables.lkLongestPreStop >= variables.lkWait";
+      const nativeIgnored = "variables.lkMode == 'native' && variables.lkWaitSet && variables.lkWait > 0.0";
+      const longLivedOver = "variables.lkLongLived && (variables.lkMode == 'classic' ? variables.lkWait : variables.lkLongestTotal) + variables.lkSgp > double(variables.grace)";
+      const bounded = '(size(variables.mains) <= 32)';
+      return [
+        {
+          severity: 'error',
+          kinds,
+          variables: vars,
+          expression: `!variables.lkInjected || variables.grace == 0 || !(${LK_WAIT_EXCEEDS})`,
+          messageExpression:
+            `${prefix('linkerd-proxy-drain', 'error')} + ${waitText} + ' >= terminationGracePeriodSeconds ' + string(variables.grace) + 's: the proxy is still sleeping at the deadline and gets 2s after SIGTERM before SIGKILL, cutting every connection; raise terminationGracePeriodSeconds to at least ' + string(${rec}) + 's or lower the wait below it'`,
+        },
+        {
+          severity: 'warning',
+          kinds,
+          variables: vars,
+          expression: `!variables.lkInjected || !${bounded} || !(variables.lkProblems || (${appWarn}))`,
+          messageExpression:
+            `${prefix('linkerd-proxy-drain', 'warning')} + (variables.lkModeBad != '' ? variables.lkModeBad + ': not "true" or "false"; Linkerd treats it as false (classic proxy)' : ` +
+            `variables.lkWaitBad ? ${str(LK.wait)} + ' "' + ${ann(LK.wait)} + '" is not a whole number of seconds; Linkerd ignores it (no wait), write e.g. "20"' : ` +
+            `size(variables.lkSgpSource) > 0 && variables.lkSgpRead < 0.0 ? variables.lkSgpSource[0] + ' "' + variables.lkSgpSource[1] + '" is not a Go duration; the proxy keeps its default 120s, write e.g. "30s"' : ` +
+            `${waitText} + ', but an app container has a preStop delay of ' + ${secs('variables.lkLongestPreStop')} + ' >= that: the proxy gets SIGTERM no later than the app does, so calls the app makes while it drains fail; set ' + ${str(LK.wait)} + ' above the preStop of the app (preStop + drain)')`,
+        },
+        {
+          severity: 'info',
+          kinds,
+          variables: vars,
+          expression: `!variables.lkInjected || variables.grace == 0 || !${bounded} || !((${nativeIgnored}) || (${longLivedOver}))`,
+          messageExpression:
+            `${prefix('linkerd-proxy-drain', 'info')} + (${nativeIgnored} ? ${str(LK.wait)} + ' is ignored because the proxy runs as a native sidecar, which Kubernetes stops only after the app containers exit; remove the annotation' : ` +
+            `'long-lived connections (kubegrace.dev/connection-pattern): ' + (variables.lkMode == 'classic' ? 'proxy wait ' + ${secs('variables.lkWait')} : 'the shutdown of the app ' + ${secs('variables.lkLongestTotal')}) + ' + shutdown-grace-period ' + ${secs('variables.lkSgp')} + ' exceeds terminationGracePeriodSeconds ' + string(variables.grace) + 's, so SIGKILL, not the graceful close of the proxy, ends the remaining connections; lower ' + ${str(LK.shutdownGrace)} + ' or raise terminationGracePeriodSeconds')`,
+        },
+      ];
+    },
+    mutate: (ctx) => {
+      const vars = linkerdVariables(ctx.params.nativeDefault === true, ctx.catalog);
+      const rec = ceil('(variables.lkWait > variables.lkLongestTotal ? variables.lkWait : variables.lkLongestTotal) + 5.0');
+      const path = "object.kind == 'Pod' ? '/spec/terminationGracePeriodSeconds' : '/spec/template/spec/terminationGracePeriodSeconds'";
+      return {
+        kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
+        variables: vars,
+        condition: `variables.lkInjected && variables.grace != 0 && size(variables.mains) <= 32 && ${LK_WAIT_EXCEEDS}`,
+        patch: `[JSONPatch{op: 'add', path: ${path}, value: ${rec}}]`,
+        description: "raise terminationGracePeriodSeconds above a classic linkerd-proxy's wait before exit (to the longer of the wait and the app's preStop + drain, + 5s)",
+      };
+    },
+    mutateNote: 'the error only (section 12: raising the grace period is the safe repair for MESH-*); the wait, the mode and the shutdown-grace-period are the user\'s mesh configuration and are not changed',
+  },
 };
 
 const NEEDS_OTHERS = 'needs other objects than the admitted one';
@@ -735,7 +862,6 @@ export const NOT_EXPORTED: Record<string, string> = {
   'external-traffic-local': `${NEEDS_OTHERS}: a LoadBalancer/NodePort Service and the workloads behind it`,
   'native-sidecar': 'the error (restartPolicy: Always where native sidecars are off) concerns versions before 1.29, below the 1.30 minimum of ValidatingAdmissionPolicy; the info/warning need the catalog of shutdown-critical helpers',
   'native-sidecar-grace-budget': 'needs the sum of all native sidecars\' drains against each main container\'s budget; not yet translated',
-  'linkerd-proxy-drain': 'reads Linkerd settings from the Namespace too; not yet translated',
   'istio-proxy-drain': 'needs the proxy.istio.io/config annotation parsed as YAML, which CEL cannot do',
   'replicas-not-spread': `${NEEDS_OTHERS}: served status and HPA minReplicas`,
   'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,

@@ -96,6 +96,11 @@ function goDuration(v: string): string {
   return bind(`duration(${v})`, 'gd', "double(gd.getSeconds()) + double((gd - duration(string(gd.getSeconds()) + 's')).getMilliseconds()) / 1000.0");
 }
 
+/** lib/timeline/duration parseGoDuration: a Go duration string ("30s", "1m30s", "0") in seconds, -2.0 when unreadable. */
+export function goDurationSeconds(s: string): string {
+  return bind(`${s}.trim()`, 'gv', `gv == '0' ? 0.0 : gv.matches(${GO_DURATION}) ? ${goDuration('gv')} : -2.0`);
+}
+
 /**
  * Seconds from a hint value (lib/timeline/duration parseSeconds): a number ("20", "2.5") or a Go
  * duration ("1m30s", "500ms"); -2.0 when unreadable.

@@ -79,6 +79,13 @@ const EDGE_CASES: string[] = [
   dep('catalog-wait-shutdown-other-image', '[{name: app, image: "example/controller", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
   dep('catalog-contour', exec(['/bin/contour', 'envoy', 'shutdown', '--check-delay=1m', '--drain-delay', '5s'], 'ghcr.io/projectcontour/contour:v1.28'), '{}', '      terminationGracePeriodSeconds: 60\n'),
   dep('catalog-contour-default', exec(['contour', 'envoy', 'shutdown'], 'projectcontour/contour'), '{}', '      terminationGracePeriodSeconds: 60\n'),
+  // linkerd-proxy-drain: rendered proxies (classic wait = its preStop, native), env over annotation, malformed values.
+  dep('linkerd-rendered-classic', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}, {name: linkerd-proxy, image: l, lifecycle: {preStop: {exec: {command: [/bin/sleep, "45"]}}}, env: [{name: LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD, value: 1m}]}]', '{"kubegrace.dev/connection-pattern": "long-lived"}'),
+  dep('linkerd-rendered-native', '[{name: app, image: a}]', '{"config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20"}', '      initContainers: [{name: linkerd-proxy, image: l, restartPolicy: Always}]\n'),
+  dep('linkerd-wait-over-grace', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 30}}}}]', '{"linkerd.io/inject": "enabled", "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "40", "kubegrace.dev/drain-seconds": "20"}'),
+  dep('linkerd-wait-host-network', '[{name: app, image: a}]', '{"linkerd.io/inject": "enabled", "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "40"}', '      hostNetwork: true\n'),
+  dep('linkerd-config-only', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 25}}}}]', '{"config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20", "config.linkerd.io/shutdown-grace-period": "forever"}'),
+  dep('linkerd-disabled', '[{name: app, image: a}]', '{"linkerd.io/inject": "disabled", "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "40"}'),
   // rollout-full-outage: served status from declared ports, skips for claims and accelerators.
   dep('outage-metrics-only', '[{name: app, image: a, ports: [{name: http-metrics, containerPort: 9090}, {name: Admin, containerPort: 9000}]}]', '{}', ''),
   dep('outage-udp', '[{name: app, image: a, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]'),

@@ -57,6 +57,7 @@ const container = (name: string) =>
       lifecycle: preStop.map((p) => (p ? { preStop: p } : undefined)),
       ports: fc.array(port, { maxLength: 2 }),
       resources,
+      env: fc.constantFrom([{ name: 'LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD', value: '20s' }], [{ name: 'LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD', value: 'soon' }], [{ name: 'OTHER', value: 'x' }]),
       livenessProbe: fc.option(fc.record({ httpGet: fc.constant({ path: '/livez', port: 8080 }), initialDelaySeconds: fc.integer({ min: 0, max: 120 }) }), { nil: undefined }),
       readinessProbe: probe,
       startupProbe: fc.option(fc.oneof(fc.record({ tcpSocket: fc.constant({ port: 8080 }), failureThreshold: fc.integer({ min: 1, max: 40 }) }), probe), { nil: undefined }),
@@ -72,6 +73,10 @@ const annotations = fc.record(
     'kubegrace.dev/ignore': fc.constantFrom('grace-period-budget', 'all', 'zero-grace-period,prestop-handler'),
     'linkerd.io/inject': fc.constantFrom('enabled', 'disabled'),
     'config.linkerd.io/proxy-enable-native-sidecar': fc.constantFrom('true', 'false'),
+    'config.beta.linkerd.io/proxy-enable-native-sidecar': fc.constantFrom('true', ' false ', 'maybe'),
+    'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': fc.constantFrom('0', '20', '40', '90', 'x', '2.5'),
+    'config.linkerd.io/shutdown-grace-period': fc.constantFrom('30s', '2m', '1m30s', 'abc', '0', '45'),
+    'kubegrace.dev/connection-pattern': fc.constantFrom('long-lived', ' Fan-In', 'short'),
     'sidecar.istio.io/inject': fc.constantFrom('true', 'false'),
     'sidecar.istio.io/nativeSidecar': fc.constantFrom('true', 'false'),
   },
@@ -88,11 +93,11 @@ const spread = fc.record({
 
 const workload = fc
   .record({
-    kind: fc.constantFrom('Deployment', 'StatefulSet', 'DaemonSet', 'Pod'),
+    kind: fc.constantFrom('Deployment', 'StatefulSet', 'DaemonSet', 'Pod', 'Job'),
     grace: fc.option(fc.constantFrom(0, 10, 20, 30, 45, 60, 120), { nil: undefined }),
     name: fc.constantFrom('gen', 'envoy-node', 'ztunnel'),
     containers: fc.array(fc.constantFrom('app', 'worker', 'linkerd-proxy', 'haproxy'), { minLength: 1, maxLength: 3 }).chain((names) => fc.tuple(...[...new Set(names)].map((n) => container(n)))),
-    sidecars: fc.array(fc.constantFrom('proxy', 'logs', 'istio-proxy'), { maxLength: 2 }),
+    sidecars: fc.array(fc.constantFrom('proxy', 'logs', 'istio-proxy', 'linkerd-proxy'), { maxLength: 2 }),
     annotations,
     replicas: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
     maxSurge: fc.option(intOrPercent, { nil: undefined }),
@@ -115,6 +120,7 @@ const workload = fc
     if (w.spread.length) podSpec.topologySpreadConstraints = w.spread.map((c) => JSON.parse(JSON.stringify(c)) as unknown);
     const meta = { labels: { app: 'gen' }, annotations: w.annotations };
     if (w.kind === 'Pod') return { apiVersion: 'v1', kind: 'Pod', metadata: { name: w.name, ...meta }, spec: podSpec };
+    if (w.kind === 'Job') return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: w.name }, spec: { template: { metadata: meta, spec: { ...podSpec, restartPolicy: 'Never' } } } };
     const spec: Record<string, unknown> = { selector: { matchLabels: { app: 'gen' } }, template: { metadata: meta, spec: podSpec } };
     if (w.kind !== 'DaemonSet' && w.replicas !== undefined) spec.replicas = w.replicas;
     if (w.kind === 'Deployment') {
