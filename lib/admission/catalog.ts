@@ -835,6 +835,61 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutateNote: 'the error only (section 12: raising the grace period is the safe repair for MESH-*); the wait, the mode and the shutdown-grace-period are the user\'s mesh configuration and are not changed',
   },
+  'recreate-strategy': {
+    restriction:
+      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped',
+    validate: () => [
+      {
+        severity: 'warning',
+        kinds: ['Deployment'],
+        variables: [
+          { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
+          { name: 'served', expression: likelyServedAlone() },
+          { name: 'claims', expression: 'has(variables.podSpec.volumes) && variables.podSpec.volumes.exists(v, has(v.persistentVolumeClaim) && has(v.persistentVolumeClaim.claimName))' },
+        ],
+        expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type != 'Recreate' || variables.replicas < 2 || !variables.served || variables.claims",
+        messageExpression:
+          `${prefix('recreate-strategy', 'warning')} + 'strategy Recreate with replicas ' + string(variables.replicas) + ' on a served workload: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' + ` +
+          `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
+      },
+    ],
+    mutateNote: 'none: a strategy change is a proposal in section 12',
+  },
+  'replicas-not-spread': {
+    restriction:
+      'judged as the linter judges the workload alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas',
+    validate: () => {
+      const keys = "['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone']";
+      const anti = 'variables.podSpec.affinity.podAntiAffinity';
+      const hasAnti = `has(variables.podSpec.affinity) && has(${anti})`;
+      const spreads =
+        `(has(variables.podSpec.topologySpreadConstraints) && variables.podSpec.topologySpreadConstraints.exists(c, has(c.topologyKey) && c.topologyKey in ${keys} && ${selectsOwn('c.labelSelector')})) || ` +
+        `(${hasAnti} && has(${anti}.requiredDuringSchedulingIgnoredDuringExecution) && ${anti}.requiredDuringSchedulingIgnoredDuringExecution.exists(t, has(t.topologyKey) && t.topologyKey in ${keys} && ${selectsOwn('t.labelSelector')})) || ` +
+        `(${hasAnti} && has(${anti}.preferredDuringSchedulingIgnoredDuringExecution) && ${anti}.preferredDuringSchedulingIgnoredDuringExecution.exists(w, has(w.podAffinityTerm) && has(w.podAffinityTerm.topologyKey) && w.podAffinityTerm.topologyKey in ${keys} && ${selectsOwn('w.podAffinityTerm.labelSelector')}))`;
+      const req = 'variables.podSpec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
+      const pinsOne = (list: string, key: string) => `(has(${list}) && ${list}.exists(r, r.key == '${key}' && r.operator == 'In' && has(r.values) && size(r.values) == 1))`;
+      const pinned =
+        "(has(variables.podSpec.nodeName) && variables.podSpec.nodeName != '') || (has(variables.podSpec.nodeSelector) && 'kubernetes.io/hostname' in variables.podSpec.nodeSelector) || " +
+        `(has(variables.podSpec.affinity) && has(variables.podSpec.affinity.nodeAffinity) && has(${req}) && has(${req}.nodeSelectorTerms) && size(${req}.nodeSelectorTerms) > 0 && ` +
+        `${req}.nodeSelectorTerms.all(t, ${pinsOne('t.matchExpressions', 'kubernetes.io/hostname')} || ${pinsOne('t.matchFields', 'metadata.name')}))`;
+      return [
+        {
+          severity: 'warning',
+          kinds: ['Deployment', 'StatefulSet', 'ReplicaSet'],
+          variables: [
+            { name: 'labels', expression: 'has(variables.podMeta.labels) ? variables.podMeta.labels : {}' },
+            { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
+            { name: 'served', expression: likelyServedAlone() },
+          ],
+          expression: `variables.replicas < 2 || !variables.served || ${pinned} || ${spreads}`,
+          messageExpression:
+            `${prefix('replicas-not-spread', 'warning')} + 'replicas ' + string(variables.replicas) + ' but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler\\'s default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway and a labelSelector for its own pods' + ` +
+            `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
+        },
+      ];
+    },
+    mutateNote: 'none: adding a spread constraint changes scheduling, a proposal in section 12',
+  },
 };
 
 const NEEDS_OTHERS = 'needs other objects than the admitted one';
@@ -848,7 +903,6 @@ export const NOT_EXPORTED: Record<string, string> = {
   'selector-mismatch': 'the API server\'s own validation rejects it before validating admission runs',
   'surge-volume-deadlock': `${NEEDS_OTHERS}: the PersistentVolumeClaims' access modes`,
   'min-ready-seconds': `${NEEDS_OTHERS}: served status, external load balancers, HPA replicas; and the reconnect model`,
-  'recreate-strategy': `${NEEDS_OTHERS}: served status (Services) and the PVCs`,
   'statefulset-max-unavailable': 'the API server drops maxUnavailable where MaxUnavailableStatefulSet is off and rejects 0 where it is on, both before validating admission',
   'pdb-missing': `${NEEDS_OTHERS}: PodDisruptionBudgets and HPAs`,
   'pdb-blocks-eviction': `${NEEDS_OTHERS}: the replicas of the workloads a PDB selects and HPAs`,
@@ -861,9 +915,10 @@ export const NOT_EXPORTED: Record<string, string> = {
   'headless-publish-not-ready': `${NEEDS_OTHERS}: the StatefulSet's Services`,
   'external-traffic-local': `${NEEDS_OTHERS}: a LoadBalancer/NodePort Service and the workloads behind it`,
   'native-sidecar': 'the error (restartPolicy: Always where native sidecars are off) concerns versions before 1.29, below the 1.30 minimum of ValidatingAdmissionPolicy; the info/warning need the catalog of shutdown-critical helpers',
-  'native-sidecar-grace-budget': 'needs the sum of all native sidecars\' drains against each main container\'s budget; not yet translated',
-  'istio-proxy-drain': 'needs the proxy.istio.io/config annotation parsed as YAML, which CEL cannot do',
-  'replicas-not-spread': `${NEEDS_OTHERS}: served status and HPA minReplicas`,
+  'native-sidecar-grace-budget':
+    'its warning is the termination schedule (lib/timeline/schedule): native sidecars are signalled one at a time in reverse declaration order after every main container has exited, each after its own preStop, and a classic Istio proxy among the main containers drains for terminationDrainDuration from the proxy.istio.io/config annotation; that sequence is a fold over the sidecars (no fold in the CEL subset used) and that annotation is YAML inside a string (CEL cannot parse it). The sidecar-preStop conditions share the warning\'s severity, so exporting them alone would give a policy that is silent where the linter warns',
+  'istio-proxy-drain':
+    'every condition depends on the drain window (terminationDrainDuration, or MINIMUM_DRAIN_DURATION with EXIT_ON_ZERO_ACTIVE_CONNECTIONS) or the malformed-value checks of the proxy.istio.io/config annotation, a YAML or JSON document inside a string, which CEL cannot parse; with the annotation absent the defaults would apply, but the policy cannot tell an absent window from one it cannot read, and the default mode depends on istiod (param istioNativeDefault and the cluster version)',
   'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,
   'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration or APIService, the backing Service, workload and PDBs`,
 };
