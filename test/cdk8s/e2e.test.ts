@@ -10,31 +10,14 @@ import { spawnSync, SpawnSyncReturns } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ensureBuilt } from '../helpers/build';
 import { APPS } from '../../charts-src/apps';
 import { CliIO } from '../../lib/cli/io';
 import { main } from '../../lib/cli/main';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CDK8S = path.join(ROOT, 'node_modules/cdk8s-cli/bin/cdk8s');
-const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const PKG_VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
-
-function newestMtime(p: string): number {
-  if (!fs.existsSync(p)) return 0;
-  const st = fs.statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(0, ...fs.readdirSync(p).map((e) => newestMtime(path.join(p, e))));
-}
-
-/** Rebuilds build/ when the sources these tests exercise are newer than it. */
-function ensureBuilt(): void {
-  const built = ['build/lib/index.js', 'build/lib/cdk8s/index.js', 'build/charts-src/main.js'].map((f) => path.join(ROOT, f));
-  const oldest = Math.min(...built.map((f) => (fs.existsSync(f) ? fs.statSync(f).mtimeMs : 0)));
-  const sources = Math.max(...['lib/constructs', 'lib/cdk8s', 'lib/index.ts', 'charts-src'].map((p) => newestMtime(path.join(ROOT, p))));
-  if (oldest > sources) return;
-  const r = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (!fs.existsSync(built[0])) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
-}
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 64 * 1024 * 1024 });
@@ -56,7 +39,7 @@ function tmp(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt(['lib/constructs', 'lib/cdk8s', 'lib/index.ts', 'charts-src'], ['build/lib/index.js', 'build/lib/cdk8s/index.js', 'build/charts-src/main.js']), 300_000);
 
 describe('the synth gate of this repository (cdk8s.yaml)', () => {
   test(

@@ -13,10 +13,10 @@ import { spawnSync, SpawnSyncReturns } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ensureBuilt } from '../helpers/build';
 
 const ROOT = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(ROOT, 'examples/app-repo');
-const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   peerDependencies: Record<string, string>;
@@ -40,27 +40,12 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
   return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
-function newestMtime(p: string): number {
-  if (!fs.existsSync(p)) return 0;
-  const st = fs.statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(0, ...fs.readdirSync(p).map((e) => newestMtime(path.join(p, e))));
-}
-
-/** Rebuilds build/ when lib/ is newer than it (npm test has just built it). */
-function ensureBuilt(): void {
-  const built = path.join(ROOT, 'build/lib/index.js');
-  if (fs.existsSync(built) && fs.statSync(built).mtimeMs > newestMtime(path.join(ROOT, 'lib'))) return;
-  const r = run(process.execPath, [TSC, '-p', 'tsconfig.json'], ROOT);
-  if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
-}
-
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-app-repo-'));
 let tarball = '';
 let packed: string[] = [];
 
 beforeAll(() => {
-  ensureBuilt();
+  ensureBuilt(['lib'], ['build/lib/index.js']);
   // build/ is fresh: skip the prepack build.
   const pack = run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--json', '--silent'], ROOT);
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
