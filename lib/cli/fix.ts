@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { ResolvedPolicy } from '../engine/policy';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { LintResult, sortFindings } from '../engine/run';
+import { lintResultOf, LintResult, sortFindings } from '../engine/run';
 import type { AppliedFix, SkippedFix } from '../fix';
 import type { TextPosition } from '../fix/format';
 import { Source } from '../model/sources';
@@ -67,7 +67,14 @@ export function runFixes(
   opts: { rules: Rule[]; policy: ResolvedPolicy; version: KubeVersion },
   mode: FixMode,
   io: CliIO,
-): { sources: Source[]; stdoutTaken: boolean; relocate: (r: LintResult) => LintResult; errors: InputError[] } {
+): {
+  sources: Source[];
+  stdoutTaken: boolean;
+  relocate: (r: LintResult) => LintResult;
+  errors: InputError[];
+  /** The report of what remains from the fixer's last lint, when it linted exactly `sources` (no file refused). */
+  remaining?: (extraErrors: InputError[]) => LintResult;
+} {
   if (mode.write) {
     const charts = [...new Set(sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart])))];
     if (charts.length) {
@@ -154,5 +161,7 @@ export function runFixes(
       errors: r.errors.map(move),
     };
   };
-  return { sources: fixed, stdoutTaken, relocate, errors };
+  // The fixer's last lint read and linted exactly these texts unless a file was not written.
+  const remaining = refused.size ? undefined : (extraErrors: InputError[]) => lintResultOf(fixed, result.lint.parsed, result.lint.findings, opts.version, extraErrors);
+  return { sources: fixed, stdoutTaken, relocate, errors, remaining };
 }

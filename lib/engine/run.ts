@@ -3,7 +3,9 @@ import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast } from '../model/fast-yaml';
+import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
+import type { K8sValue } from '../model/yaml11';
 import { stringMap } from '../model/selector';
 import { Source } from '../model/sources';
 import { InputError, KObject, refOf } from '../model/types';
@@ -46,9 +48,10 @@ export interface Summary {
 /**
  * Parses for the lint: JSON and YAML through the fast paths when they read the text exactly as
  * parse.ts would (see fast-json.ts and fast-yaml.ts), everything else through parse.ts.
+ * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
-export function parseSource(s: Source): ParsedObjects {
-  return parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text);
+export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>): ParsedObjects {
+  return parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
 }
 
 export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void): ParsedObjects[] {
@@ -167,9 +170,18 @@ export function lintSources(sources: Source[], opts: LintOptions, extraErrors: I
         message: `internal error in rule ${id}: ${e.message}; the other rules' findings are still reported. Please report this with the input, or turn the rule off in the policy meanwhile`,
       }));
   const findings = sortFindings(runRules(objects, { ...opts, onRuleError }), sources.map((s) => s.file));
+  return lintResultOf(sources, parsed, findings, opts.version, [...extraErrors], ruleErrors);
+}
+
+/**
+ * The lint's result from files already read and findings already sorted (lintSources, or the
+ * last lint of --fix, which read and linted the fixed texts): input errors (with the field-type
+ * checks) after `extraErrors`, then `ruleErrors`.
+ */
+export function lintResultOf(sources: Source[], parsed: ParsedObjects[], findings: Finding[], version: KubeVersion, extraErrors: InputError[] = [], ruleErrors: InputError[] = []): LintResult {
   const errors = [...extraErrors, ...parsed.flatMap((p) => [...p.errors, ...p.objects.flatMap(checkFieldTypes)].sort((a, b) => a.line - b.line || a.column - b.column)), ...ruleErrors];
   const files = new Set([...sources.map((s) => s.file), ...extraErrors.map((e) => e.file)]).size;
-  return { kubernetesVersion: opts.version.toString(), findings, errors, files, objects: objects.length, parsed };
+  return { kubernetesVersion: version.toString(), findings, errors, files, objects: parsed.reduce((n, p) => n + p.objects.length, 0), parsed };
 }
 
 export function summarize(r: Pick<LintResult, 'findings' | 'files' | 'objects'>): Summary {

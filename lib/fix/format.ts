@@ -110,10 +110,11 @@ function counts(xs: string[]): Map<string, number> {
 
 /**
  * Comments of `original` that `result` lost, not counting the ones the edit itself dropped
- * (present in `before`, the rendering of the unedited document, but not in `after`).
+ * (present in `before`, the rendering of the unedited document, but not in `after`). `original`
+ * may be given as its comment tokens already.
  */
-export function lostComments(original: string, before: string, after: string, result: string): string[] {
-  const o = counts(commentTokens(original));
+export function lostComments(original: string | string[], before: string, after: string, result: string): string[] {
+  const o = counts(typeof original === 'string' ? commentTokens(original) : original);
   const b = counts(commentTokens(before));
   const a = counts(commentTokens(after));
   const r = counts(commentTokens(result));

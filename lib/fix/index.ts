@@ -1,15 +1,19 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { Document, parseAllDocuments } from 'yaml';
+import { Document, isMap, isNode, isPair, isSeq, parseAllDocuments } from 'yaml';
 import { ResolvedPolicy } from '../engine/policy';
 import { runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { ParsedFile, parseText, pointerSegments } from '../model/parse';
-import { k8sValue } from '../model/yaml11';
+import { parseSource } from '../engine/run';
+import { ParsedObjects } from '../model/fast-json';
+import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments } from '../model/parse';
+import { K8sValue, k8sValue } from '../model/yaml11';
 import { Source } from '../model/sources';
 import { JsonObject, KObject, ObjectRef } from '../model/types';
+import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
-import { changedLineCount, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
+import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
+import { assemblePieces, Piece, PiecewiseFile, piecewiseText, sliceStarts } from './pieces';
 import { DocEdit, surgicalEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
 
@@ -25,6 +29,11 @@ export interface FixOptions {
   proposals?: boolean;
   /** Lint-and-fix rounds before giving up on reaching a fixed point (default 5). */
   maxPasses?: number;
+  /**
+   * Also parse each file read back piecewise as a whole and throw when the two readings differ
+   * (a self-check for tests; costs a whole parse per fixed file and pass).
+   */
+  verifyPiecewise?: boolean;
 }
 
 export interface AppliedFix {
@@ -67,6 +76,12 @@ export interface FixResult {
   passes: number;
   /** False when fixes were still applicable after maxPasses rounds. */
   converged: boolean;
+  /**
+   * The last lint, of the fixed texts (`files[].text`): each file's reading and the sorted
+   * findings, which the report of what remains can use instead of linting again.
+   */
+  lint: { parsed: ParsedObjects[]; findings: Finding[] };
+  work: FixWork;
 }
 
 export const CHART_REASON = "rendered from a Helm chart: fix the chart's templates or values";
@@ -81,6 +96,10 @@ interface FileState {
   applied: AppliedFix[];
   /** Why this file is no longer edited, once a fix could not be written safely. */
   refused?: string;
+  /** The current text as the lint reads it. */
+  parsed: ParsedObjects;
+  /** parse.ts's reading of the current text, with its documents, once the file has fixes (or is YAML). */
+  model?: FileModel;
 }
 
 /** Remembers which object each fix was reported for (the Finding carries only its ref). */
@@ -109,8 +128,12 @@ function overlaps(a: string[], b: string[]): boolean {
 }
 
 /** The document's value as Kubernetes reads it (YAML 1.1, merge keys: lib/model/yaml11). */
-function toJs(doc: Document): { value?: unknown; failed?: boolean } {
-  const r = k8sValue(doc);
+function toJs(doc: Document, decoded?: WeakMap<Document, K8sValue>): { value?: unknown; failed?: boolean } {
+  let r = decoded?.get(doc);
+  if (!r) {
+    r = k8sValue(doc);
+    decoded?.set(doc, r);
+  }
   return r.error ? { failed: true } : { value: r.value };
 }
 
@@ -129,55 +152,112 @@ interface PendingDoc {
   added: JsonObject[];
 }
 
-/** What one pass did to one file: the edited documents, their edits, and new documents. */
+/** What one pass did to one file: the edited documents, their edits and values, and new documents. */
 interface FileEdits {
   edited: Map<number, DocEdit[]>;
+  /** The fixed value of each edited document. */
+  values: Map<number, unknown>;
   pending: Map<number, PendingDoc>;
 }
+
+/** A file's text as parse.ts reads it, with the slice of the text each document was read from. */
+interface FileModel {
+  full: ParsedFile;
+  starts: number[];
+  /** Whether the file may be read back piecewise (lib/fix/pieces.ts): no errors, no `...`, `%`, lone CR. */
+  piecewise: boolean;
+}
+
+function modelOf(text: string, full: ParsedFile): FileModel {
+  return { full, starts: sliceStarts(text, full.docs), piecewise: full.docs.every((d) => !d.errors.length) && piecewiseText(text) };
+}
+
+/** The only documents (empty ones included) of a text read alone. */
+function readAlone(text: string): Document.Parsed[] {
+  return Array.from(parseAllDocuments(text, PARSE_OPTIONS) as Iterable<Document.Parsed>);
+}
+
+type Rendered = { text: string; next?: PiecewiseFile; lines: (line: number) => number } | { error: string };
 
 /**
  * Writes edited documents back into the file text. Documents without edits are copied byte for
  * byte (each document's slice runs from the end of the previous one, so `---`, directives and
  * leading comments go with it); edited ones come from renderDoc; new objects follow their
- * document. The whole result is re-parsed and compared with the intended documents.
+ * document. The result must read back as exactly the intended documents: when the file allows it
+ * (pieces.ts), the edited and added documents are read back alone, each must be exactly one
+ * document with the intended value, and the unchanged documents are kept; otherwise the whole
+ * result is parsed and compared.
  */
-function renderFile(text: string, original: Document.Parsed[], work: Document[], { edited, pending }: FileEdits): { text: string } | { error: string } {
+function renderFile(text: string, model: FileModel, work: Document[], { edited, values, pending }: FileEdits, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Rendered {
+  const original = model.full.docs;
   const eol = dominantEol(text);
   const toEol = (s: string) => (eol === '\n' ? s : s.replace(/\r?\n/g, eol));
   const parts: string[] = [];
-  let start = 0;
-  const expected: { value?: unknown; broken: boolean }[] = [];
+  const pieces: Piece[] = [];
+  let piecewise = model.piecewise;
+  const added: { k: number; value: JsonObject }[] = [];
   for (let i = 0; i < original.length; i++) {
-    const end = i === original.length - 1 ? text.length : Math.max(start, original[i].range[2]);
-    const from = start;
+    const from = model.starts[i];
+    const end = i === original.length - 1 ? text.length : model.starts[i + 1];
     let seg = text.slice(from, end);
-    start = end;
     const next = original[i + 1];
     const edits = edited.get(i);
     if (edits) {
-      const r = renderDoc(text, from, end, original[i], work[i], edits, eol);
+      const r = renderDoc(text, from, end, original[i], work[i], values.get(i), edits, eol, decoded);
       if ('error' in r) return r;
       seg = r.text;
-    }
-    expected.push(original[i].errors.length ? { broken: true } : { value: toJs(work[i]).value, broken: false });
+      if (r.doc) {
+        pieces.push({ kind: 'new', text: seg, doc: r.doc, oldStart: from, oldText: text.slice(from, end) });
+        counters.documentsReadBack++;
+      }
+      else piecewise = false;
+    } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from });
     parts.push(seg);
     const adds = pending.get(i)?.added ?? [];
     if (adds.length) {
-      if (parts.length && !/\n$/.test(parts[parts.length - 1])) parts.push(eol);
+      if (parts.length && !/\n$/.test(parts[parts.length - 1])) {
+        parts.push(eol);
+        piecewise = false;
+      }
       const style = detectStyle(seg);
       for (const v of adds) {
-        parts.push(toEol('---\n' + new Document(v, { version: '1.1' }).toString(style)));
-        expected.push({ value: v, broken: false });
+        const t = toEol('---\n' + new Document(v, { version: '1.1' }).toString(style));
+        parts.push(t);
+        added.push({ k: pieces.length, value: v });
+        pieces.push({ kind: 'new', text: t, doc: undefined as unknown as Document.Parsed });
       }
       // A following document that relied on `...` to start needs its own `---` now.
-      if (next && !next.directives.docStart && !/^\s*(#[^\n]*\n\s*)*---/.test(text.slice(start))) parts.push('---' + eol);
+      if (next && !next.directives.docStart && !/^\s*(#[^\n]*\n\s*)*---/.test(text.slice(end))) {
+        parts.push('---' + eol);
+        piecewise = false;
+      }
     }
   }
   let out = parts.join('');
   if (!text.endsWith('\n') && out.endsWith('\n')) out = out.replace(/\r?\n$/, '');
   if (text.endsWith('\n') && !out.endsWith('\n')) out += eol;
+  if (out.length !== parts.reduce((n, p) => n + p.length, 0)) piecewise = false;
+
+  if (piecewise) {
+    // Each new object reads back alone as exactly itself.
+    for (const a of added) {
+      const docs = readAlone(pieces[a.k].text);
+      counters.documentsReadBack++;
+      if (docs.length !== 1 || docs[0].errors.length) return { error: 'a new document would not parse' };
+      if (!sameValue(toJs(docs[0], decoded).value, a.value)) return { error: 'a new document would not read back as the object added' };
+      pieces[a.k].doc = docs[0];
+    }
+    const next = assemblePieces(pieces, text);
+    if (next) return { text: out, next, lines: next.lines };
+  }
   // The whole file must read back as exactly the intended documents.
-  const back = Array.from(parseAllDocuments(out, { prettyErrors: false, uniqueKeys: false }) as Iterable<Document.Parsed>);
+  counters.wholeReadBacks++;
+  const expected: { value?: unknown; broken: boolean }[] = [];
+  for (let i = 0; i < original.length; i++) {
+    expected.push(original[i].errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(work[i]).value, broken: false });
+    for (const v of pending.get(i)?.added ?? []) expected.push({ value: v, broken: false });
+  }
+  const back = readAlone(out);
   if (back.length !== expected.length) return { error: `the fixed file would hold ${back.length} documents instead of ${expected.length}` };
   for (let i = 0; i < back.length; i++) {
     const e = expected[i];
@@ -185,7 +265,7 @@ function renderFile(text: string, original: Document.Parsed[], work: Document[],
     if (back[i].errors.length) return { error: `document ${i + 1} would not parse after the fix: ${back[i].errors[0].message.split('\n')[0]}` };
     if (!sameValue(toJs(back[i]).value, e.value)) return { error: `document ${i + 1} would not read back as the fixed values` };
   }
-  return { text: out };
+  return { text: out, lines: lineMapping(text, out) };
 }
 
 /**
@@ -194,38 +274,52 @@ function renderFile(text: string, original: Document.Parsed[], work: Document[],
  * (with the detected style, the other sequence indentation, and per region the better of the
  * two, since real files mix both), else yaml's rendering of the whole document. Each candidate
  * must parse back to the fixed values and keep every comment; the one changing fewest lines wins.
+ * Returns the winning text with its reading when it reads as exactly one document.
  */
-function renderDoc(text: string, from: number, to: number, orig: Document.Parsed, work: Document, edits: DocEdit[], eol: string): { text: string } | { error: string } {
+function renderDoc(
+  text: string,
+  from: number,
+  to: number,
+  orig: Document.Parsed,
+  work: Document,
+  fixed: unknown,
+  edits: DocEdit[],
+  eol: string,
+  decoded: WeakMap<Document, K8sValue>,
+): { text: string; doc?: Document.Parsed } | { error: string } {
   const seg = text.slice(from, to);
-  const want = toJs(work).value;
+  const want = fixed === undefined ? toJs(work).value : fixed;
   const toEol = (t: string) => (eol === '\n' ? t : t.replace(/\n/g, eol));
   type Candidate = { text?: string; before: string; after: string };
   let surgical: () => Candidate;
   let others: () => Candidate[];
+  // In-place text edits only insert text or replace scalars: they keep every comment, which is
+  // checked with nothing counted as dropped by the edit (no renderings needed).
   if (isJsonText(seg.replace(/^(\s*(---|#)[^\n]*\n)*/, ''))) {
     // JSON stays JSON: yaml would render new keys unquoted inside the flow mapping.
     const ind = jsonIndent(seg);
     const lead = /^(\s*---[^\n]*\n)?/.exec(seg)![0].replace(/\r/g, '');
-    const before = lead + JSON.stringify(toJs(orig).value, null, ind) + '\n';
-    const after = lead + JSON.stringify(want, null, ind) + '\n';
-    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, { ...detectStyle(seg), flowCollectionPadding: false }, eol), before, after });
-    others = () => [
-      { text: mergeEdit(seg, before, after, eol), before, after },
-      { text: toEol(after), before, after },
-    ];
+    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, { ...detectStyle(seg), flowCollectionPadding: false }, eol), before: '', after: '' });
+    others = () => {
+      const before = lead + JSON.stringify(toJs(orig).value, null, ind) + '\n';
+      const after = lead + JSON.stringify(want, null, ind) + '\n';
+      return [
+        { text: mergeEdit(seg, before, after, eol), before, after },
+        { text: toEol(after), before, after },
+      ];
+    };
   } else {
     const style = detectStyle(seg);
-    const render = (st: typeof style) => ({ before: orig.toString(st), after: work.toString(st) });
-    let main: { before: string; after: string };
-    try {
-      main = render(style);
-    } catch {
-      // yaml cannot render this document (an exotic tag, say): only in-place edits remain, and
-      // they must then keep every comment of the original.
-      main = { before: seg, after: seg };
-    }
-    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, style, eol), ...main });
+    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, style, eol), before: '', after: '' });
     others = () => {
+      const render = (st: typeof style) => ({ before: orig.toString(st), after: work.toString(st) });
+      let main: { before: string; after: string };
+      try {
+        main = render(style);
+      } catch {
+        // yaml cannot render this document (an exotic tag, say): no rendering is a candidate.
+        return [];
+      }
       const variants = [main, render({ ...style, indentSeq: !style.indentSeq })];
       return [
         ...variants.map((v) => ({ text: mergeEdit(seg, v.before, v.after, eol), ...v })),
@@ -236,28 +330,32 @@ function renderDoc(text: string, from: number, to: number, orig: Document.Parsed
     };
   }
   let problem = 'it could not be rendered';
-  const check = (c: Candidate): boolean => {
-    if (c.text === undefined) return false;
-    const docs = Array.from(parseAllDocuments(c.text, { prettyErrors: false, uniqueKeys: false }) as Iterable<Document.Parsed>).filter((d) => d.contents !== null || d.errors.length);
+  let segComments: string[] | undefined;
+  const check = (c: Candidate): Document.Parsed[] | undefined => {
+    if (c.text === undefined) return undefined;
+    const all = readAlone(c.text);
+    const docs = all.filter((d) => d.contents !== null || d.errors.length);
     if (docs.length !== 1 || docs[0].errors.length) {
       problem = 'the result would not parse';
-      return false;
+      return undefined;
     }
-    if (!sameValue(toJs(docs[0]).value, want)) {
+    if (!sameValue(toJs(docs[0], decoded).value, want)) {
       problem = 'the result would not read back as the fixed values';
-      return false;
+      return undefined;
     }
-    const lost = lostComments(seg, c.before, c.after, c.text);
+    const lost = lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text);
     if (lost.length) {
       problem = `the comment "${lost[0]}" would be lost`;
-      return false;
+      return undefined;
     }
-    return true;
+    return all;
   };
+  const alone = (docs: Document.Parsed[]) => (docs.length === 1 ? docs[0] : undefined);
   // In-place text edits change only the edited lines: nothing can do better.
   const first = surgical();
-  if (check(first)) return { text: first.text! };
-  let best: { text: string; cost: number } | undefined;
+  const firstDocs = check(first);
+  if (firstDocs) return { text: first.text!, doc: alone(firstDocs) };
+  let best: { text: string; cost: number; docs: Document.Parsed[] } | undefined;
   let rest: Candidate[];
   try {
     rest = others();
@@ -266,22 +364,47 @@ function renderDoc(text: string, from: number, to: number, orig: Document.Parsed
     problem = `yaml cannot render it (${(e as Error).message.split('\n')[0]})`;
   }
   for (const c of rest) {
-    if (!check(c)) continue;
+    const docs = check(c);
+    if (!docs) continue;
     const cost = changedLineCount(seg, c.text!);
-    if (!best || cost < best.cost) best = { text: c.text!, cost };
+    if (!best || cost < best.cost) best = { text: c.text!, cost, docs };
   }
-  return best ? { text: best.text } : { error: problem };
+  return best ? { text: best.text, doc: alone(best.docs) } : { error: problem };
+}
+
+/** What the fixer read, for tests and profiles: whole-file parses and documents read back alone. */
+export interface FixWork {
+  /** Whole-file parses (parse.ts) per file, after the lint's own reading of the input. */
+  fileParses: Record<string, number>;
+  /** Edited or added documents read back alone. */
+  documentsReadBack: number;
+  /** Fixed files read back whole (not piecewise). */
+  wholeReadBacks: number;
 }
 
 /**
  * Lints the sources together, applies the fixes of unsuppressed findings (safe ones, plus
- * proposals when asked) to the YAML documents, and repeats until nothing more applies.
+ * proposals when asked) to the YAML documents, and repeats until nothing more applies. Each file
+ * is read once as the lint reads it; a file is parsed with its YAML documents only when it has a
+ * fix to apply, and after a pass only its edited documents are read again (see pieces.ts).
  */
 export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   const maxPasses = opts.maxPasses ?? DEFAULT_MAX_PASSES;
+  const counters: FixWork = { fileParses: {}, documentsReadBack: 0, wholeReadBacks: 0 };
+  // Values of parsed documents, which are never mutated (edits go to clones): read once each.
+  const decoded = new WeakMap<Document, K8sValue>();
+  const parseWhole = (file: string, text: string): ParsedFile => {
+    counters.fileParses[file] = (counters.fileParses[file] ?? 0) + 1;
+    return parseText(file, text, undefined, decoded);
+  };
   const states: FileState[] = sources.map((s) => {
     const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
-    return { source: s, bom, text: s.text.slice(bom.length), applied: [] };
+    const parsed = parseSource(s, decoded);
+    const text = s.text.slice(bom.length);
+    const st: FileState = { source: s, bom, text, applied: [], parsed };
+    // parse.ts's reading (YAML, or JSON the fast path declined) already has the documents.
+    if ('docs' in parsed) st.model = modelOf(text, parsed as ParsedFile);
+    return st;
   });
   const byFile = new Map(states.map((s, i) => [s.source.file, i]));
   const fileOrder = sources.map((s) => s.file);
@@ -290,14 +413,14 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   let passes = 0;
   let converged = false;
   let skipped: SkippedFix[] = [];
+  let findings: Finding[];
 
   for (;;) {
-    const parsed: ParsedFile[] = states.map((s) => parseText(s.source.file, s.text));
     const owner = new Map<Fix, KObject>();
     const rules = opts.rules.map((r) => tracking(r, owner));
-    const findings = sortFindings(
+    findings = sortFindings(
       runRules(
-        parsed.flatMap((p) => p.objects),
+        states.flatMap((s) => s.parsed.objects),
         { rules, policy: opts.policy, version: opts.version },
       ),
       fileOrder,
@@ -331,17 +454,32 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     passes++;
 
     const groups = new Map<number, typeof todo>();
-    for (const t of todo) groups.set(t.file, [...(groups.get(t.file) ?? []), t]);
+    for (const t of todo) {
+      const g = groups.get(t.file);
+      if (g) g.push(t);
+      else groups.set(t.file, [t]);
+    }
     for (const [fi, items] of groups) {
       const st = states[fi];
-      const p = parsed[fi];
-      const work: Document[] = [...p.docs];
+      // Only now, with a fix to apply, does a file read by a fast path get its YAML documents.
+      st.model ??= modelOf(st.text, parseWhole(st.source.file, st.text));
+      const model = st.model;
+      const work: Document[] = [...model.full.docs];
       const edited = new Map<number, DocEdit[]>();
+      const values = new Map<number, unknown>();
       const busy = new Map<number, string[][]>();
       const pending = new Map<number, PendingDoc>();
       const addedKeys = new Set<string>();
       const appliedHere: AppliedFix[] = [];
       const json = isJsonText(st.text);
+      // The fixes applied to each document in this pass, replayed on a fresh clone when a later
+      // one fails after editing the document (or changes nothing).
+      const replay = new Map<number, { base: string; edits: FixEdit[] }[]>();
+      const restore = (d: number) => {
+        const c = cloneDocument(model.full.docs[d]);
+        for (const r of replay.get(d) ?? []) applyEdits(c, r.base, r.edits);
+        work[d] = replay.get(d)?.length ? c : model.full.docs[d];
+      };
       for (const { f, fix, obj } of items) {
         const key = fixKey(f);
         const d = obj.docIndex;
@@ -352,13 +490,17 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
         if (paths.some((x) => (busy.get(d) ?? []).some((y) => overlaps(x, y)))) continue;
         const addKeys = adds.map((v) => JSON.stringify([v.kind, (v.metadata as JsonObject | undefined)?.namespace, (v.metadata as JsonObject | undefined)?.name]));
         if (addKeys.some((k) => addedKeys.has(k))) continue;
+        let dirty = false;
         try {
           if (paths.some((x) => isUnder(x, [...base, 'spec', 'selector']))) throw new FixError('fixes never edit spec.selector (immutable in apps/v1)');
           if (adds.length && json) throw new FixError('cannot add an object to a JSON file; add it by hand or convert the file to YAML');
-          const clone = work[d].clone();
-          const before = toJs(work[d]).value;
-          const res = applyEdits(clone, obj.basePointer, fix.edits);
-          const after = toJs(clone);
+          // One clone per edited document and pass; the fixes of this pass accumulate on it.
+          const own = work[d] !== model.full.docs[d];
+          const doc = own ? work[d] : cloneDocument(model.full.docs[d]);
+          const before = values.has(d) ? values.get(d) : toJs(work[d], decoded).value;
+          dirty = own;
+          const res = applyEdits(doc, obj.basePointer, fix.edits);
+          const after = toJs(doc);
           if (after.failed) throw new FixError('the edited document could not be read back');
           // Items that only moved up a sequence (an earlier item was removed) are compared with the
           // items they were, so the shift alone is no change, but a changed shifted item is.
@@ -366,9 +508,14 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
           if (outside.length) throw new FixError(`the edit would also change /${outside[0].join('/')} (shared through a YAML anchor or merge key); fix it by hand`);
           if (!res.changed && !adds.length) {
             noop.add(key);
+            if (dirty) restore(d);
             continue;
           }
-          work[d] = clone;
+          work[d] = doc;
+          values.set(d, after.value);
+          const done = replay.get(d) ?? [];
+          done.push({ base: obj.basePointer, edits: fix.edits });
+          replay.set(d, done);
           if (res.changed) {
             const list = edited.get(d) ?? [];
             for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
@@ -384,20 +531,27 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
           appliedHere.push({ ruleId: f.ruleId, file: f.file, object: f.object, description: fix.description, safety: fix.safety, line: f.line, edits: fix.edits });
         } catch (e) {
           if (!(e instanceof FixError)) throw e;
+          // A fix that failed half-way leaves no trace: the document is rebuilt from the others.
+          if (dirty) restore(d);
           failed.set(key, `cannot apply the fix: ${e.message}`);
         }
       }
       if (!appliedHere.length) continue;
-      const r = renderFile(st.text, p.docs, work, { edited, pending });
+      const r = renderFile(st.text, model, work, { edited, values, pending }, counters, decoded);
       if ('error' in r) {
         st.refused = `the fix was not written because ${r.error}; apply it by hand`;
         continue;
       }
       // Lines found on the text before this pass move with what the pass inserted and removed.
-      const moved = lineMapping(st.text, r.text);
-      for (const a of [...st.applied, ...appliedHere]) a.line = moved(a.line);
+      for (const a of [...st.applied, ...appliedHere]) a.line = r.lines(a.line);
       st.text = r.text;
       st.applied.push(...appliedHere);
+      if (r.next) {
+        const full = parsedFromDocuments(st.source.file, r.next.docs, r.next.lineCounter, undefined, decoded);
+        if (opts.verifyPiecewise) verifyPiecewise(full, parseText(st.source.file, r.text));
+        st.model = { full, starts: r.next.starts, piecewise: true };
+      } else st.model = modelOf(r.text, parseWhole(st.source.file, r.text));
+      st.parsed = st.model.full;
     }
   }
 
@@ -406,7 +560,25 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     if (s.source.path !== undefined) ff.path = s.source.path;
     return ff;
   });
-  return { files, skipped, passes, converged };
+  return { files, skipped, passes, converged, lint: { parsed: states.map((s) => s.parsed), findings }, work: counters };
+}
+
+/** The piecewise reading of a fixed file must be what parse.ts reads from the whole text (tests). */
+function verifyPiecewise(got: ParsedFile, want: ParsedFile): void {
+  const ranges = (n: unknown, out: number[]): number[] => {
+    if (isNode(n) && n.range) out.push(...n.range);
+    if (isMap(n) || isSeq(n)) for (const it of n.items as unknown[]) isPair(it) ? (ranges(it.key, out), ranges(it.value, out)) : ranges(it, out);
+    return out;
+  };
+  const view = (p: ParsedFile) =>
+    JSON.stringify({
+      documents: p.documents,
+      errors: p.errors,
+      objects: p.objects.map((o) => ({ uid: o.uid, line: o.line, column: o.column, raw: o.raw })),
+      lines: p.lineCounter.lineStarts,
+      nodes: p.docs.map((d) => ranges(d.contents, [])),
+    });
+  if (view(got) !== view(want)) throw new Error(`--fix: the piecewise reading of ${got.file} differs from reading it whole`);
 }
 
 /** A unified diff with `a/` and `b/` headers and 3 lines of context (as git); empty when nothing changed. */

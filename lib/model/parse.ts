@@ -1,6 +1,6 @@
 import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
-import { AliasError, DecodeLimits, isMergeKey, k8sValue, scalarKeyString } from './yaml11';
+import { AliasError, DecodeLimits, isMergeKey, K8sValue, k8sValue, scalarKeyString } from './yaml11';
 
 /** Nesting deeper than this is refused: no Kubernetes object comes close (pod specs reach ~15). */
 export const MAX_DEPTH = 128;
@@ -158,6 +158,7 @@ function isKubernetesObject(v: unknown): v is JsonObject {
   return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
 }
 
+/** Parser options of every reading of manifests (here and the fixer's read-backs of what it edited). */
 export const PARSE_OPTIONS = { prettyErrors: false, keepSourceTokens: false, uniqueKeys: false } as const;
 /** A line that starts a document (`---`) or ends one (`...`): YAML forbids it inside any node. */
 const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
@@ -240,18 +241,32 @@ function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[
  * Parses one file's text (YAML, multi-document, or JSON) into Kubernetes objects with positions.
  * A bad document yields an error and never hides the objects of the other documents.
  */
-export function parseText(file: string, text: string, limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH }): ParsedFile {
+export function parseText(file: string, text: string, limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH }, decoded?: WeakMap<Document, K8sValue>): ParsedFile {
   const lineCounter = new LineCounter();
-  const out: ParsedFile = { file, objects: [], errors: [], documents: 0, docs: [], lineCounter };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let docs: Document.Parsed[];
   try {
     docs = readDocuments(text, lineCounter);
   } catch (e) {
-    out.errors.push({ file, line: 1, column: 1, message: `cannot parse: ${(e as Error).message}` });
-    return out;
+    return { file, objects: [], errors: [{ file, line: 1, column: 1, message: `cannot parse: ${(e as Error).message}` }], documents: 0, docs: [], lineCounter };
   }
-  out.docs = docs;
+  return parsedFromDocuments(file, docs, lineCounter, limits, decoded);
+}
+
+/**
+ * The objects and errors of already-parsed documents (their node offsets and `lineCounter` are
+ * those of one text): what parseText returns after reading. The fixer uses it to rebuild a file
+ * whose edited documents it read back alone, without parsing the whole file again; `decoded`
+ * holds values already read from documents it kept (never mutated), and receives the new ones.
+ */
+export function parsedFromDocuments(
+  file: string,
+  docs: Document.Parsed[],
+  lineCounter: LineCounter,
+  limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH },
+  decoded?: WeakMap<Document, K8sValue>,
+): ParsedFile {
+  const out: ParsedFile = { file, objects: [], errors: [], documents: 0, docs, lineCounter };
   docs.forEach((doc, docIndex) => {
     if (doc.contents === null && doc.errors.length === 0) return; // empty document or `---` run
     out.documents++;
@@ -262,7 +277,11 @@ export function parseText(file: string, text: string, limits: DecodeLimits = { m
       return;
     }
     const docPos = nodePos(doc.contents, lineCounter) ?? { line: 1, column: 1 };
-    const r = k8sValue(doc, limits);
+    let r = decoded?.get(doc);
+    if (!r) {
+      r = k8sValue(doc, limits);
+      decoded?.set(doc, r);
+    }
     for (const d of r.duplicates) {
       const first = nodePos(d.first, lineCounter);
       out.errors.push({

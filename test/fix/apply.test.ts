@@ -31,7 +31,7 @@ const setX = (value: Json = 'ok', safety: Fix['safety'] = 'safe') =>
 
 function fix(text: string | Source[], rules: Rule[], o: Partial<FixOptions> = {}) {
   const sources = typeof text === 'string' ? [{ file: 'f.yaml', text }] : text;
-  return fixSources(sources, { rules, policy: POLICY, version: KubeVersion.parse('1.33'), ...o });
+  return fixSources(sources, { rules, policy: POLICY, version: KubeVersion.parse('1.33'), verifyPiecewise: true, ...o });
 }
 
 function docsOf(text: string): unknown[] {
@@ -498,5 +498,73 @@ describe('unifiedDiff', () => {
 
   test('an absolute path gets git-style headers too (a/abs/path, not a//abs/path)', () => {
     expect(unifiedDiff('/srv/deploy/f.yaml', 'a: 1\n', 'a: 2\n').split('\n').slice(0, 2)).toEqual(['--- a/srv/deploy/f.yaml', '+++ b/srv/deploy/f.yaml']);
+  });
+});
+
+describe('fixSources: what is read again', () => {
+  const cm = (name: string, x: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  x: ${x}\n`;
+
+  test('files without a fix to apply are never parsed again; a fixed YAML file is read back one edited document at a time', () => {
+    const fixed = `# three documents\n${cm('a', 'bad')}---\n${cm('b', 'ok')}---\n${cm('c', 'bad')}`;
+    const untouched = cm('d', 'ok');
+    const json = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'e' }, data: { x: 'ok' } });
+    const r = fix(
+      [
+        { file: 'fixed.yaml', text: fixed },
+        { file: 'untouched.yaml', text: untouched },
+        { file: 'untouched.json', text: json },
+      ],
+      [setX()],
+    );
+    expect(r.files.map((f) => f.applied.length)).toEqual([2, 0, 0]);
+    expect(r.files[0].text).toBe(fixed.replace(/x: bad/g, 'x: ok'));
+    // The lint's own reading served every file: nothing was parsed whole again.
+    expect(r.work.fileParses).toEqual({});
+    expect(r.work).toMatchObject({ documentsReadBack: 2, wholeReadBacks: 0 });
+    // The last lint is of the fixed texts: the report of what remains can be taken from it.
+    expect(r.lint.findings).toEqual([]);
+    expect(r.lint.parsed.map((p) => p.objects.map((o) => `${o.name}:${o.line}`))).toEqual([['a:2', 'b:9', 'c:16'], ['d:1'], ['e:1']]);
+  });
+
+  test('a JSON file the fast path read is parsed with its documents only when it has a fix to apply', () => {
+    const json = (name: string, x: string) => `${JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { x } }, null, 2)}\n`;
+    const r = fix(
+      [
+        { file: 'bad.json', text: json('a', 'bad') },
+        { file: 'ok.json', text: json('b', 'ok') },
+      ],
+      [setX()],
+    );
+    expect(r.files[0].text).toBe(json('a', 'ok'));
+    expect(r.work.fileParses).toEqual({ 'bad.json': 1 });
+  });
+
+  test('files with `...`, directives or a broken document are read back whole, with the same result', () => {
+    const cases = [
+      `${cm('a', 'bad')}...\n---\n${cm('b', 'bad')}`,
+      `%YAML 1.1\n---\n${cm('a', 'bad')}---\n${cm('b', 'bad')}`,
+      `${cm('a', 'bad')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\n---\n${cm('b', 'bad')}`,
+    ];
+    for (const text of cases) {
+      const r = fix(text, [setX()]);
+      expect(r.files[0].text).toBe(text.replace(/x: bad/g, 'x: ok'));
+      expect(r.work.wholeReadBacks).toBe(1);
+      expect(r.work.fileParses).toEqual({ 'f.yaml': 1 });
+    }
+  });
+
+  test('findings of the last lint are at their lines in the fixed text, below lines a fix added', () => {
+    const grow = rule('grow', (o) => o.kind === 'ConfigMap' && o.name === 'a' && data(o, 'w') === undefined, () => ({
+      description: 'add w',
+      safety: 'safe',
+      edits: [{ op: 'set', pointer: '/data/w', value: { p: 1, q: 2 } } as FixEdit],
+    }));
+    const report = rule('report-b', (o) => o.name === 'b', () => ({ description: 'nothing', safety: 'proposal', edits: [] }));
+    const text = `${cm('a', 'ok')}---\n${cm('b', 'ok')}`;
+    const r = fix(text, [grow, report]);
+    const out = r.files[0].text;
+    expect(out).toBe(`${cm('a', 'ok')}  w:\n    p: 1\n    q: 2\n---\n${cm('b', 'ok')}`);
+    expect(r.files[0].applied.map((a) => a.line)).toEqual([1]);
+    expect(r.lint.findings.map((f) => [f.ruleId, f.line])).toEqual([['report-b', out.split('\n').indexOf('---') + 2]]);
   });
 });

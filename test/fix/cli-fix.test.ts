@@ -209,6 +209,19 @@ describe('lint --fix: refusals and usage', () => {
     expect(fs.readFileSync(path.join(dir, 'web.yaml'), 'utf8')).toBe(WEB);
   });
 
+  test('the report after --fix (taken from the fixer\'s last lint) is the report of linting the written files', () => {
+    const dir = tmpdir();
+    const corpus = path.resolve(ROOT, '../shared/corpus/rendered');
+    for (const f of ['kube-prometheus.yaml', 'istio-bookinfo.yaml', 'k8s-examples-guestbook.yaml']) fs.writeFileSync(path.join(dir, f), fs.readFileSync(path.join(corpus, f)));
+    fs.writeFileSync(path.join(dir, 'web.yaml'), WEB);
+    fs.writeFileSync(path.join(dir, 'list.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from(parseAllDocuments(WEB) as unknown as Iterable<{ toJS(): unknown }>).map((d) => d.toJS()) }, null, 2));
+    const fixed = kg(['lint', '.', '--fix', '--fix-proposals', '--kube-version', '1.33', '--format', 'json'], { cwd: dir });
+    expect(fixed.stderr).toMatch(/kubegrace: fixed \d+ problems in 5 files:/);
+    const again = kg(['lint', '.', '--kube-version', '1.33', '--format', 'json'], { cwd: dir });
+    expect(JSON.parse(fixed.stdout)).toEqual(JSON.parse(again.stdout));
+    expect(fixed.code).toBe(again.code);
+  });
+
   test('a file with a broken document: the good documents are fixed, the input error still exits 2', () => {
     const dir = tmpdir();
     const text = `${WEB}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: [broken\n`;

@@ -86,7 +86,7 @@ describe('--fix over the corpus', () => {
         const file = path.relative(CORPUS, abs);
         test(file, () => {
           const text = fs.readFileSync(abs, 'utf8');
-          const opts = { rules: ALL_RULES, policy: POLICY, version: KubeVersion.parse(version), proposals: true };
+          const opts = { rules: ALL_RULES, policy: POLICY, version: KubeVersion.parse(version), proposals: true, verifyPiecewise: true };
           const r = fixSources([{ file, text }], opts);
           const f = r.files[0];
           expect(f.original).toBe(text);

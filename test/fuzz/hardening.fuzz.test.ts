@@ -86,7 +86,7 @@ describe('fuzz: the engine and --fix', () => {
     fc.assert(
       fc.property(mutated, (text) => {
         const before = parseText('f.yaml', text);
-        const r = timed(() => fixSources([{ file: 'f.yaml', text }], { rules: ALL_RULES, policy, version, proposals: false }));
+        const r = timed(() => fixSources([{ file: 'f.yaml', text }], { rules: ALL_RULES, policy, version, proposals: false, verifyPiecewise: true }));
         const out = r.files[0].text;
         if (out === text) return;
         const after = parseText('f.yaml', out);
@@ -101,7 +101,7 @@ describe('fuzz: the engine and --fix', () => {
           expect((a.raw.metadata as Record<string, unknown> | undefined)?.name).toEqual((o.raw.metadata as Record<string, unknown> | undefined)?.name);
         }
         // A second run has nothing left to do on the same rules (idempotent).
-        const again = fixSources([{ file: 'f.yaml', text: out }], { rules: ALL_RULES, policy, version, proposals: false });
+        const again = fixSources([{ file: 'f.yaml', text: out }], { rules: ALL_RULES, policy, version, proposals: false, verifyPiecewise: true });
         expect(again.files[0].text).toBe(out);
       }),
       { ...params, numRuns: Math.max(10, Math.floor(RUNS / 3)) },

@@ -28,6 +28,8 @@ export function fixWith(rule: Rule, yaml: string, c: Pick<FixCase, 'kubeVersion'
     policy: policyFor(rule, c.params),
     version: KubeVersion.parse(c.kubeVersion ?? '1.33'),
     proposals: c.proposals,
+    // Every fix case also checks that the piecewise read-back equals reading the whole file.
+    verifyPiecewise: true,
   });
 }
 

@@ -1,0 +1,156 @@
+/**
+ * Reading back only what --fix edited. A file is a sequence of slices, one per document (each
+ * runs from the end of the previous one, so `---`, leading comments and blank lines go with the
+ * document they precede). When the stream has no `...` end markers, no `%` directives, no lone CR
+ * line breaks and no document with errors, every document starts at a `---` at the start of a
+ * line (the first may have none) and yaml reads each slice as it reads it inside the whole file:
+ * nothing carries over a `---`. Then a fixed file is validated and re-read by parsing its edited
+ * and added slices alone, and the unchanged documents are kept (their offsets moved), instead of
+ * parsing the whole file again. Anything outside these conditions is read back whole.
+ */
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { lineMapping } from './format';
+
+/** `---` (or `...`) at the start of a line: a document marker (parse.ts's DOC_MARKER). */
+const MARKER = /^---(?=[ \t\r\n]|$)/m;
+/** What makes a stream depend on more than its `---` lines: `...`, `%` directives, lone CRs. */
+const NOT_PIECEWISE = /^(?:\.\.\.(?=[ \t\r\n]|$)|%)|\r(?!\n)/m;
+
+/** Whether a text may take part in piecewise reading (see the module comment). */
+export function piecewiseText(text: string): boolean {
+  return !NOT_PIECEWISE.test(text);
+}
+
+/** Where each document's slice starts, as the fixer slices a file (the last one runs to the end). */
+export function sliceStarts(text: string, docs: Document.Parsed[]): number[] {
+  const starts: number[] = [];
+  let start = 0;
+  for (let i = 0; i < docs.length; i++) {
+    starts.push(start);
+    start = i === docs.length - 1 ? text.length : Math.max(start, docs[i].range[2]);
+  }
+  return starts;
+}
+
+/** Offsets of line starts (0 first), as yaml's LineCounter records them for a well-formed text. */
+export function lineStarts(text: string): number[] {
+  const s = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) s.push(i + 1);
+  return s;
+}
+
+export function lineCounterOf(starts: number[]): LineCounter {
+  const lc = new LineCounter();
+  lc.lineStarts.push(...starts);
+  return lc;
+}
+
+/** 0-based index of the line holding `offset`. */
+function lineIndex(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+type Ranged = { range?: [number, number, number] | null };
+
+function shiftRange(n: Ranged, delta: number): void {
+  const r = n.range;
+  if (r) {
+    r[0] += delta;
+    r[1] += delta;
+    r[2] += delta;
+  }
+}
+
+function shiftNode(node: unknown, delta: number): void {
+  if (!node || typeof node !== 'object') return;
+  if (isScalar(node) || isAlias(node)) return shiftRange(node as Ranged, delta);
+  if (isMap(node) || isSeq(node)) {
+    shiftRange(node as Ranged, delta);
+    for (const it of node.items as unknown[]) {
+      if (isPair(it)) {
+        shiftNode(it.key, delta);
+        shiftNode(it.value, delta);
+      } else shiftNode(it, delta);
+    }
+  }
+}
+
+/**
+ * Moves every offset of a document (its nodes and errors) by `delta`, in place (yaml's clone()
+ * copies range arrays, so no clone shares them).
+ */
+export function shiftDocument(doc: Document.Parsed, delta: number): void {
+  if (delta === 0) return;
+  shiftRange(doc as unknown as Ranged, delta);
+  shiftNode(doc.contents, delta);
+  for (const e of [...doc.errors, ...doc.warnings]) e.pos = [e.pos[0] + delta, e.pos[1] + delta];
+}
+
+/** One slice of a fixed file: an unchanged document, or new text read back alone. */
+export type Piece =
+  | { kind: 'kept'; text: string; doc: Document.Parsed; oldStart: number }
+  | { kind: 'new'; text: string; doc: Document.Parsed; oldStart?: number; oldText?: string };
+
+export interface PiecewiseFile {
+  text: string;
+  docs: Document.Parsed[];
+  starts: number[];
+  lineCounter: LineCounter;
+  /** Lines of the text before the fix to lines of the fixed text (as format.ts's lineMapping). */
+  lines: (line: number) => number;
+}
+
+/**
+ * The fixed file from its pieces, or undefined when its documents could not be told apart by
+ * their slices alone (then the caller reads the whole file back). New pieces must each be exactly
+ * one document read back alone (the caller checked their values); every document but the first
+ * must start with a `---` at the start of a line.
+ */
+export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile | undefined {
+  const text = pieces.map((p) => p.text).join('');
+  const starts: number[] = [];
+  let at = 0;
+  for (const p of pieces) {
+    starts.push(at);
+    at += p.text.length;
+  }
+  for (let k = 0; k < pieces.length; k++) {
+    const p = pieces[k];
+    if (p.kind === 'new' && !piecewiseText(p.text)) return undefined;
+    if (k === 0) continue;
+    if (!p.doc.directives.docStart) return undefined;
+    const m = MARKER.exec(p.text);
+    if (!m) return undefined;
+    if (m.index === 0 && text[starts[k] - 1] !== '\n') return undefined;
+  }
+  // Offsets: kept documents move with the text before them; new ones were read from offset 0.
+  pieces.forEach((p, k) => shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
+  const newStarts = lineStarts(text);
+  const oldStarts = lineStarts(oldText);
+  const last = Math.max(1, newStarts.length - (text.endsWith('\n') ? 1 : 0));
+  const local = new Map<number, { oldStarts: number[]; newStarts: number[]; map: (line: number) => number }>();
+  const lines = (line: number): number => {
+    const o = oldStarts[Math.min(Math.max(line, 1), oldStarts.length) - 1];
+    for (let k = 0; k < pieces.length; k++) {
+      const p = pieces[k];
+      if (p.oldStart === undefined || o < p.oldStart) continue;
+      const len = p.kind === 'kept' ? p.text.length : p.oldText!.length;
+      if (o >= p.oldStart + len && k < pieces.length - 1) continue;
+      if (p.kind === 'kept') return Math.min(last, lineIndex(newStarts, o - p.oldStart + starts[k]) + 1);
+      // An edited document: its own lines mapped as the whole-text mapping would.
+      let m = local.get(k);
+      if (!m) local.set(k, (m = { oldStarts: lineStarts(p.oldText!), newStarts: lineStarts(p.text), map: lineMapping(p.oldText!, p.text) }));
+      const to = m.map(lineIndex(m.oldStarts, o - p.oldStart) + 1);
+      return Math.min(last, lineIndex(newStarts, starts[k] + m.newStarts[Math.min(to, m.newStarts.length) - 1]) + 1);
+    }
+    return Math.min(last, line);
+  };
+  return { text, docs: pieces.map((p) => p.doc), starts, lineCounter: lineCounterOf(newStarts), lines };
+}
