@@ -1,5 +1,5 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { Document, isMap, isNode, isPair, isSeq, parseAllDocuments } from 'yaml';
+import { Document, isMap, isNode, isPair, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import { ResolvedPolicy } from '../engine/policy';
 import { runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
@@ -13,7 +13,7 @@ import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
-import { assemblePieces, Piece, PiecewiseFile, piecewiseText, sliceStarts } from './pieces';
+import { assemblePieces, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
 import { DocEdit, surgicalEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
 
@@ -160,16 +160,65 @@ interface FileEdits {
   pending: Map<number, PendingDoc>;
 }
 
-/** A file's text as parse.ts reads it, with the slice of the text each document was read from. */
+/**
+ * A file's documents for the fixer: the slice of the text each one was read from, and its yaml
+ * Document (offsets in the whole text) once a fix needs it. A file read piecewise (pieces.ts) is
+ * sliced at its `---` lines, its documents are parsed one by one when first edited, and the
+ * objects of each document are kept for the lint of unchanged documents; any other file is
+ * parse.ts's whole reading, sliced as the documents' ranges say, and is read back whole.
+ */
 interface FileModel {
-  full: ParsedFile;
+  docs: (Document.Parsed | undefined)[];
   starts: number[];
-  /** Whether the file may be read back piecewise (lib/fix/pieces.ts): no errors, no `...`, `%`, lone CR. */
   piecewise: boolean;
+  /** Each document's objects in the current text (piecewise files). */
+  objects: KObject[][];
+  documents: number;
 }
 
-function modelOf(text: string, full: ParsedFile): FileModel {
-  return { full, starts: sliceStarts(text, full.docs), piecewise: full.docs.every((d) => !d.errors.length) && piecewiseText(text) };
+/** The model of parse.ts's whole reading of `text`. */
+function wholeModel(text: string, full: ParsedFile): FileModel {
+  const objects = groupObjects(full.objects, full.docs.length);
+  const whole: FileModel = { docs: full.docs, starts: sliceStarts(text, full.docs), piecewise: false, objects, documents: full.documents };
+  if (full.errors.length || full.docs.some((d) => d.errors.length) || !piecewiseText(text)) return whole;
+  const starts = markerSlices(text);
+  // The `---` slices must hold the documents yaml read (they do, given piecewiseText).
+  if (starts.length !== full.docs.length) return whole;
+  for (let i = 0; i < starts.length; i++) {
+    const end = i + 1 < starts.length ? starts[i + 1] : text.length;
+    if (full.docs[i].range[0] < starts[i] || full.docs[i].range[1] > end) return whole;
+  }
+  return { ...whole, starts, piecewise: true };
+}
+
+/** The model of a fast path's reading (no documents yet), or undefined when it cannot be sliced. */
+function fastModel(text: string, parsed: ParsedObjects): FileModel | undefined {
+  if (parsed.errors.length || !piecewiseText(text)) return undefined;
+  const starts = markerSlices(text);
+  if (parsed.objects.some((o) => o.docIndex >= starts.length)) return undefined;
+  return { docs: new Array<undefined>(starts.length).fill(undefined), starts, piecewise: true, objects: groupObjects(parsed.objects, starts.length), documents: parsed.documents };
+}
+
+function groupObjects(objects: KObject[], n: number): KObject[][] {
+  const out: KObject[][] = Array.from({ length: n }, () => []);
+  for (const o of objects) out[o.docIndex]?.push(o);
+  return out;
+}
+
+/**
+ * Document `i` of a piecewise file, parsed alone from its slice when first needed (offsets moved
+ * to the whole text); undefined when the slice does not read as exactly one clean document.
+ */
+function docOf(model: FileModel, i: number, text: string, counters: FixWork): Document.Parsed | undefined {
+  const known = model.docs[i];
+  if (known) return known;
+  const start = model.starts[i];
+  const docs = readAlone(text.slice(start, i + 1 < model.starts.length ? model.starts[i + 1] : text.length));
+  counters.documentsParsed++;
+  if (docs.length !== 1 || docs[0].errors.length || (i > 0 && !docs[0].directives.docStart)) return undefined;
+  shiftDocument(docs[0], start);
+  model.docs[i] = docs[0];
+  return docs[0];
 }
 
 /** The only documents (empty ones included) of a text read alone. */
@@ -177,7 +226,7 @@ function readAlone(text: string): Document.Parsed[] {
   return Array.from(parseAllDocuments(text, PARSE_OPTIONS) as Iterable<Document.Parsed>);
 }
 
-type Rendered = { text: string; next?: PiecewiseFile; lines: (line: number) => number } | { error: string };
+type Rendered = { text: string; next?: PiecewiseFile; pieces?: Piece[]; lines: (line: number) => number } | { error: string };
 
 /**
  * Writes edited documents back into the file text. Documents without edits are copied byte for
@@ -188,30 +237,29 @@ type Rendered = { text: string; next?: PiecewiseFile; lines: (line: number) => n
  * document with the intended value, and the unchanged documents are kept; otherwise the whole
  * result is parsed and compared.
  */
-function renderFile(text: string, model: FileModel, work: Document[], { edited, values, pending }: FileEdits, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Rendered {
-  const original = model.full.docs;
+function renderFile(text: string, model: FileModel, work: (Document | undefined)[], { edited, values, pending }: FileEdits, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Rendered {
+  const original = model.docs;
+  const n = model.starts.length;
   const eol = dominantEol(text);
   const toEol = (s: string) => (eol === '\n' ? s : s.replace(/\r?\n/g, eol));
   const parts: string[] = [];
   const pieces: Piece[] = [];
   let piecewise = model.piecewise;
   const added: { k: number; value: JsonObject }[] = [];
-  for (let i = 0; i < original.length; i++) {
+  for (let i = 0; i < n; i++) {
     const from = model.starts[i];
-    const end = i === original.length - 1 ? text.length : model.starts[i + 1];
+    const end = i === n - 1 ? text.length : model.starts[i + 1];
     let seg = text.slice(from, end);
-    const next = original[i + 1];
     const edits = edited.get(i);
     if (edits) {
-      const r = renderDoc(text, from, end, original[i], work[i], values.get(i), edits, eol, decoded);
+      const r = renderDoc(text, from, end, original[i]!, work[i]!, values.get(i), edits, eol, decoded);
       if ('error' in r) return r;
       seg = r.text;
       if (r.doc) {
         pieces.push({ kind: 'new', text: seg, doc: r.doc, oldStart: from, oldText: text.slice(from, end) });
         counters.documentsReadBack++;
-      }
-      else piecewise = false;
-    } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from });
+      } else piecewise = false;
+    } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from, oldIndex: i });
     parts.push(seg);
     const adds = pending.get(i)?.added ?? [];
     if (adds.length) {
@@ -226,7 +274,9 @@ function renderFile(text: string, model: FileModel, work: Document[], { edited, 
         added.push({ k: pieces.length, value: v });
         pieces.push({ kind: 'new', text: t, doc: undefined as unknown as Document.Parsed });
       }
-      // A following document that relied on `...` to start needs its own `---` now.
+      // A following document that relied on `...` to start needs its own `---` now (every
+      // document after the first of a piecewise file starts with one).
+      const next = i + 1 < n && !model.piecewise ? original[i + 1] : undefined;
       if (next && !next.directives.docStart && !/^\s*(#[^\n]*\n\s*)*---/.test(text.slice(end))) {
         parts.push('---' + eol);
         piecewise = false;
@@ -236,7 +286,7 @@ function renderFile(text: string, model: FileModel, work: Document[], { edited, 
   let out = parts.join('');
   if (!text.endsWith('\n') && out.endsWith('\n')) out = out.replace(/\r?\n$/, '');
   if (text.endsWith('\n') && !out.endsWith('\n')) out += eol;
-  if (out.length !== parts.reduce((n, p) => n + p.length, 0)) piecewise = false;
+  if (out.length !== parts.reduce((x, p) => x + p.length, 0)) piecewise = false;
 
   if (piecewise) {
     // Each new object reads back alone as exactly itself.
@@ -248,13 +298,16 @@ function renderFile(text: string, model: FileModel, work: Document[], { edited, 
       pieces[a.k].doc = docs[0];
     }
     const next = assemblePieces(pieces, text);
-    if (next) return { text: out, next, lines: next.lines };
+    if (next) return { text: out, next, pieces, lines: next.lines };
   }
   // The whole file must read back as exactly the intended documents.
   counters.wholeReadBacks++;
   const expected: { value?: unknown; broken: boolean }[] = [];
-  for (let i = 0; i < original.length; i++) {
-    expected.push(original[i].errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(work[i]).value, broken: false });
+  for (let i = 0; i < n; i++) {
+    // A document of a piecewise file not parsed yet is read from its slice now (this is rare).
+    const doc = original[i] ?? docOf(model, i, text, counters);
+    if (!doc) return { error: `document ${i + 1} could not be read back` };
+    expected.push(doc.errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(work[i] ?? doc, decoded).value, broken: false });
     for (const v of pending.get(i)?.added ?? []) expected.push({ value: v, broken: false });
   }
   const back = readAlone(out);
@@ -376,6 +429,8 @@ function renderDoc(
 export interface FixWork {
   /** Whole-file parses (parse.ts) per file, after the lint's own reading of the input. */
   fileParses: Record<string, number>;
+  /** Documents of files read by a fast path, parsed alone from their slice when first edited. */
+  documentsParsed: number;
   /** Edited or added documents read back alone. */
   documentsReadBack: number;
   /** Fixed files read back whole (not piecewise). */
@@ -390,7 +445,7 @@ export interface FixWork {
  */
 export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   const maxPasses = opts.maxPasses ?? DEFAULT_MAX_PASSES;
-  const counters: FixWork = { fileParses: {}, documentsReadBack: 0, wholeReadBacks: 0 };
+  const counters: FixWork = { fileParses: {}, documentsParsed: 0, documentsReadBack: 0, wholeReadBacks: 0 };
   // Values of parsed documents, which are never mutated (edits go to clones): read once each.
   const decoded = new WeakMap<Document, K8sValue>();
   const parseWhole = (file: string, text: string): ParsedFile => {
@@ -401,10 +456,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
     const parsed = parseSource(s, decoded);
     const text = s.text.slice(bom.length);
-    const st: FileState = { source: s, bom, text, applied: [], parsed };
-    // parse.ts's reading (YAML, or JSON the fast path declined) already has the documents.
-    if ('docs' in parsed) st.model = modelOf(text, parsed as ParsedFile);
-    return st;
+    return { source: s, bom, text, applied: [], parsed };
   });
   const byFile = new Map(states.map((s, i) => [s.source.file, i]));
   const fileOrder = sources.map((s) => s.file);
@@ -461,10 +513,15 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     }
     for (const [fi, items] of groups) {
       const st = states[fi];
-      // Only now, with a fix to apply, does a file read by a fast path get its YAML documents.
-      st.model ??= modelOf(st.text, parseWhole(st.source.file, st.text));
+      // Only now, with a fix to apply, does the file get its YAML documents: parse.ts's reading
+      // has them; after a fast path, the documents to edit are parsed alone from their slices.
+      if (!st.model) {
+        const p = st.parsed;
+        st.model = 'docs' in p ? wholeModel(st.text, p as ParsedFile) : (fastModel(st.text, p) ?? wholeModel(st.text, parseWhole(st.source.file, st.text)));
+      }
+      if (items.some((t) => !docOf(st.model!, t.obj.docIndex, st.text, counters))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
       const model = st.model;
-      const work: Document[] = [...model.full.docs];
+      const work: (Document | undefined)[] = [...model.docs];
       const edited = new Map<number, DocEdit[]>();
       const values = new Map<number, unknown>();
       const busy = new Map<number, string[][]>();
@@ -476,9 +533,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       // one fails after editing the document (or changes nothing).
       const replay = new Map<number, { base: string; edits: FixEdit[] }[]>();
       const restore = (d: number) => {
-        const c = cloneDocument(model.full.docs[d]);
+        const c = cloneDocument(model.docs[d]!);
         for (const r of replay.get(d) ?? []) applyEdits(c, r.base, r.edits);
-        work[d] = replay.get(d)?.length ? c : model.full.docs[d];
+        work[d] = replay.get(d)?.length ? c : model.docs[d];
       };
       for (const { f, fix, obj } of items) {
         const key = fixKey(f);
@@ -495,9 +552,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
           if (paths.some((x) => isUnder(x, [...base, 'spec', 'selector']))) throw new FixError('fixes never edit spec.selector (immutable in apps/v1)');
           if (adds.length && json) throw new FixError('cannot add an object to a JSON file; add it by hand or convert the file to YAML');
           // One clone per edited document and pass; the fixes of this pass accumulate on it.
-          const own = work[d] !== model.full.docs[d];
-          const doc = own ? work[d] : cloneDocument(model.full.docs[d]);
-          const before = values.has(d) ? values.get(d) : toJs(work[d], decoded).value;
+          const own = work[d] !== model.docs[d];
+          const doc = own ? work[d]! : cloneDocument(model.docs[d]!);
+          const before = values.has(d) ? values.get(d) : toJs(model.docs[d]!, decoded).value;
           dirty = own;
           const res = applyEdits(doc, obj.basePointer, fix.edits);
           const after = toJs(doc);
@@ -546,12 +603,16 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       for (const a of [...st.applied, ...appliedHere]) a.line = r.lines(a.line);
       st.text = r.text;
       st.applied.push(...appliedHere);
-      if (r.next) {
-        const full = parsedFromDocuments(st.source.file, r.next.docs, r.next.lineCounter, undefined, decoded);
-        if (opts.verifyPiecewise) verifyPiecewise(full, parseText(st.source.file, r.text));
-        st.model = { full, starts: r.next.starts, piecewise: true };
-      } else st.model = modelOf(r.text, parseWhole(st.source.file, r.text));
-      st.parsed = st.model.full;
+      const next = r.next && r.pieces ? piecewiseModel(st.source.file, model, r.next, r.pieces, decoded) : undefined;
+      if (next) {
+        st.model = next.model;
+        st.parsed = next.parsed;
+        if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, r.next!.lineCounter, parseText(st.source.file, r.text));
+      } else {
+        const full = parseWhole(st.source.file, r.text);
+        st.model = wholeModel(r.text, full);
+        st.parsed = full;
+      }
     }
   }
 
@@ -563,22 +624,47 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   return { files, skipped, passes, converged, lint: { parsed: states.map((s) => s.parsed), findings }, work: counters };
 }
 
+/**
+ * The model and lint reading of a file read back piecewise: new documents' objects read from
+ * them, unchanged documents' objects kept (moved down and renumbered); undefined when a document
+ * now reads with an error (the caller then reads the file whole).
+ */
+function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pieces: Piece[], decoded: WeakMap<Document, K8sValue>): { model: FileModel; parsed: ParsedObjects } | undefined {
+  const objects: KObject[][] = [];
+  for (let k = 0; k < pieces.length; k++) {
+    const p = pieces[k];
+    if (p.kind === 'kept' && !p.doc) {
+      const lines = next.moved.get(k)!;
+      objects.push(lines === 0 && k === p.oldIndex ? model.objects[p.oldIndex] : model.objects[p.oldIndex].map((o) => new MovedObject(o, k, lines)));
+      continue;
+    }
+    const read = parsedFromDocuments(file, [p.doc!], next.lineCounter, undefined, decoded, k);
+    if (read.errors.length) return undefined;
+    objects.push(read.objects);
+  }
+  const documents = model.documents + pieces.length - model.starts.length;
+  return {
+    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents },
+    parsed: { file, objects: objects.flat(), errors: [], documents },
+  };
+}
+
 /** The piecewise reading of a fixed file must be what parse.ts reads from the whole text (tests). */
-function verifyPiecewise(got: ParsedFile, want: ParsedFile): void {
+function verifyPiecewise(got: ParsedObjects, docs: (Document.Parsed | undefined)[], lc: LineCounter, want: ParsedFile): void {
   const ranges = (n: unknown, out: number[]): number[] => {
     if (isNode(n) && n.range) out.push(...n.range);
     if (isMap(n) || isSeq(n)) for (const it of n.items as unknown[]) isPair(it) ? (ranges(it.key, out), ranges(it.value, out)) : ranges(it, out);
     return out;
   };
-  const view = (p: ParsedFile) =>
+  const view = (p: ParsedObjects, ds: (Document.Parsed | undefined)[], starts: number[]) =>
     JSON.stringify({
       documents: p.documents,
       errors: p.errors,
-      objects: p.objects.map((o) => ({ uid: o.uid, line: o.line, column: o.column, raw: o.raw })),
-      lines: p.lineCounter.lineStarts,
-      nodes: p.docs.map((d) => ranges(d.contents, [])),
+      objects: p.objects.map((o) => ({ uid: o.uid, line: o.line, column: o.column, raw: o.raw, at: ['/metadata/name', '/spec', '/spec/template/spec/containers/0/name'].map((x) => o.locate(x)) })),
+      lines: starts,
+      nodes: ds.map((d, i) => (d && docs[i] ? ranges(d.contents, []) : null)),
     });
-  if (view(got) !== view(want)) throw new Error(`--fix: the piecewise reading of ${got.file} differs from reading it whole`);
+  if (view(got, docs, lc.lineStarts) !== view(want, want.docs, want.lineCounter.lineStarts)) throw new Error(`--fix: the piecewise reading of ${got.file} differs from reading it whole`);
 }
 
 /** A unified diff with `a/` and `b/` headers and 3 lines of context (as git); empty when nothing changed. */

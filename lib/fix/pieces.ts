@@ -9,6 +9,7 @@
  * parsing the whole file again. Anything outside these conditions is read back whole.
  */
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { JsonObject, KObject, Position } from '../model/types';
 import { lineMapping } from './format';
 
 /** `---` (or `...`) at the start of a line: a document marker (parse.ts's DOC_MARKER). */
@@ -93,25 +94,42 @@ export function shiftDocument(doc: Document.Parsed, delta: number): void {
   for (const e of [...doc.errors, ...doc.warnings]) e.pos = [e.pos[0] + delta, e.pos[1] + delta];
 }
 
-/** One slice of a fixed file: an unchanged document, or new text read back alone. */
+/**
+ * The slices of a text that may be read piecewise: one per `---` line, the part before the first
+ * marker joining the first document unless it has content (as yaml and fast-yaml.ts count
+ * documents). The text must pass piecewiseText.
+ */
+export function markerSlices(text: string): number[] {
+  const starts = [0];
+  const re = new RegExp(MARKER.source, 'gm');
+  for (let m = re.exec(text); m; m = re.exec(text)) if (m.index > 0) starts.push(m.index);
+  // Comments and blank lines before the first marker belong to the document it starts.
+  if (starts.length > 1 && !MARKER.test(text.slice(0, 4)) && !/^[ \t]*[^\s#]/m.test(text.slice(0, starts[1]))) starts.splice(1, 1);
+  return starts;
+}
+
+/** One slice of a fixed file: an unchanged document (parsed or not), or new text read back alone. */
 export type Piece =
-  | { kind: 'kept'; text: string; doc: Document.Parsed; oldStart: number }
+  | { kind: 'kept'; text: string; doc?: Document.Parsed; oldStart: number; oldIndex: number }
   | { kind: 'new'; text: string; doc: Document.Parsed; oldStart?: number; oldText?: string };
 
 export interface PiecewiseFile {
   text: string;
-  docs: Document.Parsed[];
+  /** The documents, offsets in `text` (unparsed kept documents stay undefined). */
+  docs: (Document.Parsed | undefined)[];
   starts: number[];
   lineCounter: LineCounter;
   /** Lines of the text before the fix to lines of the fixed text (as format.ts's lineMapping). */
   lines: (line: number) => number;
+  /** For each kept piece (by new index): how many lines it moved down. */
+  moved: Map<number, number>;
 }
 
 /**
  * The fixed file from its pieces, or undefined when its documents could not be told apart by
  * their slices alone (then the caller reads the whole file back). New pieces must each be exactly
- * one document read back alone (the caller checked their values); every document but the first
- * must start with a `---` at the start of a line.
+ * one document read back alone (the caller checked their values); every piece but the first must
+ * start at the start of a line and hold a document that starts with `---`.
  */
 export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile | undefined {
   const text = pieces.map((p) => p.text).join('');
@@ -125,15 +143,15 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
     const p = pieces[k];
     if (p.kind === 'new' && !piecewiseText(p.text)) return undefined;
     if (k === 0) continue;
-    if (!p.doc.directives.docStart) return undefined;
-    const m = MARKER.exec(p.text);
-    if (!m) return undefined;
-    if (m.index === 0 && text[starts[k] - 1] !== '\n') return undefined;
+    if (text[starts[k] - 1] !== '\n') return undefined;
+    if (p.doc ? !p.doc.directives.docStart : MARKER.exec(p.text)?.index !== 0) return undefined;
   }
   // Offsets: kept documents move with the text before them; new ones were read from offset 0.
-  pieces.forEach((p, k) => shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
+  pieces.forEach((p, k) => p.doc && shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
   const newStarts = lineStarts(text);
   const oldStarts = lineStarts(oldText);
+  const moved = new Map<number, number>();
+  pieces.forEach((p, k) => p.kind === 'kept' && moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart)));
   const last = Math.max(1, newStarts.length - (text.endsWith('\n') ? 1 : 0));
   const local = new Map<number, { oldStarts: number[]; newStarts: number[]; map: (line: number) => number }>();
   const lines = (line: number): number => {
@@ -152,5 +170,49 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
     }
     return Math.min(last, line);
   };
-  return { text, docs: pieces.map((p) => p.doc), starts, lineCounter: lineCounterOf(newStarts), lines };
+  return { text, docs: pieces.map((p) => p.doc), starts, lineCounter: lineCounterOf(newStarts), lines, moved };
+}
+
+/**
+ * An object of a document the fix kept but moved: `lines` further down the file and at another
+ * document index (its slice of text is the same, so its columns are too).
+ */
+export class MovedObject implements KObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly raw: JsonObject;
+  readonly file: string;
+  readonly basePointer: string;
+  readonly uid: string;
+  private readonly base: KObject;
+  private readonly lines: number;
+  constructor(
+    base: KObject,
+    readonly docIndex: number,
+    lines: number,
+  ) {
+    const inner = base instanceof MovedObject ? base.base : base;
+    this.base = inner;
+    this.lines = lines + (base instanceof MovedObject ? base.lines : 0);
+    this.apiVersion = base.apiVersion;
+    this.kind = base.kind;
+    this.name = base.name;
+    if (base.namespace !== undefined) this.namespace = base.namespace;
+    this.raw = base.raw;
+    this.file = base.file;
+    this.basePointer = base.basePointer;
+    this.uid = `${base.file}#${docIndex}${base.basePointer}`;
+  }
+  get line(): number {
+    return this.base.line + this.lines;
+  }
+  get column(): number {
+    return this.base.column;
+  }
+  locate(pointer: string): Position {
+    const p = this.base.locate(pointer);
+    return { line: p.line + this.lines, column: p.column };
+  }
 }

@@ -265,9 +265,12 @@ export function parsedFromDocuments(
   lineCounter: LineCounter,
   limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH },
   decoded?: WeakMap<Document, K8sValue>,
+  /** Index of the first of `docs` in its file. */
+  firstIndex = 0,
 ): ParsedFile {
   const out: ParsedFile = { file, objects: [], errors: [], documents: 0, docs, lineCounter };
-  docs.forEach((doc, docIndex) => {
+  docs.forEach((doc, k) => {
+    const docIndex = firstIndex + k;
     if (doc.contents === null && doc.errors.length === 0) return; // empty document or `---` run
     out.documents++;
     if (doc.errors.length) {

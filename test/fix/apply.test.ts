@@ -518,15 +518,15 @@ describe('fixSources: what is read again', () => {
     );
     expect(r.files.map((f) => f.applied.length)).toEqual([2, 0, 0]);
     expect(r.files[0].text).toBe(fixed.replace(/x: bad/g, 'x: ok'));
-    // The lint's own reading served every file: nothing was parsed whole again.
-    expect(r.work.fileParses).toEqual({});
-    expect(r.work).toMatchObject({ documentsReadBack: 2, wholeReadBacks: 0 });
+    // The lint's own reading served every file: nothing was parsed whole again, only the two
+    // documents to edit were parsed (the YAML fast path has no documents) and read back.
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 2, documentsReadBack: 2, wholeReadBacks: 0 });
     // The last lint is of the fixed texts: the report of what remains can be taken from it.
     expect(r.lint.findings).toEqual([]);
     expect(r.lint.parsed.map((p) => p.objects.map((o) => `${o.name}:${o.line}`))).toEqual([['a:2', 'b:9', 'c:16'], ['d:1'], ['e:1']]);
   });
 
-  test('a JSON file the fast path read is parsed with its documents only when it has a fix to apply', () => {
+  test('a JSON file the fast path read is parsed as a YAML document only when it has a fix to apply', () => {
     const json = (name: string, x: string) => `${JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { x } }, null, 2)}\n`;
     const r = fix(
       [
@@ -536,7 +536,7 @@ describe('fixSources: what is read again', () => {
       [setX()],
     );
     expect(r.files[0].text).toBe(json('a', 'ok'));
-    expect(r.work.fileParses).toEqual({ 'bad.json': 1 });
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 1, documentsReadBack: 1, wholeReadBacks: 0 });
   });
 
   test('files with `...`, directives or a broken document are read back whole, with the same result', () => {
@@ -549,7 +549,7 @@ describe('fixSources: what is read again', () => {
       const r = fix(text, [setX()]);
       expect(r.files[0].text).toBe(text.replace(/x: bad/g, 'x: ok'));
       expect(r.work.wholeReadBacks).toBe(1);
-      expect(r.work.fileParses).toEqual({ 'f.yaml': 1 });
+      expect(r.work.fileParses['f.yaml']).toBeGreaterThanOrEqual(1);
     }
   });
 
