@@ -439,7 +439,8 @@ function containerKnobs(w: Workload, used: Set<string>): ContainerKnob[] {
       index,
       name: c.name,
       ref,
-      image: typeof c.raw.image === 'string' && c.raw.image !== '',
+      // A value only when the parts give back the same string (`repo@` would lose its `@`): else kept as written.
+      image: typeof c.raw.image === 'string' && c.raw.image !== '' && joinImage(splitImage(c.raw.image)) === c.raw.image,
       pullPolicyPresent: typeof c.raw.imagePullPolicy === 'string',
       resourcesPresent: isObject(res),
       resourcesEmptyWritten: isObject(res) && Object.keys(res).length === 0,
