@@ -183,7 +183,8 @@ function literalBlock(s: string, indent: number): string[] | undefined {
 // Emitting
 
 function keyText(k: string): string {
-  return scalarText(k);
+  // A plain `<<` key is a merge key to helm's YAML reader (go-yaml): quoted, it is the key itself.
+  return k === '<<' ? JSON.stringify(k) : scalarText(k);
 }
 
 /** Whether a node is written on the line of its key (scalars, inline expressions, empty collections). */

@@ -513,6 +513,25 @@ test('an image the values cannot rebuild (an empty digest `repo@`, `a:b:`) is ke
   expect(analyze(readObjects(text.replace('example/app:1@', 'example/app:1'))).values).toBeDefined();
 });
 
+test('a label or annotation key `<<` is written quoted: helm reads a plain `<<` as a YAML merge key and fails', () => {
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: w, labels: {"<<": "x", "a<<": "y"}, annotations: {"<<": "x"}}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}, annotations: {"<<": "z"}}
+    spec: {containers: [{name: c, image: "example/app:1"}]}
+`;
+  const dir = generateChart(text, { name: 'merge', version: '0.1.0', appVersion: '1', description: 'd' }, path.join(work, 'merge')).dir;
+  const r = helm(['template', 'rel', dir, '--kube-version', KUBE]);
+  expect(r.stderr).toBe('');
+  const dep = docs(r.stdout).find((o) => o.kind === 'Deployment')!;
+  expect((dep.metadata as JsonObject).labels).toMatchObject({ '<<': 'x', 'a<<': 'y' });
+  expect((dep.metadata as JsonObject).annotations).toMatchObject({ '<<': 'x' });
+  expect(((dep.spec as JsonObject).template as JsonObject).metadata).toMatchObject({ annotations: { '<<': 'z' } });
+});
+
 describe('hostile names stay inert in every template they reach (issue 12 item 16)', () => {
   const NS = 'prod{{ fail "ns" }}';
   const OTHER_NS = 'other{{ fail "ons" }}*/}}';
