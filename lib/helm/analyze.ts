@@ -255,6 +255,12 @@ export function readObjects(manifestsYaml: string): KObject[] {
     if (typeof get(o.raw, 'metadata', 'name') !== 'string') {
       throw new Error(`manifests line ${o.line}: ${o.kind} without metadata.name; generate charts from synthesized manifests (generateName is not supported)`);
     }
+    // Names reach the templates through toJson, whose output helm's YAML reader refuses with these characters.
+    for (const field of ['name', 'namespace'] as const) {
+      const v = get(o.raw, 'metadata', field);
+      const bad = typeof v === 'string' ? /[\x7f-\x9f]/.exec(v) : null;
+      if (bad) throw new Error(`manifests line ${o.line}: ${o.kind} metadata.${field} holds the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which Kubernetes refuses in a ${field} and helm cannot render: fix the manifests`);
+    }
   }
   return parsed.objects;
 }
@@ -440,7 +446,8 @@ function containerKnobs(w: Workload, used: Set<string>): ContainerKnob[] {
       name: c.name,
       ref,
       // A value only when the parts give back the same string (`repo@` would lose its `@`): else kept as written.
-      image: typeof c.raw.image === 'string' && c.raw.image !== '' && joinImage(splitImage(c.raw.image)) === c.raw.image,
+      // helm cannot check a values string with DEL or a C1 control against the schema (its YAML writer refuses them).
+      image: typeof c.raw.image === 'string' && c.raw.image !== '' && joinImage(splitImage(c.raw.image)) === c.raw.image && !/[\x7f-\x9f]/.test(c.raw.image),
       pullPolicyPresent: typeof c.raw.imagePullPolicy === 'string',
       resourcesPresent: isObject(res),
       resourcesEmptyWritten: isObject(res) && Object.keys(res).length === 0,

@@ -141,7 +141,28 @@ export function goString(s: string): string {
   return JSON.stringify(s);
 }
 
-const NEEDS_DOUBLE_QUOTES = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029\ufeff]/;
+/**
+ * Characters helm's YAML reader (go-yaml) refuses anywhere in a file (DEL, C1 controls, a BOM past
+ * the start, U+FFFE/U+FFFF) or reads as a line break (U+0085, U+2028, U+2029): only a `\u` escape
+ * in a double-quoted scalar carries them. (JSON.stringify escapes C0 controls only.)
+ */
+const YAML_UNSAFE = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g;
+const NEEDS_DOUBLE_QUOTES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+
+/** A double-quoted YAML scalar (JSON) that go-yaml reads back as `s`. */
+export function yamlQuoted(s: string): string {
+  return JSON.stringify(s).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON text as YAML flow that go-yaml reads back as the same value (see yamlQuoted). */
+export function yamlJson(v: Json): string {
+  return JSON.stringify(v).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Whether a string holds a character only yamlQuoted can write. */
+export function needsYamlEscape(s: string): boolean {
+  return NEEDS_DOUBLE_QUOTES.test(s);
+}
 
 /**
  * One YAML scalar on one line: plain when both YAML 1.1 (Helm, kubectl) and 1.2 read it back as
@@ -151,10 +172,10 @@ export function scalarText(v: string | number | boolean | null): string {
   if (v === null) return 'null';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
   if (typeof v === 'boolean') return String(v);
-  if (v.includes('\n') || NEEDS_DOUBLE_QUOTES.test(v)) return escapeTemplate(JSON.stringify(v));
+  if (v.includes('\n') || NEEDS_DOUBLE_QUOTES.test(v)) return escapeTemplate(yamlQuoted(v));
   const a = stringify(v, { lineWidth: 0, version: '1.1' }).replace(/\n$/, '');
   const b = stringify(v, { lineWidth: 0, version: '1.2' }).replace(/\n$/, '');
-  const text = a === v && b === v ? v : JSON.stringify(v);
+  const text = a === v && b === v ? v : yamlQuoted(v);
   return escapeTemplate(text);
 }
 
@@ -175,6 +196,8 @@ function literalBlock(s: string, indent: number): string[] | undefined {
   // The indentation of a block is taken from its first non-empty line: that line must not start with blanks.
   const first = lines.find((l) => l !== '');
   if (first === undefined || /^[ \t]/.test(first) || lines.some((l) => l.length > 0 && /^[ \t]*$/.test(l)) || lines[lines.length - 1] === '') return undefined;
+  // Blanks ending the last line would be trimmed by a following `{{-` (the next entry may be one).
+  if (/[ \t]$/.test(lines[lines.length - 1])) return undefined;
   const pad = ' '.repeat(indent);
   return [chomp, ...lines.map((l) => (l === '' ? '' : escapeTemplate(pad + l)))];
 }

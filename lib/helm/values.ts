@@ -5,6 +5,8 @@
  */
 import { stringify } from 'yaml';
 import { isObject, Json, JsonObject } from '../model/types';
+import { escapeControlKeepNewlines } from '../report/escape';
+import { needsYamlEscape, yamlJson } from './emit';
 
 export interface ValueLeaf {
   kind: 'leaf';
@@ -105,12 +107,23 @@ function objectSchema(nodes: ValueNode[], closed: boolean): JsonObject {
   return s;
 }
 
+/** Whether a value holds a string (or key) that the yaml package would write with characters go-yaml refuses. */
+function hasUnsafeText(v: Json): boolean {
+  if (typeof v === 'string') return needsYamlEscape(v);
+  if (Array.isArray(v)) return v.some(hasUnsafeText);
+  if (isObject(v)) return Object.entries(v).some(([k, x]) => needsYamlEscape(k) || hasUnsafeText(x));
+  return false;
+}
+
 function yamlText(v: Json): string {
+  // helm reads values.yaml with go-yaml: controls and line-break characters only as \u escapes (JSON is YAML).
+  if (hasUnsafeText(v)) return yamlJson(v);
   return stringify(v, { version: '1.1', lineWidth: 0, indent: 2 }).replace(/\n$/, '');
 }
 
 function commentLines(text: string, pad: string): string[] {
-  const lines = text.split('\n');
+  // Names from the manifests reach descriptions: no control or line-break character may end the comment.
+  const lines = escapeControlKeepNewlines(text).replace(/\r/g, '\\u000d').replace(/[\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`).split('\n');
   return [`${pad}# -- ${lines[0]}`, ...lines.slice(1).map((l) => `${pad}# ${l}`)];
 }
 

@@ -532,6 +532,60 @@ spec:
   expect(((dep.spec as JsonObject).template as JsonObject).metadata).toMatchObject({ annotations: { '<<': 'z' } });
 });
 
+test('multi-line annotations ending in blanks keep them (a literal block before a `{{-` would lose them)', () => {
+  const vals = ['\nhj ', 'a\nb\t', 'x\ny  \n'];
+  const ann = Object.fromEntries(vals.map((v, i) => [`k${i}`, v]));
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: w, annotations: ${JSON.stringify(ann)}}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}, annotations: ${JSON.stringify(ann)}}
+    spec: {containers: [{name: c, image: "example/app:1"}]}
+`;
+  const dir = generateChart(text, { name: 'blanks', version: '0.1.0', appVersion: '1', description: 'd' }, path.join(work, 'blanks')).dir;
+  const r = helm(['template', 'rel', dir, '--kube-version', KUBE]);
+  expect(r.stderr).toBe('');
+  const dep = docs(r.stdout).find((o) => o.kind === 'Deployment')!;
+  expect((dep.metadata as JsonObject).annotations).toMatchObject(ann);
+  expect(((dep.spec as JsonObject).template as JsonObject).metadata).toMatchObject({ annotations: ann });
+});
+
+test('controls and line-break characters (BEL, CR, DEL, C1, NEL, U+2028, BOM) in container names, annotations and images: values.yaml, Chart.yaml and the templates load in helm and render them verbatim', () => {
+  const odd = 'a\u0007b\rc\u007fd\u0085e\u0090f\u2028g\ufeffh';
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: w, annotations: {k: ${JSON.stringify(odd)}, ${JSON.stringify(`k${odd}`)}: v}}
+spec:
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}, annotations: {p: ${JSON.stringify(odd)}}}
+    spec: {containers: [{name: ${JSON.stringify(`c${odd}`)}, image: ${JSON.stringify(`example/r${odd}:1`)}}]}
+`;
+  const dir = generateChart(text, { name: 'ctl', version: '0.1.0', appVersion: '1', description: `d${odd}` }, path.join(work, 'ctl')).dir;
+  const lint = helm(['lint', dir]);
+  expect(lint.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+  const r = helm(['template', 'rel', dir, '--kube-version', KUBE]);
+  expect(r.stderr).toBe('');
+  const dep = docs(r.stdout).find((o) => o.kind === 'Deployment')!;
+  expect((dep.metadata as JsonObject).annotations).toMatchObject({ k: odd, [`k${odd}`]: 'v' });
+  const pod = (dep.spec as JsonObject).template as JsonObject;
+  expect(pod.metadata).toMatchObject({ annotations: { p: odd } });
+  expect((pod.spec as { containers: JsonObject[] }).containers[0]).toMatchObject({ name: `c${odd}`, image: `example/r${odd}:1` });
+  // values.yaml's comments name the container: no raw control or break character in them.
+  for (const line of fs.readFileSync(path.join(dir, 'values.yaml'), 'utf8').split('\n').filter((l) => /^\s*#/.test(l))) {
+    // eslint-disable-next-line no-control-regex
+    expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/);
+  }
+  // An image with DEL or a C1 control stays as written (helm cannot check such a value against the schema).
+  expect(fs.readFileSync(path.join(dir, 'values.yaml'), 'utf8')).not.toMatch(/^ *image:/m);
+  // A name with one is refused: Kubernetes refuses it, and toJson would write it raw.
+  expect(() => buildChartFiles(text.replace('name: w,', `name: ${JSON.stringify('w\u007f')},`), { name: 'ctl', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(
+    'manifests line 1: Deployment metadata.name holds the control character U+007F, which Kubernetes refuses in a name and helm cannot render: fix the manifests',
+  );
+});
+
 describe('hostile names stay inert in every template they reach (issue 12 item 16)', () => {
   const NS = 'prod{{ fail "ns" }}';
   const OTHER_NS = 'other{{ fail "ons" }}*/}}';
