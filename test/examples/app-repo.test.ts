@@ -10,6 +10,7 @@
  * build/ (npm test builds first; stale or missing output is rebuilt here).
  */
 import { spawnSync, SpawnSyncReturns } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -38,6 +39,65 @@ const ENDS: Record<'low' | 'high', Record<string, string>> = {
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/**
+ * A fresh install of an end costs ~11 CPU-seconds (321 packages from the npm cache); most runs install
+ * exactly what the last one did but for kubegrace's own files. So a copy of node_modules and
+ * package-lock.json after a fresh install is kept (os.tmpdir()/kubegrace-test-cache), under a key of
+ * everything npm resolves the tree from: the app's package.json with kubegrace's spec left out,
+ * kubegrace's package.json (its dependencies, peers and bin), npm, node and the platform. The next
+ * run with the same key copies it in before the same `npm install`, which then resolves the tree
+ * again from the lockfile and replaces kubegrace from the new tarball (`changed 1 package`); the
+ * first test checks that the installed kubegrace is the one just packed. A key not seen before (a
+ * new peer range end, a changed dependency) or KUBEGRACE_TEST_FRESH_INSTALL=1 installs from nothing.
+ * Copies, not hard links: nothing a test does in the app directory can reach the kept copy.
+ */
+const INSTALL_CACHE = path.join(os.tmpdir(), 'kubegrace-test-cache');
+let npmVersion: string | undefined;
+
+function installKey(end: string, pkg: { dependencies: Record<string, string> }): string {
+  npmVersion ??= spawnSync('npm', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const deps = { ...pkg.dependencies, kubegrace: '(the packed tarball)' };
+  const key = JSON.stringify({ app: { ...pkg, dependencies: deps }, kubegrace: fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'), npm: npmVersion, node: process.version, platform: `${process.platform}-${process.arch}` });
+  return `app-repo-${end}-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+}
+
+/** Copies the kept install of this key into `app`; whether there was one. */
+function restoreInstall(end: string, pkg: { dependencies: Record<string, string> }, app: string): boolean {
+  if (process.env.KUBEGRACE_TEST_FRESH_INSTALL === '1') return false;
+  const kept = path.join(INSTALL_CACHE, installKey(end, pkg));
+  if (!fs.existsSync(path.join(kept, 'complete'))) return false;
+  try {
+    fs.cpSync(path.join(kept, 'node_modules'), path.join(app, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    fs.copyFileSync(path.join(kept, 'package-lock.json'), path.join(app, 'package-lock.json'));
+    return true;
+  } catch {
+    fs.rmSync(path.join(app, 'node_modules'), { recursive: true, force: true });
+    fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
+    return false;
+  }
+}
+
+/** Keeps a copy of a fresh install under its key (written aside, then renamed: other runs may read it meanwhile). */
+function saveInstall(end: string, pkg: { dependencies: Record<string, string> }, app: string): void {
+  const name = installKey(end, pkg);
+  const kept = path.join(INSTALL_CACHE, name);
+  const tmp = `${kept}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(INSTALL_CACHE, { recursive: true });
+    fs.cpSync(path.join(app, 'node_modules'), path.join(tmp, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    fs.copyFileSync(path.join(app, 'package-lock.json'), path.join(tmp, 'package-lock.json'));
+    fs.writeFileSync(path.join(tmp, 'complete'), '');
+    fs.rmSync(kept, { recursive: true, force: true });
+    fs.renameSync(tmp, kept);
+    // Older keys of this end are of no more use.
+    for (const e of fs.readdirSync(INSTALL_CACHE)) if (e.startsWith(`app-repo-${end}-`) && e !== name && !e.endsWith('.tmp')) fs.rmSync(path.join(INSTALL_CACHE, e), { recursive: true, force: true });
+  } catch {
+    // A cache only: the next run installs from nothing.
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-app-repo-'));
@@ -93,12 +153,18 @@ describe.each(['low', 'high'] as const)('examples/app-repo with the peers at the
     pkg.devDependencies = { '@types/node': PKG.devDependencies['@types/node'], 'cdk8s-cli': PKG.devDependencies['cdk8s-cli'], typescript: PKG.devDependencies.typescript };
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2));
     const t0 = Date.now();
+    const reused = restoreInstall(end, pkg, app);
     const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
     if (install.status !== 0) throw new Error(`npm install (${end}) failed:\n${install.stdout}${install.stderr}`);
-    console.log(`examples/app-repo ${end} end (${Object.entries(ENDS[end]).map(([k, v]) => `${k}@${v}`).join(', ')}): npm install ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    if (!reused) saveInstall(end, pkg, app);
+    console.log(`examples/app-repo ${end} end (${Object.entries(ENDS[end]).map(([k, v]) => `${k}@${v}`).join(', ')}): npm install ${((Date.now() - t0) / 1000).toFixed(1)}s${reused ? ' (over the node_modules of an earlier install of the same dependencies)' : ''}`);
   }, 600_000);
 
   test('npm installed exactly these peers, one copy each, shared with kubegrace', () => {
+    // The kubegrace just packed, whatever node_modules npm started from.
+    for (const f of ['package.json', 'build/lib/index.js', 'build/lib/cdk8s/index.js']) {
+      expect([f, fs.readFileSync(path.join(app, 'node_modules/kubegrace', f), 'utf8')]).toEqual([f, fs.readFileSync(path.join(ROOT, f), 'utf8')]);
+    }
     for (const p of PEERS) {
       expect(JSON.parse(fs.readFileSync(path.join(app, 'node_modules', p, 'package.json'), 'utf8')).version).toBe(ENDS[end][p]);
       expect(fs.existsSync(path.join(app, 'node_modules/kubegrace/node_modules', p))).toBe(false);
