@@ -890,6 +890,31 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutateNote: 'none: adding a spread constraint changes scheduling, a proposal in section 12',
   },
+  'readiness-probe-missing': {
+    restriction:
+      'judged as the linter judges the workload alone: the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
+    validate: () => {
+      const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
+      const traffic = (c: string) => `(${c}.name != 'istio-proxy' && ${c}.name != 'linkerd-proxy' && has(${c}.ports) && ${c}.ports.exists(p, ${port}))`;
+      const inject = `(${annHas('sidecar.istio.io/inject')} ? ${ann('sidecar.istio.io/inject')} : has(variables.podMeta.labels) && 'sidecar.istio.io/inject' in variables.podMeta.labels ? variables.podMeta.labels['sidecar.istio.io/inject'] : '')`;
+      const injected = `(has(c.image) && c.image == 'auto' && (${annHas('inject.istio.io/templates')} || ${inject} == 'true'))`;
+      const bad = (c: string) => `(!has(${c}.readinessProbe) && !${injected.replace(/\bc\./g, `${c}.`)})`;
+      const hintSet = annHas('kubegrace.dev/served');
+      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')})`;
+      const pred = `${traffic('c')} && ${bad('c')}`;
+      return [
+        {
+          severity: 'warning',
+          kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
+          variables: [],
+          expression: `(${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
+          messageExpression:
+            `${prefix('readiness-probe-missing', 'warning')} + 'container "' + (${RUNNING}.exists(c, ${pred}) ? ${RUNNING}.filter(c, ${pred})[0].name : variables.mains[0].name) + '": serves traffic but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint' + ` +
+            `(${hintSet} ? '' : ' (no kubegrace.dev/served annotation, but it declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
+        },
+      ];
+    },
+  },
 };
 
 const NEEDS_OTHERS = 'needs other objects than the admitted one';
@@ -898,7 +923,6 @@ const NEEDS_OTHERS = 'needs other objects than the admitted one';
 export const NOT_EXPORTED: Record<string, string> = {
   'prestop-missing': `${NEEDS_OTHERS}: which containers serve a Service port (Services)`,
   'grace-exceeds-external-deadline': 'advice about cluster-level deadlines (autoscaler, node shutdown) that the policy cannot read',
-  'readiness-probe-missing': `${NEEDS_OTHERS}: which containers a Service routes to`,
   'liveness-equals-readiness': 'compares whole probe handlers (headers, query strings) and the catalog of process-local handlers: not expressible in the CEL subset used',
   'selector-mismatch': 'the API server\'s own validation rejects it before validating admission runs',
   'surge-volume-deadlock': `${NEEDS_OTHERS}: the PersistentVolumeClaims' access modes`,

@@ -94,6 +94,19 @@ const EDGE_CASES: string[] = [
   dep('spread-other-labels', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: other}}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  selector'),
   dep('recreate-served', '[{name: app, image: a}]', '{"kubegrace.dev/served": "true"}').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
   dep('recreate-claim', '[{name: app, image: a, ports: [{containerPort: 80}]}]', '{}', '      volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
+  // readiness-probe-missing: the served containers of a workload alone, the Istio placeholder image.
+  dep('readiness-lone-served', '[{name: app, image: a}]', '{"kubegrace.dev/served": "true"}'),
+  dep('readiness-two-served-no-ports', '[{name: app, image: a}, {name: worker, image: w}]', '{"kubegrace.dev/served": "true"}'),
+  dep('readiness-sidecar-port', '[{name: app, image: a, readinessProbe: {tcpSocket: {port: 8080}}, ports: [{containerPort: 8080}]}]', '{}', '      initContainers: [{name: proxy, image: p, restartPolicy: Always, ports: [{name: web, containerPort: 9000}]}]\n'),
+  `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: auto-injected}
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x, sidecar.istio.io/inject: "true"}}
+    spec: {containers: [{name: istio-proxy, image: auto, ports: [{containerPort: 8080}]}, {name: app, image: auto, ports: [{containerPort: 80}]}]}
+`,
   // rollout-full-outage: served status from declared ports, skips for claims and accelerators.
   dep('outage-metrics-only', '[{name: app, image: a, ports: [{name: http-metrics, containerPort: 9090}, {name: Admin, containerPort: 9000}]}]', '{}', ''),
   dep('outage-udp', '[{name: app, image: a, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]'),
