@@ -921,7 +921,8 @@ const NEEDS_OTHERS = 'needs other objects than the admitted one';
 
 /** Why each rule without an ADMISSION entry is not exported (the default says so, too). */
 export const NOT_EXPORTED: Record<string, string> = {
-  'prestop-missing': `${NEEDS_OTHERS}: which containers serve a Service port (Services)`,
+  'prestop-missing':
+    'the serving containers of a workload alone are decidable (as for readiness-probe-missing), but the rule skips containers that keep accepting after SIGTERM by the catalog\'s serves-after-sigterm entries, which read per-listener flag values with capture groups (Traefik\'s requestAcceptGraceTimeout per entry point, the smallest over the entry points that carry traffic): the CEL subset used has no capture groups or find(); its error also depends on a Service with externalTrafficPolicy: Local, which admission does not see',
   'grace-exceeds-external-deadline': 'advice about cluster-level deadlines (autoscaler, node shutdown) that the policy cannot read',
   'liveness-equals-readiness': 'compares whole probe handlers (headers, query strings) and the catalog of process-local handlers: not expressible in the CEL subset used',
   'selector-mismatch': 'the API server\'s own validation rejects it before validating admission runs',
