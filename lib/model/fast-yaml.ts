@@ -1,8 +1,9 @@
 /**
  * The fast path for YAML input (rendered charts, `kubectl get -o yaml`, 100k-object streams):
  * the values come from js-yaml, about eight times faster than the `yaml` package's document tree,
- * and source positions are computed only for what is reported, by parsing that one document
- * again with `yaml` (the position-keeping path's own parser and locate logic, parse.ts).
+ * and source positions are computed only for what is reported: read off the document's text
+ * (yaml-locate.ts) when its layout is simple, else by parsing that one document again with `yaml`
+ * (the position-keeping path's own parser and locate logic, parse.ts).
  *
  * Exactness: the values must be those Kubernetes reads (sigs.k8s.io/yaml over go-yaml v2, YAML
  * 1.1), as parse.ts computes them with yaml11.ts. js-yaml runs with a schema of its own: the
@@ -29,6 +30,7 @@ import type { ParsedObjects } from './fast-json';
 import { isClusterScoped, locateNode, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
 import { isObject, Json, JsonObject, KObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
+import { TextLocator, UNSURE } from './yaml-locate';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -61,6 +63,7 @@ const NODE_LIMIT = Math.floor(MAX_NODES / 2);
 interface LoaderState {
   input: string;
   position: number;
+  line: number;
   kind: string | null;
   tag: string | null;
   anchor: string | null;
@@ -73,19 +76,32 @@ function isKubernetesObject(v: unknown): v is JsonObject {
   return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
 }
 
-/** One document's text, parsed again by `yaml` on the first request for a position. */
+/**
+ * One document's text. Positions are read off the text when the document is simple (see
+ * yaml-locate.ts), else from the document parsed again by `yaml` on the first request.
+ */
 class Span {
   private doc?: Document.Parsed;
   private lc?: LineCounter;
+  private locator?: TextLocator;
+  private lineStarts?: number[];
   constructor(
     private readonly text: string,
     private readonly start: number,
     private readonly end: number,
     /** 1-based line of `start` in the file. */
     readonly line: number,
+    /** Offset of the root node. */
+    private readonly root: number,
+    private readonly simple: boolean,
   ) {}
   /** As parse.ts's locateNode over this document; `fallback` in file lines. */
   locate(segments: string[], fallback: Position): Position {
+    if (this.simple) {
+      this.locator ??= new TextLocator(this.text, this.start, this.end);
+      const at = this.locator.locate(this.root, segments);
+      if (at !== UNSURE) return this.position(at);
+    }
     if (!this.doc) {
       this.lc = new LineCounter();
       this.doc = parseDocument(this.text.slice(this.start, this.end), { ...PARSE_OPTIONS, lineCounter: this.lc });
@@ -93,6 +109,23 @@ class Span {
     const shift = this.line - 1;
     const p = locateNode(this.doc.contents as Node, segments, this.lc!, { line: fallback.line - shift, column: fallback.column }, this.doc);
     return { line: p.line + shift, column: p.column };
+  }
+  /** File line and column of an offset in this document (columns in UTF-16 units, as LineCounter). */
+  private position(offset: number): Position {
+    if (!this.lineStarts) {
+      const s = [this.start];
+      for (let i = this.text.indexOf('\n', this.start); i >= 0 && i < this.end; i = this.text.indexOf('\n', i + 1)) s.push(i + 1);
+      this.lineStarts = s;
+    }
+    const s = this.lineStarts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: this.line + lo, column: offset - s[lo] + 1 };
   }
 }
 
@@ -170,18 +203,24 @@ function checkKeys(v: Json, keys: Set<string>): void {
  * Reads one document's text (a `---` marker line first when `marker`): its value, and whether
  * it has any content (an empty document has none). Throws on anything this path declines.
  */
-function loadDocument(span: string, explicitKeys: boolean): { value: Json; content: boolean } {
+function loadDocument(span: string, explicitKeys: boolean): { value: Json; content: boolean; simple: boolean } {
   let depth = 0;
   let opened = 0;
   let content = false;
+  let simple = true;
+  const openLine: number[] = [];
+  const openAt: number[] = [];
   nonStrings = new Set(['null', '[object Object]']);
   const listener = (event: 'open' | 'close', state: LoaderState): void => {
     if (event === 'open') {
       if (++depth > DEPTH_LIMIT || ++opened > NODE_LIMIT) throw new Decline();
       if (explicitKeys && explicitKeyBefore(state.input, state.position)) throw new Decline();
+      openLine[depth] = state.line;
+      openAt[depth] = state.position;
       return;
     }
-    depth--;
+    const d = depth--;
+    if (simple && state.line !== openLine[d] && spansLines(state, openAt[d])) simple = false;
     if (state.tag !== null && state.tag !== PLAIN_TAG) throw new Decline();
     // Anchors on scalars only: an alias of a collection shares one object in js-yaml where
     // go-yaml expands a copy (and counts the expansion against its alias-bomb limits).
@@ -200,9 +239,34 @@ function loadDocument(span: string, explicitKeys: boolean): { value: Json; conte
     }
   };
   const value = jsyaml.load(span, { schema: SCHEMA, listener: listener as (this: unknown, e: jsyaml.EventType, s: unknown) => void }) as Json | undefined;
-  if (value === undefined) return { value: null, content: false };
+  if (value === undefined) return { value: null, content: false, simple };
   checkKeys(value, nonStrings);
-  return { value, content };
+  return { value, content, simple };
+}
+
+/**
+ * Whether the node that just closed is a scalar (not a block scalar) or a flow collection that
+ * spans lines: such a document is not simple for yaml-locate.ts. `from` is where js-yaml opened
+ * the node (before any white space and comments that precede it).
+ */
+function spansLines(state: LoaderState, from: number): boolean {
+  const input = state.input;
+  const last = input.charCodeAt(state.position - 1);
+  const flow = (state.kind === 'mapping' || state.kind === 'sequence') && (last === 0x7d || last === 0x5d);
+  if (state.kind !== 'scalar' && !flow) return false;
+  let i = from;
+  for (;;) {
+    const c = input.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+    else if (c === 0x23) {
+      const nl = input.indexOf('\n', i);
+      i = nl < 0 ? input.length : nl;
+    } else break;
+  }
+  const nl = input.indexOf('\n', i);
+  if (nl < 0 || nl >= state.position - 1) return false;
+  const c = input.charCodeAt(i);
+  return flow || !(c === 0x7c || c === 0x3e);
 }
 
 /** A `?` that may be an explicit-key indicator; when the text has none, no node needs the check below. */
@@ -277,7 +341,7 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
       if (start === end) continue; // the text starts with a marker
       const at = contentStart(text, start, end, marker);
       if (at === undefined) return undefined;
-      const { value, content } = loadDocument(text.slice(start, end), explicitKeys);
+      const { value, content, simple } = loadDocument(text.slice(start, end), explicitKeys);
       if (!marker && !content && !firstEnded) continue; // comments before the first marker
       const index = docIndex++;
       out.documents++;
@@ -286,7 +350,7 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
       let ls = start;
       for (let i = text.indexOf('\n', start); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) (l++, (ls = i + 1));
       const docPos = { line: l, column: at - ls + 1 };
-      const span = new Span(text, start, end, line);
+      const span = new Span(text, start, end, line, at, simple);
       const kind = value.kind as string;
       const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
       if (isList && Array.isArray(value.items)) {

@@ -16,6 +16,7 @@ import { parseYamlFast } from '../../lib/model/fast-yaml';
 import { checkFieldTypes } from '../../lib/model/field-types';
 import { escapeSegment, MAX_DEPTH, parseText } from '../../lib/model/parse';
 import { isObject, Json, KObject } from '../../lib/model/types';
+import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
 import { servedDeployment } from '../helpers/manifests';
 import { CORPUS_DIR, mutatedFrom, SEEDS, tokenText, TOKENS } from '../helpers/yaml-inputs';
@@ -71,12 +72,18 @@ describe('YAML fast path agrees with parse.ts', () => {
   const rendered = yamlFiles(path.join(CORPUS_DIR, 'rendered'));
   const others = [...yamlFiles(path.join(CORPUS_DIR, 'charts')), ...yamlFiles(path.join(CORPUS_DIR, 'values')), ...yamlFiles(path.resolve(__dirname, '../fixtures'))];
 
-  test('the corpus: every rendered manifest takes the fast path and reads the same', () => {
+  test('the corpus: every rendered manifest takes the fast path and reads the same, positions read off the text', () => {
     expect(rendered.length).toBeGreaterThan(30);
+    const located = jest.spyOn(TextLocator.prototype, 'locate');
     // (Findings: the whole-lint test below.)
     const declined = rendered.filter((f) => compare(fs.readFileSync(f, 'utf8'), path.basename(f), { located: 12, findings: false }) === 'declined');
     // (linkerd's rendered files anchor scalars only; every rendered file is plain YAML 1.1.)
     expect(declined).toEqual([]);
+    // The positions compared above came from the text, not from `yaml` parsing the document again.
+    const answers = located.mock.results.map((r) => r.value as number);
+    located.mockRestore();
+    expect(answers.length).toBeGreaterThan(10000);
+    expect(answers.filter((a) => a === UNSURE).length).toBeLessThan(answers.length / 100);
   });
 
   test('chart files, values files and fixtures: the same, or declined', () => {
@@ -143,8 +150,29 @@ describe('YAML fast path agrees with parse.ts', () => {
     ['a question mark in comments and values', `# is this right ?\n${cm('data:\n  # really ?\n  a: what ?\n  b: "? x"\n  c: ?x\n  d: e # and ?\n  f: [g ?, h]')}`],
     ['a tab inside a value', cm('data:\n  a: "x\ty"\n  b: |\n    \tindented by a tab')],
     ['empty and null documents', `---\n---\n~\n---\n${cm('data: {}')}`],
+    // Layouts the text locator reads (every pointer is compared with parse.ts).
+    ['compact and nested sequences', cm('spec:\n  list:\n  - a\n  -   b\n  - - c\n    - d\n  -\n    e: f\n  - # note\n    g: h\n  - {i: j}\n  - [k, l]\n  - |\n    m\n  after: x')],
+    ['comments and blank lines between entries', cm('spec:\n\n  # first\n  a: 1   # trailing\n\n    # indented comment\n  b:\n    # before the value\n    c: 2\n  d:    # nothing on this line\n    - e\n# at column 0\n  f: g')],
+    ['block scalars whose text looks like keys', cm('data:\n  script: |\n    a: b\n    - c\n  data: x\n  folded: >-\n    d: e\n\n     f: g\n  last: y')],
+    ['quoted keys, spaces before the colon, keys with spaces', cm('spec:\n  "a b": 1\n  \'c\'\'d\': 2\n  e f : 3\n  "g":\n    h: 4\n  i.j/k~l: 5')],
+    ['flow mappings and sequences in one line', cm('spec: {a: 1, "b": [x, "y", {c: d}], \'e\': {}, f, g: , h: [], "i":j}\nlist: [ 1 , [2, [3]], {k: v} ]')],
+    ['empty values', cm('spec:\n  a:\n  b: ~\n  c:\n  d: [ ]\n  e: {}')],
+    ['values on the next line', cm('spec:\n  a:\n    plain on the next line\n  b:\n    "quoted"\n  c:\n    [x, y]')],
+    ['multi-line plain, quoted and flow values (read by yaml)', cm('spec:\n  a: one\n    two\n  b: "three\n    four"\n  c: [five,\n    six]\n  d: {g: h,\n    i: j}\n  e: x')],
+    ['a tab after the indentation inside a block scalar', cm('data:\n  a: |\n    \tx\n  b: y')],
+    ['keys starting with - and ?', cm('spec:\n  -a: 1\n  ?b: 2\n  :c: 3')],
   ])('%s', (_name, text) => {
     expect(compare(text)).toBe('same');
+  });
+
+  test('issue 12 item 8: a 10 MB ConfigMap with 53k keys takes the fast path (no `yaml` tree at all when nothing is reported)', () => {
+    const lines = Array.from({ length: 53_000 }, (_, i) => `  key-${String(i).padStart(6, '0')}: ${`v${i}-`.repeat(40).slice(0, 180)}`);
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n${lines.join('\n')}\n`;
+    expect(text.length).toBeGreaterThan(10_000_000);
+    const p = parseYamlFast('big.yaml', text)!;
+    expect(p.objects).toHaveLength(1);
+    expect(Object.keys(p.objects[0].raw.data as object)).toHaveLength(53_000);
+    expect(p.objects[0].locate('/data/key-052999')).toEqual({ line: 53_005, column: 3 });
   });
 
   test('a lint finding through the fast path is at the same line and column', () => {
