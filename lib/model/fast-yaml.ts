@@ -269,8 +269,25 @@ function spansLines(state: LoaderState, from: number): boolean {
   return flow || !(c === 0x7c || c === 0x3e);
 }
 
-/** A `?` that may be an explicit-key indicator; when the text has none, no node needs the check below. */
-const EXPLICIT_KEY = /(?:^|[ \t{[,])\?(?:[ \t\r\n]|$)/m;
+/** A CR not followed by LF (a line break for YAML, not for the line counting here). */
+function loneCr(text: string): boolean {
+  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 0x0a) return true;
+  return false;
+}
+
+/**
+ * A `?` that may be an explicit-key indicator (after a line start, a blank or `{[,`, before a
+ * blank or line end); when the text has none, no node needs the check below. (`?` is rare, so
+ * this is an indexOf scan rather than a regular expression over the whole text.)
+ */
+function mayHaveExplicitKey(text: string): boolean {
+  for (let i = text.indexOf('?'); i >= 0; i = text.indexOf('?', i + 1)) {
+    const before = i === 0 ? 0x0a : text.charCodeAt(i - 1);
+    const after = i + 1 === text.length ? 0x0a : text.charCodeAt(i + 1);
+    if ((before === 0x0a || before === 0x0d || before === 0x20 || before === 0x09 || before === 0x7b || before === 0x5b || before === 0x2c) && (after === 0x20 || after === 0x09 || after === 0x0a || after === 0x0d)) return true;
+  }
+  return false;
+}
 const ANCHOR_NAME = /^[A-Za-z0-9_-]+$/;
 
 /**
@@ -308,8 +325,8 @@ const ENTRY_QUESTION_END = /(?:^|[{[,])[ \t]*\?[ \t]*$/;
  */
 export function parseYamlFast(file: string, text: string): ParsedObjects | undefined {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.includes('\ufeff') || /\r(?!\n)/.test(text) || /^%/m.test(text)) return undefined;
-  const explicitKeys = EXPLICIT_KEY.test(text);
+  if (text.includes('\ufeff') || loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
+  const explicitKeys = mayHaveExplicitKey(text);
   // Document starts: offset 0 (no marker) and every `---` line.
   // A `...` ends a document; a `...` before any `---` makes a document of the text before it
   // even without content (as `yaml` counts); two in one document, or content after one
