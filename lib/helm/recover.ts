@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseDocument } from 'yaml';
+import * as zlib from 'zlib';
 
 /*
  * Per-template recovery for `helm template` (issue 12 item 14). helm executes a chart's templates
@@ -23,12 +24,77 @@ export interface ChartTemplate {
   helmPath: string;
   /** The path relative to the chart directory (a subchart's directory name can differ from its name). */
   diskPath: string;
+  /** In a packaged subchart: the archive (relative to the chart directory) and the entry's path in it. */
+  archive?: { file: string; entry: string };
 }
 
 /** Directory entries read at most when listing a chart's templates (a bound, not a chart limit). */
 const MAX_LISTED = 20000;
 /** How deep subcharts (charts/x/charts/y/...) and template directories are followed. */
 const MAX_DEPTH = 16;
+
+/** The mirror of a chart could not be made (besides file-system errors, which carry their code). */
+export class MirrorError extends Error {}
+
+/** Most bytes unpacked from one packaged subchart (helm itself refuses charts over 20 MB packed). */
+const MAX_UNPACKED = 64 * 1024 * 1024;
+
+/** The regular files of a .tgz (ustar, with pax and GNU long names), by path; undefined when it cannot be read. */
+export function readTgz(file: string): Map<string, Buffer> | undefined {
+  let data: Buffer;
+  try {
+    data = zlib.gunzipSync(fs.readFileSync(file), { maxOutputLength: MAX_UNPACKED });
+  } catch {
+    return undefined;
+  }
+  const out = new Map<string, Buffer>();
+  const str = (b: Buffer) => b.toString('utf8').replace(/\0.*$/s, '');
+  let longName: string | undefined;
+  for (let off = 0; off + 512 <= data.length; ) {
+    const h = data.subarray(off, off + 512);
+    if (h.every((x) => x === 0)) break;
+    const size = parseInt(str(h.subarray(124, 136)).trim() || '0', 8);
+    if (!Number.isFinite(size) || size < 0) return undefined;
+    const type = String.fromCharCode(h[156] || 48);
+    const body = data.subarray(off + 512, off + 512 + size);
+    off += 512 + Math.ceil(size / 512) * 512;
+    if (type === 'x') {
+      const m = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString('utf8'));
+      if (m) longName = m[1];
+      continue;
+    }
+    if (type === 'L') {
+      longName = str(body);
+      continue;
+    }
+    const prefix = str(h.subarray(345, 500));
+    const name = longName ?? (prefix ? `${prefix}/${str(h.subarray(0, 100))}` : str(h.subarray(0, 100)));
+    longName = undefined;
+    if (type === '0' || type === '\0' || type === '7') out.set(name.replace(/^\.\//, ''), Buffer.from(body));
+  }
+  return out;
+}
+
+/** A safe relative path inside an archive (no absolute path, no `..`), else undefined. */
+function safeEntry(p: string): string | undefined {
+  const parts = p.split('/').filter((x) => x !== '' && x !== '.');
+  return parts.length && !parts.includes('..') && !p.startsWith('/') ? parts.join('/') : undefined;
+}
+
+/** A packaged subchart: its chart name and top directory in the archive, or undefined. */
+function tgzChart(files: Map<string, Buffer>): { name: string; top: string } | undefined {
+  for (const [p, b] of files) {
+    const m = /^([^/]+)\/Chart\.yaml$/.exec(p);
+    if (!m) continue;
+    try {
+      const name = parseDocument(b.toString('utf8')).get('name');
+      if (typeof name === 'string' && /^[^/\\\s]+$/.test(name)) return { name, top: m[1] };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
 
 function chartName(dir: string): string | undefined {
   try {
@@ -56,10 +122,11 @@ function isFile(p: string): boolean {
 }
 
 /**
- * The templates helm renders for a chart directory and its unpacked subcharts (charts/<dir>/ with a
- * Chart.yaml), in helm's rendering order (helm 3 engine sortTemplates: more path segments first,
- * then reverse lexical order of the template name). Packaged subcharts (.tgz) are not listed: their
- * templates cannot be left out of a mirror.
+ * The templates helm renders for a chart directory and its subcharts (charts/<dir>/ with a
+ * Chart.yaml, and charts/*.tgz), in helm's rendering order (helm 3 engine sortTemplates: more path
+ * segments first, then reverse lexical order of the template name). A packaged subchart's templates
+ * carry the archive: a mirror leaves them out by unpacking it. Subcharts packaged inside a packaged
+ * subchart are not listed.
  */
 export function listTemplates(chartDir: string): ChartTemplate[] {
   const out: ChartTemplate[] = [];
@@ -99,6 +166,19 @@ export function listTemplates(chartDir: string): ChartTemplate[] {
     }
     for (const sub of subs) {
       const subDir = path.join(dir, 'charts', sub);
+      if (/\.tgz$/.test(sub) && isFile(subDir)) {
+        // A packaged subchart: its templates can be left out by unpacking it into the mirror.
+        const files = readTgz(subDir);
+        const c = files && tgzChart(files);
+        if (!files || !c) continue;
+        for (const entry of [...files.keys()].sort()) {
+          const e = safeEntry(entry);
+          const rest = e?.startsWith(`${c.top}/templates/`) ? e.slice(c.top.length + 1) : undefined;
+          if (rest === undefined || path.posix.basename(rest).startsWith('_')) continue;
+          out.push({ helmPath: `${helmPrefix}charts/${c.name}/${rest}`, diskPath: `${diskPrefix}charts/${sub}`, archive: { file: `${diskPrefix}charts/${sub}`, entry: rest } });
+        }
+        continue;
+      }
       if (!isDir(subDir)) continue;
       const name = chartName(subDir);
       if (name !== undefined) walkChart(subDir, `${helmPrefix}charts/${name}/`, `${diskPrefix}charts/${sub}/`, depth + 1);
@@ -115,7 +195,7 @@ export function listTemplates(chartDir: string): ChartTemplate[] {
  * removed file. Returns the mirror's chart directory; remove `root` when done (removing a symlink
  * never touches its target).
  */
-export function mirrorChart(chartDir: string, removed: string[]): { root: string; dir: string } {
+export function mirrorChart(chartDir: string, removed: string[], unpack: Map<string, Set<string>> = new Map()): { root: string; dir: string } {
   const src = fs.realpathSync(chartDir);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kubegrace-chart-'));
   try {
@@ -126,7 +206,7 @@ export function mirrorChart(chartDir: string, removed: string[]): { root: string
       drop: Set<string>;
     }
     const tree: Node = { dirs: new Map(), drop: new Set() };
-    for (const rel of removed) {
+    for (const rel of [...removed, ...unpack.keys()]) {
       const parts = rel.split('/');
       let n = tree;
       for (const part of parts.slice(0, -1)) {
@@ -146,6 +226,22 @@ export function mirrorChart(chartDir: string, removed: string[]): { root: string
       }
     };
     build(src, dir, tree);
+    // Packaged subcharts with templates left out: unpacked next to where the archive was (helm loads
+    // a directory in charts/ as it loads an archive), without those templates.
+    for (const [archive, skip] of unpack) {
+      const files = readTgz(path.join(src, archive));
+      const c = files && tgzChart(files);
+      if (!files || !c) throw new MirrorError(`cannot read the packaged subchart ${archive} again`);
+      const to = path.join(dir, `${archive}.kubegrace-unpacked`);
+      for (const [entry, data] of files) {
+        const e = safeEntry(entry);
+        if (!e || !e.startsWith(`${c.top}/`)) continue;
+        const rest = e.slice(c.top.length + 1);
+        if (skip.has(rest)) continue;
+        fs.mkdirSync(path.dirname(path.join(to, rest)), { recursive: true });
+        fs.writeFileSync(path.join(to, rest), data, { flag: 'wx' });
+      }
+    }
     return { root, dir };
   } catch (e) {
     fs.rmSync(root, { recursive: true, force: true });
@@ -198,7 +294,13 @@ export function renderWithRecovery<E>(chartDir: string, opts: RecoveryOptions<E>
   const attempt = (without: ChartTemplate[]): RenderAttempt => {
     runs++;
     if (!without.length) return opts.render(chartDir);
-    const m = mirrorChart(chartDir, without.map((t) => t.diskPath));
+    const unpack = new Map<string, Set<string>>();
+    for (const t of without) if (t.archive) unpack.set(t.archive.file, (unpack.get(t.archive.file) ?? new Set()).add(t.archive.entry));
+    const m = mirrorChart(
+      chartDir,
+      without.filter((t) => !t.archive).map((t) => t.diskPath),
+      unpack,
+    );
     try {
       return opts.render(m.dir);
     } finally {

@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { ChartRenderer, Source } from '../model/sources';
 import { InputError } from '../model/types';
 import { findHelm, HelmNotFoundError, HelmOutputTooLargeError, runHelm } from './helm-bin';
-import { RenderAttempt, renderWithRecovery } from './recover';
+import { MirrorError, RenderAttempt, renderWithRecovery } from './recover';
 
 /*
  * Lints a Helm chart directory through `helm template`. The output is split at helm's
@@ -192,15 +192,17 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
     } catch (e) {
       if (e instanceof HelmOutputTooLargeError) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}` });
       if (e instanceof HelmNotFoundError) return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${e.message}; install helm 3 or set HELM_BIN` });
-      const code = (e as NodeJS.ErrnoException).code;
+      const code = e instanceof MirrorError ? 'an unreadable archive' : (e as NodeJS.ErrnoException).code;
       if (typeof code === 'string') return fail({ file: displayName, line: 1, column: 1, message: `cannot render this Helm chart: ${code} while preparing a copy of it without its failing templates (${(e as Error).message})` });
       throw e;
     }
     const errors: InputError[] = rec.failures.map((f) => {
-      const e = f.template ? { ...f.error, file: `${displayName}/${f.template.diskPath}` } : f.error;
+      // In a packaged subchart the template is no file on disk: helm's name for it is kept.
+      const e = f.template && !f.template.archive ? { ...f.error, file: `${displayName}/${f.template.diskPath}` } : { ...f.error };
       // helm named a helper (or nothing): the template that failed is the one to look at, at line 1.
-      if (f.bisected && f.template) Object.assign(e, { line: 1, column: 1, message: `${e.message} (while rendering ${f.template.diskPath})` });
-      if (f.template && rec.stdout !== undefined) e.message += `; the rest of the chart was linted without ${f.template.diskPath}`;
+      if (f.bisected && f.template) Object.assign(e, { file: `${displayName}/${f.template.archive ? f.template.helmPath : f.template.diskPath}`, line: 1, column: 1, message: `${e.message} (while rendering ${f.template.archive ? f.template.helmPath : f.template.diskPath})` });
+      const shown = f.template?.archive ? `${f.template.helmPath} (in ${f.template.archive.file})` : f.template?.diskPath;
+      if (f.template && rec.stdout !== undefined) e.message += `; the rest of the chart was linted without ${shown}`;
       return e;
     });
     if (rec.exhausted) {

@@ -151,7 +151,7 @@ describe('lint CHART_DIR recovers per template', () => {
     expect(report.findings).toEqual([]);
   });
 
-  test('a failing template in a subchart (a directory whose name differs from the chart name); a packaged subchart is reported without recovery', () => {
+  test('a failing template in a subchart: a directory whose name differs from the chart name, and a packaged (.tgz) subchart', () => {
     const c = chart('parent', {
       'charts/sub-dir/Chart.yaml': 'apiVersion: v2\nname: sub\nversion: 0.2.0\n',
       'charts/sub-dir/templates/bad.yaml': 'x: {{ fail "sub fails" }}\n',
@@ -162,17 +162,30 @@ describe('lint CHART_DIR recovers per template', () => {
     expect(report.errors).toEqual([{ file: 'parent/charts/sub-dir/templates/bad.yaml', line: 1, column: 6, message: expect.stringMatching(/^helm template failed: execution error at \(parent\/charts\/sub\/templates\/bad\.yaml:1:6\): sub fails; the rest of the chart was linted without charts\/sub-dir\/templates\/bad\.yaml$/) }]);
     expect(report.findings.filter((f) => f.ruleId === 'prestop-missing').map((f) => f.object.name).sort()).toEqual(['kubegrace-subweb', 'kubegrace-web']);
 
-    // A packaged subchart: its template cannot be left out; the error is reported as before.
+    // A packaged subchart: unpacked into the mirror without the failing template; its other templates still linted.
     const pkgSrc = path.join(work, 'pkgsrc');
-    writeTree(pkgSrc, { 'Chart.yaml': 'apiVersion: v2\nname: packed\nversion: 0.3.0\n', 'templates/bad.yaml': '{{ fail "packed fails" }}\n' });
+    writeTree(pkgSrc, {
+      'Chart.yaml': 'apiVersion: v2\nname: packed\nversion: 0.3.0\n',
+      'templates/bad.yaml': '{{ fail "packed fails" }}\n',
+      'templates/ok.yaml': WEB_CHART['templates/deployment.yaml'].replace(/-web/g, '-packedweb'),
+    });
     const p = chart('withtgz', {});
     fs.mkdirSync(path.join(work, p, 'charts'));
     const pk = spawnSync(HELM, ['package', pkgSrc, '--destination', path.join(work, p, 'charts')], { encoding: 'utf8' });
     expect(pk.status).toBe(0);
+    const before = snapshot(path.join(work, p));
     const t = json(['lint', p]);
     expect(t.code).toBe(2);
-    expect(t.report.errors).toEqual([{ file: 'withtgz/charts/packed/templates/bad.yaml', line: 1, column: 3, message: 'helm template failed: execution error at (withtgz/charts/packed/templates/bad.yaml:1:3): packed fails' }]);
-    expect(t.report.findings).toEqual([]);
+    expect(t.report.errors).toEqual([
+      {
+        file: 'withtgz/charts/packed/templates/bad.yaml',
+        line: 1,
+        column: 3,
+        message: 'helm template failed: execution error at (withtgz/charts/packed/templates/bad.yaml:1:3): packed fails; the rest of the chart was linted without charts/packed/templates/bad.yaml (in charts/packed-0.3.0.tgz)',
+      },
+    ]);
+    expect(t.report.findings.filter((f) => f.ruleId === 'prestop-missing').map((f) => f.object.name).sort()).toEqual(['kubegrace-packedweb', 'kubegrace-web']);
+    expect(snapshot(path.join(work, p))).toEqual(before);
   });
 
   test('hostile failure messages and template names (control characters, a forged ::error) stay inert in every output', () => {

@@ -8,7 +8,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { listTemplates, mirrorChart, renderWithRecovery } from '../../lib/helm/recover';
+import * as tarStream from 'tar-stream';
+import * as zlib from 'zlib';
+import { listTemplates, mirrorChart, readTgz, renderWithRecovery } from '../../lib/helm/recover';
 import { helmErrorPosition } from '../../lib/helm/render';
 import { writeTree } from '../helpers/charts';
 
@@ -102,5 +104,61 @@ describe('mirrorChart', () => {
     }
     expect(fs.existsSync(m.root)).toBe(false);
     for (const f of ['templates/a.yaml', 'templates/sub/c.yaml', 'charts/s/templates/d.yaml', 'files/big.txt', 'values.yaml']) expect(fs.existsSync(path.join(dir, f))).toBe(true);
+  });
+});
+
+describe('packaged subcharts', () => {
+  async function tgz(entries: { name: string; body?: string; type?: 'file' | 'symlink'; linkname?: string }[]): Promise<Buffer> {
+    const pack = tarStream.pack();
+    const chunks: Buffer[] = [];
+    pack.on('data', (c: Buffer) => chunks.push(c));
+    const done = new Promise<void>((resolve) => pack.on('end', () => resolve()));
+    for (const e of entries) {
+      await new Promise<void>((resolve, reject) => pack.entry({ name: e.name, type: e.type ?? 'file', linkname: e.linkname }, e.body ?? '', (err) => (err ? reject(err) : resolve())));
+    }
+    pack.finalize();
+    await done;
+    return zlib.gzipSync(Buffer.concat(chunks));
+  }
+
+  test('readTgz reads long (pax) names; listTemplates and the mirror ignore `..`, absolute and link entries, and never write outside the mirror', async () => {
+    const long = `templates/${'d'.repeat(120)}/deep.yaml`;
+    const archive = await tgz([
+      { name: 'sub/Chart.yaml', body: 'apiVersion: v2\nname: packed\nversion: 0.1.0\n' },
+      { name: `sub/${long}`, body: 'kind: A\n' },
+      { name: 'sub/templates/_h.tpl', body: '{{ define "x" }}{{ end }}\n' },
+      { name: 'sub/templates/ok.yaml', body: 'kind: B\n' },
+      { name: 'sub/templates/../../../../escape.yaml', body: 'x' },
+      { name: '/abs/templates/a.yaml', body: 'x' },
+      { name: 'sub/templates/link.yaml', type: 'symlink', linkname: '/etc/passwd' },
+    ]);
+    fs.writeFileSync(path.join(tmpRoot, 'x.tgz'), archive);
+    const files = readTgz(path.join(tmpRoot, 'x.tgz'))!;
+    expect(files.has(`sub/${long}`)).toBe(true);
+    expect(files.has('sub/templates/link.yaml')).toBe(false);
+    const dir = writeTree(path.join(tmpRoot, 'withtgz'), { 'Chart.yaml': 'apiVersion: v2\nname: top\nversion: 0.1.0\n', 'templates/t.yaml': 'kind: T\n' });
+    fs.mkdirSync(path.join(dir, 'charts'));
+    fs.writeFileSync(path.join(dir, 'charts/packed-0.1.0.tgz'), archive);
+    const listed = listTemplates(dir);
+    expect(listed.map((t) => t.helmPath).sort()).toEqual([`charts/packed/${long}`, 'charts/packed/templates/ok.yaml', 'templates/t.yaml']);
+    const ok = listed.find((t) => t.helmPath === 'charts/packed/templates/ok.yaml')!;
+    expect(ok.archive).toEqual({ file: 'charts/packed-0.1.0.tgz', entry: 'templates/ok.yaml' });
+    const m = mirrorChart(dir, [], new Map([[ok.archive!.file, new Set([ok.archive!.entry])]]));
+    try {
+      const unpacked = path.join(m.dir, 'charts/packed-0.1.0.tgz.kubegrace-unpacked');
+      expect(fs.existsSync(path.join(m.dir, 'charts/packed-0.1.0.tgz'))).toBe(false);
+      expect(fs.readFileSync(path.join(unpacked, long), 'utf8')).toBe('kind: A\n');
+      expect(fs.existsSync(path.join(unpacked, 'templates/ok.yaml'))).toBe(false);
+      expect(fs.existsSync(path.join(unpacked, 'templates/_h.tpl'))).toBe(true);
+      expect(fs.existsSync(path.join(m.root, 'escape.yaml')) || fs.existsSync(path.join(tmpRoot, 'escape.yaml'))).toBe(false);
+      // helm renders the mirror: the subchart without ok.yaml.
+      const r = render(m.dir);
+      expect(r.ok).toBe(true);
+      expect(r.ok && r.stdout).toContain('# Source: top/charts/packed/templates/dd');
+      expect(r.ok && r.stdout).not.toContain('ok.yaml');
+    } finally {
+      fs.rmSync(m.root, { recursive: true, force: true });
+    }
+    expect(fs.readFileSync(path.join(dir, 'charts/packed-0.1.0.tgz')).equals(archive)).toBe(true);
   });
 });
