@@ -3,8 +3,9 @@
  *   node build/bench/bench-child.js floor|lint|fix PATH
  * floor: the parser alone (JSON.parse for .json, js-yaml loadAll for YAML); parse: kubegrace's own
  * reading (values as the API server reads them, positions, the JSON fast path); lint: what
- * `kubegrace lint PATH` does (read, parse, graph, rules, sort); fix: `--fix-dry-run
- * --fix-proposals` (repairs computed and checked, nothing written). Prints one JSON line:
+ * `kubegrace lint PATH` does (read, parse, graph, rules, sort); fix: the repairs of `--fix
+ * --fix-proposals` in-process (fixSources: repairs computed, checked and read back, and the last
+ * lint, which is the report of what remains; nothing written). Prints one JSON line:
  * {ms, objects, peakMiB}.
  */
 import * as yaml from 'js-yaml';

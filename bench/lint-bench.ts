@@ -5,7 +5,8 @@
  * ConfigMaps included) copied into many namespaces, as one multi-document YAML file and as one
  * `kind: List` JSON file (a big `kubectl get -A -o json`); plus generated objects in few
  * namespaces at every size (the quadratic-rule case: objects/s across sizes is the growth curve), single-file start-up against `node -e 0`, and
- * `--fix-dry-run --fix-proposals` against the lint of the same input.
+ * --fix against the lint of the same input: the repairs in-process, and whole CLI processes
+ * (`lint --fix --fix-proposals` on a fresh copy of the input, `--fix-dry-run --fix-proposals`).
  * Environment: BENCH_SIZES (default 1000,10000,100000), BENCH_RUNS (default 3), BENCH_FIX
  * (objects for the --fix row, default 10000). Not a test: nothing here fails on a figure.
  */
@@ -48,6 +49,20 @@ function wall(args: string[]): number {
     const t0 = process.hrtime.bigint();
     spawnSync(process.execPath, args, { encoding: 'utf8', cwd: path.join(ROOT, 'test/fixtures') });
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return best;
+}
+
+/** Best wall time of a whole CLI process (`prepare` runs before each, untimed). */
+function cli(args: string[], prepare: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < RUNS; i++) {
+    prepare();
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status === null || r.status > 1) return NaN;
+    best = Math.min(best, ms);
   }
   return best;
 }
@@ -115,13 +130,27 @@ function main(): void {
     const gLint = child('lint', genDir);
     line(['generated, 50 namespaces', String(gLint.objects || gen.objects), 'YAML files', fmt(gFloor.ms), fmt(gParse.ms), fmt(gLint.ms), fmt(gLint.objects / (gLint.ms / 1000)), fmt(gLint.peakMiB), fmt(gLint.ms / gFloor.ms, 2), fmt((gLint.ms - gParse.ms) / gParse.ms, 2), '']);
   }
-  // --fix against the lint of the same input.
+  // --fix against the lint of the same input: the repairs in-process (fixSources, as the child's
+  // lint is lintSources), then whole CLI processes: `lint`, `lint --fix --fix-proposals` on a
+  // fresh copy of the input each run (it writes the file), and `--fix-dry-run --fix-proposals`
+  // (which also prints the diff). Ratios are of minimums measured one after the other.
   const fixFile = path.join(dir, `corpus-${fixSize}.yaml`);
   if (!fs.existsSync(fixFile)) fs.writeFileSync(fixFile, corpusObjects(fixSize).map((o) => yaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n'));
-  console.error(`  --fix-dry-run --fix-proposals, ${fixSize} objects...`);
+  console.error(`  --fix --fix-proposals, ${fixSize} objects...`);
   const fixLint = child('lint', fixFile);
   const fix = child('fix', fixFile);
-  line(['--fix-dry-run --fix-proposals', String(fixSize), 'YAML', '', '', fmt(fix.ms), '', fmt(fix.peakMiB), '', '', `fix/lint ${fmt(fix.ms / fixLint.ms, 2)} (lint ${fmt(fixLint.ms)} ms)`]);
+  line(['repairs (fixSources) --fix-proposals', String(fixSize), 'YAML', '', '', fmt(fix.ms), '', fmt(fix.peakMiB), '', '', `in-process fix/lint ${fmt(fix.ms / fixLint.ms, 2)} (lint ${fmt(fixLint.ms)} ms)`]);
+  const work = path.join(dir, 'fix-work');
+  const copy = () => {
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.mkdirSync(work);
+    fs.copyFileSync(fixFile, path.join(work, 'input.yaml'));
+  };
+  const cliLint = cli(['lint', work], copy);
+  const cliFix = cli(['lint', '--fix', '--fix-proposals', work], copy);
+  const cliDry = cli(['lint', '--fix-dry-run', '--fix-proposals', work], copy);
+  line(['CLI lint --fix --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliFix), '', '', '', '', `fix/lint ${fmt(cliFix / cliLint, 2)} (CLI lint ${fmt(cliLint)} ms, whole processes)`]);
+  line(['CLI lint --fix-dry-run --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliDry), '', '', '', '', `dry-run/lint ${fmt(cliDry / cliLint, 2)}`]);
   // Start-up: one small file, whole process, against node -e 0.
   console.error('  start-up...');
   const nodeMs = wall(['-e', '0']);

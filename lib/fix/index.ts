@@ -209,9 +209,19 @@ function groupObjects(objects: KObject[], n: number): KObject[][] {
  * Document `i` of a piecewise file, parsed alone from its slice when first needed (offsets moved
  * to the whole text); undefined when the slice does not read as exactly one clean document.
  */
-function docOf(model: FileModel, i: number, text: string, counters: FixWork): Document.Parsed | undefined {
+function docOf(model: FileModel, i: number, text: string, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Document.Parsed | undefined {
   const known = model.docs[i];
   if (known) return known;
+  // The fast path parsed the document already when a rule asked for a position in it: take it,
+  // and its value, which is the fast path's (proven equal; a List's is not at hand).
+  const o = model.objects[i]?.[0] as (KObject & { takeDocument?: () => { doc: Document.Parsed; start: number } | undefined }) | undefined;
+  const seen = typeof o?.takeDocument === 'function' ? o.takeDocument() : undefined;
+  if (seen && !seen.doc.errors.length && (i === 0 || seen.doc.directives.docStart)) {
+    shiftDocument(seen.doc, seen.start);
+    model.docs[i] = seen.doc;
+    if (o!.basePointer === '' && model.objects[i].length === 1) decoded.set(seen.doc, { value: o!.raw, duplicates: [] });
+    return seen.doc;
+  }
   const start = model.starts[i];
   const docs = readAlone(text.slice(start, i + 1 < model.starts.length ? model.starts[i + 1] : text.length));
   counters.documentsParsed++;
@@ -305,7 +315,7 @@ function renderFile(text: string, model: FileModel, work: (Document | undefined)
   const expected: { value?: unknown; broken: boolean }[] = [];
   for (let i = 0; i < n; i++) {
     // A document of a piecewise file not parsed yet is read from its slice now (this is rare).
-    const doc = original[i] ?? docOf(model, i, text, counters);
+    const doc = original[i] ?? docOf(model, i, text, counters, decoded);
     if (!doc) return { error: `document ${i + 1} could not be read back` };
     expected.push(doc.errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(work[i] ?? doc, decoded).value, broken: false });
     for (const v of pending.get(i)?.added ?? []) expected.push({ value: v, broken: false });
@@ -396,7 +406,8 @@ function renderDoc(
       problem = 'the result would not read back as the fixed values';
       return undefined;
     }
-    const lost = lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text);
+    // Without a `#` the document has no comment to lose (the lexer is not needed to know).
+    const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text) : [];
     if (lost.length) {
       problem = `the comment "${lost[0]}" would be lost`;
       return undefined;
@@ -408,7 +419,6 @@ function renderDoc(
   const first = surgical();
   const firstDocs = check(first);
   if (firstDocs) return { text: first.text!, doc: alone(firstDocs) };
-  let best: { text: string; cost: number; docs: Document.Parsed[] } | undefined;
   let rest: Candidate[];
   try {
     rest = others();
@@ -416,13 +426,21 @@ function renderDoc(
     rest = [];
     problem = `yaml cannot render it (${(e as Error).message.split('\n')[0]})`;
   }
-  for (const c of rest) {
-    const docs = check(c);
-    if (!docs) continue;
-    const cost = changedLineCount(seg, c.text!);
-    if (!best || cost < best.cost) best = { text: c.text!, cost, docs };
+  // The one changing the fewest lines wins (the first of equals, in the order above): tried
+  // cheapest first, the first that reads back wins and the costlier ones are not read back.
+  const tried = rest
+    .map((c, order) => ({ c, order, cost: c.text === undefined ? 0 : changedLineCount(seg, c.text) }))
+    .filter((x) => x.c.text !== undefined)
+    .sort((a, b) => a.cost - b.cost || a.order - b.order);
+  const reasons = new Map<number, string>();
+  for (const t of tried) {
+    const docs = check(t.c);
+    if (docs) return { text: t.c.text!, doc: alone(docs) };
+    reasons.set(t.order, problem);
   }
-  return best ? { text: best.text, doc: alone(best.docs) } : { error: problem };
+  // None reads back: the reason given is the last candidate's, in the order above.
+  if (tried.length) problem = reasons.get(Math.max(...reasons.keys()))!;
+  return { error: problem };
 }
 
 /** What the fixer read, for tests and profiles: whole-file parses and documents read back alone. */
@@ -519,7 +537,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
         const p = st.parsed;
         st.model = 'docs' in p ? wholeModel(st.text, p as ParsedFile) : (fastModel(st.text, p) ?? wholeModel(st.text, parseWhole(st.source.file, st.text)));
       }
-      if (items.some((t) => !docOf(st.model!, t.obj.docIndex, st.text, counters))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
+      if (items.some((t) => !docOf(st.model!, t.obj.docIndex, st.text, counters, decoded))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
       const model = st.model;
       const work: (Document | undefined)[] = [...model.docs];
       const edited = new Map<number, DocEdit[]>();
@@ -634,8 +652,10 @@ function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pie
   for (let k = 0; k < pieces.length; k++) {
     const p = pieces[k];
     if (p.kind === 'kept' && !p.doc) {
+      // Objects of a document at the same offset and index stay as they are (a fast path's
+      // objects keep offsets into the text they read); others are moved.
       const lines = next.moved.get(k)!;
-      objects.push(lines === 0 && k === p.oldIndex ? model.objects[p.oldIndex] : model.objects[p.oldIndex].map((o) => new MovedObject(o, k, lines)));
+      objects.push(next.starts[k] === p.oldStart && k === p.oldIndex ? model.objects[p.oldIndex] : model.objects[p.oldIndex].map((o) => new MovedObject(o, k, lines)));
       continue;
     }
     const read = parsedFromDocuments(file, [p.doc!], next.lineCounter, undefined, decoded, k);

@@ -95,6 +95,16 @@ class Span {
     private readonly root: number,
     private readonly simple: boolean,
   ) {}
+  /**
+   * The `yaml` reading, once a position was asked for, with the offset its ranges count from,
+   * handed over: this span forgets it (and parses again if asked for a position later).
+   */
+  take(): { doc: Document.Parsed; start: number } | undefined {
+    const doc = this.doc;
+    this.doc = undefined;
+    this.lc = undefined;
+    return doc ? { doc, start: this.start } : undefined;
+  }
   /** As parse.ts's locateNode over this document; `fallback` in file lines. */
   locate(segments: string[], fallback: Position): Position {
     if (this.simple) {
@@ -154,6 +164,14 @@ class YamlObjectView implements KObject {
     }
     this.uid = `${file}#${docIndex}${basePointer}`;
     if (basePointer === '') this.pos = docPos;
+  }
+  /**
+   * The document's `yaml` reading if a position in it was asked for (offsets counted from `start`
+   * in the text read), handed over to --fix so that it need not parse the document again (the
+   * document's objects parse it again if asked for a position later).
+   */
+  takeDocument(): { doc: Document.Parsed; start: number } | undefined {
+    return this.span.take();
   }
   /** A List item's position needs the document's positions: computed on first use. */
   private position(): Position {
