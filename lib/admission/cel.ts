@@ -8,7 +8,7 @@
  *   `matches` (RE2), `startsWith`/`endsWith`/`contains`, the `int`/`double`/`string`/`duration`
  *   conversions and `duration.getSeconds()`;
  * - the extended strings library, version 2 (`ext.Strings(ext.StringsVersion(2))`, Kubernetes >= 1.29):
- *   `split`, `join`, `trim`, `lowerAscii`, `substring`, `indexOf`, `replace`.
+ *   `split`, `join`, `trim`, `lowerAscii`, `substring`, `indexOf`, `lastIndexOf`, `replace`.
  * Not used, because @bufbuild/cel 0.6.1 lacks them: optional types (`?.`, `[?]`, `orValue`),
  * `cel.bind`, two-variable comprehensions, the Kubernetes list library (`sum`, `max`, `indexOf` on
  * lists), the Kubernetes regex library (`find`), `quantity`, sets, math, URL, IP/CIDR, semver, and

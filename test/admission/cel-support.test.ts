@@ -33,6 +33,9 @@ describe('@bufbuild/cel 0.6.1 against the Kubernetes CEL environment', () => {
     ["[o.n].map(v, v * v)[0] == 9", true],
     ["{'a': dyn(1), 'b': dyn('x')}.b == 'x'", true],
     ['1 < 1.5 && 1 == 1.0', true],
+    // Used by the catalog readings: lastIndexOf (strings v2), \\u escapes, inline RE2 flags.
+    ["'reg:5000/app:1'.lastIndexOf(':') == 12 && 'a/b'.lastIndexOf('/') == 1 && size('\\u001f') == 1", true],
+    ["'Metrics'.matches('(?i)^metrics$') && !'Metrics'.matches('^metrics$')", true],
   ])('supported: %s', (expr, want) => {
     expect(ev(expr)).toBe(want);
   });
