@@ -518,13 +518,32 @@ describe('fixSources: what is read again', () => {
     );
     expect(r.files.map((f) => f.applied.length)).toEqual([2, 0, 0]);
     expect(r.files[0].text).toBe(fixed.replace(/x: bad/g, 'x: ok'));
-    // The lint's own reading served every file: nothing was parsed whole again; the two documents
-    // to edit are those the YAML fast path parsed for the findings' positions (so not parsed
-    // again), and only they were read back.
-    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0 });
+    // The lint's own reading served every file: nothing was parsed whole again; only the two
+    // documents to edit were parsed with yaml (or handed over, when the YAML fast path had parsed
+    // them for a position), and only they were read back.
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: expect.any(Number), documentsReadBack: 2, wholeReadBacks: 0 });
+    expect(r.work.documentsParsed).toBeLessThanOrEqual(2);
     // The last lint is of the fixed texts: the report of what remains can be taken from it.
     expect(r.lint.findings).toEqual([]);
     expect(r.lint.parsed.map((p) => p.objects.map((o) => `${o.name}:${o.line}`))).toEqual([['a:2', 'b:9', 'c:16'], ['d:1'], ['e:1']]);
+  });
+
+  test('a document the YAML fast path parsed with yaml for a position is handed over, not parsed again', () => {
+    // A multi-line plain scalar makes the fast path ask yaml for positions.
+    const flow = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  note: one\n    two\n  x: bad\n`;
+    const text = `${flow('a')}---\n${flow('b')}`;
+    // A finding at /data/x: its position is asked for.
+    const setXAt: Rule = {
+      meta: setX().meta,
+      check(ctx) {
+        for (const o of ctx.graph.objects) {
+          if (data(o, 'x') !== 'ok') ctx.report({ object: o, pointer: '/data/x', message: 'x', fix: { description: 'set x', safety: 'safe', edits: [{ op: 'set', pointer: '/data/x', value: 'ok' }] } });
+        }
+      },
+    };
+    const r = fix(text, [setXAt]);
+    expect(r.files[0].text).toBe(text.replace(/x: bad/g, 'x: ok'));
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0 });
   });
 
   test('a JSON file the fast path read is parsed as a YAML document only when it has a fix to apply', () => {
