@@ -118,6 +118,8 @@ function hasUnsafeText(v: Json): boolean {
 function yamlText(v: Json): string {
   // helm reads values.yaml with go-yaml: controls and line-break characters only as \u escapes (JSON is YAML).
   if (hasUnsafeText(v)) return yamlJson(v);
+  // A scalar is written after `key: ` on one line: a multi-line string as a block would lose its indentation.
+  if (typeof v === 'string' && v.includes('\n')) return yamlJson(v);
   return stringify(v, { version: '1.1', lineWidth: 0, indent: 2 }).replace(/\n$/, '');
 }
 

@@ -532,8 +532,9 @@ spec:
   expect(((dep.spec as JsonObject).template as JsonObject).metadata).toMatchObject({ annotations: { '<<': 'z' } });
 });
 
-test('multi-line annotations ending in blanks keep them (a literal block before a `{{-` would lose them)', () => {
+test('multi-line annotations ending in blanks keep them (a literal block before a `{{-` would lose them); a multi-line value in values.yaml too', () => {
   const vals = ['\nhj ', 'a\nb\t', 'x\ny  \n'];
+  const image = 'example/r\n';
   const ann = Object.fromEntries(vals.map((v, i) => [`k${i}`, v]));
   const text = `apiVersion: apps/v1
 kind: Deployment
@@ -542,7 +543,7 @@ spec:
   selector: {matchLabels: {app: w}}
   template:
     metadata: {labels: {app: w}, annotations: ${JSON.stringify(ann)}}
-    spec: {containers: [{name: c, image: "example/app:1"}]}
+    spec: {containers: [{name: c, image: ${JSON.stringify(image)}}]}
 `;
   const dir = generateChart(text, { name: 'blanks', version: '0.1.0', appVersion: '1', description: 'd' }, path.join(work, 'blanks')).dir;
   const r = helm(['template', 'rel', dir, '--kube-version', KUBE]);
@@ -550,6 +551,8 @@ spec:
   const dep = docs(r.stdout).find((o) => o.kind === 'Deployment')!;
   expect((dep.metadata as JsonObject).annotations).toMatchObject(ann);
   expect(((dep.spec as JsonObject).template as JsonObject).metadata).toMatchObject({ annotations: ann });
+  // A multi-line value in values.yaml (the image repository) stays one line, indented with its key.
+  expect((((dep.spec as JsonObject).template as JsonObject).spec as { containers: JsonObject[] }).containers[0].image).toBe(image);
 });
 
 test('controls and line-break characters (BEL, CR, DEL, C1, NEL, U+2028, BOM) in container names, annotations and images: values.yaml, Chart.yaml and the templates load in helm and render them verbatim', () => {
