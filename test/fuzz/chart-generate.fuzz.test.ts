@@ -28,6 +28,8 @@ import { isObject, Json, JsonObject } from '../../lib/model/types';
 
 const RUNS = Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.KUBEGRACE_FUZZ_SEED ?? 20261124);
+/** Replays one counterexample: fast-check prints its seed and path (KUBEGRACE_FUZZ_PATH=8). */
+const REPLAY = process.env.KUBEGRACE_FUZZ_PATH !== undefined ? { path: process.env.KUBEGRACE_FUZZ_PATH } : {};
 /** Charts generated in process (~0.2-0.4 s each: the generator compiles each chart's values schema with Ajv). */
 const GEN_RUNS = Math.max(6, Math.floor(RUNS / 10));
 /** Charts taken through the CLI and helm (~1-2 s each). */
@@ -51,7 +53,8 @@ beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-chart-fuzz-'));
   helmEnv = { ...process.env, HELM_CACHE_HOME: path.join(work, 'helm/cache'), HELM_CONFIG_HOME: path.join(work, 'helm/config'), HELM_DATA_HOME: path.join(work, 'helm/data') };
 });
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+// KUBEGRACE_FUZZ_KEEP=1 keeps the generated charts (their directory is in each failure message).
+afterAll(() => process.env.KUBEGRACE_FUZZ_KEEP || fs.rmSync(work, { recursive: true, force: true }));
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
@@ -347,7 +350,7 @@ describe('fuzz: chart generation in process', () => {
         }
         expect(Date.now() - t0).toBeLessThan(BOUND_MS);
       }),
-      { numRuns: GEN_RUNS, seed: SEED },
+      { numRuns: GEN_RUNS, seed: SEED, ...REPLAY },
     );
   });
 });
@@ -366,7 +369,7 @@ describe('fuzz: generated charts with real helm', () => {
         // The only complaint allowed: a hostile name that is no Kubernetes name (kept verbatim and inert,
         // as the manifests wrote it; the API server would refuse it, as it would the manifests).
         const problems = out0.split('\n').filter((l) => /^\[(ERROR|WARNING)\]/.test(l));
-        expect(problems.filter((l) => !/^\[WARNING\] templates\/[^:]*: object name does not conform to Kubernetes naming requirements: /.test(l))).toEqual([]);
+        expect({ dir, problems: problems.filter((l) => !/^\[WARNING\] templates\/[^:]*: object name does not conform to Kubernetes naming requirements: /.test(l)) }).toEqual({ dir, problems: [] });
         const invalidNames = ws.some((w) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(`test-release-${CHART}-${w.name}`));
         expect(lint.status).toBe(problems.length && invalidNames ? 1 : 0);
         const r = helm(['template', RELEASE, dir, '--namespace', RELEASE_NS, '--kube-version', KUBE]);
@@ -389,7 +392,7 @@ describe('fuzz: generated charts with real helm', () => {
         workloads += ws.length;
       }),
       // No shrinking: each step spawns the CLI and helm (minutes); the counterexample is printed whole.
-      { numRuns: HELM_RUNS, seed: SEED, endOnFailure: true },
+      { numRuns: HELM_RUNS, seed: SEED, endOnFailure: true, ...REPLAY },
     );
     expect(workloads).toBeGreaterThanOrEqual(HELM_RUNS);
   });
@@ -416,7 +419,7 @@ describe('fuzz: generated charts with real helm', () => {
         }
         expect(r.status).toBe(report.errors.length ? 2 : 0);
       }),
-      { numRuns: HELM_RUNS, seed: SEED, endOnFailure: true },
+      { numRuns: HELM_RUNS, seed: SEED, endOnFailure: true, ...REPLAY },
     );
   });
 });
