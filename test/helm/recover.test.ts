@@ -111,7 +111,7 @@ describe('packaged subcharts', () => {
   async function tgz(entries: { name: string; body?: string; type?: 'file' | 'symlink'; linkname?: string }[]): Promise<Buffer> {
     const pack = tarStream.pack();
     const chunks: Buffer[] = [];
-    pack.on('data', (c: Buffer) => chunks.push(c));
+    pack.on('data', (c: unknown) => chunks.push(c as Buffer));
     const done = new Promise<void>((resolve) => pack.on('end', () => resolve()));
     for (const e of entries) {
       await new Promise<void>((resolve, reject) => pack.entry({ name: e.name, type: e.type ?? 'file', linkname: e.linkname }, e.body ?? '', (err) => (err ? reject(err) : resolve())));
