@@ -6,6 +6,7 @@ import { Finding, Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { parseSource } from '../engine/run';
 import { ParsedObjects } from '../model/fast-json';
+import { parseYamlFast } from '../model/fast-yaml';
 import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments } from '../model/parse';
 import { K8sValue, k8sValue } from '../model/yaml11';
 import { Source } from '../model/sources';
@@ -247,7 +248,15 @@ type Rendered = { text: string; next?: PiecewiseFile; pieces?: Piece[]; lines: (
  * document with the intended value, and the unchanged documents are kept; otherwise the whole
  * result is parsed and compared.
  */
-function renderFile(text: string, model: FileModel, work: (Document | undefined)[], { edited, values, pending }: FileEdits, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Rendered {
+function renderFile(
+  file: string,
+  text: string,
+  model: FileModel,
+  work: (Document | undefined)[],
+  { edited, values, pending }: FileEdits,
+  counters: FixWork,
+  decoded: WeakMap<Document, K8sValue>,
+): Rendered {
   const original = model.docs;
   const n = model.starts.length;
   const eol = dominantEol(text);
@@ -262,11 +271,11 @@ function renderFile(text: string, model: FileModel, work: (Document | undefined)
     let seg = text.slice(from, end);
     const edits = edited.get(i);
     if (edits) {
-      const r = renderDoc(text, from, end, original[i]!, work[i]!, values.get(i), edits, eol, decoded);
+      const r = renderDoc(text, from, end, original[i]!, work[i]!, values.get(i), edits, eol, decoded, file);
       if ('error' in r) return r;
       seg = r.text;
-      if (r.doc) {
-        pieces.push({ kind: 'new', text: seg, doc: r.doc, oldStart: from, oldText: text.slice(from, end) });
+      if (r.doc || r.objects) {
+        pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: text.slice(from, end) });
         counters.documentsReadBack++;
       } else piecewise = false;
     } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from, oldIndex: i });
@@ -349,7 +358,8 @@ function renderDoc(
   edits: DocEdit[],
   eol: string,
   decoded: WeakMap<Document, K8sValue>,
-): { text: string; doc?: Document.Parsed } | { error: string } {
+  file: string,
+): { text: string; doc?: Document.Parsed; objects?: KObject[] } | { error: string } {
   const seg = text.slice(from, to);
   const want = fixed === undefined ? toJs(work).value : fixed;
   const toEol = (t: string) => (eol === '\n' ? t : t.replace(/\n/g, eol));
@@ -394,8 +404,23 @@ function renderDoc(
   }
   let problem = 'it could not be rendered';
   let segComments: string[] | undefined;
-  const check = (c: Candidate): Document.Parsed[] | undefined => {
+  type Reading = { docs?: Document.Parsed[]; objects?: KObject[] };
+  const check = (c: Candidate): Reading | undefined => {
     if (c.text === undefined) return undefined;
+    // One plain Kubernetes object: the YAML fast path reads it as yaml would (or declines).
+    const fast = parseYamlFast(file, c.text);
+    if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '') {
+      if (!sameValue(fast.objects[0].raw, want)) {
+        problem = 'the result would not read back as the fixed values';
+        return undefined;
+      }
+      const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text) : [];
+      if (lost.length) {
+        problem = `the comment "${lost[0]}" would be lost`;
+        return undefined;
+      }
+      return { objects: fast.objects };
+    }
     const all = readAlone(c.text);
     const docs = all.filter((d) => d.contents !== null || d.errors.length);
     if (docs.length !== 1 || docs[0].errors.length) {
@@ -412,13 +437,14 @@ function renderDoc(
       problem = `the comment "${lost[0]}" would be lost`;
       return undefined;
     }
-    return all;
+    return { docs: all };
   };
-  const alone = (docs: Document.Parsed[]) => (docs.length === 1 ? docs[0] : undefined);
+  // The winner's reading: the fast path's objects, or yaml's document when it is exactly one.
+  const alone = (r: Reading) => (r.objects ? { objects: r.objects } : r.docs!.length === 1 ? { doc: r.docs![0] } : {});
   // In-place text edits change only the edited lines: nothing can do better.
   const first = surgical();
   const firstDocs = check(first);
-  if (firstDocs) return { text: first.text!, doc: alone(firstDocs) };
+  if (firstDocs) return { text: first.text!, ...alone(firstDocs) };
   let rest: Candidate[];
   try {
     rest = others();
@@ -435,7 +461,7 @@ function renderDoc(
   const reasons = new Map<number, string>();
   for (const t of tried) {
     const docs = check(t.c);
-    if (docs) return { text: t.c.text!, doc: alone(docs) };
+    if (docs) return { text: t.c.text!, ...alone(docs) };
     reasons.set(t.order, problem);
   }
   // None reads back: the reason given is the last candidate's, in the order above.
@@ -612,7 +638,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
         }
       }
       if (!appliedHere.length) continue;
-      const r = renderFile(st.text, model, work, { edited, values, pending }, counters, decoded);
+      const r = renderFile(st.source.file, st.text, model, work, { edited, values, pending }, counters, decoded);
       if ('error' in r) {
         st.refused = `the fix was not written because ${r.error}; apply it by hand`;
         continue;
@@ -651,6 +677,11 @@ function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pie
   const objects: KObject[][] = [];
   for (let k = 0; k < pieces.length; k++) {
     const p = pieces[k];
+    if (p.kind === 'new' && !p.doc) {
+      // Read back by the fast path alone: its lines count from the slice's first line.
+      objects.push(p.objects!.map((o) => new MovedObject(o, k, next.moved.get(k)!)));
+      continue;
+    }
     if (p.kind === 'kept' && !p.doc) {
       // Objects of a document at the same offset and index stay as they are (a fast path's
       // objects keep offsets into the text they read); others are moved.

@@ -111,7 +111,7 @@ export function markerSlices(text: string): number[] {
 /** One slice of a fixed file: an unchanged document (parsed or not), or new text read back alone. */
 export type Piece =
   | { kind: 'kept'; text: string; doc?: Document.Parsed; oldStart: number; oldIndex: number }
-  | { kind: 'new'; text: string; doc: Document.Parsed; oldStart?: number; oldText?: string };
+  | { kind: 'new'; text: string; doc?: Document.Parsed; objects?: KObject[]; oldStart?: number; oldText?: string };
 
 export interface PiecewiseFile {
   text: string;
@@ -121,7 +121,10 @@ export interface PiecewiseFile {
   lineCounter: LineCounter;
   /** Lines of the text before the fix to lines of the fixed text (as format.ts's lineMapping). */
   lines: (line: number) => number;
-  /** For each kept piece (by new index): how many lines it moved down. */
+  /**
+   * For each kept piece (by new index): how many lines it moved down; for each new piece read
+   * without a document (objects read from its text alone): the lines before it.
+   */
   moved: Map<number, number>;
 }
 
@@ -151,7 +154,10 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
   const newStarts = lineStarts(text);
   const oldStarts = lineStarts(oldText);
   const moved = new Map<number, number>();
-  pieces.forEach((p, k) => p.kind === 'kept' && moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart)));
+  pieces.forEach((p, k) => {
+    if (p.kind === 'kept') moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart));
+    else if (!p.doc) moved.set(k, lineIndex(newStarts, starts[k]));
+  });
   const last = Math.max(1, newStarts.length - (text.endsWith('\n') ? 1 : 0));
   const local = new Map<number, { oldStarts: number[]; newStarts: number[]; map: (line: number) => number }>();
   const lines = (line: number): number => {
