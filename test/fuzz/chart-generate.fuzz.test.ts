@@ -18,6 +18,7 @@
  * process (at least 6), RUNS / 30 through helm (at least 2) for each helm property.
  */
 import { spawnSync } from 'child_process';
+import { runCli } from '../helpers/cli';
 import fc from 'fast-check';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -238,7 +239,7 @@ function expectClearRefusal(e: unknown): void {
 function cli(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...helmEnv, NO_COLOR: '', FORCE_COLOR: '', PATH: `${HELM_DIR}${path.delimiter}${process.env.PATH ?? ''}` };
   delete env.HELM_BIN;
-  return spawnSync(process.execPath, [BIN, ...args], { cwd: work, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+  return runCli(args, { cwd: work, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
 }
 
 function helm(args: string[]) {
