@@ -12,15 +12,18 @@
  * "010" stays a string). Wherever the two readings could differ this path declines (returns
  * undefined, so the caller uses parse.ts, which also reports what is wrong with positions):
  * - any js-yaml error (syntax, duplicate keys, an unknown tag, `.inf` with no JSON form, ...);
- * - anchors on collections, aliases of them, any explicit tag (`!!int`, `!`, `!foo`), merge keys `<<`, `%`
- *   directives, content after a `...` document end, explicit `?` keys, collections as keys, keys go-yaml reads
- *   as non-strings (`yes:`, `1:`, `null:`: js-yaml would stringify them differently), keys
- *   longer than 200 characters (YAML's 1024-character implicit-key limit counts the source);
+ * - any explicit tag (`!!int`, `!`, `!foo`), anchors on collections or on the document and
+ *   aliases of collections (js-yaml shares one object where go-yaml expands and counts a copy;
+ *   anchors on scalars are read alike), merge keys `<<`, `%` directives, content after a `...`
+ *   document end, explicit `?` keys, collections as keys, keys go-yaml reads as non-strings
+ *   (`yes:`, `1:`, `null:`: js-yaml would stringify them differently; a key that is the String()
+ *   of any non-string plain scalar of the document, or `null`, is declined), keys longer than
+ *   200 characters (YAML's 1024-character implicit-key limit counts the escaped source);
  * - nesting near MAX_DEPTH, documents near MAX_NODES;
  * - a lone CR line break, a byte-order mark inside the text, a tab before the first content.
- * Documents are split at `---` lines (column 0) exactly as `yaml` counts them: the part before
- * the first marker is a document only if it has content, every `---` starts one (an empty one
- * is a document without an object), so docIndex, uid and `documents` are those of parse.ts.
+ * Documents are split at `---` lines (column 0) exactly as `yaml` counts them: every `---` starts
+ * one (an empty one is a document without an object), and the part before the first marker is
+ * one only if it has content or a `...`; so docIndex, uid and `documents` are those of parse.ts.
  * test/model/fast-yaml.test.ts checks that both paths agree on every value, position and
  * finding over the corpus, the fuzz inputs and YAML 1.1 corner cases.
  */
