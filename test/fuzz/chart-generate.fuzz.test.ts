@@ -200,9 +200,12 @@ function manifestOf(k: Knobs): JsonObject {
 /** Manifests as YAML: each document as JSON (flow) or as block YAML, alternately. */
 const manifestsText = (ws: Knobs[]) => ws.map((w, i) => (i % 2 ? JSON.stringify(manifestOf(w), null, 1) + '\n' : blockYaml(manifestOf(w)))).join('---\n');
 
-/** Block YAML as Kubernetes reads it: the yaml package writes a `<<` key plain, which YAML 1.1 reads as a merge. */
+/**
+ * Block YAML meaning the same to Kubernetes (YAML 1.1: `y` and `on` are booleans, `010` is 8, so they are
+ * quoted) and with a `<<` key quoted (the yaml package writes it plain, which YAML 1.1 reads as a merge).
+ */
 function blockYaml(o: JsonObject): string {
-  return stringify(o).replace(/^(\s*(?:- )?)<<:/gm, '$1"<<":');
+  return stringify(o, { version: '1.1' }).replace(/^(\s*(?:- )?)<<:/gm, '$1"<<":');
 }
 
 /** Mutated manifests: YAML-level edits of a generated app (the parser's job to refuse or read). */
