@@ -305,11 +305,13 @@ export function applyHunks(original: string, hunks: Hunk[], eol: string): string
   const O = splitLines(original);
   const out: Line[] = [];
   let at = 0;
+  // Loops, not push(...slice): a large file has more lines than a call may take arguments.
   for (const h of hunks) {
-    out.push(...O.slice(at, h.start), ...h.lines.map((text) => ({ text, eol })));
+    for (let i = at; i < h.start; i++) out.push(O[i]);
+    for (const text of h.lines) out.push({ text, eol });
     at = h.end;
   }
-  out.push(...O.slice(at));
+  for (let i = at; i < O.length; i++) out.push(O[i]);
   // A line that gained a successor needs a line break.
   for (let i = 0; i + 1 < out.length; i++) if (out[i].eol === '') out[i] = { text: out[i].text, eol };
   return joinLines(out);

@@ -42,7 +42,8 @@ export function lineStarts(text: string): number[] {
 
 export function lineCounterOf(starts: number[]): LineCounter {
   const lc = new LineCounter();
-  lc.lineStarts.push(...starts);
+  // A loop, not push(...starts): a large file has more line starts than a call may take arguments.
+  for (const x of starts) lc.lineStarts.push(x);
   return lc;
 }
 
