@@ -9,11 +9,14 @@
  * dropped). v1beta1 (1.34-1.35) and v1 (1.36+) MutatingAdmissionPolicy have the same fields as
  * v1alpha1 (k8s-openapi's v1_35 v1beta1 and v1_36 v1 MutatingAdmissionPolicySpec, generated from
  * the OpenAPI documents of those releases), so the 1.33 check covers their structure; their
- * apiVersions are checked against the version table.
+ * apiVersions are checked against the version table. The v1 objects (VAP, and MAP from 1.36) are
+ * also validated with kubernetes-models 5.1.0, generated from a >= 1.36 OpenAPI document
+ * (schema-check.mjs: the package is ESM-only).
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { spawnSync } from 'child_process';
 import * as ts from 'typescript';
 import * as k8s from 'cdk8s-plus-33/lib/imports/k8s';
 import { exportPolicies } from '../../lib/admission/policies';
@@ -117,5 +120,39 @@ describe('API versions, names and enumerations per target version', () => {
 
   test('below 1.30 there is no ValidatingAdmissionPolicy v1: export refuses', () => {
     expect(() => exportPolicies({ rules: ALL_RULES, policy, version: KubeVersion.parse('1.29'), mode: 'validate' })).toThrow(/needs Kubernetes >= 1.30/);
+  });
+});
+
+describe('exported objects against a Kubernetes >= 1.36 OpenAPI schema (kubernetes-models 5.1.0 validators)', () => {
+  // The validators are ajv code generated from the OpenAPI document (types, enums, required fields);
+  // they do not reject unknown fields, which the 1.33 checks above do.
+  const check = (objs: JsonObject[]): Array<{ kind: string; name: string; error: string }> => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-schema-'));
+    try {
+      const file = path.join(dir, 'objects.json');
+      fs.writeFileSync(file, JSON.stringify(objs));
+      const r = spawnSync(process.execPath, [path.join(__dirname, 'schema-check.mjs'), file], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr);
+      return JSON.parse(r.stdout) as Array<{ kind: string; name: string; error: string }>;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  test.each(['1.30', '1.36', '1.37'])('every v1 object exported for %s is valid', (v) => {
+    const objs = objectsFor(v).filter((o) => o.apiVersion === 'admissionregistration.k8s.io/v1');
+    expect(objs.length).toBeGreaterThan(0);
+    if (v !== '1.30') expect(objs.some((o) => o.kind === 'MutatingAdmissionPolicy')).toBe(true);
+    expect(check(objs)).toEqual([]);
+  });
+
+  test('the validators reject a broken MutatingAdmissionPolicy (the check can fail)', () => {
+    const map = objectsFor('1.36').find((o) => o.kind === 'MutatingAdmissionPolicy')!;
+    const broken = JSON.parse(JSON.stringify(map)) as JsonObject & { spec: JsonObject & { mutations: JsonObject[] } };
+    broken.spec.failurePolicy = 'Sometimes';
+    broken.spec.mutations[0].patchType = 7;
+    const bad = check([broken]);
+    expect(bad).toHaveLength(1);
+    expect(bad[0].error).toMatch(/failurePolicy|patchType/);
   });
 });
