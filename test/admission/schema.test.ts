@@ -156,3 +156,17 @@ describe('exported objects against a Kubernetes >= 1.36 OpenAPI schema (kubernet
     expect(bad[0].error).toMatch(/failurePolicy|patchType/);
   });
 });
+
+describe('the 1.34-1.35 v1beta1 MutatingAdmissionPolicy objects', () => {
+  // No package here has the v1beta1 schema; its fields are those of v1alpha1 and v1 (k8s-openapi's
+  // v1_35 v1beta1 and v1_36 v1 MutatingAdmissionPolicySpec). What is exported for 1.34/1.35 is the
+  // v1 export of the same policies under the v1beta1 apiVersion, so the v1 validation above covers
+  // every field written.
+  const mutating = (v: string) => objectsFor(v).filter((o) => /^Mutating/.test(String(o.kind)));
+  test.each(['1.34', '1.35'])('%s: the same objects as for 1.36 but for the apiVersion', (v) => {
+    const beta = mutating(v);
+    expect(beta.length).toBeGreaterThan(0);
+    expect(beta.every((o) => o.apiVersion === 'admissionregistration.k8s.io/v1beta1')).toBe(true);
+    expect(beta.map((o) => ({ ...o, apiVersion: 'admissionregistration.k8s.io/v1' }))).toEqual(mutating('1.36'));
+  });
+});
