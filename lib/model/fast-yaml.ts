@@ -327,7 +327,8 @@ function explicitKeyBefore(input: string, pos: number): boolean {
   if (c === 0x3f) return true;
   while (c === 0x0a || c === 0x0d) {
     const end = c === 0x0a && input.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
-    const start = input.lastIndexOf('\n', end - 1) + 1;
+    // (lastIndexOf clamps a negative start to 0, which would find a break at 0 again.)
+    const start = end > 0 ? input.lastIndexOf('\n', end - 1) + 1 : 0;
     const line = input.slice(start, end);
     const t = line.trim();
     if (t !== '' && t[0] !== '#') return line.includes('#') ? ENTRY_QUESTION.test(line) : ENTRY_QUESTION_END.test(line);

@@ -44,7 +44,7 @@ export class TextLocator {
   }
 
   private lineStart(i: number): number {
-    return Math.max(this.start, this.t.lastIndexOf('\n', i - 1) + 1);
+    return i <= this.start ? this.start : Math.max(this.start, this.t.lastIndexOf('\n', i - 1) + 1);
   }
 
   /** Offset just past the end of the line holding i (past its line break). */
@@ -183,29 +183,46 @@ export class TextLocator {
     }
   }
 
-  /** End of the flow node at i (a scalar or a single-line collection), or UNSURE. */
+  /**
+   * End of the flow node at i (a scalar or a single-line collection), or UNSURE. Collections are
+   * read token by token: a quote only opens a quoted scalar where a node starts (`it's` is plain).
+   */
   private flowNodeEnd(i: number): number {
     const t = this.t;
     const c = t.charCodeAt(i);
     if (c === 0x22 || c === 0x27) return this.quotedEnd(i);
     if (c === 0x7b || c === 0x5b) {
-      let depth = 0;
-      for (let j = i; !this.eol(j); j++) {
-        const d = t.charCodeAt(j);
-        if (d === 0x22 || d === 0x27) {
-          const q = this.quotedEnd(j);
-          if (q === UNSURE) return UNSURE;
-          j = q - 1;
-        } else if (d === 0x7b || d === 0x5b) depth++;
-        else if (d === 0x7d || d === 0x5d) {
-          if (--depth === 0) return j + 1;
-        } else if (d === 0x23 && (t.charCodeAt(j - 1) === SP || t.charCodeAt(j - 1) === TAB)) return UNSURE;
+      const close = c === 0x7b ? 0x7d : 0x5d;
+      let j = this.skipBlanks(i + 1);
+      for (;;) {
+        if (t.charCodeAt(j) === close) return j + 1;
+        if (this.eol(j)) return UNSURE;
+        const k = this.flowNodeEnd(j);
+        if (k === UNSURE || k === j) return UNSURE;
+        j = this.skipBlanks(k);
+        if (t.charCodeAt(j) === 0x3a) {
+          j = this.skipBlanks(j + 1);
+          const d = t.charCodeAt(j);
+          if (d !== 0x2c && d !== close) {
+            if (this.eol(j)) return UNSURE;
+            const v = this.flowNodeEnd(j);
+            if (v === UNSURE || v === j) return UNSURE;
+            j = this.skipBlanks(v);
+          }
+        }
+        const sep = t.charCodeAt(j);
+        if (sep === 0x2c) j = this.skipBlanks(j + 1);
+        else if (sep !== close) return UNSURE;
       }
-      return UNSURE;
     }
-    if ('&*!'.includes(t[i])) return UNSURE;
+    if ('&*!#'.includes(t[i])) return UNSURE;
     let j = i;
-    while (!this.eol(j) && !',]}'.includes(t[j]) && !(t.charCodeAt(j) === 0x23 && (t.charCodeAt(j - 1) === SP || t.charCodeAt(j - 1) === TAB))) j++;
+    for (; !this.eol(j); j++) {
+      const d = t.charCodeAt(j);
+      if (d === 0x2c || d === 0x5d || d === 0x7d) break;
+      if (d === 0x3a && (this.ws(j + 1) || ',[]{}'.includes(t[j + 1]))) break;
+      if (d === 0x23 && (t.charCodeAt(j - 1) === SP || t.charCodeAt(j - 1) === TAB)) return UNSURE;
+    }
     while (j > i && (t.charCodeAt(j - 1) === SP || t.charCodeAt(j - 1) === TAB)) j--;
     return j;
   }

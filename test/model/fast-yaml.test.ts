@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import * as fs from 'fs';
+import * as jsyaml from 'js-yaml';
 import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
@@ -117,6 +118,27 @@ describe('YAML fast path agrees with parse.ts', () => {
     expect(same).toBeGreaterThan(declined / 4);
   });
 
+  test('generated objects written in random YAML layouts (indents, flow levels, compact sequences, quoting, comments): the same', () => {
+    const word = fc.constantFrom('a', 'name', 'x y', 'é', '-z', '?q', ':c', 'k.l/m', '1x', '"q"', "it's", '#h', 'a#b', 'v: w', '[x]', ' sp', 'tab\tx', 'line\nbreak', `long ${'w'.repeat(90)}`);
+    const key = fc.tuple(word, fc.nat(60)).map(([w, n]) => `${w}${n}`);
+    const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.oneof(word, fc.integer(), fc.boolean(), fc.constant(null)) as fc.Arbitrary<Json>, fc.array(tie('v'), { maxLength: 4 }) as fc.Arbitrary<Json>, fc.dictionary(key, tie('v'), { maxKeys: 5 }) as fc.Arbitrary<Json>),
+    })).v;
+    const style = fc.record({ indent: fc.integer({ min: 1, max: 4 }), flowLevel: fc.integer({ min: -1, max: 3 }), noArrayIndent: fc.boolean(), forceQuotes: fc.boolean(), quotingType: fc.constantFrom<'"' | "'">('"', "'"), lineWidth: fc.constantFrom(-1, 40, 80) });
+    const comments = fc.array(fc.tuple(fc.nat(), fc.nat(8), fc.boolean()), { maxLength: 4 });
+    let same = 0;
+    fc.assert(
+      fc.property(fc.constantFrom('ConfigMap', 'Deployment', 'List'), value, value, style, comments, (kind, spec, data, opts, notes) => {
+        const obj: Json = { apiVersion: 'v1', kind, metadata: { name: 'n' }, spec, data, items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'i' }, data }, spec] };
+        const lines = jsyaml.dump(obj, { ...opts, noRefs: true }).split('\n');
+        for (const [at, indent, blank] of notes) lines.splice(at % lines.length, 0, blank ? '' : `${' '.repeat(indent)}# note ?`);
+        if (compare(lines.join('\n'), 'g.yaml', { findings: false }) === 'same') same++;
+      }),
+      { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 150), seed: Number(process.env.KUBEGRACE_FUZZ_SEED ?? 8) },
+    );
+    expect(same).toBeGreaterThan(100);
+  });
+
   /** A ConfigMap whose data (or another field) holds `body`. */
   const cm = (body: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ns\n${body}\n`;
   const tokenMutated = mutatedFrom([cm('data:\n  a: b\n  c: "d"\nx:\n  - 1\n  - {y: z}\n'), servedDeployment('      containers:\n      - name: app\n        image: web:1\n        lifecycle: {preStop: {sleep: {seconds: 5}}}')], [...TOKENS, '&s 1', '*s', '"010"', '? [a]', '[a]: 1', 'yes: 1', 'null: 1', '...\n', '---\n', '- ', '  ', '\n  ', 'k: |-\n  x\n', 'k: >+\n\n  y\n']);
@@ -159,6 +181,7 @@ describe('YAML fast path agrees with parse.ts', () => {
     ['empty values', cm('spec:\n  a:\n  b: ~\n  c:\n  d: [ ]\n  e: {}')],
     ['values on the next line', cm('spec:\n  a:\n    plain on the next line\n  b:\n    "quoted"\n  c:\n    [x, y]')],
     ['multi-line plain, quoted and flow values (read by yaml)', cm('spec:\n  a: one\n    two\n  b: "three\n    four"\n  c: [five,\n    six]\n  d: {g: h,\n    i: j}\n  e: x')],
+    ['blank lines at the very start and a comment with a question mark (the explicit-key look-back stops at offset 0)', `\n\n{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n"}, "data": {"a": "b"}}\n       # note ?\n`],
     ['a tab after the indentation inside a block scalar', cm('data:\n  a: |\n    \tx\n  b: y')],
     ['keys starting with - and ?', cm('spec:\n  -a: 1\n  ?b: 2\n  :c: 3')],
   ])('%s', (_name, text) => {
