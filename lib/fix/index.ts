@@ -407,6 +407,13 @@ function renderDoc(
   let problem = 'it could not be rendered';
   let segComments: string[] | undefined;
   type Reading = { docs?: Document.Parsed[]; objects?: KObject[] };
+  /** Whether the candidate loses a comment of the document (and says which in `problem`). */
+  const commentLost = (c: Candidate, text: string): boolean => {
+    // Without a `#` the document has no comment to lose (the lexer is not needed to know).
+    const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, text) : [];
+    if (lost.length) problem = `the comment "${lost[0]}" would be lost`;
+    return lost.length > 0;
+  };
   const check = (c: Candidate): Reading | undefined => {
     if (c.text === undefined) return undefined;
     // One plain Kubernetes object: the YAML fast path reads it as yaml would (or declines).
@@ -416,11 +423,7 @@ function renderDoc(
         problem = 'the result would not read back as the fixed values';
         return undefined;
       }
-      const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text) : [];
-      if (lost.length) {
-        problem = `the comment "${lost[0]}" would be lost`;
-        return undefined;
-      }
+      if (commentLost(c, c.text)) return undefined;
       return { objects: fast.objects };
     }
     const all = readAlone(c.text);
@@ -433,12 +436,7 @@ function renderDoc(
       problem = 'the result would not read back as the fixed values';
       return undefined;
     }
-    // Without a `#` the document has no comment to lose (the lexer is not needed to know).
-    const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, c.text) : [];
-    if (lost.length) {
-      problem = `the comment "${lost[0]}" would be lost`;
-      return undefined;
-    }
+    if (commentLost(c, c.text)) return undefined;
     return { docs: all };
   };
   // The winner's reading: the fast path's objects, or yaml's document when it is exactly one.

@@ -9,6 +9,7 @@
  * parsing the whole file again. Anything outside these conditions is read back whole.
  */
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { lineIndex } from '../model/lines';
 import { JsonObject, KObject, Position } from '../model/types';
 import { lineMapping } from './format';
 
@@ -47,17 +48,6 @@ export function lineCounterOf(starts: number[]): LineCounter {
   return lc;
 }
 
-/** 0-based index of the line holding `offset`. */
-function lineIndex(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 
 type Ranged = { range?: [number, number, number] | null };
 

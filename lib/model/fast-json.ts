@@ -13,7 +13,8 @@
  * line break, anything JSON.parse refuses. test/model/fast-path.test.ts checks that both paths
  * agree on every value, position and finding over the corpus and generated inputs.
  */
-import { isClusterScoped, MAX_DEPTH, pointerSegments } from './parse';
+import { lineIndex } from './lines';
+import { MAX_DEPTH, objectIdentity, pointerSegments } from './parse';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
@@ -43,13 +44,7 @@ class Lines {
       this.starts = s;
     }
     const s = this.starts;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lineIndex(s, offset);
     return { line: lo + 1, column: offset - s[lo] + 1 };
   }
 }
@@ -206,13 +201,11 @@ class JsonObjectView implements KObject {
     /** Index of the object's `{` in offsets(). */
     private readonly index: number,
   ) {
-    this.apiVersion = raw.apiVersion as string;
-    this.kind = raw.kind as string;
-    const meta = isObject(raw.metadata) ? raw.metadata : {};
-    this.name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
-    if (!isClusterScoped(this.kind)) {
-      this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
-    }
+    const id = objectIdentity(raw);
+    this.apiVersion = id.apiVersion;
+    this.kind = id.kind;
+    this.name = id.name;
+    if (id.namespace !== undefined) this.namespace = id.namespace;
     this.uid = `${file}#0${basePointer}`;
   }
   private get at(): number {

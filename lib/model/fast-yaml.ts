@@ -30,9 +30,10 @@
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import type { ParsedObjects } from './fast-json';
-import { isClusterScoped, locateNode, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
+import { locateNode, objectIdentity, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
 import { isObject, Json, JsonObject, KObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
+import { lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
@@ -131,13 +132,7 @@ class Span {
       this.lineStarts = s;
     }
     const s = this.lineStarts;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lineIndex(s, offset);
     return { line: this.line + lo, column: offset - s[lo] + 1 };
   }
 }
@@ -158,13 +153,11 @@ class YamlObjectView implements KObject {
     /** The document's root position (the object's own for a non-List document). */
     private readonly docPos: Position,
   ) {
-    this.apiVersion = raw.apiVersion as string;
-    this.kind = raw.kind as string;
-    const meta = isObject(raw.metadata) ? raw.metadata : {};
-    this.name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
-    if (!isClusterScoped(this.kind)) {
-      this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
-    }
+    const id = objectIdentity(raw);
+    this.apiVersion = id.apiVersion;
+    this.kind = id.kind;
+    this.name = id.name;
+    if (id.namespace !== undefined) this.namespace = id.namespace;
     this.uid = `${file}#${docIndex}${basePointer}`;
     if (basePointer === '') this.pos = docPos;
   }

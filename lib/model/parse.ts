@@ -31,6 +31,19 @@ export function isClusterScoped(kind: string): boolean {
   return CLUSTER_SCOPED.has(kind);
 }
 
+/**
+ * What names an object in reports: apiVersion and kind, the name (`generateName*` or `<unnamed>`
+ * without one), and the namespace (`default` when unset, none for cluster-scoped kinds).
+ */
+export function objectIdentity(raw: JsonObject): { apiVersion: string; kind: string; name: string; namespace?: string } {
+  const kind = raw.kind as string;
+  const meta = isObject(raw.metadata) ? raw.metadata : {};
+  const name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
+  const id: { apiVersion: string; kind: string; name: string; namespace?: string } = { apiVersion: raw.apiVersion as string, kind, name };
+  if (!isClusterScoped(kind)) id.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+  return id;
+}
+
 /** Splits a JSON pointer into unescaped segments. */
 export function pointerSegments(pointer: string): string[] {
   if (pointer === '' || pointer === '/') return [];
@@ -138,13 +151,11 @@ class ParsedObject implements KObject {
     pos: Position,
     private readonly doc?: Document,
   ) {
-    this.apiVersion = raw.apiVersion as string;
-    this.kind = raw.kind as string;
-    const meta = isObject(raw.metadata) ? raw.metadata : {};
-    this.name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
-    if (!isClusterScoped(this.kind)) {
-      this.namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
-    }
+    const id = objectIdentity(raw);
+    this.apiVersion = id.apiVersion;
+    this.kind = id.kind;
+    this.name = id.name;
+    if (id.namespace !== undefined) this.namespace = id.namespace;
     this.line = pos.line;
     this.column = pos.column;
     this.uid = `${file}#${docIndex}${basePointer}`;
