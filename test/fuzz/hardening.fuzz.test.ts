@@ -16,19 +16,20 @@ import { decodeBytes } from '../../lib/model/sources';
 import { k8sValue, resolveScalar } from '../../lib/model/yaml11';
 import { ALL_RULES } from '../../lib/rules';
 import { mutated, tokenText, TOKENS } from '../helpers/yaml-inputs';
+import { cpuMs } from '../helpers/cpu';
 
 const RUNS = Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.KUBEGRACE_FUZZ_SEED ?? 20261124);
 const params = { numRuns: RUNS, seed: SEED };
-/** Per-input bound: far above the real cost (milliseconds), far below a hang. */
+/** Per-input bound in CPU milliseconds (helpers/cpu.ts): far above the real cost, far below a hang. */
 const BOUND_MS = 3000;
 const policy = { name: 'fuzz', rules: new Map(), customRules: [] };
 const version = KubeVersion.parse('1.33');
 
 function timed<T>(f: () => T): T {
-  const t0 = Date.now();
+  const c0 = cpuMs();
   const r = f();
-  expect(Date.now() - t0).toBeLessThan(BOUND_MS);
+  expect(cpuMs() - c0).toBeLessThan(BOUND_MS);
   return r;
 }
 

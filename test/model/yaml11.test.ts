@@ -10,6 +10,7 @@ import { lintSources } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { servedDeployment } from '../helpers/manifests';
+import { cpuMs } from '../helpers/cpu';
 
 function value(text: string): unknown {
   const docs = parseAllDocuments(text, { uniqueKeys: false });
@@ -163,9 +164,9 @@ describe('aliases', () => {
   test('an alias bomb fails fast by go-yaml\'s alias ratio', () => {
     let text = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 9; i++) text += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
-    const t0 = Date.now();
+    const c0 = cpuMs();
     expect(failure(text)).toMatch(/excessive aliasing/);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(cpuMs() - c0).toBeLessThan(2000);
   });
 });
 
