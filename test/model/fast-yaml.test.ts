@@ -15,31 +15,15 @@ import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseYamlFast } from '../../lib/model/fast-yaml';
 import { checkFieldTypes } from '../../lib/model/field-types';
-import { escapeSegment, MAX_DEPTH, parseText } from '../../lib/model/parse';
-import { isObject, Json, KObject } from '../../lib/model/types';
+import { MAX_DEPTH, parseText } from '../../lib/model/parse';
+import { Json } from '../../lib/model/types';
 import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
 import { servedDeployment } from '../helpers/manifests';
 import { CORPUS_DIR, mutatedFrom, SEEDS, tokenText, TOKENS } from '../helpers/yaml-inputs';
+import { pointers, view } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
-
-/** Every pointer into a value (members and elements), plus some that do not exist. */
-function pointers(v: Json, base = '', out: string[] = []): string[] {
-  out.push(base);
-  if (Array.isArray(v)) {
-    v.forEach((x, i) => pointers(x, `${base}/${i}`, out));
-    out.push(`${base}/${v.length}`, `${base}/-1`, `${base}/x`);
-  } else if (isObject(v)) {
-    for (const k of Object.keys(v)) pointers(v[k], `${base}/${escapeSegment(k)}`, out);
-    out.push(`${base}/no~1such`, `${base}/nope/deeper`);
-  }
-  return out;
-}
-
-function view(o: KObject) {
-  return { apiVersion: o.apiVersion, kind: o.kind, name: o.name, namespace: o.namespace, line: o.line, column: o.column, uid: o.uid, docIndex: o.docIndex, basePointer: o.basePointer };
-}
 
 /** 'declined', or 'same' after asserting that both paths agree on everything. */
 function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; located?: number } = {}): 'declined' | 'same' {
