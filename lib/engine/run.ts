@@ -1,7 +1,7 @@
 import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
-import { parseJsonFast, ParsedObjects } from '../model/fast-json';
+import { parseJsonFast, parseJsonListBytes, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast } from '../model/fast-yaml';
 import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
@@ -51,7 +51,9 @@ export interface Summary {
  * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>): ParsedObjects {
-  return parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
+  // A large JSON List is read from its bytes, item by item, without making the whole text.
+  const fromBytes = s.utf8 && s.bytes ? parseJsonListBytes(s.file, s.bytes) : undefined;
+  return fromBytes ?? parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
 }
 
 export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void): ParsedObjects[] {

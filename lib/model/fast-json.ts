@@ -15,7 +15,8 @@
  */
 import { lineIndex } from './lines';
 import { MAX_DEPTH, objectIdentity, pointerSegments } from './parse';
-import { InputError, isObject, JsonObject, KObject, Position } from './types';
+import { isAscii } from 'buffer';
+import { InputError, isObject, Json, JsonObject, KObject, Position } from './types';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -153,7 +154,7 @@ class Scanner {
  * deeper than `maxDepth`, no number go-yaml reads otherwise (the integer -0 is 0 there, and an
  * out-of-range float a string: both are declined).
  */
-function plainValue(value: unknown, text: string, textKeys: number, maxDepth: number): boolean {
+function plainValue(value: unknown, text: string, textKeys: number, maxDepth: number, startDepth = 1): boolean {
   let keys = 0;
   let negativeZero = false;
   const walk = (v: unknown, depth: number): boolean => {
@@ -174,7 +175,7 @@ function plainValue(value: unknown, text: string, textKeys: number, maxDepth: nu
     }
     return true;
   };
-  if (!walk(value, 1) || keys !== textKeys) return false;
+  if (!walk(value, startDepth) || keys !== textKeys) return false;
   // -0.0 is -0 in both readers; the integer -0 is 0 in go-yaml (a -0 token, maybe in a string:
   // declining is always safe).
   return !negativeZero || !/[\s:[,]-0(?![.\deE])/.test(text);
@@ -220,26 +221,29 @@ class JsonObjectView implements KObject {
   }
   /** As parse.ts: the key of the deepest member found along the pointer, or the deepest element. */
   locate(pointer: string): Position {
-    const s = this.scanner;
-    let at = this.at;
-    let best = at;
-    for (const seg of pointerSegments(pointer)) {
-      const c = s.text.charCodeAt(at);
-      if (c === 0x7b) {
-        const m = s.member(at, seg);
-        if (!m) break;
-        best = m.keyAt;
-        at = m.valueAt;
-      } else if (c === 0x5b) {
-        const idx = Number(seg);
-        if (!Number.isInteger(idx) || idx < 0) break;
-        const e = s.element(at, idx);
-        if (e === undefined) break;
-        best = at = e;
-      } else break;
-    }
-    return this.lines.pos(best);
+    return this.lines.pos(walkPointer(this.scanner, this.at, pointer));
   }
+}
+
+/** Offset of the key of the deepest member found along the pointer from the value at `at`, or of the deepest element. */
+function walkPointer(s: Scanner, at: number, pointer: string): number {
+  let best = at;
+  for (const seg of pointerSegments(pointer)) {
+    const c = s.text.charCodeAt(at);
+    if (c === 0x7b) {
+      const m = s.member(at, seg);
+      if (!m) break;
+      best = m.keyAt;
+      at = m.valueAt;
+    } else if (c === 0x5b) {
+      const idx = Number(seg);
+      if (!Number.isInteger(idx) || idx < 0) break;
+      const e = s.element(at, idx);
+      if (e === undefined) break;
+      best = at = e;
+    } else break;
+  }
+  return best;
 }
 
 /**
@@ -287,5 +291,245 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
   }
   const only = [start];
   out.objects.push(new JsonObjectView(value, file, '', scanner, lines, () => only, 0));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A `kind: List` read item by item from the file's bytes (`kubectl get -A -o json`, 100k objects)
+// ---------------------------------------------------------------------------------------------
+
+function wsAt(b: Uint8Array, i: number): number {
+  while (i < b.length) {
+    const c = b[i];
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+    else break;
+  }
+  return i;
+}
+
+/** Index just after the string starting at i (b[i] is a quote), or -1. */
+function stringEndAt(b: Buffer, i: number): number {
+  for (let j = i + 1; ; ) {
+    const q = b.indexOf(0x22, j);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (b[k] === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/** Index just after the value starting at i, or -1 when the text ends first. */
+function skipAt(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === 0x22) return stringEndAt(b, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    let j = i;
+    while (j < b.length) {
+      const d = b[j];
+      if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) break;
+      j++;
+    }
+    return j;
+  }
+  let depth = 0;
+  for (let j = i; j < b.length; j++) {
+    const d = b[j];
+    if (d === 0x22) {
+      j = stringEndAt(b, j) - 1;
+      if (j < 0) return -1;
+    } else if (d === 0x7b || d === 0x5b) depth++;
+    else if (d === 0x7d || d === 0x5d) {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+/** The text of bytes [start, end): one-byte (fast) when they are ASCII, else decoded as UTF-8. */
+function textOf(b: Buffer, start: number, end: number): string {
+  return isAscii(b.subarray(start, end)) ? b.toString('latin1', start, end) : b.toString('utf8', start, end);
+}
+
+/** Number of line feeds in a string. */
+function lineFeeds(t: string): number {
+  let n = 0;
+  for (let i = t.indexOf('\n'); i !== -1; i = t.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** The items' byte ranges, and the file's line of each item's `{`, computed on first use. */
+class ItemTable {
+  private lines?: Int32Array;
+  constructor(
+    private readonly bytes: Buffer,
+    readonly starts: Int32Array,
+    readonly ends: Int32Array,
+    /** Column of every item's `{` (they all follow a line feed and the same indentation). */
+    readonly column: number,
+  ) {}
+  line(k: number): number {
+    if (!this.lines) {
+      const b = this.bytes;
+      const lines = new Int32Array(this.starts.length);
+      let line = 1 + lineFeeds(b.toString('latin1', 0, this.starts[0]));
+      for (let i = 0; i < lines.length; i++) {
+        lines[i] = line;
+        line += lineFeeds(b.toString('latin1', this.starts[i], i + 1 < lines.length ? this.starts[i + 1] : this.ends[i]));
+      }
+      this.lines = lines;
+    }
+    return this.lines[k];
+  }
+  /** Item k's text, for positions inside it. */
+  text(k: number): string {
+    return textOf(this.bytes, this.starts[k], this.ends[k]);
+  }
+}
+
+class JsonItemView implements KObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid: string;
+  readonly basePointer: string;
+  readonly docIndex = 0;
+  private scanner?: Scanner;
+  private starts?: number[];
+  constructor(
+    readonly raw: JsonObject,
+    readonly file: string,
+    private readonly table: ItemTable,
+    private readonly index: number,
+  ) {
+    const id = objectIdentity(raw);
+    this.apiVersion = id.apiVersion;
+    this.kind = id.kind;
+    this.name = id.name;
+    if (id.namespace !== undefined) this.namespace = id.namespace;
+    this.basePointer = `/items/${index}`;
+    this.uid = `${file}#0${this.basePointer}`;
+  }
+  get line(): number {
+    return this.table.line(this.index);
+  }
+  get column(): number {
+    return this.table.column;
+  }
+  locate(pointer: string): Position {
+    // The item's text is decoded again for its first position, and kept for the next ones.
+    this.scanner ??= new Scanner(this.table.text(this.index));
+    const at = walkPointer(this.scanner, 0, pointer);
+    if (!this.starts) {
+      const t = this.scanner.text;
+      const s = [0];
+      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) s.push(i + 1);
+      this.starts = s;
+    }
+    const lo = lineIndex(this.starts, at);
+    return { line: this.line + lo, column: lo === 0 ? this.column + at : at - this.starts[lo] + 1 };
+  }
+}
+
+/**
+ * A pretty-printed `kind: List` (kubectl, jq, JSON.stringify with an indent), read from its bytes
+ * item by item: every item starts with `{` after a line feed and the same indentation, and ends
+ * at the first following line feed, indentation and `}`. Each item is decoded and parsed alone
+ * (one-byte text when it is ASCII), so the file's text is never made as one string: at 100k
+ * objects that string is ~1 GB (two bytes a character once one character is outside Latin-1).
+ *
+ * Exactness: a line feed cannot occur inside a JSON string, so every cut is outside strings; an
+ * item's text parses alone only if the cut closes exactly the brackets the item opened, so when
+ * every item and the rest of the file (the List with `"items": []`) parse, and only commas and
+ * white space lie between the items, they are exactly JSON.parse's reading of the whole text.
+ * Each piece then gets parseJsonFast's checks (duplicate keys, -0, depth, key lengths), with the
+ * same depths. Anything else (compact JSON, a CR, an item of another layout, a List that is not
+ * an object's only `items` array) returns undefined: the caller reads the whole text instead.
+ * `bytes` must be valid UTF-8 without NUL bytes (sources.ts has checked it).
+ */
+export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects | undefined {
+  const b = bytes;
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  i = wsAt(b, i);
+  if (b[i] !== 0x7b || b.includes(0x0d)) return undefined;
+  // The top-level members up to "items" (kubectl writes apiVersion first, then items).
+  let open = -1;
+  i = wsAt(b, i + 1);
+  while (b[i] === 0x22) {
+    const keyEnd = stringEndAt(b, i);
+    if (keyEnd < 0) return undefined;
+    const colon = wsAt(b, keyEnd);
+    if (b[colon] !== 0x3a) return undefined;
+    const v = wsAt(b, colon + 1);
+    if (keyEnd - i === 7 && b.toString('latin1', i, keyEnd) === '"items"' && b[v] === 0x5b) {
+      open = v;
+      break;
+    }
+    const after = skipAt(b, v);
+    if (after < 0) return undefined;
+    i = wsAt(b, after);
+    if (b[i] !== 0x2c) return undefined;
+    i = wsAt(b, i + 1);
+  }
+  if (open < 0) return undefined;
+  const first = wsAt(b, open + 1);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let close: number;
+  let indent = '';
+  if (b[first] === 0x5d) close = first;
+  else {
+    if (b[first] !== 0x7b) return undefined;
+    const nl = b.lastIndexOf(0x0a, first);
+    if (nl <= open) return undefined;
+    indent = b.toString('latin1', nl + 1, first);
+    if (!/^[ \t]*$/.test(indent)) return undefined;
+    const lead = Buffer.from(`\n${indent}`, 'latin1');
+    const end = Buffer.from(`\n${indent}}`, 'latin1');
+    let s = first;
+    for (;;) {
+      const c = b.indexOf(end, s);
+      if (c < 0) return undefined;
+      starts.push(s);
+      ends.push(c + end.length);
+      let j = wsAt(b, c + end.length);
+      if (b[j] === 0x5d) {
+        close = j;
+        break;
+      }
+      if (b[j] !== 0x2c) return undefined;
+      j = wsAt(b, j + 1);
+      if (b[j] !== 0x7b || !b.subarray(j - lead.length, j).equals(lead)) return undefined;
+      s = j;
+    }
+  }
+  let list: unknown;
+  const items: unknown[] = new Array(starts.length);
+  try {
+    const rest = `${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`;
+    list = JSON.parse(rest);
+    const restKeys = new Scanner(rest).countKeys();
+    if (restKeys < 0 || !plainValue(list, rest, restKeys, MAX_DEPTH)) return undefined;
+    for (let k = 0; k < starts.length; k++) {
+      const t = textOf(b, starts[k], ends[k]);
+      const v = JSON.parse(t) as unknown;
+      const keys = new Scanner(t).countKeys();
+      // An item is at depth 3 (the List, its items, the item), as in parseJsonFast's walk.
+      if (keys < 0 || !plainValue(v, t, keys, MAX_DEPTH, 3)) return undefined;
+      items[k] = v;
+    }
+  } catch {
+    return undefined;
+  }
+  if (!isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
+  const kind = list.kind as string;
+  if (kind !== 'List' && !kind.endsWith('List')) return undefined;
+  list.items = items as Json[];
+  const table = new ItemTable(b, Int32Array.from(starts), Int32Array.from(ends), indent.length + 1);
+  const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
+  items.forEach((item, k) => {
+    if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
+  });
   return out;
 }

@@ -19,6 +19,32 @@ export interface Source {
   unwritable?: string;
   /** The exact bytes read (kept to check, before --fix renames, that the file did not change). */
   bytes?: Buffer;
+  /**
+   * Set when `text` is exactly `bytes` decoded as UTF-8 (valid UTF-8, no NUL byte, nothing
+   * blanked). `text` is then decoded on first use only, so a reader that can work from the bytes
+   * (a large JSON List: fast-json.ts) never makes the whole text.
+   */
+  utf8?: boolean;
+}
+
+/** A source whose text is its bytes decoded as UTF-8, decoded when first asked for. */
+export function utf8Source(file: string, bytes: Buffer): Source {
+  let text: string | undefined;
+  const src = { file, bytes, utf8: true } as Source;
+  Object.defineProperty(src, 'text', {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= bytes.toString('utf8')),
+    set: (v: string) => {
+      text = v;
+    },
+  });
+  return src;
+}
+
+/** Bytes that decode as UTF-8 exactly (no NUL, valid UTF-8: decodeBytes's common case). */
+export function isPlainUtf8(bytes: Buffer): boolean {
+  return !bytes.includes(0) && isUtf8(bytes);
 }
 
 /** Files larger than this are refused unless --max-file-size says otherwise. */
@@ -121,7 +147,7 @@ export function decodeBytes(bytes: Buffer): Decoded {
   }
   // The common case, checked natively: no NUL byte and valid UTF-8 (surrogates and overlong forms
   // refused, as firstInvalidUtf8 does).
-  if (!bytes.includes(0) && isUtf8(bytes)) return { text: bytes.toString('utf8'), errors: [] };
+  if (isPlainUtf8(bytes)) return { text: bytes.toString('utf8'), errors: [] };
   const starts = documentStarts(bytes);
   const parts: string[] = [];
   const errors: Decoded['errors'] = [];
@@ -260,6 +286,12 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
   const seenDirs = new Set<string>();
   const seenCharts = new Set<string>();
   const addDecoded = (bytes: Buffer, shown: string, abs?: string): void => {
+    if (isPlainUtf8(bytes)) {
+      const src = utf8Source(shown, bytes);
+      if (abs !== undefined) src.path = abs;
+      sources.push(src);
+      return;
+    }
     const d = decodeBytes(bytes);
     if (d.problem) {
       errors.push({ file: shown, line: 1, column: 1, message: d.problem });

@@ -11,7 +11,8 @@ import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseJsonFast } from '../../lib/model/fast-json';
+import { parseJsonFast, parseJsonListBytes, ParsedObjects } from '../../lib/model/fast-json';
+import { utf8Source } from '../../lib/model/sources';
 import { parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
@@ -20,11 +21,31 @@ import { pointers, view } from '../helpers/parse-compare';
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
 
-/** 'declined', or 'same' after asserting that both paths agree on everything. */
+/**
+ * 'declined', or 'same' after asserting that both paths agree on everything. A List is also read
+ * from its bytes (parseJsonListBytes); it may decline where parseJsonFast reads, never the reverse
+ * (both make the same checks), and must agree with parse.ts wherever it reads.
+ */
 function compare(text: string, file = 'in.json', findings = true): 'declined' | 'same' {
+  const fromBytes = parseJsonListBytes(file, Buffer.from(text, 'utf8'));
   const fast = parseJsonFast(file, text);
-  if (!fast) return 'declined';
+  if (!fast) {
+    expect(fromBytes).toBeUndefined();
+    return 'declined';
+  }
   const slow = parseText(file, text);
+  if (fromBytes) {
+    listRead++;
+    agree(fromBytes, slow, file, findings);
+  }
+  agree(fast, slow, file, findings);
+  return 'same';
+}
+
+/** How many inputs the bytes path read (the tests check it is exercised). */
+let listRead = 0;
+
+function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, findings: boolean): void {
   expect(fast.errors).toEqual(slow.errors);
   expect(fast.documents).toBe(slow.documents);
   expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
@@ -40,7 +61,6 @@ function compare(text: string, file = 'in.json', findings = true): 'declined' | 
     expect(a).toEqual(b);
     expect(a.map((f) => [f.line, f.column])).toEqual(b.map((f) => [f.line, f.column]));
   }
-  return 'same';
 }
 
 describe('JSON fast path agrees with parse.ts', () => {
@@ -65,6 +85,70 @@ describe('JSON fast path agrees with parse.ts', () => {
     expect(viaFast.objects).toBe(slow.objects.length);
     expect(viaFast.findings).toEqual(sortFindings(runRules(slow.objects, OPTS), ['all.json']));
     expect(viaFast.findings.length).toBeGreaterThan(100);
+    // A file read from disk: its List is read from the bytes, and its text is never decoded.
+    const src = utf8Source('all.json', Buffer.from(text, 'utf8'));
+    const viaBytes = lintSources([src], OPTS);
+    expect(viaBytes.parsed[0].objects[0].constructor.name).toBe('JsonItemView');
+    expect(Object.getOwnPropertyDescriptor(src, 'text')?.get).toBeDefined();
+    expect(viaBytes.findings).toEqual(viaFast.findings);
+  });
+
+  test('a List read from the bytes: every corpus List above was read that way', () => {
+    // The corpus test above runs first (same file, in order); CRLF layouts decline by design.
+    expect(listRead).toBeGreaterThanOrEqual(files.length);
+  });
+
+  test('a List read from the bytes: non-ASCII items, tabs, and positions in UTF-16 columns', () => {
+    const items = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é', annotations: { 'a/é😀': 'x\u2028y' } }, data: { k: '😀😀 "quoted" \n', 'ü': 'é' } },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' }, spec: { template: { spec: { containers: [{ name: 'c😀', image: 'x', ports: [{ containerPort: 80 }] }] } } } },
+    ];
+    for (const indent of [1, 2, 4, '\t']) {
+      const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } }, null, indent);
+      const before = listRead;
+      expect(compare(text, 'u.json')).toBe('same');
+      expect(listRead).toBe(before + 1);
+    }
+    // A BOM before the List.
+    expect(compare(`\uFEFF${JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 2)}`, 'b.json')).toBe('same');
+  });
+
+  test.each([
+    ['a nested object closing at the items\' indentation', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {\n  }, "x": 1\n  },\n  {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b"}\n  }\n]}'],
+    ['two items on one line', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}, {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b"}\n  }\n]}'],
+    ['an item of another indentation', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}\n  },\n    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b"}\n    }\n]}'],
+    ['a string holding an escaped line feed and a brace', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "\\n  },\\n  {"}\n  }\n]}'],
+    ['a second items member', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}\n  }\n], "items": []}'],
+    ['a duplicate key in an item', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "kind": "Secret", "metadata": {"name": "a"}\n  }\n]}'],
+    ['an integer -0 in an item', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "x": -0\n  }\n]}'],
+    ['a null item', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}\n  },\n  null\n]}'],
+    ['an object with items that is not a List', '{"apiVersion": "v1", "kind": "ConfigMap", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}\n  }\n]}'],
+    ['an empty List', '{"apiVersion": "v1", "kind": "List", "items": []}'],
+    ['trailing text', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}\n  }\n]} x'],
+  ])('a List read from the bytes agrees with parse.ts, or declines: %s', (_name, text) => {
+    compare(text, 'h.json');
+    const slow = (() => {
+      try {
+        return parseText('h.json', text);
+      } catch {
+        return undefined;
+      }
+    })();
+    const fromBytes = parseJsonListBytes('h.json', Buffer.from(text, 'utf8'));
+    if (fromBytes && slow) expect(fromBytes.objects.map((o) => o.raw)).toEqual(slow.objects.map((o) => o.raw));
+    if (fromBytes) expect(fromBytes.errors).toEqual([]);
+  });
+
+  test('generated Lists of objects in every layout: read from the bytes exactly as parse.ts reads them', () => {
+    const obj = fc.record({ apiVersion: fc.constantFrom('v1', 'apps/v1'), kind: fc.constantFrom('Deployment', 'Service', 'ConfigMap'), metadata: fc.record({ name: fc.string({ minLength: 1, maxLength: 5 }), namespace: fc.string({ maxLength: 3 }) }), spec: value, data: fc.dictionary(key, fc.string({ maxLength: 12 }), { maxKeys: 3 }) });
+    const before = listRead;
+    fc.assert(
+      fc.property(fc.array(obj, { maxLength: 5 }), fc.constantFrom<string | number>(1, 2, 4, '\t', '   '), (items, indent) => {
+        compare(JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, null, indent), 'gl.json', false);
+      }),
+      { numRuns: 200, seed: 1616 },
+    );
+    expect(listRead - before).toBeGreaterThan(100);
   });
 
   const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('apiVersion', 'kind', 'metadata', 'name', 'spec', 'items', '<<', '__proto__', 'a/b', 'c~d', 'yes', '010', 'é"\\'));
