@@ -7,7 +7,7 @@ import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { stringMap } from '../model/selector';
-import { Source } from '../model/sources';
+import { Source, utf8Bytes } from '../model/sources';
 import { InputError, KObject, refOf } from '../model/types';
 import { get, workloadOf } from '../model/workload';
 import { ResolvedPolicy, RuleSetting } from './policy';
@@ -52,7 +52,8 @@ export interface Summary {
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>): ParsedObjects {
   // A large JSON List is read from its bytes, item by item, without making the whole text.
-  const fromBytes = s.utf8 && s.bytes ? parseJsonListBytes(s.file, s.bytes) : undefined;
+  const bytes = utf8Bytes(s);
+  const fromBytes = bytes ? parseJsonListBytes(s.file, bytes) : undefined;
   return fromBytes ?? parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
 }
 

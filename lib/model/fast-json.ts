@@ -358,9 +358,11 @@ function lineFeeds(t: string): number {
   return n;
 }
 
-/** The items' byte ranges, and the file's line of each item's `{`, computed on first use. */
+/** The items' byte ranges, and the file's line of each item's `{`, counted on first use. */
 class ItemTable {
   private lines?: Int32Array;
+  /** The last item whose text was read: positions are asked for object by object. */
+  private cached?: { k: number; scanner: Scanner; starts: number[] };
   constructor(
     private readonly bytes: Buffer,
     readonly starts: Int32Array,
@@ -372,18 +374,28 @@ class ItemTable {
     if (!this.lines) {
       const b = this.bytes;
       const lines = new Int32Array(this.starts.length);
-      let line = 1 + lineFeeds(b.toString('latin1', 0, this.starts[0]));
+      let line = 1;
       for (let i = 0; i < lines.length; i++) {
+        for (let j = i === 0 ? 0 : this.ends[i - 1]; j < this.starts[i]; j++) if (b[j] === 0x0a) line++;
         lines[i] = line;
-        line += lineFeeds(b.toString('latin1', this.starts[i], i + 1 < lines.length ? this.starts[i + 1] : this.ends[i]));
+        line += lineFeeds(b.toString('latin1', this.starts[i], this.ends[i]));
       }
       this.lines = lines;
     }
     return this.lines[k];
   }
-  /** Item k's text, for positions inside it. */
-  text(k: number): string {
-    return textOf(this.bytes, this.starts[k], this.ends[k]);
+  /**
+   * Item k's text (decoded again from the bytes: not kept for every item, as the texts together
+   * are as large as the file) and its line starts.
+   */
+  text(k: number): { scanner: Scanner; starts: number[] } {
+    if (this.cached?.k !== k) {
+      const t = textOf(this.bytes, this.starts[k], this.ends[k]);
+      const starts = [0];
+      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.cached = { k, scanner: new Scanner(t), starts };
+    }
+    return this.cached;
   }
 }
 
@@ -395,8 +407,6 @@ class JsonItemView implements KObject {
   readonly uid: string;
   readonly basePointer: string;
   readonly docIndex = 0;
-  private scanner?: Scanner;
-  private starts?: number[];
   constructor(
     readonly raw: JsonObject,
     readonly file: string,
@@ -418,17 +428,10 @@ class JsonItemView implements KObject {
     return this.table.column;
   }
   locate(pointer: string): Position {
-    // The item's text is decoded again for its first position, and kept for the next ones.
-    this.scanner ??= new Scanner(this.table.text(this.index));
-    const at = walkPointer(this.scanner, 0, pointer);
-    if (!this.starts) {
-      const t = this.scanner.text;
-      const s = [0];
-      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) s.push(i + 1);
-      this.starts = s;
-    }
-    const lo = lineIndex(this.starts, at);
-    return { line: this.line + lo, column: lo === 0 ? this.column + at : at - this.starts[lo] + 1 };
+    const { scanner, starts } = this.table.text(this.index);
+    const at = walkPointer(scanner, 0, pointer);
+    const lo = lineIndex(starts, at);
+    return { line: this.line + lo, column: lo === 0 ? this.column + at : at - starts[lo] + 1 };
   }
 }
 

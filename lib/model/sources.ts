@@ -19,27 +19,38 @@ export interface Source {
   unwritable?: string;
   /** The exact bytes read (kept to check, before --fix renames, that the file did not change). */
   bytes?: Buffer;
-  /**
-   * Set when `text` is exactly `bytes` decoded as UTF-8 (valid UTF-8, no NUL byte, nothing
-   * blanked). `text` is then decoded on first use only, so a reader that can work from the bytes
-   * (a large JSON List: fast-json.ts) never makes the whole text.
-   */
-  utf8?: boolean;
 }
 
-/** A source whose text is its bytes decoded as UTF-8, decoded when first asked for. */
-export function utf8Source(file: string, bytes: Buffer): Source {
+/** Sources whose `text` is still exactly their bytes decoded as UTF-8 (see utf8Source). */
+const UNDECODED = new WeakSet<Source>();
+
+/**
+ * A source whose text is its bytes decoded as UTF-8, decoded only when first asked for, so that a
+ * reader that works from the bytes (a large JSON List: fast-json.ts) never makes the whole text.
+ */
+export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   let text: string | undefined;
-  const src = { file, bytes, utf8: true } as Source;
+  const src = { file, bytes } as Source;
+  if (path !== undefined) src.path = path;
   Object.defineProperty(src, 'text', {
     enumerable: true,
     configurable: true,
     get: () => (text ??= bytes.toString('utf8')),
     set: (v: string) => {
+      UNDECODED.delete(src);
       text = v;
     },
   });
+  UNDECODED.add(src);
   return src;
+}
+
+/**
+ * The bytes of a source whose text is exactly their UTF-8 decoding (a utf8Source whose text was
+ * not replaced; a copy made with another text is not one), else undefined.
+ */
+export function utf8Bytes(s: Source): Buffer | undefined {
+  return UNDECODED.has(s) ? s.bytes : undefined;
 }
 
 /** Bytes that decode as UTF-8 exactly (no NUL, valid UTF-8: decodeBytes's common case). */
@@ -287,9 +298,7 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
   const seenCharts = new Set<string>();
   const addDecoded = (bytes: Buffer, shown: string, abs?: string): void => {
     if (isPlainUtf8(bytes)) {
-      const src = utf8Source(shown, bytes);
-      if (abs !== undefined) src.path = abs;
-      sources.push(src);
+      sources.push(utf8Source(shown, bytes, abs));
       return;
     }
     const d = decodeBytes(bytes);
