@@ -9,12 +9,28 @@
  * - `JSONPatch{op: ..., path: ..., value: ...}` is read as a map literal (@bufbuild/cel has no
  *   JSONPatch type); the patch semantics (RFC 6902 add) are applied here.
  */
-import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
+import { celEnv, celList, celMap, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { FixEdit } from '../../lib/engine/types';
 import { Json, JsonObject } from '../../lib/model/types';
 
 const env = celEnv({ funcs: strings });
+
+/**
+ * @bufbuild/cel compiles the pattern of `matches` on every call (std/logic.js: RE2JS.compile(pattern)),
+ * which the API server does not (cel-go compiles a constant pattern once, when the program is built).
+ * The compiled expressions are kept here (a compiled RE2JS is immutable for matching, and a pattern
+ * that does not compile throws again each time): the same regular expressions, compiled once.
+ */
+const re2 = require(require.resolve('@bufbuild/re2', { paths: [require.resolve('@bufbuild/cel')] })) as { RE2JS: { compile(pattern: string, flags?: number): unknown } };
+const compileRegex = re2.RE2JS.compile.bind(re2.RE2JS);
+const compiledRegexes = new Map<string, unknown>();
+re2.RE2JS.compile = (pattern: string, flags = 0): unknown => {
+  const key = `${flags} ${pattern}`;
+  let r = compiledRegexes.get(key);
+  if (r === undefined) compiledRegexes.set(key, (r = compileRegex(pattern, flags)));
+  return r;
+};
 type Program = (ctx: Record<string, unknown>) => unknown;
 const cache = new Map<string, Program>();
 
@@ -28,13 +44,16 @@ export function compile(expr: string): Program {
   return p;
 }
 
-/** A JSON object as the API server hands it to CEL. */
+/**
+ * A JSON object as the API server hands it to CEL. Lists and maps are built as CEL values at once
+ * (celList, celMap: what @bufbuild/cel would otherwise wrap the arrays and Maps in on every access).
+ */
 export function toCel(v: Json): unknown {
-  if (Array.isArray(v)) return v.filter((x) => x !== null).map(toCel);
+  if (Array.isArray(v)) return celList(v.filter((x) => x !== null).map(toCel) as Parameters<typeof celList>[0]);
   if (v !== null && typeof v === 'object') {
     const m = new Map<string, unknown>();
     for (const [k, x] of Object.entries(v)) if (x !== null) m.set(k, toCel(x));
-    return m;
+    return celMap(m as Parameters<typeof celMap>[0]);
   }
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
   return v;
@@ -72,18 +91,83 @@ interface PolicyLike {
   };
 }
 
+/**
+ * What the policies evaluated on one object have in common, so that it is computed once per object
+ * and not once per policy (the exported policies share most of their variables: 360 variable
+ * definitions in 27 policies, 81 distinct). CEL evaluation is deterministic and its values are
+ * immutable, so a matchCondition or a variable evaluated on the same object to the same inputs has
+ * the same value in every policy: a variable is reused only when its expression and, recursively,
+ * the definitions of the variables it reads are the same (see variableKeys). Keyed by the object's
+ * JSON text (a caller may change an object and evaluate it again); the last few objects are kept.
+ */
+interface ObjectMemo {
+  object: unknown;
+  conditions: Map<string, unknown>;
+  variables: Map<string, unknown>;
+}
+const objectMemos = new Map<string, ObjectMemo>();
+const OBJECT_MEMOS = 8;
+
+function memoFor(obj: JsonObject): ObjectMemo {
+  const text = JSON.stringify(obj);
+  let m = objectMemos.get(text);
+  if (m) {
+    objectMemos.delete(text);
+  } else {
+    m = { object: toCel(obj), conditions: new Map(), variables: new Map() };
+    if (objectMemos.size >= OBJECT_MEMOS) objectMemos.delete(objectMemos.keys().next().value as string);
+  }
+  objectMemos.set(text, m);
+  return m;
+}
+
+const interned = new Map<string, number>();
+const intern = (s: string): number => {
+  let n = interned.get(s);
+  if (n === undefined) interned.set(s, (n = interned.size));
+  return n;
+};
+
+/**
+ * For each variable of a policy, a key that is equal for two variables exactly when their values are
+ * equal on every object: the expression, and the keys of the variables it reads (`variables.NAME`, as
+ * defined earlier in the same policy). An expression that reads `variables` in any other way is keyed
+ * with every definition before it.
+ */
+const policyKeys = new WeakMap<object, string[]>();
+function variableKeys(vars: { name: string; expression: string }[]): string[] {
+  const byName = new Map<string, string>();
+  const all: string[] = [];
+  return vars.map((v) => {
+    const other = v.expression.replace(/\bvariables\.[A-Za-z_][A-Za-z0-9_]*/g, '').match(/\bvariables\b/);
+    const reads = other ? all : [...new Set([...v.expression.matchAll(/\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((x) => x[1]))].sort().map((n) => `${n}=${byName.get(n) ?? '?'}`);
+    const key = `${intern(v.expression)}(${reads.join(',')})`;
+    byName.set(v.name, key);
+    all.push(`${v.name}=${key}`);
+    return key;
+  });
+}
+
 function prepare(policy: JsonObject, obj: JsonObject): { ctx: Record<string, unknown>; matched: boolean } {
   const p = policy as unknown as PolicyLike;
-  const object = toCel(obj);
-  const base = { object, oldObject: null, request: new Map(), params: null };
+  const memo = memoFor(obj);
+  const base = { object: memo.object, oldObject: null, request: new Map(), params: null };
   for (const c of p.spec.matchConditions ?? []) {
-    const r = evalExpr(c.expression, base, `matchCondition ${c.name}`);
+    let r = memo.conditions.get(c.expression);
+    if (r === undefined) memo.conditions.set(c.expression, (r = evalExpr(c.expression, base, `matchCondition ${c.name}`)));
     if (typeof r !== 'boolean') throw new CelEvalError(`matchCondition ${c.name} is not a bool`);
     if (!r) return { ctx: base, matched: false };
   }
   const variables = new Map<string, unknown>();
   const ctx = { ...base, variables };
-  for (const v of p.spec.variables ?? []) variables.set(v.name, evalExpr(v.expression, ctx, `variable ${v.name}`));
+  const defs = p.spec.variables ?? [];
+  let keys = policyKeys.get(policy);
+  if (!keys) policyKeys.set(policy, (keys = variableKeys(defs)));
+  defs.forEach((v, i) => {
+    let value = memo.variables.get(keys[i]);
+    if (value === undefined && !memo.variables.has(keys[i])) memo.variables.set(keys[i], (value = evalExpr(v.expression, ctx, `variable ${v.name}`)));
+    variables.set(v.name, value);
+  });
   return { ctx, matched: true };
 }
 
