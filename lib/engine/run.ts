@@ -2,7 +2,7 @@ import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, ParsedObjects } from '../model/fast-json';
-import { parseYamlFast } from '../model/fast-yaml';
+import { parseYamlBytes, parseYamlFast } from '../model/fast-yaml';
 import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
@@ -51,10 +51,22 @@ export interface Summary {
  * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>): ParsedObjects {
-  // A large JSON List is read from its bytes, item by item, without making the whole text.
+  // A file is read from its bytes where it can be, without making its whole text as one string:
+  // a JSON List item by item, YAML document by document.
   const bytes = utf8Bytes(s);
-  const fromBytes = bytes ? parseJsonListBytes(s.file, bytes) : undefined;
-  return fromBytes ?? parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
+  if (bytes) {
+    if (!startsWithBrace(bytes)) return parseYamlBytes(s.file, bytes) ?? parseText(s.file, s.text, undefined, decoded);
+    const list = parseJsonListBytes(s.file, bytes);
+    if (list) return list;
+  }
+  return parseJsonFast(s.file, s.text) ?? parseYamlFast(s.file, s.text) ?? parseText(s.file, s.text, undefined, decoded);
+}
+
+/** Whether the first character after a byte-order mark and white space is `{` (else parseJsonFast declines). */
+function startsWithBrace(b: Buffer): boolean {
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  while (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09) i++;
+  return b[i] === 0x7b;
 }
 
 export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void): ParsedObjects[] {

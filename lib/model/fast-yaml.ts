@@ -27,6 +27,7 @@
  * test/model/fast-yaml.test.ts checks that both paths agree on every value, position and
  * finding over the corpus, the fuzz inputs and YAML 1.1 corner cases.
  */
+import { isAscii } from 'buffer';
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import type { ParsedObjects } from './fast-json';
@@ -98,6 +99,8 @@ class Span {
     /** Offset of the root node. */
     private readonly root: number,
     private readonly simple: boolean,
+    /** Offset of `start` in the file's whole text (the document's own text may be `text`). */
+    private readonly offset: number = start,
   ) {}
   /**
    * The `yaml` reading, once a position was asked for, with the offset its ranges count from,
@@ -107,7 +110,7 @@ class Span {
     const doc = this.doc;
     this.doc = undefined;
     this.lc = undefined;
-    return doc ? { doc, start: this.start } : undefined;
+    return doc ? { doc, start: this.offset } : undefined;
   }
   /** As parse.ts's locateNode over this document; `fallback` in file lines. */
   locate(segments: string[], fallback: Position): Position {
@@ -340,7 +343,41 @@ const ENTRY_QUESTION_END = /(?:^|[{[,])[ \t]*\?[ \t]*$/;
  */
 export function parseYamlFast(file: string, text: string): ParsedObjects | undefined {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.includes('\ufeff') || loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
+  if (text.includes('\ufeff')) return undefined;
+  const whole = text;
+  return parseDocuments(file, text, (start, end) => whole.slice(start, end), false);
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const LINE_SEPARATORS = [Buffer.from('\u2028', 'utf8'), Buffer.from('\u2029', 'utf8')];
+
+/**
+ * parseYamlFast over a file's bytes (valid UTF-8 without NUL, as sources.ts checked), without
+ * making the whole text as one string: the documents are found in the bytes read as Latin-1 (a
+ * one-byte string, fast to make, where every ASCII character and line break is where it is in
+ * the text), and each document is decoded alone: as that same one-byte string when its bytes are
+ * ASCII, else as UTF-8. At 100k objects the whole text is ~1 GB, two bytes a character once one
+ * character is outside Latin-1. Declines (undefined) where parseYamlFast would, and on a U+2028 or
+ * U+2029 (line terminators for the regular expression that finds the `---` lines); the caller
+ * then reads the text.
+ */
+export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | undefined {
+  const from = bytes.subarray(0, 3).equals(BOM) ? 3 : 0;
+  if (bytes.indexOf(BOM, from) !== -1 || LINE_SEPARATORS.some((b) => bytes.includes(b))) return undefined;
+  const latin1 = bytes.toString('latin1', from);
+  if (isAscii(bytes)) return parseDocuments(file, latin1, (start, end) => latin1.slice(start, end), false);
+  return parseDocuments(file, latin1, (start, end) => (isAscii(bytes.subarray(from + start, from + end)) ? latin1.slice(start, end) : bytes.toString('utf8', from + start, from + end)), true);
+}
+
+/**
+ * The documents of `scan` (the text, or its bytes read as Latin-1), each read from its own text
+ * `docText(start, end)`. With `decoded`, offsets in `scan` are bytes: everything inside a
+ * document is computed on its own text, and the whole-text offsets (--fix's) are summed from the
+ * documents' lengths.
+ */
+function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean): ParsedObjects | undefined {
+  const text = scan;
+  if (loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
   const explicitKeys = mayHaveExplicitKey(text);
   // Document starts: offset 0 (no marker) and every `---` line.
   // A `...` ends a document; a `...` before any `---` makes a document of the text before it
@@ -363,6 +400,8 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
   let line = 1;
   let lineAt = 0;
   let docIndex = 0;
+  /** Offset of the document in the whole text (differs from `start` when offsets are bytes). */
+  let offset = 0;
   try {
     for (let d = 0; d < starts.length; d++) {
       const start = starts[d];
@@ -371,18 +410,21 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
       lineAt = start;
       const marker = text.startsWith('---', start) && (start + 3 === text.length || /[ \t\r\n]/.test(text[start + 3]));
       if (start === end) continue; // the text starts with a marker
-      const at = contentStart(text, start, end, marker);
+      const own = docText(start, end);
+      const docOffset = offset;
+      offset += own.length;
+      const at = contentStart(own, 0, own.length, marker);
       if (at === undefined) return undefined;
-      const { value, content, simple } = loadDocument(text.slice(start, end), explicitKeys);
+      const { value, content, simple } = loadDocument(own, explicitKeys);
       if (!marker && !content && !firstEnded) continue; // comments before the first marker
       const index = docIndex++;
       out.documents++;
       if (!isKubernetesObject(value)) continue;
       let l = line;
-      let ls = start;
-      for (let i = text.indexOf('\n', start); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) (l++, (ls = i + 1));
+      let ls = 0;
+      for (let i = own.indexOf('\n'); i >= 0 && i < at; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
       const docPos = { line: l, column: at - ls + 1 };
-      const span = new Span(text, start, end, line, at, simple);
+      const span = decoded ? new Span(own, 0, own.length, line, at, simple, docOffset) : new Span(text, start, end, line, start + at, simple);
       const kind = value.kind as string;
       const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
       if (isList && Array.isArray(value.items)) {

@@ -13,10 +13,11 @@ import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseYamlFast } from '../../lib/model/fast-yaml';
+import { parseYamlBytes, parseYamlFast } from '../../lib/model/fast-yaml';
 import { checkFieldTypes } from '../../lib/model/field-types';
 import { MAX_DEPTH, parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
+import type { ParsedObjects } from '../../lib/model/fast-json';
 import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
 import { servedDeployment } from '../helpers/manifests';
@@ -26,10 +27,32 @@ import { pointers, view } from '../helpers/parse-compare';
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
 
 /** 'declined', or 'same' after asserting that both paths agree on everything. */
+/**
+ * 'declined', or 'same' after asserting that the fast path agrees with parse.ts on everything.
+ * Text that is UTF-8 is also read from its bytes (parseYamlBytes): that declines wherever
+ * parseYamlFast does (and on U+2028/9), and agrees with parse.ts wherever it reads.
+ */
 function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; located?: number } = {}): 'declined' | 'same' {
+  const bytes = Buffer.from(text, 'utf8');
+  const fromBytes = bytes.toString('utf8') === text && !bytes.includes(0) ? parseYamlBytes(file, bytes) : undefined;
   const fast = parseYamlFast(file, text);
-  if (!fast) return 'declined';
+  if (!fast) {
+    expect(fromBytes).toBeUndefined();
+    return 'declined';
+  }
   const slow = parseText(file, text);
+  if (fromBytes) {
+    bytesRead++;
+    agree(fromBytes, slow, file, opts);
+  }
+  agree(fast, slow, file, opts);
+  return 'same';
+}
+
+/** How many inputs parseYamlBytes read (tests check it is exercised). */
+let bytesRead = 0;
+
+function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, opts: { findings?: boolean; located?: number }): void {
   expect(fast.errors).toEqual(slow.errors);
   expect(fast.documents).toBe(slow.documents);
   expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
@@ -45,7 +68,6 @@ function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; loc
     expect(a).toEqual(b);
     expect(fast.objects.flatMap(checkFieldTypes)).toEqual(slow.objects.flatMap(checkFieldTypes));
   }
-  return 'same';
 }
 
 function yamlFiles(dir: string): string[] {
@@ -69,6 +91,42 @@ describe('YAML fast path agrees with parse.ts', () => {
     located.mockRestore();
     expect(answers.length).toBeGreaterThan(10000);
     expect(answers.filter((a) => a === UNSURE).length).toBeLessThan(answers.length / 100);
+  });
+
+  test('files read from their bytes: the corpus, and documents with characters outside ASCII and Latin-1', () => {
+    const before = bytesRead;
+    for (const f of rendered) compare(fs.readFileSync(f, 'utf8'), path.basename(f), { located: 3, findings: false });
+    expect(bytesRead - before).toBe(rendered.length);
+    const docs = [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ascii\ndata:\n  a: b\n',
+      '# café, 日本語 😀\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "é😀"\n  annotations: {a: "ü", b: [1,\n    2]}\ndata:\n  k: |\n    line é\n    😀 two\n',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, labels: {x: "😀"}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: x  # ünïcode\n          ports: [{containerPort: 80}]\n',
+    ];
+    for (const text of [docs.join('---\n'), `---\n${docs.reverse().join('---\n')}`, `\uFEFF${docs.join('---\n')}`, `${docs[0]}---\n# only é\n---\n${docs[1]}`]) {
+      const n = bytesRead;
+      expect(compare(text, 'u.yaml', { located: 10 })).toBe('same');
+      expect(bytesRead).toBe(n + 1);
+    }
+  });
+
+  test('a document read from the bytes hands --fix its offset in the whole text', () => {
+    // The third document is not simple (a flow mapping over two lines): its position comes
+    // from `yaml`, whose document --fix then takes, with the offset it starts at in the text.
+    const text = '# é 😀\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "😀"}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b,\n  namespace: c}\n';
+    const p = parseYamlBytes('o.yaml', Buffer.from(text, 'utf8'))!;
+    const o = p.objects[2] as ParsedObjects['objects'][number] & { takeDocument(): { start: number } | undefined };
+    expect(o.locate('/metadata/namespace')).toEqual(parseText('o.yaml', text).objects[2].locate('/metadata/namespace'));
+    const taken = o.takeDocument()!;
+    expect(taken.start).toBe(text.indexOf('---\napiVersion: v1\nkind: Secret'));
+  });
+
+  test.each([
+    ['U+2028', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "a\u2028b"\n'],
+    ['U+2029', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "a\u2029b"\n'],
+    ['a byte-order mark inside', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n\uFEFFapiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n'],
+  ])('read from the bytes: declines a text with %s (the text is read instead)', (_name, text) => {
+    expect(parseYamlBytes('d.yaml', Buffer.from(text, 'utf8'))).toBeUndefined();
+    compare(text, 'd.yaml');
   });
 
   test('chart files, values files and fixtures: the same, or declined', () => {
