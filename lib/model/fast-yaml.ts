@@ -348,8 +348,12 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
   return parseDocuments(file, text, (start, end) => whole.slice(start, end), false);
 }
 
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const LINE_SEPARATORS = [Buffer.from('\u2028', 'utf8'), Buffer.from('\u2029', 'utf8')];
+/** Whether the bytes from `from` hold a byte-order mark (EF BB BF) or U+2028/U+2029 (E2 80 A8/A9). */
+function bomOrSeparator(b: Buffer, from: number): boolean {
+  for (let i = b.indexOf(0xef, from); i !== -1; i = b.indexOf(0xef, i + 1)) if (b[i + 1] === 0xbb && b[i + 2] === 0xbf) return true;
+  for (let i = b.indexOf(0xe2, from); i !== -1; i = b.indexOf(0xe2, i + 1)) if (b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) return true;
+  return false;
+}
 
 /**
  * parseYamlFast over a file's bytes (valid UTF-8 without NUL, as sources.ts checked), without
@@ -362,10 +366,10 @@ const LINE_SEPARATORS = [Buffer.from('\u2028', 'utf8'), Buffer.from('\u2029', 'u
  * then reads the text.
  */
 export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | undefined {
-  const from = bytes.subarray(0, 3).equals(BOM) ? 3 : 0;
-  if (bytes.indexOf(BOM, from) !== -1 || LINE_SEPARATORS.some((b) => bytes.includes(b))) return undefined;
+  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const latin1 = bytes.toString('latin1', from);
-  if (isAscii(bytes)) return parseDocuments(file, latin1, (start, end) => latin1.slice(start, end), false);
+  if (isAscii(bytes.subarray(from))) return parseDocuments(file, latin1, (start, end) => latin1.slice(start, end), false);
+  if (bomOrSeparator(bytes, from)) return undefined;
   return parseDocuments(file, latin1, (start, end) => (isAscii(bytes.subarray(from + start, from + end)) ? latin1.slice(start, end) : bytes.toString('utf8', from + start, from + end)), true);
 }
 

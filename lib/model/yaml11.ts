@@ -301,6 +301,10 @@ function toJson(v: GoValue, node: unknown): Json {
  * throws a DecodeError for the values with no JSON form (`.inf`, `.nan`).
  */
 export function plainScalarJson(source: string): Json {
+  // Most plain scalars are strings at a glance (resolveImplicit returns them as they are when
+  // their first character gives no hint, or a table word's does but the word is not one).
+  const hint = hintOf(source);
+  if (hint === 0 || (hint === 'M' && !TABLE.has(source))) return source;
   return toJson(resolveScalar(source, true, undefined), undefined);
 }
 
