@@ -15,7 +15,8 @@ import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
 import { assemblePieces, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
-import { DocEdit, surgicalEdit } from './surgical';
+import { applyJsonEdits, TextTree } from './splice';
+import { DocEdit, surgicalEdit, treeEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
 
 export { FixError } from './edit';
@@ -35,6 +36,11 @@ export interface FixOptions {
    * (a self-check for tests; costs a whole parse per fixed file and pass).
    */
   verifyPiecewise?: boolean;
+  /**
+   * Edit documents the YAML fast path read by text splices, without yaml Documents (default
+   * true; false takes the Document route everywhere, for tests comparing the two).
+   */
+  textSplice?: boolean;
 }
 
 export interface AppliedFix {
@@ -159,6 +165,8 @@ interface FileEdits {
   /** The fixed value of each edited document. */
   values: Map<number, unknown>;
   pending: Map<number, PendingDoc>;
+  /** Documents edited by text splices: their fixed slice (splice.ts). */
+  splices: Map<number, { text?: string }>;
 }
 
 /**
@@ -254,11 +262,11 @@ function renderFile(
   file: string,
   text: string,
   model: FileModel,
-  work: (Document | undefined)[],
-  { edited, values, pending }: FileEdits,
+  documentsOf: (d: number) => { orig: Document.Parsed; work: Document } | undefined,
+  { edited, values, pending, splices }: FileEdits,
   counters: FixWork,
   decoded: WeakMap<Document, K8sValue>,
-): Rendered {
+): Rendered | 'again' {
   const original = model.docs;
   const n = model.starts.length;
   const eol = dominantEol(text);
@@ -273,8 +281,10 @@ function renderFile(
     let seg = text.slice(from, end);
     const edits = edited.get(i);
     if (edits) {
-      const r = renderDoc(text, from, end, original[i]!, work[i]!, values.get(i), edits, eol, decoded, file);
+      const r = renderDoc(text, from, end, () => documentsOf(i), values.get(i), edits, eol, decoded, file, splices.get(i)?.text);
+      if ('again' in r) return 'again';
       if ('error' in r) return r;
+      if (r.spliced) counters.documentsSpliced++;
       seg = r.text;
       if (r.doc || r.objects) {
         pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: text.slice(from, end) });
@@ -328,7 +338,8 @@ function renderFile(
     // A document of a piecewise file not parsed yet is read from its slice now (this is rare).
     const doc = original[i] ?? docOf(model, i, text, counters, decoded);
     if (!doc) return { error: `document ${i + 1} could not be read back` };
-    expected.push(doc.errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(work[i] ?? doc, decoded).value, broken: false });
+    // (A document without a value of the pass is unchanged: its own value.)
+    expected.push(doc.errors.length ? { broken: true } : { value: values.has(i) ? values.get(i) : toJs(doc, decoded).value, broken: false });
     for (const v of pending.get(i)?.added ?? []) expected.push({ value: v, broken: false });
   }
   const back = readAlone(out);
@@ -354,18 +365,64 @@ function renderDoc(
   text: string,
   from: number,
   to: number,
-  orig: Document.Parsed,
-  work: Document,
+  documents: () => { orig: Document.Parsed; work: Document } | undefined,
   fixed: unknown,
   edits: DocEdit[],
   eol: string,
   decoded: WeakMap<Document, K8sValue>,
   file: string,
-): { text: string; doc?: Document.Parsed; objects?: KObject[] } | { error: string } {
+  spliced?: string,
+): { text: string; doc?: Document.Parsed; objects?: KObject[]; spliced?: true } | { error: string } | { again: true } {
   const seg = text.slice(from, to);
-  const want = fixed === undefined ? toJs(work).value : fixed;
   const toEol = (t: string) => (eol === '\n' ? t : t.replace(/\n/g, eol));
   type Candidate = { text?: string; before: string; after: string };
+  let want = fixed;
+  let problem = 'it could not be rendered';
+  let segComments: string[] | undefined;
+  type Reading = { docs?: Document.Parsed[]; objects?: KObject[] };
+  /** Whether the candidate loses a comment of the document (and says which in `problem`). */
+  const commentLost = (c: Candidate, text: string): boolean => {
+    // Without a `#` the document has no comment to lose (the lexer is not needed to know).
+    const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, text) : [];
+    if (lost.length) problem = `the comment "${lost[0]}" would be lost`;
+    return lost.length > 0;
+  };
+  const check = (c: Candidate): Reading | undefined => {
+    if (c.text === undefined) return undefined;
+    // One plain Kubernetes object: the YAML fast path reads it as yaml would (or declines).
+    const fast = parseYamlFast(file, c.text);
+    if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '') {
+      if (!sameValue(fast.objects[0].raw, want)) {
+        problem = 'the result would not read back as the fixed values';
+        return undefined;
+      }
+      if (commentLost(c, c.text)) return undefined;
+      return { objects: fast.objects };
+    }
+    const all = readAlone(c.text);
+    const docs = all.filter((d) => d.contents !== null || d.errors.length);
+    if (docs.length !== 1 || docs[0].errors.length) {
+      problem = 'the result would not parse';
+      return undefined;
+    }
+    if (!sameValue(toJs(docs[0], decoded).value, want)) {
+      problem = 'the result would not read back as the fixed values';
+      return undefined;
+    }
+    if (commentLost(c, c.text)) return undefined;
+    return { docs: all };
+  };
+  // The winner's reading: the fast path's objects, or yaml's document when it is exactly one.
+  const alone = (r: Reading) => (r.objects ? { objects: r.objects } : r.docs!.length === 1 ? { doc: r.docs![0] } : {});
+  // A text splice (made without a yaml Document) is the in-place edit below, made already.
+  if (spliced !== undefined) {
+    const got = check({ text: spliced, before: '', after: '' });
+    if (got) return { text: spliced, spliced: true, ...alone(got) };
+  }
+  const both = documents();
+  if (!both) return { again: true };
+  const { orig, work } = both;
+  if (want === undefined) want = toJs(work).value;
   let surgical: () => Candidate;
   let others: () => Candidate[];
   // In-place text edits only insert text or replace scalars: they keep every comment, which is
@@ -404,46 +461,10 @@ function renderDoc(
       ];
     };
   }
-  let problem = 'it could not be rendered';
-  let segComments: string[] | undefined;
-  type Reading = { docs?: Document.Parsed[]; objects?: KObject[] };
-  /** Whether the candidate loses a comment of the document (and says which in `problem`). */
-  const commentLost = (c: Candidate, text: string): boolean => {
-    // Without a `#` the document has no comment to lose (the lexer is not needed to know).
-    const lost = seg.includes('#') ? lostComments((segComments ??= commentTokens(seg)), c.before, c.after, text) : [];
-    if (lost.length) problem = `the comment "${lost[0]}" would be lost`;
-    return lost.length > 0;
-  };
-  const check = (c: Candidate): Reading | undefined => {
-    if (c.text === undefined) return undefined;
-    // One plain Kubernetes object: the YAML fast path reads it as yaml would (or declines).
-    const fast = parseYamlFast(file, c.text);
-    if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '') {
-      if (!sameValue(fast.objects[0].raw, want)) {
-        problem = 'the result would not read back as the fixed values';
-        return undefined;
-      }
-      if (commentLost(c, c.text)) return undefined;
-      return { objects: fast.objects };
-    }
-    const all = readAlone(c.text);
-    const docs = all.filter((d) => d.contents !== null || d.errors.length);
-    if (docs.length !== 1 || docs[0].errors.length) {
-      problem = 'the result would not parse';
-      return undefined;
-    }
-    if (!sameValue(toJs(docs[0], decoded).value, want)) {
-      problem = 'the result would not read back as the fixed values';
-      return undefined;
-    }
-    if (commentLost(c, c.text)) return undefined;
-    return { docs: all };
-  };
-  // The winner's reading: the fast path's objects, or yaml's document when it is exactly one.
-  const alone = (r: Reading) => (r.objects ? { objects: r.objects } : r.docs!.length === 1 ? { doc: r.docs![0] } : {});
-  // In-place text edits change only the edited lines: nothing can do better.
+  // In-place text edits change only the edited lines: nothing can do better. (The same text as a
+  // splice that did not read back is not read again: it fails the same way.)
   const first = surgical();
-  const firstDocs = check(first);
+  const firstDocs = first.text !== undefined && first.text === spliced ? undefined : check(first);
   if (firstDocs) return { text: first.text!, ...alone(firstDocs) };
   let rest: Candidate[];
   try {
@@ -479,6 +500,8 @@ export interface FixWork {
   documentsReadBack: number;
   /** Fixed files read back whole (not piecewise). */
   wholeReadBacks: number;
+  /** Edited documents written by text splices, without a yaml Document (splice.ts). */
+  documentsSpliced: number;
 }
 
 /**
@@ -489,7 +512,7 @@ export interface FixWork {
  */
 export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   const maxPasses = opts.maxPasses ?? DEFAULT_MAX_PASSES;
-  const counters: FixWork = { fileParses: {}, documentsParsed: 0, documentsReadBack: 0, wholeReadBacks: 0 };
+  const counters: FixWork = { fileParses: {}, documentsParsed: 0, documentsReadBack: 0, wholeReadBacks: 0, documentsSpliced: 0 };
   // Values of parsed documents, which are never mutated (edits go to clones): read once each.
   const decoded = new WeakMap<Document, K8sValue>();
   const parseWhole = (file: string, text: string): ParsedFile => {
@@ -510,6 +533,168 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   let converged = false;
   let skipped: SkippedFix[] = [];
   let findings: Finding[];
+
+  type Todo = { f: Finding; fix: Fix; obj: KObject; file: number };
+  /**
+   * One pass over one file: applies its fixes to its documents and renders the fixed text, or
+   * undefined when nothing applied. With `splice`, a document the YAML fast path read is edited
+   * without a yaml Document (splice.ts) for as long as its edits allow; it moves to the Document
+   * route (parsed, cloned, the pass's earlier fixes replayed) at the first edit that the splice
+   * cannot make, or when the spliced text does not read back as intended. 'again' asks for the
+   * pass to be run without splices (a document that could not then be parsed alone).
+   */
+  const fixFile = (st: FileState, items: Todo[], splice: boolean): { rendered: Rendered; appliedHere: AppliedFix[] } | undefined | 'again' => {
+    // Only now, with a fix to apply, does the file get its YAML documents: parse.ts's reading
+    // has them; after a fast path, the documents to edit are parsed alone from their slices.
+    if (!st.model) {
+      const p = st.parsed;
+      st.model = 'docs' in p ? wholeModel(st.text, p as ParsedFile) : (fastModel(st.text, p) ?? wholeModel(st.text, parseWhole(st.source.file, st.text)));
+    }
+    const json = isJsonText(st.text);
+    // A document the fixer knows the whole value of (one object, the document itself) may be spliced.
+    const spliceable = (m: FileModel, d: number) => splice && !json && m.piecewise && m.objects[d]?.length === 1 && m.objects[d][0].basePointer === '';
+    if (items.some((t) => !spliceable(st.model!, t.obj.docIndex) && !docOf(st.model!, t.obj.docIndex, st.text, counters, decoded))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
+    const model = st.model;
+    const work: (Document | undefined)[] = [...model.docs];
+    const edited = new Map<number, DocEdit[]>();
+    const values = new Map<number, unknown>();
+    const busy = new Map<number, string[][]>();
+    const pending = new Map<number, PendingDoc>();
+    const addedKeys = new Set<string>();
+    const appliedHere: AppliedFix[] = [];
+    // The fixes applied to each document in this pass, replayed on a fresh clone when a later
+    // one fails after editing the document (or changes nothing).
+    const replay = new Map<number, { base: string; edits: FixEdit[] }[]>();
+    const restore = (d: number) => {
+      const c = cloneDocument(model.docs[d]!);
+      for (const r of replay.get(d) ?? []) applyEdits(c, r.base, r.edits);
+      work[d] = replay.get(d)?.length ? c : model.docs[d];
+    };
+    // Documents edited by splices in this pass: their value and text so far (text: undefined
+    // while only objects were added after them); documents moved to the Document route.
+    const splices = new Map<number, { value: unknown; text?: string }>();
+    const documentRoute = new Set<number>();
+    let eol: string | undefined;
+    const slice = (d: number): [number, number] => [model.starts[d], d + 1 < model.starts.length ? model.starts[d + 1] : st.text.length];
+    /** Moves document d to the Document route, replaying this pass's fixes on it; false when it cannot be. */
+    const toDocument = (d: number): boolean => {
+      documentRoute.add(d);
+      const sp = splices.get(d);
+      splices.delete(d);
+      if (!docOf(model, d, st.text, counters, decoded)) return false;
+      try {
+        restore(d);
+      } catch (e) {
+        if (e instanceof FixError) return false;
+        throw e;
+      }
+      if (replay.get(d)?.length) {
+        const v = toJs(work[d]!);
+        // Both routes must agree on the value (splice.ts's applyJsonEdits mirrors edit.ts).
+        if (v.failed || (sp && !sameValue(v.value, sp.value))) return false;
+        values.set(d, v.value);
+      }
+      return true;
+    };
+    /** Applies a fix to document d by a text splice; false when the Document route must decide. */
+    const spliceFix = (d: number, obj: KObject, fix: Fix, adds: JsonObject[], paths: string[][]): boolean => {
+      const sp = splices.get(d) ?? { value: model.objects[d][0].raw as unknown };
+      const after = applyJsonEdits(sp.value, obj.basePointer, fix.edits);
+      if (after === undefined) return false;
+      const changed = !sameValue(sp.value, after);
+      // A fix that changes nothing is the Document route's to report.
+      if (!changed && !adds.length) return false;
+      let text = sp.text;
+      let list = edited.get(d);
+      if (changed) {
+        list = [...(list ?? [])];
+        for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
+        const [from, to] = slice(d);
+        eol ??= dominantEol(st.text);
+        text = treeEdit(new TextTree(st.text, from, to, model.objects[d][0].raw), st.text, from, to, list, detectStyle(st.text.slice(from, to)), eol);
+        if (text === undefined) return false;
+      }
+      splices.set(d, { value: after, text });
+      values.set(d, after);
+      const done = replay.get(d) ?? [];
+      done.push({ base: obj.basePointer, edits: fix.edits });
+      replay.set(d, done);
+      if (changed) edited.set(d, list!);
+      busy.set(d, [...(busy.get(d) ?? []), ...paths]);
+      return true;
+    };
+    for (const { f, fix, obj } of items) {
+      const key = fixKey(f);
+      const d = obj.docIndex;
+      const base = pointerSegments(obj.basePointer);
+      const paths = fix.edits.flatMap((e) => (e.op === 'add-object' ? [] : [pointerSegments(obj.basePointer + e.pointer)]));
+      const adds = fix.edits.flatMap((e) => (e.op === 'add-object' ? [e.value] : []));
+      // Two fixes touching the same place in one pass: the first wins; the next lint decides.
+      if (paths.some((x) => (busy.get(d) ?? []).some((y) => overlaps(x, y)))) continue;
+      const addKeys = adds.map((v) => JSON.stringify([v.kind, (v.metadata as JsonObject | undefined)?.namespace, (v.metadata as JsonObject | undefined)?.name]));
+      if (addKeys.some((k) => addedKeys.has(k))) continue;
+      let dirty = false;
+      try {
+        if (paths.some((x) => isUnder(x, [...base, 'spec', 'selector']))) throw new FixError('fixes never edit spec.selector (immutable in apps/v1)');
+        if (adds.length && json) throw new FixError('cannot add an object to a JSON file; add it by hand or convert the file to YAML');
+        let spliced = false;
+        if (spliceable(model, d) && !documentRoute.has(d)) {
+          spliced = spliceFix(d, obj, fix, adds, paths);
+          if (!spliced && !toDocument(d)) return 'again';
+        }
+        if (!spliced) {
+          // One clone per edited document and pass; the fixes of this pass accumulate on it.
+          const own = work[d] !== model.docs[d];
+          const doc = own ? work[d]! : cloneDocument(model.docs[d]!);
+          const before = values.has(d) ? values.get(d) : toJs(model.docs[d]!, decoded).value;
+          dirty = own;
+          const res = applyEdits(doc, obj.basePointer, fix.edits);
+          const after = toJs(doc);
+          if (after.failed) throw new FixError('the edited document could not be read back');
+          // Items that only moved up a sequence (an earlier item was removed) are compared with the
+          // items they were, so the shift alone is no change, but a changed shifted item is.
+          const outside = changedPathsShifted(before, after.value, res.shifts).filter((x) => !res.touched.some((t) => isUnder(x, t)));
+          if (outside.length) throw new FixError(`the edit would also change /${outside[0].join('/')} (shared through a YAML anchor or merge key); fix it by hand`);
+          if (!res.changed && !adds.length) {
+            noop.add(key);
+            if (dirty) restore(d);
+            continue;
+          }
+          work[d] = doc;
+          values.set(d, after.value);
+          const done = replay.get(d) ?? [];
+          done.push({ base: obj.basePointer, edits: fix.edits });
+          replay.set(d, done);
+          if (res.changed) {
+            const list = edited.get(d) ?? [];
+            for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
+            edited.set(d, list);
+          }
+          busy.set(d, [...(busy.get(d) ?? []), ...res.claimed]);
+        }
+        if (adds.length) {
+          const pd = pending.get(d) ?? { added: [] };
+          pd.added.push(...adds);
+          pending.set(d, pd);
+          addKeys.forEach((k) => addedKeys.add(k));
+        }
+        appliedHere.push({ ruleId: f.ruleId, file: f.file, object: f.object, description: fix.description, safety: fix.safety, line: f.line, edits: fix.edits });
+      } catch (e) {
+        if (!(e instanceof FixError)) throw e;
+        // A fix that failed half-way leaves no trace: the document is rebuilt from the others.
+        if (dirty) restore(d);
+        failed.set(key, `cannot apply the fix: ${e.message}`);
+      }
+    }
+    if (!appliedHere.length) return undefined;
+    // A spliced document whose text does not read back as intended takes the Document route.
+    const documentsOf = (d: number): { orig: Document.Parsed; work: Document } | undefined => {
+      if (splices.has(d) && !toDocument(d)) return undefined;
+      return { orig: model.docs[d]!, work: work[d]! };
+    };
+    const rendered = renderFile(st.source.file, st.text, model, documentsOf, { edited, values, pending, splices }, counters, decoded);
+    return rendered === 'again' ? 'again' : { rendered, appliedHere };
+  };
 
   for (;;) {
     const owner = new Map<Fix, KObject>();
@@ -557,104 +742,30 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     }
     for (const [fi, items] of groups) {
       const st = states[fi];
-      // Only now, with a fix to apply, does the file get its YAML documents: parse.ts's reading
-      // has them; after a fast path, the documents to edit are parsed alone from their slices.
-      if (!st.model) {
-        const p = st.parsed;
-        st.model = 'docs' in p ? wholeModel(st.text, p as ParsedFile) : (fastModel(st.text, p) ?? wholeModel(st.text, parseWhole(st.source.file, st.text)));
-      }
-      if (items.some((t) => !docOf(st.model!, t.obj.docIndex, st.text, counters, decoded))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
-      const model = st.model;
-      const work: (Document | undefined)[] = [...model.docs];
-      const edited = new Map<number, DocEdit[]>();
-      const values = new Map<number, unknown>();
-      const busy = new Map<number, string[][]>();
-      const pending = new Map<number, PendingDoc>();
-      const addedKeys = new Set<string>();
-      const appliedHere: AppliedFix[] = [];
-      const json = isJsonText(st.text);
-      // The fixes applied to each document in this pass, replayed on a fresh clone when a later
-      // one fails after editing the document (or changes nothing).
-      const replay = new Map<number, { base: string; edits: FixEdit[] }[]>();
-      const restore = (d: number) => {
-        const c = cloneDocument(model.docs[d]!);
-        for (const r of replay.get(d) ?? []) applyEdits(c, r.base, r.edits);
-        work[d] = replay.get(d)?.length ? c : model.docs[d];
-      };
-      for (const { f, fix, obj } of items) {
-        const key = fixKey(f);
-        const d = obj.docIndex;
-        const base = pointerSegments(obj.basePointer);
-        const paths = fix.edits.flatMap((e) => (e.op === 'add-object' ? [] : [pointerSegments(obj.basePointer + e.pointer)]));
-        const adds = fix.edits.flatMap((e) => (e.op === 'add-object' ? [e.value] : []));
-        // Two fixes touching the same place in one pass: the first wins; the next lint decides.
-        if (paths.some((x) => (busy.get(d) ?? []).some((y) => overlaps(x, y)))) continue;
-        const addKeys = adds.map((v) => JSON.stringify([v.kind, (v.metadata as JsonObject | undefined)?.namespace, (v.metadata as JsonObject | undefined)?.name]));
-        if (addKeys.some((k) => addedKeys.has(k))) continue;
-        let dirty = false;
-        try {
-          if (paths.some((x) => isUnder(x, [...base, 'spec', 'selector']))) throw new FixError('fixes never edit spec.selector (immutable in apps/v1)');
-          if (adds.length && json) throw new FixError('cannot add an object to a JSON file; add it by hand or convert the file to YAML');
-          // One clone per edited document and pass; the fixes of this pass accumulate on it.
-          const own = work[d] !== model.docs[d];
-          const doc = own ? work[d]! : cloneDocument(model.docs[d]!);
-          const before = values.has(d) ? values.get(d) : toJs(model.docs[d]!, decoded).value;
-          dirty = own;
-          const res = applyEdits(doc, obj.basePointer, fix.edits);
-          const after = toJs(doc);
-          if (after.failed) throw new FixError('the edited document could not be read back');
-          // Items that only moved up a sequence (an earlier item was removed) are compared with the
-          // items they were, so the shift alone is no change, but a changed shifted item is.
-          const outside = changedPathsShifted(before, after.value, res.shifts).filter((x) => !res.touched.some((t) => isUnder(x, t)));
-          if (outside.length) throw new FixError(`the edit would also change /${outside[0].join('/')} (shared through a YAML anchor or merge key); fix it by hand`);
-          if (!res.changed && !adds.length) {
-            noop.add(key);
-            if (dirty) restore(d);
-            continue;
-          }
-          work[d] = doc;
-          values.set(d, after.value);
-          const done = replay.get(d) ?? [];
-          done.push({ base: obj.basePointer, edits: fix.edits });
-          replay.set(d, done);
-          if (res.changed) {
-            const list = edited.get(d) ?? [];
-            for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
-            edited.set(d, list);
-          }
-          busy.set(d, [...(busy.get(d) ?? []), ...res.claimed]);
-          if (adds.length) {
-            const pd = pending.get(d) ?? { added: [] };
-            pd.added.push(...adds);
-            pending.set(d, pd);
-            addKeys.forEach((k) => addedKeys.add(k));
-          }
-          appliedHere.push({ ruleId: f.ruleId, file: f.file, object: f.object, description: fix.description, safety: fix.safety, line: f.line, edits: fix.edits });
-        } catch (e) {
-          if (!(e instanceof FixError)) throw e;
-          // A fix that failed half-way leaves no trace: the document is rebuilt from the others.
-          if (dirty) restore(d);
-          failed.set(key, `cannot apply the fix: ${e.message}`);
-        }
-      }
-      if (!appliedHere.length) continue;
-      const r = renderFile(st.source.file, st.text, model, work, { edited, values, pending }, counters, decoded);
-      if ('error' in r) {
-        st.refused = `the fix was not written because ${r.error}; apply it by hand`;
+      // A file's pass first edits by text splices where it can; in the rare case that a
+      // document then cannot be parsed alone after all, the pass is run again without them.
+      let r = fixFile(st, items, opts.textSplice !== false);
+      if (r === 'again') r = fixFile(st, items, false);
+      if (r === 'again') throw new Error('--fix: a file pass without text splices cannot ask for a retry');
+      if (!r) continue;
+      const { rendered, appliedHere } = r;
+      if ('error' in rendered) {
+        st.refused = `the fix was not written because ${rendered.error}; apply it by hand`;
         continue;
       }
+      const model = st.model!;
       // Lines found on the text before this pass move with what the pass inserted and removed.
-      for (const a of [...st.applied, ...appliedHere]) a.line = r.lines(a.line);
-      st.text = r.text;
+      for (const a of [...st.applied, ...appliedHere]) a.line = rendered.lines(a.line);
+      st.text = rendered.text;
       st.applied.push(...appliedHere);
-      const next = r.next && r.pieces ? piecewiseModel(st.source.file, model, r.next, r.pieces, decoded) : undefined;
+      const next = rendered.next && rendered.pieces ? piecewiseModel(st.source.file, model, rendered.next, rendered.pieces, decoded) : undefined;
       if (next) {
         st.model = next.model;
         st.parsed = next.parsed;
-        if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, r.next!.lineCounter, parseText(st.source.file, r.text));
+        if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, rendered.next!.lineCounter, parseText(st.source.file, rendered.text));
       } else {
-        const full = parseWhole(st.source.file, r.text);
-        st.model = wholeModel(r.text, full);
+        const full = parseWhole(st.source.file, rendered.text);
+        st.model = wholeModel(rendered.text, full);
         st.parsed = full;
       }
     }

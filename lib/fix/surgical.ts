@@ -20,12 +20,6 @@ interface TextOp {
   col: number;
 }
 
-function keyText(p: Pair<unknown, unknown>): string | undefined {
-  const k = p.key;
-  if (isScalar(k)) return k.value === null ? undefined : String(k.value);
-  return typeof k === 'string' ? k : undefined;
-}
-
 function lineStart(text: string, pos: number): number {
   return text.lastIndexOf('\n', pos - 1) + 1;
 }
@@ -35,19 +29,6 @@ function afterLine(text: string, end: number): { pos: number; needsBreak: boolea
   if (end > 0 && text[end - 1] === '\n') return { pos: end, needsBreak: false };
   const j = text.indexOf('\n', end);
   return j < 0 ? { pos: text.length, needsBreak: true } : { pos: j + 1, needsBreak: false };
-}
-
-function nodeEnd(n: unknown): number | undefined {
-  const r = (n as { range?: [number, number, number] } | null)?.range;
-  return r ? r[1] : undefined;
-}
-
-/** The end of a block collection's last entry (its value, else its key). */
-function collectionEnd(c: YAMLMap<unknown, unknown> | YAMLSeq<unknown>): number | undefined {
-  const last = c.items[c.items.length - 1];
-  if (last === undefined) return undefined;
-  if (isPair(last)) return nodeEnd(last.value) ?? nodeEnd(last.key);
-  return nodeEnd(last);
 }
 
 function indentLines(snippet: string, col: number, eol: string): string {
@@ -60,15 +41,85 @@ function indentLines(snippet: string, col: number, eol: string): string {
 }
 
 /** A scalar's new text in the style of the one it replaces (quotes kept when they still fit). */
-function scalarText(old: Scalar, value: Json, style: ToStringOptions): string | undefined {
+function scalarText(oldType: string | undefined, value: Json, style: ToStringOptions): string | undefined {
   if (value !== null && typeof value === 'object') return undefined;
   if (typeof value === 'string') {
     if (/[\n\r]/.test(value)) return undefined;
-    if (old.type === 'QUOTE_DOUBLE') return JSON.stringify(value);
-    if (old.type === 'QUOTE_SINGLE') return `'${value.replace(/'/g, "''")}'`;
+    if (oldType === 'QUOTE_DOUBLE') return JSON.stringify(value);
+    if (oldType === 'QUOTE_SINGLE') return `'${value.replace(/'/g, "''")}'`;
   }
   const t = new Document(value, K8S_YAML).toString(style).replace(/\n$/, '');
   return t.includes('\n') ? undefined : t;
+}
+
+/**
+ * What surgicalEdit reads of a document: its nodes' kinds, members, items and offsets in the
+ * whole text. Two readings provide it: yaml's Document (yamlTree) and, without building one, the
+ * text itself (splice.ts's textTree); both must give the same answers where the second answers
+ * at all (test/fix/splice.test.ts compares them), so an edit comes out byte for byte the same.
+ * A method answering undefined makes the edit decline.
+ */
+export interface EditTree<N> {
+  root(): N | null | undefined;
+  kind(n: N | null | undefined): 'map' | 'seq' | 'scalar' | 'alias' | 'other';
+  /** A collection in flow style. */
+  flow(n: N): boolean;
+  /** Whether a mapping has an entry with this key. */
+  hasKey(n: N, key: string): boolean;
+  /** The value of a mapping's first entry with this key (null: an entry without a node), undefined when there is none. */
+  member(n: N, key: string): N | null | undefined;
+  /** A collection's number of entries or items. */
+  size(n: N): number;
+  item(n: N, i: number): N | null | undefined;
+  /** A scalar's range (start and end of its text), undefined when unknown. */
+  range(n: N): [number, number] | undefined;
+  /** A scalar's yaml type (PLAIN, QUOTE_DOUBLE, ...). */
+  scalarType(n: N): string | undefined;
+  /** Start of a mapping's first key, or of a sequence's first item's node. */
+  firstStart(n: N): number | undefined;
+  /** End of a collection's last entry (its value, else its key) or item. */
+  lastEnd(n: N): number | undefined;
+}
+
+function keyText(p: Pair<unknown, unknown>): string | undefined {
+  const k = p.key;
+  if (isScalar(k)) return k.value === null ? undefined : String(k.value);
+  return typeof k === 'string' ? k : undefined;
+}
+
+function nodeEnd(n: unknown): number | undefined {
+  const r = (n as { range?: [number, number, number] } | null)?.range;
+  return r ? r[1] : undefined;
+}
+
+function nodeRangeStart(n: unknown): number | undefined {
+  return (n as Node | null)?.range?.[0];
+}
+
+/** The tree of a parsed yaml Document (offsets as its ranges give them). */
+export function yamlTree(doc: Document.Parsed): EditTree<unknown> {
+  return {
+    root: () => doc.contents,
+    kind: (n) => (isMap(n) ? 'map' : isSeq(n) ? 'seq' : isScalar(n) ? 'scalar' : isAlias(n) ? 'alias' : 'other'),
+    flow: (n) => !!(n as YAMLMap | YAMLSeq).flow,
+    hasKey: (n, key) => (n as YAMLMap<unknown, unknown>).items.some((p) => keyText(p) === key),
+    member: (n, key) => (n as YAMLMap<unknown, unknown>).items.find((p) => keyText(p) === key)?.value as unknown,
+    size: (n) => (n as YAMLMap | YAMLSeq).items.length,
+    item: (n, i) => (n as YAMLSeq<unknown>).items[i],
+    range: (n) => {
+      const r = (n as Scalar).range;
+      return r ? [r[0], r[1]] : undefined;
+    },
+    scalarType: (n) => (n as Scalar).type,
+    firstStart: (n) => (isMap(n) ? nodeRangeStart(n.items[0]?.key) : nodeRangeStart((n as YAMLSeq).items[0])),
+    lastEnd: (n) => {
+      const c = n as YAMLMap<unknown, unknown> | YAMLSeq<unknown>;
+      const last = c.items[c.items.length - 1];
+      if (last === undefined) return undefined;
+      if (isPair(last)) return nodeEnd(last.value) ?? nodeEnd(last.key);
+      return nodeEnd(last);
+    },
+  };
 }
 
 /**
@@ -79,41 +130,49 @@ function scalarText(old: Scalar, value: Json, style: ToStringOptions): string | 
  * (removals, flow collections, replaced collections); the caller then merges yaml's rendering.
  */
 export function surgicalEdit(text: string, from: number, to: number, doc: Document.Parsed, edits: DocEdit[], style: ToStringOptions, eol: string): string | undefined {
+  return treeEdit(yamlTree(doc), text, from, to, edits, style, eol);
+}
+
+/** surgicalEdit over any reading of the document (EditTree). */
+export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: number, edits: DocEdit[], style: ToStringOptions, eol: string): string | undefined {
   const ops: TextOp[] = [];
   for (const e of edits) {
     if (e.op === 'remove') return undefined;
     // Walk the original document as far as the path exists.
-    let node: unknown = doc.contents;
+    let node: N | null | undefined = tree.root();
     let depth = 0;
     for (; depth < e.segs.length; depth++) {
       const seg = e.segs[depth];
-      let next: unknown;
-      if (isMap(node)) {
-        if (node.items.some((p) => keyText(p) === '<<')) return undefined;
-        next = node.items.find((p) => keyText(p) === seg)?.value;
+      let next: N | null | undefined;
+      const kind = tree.kind(node);
+      if (kind === 'map') {
+        if (tree.hasKey(node!, '<<')) return undefined;
+        next = tree.member(node!, seg);
         if (next === undefined) break;
-      } else if (isSeq(node)) {
+      } else if (kind === 'seq') {
         const i = /^\d+$/.test(seg) ? Number(seg) : -1;
-        if (i < 0 || i >= node.items.length) return undefined;
-        next = node.items[i];
+        if (i < 0 || i >= tree.size(node!)) return undefined;
+        next = tree.item(node!, i);
       } else return undefined;
-      if (isAlias(next)) return undefined;
+      if (tree.kind(next) === 'alias') return undefined;
       node = next;
     }
     const order = ops.length;
+    const kind = tree.kind(node);
     if (depth === e.segs.length) {
       // The whole path exists.
       if (e.op === 'set') {
-        if (!isScalar(node) || !node.range) return undefined;
-        const t = scalarText(node, e.value ?? null, style);
+        const range = kind === 'scalar' ? tree.range(node!) : undefined;
+        if (!range) return undefined;
+        const t = scalarText(tree.scalarType(node!), e.value ?? null, style);
         if (t === undefined) return undefined;
-        ops.push({ start: node.range[0], end: node.range[1], text: t, order, col: 0 });
+        ops.push({ start: range[0], end: range[1], text: t, order, col: 0 });
         continue;
       }
       // append to an existing block sequence: a new item at the items' dash column.
-      if (!isSeq(node) || node.flow || !node.items.length) return undefined;
-      const first = nodeRangeStart(node.items[0]);
-      const end = collectionEnd(node);
+      if (kind !== 'seq' || tree.flow(node!) || !tree.size(node!)) return undefined;
+      const first = tree.firstStart(node!);
+      const end = tree.lastEnd(node!);
       if (first === undefined || end === undefined) return undefined;
       const ls = lineStart(text, first);
       const dash = text.lastIndexOf('-', first - 1);
@@ -123,11 +182,11 @@ export function surgicalEdit(text: string, from: number, to: number, doc: Docume
       continue;
     }
     // A missing key under an existing block mapping: insert it, with any missing parents.
-    if (!isMap(node) || node.flow || !node.items.length) return undefined;
+    if (kind !== 'map' || tree.flow(node!) || !tree.size(node!)) return undefined;
     let value: Json = e.op === 'append' ? [e.value ?? null] : (e.value ?? null);
     for (let i = e.segs.length - 1; i > depth; i--) value = { [e.segs[i]]: value };
-    const firstKey = nodeRangeStart(node.items[0].key);
-    const end = collectionEnd(node);
+    const firstKey = tree.firstStart(node!);
+    const end = tree.lastEnd(node!);
     if (firstKey === undefined || end === undefined) return undefined;
     const col = firstKey - lineStart(text, firstKey);
     const at = afterLine(text, end);
@@ -146,8 +205,4 @@ export function surgicalEdit(text: string, from: number, to: number, doc: Docume
     at = o.end;
   }
   return out + text.slice(at, to);
-}
-
-function nodeRangeStart(n: unknown): number | undefined {
-  return (n as Node | null)?.range?.[0];
 }

@@ -518,11 +518,23 @@ describe('fixSources: what is read again', () => {
     );
     expect(r.files.map((f) => f.applied.length)).toEqual([2, 0, 0]);
     expect(r.files[0].text).toBe(fixed.replace(/x: bad/g, 'x: ok'));
-    // The lint's own reading served every file: nothing was parsed whole again; only the two
-    // documents to edit were parsed with yaml (or handed over, when the YAML fast path had parsed
-    // them for a position), and only they were read back.
-    expect(r.work).toEqual({ fileParses: {}, documentsParsed: expect.any(Number), documentsReadBack: 2, wholeReadBacks: 0 });
-    expect(r.work.documentsParsed).toBeLessThanOrEqual(2);
+    // The lint's own reading served every file: nothing was parsed whole again; the two documents
+    // to edit were edited by text splices, without yaml Documents, and only they were read back.
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0, documentsSpliced: 2 });
+    // On the Document route, only the two documents to edit are parsed with yaml (or handed over,
+    // when the YAML fast path had parsed them for a position).
+    const routed = fix(
+      [
+        { file: 'fixed.yaml', text: fixed },
+        { file: 'untouched.yaml', text: untouched },
+        { file: 'untouched.json', text: json },
+      ],
+      [setX()],
+      { textSplice: false },
+    );
+    expect(routed.files.map((f) => f.text)).toEqual(r.files.map((f) => f.text));
+    expect(routed.work).toEqual({ fileParses: {}, documentsParsed: expect.any(Number), documentsReadBack: 2, wholeReadBacks: 0, documentsSpliced: 0 });
+    expect(routed.work.documentsParsed).toBeLessThanOrEqual(2);
     // The last lint is of the fixed texts: the report of what remains can be taken from it.
     expect(r.lint.findings).toEqual([]);
     expect(r.lint.parsed.map((p) => p.objects.map((o) => `${o.name}:${o.line}`))).toEqual([['a:2', 'b:9', 'c:16'], ['d:1'], ['e:1']]);
@@ -541,9 +553,13 @@ describe('fixSources: what is read again', () => {
         }
       },
     };
-    const r = fix(text, [setXAt]);
+    const r = fix(text, [setXAt], { textSplice: false });
     expect(r.files[0].text).toBe(text.replace(/x: bad/g, 'x: ok'));
-    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0 });
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0, documentsSpliced: 0 });
+    // By text splices, no document is needed at all.
+    const spliced = fix(text, [setXAt]);
+    expect(spliced.files[0].text).toBe(r.files[0].text);
+    expect(spliced.work).toEqual({ fileParses: {}, documentsParsed: 0, documentsReadBack: 2, wholeReadBacks: 0, documentsSpliced: 2 });
   });
 
   test('a JSON file the fast path read is parsed as a YAML document only when it has a fix to apply', () => {
@@ -556,7 +572,8 @@ describe('fixSources: what is read again', () => {
       [setX()],
     );
     expect(r.files[0].text).toBe(json('a', 'ok'));
-    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 1, documentsReadBack: 1, wholeReadBacks: 0 });
+    // (JSON documents are never spliced: surgical.ts writes JSON's flow mappings.)
+    expect(r.work).toEqual({ fileParses: {}, documentsParsed: 1, documentsReadBack: 1, wholeReadBacks: 0, documentsSpliced: 0 });
   });
 
   test('files with `...`, directives or a broken document are read back whole, with the same result', () => {

@@ -104,6 +104,11 @@ describe('fuzz: the engine and --fix', () => {
         // A second run has nothing left to do on the same rules (idempotent).
         const again = fixSources([{ file: 'f.yaml', text: out }], { rules: ALL_RULES, policy, version, proposals: false, verifyPiecewise: true });
         expect(again.files[0].text).toBe(out);
+        // The yaml Document route everywhere (no text splices) writes the same and reports the same.
+        const routed = fixSources([{ file: 'f.yaml', text }], { rules: ALL_RULES, policy, version, proposals: false, textSplice: false });
+        expect(routed.files[0].text).toBe(out);
+        expect(routed.files[0].applied).toEqual(r.files[0].applied);
+        expect(routed.skipped.map((s) => s.reason)).toEqual(r.skipped.map((s) => s.reason));
       }),
       { ...params, numRuns: Math.max(10, Math.floor(RUNS / 3)) },
     );
