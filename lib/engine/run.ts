@@ -9,7 +9,7 @@ import type { K8sValue } from '../model/yaml11';
 import { stringMap } from '../model/selector';
 import { Source, utf8Bytes } from '../model/sources';
 import { InputError, KObject, refOf } from '../model/types';
-import { get, workloadOf } from '../model/workload';
+import { get, Workload, workloadOf } from '../model/workload';
 import { ResolvedPolicy, RuleSetting } from './policy';
 import { Finding, Rule, RuleContext, Severity, SEVERITY_RANK } from './types';
 import { KubeVersion } from './version';
@@ -80,9 +80,8 @@ export function parseSources(sources: Source[], onProgress?: (done: number, tota
 }
 
 /** `kubegrace.dev/ignore` on the object or its pod template, with the reason. */
-function suppressionsOf(o: KObject): { ids: Set<string>; reason?: string } | undefined {
+function suppressionsOf(o: KObject, w: Workload | undefined): { ids: Set<string>; reason?: string } | undefined {
   const meta = stringMap(get(o.raw, 'metadata', 'annotations'));
-  const w = workloadOf(o);
   const all = w ? { ...meta, ...w.annotations } : meta;
   const v = all[HINT.ignore];
   if (v === undefined) return undefined;
@@ -107,10 +106,15 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
 function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): Finding[] {
   const graph = new ObjectGraph(objects);
   const findings: Finding[] = [];
-  const suppressionCache = new Map<KObject, ReturnType<typeof suppressionsOf>>();
+  const suppressionCache = new Map<KObject, ReturnType<typeof suppressionsOf> | null>();
   const suppression = (o: KObject) => {
-    if (!suppressionCache.has(o)) suppressionCache.set(o, suppressionsOf(o));
-    return suppressionCache.get(o);
+    let s = suppressionCache.get(o);
+    if (s === undefined) {
+      // The graph's view of a workload object; other kinds (and any object outside the graph) are read here.
+      const w = graph.workloadOfObject(o) ?? workloadOf(o);
+      suppressionCache.set(o, (s = suppressionsOf(o, w) ?? null));
+    }
+    return s ?? undefined;
   };
   const allRules = [...opts.rules, ...opts.policy.customRules];
   for (const rule of allRules) {
@@ -194,9 +198,24 @@ export function lintSources(sources: Source[], opts: LintOptions, extraErrors: I
  * checks) after `extraErrors`, then `ruleErrors`.
  */
 export function lintResultOf(sources: Source[], parsed: ParsedObjects[], findings: Finding[], version: KubeVersion, extraErrors: InputError[] = [], ruleErrors: InputError[] = []): LintResult {
-  const errors = [...extraErrors, ...parsed.flatMap((p) => [...p.errors, ...p.objects.flatMap(checkFieldTypes)].sort((a, b) => a.line - b.line || a.column - b.column)), ...ruleErrors];
-  const files = new Set([...sources.map((s) => s.file), ...extraErrors.map((e) => e.file)]).size;
-  return { kubernetesVersion: version.toString(), findings, errors, files, objects: parsed.reduce((n, p) => n + p.objects.length, 0), parsed };
+  const errors: InputError[] = [...extraErrors];
+  let objects = 0;
+  for (const p of parsed) {
+    objects += p.objects.length;
+    // Each file's errors (reading, then field types) in position order.
+    const own: InputError[] = p.errors.slice();
+    for (const o of p.objects) {
+      const typeErrors = checkFieldTypes(o);
+      for (let i = 0; i < typeErrors.length; i++) own.push(typeErrors[i]);
+    }
+    if (own.length > 1) own.sort((a, b) => a.line - b.line || a.column - b.column);
+    for (let i = 0; i < own.length; i++) errors.push(own[i]);
+  }
+  for (const e of ruleErrors) errors.push(e);
+  const fileNames = new Set<string>();
+  for (const s of sources) fileNames.add(s.file);
+  for (const e of extraErrors) fileNames.add(e.file);
+  return { kubernetesVersion: version.toString(), findings, errors, files: fileNames.size, objects, parsed };
 }
 
 export function summarize(r: Pick<LintResult, 'findings' | 'files' | 'objects'>): Summary {

@@ -175,41 +175,72 @@ function dotted(path: string[]): string {
 
 /** Wrongly typed fields of one object, as input errors located at each field. */
 export function checkFieldTypes(o: KObject): InputError[] {
-  const out: InputError[] = [];
-  const walk = (v: Json | undefined, shape: Shape, path: string[]): void => {
-    if (v === undefined || v === null) return; // absent or null: the API server uses the default
-    if (typeof shape === 'string') {
-      const fix = leafProblem(v, shape);
-      if (fix === undefined) return;
-      const pointer = '/' + path.map(escapeSegment).join('/');
-      const pos = o.locate(pointer);
-      out.push({
-        file: o.file,
-        line: pos.line,
-        column: pos.column,
-        message: `${o.kind}/${o.name}: ${dotted(path)} is ${jsonType(v)}, but Kubernetes expects ${GO_TYPE[shape]}; the API server refuses the object (and kubegrace cannot judge this field), so ${fix}`,
-      });
-      return;
-    }
-    if ('list' in shape) {
-      if (!Array.isArray(v)) return report(v, 'a list', path);
-      v.forEach((x, i) => walk(x, shape.list, [...path, String(i)]));
-    } else if ('map' in shape) {
-      if (!isObject(v)) return report(v, 'a mapping', path);
-      for (const k of Object.keys(v)) walk(v[k], shape.map, [...path, k]);
-    } else {
-      if (!isObject(v)) return report(v, 'a mapping', path);
-      for (const k of Object.keys(shape.obj)) if (Object.prototype.hasOwnProperty.call(v, k)) walk(v[k], shape.obj[k], [...path, k]);
-    }
-  };
-  const report = (v: Json, want: string, path: string[]): void => {
+  const shape = shapeOf(o);
+  if (typeof shape !== 'object' || !('obj' in shape)) return [];
+  const w: Walker = { o, out: [], path: [] };
+  const raw = o.raw;
+  for (const k in shape.obj) {
+    if (!Object.prototype.hasOwnProperty.call(shape.obj, k) || !Object.prototype.hasOwnProperty.call(raw, k)) continue;
+    w.path.push(k);
+    walk(w, raw[k], shape.obj[k]);
+    w.path.pop();
+  }
+  return w.out.length > 1 ? w.out.sort((a, b) => a.line - b.line || a.column - b.column) : w.out;
+}
+
+/** The walk's state: the object, the errors so far, and the path of the value being checked (a stack). */
+interface Walker {
+  o: KObject;
+  out: InputError[];
+  path: string[];
+}
+
+function walk(w: Walker, v: Json | undefined, shape: Shape): void {
+  if (v === undefined || v === null) return; // absent or null: the API server uses the default
+  if (typeof shape === 'string') {
+    const fix = leafProblem(v, shape);
+    if (fix === undefined) return;
+    const { o, path } = w;
     const pointer = '/' + path.map(escapeSegment).join('/');
     const pos = o.locate(pointer);
-    out.push({ file: o.file, line: pos.line, column: pos.column, message: `${o.kind}/${o.name}: ${dotted(path)} is ${jsonType(v)}, but Kubernetes expects ${want}; the API server refuses the object (and kubegrace cannot judge this field)` });
-  };
-  const shape = shapeOf(o);
-  if (typeof shape === 'object' && 'obj' in shape) {
-    for (const k of Object.keys(shape.obj)) if (Object.prototype.hasOwnProperty.call(o.raw, k)) walk(o.raw[k], shape.obj[k], [k]);
+    w.out.push({
+      file: o.file,
+      line: pos.line,
+      column: pos.column,
+      message: `${o.kind}/${o.name}: ${dotted(path)} is ${jsonType(v)}, but Kubernetes expects ${GO_TYPE[shape]}; the API server refuses the object (and kubegrace cannot judge this field), so ${fix}`,
+    });
+    return;
   }
-  return out.sort((a, b) => a.line - b.line || a.column - b.column);
+  const path = w.path;
+  if ('list' in shape) {
+    if (!Array.isArray(v)) return report(w, v, 'a list');
+    for (let i = 0; i < v.length; i++) {
+      path.push(String(i));
+      walk(w, v[i], shape.list);
+      path.pop();
+    }
+  } else if ('map' in shape) {
+    if (!isObject(v)) return report(w, v, 'a mapping');
+    for (const k of Object.keys(v)) {
+      path.push(k);
+      walk(w, v[k], shape.map);
+      path.pop();
+    }
+  } else {
+    if (!isObject(v)) return report(w, v, 'a mapping');
+    const fields = shape.obj;
+    for (const k in fields) {
+      if (!Object.prototype.hasOwnProperty.call(fields, k) || !Object.prototype.hasOwnProperty.call(v, k)) continue;
+      path.push(k);
+      walk(w, v[k], fields[k]);
+      path.pop();
+    }
+  }
+}
+
+function report(w: Walker, v: Json, want: string): void {
+  const { o, path } = w;
+  const pointer = '/' + path.map(escapeSegment).join('/');
+  const pos = o.locate(pointer);
+  w.out.push({ file: o.file, line: pos.line, column: pos.column, message: `${o.kind}/${o.name}: ${dotted(path)} is ${jsonType(v)}, but Kubernetes expects ${want}; the API server refuses the object (and kubegrace cannot judge this field)` });
 }

@@ -138,6 +138,10 @@ export class ObjectGraph {
   private readonly servicesByNs = new Map<string, ServiceView[]>();
   private readonly serviceByName = new Map<string, ServiceView>();
   private readonly pdbByName = new Map<string, PdbView>();
+  /** The workload view of each workload object (owned ones included), so nothing builds it twice. */
+  private readonly workloadByObject = new Map<KObject, Workload>();
+  /** Per-run memos of derived facts (see memo). */
+  private readonly memos = new Map<object, Map<object, unknown>>();
 
   constructor(readonly objects: KObject[]) {
     for (const o of objects) {
@@ -146,6 +150,7 @@ export class ObjectGraph {
       k.push(o);
       const w = workloadOf(o);
       if (w) {
+        this.workloadByObject.set(o, w);
         if (w.ownedBy) this.ownedWorkloads.push(w);
         else {
           this.workloads.push(w);
@@ -206,6 +211,30 @@ export class ObjectGraph {
     }
   }
 
+  /**
+   * The workload view of an object of this graph (undefined for other kinds), the same object the
+   * graph's relations use.
+   */
+  workloadOfObject(o: KObject): Workload | undefined {
+    return this.workloadByObject.get(o);
+  }
+
+  /**
+   * A fact derived from this graph and `key` (a workload, a container view, ...), computed once per
+   * graph: the graph lives for one lint run, so nothing leaks between runs. `slot` names the fact
+   * (the function that computes it). Callers must not mutate what it returns.
+   */
+  memo<K extends object, T>(slot: object, key: K, compute: (key: K) => T): T {
+    let m = this.memos.get(slot);
+    if (!m) this.memos.set(slot, (m = new Map()));
+    let v = m.get(key) as T | undefined;
+    if (v === undefined && !m.has(key)) {
+      v = compute(key);
+      m.set(key, v);
+    }
+    return v as T;
+  }
+
   /** Every object of a kind, in input order (an index: rules must not scan all objects per workload). */
   ofKind(kind: string): readonly KObject[] {
     return this.byKind.get(kind) ?? [];
@@ -248,7 +277,10 @@ export class ObjectGraph {
 
   /** Services that carry user traffic to the workload (metrics-only Services excluded). */
   trafficServices(w: Workload): ServiceView[] {
-    return this.servicesFor(w).filter((s) => !s.metricsOnly);
+    return this.trafficServicesOf(w).slice();
+  }
+  private trafficServicesOf(w: Workload): readonly ServiceView[] {
+    return this.memo(ObjectGraph.prototype.trafficServices, w, (x) => this.servicesFor(x).filter((s) => !s.metricsOnly));
   }
 
   /** The `kubegrace.dev/served` hint: true, false, or undefined when absent. */
@@ -260,9 +292,12 @@ export class ObjectGraph {
 
   /** Served, unserved or unknown (see ServedState): the hint wins, then the Services in the set. */
   servedState(w: Workload): ServedState {
+    return this.memo(ObjectGraph.prototype.servedState, w, (x) => this.computeServedState(x));
+  }
+  private computeServedState(w: Workload): ServedState {
     const hint = this.servedHint(w);
     if (hint !== undefined) return hint ? 'served' : 'unserved';
-    if (this.trafficServices(w).length > 0) return 'served';
+    if (this.trafficServicesOf(w).length > 0) return 'served';
     return this.serviceNamespaces.has(w.obj.namespace ?? '') ? 'unserved' : 'unknown';
   }
 
@@ -271,10 +306,17 @@ export class ObjectGraph {
    * (none when the hint says the workload is unserved).
    */
   servedPorts(w: Workload): ServedPort[] {
+    return this.servedPortsOf(w).slice();
+  }
+  /** servedPorts, computed once per workload (not to be mutated). */
+  servedPortsOf(w: Workload): readonly ServedPort[] {
+    return this.memo(ObjectGraph.prototype.servedPorts, w, (x) => this.computeServedPorts(x));
+  }
+  private computeServedPorts(w: Workload): ServedPort[] {
     if (this.servedHint(w) === false) return [];
     const out: ServedPort[] = [];
     const candidates = [...w.containers, ...w.sidecars];
-    for (const s of this.trafficServices(w)) {
+    for (const s of this.trafficServicesOf(w)) {
       for (const sp of s.ports) {
         const hit = resolveTargetPort(candidates, w.containers, sp);
         if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port });
@@ -285,10 +327,13 @@ export class ObjectGraph {
 
   /** Containers that serve traffic (deduplicated, in declaration order); see trafficContainers for the refined view. */
   servedContainers(w: Workload): ContainerView[] {
+    return this.memo(ObjectGraph.prototype.servedContainers, w, (x) => this.computeServedContainers(x)).slice();
+  }
+  private computeServedContainers(w: Workload): ContainerView[] {
     const state = this.servedState(w);
     if (state === 'unserved') return [];
-    const fromServices = new Set(this.servedPorts(w).map((p) => p.container));
-    if (fromServices.size === 0 && this.trafficServices(w).length === 0) {
+    const fromServices = new Set(this.servedPortsOf(w).map((p) => p.container));
+    if (fromServices.size === 0 && this.trafficServicesOf(w).length === 0) {
       const withPorts = declaredTrafficContainers(w);
       // Served by hint alone: the containers that declare ports, else a lone main container.
       if (state === 'served' && !withPorts.length && w.containers.length === 1) return [w.containers[0]];

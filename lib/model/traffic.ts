@@ -1,5 +1,6 @@
 import { METRICS_PORT, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
-import { matches, parseLabelSelector, stringMap } from './selector';
+import { matches, parseLabelSelector, Selector, stringMap } from './selector';
+import { Json } from './types';
 import { ContainerView, get, Workload } from './workload';
 
 /**
@@ -24,16 +25,52 @@ function isExporterService(s: ServiceView, w: Workload): boolean {
   return labels['app.kubernetes.io/component'] === EXPORTER_COMPONENT || w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT;
 }
 
+interface MonitorView {
+  selector: Selector;
+  endpoints: Json | undefined;
+}
+
+/**
+ * The ServiceMonitors of the set by the namespaces they watch: `any`, each listed name, or their
+ * own namespace (as scrapedByServiceMonitor reads spec.namespaceSelector), with selectors parsed once.
+ */
+interface MonitorIndex {
+  any: MonitorView[];
+  byNamespace: Map<string, MonitorView[]>;
+}
+
+function monitorIndex(graph: ObjectGraph): MonitorIndex {
+  return graph.memo(monitorIndex, graph, () => {
+    const idx: MonitorIndex = { any: [], byNamespace: new Map() };
+    const add = (ns: string, m: MonitorView) => {
+      let l = idx.byNamespace.get(ns);
+      if (!l) idx.byNamespace.set(ns, (l = []));
+      if (l[l.length - 1] !== m) l.push(m);
+    };
+    for (const o of graph.ofKind('ServiceMonitor')) {
+      const m: MonitorView = { selector: parseLabelSelector(get(o.raw, 'spec', 'selector')), endpoints: get(o.raw, 'spec', 'endpoints') };
+      if (get(o.raw, 'spec', 'namespaceSelector', 'any') === true) idx.any.push(m);
+      else {
+        const names = get(o.raw, 'spec', 'namespaceSelector', 'matchNames');
+        if (Array.isArray(names)) {
+          for (const n of names) if (typeof n === 'string') add(n, m);
+        } else add(o.namespace ?? '', m);
+      }
+    }
+    return idx;
+  });
+}
+
 /** Whether a ServiceMonitor in the set scrapes this Service port (by port name or targetPort). */
 function scrapedByServiceMonitor(graph: ObjectGraph, p: ServedPort): boolean {
   const svc = p.service.obj;
+  const idx = monitorIndex(graph);
+  const candidates = [...idx.any, ...(idx.byNamespace.get(svc.namespace ?? '') ?? [])];
+  if (!candidates.length) return false;
   const labels = stringMap(get(svc.raw, 'metadata', 'labels'));
-  return graph.ofKind('ServiceMonitor').some((o) => {
-    const anyNs = get(o.raw, 'spec', 'namespaceSelector', 'any') === true;
-    const names = get(o.raw, 'spec', 'namespaceSelector', 'matchNames');
-    const nsOk = anyNs || (Array.isArray(names) ? names.includes(svc.namespace ?? '') : (o.namespace ?? '') === (svc.namespace ?? ''));
-    if (!nsOk || !matches(parseLabelSelector(get(o.raw, 'spec', 'selector')), labels)) return false;
-    const eps = get(o.raw, 'spec', 'endpoints');
+  return candidates.some((m) => {
+    if (!matches(m.selector, labels)) return false;
+    const eps = m.endpoints;
     return (
       Array.isArray(eps) &&
       eps.some((e) => {
@@ -60,7 +97,12 @@ function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
  * not through kube-proxy, and a missed scrape is not lost traffic.
  */
 export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
-  return graph.servedPorts(w).filter((p) => !isMetricsPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p));
+  return trafficPortsOf(graph, w).slice();
+}
+
+/** trafficPorts, computed once per workload and run (not to be mutated). */
+export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
+  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !isMetricsPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
 }
 
 /**
@@ -69,10 +111,17 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
  * lone main container); on `unknown` only containers that declare a non-metrics TCP port.
  */
 export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerView[] {
-  if (graph.servedState(w) === 'unserved') return [];
-  if (graph.trafficServices(w).length === 0) return graph.servedContainers(w);
-  const hit = new Set(trafficPorts(graph, w).map((p) => p.container));
-  return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
+  return trafficContainersOf(graph, w).slice();
+}
+
+/** trafficContainers, computed once per workload and run (not to be mutated). */
+export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
+  return graph.memo(trafficContainersOf, w, () => {
+    if (graph.servedState(w) === 'unserved') return [];
+    if (graph.trafficServices(w).length === 0) return graph.servedContainers(w);
+    const hit = new Set(trafficPortsOf(graph, w).map((p) => p.container));
+    return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
+  });
 }
 
 /**
@@ -84,7 +133,7 @@ export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerVie
 export function likelyServed(graph: ObjectGraph, w: Workload): boolean {
   const state = graph.servedState(w);
   if (state !== 'unknown') return state === 'served';
-  return trafficContainers(graph, w).length > 0;
+  return trafficContainersOf(graph, w).length > 0;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, trafficContainersOf } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
-import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel, trafficContainers } from './probe-util';
+import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { graceMessageRef } from './util';
 
@@ -51,10 +51,9 @@ function acceptsAfterSigterm(catalog: Catalog, c: ContainerView): boolean {
 }
 
 /** preStop delay for the container, plus the grace period it then needs (never lowered). */
-function addPreStopFix(graph: ObjectGraph, version: KubeVersion, w: Workload, c: ContainerView): Fix {
+function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number): Fix {
   const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
   const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: h.handler }];
-  const grace = neededGrace(graph, w, new Map([[c.pointer, DEFAULT_PRESTOP_SECONDS]]));
   const raise = raiseGraceEdit(w, grace);
   if (raise) edits.push(raise);
   return {
@@ -149,10 +148,11 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
       if (servesAfterSigterm(w) !== undefined || noOverlap(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
       const local = graph.trafficServices(w).find((s) => s.externalTrafficPolicy === 'Local');
-      for (const c of trafficContainers(graph, w)) {
-        if (c.role !== 'main' || injectedAtAdmission(w, c) || acceptsAfterSigterm(ctx.catalog, c)) continue;
+      for (const c of trafficContainersOf(graph, w)) {
+        if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         if (preStop !== undefined && preStop !== null) continue;
+        if (injectedAtAdmission(w, c) || acceptsAfterSigterm(ctx.catalog, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
@@ -183,7 +183,7 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
           pointer: c.pointer,
           severity,
           message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${budget}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`,
-          fix: addPreStopFix(ctx.graph, ctx.version, w, c),
+          fix: addPreStopFix(ctx.version, w, c, grace),
         });
       }
     }

@@ -1,5 +1,5 @@
 import { ObjectGraph } from '../model/graph';
-import { trafficPorts } from '../model/traffic';
+import { trafficPortsOf } from '../model/traffic';
 export { trafficContainers, trafficPorts } from '../model/traffic';
 import { isObject, Json, JsonObject } from '../model/types';
 import { KubeVersion } from '../engine/version';
@@ -152,7 +152,7 @@ export function cloudLbReadinessGate(w: Workload): string | undefined {
 
 /** "port 8080 of Service web", "ports http, 9090 of Services a, b", for messages. */
 export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
-  const ports = trafficPorts(graph, w).filter((p) => p.container === c);
+  const ports = trafficPortsOf(graph, w).filter((p) => p.container === c);
   if (!ports.length) return undefined;
   const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
   const svcs = [...new Set(ports.map((p) => p.service.obj.name))];

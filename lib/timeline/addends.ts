@@ -29,6 +29,10 @@ import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
  * and no LB the addend is empty.
  */
 export function shutdownAddends(graph: ObjectGraph, w: Workload): Addend[] {
+  return graph.memo(shutdownAddends, w, (x) => computeShutdownAddends(graph, x)).slice();
+}
+
+function computeShutdownAddends(graph: ObjectGraph, w: Workload): Addend[] {
   const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
   const out: Addend[] = [];
   for (const s of w.sidecars) {

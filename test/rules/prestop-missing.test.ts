@@ -47,6 +47,14 @@ ${svc}`;
 
 const POINTER = '/spec/template/spec/containers/0';
 
+/** A kube-rbac-proxy container behind a labelled Service (the metrics-auth pattern), without a ServiceMonitor. */
+const rbacProxied = () =>
+  wl({
+    podSpec: '      containers:\n      - {name: kube-rbac-proxy, image: "quay.io/brancz/kube-rbac-proxy:v0.18.0", ports: [{name: https, containerPort: 8443}]}\n',
+    service: '  selector: {app: web}\n  ports: [{name: https, port: 8443, targetPort: https}]',
+  }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: web, labels: {app: web}}\nspec:\n  selector');
+
+
 ruleTester(prestopMissing, {
   valid: [
     { name: 'sleep action preStop', yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 10}}}') }) },
@@ -116,6 +124,30 @@ metadata: {name: web}
 spec:
   selector: {matchLabels: {app: web}}
   endpoints: [{port: https}]
+`,
+    },
+    {
+      name: 'kube-rbac-proxy port scraped by a ServiceMonitor in another namespace that lists this one (matchNames)',
+      yaml: `${rbacProxied()}---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: monitoring}
+spec:
+  namespaceSelector: {matchNames: [other, default]}
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: https}]
+`,
+    },
+    {
+      name: 'kube-rbac-proxy port scraped by a ServiceMonitor of any namespace (namespaceSelector.any)',
+      yaml: `${rbacProxied()}---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: monitoring}
+spec:
+  namespaceSelector: {any: true}
+  selector: {matchLabels: {app: web}}
+  endpoints: [{targetPort: https}]
 `,
     },
     { name: 'single-replica StatefulSet: no other endpoint while it terminates', yaml: wl({ kind: 'StatefulSet', replicas: 1 }) },
@@ -235,6 +267,26 @@ spec:
   endpoints: [{port: http}]
 `,
       findings: [{ severity: 'warning', message: 'serves port 8080 of Service web' }],
+    },
+    {
+      name: 'kube-rbac-proxy port: a ServiceMonitor in another namespace (its own by default) does not scrape it',
+      yaml: `${rbacProxied()}---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: https}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-2, namespace: monitoring}
+spec:
+  namespaceSelector: {matchNames: [other]}
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: https}]
+`,
+      findings: [{ severity: 'warning', message: 'container "kube-rbac-proxy": serves port 8443 of Service web' }],
     },
     {
       name: 'StatefulSet with 3 replicas',
