@@ -6,10 +6,10 @@ import { parseYamlBytes, parseYamlFast } from '../model/fast-yaml';
 import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
-import { stringMap } from '../model/selector';
 import { Source, utf8Bytes } from '../model/sources';
-import { InputError, KObject, refOf } from '../model/types';
+import { InputError, isObject, Json, KObject, refOf } from '../model/types';
 import { get, Workload, workloadOf } from '../model/workload';
+import { withPreStopMemo } from '../timeline/prestop';
 import { ResolvedPolicy, RuleSetting } from './policy';
 import { Finding, Rule, RuleContext, Severity, SEVERITY_RANK } from './types';
 import { KubeVersion } from './version';
@@ -81,12 +81,19 @@ export function parseSources(sources: Source[], onProgress?: (done: number, tota
 
 /** `kubegrace.dev/ignore` on the object or its pod template, with the reason. */
 function suppressionsOf(o: KObject, w: Workload | undefined): { ids: Set<string>; reason?: string } | undefined {
-  const meta = stringMap(get(o.raw, 'metadata', 'annotations'));
-  const all = w ? { ...meta, ...w.annotations } : meta;
-  const v = all[HINT.ignore];
+  // A workload's annotations already overlay the object's own (template wins); other objects have only theirs.
+  const value = (key: string): string | undefined => (w ? w.annotations[key] : annotationValue(get(o.raw, 'metadata', 'annotations'), key));
+  const v = value(HINT.ignore);
   if (v === undefined) return undefined;
   const ids = new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
-  return { ids, reason: all[HINT.ignoreReason] };
+  return { ids, reason: value(HINT.ignoreReason) };
+}
+
+/** One entry of an annotation map as stringMap reads it (strings, and numbers or booleans as text). */
+function annotationValue(annotations: Json | undefined, key: string): string | undefined {
+  if (!isObject(annotations) || !Object.prototype.hasOwnProperty.call(annotations, key)) return undefined;
+  const x = annotations[key];
+  return typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : undefined;
 }
 
 /** A rule's reported severity under the policy's setting for it. */
@@ -100,7 +107,7 @@ export function applySetting(sev: Severity, s: RuleSetting | undefined): Severit
 export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
   // The policy's catalog (built-in plus spec.catalog) is the one every timeline helper sees during the run.
   const catalog = opts.policy.catalog ?? builtinCatalog();
-  return withCatalog(catalog, () => runRulesWith(objects, opts, catalog));
+  return withCatalog(catalog, () => withPreStopMemo(() => runRulesWith(objects, opts, catalog)));
 }
 
 function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): Finding[] {

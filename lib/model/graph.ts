@@ -235,6 +235,52 @@ export class ObjectGraph {
     return v as T;
   }
 
+  /** Objects of a kind by namespace (`namespace ?? ''`), built on first use per kind. */
+  private readonly byKindNs = new Map<string, Map<string, KObject[]>>();
+  /** Workloads (not owned ones) by namespace, built on first use. */
+  private workloadsByNs: Map<string, Workload[]> | undefined;
+  /** Namespaces holding a workload or an owned workload, built on first use. */
+  private workloadNamespaces: Set<string> | undefined;
+
+  /** The objects of a kind in a namespace (`undefined` and `''` alike), in input order: an index, not a scan. */
+  ofKindIn(kind: string, namespace: string | undefined): readonly KObject[] {
+    let m = this.byKindNs.get(kind);
+    if (!m) {
+      this.byKindNs.set(kind, (m = new Map()));
+      for (const o of this.ofKind(kind)) {
+        const ns = o.namespace ?? '';
+        let l = m.get(ns);
+        if (!l) m.set(ns, (l = []));
+        l.push(o);
+      }
+    }
+    return m.get(namespace ?? '') ?? [];
+  }
+
+  /** The workloads (not owned ones) of a namespace (`undefined` and `''` alike), in input order. */
+  workloadsIn(namespace: string | undefined): readonly Workload[] {
+    if (!this.workloadsByNs) {
+      this.workloadsByNs = new Map();
+      for (const w of this.workloads) {
+        const ns = w.obj.namespace ?? '';
+        let l = this.workloadsByNs.get(ns);
+        if (!l) this.workloadsByNs.set(ns, (l = []));
+        l.push(w);
+      }
+    }
+    return this.workloadsByNs.get(namespace ?? '') ?? [];
+  }
+
+  /** Whether a namespace (`undefined` and `''` alike) holds a workload or an owned workload. */
+  hasWorkloadsIn(namespace: string | undefined): boolean {
+    if (!this.workloadNamespaces) {
+      this.workloadNamespaces = new Set();
+      for (const w of this.workloads) this.workloadNamespaces.add(w.obj.namespace ?? '');
+      for (const w of this.ownedWorkloads) this.workloadNamespaces.add(w.obj.namespace ?? '');
+    }
+    return this.workloadNamespaces.has(namespace ?? '');
+  }
+
   /** Every object of a kind, in input order (an index: rules must not scan all objects per workload). */
   ofKind(kind: string): readonly KObject[] {
     return this.byKind.get(kind) ?? [];

@@ -189,7 +189,7 @@ export function lbFronts(graph: ObjectGraph, w: Workload): LbFront[] {
     if (isNegService(s)) out.push({ kind: 'neg', via: s.obj, service: s, label: `Service/${s.obj.name} (GKE NEG, ${GKE.neg})` });
     if (isExternalLocal(s)) out.push({ kind: 'local', via: s.obj, service: s, label: `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)` });
   }
-  for (const o of [...graph.ofKind('Ingress'), ...graph.ofKind('TargetGroupBinding')]) {
+  for (const o of [...graph.ofKindIn('Ingress', w.obj.namespace), ...graph.ofKindIn('TargetGroupBinding', w.obj.namespace)]) {
     if (o.kind === 'Ingress' && sameNs(o, w.obj)) {
       const ingAnn = annotationsOf(o);
       for (const name of ingressBackendServices(o)) {
@@ -246,8 +246,7 @@ export function containersBehind(graph: ObjectGraph, w: Workload, services: Read
 
 /** True when the object's namespace holds a workload (or owned workload) in the set. */
 export function namespaceHasWorkloads(graph: ObjectGraph, o: KObject): boolean {
-  const ns = o.namespace ?? '';
-  return [...graph.workloads, ...graph.ownedWorkloads].some((w) => (w.obj.namespace ?? '') === ns);
+  return graph.hasWorkloadsIn(o.namespace);
 }
 
 /** A positive integer annotation value. */
@@ -427,7 +426,7 @@ export function selectedWorkloads(graph: ObjectGraph, s: ServiceView): Workload[
   const direct = graph.workloadsFor(s);
   if (direct.length || s.selector.kind !== 'selector') return direct;
   const ns = s.obj.namespace ?? '';
-  return graph.workloads.filter((w) => (w.obj.namespace ?? '') === ns && selectsPodsOf(s.selector, w));
+  return graph.workloadsIn(ns).filter((w) => (w.obj.namespace ?? '') === ns && selectsPodsOf(s.selector, w));
 }
 
 /** Services in the workload's namespace that select its pods (including per-pod Services). */

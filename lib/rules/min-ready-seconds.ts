@@ -13,7 +13,7 @@ const ALB_TARGET = 'alb.ingress.kubernetes.io/target-type';
 function externalLb(ctx: RuleContext, w: Workload, services: ServiceView[]): string | undefined {
   for (const s of services) if (s.annotations[AWS_NLB_TARGET] === 'ip') return `NLB IP targets (Service ${s.obj.name})`;
   const names = new Set(services.map((s) => s.obj.name));
-  for (const o of ctx.graph.ofKind('Ingress')) {
+  for (const o of ctx.graph.ofKindIn('Ingress', w.obj.namespace)) {
     if (o.namespace !== w.obj.namespace) continue;
     if (get(o.raw, 'metadata', 'annotations', ALB_TARGET) !== 'ip') continue;
     const backends: string[] = [];

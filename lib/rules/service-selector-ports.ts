@@ -15,7 +15,7 @@ function selectorText(sel: Selector): string {
 function closest(g: ObjectGraph, s: ServiceView): { w: Workload; diff: string[] } | undefined {
   if (s.selector.kind !== 'selector') return undefined;
   let best: { w: Workload; diff: string[]; hits: number } | undefined;
-  for (const w of g.workloads) {
+  for (const w of g.workloadsIn(s.obj.namespace)) {
     if ((w.obj.namespace ?? '') !== (s.obj.namespace ?? '')) continue;
     const diff: string[] = [];
     let hits = 0;
@@ -31,7 +31,7 @@ function closest(g: ObjectGraph, s: ServiceView): { w: Workload; diff: string[] 
 
 /** Names of StatefulSets in the set whose spec.serviceName is this Service. */
 function governedStatefulSets(g: ObjectGraph, s: ServiceView): Workload[] {
-  return g.workloads.filter(
+  return g.workloadsIn(s.obj.namespace).filter(
     (w) => w.kind === 'StatefulSet' && (w.obj.namespace ?? '') === (s.obj.namespace ?? '') && get(w.obj.raw, 'spec', 'serviceName') === s.obj.name,
   );
 }

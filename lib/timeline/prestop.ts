@@ -1,4 +1,4 @@
-import { activeCatalog } from '../catalog';
+import { activeCatalog, Catalog } from '../catalog';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
 import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './duration';
@@ -83,7 +83,7 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
   }
   const joined = command.join(' ').trim();
   for (const p of waitPatterns) {
-    const m = new RegExp(p).exec(joined);
+    const m = waitPattern(p).exec(joined);
     if (m?.groups?.d !== undefined) {
       const s = durationOf(m.groups.d);
       if (s !== undefined) return { kind: 'exec-wait', seconds: s, command };
@@ -99,9 +99,53 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
   return { kind: 'exec-other', command };
 }
 
-/** The preStop delay of a container object (its `lifecycle.preStop`). */
+/** Compiled wait patterns (a few per policy; emptied when it grows past a bound). */
+const waitPatternCache = new Map<string, RegExp>();
+function waitPattern(p: string): RegExp {
+  let re = waitPatternCache.get(p);
+  if (!re) {
+    if (waitPatternCache.size >= 64) waitPatternCache.clear();
+    // Without the g or y flag exec keeps no state, so one RegExp serves every call.
+    waitPatternCache.set(p, (re = new RegExp(p)));
+  }
+  return re;
+}
+
+interface DelayMemo {
+  catalog: Catalog;
+  waitPatterns: string[] | undefined;
+  delay: PreStopDelay;
+}
+/**
+ * preStopDelay per container object during one lint run (see withPreStopMemo), for the catalog and
+ * wait patterns it was computed with: the rules ask for the same container many times. Only inside
+ * a run: outside one (constructs, tools) container objects may change between calls.
+ */
+let delayMemo: WeakMap<JsonObject, DelayMemo[]> | undefined;
+
+/** Runs `fn` (a lint run, which never changes the objects it reads) with preStopDelay memoized per container object. */
+export function withPreStopMemo<T>(fn: () => T): T {
+  const prev = delayMemo;
+  delayMemo = new WeakMap();
+  try {
+    return fn();
+  } finally {
+    delayMemo = prev;
+  }
+}
+
+/** The preStop delay of a container object (its `lifecycle.preStop`). Callers must not mutate the result. */
 export function preStopDelay(container: Json, waitPatterns?: string[]): PreStopDelay {
-  return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns, container);
+  if (!delayMemo || !isObject(container)) return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns, container);
+  const catalog = activeCatalog();
+  let memos = delayMemo.get(container);
+  if (memos) {
+    for (const m of memos) if (m.catalog === catalog && m.waitPatterns === waitPatterns) return m.delay;
+  } else delayMemo.set(container, (memos = []));
+  const delay = classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns, container);
+  if (memos.length >= 4) memos.shift();
+  memos.push({ catalog, waitPatterns, delay });
+  return delay;
 }
 
 /**
