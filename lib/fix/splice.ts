@@ -284,6 +284,20 @@ export class TextTree implements EditTree<TextNode> {
     return this.node(v, col, value);
   }
 
+  emptyEntry(n: TextNode, key: string): { key: number; colon: number } | undefined {
+    const e = this.entries(n)!.find((x) => x.key === key);
+    if (!e) return undefined;
+    const value = (n.value as Record<string, unknown>)[key];
+    const empty = value === null || (isPlainObject(value) && !Object.keys(value).length);
+    if (!empty) return undefined;
+    // The value is on the key's line, or there is none (null).
+    const col = e.at - this.lineStart(e.at);
+    const v = this.after(e.colon + 1, col, true, false);
+    if (v === undefined || (v !== null && this.t.slice(e.colon, v).includes('\n'))) return undefined;
+    if (v === null && value !== null) return undefined;
+    return { key: e.at, colon: e.colon };
+  }
+
   size(n: TextNode): number {
     return n.kind === 'map' ? this.entries(n)!.length : this.dashes(n)!.length;
   }

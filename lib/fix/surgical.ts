@@ -79,6 +79,11 @@ export interface EditTree<N> {
   firstStart(n: N): number | undefined;
   /** End of a collection's last entry (its value, else its key) or item. */
   lastEnd(n: N): number | undefined;
+  /**
+   * A mapping entry whose value is null or an empty mapping, written on the key's line (or
+   * absent): the offsets of its key and its `:`; undefined for any other entry.
+   */
+  emptyEntry(n: N, key: string): { key: number; colon: number } | undefined;
 }
 
 function keyText(p: Pair<unknown, unknown>): string | undefined {
@@ -96,9 +101,18 @@ function nodeRangeStart(n: unknown): number | undefined {
   return (n as Node | null)?.range?.[0];
 }
 
-/** The tree of a parsed yaml Document (offsets as its ranges give them). */
-export function yamlTree(doc: Document.Parsed): EditTree<unknown> {
+/** The tree of a parsed yaml Document (offsets as its ranges give them) of `text`. */
+export function yamlTree(doc: Document.Parsed, text: string): EditTree<unknown> {
   return {
+    emptyEntry: (n, key) => {
+      const pair = (n as YAMLMap<unknown, unknown>).items.find((p) => keyText(p) === key);
+      const k = (pair?.key as Node | undefined)?.range;
+      const v = pair?.value as Node | undefined;
+      if (!k || !v?.range || !((isScalar(v) && v.value === null) || (isMap(v) && v.flow && !v.items.length))) return undefined;
+      const colon = text.indexOf(':', k[1]);
+      if (colon < 0 || text.slice(k[1], colon).trim() !== '' || text.slice(colon, v.range[0]).includes('\n')) return undefined;
+      return { key: k[0], colon };
+    },
     root: () => doc.contents,
     kind: (n) => (isMap(n) ? 'map' : isSeq(n) ? 'seq' : isScalar(n) ? 'scalar' : isAlias(n) ? 'alias' : 'other'),
     flow: (n) => !!(n as YAMLMap | YAMLSeq).flow,
@@ -130,7 +144,7 @@ export function yamlTree(doc: Document.Parsed): EditTree<unknown> {
  * (removals, flow collections, replaced collections); the caller then merges yaml's rendering.
  */
 export function surgicalEdit(text: string, from: number, to: number, doc: Document.Parsed, edits: DocEdit[], style: ToStringOptions, eol: string): string | undefined {
-  return treeEdit(yamlTree(doc), text, from, to, edits, style, eol);
+  return treeEdit(yamlTree(doc, text), text, from, to, edits, style, eol);
 }
 
 /** surgicalEdit over any reading of the document (EditTree). */
@@ -141,6 +155,7 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
     // Walk the original document as far as the path exists.
     let node: N | null | undefined = tree.root();
     let depth = 0;
+    let empty: { key: number; colon: number } | undefined;
     for (; depth < e.segs.length; depth++) {
       const seg = e.segs[depth];
       let next: N | null | undefined;
@@ -149,6 +164,8 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
         if (tree.hasKey(node!, '<<')) return undefined;
         next = tree.member(node!, seg);
         if (next === undefined) break;
+        // The path goes on through a null or `{}` entry: it becomes the block mapping below.
+        if (depth < e.segs.length - 1 && (empty = tree.emptyEntry(node!, seg))) break;
       } else if (kind === 'seq') {
         const i = /^\d+$/.test(seg) ? Number(seg) : -1;
         if (i < 0 || i >= tree.size(node!)) return undefined;
@@ -158,6 +175,20 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
       node = next;
     }
     const order = ops.length;
+    if (empty) {
+      // `key:`, `key: null`, `key: ~` or `key: {}` (nothing else on the line) holding the rest
+      // of the path: the value goes on the lines below the key, one indentation step deeper.
+      const nl = text.indexOf('\n', empty.colon);
+      let lineEnd = nl < 0 || nl > to ? to : nl;
+      if (lineEnd > empty.colon && text[lineEnd - 1] === '\r') lineEnd--;
+      if (!/^[ \t]*(?:null|Null|NULL|~|\{[ \t]*\})?[ \t]*$/.test(text.slice(empty.colon + 1, lineEnd))) return undefined;
+      let value: Json = e.op === 'append' ? [e.value ?? null] : (e.value ?? null);
+      for (let i = e.segs.length - 1; i > depth + 1; i--) value = { [e.segs[i]]: value };
+      const col = empty.key - lineStart(text, empty.key) + (style.indent ?? 2);
+      const lines = indentLines(new Document({ [e.segs[depth + 1]]: value }, K8S_YAML).toString(style), col, eol);
+      ops.push({ start: empty.colon + 1, end: lineEnd, text: eol + lines.slice(0, lines.length - eol.length), order, col });
+      continue;
+    }
     const kind = tree.kind(node);
     if (depth === e.segs.length) {
       // The whole path exists.

@@ -63,6 +63,8 @@ function nodes(v: unknown, at: string[] = [], out: [string[], unknown][] = []): 
 function editsFor(value: unknown): DocEdit[][] {
   const out: DocEdit[][] = [];
   for (const [p, v] of nodes(value)) {
+    // Through a null or empty entry: it becomes a block mapping.
+    if (p.length && (v === null || (typeof v === 'object' && !Array.isArray(v) && !Object.keys(v).length))) out.push([{ op: 'set', segs: [...p, 'inner', 'leaf'], value: { k: [1] } }]);
     if (v === null || typeof v !== 'object') {
       if (p.length) out.push([{ op: 'set', segs: p, value: typeof v === 'number' ? v + 1 : typeof v === 'string' ? `${v}x` : 'yes' }]);
     } else if (Array.isArray(v)) {
@@ -87,7 +89,7 @@ function compareTrees(seg: string, edits: DocEdit[][]): { yaml: number; text: nu
   let yaml = 0;
   let text = 0;
   for (const e of edits) {
-    const byYaml = treeEdit(yamlTree(both.doc), seg, 0, seg.length, e, style, '\n');
+    const byYaml = treeEdit(yamlTree(both.doc, seg), seg, 0, seg.length, e, style, '\n');
     const byText = treeEdit(new TextTree(seg, 0, seg.length, both.value), seg, 0, seg.length, e, style, '\n');
     if (byYaml !== undefined) yaml++;
     if (byText === undefined) continue;
@@ -222,7 +224,9 @@ describe('text splices: what the text reading declines', () => {
   const base = (body: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n${body}`;
   const declined: [string, string, DocEdit[]][] = [
     ['a flow mapping', base('data: {a: b}\n'), [{ op: 'set', segs: ['data', 'c'], value: 'd' }]],
-    ['an empty flow mapping', base('data: {}\n'), [{ op: 'set', segs: ['data', 'c'], value: 'd' }]],
+    ['an empty flow mapping with a comment after it', base('data: {} # c\n'), [{ op: 'set', segs: ['data', 'c'], value: 'd' }]],
+    ['an empty flow mapping as a sequence item', base('data:\n  - {}\n'), [{ op: 'set', segs: ['data', '0', 'c'], value: 'd' }]],
+    ['a null on the next line', base('data:\n  null\n'), [{ op: 'set', segs: ['data', 'c'], value: 'd' }]],
     ['an anchored scalar', base('data:\n  a: &x b\n  c: *x\n'), [{ op: 'set', segs: ['data', 'a'], value: 'z' }]],
     ['an alias', base('data:\n  a: &x b\n  c: *x\n'), [{ op: 'set', segs: ['data', 'c'], value: 'z' }]],
     ['a tag', base('data:\n  a: !!str b\n'), [{ op: 'set', segs: ['data', 'a'], value: 'z' }]],
@@ -240,6 +244,22 @@ describe('text splices: what the text reading declines', () => {
     // (Some of these the fast path itself declines; then there is nothing to splice anyway.)
     if (!both) return;
     expect(treeEdit(new TextTree(text, 0, text.length, both.value), text, 0, text.length, edits, detectStyle(text), '\n')).toBeUndefined();
+  });
+
+  test.each([
+    ['an empty flow mapping', base('data: {}\nz: 1\n'), base('data:\n  c:\n    d: 1\nz: 1\n')],
+    ['null', base('data: null\nz: 1\n'), base('data:\n  c:\n    d: 1\nz: 1\n')],
+    // (The document's detected indentation is 2: metadata's.)
+    ['~ in a sequence item', base('items:\n    -   name: a\n        data: ~\n'), base('items:\n    -   name: a\n        data:\n          c:\n            d: 1\n')],
+    ['an empty value, CRLF', base('data:\nz: 1\n').replace(/\n/g, '\r\n'), base('data:\n  c:\n    d: 1\nz: 1\n').replace(/\n/g, '\r\n')],
+  ])('a path through %s: a block mapping under the key', (_, text, want) => {
+    const both = readBoth(text)!;
+    const segs = text.includes('items:') ? ['items', '0', 'data', 'c', 'd'] : ['data', 'c', 'd'];
+    const edits: DocEdit[] = [{ op: 'set', segs, value: 1 }];
+    const eol = text.includes('\r\n') ? '\r\n' : '\n';
+    const byText = treeEdit(new TextTree(text, 0, text.length, both.value), text, 0, text.length, edits, detectStyle(text), eol);
+    expect(byText).toBe(want);
+    expect(treeEdit(yamlTree(both.doc, text), text, 0, text.length, edits, detectStyle(text), eol)).toBe(want);
   });
 
   test('a value that is not the text\'s (keys differ) is declined, not trusted', () => {
