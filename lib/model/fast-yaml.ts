@@ -34,6 +34,7 @@ import type { ParsedObjects } from './fast-json';
 import { locateNode, objectIdentity, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
 import { isObject, Json, JsonObject, KObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
+import { readQuick } from './quick-yaml';
 import { lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 
@@ -55,7 +56,8 @@ const PLAIN = new jsyaml.Type(PLAIN_TAG, {
     return v;
   },
 });
-const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [PLAIN] });
+/** js-yaml's schema here: failsafe types plus go-yaml's resolution of plain scalars (exported for tests). */
+export const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [PLAIN] });
 
 /** Keys longer than this are declined (the 1024-character limit applies to the key's source). */
 const MAX_KEY = 200;
@@ -202,6 +204,9 @@ function contentStart(text: string, from: number, end: number, marker: boolean):
   return end;
 }
 
+/** quick-yaml.ts declines well before js-yaml's listener would (it counts collections, not every node). */
+const QUICK_LIMITS = { maxKey: MAX_KEY, maxDepth: DEPTH_LIMIT - 4, maxNodes: Math.floor(NODE_LIMIT / 2) };
+
 /** Throws Decline for a key the two readings could disagree on. */
 function checkKeys(v: Json, keys: Set<string>): void {
   if (Array.isArray(v)) {
@@ -221,6 +226,9 @@ function checkKeys(v: Json, keys: Set<string>): void {
  * it has any content (an empty document has none). Throws on anything this path declines.
  */
 function loadDocument(span: string, explicitKeys: boolean): { value: Json; content: boolean; simple: boolean } {
+  // The YAML tools write is read by quick-yaml.ts, several times faster; js-yaml reads the rest.
+  const quick = readQuick(span, QUICK_LIMITS);
+  if (quick) return { value: quick, content: true, simple: true };
   let depth = 0;
   let opened = 0;
   let content = false;

@@ -1,0 +1,392 @@
+/**
+ * A reader for the YAML that tools write (kubectl, Helm, go-yaml and js-yaml dumps): block
+ * mappings and sequences, one-line plain and quoted scalars, literal block scalars, empty `{}`
+ * and `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and
+ * reads such a document several times faster than js-yaml.
+ *
+ * It gives js-yaml's value (with fast-yaml.ts's schema: failsafe types plus yaml11.ts's go-yaml
+ * resolution of plain scalars) or undefined: it declines everything else, and everything where a
+ * reading could be in doubt, and js-yaml then reads the document as before: tabs, CRs, anchors,
+ * aliases, tags, flow collections that are not empty, multi-line plain or quoted scalars,
+ * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator,
+ * escapes other than \" \\ \n \t \r in double quotes, explicit keys, keys that are not plain
+ * strings (`yes:`, `1:`, `<<`, `__proto__`, longer than MAX_KEY), duplicate keys, a document
+ * whose root is not a mapping, `...`, nesting beyond the limits. fast-yaml.test.ts checks its
+ * values against parse.ts's over the corpus, the fuzz inputs and YAML 1.1 corner cases.
+ */
+import { Json, JsonObject } from './types';
+import { plainScalarJson } from './yaml11';
+
+/** js-yaml's PATTERN_NON_PRINTABLE: it refuses a text with any of these (parse.ts then reports it). */
+// eslint-disable-next-line no-control-regex
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+
+/** The value could read otherwise: js-yaml decides. */
+class Unsure extends Error {}
+const UNSURE = new Unsure();
+
+/** First characters a plain scalar cannot start with (indicators; `-?:` only before a blank). */
+const INDICATOR = new Uint8Array(128);
+for (const c of '-?:,[]{}#&*!|>\'"%@`') INDICATOR[c.charCodeAt(0)] = 1;
+
+interface Limits {
+  maxKey: number;
+  maxDepth: number;
+  maxNodes: number;
+}
+
+class Reader {
+  /** Start of the current line. */
+  pos = 0;
+  nodes = 0;
+  constructor(
+    readonly t: string,
+    readonly limits: Limits,
+  ) {}
+
+  lineEnd(from: number): number {
+    const i = this.t.indexOf('\n', from);
+    return i < 0 ? this.t.length : i;
+  }
+
+  /** Moves `pos` to the next line with content (not blank, not only a comment); returns its indentation, or -1 at the end. */
+  nextContent(): number {
+    const t = this.t;
+    while (this.pos < t.length) {
+      let i = this.pos;
+      while (t.charCodeAt(i) === 0x20) i++;
+      const c = t.charCodeAt(i);
+      if (i < t.length && c !== 0x0a && c !== 0x23) {
+        // `...` and `---` at a line's start, even without a blank after (js-yaml reads a first
+        // `---x` as a marker): js-yaml decides.
+        if (i === this.pos && (t.startsWith('...', i) || t.startsWith('---', i))) throw UNSURE;
+        return i - this.pos;
+      }
+      this.pos = this.lineEnd(i) + 1;
+    }
+    return -1;
+  }
+
+  node(): void {
+    if (++this.nodes > this.limits.maxNodes) throw UNSURE;
+  }
+
+  /** The block node whose first line starts at `pos` with content at `indent`. */
+  block(indent: number, depth: number): Json {
+    if (depth > this.limits.maxDepth) throw UNSURE;
+    const at = this.pos + indent;
+    const c = this.t.charCodeAt(at);
+    if (c === 0x2d && this.blankOrEnd(at + 1)) return this.sequence(indent, depth);
+    return this.mapping(indent, at, depth);
+  }
+
+  blankOrEnd(i: number): boolean {
+    const c = this.t.charCodeAt(i);
+    return i >= this.t.length || c === 0x20 || c === 0x0a;
+  }
+
+  /** A block sequence whose items' dashes are at column `indent`; `pos` is at the first item's line. */
+  sequence(indent: number, depth: number): Json[] {
+    this.node();
+    const out: Json[] = [];
+    const t = this.t;
+    for (;;) {
+      const dash = this.pos + indent;
+      // After the dash: the item on the same line, or on the next lines.
+      let i = dash + 1;
+      while (t.charCodeAt(i) === 0x20) i++;
+      const end = this.lineEnd(dash);
+      if (i >= end || t.charCodeAt(i) === 0x23) {
+        if (i < end && t.charCodeAt(i - 1) !== 0x20) throw UNSURE;
+        this.pos = end + 1;
+        const next = this.nextContent();
+        out.push(next > indent ? this.block(next, depth + 1) : this.nullNode());
+      } else {
+        const c = t.charCodeAt(i);
+        if (c === 0x2d && this.blankOrEnd(i + 1)) throw UNSURE; // `- - x`
+        out.push(this.inline(i, indent, i - this.pos, depth + 1));
+      }
+      const next = this.nextContent();
+      // Less indented, or a key at this column (a sequence that is a mapping value at the key's
+      // column): the sequence ends, and the caller judges the line.
+      if (next < indent || (next === indent && (t.charCodeAt(this.pos + indent) !== 0x2d || !this.blankOrEnd(this.pos + indent + 1)))) return out;
+      if (next > indent) throw UNSURE;
+    }
+  }
+
+  nullNode(): null {
+    this.node();
+    return null;
+  }
+
+  /**
+   * The node that starts at offset `i` on the current line (after a dash, whose column is
+   * `parent`): a mapping whose first key is there (column `col`), or a scalar.
+   */
+  inline(i: number, parent: number, col: number, depth: number): Json {
+    const key = this.keyAt(i);
+    if (key) return this.mapping(col, i, depth);
+    return this.scalarValue(i, parent);
+  }
+
+  /**
+   * If a mapping key starts at `i`: its text and the offset just after its colon; else undefined
+   * (a scalar). Throws where the line is not plainly one or the other.
+   */
+  keyAt(i: number): { key: string; after: number } | undefined {
+    const t = this.t;
+    const end = this.lineEnd(i);
+    const c = t.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) {
+      const q = this.quoted(i, end);
+      let j = q.after;
+      while (t.charCodeAt(j) === 0x20) j++;
+      if (t.charCodeAt(j) !== 0x3a || !this.blankOrEnd(j + 1)) return undefined;
+      return { key: q.value, after: j + 1 };
+    }
+    // A plain key: up to the first `: ` (or `:` at the line's end); a ` #` before it makes the line a scalar.
+    for (let j = i; j < end; j++) {
+      const d = t.charCodeAt(j);
+      if (d === 0x3a && (j + 1 === end || t.charCodeAt(j + 1) === 0x20)) {
+        if (j === i || t.charCodeAt(j - 1) === 0x20) throw UNSURE; // `: x`, `key : x`
+        if (c < 128 && INDICATOR[c] && !((c === 0x2d || c === 0x3f || c === 0x3a) && t.charCodeAt(i + 1) !== 0x20)) throw UNSURE;
+        const key = t.slice(i, j);
+        if (typeof plainScalarJson(key) !== 'string') throw UNSURE;
+        return { key, after: j + 1 };
+      }
+      if (d === 0x23 && t.charCodeAt(j - 1) === 0x20) return undefined;
+    }
+    return undefined;
+  }
+
+  /** A block mapping whose keys are at column `indent`; its first key starts at offset `first` (on the current line). */
+  mapping(indent: number, first: number, depth: number): JsonObject {
+    if (depth > this.limits.maxDepth) throw UNSURE;
+    this.node();
+    const out: JsonObject = {};
+    const t = this.t;
+    let at = first;
+    for (;;) {
+      const k = this.keyAt(at);
+      if (!k) throw UNSURE;
+      const key = k.key;
+      if (key.length > this.limits.maxKey || key === '<<' || key === '__proto__' || Object.prototype.hasOwnProperty.call(out, key)) throw UNSURE;
+      this.node();
+      let i = k.after;
+      while (t.charCodeAt(i) === 0x20) i++;
+      const end = this.lineEnd(i);
+      if (i >= end || t.charCodeAt(i) === 0x23) {
+        if (i < end && t.charCodeAt(i - 1) !== 0x20) throw UNSURE;
+        // The value is on the next lines: more indented, or a sequence at this column.
+        this.pos = end + 1;
+        const next = this.nextContent();
+        if (next > indent) out[key] = this.block(next, depth + 1);
+        else if (next === indent && t.charCodeAt(this.pos + indent) === 0x2d && this.blankOrEnd(this.pos + indent + 1)) out[key] = this.sequence(indent, depth + 1);
+        else out[key] = this.nullNode();
+      } else {
+        out[key] = this.scalarValue(i, indent);
+      }
+      const next = this.nextContent();
+      if (next < indent) return out;
+      if (next > indent) throw UNSURE;
+      at = this.pos + indent;
+      if (t.charCodeAt(at) === 0x2d && this.blankOrEnd(at + 1)) throw UNSURE; // a sequence among keys
+    }
+  }
+
+  /**
+   * The scalar (or empty flow collection, or block scalar) starting at `i` on the current line;
+   * `parent` is the column of its key or dash. Moves `pos` past it.
+   */
+  scalarValue(i: number, parent: number): Json {
+    const t = this.t;
+    const end = this.lineEnd(i);
+    const c = t.charCodeAt(i);
+    this.node();
+    let value: Json;
+    let after: number;
+    if (c === 0x22 || c === 0x27) {
+      const q = this.quoted(i, end);
+      value = q.value;
+      after = q.after;
+    } else if (c === 0x7c) {
+      return this.literal(i, end, parent);
+    } else if ((c === 0x7b && t.charCodeAt(i + 1) === 0x7d) || (c === 0x5b && t.charCodeAt(i + 1) === 0x5d)) {
+      value = c === 0x7b ? {} : [];
+      after = i + 2;
+    } else if (c === 0x5b) {
+      const f = this.flowSequence(i, end);
+      value = f.value;
+      after = f.after;
+    } else {
+      if (c < 128 && INDICATOR[c] && !((c === 0x2d || c === 0x3f || c === 0x3a) && t.charCodeAt(i + 1) !== 0x20 && i + 1 < end)) throw UNSURE;
+      // A plain scalar: to the line's end or a ` #`; a `: ` inside is an error for js-yaml.
+      let j = i;
+      let last = i;
+      for (; j < end; j++) {
+        const d = t.charCodeAt(j);
+        if (d === 0x23 && t.charCodeAt(j - 1) === 0x20) break;
+        if (d === 0x3a && (j + 1 === end || t.charCodeAt(j + 1) === 0x20)) throw UNSURE;
+        if (d !== 0x20) last = j + 1;
+      }
+      value = plainScalarJson(t.slice(i, last));
+      after = last;
+    }
+    // Only blanks or a comment may follow on the line.
+    let j = after;
+    while (t.charCodeAt(j) === 0x20) j++;
+    if (j < end && !(t.charCodeAt(j) === 0x23 && j > after)) throw UNSURE;
+    this.pos = end + 1;
+    // A more indented line after a one-line scalar continues it (a multi-line scalar) or is an error.
+    const next = this.nextContent();
+    if (next > parent) throw UNSURE;
+    return value;
+  }
+
+  /**
+   * A one-line flow sequence of scalars (`["a", b]`) starting at `i`: its value and the offset
+   * after the `]`. Nested collections, empty entries, a trailing comma, `:`, `#` and the other
+   * flow indicators inside a plain entry are declined.
+   */
+  flowSequence(i: number, end: number): { value: Json[]; after: number } {
+    const t = this.t;
+    const value: Json[] = [];
+    let j = i + 1;
+    for (;;) {
+      while (t.charCodeAt(j) === 0x20) j++;
+      if (j >= end) throw UNSURE;
+      const c = t.charCodeAt(j);
+      this.node();
+      if (c === 0x22 || c === 0x27) {
+        const q = this.quoted(j, end);
+        value.push(q.value);
+        j = q.after;
+      } else {
+        if (c < 128 && INDICATOR[c] && !(c === 0x2d && t.charCodeAt(j + 1) !== 0x20 && t.charCodeAt(j + 1) !== 0x2c && t.charCodeAt(j + 1) !== 0x5d)) throw UNSURE;
+        let k = j;
+        let last = j;
+        for (; k < end; k++) {
+          const d = t.charCodeAt(k);
+          if (d === 0x2c || d === 0x5d) break;
+          if (d === 0x5b || d === 0x7b || d === 0x7d || d === 0x3a || d === 0x23 || d === 0x22 || d === 0x27) throw UNSURE;
+          if (d !== 0x20) last = k + 1;
+        }
+        value.push(plainScalarJson(t.slice(j, last)));
+        j = k;
+      }
+      while (t.charCodeAt(j) === 0x20) j++;
+      const d = t.charCodeAt(j);
+      if (d === 0x5d) return { value, after: j + 1 };
+      if (d !== 0x2c || j >= end) throw UNSURE;
+      j++;
+      while (t.charCodeAt(j) === 0x20) j++;
+      if (t.charCodeAt(j) === 0x5d) throw UNSURE; // a trailing comma
+    }
+  }
+
+  /** A one-line quoted scalar starting at `i`: its value and the offset after the closing quote. */
+  quoted(i: number, end: number): { value: string; after: number } {
+    const t = this.t;
+    if (t.charCodeAt(i) === 0x27) {
+      let value = '';
+      let from = i + 1;
+      for (;;) {
+        const q = t.indexOf("'", from);
+        if (q < 0 || q >= end) throw UNSURE;
+        value += t.slice(from, q);
+        if (t.charCodeAt(q + 1) !== 0x27) return { value, after: q + 1 };
+        value += "'";
+        from = q + 2;
+      }
+    }
+    let j = i + 1;
+    let escaped = false;
+    for (; j < end; j++) {
+      const d = t.charCodeAt(j);
+      if (d === 0x22) break;
+      if (d === 0x5c) {
+        const e = t.charCodeAt(j + 1);
+        if (e !== 0x22 && e !== 0x5c && e !== 0x6e && e !== 0x74 && e !== 0x72) throw UNSURE;
+        escaped = true;
+        j++;
+      }
+    }
+    if (j >= end) throw UNSURE;
+    const raw = t.slice(i + 1, j);
+    return { value: escaped ? (JSON.parse(`"${raw}"`) as string) : raw, after: j + 1 };
+  }
+
+  /** A literal block scalar (`|` or `|-`, header at `i`) of a node whose key or dash is at column `parent`. */
+  literal(i: number, end: number, parent: number): string {
+    const t = this.t;
+    let j = i + 1;
+    let strip = false;
+    if (t.charCodeAt(j) === 0x2d) {
+      strip = true;
+      j++;
+    }
+    const h = j;
+    while (t.charCodeAt(j) === 0x20) j++;
+    if (j < end && !(t.charCodeAt(j) === 0x23 && j > h)) throw UNSURE; // `|+`, `|2`, text after the header
+    // The content's indentation is that of its first line, which must come first (no leading blank lines).
+    let p = end + 1;
+    let n = 0;
+    while (t.charCodeAt(p + n) === 0x20) n++;
+    const firstEnd = this.lineEnd(p);
+    if (p >= t.length || n <= parent || p + n >= firstEnd) throw UNSURE;
+    const lines: string[] = [];
+    let blank = 0;
+    while (p < t.length) {
+      const e = this.lineEnd(p);
+      let s = 0;
+      while (s < n && t.charCodeAt(p + s) === 0x20) s++;
+      if (s < n) {
+        // Less indented: an empty line if only blanks, else the end of the scalar.
+        let k = p + s;
+        while (t.charCodeAt(k) === 0x20) k++;
+        if (k < e) break;
+        blank++;
+      } else if (p + n === e) blank++;
+      else {
+        for (; blank > 0; blank--) lines.push('');
+        lines.push(t.slice(p + n, e));
+      }
+      p = e + 1;
+    }
+    // A last line without a line feed: whether clip chomping adds one is left to js-yaml.
+    if (p > t.length && !strip) throw UNSURE;
+    this.pos = Math.min(p, t.length);
+    // Trailing blank lines are dropped (clip and strip chomping); clip keeps one line feed.
+    const value = lines.join('\n');
+    return strip ? value : `${value}\n`;
+  }
+}
+
+/**
+ * The value of one document's text (a `---` line first, or not), or undefined where this reader
+ * is not sure to read it as js-yaml does (js-yaml then reads it).
+ */
+export function readQuick(text: string, limits: Limits): JsonObject | undefined {
+  if (text.includes('\t') || text.includes('\r') || text.includes('\ufeff') || NON_PRINTABLE.test(text)) return undefined;
+  const r = new Reader(text, limits);
+  if (text.startsWith('---')) {
+    if (!r.blankOrEnd(3)) return undefined;
+    let i = 3;
+    while (text.charCodeAt(i) === 0x20) i++;
+    const end = r.lineEnd(i);
+    if (i < end && !(text.charCodeAt(i) === 0x23 && i > 3)) return undefined;
+    r.pos = end + 1;
+  }
+  try {
+    const indent = r.nextContent();
+    if (indent < 0) return undefined;
+    const c = text.charCodeAt(r.pos + indent);
+    if (c === 0x2d && r.blankOrEnd(r.pos + indent + 1)) return undefined; // a sequence at the root
+    const value = r.mapping(indent, r.pos + indent, 1);
+    if (r.nextContent() !== -1) return undefined;
+    return value;
+  } catch {
+    // Unsure, or a value with no JSON form (`.inf`): js-yaml reads it again and decides.
+    return undefined;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * quick-yaml.ts against js-yaml with the fast path's schema (whose readings fast-yaml.test.ts
+ * proves equal to parse.ts's): wherever quick-yaml reads a document, it must give exactly
+ * js-yaml's value; it must read most of the YAML that tools write (else it only costs time); and
+ * it must decline the layouts it does not model.
+ */
+import fc from 'fast-check';
+import * as fs from 'fs';
+import * as jsyaml from 'js-yaml';
+import * as path from 'path';
+import { SCHEMA } from '../../lib/model/fast-yaml';
+import { parseText } from '../../lib/model/parse';
+import { readQuick } from '../../lib/model/quick-yaml';
+import { Json } from '../../lib/model/types';
+import { CORPUS_DIR, mutated, tokenText } from '../helpers/yaml-inputs';
+
+const LIMITS = { maxKey: 200, maxDepth: 100, maxNodes: 100000 };
+
+/** js-yaml's value, or 'error'. */
+function jsYaml(text: string): Json | 'error' {
+  try {
+    return jsyaml.load(text, { schema: SCHEMA }) as Json;
+  } catch {
+    return 'error';
+  }
+}
+
+/** 'read' after checking quick-yaml's value is js-yaml's, or 'declined'. */
+function check(doc: string): 'read' | 'declined' {
+  const q = readQuick(doc, LIMITS);
+  if (q === undefined) return 'declined';
+  expect([doc, q]).toStrictEqual([doc, jsYaml(doc)]);
+  return 'read';
+}
+
+function documents(text: string): string[] {
+  return text.split(/^(?=---(?:[ \t\r\n]|$))/m);
+}
+
+describe('quick-yaml reads as js-yaml does, or declines', () => {
+  test('every document of the corpus (rendered manifests, chart values): the same value, and most are read', () => {
+    const files = (fs.readdirSync(CORPUS_DIR, { recursive: true }) as string[]).filter((f) => /\.ya?ml$/.test(f) && !f.includes('templates'));
+    let read = 0;
+    let all = 0;
+    for (const f of files) {
+      for (const d of documents(fs.readFileSync(path.join(CORPUS_DIR, f), 'utf8'))) {
+        all++;
+        if (check(d) === 'read') read++;
+      }
+    }
+    expect(all).toBeGreaterThan(900);
+    // (Declined: multi-line plain and quoted scalars, flow mappings, folded scalars, empty documents.)
+    expect(read / all).toBeGreaterThan(0.75);
+  });
+
+  const key = fc.oneof(fc.constantFrom('a', 'name', 'b c', 'x-y', 'k.io/z', 'yes', 'null', '1', '-k', '?k', ':k', 'é', '😀', 'a#b', 'a:b', '__proto__', '<<', "it's", 'q"t'), fc.string({ maxLength: 5 }));
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 10 }),
+    fc.constantFrom('', ' lead', 'trail ', 'a: b', 'a #b', '#c', '- x', '[x]', '{}', '&a', '*a', '!t', '|', '>', "'", '"', '\\', '\n', 'a\nb\n', 'a\n\nb', ' \n', '\u2028', 'yes', '010', '0x1F', '1_000', '~', 'null', '.inf', '1e3', '-0', '2001-01-01', 'é😀'),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, scalar as fc.Arbitrary<Json>, fc.array(tie('v'), { maxLength: 4 }) as fc.Arbitrary<Json>, fc.dictionary(key, tie('v'), { maxKeys: 4 }) as fc.Arbitrary<Json>),
+  })).v;
+  const root = fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 });
+  /** The layouts tools write: js-yaml's dump options, and kubectl's (sequences at the key's column). */
+  const dumpOptions = fc.record({
+    indent: fc.constantFrom(1, 2, 4),
+    noArrayIndent: fc.boolean(),
+    flowLevel: fc.constantFrom(-1, -1, 1, 2),
+    lineWidth: fc.constantFrom(-1, 20, 80),
+    quotingType: fc.constantFrom<"'" | '"'>("'", '"'),
+    forceQuotes: fc.boolean(),
+  });
+  const comment = fc.constantFrom('', ' # c', '  #c: d', ' #');
+
+  test('generated values in the layouts tools write, with comments and blank lines: the same value', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(root, dumpOptions, comment, fc.boolean(), (v, opts, c, marker) => {
+        let text = jsyaml.dump(v, { ...opts, noRefs: true });
+        if (c) text = text.replace(/\n(?=[^\n]*\n)/, `${c}\n\n`);
+        if (marker) text = `---${c}\n${text}`;
+        if (check(text) === 'read') read++;
+      }),
+      { numRuns: 600, seed: 2411 },
+    );
+    expect(read).toBeGreaterThan(150);
+  });
+
+  test('mutated manifests and token soups (the fuzz suite\'s inputs): the same value, or declined', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated, tokenText), (text) => {
+        for (const d of documents(text)) check(d);
+      }),
+      { numRuns: 800, seed: 2412 },
+    );
+  });
+
+  test.each([
+    ['a plain scalar with a comment', 'a: b # c\nd: e\n', { a: 'b', d: 'e' }],
+    ['kubectl sequences at the key\'s column', 'a:\n- b\n- c: 1\n  d: 2\ne: f\n', { a: ['b', { c: 1, d: 2 }], e: 'f' }],
+    ['a literal block scalar, kept indentation and blank lines', 'a: |\n  x\n\n    y\n\n\nb: |-\n  z\n', { a: 'x\n\n  y\n', b: 'z' }],
+    ['a literal block scalar whose text looks like keys and comments', 'a: |\n  k: v\n  # not a comment\n  - x\nb: 1\n', { a: 'k: v\n# not a comment\n- x\n', b: 1 }],
+    ['quoted scalars and keys', '"a b": \'it\'\'s\'\n\'c\': "q\\"\\n\\\\"\n', { 'a b': "it's", c: 'q"\n\\' }],
+    ['empty flow collections and a one-line flow sequence', 'a: {}\nb: []\nc: ["x", yy, -1, \'z\', y]\n', { a: {}, b: [], c: ['x', 'yy', -1, 'z', true] }],
+    ['YAML 1.1 scalars', 'a: yes\nb: 010\nc: ~\nd: 0x1F\ne: 1_000\nf: "yes"\n', { a: true, b: 8, c: null, d: 31, e: 1000, f: 'yes' }],
+    ['an empty value before a less indented key', 'a:\n  b:\nc: 1\n', { a: { b: null }, c: 1 }],
+  ])('reads %s', (_name, text, expected) => {
+    expect(readQuick(text, LIMITS)).toStrictEqual(expected);
+    expect(check(text)).toBe('read');
+    expect(parseText('q.yaml', `apiVersion: v1\nkind: ConfigMap\n${text}`).objects[0].raw).toStrictEqual({ apiVersion: 'v1', kind: 'ConfigMap', ...(expected as object) });
+  });
+
+  test.each([
+    ['a multi-line plain scalar', 'a: b\n  c\n'],
+    ['a multi-line quoted scalar', 'a: "b\n  c"\n'],
+    ['a folded block scalar', 'a: >\n  b\n'],
+    ['keep chomping', 'a: |+\n  b\n\n'],
+    ['an indentation indicator', 'a: |2\n   b\n'],
+    ['leading blank lines in a block scalar', 'a: |\n\n  b\n'],
+    ['a block scalar at the end without a line feed', 'a: |\n  b'],
+    ['a flow mapping', 'a: {b: c}\n'],
+    ['a nested flow sequence', 'a: [b, [c]]\n'],
+    ['a trailing comma', 'a: [b, c,]\n'],
+    ['an anchor and alias', 'a: &x b\nc: *x\n'],
+    ['a tag', 'a: !!str 1\n'],
+    ['an explicit key', '? a\n: b\n'],
+    ['a merge key', 'a: 1\n<<: {b: 2}\n'],
+    ['a __proto__ key', '__proto__: 1\n'],
+    ['duplicate keys', 'a: 1\na: 2\n'],
+    ['a key go-yaml reads as a boolean', 'yes: 1\n'],
+    ['an int key', '1: a\n'],
+    ['a space before the colon', 'a : 1\n'],
+    ['a tab', 'a:\tb\n'],
+    ['a CR', 'a: b\r\n'],
+    ['a document end', 'a: b\n...\n'],
+    ['a mapping value on the key\'s line', 'a: b: c\n'],
+    ['a sequence in a sequence on one line', '- - a\n'],
+    ['a root sequence', '- a\n'],
+    ['a root scalar', 'a\n'],
+    ['only comments', '# a\n'],
+    ['a key over the key limit', `${'k'.repeat(201)}: a\n`],
+    ['an escape js-yaml and JSON read differently', 'a: "\\x41\\/"\n'],
+    ['a non-printable character', 'a: "\u0001"\n'],
+    ['a more indented line after a key', 'a: 1\n  b: 2\n'],
+  ])('declines %s', (_name, text) => {
+    expect(readQuick(text, LIMITS)).toBeUndefined();
+  });
+
+  test('declines nesting and sizes past its limits', () => {
+    const deep = Array.from({ length: 12 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1\n';
+    expect(readQuick(deep, { ...LIMITS, maxDepth: 10 })).toBeUndefined();
+    expect(readQuick(deep, LIMITS)).toBeDefined();
+    const wide = Array.from({ length: 50 }, (_, i) => `k${i}: ${i}`).join('\n');
+    expect(readQuick(`${wide}\n`, { ...LIMITS, maxNodes: 40 })).toBeUndefined();
+  });
+});
