@@ -2,7 +2,7 @@
  * A reader for the YAML that tools write (kubectl, Helm, go-yaml and js-yaml dumps): block
  * mappings and sequences, one-line plain and quoted scalars, literal block scalars, empty `{}`
  * and `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and
- * reads such a document several times faster than js-yaml.
+ * reads such a document about 1.5 times faster than js-yaml.
  *
  * It gives js-yaml's value (with fast-yaml.ts's schema: failsafe types plus yaml11.ts's go-yaml
  * resolution of plain scalars) or undefined: it declines everything else, and everything where a
@@ -20,6 +20,9 @@ import { plainScalarJson } from './yaml11';
 /** js-yaml's PATTERN_NON_PRINTABLE: it refuses a text with any of these (parse.ts then reports it). */
 // eslint-disable-next-line no-control-regex
 const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+/** Every character NON_PRINTABLE can match, in one class (much faster): most texts have none. */
+// eslint-disable-next-line no-control-regex
+const MAYBE_NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 /** The value could read otherwise: js-yaml decides. */
 class Unsure extends Error {}
@@ -44,9 +47,15 @@ class Reader {
     readonly limits: Limits,
   ) {}
 
+  /** The last line end found, and where its search started: most calls ask again for the same line. */
+  private eolFrom = -1;
+  private eol = -1;
   lineEnd(from: number): number {
+    if (from >= this.eolFrom && from <= this.eol) return this.eol;
     const i = this.t.indexOf('\n', from);
-    return i < 0 ? this.t.length : i;
+    this.eolFrom = from;
+    this.eol = i < 0 ? this.t.length : i;
+    return this.eol;
   }
 
   /** Moves `pos` to the next line with content (not blank, not only a comment); returns its indentation, or -1 at the end. */
@@ -367,7 +376,7 @@ class Reader {
  * is not sure to read it as js-yaml does (js-yaml then reads it).
  */
 export function readQuick(text: string, limits: Limits): JsonObject | undefined {
-  if (text.includes('\t') || text.includes('\r') || text.includes('\ufeff') || NON_PRINTABLE.test(text)) return undefined;
+  if (text.includes('\t') || text.includes('\r') || text.includes('\ufeff') || (MAYBE_NON_PRINTABLE.test(text) && NON_PRINTABLE.test(text))) return undefined;
   const r = new Reader(text, limits);
   if (text.startsWith('---')) {
     if (!r.blankOrEnd(3)) return undefined;
