@@ -346,6 +346,21 @@ function skipAt(b: Buffer, i: number): number {
   return -1;
 }
 
+/**
+ * Offset of the first line feed + `lead`'s indentation + `}` after `from` (`lead` is the line
+ * feed and the indentation), or -1. Found from the `}` (memchr) back: faster than a search for the
+ * whole pattern, whose blanks are everywhere in indented JSON.
+ */
+function closeAt(b: Buffer, from: number, lead: Buffer): number {
+  const n = lead.length;
+  for (let i = b.indexOf(0x7d, from + n); i !== -1; i = b.indexOf(0x7d, i + 1)) {
+    let k = 0;
+    while (k < n && b[i - n + k] === lead[k]) k++;
+    if (k === n) return i - n;
+  }
+  return -1;
+}
+
 /** The text of bytes [start, end): one-byte (fast) when they are ASCII, else decoded as UTF-8. */
 function textOf(b: Buffer, start: number, end: number): string {
   return isAscii(b.subarray(start, end)) ? b.toString('latin1', start, end) : b.toString('utf8', start, end);
@@ -489,14 +504,13 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
     indent = b.toString('latin1', nl + 1, first);
     if (!/^[ \t]*$/.test(indent)) return undefined;
     const lead = Buffer.from(`\n${indent}`, 'latin1');
-    const end = Buffer.from(`\n${indent}}`, 'latin1');
     let s = first;
     for (;;) {
-      const c = b.indexOf(end, s);
+      const c = closeAt(b, s, lead);
       if (c < 0) return undefined;
       starts.push(s);
-      ends.push(c + end.length);
-      let j = wsAt(b, c + end.length);
+      ends.push(c + lead.length + 1);
+      let j = wsAt(b, c + lead.length + 1);
       if (b[j] === 0x5d) {
         close = j;
         break;
