@@ -203,8 +203,9 @@ export class ObjectGraph {
       this.pdbToWl.set(p, ws);
       for (const w of ws) this.wlToPdb.get(w)!.push(p);
     }
+    // HPA targets by name (only when the set has HPAs).
     const byName = new Map<string, Workload>();
-    for (const w of this.workloads) byName.set(`${w.obj.namespace}/${w.kind}/${w.obj.name}`, w);
+    if (this.hpas.length) for (const w of this.workloads) byName.set(`${w.obj.namespace}/${w.kind}/${w.obj.name}`, w);
     for (const h of this.hpas) {
       const w = byName.get(`${h.obj.namespace}/${h.targetKind}/${h.targetName}`);
       if (w && !this.wlToHpa.has(w)) this.wlToHpa.set(w, h);

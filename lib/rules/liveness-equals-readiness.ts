@@ -95,7 +95,8 @@ readinessProbe:
         const live = probeOf(c, 'livenessProbe');
         if (!live) continue;
         const ready = probeOf(c, 'readinessProbe');
-        const lh = canonicalHandler(c, live);
+        // The canonical forms only when there is a readiness probe to compare with.
+        const lh = ready ? canonicalHandler(c, live) : undefined;
         if (ready && lh !== undefined && lh === canonicalHandler(c, ready)) {
           const lw = probeWindow(live);
           const rw = probeWindow(ready);

@@ -1,5 +1,6 @@
 import { Rule } from '../engine/types';
 import { Workload } from '../model/workload';
+import { shutdownAddends } from '../timeline/addends';
 import { BudgetVerdict, terminationSchedule } from '../timeline/schedule';
 import { annotationPointer, secs } from './mesh-util';
 import { graceMessageRef, gracePointer } from './util';
@@ -74,6 +75,9 @@ spec:
   check(ctx) {
     const opts = { maxSidecarPreStopSleepSeconds: ctx.params.maxSidecarPreStopSleepSeconds as number, exitPatterns: ctx.params.exitPatterns as string[] };
     for (const w of ctx.graph.workloads) {
+      // The schedule gives SIDE-002 verdicts only to workloads that run native sidecars (in the
+      // manifest, or injected as such: the shutdown addends); the others need no schedule here.
+      if (w.isBatch || (w.sidecars.length === 0 && shutdownAddends(ctx.graph, w).length === 0)) continue;
       // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws.
       for (const v of terminationSchedule(ctx.graph, w, opts).verdicts) {
         if (v.ruleId !== 'native-sidecar-grace-budget') continue;

@@ -113,7 +113,7 @@ function waitPattern(p: string): RegExp {
 
 interface DelayMemo {
   catalog: Catalog;
-  waitPatterns: string[] | undefined;
+  waitPatterns: string[];
   delay: PreStopDelay;
 }
 /**
@@ -135,7 +135,7 @@ export function withPreStopMemo<T>(fn: () => T): T {
 }
 
 /** The preStop delay of a container object (its `lifecycle.preStop`). Callers must not mutate the result. */
-export function preStopDelay(container: Json, waitPatterns?: string[]): PreStopDelay {
+export function preStopDelay(container: Json, waitPatterns: string[] = DEFAULT_WAIT_PATTERNS): PreStopDelay {
   if (!delayMemo || !isObject(container)) return classifyPreStop(get(container, 'lifecycle', 'preStop'), waitPatterns, container);
   const catalog = activeCatalog();
   let memos = delayMemo.get(container);
