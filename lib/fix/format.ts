@@ -1,4 +1,5 @@
-import { diffArrays } from 'diff';
+import { ArrayChange, diffArrays } from 'diff';
+import { lineChunks } from './chunks';
 import { Lexer, ToStringOptions } from 'yaml';
 
 /** One line of text and the line break that ended it ('' for a last line without one). */
@@ -193,7 +194,7 @@ export function positionMapping(fixed: string, original: string): (pos: TextPosi
     return m ? m.index + 1 : 1;
   };
   const F = splitLines(fixed).map((l) => l.text);
-  const parts = diffArrays(F, O, { maxEditLength: 4000 });
+  const parts = chunkedDiff(fixed, original, F, O, 4000);
   if (!parts) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
   // For each fixed line: the original line it is (kept), or the first original line of its change.
   const map: { line: number; kept: boolean }[] = [];
@@ -221,6 +222,38 @@ export function positionMapping(fixed: string, original: string): (pos: TextPosi
     const prefix = (F[p.line - 1] ?? '').slice(0, p.column - 1);
     return { line: m.line, column: (O[m.line - 1] ?? '').startsWith(prefix) ? p.column : firstColumn(m.line) };
   };
+}
+
+/**
+ * diffArrays(A, B, { maxEditLength }) of the lines of texts `a` and `b`, for a large text diffed
+ * in the parts around its changed documents (chunks.ts): the equal lines between the parts, and
+ * each part's diff. Undefined when the changes exceed maxEditLength, as diffArrays.
+ */
+export function chunkedDiff(a: string, b: string, A: string[], B: string[], maxEditLength: number): ArrayChange<string>[] | undefined {
+  const ch = lineChunks(a, b);
+  if (!ch) return diffArrays(A, B, { maxEditLength });
+  const parts: ArrayChange<string>[] = [];
+  // Equal lines around a part join the part's own first and last equal runs, as in one diff.
+  const push = (p: ArrayChange<string>) => {
+    const last = parts[parts.length - 1];
+    if (last && !last.added && !last.removed && !p.added && !p.removed) {
+      last.value = last.value.concat(p.value);
+      last.count = last.value.length;
+    } else parts.push(p);
+  };
+  let pa = 0;
+  let edits = 0;
+  for (const c of ch.chunks) {
+    if (c.a0 > pa) push({ value: A.slice(pa, c.a0), count: c.a0 - pa, added: false, removed: false });
+    const sub = diffArrays(A.slice(c.a0, c.a1), B.slice(c.b0, c.b1), { maxEditLength });
+    if (!sub) return undefined;
+    for (const p of sub) if (p.added || p.removed) edits += p.count ?? p.value.length;
+    if (edits > maxEditLength) return undefined;
+    sub.forEach(push);
+    pa = c.a1;
+  }
+  if (pa < A.length) push({ value: A.slice(pa), count: A.length - pa, added: false, removed: false });
+  return parts;
 }
 
 /** Lines removed plus lines added between two texts (a size for choosing the smallest edit). */

@@ -15,6 +15,7 @@ import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
 import { assemblePieces, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
+import { lineChunks, linesText } from './chunks';
 import { applyJsonEdits, TextTree } from './splice';
 import { DocEdit, surgicalEdit, treeEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
@@ -834,6 +835,19 @@ export function unifiedDiff(file: string, before: string, after: string): string
   if (before === after) return '';
   // git-style headers; an absolute path must not turn into `a//abs`.
   const name = file.replace(/^\/+/, '');
-  return createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
+  const patch = (a: string, b: string) => createTwoFilesPatch(`a/${name}`, `b/${name}`, a, b, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
+  // A large file: the parts around its changed documents, their hunks moved to the file's lines
+  // (chunks.ts; parts are farther apart than two contexts, so no hunk spans two).
+  const ch = lineChunks(before, after);
+  if (!ch) return patch(before, after);
+  let head = '';
+  let body = '';
+  for (const c of ch.chunks) {
+    const p = patch(linesText(before, ch.aStarts, c.a0, c.a1), linesText(after, ch.bStarts, c.b0, c.b1));
+    const cut = p.indexOf('\n', p.indexOf('\n') + 1) + 1;
+    head = p.slice(0, cut);
+    body += p.slice(cut).replace(/^@@ -(\d+),(\d+) \+(\d+),(\d+) @@/gm, (_, a: string, n: string, b: string, m: string) => `@@ -${Number(a) + c.a0},${n} +${Number(b) + c.b0},${m} @@`);
+  }
+  return head + body;
 }
 
