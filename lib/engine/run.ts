@@ -2,11 +2,11 @@ import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, ParsedObjects } from '../model/fast-json';
-import { parseYamlBytes, parseYamlFast } from '../model/fast-yaml';
+import { parseYamlFast, parseYamlLatin1 } from '../model/fast-yaml';
 import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
-import { Source, utf8Bytes } from '../model/sources';
+import { latin1Of, Source, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, KObject, refOf } from '../model/types';
 import { get, Workload, workloadOf } from '../model/workload';
 import { withPreStopMemo } from '../timeline/prestop';
@@ -25,6 +25,11 @@ export interface LintOptions {
    * propagates; lintSources turns it into a reported error so the other rules' findings survive.
    */
   onRuleError?: (ruleId: string, error: Error) => void;
+  /**
+   * The files will not be written back (the plain lint, not --fix): a source may drop its bytes
+   * once read (see latin1Of), so that a large file is not held twice.
+   */
+  releaseBytes?: boolean;
 }
 
 export interface LintResult {
@@ -50,12 +55,17 @@ export interface Summary {
  * parse.ts would (see fast-json.ts and fast-yaml.ts), everything else through parse.ts.
  * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
-export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>): ParsedObjects {
+export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:
   // a JSON List item by item, YAML document by document.
   const bytes = utf8Bytes(s);
   if (bytes) {
-    if (!startsWithBrace(bytes)) return parseYamlBytes(s.file, bytes) ?? parseText(s.file, s.text, undefined, decoded);
+    if (!startsWithBrace(bytes)) {
+      // YAML: from the bytes read as Latin-1, which the source keeps instead of its bytes when
+      // `releaseBytes` (the plain lint), so that the file is not held twice.
+      const latin1 = latin1Of(s, releaseBytes)!;
+      return parseYamlLatin1(s.file, latin1) ?? parseText(s.file, s.text, undefined, decoded);
+    }
     const list = parseJsonListBytes(s.file, bytes);
     if (list) return list;
   }
@@ -69,10 +79,10 @@ function startsWithBrace(b: Buffer): boolean {
   return b[i] === 0x7b;
 }
 
-export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void): ParsedObjects[] {
+export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void, releaseBytes = false): ParsedObjects[] {
   let objects = 0;
   return sources.map((s, i) => {
-    const p = parseSource(s);
+    const p = parseSource(s, undefined, releaseBytes);
     objects += p.objects.length;
     onProgress?.(i + 1, sources.length, objects);
     return p;
@@ -183,7 +193,7 @@ export function sortFindings(findings: Finding[], fileOrder: string[]): Finding[
 
 /** The whole lint: parse every source, run the rules over all objects together, sort. */
 export function lintSources(sources: Source[], opts: LintOptions, extraErrors: InputError[] = []): LintResult {
-  const parsed = parseSources(sources, opts.onProgress);
+  const parsed = parseSources(sources, opts.onProgress, opts.releaseBytes);
   const objects = parsed.flatMap((p) => p.objects);
   const ruleErrors: InputError[] = [];
   const onRuleError =

@@ -27,7 +27,6 @@
  * test/model/fast-yaml.test.ts checks that both paths agree on every value, position and
  * finding over the corpus, the fuzz inputs and YAML 1.1 corner cases.
  */
-import { isAscii } from 'buffer';
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import type { ParsedObjects } from './fast-json';
@@ -356,30 +355,45 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
   return parseDocuments(file, text, (start, end) => whole.slice(start, end), false);
 }
 
-/** Whether the bytes from `from` hold a byte-order mark (EF BB BF) or U+2028/U+2029 (E2 80 A8/A9). */
-function bomOrSeparator(b: Buffer, from: number): boolean {
-  for (let i = b.indexOf(0xef, from); i !== -1; i = b.indexOf(0xef, i + 1)) if (b[i + 1] === 0xbb && b[i + 2] === 0xbf) return true;
-  for (let i = b.indexOf(0xe2, from); i !== -1; i = b.indexOf(0xe2, i + 1)) if (b[i + 1] === 0x80 && (b[i + 2] === 0xa8 || b[i + 2] === 0xa9)) return true;
-  return false;
+/**
+ * parseYamlFast over a file's bytes (valid UTF-8 without NUL, as sources.ts checked), without
+ * making the whole text as one string: see parseYamlLatin1.
+ */
+export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | undefined {
+  return parseYamlLatin1(file, bytes.toString('latin1'));
 }
 
 /**
- * parseYamlFast over a file's bytes (valid UTF-8 without NUL, as sources.ts checked), without
- * making the whole text as one string: the documents are found in the bytes read as Latin-1 (a
- * one-byte string, fast to make, where every ASCII character and line break is where it is in
- * the text), and each document is decoded alone: as that same one-byte string when its bytes are
- * ASCII, else as UTF-8. At 100k objects the whole text is ~1 GB, two bytes a character once one
- * character is outside Latin-1. Declines (undefined) where parseYamlFast would, and on a U+2028 or
- * U+2029 (line terminators for the regular expression that finds the `---` lines); the caller
- * then reads the text.
+ * parseYamlFast over a file's bytes read as Latin-1 (`latin1`: one character a byte, a one-byte
+ * string, fast to make, where every ASCII character and line break is where it is in the text).
+ * The documents are found in it, and each is decoded alone: as its slice of that string when its
+ * bytes are ASCII, else as UTF-8. At 100k objects the whole text is ~1 GB, two bytes a character
+ * once one character is outside Latin-1. Declines (undefined) where parseYamlFast would, and on a
+ * U+2028 or U+2029 (line terminators for the regular expression that finds the `---` lines); the
+ * caller then reads the text.
  */
-export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | undefined {
-  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const latin1 = bytes.toString('latin1', from);
-  if (isAscii(bytes.subarray(from))) return parseDocuments(file, latin1, (start, end) => latin1.slice(start, end), false);
-  if (bomOrSeparator(bytes, from)) return undefined;
-  return parseDocuments(file, latin1, (start, end) => (isAscii(bytes.subarray(from + start, from + end)) ? latin1.slice(start, end) : bytes.toString('utf8', from + start, from + end)), true);
+export function parseYamlLatin1(file: string, latin1: string): ParsedObjects | undefined {
+  const scan = latin1.startsWith('\xef\xbb\xbf') ? latin1.slice(3) : latin1;
+  // Runs of bytes outside ASCII (rare): the documents that hold one are decoded as UTF-8.
+  const runs: number[] = [];
+  for (let m = NON_ASCII.exec(scan); m; m = NON_ASCII.exec(scan)) runs.push(m.index);
+  NON_ASCII.lastIndex = 0;
+  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false);
+  // A byte-order mark inside, U+2028, U+2029 (their UTF-8 bytes read as Latin-1).
+  if (scan.includes('\xef\xbb\xbf') || scan.includes('\xe2\x80\xa8') || scan.includes('\xe2\x80\xa9')) return undefined;
+  let r = 0;
+  return parseDocuments(
+    file,
+    scan,
+    (start, end) => {
+      // Documents come in order: skip the runs before this one.
+      while (r < runs.length && runs[r] < start) r++;
+      return r < runs.length && runs[r] < end ? Buffer.from(scan.slice(start, end), 'latin1').toString('utf8') : scan.slice(start, end);
+    },
+    true,
+  );
 }
+const NON_ASCII = /[\x80-\xff]+/g;
 
 /**
  * The documents of `scan` (the text, or its bytes read as Latin-1), each read from its own text

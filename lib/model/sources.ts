@@ -23,10 +23,13 @@ export interface Source {
 
 /** Sources whose `text` is still exactly their bytes decoded as UTF-8 (see utf8Source). */
 const UNDECODED = new WeakSet<Source>();
+/** The bytes of such a source read as Latin-1 (one character a byte), once asked for. */
+const LATIN1 = new WeakMap<Source, string>();
 
 /**
  * A source whose text is its bytes decoded as UTF-8, decoded only when first asked for, so that a
- * reader that works from the bytes (a large JSON List: fast-json.ts) never makes the whole text.
+ * reader that works from the bytes (a large JSON List: fast-json.ts; YAML: fast-yaml.ts) never
+ * makes the whole text. The bytes may be traded for their Latin-1 reading (latin1Of).
  */
 export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   let text: string | undefined;
@@ -35,9 +38,10 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   Object.defineProperty(src, 'text', {
     enumerable: true,
     configurable: true,
-    get: () => (text ??= bytes.toString('utf8')),
+    get: () => (text ??= (src.bytes ?? Buffer.from(LATIN1.get(src)!, 'latin1')).toString('utf8')),
     set: (v: string) => {
       UNDECODED.delete(src);
+      LATIN1.delete(src);
       text = v;
     },
   });
@@ -51,6 +55,25 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
  */
 export function utf8Bytes(s: Source): Buffer | undefined {
   return UNDECODED.has(s) ? s.bytes : undefined;
+}
+
+/**
+ * The bytes of such a source read as Latin-1: a one-byte string as long as the file, where every
+ * ASCII character is where it is in the bytes and the bytes come back exactly with
+ * Buffer.from(x, 'latin1'). With `release`, the source keeps that string instead of its bytes
+ * (`bytes` is dropped: only --fix needs them, to check the file before writing it), so the file
+ * is not held twice.
+ */
+export function latin1Of(s: Source, release: boolean): string | undefined {
+  if (!UNDECODED.has(s)) return undefined;
+  let l = LATIN1.get(s);
+  if (l === undefined) {
+    if (!s.bytes) return undefined;
+    l = s.bytes.toString('latin1');
+    LATIN1.set(s, l);
+  }
+  if (release) s.bytes = undefined;
+  return l;
 }
 
 /** Bytes that decode as UTF-8 exactly (no NUL, valid UTF-8: decodeBytes's common case). */

@@ -17,6 +17,7 @@ import { parseYamlBytes, parseYamlFast } from '../../lib/model/fast-yaml';
 import { checkFieldTypes } from '../../lib/model/field-types';
 import { MAX_DEPTH, parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
+import { utf8Source } from '../../lib/model/sources';
 import type { ParsedObjects } from '../../lib/model/fast-json';
 import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
@@ -107,6 +108,24 @@ describe('YAML fast path agrees with parse.ts', () => {
       expect(compare(text, 'u.yaml', { located: 10 })).toBe('same');
       expect(bytesRead).toBe(n + 1);
     }
+  });
+
+  test('the plain lint keeps a YAML file once: its Latin-1 reading instead of its bytes, with the same findings and text', () => {
+    const text = rendered.map((f) => fs.readFileSync(f, 'utf8')).join('---\n') + '---\n# é 😀\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "é"\n';
+    const kept = utf8Source('all.yaml', Buffer.from(text, 'utf8'));
+    const released = utf8Source('all.yaml', Buffer.from(text, 'utf8'));
+    const a = lintSources([kept], OPTS);
+    const b = lintSources([released], { ...OPTS, releaseBytes: true });
+    expect(kept.bytes).toBeDefined();
+    expect(released.bytes).toBeUndefined();
+    expect(b.findings).toEqual(a.findings);
+    expect(b.errors).toEqual(a.errors);
+    expect(b.findings.length).toBeGreaterThan(100);
+    expect(released.text).toBe(text);
+    // A JSON List is read from its bytes, which it keeps for positions.
+    const list = utf8Source('l.json', Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] }, null, 2), 'utf8'));
+    expect(lintSources([list], { ...OPTS, releaseBytes: true }).objects).toBe(1);
+    expect(list.bytes).toBeDefined();
   });
 
   test('a document read from the bytes hands --fix its offset in the whole text', () => {
