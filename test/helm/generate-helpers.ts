@@ -23,9 +23,15 @@ export function tmpDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** helm with its cache, config and data below `home` (a temporary directory, never the user's). */
+/**
+ * helm with its cache, config and data below `home` (a temporary directory, never the user's).
+ * GOGC=800: the Go runtime of these short helm processes (one per rendering, ~500 in
+ * helm/generate.test.ts) collects garbage only once the heap is 9x the live data instead of 2x; on
+ * these small charts that is no collection at all, and a rendering costs ~35% less CPU (0.053 ->
+ * 0.035 s). The output is the same: GOGC tunes the collector, nothing else.
+ */
 export function makeHelm(home: string): (args: string[]) => HelmRun {
-  const env = { HELM_CACHE_HOME: path.join(home, 'cache'), HELM_CONFIG_HOME: path.join(home, 'config'), HELM_DATA_HOME: path.join(home, 'data') };
+  const env = { HELM_CACHE_HOME: path.join(home, 'cache'), HELM_CONFIG_HOME: path.join(home, 'config'), HELM_DATA_HOME: path.join(home, 'data'), GOGC: '800' };
   return (args) => runHelm(args, { helm: HELM, env });
 }
 
