@@ -16,6 +16,7 @@ import { utf8Bytes, utf8Source } from '../../lib/model/sources';
 import { parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
+import { expectEqual } from '../helpers/equal';
 import { locatedAt, pointers, view } from '../helpers/parse-compare';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
@@ -46,23 +47,23 @@ function compare(text: string, file = 'in.json', findings = true): 'declined' | 
 let listRead = 0;
 
 function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, findings: boolean): void {
-  expect(fast.errors).toEqual(slow.errors);
+  expectEqual(fast.errors, slow.errors);
   expect(fast.documents).toBe(slow.documents);
-  expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
+  expectEqual(fast.objects.map(view), slow.objects.map(view));
   fast.objects.forEach((f, i) => {
     const s = slow.objects[i];
-    expect(f.raw).toEqual(s.raw);
+    expectEqual(f.raw, s.raw);
     // Every pointer of the first objects (the findings below check the reported ones of all).
     if (i < 12) {
       const ps = pointers(s.raw);
-      expect(locatedAt(f, ps)).toEqual(locatedAt(s, ps));
+      expectEqual(locatedAt(f, ps), locatedAt(s, ps));
     }
   });
   if (findings) {
     const a = sortFindings(runRules(fast.objects, OPTS), [file]);
     const b = sortFindings(runRules(slow.objects, OPTS), [file]);
-    expect(a).toEqual(b);
-    expect(a.map((f) => [f.line, f.column])).toEqual(b.map((f) => [f.line, f.column]));
+    expectEqual(a, b);
+    expectEqual(a.map((f) => [f.line, f.column]), b.map((f) => [f.line, f.column]));
   }
 }
 

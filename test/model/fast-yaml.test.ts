@@ -23,6 +23,7 @@ import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
 import { servedDeployment } from '../helpers/manifests';
 import { CORPUS_DIR, mutatedFrom, SEEDS, tokenText, TOKENS } from '../helpers/yaml-inputs';
+import { expectEqual } from '../helpers/equal';
 import { locatedAt, pointers, view } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
@@ -54,23 +55,23 @@ function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; loc
 let bytesRead = 0;
 
 function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, opts: { findings?: boolean; located?: number }): void {
-  expect(fast.errors).toEqual(slow.errors);
+  expectEqual(fast.errors, slow.errors);
   expect(fast.documents).toBe(slow.documents);
-  expect(fast.objects.map(view)).toEqual(slow.objects.map(view));
+  expectEqual(fast.objects.map(view), slow.objects.map(view));
   fast.objects.forEach((f, i) => {
     const s = slow.objects[i];
-    expect(f.raw).toStrictEqual(s.raw);
+    expectEqual(f.raw, s.raw, { strict: true });
     // Every pointer of the first objects (the findings check the reported ones of all).
     if (i < (opts.located ?? 12)) {
       const ps = pointers(s.raw);
-      expect(locatedAt(f, ps)).toEqual(locatedAt(s, ps));
+      expectEqual(locatedAt(f, ps), locatedAt(s, ps));
     }
   });
   if (opts.findings !== false) {
     const a = sortFindings(runRules(fast.objects, OPTS), [file]);
     const b = sortFindings(runRules(slow.objects, OPTS), [file]);
-    expect(a).toEqual(b);
-    expect(fast.objects.flatMap(checkFieldTypes)).toEqual(slow.objects.flatMap(checkFieldTypes));
+    expectEqual(a, b);
+    expectEqual(fast.objects.flatMap(checkFieldTypes), slow.objects.flatMap(checkFieldTypes));
   }
 }
 
