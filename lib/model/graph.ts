@@ -327,8 +327,11 @@ export class ObjectGraph {
     return this.trafficServicesOf(w).slice();
   }
   private trafficServicesOf(w: Workload): readonly ServiceView[] {
-    return this.memo(ObjectGraph.prototype.trafficServices, w, (x) => this.servicesFor(x).filter((s) => !s.metricsOnly));
+    let l = this.trafficServiceLists.get(w);
+    if (!l) this.trafficServiceLists.set(w, (l = this.servicesFor(w).filter((s) => !s.metricsOnly)));
+    return l;
   }
+  private readonly trafficServiceLists = new Map<Workload, ServiceView[]>();
 
   /** The `kubegrace.dev/served` hint: true, false, or undefined when absent. */
   servedHint(w: Workload): boolean | undefined {
@@ -339,8 +342,11 @@ export class ObjectGraph {
 
   /** Served, unserved or unknown (see ServedState): the hint wins, then the Services in the set. */
   servedState(w: Workload): ServedState {
-    return this.memo(ObjectGraph.prototype.servedState, w, (x) => this.computeServedState(x));
+    let s = this.servedStates.get(w);
+    if (s === undefined) this.servedStates.set(w, (s = this.computeServedState(w)));
+    return s;
   }
+  private readonly servedStates = new Map<Workload, ServedState>();
   private computeServedState(w: Workload): ServedState {
     const hint = this.servedHint(w);
     if (hint !== undefined) return hint ? 'served' : 'unserved';
@@ -357,8 +363,11 @@ export class ObjectGraph {
   }
   /** servedPorts, computed once per workload (not to be mutated). */
   servedPortsOf(w: Workload): readonly ServedPort[] {
-    return this.memo(ObjectGraph.prototype.servedPorts, w, (x) => this.computeServedPorts(x));
+    let l = this.servedPortLists.get(w);
+    if (!l) this.servedPortLists.set(w, (l = this.computeServedPorts(w)));
+    return l;
   }
+  private readonly servedPortLists = new Map<Workload, ServedPort[]>();
   private computeServedPorts(w: Workload): ServedPort[] {
     if (this.servedHint(w) === false) return [];
     const out: ServedPort[] = [];

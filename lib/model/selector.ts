@@ -22,7 +22,8 @@ export type Selector =
 export function stringMap(v: Json | undefined): Labels {
   const out: Labels = {};
   if (!isObject(v)) return out;
-  for (const [k, x] of Object.entries(v)) {
+  for (const k of Object.keys(v)) {
+    const x = v[k];
     if (typeof x === 'string') out[k] = x;
     else if (typeof x === 'number' || typeof x === 'boolean') out[k] = String(x);
   }
@@ -64,21 +65,24 @@ export function matches(sel: Selector, labels: Labels): boolean {
     case 'empty':
       return true;
     case 'selector':
-      return sel.requirements.every((r) => {
-        const has = Object.prototype.hasOwnProperty.call(labels, r.key);
-        switch (r.operator) {
-          case 'In':
-            return has && r.values.includes(labels[r.key]);
-          case 'NotIn':
-            return !has || !r.values.includes(labels[r.key]);
-          case 'Exists':
-            return has;
-          case 'DoesNotExist':
-            return !has;
-        }
-        return false;
-      });
+      for (const r of sel.requirements) if (!requirementHolds(r, labels)) return false;
+      return true;
   }
+}
+
+function requirementHolds(r: Requirement, labels: Labels): boolean {
+  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  switch (r.operator) {
+    case 'In':
+      return has && r.values.includes(labels[r.key]);
+    case 'NotIn':
+      return !has || !r.values.includes(labels[r.key]);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+  }
+  return false;
 }
 
 /** A key=value pair every match must carry, for indexing candidates (undefined if none). */

@@ -402,7 +402,16 @@ export function selectsPodsOf(sel: Selector, w: Workload): boolean {
   return usedAdded && matches(rest.length ? { kind: 'selector', requirements: rest } : { kind: 'empty' }, w.templateLabels);
 }
 
+/** controllerLabels per workload view (views live for one run). */
+const controllerLabelsMemo = new WeakMap<Workload, Record<string, (v: string) => boolean>>();
+
 function controllerLabels(w: Workload): Record<string, (v: string) => boolean> {
+  let c = controllerLabelsMemo.get(w);
+  if (!c) controllerLabelsMemo.set(w, (c = computeControllerLabels(w)));
+  return c;
+}
+
+function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   const any = () => true;
   switch (w.kind) {
     case 'StatefulSet': {

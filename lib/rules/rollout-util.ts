@@ -162,7 +162,8 @@ function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
     return;
   }
   if (!isObject(v)) return;
-  for (const [k, x] of Object.entries(v)) {
+  for (const k of Object.keys(v)) {
+    const x = v[k];
     if (k === 'labels' && isObject(x)) out.push(stringMap(x));
     else labelMaps(x, depth - 1, out);
   }
@@ -173,8 +174,11 @@ function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
  * (`spec.podMetadata.labels`, `spec.template.metadata.labels`, ...), the selector matches: an
  * operator (prometheus-operator, ...) creates those pods, so the selector is not stale.
  */
-/** Custom resources per namespace with their label maps, built once per graph. */
-const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, Array<{ obj: KObject; maps: Labels[] }>>>();
+/**
+ * Custom resources per namespace, built once per graph; their label maps are read the first time
+ * their namespace is asked about (most namespaces never are).
+ */
+const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, { list: Array<{ obj: KObject; maps: Labels[] }>; read: boolean }>>();
 
 export function operatorResourcesFor(graph: ObjectGraph, namespace: string | undefined, sel: Selector): KObject[] {
   let index = operatorIndex.get(graph);
@@ -182,13 +186,21 @@ export function operatorResourcesFor(graph: ObjectGraph, namespace: string | und
     index = new Map();
     for (const o of graph.objects) {
       if (!isCustomResource(o)) continue;
-      const maps: Labels[] = [];
-      labelMaps(o.raw, 8, maps);
-      const list = index.get(o.namespace) ?? [];
-      list.push({ obj: o, maps: maps.filter((m) => Object.keys(m).length > 0) });
-      index.set(o.namespace, list);
+      let e = index.get(o.namespace);
+      if (!e) index.set(o.namespace, (e = { list: [], read: false }));
+      e.list.push({ obj: o, maps: [] });
     }
     operatorIndex.set(graph, index);
   }
-  return (index.get(namespace) ?? []).filter((e) => e.maps.some((m) => matches(sel, m))).map((e) => e.obj);
+  const e = index.get(namespace);
+  if (!e) return [];
+  if (!e.read) {
+    e.read = true;
+    for (const x of e.list) {
+      const maps: Labels[] = [];
+      labelMaps(x.obj.raw, 8, maps);
+      x.maps = maps.filter((m) => Object.keys(m).length > 0);
+    }
+  }
+  return e.list.filter((x) => x.maps.some((m) => matches(sel, m))).map((x) => x.obj);
 }
