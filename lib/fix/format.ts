@@ -30,8 +30,13 @@ export function joinLines(lines: Line[]): string {
 
 /** The line break most lines of `t` use (CRLF only when it dominates). */
 export function dominantEol(t: string): string {
-  const crlf = (t.match(/\r\n/g) ?? []).length;
-  const lf = (t.match(/\n/g) ?? []).length - crlf;
+  if (!t.includes('\r\n')) return '\n';
+  let crlf = 0;
+  let lf = 0;
+  for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) {
+    if (i > 0 && t.charCodeAt(i - 1) === 0x0d) crlf++;
+    else lf++;
+  }
   return crlf > lf ? '\r\n' : '\n';
 }
 

@@ -1,5 +1,5 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { Document, isMap, isNode, isPair, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import { Document, isMap, isNode, isPair, isSeq, LineCounter, parseAllDocuments, ToStringOptions } from 'yaml';
 import { ResolvedPolicy } from '../engine/policy';
 import { runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
@@ -575,6 +575,8 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     // while only objects were added after them); documents moved to the Document route.
     const splices = new Map<number, { value: unknown; text?: string }>();
     const documentRoute = new Set<number>();
+    // Each spliced document's reading of its text and its style, for all its fixes of the pass.
+    const trees = new Map<number, { tree: TextTree; style: ToStringOptions }>();
     let eol: string | undefined;
     const slice = (d: number): [number, number] => [model.starts[d], d + 1 < model.starts.length ? model.starts[d + 1] : st.text.length];
     /** Moves document d to the Document route, replaying this pass's fixes on it; false when it cannot be. */
@@ -612,7 +614,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
         for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
         const [from, to] = slice(d);
         eol ??= dominantEol(st.text);
-        text = treeEdit(new TextTree(st.text, from, to, model.objects[d][0].raw), st.text, from, to, list, detectStyle(st.text.slice(from, to)), eol);
+        let t = trees.get(d);
+        if (!t) trees.set(d, (t = { tree: new TextTree(st.text, from, to, model.objects[d][0].raw), style: detectStyle(st.text.slice(from, to)) }));
+        text = treeEdit(t.tree, st.text, from, to, list, t.style, eol);
         if (text === undefined) return false;
       }
       splices.set(d, { value: after, text });

@@ -151,13 +151,22 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
   });
   const last = Math.max(1, newStarts.length - (text.endsWith('\n') ? 1 : 0));
   const local = new Map<number, { oldStarts: number[]; newStarts: number[]; map: (line: number) => number }>();
+  // The pieces read from the old text, in its order (added documents have no old text).
+  const old = pieces.flatMap((p, k) => (p.oldStart === undefined ? [] : [k]));
   const lines = (line: number): number => {
     const o = oldStarts[Math.min(Math.max(line, 1), oldStarts.length) - 1];
-    for (let k = 0; k < pieces.length; k++) {
-      const p = pieces[k];
-      if (p.oldStart === undefined || o < p.oldStart) continue;
-      const len = p.kind === 'kept' ? p.text.length : p.oldText!.length;
-      if (o >= p.oldStart + len && k < pieces.length - 1) continue;
+    // The piece holding offset o: the last one starting at or before it (they tile the old text).
+    let lo = 0;
+    let hi = old.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (pieces[old[mid]].oldStart! <= o) lo = mid;
+      else hi = mid - 1;
+    }
+    const k = old.length && pieces[old[lo]].oldStart! <= o ? old[lo] : -1;
+    const p = pieces[k];
+    // Past the old text's end, only the last piece takes an offset.
+    if (p?.oldStart !== undefined && (o < p.oldStart + (p.kind === 'kept' ? p.text.length : p.oldText!.length) || k === pieces.length - 1)) {
       if (p.kind === 'kept') return Math.min(last, lineIndex(newStarts, o - p.oldStart + starts[k]) + 1);
       // An edited document: its own lines mapped as the whole-text mapping would.
       let m = local.get(k);

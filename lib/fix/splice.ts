@@ -43,6 +43,8 @@ export interface TextNode {
   dashes?: number[];
   /** End of the last content line of a collection (undefined: declined). */
   end?: number;
+  /** Members and items read so far (a tree serves all the edits of a document). */
+  children?: Map<string, TextNode | null | undefined>;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -91,7 +93,13 @@ export class TextTree implements EditTree<TextNode> {
     return { at: j, indent: i - l, blank, comment: !blank && this.t.charCodeAt(j) === HASH, tab: j !== i };
   }
 
+  private top?: { node: TextNode | undefined };
+
   root(): TextNode | undefined {
+    return (this.top ??= { node: this.readRoot() }).node;
+  }
+
+  private readRoot(): TextNode | undefined {
     let marker = false;
     for (let l = this.from; l < this.to; l = this.nextLine(l)) {
       const line = this.line(l);
@@ -274,6 +282,13 @@ export class TextTree implements EditTree<TextNode> {
   }
 
   member(n: TextNode, key: string): TextNode | null | undefined {
+    const c = (n.children ??= new Map());
+    const k = `:${key}`;
+    if (!c.has(k)) c.set(k, this.readMember(n, key));
+    return c.get(k);
+  }
+
+  private readMember(n: TextNode, key: string): TextNode | null | undefined {
     const e = this.entries(n)!.find((x) => x.key === key);
     if (!e) return undefined;
     const col = e.at - this.lineStart(e.at);
@@ -303,6 +318,13 @@ export class TextTree implements EditTree<TextNode> {
   }
 
   item(n: TextNode, i: number): TextNode | null | undefined {
+    const c = (n.children ??= new Map());
+    const k = `#${i}`;
+    if (!c.has(k)) c.set(k, this.readItem(n, i));
+    return c.get(k);
+  }
+
+  private readItem(n: TextNode, i: number): TextNode | null | undefined {
     const d = this.dashes(n)![i];
     const col = d - this.lineStart(d);
     const v = this.after(d + 1, col, false, true);

@@ -31,6 +31,19 @@ function afterLine(text: string, end: number): { pos: number; needsBreak: boolea
   return j < 0 ? { pos: text.length, needsBreak: true } : { pos: j + 1, needsBreak: false };
 }
 
+/** yaml's rendering of new text, remembered: --fix writes the same few snippets many times over. */
+const rendered = new Map<string, string>();
+function render(value: Json, style: ToStringOptions): string {
+  const key = JSON.stringify([value, style]);
+  let t = rendered.get(key);
+  if (t === undefined) {
+    t = new Document(value, K8S_YAML).toString(style);
+    if (rendered.size > 10000) rendered.clear();
+    rendered.set(key, t);
+  }
+  return t;
+}
+
 function indentLines(snippet: string, col: number, eol: string): string {
   const pad = ' '.repeat(col);
   return snippet
@@ -48,7 +61,7 @@ function scalarText(oldType: string | undefined, value: Json, style: ToStringOpt
     if (oldType === 'QUOTE_DOUBLE') return JSON.stringify(value);
     if (oldType === 'QUOTE_SINGLE') return `'${value.replace(/'/g, "''")}'`;
   }
-  const t = new Document(value, K8S_YAML).toString(style).replace(/\n$/, '');
+  const t = render(value, style).replace(/\n$/, '');
   return t.includes('\n') ? undefined : t;
 }
 
@@ -185,7 +198,7 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
       let value: Json = e.op === 'append' ? [e.value ?? null] : (e.value ?? null);
       for (let i = e.segs.length - 1; i > depth + 1; i--) value = { [e.segs[i]]: value };
       const col = empty.key - lineStart(text, empty.key) + (style.indent ?? 2);
-      const lines = indentLines(new Document({ [e.segs[depth + 1]]: value }, K8S_YAML).toString(style), col, eol);
+      const lines = indentLines(render({ [e.segs[depth + 1]]: value }, style), col, eol);
       ops.push({ start: empty.colon + 1, end: lineEnd, text: eol + lines.slice(0, lines.length - eol.length), order, col });
       continue;
     }
@@ -209,7 +222,7 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
       const dash = text.lastIndexOf('-', first - 1);
       if (dash < ls || text.slice(ls, dash).trim() !== '' || text.slice(dash + 1, first).trim() !== '') return undefined;
       const at = afterLine(text, end);
-      ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(new Document([e.value ?? null], K8S_YAML).toString(style), dash - ls, eol), order, col: dash - ls });
+      ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(render([e.value ?? null], style), dash - ls, eol), order, col: dash - ls });
       continue;
     }
     // A missing key under an existing block mapping: insert it, with any missing parents.
@@ -221,7 +234,7 @@ export function treeEdit<N>(tree: EditTree<N>, text: string, from: number, to: n
     if (firstKey === undefined || end === undefined) return undefined;
     const col = firstKey - lineStart(text, firstKey);
     const at = afterLine(text, end);
-    const snippet = new Document({ [e.segs[depth]]: value }, K8S_YAML).toString(style);
+    const snippet = render({ [e.segs[depth]]: value }, style);
     ops.push({ start: at.pos, end: at.pos, text: (at.needsBreak ? eol : '') + indentLines(snippet, col, eol), order, col });
   }
   ops.sort((a, b) => a.start - b.start || b.col - a.col || a.order - b.order);
