@@ -11,8 +11,10 @@
  * bin sets as process.exitCode). The result has spawnSync's shape, so a test switches by replacing
  * `spawnSync(process.execPath, [BIN, ...args], opts)` with `runCli(args, opts)`.
  *
- * What needs a real process stays spawned: `chart` (asynchronous: tar streams), and whatever a
- * test checks about the process itself (signals, EPIPE, FIFOs: test/cli/hardening-e2e.test.ts).
+ * `chart` is asynchronous (tar streams): runCli spawns it, runCliAsync runs it in this process too
+ * (awaiting main's promise with the working directory and environment of the call in place). What
+ * needs a real process stays spawned: whatever a test checks about the process itself (signals,
+ * EPIPE, FIFOs: test/cli/hardening-e2e.test.ts).
  * KUBEGRACE_TEST_SPAWN=1 runs every call as a child process (`node build/lib/cli/main.js`), to
  * check that both ways give the same results.
  */
@@ -65,19 +67,21 @@ function swapEnv(env: NodeJS.ProcessEnv): () => void {
   return () => set(saved);
 }
 
-/** `kubegrace ARGS` with the built CLI: in this process (see above) or, where needed, as a child. */
-export function runCli(args: readonly string[], opts: RunOptions = {}): SpawnSyncReturns<string> {
-  if (needsProcess(args)) return spawnCli(args, opts);
+/** main with the call's working directory and environment in place; `finish` puts them back. */
+function startMain(args: readonly string[], opts: RunOptions): { result: number | Promise<number>; out: string[]; err: string[]; finish: () => void } {
   const main = loadMain();
   const out: string[] = [];
   const err: string[] = [];
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const restoreEnv = opts.env ? swapEnv(opts.env) : () => undefined;
   const before = process.cwd();
-  let status: number;
+  const finish = () => {
+    process.chdir(before);
+    restoreEnv();
+  };
   try {
     process.chdir(cwd);
-    const r = main([...args], {
+    const result = main([...args], {
       cwd,
       stdout: (s) => out.push(s),
       stderr: (s) => err.push(s),
@@ -85,13 +89,39 @@ export function runCli(args: readonly string[], opts: RunOptions = {}): SpawnSyn
       stdoutIsTTY: false,
       stderrIsTTY: false,
     });
-    if (typeof r !== 'number') throw new Error(`kubegrace ${args.join(' ')} is asynchronous: run it with spawnCli`);
-    status = r;
-  } finally {
-    process.chdir(before);
-    restoreEnv();
+    return { result, out, err, finish };
+  } catch (e) {
+    finish();
+    throw e;
   }
+}
+
+function result(status: number, out: string[], err: string[]): SpawnSyncReturns<string> {
   const stdout = out.join('');
   const stderr = err.join('');
   return { pid: 0, output: [null, stdout, stderr], stdout, stderr, status, signal: null };
+}
+
+/** `kubegrace ARGS` with the built CLI: in this process (see above) or, where needed, as a child. */
+export function runCli(args: readonly string[], opts: RunOptions = {}): SpawnSyncReturns<string> {
+  if (needsProcess(args)) return spawnCli(args, opts);
+  const { result: r, out, err, finish } = startMain(args, opts);
+  finish();
+  if (typeof r !== 'number') throw new Error(`kubegrace ${args.join(' ')} is asynchronous: run it with runCliAsync`);
+  return result(r, out, err);
+}
+
+/**
+ * runCli for every command, `chart` included: in this process, awaiting main's promise (the working
+ * directory and environment of the call stay in place until it settles; jest runs a file's tests one
+ * at a time), or as a child with KUBEGRACE_TEST_SPAWN=1.
+ */
+export async function runCliAsync(args: readonly string[], opts: RunOptions = {}): Promise<SpawnSyncReturns<string>> {
+  if (process.env.KUBEGRACE_TEST_SPAWN === '1') return spawnCli(args, opts);
+  const { result: r, out, err, finish } = startMain(args, opts);
+  try {
+    return result(await r, out, err);
+  } finally {
+    finish();
+  }
 }
