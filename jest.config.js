@@ -5,8 +5,10 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // tsconfig.test.json has isolatedModules: ts-jest transpiles each file without type-checking it
-  // (`npm run build` has already type-checked the sources with tsc).
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
+  // (`npm run build` has already type-checked the sources with tsc). test/helpers/ts-transform.js takes
+  // a package source from build/ instead when the build compiled exactly its text (sha256 in
+  // build/.tsbuildinfo): a cold run (CI: no jest cache) does not compile lib/ again in every worker.
+  transform: { '^.+\\.ts$': ['<rootDir>/test/helpers/ts-transform.js', { tsconfig: 'tsconfig.test.json' }] },
   testTimeout: 60000,
   // Jest's default is one worker less than the cores: on a 2-core machine that is 1, i.e. the whole
   // suite in band on one core while the other idles. Much of the suite waits on child processes
