@@ -16,6 +16,7 @@
 import { lineIndex } from './lines';
 import { MAX_DEPTH, objectIdentity, pointerSegments } from './parse';
 import { isAscii } from 'buffer';
+import * as fs from 'fs';
 import { InputError, isObject, Json, JsonObject, KObject, Position } from './types';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
@@ -373,21 +374,28 @@ function lineFeeds(t: string): number {
   return n;
 }
 
-/** The items' byte ranges, and the file's line of each item's `{`, counted on first use. */
+/** Reads the bytes [start, end) of the file again, or undefined if it changed since it was read. */
+type ReadAgain = (start: number, end: number) => Buffer | undefined;
+
+/**
+ * The items' byte ranges, and the file's line of each item's `{` (counted on first use from the
+ * bytes, or given). An item's text is decoded again when a position inside it is asked for: from
+ * the bytes, or from the file (a List read in chunks keeps no bytes).
+ */
 class ItemTable {
-  private lines?: Int32Array;
   /** The last item whose text was read: positions are asked for object by object. */
-  private cached?: { k: number; scanner: Scanner; starts: number[] };
+  private cached?: { k: number; at?: { scanner: Scanner; starts: number[] } };
   constructor(
-    private readonly bytes: Buffer,
-    readonly starts: Int32Array,
-    readonly ends: Int32Array,
+    private readonly bytes: Buffer | ReadAgain,
+    readonly starts: Float64Array,
+    readonly ends: Float64Array,
+    private lines: Int32Array | undefined,
     /** Column of every item's `{` (they all follow a line feed and the same indentation). */
     readonly column: number,
   ) {}
   line(k: number): number {
     if (!this.lines) {
-      const b = this.bytes;
+      const b = this.bytes as Buffer;
       const lines = new Int32Array(this.starts.length);
       let line = 1;
       for (let i = 0; i < lines.length; i++) {
@@ -400,17 +408,26 @@ class ItemTable {
     return this.lines[k];
   }
   /**
-   * Item k's text (decoded again from the bytes: not kept for every item, as the texts together
-   * are as large as the file) and its line starts.
+   * Item k's text (decoded again: not kept for every item, as the texts together are as large as
+   * the file) and its line starts; undefined if the file changed since it was read.
    */
-  text(k: number): { scanner: Scanner; starts: number[] } {
+  text(k: number): { scanner: Scanner; starts: number[] } | undefined {
     if (this.cached?.k !== k) {
-      const t = textOf(this.bytes, this.starts[k], this.ends[k]);
-      const starts = [0];
-      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) starts.push(i + 1);
-      this.cached = { k, scanner: new Scanner(t), starts };
+      const b = this.bytes;
+      let t: string | undefined;
+      if (typeof b === 'function') {
+        const again = b(this.starts[k], this.ends[k]);
+        if (again) t = textOf(again, 0, again.length);
+      } else t = textOf(b, this.starts[k], this.ends[k]);
+      let at: { scanner: Scanner; starts: number[] } | undefined;
+      if (t !== undefined) {
+        const starts = [0];
+        for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) starts.push(i + 1);
+        at = { scanner: new Scanner(t), starts };
+      }
+      this.cached = { k, at };
     }
-    return this.cached;
+    return this.cached.at;
   }
 }
 
@@ -443,11 +460,56 @@ class JsonItemView implements KObject {
     return this.table.column;
   }
   locate(pointer: string): Position {
-    const { scanner, starts } = this.table.text(this.index);
+    const item = this.table.text(this.index);
+    // The file changed since it was read: the item's own position is all that is known.
+    if (!item) return { line: this.line, column: this.column };
+    const { scanner, starts } = item;
     const at = walkPointer(scanner, 0, pointer);
     const lo = lineIndex(starts, at);
     return { line: this.line + lo, column: lo === 0 ? this.column + at : at - starts[lo] + 1 };
   }
+}
+
+/**
+ * Offset of the `[` of the top-level "items" member of the object whose `{` is at `i`, found
+ * over the members before it (kubectl writes apiVersion first, then items), or -1.
+ */
+function itemsOpen(b: Buffer, i: number): number {
+  i = wsAt(b, i + 1);
+  while (b[i] === 0x22) {
+    const keyEnd = stringEndAt(b, i);
+    if (keyEnd < 0) return -1;
+    const colon = wsAt(b, keyEnd);
+    if (b[colon] !== 0x3a) return -1;
+    const v = wsAt(b, colon + 1);
+    if (keyEnd - i === 7 && b.toString('latin1', i, keyEnd) === '"items"' && b[v] === 0x5b) return v;
+    const after = skipAt(b, v);
+    if (after < 0) return -1;
+    i = wsAt(b, after);
+    if (b[i] !== 0x2c) return -1;
+    i = wsAt(b, i + 1);
+  }
+  return -1;
+}
+
+const DECLINE = Symbol('decline');
+
+/** An item's value from its text alone, with parseJsonFast's checks at an item's depth; DECLINE where they fail. */
+function itemValue(t: string): unknown {
+  const v = JSON.parse(t) as unknown;
+  const keys = new Scanner(t).countKeys();
+  // An item is at depth 3 (the List, its items, the item), as in parseJsonFast's walk.
+  return keys < 0 || !plainValue(v, t, keys, MAX_DEPTH, 3) ? DECLINE : v;
+}
+
+/** The List from the text around its items (`"items": []`), with the same checks; undefined where they fail. */
+function listValue(rest: string): JsonObject | undefined {
+  const list = JSON.parse(rest) as unknown;
+  const keys = new Scanner(rest).countKeys();
+  if (keys < 0 || !plainValue(list, rest, keys, MAX_DEPTH)) return undefined;
+  if (!isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
+  const kind = list.kind as string;
+  return kind === 'List' || kind.endsWith('List') ? list : undefined;
 }
 
 /**
@@ -471,25 +533,7 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
   i = wsAt(b, i);
   if (b[i] !== 0x7b || b.includes(0x0d)) return undefined;
-  // The top-level members up to "items" (kubectl writes apiVersion first, then items).
-  let open = -1;
-  i = wsAt(b, i + 1);
-  while (b[i] === 0x22) {
-    const keyEnd = stringEndAt(b, i);
-    if (keyEnd < 0) return undefined;
-    const colon = wsAt(b, keyEnd);
-    if (b[colon] !== 0x3a) return undefined;
-    const v = wsAt(b, colon + 1);
-    if (keyEnd - i === 7 && b.toString('latin1', i, keyEnd) === '"items"' && b[v] === 0x5b) {
-      open = v;
-      break;
-    }
-    const after = skipAt(b, v);
-    if (after < 0) return undefined;
-    i = wsAt(b, after);
-    if (b[i] !== 0x2c) return undefined;
-    i = wsAt(b, i + 1);
-  }
+  const open = itemsOpen(b, i);
   if (open < 0) return undefined;
   const first = wsAt(b, open + 1);
   const starts: number[] = [];
@@ -521,32 +565,185 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
       s = j;
     }
   }
-  let list: unknown;
+  let list: JsonObject | undefined;
   const items: unknown[] = new Array(starts.length);
   try {
-    const rest = `${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`;
-    list = JSON.parse(rest);
-    const restKeys = new Scanner(rest).countKeys();
-    if (restKeys < 0 || !plainValue(list, rest, restKeys, MAX_DEPTH)) return undefined;
+    list = listValue(`${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`);
+    if (!list) return undefined;
     for (let k = 0; k < starts.length; k++) {
-      const t = textOf(b, starts[k], ends[k]);
-      const v = JSON.parse(t) as unknown;
-      const keys = new Scanner(t).countKeys();
-      // An item is at depth 3 (the List, its items, the item), as in parseJsonFast's walk.
-      if (keys < 0 || !plainValue(v, t, keys, MAX_DEPTH, 3)) return undefined;
+      const v = itemValue(textOf(b, starts[k], ends[k]));
+      if (v === DECLINE) return undefined;
       items[k] = v;
     }
   } catch {
     return undefined;
   }
-  if (!isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
-  const kind = list.kind as string;
-  if (kind !== 'List' && !kind.endsWith('List')) return undefined;
   list.items = items as Json[];
-  const table = new ItemTable(b, Int32Array.from(starts), Int32Array.from(ends), indent.length + 1);
+  const table = new ItemTable(b, Float64Array.from(starts), Float64Array.from(ends), undefined, indent.length + 1);
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
   items.forEach((item, k) => {
     if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
   });
   return out;
+}
+
+/** Bytes read at a time by parseJsonListFile. */
+export const CHUNK_BYTES = 8 * 1024 * 1024;
+/** The members before "items" must lie in this many bytes (else the whole text is read). */
+const MAX_PREFIX_BYTES = 64 * 1024 * 1024;
+
+/** What parseJsonListFile needs to know of the file: where, and how it was when checked. */
+export interface FileStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * parseJsonListBytes over a file read in chunks of CHUNK_BYTES, keeping only the item being cut:
+ * the file is never held whole (at 100k objects a `kubectl get -A -o json` is ~0.5 GB, as much
+ * as the values read from it). The same cuts and checks as parseJsonListBytes (the chunks only
+ * change where the bytes are looked at), and the same result, or undefined. Positions inside an
+ * item are read from the file again when asked for; if the file's size or modification time
+ * changed meanwhile, an item's own position is given instead. sources.ts has checked the whole
+ * file is UTF-8 without NUL bytes (and that it did not change before this read: `stamp`).
+ * chunkBytes is for tests.
+ */
+export function parseJsonListFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(stamp.path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
+    return readList(file, stamp, fd, chunkBytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number): ParsedObjects | undefined {
+  /** The bytes from file offset `base`; those before `keep` are dropped at the next read. */
+  let win = Buffer.alloc(0);
+  let base = 0;
+  let keep = 0;
+  let eof = false;
+  /** Reads the next chunk (dropping the bytes before `keep`); false at the end, or on a CR. */
+  const more = (): boolean => {
+    if (eof) return false;
+    const chunk = Buffer.allocUnsafe(chunkBytes);
+    const n = fs.readSync(fd, chunk, 0, chunkBytes, base + win.length);
+    if (n === 0) {
+      eof = true;
+      return false;
+    }
+    const fresh = chunk.subarray(0, n);
+    if (fresh.includes(0x0d)) throw new Error('CR');
+    win = Buffer.concat([win.subarray(keep - base), fresh]);
+    base = keep;
+    return true;
+  };
+  try {
+    // The members before "items", whole in the first chunks.
+    let open = -1;
+    while (more()) {
+      let i = win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
+      i = wsAt(win, i);
+      if (i < win.length && win[i] !== 0x7b) return undefined;
+      open = i < win.length ? itemsOpen(win, i) : -1;
+      // Not found: the prefix may go on past the bytes read so far.
+      if (open >= 0 && wsAt(win, open + 1) < win.length) break;
+      open = -1;
+      if (win.length > MAX_PREFIX_BYTES) return undefined;
+    }
+    if (open < 0) return undefined;
+    const prefix = textOf(win, 0, open + 1).replace(/^\ufeff/, '');
+    let lines = 1 + lineFeeds(win.toString('latin1', 0, open + 1));
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const itemLines: number[] = [];
+    const items: unknown[] = [];
+    let indent = '';
+    let close: number; // file offset of the `]`
+    const first = wsAt(win, open + 1);
+    for (let k = open + 1; k < first; k++) if (win[k] === 0x0a) lines++;
+    if (win[first] === 0x5d) close = first;
+    else {
+      if (win[first] !== 0x7b) return undefined;
+      const nl = win.lastIndexOf(0x0a, first);
+      if (nl <= open) return undefined;
+      indent = win.toString('latin1', nl + 1, first);
+      if (!/^[ \t]*$/.test(indent)) return undefined;
+      const lead = Buffer.from(`\n${indent}`, 'latin1');
+      let s = first; // file offset of the item's `{`
+      for (;;) {
+        keep = s;
+        let c = closeAt(win, s - base, lead);
+        while (c < 0) {
+          if (!more()) return undefined;
+          c = closeAt(win, s - base, lead);
+        }
+        const e = base + c + lead.length + 1; // file offset after the `}`
+        const t = textOf(win, s - base, e - base);
+        const v = itemValue(t);
+        if (v === DECLINE) return undefined;
+        starts.push(s);
+        ends.push(e);
+        itemLines.push(lines);
+        items.push(v);
+        lines += lineFeeds(t);
+        // The separator: blanks, a comma and the next item's line feed and indentation, or the `]`.
+        keep = e;
+        while (base + win.length - e < lead.length + 64 && more());
+        const x = wsAt(win, e - base);
+        if (x >= win.length) return undefined;
+        for (let y = e - base; y < x; y++) if (win[y] === 0x0a) lines++;
+        if (win[x] === 0x5d) {
+          close = base + x;
+          break;
+        }
+        if (win[x] !== 0x2c) return undefined;
+        const next = wsAt(win, x + 1);
+        if (next >= win.length || win[next] !== 0x7b || next - lead.length < x || !win.subarray(next - lead.length, next).equals(lead)) return undefined;
+        for (let y = x; y < next; y++) if (win[y] === 0x0a) lines++;
+        s = base + next;
+      }
+    }
+    // The rest of the file, after the `]`.
+    keep = close;
+    while (more());
+    const list = listValue(`${prefix}]${textOf(win, close - base + 1, win.length)}`);
+    if (!list) return undefined;
+    list.items = items as Json[];
+    const table = new ItemTable(readAgainFrom(stamp), Float64Array.from(starts), Float64Array.from(ends), Int32Array.from(itemLines), indent.length + 1);
+    const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
+    items.forEach((item, k) => {
+      if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
+    });
+    return out;
+  } catch {
+    // A CR, a JSON.parse error, a read error: the whole text decides.
+    return undefined;
+  }
+}
+
+/** Reads bytes of the file again, if it has the size and modification time it was read with. */
+function readAgainFrom(stamp: FileStamp): ReadAgain {
+  return (start, end) => {
+    let again: number | undefined;
+    try {
+      again = fs.openSync(stamp.path, 'r');
+      const st = fs.fstatSync(again);
+      if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
+      const buf = Buffer.alloc(end - start);
+      return fs.readSync(again, buf, 0, buf.length, start) === buf.length ? buf : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      if (again !== undefined) fs.closeSync(again);
+    }
+  };
 }

@@ -76,6 +76,77 @@ export function latin1Of(s: Source, release: boolean): string | undefined {
   return l;
 }
 
+/** Files read in chunks (fileSource): where they are and how they were when checked. */
+const STREAMED = new WeakMap<Source, { path: string; size: number; mtimeMs: number }>();
+
+/**
+ * A large file checked to be UTF-8 without NUL bytes, but not kept: a reader that can read it
+ * in chunks (a JSON List: fast-json.ts's parseJsonListFile) reads it from disk, and its text is
+ * read whole only if asked for. Only for the plain lint (`streamJson`): --fix compares the bytes
+ * it read with the file before writing.
+ */
+function fileSource(file: string, stamp: { path: string; size: number; mtimeMs: number }): Source {
+  let text: string | undefined;
+  const src = { file, path: stamp.path } as Source;
+  Object.defineProperty(src, 'text', {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= fs.readFileSync(stamp.path).toString('utf8')),
+    set: (v: string) => {
+      STREAMED.delete(src);
+      text = v;
+    },
+  });
+  STREAMED.set(src, stamp);
+  return src;
+}
+
+/** The file behind a source read in chunks, while its text is the file's. */
+export function streamedFile(s: Source): { path: string; size: number; mtimeMs: number } | undefined {
+  return STREAMED.get(s);
+}
+
+/** Files from this size up are checked in chunks and not kept, when `streamJson` (a JSON List). */
+export const STREAM_FROM_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Whether the file at `fd` (of `size` bytes) starts like JSON (`{` after a byte-order mark and
+ * blanks) and is UTF-8 without NUL bytes throughout, read in chunks and not kept.
+ */
+function jsonFileIsPlainUtf8(fd: number, size: number): boolean {
+  const CHUNK = 8 * 1024 * 1024;
+  const buf = Buffer.allocUnsafe(CHUNK + 4);
+  let carry = 0;
+  let at = 0;
+  let first = true;
+  for (;;) {
+    const n = fs.readSync(fd, buf, carry, CHUNK, at);
+    at += n;
+    const len = carry + n;
+    if (first) {
+      first = false;
+      let i = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+      while (i < len && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
+      if (i >= len || buf[i] !== 0x7b) return false;
+    }
+    if (n === 0) return carry === 0 && at === size;
+    // Keep an incomplete UTF-8 sequence at the end for the next chunk (at most 3 bytes).
+    let end = len;
+    if (at < size) {
+      let k = len - 1;
+      while (k > len - 4 && k >= 0 && (buf[k] & 0xc0) === 0x80) k--;
+      if (k >= 0 && buf[k] >= 0xc0) {
+        const need = buf[k] >= 0xf0 ? 4 : buf[k] >= 0xe0 ? 3 : 2;
+        if (len - k < need) end = k;
+      }
+    }
+    const part = buf.subarray(0, end);
+    if (part.includes(0) || !isUtf8(part)) return false;
+    carry = len - end;
+    buf.copy(buf, 0, end, len);
+  }
+}
+
 /** Bytes that decode as UTF-8 exactly (no NUL, valid UTF-8: decodeBytes's common case). */
 export function isPlainUtf8(bytes: Buffer): boolean {
   return !bytes.includes(0) && isUtf8(bytes);
@@ -304,6 +375,12 @@ export function chartOfTemplates(abs: string): string | undefined {
 export interface ReadLimits {
   /** Largest file read, in bytes. */
   maxFileSize?: number;
+  /**
+   * A JSON file from `streamFrom` bytes (STREAM_FROM_BYTES) up is checked in chunks and not
+   * kept in memory (fileSource): the plain lint, which writes nothing back.
+   */
+  streamJson?: boolean;
+  streamFrom?: number;
 }
 
 /**
@@ -346,6 +423,21 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
     if (st.size > maxSize) {
       errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(st.size)}, over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
       return;
+    }
+    if (opts.streamJson && st.size >= (opts.streamFrom ?? STREAM_FROM_BYTES)) {
+      let fd: number | undefined;
+      try {
+        fd = fs.openSync(abs, 'r');
+        const now = fs.fstatSync(fd);
+        if (jsonFileIsPlainUtf8(fd, now.size)) {
+          sources.push(fileSource(shown, { path: abs, size: now.size, mtimeMs: now.mtimeMs }));
+          return;
+        }
+      } catch {
+        // Read whole below, where a problem is reported.
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
     }
     let bytes: Buffer;
     try {

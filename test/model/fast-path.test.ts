@@ -11,8 +11,9 @@ import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseJsonFast, parseJsonListBytes, ParsedObjects } from '../../lib/model/fast-json';
-import { utf8Bytes, utf8Source } from '../../lib/model/sources';
+import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../../lib/model/fast-json';
+import { collectSources, streamedFile, utf8Bytes, utf8Source } from '../../lib/model/sources';
+import * as os from 'os';
 import { parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
@@ -98,6 +99,101 @@ describe('JSON fast path agrees with parse.ts', () => {
     expect(viaBytes.parsed[0].objects[0].constructor.name).toBe('JsonItemView');
     expect(Object.getOwnPropertyDescriptor(src, 'text')?.get).toBeDefined();
     expect(viaBytes.findings).toEqual(viaFast.findings);
+  });
+
+  /** The text written to a temporary file, read in chunks of `chunk` bytes (tiny chunks: every cut falls across them). */
+  function fromFile(text: string, chunk: number, name = 'l.json') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-chunks-'));
+    const p = path.join(dir, name);
+    fs.writeFileSync(p, text);
+    const st = fs.statSync(p);
+    return { p, dir, parsed: parseJsonListFile(name, { path: p, size: st.size, mtimeMs: st.mtimeMs }, chunk) };
+  }
+
+  test('a List read in chunks from its file: the same as from its bytes and as parse.ts, positions read again from the file', () => {
+    const objects = files.flatMap((f) => parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+    const items = [...objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é😀' }, data: { 'k😀': 'ü\n"x"' } }];
+    for (const [indent, chunk] of [[4, 7], [2, 64], ['\t', 1000], [1, 1 << 20]] as const) {
+      const text = `\uFEFF${JSON.stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } }, null, indent)}\n`;
+      const { parsed, dir } = fromFile(text, chunk);
+      const slow = parseText('l.json', text);
+      expect(parsed).toBeDefined();
+      agree(parsed!, slow, 'l.json', indent === 2);
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+
+  test('a List read in chunks: positions fall back to the item when the file changed after it was read', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { x: 'y' } }] }, null, 2);
+    const { parsed, p, dir } = fromFile(text, 16);
+    const o = parsed!.objects[0];
+    expect(o.locate('/data/x')).toEqual(parseText('l.json', text).objects[0].locate('/data/x'));
+    fs.writeFileSync(p, text.replace('"y"', '"yy"'));
+    fs.utimesSync(p, new Date(), new Date(Date.now() + 5000));
+    // (The one item read last is cached: another item's text would be read again.)
+    const again = parseJsonListFile('l.json', { path: p, size: fs.statSync(p).size - 1, mtimeMs: 0 }, 16);
+    expect(again).toBeUndefined();
+    const view = fromFile(text, 16);
+    fs.appendFileSync(view.p, ' ');
+    expect(view.parsed!.objects[0].locate('/data/x')).toEqual({ line: view.parsed!.objects[0].line, column: view.parsed!.objects[0].column });
+    fs.rmSync(dir, { recursive: true });
+    fs.rmSync(view.dir, { recursive: true });
+  });
+
+  test.each([
+    ['compact JSON', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] })],
+    ['a CR', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] }, null, 2).replace(/\n/g, '\r\n')],
+    ['an object that is not a List', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', items: [{ a: 1 }] }, null, 2)],
+    ['a duplicate key in an item', '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "kind": "Secret", "metadata": {"name": "a"}\n  }\n]}'],
+    ['YAML', 'apiVersion: v1\nkind: List\nitems: []\n'],
+  ])('a List read in chunks declines %s (the whole text is read instead)', (_name, text) => {
+    const { parsed, dir } = fromFile(text, 8);
+    expect(parsed).toBeUndefined();
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test('collectSources keeps a large JSON file on disk for the plain lint only, and only when it is UTF-8 without NUL', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-stream-'));
+    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'n' }, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] } } } }] }, null, 4);
+    fs.writeFileSync(path.join(dir, 'a.json'), list);
+    fs.writeFileSync(path.join(dir, 'b.json'), Buffer.concat([Buffer.from(list.slice(0, 40)), Buffer.from([0xe9]), Buffer.from(list.slice(40))]));
+    fs.writeFileSync(path.join(dir, 'c.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n');
+    const streamed = collectSources([dir], { streamJson: true, streamFrom: 10 });
+    const [a, b, c] = ['a.json', 'b.json', 'c.yaml'].map((n) => streamed.sources.find((s) => s.file.endsWith(n)));
+    expect(streamedFile(a!)).toBeDefined();
+    expect(a!.bytes).toBeUndefined();
+    expect(streamedFile(b!)).toBeUndefined(); // not UTF-8: read whole, and reported
+    expect(streamed.errors.map((e) => e.file)).toEqual([expect.stringMatching(/b\.json$/)]);
+    expect(streamedFile(c!)).toBeUndefined();
+    const whole = collectSources([path.join(dir, 'a.json')], {});
+    expect(streamedFile(whole.sources[0])).toBeUndefined();
+    // The same lint either way.
+    const viaFile = lintSources([a!], OPTS);
+    expect(viaFile.parsed[0].objects[0].constructor.name).toBe('JsonItemView');
+    expect(viaFile.findings).toEqual(lintSources(whole.sources, OPTS).findings);
+    expect(viaFile.findings.length).toBeGreaterThan(0);
+    expect(a!.text).toBe(list);
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test('collectSources checks UTF-8 across its reading chunks (a character split by the 8 MiB boundary)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-stream-'));
+    const head = '{"apiVersion": "v1", "kind": "List", "items": [\n  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "';
+    const fill = 'a'.repeat(8 * 1024 * 1024 - Buffer.byteLength(head) - 1);
+    const text = `${head}${fill}😀"}\n  }\n]}`;
+    fs.writeFileSync(path.join(dir, 'big.json'), text);
+    const r = collectSources([dir], { streamJson: true, streamFrom: 10 });
+    expect(r.errors).toEqual([]);
+    expect(streamedFile(r.sources[0])).toBeDefined();
+    expect((lintSources(r.sources, OPTS).parsed[0].objects[0].raw.data as Record<string, string>).x.endsWith('a😀')).toBe(true);
+    // The same file with the emoji's last byte missing is not UTF-8.
+    const bad = Buffer.from(text);
+    const at = bad.indexOf(Buffer.from('😀'));
+    fs.writeFileSync(path.join(dir, 'big.json'), Buffer.concat([bad.subarray(0, at + 3), bad.subarray(at + 4)]));
+    const r2 = collectSources([dir], { streamJson: true, streamFrom: 10 });
+    expect(r2.sources.every((s) => !streamedFile(s))).toBe(true);
+    expect(r2.errors.length).toBe(1);
+    fs.rmSync(dir, { recursive: true });
   });
 
   test('the bytes are read instead of the text only while the text is theirs', () => {
