@@ -184,6 +184,8 @@ interface FileModel {
   /** Each document's objects in the current text (piecewise files). */
   objects: KObject[][];
   documents: number;
+  /** The text's line starts, when a piecewise read-back computed them. */
+  lineStarts?: number[];
 }
 
 /** The model of parse.ts's whole reading of `text`. */
@@ -321,15 +323,22 @@ function renderFile(
   if (out.length !== parts.reduce((x, p) => x + p.length, 0)) piecewise = false;
 
   if (piecewise) {
-    // Each new object reads back alone as exactly itself.
+    // Each new object reads back alone as exactly itself: by the YAML fast path when it reads it
+    // as that object (a plain rendering always is), else by yaml.
     for (const a of added) {
+      const fast = parseYamlFast(file, pieces[a.k].text);
+      if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '' && sameValue(fast.objects[0].raw, a.value)) {
+        counters.documentsReadBack++;
+        (pieces[a.k] as Piece & { kind: 'new' }).objects = fast.objects;
+        continue;
+      }
       const docs = readAlone(pieces[a.k].text);
       counters.documentsReadBack++;
       if (docs.length !== 1 || docs[0].errors.length) return { error: 'a new document would not parse' };
       if (!sameValue(toJs(docs[0], decoded).value, a.value)) return { error: 'a new document would not read back as the object added' };
       pieces[a.k].doc = docs[0];
     }
-    const next = assemblePieces(pieces, text);
+    const next = assemblePieces(pieces, text, model.lineStarts);
     if (next) return { text: out, next, pieces, lines: next.lines };
   }
   // The whole file must read back as exactly the intended documents.
@@ -811,7 +820,7 @@ function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pie
   }
   const documents = model.documents + pieces.length - model.starts.length;
   return {
-    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents },
+    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents, lineStarts: next.lineStarts },
     parsed: { file, objects: objects.flat(), errors: [], documents },
   };
 }

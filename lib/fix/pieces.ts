@@ -106,6 +106,8 @@ export type Piece =
 
 export interface PiecewiseFile {
   text: string;
+  /** Offsets of the text's line starts (lineStarts). */
+  lineStarts: number[];
   /** The documents, offsets in `text` (unparsed kept documents stay undefined). */
   docs: (Document.Parsed | undefined)[];
   starts: number[];
@@ -125,7 +127,7 @@ export interface PiecewiseFile {
  * one document read back alone (the caller checked their values); every piece but the first must
  * start at the start of a line and hold a document that starts with `---`.
  */
-export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile | undefined {
+export function assemblePieces(pieces: Piece[], oldText: string, oldLineStarts?: number[]): PiecewiseFile | undefined {
   const text = pieces.map((p) => p.text).join('');
   const starts: number[] = [];
   let at = 0;
@@ -143,7 +145,8 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
   // Offsets: kept documents move with the text before them; new ones were read from offset 0.
   pieces.forEach((p, k) => p.doc && shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
   const newStarts = lineStarts(text);
-  const oldStarts = lineStarts(oldText);
+  // (The previous pass's reading of the old text has its line starts.)
+  const oldStarts = oldLineStarts ?? lineStarts(oldText);
   const moved = new Map<number, number>();
   pieces.forEach((p, k) => {
     if (p.kind === 'kept') moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart));
@@ -176,7 +179,19 @@ export function assemblePieces(pieces: Piece[], oldText: string): PiecewiseFile 
     }
     return Math.min(last, line);
   };
-  return { text, docs: pieces.map((p) => p.doc), starts, lineCounter: lineCounterOf(newStarts), lines, moved };
+  let lc: LineCounter | undefined;
+  return {
+    text,
+    docs: pieces.map((p) => p.doc),
+    starts,
+    lineStarts: newStarts,
+    // Only documents read by yaml need it: made when first asked for.
+    get lineCounter() {
+      return (lc ??= lineCounterOf(newStarts));
+    },
+    lines,
+    moved,
+  };
 }
 
 /**
