@@ -18,6 +18,7 @@ import { runChart } from '../../lib/cli/chart';
 import { analyze, readObjects } from '../../lib/helm/analyze';
 import { JsonObject } from '../../lib/model/types';
 import { byId, docs, errorsOf, expectedRendering, idOf, KUBE, lintRendered, makeHelm, normalized, tmpDir, valuesFile } from './generate-helpers';
+import { expectEqual } from '../helpers/equal';
 
 const work = tmpDir('kg-chart-extras-');
 const helm = makeHelm(path.join(work, 'helm-home'));
@@ -314,7 +315,8 @@ test('generation is deterministic and replaces the chart directory', () => {
   expect([...g1.files].sort()).toEqual(g1.files);
   expect(fs.existsSync(path.join(out1, SPEC.name, 'templates', 'stale.yaml'))).toBe(false);
   for (const f of g1.files) {
-    expect(fs.readFileSync(path.join(g1.dir, f))).toEqual(fs.readFileSync(path.join(g2.dir, f)));
+    // Byte for byte (jest's toEqual walks a Buffer element by element: expectEqual compares it at once).
+    expectEqual(fs.readFileSync(path.join(g1.dir, f)), fs.readFileSync(path.join(g2.dir, f)));
     expect(fs.readFileSync(path.join(g1.dir, f), 'utf8')).toBe(a.get(f));
   }
 });
