@@ -8,6 +8,7 @@ import * as path from 'path';
 import { Document, isCollection, isNode, isPair, parseAllDocuments } from 'yaml';
 import { cloneDocument } from '../../lib/fix/clone';
 import { k8sValue } from '../../lib/model/yaml11';
+import { expectEqual } from '../helpers/equal';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
 const NODE_TYPE = Symbol.for('yaml.node.type');
@@ -46,11 +47,11 @@ describe('cloneDocument', () => {
       if (!/^kind: (Deployment|StatefulSet|DaemonSet|Service|PodDisruptionBudget|HorizontalPodAutoscaler)$/m.test(text.slice(doc.range[0], doc.range[2])) && !/anchors|tags/.test(_name)) continue;
       const mine = cloneDocument(doc);
       const theirs = doc.clone();
-      expect(shape(mine.contents, mine.schema)).toEqual(shape(theirs.contents, theirs.schema));
+      expectEqual(shape(mine.contents, mine.schema), shape(theirs.contents, theirs.schema));
       expect(mine.schema).not.toBe(doc.schema);
       if (!doc.errors.length) {
         expect(mine.toString()).toBe(theirs.toString());
-        expect(k8sValue(mine)).toEqual(k8sValue(theirs));
+        expectEqual(k8sValue(mine), k8sValue(theirs));
       }
     }
   });
