@@ -1,10 +1,27 @@
 import { Rule } from '../engine/types';
+import { HINT } from '../model/graph';
+import { get, Workload } from '../model/workload';
 import { MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
 import { terminationSchedule } from '../timeline/schedule';
 import { annotationPointer } from './mesh-util';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
+
+/**
+ * True when the termination schedule can give this workload no grace-period-budget verdict, so it
+ * need not be built: no kubegrace.dev/prestop-seconds hint (its only hint verdict), no declared
+ * drain, and no main container with a preStop hook. The schedule judges a main container only when
+ * its hook's delay is known, or when it has no hook and the drain is declared (schedule.ts `judged`).
+ */
+function noBudgetVerdict(w: Workload): boolean {
+  if (w.annotations[PRESTOP_SECONDS_HINT] !== undefined || w.annotations[HINT.drainSeconds] !== undefined) return false;
+  for (const c of w.containers) {
+    const h = get(c.raw, 'lifecycle', 'preStop');
+    if (h !== undefined && h !== null) return false;
+  }
+  return true;
+}
 
 export const gracePeriodBudget: Rule = {
   meta: {
@@ -44,6 +61,7 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
     for (const w of ctx.graph.workloads) {
+      if (noBudgetVerdict(w)) continue;
       // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws:
       // consistency of what is configured, whatever routes to the pods (TERM-001 applies to all).
       const all = terminationSchedule(ctx.graph, w, { waitPatterns: patterns }).verdicts.filter((v) => v.ruleId === 'grace-period-budget');
