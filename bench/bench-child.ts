@@ -22,8 +22,8 @@ function main(): void {
   const t0 = process.hrtime.bigint();
   let objects = 0;
   // The bench's inputs are large on purpose (a 100k-object List is ~0.5 GB): no size limit.
-  // As `kubegrace lint` reads (a large JSON file in chunks) except for the floor and --fix.
-  const { sources, errors } = collectSources([target], { maxFileSize: Number.MAX_SAFE_INTEGER, streamJson: mode === 'lint' || mode === 'parse' });
+  // As `kubegrace lint` reads (a large file in chunks) except for the floor and --fix.
+  const { sources, errors } = collectSources([target], { maxFileSize: Number.MAX_SAFE_INTEGER, stream: mode === 'lint' || mode === 'parse' });
   for (const e of errors) process.stderr.write(`${e.file}: ${e.message}\n`);
   if (mode === 'floor') {
     for (const s of sources) {

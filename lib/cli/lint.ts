@@ -183,8 +183,8 @@ export function runLint(argv: string[], io: CliIO): number {
     const problem = outputProblem(path.resolve(io.cwd, o.file));
     if (problem) throw new UsageError(`--output ${o.file}: ${problem}`);
   }
-  // The plain lint writes nothing back: a large JSON file need not be kept in memory.
-  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart, maxFileSize, streamJson: !fixMode });
+  // The plain lint writes nothing back: a large file need not be kept in memory.
+  const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart, maxFileSize, stream: !fixMode });
   for (const o of outputs) {
     const clash = o.file === undefined ? undefined : sources.find((s) => s.path !== undefined && sameFile(s.path, path.resolve(io.cwd, o.file!)));
     if (clash) throw new UsageError(`--output ${o.file} is one of the inputs (${clash.file}): the report would replace the manifest; write it elsewhere`);

@@ -2,7 +2,7 @@ import { builtinCatalog, Catalog, withCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../model/fast-json';
-import { parseYamlFast, parseYamlLatin1 } from '../model/fast-yaml';
+import { parseYamlFast, parseYamlFile, parseYamlLatin1 } from '../model/fast-yaml';
 import type { Document } from 'yaml';
 import { parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
@@ -58,11 +58,11 @@ export interface Summary {
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:
   // a JSON List item by item, YAML document by document.
-  // A large JSON file the plain lint did not keep (sources.ts): a List is read in chunks.
+  // A large file the plain lint did not keep (sources.ts): a JSON List or YAML is read in chunks.
   const file = streamedFile(s);
   if (file) {
-    const list = parseJsonListFile(s.file, file);
-    if (list) return list;
+    const p = file.json ? parseJsonListFile(s.file, file) : parseYamlFile(s.file, file);
+    if (p) return p;
   }
   const bytes = utf8Bytes(s);
   if (bytes) {

@@ -13,7 +13,7 @@
  * line break, anything JSON.parse refuses. test/model/fast-path.test.ts checks that both paths
  * agree on every value, position and finding over the corpus and generated inputs.
  */
-import { lineIndex } from './lines';
+import { lineFeeds, lineIndex } from './lines';
 import { MAX_DEPTH, objectIdentity, pointerSegments } from './parse';
 import { isAscii } from 'buffer';
 import * as fs from 'fs';
@@ -367,12 +367,6 @@ function textOf(b: Buffer, start: number, end: number): string {
   return isAscii(b.subarray(start, end)) ? b.toString('latin1', start, end) : b.toString('utf8', start, end);
 }
 
-/** Number of line feeds in a string. */
-function lineFeeds(t: string): number {
-  let n = 0;
-  for (let i = t.indexOf('\n'); i !== -1; i = t.indexOf('\n', i + 1)) n++;
-  return n;
-}
 
 /** Reads the bytes [start, end) of the file again, or undefined if it changed since it was read. */
 type ReadAgain = (start: number, end: number) => Buffer | undefined;

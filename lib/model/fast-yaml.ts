@@ -29,12 +29,13 @@
  */
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
-import type { ParsedObjects } from './fast-json';
+import * as fs from 'fs';
+import { CHUNK_BYTES, FileStamp, ParsedObjects } from './fast-json';
 import { locateNode, objectIdentity, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
 import { isObject, Json, JsonObject, KObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
 import { readQuick } from './quick-yaml';
-import { lineIndex } from './lines';
+import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
@@ -374,11 +375,27 @@ export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | und
  */
 export function parseYamlLatin1(file: string, latin1: string): ParsedObjects | undefined {
   const scan = latin1.startsWith('\xef\xbb\xbf') ? latin1.slice(3) : latin1;
+  return parseLatin1Window(file, scan, { line: 1, docIndex: 0, offset: 0 });
+}
+const NON_ASCII = /[\x80-\xff]+/g;
+
+/** Where a window of a file starts: its line, the index of its first document, its offset in the whole text. */
+interface WindowStart {
+  line: number;
+  docIndex: number;
+  offset: number;
+}
+
+/**
+ * The documents of `scan` (bytes read as Latin-1: a whole file, or a window of one that starts at
+ * a `---` line), from `at` (updated to where the next window starts).
+ */
+function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedObjects | undefined {
   // Runs of bytes outside ASCII (rare): the documents that hold one are decoded as UTF-8.
   const runs: number[] = [];
   for (let m = NON_ASCII.exec(scan); m; m = NON_ASCII.exec(scan)) runs.push(m.index);
   NON_ASCII.lastIndex = 0;
-  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false);
+  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false, at);
   // A byte-order mark inside, U+2028, U+2029 (their UTF-8 bytes read as Latin-1).
   if (scan.includes('\xef\xbb\xbf') || scan.includes('\xe2\x80\xa8') || scan.includes('\xe2\x80\xa9')) return undefined;
   let r = 0;
@@ -391,9 +408,68 @@ export function parseYamlLatin1(file: string, latin1: string): ParsedObjects | u
       return r < runs.length && runs[r] < end ? Buffer.from(scan.slice(start, end), 'latin1').toString('utf8') : scan.slice(start, end);
     },
     true,
+    at,
   );
 }
-const NON_ASCII = /[\x80-\xff]+/g;
+
+/**
+ * parseYamlLatin1 over a file read in chunks of CHUNK_BYTES, cut at `---` lines into windows
+ * that are read one after the other (as Latin-1, each its own string): the file is never held
+ * whole, and no string is as large as it. Each window gets the checks the whole text would
+ * (they are all about lines: a window holds whole lines, and every window after the first starts
+ * with a `---` line). The same result as parseYamlLatin1, or undefined. sources.ts has checked
+ * the file is UTF-8 without NUL bytes; `stamp` is how it was then. chunkBytes is for tests.
+ */
+export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(stamp.path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
+    const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
+    const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
+    let win = Buffer.alloc(0);
+    let pos = 0;
+    let eof = false;
+    let first = true;
+    while (!eof || win.length > 0) {
+      if (!eof) {
+        const chunk = Buffer.allocUnsafe(chunkBytes);
+        const n = fs.readSync(fd, chunk, 0, chunkBytes, pos);
+        pos += n;
+        if (n === 0) eof = true;
+        else win = Buffer.concat([win, chunk.subarray(0, n)]);
+      }
+      // The window ends before the last `---` line whose marker is followed by a blank (read
+      // on, if that blank is not read yet); at the end of the file it is the rest.
+      let cut = eof ? win.length : -1;
+      for (let i = win.lastIndexOf(MARKER_LINE); cut < 0 && i > 0; i = win.lastIndexOf(MARKER_LINE, i - 1)) {
+        const c = win[i + 4];
+        if (i + 4 < win.length && (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a)) cut = i + 1;
+      }
+      if (cut < 0) continue;
+      const from = first && win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
+      first = false;
+      const scan = win.toString('latin1', from, cut);
+      const part = parseLatin1Window(file, scan, at);
+      if (!part) return undefined;
+      out.objects.push(...part.objects);
+      out.documents += part.documents;
+      at.line += lineFeeds(scan);
+      win = Buffer.from(win.subarray(cut));
+    }
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+const MARKER_LINE = Buffer.from('\n---', 'latin1');
 
 /**
  * The documents of `scan` (the text, or its bytes read as Latin-1), each read from its own text
@@ -401,7 +477,7 @@ const NON_ASCII = /[\x80-\xff]+/g;
  * document is computed on its own text, and the whole-text offsets (--fix's) are summed from the
  * documents' lengths.
  */
-function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean): ParsedObjects | undefined {
+function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean, at: WindowStart = { line: 1, docIndex: 0, offset: 0 }): ParsedObjects | undefined {
   const text = scan;
   if (loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
   const explicitKeys = mayHaveExplicitKey(text);
@@ -423,11 +499,11 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
     }
   }
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
-  let line = 1;
+  let line = at.line;
   let lineAt = 0;
-  let docIndex = 0;
+  let docIndex = at.docIndex;
   /** Offset of the document in the whole text (differs from `start` when offsets are bytes). */
-  let offset = 0;
+  let offset = at.offset;
   try {
     for (let d = 0; d < starts.length; d++) {
       const start = starts[d];
@@ -450,7 +526,7 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       let ls = 0;
       for (let i = own.indexOf('\n'); i >= 0 && i < at; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
       const docPos = { line: l, column: at - ls + 1 };
-      const span = decoded ? new Span(own, 0, own.length, line, at, simple, docOffset) : new Span(text, start, end, line, start + at, simple);
+      const span = decoded ? new Span(own, 0, own.length, line, at, simple, docOffset) : new Span(text, start, end, line, start + at, simple, docOffset);
       const kind = value.kind as string;
       const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
       if (isList && Array.isArray(value.items)) {
@@ -467,5 +543,7 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
   } finally {
     nonStrings = new Set();
   }
+  at.docIndex = docIndex;
+  at.offset = offset;
   return out;
 }

@@ -11,3 +11,10 @@ export function lineIndex(starts: number[], offset: number): number {
   }
   return lo;
 }
+
+/** Number of line feeds in a string. */
+export function lineFeeds(t: string): number {
+  let n = 0;
+  for (let i = t.indexOf('\n'); i !== -1; i = t.indexOf('\n', i + 1)) n++;
+  return n;
+}

@@ -76,16 +76,23 @@ export function latin1Of(s: Source, release: boolean): string | undefined {
   return l;
 }
 
-/** Files read in chunks (fileSource): where they are and how they were when checked. */
-const STREAMED = new WeakMap<Source, { path: string; size: number; mtimeMs: number }>();
+/** Files read in chunks (fileSource): where they are, how they were when checked, and whether JSON. */
+interface Streamed {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** The first character after a byte-order mark and blanks is `{`. */
+  json: boolean;
+}
+const STREAMED = new WeakMap<Source, Streamed>();
 
 /**
  * A large file checked to be UTF-8 without NUL bytes, but not kept: a reader that can read it
- * in chunks (a JSON List: fast-json.ts's parseJsonListFile) reads it from disk, and its text is
- * read whole only if asked for. Only for the plain lint (`streamJson`): --fix compares the bytes
- * it read with the file before writing.
+ * in chunks (a JSON List: fast-json.ts's parseJsonListFile; YAML: fast-yaml.ts's parseYamlFile)
+ * reads it from disk, and its text is read whole only if asked for. Only for the plain lint
+ * (`stream`): --fix compares the bytes it read with the file before writing.
  */
-function fileSource(file: string, stamp: { path: string; size: number; mtimeMs: number }): Source {
+function fileSource(file: string, stamp: Streamed): Source {
   let text: string | undefined;
   const src = { file, path: stamp.path } as Source;
   Object.defineProperty(src, 'text', {
@@ -102,34 +109,34 @@ function fileSource(file: string, stamp: { path: string; size: number; mtimeMs: 
 }
 
 /** The file behind a source read in chunks, while its text is the file's. */
-export function streamedFile(s: Source): { path: string; size: number; mtimeMs: number } | undefined {
+export function streamedFile(s: Source): Streamed | undefined {
   return STREAMED.get(s);
 }
 
-/** Files from this size up are checked in chunks and not kept, when `streamJson` (a JSON List). */
+/** Files from this size up are checked in chunks and not kept, when `stream`. */
 export const STREAM_FROM_BYTES = 32 * 1024 * 1024;
 
 /**
- * Whether the file at `fd` (of `size` bytes) starts like JSON (`{` after a byte-order mark and
- * blanks) and is UTF-8 without NUL bytes throughout, read in chunks and not kept.
+ * Whether the file at `fd` (of `size` bytes) is UTF-8 without NUL bytes throughout, read in
+ * chunks and not kept: 'json' when it starts like JSON (`{` after a byte-order mark and
+ * blanks), else 'yaml'; undefined when it is not plain UTF-8.
  */
-function jsonFileIsPlainUtf8(fd: number, size: number): boolean {
+function plainUtf8File(fd: number, size: number): 'json' | 'yaml' | undefined {
   const CHUNK = 8 * 1024 * 1024;
   const buf = Buffer.allocUnsafe(CHUNK + 4);
   let carry = 0;
   let at = 0;
-  let first = true;
+  let kind: 'json' | 'yaml' | undefined;
   for (;;) {
     const n = fs.readSync(fd, buf, carry, CHUNK, at);
     at += n;
     const len = carry + n;
-    if (first) {
-      first = false;
+    if (kind === undefined) {
       let i = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
       while (i < len && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
-      if (i >= len || buf[i] !== 0x7b) return false;
+      kind = i < len && buf[i] === 0x7b ? 'json' : 'yaml';
     }
-    if (n === 0) return carry === 0 && at === size;
+    if (n === 0) return carry === 0 && at === size ? kind : undefined;
     // Keep an incomplete UTF-8 sequence at the end for the next chunk (at most 3 bytes).
     let end = len;
     if (at < size) {
@@ -141,7 +148,7 @@ function jsonFileIsPlainUtf8(fd: number, size: number): boolean {
       }
     }
     const part = buf.subarray(0, end);
-    if (part.includes(0) || !isUtf8(part)) return false;
+    if (part.includes(0) || !isUtf8(part)) return undefined;
     carry = len - end;
     buf.copy(buf, 0, end, len);
   }
@@ -376,10 +383,10 @@ export interface ReadLimits {
   /** Largest file read, in bytes. */
   maxFileSize?: number;
   /**
-   * A JSON file from `streamFrom` bytes (STREAM_FROM_BYTES) up is checked in chunks and not
-   * kept in memory (fileSource): the plain lint, which writes nothing back.
+   * A file from `streamFrom` bytes (STREAM_FROM_BYTES) up is checked in chunks and not kept in
+   * memory (fileSource): the plain lint, which writes nothing back.
    */
-  streamJson?: boolean;
+  stream?: boolean;
   streamFrom?: number;
 }
 
@@ -424,13 +431,14 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
       errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(st.size)}, over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
       return;
     }
-    if (opts.streamJson && st.size >= (opts.streamFrom ?? STREAM_FROM_BYTES)) {
+    if (opts.stream && st.size >= (opts.streamFrom ?? STREAM_FROM_BYTES)) {
       let fd: number | undefined;
       try {
         fd = fs.openSync(abs, 'r');
         const now = fs.fstatSync(fd);
-        if (jsonFileIsPlainUtf8(fd, now.size)) {
-          sources.push(fileSource(shown, { path: abs, size: now.size, mtimeMs: now.mtimeMs }));
+        const kind = plainUtf8File(fd, now.size);
+        if (kind) {
+          sources.push(fileSource(shown, { path: abs, size: now.size, mtimeMs: now.mtimeMs, json: kind === 'json' }));
           return;
         }
       } catch {

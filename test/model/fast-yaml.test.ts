@@ -13,11 +13,12 @@ import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseYamlBytes, parseYamlFast } from '../../lib/model/fast-yaml';
+import { parseYamlBytes, parseYamlFast, parseYamlFile } from '../../lib/model/fast-yaml';
 import { checkFieldTypes } from '../../lib/model/field-types';
 import { MAX_DEPTH, parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
-import { utf8Source } from '../../lib/model/sources';
+import { collectSources, streamedFile, utf8Source } from '../../lib/model/sources';
+import * as os from 'os';
 import type { ParsedObjects } from '../../lib/model/fast-json';
 import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
@@ -130,6 +131,35 @@ describe('YAML fast path agrees with parse.ts', () => {
     const list = utf8Source('l.json', Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] }, null, 2), 'utf8'));
     expect(lintSources([list], { ...OPTS, releaseBytes: true }).objects).toBe(1);
     expect(list.bytes).toBeDefined();
+  });
+
+  test('a file read in chunks cut at --- lines: the same objects, positions and findings as parse.ts', () => {
+    const text = `\uFEFF# first document has no marker\n${rendered.slice(0, 12).map((f) => fs.readFileSync(f, 'utf8')).join('---\n')}---\n# é 😀\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "é"\n---\n---   \napiVersion: v1\nkind: Secret\nmetadata: {name: s,\n  namespace: x}\n`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-ychunks-'));
+    const p = path.join(dir, 'all.yaml');
+    fs.writeFileSync(p, text);
+    const st = fs.statSync(p);
+    const slow = parseText('all.yaml', text);
+    for (const chunk of [5, 64, 4096, 1 << 20]) {
+      const fast = parseYamlFile('all.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, chunk);
+      expect(fast).toBeDefined();
+      agree(fast!, slow, 'all.yaml', { located: 40, findings: chunk === 64 });
+    }
+    // The plain lint reads such a file in chunks, with the same findings.
+    const streamed = collectSources([p], { stream: true, streamFrom: 10 });
+    expect(streamedFile(streamed.sources[0])?.json).toBe(false);
+    const a = lintSources(streamed.sources, OPTS);
+    expect(a.parsed[0].objects[0].constructor.name).toBe('YamlObjectView');
+    expect(a.findings).toEqual(lintSources([{ file: p, text }], OPTS).findings);
+    // A file it declines (an anchor on a mapping) is read whole from the file.
+    fs.writeFileSync(p, `${text}---\na: &x {b: 1}\nc: *x\n`);
+    const st2 = fs.statSync(p);
+    expect(parseYamlFile('all.yaml', { path: p, size: st2.size, mtimeMs: st2.mtimeMs }, 64)).toBeUndefined();
+    const declined = collectSources([p], { stream: true, streamFrom: 10 });
+    expect(lintSources(declined.sources, OPTS).objects).toBe(parseText('all.yaml', fs.readFileSync(p, 'utf8')).objects.length);
+    // A file that changed since it was checked is read whole.
+    expect(parseYamlFile('all.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, 64)).toBeUndefined();
+    fs.rmSync(dir, { recursive: true });
   });
 
   test('a document read from the bytes hands --fix its offset in the whole text', () => {
