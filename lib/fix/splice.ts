@@ -203,7 +203,7 @@ export class TextTree implements EditTree<TextNode> {
    */
   private region(at: number, col: number, seq: boolean): { starts: number[]; end: number } | undefined {
     const starts = [at];
-    let end = this.contentEnd(at);
+    let lastContent = at;
     let gapComment = false;
     for (let l = this.nextLine(at); l < this.to; l = this.nextLine(l)) {
       const line = this.line(l);
@@ -222,10 +222,10 @@ export class TextTree implements EditTree<TextNode> {
         if (seq || !item) starts.push(line.at);
       }
       gapComment = false;
-      end = this.contentEnd(line.at);
+      lastContent = line.at;
     }
     if (gapComment) return undefined;
-    return { starts, end };
+    return { starts, end: this.contentEnd(lastContent) };
   }
 
   /** End of the line holding i, before its line break and trailing blanks. */
