@@ -52,15 +52,18 @@ function indentOf(s: string): number {
  * never folded (`lineWidth: 0`).
  */
 export function detectStyle(text: string): ToStringOptions {
-  const lines = splitLines(text)
-    .map((l) => l.text)
-    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
+  // The lines as splitLines gives them (a CR before a LF is not part of the line).
+  const split = text.split('\n');
+  if (split[split.length - 1] === '') split.pop();
+  for (let i = 0; i < split.length; i++) if ((i < split.length - 1 || text.endsWith('\n')) && split[i].endsWith('\r')) split[i] = split[i].slice(0, -1);
+  const lines = split.filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
   const indents = new Map<number, number>();
   let seqIndented = 0;
   let seqFlush = 0;
   for (let i = 0; i + 1 < lines.length; i++) {
     const cur = lines[i];
-    if (!KEY_WITH_BLOCK_VALUE.test(cur) || /[|>][-+0-9]*\s*(#.*)?$/.test(cur)) continue;
+    // (Without a `#`, a key with a block value ends with its `:`: most lines are not one.)
+    if ((!cur.includes('#') && !cur.trimEnd().endsWith(':')) || !KEY_WITH_BLOCK_VALUE.test(cur) || /[|>][-+0-9]*\s*(#.*)?$/.test(cur)) continue;
     const next = lines[i + 1];
     // The key's own column: after a leading "- " the key sits two columns in.
     const dash = /^(\s*)-\s+/.exec(cur);

@@ -338,7 +338,7 @@ function renderFile(
       if (!sameValue(toJs(docs[0], decoded).value, a.value)) return { error: 'a new document would not read back as the object added' };
       pieces[a.k].doc = docs[0];
     }
-    const next = assemblePieces(pieces, text, model.lineStarts);
+    const next = assemblePieces(pieces, text, model.lineStarts, out);
     if (next) return { text: out, next, pieces, lines: next.lines };
   }
   // The whole file must read back as exactly the intended documents.

@@ -127,8 +127,8 @@ export interface PiecewiseFile {
  * one document read back alone (the caller checked their values); every piece but the first must
  * start at the start of a line and hold a document that starts with `---`.
  */
-export function assemblePieces(pieces: Piece[], oldText: string, oldLineStarts?: number[]): PiecewiseFile | undefined {
-  const text = pieces.map((p) => p.text).join('');
+export function assemblePieces(pieces: Piece[], oldText: string, oldLineStarts?: number[], joined?: string): PiecewiseFile | undefined {
+  const text = joined ?? pieces.map((p) => p.text).join('');
   const starts: number[] = [];
   let at = 0;
   for (const p of pieces) {

@@ -12,7 +12,7 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { fixSources, unifiedDiff } from '../../lib/fix';
 import { CHUNKED_FROM, lineChunks } from '../../lib/fix/chunks';
-import { chunkedDiff, splitLines } from '../../lib/fix/format';
+import { chunkedDiff, detectStyle, splitLines } from '../../lib/fix/format';
 import { ALL_RULES } from '../../lib/rules';
 
 const RENDERED = path.resolve(__dirname, '../../../shared/corpus/rendered');
@@ -88,5 +88,58 @@ describe('dry-run diffs in parts', () => {
 
   test('small texts are diffed whole', () => {
     expect(lineChunks('a: 1\n', 'a: 2\n')).toBeUndefined();
+  });
+});
+
+describe('detectStyle', () => {
+  /** detectStyle as it was before its quick line checks (lib/fix/format.ts), for comparison. */
+  function reference(text: string): unknown {
+    const KEY = /^(\s*)(?:-\s+)?[^\s#'"][^#]*?:\s*(?:#.*)?$|^(\s*)(?:-\s+)?(['"]).*\3:\s*(?:#.*)?$/;
+    const indentOf = (s: string) => s.length - s.trimStart().length;
+    const lines = splitLines(text)
+      .map((l) => l.text)
+      .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
+    const indents = new Map<number, number>();
+    let seqIndented = 0;
+    let seqFlush = 0;
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const cur = lines[i];
+      if (!KEY.test(cur) || /[|>][-+0-9]*\s*(#.*)?$/.test(cur)) continue;
+      const next = lines[i + 1];
+      const dash = /^(\s*)-\s+/.exec(cur);
+      const keyCol = dash ? dash[0].length : indentOf(cur);
+      const nextCol = indentOf(next);
+      if (next.trimStart().startsWith('-')) {
+        if (nextCol > keyCol) seqIndented++;
+        else if (nextCol === keyCol) seqFlush++;
+        if (nextCol > keyCol) indents.set(nextCol - keyCol, (indents.get(nextCol - keyCol) ?? 0) + 1);
+      } else if (nextCol > keyCol) indents.set(nextCol - keyCol, (indents.get(nextCol - keyCol) ?? 0) + 1);
+    }
+    let indent = 2;
+    let best = 0;
+    for (const [d, n] of [...indents.entries()].sort((a, b) => a[0] - b[0])) {
+      if (d >= 1 && d <= 8 && n > best) {
+        indent = d;
+        best = n;
+      }
+    }
+    const body = lines.join('\n');
+    const padded = (body.match(/[{[] [^\s]/g) ?? []).length;
+    const tight = (body.match(/[{[][^\s\]}]/g) ?? []).length;
+    const single = (body.match(/(?::|-)\s+'/g) ?? []).length;
+    const double = (body.match(/(?::|-)\s+"/g) ?? []).length;
+    return { indent, indentSeq: seqIndented >= seqFlush ? seqIndented > 0 || seqFlush === 0 : false, lineWidth: 0, minContentWidth: 0, flowCollectionPadding: padded >= tight ? padded > 0 || tight === 0 : false, singleQuote: single > double ? true : null };
+  }
+
+  test('the same style as the plain line-by-line reading, over the corpus documents (LF, CRLF, a last CR)', () => {
+    let n = 0;
+    for (const f of fs.existsSync(RENDERED) ? fs.readdirSync(RENDERED).filter((x) => x.endsWith('.yaml')) : []) {
+      const t = fs.readFileSync(path.join(RENDERED, f), 'utf8');
+      for (const s of [t, t.replace(/\n/g, '\r\n'), `${t}x\r`, ...t.split(/^(?=---)/m).slice(0, 40)]) {
+        expect(detectStyle(s)).toEqual(reference(s));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(500);
   });
 });
