@@ -677,8 +677,10 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         keep = s;
         let c = closeAt(win, s - base, lead);
         while (c < 0) {
+          // (A long item: search on from where the last search ended, not from its start again.)
+          const searched = base + win.length - lead.length - 1;
           if (!more()) return undefined;
-          c = closeAt(win, s - base, lead);
+          c = closeAt(win, Math.max(s, searched) - base, lead);
         }
         const e = base + c + lead.length + 1; // file offset after the `}`
         const t = textOf(win, s - base, e - base);

@@ -432,35 +432,50 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
     if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
     const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
-    let win = Buffer.alloc(0);
+    // The bytes read and not yet parsed, as chunks (joined only to parse them: a long document
+    // is not copied again at every chunk), and the offset in them of the last cut found.
+    let chunks: Buffer[] = [];
+    let held = 0;
+    let cut = -1;
     let pos = 0;
-    let eof = false;
     let first = true;
-    while (!eof || win.length > 0) {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(chunkBytes);
+      const n = fs.readSync(fd, chunk, 0, chunkBytes, pos);
+      pos += n;
+      const eof = n === 0;
       if (!eof) {
-        const chunk = Buffer.allocUnsafe(chunkBytes);
-        const n = fs.readSync(fd, chunk, 0, chunkBytes, pos);
-        pos += n;
-        if (n === 0) eof = true;
-        else win = Buffer.concat([win, chunk.subarray(0, n)]);
+        // A `---` line whose marker is followed by a blank, in this chunk (with the 4 bytes before
+        // it): the window can end before it. (A marker at the chunk's very end waits for its blank.)
+        const prev = chunks.length ? chunks[chunks.length - 1] : undefined;
+        const tail = prev ? prev.subarray(Math.max(0, prev.length - 4)) : Buffer.alloc(0);
+        const look = Buffer.concat([tail, chunk.subarray(0, n)]);
+        for (let i = look.lastIndexOf(MARKER_LINE); i >= 0; i = i > 0 ? look.lastIndexOf(MARKER_LINE, i - 1) : -1) {
+          const c = look[i + 4];
+          if (i + 4 < look.length && (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a)) {
+            if (held - tail.length + i + 1 > 0) cut = held - tail.length + i + 1;
+            break;
+          }
+        }
+        chunks.push(chunk.subarray(0, n));
+        held += n;
+        if (cut < 0) continue;
       }
-      // The window ends before the last `---` line whose marker is followed by a blank (read
-      // on, if that blank is not read yet); at the end of the file it is the rest.
-      let cut = eof ? win.length : -1;
-      for (let i = win.lastIndexOf(MARKER_LINE); cut < 0 && i > 0; i = win.lastIndexOf(MARKER_LINE, i - 1)) {
-        const c = win[i + 4];
-        if (i + 4 < win.length && (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a)) cut = i + 1;
-      }
-      if (cut < 0) continue;
+      const win = Buffer.concat(chunks);
+      const end = eof ? win.length : cut;
       const from = first && win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
       first = false;
-      const scan = win.toString('latin1', from, cut);
+      const scan = win.toString('latin1', from, end);
       const part = parseLatin1Window(file, scan, at);
       if (!part) return undefined;
-      out.objects.push(...part.objects);
+      for (const o of part.objects) out.objects.push(o);
       out.documents += part.documents;
       at.line += lineFeeds(scan);
-      win = Buffer.from(win.subarray(cut));
+      if (eof) break;
+      const rest = Buffer.from(win.subarray(end));
+      chunks = rest.length ? [rest] : [];
+      held = rest.length;
+      cut = -1;
     }
     return out;
   } catch {
