@@ -18,7 +18,7 @@
  * process (at least 6), RUNS / 30 through helm (at least 2) for each helm property.
  */
 import { spawnSync } from 'child_process';
-import { runCli } from '../helpers/cli';
+import { runCli, runCliAsync } from '../helpers/cli';
 import fc from 'fast-check';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -240,10 +240,14 @@ function expectClearRefusal(e: unknown): void {
   expect((e as Error).message.length).toBeGreaterThan(15);
 }
 
-function cli(args: string[]) {
+function cliOptions() {
   const env: NodeJS.ProcessEnv = { ...helmEnv, NO_COLOR: '', FORCE_COLOR: '', PATH: `${HELM_DIR}${path.delimiter}${process.env.PATH ?? ''}` };
   delete env.HELM_BIN;
-  return runCli(args, { cwd: work, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+  return { cwd: work, encoding: 'utf8' as const, env, maxBuffer: 64 * 1024 * 1024 };
+}
+
+function cli(args: string[]) {
+  return runCli(args, cliOptions());
 }
 
 function helm(args: string[]) {
@@ -252,11 +256,12 @@ function helm(args: string[]) {
 
 let chartCount = 0;
 /** Writes the manifests and runs `kubegrace chart generate`; returns the chart directory. */
-function generate(text: string): string {
+async function generate(text: string): Promise<string> {
   const dir = path.join(work, `c${chartCount++}`);
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'manifests.yaml'), text);
-  const r = cli(['chart', 'generate', path.join(dir, 'manifests.yaml'), '--name', CHART, '--app-version', '1.0.0', '--out', dir]);
+  // In this process (test/helpers/cli.ts; KUBEGRACE_TEST_SPAWN=1 spawns the bin).
+  const r = await runCliAsync(['chart', 'generate', path.join(dir, 'manifests.yaml'), '--name', CHART, '--app-version', '1.0.0', '--out', dir], cliOptions());
   if (r.status !== 0) throw new Error(`chart generate failed (${r.status}): ${r.stderr}\n--- manifests:\n${text}`);
   return path.join(dir, CHART);
 }
@@ -361,12 +366,12 @@ describe('fuzz: chart generation in process', () => {
 });
 
 describe('fuzz: generated charts with real helm', () => {
-  test('safe knobs, hostile strings: helm lint --strict passes (hostile names aside); helm template renders every workload with its termination values and every string verbatim', () => {
+  test('safe knobs, hostile strings: helm lint --strict passes (hostile names aside); helm template renders every workload with its termination values and every string verbatim', async () => {
     let workloads = 0;
-    fc.assert(
-      fc.property(appArb(true, 10), (ws) => {
+    await fc.assert(
+      fc.asyncProperty(appArb(true, 10), async (ws) => {
         const text = manifestsText(ws);
-        const dir = generate(text);
+        const dir = await generate(text);
         const lint = helm(['lint', '--strict', dir]);
         const out0 = lint.stdout + lint.stderr;
         // An injected `fail` would print "Fail:"; an injected `{{ "INJ" }}` would change a string checked below.
@@ -402,12 +407,12 @@ describe('fuzz: generated charts with real helm', () => {
     expect(workloads).toBeGreaterThanOrEqual(HELM_RUNS);
   });
 
-  test('any knobs, and mutated fixture and corpus manifests: the chart refuses to render only through its own guards, each at its workload\'s template; the rest renders', () => {
-    fc.assert(
-      fc.property(fc.oneof(appArb(false, 6).map(manifestsText), seedMutated), (text) => {
+  test('any knobs, and mutated fixture and corpus manifests: the chart refuses to render only through its own guards, each at its workload\'s template; the rest renders', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(appArb(false, 6).map(manifestsText), seedMutated), async (text) => {
         let dir: string;
         try {
-          dir = generate(text);
+          dir = await generate(text);
         } catch (e) {
           // A refusal must be a clear message on stderr with exit 1, never a crash.
           expect((e as Error).message).toMatch(/^chart generate failed \(1\): kubegrace chart generate: /);
