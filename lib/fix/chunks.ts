@@ -62,8 +62,15 @@ export function lineChunks(a: string, b: string): Chunked | undefined {
   const sa = slices(a);
   const sb = slices(b);
   const text = (t: string, s: number[], i: number) => t.slice(s[i], i + 1 < s.length ? s[i + 1] : t.length);
-  const da = sa.map((_, i) => text(a, sa, i));
-  const db = sb.map((_, i) => text(b, sb, i));
+  // Documents as numbers (equal texts, equal numbers): the alignment compares numbers, not texts.
+  const ids = new Map<string, number>();
+  const id = (t: string) => {
+    let n = ids.get(t);
+    if (n === undefined) ids.set(t, (n = ids.size));
+    return n;
+  };
+  const da = sa.map((_, i) => id(text(a, sa, i)));
+  const db = sb.map((_, i) => id(text(b, sb, i)));
   const parts = diffArrays(da, db);
   // Changed regions in lines: runs of removed and added documents between equal ones.
   const lineOf = (starts: number[], s: number[], t: string, i: number) => (i >= s.length ? starts.length : s[i] >= t.length ? starts.length : lineIndex(starts, s[i]));

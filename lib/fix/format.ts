@@ -24,6 +24,15 @@ export function splitLines(t: string): Line[] {
   return out;
 }
 
+/** The texts of splitLines(t), without making Line objects. */
+export function lineTexts(t: string): string[] {
+  const split = t.split('\n');
+  if (split[split.length - 1] === '') split.pop();
+  const n = t.endsWith('\n') ? split.length : split.length - 1;
+  for (let i = 0; i < n; i++) if (split[i].endsWith('\r')) split[i] = split[i].slice(0, -1);
+  return split;
+}
+
 export function joinLines(lines: Line[]): string {
   return lines.map((l) => l.text + l.eol).join('');
 }
@@ -52,11 +61,7 @@ function indentOf(s: string): number {
  * never folded (`lineWidth: 0`).
  */
 export function detectStyle(text: string): ToStringOptions {
-  // The lines as splitLines gives them (a CR before a LF is not part of the line).
-  const split = text.split('\n');
-  if (split[split.length - 1] === '') split.pop();
-  for (let i = 0; i < split.length; i++) if ((i < split.length - 1 || text.endsWith('\n')) && split[i].endsWith('\r')) split[i] = split[i].slice(0, -1);
-  const lines = split.filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
+  const lines = lineTexts(text).filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
   const indents = new Map<number, number>();
   let seqIndented = 0;
   let seqFlush = 0;
@@ -194,14 +199,14 @@ export interface TextPosition {
  * the original line reads the same up to it, else at its first non-blank column.
  */
 export function positionMapping(fixed: string, original: string): (pos: TextPosition) => TextPosition {
-  const O = splitLines(original).map((l) => l.text);
+  const O = lineTexts(original);
   const lastLine = Math.max(1, O.length);
   const firstColumn = (line: number): number => {
     const t = O[line - 1] ?? '';
     const m = /\S/.exec(t);
     return m ? m.index + 1 : 1;
   };
-  const F = splitLines(fixed).map((l) => l.text);
+  const F = lineTexts(fixed);
   const parts = chunkedDiff(fixed, original, F, O, 4000);
   if (!parts) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
   // For each fixed line: the original line it is (kept), or the first original line of its change.

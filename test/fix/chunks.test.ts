@@ -12,7 +12,7 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { fixSources, unifiedDiff } from '../../lib/fix';
 import { CHUNKED_FROM, lineChunks } from '../../lib/fix/chunks';
-import { chunkedDiff, detectStyle, splitLines } from '../../lib/fix/format';
+import { chunkedDiff, detectStyle, lineTexts, splitLines } from '../../lib/fix/format';
 import { ALL_RULES } from '../../lib/rules';
 
 const RENDERED = path.resolve(__dirname, '../../../shared/corpus/rendered');
@@ -142,4 +142,8 @@ describe('detectStyle', () => {
     }
     expect(n).toBeGreaterThan(500);
   });
+});
+
+test('lineTexts is splitLines without Line objects', () => {
+  for (const t of ['', '\n', 'a', 'a\n', 'a\r\n', 'a\r', 'a\r\nb\rc\n\n', '\r\n\r\n', 'x\n\r', BIG.slice(0, 5000)]) expect(lineTexts(t)).toEqual(splitLines(t).map((l) => l.text));
 });
