@@ -14,10 +14,10 @@
  * agree on every value, position and finding over the corpus and generated inputs.
  */
 import { lineFeeds, lineIndex } from './lines';
-import { MAX_DEPTH, objectIdentity, pointerSegments } from './parse';
+import { isKubernetesObject, MAX_DEPTH, ObjectView, pointerSegments } from './parse';
 import { isAscii } from 'buffer';
 import * as fs from 'fs';
-import { InputError, isObject, Json, JsonObject, KObject, Position } from './types';
+import { InputError, Json, JsonObject, KObject, Position } from './types';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -31,9 +31,6 @@ export interface ParsedObjects {
 const WS = new Uint8Array(128);
 for (const c of [0x20, 0x0a, 0x0d, 0x09]) WS[c] = 1;
 
-function isKubernetesObject(v: unknown): v is JsonObject {
-  return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
-}
 
 /** Offsets of line starts, for offset -> line:column (1-based, UTF-16 columns like yaml's LineCounter). */
 class Lines {
@@ -185,30 +182,19 @@ function plainValue(value: unknown, text: string, textKeys: number, maxDepth: nu
 /** Offsets of the objects' `{` in the text, found when the first position is asked for. */
 type Offsets = () => number[];
 
-class JsonObjectView implements KObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid: string;
-  readonly docIndex = 0;
+class JsonObjectView extends ObjectView {
   private pos?: Position;
   constructor(
-    readonly raw: JsonObject,
-    readonly file: string,
-    readonly basePointer: string,
+    raw: JsonObject,
+    file: string,
+    basePointer: string,
     private readonly scanner: Scanner,
     private readonly lines: Lines,
     private readonly offsets: Offsets,
     /** Index of the object's `{` in offsets(). */
     private readonly index: number,
   ) {
-    const id = objectIdentity(raw);
-    this.apiVersion = id.apiVersion;
-    this.kind = id.kind;
-    this.name = id.name;
-    if (id.namespace !== undefined) this.namespace = id.namespace;
-    this.uid = `${file}#0${basePointer}`;
+    super(raw, file, 0, basePointer);
   }
   private get at(): number {
     return this.offsets()[this.index];
@@ -425,27 +411,14 @@ class ItemTable {
   }
 }
 
-class JsonItemView implements KObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid: string;
-  readonly basePointer: string;
-  readonly docIndex = 0;
+class JsonItemView extends ObjectView {
   constructor(
-    readonly raw: JsonObject,
-    readonly file: string,
+    raw: JsonObject,
+    file: string,
     private readonly table: ItemTable,
     private readonly index: number,
   ) {
-    const id = objectIdentity(raw);
-    this.apiVersion = id.apiVersion;
-    this.kind = id.kind;
-    this.name = id.name;
-    if (id.namespace !== undefined) this.namespace = id.namespace;
-    this.basePointer = `/items/${index}`;
-    this.uid = `${file}#0${this.basePointer}`;
+    super(raw, file, 0, `/items/${index}`);
   }
   get line(): number {
     return this.table.line(this.index);

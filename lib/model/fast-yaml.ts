@@ -31,8 +31,8 @@ import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
 import { CHUNK_BYTES, FileStamp, ParsedObjects } from './fast-json';
-import { locateNode, objectIdentity, MAX_DEPTH, MAX_NODES, PARSE_OPTIONS, pointerSegments } from './parse';
-import { isObject, Json, JsonObject, KObject, Position } from './types';
+import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, pointerSegments } from './parse';
+import { Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
 import { readQuick } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
@@ -79,9 +79,6 @@ interface LoaderState {
 
 const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
-function isKubernetesObject(v: unknown): v is JsonObject {
-  return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
-}
 
 /**
  * One document's text. Positions are read off the text when the document is simple (see
@@ -142,28 +139,18 @@ class Span {
   }
 }
 
-class YamlObjectView implements KObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid: string;
+class YamlObjectView extends ObjectView {
   private pos?: Position;
   constructor(
-    readonly raw: JsonObject,
-    readonly file: string,
-    readonly docIndex: number,
-    readonly basePointer: string,
+    raw: JsonObject,
+    file: string,
+    docIndex: number,
+    basePointer: string,
     private readonly span: Span,
     /** The document's root position (the object's own for a non-List document). */
     private readonly docPos: Position,
   ) {
-    const id = objectIdentity(raw);
-    this.apiVersion = id.apiVersion;
-    this.kind = id.kind;
-    this.name = id.name;
-    if (id.namespace !== undefined) this.namespace = id.namespace;
-    this.uid = `${file}#${docIndex}${basePointer}`;
+    super(raw, file, docIndex, basePointer);
     if (basePointer === '') this.pos = docPos;
   }
   /**

@@ -133,39 +133,58 @@ function yamlErrorMessage(e: YAMLError): string {
   return `YAML syntax error: ${first}; fix the syntax at this position (the other documents are still linted)`;
 }
 
-class ParsedObject implements KObject {
+/**
+ * An object as every reader gives it (parse.ts, fast-json.ts, fast-yaml.ts): its value, where it
+ * is, and the identity reports name it by. Readers differ in how they find positions.
+ */
+export abstract class ObjectView implements KObject {
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
   readonly namespace?: string;
-  readonly line: number;
-  readonly column: number;
   readonly uid: string;
+  abstract readonly line: number;
+  abstract readonly column: number;
   constructor(
     readonly raw: JsonObject,
     readonly file: string,
     readonly docIndex: number,
     readonly basePointer: string,
-    private readonly root: Node | null | undefined,
-    private readonly lc: LineCounter,
-    pos: Position,
-    private readonly doc?: Document,
   ) {
     const id = objectIdentity(raw);
     this.apiVersion = id.apiVersion;
     this.kind = id.kind;
     this.name = id.name;
     if (id.namespace !== undefined) this.namespace = id.namespace;
+    this.uid = `${file}#${docIndex}${basePointer}`;
+  }
+  abstract locate(pointer: string): Position;
+}
+
+class ParsedObject extends ObjectView {
+  readonly line: number;
+  readonly column: number;
+  constructor(
+    raw: JsonObject,
+    file: string,
+    docIndex: number,
+    basePointer: string,
+    private readonly root: Node | null | undefined,
+    private readonly lc: LineCounter,
+    pos: Position,
+    private readonly doc?: Document,
+  ) {
+    super(raw, file, docIndex, basePointer);
     this.line = pos.line;
     this.column = pos.column;
-    this.uid = `${file}#${docIndex}${basePointer}`;
   }
   locate(pointer: string): Position {
     return locateNode(this.root, pointerSegments(this.basePointer + pointer), this.lc, { line: this.line, column: this.column }, this.doc);
   }
 }
 
-function isKubernetesObject(v: unknown): v is JsonObject {
+/** A mapping with a non-empty apiVersion and kind: an object to lint. */
+export function isKubernetesObject(v: unknown): v is JsonObject {
   return isObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && v.apiVersion !== '' && v.kind !== '';
 }
 
