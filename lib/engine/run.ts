@@ -129,6 +129,8 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
 function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): Finding[] {
   const graph = new ObjectGraph(objects);
   const findings: Finding[] = [];
+  /** Each finding's object and pointer: positions are read after the rules, object by object. */
+  const located: Array<{ f: Finding; object: KObject; pointer: string }> = [];
   const suppressionCache = new Map<KObject, ReturnType<typeof suppressionsOf> | null>();
   const suppression = (o: KObject) => {
     let s = suppressionCache.get(o);
@@ -151,7 +153,6 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
       params,
       report(r) {
         const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
-        const pos = r.object.locate(r.pointer);
         const sup = suppression(r.object);
         const suppressed = !!sup && (sup.ids.has(rule.meta.id) || sup.ids.has('all'));
         const f: Finding = {
@@ -159,8 +160,8 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
           severity,
           message: r.message,
           file: r.object.file,
-          line: pos.line,
-          column: pos.column,
+          line: 0,
+          column: 0,
           object: refOf(r.object),
           pointer: r.pointer,
           suppressed,
@@ -170,6 +171,7 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
         if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
         if (r.fix) f.fix = r.fix;
         findings.push(f);
+        located.push({ f, object: r.object, pointer: r.pointer });
       },
     };
     if (!opts.onRuleError) rule.check(ctx);
@@ -181,7 +183,26 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
       }
     }
   }
+  locateFindings(located, objects);
   return findings;
+}
+
+/**
+ * Fills in the findings' lines and columns, reading the positions object by object in input
+ * order: a reader that reads an object's text again for its positions (a JSON List item, a
+ * file read in chunks) then reads it once, not once per rule that reports it.
+ */
+function locateFindings(located: Array<{ f: Finding; object: KObject; pointer: string }>, objects: KObject[]): void {
+  const order = new Map<KObject, number>();
+  objects.forEach((o, i) => order.set(o, i));
+  const rank = (o: KObject) => order.get(o) ?? objects.length;
+  // (A stable sort: within an object, in the order reported.)
+  located.sort((a, b) => rank(a.object) - rank(b.object));
+  for (const { f, object, pointer } of located) {
+    const pos = object.locate(pointer);
+    f.line = pos.line;
+    f.column = pos.column;
+  }
 }
 
 /** Deterministic order: file (input order), line, column, rule, message. */
