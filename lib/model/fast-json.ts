@@ -577,18 +577,24 @@ export interface FileStamp {
  * chunkBytes is for tests.
  */
 export function parseJsonListFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
-  let fd: number;
+  return withStampedFile(stamp, (fd) => readList(file, stamp, fd, chunkBytes));
+}
+
+/**
+ * `read` over the file open, if it still has the size and modification time of `stamp`; else
+ * (or if it cannot be opened, or `read` throws) undefined.
+ */
+export function withStampedFile<T>(stamp: FileStamp, read: (fd: number) => T | undefined): T | undefined {
+  let fd: number | undefined;
   try {
     fd = fs.openSync(stamp.path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
     const st = fs.fstatSync(fd);
     if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
-    return readList(file, stamp, fd, chunkBytes);
+    return read(fd);
+  } catch {
+    return undefined;
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -701,18 +707,9 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
 
 /** Reads bytes of the file again, if it has the size and modification time it was read with. */
 function readAgainFrom(stamp: FileStamp): ReadAgain {
-  return (start, end) => {
-    let again: number | undefined;
-    try {
-      again = fs.openSync(stamp.path, 'r');
-      const st = fs.fstatSync(again);
-      if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
+  return (start, end) =>
+    withStampedFile(stamp, (fd) => {
       const buf = Buffer.alloc(end - start);
-      return fs.readSync(again, buf, 0, buf.length, start) === buf.length ? buf : undefined;
-    } catch {
-      return undefined;
-    } finally {
-      if (again !== undefined) fs.closeSync(again);
-    }
-  };
+      return fs.readSync(fd, buf, 0, buf.length, start) === buf.length ? buf : undefined;
+    });
 }

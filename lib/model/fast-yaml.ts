@@ -30,7 +30,7 @@
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
-import { CHUNK_BYTES, FileStamp, ParsedObjects } from './fast-json';
+import { CHUNK_BYTES, FileStamp, ParsedObjects, withStampedFile } from './fast-json';
 import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, pointerSegments } from './parse';
 import { Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
@@ -408,15 +408,7 @@ function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedO
  * the file is UTF-8 without NUL bytes; `stamp` is how it was then. chunkBytes is for tests.
  */
 export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(stamp.path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (st.size !== stamp.size || st.mtimeMs !== stamp.mtimeMs) return undefined;
+  return withStampedFile(stamp, (fd) => {
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
     const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
     // The bytes read and not yet parsed, as chunks (joined only to parse them: a long document
@@ -465,11 +457,7 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       cut = -1;
     }
     return out;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 const MARKER_LINE = Buffer.from('\n---', 'latin1');
 
