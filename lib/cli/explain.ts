@@ -18,9 +18,9 @@ its rollout (strategy, steps, minReadySeconds, expected duration, PDB and spread
 
 Options:
   --object KIND/NAME    only this workload (also KIND/NAMESPACE/NAME; kubectl short kinds work)
-  --format text|svg     text: a terminal drawing (default); svg: one self-contained SVG with a
+  -f, --format text|svg text: a terminal drawing (default); svg: one self-contained SVG with a
                         panel per workload, stacked
-  --output FILE         write to FILE instead of stdout
+  -o, --output FILE     write to FILE instead of stdout
   --kube-version X.Y    target Kubernetes version (default ${DEFAULT_KUBE_VERSION.toString()})
   --policy NAME|FILE    policy whose rule settings the findings use (default recommended)
   --config FILE         config file (default: .kubegrace.yaml found upward)
@@ -37,8 +37,8 @@ export function runExplain(argv: string[], io: CliIO): number {
     allowPositionals: true,
     options: {
       object: { type: 'string' },
-      format: { type: 'string' },
-      output: { type: 'string' },
+      format: { type: 'string', short: 'f' },
+      output: { type: 'string', short: 'o' },
       'kube-version': { type: 'string' },
       policy: { type: 'string' },
       config: { type: 'string' },

@@ -47,8 +47,9 @@ name the template file, at the template line that writes the reported key (else 
 rendered text is what \`helm template kubegrace CHART --show-only templates/FILE\` prints.
 
 Options:
-  --format FMT[=FILE]   output format: ${'${formats}'}; repeatable, see below (default text)
-  --output FILE         write the preceding --format to FILE instead of stdout
+  -f, --format FMT[=FILE]
+                        output format: ${'${formats}'}; repeatable, see below (default text)
+  -o, --output FILE     write the preceding --format to FILE instead of stdout
   --kube-version X.Y    target Kubernetes version (default ${DEFAULT_KUBE_VERSION.toString()})
   --policy NAME|FILE    recommended (default), strict, or a policy file
   --config FILE         config file (default: .kubegrace.yaml found upward from the working directory)
@@ -114,8 +115,8 @@ export function runLint(argv: string[], io: CliIO): number {
     allowPositionals: true,
     tokens: true,
     options: {
-      format: { type: 'string', multiple: true },
-      output: { type: 'string', multiple: true },
+      format: { type: 'string', multiple: true, short: 'f' },
+      output: { type: 'string', multiple: true, short: 'o' },
       'kube-version': { type: 'string' },
       policy: { type: 'string' },
       config: { type: 'string' },

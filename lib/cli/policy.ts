@@ -24,7 +24,7 @@ annotation kubegrace.dev/ignore is honoured. kubegrace rules lists what is expor
                   needs >= 1.30 (v1); MutatingAdmissionPolicy v1alpha1 1.32-1.33, v1beta1
                   1.34-1.35 (both off by default), v1 from 1.36
   --mode          validate, mutate or both (default both; mutations are left out below 1.32)
-  --output DIR    writes DIR/validating-admission-policies.yaml and
+  -o, --output DIR  writes DIR/validating-admission-policies.yaml and
                   DIR/mutating-admission-policies.yaml (default: all documents to stdout)
   --helm-chart DIR  writes a Helm chart (Chart.yaml, values.yaml, templates/) installing them
 

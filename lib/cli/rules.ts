@@ -6,7 +6,7 @@ import { ALL_RULES } from '../rules';
 import { ruleDocsLink } from '../rules/docs-url';
 import { CliIO, UsageError, writeAtomic } from './io';
 
-export const RULES_USAGE = `Usage: kubegrace rules [--format text|json|markdown] [--output DIR]
+export const RULES_USAGE = `Usage: kubegrace rules [-f|--format text|json|markdown] [-o|--output DIR]
 
 Lists every rule with its metadata. --format markdown writes one page per rule into DIR
 (default docs/rules) plus an index README.md.
@@ -82,7 +82,7 @@ export function runRules(argv: string[], io: CliIO): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { format: { type: 'string' }, output: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { format: { type: 'string', short: 'f' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     io.stdout(RULES_USAGE);

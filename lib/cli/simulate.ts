@@ -19,8 +19,9 @@ Options:
   --min-ready S         evaluate this minReadySeconds (default: the one the target needs)
   --surge K             new replicas per step, maxSurge (default 1)
   --startup S           seconds from pod creation to Ready (default 0)
-  --format text|json    output (default text); json is stable, "version": 1
-  --output FILE         write to FILE instead of stdout
+  -f, --format text|json
+                        output (default text); json is stable, "version": 1
+  -o, --output FILE     write to FILE instead of stdout
 
 Exit codes: 0 done; 2 bad arguments.
 `;
@@ -49,8 +50,8 @@ export function runSimulate(argv: string[], io: CliIO): number {
       'min-ready': { type: 'string' },
       surge: { type: 'string' },
       startup: { type: 'string' },
-      format: { type: 'string' },
-      output: { type: 'string' },
+      format: { type: 'string', short: 'f' },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -53,6 +53,19 @@ describe('several outputs in one run', () => {
     expect(r.code).toBe(0);
     expect(fs.readdirSync(dir).sort()).toEqual(['a.json', 'a.sarif']);
   });
+  test('-f and -o are --format and --output, as in ESLint, for every command that writes a report', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-out-'));
+    const long = kg(['lint', 'bad-grace.yaml', '--format', 'json', '--output', `${dir}/long.json`]);
+    const short = kg(['lint', 'bad-grace.yaml', '-f', 'json', '-o', `${dir}/short.json`, '-f', 'text']);
+    expect(short.code).toBe(long.code);
+    expect(fs.readFileSync(`${dir}/short.json`, 'utf8')).toBe(fs.readFileSync(`${dir}/long.json`, 'utf8'));
+    expect(short.stdout).toMatch(/grace-period-budget$/m);
+    expect(kg(['lint', 'good.yaml', '-f', 'json', '-o', 'a', '-o', 'b']).code).toBe(2);
+    expect(kg(['explain', 'bad-grace.yaml', '-f', 'svg', '-o', `${dir}/t.svg`]).code).toBe(0);
+    expect(fs.readFileSync(`${dir}/t.svg`, 'utf8')).toMatch(/^<\?xml[^\n]*\n<svg /);
+    expect(JSON.parse(kg(['simulate', 'rollout', '--replicas', '3', '-f', 'json']).stdout).version).toBe(1);
+    expect(JSON.parse(kg(['rules', '-f', 'json']).stdout).rules.length).toBeGreaterThan(30);
+  });
   test('ambiguous combinations are usage errors', () => {
     expect(kg(['lint', 'good.yaml', '--format', 'json', '--format', 'sarif']).code).toBe(2);
     expect(kg(['lint', 'good.yaml', '--format', 'json', '--output', 'a', '--output', 'b']).code).toBe(2);
