@@ -178,30 +178,53 @@ export function outputProblem(file: string): string | undefined {
   return undefined;
 }
 
-/** Files before the progress indicator appears. */
-export const PROGRESS_MIN_FILES = 20;
+/** How long a run goes before the progress indicator appears (a short run never shows it). */
+export const PROGRESS_DELAY_MS = 500;
+
+export interface Progress {
+  /** Files done of all (fractional within a large file as it is read), and the objects read so far. */
+  update(done: number, total: number, objects?: number): void;
+  /** Every file is read: the rules now run over these objects. */
+  rules(objects: number): void;
+  /** Erases the line, if one was drawn. */
+  done(): void;
+}
 
 /**
- * A one-line progress indicator on stderr, only on a terminal and only for many files: files and
- * objects done and the rate; it redraws at most every 100 ms and erases itself when done.
+ * A one-line progress indicator on stderr, only on a terminal and only once the run has taken
+ * PROGRESS_DELAY_MS: files and objects done and the rate (updated within a large file as its
+ * objects are read), then the rules phase; it redraws at most every 100 ms and erases itself
+ * when done.
  */
-export function progress(io: CliIO, total: number, now: () => number = Date.now): { update(done: number, total: number, objects?: number): void; done(): void } | undefined {
-  if (!io.stderrIsTTY || total < PROGRESS_MIN_FILES) return undefined;
+export function progress(io: CliIO, total: number, now: () => number = Date.now): Progress | undefined {
+  if (!io.stderrIsTTY || total === 0) return undefined;
   const start = now();
   let last = 0;
+  let drawn = false;
+  const draw = (line: string) => {
+    drawn = true;
+    io.stderr(`\r\u001b[2K${line}`);
+  };
+  const bar = (done: number, all: number) => {
+    const width = 24;
+    const fill = Math.round((done / all) * width);
+    return `linting [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${Math.floor(done)}/${all} files`;
+  };
   return {
     update(done, all, objects) {
       const t = now();
-      if (t - last < 100 && done < all) return;
+      if (t - start < PROGRESS_DELAY_MS || (t - last < 100 && done < all)) return;
       last = t;
-      const width = 24;
-      const fill = Math.round((done / all) * width);
       const secs = (t - start) / 1000;
       const rate = objects !== undefined && secs > 0 ? `, ${Math.round(objects / secs)} objects/s` : '';
-      io.stderr(`\r\u001b[2Klinting [${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${all} files${objects !== undefined ? `, ${objects} objects` : ''}${rate}`);
+      draw(`${bar(done, all)}${objects !== undefined ? `, ${objects} objects` : ''}${rate}`);
+    },
+    rules(objects) {
+      if (now() - start < PROGRESS_DELAY_MS) return;
+      draw(`${bar(total, total)}, ${objects} objects read; running the rules`);
     },
     done() {
-      io.stderr('\r\u001b[2K');
+      if (drawn) io.stderr('\r\u001b[2K');
     },
   };
 }

@@ -196,7 +196,7 @@ export function runLint(argv: string[], io: CliIO): number {
   // After --fix, what remains is the fixer's last lint (of the fixed texts), unless a file was not written.
   const linted = fixed?.remaining
     ? fixed.remaining([...errors, ...fixed.errors])
-    : lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update, releaseBytes: !fixed }, [...errors, ...(fixed?.errors ?? [])]);
+    : lintSources(fixed?.sources ?? sources, { rules: ALL_RULES, policy, version, onProgress: bar?.update, onRules: bar?.rules, releaseBytes: !fixed }, [...errors, ...(fixed?.errors ?? [])]);
   // --fix-dry-run: what remains, at the lines of the files on disk.
   const relocated = fixed ? fixed.relocate(linted) : linted;
   bar?.done();

@@ -18,8 +18,14 @@ export interface LintOptions {
   rules: Rule[];
   policy: ResolvedPolicy;
   version: KubeVersion;
-  /** Called after each file is parsed (for a progress indicator). */
+  /**
+   * Called after each file is parsed, and within a large file as its objects are read (for a
+   * progress indicator): files done (with the part of the file read, so 3.5 is half the fourth
+   * file), files, objects read so far.
+   */
   onProgress?: (done: number, total: number, objects: number) => void;
+  /** Called once every file is read, before the rules run (for a progress indicator). */
+  onRules?: (objects: number) => void;
   /**
    * Called when a rule throws (a bug in kubegrace, not in the input). Without it the error
    * propagates; lintSources turns it into a reported error so the other rules' findings survive.
@@ -55,13 +61,13 @@ export interface Summary {
  * parse.ts would (see fast-json.ts and fast-yaml.ts), everything else through parse.ts.
  * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
-export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false): ParsedObjects {
+export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:
   // a JSON List item by item, YAML document by document.
   // A large file the plain lint did not keep (sources.ts): a JSON List or YAML is read in chunks.
   const file = streamedFile(s);
   if (file) {
-    const p = file.json ? parseJsonListFile(s.file, file) : parseYamlFile(s.file, file);
+    const p = file.json ? parseJsonListFile(s.file, file, undefined, onObjects) : parseYamlFile(s.file, file, undefined, onObjects);
     if (p) return p;
   }
   const bytes = utf8Bytes(s);
@@ -88,7 +94,9 @@ function startsWithBrace(b: Buffer): boolean {
 export function parseSources(sources: Source[], onProgress?: (done: number, total: number, objects: number) => void, releaseBytes = false): ParsedObjects[] {
   let objects = 0;
   return sources.map((s, i) => {
-    const p = parseSource(s, undefined, releaseBytes);
+    // Within a large file (read in chunks), as its objects are read.
+    const within = onProgress && ((n: number, fraction: number) => onProgress(i + Math.min(fraction, 0.99), sources.length, objects + n));
+    const p = parseSource(s, undefined, releaseBytes, within);
     objects += p.objects.length;
     onProgress?.(i + 1, sources.length, objects);
     return p;
@@ -222,6 +230,7 @@ export function sortFindings(findings: Finding[], fileOrder: string[]): Finding[
 export function lintSources(sources: Source[], opts: LintOptions, extraErrors: InputError[] = []): LintResult {
   const parsed = parseSources(sources, opts.onProgress, opts.releaseBytes);
   const objects = parsed.flatMap((p) => p.objects);
+  opts.onRules?.(objects.length);
   const ruleErrors: InputError[] = [];
   const onRuleError =
     opts.onRuleError ??

@@ -576,8 +576,8 @@ export interface FileStamp {
  * file is UTF-8 without NUL bytes (and that it did not change before this read: `stamp`).
  * chunkBytes is for tests.
  */
-export function parseJsonListFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
-  return withStampedFile(stamp, (fd) => readList(file, stamp, fd, chunkBytes));
+export function parseJsonListFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
+  return withStampedFile(stamp, (fd) => readList(file, stamp, fd, chunkBytes, onItems));
 }
 
 /**
@@ -598,7 +598,7 @@ export function withStampedFile<T>(stamp: FileStamp, read: (fd: number) => T | u
   }
 }
 
-function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number): ParsedObjects | undefined {
+function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
   /** The bytes from file offset `base`; those before `keep` are dropped at the next read. */
   let win = Buffer.alloc(0);
   let base = 0;
@@ -669,6 +669,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         ends.push(e);
         itemLines.push(lines);
         items.push(v);
+        if (onItems && (items.length & 1023) === 0) onItems(items.length, e / stamp.size);
         lines += lineFeeds(t);
         // The separator: blanks, a comma and the next item's line feed and indentation, or the `]`.
         keep = e;

@@ -407,7 +407,7 @@ function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedO
  * with a `---` line). The same result as parseYamlLatin1, or undefined. sources.ts has checked
  * the file is UTF-8 without NUL bytes; `stamp` is how it was then. chunkBytes is for tests.
  */
-export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES): ParsedObjects | undefined {
+export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES, onObjects?: (objects: number, fraction: number) => void): ParsedObjects | undefined {
   return withStampedFile(stamp, (fd) => {
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
     const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
@@ -449,6 +449,7 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       if (!part) return undefined;
       for (const o of part.objects) out.objects.push(o);
       out.documents += part.documents;
+      onObjects?.(out.objects.length, Math.min(1, pos / stamp.size));
       at.line += lineFeeds(scan);
       if (eof) break;
       const rest = Buffer.from(win.subarray(end));
