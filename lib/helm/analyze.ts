@@ -3,6 +3,7 @@
  * per workload the rollout and termination knobs, with their defaults taken from the manifests,
  * and the facts the guards and NOTES need (the fixed part of the termination budget). Pure.
  */
+import { isScalar } from 'yaml';
 import { KubeVersion } from '../engine/version';
 import { Mesh } from '../constructs/mesh';
 import { FEATURES, FeatureName, MIN_SUPPORTED_VERSION } from '../constructs/version';
@@ -237,32 +238,59 @@ function describeObj(o: KObject): string {
   return `${o.kind} ${typeof ns === 'string' && ns ? `${ns}/` : ''}${o.name}`;
 }
 
+/** One manifest file: its name (as the user gave it, for messages) and its text. */
+export interface ManifestSource {
+  file: string;
+  text: string;
+}
+
+/** The file name of manifests given as one text (no file): messages then say "manifests line N". */
+export const NO_FILE = '<manifests>';
+
+/** Where an object or a document starts, for messages: `file:line:column`, or `manifests line N, column C`. */
+export function positionText(file: string, line: number, column: number): string {
+  return file === NO_FILE ? `manifests line ${line}, column ${column}` : `${file}:${line}:${column}`;
+}
+
+/** Where an object starts, for messages. */
+export function whereOf(o: KObject): string {
+  return positionText(o.file, o.line, o.column);
+}
+
 /** Parses manifests; refuses what cannot become a chart (bad YAML, documents that are no objects). */
-export function readObjects(manifestsYaml: string): KObject[] {
-  const parsed = parseText('<manifests>', manifestsYaml);
-  if (parsed.errors.length) {
-    const e = parsed.errors[0];
-    throw new Error(`manifests line ${e.line}, column ${e.column}: ${e.message}`);
+export function readObjects(manifests: string | ManifestSource[]): KObject[] {
+  const sources = typeof manifests === 'string' ? [{ file: NO_FILE, text: manifests }] : manifests;
+  const objects: KObject[] = [];
+  for (const src of sources) {
+    const parsed = parseText(src.file, src.text);
+    if (parsed.errors.length) {
+      const e = parsed.errors[0];
+      throw new Error(`${positionText(src.file, e.line, e.column)}: ${e.message}`);
+    }
+    parsed.docs.forEach((doc, i) => {
+      // An empty document (`---` right after `---`, or only comments) holds nothing, as for the linter.
+      if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;
+      if (!parsed.objects.some((o) => o.docIndex === i)) {
+        const pos = parsed.lineCounter.linePos(doc.contents.range?.[0] ?? 0);
+        const at = src.file === NO_FILE ? `manifests line ${pos.line}` : `${src.file}:${pos.line}:${pos.col}`;
+        throw new Error(`${at}: document ${i + 1} is not a Kubernetes object (no apiVersion and kind); a chart holds Kubernetes objects only: remove it`);
+      }
+    });
+    for (const o of parsed.objects) {
+      const at = src.file === NO_FILE ? `manifests line ${o.line}` : whereOf(o);
+      if (typeof get(o.raw, 'metadata', 'name') !== 'string') {
+        throw new Error(`${at}: ${o.kind} without metadata.name; generate charts from synthesized manifests (generateName is not supported)`);
+      }
+      // Names reach the templates through toJson, whose output helm's YAML reader refuses with these characters.
+      for (const field of ['name', 'namespace'] as const) {
+        const v = get(o.raw, 'metadata', field);
+        const bad = typeof v === 'string' ? /[\x7f-\x9f]/.exec(v) : null;
+        if (bad) throw new Error(`${at}: ${o.kind} metadata.${field} holds the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which Kubernetes refuses in a ${field} and helm cannot render: fix the manifests`);
+      }
+      objects.push(o);
+    }
   }
-  parsed.docs.forEach((doc, i) => {
-    if (doc.contents === null) return;
-    if (!parsed.objects.some((o) => o.docIndex === i)) {
-      const line = parsed.lineCounter.linePos(doc.contents.range?.[0] ?? 0).line;
-      throw new Error(`manifests line ${line}: document ${i + 1} is not a Kubernetes object (no apiVersion and kind); a chart holds Kubernetes objects only: remove it`);
-    }
-  });
-  for (const o of parsed.objects) {
-    if (typeof get(o.raw, 'metadata', 'name') !== 'string') {
-      throw new Error(`manifests line ${o.line}: ${o.kind} without metadata.name; generate charts from synthesized manifests (generateName is not supported)`);
-    }
-    // Names reach the templates through toJson, whose output helm's YAML reader refuses with these characters.
-    for (const field of ['name', 'namespace'] as const) {
-      const v = get(o.raw, 'metadata', field);
-      const bad = typeof v === 'string' ? /[\x7f-\x9f]/.exec(v) : null;
-      if (bad) throw new Error(`manifests line ${o.line}: ${o.kind} metadata.${field} holds the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which Kubernetes refuses in a ${field} and helm cannot render: fix the manifests`);
-    }
-  }
-  return parsed.objects;
+  return objects;
 }
 
 const NUMBER_TOKEN = /^(\d+)(s?)$/;
@@ -492,6 +520,48 @@ export function containerValuesKey(c: ContainerKnob): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/**
+ * Values keys of the workloads: the camelCase name (without the cdk8s hash); workloads that would share
+ * one all add their kind, then their namespace, then their full metadata.name, so a key depends on the
+ * workloads alone, never on the order of the manifests. A numeric suffix only as the last resort.
+ */
+export function workloadKeys(ws: Workload[]): Map<Workload, string> {
+  const forms = (w: Workload): string[] => {
+    const ns = w.obj.namespace ?? '';
+    return [camelKey(keyName(w.obj)), camelKey(`${keyName(w.obj)}-${w.kind}`), camelKey(`${keyName(w.obj)}-${w.kind}-${ns}`), camelKey(`${w.obj.name}-${w.kind}-${ns}`)];
+  };
+  const all = new Map(ws.map((w) => [w, forms(w)]));
+  const level = new Map(ws.map((w) => [w, 0]));
+  for (;;) {
+    const byKey = new Map<string, Workload[]>();
+    for (const w of ws) {
+      const k = all.get(w)![level.get(w)!];
+      byKey.set(k, [...(byKey.get(k) ?? []), w]);
+    }
+    let bumped = false;
+    for (const group of byKey.values()) {
+      if (group.length < 2) continue;
+      for (const w of group) {
+        if (level.get(w)! < 3) {
+          level.set(w, level.get(w)! + 1);
+          bumped = true;
+        }
+      }
+    }
+    if (!bumped) break;
+  }
+  const keys = new Map<Workload, string>();
+  const taken = new Set<string>();
+  for (const w of ws) {
+    const root = all.get(w)![level.get(w)!];
+    let k = root;
+    for (let n = 2; taken.has(k); n++) k = `${root}${n}`;
+    taken.add(k);
+    keys.set(w, k);
+  }
+  return keys;
+}
+
 /** Builds the plans and values of a chart from parsed objects. */
 export function analyze(objects: KObject[]): ChartAnalysis {
   const graph = new ObjectGraph(objects);
@@ -507,21 +577,7 @@ export function analyze(objects: KObject[]): ChartAnalysis {
     .map((f) => `${FEATURES[f].name} (>= ${FEATURES[f].since.join('.')}, older clusters get ${older[f] ?? 'no such field'})`);
 
   const candidates = graph.workloads.filter((w) => KNOB_KINDS.includes(w.kind));
-  // Keys: camelCase names; a clash adds the kind, then the namespace.
-  const keys = new Map<Workload, string>();
-  const taken = new Set<string>();
-  const base = new Map<string, number>();
-  for (const w of candidates) base.set(camelKey(keyName(w.obj)), (base.get(camelKey(keyName(w.obj))) ?? 0) + 1);
-  for (const w of candidates) {
-    let k = camelKey(keyName(w.obj));
-    if ((base.get(k) ?? 0) > 1) k = camelKey(`${keyName(w.obj)}-${w.kind}`);
-    if (taken.has(k)) k = camelKey(`${keyName(w.obj)}-${w.kind}-${w.obj.namespace ?? ''}`);
-    let n = 2;
-    const root = k;
-    while (taken.has(k)) k = `${root}${n++}`;
-    taken.add(k);
-    keys.set(w, k);
-  }
+  const keys = workloadKeys(candidates);
 
   const workloads: WorkloadPlan[] = [];
   const pdbNames = new Set(graph.pdbs.map((p) => `${p.obj.namespace}/${p.obj.name}`));
@@ -582,10 +638,11 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const shortNames = new Map<string, string>();
   for (const o of objects) shortNames.set(o.uid, o.name);
   for (const [uid, plan] of [...pdbOwner.entries(), ...hpaOwner.entries()]) shortNames.set(uid, plan.name);
-  // Short names must stay unique per kind and namespace; where they clash, the original names stay.
+  // Short names must stay unique per kind, across namespaces too (a release puts every namespaced object
+  // into its one namespace); where they clash, the original names stay (refusals.ts refuses what still clashes).
   const seen = new Map<string, string[]>();
   for (const o of objects) {
-    const k = `${o.kind}/${o.namespace ?? ''}/${shortNames.get(o.uid)}`;
+    const k = `${o.kind}/${shortNames.get(o.uid)}`;
     seen.set(k, [...(seen.get(k) ?? []), o.uid]);
   }
   for (const uids of seen.values()) if (uids.length > 1) for (const uid of uids) shortNames.set(uid, objects.find((o) => o.uid === uid)!.name);

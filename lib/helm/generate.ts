@@ -11,7 +11,8 @@ import * as path from 'path';
 import { parseDocument } from 'yaml';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
-import { analyze, ChartAnalysis, readObjects } from './analyze';
+import { analyze, ChartAnalysis, ManifestSource, readObjects } from './analyze';
+import { acceptGuards, namespaceRefusal, releaseNameClashes, selectNamespace } from './refusals';
 import { yamlQuoted } from './emit';
 import { ChartTemplates } from './templates';
 import { defaultsOf, valuesSchema, valuesTable, valuesYaml } from './values';
@@ -136,7 +137,7 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
     '```sh',
     `helm install RELEASE ./${spec.name} --namespace NS            # from the chart directory`,
     `helm install RELEASE REPO/${spec.name} --version ${spec.version} --namespace NS`,
-    `helm template RELEASE ./${spec.name} --namespace NS --kube-version 1.33.0   # helm template assumes Kubernetes 1.20 otherwise`,
+    `helm template RELEASE ./${spec.name} --namespace NS --kube-version 1.33.0   # else helm's built-in version (1.25 for helm 3.10)`,
     '```',
     '',
     'Objects are named `<release>-<chart>-<object>` (just `<release>` when it contains the chart name; `nameOverride` and',
@@ -255,17 +256,34 @@ function checkDefaults(schema: JsonObject, defaults: JsonObject): void {
   }
 }
 
-/** Every file of the chart by relative path (no I/O): what generateChart writes. */
-export function buildChartFiles(manifestsYaml: string, spec: ChartSpec): Map<string, string> {
+export interface GenerateOptions {
+  /** Only the objects of this namespace (with the cluster-scoped ones): one chart per namespace. */
+  namespace?: string;
+}
+
+/**
+ * Every file of the chart by relative path (no I/O): what generateChart writes. Refuses (throws, saying
+ * where and what to change) manifests naming two namespaces, objects that would collide in a release, and
+ * values the chart's own guards would refuse with its defaults (refusals.ts): a chart it returns renders
+ * with its default values.
+ */
+export function buildChartFiles(manifests: string | ManifestSource[], spec: ChartSpec, opts: GenerateOptions = {}): Map<string, string> {
   checkSpec(spec);
-  const objects = readObjects(manifestsYaml);
+  let objects = readObjects(manifests);
   if (!objects.length) throw new Error('the manifests hold no Kubernetes objects: synthesize the app first');
+  if (opts.namespace !== undefined) objects = selectNamespace(objects, opts.namespace);
+  const spread = namespaceRefusal(objects);
+  if (spread) throw new Error(spread);
   const a = analyze(objects);
+  const clash = releaseNameClashes(a);
+  if (clash) throw new Error(clash);
+  const schema = valuesSchema(a.values, `Values of the ${spec.name} chart`);
+  checkDefaults(schema, defaultsOf(a.values));
+  // A chart must render with its defaults: refuse what its own guards would refuse (or default an
+  // acknowledge value to true where the manifests suppress that rule on the object).
+  acceptGuards(a, (x) => defaultsOf(x.values));
   const kubeVersion = kubeVersionConstraint(a, spec);
   const t = new ChartTemplates(spec.name, a);
-  const schema = valuesSchema(a.values, `Values of the ${spec.name} chart`);
-  const defaults = defaultsOf(a.values);
-  checkDefaults(schema, defaults);
 
   const files = new Map<string, string>();
   files.set('Chart.yaml', chartYaml(spec, kubeVersion, a));
@@ -338,8 +356,8 @@ export function replaceRefusal(dir: string): string | undefined {
  * refused and left untouched. The new chart is written next to it and swapped in by renames, so a
  * failure leaves the old chart in place. Deterministic: byte-identical output for the same input.
  */
-export function generateChart(manifestsYaml: string, spec: ChartSpec, outDir: string): GeneratedChart {
-  const files = buildChartFiles(manifestsYaml, spec);
+export function generateChart(manifests: string | ManifestSource[], spec: ChartSpec, outDir: string, opts: GenerateOptions = {}): GeneratedChart {
+  const files = buildChartFiles(manifests, spec, opts);
   const dir = path.join(outDir, spec.name);
   const refusal = replaceRefusal(dir);
   if (refusal) throw new Error(refusal);

@@ -589,7 +589,7 @@ export class ChartTemplates {
     const own = get(raw, 'metadata', 'annotations');
     const ownIgnore = isObject(own) && typeof own[HINT.ignore] === 'string' ? (own[HINT.ignore] as string) : undefined;
     const ownReason = isObject(own) && typeof own[HINT.ignoreReason] === 'string' ? (own[HINT.ignoreReason] as string) : undefined;
-    const ignoreValue = expr(`{{ join "," (${ownIgnore !== undefined ? `prepend $ignore ${goString(ownIgnore)}` : '$ignore'}) | toJson }}`);
+    const ignoreValue = expr(`{{ join "," (${ownIgnore !== undefined ? `prepend $ignore ${goString(ownIgnore)} | uniq` : '$ignore | uniq'}) | toJson }}`);
     const reasonValue = expr(`{{ join "; " (${ownReason !== undefined ? `prepend $reasons ${goString(ownReason)}` : '$reasons'}) | toJson }}`);
     const annotations = nodeAt(root, ['metadata', 'annotations']);
     if (isTMap(annotations)) {
