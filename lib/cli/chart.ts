@@ -19,10 +19,10 @@ generate  turns synthesized manifests (files or directories of YAML, e.g. your c
           termination knobs, with values.schema.json, guards refusing unsafe combinations,
           README.md and NOTES.txt. Defaults: --version 0.1.0, --app-version = the first
           workload's image tag, --kube-version derived from the features the manifests use.
-          A release lives in one namespace: manifests naming several are refused; --namespace NS
-          keeps the objects of NS (and the cluster-scoped ones), one chart per namespace. Manifests
-          the chart's own guards would refuse are refused (exit 1) unless the object's
-          kubegrace.dev/ignore names the rule, which the chart then acknowledges by default.
+          One kind and name in two namespaces is refused (one object in a release); --namespace NS
+          keeps the objects of NS (with those naming no namespace and the cluster-scoped ones): one
+          chart per namespace. Manifests the chart's own guards would refuse are refused (exit 1)
+          unless the object's kubegrace.dev/ignore names the rule: the chart then acknowledges it.
 package   writes reproducible DIR/<name>-<version>.tgz (default DIR: dist/packages; timestamps
           from SOURCE_DATE_EPOCH or fixed), and with --index also DIR/index.yaml.
 index     writes DIR/index.yaml (Helm repository index with sha256 digests) for the .tgz in DIR;

@@ -580,7 +580,8 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const keys = workloadKeys(candidates);
 
   const workloads: WorkloadPlan[] = [];
-  const pdbNames = new Set(graph.pdbs.map((p) => `${p.obj.namespace}/${p.obj.name}`));
+  // Names of PDBs, across namespaces: a PDB the chart adds must not share a rendered name with another one.
+  const pdbNames = new Set(graph.pdbs.map((p) => p.obj.name));
   for (const w of candidates) {
     const plan = planWorkload(w, keys.get(w)!, graph, pdbNames);
     workloads.push(plan);
@@ -979,9 +980,9 @@ function planWorkload(w: Workload, key: string, graph: ObjectGraph, pdbNames: Se
       let generatedName: string | undefined;
       if (!own) {
         const candidates = [w.obj.name, `${w.obj.name}-pdb`];
-        for (let n = 2; candidates.every((c) => pdbNames.has(`${w.obj.namespace}/${c}`)); n++) candidates.push(`${w.obj.name}-pdb-${n}`);
-        generatedName = candidates.find((c) => !pdbNames.has(`${w.obj.namespace}/${c}`))!;
-        pdbNames.add(`${w.obj.namespace}/${generatedName}`);
+        for (let n = 2; candidates.every((c) => pdbNames.has(c)); n++) candidates.push(`${w.obj.name}-pdb-${n}`);
+        generatedName = candidates.find((c) => !pdbNames.has(c))!;
+        pdbNames.add(generatedName);
       }
       plan.pdb = {
         obj: own?.obj,

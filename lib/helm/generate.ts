@@ -12,7 +12,7 @@ import { parseDocument } from 'yaml';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
 import { analyze, ChartAnalysis, ManifestSource, readObjects } from './analyze';
-import { acceptGuards, namespaceRefusal, releaseNameClashes, selectNamespace } from './refusals';
+import { acceptGuards, releaseNameClashes, selectNamespace } from './refusals';
 import { yamlQuoted } from './emit';
 import { ChartTemplates } from './templates';
 import { defaultsOf, valuesSchema, valuesTable, valuesYaml } from './values';
@@ -263,17 +263,15 @@ export interface GenerateOptions {
 
 /**
  * Every file of the chart by relative path (no I/O): what generateChart writes. Refuses (throws, saying
- * where and what to change) manifests naming two namespaces, objects that would collide in a release, and
- * values the chart's own guards would refuse with its defaults (refusals.ts): a chart it returns renders
- * with its default values.
+ * where and what to change) objects that would collide in a release (one kind and name in two
+ * namespaces) and values the chart's own guards would refuse with its defaults (refusals.ts): a chart it
+ * returns renders with its default values.
  */
 export function buildChartFiles(manifests: string | ManifestSource[], spec: ChartSpec, opts: GenerateOptions = {}): Map<string, string> {
   checkSpec(spec);
   let objects = readObjects(manifests);
   if (!objects.length) throw new Error('the manifests hold no Kubernetes objects: synthesize the app first');
   if (opts.namespace !== undefined) objects = selectNamespace(objects, opts.namespace);
-  const spread = namespaceRefusal(objects);
-  if (spread) throw new Error(spread);
   const a = analyze(objects);
   const clash = releaseNameClashes(a);
   if (clash) throw new Error(clash);

@@ -220,44 +220,13 @@ export function selectNamespace(objects: KObject[], ns: string): KObject[] {
 }
 
 /**
- * Manifests that name more than one namespace. A release lives in one namespace: the chart puts every
- * namespaced object into it, named after the release. An object kept in another namespace would be
- * fought over by two releases of one name in two namespaces, which namespace is moved into the release
- * would follow object counts (and so could change on the next generation), and two objects of one kind
- * and name in two namespaces would become one object in the release namespace.
- */
-export function namespaceRefusal(objects: KObject[]): string | undefined {
-  const byNs = new Map<string, KObject[]>();
-  for (const o of objects) {
-    const ns = namespaceOf(o);
-    if (ns !== undefined) byNs.set(ns, [...(byNs.get(ns) ?? []), o]);
-  }
-  if (byNs.size < 2) return undefined;
-  const q = (s: string) => JSON.stringify(s);
-  const lines = [...byNs.entries()].map(([ns, os]) => {
-    const first = os.find((o) => o.kind !== 'Namespace') ?? os[0];
-    const n = os.filter((o) => o.kind !== 'Namespace').length;
-    return `  - ${q(ns)}: ${n} object${n === 1 ? '' : 's'}${os.some((o) => o.kind === 'Namespace') ? ' and its Namespace' : ''}, first ${first.kind} ${q(first.name)} (${whereOf(first)})`;
-  });
-  // The case that most surprises: one kind and name in two namespaces, which one release cannot hold.
-  const seen = new Map<string, KObject[]>();
-  for (const o of objects) if (o.kind !== 'Namespace' && namespaceOf(o) !== undefined) seen.set(`${o.kind}\u0000${o.name}`, [...(seen.get(`${o.kind}\u0000${o.name}`) ?? []), o]);
-  const same = [...seen.values()].filter((os) => new Set(os.map(namespaceOf)).size > 1);
-  for (const os of same.slice(0, 5)) {
-    lines.push(`  - ${os[0].kind} ${q(os[0].name)} is in ${os.map((o) => `${q(namespaceOf(o)!)} (${whereOf(o)})`).join(' and ')}: in one release both would be ${os[0].kind} <release>-<chart>-${os[0].name} in the release namespace`);
-  }
-  const flags = [...byNs.keys()].map((ns) => `--namespace ${/^[a-z0-9-]+$/.test(ns) ? ns : `'${ns.replace(/'/g, `'\\''`)}'`}`);
-  return [
-    `the manifests name ${byNs.size} namespaces, but a Helm release lives in one (helm install --namespace): a chart puts every namespaced object into the release namespace, named after the release, so it cannot keep objects apart by namespace:`,
-    ...lines,
-    `Generate one chart per namespace (kubegrace chart generate ... ${flags.join(', then ')}: each keeps that namespace's objects and the cluster-scoped ones) and install each into its namespace, or put the objects into one namespace.`,
-  ].join('\n');
-}
-
-/**
- * Objects that would be one object in a release: every object is named `<fullname>-<short name>` in the
- * release namespace, so two of one kind and short name collide (a duplicate in the manifests, or a PDB
- * the chart adds named like another one).
+ * Objects that would be one object in a release. Every object is named `<fullname>-<short name>`, and
+ * the objects of the main namespace (the most used one) go to the release namespace while those of
+ * other namespaces keep theirs, so two objects of one kind and short name collide: in one namespace
+ * always (a duplicate, or a PDB the chart adds named like another), across namespaces as soon as the
+ * release is installed into the other one's namespace, or the main namespace changes with the object
+ * counts of the next manifests. Refused whichever namespaces they are in: a rule that does not depend
+ * on counts.
  */
 export function releaseNameClashes(a: ChartAnalysis): string | undefined {
   interface Entry {
@@ -270,15 +239,16 @@ export function releaseNameClashes(a: ChartAnalysis): string | undefined {
     uid: string;
     generated: boolean;
   }
+  const q = (n: string) => JSON.stringify(n);
   const entries: Entry[] = [];
   for (const o of a.objects) {
     if (o.kind === 'Namespace') continue;
-    const ns = isClusterScoped(o.kind) ? '' : (o.namespace ?? 'default');
-    entries.push({ kind: o.kind, short: a.shortNames.get(o.uid) ?? o.name, ns, where: whereOf(o), what: `${o.kind} ${JSON.stringify(o.name)}${ns ? ` in namespace ${JSON.stringify(ns)}` : ''}`, uid: o.uid, generated: false });
+    const ns = isClusterScoped(o.kind) ? '' : (namespaceOf(o) ?? a.primaryNamespace ?? '');
+    entries.push({ kind: o.kind, short: a.shortNames.get(o.uid) ?? o.name, ns, where: whereOf(o), what: `${o.kind} ${q(o.name)}${namespaceOf(o) !== undefined ? ` in namespace ${q(namespaceOf(o)!)}` : ''}`, uid: o.uid, generated: false });
   }
   for (const plan of a.workloads) {
     if (plan.pdb && !plan.pdb.obj && plan.pdb.generatedName) {
-      entries.push({ kind: 'PodDisruptionBudget', short: plan.pdb.generatedName, ns: plan.obj.namespace ?? 'default', where: whereOf(plan.obj), what: `the PodDisruptionBudget the chart adds for ${plan.what}`, uid: plan.obj.uid, generated: true });
+      entries.push({ kind: 'PodDisruptionBudget', short: plan.pdb.generatedName, ns: namespaceOf(plan.obj) ?? a.primaryNamespace ?? '', where: whereOf(plan.obj), what: `the PodDisruptionBudget the chart adds for ${plan.what}`, uid: plan.obj.uid, generated: true });
     }
   }
   const groups = new Map<string, Entry[]>();
@@ -289,12 +259,32 @@ export function releaseNameClashes(a: ChartAnalysis): string | undefined {
   const clashing = [...groups.values()].filter((g) => g.length > 1);
   const reported = new Set(clashing.flatMap((g) => g.filter((e) => !e.generated).map((e) => e.uid)));
   const problems: string[] = [];
+  const spread = new Set<string>();
   for (const g of clashing) {
     // The optional PDBs of workloads that clash themselves say nothing new.
     if (g.every((e) => e.generated && reported.has(e.uid))) continue;
     const list = g.map((e) => `${e.what} (${e.where})`).join(', ');
-    problems.push(`${list}: the chart names objects after the release and puts them into the release namespace, so both would be ${g[0].kind} <release>-<chart>-${g[0].short} there, and helm install fails on the second ("already exists")`);
+    const named = `${g[0].kind} <release>-<chart>-${g[0].short}`;
+    const namespaces = [...new Set(g.map((e) => e.ns))];
+    const main = a.primaryNamespace;
+    if (namespaces.length === 1) {
+      problems.push(`${list}: in one namespace, so a release would hold two ${named} (helm install fails on the second: "already exists")`);
+      continue;
+    }
+    namespaces.forEach((n) => spread.add(n));
+    if (main !== undefined && namespaces.includes(main)) {
+      const others = namespaces.filter((n) => n !== main).map(q).join(' or ');
+      problems.push(`${list}: the chart names objects after the release, not their namespace, and moves the main namespace (${q(main)}) into the release namespace, so a release installed into ${others} would hold two ${named} there (helm install fails on the second: "already exists")`);
+    } else {
+      problems.push(`${list}: the chart names objects after the release, not their namespace, so both are ${named}, kept apart only while neither namespace is the main one (now ${main !== undefined ? q(main) : 'none'}, the most used, which becomes the release namespace): manifests with other counts would put both into one namespace`);
+    }
   }
   if (!problems.length) return undefined;
-  return `the manifests hold objects that would collide in a release:\n${problems.map((p) => `  - ${p}`).join('\n')}\nGive the objects different metadata.name values, or remove the duplicate.`;
+  // One chart per namespace the manifests use (each keeps that namespace's objects).
+  const used = new Set(a.objects.map(namespaceOf).filter((n): n is string => n !== undefined));
+  const flags = (spread.size ? [...used] : []).map((ns) => `--namespace ${/^[a-z0-9-]+$/.test(ns) ? ns : `'${ns.replace(/'/g, `'\\''`)}'`}`);
+  const fix = flags.length
+    ? `Give them different metadata.name values, or generate one chart per namespace (kubegrace chart generate ... ${flags.join(', then ')}: each keeps that namespace's objects and the cluster-scoped ones) and install each into its namespace.`
+    : 'Give them different metadata.name values, or remove the duplicate.';
+  return `the manifests hold objects that would collide in a release:\n${problems.map((p) => `  - ${p}`).join('\n')}\n${fix}`;
 }

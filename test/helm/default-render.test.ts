@@ -10,9 +10,9 @@
  *   that acknowledge value to true, the chart renders, and turning the value off trips exactly that
  *   guard in the real helm (so the refusal was right);
  * - the generator's reading of the guards agrees with the Go templates over random values;
- * - manifests naming two namespaces (the same Deployment and Service in both) are refused; one chart
- *   per namespace (`--namespace`) installs as releases in two namespaces with no kind/namespace/name
- *   collision among all rendered objects.
+ * - the same Deployment and Service in two namespaces are refused (one object in a release); one chart
+ *   per namespace (`--namespace`), and manifests whose second namespace holds other names, install as
+ *   releases in several namespaces with no kind/namespace/name collision among all rendered objects.
  */
 import fc from 'fast-check';
 import * as fs from 'fs';
@@ -21,6 +21,7 @@ import { App } from 'cdk8s';
 import { parse } from 'yaml';
 import { APPS } from '../../charts-src/apps';
 import { analyze, readObjects, workloadKeys } from '../../lib/helm/analyze';
+import { buildChartFiles } from '../../lib/helm/generate';
 import { guardTrips } from '../../lib/helm/refusals';
 import { JsonObject } from '../../lib/model/types';
 import { ObjectGraph } from '../../lib/model/graph';
@@ -333,23 +334,53 @@ test('over random values, the generator\'s guard evaluation agrees with helm on 
 // ---------------------------------------------------------------------------------------------
 // One name in two namespaces
 
-describe('manifests naming two namespaces', () => {
+describe('objects in two namespaces', () => {
   const inNs = (ns: string, image: string) =>
     app({})
       .replace(/"namespace": "shop"/g, `"namespace": "${ns}"`)
       .replace('example/web:1.2.3', image);
   const both = () => `${inNs('a', 'example/web:1.0.0')}---\n${inNs('b', 'example/web:2.0.0')}`;
 
-  test('the same Deployment and Service in namespaces a and b: refused (exit 1) with both positions and the per-namespace commands', async () => {
+  test('the same Deployment and Service in namespaces a and b: refused (exit 1) with both positions, why, and the per-namespace commands', async () => {
     const f = write('two-ns.yaml', both());
     const g = await generate([f], 'two-ns');
     expect(g.status).toBe(1);
-    expect(g.stderr).toContain('the manifests name 2 namespaces, but a Helm release lives in one (helm install --namespace)');
     const second = docLine(both(), 2);
-    expect(g.stderr).toContain(`Deployment "web" is in "a" (${f}:1:1) and "b" (${f}:${second}:1): in one release both would be Deployment <release>-<chart>-web in the release namespace`);
-    expect(g.stderr).toContain('Service "web" is in "a"');
+    expect(g.stderr).toContain('kubegrace chart generate: the manifests hold objects that would collide in a release:');
+    expect(g.stderr).toContain(
+      `  - Deployment "web" in namespace "a" (${f}:1:1), Deployment "web" in namespace "b" (${f}:${second}:1): the chart names objects after the release, not their namespace, and moves the main namespace ("a") into the release namespace, so a release installed into "b" would hold two Deployment <release>-<chart>-web there`,
+    );
+    expect(g.stderr).toContain('  - Service "web" in namespace "a"');
     expect(g.stderr).toContain('kubegrace chart generate ... --namespace a, then --namespace b');
     expect(fs.existsSync(path.join(work, 'charts', 'two-ns'))).toBe(false);
+  });
+
+  test('one ConfigMap name in two namespaces that are not the main one: refused too (the main namespace follows object counts)', () => {
+    const cm = (ns: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: ns }, data: { a: '1' } });
+    const text = `${app({})}---\n${cm('x')}\n---\n${cm('y')}\n`;
+    const spec = { name: 'c', version: '0.1.0', appVersion: '1', description: 'd' };
+    expect(() => buildChartFiles(text, spec)).toThrow(
+      /ConfigMap "cfg" in namespace "x" \(manifests line \d+, column 1\), ConfigMap "cfg" in namespace "y" \(manifests line \d+, column 1\): the chart names objects after the release, not their namespace, so both are ConfigMap <release>-<chart>-cfg, kept apart only while neither namespace is the main one \(now "shop", the most used/,
+    );
+    expect(() => buildChartFiles(text, spec)).toThrow('--namespace shop, then --namespace x, then --namespace y');
+  });
+
+  test('different names in two namespaces: the second namespace is kept, and releases in two namespaces render with no kind/namespace/name collision', async () => {
+    const text = `${inNs('a', 'example/web:1.0.0')}---\n${inNs('a', 'example/web:1.0.0').replace(/"web"/g, '"api"').replace(/"app": "web"/g, '"app": "api"')}---\n${inNs('b', 'example/web:2.0.0').replace(/"web"/g, '"jobs"')}`;
+    const f = write('kept-ns.yaml', text);
+    const g = await generate([f], 'kept');
+    expect(g.stderr).toBe('');
+    expect(g.status).toBe(0);
+    const renderings = [render('charts/kept', 'one', 'a', ['--kube-version', KUBE]), render('charts/kept', 'two', 'c', ['--kube-version', KUBE]), render('charts/kept', 'three', 'b', ['--kube-version', KUBE])];
+    const ids: string[] = [];
+    for (const r of renderings) {
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+      ids.push(...docs(r.stdout).map(idOf));
+    }
+    expect(ids.length).toBe(18);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(ids).toEqual(expect.arrayContaining(['Deployment/c/two-kept-web', 'Deployment/c/two-kept-api', 'Deployment/b/two-kept-jobs', 'Deployment/b/three-kept-web', 'Deployment/b/three-kept-jobs']));
+    expectNothingNew(f, renderings[0].stdout, '1.33');
   });
 
   test('one chart per namespace (--namespace): releases in two namespaces, and two in one, render with no kind/namespace/name collision, and lint no worse than the manifests', async () => {

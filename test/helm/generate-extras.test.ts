@@ -632,7 +632,7 @@ spec:
 ---
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: ${JSON.stringify('cm{{ fail "cm" }}')}, namespace: ${JSON.stringify(NS)}}
+metadata: {name: ${JSON.stringify('cm{{ fail "cm" }}')}, namespace: ${JSON.stringify(OTHER_NS)}}
 data: {${JSON.stringify('{{ fail "dk" }}')}: ${JSON.stringify('{{ fail "dv" }}%d')}}
 `;
   let hdir = '';
@@ -663,14 +663,17 @@ data: {${JSON.stringify('{{ fail "dk" }}')}: ${JSON.stringify('{{ fail "dv" }}%d
     expect((ps.containers as JsonObject[])[0].name).toBe(MAIN);
     expect((ps.initContainers as JsonObject[])[0].name).toBe(SIDE);
     const cm = objs.find((o) => o.kind === 'ConfigMap')!;
-    expect(cm.metadata).toMatchObject({ name: 'rel-hostile-cm{{ fail "cm" }}', namespace: 'prod' });
+    expect(cm.metadata).toMatchObject({ name: 'rel-hostile-cm{{ fail "cm" }}', namespace: OTHER_NS });
     expect(cm.data).toEqual({ '{{ fail "dk" }}': '{{ fail "dv" }}%d' });
   });
 
-  test('a second, hostile namespace is refused (a release lives in one namespace), named verbatim as a JSON string', () => {
-    const two = hostile.replace(/(kind: ConfigMap\nmetadata: \{name: [^\n]*, namespace: )[^\n]*\}/, `$1${JSON.stringify(OTHER_NS)}}`);
-    expect(two).toContain(JSON.stringify(OTHER_NS));
-    expect(() => buildChartFiles(two, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(`- ${JSON.stringify(OTHER_NS)}: 1 object, first ConfigMap ${JSON.stringify('cm{{ fail "cm" }}')} (manifests line `);
+  test('one ConfigMap name in two hostile namespaces is refused (one object in a release), the namespaces named as JSON strings', () => {
+    const cm = (ns: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${JSON.stringify('cm{{ fail "cm" }}')}, namespace: ${JSON.stringify(ns)}}\n`;
+    const two = `${hostile}---\n${cm(NS)}`;
+    expect(() => buildChartFiles(two, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(
+      `ConfigMap ${JSON.stringify('cm{{ fail "cm" }}')} in namespace ${JSON.stringify(OTHER_NS)} (manifests line `,
+    );
+    expect(() => buildChartFiles(two, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(`--namespace '${OTHER_NS}'`);
   });
 
   test('a guard message prints the names verbatim (a % in a name does not garble printf)', () => {
