@@ -274,9 +274,33 @@ describe('chart generate refuses manifests its own guards would refuse with the 
 test('over random values, the generator\'s guard evaluation agrees with helm on whether the chart renders', () => {
   const text = app({ drain: 10, pdb: { maxUnavailable: 1 }, podAnnotations: { 'linkerd.io/inject': 'enabled', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '15' } });
   const hpaText = app({ drain: 10, hpa: { min: 2, max: 5 } });
+  /** The documents of `app`, edited (the first is the Deployment). */
+  const variant = (t: string, edit: (d: JsonObject) => void) => {
+    const ds = t.trim().split('\n---\n').map((x) => JSON.parse(x) as JsonObject);
+    edit(ds[0]);
+    return ds.map((o) => JSON.stringify(o, null, 2)).join('\n---\n') + '\n';
+  };
+  const spec = (d: JsonObject) => d.spec as JsonObject;
+  const sts = variant(app({ drain: 10, pdb: { minAvailable: 1 } }), (d) => {
+    d.kind = 'StatefulSet';
+    spec(d).serviceName = 'web';
+  });
+  const ds = variant(app({ drain: 10 }), (d) => {
+    d.kind = 'DaemonSet';
+    delete spec(d).replicas;
+    spec(d).updateStrategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } };
+  });
+  // A native sidecar (its drain adds to the budget) and no declared drain time.
+  const sidecar = variant(app({}), (d) => {
+    const ps = (spec(d).template as JsonObject).spec as JsonObject;
+    ps.initContainers = [{ name: 'proxy', image: 'example/proxy:1', restartPolicy: 'Always' }];
+  });
   const charts = [
     { dir: 'agree-a', text },
     { dir: 'agree-b', text: hpaText },
+    { dir: 'agree-c', text: sts },
+    { dir: 'agree-d', text: ds },
+    { dir: 'agree-e', text: sidecar },
   ].map((c) => {
     write(`${c.dir}.yaml`, c.text);
     const r = runCli(['chart', 'generate', `${c.dir}.yaml`, '--name', c.dir, '--out', 'charts'], { cwd: work, env });
@@ -295,6 +319,7 @@ test('over random values, the generator\'s guard evaluation agrees with helm on 
       minReadySeconds: fc.integer({ min: 0, max: 30 }),
       progressDeadlineSeconds: fc.integer({ min: 1, max: 600 }),
       strategy: fc.record({ type: fc.constantFrom('RollingUpdate', 'RollingUpdate', 'RollingUpdate', 'Recreate'), maxSurge: fc.oneof(intOrPct, fc.constant(1)), maxUnavailable: intOrPct }),
+      updateStrategy: fc.record({ type: fc.constantFrom('RollingUpdate', 'RollingUpdate', 'OnDelete'), maxSurge: intOrPct, maxUnavailable: intOrPct }),
       pdb: fc.oneof(
         fc.record({ enabled: fc.boolean(), minAvailable: intOrPct, maxUnavailable: fc.constant(null) }),
         fc.record({ enabled: fc.boolean(), minAvailable: fc.constant(null), maxUnavailable: intOrPct }),
@@ -310,21 +335,22 @@ test('over random values, the generator\'s guard evaluation agrees with helm on 
     fc.property(fc.nat({ max: charts.length - 1 }), web, (ci, w) => {
       const c = charts[ci];
       const own = (c.defaults.workloads as JsonObject).web as JsonObject;
-      // Only the keys this chart has (the schema refuses others): replicas or autoscaling, the PDB group.
-      const override: JsonObject = Object.fromEntries(Object.entries(w).filter(([k]) => k in own)) as JsonObject;
+      // Only the keys this chart has (the schema refuses others): replicas or autoscaling, the PDB group,
+      // a StatefulSet's updateStrategy (partition, no maxSurge).
+      const override: JsonObject = Object.fromEntries(Object.entries(w).filter(([k]) => k in own && !(k === 'updateStrategy' && c.dir === 'agree-c'))) as JsonObject;
       const values = merge(c.defaults, { workloads: { web: override } });
       const expected = guardTrips(c.a, values).filter((t) => !t.api);
       const r = helm(['template', 'rel', path.join(work, 'charts', c.dir), '--namespace', 'prod', '--kube-version', KUBE, '-f', valuesFile(path.join(work, 'agree-values'), { workloads: { web: override } })]);
       if (expected.length) {
         refusals++;
         expect({ values: override, status: r.status }).toEqual({ values: override, status: 1 });
-        expect(r.stderr).toContain('kubegrace guard: Deployment shop/web: ');
+        expect(r.stderr).toMatch(/kubegrace guard: (Deployment|StatefulSet|DaemonSet) shop\/web: /);
       } else {
         renders++;
         expect({ values: override, status: r.status, stderr: r.stderr }).toEqual({ values: override, status: 0, stderr: '' });
       }
     }),
-    { numRuns: 60, seed: 20261124 },
+    { numRuns: 100, seed: 20261124 },
   );
   // Both sides were exercised.
   expect(refusals).toBeGreaterThan(5);
