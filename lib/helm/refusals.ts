@@ -86,6 +86,7 @@ export function guardTrips(a: ChartAnalysis, values: JsonObject): GuardTrip[] {
     }
     // Not a chart guard: the API rejects a sleep action longer than the grace period (validateSleepAction),
     // whatever the manifests acknowledge, so the default rendering on >= 1.30 could never be applied.
+    // Read from the manifests (= the defaults); with other values the hook renders preStop.delaySeconds.
     for (const list of ['containers', 'initContainers']) {
       const cs = get(plan.obj.raw, 'spec', 'template', 'spec', list);
       if (!Array.isArray(cs)) continue;
