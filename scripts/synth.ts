@@ -393,7 +393,9 @@ async function fullRun(): Promise<void> {
   const chartDirs: string[] = [];
   for (const name of names) {
     const manifests = fs.readFileSync(path.join(out, `${name}.yaml`), 'utf8');
-    chartDirs.push(generateChart(manifests, { name, version, appVersion: firstImageTag(manifests) ?? version, description: DESCRIPTIONS[name] ?? name }, chartsDir).dir);
+    // Named by file, so a refusal (lib/helm/refusals.ts) says dist/manifests/<app>.yaml:line:column.
+    const file = path.relative(root, path.join(out, `${name}.yaml`));
+    chartDirs.push(generateChart([{ file, text: manifests }], { name, version, appVersion: firstImageTag(manifests) ?? version, description: DESCRIPTIONS[name] ?? name }, chartsDir).dir);
   }
   step('chart generation');
   let helm: string;
