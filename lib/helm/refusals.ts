@@ -34,7 +34,7 @@ export interface GuardTrip {
   problem: string;
   /** What to change in the manifests. */
   fix: string;
-  /** Not a chart guard: the API server rejects the object as written (no value or acknowledgement helps). */
+  /** The API server rejects the object (a sleep action longer than the grace period, on >= 1.30): no acknowledgement helps. */
   api?: boolean;
 }
 
@@ -63,7 +63,10 @@ function set(v: Json | undefined): boolean {
   return v !== undefined && v !== null;
 }
 
-/** Every guard of templates.ts that the values `w` of a workload trip (the version-independent ones). */
+/**
+ * Every guard of templates.ts that the values trip, as rendered for Kubernetes >= 1.30 (the classic
+ * fallback of native sidecars below 1.29 and the install-time namespace lookup are not judged).
+ */
 export function guardTrips(a: ChartAnalysis, values: JsonObject): GuardTrip[] {
   const trips: GuardTrip[] = [];
   const workloads = (values.workloads ?? {}) as JsonObject;
@@ -84,18 +87,24 @@ export function guardTrips(a: ChartAnalysis, values: JsonObject): GuardTrip[] {
     } else if (judged && need > grace) {
       if (!ack('gracePeriodBudget')) trip({ ack: 'gracePeriodBudget', problem: `preStop ${pre}s + drain ${drain}s${addend} = ${need}s exceeds terminationGracePeriodSeconds ${grace}s`, fix: `${graceFix}${plan.drain.knob ? ` or the ${HINT.drainSeconds} annotation` : ''}` });
     }
-    // Not a chart guard: the API rejects a sleep action longer than the grace period (validateSleepAction),
-    // whatever the manifests acknowledge, so the default rendering on >= 1.30 could never be applied.
-    // Read from the manifests (= the defaults); with other values the hook renders preStop.delaySeconds.
+    // The API rejects a sleep action longer than the grace period (validateSleepAction), acknowledged or not.
+    // A templated hook renders preStop.delaySeconds, and the chart's guard refuses it on >= 1.30 (where it
+    // writes the sleep action); another sleep hook stays as the manifests wrote it, unguarded.
+    const sleepTarget = plan.preStop?.targets.some((t) => t.kind === 'sleep') ?? false;
+    if (sleepTarget && int(get(w, 'preStop', 'delaySeconds')) > grace) {
+      trip({ api: true, problem: `preStop sleep action of ${int(get(w, 'preStop', 'delaySeconds'))}s > terminationGracePeriodSeconds ${grace}`, fix: graceFix });
+    }
+    const targeted = new Set((plan.preStop?.targets ?? []).map((t) => t.index));
     for (const list of ['containers', 'initContainers']) {
       const cs = get(plan.obj.raw, 'spec', 'template', 'spec', list);
       if (!Array.isArray(cs)) continue;
-      for (const c of cs) {
+      cs.forEach((c, i) => {
+        if (list === 'containers' && targeted.has(i)) return;
         const seconds = get(c, 'lifecycle', 'preStop', 'sleep', 'seconds');
         if (typeof seconds === 'number' && seconds > grace) {
           trip({ api: true, problem: `container ${JSON.stringify(String(get(c, 'name')))}: preStop sleep.seconds ${seconds} > terminationGracePeriodSeconds ${grace}`, fix: graceFix });
         }
-      }
+      });
     }
     if (plan.mesh.linkerdWait) {
       const stay = pre + Math.max(drain, 1);
@@ -172,7 +181,7 @@ function setAckDefault(plan: WorkloadPlan, key: string): void {
 function tripMessage(t: GuardTrip): string {
   const p = `workloads.${t.plan.key}`;
   const head = `${whereOf(t.object)}: ${t.plan.what}${t.object !== t.plan.obj ? ` (${t.object.kind} ${JSON.stringify(t.object.name)})` : ''}: ${t.problem}`;
-  if (t.api) return `${head}: the API server rejects the sleep action (validateSleepAction) on Kubernetes >= 1.30, where the chart writes it, and no acknowledgement changes that; ${t.fix}`;
+  if (t.api) return `${head}: the API server rejects a sleep action longer than the grace period (validateSleepAction), so the chart refuses it on Kubernetes >= 1.30, where it writes the sleep action, acknowledged or not; ${t.fix}`;
   if (!t.ack) return `${head}; the chart's guard refuses it with no override: ${t.fix}`;
   const rules = ACKNOWLEDGED_RULES[t.ack] ?? [];
   return `${head} (guard ${p}.acknowledge.${t.ack}); ${t.fix}, or, to accept the risk, add ${rules.join(' or ')} to the ${HINT.ignore} annotation of ${t.object.kind} ${JSON.stringify(t.object.name)} (with a ${HINT.ignoreReason}): the chart then defaults ${p}.acknowledge.${t.ack} to true`;

@@ -840,6 +840,20 @@ export class ChartTemplates {
       ),
       `{{- end -}}`,
     );
+    if (plan.preStop?.targets.some((t) => t.kind === 'sleep')) {
+      // The API rejects a sleep action longer than the grace period (validateSleepAction), acknowledged or not;
+      // below 1.30 the chart writes exec [sleep, N] instead, which the API does not bound.
+      lines.push(
+        `{{- if and (${kubeAtLeast(1, 30)}) (gt (int $w.preStop.delaySeconds) $grace) -}}`,
+        f(
+          `preStop.delaySeconds %d > terminationGracePeriodSeconds %d: the API rejects a preStop sleep action longer than the grace period (written on Kubernetes >= 1.30), acknowledged or not; raise ${p}.terminationGracePeriodSeconds to at least %d (preStop + drain${addendText} + ${GRACE_MARGIN_SECONDS}s margin) or lower ${p}.preStop.delaySeconds`,
+          '(int $w.preStop.delaySeconds)',
+          '$grace',
+          `(add $need ${GRACE_MARGIN_SECONDS})`,
+        ),
+        `{{- end -}}`,
+      );
+    }
     if (plan.mesh.linkerdWait) {
       lines.push(
         `{{- $stay := add $pre (max $drain 1) -}}`,
