@@ -349,13 +349,13 @@ function closeAt(b: Buffer, from: number, lead: Buffer): number {
 }
 
 /** The text of bytes [start, end): one-byte (fast) when they are ASCII, else decoded as UTF-8. */
-function textOf(b: Buffer, start: number, end: number): string {
+export function textOf(b: Buffer, start: number, end: number): string {
   return isAscii(b.subarray(start, end)) ? b.toString('latin1', start, end) : b.toString('utf8', start, end);
 }
 
 
 /** Reads the bytes [start, end) of the file again, or undefined if it changed since it was read. */
-type ReadAgain = (start: number, end: number) => Buffer | undefined;
+export type ReadAgain = (start: number, end: number) => Buffer | undefined;
 
 /**
  * The items' byte ranges, and the file's line of each item's `{` (counted on first use from the
@@ -707,7 +707,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
 }
 
 /** Reads bytes of the file again, if it has the size and modification time it was read with. */
-function readAgainFrom(stamp: FileStamp): ReadAgain {
+export function readAgainFrom(stamp: FileStamp): ReadAgain {
   return (start, end) =>
     withStampedFile(stamp, (fd) => {
       const buf = Buffer.alloc(end - start);

@@ -30,11 +30,11 @@
 import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
-import { CHUNK_BYTES, FileStamp, ParsedObjects, withStampedFile } from './fast-json';
+import { CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
 import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, pointerSegments } from './parse';
 import { Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
-import { readQuick } from './quick-yaml';
+import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 
@@ -80,60 +80,123 @@ interface LoaderState {
 const DOC_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 
+/** A document's text (`text[start, end)`), its root node's offset, and what positions computed over it. */
+interface DocText {
+  text: string;
+  start: number;
+  end: number;
+  root: number;
+  locator?: TextLocator;
+  lineStarts?: number[];
+  /** The `yaml` reading, once a position needed it. */
+  doc?: Document.Parsed;
+  lc?: LineCounter;
+}
+
+/** Bytes read at a time when documents' texts are read again from a file (DocumentReader). */
+const READ_AHEAD = 1024 * 1024;
+
 /**
- * One document's text. Positions are read off the text when the document is simple (see
- * yaml-locate.ts), else from the document parsed again by `yaml` on the first request.
+ * The documents' texts of a file read in chunks (parseYamlFile), which keeps none of them: a
+ * document's text is read again from the file when a position in it is asked for, decoded as it
+ * was read (one-byte when its bytes are ASCII, else UTF-8; the same characters, so the same
+ * offsets). Positions are asked object by object in input order (run.ts's locateFindings), so
+ * the file is read a block of READ_AHEAD bytes at a time and only the last document's text is
+ * kept. If the file's size or modification time changed since it was read (withStampedFile),
+ * there is no text: an object's own position is given instead, as for a JSON List (fast-json.ts).
+ */
+class DocumentReader {
+  private block?: { start: number; bytes: Buffer };
+  private last?: { span: Span; text: DocText | undefined };
+  constructor(
+    private readonly again: ReadAgain,
+    private readonly size: number,
+    private readonly readAhead: number,
+  ) {}
+  /** The text of the document of `span`, whose bytes are [start, end) of the file. */
+  read(span: Span, start: number, end: number, root: number): DocText | undefined {
+    if (this.last?.span === span) return this.last.text;
+    const b = this.block;
+    if (!b || start < b.start || end > b.start + b.bytes.length) {
+      const bytes = this.again(start, Math.min(this.size, Math.max(end, start + this.readAhead)));
+      this.block = bytes && { start, bytes };
+    }
+    const at = this.block;
+    const t = at && textOf(at.bytes, start - at.start, end - at.start);
+    this.last = { span, text: t === undefined ? undefined : { text: t, start: 0, end: t.length, root } };
+    return this.last.text;
+  }
+  /** The text of `span`'s document if it is the one kept. */
+  kept(span: Span): DocText | undefined {
+    return this.last?.span === span ? this.last.text : undefined;
+  }
+}
+
+/**
+ * One document. Positions are read off its text when the document is simple (see
+ * yaml-locate.ts), else from the document parsed again by `yaml` on the first request. The text
+ * is a string that holds it (the file's, a window's, or the document's own), or, for a file read
+ * in chunks, read again from the file (DocumentReader): then nothing of the text is kept.
  */
 class Span {
-  private doc?: Document.Parsed;
-  private lc?: LineCounter;
-  private locator?: TextLocator;
-  private lineStarts?: number[];
+  /** The text and what was computed over it, when `source` is a string. */
+  private held?: DocText;
   constructor(
-    private readonly text: string,
+    /** A string that holds the text at [start, end), or the reader of the file whose bytes [start, end) it is. */
+    private readonly source: string | DocumentReader,
     private readonly start: number,
     private readonly end: number,
     /** 1-based line of `start` in the file. */
     readonly line: number,
-    /** Offset of the root node. */
+    /** Offset of the root node (in the document's own text when it is read again). */
     private readonly root: number,
     private readonly simple: boolean,
     /** Offset of `start` in the file's whole text (the document's own text may be `text`). */
     private readonly offset: number = start,
   ) {}
+  private text(): DocText | undefined {
+    if (typeof this.source === 'string') return (this.held ??= { text: this.source, start: this.start, end: this.end, root: this.root });
+    return this.source.read(this, this.start, this.end, this.root);
+  }
   /**
    * The `yaml` reading, once a position was asked for, with the offset its ranges count from,
    * handed over: this span forgets it (and parses again if asked for a position later).
    */
   take(): { doc: Document.Parsed; start: number } | undefined {
-    const doc = this.doc;
-    this.doc = undefined;
-    this.lc = undefined;
+    const d = typeof this.source === 'string' ? this.held : this.source.kept(this);
+    const doc = d?.doc;
+    if (d) {
+      d.doc = undefined;
+      d.lc = undefined;
+    }
     return doc ? { doc, start: this.offset } : undefined;
   }
   /** As parse.ts's locateNode over this document; `fallback` in file lines. */
   locate(segments: string[], fallback: Position): Position {
+    const d = this.text();
+    // The file changed since it was read: the position of the object (or of its document).
+    if (!d) return fallback;
     if (this.simple) {
-      this.locator ??= new TextLocator(this.text, this.start, this.end);
-      const at = this.locator.locate(this.root, segments);
-      if (at !== UNSURE) return this.position(at);
+      d.locator ??= new TextLocator(d.text, d.start, d.end);
+      const at = d.locator.locate(d.root, segments);
+      if (at !== UNSURE) return this.position(d, at);
     }
-    if (!this.doc) {
-      this.lc = new LineCounter();
-      this.doc = parseDocument(this.text.slice(this.start, this.end), { ...PARSE_OPTIONS, lineCounter: this.lc });
+    if (!d.doc) {
+      d.lc = new LineCounter();
+      d.doc = parseDocument(d.text.slice(d.start, d.end), { ...PARSE_OPTIONS, lineCounter: d.lc });
     }
     const shift = this.line - 1;
-    const p = locateNode(this.doc.contents as Node, segments, this.lc!, { line: fallback.line - shift, column: fallback.column }, this.doc);
+    const p = locateNode(d.doc.contents as Node, segments, d.lc!, { line: fallback.line - shift, column: fallback.column }, d.doc);
     return { line: p.line + shift, column: p.column };
   }
   /** File line and column of an offset in this document (columns in UTF-16 units, as LineCounter). */
-  private position(offset: number): Position {
-    if (!this.lineStarts) {
-      const s = [this.start];
-      for (let i = this.text.indexOf('\n', this.start); i >= 0 && i < this.end; i = this.text.indexOf('\n', i + 1)) s.push(i + 1);
-      this.lineStarts = s;
+  private position(d: DocText, offset: number): Position {
+    if (!d.lineStarts) {
+      const s = [d.start];
+      for (let i = d.text.indexOf('\n', d.start); i >= 0 && i < d.end; i = d.text.indexOf('\n', i + 1)) s.push(i + 1);
+      d.lineStarts = s;
     }
-    const s = this.lineStarts;
+    const s = d.lineStarts;
     const lo = lineIndex(s, offset);
     return { line: this.line + lo, column: offset - s[lo] + 1 };
   }
@@ -212,9 +275,9 @@ function checkKeys(v: Json, keys: Set<string>): void {
  * Reads one document's text (a `---` marker line first when `marker`): its value, and whether
  * it has any content (an empty document has none). Throws on anything this path declines.
  */
-function loadDocument(span: string, explicitKeys: boolean): { value: Json; content: boolean; simple: boolean } {
+function loadDocument(span: string, explicitKeys: boolean, own?: (s: string) => string): { value: Json; content: boolean; simple: boolean } {
   // The YAML tools write is read by quick-yaml.ts, several times faster; js-yaml reads the rest.
-  const quick = readQuick(span, QUICK_LIMITS);
+  const quick = readQuick(span, own ? { ...QUICK_LIMITS, own } : QUICK_LIMITS);
   if (quick) return { value: quick, content: true, simple: true };
   let depth = 0;
   let opened = 0;
@@ -253,7 +316,48 @@ function loadDocument(span: string, explicitKeys: boolean): { value: Json; conte
   const value = jsyaml.load(span, { schema: SCHEMA, listener: listener as (this: unknown, e: jsyaml.EventType, s: unknown) => void }) as Json | undefined;
   if (value === undefined) return { value: null, content: false, simple };
   checkKeys(value, nonStrings);
-  return { value, content, simple };
+  return { value: own ? ownStrings(value, own) : value, content, simple };
+}
+
+/** `v` with `own` applied to every string of VIEW_MIN characters or more in it (js-yaml's values are slices of the text). */
+function ownStrings(v: Json, own: (s: string) => string): Json {
+  if (typeof v === 'string') return v.length >= VIEW_MIN ? own(v) : v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = ownStrings(v[i], own);
+  } else if (v !== null && typeof v === 'object') {
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      const y = ownStrings(x, own);
+      if (y !== x) v[k] = y;
+    }
+  }
+  return v;
+}
+
+/** Distinct strings OwnedStrings remembers at most (then it starts afresh). */
+const OWNED_MAX = 1 << 16;
+
+/**
+ * For a file read in chunks: copies of string values that share no storage with the window they
+ * were read from. V8 makes a slice of 13 or more characters a view of its parent string, so one
+ * such value would keep its whole window (8 MiB) alive, and the values of 100k objects keep every
+ * window: the file's size again. Values repeat across the objects of a large file (images,
+ * labels, ports, a chart's objects in many namespaces), so a copy is made once for each distinct
+ * string among the last OWNED_MAX met and shared: equal strings are interchangeable.
+ */
+function ownedStrings(): (s: string) => string {
+  let seen = new Map<string, string>();
+  return (s) => {
+    let c = seen.get(s);
+    if (c === undefined) {
+      // (A sum of 13+ characters is flattened into a new string by the slice; the slice is a
+      // view of that new string only.)
+      c = (' ' + s).slice(1);
+      if (seen.size >= OWNED_MAX) seen = new Map();
+      seen.set(c, c);
+    }
+    return c;
+  };
 }
 
 /**
@@ -373,16 +477,24 @@ interface WindowStart {
   offset: number;
 }
 
+/** A window of a file read in chunks: nothing of its text is kept (see DocumentReader and ownedStrings). */
+interface FromFile {
+  reader: DocumentReader;
+  /** Offset in the file of the window's first byte. */
+  base: number;
+  own: (s: string) => string;
+}
+
 /**
  * The documents of `scan` (bytes read as Latin-1: a whole file, or a window of one that starts at
  * a `---` line), from `at` (updated to where the next window starts).
  */
-function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedObjects | undefined {
+function parseLatin1Window(file: string, scan: string, at: WindowStart, fromFile?: FromFile): ParsedObjects | undefined {
   // Runs of bytes outside ASCII (rare): the documents that hold one are decoded as UTF-8.
   const runs: number[] = [];
   for (let m = NON_ASCII.exec(scan); m; m = NON_ASCII.exec(scan)) runs.push(m.index);
   NON_ASCII.lastIndex = 0;
-  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false, at);
+  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false, at, fromFile);
   // A byte-order mark inside, U+2028, U+2029 (their UTF-8 bytes read as Latin-1).
   if (scan.includes('\xef\xbb\xbf') || scan.includes('\xe2\x80\xa8') || scan.includes('\xe2\x80\xa9')) return undefined;
   let r = 0;
@@ -396,6 +508,7 @@ function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedO
     },
     true,
     at,
+    fromFile,
   );
 }
 
@@ -404,13 +517,21 @@ function parseLatin1Window(file: string, scan: string, at: WindowStart): ParsedO
  * that are read one after the other (as Latin-1, each its own string): the file is never held
  * whole, and no string is as large as it. Each window gets the checks the whole text would
  * (they are all about lines: a window holds whole lines, and every window after the first starts
- * with a `---` line). The same result as parseYamlLatin1, or undefined. sources.ts has checked
- * the file is UTF-8 without NUL bytes; `stamp` is how it was then. chunkBytes is for tests.
+ * with a `---` line). The same result as parseYamlLatin1, or undefined. Nothing of the windows'
+ * text is kept once they are read: the string values are copies (ownedStrings), and a document's
+ * text is read again from the file when a position in it is asked for (DocumentReader; if the
+ * file changed meanwhile, an object's own position is given instead). At 100k objects the
+ * windows are the file's size again (~0.3 GB). sources.ts has checked the file is UTF-8 without
+ * NUL bytes; `stamp` is how it was then. chunkBytes and readAhead are for tests.
  */
-export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES, onObjects?: (objects: number, fraction: number) => void): ParsedObjects | undefined {
+export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES, onObjects?: (objects: number, fraction: number) => void, readAhead = READ_AHEAD): ParsedObjects | undefined {
   return withStampedFile(stamp, (fd) => {
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 0 };
     const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
+    const reader = new DocumentReader(readAgainFrom(stamp), stamp.size, readAhead);
+    const own = ownedStrings();
+    /** Offset in the file of the first byte held (of `chunks`). */
+    let base = 0;
     // The bytes read and not yet parsed, as chunks (joined only to parse them: a long document
     // is not copied again at every chunk), and the offset in them of the last cut found.
     let chunks: Buffer[] = [];
@@ -445,7 +566,7 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       const from = first && win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
       first = false;
       const scan = win.toString('latin1', from, end);
-      const part = parseLatin1Window(file, scan, at);
+      const part = parseLatin1Window(file, scan, at, { reader, base: base + from, own });
       if (!part) return undefined;
       for (const o of part.objects) out.objects.push(o);
       out.documents += part.documents;
@@ -453,6 +574,7 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       at.line += lineFeeds(scan);
       if (eof) break;
       const rest = Buffer.from(win.subarray(end));
+      base += end;
       chunks = rest.length ? [rest] : [];
       held = rest.length;
       cut = -1;
@@ -468,7 +590,7 @@ const MARKER_LINE = Buffer.from('\n---', 'latin1');
  * document is computed on its own text, and the whole-text offsets (--fix's) are summed from the
  * documents' lengths.
  */
-function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean, at: WindowStart = { line: 1, docIndex: 0, offset: 0 }): ParsedObjects | undefined {
+function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean, at: WindowStart = { line: 1, docIndex: 0, offset: 0 }, fromFile?: FromFile): ParsedObjects | undefined {
   const text = scan;
   if (loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
   const explicitKeys = mayHaveExplicitKey(text);
@@ -508,7 +630,7 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       offset += own.length;
       const at = contentStart(own, 0, own.length, marker);
       if (at === undefined) return undefined;
-      const { value, content, simple } = loadDocument(own, explicitKeys);
+      const { value, content, simple } = loadDocument(own, explicitKeys, fromFile?.own);
       if (!marker && !content && !firstEnded) continue; // comments before the first marker
       const index = docIndex++;
       out.documents++;
@@ -517,7 +639,11 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       let ls = 0;
       for (let i = own.indexOf('\n'); i >= 0 && i < at; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
       const docPos = { line: l, column: at - ls + 1 };
-      const span = decoded ? new Span(own, 0, own.length, line, at, simple, docOffset) : new Span(text, start, end, line, start + at, simple, docOffset);
+      const span = fromFile
+        ? new Span(fromFile.reader, fromFile.base + start, fromFile.base + end, line, at, simple, docOffset)
+        : decoded
+          ? new Span(own, 0, own.length, line, at, simple, docOffset)
+          : new Span(text, start, end, line, start + at, simple, docOffset);
       const kind = value.kind as string;
       const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
       if (isList && Array.isArray(value.items)) {

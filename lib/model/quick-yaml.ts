@@ -39,16 +39,33 @@ interface Limits {
   maxKey: number;
   maxDepth: number;
   maxNodes: number;
+  /**
+   * Applied to every string value of 13 or more characters that may share the text's storage
+   * (V8 makes a slice of that length a view of its parent, so one such value keeps the whole
+   * text alive): a reader of large files passes a function that returns a copy (see fast-yaml.ts).
+   */
+  own?: (s: string) => string;
 }
+
+/** V8's SlicedString::kMinLength (and ConsString's): shorter slices and sums of strings are copies. */
+export const VIEW_MIN = 13;
 
 class Reader {
   /** Start of the current line. */
   pos = 0;
   nodes = 0;
+  private readonly own?: (s: string) => string;
   constructor(
     readonly t: string,
     readonly limits: Limits,
-  ) {}
+  ) {
+    this.own = limits.own;
+  }
+
+  /** A string value as the reader keeps it (see Limits.own). */
+  keep(s: string): string {
+    return this.own !== undefined && s.length >= VIEW_MIN ? this.own(s) : s;
+  }
 
   /** The last line end found, and where its search started: most calls ask again for the same line. */
   private eolFrom = -1;
@@ -219,7 +236,7 @@ class Reader {
     let after: number;
     if (c === 0x22 || c === 0x27) {
       const q = this.quoted(i, end);
-      value = q.value;
+      value = this.keep(q.value);
       after = q.after;
     } else if (c === 0x7c) {
       return this.literal(i, end, parent);
@@ -242,6 +259,7 @@ class Reader {
         if (d !== 0x20) last = j + 1;
       }
       value = plainScalarJson(t.slice(i, last));
+      if (typeof value === 'string') value = this.keep(value);
       after = last;
     }
     // Only blanks or a comment may follow on the line.
@@ -271,7 +289,7 @@ class Reader {
       this.node();
       if (c === 0x22 || c === 0x27) {
         const q = this.quoted(j, end);
-        value.push(q.value);
+        value.push(this.keep(q.value));
         j = q.after;
       } else {
         if (c < 128 && INDICATOR[c] && !(c === 0x2d && t.charCodeAt(j + 1) !== 0x20 && t.charCodeAt(j + 1) !== 0x2c && t.charCodeAt(j + 1) !== 0x5d)) throw UNSURE;
@@ -283,7 +301,8 @@ class Reader {
           if (d === 0x5b || d === 0x7b || d === 0x7d || d === 0x3a || d === 0x23 || d === 0x22 || d === 0x27) throw UNSURE;
           if (d !== 0x20) last = k + 1;
         }
-        value.push(plainScalarJson(t.slice(j, last)));
+        const v = plainScalarJson(t.slice(j, last));
+        value.push(typeof v === 'string' ? this.keep(v) : v);
         j = k;
       }
       while (t.charCodeAt(j) === 0x20) j++;
@@ -370,7 +389,9 @@ class Reader {
     this.pos = Math.min(p, t.length);
     // Trailing blank lines are dropped (clip and strip chomping); clip keeps one line feed.
     const value = lines.join('\n');
-    return strip ? value : `${value}\n`;
+    // (The join of several lines is a new string; of one line, that line: the text's slice.)
+    const v = strip ? value : `${value}\n`;
+    return lines.length > 1 ? v : this.keep(v);
   }
 }
 

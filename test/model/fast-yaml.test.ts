@@ -19,6 +19,8 @@ import { MAX_DEPTH, parseText } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
 import { collectSources, streamedFile, utf8Source } from '../../lib/model/sources';
 import * as os from 'os';
+import * as v8 from 'v8';
+import * as vm from 'vm';
 import type { ParsedObjects } from '../../lib/model/fast-json';
 import { TextLocator, UNSURE } from '../../lib/model/yaml-locate';
 import { ALL_RULES } from '../../lib/rules';
@@ -160,6 +162,127 @@ describe('YAML fast path agrees with parse.ts', () => {
     // A file that changed since it was checked is read whole.
     expect(parseYamlFile('all.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, 64)).toBeUndefined();
     fs.rmSync(dir, { recursive: true });
+  });
+
+  /** A file of documents that exercises the chunked reader's positions: non-ASCII, Lists, layouts only `yaml` locates. */
+  const chunkedText = () =>
+    `\uFEFF# first document has no marker\n${rendered.slice(0, 6).map((f) => fs.readFileSync(f, 'utf8')).join('---\n')}---\n# é 😀\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "é"\n  labels: {app: "ünïcode-value-é-😀", x: y}\ndata:\n  k: |\n    line é\n    😀 two\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: "item-é", namespace: long-namespace-name}\n-   apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: item-deployment\n    spec: {replicas: 010, template: {spec: {containers: [{name: c, image: "registry.example/app:1.2.3"}]}}}\n---   \napiVersion: v1\nkind: Secret\nmetadata: {name: s,\n  namespace: x}\nstringData:\n  one-line-literal: |-\n    a single line of text\n  quoted: 'it''s a longer quoted value'\n`;
+
+  /** `text` written to a fresh file: its path and stamp. */
+  function written(text: string): { p: string; stamp: { path: string; size: number; mtimeMs: number }; done: () => void } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-yreread-'));
+    const p = path.join(dir, 'all.yaml');
+    fs.writeFileSync(p, text);
+    const st = fs.statSync(p);
+    return { p, stamp: { path: p, size: st.size, mtimeMs: st.mtimeMs }, done: () => fs.rmSync(dir, { recursive: true }) };
+  }
+
+  test('a file read in chunks keeps no text: positions are read again from the file, in blocks of any size, in any order', () => {
+    const text = chunkedText();
+    const f = written(text);
+    const slow = parseText('all.yaml', text);
+    expect(slow.objects.length).toBeGreaterThan(50);
+    for (const [chunk, ahead] of [
+      [5, 1],
+      [64, 100],
+      [4096, 3000],
+      [1 << 20, 1 << 20],
+    ]) {
+      const fast = parseYamlFile('all.yaml', f.stamp, chunk, undefined, ahead)!;
+      expect(fast).toBeDefined();
+      // Every pointer of every object (positions in input order, as the lint asks them).
+      agree(fast, slow, 'all.yaml', { located: slow.objects.length, findings: chunk === 64 });
+      // Asked for in the reverse order, and for List items before anything else: the same.
+      const again = parseYamlFile('all.yaml', f.stamp, chunk, undefined, ahead)!;
+      for (let i = again.objects.length - 1; i >= 0; i -= 3) {
+        const ps = pointers(slow.objects[i].raw).slice(0, 40);
+        expectEqual(locatedAt(again.objects[i], ps), locatedAt(slow.objects[i], ps));
+        expectEqual(view(again.objects[i]), view(slow.objects[i]));
+      }
+    }
+    f.done();
+  });
+
+  test('a file read in chunks that changed after it was read: each object\'s own position (a List item\'s document\'s)', () => {
+    const text = chunkedText();
+    const slow = parseText('all.yaml', text);
+    const list = slow.objects.findIndex((o) => o.basePointer === '/items/1');
+    const last = slow.objects.length - 1;
+    const deep = (i: number) => pointers(slow.objects[i].raw).slice(-3)[0];
+    for (const change of ['size', 'mtime'] as const) {
+      const f = written(text);
+      // (One document read at a time: a block read before the change would still serve the
+      // documents it holds, with the positions of the text that was read.)
+      const fast = parseYamlFile('all.yaml', f.stamp, 64, undefined, 1)!;
+      // Before the change: read from the file, deeper than the objects' own positions.
+      const before = slow.objects[0].locate('/metadata/name');
+      expect(fast.objects[0].locate('/metadata/name')).toEqual(before);
+      expect(before).not.toEqual({ line: slow.objects[0].line, column: slow.objects[0].column });
+      if (change === 'size') fs.appendFileSync(f.p, '# more\n');
+      else fs.utimesSync(f.p, new Date(), new Date(f.stamp.mtimeMs + 5000));
+      // (The document of object 0 was the last one read: its text is kept.)
+      expect(fast.objects[0].locate('/metadata/name')).toEqual(before);
+      const root = fast.objects[last];
+      expect(root.locate(deep(last))).toEqual({ line: slow.objects[last].line, column: slow.objects[last].column });
+      // A List item's own position needs its document's text: the document's position instead.
+      const item = fast.objects[list];
+      const doc = fast.objects[list - 1];
+      expect(slow.objects[list - 1].basePointer).toBe('/items/0');
+      expect(item.locate('/spec/replicas')).toEqual({ line: doc.line, column: doc.column });
+      expect({ line: item.line, column: item.column }).toEqual({ line: doc.line, column: doc.column });
+      expect(doc.line).toBeLessThan(slow.objects[list].line);
+      f.done();
+    }
+  });
+
+  test('a file read in chunks keeps nothing of its text once read (values are copies, positions read again)', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    // The corpus (3 MB) in windows of 1.25 MiB, each an external string (Node makes a Latin-1
+    // string of over ~1 MB external): V8 makes a string value sliced from a window (13 characters
+    // or more) a view of it, and the documents' texts were kept for positions.
+    const text = rendered.map((f) => fs.readFileSync(f, 'utf8')).join('---\n');
+    const f = written(text);
+    /** External memory that is not ArrayBuffers (whose sweeping lags a collection): external strings. */
+    const used = () => {
+      gc();
+      gc();
+      const m = process.memoryUsage();
+      return m.external - m.arrayBuffers;
+    };
+    const base = used();
+    const fast = parseYamlFile('all.yaml', f.stamp, 1.25 * 2 ** 20)!;
+    expect(fast.objects.length).toBeGreaterThan(500);
+    const held = used() - base;
+    // The whole-file path keeps the file's Latin-1 reading (the measure sees it).
+    const whole = parseYamlBytes('all.yaml', fs.readFileSync(f.p))!;
+    expect(used() - base - held).toBeGreaterThanOrEqual(text.length);
+    // Not one window (measured: 40 bytes; 2.6 MB, two windows, when the values are not copies;
+    // all of them when the documents' texts were kept).
+    expect(held).toBeLessThan(2 ** 20);
+    // Values and positions as read whole.
+    expectEqual(fast.objects.map((o) => o.raw), whole.objects.map((o) => o.raw));
+    for (const i of [0, 100, 400, fast.objects.length - 1]) expectEqual(locatedAt(fast.objects[i], pointers(whole.objects[i].raw)), locatedAt(whole.objects[i], pointers(whole.objects[i].raw)));
+    f.done();
+  });
+
+  test.each([
+    ['a lone CR', 'metadata:\r  name: a\n'],
+    ['a tab before the content', '---\t\nmetadata: {name: a}\n'],
+    ['a %YAML directive', '%YAML 1.1\n---\nmetadata: {name: a}\n'],
+    ['a byte-order mark inside', '---\n\uFEFFmetadata: {name: a}\n'],
+    ['U+2028', 'metadata: {name: "a\u2028b"}\n'],
+    ['an alias of a mapping', 'a: &x {b: 1}\nc: *x\n'],
+  ])('a file read in chunks with %s in its last document declines; the lint reads it whole, with the same findings', (_name, tail) => {
+    const head = chunkedText();
+    const text = `${head}---\napiVersion: v1\nkind: ConfigMap\n${tail}`;
+    const f = written(text);
+    for (const chunk of [64, 1 << 20]) expect(parseYamlFile('all.yaml', f.stamp, chunk)).toBeUndefined();
+    const streamed = collectSources([f.p], { stream: true, streamFrom: 10 });
+    const r = lintSources(streamed.sources, OPTS);
+    expect(r.findings).toEqual(lintSources([{ file: f.p, text }], OPTS).findings);
+    expect(r.findings.length).toBeGreaterThan(5);
+    f.done();
   });
 
   test('a document read from the bytes hands --fix its offset in the whole text', () => {

@@ -158,4 +158,56 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     const wide = Array.from({ length: 50 }, (_, i) => `k${i}: ${i}`).join('\n');
     expect(readQuick(`${wide}\n`, { ...LIMITS, maxNodes: 40 })).toBeUndefined();
   });
+
+  test('`own` is applied to every string value of 13 characters or more (the ones V8 may make views of the text), and to nothing else', () => {
+    const doc = [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: short-name',
+      '  namespace: a-longer-namespace',
+      'data:',
+      '  plain: a plain value of some length',
+      '  double: "a double quoted value"',
+      '  escaped: "an escaped \\"value\\" here"',
+      "  single: 'it''s a single quoted value'",
+      '  one-line: |',
+      '    one line of literal text',
+      '  one-line-strip: |-',
+      '    one line of literal text',
+      '  lines: |',
+      '    first line of the text',
+      '    second line',
+      '  flow: [first-flow-item-long, "second-flow-item", short, 12345678901234]',
+      '  number: 12345678901234',
+      '  a-key-that-is-longer-than-13: x',
+    ].join('\n');
+    const seen: string[] = [];
+    const own = (s: string) => {
+      seen.push(s);
+      return `<${s}>`;
+    };
+    const v = readQuick(doc, { ...LIMITS, own })!;
+    expect(v).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'short-name', namespace: '<a-longer-namespace>' },
+      data: {
+        plain: '<a plain value of some length>',
+        double: '<a double quoted value>',
+        escaped: '<an escaped "value" here>',
+        single: "<it's a single quoted value>",
+        'one-line': '<one line of literal text\n>',
+        'one-line-strip': '<one line of literal text>',
+        // (Joined from several lines: a new string already.)
+        lines: 'first line of the text\nsecond line\n',
+        flow: ['<first-flow-item-long>', '<second-flow-item>', 'short', 12345678901234],
+        number: 12345678901234,
+        'a-key-that-is-longer-than-13': 'x',
+      },
+    });
+    expect(seen.every((s) => s.length >= 13)).toBe(true);
+    // Without it, js-yaml's values.
+    expect(readQuick(doc, LIMITS)).toEqual(jsYaml(doc));
+  });
 });
