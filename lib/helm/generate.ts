@@ -242,7 +242,7 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
     '',
     'The default values pass every guard (kubegrace refuses to generate a chart whose defaults would not): an',
     '`acknowledge` value defaults to true only where the manifests suppressed that rule on the object',
-    '(`kubegrace.dev/ignore`). A native sidecar whose `classicFallback` defaults to `refuse` needs Kubernetes >= 1.29.',
+    `(\`kubegrace.dev/ignore\`).${a.workloads.some((p) => p.nativeSidecars.some((n) => n.defaultMode === 'refuse')) ? ' A native sidecar whose `classicFallback` defaults to `refuse` needs Kubernetes >= 1.29.' : ''}`,
     '',
     '## Values',
     '',
