@@ -409,6 +409,13 @@ describe('objects in two namespaces', () => {
     expect(() => buildChartFiles(text, spec)).toThrow('--namespace shop, then --namespace x, then --namespace y');
   });
 
+  test('the same object twice in one namespace is refused (a release would hold it twice); an empty document between two `---` is skipped', () => {
+    const spec = { name: 'c', version: '0.1.0', appVersion: '1', description: 'd' };
+    const svc = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ port: 81 }] } });
+    expect(() => buildChartFiles(`${app({})}---\n${svc}\n`, spec)).toThrow(/Service "web" in namespace "shop" \(manifests line \d+, column 1\), Service "web" in namespace "shop" \(manifests line \d+, column 1\): in one namespace, so a release would hold two Service <release>-<chart>-web/);
+    expect(buildChartFiles(`${app({})}---\n---\n# nothing\n---\n`, spec).has('templates/deployment-web.yaml')).toBe(true);
+  });
+
   test('different names in two namespaces: the second namespace is kept, and releases in two namespaces render with no kind/namespace/name collision', async () => {
     const text = `${inNs('a', 'example/web:1.0.0')}---\n${inNs('a', 'example/web:1.0.0').replace(/"web"/g, '"api"').replace(/"app": "web"/g, '"app": "api"')}---\n${inNs('b', 'example/web:2.0.0').replace(/"web"/g, '"jobs"')}`;
     const f = write('kept-ns.yaml', text);
