@@ -133,7 +133,7 @@ const workload = fc
     }
     if (w.kind === 'DaemonSet' && w.dsStrategy !== undefined) spec.updateStrategy = w.dsStrategy;
     if (w.kind === 'StatefulSet' && w.partition !== undefined) spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: w.partition } };
-    return { apiVersion: w.kind === 'Pod' ? 'v1' : 'apps/v1', kind: w.kind, metadata: { name: w.name }, spec };
+    return { apiVersion: 'apps/v1', kind: w.kind, metadata: { name: w.name }, spec };
   });
 
 describe('generated workloads: the policies agree with the linter', () => {
