@@ -336,6 +336,8 @@ function ownStrings(v: Json, own: (s: string) => string): Json {
 
 /** Distinct strings OwnedStrings remembers at most (then it starts afresh). */
 const OWNED_MAX = 1 << 16;
+/** Longest string V8 hashes by its characters (String::kMaxHashCalcLength). */
+const OWNED_HASHED = 16383;
 
 /**
  * For a file read in chunks: copies of string values that share no storage with the window they
@@ -347,12 +349,27 @@ const OWNED_MAX = 1 << 16;
  */
 function ownedStrings(): (s: string) => string {
   let seen = new Map<string, string>();
+  /** Strings longer than OWNED_HASHED, by their length and ends (one string a key). */
+  let long = new Map<string, string>();
+  // (A sum of 13+ characters is flattened into a new string by the slice; the slice is a view of
+  // that new string only.)
+  const copy = (s: string) => (' ' + s).slice(1);
   return (s) => {
+    if (s.length > OWNED_HASHED) {
+      // V8 hashes such a string by its length alone: as Map keys, many of one length would make
+      // every lookup compare them all. Keyed by their ends instead, and compared once.
+      // (The key is a copy too: slices would keep the window while the file is read.)
+      const key = copy(`${s.length}:${s.slice(0, 256)}${s.slice(-256)}`);
+      const c = long.get(key);
+      if (c === s) return c;
+      if (c !== undefined) return copy(s);
+      if (long.size >= OWNED_MAX) long = new Map();
+      long.set(key, copy(s));
+      return long.get(key)!;
+    }
     let c = seen.get(s);
     if (c === undefined) {
-      // (A sum of 13+ characters is flattened into a new string by the slice; the slice is a
-      // view of that new string only.)
-      c = (' ' + s).slice(1);
+      c = copy(s);
       if (seen.size >= OWNED_MAX) seen = new Map();
       seen.set(c, c);
     }

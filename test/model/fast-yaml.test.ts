@@ -266,6 +266,16 @@ describe('YAML fast path agrees with parse.ts', () => {
     f.done();
   });
 
+  test('a file read in chunks: long one-line values (over 16383 characters) that differ only in the middle, or repeat, read exactly', () => {
+    const long = (mid: string) => `${'a'.repeat(9000)}${mid}${'z'.repeat(9000)}`;
+    const values = [long('one'), long('two'), long('one'), long('thr'), long('two'), `"${long('q')}"`, long('one')];
+    const text = values.map((v, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\ndata:\n  v: ${v}\n  list: [${v}]\n`).join('---\n');
+    const f = written(text);
+    const slow = parseText('all.yaml', text);
+    for (const chunk of [64, 1 << 20]) agree(parseYamlFile('all.yaml', f.stamp, chunk)!, slow, 'all.yaml', { findings: false });
+    f.done();
+  });
+
   test.each([
     ['a lone CR', 'metadata:\r  name: a\n'],
     ['a tab before the content', '---\t\nmetadata: {name: a}\n'],
