@@ -84,13 +84,21 @@ export function runFixes(
     }
   }
   // The fixer (and its diff library) is loaded only when a fix is asked for.
-  const { fixSources, PROPOSAL_REASON, unifiedDiff, positionMapping } = require('../fix') as typeof import('../fix');
+  const { fixSources, PROPOSAL_REASON, unifiedDiff, positionMapping, lineChunksBoth } = require('../fix') as typeof import('../fix');
   const result = fixSources(sources, { ...opts, proposals: mode.proposals });
   // stdout belongs to the diff, or to the fixed stdin YAML, even when it stays empty.
   const stdoutTaken = !mode.write || sources.some((s) => s.path === undefined && s.chart === undefined);
   // A dry run writes nothing: its report points at the lines of the unchanged files.
   const maps = new Map<string, (p: TextPosition) => TextPosition>();
-  if (!mode.write) for (const f of result.files) if (f.text !== f.original) maps.set(f.file, positionMapping(f.text, f.original));
+  // The diff of a large file is planned once for both directions (chunks.ts).
+  const plans = new Map<string, ReturnType<typeof lineChunksBoth>>();
+  if (!mode.write)
+    for (const f of result.files) {
+      if (f.text === f.original) continue;
+      const plan = lineChunksBoth(f.original, f.text);
+      plans.set(f.file, plan);
+      maps.set(f.file, positionMapping(f.text, f.original, { chunks: plan.backward }));
+    }
   const at: Relocate = (file, pos) => {
     const m = maps.get(file);
     return m ? m(pos) : { line: pos.line, column: pos.column };
@@ -102,11 +110,12 @@ export function runFixes(
     errors.push({ file: src.file, line: 1, column: 1, message: `--fix did not write this file: ${reason}` });
   };
   // Every file is checked before any is written, so a problem never leaves the set half fixed.
-  const plans: Array<{ src: Source; text: string; target: string }> = [];
+  const writes: Array<{ src: Source; text: string; target: string }> = [];
   for (const f of result.files) {
     const src = sources.find((s) => s.file === f.file)!;
     if (!mode.write) {
-      const diff = unifiedDiff(f.file, f.original, f.text);
+      const plan = plans.get(f.file);
+      const diff = unifiedDiff(f.file, f.original, f.text, plan && { chunks: plan.forward });
       // A diff always ends its last line, whatever the file does (jsdiff marks a missing final newline itself).
       io.stdout(diff && !diff.endsWith('\n') ? `${diff}\n` : diff);
     } else if (src.path === undefined) {
@@ -127,10 +136,10 @@ export function runFixes(
       }
       const problem = fixWriteProblem(target);
       if (problem) refuse(src, problem);
-      else plans.push({ src, text: f.text, target });
+      else writes.push({ src, text: f.text, target });
     }
   }
-  for (const p of plans) {
+  for (const p of writes) {
     try {
       writeAtomic(p.target, p.text, { expect: p.src.bytes });
     } catch (e) {

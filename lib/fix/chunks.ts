@@ -9,7 +9,7 @@
  * own), which the margins hold; test/fix/chunks.test.ts compares the two over the corpus, the
  * bench input and random edits. Small texts are diffed whole.
  */
-import { diffArrays } from 'diff';
+import { ArrayChange, diffArrays } from 'diff';
 import { lineIndex } from '../model/lines';
 
 /** Equal lines kept on each side of a changed region (more than twice a unified diff's context). */
@@ -51,14 +51,81 @@ export interface Chunked {
 }
 
 /**
+ * lineChunks(a, b) and lineChunks(b, a) at once, for a dry run that needs the diff both ways (the
+ * unified diff of the original against the fixed text, and the position mapping back). When the
+ * documents' alignment was forced (see forcedAlignment) the second is the first mirrored, else it
+ * is computed on its own (a diff of the other way round may pair equal documents otherwise).
+ */
+export function lineChunksBoth(a: string, b: string): { forward: Chunked | undefined; backward: Chunked | undefined } {
+  const forward = planChunks(a, b);
+  if (!forward.symmetric) return { forward: forward.result, backward: lineChunks(b, a) };
+  const f = forward.result;
+  return { forward: f, backward: f && { aStarts: f.bStarts, bStarts: f.aStarts, chunks: f.chunks.map((c) => ({ a0: c.b0, a1: c.b1, b0: c.a0, b1: c.a1 })) } };
+}
+
+/**
+ * The changes between two sequences of document numbers as diffArrays(a, b) has them, when they
+ * are forced: once the numbers found in only one of the sequences are left out, both read the
+ * same. Every common subsequence is then at most that sequence, which is one, so every longest
+ * one (and diffArrays finds a shortest edit script, i.e. a longest common subsequence) pairs its
+ * elements in order, one with one: which documents are equal is decided, whatever the algorithm.
+ * The changes come as runs of removed then added numbers between equal ones (the order within a
+ * run, which diffArrays may choose otherwise, does not matter to the regions). Undefined when the
+ * sequences are not of this kind. (The files a fix writes are: kept documents keep their order,
+ * edited ones become texts the original does not have, added ones are new.)
+ */
+export function forcedAlignment(a: number[], b: number[]): ArrayChange<number>[] | undefined {
+  const inA = new Set(a);
+  const inB = new Set(b);
+  const parts: ArrayChange<number>[] = [];
+  const push = (value: number[], added: boolean, removed: boolean) => {
+    if (!value.length) return;
+    const last = parts[parts.length - 1];
+    if (last && last.added === added && last.removed === removed) {
+      for (const v of value) last.value.push(v);
+      last.count = last.value.length;
+    } else parts.push({ value, count: value.length, added, removed });
+  };
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const removed: number[] = [];
+    while (i < a.length && !inB.has(a[i])) removed.push(a[i++]);
+    const added: number[] = [];
+    while (j < b.length && !inA.has(b[j])) added.push(b[j++]);
+    push(removed, false, true);
+    push(added, true, false);
+    if (i < a.length && j < b.length) {
+      if (a[i] !== b[j]) return undefined;
+      push([a[i]], false, false);
+      i++;
+      j++;
+    } else if (i < a.length || j < b.length) {
+      // One side has a common number left that the other side lacks here: not forced.
+      if ((i < a.length && inB.has(a[i])) || (j < b.length && inA.has(b[j]))) return undefined;
+    }
+  }
+  return parts;
+}
+
+/**
  * The parts of `a` and `b` to diff line by line (each with MARGIN equal lines around its
  * changes where the texts have them), or undefined when the texts should be diffed whole (small,
  * or their documents do not line up).
  */
-export function lineChunks(a: string, b: string): Chunked | undefined {
+export function lineChunks(a: string, b: string, opts?: { forced?: boolean }): Chunked | undefined {
+  return planChunks(a, b, opts?.forced !== false).result;
+}
+
+/**
+ * lineChunks, and whether lineChunks(b, a) is its mirror image (symmetric). `forced: false` aligns
+ * the documents by diffArrays alone (for tests comparing the two).
+ */
+function planChunks(a: string, b: string, forced = true): { result: Chunked | undefined; symmetric: boolean } {
+  const result = (r: Chunked | undefined, symmetric: boolean) => ({ result: r, symmetric });
   const aStarts = lineStartsOf(a);
   const bStarts = lineStartsOf(b);
-  if (aStarts.length < CHUNKED_FROM && bStarts.length < CHUNKED_FROM) return undefined;
+  if (aStarts.length < CHUNKED_FROM && bStarts.length < CHUNKED_FROM) return result(undefined, true);
   const sa = slices(a);
   const sb = slices(b);
   const text = (t: string, s: number[], i: number) => t.slice(s[i], i + 1 < s.length ? s[i + 1] : t.length);
@@ -71,7 +138,9 @@ export function lineChunks(a: string, b: string): Chunked | undefined {
   };
   const da = sa.map((_, i) => id(text(a, sa, i)));
   const db = sb.map((_, i) => id(text(b, sb, i)));
-  const parts = diffArrays(da, db);
+  const quick = forced ? forcedAlignment(da, db) : undefined;
+  const parts = quick ?? diffArrays(da, db);
+  const symmetric = quick !== undefined;
   // Changed regions in lines: runs of removed and added documents between equal ones.
   const lineOf = (starts: number[], s: number[], t: string, i: number) => (i >= s.length ? starts.length : s[i] >= t.length ? starts.length : lineIndex(starts, s[i]));
   const regions: Chunk[] = [];
@@ -100,11 +169,11 @@ export function lineChunks(a: string, b: string): Chunked | undefined {
   let pa = 0;
   let pb = 0;
   for (const r of regions) {
-    if (r.a0 - pa !== r.b0 - pb) return undefined;
+    if (r.a0 - pa !== r.b0 - pb) return result(undefined, symmetric);
     pa = r.a1;
     pb = r.b1;
   }
-  if (aStarts.length - pa !== bStarts.length - pb) return undefined;
+  if (aStarts.length - pa !== bStarts.length - pb) return result(undefined, symmetric);
   // Regions closer than two margins merged, then a margin of equal lines on each side.
   const merged: Chunk[] = [];
   for (const r of regions) {
@@ -119,7 +188,7 @@ export function lineChunks(a: string, b: string): Chunked | undefined {
     const after = Math.min(MARGIN, (i + 1 < merged.length ? merged[i + 1].a0 : aStarts.length) - r.a1);
     return { a0: r.a0 - before, a1: r.a1 + after, b0: r.b0 - before, b1: r.b1 + after };
   });
-  return { aStarts, bStarts, chunks };
+  return result({ aStarts, bStarts, chunks }, symmetric);
 }
 
 /** The text of lines [from, to) of `t` (with their line breaks). */

@@ -1,5 +1,5 @@
 import { ArrayChange, diffArrays } from 'diff';
-import { lineChunks } from './chunks';
+import { Chunked, lineChunks } from './chunks';
 import { Lexer, ToStringOptions } from 'yaml';
 
 /** One line of text and the line break that ended it ('' for a last line without one). */
@@ -198,42 +198,127 @@ export interface TextPosition {
  * line before which the insertion goes), where the diff shows the change: at the same column when
  * the original line reads the same up to it, else at its first non-blank column.
  */
-export function positionMapping(fixed: string, original: string): (pos: TextPosition) => TextPosition {
+export function positionMapping(fixed: string, original: string, plan?: { chunks: Chunked | undefined }): (pos: TextPosition) => TextPosition {
+  const ch = plan ? plan.chunks : lineChunks(fixed, original);
+  if (ch) return chunkedMapping(fixed, original, ch);
   const O = lineTexts(original);
   const lastLine = Math.max(1, O.length);
-  const firstColumn = (line: number): number => {
-    const t = O[line - 1] ?? '';
-    const m = /\S/.exec(t);
-    return m ? m.index + 1 : 1;
-  };
   const F = lineTexts(fixed);
-  const parts = chunkedDiff(fixed, original, F, O, 4000);
+  const parts = diffArrays(F, O, { maxEditLength: MAPPING_EDITS });
   if (!parts) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
-  // For each fixed line: the original line it is (kept), or the first original line of its change.
-  const map: { line: number; kept: boolean }[] = [];
-  let io = 0;
-  let changeStart: number | undefined;
-  for (const p of parts) {
-    const n = p.count ?? p.value.length;
-    if (!p.added && !p.removed) {
-      changeStart = undefined;
-      for (let k = 0; k < n; k++) map.push({ line: io + k + 1, kept: true });
-      io += n;
-      continue;
+  const map = new LineMap(lastLine);
+  map.add(parts, 0);
+  return (p) => map.position(p, F[p.line - 1], (line) => O[line - 1]);
+}
+
+/** The most changed lines a position mapping diffs (beyond it, lines map to themselves). */
+const MAPPING_EDITS = 4000;
+
+/**
+ * For each line of a fixed text from its first one on: the original line it is (kept), or the
+ * first original line of its change (see positionMapping).
+ */
+class LineMap {
+  readonly lines: number[] = [];
+  readonly kept: boolean[] = [];
+  constructor(private readonly lastLine: number) {}
+  /** Adds the lines of a diff (fixed to original) whose first original line is `io` (0-based). */
+  add(parts: ArrayChange<string>[], io: number): void {
+    let changeStart: number | undefined;
+    for (const p of parts) {
+      const n = p.count ?? p.value.length;
+      if (!p.added && !p.removed) {
+        changeStart = undefined;
+        for (let k = 0; k < n; k++) {
+          this.lines.push(io + k + 1);
+          this.kept.push(true);
+        }
+        io += n;
+        continue;
+      }
+      // A change is a run of removed (fixed only) and added (original only) parts, in either order.
+      if (changeStart === undefined) changeStart = io;
+      if (p.added) io += n;
+      else
+        for (let k = 0; k < n; k++) {
+          this.lines.push(Math.min(changeStart + 1, this.lastLine));
+          this.kept.push(false);
+        }
     }
-    // A change is a run of removed (fixed only) and added (original only) parts, in either order.
-    if (changeStart === undefined) changeStart = io;
-    if (p.added) io += n;
-    else for (let k = 0; k < n; k++) map.push({ line: Math.min(changeStart + 1, lastLine), kept: false });
   }
-  return (p) => {
-    const m = map[p.line - 1];
-    if (!m) return { line: Math.min(p.line, lastLine), column: 1 };
-    if (m.kept) return { line: m.line, column: p.column };
+  /** The position of `p`, whose line (the i-th added here) reads `text`; `originalLine` reads an original line. */
+  at(i: number, p: TextPosition, text: string | undefined, originalLine: (line: number) => string | undefined): TextPosition {
+    const line = this.lines[i];
+    if (this.kept[i]) return { line, column: p.column };
     // A rewritten line that still reads the same up to the column (a changed value after the same
     // key, say): the column holds there too.
-    const prefix = (F[p.line - 1] ?? '').slice(0, p.column - 1);
-    return { line: m.line, column: (O[m.line - 1] ?? '').startsWith(prefix) ? p.column : firstColumn(m.line) };
+    const prefix = (text ?? '').slice(0, p.column - 1);
+    const o = originalLine(line) ?? '';
+    if (o.startsWith(prefix)) return { line, column: p.column };
+    const m = /\S/.exec(o);
+    return { line, column: m ? m.index + 1 : 1 };
+  }
+  position(p: TextPosition, text: string | undefined, originalLine: (line: number) => string | undefined): TextPosition {
+    if (p.line - 1 >= this.lines.length || p.line < 1) return { line: Math.min(p.line, this.lastLine), column: 1 };
+    return this.at(p.line - 1, p, text, originalLine);
+  }
+}
+
+/** Line `i` (0-based) of `t` as lineTexts(t)[i] reads it, given its line starts (lineChunks'). */
+function lineAt(t: string, starts: number[], i: number): string | undefined {
+  if (i < 0 || i >= starts.length) return undefined;
+  const from = starts[i];
+  let to = i + 1 < starts.length ? starts[i + 1] : t.length;
+  if (to > from && t.charCodeAt(to - 1) === 0x0a) {
+    to--;
+    if (to > from && t.charCodeAt(to - 1) === 0x0d) to--;
+  }
+  return t.slice(from, to);
+}
+
+/**
+ * positionMapping of a large text from its parts (chunks.ts, lineChunks(fixed, original)): each
+ * part's lines diffed as in the whole-file diff (chunkedDiff), the lines between parts kept in
+ * place, and no line of the whole texts split out. Past MAPPING_EDITS changed lines in all, the
+ * lines map to themselves, as positionMapping's whole diff does.
+ */
+function chunkedMapping(fixed: string, original: string, ch: Chunked): (pos: TextPosition) => TextPosition {
+  const { aStarts: fStarts, bStarts: oStarts, chunks } = ch;
+  const lastLine = Math.max(1, oStarts.length);
+  const lines = (t: string, starts: number[], from: number, to: number) => {
+    const out: string[] = [];
+    for (let i = from; i < to; i++) out.push(lineAt(t, starts, i)!);
+    return out;
+  };
+  const maps: LineMap[] = [];
+  let edits = 0;
+  for (const c of chunks) {
+    const sub = diffArrays(lines(fixed, fStarts, c.a0, c.a1), lines(original, oStarts, c.b0, c.b1), { maxEditLength: MAPPING_EDITS });
+    if (sub) for (const p of sub) if (p.added || p.removed) edits += p.count ?? p.value.length;
+    if (!sub || edits > MAPPING_EDITS) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
+    const m = new LineMap(lastLine);
+    m.add(sub, c.b0);
+    maps.push(m);
+  }
+  const originalLine = (line: number) => lineAt(original, oStarts, line - 1);
+  return (p) => {
+    const i = p.line - 1;
+    if (i >= fStarts.length || p.line < 1) return { line: Math.min(p.line, lastLine), column: 1 };
+    // The last part starting at or before the line.
+    let lo = 0;
+    let hi = chunks.length - 1;
+    let k = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (chunks[mid].a0 <= i) {
+        k = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (k >= 0 && i < chunks[k].a1) return maps[k].at(i - chunks[k].a0, p, lineAt(fixed, fStarts, i), originalLine);
+    // Between parts (or before the first): an equal line, moved as the part before it moved lines.
+    const shift = k >= 0 ? chunks[k].b1 - chunks[k].a1 : 0;
+    return { line: i + shift + 1, column: p.column };
   };
 }
 

@@ -15,13 +15,14 @@ import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
 import { assemblePieces, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
-import { lineChunks, linesText } from './chunks';
+import { Chunked, lineChunks, linesText } from './chunks';
 import { applyJsonEdits, TextTree } from './splice';
 import { DocEdit, surgicalEdit, treeEdit } from './surgical';
 import { changedPathsShifted, isUnder, sameValue } from './values';
 
 export { FixError } from './edit';
 export { positionMapping } from './format';
+export { lineChunksBoth } from './chunks';
 export { changedPaths, changedPathsShifted, isUnder } from './values';
 
 export interface FixOptions {
@@ -843,15 +844,18 @@ function verifyPiecewise(got: ParsedObjects, docs: (Document.Parsed | undefined)
   if (view(got, docs, lc.lineStarts) !== view(want, want.docs, want.lineCounter.lineStarts)) throw new Error(`--fix: the piecewise reading of ${got.file} differs from reading it whole`);
 }
 
-/** A unified diff with `a/` and `b/` headers and 3 lines of context (as git); empty when nothing changed. */
-export function unifiedDiff(file: string, before: string, after: string): string {
+/**
+ * A unified diff with `a/` and `b/` headers and 3 lines of context (as git); empty when nothing
+ * changed. `plan` is lineChunks(before, after), when the caller has it already.
+ */
+export function unifiedDiff(file: string, before: string, after: string, plan?: { chunks: Chunked | undefined }): string {
   if (before === after) return '';
   // git-style headers; an absolute path must not turn into `a//abs`.
   const name = file.replace(/^\/+/, '');
   const patch = (a: string, b: string) => createTwoFilesPatch(`a/${name}`, `b/${name}`, a, b, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
   // A large file: the parts around its changed documents, their hunks moved to the file's lines
   // (chunks.ts; parts are farther apart than two contexts, so no hunk spans two).
-  const ch = lineChunks(before, after);
+  const ch = plan ? plan.chunks : lineChunks(before, after);
   if (!ch) return patch(before, after);
   let head = '';
   let body = '';

@@ -11,8 +11,8 @@ import { createTwoFilesPatch, diffArrays, FILE_HEADERS_ONLY } from 'diff';
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { fixSources, unifiedDiff } from '../../lib/fix';
-import { CHUNKED_FROM, lineChunks } from '../../lib/fix/chunks';
-import { chunkedDiff, detectStyle, lineTexts, splitLines } from '../../lib/fix/format';
+import { CHUNKED_FROM, forcedAlignment, lineChunks, lineChunksBoth } from '../../lib/fix/chunks';
+import { chunkedDiff, detectStyle, lineTexts, positionMapping, splitLines, TextPosition } from '../../lib/fix/format';
 import { ALL_RULES } from '../../lib/rules';
 
 const RENDERED = path.resolve(__dirname, '../../../shared/corpus/rendered');
@@ -31,12 +31,65 @@ function whole(file: string, a: string, b: string): string {
   return a === b ? '' : createTwoFilesPatch(`a/${file}`, `b/${file}`, a, b, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY, context: 3 });
 }
 
+/** positionMapping as it was before it mapped from parts: one diff of the whole texts' lines. */
+function referenceMapping(fixed: string, original: string, parts = diffArrays(lineTexts(fixed), lineTexts(original), { maxEditLength: 4000 })): (p: TextPosition) => TextPosition {
+  const O = lineTexts(original);
+  const lastLine = Math.max(1, O.length);
+  const F = lineTexts(fixed);
+  if (!parts) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
+  const map: { line: number; kept: boolean }[] = [];
+  let io = 0;
+  let changeStart: number | undefined;
+  for (const p of parts) {
+    const n = p.count ?? p.value.length;
+    if (!p.added && !p.removed) {
+      changeStart = undefined;
+      for (let k = 0; k < n; k++) map.push({ line: io + k + 1, kept: true });
+      io += n;
+      continue;
+    }
+    if (changeStart === undefined) changeStart = io;
+    if (p.added) io += n;
+    else for (let k = 0; k < n; k++) map.push({ line: Math.min(changeStart + 1, lastLine), kept: false });
+  }
+  return (p) => {
+    const m = map[p.line - 1];
+    if (!m) return { line: Math.min(p.line, lastLine), column: 1 };
+    if (m.kept) return { line: m.line, column: p.column };
+    const prefix = (F[p.line - 1] ?? '').slice(0, p.column - 1);
+    const o = O[m.line - 1] ?? '';
+    const first = /\S/.exec(o);
+    return { line: m.line, column: o.startsWith(prefix) ? p.column : first ? first.index + 1 : 1 };
+  };
+}
+
+/** Positions on every line of `fixed` (and past it), at one of a few columns. */
+function positions(fixed: string): TextPosition[] {
+  const n = lineTexts(fixed).length;
+  const out: TextPosition[] = [];
+  for (let line = 0; line <= n + 2; line++) out.push({ line, column: [1, 3, 9, 40][line % 4] });
+  return out;
+}
+
 function same(a: string, b: string): void {
   const A = splitLines(a).map((l) => l.text);
   const B = splitLines(b).map((l) => l.text);
-  expect(unifiedDiff('f.yaml', a, b)).toBe(whole('f.yaml', a, b));
+  const patch = whole('f.yaml', a, b);
+  expect(unifiedDiff('f.yaml', a, b)).toBe(patch);
   expect(chunkedDiff(a, b, A, B, 4000)).toEqual(diffArrays(A, B, { maxEditLength: 4000 }));
-  expect(chunkedDiff(b, a, B, A, 4000)).toEqual(diffArrays(B, A, { maxEditLength: 4000 }));
+  const backward = diffArrays(B, A, { maxEditLength: 4000 });
+  expect(chunkedDiff(b, a, B, A, 4000)).toEqual(backward);
+  // The documents' alignment without diffArrays, and the mirrored plan of the dry run.
+  // (Compared as JSON: jest's deep equality is slow on arrays of every line's offset.)
+  const both = lineChunksBoth(a, b);
+  expect(JSON.stringify(both.forward)).toBe(JSON.stringify(lineChunks(a, b, { forced: false })));
+  expect(JSON.stringify(both.backward)).toBe(JSON.stringify(lineChunks(b, a, { forced: false })));
+  expect(unifiedDiff('f.yaml', a, b, { chunks: both.forward })).toBe(patch);
+  // The position mapping from parts: the whole-file mapping's, at every line.
+  const ref = referenceMapping(b, a, backward);
+  const got = positionMapping(b, a, { chunks: both.backward });
+  const ps = positions(b);
+  expect(JSON.stringify(ps.map(got))).toBe(JSON.stringify(ps.map(ref)));
 }
 
 const BIG = stream(1);
@@ -46,16 +99,24 @@ describe('dry-run diffs in parts', () => {
     expect(splitLines(BIG).length).toBeGreaterThan(CHUNKED_FROM * 2);
   });
 
-  test('the corpus stream fixed (with proposals): the whole-file diffs, from parts', () => {
+  test('the corpus stream fixed (with proposals): the whole-file diffs and position mapping, from parts', () => {
     const policy = loadPolicy('recommended', ALL_RULES);
     const r = fixSources([{ file: 'f.yaml', text: BIG }], { rules: ALL_RULES, policy, version: KubeVersion.parse('1.33'), proposals: true });
     const fixed = r.files[0].text;
     expect(r.files[0].applied.length).toBeGreaterThan(50);
     expect(lineChunks(BIG, fixed)!.chunks.length).toBeGreaterThan(20);
     same(BIG, fixed);
+    // Its documents are aligned without diffArrays.
+    const docs = (t: string) => t.split(/^(?=---(?:[ \t\r\n]|$))/m);
+    const ids = new Map<string, number>();
+    const id = (d: string) => ids.get(d) ?? (ids.set(d, ids.size), ids.size - 1);
+    expect(forcedAlignment(docs(BIG).map(id), docs(fixed).map(id))).toBeDefined();
+    // Some line moved by the fix maps back to another line number (the mapping did not give up).
+    const map = positionMapping(fixed, BIG);
+    expect(positions(fixed).some((p) => p.line > 0 && map(p).line !== p.line)).toBe(true);
   });
 
-  test('random edits of the stream: the whole-file diffs, from parts', () => {
+  test('random edits of the stream: the whole-file diffs and position mapping, from parts', () => {
     const docs = BIG.split(/^(?=---\n)/m);
     const edit = fc.record({
       at: fc.nat(),
@@ -84,6 +145,54 @@ describe('dry-run diffs in parts', () => {
       }),
       { numRuns: RUNS, seed: Number(process.env.KUBEGRACE_FUZZ_SEED ?? 5) },
     );
+  });
+
+  test('forcedAlignment: where it answers, the documents diffArrays pairs are the ones it pairs', () => {
+    const equalPairs = (parts: { count?: number; value: number[]; added?: boolean; removed?: boolean }[]) => {
+      const out: [number, number][] = [];
+      let i = 0;
+      let j = 0;
+      for (const p of parts) {
+        const n = p.count ?? p.value.length;
+        if (p.added) j += n;
+        else if (p.removed) i += n;
+        else for (let k = 0; k < n; k++) out.push([i++, j++]);
+      }
+      return out;
+    };
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(fc.nat(12), { maxLength: 30 }), fc.array(fc.nat(12), { maxLength: 30 }), (a, b) => {
+        const got = forcedAlignment(a, b);
+        if (!got) return;
+        answered++;
+        expect(equalPairs(got)).toEqual(equalPairs(diffArrays(a, b)));
+        expect(got.flatMap((p) => (p.added ? [] : p.value))).toEqual(a);
+        expect(got.flatMap((p) => (p.removed ? [] : p.value))).toEqual(b);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
+    // Sequences made as a fix makes them (common ones in order, unique ones around): always answered.
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat(3), fc.nat(3)), { maxLength: 40 }), (spec) => {
+        const a: number[] = [];
+        const b: number[] = [];
+        let next = 0;
+        for (const [common, ra, rb] of spec) {
+          if (common) {
+            a.push(next % 5);
+            b.push(next % 5);
+          }
+          for (let k = 0; k < ra; k++) a.push(100 + next++);
+          for (let k = 0; k < rb; k++) b.push(1000 + next++);
+        }
+        const got = forcedAlignment(a, b);
+        expect(got).toBeDefined();
+        expect(equalPairs(got!)).toEqual(equalPairs(diffArrays(a, b)));
+      }),
+      { numRuns: 300, seed: 8 },
+    );
+    expect(answered).toBeGreaterThan(5);
   });
 
   test('small texts are diffed whole', () => {
