@@ -56,12 +56,30 @@ function indentOf(s: string): number {
 }
 
 /**
+ * Whether a line counts for detectStyle: not blank, not a comment line, no `---` or `...` marker,
+ * no `%` directive. Decided from the first non-blank character when it is ASCII and not white
+ * space (none of trim's white space is), else by the plain reading.
+ */
+function styleLine(l: string): boolean {
+  let i = 0;
+  while (l.charCodeAt(i) === 0x20) i++;
+  const c = l.charCodeAt(i);
+  if (c > 0x20 && c < 0x7f) {
+    if (c === 0x23) return false;
+    if (i > 0) return true;
+    if (c === 0x25) return false;
+    return !((c === 0x2d || c === 0x2e) && /^(---|\.\.\.)(\s|$)/.test(l));
+  }
+  return l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%');
+}
+
+/**
  * `Document.toString` options that reproduce how a document is written: its indentation, whether
  * block sequences are indented under their key, flow padding and preferred quotes. Lines are
  * never folded (`lineWidth: 0`).
  */
 export function detectStyle(text: string): ToStringOptions {
-  const lines = lineTexts(text).filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%'));
+  const lines = lineTexts(text).filter(styleLine);
   const indents = new Map<number, number>();
   let seqIndented = 0;
   let seqFlush = 0;
@@ -91,10 +109,13 @@ export function detectStyle(text: string): ToStringOptions {
     }
   }
   const body = lines.join('\n');
-  const padded = (body.match(/[{[] [^\s]/g) ?? []).length;
-  const tight = (body.match(/[{[][^\s\]}]/g) ?? []).length;
-  const single = (body.match(/(?::|-)\s+'/g) ?? []).length;
-  const double = (body.match(/(?::|-)\s+"/g) ?? []).length;
+  // (A pattern is only looked for where its first or last character occurs.)
+  const count = (re: RegExp) => (body.match(re) ?? []).length;
+  const flow = body.includes('{') || body.includes('[');
+  const padded = flow ? count(/[{[] [^\s]/g) : 0;
+  const tight = flow ? count(/[{[][^\s\]}]/g) : 0;
+  const single = body.includes("'") ? count(/(?::|-)\s+'/g) : 0;
+  const double = body.includes('"') ? count(/(?::|-)\s+"/g) : 0;
   return {
     indent,
     indentSeq: seqIndented >= seqFlush ? seqIndented > 0 || seqFlush === 0 : false,

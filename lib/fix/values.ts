@@ -74,7 +74,27 @@ export function isUnder(path: string[], prefix: string[]): boolean {
   return prefix.length <= path.length && prefix.every((s, i) => path[i] === s);
 }
 
-/** Deep equality of plain values (as `Document.toJS` returns them). */
+/**
+ * Deep equality of plain values (as `Document.toJS` returns them): exactly whether
+ * changedPaths(a, b) is empty, decided without making the paths and at the first difference.
+ */
 export function sameValue(a: unknown, b: unknown): boolean {
-  return changedPaths(a, b).length === 0;
+  if (Object.is(a, b)) return true;
+  const aC = isContainer(a);
+  const bC = isContainer(b);
+  if (aC || bC) {
+    const emptyA = a === undefined || a === null;
+    const emptyB = b === undefined || b === null;
+    if (!((aC || emptyA) && (bC || emptyB) && (emptyA || emptyB || Array.isArray(a) === Array.isArray(b)))) return false;
+    const keysA = aC ? Object.keys(a as object) : [];
+    const keysB = bC ? Object.keys(b as object) : [];
+    if (!keysA.length && !keysB.length) return aC === bC;
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    for (const k of keysA) if (!sameValue(ra[k], bC ? rb[k] : undefined)) return false;
+    // The keys of b that a does not have (Object.keys lists the own enumerable ones).
+    for (const k of keysB) if (!(aC && Object.prototype.propertyIsEnumerable.call(a, k)) && !sameValue(aC ? ra[k] : undefined, rb[k])) return false;
+    return true;
+  }
+  return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
 }

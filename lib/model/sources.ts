@@ -38,7 +38,7 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   Object.defineProperty(src, 'text', {
     enumerable: true,
     configurable: true,
-    get: () => (text ??= (src.bytes ?? Buffer.from(LATIN1.get(src)!, 'latin1')).toString('utf8')),
+    get: () => (text ??= decodeUtf8(src)),
     set: (v: string) => {
       UNDECODED.delete(src);
       LATIN1.delete(src);
@@ -47,6 +47,31 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   });
   UNDECODED.add(src);
   return src;
+}
+
+/**
+ * A utf8Source's text. From its Latin-1 reading when there is one (after the YAML fast path read
+ * it): the ASCII characters are the text's, and each run of other bytes is whole UTF-8 sequences
+ * (the bytes are valid UTF-8, and no sequence holds an ASCII byte), decoded alone, which costs
+ * less than decoding the whole file when such runs are few (beyond one per 4 KiB on average, the
+ * whole bytes are decoded).
+ */
+function decodeUtf8(src: Source): string {
+  const l = LATIN1.get(src);
+  if (l === undefined) return src.bytes!.toString('utf8');
+  const whole = () => (src.bytes ?? Buffer.from(l, 'latin1')).toString('utf8');
+  const re = /[\x80-\xff]+/g;
+  const parts: string[] = [];
+  const most = 64 + (l.length >> 12);
+  let at = 0;
+  for (let m = re.exec(l); m; m = re.exec(l)) {
+    if (parts.length > 2 * most) return whole();
+    parts.push(l.slice(at, m.index), Buffer.from(m[0], 'latin1').toString('utf8'));
+    at = re.lastIndex;
+  }
+  if (!parts.length) return l;
+  parts.push(l.slice(at));
+  return parts.join('');
 }
 
 /**

@@ -251,6 +251,18 @@ describe('detectStyle', () => {
     }
     expect(n).toBeGreaterThan(500);
   });
+
+  test('the same style on lines the quick line check must leave to the plain reading', () => {
+    const odd = ['\u00a0# nbsp comment', '\t# tab comment', '  \u3000', '\x1f: x', ' %not: directive', '%YAML 1.1', ' ---', '--- # c', '...', '.not: marker', '-- x', '- a', "  - 'q'", '  k: "d"', '  f: [ a ]', '  g: {b: 1}', '#'];
+    const text = (pick: number[]) => ['spec:', ...pick.map((k) => odd[k % odd.length]), '  containers:', '  - name: x', '    args: [ "a", "b" ]', 'meta:', '    deep: 1'].join('\n');
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 12 }), (pick) => {
+        const t = text(pick);
+        expect(detectStyle(t)).toEqual(reference(t));
+      }),
+      { numRuns: 300, seed: 9 },
+    );
+  });
 });
 
 test('lineTexts is splitLines without Line objects', () => {
