@@ -187,9 +187,9 @@ function align(a: string[], b: string[]): Int32Array | undefined {
  * removed line to where its replacement starts (or the line that follows the removal).
  */
 export function lineMapping(before: string, after: string): (line: number) => number {
-  const A = splitLines(after).map((l) => l.text);
+  const A = lineTexts(after);
   const last = Math.max(1, A.length);
-  const parts = diffArrays(splitLines(before).map((l) => l.text), A, { maxEditLength: 4000 });
+  const parts = diffArrays(lineTexts(before), A, { maxEditLength: 4000 });
   if (!parts) return (line) => Math.min(line, last);
   const map: number[] = [];
   let ia = 0;
@@ -378,8 +378,8 @@ export function chunkedDiff(a: string, b: string, A: string[], B: string[], maxE
 /** Lines removed plus lines added between two texts (a size for choosing the smallest edit). */
 export function changedLineCount(a: string, b: string): number {
   const parts = diffArrays(
-    splitLines(a).map((l) => l.text),
-    splitLines(b).map((l) => l.text),
+    lineTexts(a),
+    lineTexts(b),
     { maxEditLength: 4000 },
   );
   if (!parts) return Number.MAX_SAFE_INTEGER;
@@ -401,9 +401,9 @@ export interface Hunk {
  * undefined when the texts are too different to align.
  */
 export function mergeHunks(original: string, before: string, after: string): Hunk[] | undefined {
-  const O = splitLines(original).map((l) => l.text);
-  const B = splitLines(before).map((l) => l.text);
-  const A = splitLines(after).map((l) => l.text);
+  const O = lineTexts(original);
+  const B = lineTexts(before);
+  const A = lineTexts(after);
   const bToO = align(O, B);
   const bToA = align(A, B);
   if (!bToO || !bToA) return undefined;

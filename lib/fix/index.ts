@@ -531,8 +531,9 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     return parseText(file, text, undefined, decoded);
   };
   const states: FileState[] = sources.map((s) => {
-    const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
+    // (Read first: the text is then made from the reading's Latin-1 string, see sources.ts.)
     const parsed = parseSource(s, decoded);
+    const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
     const text = s.text.slice(bom.length);
     return { source: s, bom, text, applied: [], parsed };
   });

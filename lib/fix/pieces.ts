@@ -41,6 +41,28 @@ export function lineStarts(text: string): number[] {
   return s;
 }
 
+/**
+ * lineStarts of the pieces joined (piece k at offset starts[k]): a kept piece's from the old
+ * text's line starts (its text is the old text's from oldStart), moved; a new piece's from its text.
+ */
+function joinedLineStarts(pieces: Piece[], starts: number[], oldStarts: number[]): number[] {
+  const out = [0];
+  for (let k = 0; k < pieces.length; k++) {
+    const p = pieces[k];
+    const at = starts[k];
+    if (p.kind === 'kept') {
+      // The old line starts just past each line break of the piece: (oldStart, oldStart + length].
+      const end = p.oldStart + p.text.length;
+      const d = at - p.oldStart;
+      for (let i = lineIndex(oldStarts, p.oldStart) + 1; i < oldStarts.length && oldStarts[i] <= end; i++) out.push(oldStarts[i] + d);
+    } else {
+      const t = p.text;
+      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) out.push(at + i + 1);
+    }
+  }
+  return out;
+}
+
 export function lineCounterOf(starts: number[]): LineCounter {
   const lc = new LineCounter();
   // A loop, not push(...starts): a large file has more line starts than a call may take arguments.
@@ -144,9 +166,9 @@ export function assemblePieces(pieces: Piece[], oldText: string, oldLineStarts?:
   }
   // Offsets: kept documents move with the text before them; new ones were read from offset 0.
   pieces.forEach((p, k) => p.doc && shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
-  const newStarts = lineStarts(text);
   // (The previous pass's reading of the old text has its line starts.)
   const oldStarts = oldLineStarts ?? lineStarts(oldText);
+  const newStarts = joinedLineStarts(pieces, starts, oldStarts);
   const moved = new Map<number, number>();
   pieces.forEach((p, k) => {
     if (p.kind === 'kept') moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart));
