@@ -43,6 +43,12 @@ export interface FixOptions {
    * true; false takes the Document route everywhere, for tests comparing the two).
    */
   textSplice?: boolean;
+  /**
+   * Run every rule in every lint (for tests comparing). By default a lint followed by a pass runs
+   * only the rules that can fix (meta.fixable) and the policy's custom rules; the last lint, which
+   * is the report, runs them all.
+   */
+  lintAll?: boolean;
 }
 
 export interface AppliedFix {
@@ -111,8 +117,11 @@ interface FileState {
   model?: FileModel;
 }
 
-/** Remembers which object each fix was reported for (the Finding carries only its ref). */
-function tracking(rule: Rule, owner: Map<Fix, KObject>): Rule {
+/**
+ * Remembers which object each fix was reported for (the Finding carries only its ref), and how
+ * many findings each rule reported (one per report).
+ */
+function tracking(rule: Rule, owner: Map<Fix, KObject>, counts: Map<Rule, number>): Rule {
   return {
     meta: rule.meta,
     check(ctx) {
@@ -120,11 +129,34 @@ function tracking(rule: Rule, owner: Map<Fix, KObject>): Rule {
         ...ctx,
         report(r) {
           if (r.fix) owner.set(r.fix, r.object);
+          counts.set(rule, (counts.get(rule) ?? 0) + 1);
           ctx.report(r);
         },
       });
     },
   };
+}
+
+/**
+ * The findings of one runRules over `rules` (then the policy's custom rules), from two runs: `a`
+ * over the fixable ones (then the custom rules), `b` over the others. A run reports rule by rule,
+ * each rule's findings together and in its own order, so the findings are cut per rule by their
+ * counts and put back in the rules' order: the same list, which sortFindings (a stable sort)
+ * orders as it orders one run's.
+ */
+function mergeRuns(rules: Rule[], counts: Map<Rule, number>, a: Finding[], b: Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let ia = 0;
+  let ib = 0;
+  for (const r of rules) {
+    const n = counts.get(r) ?? 0;
+    if (r.meta.fixable) for (const end = ia + n; ia < end; ia++) out.push(a[ia]);
+    else for (const end = ib + n; ib < end; ib++) out.push(b[ib]);
+  }
+  // The custom rules' findings, last as in one run.
+  for (; ia < a.length; ia++) out.push(a[ia]);
+  if (ib !== b.length) throw new Error('--fix: the findings of the rules that cannot fix do not add up');
+  return out;
 }
 
 function fixKey(f: Finding): string {
@@ -712,19 +744,16 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     return rendered === 'again' ? 'again' : { rendered, appliedHere };
   };
 
-  for (;;) {
-    const owner = new Map<Fix, KObject>();
-    const rules = opts.rules.map((r) => tracking(r, owner));
-    findings = sortFindings(
-      runRules(
-        states.flatMap((s) => s.parsed.objects),
-        { rules, policy: opts.policy, version: opts.version },
-      ),
-      fileOrder,
-    );
-    skipped = [];
+  // A lint followed by a pass serves only to find the fixes to apply: the rules that can report
+  // one (meta.fixable) and the policy's custom rules run for it. The other rules run too when the
+  // lint is the last one, which is the report (see mergeRuns).
+  const canFix = opts.rules.filter((r) => r.meta.fixable);
+  const cannotFix = opts.rules.filter((r) => !r.meta.fixable);
+  const split = !opts.lintAll && cannotFix.length > 0;
+  const classify = (list: Finding[], owner: Map<Fix, KObject>) => {
+    const skip: SkippedFix[] = [];
     const todo: { f: Finding; fix: Fix; obj: KObject; file: number }[] = [];
-    for (const f of findings) {
+    for (const f of list) {
       if (f.suppressed || !f.fix) continue;
       const file = byFile.get(f.file);
       const obj = owner.get(f.fix);
@@ -737,9 +766,29 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       else if (f.fix.safety === 'proposal' && !opts.proposals) reason = PROPOSAL_REASON;
       else if (failed.has(key)) reason = failed.get(key);
       else if (noop.has(key)) reason = 'the fix is already in place, yet the rule still reports it; fix it by hand';
-      if (reason) skipped.push({ finding: f, reason });
+      if (reason) skip.push({ finding: f, reason });
       else todo.push({ f, fix: f.fix, obj: obj!, file: file! });
     }
+    return { skip, todo };
+  };
+  for (;;) {
+    const owner = new Map<Fix, KObject>();
+    const counts = new Map<Rule, number>();
+    const objects = states.flatMap((s) => s.parsed.objects);
+    const first = runRules(objects, { rules: (split ? canFix : opts.rules).map((r) => tracking(r, owner, counts)), policy: opts.policy, version: opts.version });
+    findings = sortFindings(split ? first.slice() : first, fileOrder);
+    let { skip, todo } = classify(findings, owner);
+    if (split && (!todo.length || passes >= maxPasses)) {
+      // The last lint: the other rules' findings join, in the order one run of all would give.
+      const rest = runRules(objects, { rules: cannotFix.map((r) => tracking(r, owner, counts)), policy: { ...opts.policy, customRules: [] }, version: opts.version });
+      findings = sortFindings(mergeRuns(opts.rules, counts, first, rest), fileOrder);
+      const all = classify(findings, owner);
+      // A rule that reports a fix although its meta says it cannot: the lints before were short of
+      // its fixes, so the whole repair runs again with every rule in every lint.
+      if (rest.some((f) => f.fix) || all.todo.length !== todo.length) return fixSources(sources, { ...opts, lintAll: true });
+      ({ skip, todo } = all);
+    }
+    skipped = skip;
     if (!todo.length) {
       converged = true;
       break;
