@@ -130,11 +130,17 @@ function planChunks(a: string, b: string, forced = true): { result: Chunked | un
   const sb = slices(b);
   const text = (t: string, s: number[], i: number) => t.slice(s[i], i + 1 < s.length ? s[i + 1] : t.length);
   // Documents as numbers (equal texts, equal numbers): the alignment compares numbers, not texts.
-  const ids = new Map<string, number>();
+  // The texts are grouped by their length and ends first, so that only texts that may be equal
+  // are compared whole (hashing every document's whole text costs more).
+  const groups = new Map<string, { text: string; id: number }[]>();
+  let next = 0;
   const id = (t: string) => {
-    let n = ids.get(t);
-    if (n === undefined) ids.set(t, (n = ids.size));
-    return n;
+    const key = `${t.length}\u0000${t.slice(0, 48)}\u0000${t.slice(-48)}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    for (const x of g) if (x.text === t) return x.id;
+    g.push({ text: t, id: next });
+    return next++;
   };
   const da = sa.map((_, i) => id(text(a, sa, i)));
   const db = sb.map((_, i) => id(text(b, sb, i)));
