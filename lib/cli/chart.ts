@@ -19,17 +19,20 @@ generate  turns synthesized manifests (files or directories of YAML, e.g. your c
           termination knobs, with values.schema.json, guards refusing unsafe combinations,
           README.md and NOTES.txt. Defaults: --version 0.1.0, --app-version = the first
           workload's image tag, --kube-version derived from the features the manifests use.
-          One kind and name in two namespaces is refused (one object in a release); --namespace NS
-          keeps the objects of NS (with those naming no namespace and the cluster-scoped ones): one
-          chart per namespace. Manifests the chart's own guards would refuse are refused (exit 1)
-          unless the object's kubegrace.dev/ignore names the rule: the chart then acknowledges it.
+          Objects of the main namespace (the most used) go to the release namespace, others keep
+          theirs; where one kind and name is in both, the chart refuses the release namespaces that
+          would hold it twice (it says which on stdout and in its README). The same kind and name
+          twice in one namespace is refused (exit 1). --namespace NS keeps the objects of NS (with
+          those naming no namespace and the cluster-scoped ones). Manifests the chart's own guards
+          would refuse are refused (exit 1) unless the object's kubegrace.dev/ignore names the rule:
+          the chart then acknowledges it.
 package   writes reproducible DIR/<name>-<version>.tgz (default DIR: dist/packages; timestamps
           from SOURCE_DATE_EPOCH or fixed), and with --index also DIR/index.yaml.
 index     writes DIR/index.yaml (Helm repository index with sha256 digests) for the .tgz in DIR;
           --url prefixes the chart URLs (default: relative file names).
 
 Exit codes: 0 done, 1 a chart could not be generated or packaged (manifests its own guards would refuse,
-            objects that would collide in one release, an output directory it may not replace), 2 usage
+            the same object twice in one namespace, an output directory it may not replace), 2 usage
             error or input that is not YAML.
 `;
 
@@ -133,6 +136,13 @@ async function chartCommand(sub: string, values: ChartFlags, positionals: string
         values.namespace !== undefined ? { namespace: values.namespace } : {},
       );
       io.stdout(`generated ${path.relative(cwd, chart.dir) || chart.dir} (${chart.files.length} files)\n`);
+      if (chart.refusedNamespaces.length && chart.mainNamespace !== undefined) {
+        const q = (n: string) => JSON.stringify(n);
+        io.stdout(
+          `install it into namespace ${q(chart.mainNamespace)} (the manifests' main namespace) or another than ${chart.refusedNamespaces.map(q).join(', ')}: ` +
+            `objects the manifests keep there share kind and name with objects of ${q(chart.mainNamespace)}, so the chart refuses those release namespaces (its README.md says which objects)\n`,
+        );
+      }
       return 0;
     }
     case 'package': {

@@ -12,9 +12,9 @@ import { parseDocument } from 'yaml';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
 import { analyze, ChartAnalysis, ManifestSource, readObjects } from './analyze';
-import { acceptGuards, releaseNameClashes, selectNamespace } from './refusals';
+import { acceptGuards, duplicateObjects, NamespaceCollision, namespaceOf, releaseNamespaceCollisions, selectNamespace } from './refusals';
 import { yamlQuoted } from './emit';
-import { ChartTemplates } from './templates';
+import { ChartTemplates, shellWord } from './templates';
 import { defaultsOf, valuesSchema, valuesTable, valuesYaml } from './values';
 
 export interface ChartSpec {
@@ -32,6 +32,19 @@ export interface GeneratedChart {
   dir: string;
   /** Relative paths written, sorted. */
   files: string[];
+  /**
+   * Release namespaces the chart refuses to render in (an object kept there shares kind and name with
+   * one that goes to the release namespace), sorted; empty when it installs anywhere.
+   */
+  refusedNamespaces: string[];
+  /** The manifests' main namespace (the most used one), which goes to the release namespace. */
+  mainNamespace?: string;
+}
+
+/** What buildChartFiles returns besides the files: where the chart may be installed. */
+export interface ChartPlacement {
+  refusedNamespaces: string[];
+  mainNamespace?: string;
 }
 
 /** Helm's chart name rule (lowercase letters, digits, dashes). */
@@ -108,7 +121,62 @@ const HELMIGNORE = `# Patterns to ignore when packaging (helm package).
 *~
 `;
 
-function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string {
+/** Markdown inline text from the manifests: no table, code or emphasis syntax, one line. */
+function mdText(x: string): string {
+  return x.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
+}
+
+/**
+ * The README's install commands and where objects go. A chart whose manifests keep objects in other
+ * namespaces that share kind and name with objects of the main namespace names the main namespace in
+ * its commands and the release namespaces it refuses (refusals.ts releaseNamespaceCollisions).
+ */
+function installSection(spec: ChartSpec, a: ChartAnalysis, collisions: NamespaceCollision[]): string[] {
+  const main = a.primaryNamespace;
+  const ns = collisions.length && main !== undefined ? shellWord(main) : 'NS';
+  const q = (x: string) => mdText(JSON.stringify(x));
+  const code = (x: string) => (x.includes('`') || /[\r\n]/.test(x) ? mdText(x) : `\`${x}\``);
+  const kept = [...new Set(a.objects.map(namespaceOf).filter((n): n is string => n !== undefined && n !== main))].sort();
+  const out = [
+    '```sh',
+    `helm install RELEASE ./${spec.name} --namespace ${ns}            # from the chart directory`,
+    `helm install RELEASE REPO/${spec.name} --version ${spec.version} --namespace ${ns}`,
+    `helm template RELEASE ./${spec.name} --namespace ${ns} --kube-version 1.33.0   # else helm's built-in version (1.25 for helm 3.10)`,
+    '```',
+    '',
+    'Objects are named `<release>-<chart>-<object>` (just `<release>` when it contains the chart name; `nameOverride` and',
+    '`fullnameOverride` as in `helm create`). The Namespace object is created only with `namespace.create: true`.',
+  ];
+  if (main === undefined) out.push('Every namespaced object goes to the release namespace.');
+  else if (!kept.length) out.push(`Every namespaced object goes to the release namespace (the manifests used ${q(main)}).`);
+  else {
+    out.push(
+      `The objects of the manifests' main namespace ${q(main)} (and those naming no namespace) go to the release namespace;`,
+      `the objects of ${kept.map(q).join(', ')} stay there, as the manifests wrote them, so two releases of one name in two`,
+      'namespaces share them.',
+    );
+  }
+  if (collisions.length && main !== undefined) {
+    const refused = collisions.map((c) => q(c.namespace));
+    out.push(
+      '',
+      `**Install into ${q(main)}**, the manifests' main namespace, or into any namespace but ${refused.join(', ')}. Some objects the chart`,
+      'keeps in those namespaces have the kind and name of an object it puts into the release namespace, so a release',
+      'installed there would hold two objects of one name (`helm install` fails on the second: "already exists"). The chart',
+      `refuses to render there with a message naming them: note that \`helm template\` without \`--namespace\` renders into`,
+      '`default`.',
+      '',
+      ...collisions.map((c) => `- ${q(c.namespace)}: ${c.objects.map((o) => `${mdText(o.kind)} ${q(o.kept.name)}${o.onlyWithCreate ? ' (with `namespace.create: true`)' : ''}`).join(', ')}`),
+      '',
+      `To install into one of them, generate the chart with ${code(`kubegrace chart generate --namespace ${shellWord(main)}`)}: it keeps the objects of`,
+      `${q(main)} (with the cluster-scoped ones and those naming no namespace) and leaves out those of ${refused.join(', ')}.`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis, collisions: NamespaceCollision[]): string {
   const badge = (label: string, value: string) => `![${label}: ${value}](https://img.shields.io/badge/${encodeURIComponent(label)}-${encodeURIComponent(value.replace(/-/g, '--'))}-informational?style=flat-square)`;
   const out: string[] = [
     `# ${spec.name}`,
@@ -134,15 +202,7 @@ function readme(spec: ChartSpec, kubeVersion: string, a: ChartAnalysis): string 
     '',
     '## Install',
     '',
-    '```sh',
-    `helm install RELEASE ./${spec.name} --namespace NS            # from the chart directory`,
-    `helm install RELEASE REPO/${spec.name} --version ${spec.version} --namespace NS`,
-    `helm template RELEASE ./${spec.name} --namespace NS --kube-version 1.33.0   # else helm's built-in version (1.25 for helm 3.10)`,
-    '```',
-    '',
-    'Objects are named `<release>-<chart>-<object>` (just `<release>` when it contains the chart name; `nameOverride` and',
-    '`fullnameOverride` as in `helm create`), and every namespaced object goes to the release namespace',
-    `${a.primaryNamespace ? `(the manifests used \`${a.primaryNamespace}\`)` : ''}; the Namespace object is created only with \`namespace.create: true\`.`,
+    ...installSection(spec, a, collisions),
     'Two releases can share a namespace: selectors carry `app.kubernetes.io/instance: <release>`. Selectors are',
     'immutable, so they hold only the synthesized selector labels and the release name, which stay the same for the',
     'life of a release: an upgrade (new chart or app version, other values, a nameOverride) never changes them.',
@@ -268,25 +328,32 @@ export interface GenerateOptions {
 
 /**
  * Every file of the chart by relative path (no I/O): what generateChart writes. Refuses (throws, saying
- * where and what to change) objects that would collide in a release (one kind and name in two
- * namespaces) and values the chart's own guards would refuse with its defaults (refusals.ts): a chart it
- * returns renders with its default values.
+ * where and what to change) the same object twice in one namespace and values the chart's own guards
+ * would refuse with its defaults (refusals.ts): a chart it returns renders with its default values in the
+ * manifests' main namespace. One kind and name in the main namespace and another one N is generated, with
+ * a guard that refuses N as release namespace; `placement` (when given) receives those namespaces.
  */
-export function buildChartFiles(manifests: string | ManifestSource[], spec: ChartSpec, opts: GenerateOptions = {}): Map<string, string> {
+export function buildChartFiles(manifests: string | ManifestSource[], spec: ChartSpec, opts: GenerateOptions = {}, placement?: ChartPlacement): Map<string, string> {
   checkSpec(spec);
   let objects = readObjects(manifests);
   if (!objects.length) throw new Error('the manifests hold no Kubernetes objects: synthesize the app first');
   if (opts.namespace !== undefined) objects = selectNamespace(objects, opts.namespace);
   const a = analyze(objects);
-  const clash = releaseNameClashes(a);
-  if (clash) throw new Error(clash);
+  const duplicate = duplicateObjects(a);
+  if (duplicate) throw new Error(duplicate);
+  // One kind and name in two namespaces: the chart refuses the release namespaces where they would be one object.
+  const collisions = releaseNamespaceCollisions(a);
+  if (placement) {
+    placement.refusedNamespaces = collisions.map((c) => c.namespace);
+    if (a.primaryNamespace !== undefined) placement.mainNamespace = a.primaryNamespace;
+  }
   const schema = valuesSchema(a.values, `Values of the ${spec.name} chart`);
   checkDefaults(schema, defaultsOf(a.values));
   // A chart must render with its defaults: refuse what its own guards would refuse (or default an
   // acknowledge value to true where the manifests suppress that rule on the object).
   acceptGuards(a, (x) => defaultsOf(x.values));
   const kubeVersion = kubeVersionConstraint(a, spec);
-  const t = new ChartTemplates(spec.name, a);
+  const t = new ChartTemplates(spec.name, a, collisions);
 
   const files = new Map<string, string>();
   files.set('Chart.yaml', chartYaml(spec, kubeVersion, a));
@@ -299,7 +366,7 @@ export function buildChartFiles(manifests: string | ManifestSource[], spec: Char
     ]),
   );
   files.set('values.schema.json', JSON.stringify(schema, null, 2) + '\n');
-  files.set('README.md', readme(spec, kubeVersion, a));
+  files.set('README.md', readme(spec, kubeVersion, a, collisions));
   files.set('.helmignore', HELMIGNORE);
   files.set('templates/_helpers.tpl', t.helpers());
   files.set('templates/_guards.tpl', t.guards());
@@ -360,7 +427,8 @@ export function replaceRefusal(dir: string): string | undefined {
  * failure leaves the old chart in place. Deterministic: byte-identical output for the same input.
  */
 export function generateChart(manifests: string | ManifestSource[], spec: ChartSpec, outDir: string, opts: GenerateOptions = {}): GeneratedChart {
-  const files = buildChartFiles(manifests, spec, opts);
+  const placement: ChartPlacement = { refusedNamespaces: [] };
+  const files = buildChartFiles(manifests, spec, opts, placement);
   const dir = path.join(outDir, spec.name);
   const refusal = replaceRefusal(dir);
   if (refusal) throw new Error(refusal);
@@ -385,5 +453,5 @@ export function generateChart(manifests: string | ManifestSource[], spec: ChartS
     throw e;
   }
   if (old) fs.rmSync(old, { recursive: true, force: true });
-  return { dir, files: [...files.keys()] };
+  return { dir, files: [...files.keys()], ...placement };
 }

@@ -7,8 +7,11 @@
  *   finding is accepted instead when the manifests suppress that rule on the object
  *   (`kubegrace.dev/ignore`, as the linter honours it): the chart then defaults the guard's
  *   `acknowledge` value to true. A guard that mirrors an API rejection has no override.
- * - objects that would become one object in the release namespace: the same kind and name in two
- *   namespaces (a release installs everything into its one namespace, named after the release).
+ * - objects that would be one object in every release: the same kind and name twice in one namespace.
+ *
+ * The same kind and name in two namespaces is not refused: the chart refuses, at render time, the
+ * release namespaces where the two would become one object (releaseNamespaceCollisions), and renders
+ * with its defaults in the manifests' main namespace.
  *
  * Version-dependent guards (a native sidecar's classicFallback `refuse` below Kubernetes 1.29) and the
  * install-time `lookup` of the namespace's labels are not judged here: they depend on the cluster,
@@ -229,72 +232,118 @@ export function selectNamespace(objects: KObject[], ns: string): KObject[] {
   return kept;
 }
 
-/**
- * Objects that would be one object in a release. Every object is named `<fullname>-<short name>`, and
- * the objects of the main namespace (the most used one) go to the release namespace while those of
- * other namespaces keep theirs, so two objects of one kind and short name collide: in one namespace
- * always (a duplicate, or a PDB the chart adds named like another), across namespaces as soon as the
- * release is installed into the other one's namespace, or the main namespace changes with the object
- * counts of the next manifests. Refused whichever namespaces they are in: a rule that does not depend
- * on counts.
- */
-export function releaseNameClashes(a: ChartAnalysis): string | undefined {
-  interface Entry {
-    kind: string;
-    short: string;
-    ns: string;
-    where: string;
-    what: string;
-    /** The object's uid; for a PDB the chart adds, its workload's. */
-    uid: string;
-    generated: boolean;
-  }
+/** Where an object goes in a release, for the collision checks. */
+interface Placement {
+  kind: string;
+  short: string;
+  /** '' cluster-scoped; RELEASE for the release namespace (main namespace, or none named); else the namespace kept. */
+  ns: string;
+  where: string;
+  what: string;
+  /** The object's uid; for a PDB the chart adds, its workload's. */
+  uid: string;
+  generated: boolean;
+  obj?: KObject;
+}
+
+/** The placement of objects that go to the release namespace (no namespace name can be empty). */
+const RELEASE = '';
+
+function placements(a: ChartAnalysis): Placement[] {
   const q = (n: string) => JSON.stringify(n);
-  const entries: Entry[] = [];
+  const released = (n: string | undefined) => n === undefined || n === a.primaryNamespace;
+  const out: Placement[] = [];
   for (const o of a.objects) {
     if (o.kind === 'Namespace') continue;
-    const ns = isClusterScoped(o.kind) ? '' : (namespaceOf(o) ?? a.primaryNamespace ?? '');
-    entries.push({ kind: o.kind, short: a.shortNames.get(o.uid) ?? o.name, ns, where: whereOf(o), what: `${o.kind} ${q(o.name)}${namespaceOf(o) !== undefined ? ` in namespace ${q(namespaceOf(o)!)}` : ''}`, uid: o.uid, generated: false });
+    const n = namespaceOf(o);
+    const ns = isClusterScoped(o.kind) ? '\u0000cluster' : released(n) ? RELEASE : n!;
+    out.push({ kind: o.kind, short: a.shortNames.get(o.uid) ?? o.name, ns, where: whereOf(o), what: `${o.kind} ${q(o.name)}${n !== undefined ? ` in namespace ${q(n)}` : ''}`, uid: o.uid, generated: false, obj: o });
   }
   for (const plan of a.workloads) {
     if (plan.pdb && !plan.pdb.obj && plan.pdb.generatedName) {
-      entries.push({ kind: 'PodDisruptionBudget', short: plan.pdb.generatedName, ns: namespaceOf(plan.obj) ?? a.primaryNamespace ?? '', where: whereOf(plan.obj), what: `the PodDisruptionBudget the chart adds for ${plan.what}`, uid: plan.obj.uid, generated: true });
+      const n = namespaceOf(plan.obj);
+      out.push({ kind: 'PodDisruptionBudget', short: plan.pdb.generatedName, ns: released(n) ? RELEASE : n!, where: whereOf(plan.obj), what: `the PodDisruptionBudget the chart adds for ${plan.what}`, uid: plan.obj.uid, generated: true });
     }
   }
-  const groups = new Map<string, Entry[]>();
-  for (const e of entries) {
-    const k = `${e.kind}\u0000${e.short}`;
-    groups.set(k, [...(groups.get(k) ?? []), e]);
+  return out;
+}
+
+/**
+ * Objects that would be one object in every release: the same kind and (short) name twice where the
+ * chart puts both into one namespace (both in one namespace of the manifests, one in the main namespace
+ * and one naming none, or twice cluster-scoped). No manifest set can hold that, so it is refused.
+ * (One kind and name in two namespaces is not: see releaseNamespaceCollisions.)
+ */
+export function duplicateObjects(a: ChartAnalysis): string | undefined {
+  const groups = new Map<string, Placement[]>();
+  for (const p of placements(a)) {
+    const k = `${p.kind}\u0000${p.short}\u0000${p.ns}`;
+    groups.set(k, [...(groups.get(k) ?? []), p]);
   }
   const clashing = [...groups.values()].filter((g) => g.length > 1);
   const reported = new Set(clashing.flatMap((g) => g.filter((e) => !e.generated).map((e) => e.uid)));
   const problems: string[] = [];
-  const spread = new Set<string>();
   for (const g of clashing) {
     // The optional PDBs of workloads that clash themselves say nothing new.
     if (g.every((e) => e.generated && reported.has(e.uid))) continue;
     const list = g.map((e) => `${e.what} (${e.where})`).join(', ');
-    const named = `${g[0].kind} <release>-<chart>-${g[0].short}`;
-    const namespaces = [...new Set(g.map((e) => e.ns))];
-    const main = a.primaryNamespace;
-    if (namespaces.length === 1) {
-      problems.push(`${list}: in one namespace, so a release would hold two ${named} (helm install fails on the second: "already exists")`);
-      continue;
-    }
-    namespaces.forEach((n) => spread.add(n));
-    if (main !== undefined && namespaces.includes(main)) {
-      const others = namespaces.filter((n) => n !== main).map(q).join(' or ');
-      problems.push(`${list}: the chart names objects after the release, not their namespace, and moves the main namespace (${q(main)}) into the release namespace, so a release installed into ${others} would hold two ${named} there (helm install fails on the second: "already exists")`);
-    } else {
-      problems.push(`${list}: the chart names objects after the release, not their namespace, so both are ${named}, kept apart only while neither namespace is the main one (now ${main !== undefined ? q(main) : 'none'}, the most used, which becomes the release namespace): manifests with other counts would put both into one namespace`);
-    }
+    problems.push(`${list}: in one namespace, so a release would hold two ${g[0].kind} <release>-<chart>-${g[0].short} (helm install fails on the second: "already exists")`);
   }
   if (!problems.length) return undefined;
-  // One chart per namespace the manifests use (each keeps that namespace's objects).
-  const used = new Set(a.objects.map(namespaceOf).filter((n): n is string => n !== undefined));
-  const flags = (spread.size ? [...used] : []).map((ns) => `--namespace ${/^[a-z0-9-]+$/.test(ns) ? ns : `'${ns.replace(/'/g, `'\\''`)}'`}`);
-  const fix = flags.length
-    ? `Give them different metadata.name values, or generate one chart per namespace (kubegrace chart generate ... ${flags.join(', then ')}: each keeps that namespace's objects and the cluster-scoped ones) and install each into its namespace.`
-    : 'Give them different metadata.name values, or remove the duplicate.';
-  return `the manifests hold objects that would collide in a release:\n${problems.map((p) => `  - ${p}`).join('\n')}\n${fix}`;
+  return `the manifests hold objects that would collide in a release:\n${problems.map((p) => `  - ${p}`).join('\n')}\nGive them different metadata.name values, or remove the duplicate.`;
+}
+
+/** One kind and short name that a release installed into `namespace` would hold twice. */
+export interface CollidingObject {
+  kind: string;
+  /** The name after the release's fullname (for a Namespace object, its own name). */
+  short: string;
+  /** The object the chart keeps in the namespace. */
+  kept: KObject;
+  /** The objects of that kind and short name the chart puts into the release namespace. */
+  released: KObject[];
+  /** Namespace objects: they are rendered only with `namespace.create`. */
+  onlyWithCreate: boolean;
+}
+
+/** A namespace the manifests use besides the main one, which a release must not be installed into. */
+export interface NamespaceCollision {
+  namespace: string;
+  objects: CollidingObject[];
+}
+
+/**
+ * The namespaces a release must not be installed into. The objects of the main namespace (and those
+ * naming none) go to the release namespace, objects of other namespaces keep theirs, and all are named
+ * `<fullname>-<name>`: an object kept in namespace N whose kind and name also go to the release
+ * namespace is the same object as that one when the release is installed into N (kube-prometheus's
+ * RoleBinding prometheus-k8s in monitoring, default and kube-system). The chart refuses those release
+ * namespaces at render time (templates.ts `guards.release-namespace`); everywhere else it installs.
+ * A Namespace object of N collides with the one the chart creates for the release namespace
+ * (`namespace.create`). Sorted by namespace, then kind and name; pure.
+ */
+export function releaseNamespaceCollisions(a: ChartAnalysis): NamespaceCollision[] {
+  const main = a.primaryNamespace;
+  if (main === undefined) return [];
+  const byKey = new Map<string, Placement[]>();
+  for (const p of placements(a)) {
+    if (p.generated || !p.obj) continue;
+    const k = `${p.kind}\u0000${p.short}`;
+    byKey.set(k, [...(byKey.get(k) ?? []), p]);
+  }
+  const perNs = new Map<string, CollidingObject[]>();
+  const add = (ns: string, c: CollidingObject) => perNs.set(ns, [...(perNs.get(ns) ?? []), c]);
+  for (const g of byKey.values()) {
+    const released = g.filter((p) => p.ns === RELEASE).map((p) => p.obj!);
+    if (!released.length) continue;
+    for (const p of g) if (p.ns !== RELEASE && !p.ns.startsWith('\u0000')) add(p.ns, { kind: p.kind, short: p.short, kept: p.obj!, released, onlyWithCreate: false });
+  }
+  const mainNs = a.objects.filter((o) => o.kind === 'Namespace' && o.name === main);
+  if (mainNs.length) {
+    for (const o of a.objects) if (o.kind === 'Namespace' && o.name !== main) add(o.name, { kind: 'Namespace', short: o.name, kept: o, released: mainNs, onlyWithCreate: true });
+  }
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...perNs.entries()]
+    .sort(([x], [y]) => cmp(x, y))
+    .map(([namespace, objects]) => ({ namespace, objects: objects.sort((x, y) => cmp(`${x.kind}/${x.short}`, `${y.kind}/${y.short}`)) }));
 }

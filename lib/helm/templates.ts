@@ -19,6 +19,12 @@ import { AWS_LBC } from '../constructs/load-balancer';
 import { ChartAnalysis, DEREGISTRATION, deregistrationAnnotations, PreStopTarget, rolloutGuarded, WorkloadPlan } from './analyze';
 import { block, cloneT, emitDocument, entryAt, entryOf, escapeTemplate, expr, goString, isTMap, isTSeq, nodeAt, setAt, TEntry, TExpr, TMap, TNode, toT, TSeq } from './emit';
 import { Labels, matches, parseLabelSelector, parseMapSelector } from '../model/selector';
+import type { NamespaceCollision } from './refusals';
+
+/** A namespace as a shell word, for commands in messages. */
+export function shellWord(s: string): string {
+  return /^[a-z0-9.-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
 
 /** Labels Helm charts conventionally add to metadata.labels. Of them only the instance label goes into selectors. */
 export const HELM_LABELS = ['helm.sh/chart', 'app.kubernetes.io/name', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/instance', 'app.kubernetes.io/version'];
@@ -114,10 +120,15 @@ export class ChartTemplates {
   /** Pod template labels of the chart's workloads: a selector matching one gets the instance label. */
   private readonly podLabels: Labels[];
 
+  /** Uids of the objects that carry the release-namespace guard (refusals.ts releaseNamespaceCollisions). */
+  private readonly nsGuarded = new Set<string>();
+
   constructor(
     private readonly chart: string,
     private readonly a: ChartAnalysis,
+    private readonly collisions: NamespaceCollision[] = [],
   ) {
+    for (const c of collisions) for (const o of c.objects) for (const x of [o.kept, ...o.released]) this.nsGuarded.add(x.uid);
     for (const o of a.objects) if (o.kind !== 'Namespace') this.names.set(this.nameKey(o.kind, o.namespace, o.name), a.shortNames.get(o.uid) ?? o.name);
     this.podLabels = a.graph.workloads.map((w) => w.templateLabels);
   }
@@ -207,6 +218,7 @@ export class ChartTemplates {
     let footer: string[] = [];
     this.applyMetadata(root, o.raw, o.kind, this.a.shortNames.get(o.uid));
     this.applyReferences(root, o);
+    if (this.nsGuarded.has(o.uid)) header.push(`{{- include ${this.tpl('guards.release-namespace')} $ }}`);
     if (o.kind === 'Namespace') {
       header.push('{{- if .Values.namespace.create }}');
       footer = ['{{- end }}'];
@@ -797,7 +809,53 @@ export class ChartTemplates {
       '*/}}',
     ];
     for (const plan of this.a.workloads) out.push('', ...this.guard(plan));
+    if (this.collisions.length) out.push('', ...this.releaseNamespaceGuard());
     return out.join('\n') + '\n';
+  }
+
+  /**
+   * The release namespaces where an object the manifests keep in another namespace would be the same
+   * object as one the chart puts into the release namespace (refusals.ts releaseNamespaceCollisions):
+   * the rendering fails there, naming the objects and where to install instead. Included by the
+   * templates of those objects. No override: helm install would fail on "already exists".
+   */
+  private releaseNamespaceGuard(): string[] {
+    const main = this.a.primaryNamespace!;
+    const q = (s: string) => JSON.stringify(s);
+    const refused = this.collisions.map((c) => q(c.namespace));
+    const others = refused.length === 1 ? refused[0] : `${refused.slice(0, -1).join(', ')} or ${refused[refused.length - 1]}`;
+    const lines = [
+      '{{/*',
+      `Release namespaces this chart refuses: objects the manifests keep in ${commentText(refused.join(', '))} share their kind and`,
+      `name with objects of the main namespace ${commentText(q(main))}, which go to the release namespace. Included by those objects.`,
+      '*/}}',
+      `{{- define ${this.tpl('guards.release-namespace')} -}}`,
+    ];
+    for (const c of this.collisions) {
+      lines.push(`{{- if eq .Release.Namespace ${goString(c.namespace)} -}}`, '{{- $c := list -}}');
+      for (const o of c.objects) {
+        const from = o.released.map((r) => (r.namespace !== undefined && r.namespace !== '' ? q(r.namespace) : 'no namespace (the release namespace)')).join(', ');
+        if (o.onlyWithCreate) {
+          lines.push(
+            '{{- if .Values.namespace.create -}}',
+            `{{- $c = append $c ${goString(`Namespace ${q(o.short)} (the manifests' Namespace object of ${q(c.namespace)}, and the one namespace.create makes for the release namespace from the one of ${from})`)} -}}`,
+            '{{- end -}}',
+          );
+        } else {
+          lines.push(`{{- $c = append $c (print ${goString(`${o.kind} ${q(o.kept.name)} of namespace ${q(c.namespace)} and ${o.kind} ${q(o.released[0].name)} of ${from}, both named `)} (include ${this.tpl('objectName')} (list $ ${goString(o.short)}) | toJson)) -}}`);
+        }
+      }
+      const text =
+        `: the chart keeps the objects the manifests put into namespace ${q(c.namespace)} there and puts those of their main namespace ${q(main)} into the release namespace, ` +
+        `so a release installed into ${q(c.namespace)} would hold two objects of one kind and name: `;
+      const fix =
+        `; helm install would fail on the second ("already exists"), and the two are different objects. ` +
+        `Install into namespace ${q(main)} (the manifests' main namespace) or another namespace than ${others}; ` +
+        `or regenerate the chart with kubegrace chart generate --namespace ${shellWord(main)}, which keeps only the objects of ${q(main)} (with the cluster-scoped ones and those naming no namespace) and leaves out those of ${refused.join(', ')}`;
+      lines.push('{{- if $c -}}', `{{- fail (print "kubegrace guard: release namespace " (toJson .Release.Namespace) ${goString(text)} (join "; " $c) ${goString(fix)}) -}}`, '{{- end -}}', '{{- end -}}');
+    }
+    lines.push('{{- end -}}');
+    return lines;
   }
 
   private guard(plan: WorkloadPlan): string[] {
@@ -1044,6 +1102,13 @@ export class ChartTemplates {
       '{{ .Chart.Name }} {{ .Chart.Version }} is installed as release {{ .Release.Name }} in namespace {{ .Release.Namespace }}.',
       'Its values passed the kubegrace guards (termination budget, rollout, disruption budget).',
     ];
+    if (this.collisions.length) {
+      const q = (x: string) => escapeTemplate(JSON.stringify(x));
+      out.push(
+        `Kept in other namespaces as the manifests wrote them, under names the release namespace holds too: ${this.collisions.map((c) => `${c.objects.filter((o) => !o.onlyWithCreate).map((o) => `${escapeTemplate(o.kind)} {{ include ${this.tpl('objectName')} (list $ ${goString(o.short)}) }}`).join(', ')} in ${q(c.namespace)}`).join('; ')}.`,
+        `The chart refuses ${this.collisions.map((c) => q(c.namespace)).join(', ')} as release namespace (each would hold two objects of one name); it is meant for ${q(this.a.primaryNamespace!)}, the manifests' main namespace.`,
+      );
+    }
     for (const plan of this.a.workloads) {
       const resource = `${plan.kind.toLowerCase()}/{{ include ${this.tpl('objectName')} (list $ ${goString(plan.name)}) }}`;
       const ns = plan.namespace === undefined || plan.namespace === this.a.primaryNamespace ? '{{ $.Release.Namespace }}' : escapeTemplate(plan.namespace);

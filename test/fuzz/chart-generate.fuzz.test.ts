@@ -12,7 +12,9 @@
  *   every input workload with the same termination values (grace period, preStop, drain, rollout
  *   strategy, minReadySeconds, replicas) and every manifest string verbatim (nothing is run as
  *   template code). Unsafe knobs: `chart generate` refuses them (exit 1, a clear message), or
- *   writes a chart that renders with its default values (no template fails, not even a guard).
+ *   writes a chart that renders with its default values (no template fails, not even a guard) in
+ *   a namespace it does not refuse; mutated manifests can copy an object into another namespace,
+ *   and every release namespace the chart refuses for that fails with the release-namespace guard.
  *
  * Fixed seed; KUBEGRACE_FUZZ_RUNS (and KUBEGRACE_FUZZ_SEED) for longer runs: RUNS / 10 charts in
  * process (at least 6), RUNS / 30 through helm (at least 2) for each helm property.
@@ -24,7 +26,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
+import { analyze, readObjects } from '../../lib/helm/analyze';
 import { buildChartFiles } from '../../lib/helm/generate';
+import { releaseNamespaceCollisions } from '../../lib/helm/refusals';
 import { isObject, Json, JsonObject } from '../../lib/model/types';
 import { cpuMs } from '../helpers/cpu';
 
@@ -315,12 +319,12 @@ const SEEDS = [
   })(),
 ].map((f) => fs.readFileSync(f, 'utf8'));
 
-type Edit = [number, 'name' | 'namespace' | 'label' | 'annotation' | 'grace' | 'preStop' | 'drain' | 'replicas', string, number];
+type Edit = [number, 'name' | 'namespace' | 'copy' | 'label' | 'annotation' | 'grace' | 'preStop' | 'drain' | 'replicas', string, number];
 /** Object-level edits of a seed's documents: hostile names and metadata, random termination knobs. */
 const seedMutated = fc
   .tuple(
     fc.constantFrom(...SEEDS),
-    fc.array(fc.tuple(fc.nat(), fc.constantFrom('name', 'namespace', 'label', 'annotation', 'grace', 'preStop', 'drain', 'replicas'), hostile, fc.integer({ min: 0, max: 400 })) as fc.Arbitrary<Edit>, { maxLength: 6 }),
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom('name', 'namespace', 'copy', 'label', 'annotation', 'grace', 'preStop', 'drain', 'replicas'), hostile, fc.integer({ min: 0, max: 400 })) as fc.Arbitrary<Edit>, { maxLength: 6 }),
   )
   .map(([text, edits]) => {
     const objs = docsOf(text);
@@ -332,6 +336,8 @@ const seedMutated = fc
       const cs = isObject(ps) && Array.isArray(ps.containers) ? (ps.containers as Json[]).filter(isObject) : [];
       if (what === 'name') m.name = str;
       else if (what === 'namespace') m.namespace = str;
+      // The same kind and name in another namespace (kube-prometheus's RoleBindings): the chart refuses that release namespace.
+      else if (what === 'copy') objs.push({ ...o, metadata: { ...m, namespace: n % 3 ? str : 'default' } });
       else if (what === 'label') m.labels = { ...(isObject(m.labels) ? m.labels : {}), [str]: str };
       else if (what === 'annotation') m.annotations = { ...(isObject(m.annotations) ? m.annotations : {}), [str]: str };
       else if (what === 'drain') m.annotations = { ...(isObject(m.annotations) ? m.annotations : {}), [DRAIN]: String(n % 90) };
@@ -407,7 +413,7 @@ describe('fuzz: generated charts with real helm', () => {
     expect(workloads).toBeGreaterThanOrEqual(HELM_RUNS);
   });
 
-  test('any knobs, and mutated fixture and corpus manifests: generate refuses (exit 1, a clear message) or writes a chart that renders with its default values, every template', async () => {
+  test('any knobs, and mutated fixture and corpus manifests: generate refuses (exit 1, a clear message) or writes a chart that renders with its default values, every template (in a namespace it does not refuse; the refused ones fail with the guard)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(appArb(false, 6).map(manifestsText), seedMutated), async (text) => {
         let dir: string;
@@ -419,11 +425,21 @@ describe('fuzz: generated charts with real helm', () => {
           expect((e as Error).message).not.toMatch(crashLike);
           return;
         }
-        const r = cli(['lint', dir, '--format', 'json', '--kube-version', '1.33', '--release', RELEASE, '--namespace', RELEASE_NS, '--fail-on', 'never']);
+        // Release namespaces the chart refuses (an object kept there shares kind and name with one of the main namespace).
+        const a = analyze(readObjects(text));
+        const refused = releaseNamespaceCollisions(a).map((c) => c.namespace);
+        const ns = refused.includes(RELEASE_NS) ? a.primaryNamespace! : RELEASE_NS;
+        const r = cli(['lint', dir, '--format', 'json', '--kube-version', '1.33', '--release', RELEASE, `--namespace=${ns}`, '--fail-on', 'never']);
         const report = JSON.parse(r.stdout) as { errors: { file: string; message: string }[] };
         // The generator refuses what the chart's guards would refuse with its defaults (lib/helm/refusals.ts).
         expect({ dir, errors: report.errors }).toEqual({ dir, errors: [] });
         expect(r.status).toBe(0);
+        for (const n of refused) {
+          const t = helm(['template', RELEASE, dir, `--namespace=${n}`, '--kube-version', KUBE]);
+          expect({ dir, n, status: t.status }).toEqual({ dir, n, status: 1 });
+          expect(t.stderr).toMatch(/^Error: execution error at \([^)]*\): kubegrace guard: release namespace /);
+          expect(t.stderr).toContain(`kubegrace guard: release namespace ${JSON.stringify(n)}: `);
+        }
       }),
       { numRuns: HELM_RUNS, seed: SEED, endOnFailure: true, ...REPLAY },
     );

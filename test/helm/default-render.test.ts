@@ -10,8 +10,11 @@
  *   that acknowledge value to true, the chart renders, and turning the value off trips exactly that
  *   guard in the real helm (so the refusal was right);
  * - the generator's reading of the guards agrees with the Go templates over random values;
- * - the same Deployment and Service in two namespaces are refused (one object in a release); one chart
- *   per namespace (`--namespace`), and manifests whose second namespace holds other names, install as
+ * - one kind and name in two namespaces (the same Deployment and Service in a and b; kube-prometheus's
+ *   RoleBindings in monitoring, default and kube-system) is generated: the chart renders in the main
+ *   namespace and in others, and fails with the release-namespace guard where a release would hold
+ *   two objects of one name; the same object twice in one namespace is refused. One chart per
+ *   namespace (`--namespace`), and manifests whose second namespace holds other names, install as
  *   releases in several namespaces with no kind/namespace/name collision among all rendered objects.
  */
 import fc from 'fast-check';
@@ -21,8 +24,8 @@ import { App } from 'cdk8s';
 import { parse } from 'yaml';
 import { APPS } from '../../charts-src/apps';
 import { analyze, readObjects, workloadKeys } from '../../lib/helm/analyze';
-import { buildChartFiles } from '../../lib/helm/generate';
-import { guardTrips } from '../../lib/helm/refusals';
+import { buildChartFiles, generateChart } from '../../lib/helm/generate';
+import { guardTrips, releaseNamespaceCollisions } from '../../lib/helm/refusals';
 import { JsonObject } from '../../lib/model/types';
 import { ObjectGraph } from '../../lib/model/graph';
 import { runCli, runCliAsync } from '../helpers/cli';
@@ -83,9 +86,15 @@ describe('the charts-src apps', () => {
     const g = await generate([`manifests/${name}.yaml`], name);
     expect(g.stderr).toBe('');
     expect(g.status).toBe(0);
-    const plain = render(`charts/${name}`, 'rel', 'prod');
+    // A chart that refuses release namespaces (objects kept there share kind and name with ones of the main
+    // namespace) renders with its defaults in the main namespace, and fails with the guard in those.
+    const a = analyze(readObjects(fs.readFileSync(path.join(work, `manifests/${name}.yaml`), 'utf8')));
+    const refused = releaseNamespaceCollisions(a).map((c) => c.namespace);
+    const ns = refused.length ? a.primaryNamespace! : 'prod';
+    for (const n of refused) expect(render(`charts/${name}`, 'rel', n, ['--kube-version', KUBE]).stderr).toContain(`kubegrace guard: release namespace ${JSON.stringify(n)}: `);
+    const plain = render(`charts/${name}`, 'rel', ns);
     expect({ status: plain.status, stderr: plain.stderr }).toEqual({ status: 0, stderr: '' });
-    const r = render(`charts/${name}`, 'rel', 'prod', ['--kube-version', KUBE]);
+    const r = render(`charts/${name}`, 'rel', ns, ['--kube-version', KUBE]);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
     expectNothingNew(`manifests/${name}.yaml`, r.stdout, '1.33');
   });
@@ -385,34 +394,121 @@ describe('objects in two namespaces', () => {
       .replace('example/web:1.2.3', image);
   const both = () => `${inNs('a', 'example/web:1.0.0')}---\n${inNs('b', 'example/web:2.0.0')}`;
 
-  test('the same Deployment and Service in namespaces a and b: refused (exit 1) with both positions, why, and the per-namespace commands', async () => {
+  /** Kind/namespace/name of every rendered object, with no duplicate. */
+  const uniqueIds = (...outputs: string[]) => {
+    const ids = outputs.flatMap((o) => docs(o).map(idOf));
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    return ids;
+  };
+
+  test('the same Deployment and Service in namespaces a and b: generated; installs into a (the main namespace) and c, and the chart refuses b, naming both objects and what to do', async () => {
     const f = write('two-ns.yaml', both());
     const g = await generate([f], 'two-ns');
-    expect(g.status).toBe(1);
-    const second = docLine(both(), 2);
-    expect(g.stderr).toContain('kubegrace chart generate: the manifests hold objects that would collide in a release:');
-    expect(g.stderr).toContain(
-      `  - Deployment "web" in namespace "a" (${f}:1:1), Deployment "web" in namespace "b" (${f}:${second}:1): the chart names objects after the release, not their namespace, and moves the main namespace ("a") into the release namespace, so a release installed into "b" would hold two Deployment <release>-<chart>-web there`,
-    );
-    expect(g.stderr).toContain('  - Service "web" in namespace "a"');
-    expect(g.stderr).toContain('kubegrace chart generate ... --namespace a, then --namespace b');
-    expect(fs.existsSync(path.join(work, 'charts', 'two-ns'))).toBe(false);
+    expect(g.stderr).toBe('');
+    expect(g.status).toBe(0);
+    expect(g.stdout).toContain('install it into namespace "a" (the manifests\' main namespace) or another than "b"');
+    expect(releaseNamespaceCollisions(analyze(readObjects(both()))).map((c) => c.namespace)).toEqual(['b']);
+    const inA = render('charts/two-ns', 'rel', 'a', ['--kube-version', KUBE]);
+    expect({ status: inA.status, stderr: inA.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(uniqueIds(inA.stdout).sort()).toEqual(['Deployment/a/rel-two-ns-web', 'Deployment/b/rel-two-ns-web', 'Service/a/rel-two-ns-web', 'Service/b/rel-two-ns-web']);
+    const inC = render('charts/two-ns', 'rel', 'c', ['--kube-version', KUBE]);
+    expect({ status: inC.status, stderr: inC.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(uniqueIds(inC.stdout).sort()).toEqual(['Deployment/b/rel-two-ns-web', 'Deployment/c/rel-two-ns-web', 'Service/b/rel-two-ns-web', 'Service/c/rel-two-ns-web']);
+    // Each copy keeps its own image: a's copy goes to the release namespace, b's stays in b.
+    const image = (out: string, ns: string) => JSON.stringify(docs(out).find((o) => o.kind === 'Deployment' && (o.metadata as JsonObject).namespace === ns));
+    expect(image(inC.stdout, 'c')).toContain('example/web:1.0.0');
+    expect(image(inC.stdout, 'b')).toContain('example/web:2.0.0');
+    for (const [helmNs, flags] of [['b', ['--kube-version', KUBE]], ['b', []]] as const) {
+      const inB = render('charts/two-ns', 'rel', helmNs, [...flags]);
+      expect(inB.status).toBe(1);
+      expect(inB.stderr).toContain(
+        'kubegrace guard: release namespace "b": the chart keeps the objects the manifests put into namespace "b" there and puts those of their main namespace "a" into the release namespace, so a release installed into "b" would hold two objects of one kind and name: ' +
+          'Deployment "web" of namespace "b" and Deployment "web" of "a", both named "rel-two-ns-web"; Service "web" of namespace "b" and Service "web" of "a", both named "rel-two-ns-web"; ' +
+          'helm install would fail on the second ("already exists"), and the two are different objects. Install into namespace "a" (the manifests\' main namespace) or another namespace than "b"; ' +
+          'or regenerate the chart with kubegrace chart generate --namespace a, which keeps only the objects of "a"',
+      );
+    }
+    // No override: the guard has no acknowledge value (values.schema.json refuses unknown keys anyway).
+    expect(fs.readFileSync(path.join(work, 'charts/two-ns/templates/_guards.tpl'), 'utf8')).toMatch(/define "two-ns\.guards\.release-namespace" -}}\n\{\{- if eq \.Release\.Namespace "b" -}}/);
+    // The chart's README names the namespace to install into and the one it refuses; NOTES say it after install.
+    const readme = fs.readFileSync(path.join(work, 'charts/two-ns/README.md'), 'utf8');
+    expect(readme).toContain('helm install RELEASE ./two-ns --namespace a ');
+    expect(readme).toContain('**Install into "a"**, the manifests\' main namespace, or into any namespace but "b".');
+    expect(readme).toContain('- "b": Deployment "web", Service "web"');
+    const notes = fs.readFileSync(path.join(work, 'charts/two-ns/templates/NOTES.txt'), 'utf8');
+    expect(notes).toContain('The chart refuses "b" as release namespace (each would hold two objects of one name); it is meant for "a", the manifests\' main namespace.');
+    // Linting the renderings adds nothing to what the manifests get.
+    expectNothingNew(f, inA.stdout, '1.33');
+    expectNothingNew(f, inC.stdout, '1.33');
   });
 
-  test('one ConfigMap name in two namespaces that are not the main one: refused too (the main namespace follows object counts)', () => {
+  test('two releases with different names in two namespaces (a and c) render with no kind/namespace/name collision among all their objects', async () => {
+    const f = write('two-ns.yaml', both());
+    expect((await generate([f], 'two-ns')).status).toBe(0);
+    const one = render('charts/two-ns', 'one', 'a', ['--kube-version', KUBE]);
+    const two = render('charts/two-ns', 'two', 'c', ['--kube-version', KUBE]);
+    for (const r of [one, two]) expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    const ids = uniqueIds(one.stdout, two.stdout);
+    expect(ids.length).toBe(8);
+    expect(ids).toEqual(expect.arrayContaining(['Deployment/b/one-two-ns-web', 'Deployment/b/two-two-ns-web', 'Deployment/a/one-two-ns-web', 'Deployment/c/two-two-ns-web']));
+  });
+
+  test('kube-prometheus (the corpus): generated; in monitoring it renders with no duplicate and keeps the RoleBindings of default and kube-system; default and kube-system fail with the guard; lint adds nothing', async () => {
+    const corpus = path.resolve(__dirname, '../../../shared/corpus/rendered/kube-prometheus.yaml');
+    if (!fs.existsSync(corpus)) throw new Error(`${corpus} is missing: the shared corpus is needed for this test`);
+    fs.copyFileSync(corpus, path.join(work, 'kube-prometheus.yaml'));
+    const g = await generate(['kube-prometheus.yaml'], 'kp');
+    expect(g.stderr).toBe('');
+    expect(g.status).toBe(0);
+    expect(g.stdout).toContain('install it into namespace "monitoring" (the manifests\' main namespace) or another than "default", "kube-system"');
+    const mon = render('charts/kp', 'r', 'monitoring', ['--kube-version', KUBE]);
+    expect({ status: mon.status, stderr: mon.stderr }).toEqual({ status: 0, stderr: '' });
+    const ids = uniqueIds(mon.stdout);
+    expect(ids).toEqual(expect.arrayContaining(['RoleBinding/default/r-kp-prometheus-k8s', 'RoleBinding/kube-system/r-kp-prometheus-k8s', 'RoleBinding/monitoring/r-kp-prometheus-k8s', 'Role/default/r-kp-prometheus-k8s', 'Role/kube-system/r-kp-prometheus-k8s']));
+    // Every object of the manifests (List items too) but the Namespace (namespace.create is false by default).
+    expect(ids.length).toBe(readObjects(fs.readFileSync(corpus, 'utf8')).filter((o) => o.kind !== 'Namespace').length);
+    // The kept RoleBindings grant the Prometheus ServiceAccount of the release, in the release namespace.
+    const rb = docs(mon.stdout).find((o) => idOf(o) === 'RoleBinding/default/r-kp-prometheus-k8s')!;
+    expect(rb.subjects).toEqual([{ kind: 'ServiceAccount', name: 'r-kp-prometheus-k8s', namespace: 'monitoring' }]);
+    expect(rb.roleRef).toMatchObject({ kind: 'Role', name: 'r-kp-prometheus-k8s' });
+    for (const ns of ['default', 'kube-system']) {
+      const r = render('charts/kp', 'r', ns, ['--kube-version', KUBE]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`kubegrace guard: release namespace "${ns}": `);
+      expect(r.stderr).toContain(`RoleBinding "prometheus-k8s" of namespace "${ns}" and RoleBinding "prometheus-k8s" of "monitoring", both named "r-kp-prometheus-k8s"`);
+      expect(r.stderr).toContain('Install into namespace "monitoring" (the manifests\' main namespace) or another namespace than "default" or "kube-system"');
+    }
+    // helm template without --namespace renders into default: refused, with the same message.
+    const plain = helm(['template', 'r', path.join(work, 'charts/kp'), '--kube-version', KUBE]);
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).toContain('kubegrace guard: release namespace "default": ');
+    const other = render('charts/kp', 'r', 'observability', ['--kube-version', KUBE]);
+    expect({ status: other.status, stderr: other.stderr }).toEqual({ status: 0, stderr: '' });
+    uniqueIds(other.stdout);
+    expectNothingNew('kube-prometheus.yaml', mon.stdout, '1.33');
+    expectNothingNew('kube-prometheus.yaml', other.stdout, '1.33');
+  }, 120_000);
+
+  test('one ConfigMap name in two namespaces that are not the main one: generated, both kept, and every release namespace renders (neither goes to the release namespace)', () => {
     const cm = (ns: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: ns }, data: { a: '1' } });
     const text = `${app({})}---\n${cm('x')}\n---\n${cm('y')}\n`;
-    const spec = { name: 'c', version: '0.1.0', appVersion: '1', description: 'd' };
-    expect(() => buildChartFiles(text, spec)).toThrow(
-      /ConfigMap "cfg" in namespace "x" \(manifests line \d+, column 1\), ConfigMap "cfg" in namespace "y" \(manifests line \d+, column 1\): the chart names objects after the release, not their namespace, so both are ConfigMap <release>-<chart>-cfg, kept apart only while neither namespace is the main one \(now "shop", the most used/,
-    );
-    expect(() => buildChartFiles(text, spec)).toThrow('--namespace shop, then --namespace x, then --namespace y');
+    expect(releaseNamespaceCollisions(analyze(readObjects(text)))).toEqual([]);
+    const dir = generateChart(text, { name: 'cfg2', version: '0.1.0', appVersion: '1', description: 'd' }, path.join(work, 'charts')).dir;
+    for (const ns of ['shop', 'x', 'y']) {
+      const r = helm(['template', 'rel', dir, '--namespace', ns, '--kube-version', KUBE]);
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(uniqueIds(r.stdout)).toEqual(expect.arrayContaining(['ConfigMap/x/rel-cfg2-cfg', 'ConfigMap/y/rel-cfg2-cfg', `Deployment/${ns}/rel-cfg2-web`]));
+    }
   });
 
-  test('the same object twice in one namespace is refused (a release would hold it twice); an empty document between two `---` is skipped', () => {
+  test('the same object twice in one namespace is refused (a release would hold it twice), also one naming no namespace next to one of the main namespace; an empty document between two `---` is skipped', () => {
     const spec = { name: 'c', version: '0.1.0', appVersion: '1', description: 'd' };
     const svc = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ port: 81 }] } });
     expect(() => buildChartFiles(`${app({})}---\n${svc}\n`, spec)).toThrow(/Service "web" in namespace "shop" \(manifests line \d+, column 1\), Service "web" in namespace "shop" \(manifests line \d+, column 1\): in one namespace, so a release would hold two Service <release>-<chart>-web/);
+    const bare = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 81 }] } });
+    expect(() => buildChartFiles(`${app({})}---\n${bare}\n`, spec)).toThrow(/Service "web" in namespace "shop" \(manifests line \d+, column 1\), Service "web" \(manifests line \d+, column 1\): in one namespace/);
+    const role = (ns: string) => JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', ...(ns ? { namespace: ns } : {}) }, rules: [] });
+    expect(() => buildChartFiles(`${app({})}---\n${role('shop')}\n---\n${role('other')}\n`, spec)).toThrow(/ClusterRole "r" \(manifests line \d+, column 1\), ClusterRole "r" \(manifests line \d+, column 1\): in one namespace/);
     expect(buildChartFiles(`${app({})}---\n---\n# nothing\n---\n`, spec).has('templates/deployment-web.yaml')).toBe(true);
   });
 

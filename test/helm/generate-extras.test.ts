@@ -667,13 +667,23 @@ data: {${JSON.stringify('{{ fail "dk" }}')}: ${JSON.stringify('{{ fail "dv" }}%d
     expect(cm.data).toEqual({ '{{ fail "dk" }}': '{{ fail "dv" }}%d' });
   });
 
-  test('one ConfigMap name in two hostile namespaces is refused (one object in a release), the namespaces named as JSON strings', () => {
+  test('one ConfigMap name in two hostile namespaces: the chart refuses the other namespace as release namespace, naming both verbatim; no injected action runs', () => {
     const cm = (ns: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${JSON.stringify('cm{{ fail "cm" }}')}, namespace: ${JSON.stringify(ns)}}\n`;
-    const two = `${hostile}---\n${cm(NS)}`;
-    expect(() => buildChartFiles(two, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(
-      `ConfigMap ${JSON.stringify('cm{{ fail "cm" }}')} in namespace ${JSON.stringify(OTHER_NS)} (manifests line `,
-    );
-    expect(() => buildChartFiles(two, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' })).toThrow(`--namespace '${OTHER_NS}'`);
+    const dir = generateChart(`${hostile}---\n${cm(NS)}`, { name: 'hostile', version: '0.1.0', appVersion: '1', description: 'd' }, path.join(work, 'hostile-two')).dir;
+    const ok = helm(['template', 'rel', dir, '--kube-version', KUBE, '--namespace', 'prod']);
+    expect({ status: ok.status, stderr: ok.stderr }).toEqual({ status: 0, stderr: '' });
+    const cms = docs(ok.stdout).filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata);
+    expect(cms).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'rel-hostile-cm{{ fail "cm" }}', namespace: OTHER_NS }), expect.objectContaining({ name: 'rel-hostile-cm{{ fail "cm" }}', namespace: 'prod' })]));
+    expect(cms).toHaveLength(2);
+    const refused = helm(['template', 'rel', dir, '--kube-version', KUBE, '--namespace', OTHER_NS]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`kubegrace guard: release namespace ${JSON.stringify(OTHER_NS)}: `);
+    expect(refused.stderr).toContain(`ConfigMap ${JSON.stringify('cm{{ fail "cm" }}')} of namespace ${JSON.stringify(OTHER_NS)} and ConfigMap ${JSON.stringify('cm{{ fail "cm" }}')} of ${JSON.stringify(NS)}, both named ${JSON.stringify('rel-hostile-cm{{ fail "cm" }}')}`);
+    expect(refused.stderr).toContain(`kubegrace chart generate --namespace '${NS}'`);
+    // The guard's own failure, not an injected `fail` from a name or namespace.
+    expect(refused.stderr).toMatch(/^Error: execution error at \([^)]*\): kubegrace guard: release namespace /);
+    expect(refused.stderr).not.toMatch(/error calling/);
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain(`- ${JSON.stringify(OTHER_NS).replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`)}: ConfigMap`);
   });
 
   test('a guard message prints the names verbatim (a % in a name does not garble printf)', () => {
