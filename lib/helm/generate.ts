@@ -152,8 +152,9 @@ function installSection(spec: ChartSpec, a: ChartAnalysis, collisions: Namespace
   else {
     out.push(
       `The objects of the manifests' main namespace ${q(main)} (and those naming no namespace) go to the release namespace;`,
-      `the objects of ${kept.map(q).join(', ')} stay there, as the manifests wrote them, so two releases of one name in two`,
-      'namespaces share them.',
+      `the objects of ${kept.map(q).join(', ')} stay there, as the manifests wrote them. So a second release of the same name`,
+      'in another namespace would render the same objects there, and `helm install` refuses it ("exists and cannot be',
+      'imported into the current release": they belong to the first); give each release its own name.',
     );
   }
   if (collisions.length && main !== undefined) {
