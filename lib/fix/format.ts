@@ -306,6 +306,9 @@ function lineAt(t: string, starts: number[], i: number): string | undefined {
 function chunkedMapping(fixed: string, original: string, ch: Chunked): (pos: TextPosition) => TextPosition {
   const { aStarts: fStarts, bStarts: oStarts, chunks } = ch;
   const lastLine = Math.max(1, oStarts.length);
+  const giveUp = (p: TextPosition) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
+  // Every line one text has more than the other is a change: past the limit already, undiffed.
+  if (Math.abs(fStarts.length - oStarts.length) > MAPPING_EDITS) return giveUp;
   const lines = (t: string, starts: number[], from: number, to: number) => {
     const out: string[] = [];
     for (let i = from; i < to; i++) out.push(lineAt(t, starts, i)!);
@@ -316,7 +319,7 @@ function chunkedMapping(fixed: string, original: string, ch: Chunked): (pos: Tex
   for (const c of chunks) {
     const sub = diffArrays(lines(fixed, fStarts, c.a0, c.a1), lines(original, oStarts, c.b0, c.b1), { maxEditLength: MAPPING_EDITS });
     if (sub) for (const p of sub) if (p.added || p.removed) edits += p.count ?? p.value.length;
-    if (!sub || edits > MAPPING_EDITS) return (p) => ({ line: Math.min(p.line, lastLine), column: p.line <= lastLine ? p.column : 1 });
+    if (!sub || edits > MAPPING_EDITS) return giveUp;
     const m = new LineMap(lastLine);
     m.add(sub, c.b0);
     maps.push(m);

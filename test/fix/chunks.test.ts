@@ -195,6 +195,20 @@ describe('dry-run diffs in parts', () => {
     expect(answered).toBeGreaterThan(5);
   });
 
+  test('a fixed text more than 4000 lines longer: the mapping from parts gives up as the whole-file mapping does', () => {
+    const docs = BIG.split(/^(?=---\n)/m);
+    const extra = Array.from({ length: 300 }, (_, i) => `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra-${i}\ndata:\n${'abcdefghij'.split('').map((k) => `  ${k}: "1"\n`).join('')}`).join('');
+    const k = docs.length >> 1;
+    const fixed = [...docs.slice(0, k), extra, ...docs.slice(k)].join('');
+    expect(lineTexts(fixed).length - lineTexts(BIG).length).toBeGreaterThan(4000);
+    const both = lineChunksBoth(BIG, fixed);
+    expect(both.backward).toBeDefined();
+    const ref = referenceMapping(fixed, BIG);
+    const got = positionMapping(fixed, BIG, { chunks: both.backward });
+    const ps = positions(fixed);
+    expect(JSON.stringify(ps.map(got))).toBe(JSON.stringify(ps.map(ref)));
+  });
+
   test('small texts are diffed whole', () => {
     expect(lineChunks('a: 1\n', 'a: 2\n')).toBeUndefined();
   });
