@@ -146,6 +146,8 @@ export function describeAllAjvErrors(errors: ErrorObject[] | null | undefined): 
       at = `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       const known = Object.keys(((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
       message = `unknown field "${name}"${didYouMean(name, known)}`;
+      // `extends` is a policy file's (spec.extends); a config chooses one policy.
+      if (name === 'extends' && known.includes('policy') && !known.includes('extends')) message += '; a config file chooses its policy with `policy: NAME` (recommended, strict or a policy file); a policy file extends others in spec.extends';
     } else if (e.keyword === 'const') {
       message += ` ${JSON.stringify(params.allowedValue)}`;
     } else if (propertyName !== undefined) {

@@ -118,6 +118,13 @@ describe('config errors', () => {
     ]);
     expect(e.message).toMatch(/^5 problems in config file .*\.kubegrace\.yaml \(config rejected; see policies\/config\.schema\.json\):\n/);
   });
+  test('extends in a config file points to policy: (extends belongs to a policy file)', () => {
+    const dir = tmp({ '.kubegrace.yaml': 'extends: [recomended]\n' });
+    const e = policyError(() => loadConfig(path.join(dir, '.kubegrace.yaml'), ALL_RULES));
+    expect(e.problems.map((p) => [p.line, p.message])).toEqual([
+      [1, 'unknown field "extends"; a config file chooses its policy with `policy: NAME` (recommended, strict or a policy file); a policy file extends others in spec.extends'],
+    ]);
+  });
 });
 
 describe('precompiled schema validators', () => {
