@@ -12,18 +12,9 @@ import { KubeVersion } from '../../lib/engine/version';
 import { AppliedFix, changedPaths, fixSources, isUnder } from '../../lib/fix';
 import { parseText, pointerSegments } from '../../lib/model/parse';
 import { ALL_RULES } from '../../lib/rules';
+import { yamlFiles } from '../helpers/files';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
-
-function yamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...yamlFiles(p));
-    else if (/\.ya?ml$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
 
 const FILES = fs.existsSync(CORPUS) ? yamlFiles(CORPUS) : [];
 const POLICY = loadPolicy('recommended', ALL_RULES);

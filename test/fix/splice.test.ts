@@ -28,20 +28,11 @@ import { PARSE_OPTIONS } from '../../lib/model/parse';
 import { Json } from '../../lib/model/types';
 import { k8sValue } from '../../lib/model/yaml11';
 import { ALL_RULES } from '../../lib/rules';
+import { yamlFiles } from '../helpers/files';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 const RUNS = Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.KUBEGRACE_FUZZ_SEED ?? 16);
-
-function yamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...yamlFiles(p));
-    else if (/\.ya?ml$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
 
 /** A document read by the fast path (one object) and by yaml, alone. */
 function readBoth(seg: string): { value: Json; doc: Document.Parsed } | undefined {
