@@ -10,6 +10,7 @@ import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, KObject, refOf } from '../model/types';
 import { get, Workload, workloadOf } from '../model/workload';
 import { withPreStopMemo } from '../timeline/prestop';
+import { variantWorlds } from './worlds';
 import { ResolvedPolicy, RuleSetting } from './policy';
 import { Finding, Rule, RuleContext, Severity, SEVERITY_RANK } from './types';
 import { KubeVersion } from './version';
@@ -135,7 +136,11 @@ export function runRules(objects: KObject[], opts: LintOptions): Finding[] {
 }
 
 function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): Finding[] {
-  const graph = new ObjectGraph(objects);
+  // Files that define one identity twice are variants: the rules run in each world of them
+  // (worlds.ts), one world (all the objects) when there are none.
+  const graphs = variantWorlds(objects).map((w) => new ObjectGraph(w));
+  /** What was reported per object when there are several worlds: a finding is kept once. */
+  const reported = graphs.length > 1 ? new Map<KObject, Set<string>>() : undefined;
   const findings: Finding[] = [];
   /** Each finding's object and pointer: positions are read after the rules, object by object. */
   const located: Array<{ f: Finding; object: KObject; pointer: string }> = [];
@@ -144,7 +149,7 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
     let s = suppressionCache.get(o);
     if (s === undefined) {
       // The graph's view of a workload object; other kinds (and any object outside the graph) are read here.
-      const w = graph.workloadOfObject(o) ?? workloadOf(o);
+      const w = graphs.reduce<Workload | undefined>((v, g) => v ?? g.workloadOfObject(o), undefined) ?? workloadOf(o);
       suppressionCache.set(o, (s = suppressionsOf(o, w) ?? null));
     }
     return s ?? undefined;
@@ -154,40 +159,53 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog): 
     const setting = opts.policy.rules.get(rule.meta.id);
     if (setting?.off) continue;
     const params = { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) };
-    const ctx: RuleContext = {
-      graph,
-      catalog,
-      version: opts.version,
-      params,
-      report(r) {
-        const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
-        const sup = suppression(r.object);
-        const suppressed = !!sup && (sup.ids.has(rule.meta.id) || sup.ids.has('all'));
-        const f: Finding = {
-          ruleId: rule.meta.id,
-          severity,
-          message: r.message,
-          file: r.object.file,
-          line: 0,
-          column: 0,
-          object: refOf(r.object),
-          pointer: r.pointer,
-          suppressed,
-          // Whether this finding carries a repair (rules fix some conditions, not all).
-          fixable: r.fix !== undefined,
-        };
-        if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
-        if (r.fix) f.fix = r.fix;
-        findings.push(f);
-        located.push({ f, object: r.object, pointer: r.pointer });
-      },
-    };
-    if (!opts.onRuleError) rule.check(ctx);
-    else {
-      try {
-        rule.check(ctx);
-      } catch (e) {
-        opts.onRuleError(rule.meta.id, e as Error);
+    for (const graph of graphs) {
+      const ctx: RuleContext = {
+        graph,
+        catalog,
+        version: opts.version,
+        params,
+        report(r): boolean {
+          const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
+          if (reported) {
+            // The same finding of an object that is in several worlds (a file without variants).
+            const key = `${rule.meta.id}\u0000${severity}\u0000${r.pointer}\u0000${r.message}`;
+            let keys = reported.get(r.object);
+            if (!keys) reported.set(r.object, (keys = new Set()));
+            if (keys.has(key)) return false;
+            keys.add(key);
+          }
+          const sup = suppression(r.object);
+          const suppressed = !!sup && (sup.ids.has(rule.meta.id) || sup.ids.has('all'));
+          const f: Finding = {
+            ruleId: rule.meta.id,
+            severity,
+            message: r.message,
+            file: r.object.file,
+            line: 0,
+            column: 0,
+            object: refOf(r.object),
+            pointer: r.pointer,
+            suppressed,
+            // Whether this finding carries a repair (rules fix some conditions, not all).
+            fixable: r.fix !== undefined,
+          };
+          if (suppressed && sup?.reason) f.suppressionReason = sup.reason;
+          if (r.fix) f.fix = r.fix;
+          findings.push(f);
+          located.push({ f, object: r.object, pointer: r.pointer });
+          return true;
+        },
+      };
+      if (!opts.onRuleError) rule.check(ctx);
+      else {
+        try {
+          rule.check(ctx);
+        } catch (e) {
+          opts.onRuleError(rule.meta.id, e as Error);
+          // (One error per rule, not one per world.)
+          break;
+        }
       }
     }
   }

@@ -78,7 +78,11 @@ export interface RuleContext {
   readonly version: KubeVersion;
   /** The rule's params: defaults merged with the policy's. */
   readonly params: Record<string, unknown>;
-  report(r: Report): void;
+  /**
+   * Reports a finding; false when the run already has it (the same finding of an object that is
+   * in several worlds of variants: engine/worlds.ts), which is then not reported again.
+   */
+  report(r: Report): boolean;
 }
 
 export interface Rule {

@@ -7,9 +7,10 @@ import { ResolvedPolicy } from '../engine/policy';
 import { lintSources, LintResult } from '../engine/run';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
+import { variantWorlds } from '../engine/worlds';
 import { ObjectGraph } from '../model/graph';
 import { Source } from '../model/sources';
-import { InputError } from '../model/types';
+import { InputError, KObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { explainWorkload, ExplainOptions, Timeline } from './model';
 
@@ -77,11 +78,32 @@ function params(policy: ResolvedPolicy, rules: Rule[], id: string): Record<strin
   return { ...(rule?.meta.defaults ?? {}), ...(policy.rules.get(id)?.params ?? {}) };
 }
 
+/** The workloads `pick` gives in each world, each once (the first world that holds it), in input order. */
+function collectFrom(worlds: ObjectGraph[], pick: (g: ObjectGraph) => Workload[], graphOf: Map<Workload, ObjectGraph>, seen: Set<KObject>, order: Map<KObject, number>): Workload[] {
+  const out: Workload[] = [];
+  for (const g of worlds) {
+    for (const w of pick(g)) {
+      if (seen.has(w.obj)) continue;
+      seen.add(w.obj);
+      graphOf.set(w, g);
+      out.push(w);
+    }
+  }
+  return out.sort((a, b) => order.get(a.obj)! - order.get(b.obj)!);
+}
+
 export function explainSources(sources: Source[], opts: ExplainRunOptions, extraErrors: InputError[] = []): ExplainRun {
   const lint = lintSources(sources, { rules: opts.rules, policy: opts.policy, version: opts.version }, extraErrors);
-  const graph = new ObjectGraph(lint.parsed.flatMap((p) => p.objects));
-  const workloads = graph.workloads;
-  const selected = opts.object === undefined ? workloads : selectWorkloads([...workloads, ...graph.ownedWorkloads], opts.object);
+  // As the lint: a workload is explained in its world of variants (engine/worlds.ts), the first
+  // that holds it when its file has no variants (one world, all the objects, when no file has).
+  const objects = lint.parsed.flatMap((p) => p.objects);
+  const order = new Map(objects.map((o, i) => [o, i]));
+  const graphOf = new Map<Workload, ObjectGraph>();
+  const seen = new Set<KObject>();
+  const worlds = variantWorlds(objects).map((w) => new ObjectGraph(w));
+  const workloads = collectFrom(worlds, (g) => g.workloads, graphOf, seen, order);
+  const owned = collectFrom(worlds, (g) => g.ownedWorkloads, graphOf, seen, order);
+  const selected = opts.object === undefined ? workloads : selectWorkloads([...workloads, ...owned], opts.object);
   const waitPatterns = params(opts.policy, opts.rules, 'grace-period-budget').waitPatterns;
   const linkerd = params(opts.policy, opts.rules, 'linkerd-proxy-drain').nativeDefault;
   const istio = params(opts.policy, opts.rules, 'istio-proxy-drain').istioNativeDefault;
@@ -95,5 +117,5 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
     maxSidecarPreStopSleepSeconds: typeof sidecarParams.maxSidecarPreStopSleepSeconds === 'number' ? sidecarParams.maxSidecarPreStopSleepSeconds : undefined,
     exitPatterns: Array.isArray(sidecarParams.exitPatterns) ? (sidecarParams.exitPatterns as string[]) : undefined,
   };
-  return { lint, workloads, timelines: selected.map((w) => explainWorkload(graph, w, opts.version, eo)), errors: lint.errors };
+  return { lint, workloads, timelines: selected.map((w) => explainWorkload(graphOf.get(w)!, w, opts.version, eo)), errors: lint.errors };
 }

@@ -128,9 +128,11 @@ function tracking(rule: Rule, owner: Map<Fix, KObject>, counts: Map<Rule, number
       rule.check({
         ...ctx,
         report(r) {
+          // (A finding the run already has, from another world of variants, is not counted.)
+          if (!ctx.report(r)) return false;
           if (r.fix) owner.set(r.fix, r.object);
           counts.set(rule, (counts.get(rule) ?? 0) + 1);
-          ctx.report(r);
+          return true;
         },
       });
     },

@@ -250,7 +250,7 @@ items:
     meta: addPdb.meta,
     check(ctx) {
       const pdbs = new Set(ctx.graph.objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => o.name));
-      addPdb.check({ ...ctx, report: (r) => (pdbs.has(r.object.name) ? undefined : ctx.report(r)) });
+      addPdb.check({ ...ctx, report: (r) => (pdbs.has(r.object.name) ? false : ctx.report(r)) });
     },
   };
   const dep = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}}\nspec: {}\n`;
@@ -373,7 +373,7 @@ describe('fixSources: passes and convergence', () => {
 
   test('the line of an applied fix is its line in the written text, also when a later pass inserted lines above it', () => {
     const two = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: bad\n`;
-    const onlyB: Rule = { ...setX(), check: (ctx) => setX().check({ ...ctx, report: (r) => (r.object.name === 'b' ? ctx.report(r) : undefined) }) };
+    const onlyB: Rule = { ...setX(), check: (ctx) => setX().check({ ...ctx, report: (r) => (r.object.name === 'b' ? ctx.report(r) : false) }) };
     // Labels for a, three lines above b, only once b is fixed: a second pass.
     const labelA = rule(
       'label-a',
