@@ -272,6 +272,23 @@ export class ObjectGraph {
     return this.workloadsByNs.get(namespace ?? '') ?? [];
   }
 
+  /** Owned workloads by namespace and label, built on first use. */
+  private ownedIndex: TemplateIndex | undefined;
+
+  /**
+   * The owned workloads of a namespace whose pod labels `sel` matches: the Pods and ReplicaSets of
+   * a dump (`kubectl get pods,svc -o yaml`), whether their controller is in the input or not.
+   * Owned workloads are not judged (their controller is what to fix), but they are pods a Service
+   * or a budget selects.
+   */
+  ownedSelected(namespace: string | undefined, sel: Selector): Workload[] {
+    if (!this.ownedIndex) {
+      this.ownedIndex = new TemplateIndex();
+      for (const w of this.ownedWorkloads) this.ownedIndex.add(w);
+    }
+    return this.ownedIndex.select(namespace, sel);
+  }
+
   /** Whether a namespace (`undefined` and `''` alike) holds a workload or an owned workload. */
   hasWorkloadsIn(namespace: string | undefined): boolean {
     if (!this.workloadNamespaces) {

@@ -1,5 +1,6 @@
 import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
+import { matches } from '../model/selector';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor } from './rollout-util';
 import { nameOf } from './util';
 
@@ -16,8 +17,11 @@ Conditions:
 - **error:** \`spec.selector\` is absent or \`null\`: in policy/v1 it matches no pods, so the budget protects nothing
   (an invalid selector is reported the same way).
 - **warning:** \`spec.selector: {}\`: it matches every pod in the namespace.
-- **warning:** the selector matches no workload in the linted set (a stale or mistyped label). Not reported when a
-  custom resource in the namespace carries labels the selector matches (its own, or pod labels in its spec such as
+- **warning:** the selector matches no workload in the linted set (a stale or mistyped label). Not reported when the
+  set holds no workload of the namespace and none elsewhere that it matches (the budget linted alone: nothing to
+  judge it against; a workload of another namespace that it matches suggests the wrong namespace), when pods in the set
+  match it (a \`kubectl get pods,pdb\` dump: their controller is not in the set), or when a custom resource in the
+  namespace carries labels the selector matches (its own, or pod labels in its spec such as
   \`spec.podMetadata.labels\`): an operator creates those pods, as prometheus-operator does for \`Prometheus\` and
   \`Alertmanager\`.
 - **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
@@ -73,8 +77,14 @@ spec:
         continue;
       }
       if (matched.length === 0) {
+        // No workload of the namespace in the set (the budget linted alone, as one file per
+        // object): nothing to judge it against, as for a Service (service-selector-ports); unless
+        // a workload of another namespace matches it (a budget in the wrong namespace).
+        if (!g.hasWorkloadsIn(p.obj.namespace) && !g.workloads.some((w) => matches(p.selector, w.templateLabels))) continue;
         // Pods an operator creates from a custom resource in the set (Prometheus, Alertmanager...).
         if (operatorResourcesFor(g, p.obj.namespace, p.selector).length) continue;
+        // Pods of a controller not in the set (`kubectl get pods,pdb -o yaml`).
+        if (g.ownedSelected(p.obj.namespace, p.selector).length) continue;
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',

@@ -6,6 +6,12 @@ import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util'
 import { nsPhrase, operatorResourcesFor } from './rollout-util';
 import { nameOf } from './util';
 
+/** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
+function oneEach(ws: Workload[]): Workload[] {
+  const seen = new Set<string | undefined>();
+  return ws.filter((w) => !seen.has(w.ownedBy) && (seen.add(w.ownedBy), true));
+}
+
 function selectorText(sel: Selector): string {
   if (sel.kind !== 'selector') return '{}';
   return `{${sel.requirements.map((r) => `${r.key}: ${r.values[0]}`).join(', ')}}`;
@@ -93,7 +99,10 @@ export const serviceSelectorPorts: Rule = {
   closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
   the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
-  selector matches (an operator creates those pods: prometheus-operator, ...). A headless Service without ports
+  selector matches (an operator creates those pods: prometheus-operator, ...). Pods and ReplicaSets in the set whose
+  controller is not (a \`kubectl get pods,svc -o yaml\` dump) are endpoints too: a Service matching them is checked
+  against them (one pod per controller), and they are not said to be mixed (pods of two ReplicaSets are also one
+  Deployment mid-rollout). A headless Service without ports
   (DNS-only, e.g. Teleport's "previous major version" Service, which is meant to match nothing after an upgrade) is
   reported only when a StatefulSet names it in \`spec.serviceName\`: its pods' DNS names need it to match them.
 - **error:** a \`ports[].targetPort\` is a name that matches no \`ports[].name\` with the same \`protocol\` (default TCP)
@@ -135,7 +144,11 @@ spec:
     for (const s of g.services) {
       if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
       const who = `Service/${s.obj.name}`;
-      const matched = selectedWorkloads(g, s);
+      let matched = selectedWorkloads(g, s);
+      // No controller in the set, but pods it made are (`kubectl get pods,svc -o yaml`): they are
+      // the endpoints. One pod per controller stands for its pods in what follows.
+      const live = matched.length ? [] : oneEach(g.ownedSelected(s.obj.namespace, s.selector));
+      if (live.length) matched = live;
       if (!matched.length) {
         if (!namespaceHasWorkloads(g, s.obj)) continue;
         if (operatorResourcesFor(g, s.obj.namespace, s.selector).length) continue;
@@ -157,7 +170,8 @@ spec:
       // Services are scraped per endpoint; a version split (track: stable/canary, version: v1/v2) is the
       // documented canary pattern.
       const lasting = matched.filter((w) => !isHelmHook(w.obj));
-      if (lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting)) {
+      // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
+      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting)) {
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',

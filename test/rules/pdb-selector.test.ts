@@ -48,6 +48,20 @@ ruleTester(pdbSelector, {
       name: 'pods created by an operator from a custom resource in the set (kube-prometheus)',
       yaml: prometheusCR('{app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}') + pdb('prometheus-k8s', '{matchLabels: {app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}}'),
     },
+    { name: 'the budget linted alone (one file per object): nothing to judge it against', yaml: pdb('web', '{matchLabels: {app: web}}') },
+    {
+      name: 'a pods,pdb dump without the controller: the budget protects those pods',
+      yaml: `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-x-1
+  labels: {app: web, pod-template-hash: x}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-x, uid: u1, controller: true}]
+spec:
+  containers: [{name: app, image: web:1}]
+${pdb('web', '{matchLabels: {app: web}}')}`,
+    },
   ],
   invalid: [
     {
@@ -78,7 +92,7 @@ ruleTester(pdbSelector, {
     },
     {
       name: 'a custom resource whose labels the selector does not match is no excuse',
-      yaml: prometheusCR('{app.kubernetes.io/name: prometheus}') + pdb('am', '{matchLabels: {app.kubernetes.io/name: alertmanager}}'),
+      yaml: wl('web') + prometheusCR('{app.kubernetes.io/name: prometheus}') + pdb('am', '{matchLabels: {app.kubernetes.io/name: alertmanager}}'),
       findings: [{ severity: 'warning', message: 'matches no workload' }],
     },
     {

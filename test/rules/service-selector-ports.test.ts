@@ -12,6 +12,20 @@ interface WOpts {
   serviceName?: string;
 }
 
+/** A Pod of a `kubectl get pods -o yaml` dump: made by ReplicaSet `rs`, which is not in the set. */
+function pod(name: string, rs: string, ports = '[{name: http, containerPort: 8080}]', labels = 'app: web'): string {
+  return `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  labels: {${labels}, pod-template-hash: x}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: ${rs}, uid: u-${rs}, controller: true}]
+spec:
+  containers: [{name: app, image: web:1, ports: ${ports}}]
+`;
+}
+
 function wl(o: WOpts = {}): string {
   const kind = o.kind ?? 'Deployment';
   const name = o.name ?? 'web';
@@ -53,6 +67,8 @@ ruleTester(serviceSelectorPorts, {
   valid: [
     { name: 'selector matches, named targetPort resolves', yaml: wl() + svc() },
     { name: 'Service-only input: no workloads in the namespace, not judged', yaml: svc({ selector: 'app: elsewhere' }) },
+    { name: 'a pods,svc dump without the controller: the Pods are the endpoints, the named targetPort resolves on them', yaml: pod('web-x-1', 'web-x') + pod('web-x-2', 'web-x') + svc() },
+    { name: 'pods of two ReplicaSets (one Deployment mid-rollout) in a dump are not "mixed" workloads', yaml: pod('web-x-1', 'web-x') + pod('web-y-1', 'web-y') + svc() },
     { name: 'workloads only in another namespace: not judged', yaml: wl({ namespace: 'a' }) + svc({ namespace: 'b', selector: 'app: nothing' }) },
     {
       name: 'selector matches pods an operator creates from a custom resource',
@@ -105,6 +121,16 @@ spec:
     { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
   ],
   invalid: [
+    {
+      name: 'a pods,svc dump: a targetPort name no pod declares is still an error',
+      yaml: pod('web-x-1', 'web-x', '[{name: web, containerPort: 8080}]') + svc(),
+      findings: [{ severity: 'error', message: 'targetPort "http" with protocol TCP cannot be resolved: no container of Pod/web-x-1 declares a port named "http"' }],
+    },
+    {
+      name: 'a pods,svc dump: a selector matching none of the pods is still an error',
+      yaml: pod('web-x-1', 'web-x') + svc({ selector: 'app: wbe' }),
+      findings: [{ severity: 'error', pointer: '/spec/selector', message: 'matches no pod template' }],
+    },
     {
       name: 'selector matches no template while the namespace has workloads: error with the closest workload',
       yaml: wl() + svc({ selector: 'app: web, tier: front' }),
