@@ -147,36 +147,90 @@ class Scanner {
 }
 
 /**
- * Checks what JSON.parse does not, given the number of keys written in the text: no duplicate
- * key (JSON.parse keeps the last, so the parsed value has fewer keys than the text), no nesting
- * deeper than `maxDepth`, no number go-yaml reads otherwise (the integer -0 is 0 there, and an
- * out-of-range float a string: both are declined).
+ * Parsed keys at most this long are written in at most 6 * 170 + 2 = 1022 characters with their
+ * quotes (an escape `\uXXXX` is the longest writing of one UTF-16 unit), so within YAML's
+ * 1024-character implicit-key limit without measuring them in the text.
  */
-function plainValue(value: unknown, text: string, textKeys: number, maxDepth: number, startDepth = 1): boolean {
-  let keys = 0;
-  let negativeZero = false;
-  const walk = (v: unknown, depth: number): boolean => {
-    if (typeof v === 'number') {
-      if (Object.is(v, -0)) negativeZero = true;
-      return Number.isFinite(v);
-    }
-    if (typeof v !== 'object' || v === null) return true;
-    if (depth > maxDepth) return false;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1)) return false;
-      return true;
-    }
-    const o = v as Record<string, unknown>;
-    for (const k in o) {
-      keys++;
-      if (!walk(o[k], depth + 1)) return false;
-    }
+const SHORT_KEY = 170;
+
+/**
+ * An upper bound of the number of keys written in text[from, to): the colons whose last
+ * character before them, white space apart, is a quote not escaped (not after an odd run of
+ * backslashes). Every key is counted: a key is a string, so its closing quote is unescaped, and
+ * only white space lies between it and its colon; each colon is counted at most once. A colon may
+ * be counted that follows no key (a string that starts with a colon: `": x"`): the bound is then
+ * too high, never too low. One indexOf per colon, where the exact count (Scanner.countKeys) walks
+ * every string, quote by quote.
+ */
+export function keyBound(t: string, from: number, to: number): number {
+  let n = 0;
+  for (let c = t.indexOf(':', from); c !== -1 && c < to; c = t.indexOf(':', c + 1)) {
+    let q = c - 1;
+    let d = t.charCodeAt(q);
+    while (d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) d = t.charCodeAt(--q);
+    if (d !== 0x22) continue;
+    let k = q - 1;
+    while (t.charCodeAt(k) === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) n++;
+  }
+  return n;
+}
+
+/** The number of keys written in a JSON text (JSON.parse has accepted it), or -1 over the key-length limit: the exact count. */
+export function textKeyCount(t: string): number {
+  return new Scanner(t).countKeys();
+}
+
+/** What the walk of a parsed value found (module state: the walk is synchronous and not reentrant). */
+let walkKeys = 0;
+let walkLongestKey = 0;
+let walkNegativeZero = false;
+
+/** Counts the keys of v (and the longest); false at a non-finite number or deeper than maxDepth. */
+function walk(v: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof v === 'number') {
+    if (Object.is(v, -0)) walkNegativeZero = true;
+    return Number.isFinite(v);
+  }
+  if (typeof v !== 'object' || v === null) return true;
+  if (depth > maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1, maxDepth)) return false;
     return true;
-  };
-  if (!walk(value, startDepth) || keys !== textKeys) return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    walkKeys++;
+    if (k.length > walkLongestKey) walkLongestKey = k.length;
+    if (!walk(o[k], depth + 1, maxDepth)) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks what JSON.parse does not: no duplicate key (JSON.parse keeps the last, so the parsed
+ * value has fewer keys than the text), no key longer than YAML's 1024-character implicit-key
+ * limit, no nesting deeper than `maxDepth`, no number go-yaml reads otherwise (the integer -0 is
+ * 0 there, and an out-of-range float a string: both are declined). `text` is the value's text;
+ * the same bytes may be given read as Latin-1 (`scan`, from `from` to `to`: structure characters
+ * are ASCII, so they are where they are in `text`) for the cheap key bound.
+ *
+ * Keys: the value has V keys, the text K >= V (one or more written per key kept), and
+ * keyBound gives B >= K. B === V proves K === V (no duplicate), and keys no longer than SHORT_KEY
+ * prove the limit; otherwise the exact count decides (countKeys: K, or -1 over the limit).
+ */
+function plainValue(value: unknown, text: string, maxDepth: number, startDepth = 1, scan = text, from = 0, to = text.length): boolean {
+  walkKeys = 0;
+  walkLongestKey = 0;
+  walkNegativeZero = false;
+  if (!walk(value, startDepth, maxDepth)) return false;
+  const keys = walkKeys;
+  if (walkLongestKey > SHORT_KEY || keyBound(scan, from, to) !== keys) {
+    if (textKeyCount(text) !== keys) return false;
+  }
   // -0.0 is -0 in both readers; the integer -0 is 0 in go-yaml (a -0 token, maybe in a string:
   // declining is always safe).
-  return !negativeZero || !/[\s:[,]-0(?![.\deE])/.test(text);
+  return !walkNegativeZero || !/[\s:[,]-0(?![.\deE])/.test(text);
 }
 
 /** Offsets of the objects' `{` in the text, found when the first position is asked for. */
@@ -249,8 +303,7 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
   } catch {
     return undefined;
   }
-  const textKeys = scanner.countKeys();
-  if (textKeys < 0 || !plainValue(value, text, textKeys, MAX_DEPTH)) return undefined;
+  if (!plainValue(value, text, MAX_DEPTH)) return undefined;
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
   if (!isKubernetesObject(value)) return out;
   const lines = new Lines(text);
@@ -464,16 +517,14 @@ const DECLINE = Symbol('decline');
 /** An item's value from its text alone, with parseJsonFast's checks at an item's depth; DECLINE where they fail. */
 function itemValue(t: string): unknown {
   const v = JSON.parse(t) as unknown;
-  const keys = new Scanner(t).countKeys();
   // An item is at depth 3 (the List, its items, the item), as in parseJsonFast's walk.
-  return keys < 0 || !plainValue(v, t, keys, MAX_DEPTH, 3) ? DECLINE : v;
+  return plainValue(v, t, MAX_DEPTH, 3) ? v : DECLINE;
 }
 
 /** The List from the text around its items (`"items": []`), with the same checks; undefined where they fail. */
 function listValue(rest: string): JsonObject | undefined {
   const list = JSON.parse(rest) as unknown;
-  const keys = new Scanner(rest).countKeys();
-  if (keys < 0 || !plainValue(list, rest, keys, MAX_DEPTH)) return undefined;
+  if (!plainValue(list, rest, MAX_DEPTH)) return undefined;
   if (!isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
   const kind = list.kind as string;
   return kind === 'List' || kind.endsWith('List') ? list : undefined;

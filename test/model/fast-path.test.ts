@@ -11,7 +11,7 @@ import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
 import { lintSources, runRules, sortFindings } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../../lib/model/fast-json';
+import { keyBound, parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects, textKeyCount } from '../../lib/model/fast-json';
 import { collectSources, streamedFile, utf8Bytes, utf8Source } from '../../lib/model/sources';
 import * as os from 'os';
 import { parseText } from '../../lib/model/parse';
@@ -321,5 +321,133 @@ describe('JSON fast path agrees with parse.ts', () => {
 
   test('escaped keys and strings, unicode, and -0.0 are read alike', () => {
     expect(compare('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\\u00e9\\/b", "n\\"x": 1}, "data": {"k\\\\": "\\ud83d\\ude00\\n", "z": -0.0, "big": 123456789012345678901234567890, "e": 1.5E+300}}')).toBe('same');
+  });
+  // Duplicate keys are found by counting keys in the text against the parsed value: first with a
+  // cheap upper bound of the text's keys (keyBound), then, where it does not prove the counts
+  // equal or a key may be over the length limit, with the exact count (textKeyCount).
+  const CM = (data: string) => `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": ${data}}`;
+
+  test.each([
+    ['a duplicate written with an escape', CM('{"k": "1", "\\u006b": "2"}')],
+    ['a duplicate with blanks and a line feed before its colon', CM('{"k" : "1", "k"\t\n:"2"}')],
+    ['a duplicate key ending in an escaped backslash', CM('{"a\\\\": 1, "a\\\\"  : 2}')],
+    ['a duplicate key holding an escaped quote and a colon', CM('{"x\\":y": 1, "x\\":y": 2}')],
+    ['a duplicate beside strings that start with a colon (the bound counts them too)', CM('{"a": ": x", "b": " :", "c": 1, "c": 2}')],
+    ['a duplicate in an object inside arrays', CM('{"a": [[{"p": 1}, {"q": 1, "q": 1}]]}')],
+    ['a duplicate beside a long key (the exact count runs for the length)', CM(`{"${'k'.repeat(300)}": 1, "d": 1, "d": 2}`)],
+    ['a key of 1023 characters between its quotes', CM(`{"${'k'.repeat(1023)}": 1}`)],
+    ['a key of 171 escapes (1026 characters, 171 once read)', CM(`{"${'\\u0041'.repeat(171)}": 1}`)],
+    ['a key of 170 escapes and 3 characters (1023 characters)', CM(`{"${'\\u0041'.repeat(170)}abc": 1}`)],
+  ])('declines %s', (_name, text) => {
+    expect(parseJsonFast('x.json', text)).toBeUndefined();
+    const list = `{"apiVersion": "v1", "kind": "List", "items": [\n  ${text.replace(/}$/, '\n  }')}\n]}`;
+    expect(parseJsonListBytes('x.json', Buffer.from(list))).toBeUndefined();
+    const { parsed, dir } = fromFile(list, 5);
+    expect(parsed).toBeUndefined();
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test.each([
+    ['JSON in a string (escaped quotes before colons, a key written twice)', CM('{"last-applied": "{\\"a\\":1,\\"a\\" :2}", "b": "x\\\\\\":y"}')],
+    ['strings that start with a colon (the bound is too high: the exact count decides)', CM('{"a": ": x", "b": " :", "c": "\\" :"}')],
+    ['keys with blanks before their colon, escaped quotes, backslashes and colons', CM('{"a" :1, "b"\n\t: 2, "x\\":y": 3, "\\\\": 4, "\\\\\\"": 5, ":": 6, "é😀": 7}')],
+    ['a key of 1022 characters between its quotes', CM(`{"${'k'.repeat(1022)}": 1}`)],
+    ['a key of 170 escapes (1020 characters)', CM(`{"${'\\u0041'.repeat(170)}": 1}`)],
+    ['a key of 170 escapes and 2 characters (1022 characters, 172 once read)', CM(`{"${'\\u0041'.repeat(170)}ab": 1}`)],
+  ])('reads %s as parse.ts does', (_name, text) => {
+    expect(compare(text)).toBe('same');
+    const list = `{"apiVersion": "v1", "kind": "List", "items": [\n  ${text.replace(/}$/, '\n  }')}\n]}`;
+    const before = listRead;
+    expect(compare(list)).toBe('same');
+    expect(listRead).toBe(before + 1);
+    const { parsed, dir } = fromFile(list, 5);
+    expect(parsed?.objects.map((o) => o.raw)).toEqual(parseText('l.json', list).objects.map((o) => o.raw));
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test('keyBound is the exact count of keys plus the strings that start with a colon (blanks apart)', () => {
+    const tricky = fc.constantFrom('', ':', ' :', '\t:x', '":', '\\":', '" :', 'a\\', '\\\\', '{"a":1}', 'é😀', '\n:');
+    /** JSON with `blank` between every key and its colon. */
+    const write = (v: unknown, blank: string): string => {
+      if (Array.isArray(v)) return `[${v.map((x) => write(x, blank)).join(', ')}]`;
+      if (typeof v === 'object' && v !== null) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}${blank}: ${write(x, blank)}`).join(',\n')}}`;
+      return JSON.stringify(v);
+    };
+    const strings = (v: unknown): string[] =>
+      Array.isArray(v) ? v.flatMap(strings) : typeof v === 'object' && v !== null ? Object.entries(v).flatMap(([k, x]) => [k, ...strings(x)]) : typeof v === 'string' ? [v] : [];
+    let over = 0;
+    fc.assert(
+      fc.property(value, fc.dictionary(tricky, tricky, { maxKeys: 3 }), fc.constantFrom('', ' ', '\t', '\n  '), (v, extra, blank) => {
+        const o = { v, extra };
+        const t = write(o, blank);
+        const colonFirst = strings(o).filter((x) => /^[ \t]*:/.test(JSON.stringify(x).slice(1))).length;
+        over += colonFirst;
+        expect(keyBound(t, 0, t.length)).toBe(textKeyCount(t) + colonFirst);
+        // Bounds over parts add up: a colon is counted where it is.
+        const half = t.length >> 1;
+        expect(keyBound(t, 0, half) + keyBound(t, half, t.length)).toBe(keyBound(t, 0, t.length));
+      }),
+      { numRuns: 300, seed: 1617 },
+    );
+    expect(over).toBeGreaterThan(50);
+  });
+
+  /** An object whose keys are written in several ways (escapes, blanks before the colon), some twice. */
+  interface Written {
+    entries: Array<{ key: string; escape: boolean; blank: string; again: boolean; value: Written | string | number }>;
+  }
+  const tricky = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('k', 'x":y', 'a\\', '\\', ':', ' :', '"', 'é', '😀', '__proto__', ': x', '\\":', '{"a":1,"a":2}'));
+  const written: fc.Arbitrary<Written> = fc.letrec((tie) => ({
+    o: fc.record({
+      entries: fc.array(
+        fc.record({ key: tricky, escape: fc.boolean(), blank: fc.constantFrom('', ' ', '\t', '\n'), again: fc.boolean(), value: fc.oneof({ depthSize: 'small' }, tricky, fc.nat(), tie('o') as fc.Arbitrary<Written>) }),
+        { maxLength: 4 },
+      ),
+    }),
+  })).o as fc.Arbitrary<Written>;
+  /** The text, and whether some object has a key twice. */
+  function write(o: Written): { text: string; twice: boolean } {
+    const seen = new Set<string>();
+    let twice = false;
+    const parts = o.entries.map((e, i) => {
+      // `again`: the key of the entry before, written in this entry's way.
+      const key = e.again && i > 0 ? o.entries[i - 1].key : e.key;
+      if (seen.has(key)) twice = true;
+      seen.add(key);
+      const k = e.escape ? `"${[...key].map((c) => c.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')).join('')}"` : JSON.stringify(key);
+      let v: string;
+      if (typeof e.value === 'object') {
+        const inner = write(e.value);
+        twice ||= inner.twice;
+        v = inner.text;
+      } else v = JSON.stringify(e.value);
+      return `${k}${e.blank}: ${v}`;
+    });
+    return { text: `{${parts.join(', ')}}`, twice };
+  }
+
+  test('generated keys written twice in every way are declined, and all others read (text, bytes and chunks)', () => {
+    let declined = 0;
+    let read = 0;
+    fc.assert(
+      fc.property(written, (o) => {
+        const { text: data, twice } = write(o);
+        const text = CM(data);
+        const list = `{"apiVersion": "v1", "kind": "List", "items": [\n  ${text.replace(/}$/, '\n  }')}\n]}`;
+        if (twice) {
+          declined++;
+          expect(parseJsonFast('x.json', text)).toBeUndefined();
+          expect(parseJsonListBytes('x.json', Buffer.from(list))).toBeUndefined();
+        } else {
+          read++;
+          expect(compare(text, 'x.json', false)).toBe('same');
+          expect(compare(list, 'x.json', false)).toBe('same');
+          expect(parseJsonListBytes('x.json', Buffer.from(list))).toBeDefined();
+        }
+      }),
+      { numRuns: 400, seed: 1618 },
+    );
+    expect(declined).toBeGreaterThan(50);
+    expect(read).toBeGreaterThan(50);
   });
 });
