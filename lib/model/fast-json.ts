@@ -649,31 +649,67 @@ export function withStampedFile<T>(stamp: FileStamp, read: (fd: number) => T | u
   }
 }
 
-function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
-  /** The bytes from file offset `base`; those before `keep` are dropped at the next read. */
-  let win = Buffer.alloc(0);
-  let base = 0;
-  let keep = 0;
-  let eof = false;
-  /** Reads the next chunk (dropping the bytes before `keep`); false at the end, or on a CR. */
-  const more = (): boolean => {
-    if (eof) return false;
-    const chunk = Buffer.allocUnsafe(chunkBytes);
-    const n = fs.readSync(fd, chunk, 0, chunkBytes, base + win.length);
-    if (n === 0) {
-      eof = true;
-      return false;
+/**
+ * The bytes of a file from offset `base`, read chunk by chunk into one buffer that is reused: a
+ * new buffer per chunk (and Buffer.concat of the bytes kept) cost a copy and fresh pages, i.e.
+ * page faults, at every chunk. (Decoding each chunk once as a Latin-1 string, to slice the items'
+ * texts from it, was measured slower: the 16 MiB strings are large objects that only a full GC
+ * frees, and the full GCs ran 3 times as long.)
+ */
+class Window {
+  private buf: Buffer;
+  /** The bytes read, from file offset `base`. */
+  view: Buffer;
+  base = 0;
+  /** File offset before which bytes are dropped at the next read. */
+  keep = 0;
+  private eof = false;
+  constructor(
+    private readonly fd: number,
+    private readonly chunkBytes: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(2 * chunkBytes);
+    this.view = this.buf.subarray(0, 0);
+  }
+  /** Reads the next chunk (dropping the bytes before `keep`); false at the end; throws on a CR. */
+  more(): boolean {
+    if (this.eof) return false;
+    let len = this.view.length;
+    const drop = this.keep - this.base;
+    if (drop > 0) {
+      this.buf.copyWithin(0, drop, len);
+      len -= drop;
+      this.base = this.keep;
     }
-    const fresh = chunk.subarray(0, n);
-    if (fresh.includes(0x0d)) throw new Error('CR');
-    win = Buffer.concat([win.subarray(keep - base), fresh]);
-    base = keep;
-    return true;
-  };
+    let want = this.chunkBytes;
+    if (len + want > this.buf.length) {
+      // A long item (or prefix): the buffer doubles, and the read fills it, so that a long item
+      // costs a few reads, and its searches a few passes, not one per chunk.
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, len + want));
+      this.buf.copy(grown, 0, 0, len);
+      this.buf = grown;
+      want = grown.length - len;
+    }
+    const n = fs.readSync(this.fd, this.buf, len, want, this.base + len);
+    if (n === 0) this.eof = true;
+    else if (this.buf.subarray(len, len + n).includes(0x0d)) throw new Error('CR');
+    // (Also when only bytes were dropped: offsets into the view are from `base`.)
+    this.view = this.buf.subarray(0, len + n);
+    return n > 0;
+  }
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
+  const w = new Window(fd, chunkBytes);
   try {
     // The members before "items", whole in the first chunks.
     let open = -1;
-    while (more()) {
+    while (w.more()) {
+      const win = w.view;
+      // (A byte-order mark cut by the first chunk: read on.)
+      if (win.length < 3 && win.equals(BOM.subarray(0, win.length))) continue;
       let i = win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
       i = wsAt(win, i);
       if (i < win.length && win[i] !== 0x7b) return undefined;
@@ -684,6 +720,8 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
       if (win.length > MAX_PREFIX_BYTES) return undefined;
     }
     if (open < 0) return undefined;
+    // (w.base is 0 until an item is cut.)
+    let win = w.view;
     const prefix = textOf(win, 0, open + 1).replace(/^\ufeff/, '');
     let lines = 1 + lineFeeds(win.toString('latin1', 0, open + 1));
     const starts: number[] = [];
@@ -704,16 +742,17 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
       const lead = Buffer.from(`\n${indent}`, 'latin1');
       let s = first; // file offset of the item's `{`
       for (;;) {
-        keep = s;
-        let c = closeAt(win, s - base, lead);
+        w.keep = s;
+        let c = closeAt(w.view, s - w.base, lead);
         while (c < 0) {
           // (A long item: search on from where the last search ended, not from its start again.)
-          const searched = base + win.length - lead.length - 1;
-          if (!more()) return undefined;
-          c = closeAt(win, Math.max(s, searched) - base, lead);
+          const searched = w.base + w.view.length - lead.length - 1;
+          if (!w.more()) return undefined;
+          c = closeAt(w.view, Math.max(s, searched) - w.base, lead);
         }
-        const e = base + c + lead.length + 1; // file offset after the `}`
-        const t = textOf(win, s - base, e - base);
+        win = w.view;
+        const e = w.base + c + lead.length + 1; // file offset after the `}`
+        const t = textOf(win, s - w.base, e - w.base);
         const v = itemValue(t);
         if (v === DECLINE) return undefined;
         starts.push(s);
@@ -723,26 +762,27 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         if (onItems && (items.length & 1023) === 0) onItems(items.length, e / stamp.size);
         lines += lineFeeds(t);
         // The separator: blanks, a comma and the next item's line feed and indentation, or the `]`.
-        keep = e;
-        while (base + win.length - e < lead.length + 64 && more());
-        const x = wsAt(win, e - base);
+        w.keep = e;
+        while (w.base + w.view.length - e < lead.length + 64 && w.more());
+        win = w.view;
+        const x = wsAt(win, e - w.base);
         if (x >= win.length) return undefined;
-        for (let y = e - base; y < x; y++) if (win[y] === 0x0a) lines++;
+        for (let y = e - w.base; y < x; y++) if (win[y] === 0x0a) lines++;
         if (win[x] === 0x5d) {
-          close = base + x;
+          close = w.base + x;
           break;
         }
         if (win[x] !== 0x2c) return undefined;
         const next = wsAt(win, x + 1);
         if (next >= win.length || win[next] !== 0x7b || next - lead.length < x || !win.subarray(next - lead.length, next).equals(lead)) return undefined;
         for (let y = x; y < next; y++) if (win[y] === 0x0a) lines++;
-        s = base + next;
+        s = w.base + next;
       }
     }
     // The rest of the file, after the `]`.
-    keep = close;
-    while (more());
-    const list = listValue(`${prefix}]${textOf(win, close - base + 1, win.length)}`);
+    w.keep = close;
+    while (w.more());
+    const list = listValue(`${prefix}]${textOf(w.view, close - w.base + 1, w.view.length)}`);
     if (!list) return undefined;
     list.items = items as Json[];
     const table = new ItemTable(readAgainFrom(stamp), Float64Array.from(starts), Float64Array.from(ends), Int32Array.from(itemLines), indent.length + 1);

@@ -450,4 +450,48 @@ describe('JSON fast path agrees with parse.ts', () => {
     expect(declined).toBeGreaterThan(50);
     expect(read).toBeGreaterThan(50);
   });
+  test('a List read in chunks of every size from 1 byte: the same objects and positions as from its bytes', () => {
+    const items = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é' }, data: { 'k😀': 'ü\n"x" :', 'j': '{"a": 1}' } },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'n' }, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'x:1', ports: [{ containerPort: 80 }] }] } } } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } },
+    ];
+    for (const [bom, indent] of [['', 2], ['\uFEFF', '\t']] as const) {
+      const text = `${bom}${JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, null, indent)}\n`;
+      const bytes = parseJsonListBytes('l.json', Buffer.from(text, 'utf8'))!;
+      expect(bytes).toBeDefined();
+      agree(bytes, parseText('l.json', text), 'l.json', false);
+      const ps = bytes.objects.map((o) => pointers(o.raw));
+      const expected = { raw: bytes.objects.map((o) => o.raw), views: bytes.objects.map(view), at: bytes.objects.map((o, i) => locatedAt(o, ps[i])) };
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-chunks-'));
+      const p = path.join(dir, 'l.json');
+      fs.writeFileSync(p, text);
+      const st = fs.statSync(p);
+      for (let chunk = 1; chunk <= Buffer.byteLength(text) + 1; chunk++) {
+        const parsed = parseJsonListFile('l.json', { path: p, size: st.size, mtimeMs: st.mtimeMs }, chunk);
+        expect(parsed).toBeDefined();
+        const got = { raw: parsed!.objects.map((o) => o.raw), views: parsed!.objects.map(view), at: parsed!.objects.map((o, i) => locatedAt(o, ps[i])) };
+        if (JSON.stringify(got) !== JSON.stringify(expected)) expectEqual({ chunk, ...got }, { chunk, ...expected });
+      }
+      // A CR anywhere, in any chunk: declined.
+      fs.writeFileSync(p, `${text.slice(0, -1)}\r\n`);
+      const cr = fs.statSync(p);
+      for (const chunk of [1, 2, 3, 64, 1 << 20]) expect(parseJsonListFile('l.json', { path: p, size: cr.size, mtimeMs: cr.mtimeMs }, chunk)).toBeUndefined();
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+
+  test('a List read in chunks: an item and a prefix many chunks long (the reading buffer grows)', () => {
+    const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, `v${i}`.repeat(i % 7)])) };
+    const small = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } };
+    const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', annotations: { long: 'x'.repeat(5000) } }, items: [small, big, small, big, small] };
+    const text = JSON.stringify(list, null, 4);
+    const slow = parseText('l.json', text);
+    for (const chunk of [5, 100, 1000]) {
+      const { parsed, dir } = fromFile(text, chunk);
+      expect(parsed).toBeDefined();
+      agree(parsed!, slow, 'l.json', false);
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
 });
