@@ -14,7 +14,7 @@
  * agree on every value, position and finding over the corpus and generated inputs.
  */
 import { lineFeeds, lineIndex } from './lines';
-import { isKubernetesObject, MAX_DEPTH, ObjectView, pointerSegments } from './parse';
+import { escapeSegment, isKubernetesObject, MAX_DEPTH, ObjectView, pointerSegments } from './parse';
 import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
@@ -85,28 +85,65 @@ class Scanner {
       }
       return j;
     }
+    // From bracket to bracket, skipping strings: the next of each character found with indexOf
+    // (memchr) and kept until passed, rather than a look at every character (in indented JSON
+    // most of them are blanks).
     let depth = 0;
-    for (let j = i; j < t.length; j++) {
-      const d = t.charCodeAt(j);
-      if (d === 0x22) j = this.stringEnd(j) - 1;
-      else if (d === 0x7b || d === 0x5b) depth++;
-      else if (d === 0x7d || d === 0x5d) {
-        if (--depth === 0) return j + 1;
+    for (let j = i; ; ) {
+      const q = this.nextOf(0, '"', j);
+      const a = this.nextOf(1, '{', j);
+      const b = this.nextOf(2, '[', j);
+      const c = this.nextOf(3, '}', j);
+      const d = this.nextOf(4, ']', j);
+      const open = a < b ? a : b;
+      const close = c < d ? c : d;
+      if (q < open && q < close) j = this.stringEnd(q);
+      else if (open < close) {
+        depth++;
+        j = open + 1;
+      } else {
+        if (close >= t.length) return t.length;
+        if (--depth === 0) return close + 1;
+        j = close + 1;
       }
     }
-    return t.length;
+  }
+  /** Where each of `"{[}]` was last looked for (from) and found (at; the text's length if nowhere). */
+  private readonly from = new Int32Array(5).fill(0x7fffffff);
+  private readonly at = new Int32Array(5);
+  /** Index of the first `ch` (slot: its index in `"{[}]`) at or after j, or the text's length. */
+  private nextOf(slot: number, ch: string, j: number): number {
+    // Found before from a point at or before j, and not passed: no `ch` lies in between.
+    if (this.from[slot] <= j && j <= this.at[slot]) return this.at[slot];
+    const k = this.text.indexOf(ch, j);
+    this.from[slot] = j;
+    return (this.at[slot] = k < 0 ? this.text.length : k);
   }
   key(start: number, end: number): string {
     const raw = this.text.slice(start + 1, end - 1);
     return raw.includes('\\') ? (JSON.parse(this.text.slice(start, end)) as string) : raw;
   }
+  /**
+   * Whether the string [start, end) (quotes included) reads as `key`, without making it a string:
+   * written without a backslash, it is its characters; with one, it reads shorter than written
+   * (every escape is), so only a string written longer than `key` is decoded, if it has one.
+   */
+  keyIs(start: number, end: number, key: string, keyHasBackslash: boolean): boolean {
+    const t = this.text;
+    const written = end - start - 2;
+    if (written === key.length) return !keyHasBackslash && t.startsWith(key, start + 1);
+    if (written < key.length) return false;
+    for (let k = start + 1; k < end - 1; k++) if (t.charCodeAt(k) === 0x5c) return this.key(start, end) === key;
+    return false;
+  }
   /** Start of the member value named `key` in the object at i, and the key's own offset. */
   member(i: number, key: string): { keyAt: number; valueAt: number } | undefined {
+    const keyHasBackslash = key.includes('\\');
     let j = this.ws(i + 1);
     while (this.text.charCodeAt(j) === 0x22) {
       const end = this.stringEnd(j);
       const v = this.ws(this.ws(end) + 1);
-      if (this.key(j, end) === key) return { keyAt: j, valueAt: v };
+      if (this.keyIs(j, end, key, keyHasBackslash)) return { keyAt: j, valueAt: v };
       j = this.ws(this.skip(v));
       if (this.text.charCodeAt(j) === 0x2c) j = this.ws(j + 1);
     }
@@ -266,10 +303,36 @@ class JsonObjectView extends ObjectView {
   }
 }
 
-/** Offset of the key of the deepest member found along the pointer from the value at `at`, or of the deepest element. */
-function walkPointer(s: Scanner, at: number, pointer: string): number {
+/**
+ * Offset of the key of the deepest member found along the pointer from the value at `at`, or of
+ * the deepest element. `memo` (per text and start) keeps where each pointer prefix led: the
+ * findings of one object often share a prefix (/spec/template/spec/containers/0), and the members
+ * skipped on the way are scanned once.
+ */
+function walkPointer(s: Scanner, at: number, pointer: string, memo?: Map<string, [at: number, best: number]>): number {
   let best = at;
-  for (const seg of pointerSegments(pointer)) {
+  const segs = pointerSegments(pointer);
+  let i = 0;
+  /** keys[n]: the prefix of segs[0..n] as a pointer (segments escaped again: one key per path). */
+  let keys: string[] | undefined;
+  if (memo) {
+    keys = new Array<string>(segs.length);
+    let k = '';
+    for (let n = 0; n < segs.length; n++) {
+      const seg = segs[n];
+      keys[n] = k = `${k}/${seg.includes('~') || seg.includes('/') ? escapeSegment(seg) : seg}`;
+    }
+    for (let n = segs.length; n > 0; n--) {
+      const m = memo.get(keys[n - 1]);
+      if (m) {
+        [at, best] = m;
+        i = n;
+        break;
+      }
+    }
+  }
+  for (; i < segs.length; i++) {
+    const seg = segs[i];
     const c = s.text.charCodeAt(at);
     if (c === 0x7b) {
       const m = s.member(at, seg);
@@ -283,6 +346,8 @@ function walkPointer(s: Scanner, at: number, pointer: string): number {
       if (e === undefined) break;
       best = at = e;
     } else break;
+    // (Only prefixes walked to the end: where a member is missing, the walk stops there.)
+    if (keys) memo!.set(keys[i], [at, best]);
   }
   return best;
 }
@@ -410,6 +475,13 @@ export function textOf(b: Buffer, start: number, end: number): string {
 /** Reads the bytes [start, end) of the file again, or undefined if it changed since it was read. */
 export type ReadAgain = (start: number, end: number) => Buffer | undefined;
 
+/** An item's text read again: its scanner, line starts, and where pointers led (walkPointer). */
+interface ItemText {
+  scanner: Scanner;
+  starts: number[];
+  memo: Map<string, [at: number, best: number]>;
+}
+
 /**
  * The items' byte ranges, and the file's line of each item's `{` (counted on first use from the
  * bytes, or given). An item's text is decoded again when a position inside it is asked for: from
@@ -417,7 +489,9 @@ export type ReadAgain = (start: number, end: number) => Buffer | undefined;
  */
 class ItemTable {
   /** The last item whose text was read: positions are asked for object by object. */
-  private cached?: { k: number; at?: { scanner: Scanner; starts: number[] } };
+  private cached?: { k: number; at?: ItemText };
+  /** The bytes read again last: READ_AGAIN_BYTES at least, from an item's start. */
+  private block?: { start: number; bytes: Buffer };
   constructor(
     private readonly bytes: Buffer | ReadAgain,
     readonly starts: Float64Array,
@@ -444,25 +518,42 @@ class ItemTable {
    * Item k's text (decoded again: not kept for every item, as the texts together are as large as
    * the file) and its line starts; undefined if the file changed since it was read.
    */
-  text(k: number): { scanner: Scanner; starts: number[] } | undefined {
+  text(k: number): ItemText | undefined {
     if (this.cached?.k !== k) {
       const b = this.bytes;
       let t: string | undefined;
       if (typeof b === 'function') {
-        const again = b(this.starts[k], this.ends[k]);
-        if (again) t = textOf(again, 0, again.length);
+        const block = this.readBlock(b, k);
+        if (block) t = textOf(block.bytes, this.starts[k] - block.start, this.ends[k] - block.start);
       } else t = textOf(b, this.starts[k], this.ends[k]);
-      let at: { scanner: Scanner; starts: number[] } | undefined;
+      let at: ItemText | undefined;
       if (t !== undefined) {
         const starts = [0];
         for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) starts.push(i + 1);
-        at = { scanner: new Scanner(t), starts };
+        at = { scanner: new Scanner(t), starts, memo: new Map() };
       }
       this.cached = { k, at };
     }
     return this.cached.at;
   }
+  /**
+   * Bytes of the file holding item k, read again in blocks: positions are asked for in input
+   * order, so one read (and one check that the file is unchanged) serves the items of a block,
+   * where a read per item cost an open, a stat, a read and a close for each.
+   */
+  private readBlock(again: ReadAgain, k: number): { start: number; bytes: Buffer } | undefined {
+    const [start, end] = [this.starts[k], this.ends[k]];
+    const b = this.block;
+    if (b && start >= b.start && end <= b.start + b.bytes.length) return b;
+    // (The last item's end is within the file.)
+    const bytes = again(start, Math.max(end, Math.min(start + READ_AGAIN_BYTES, this.ends[this.ends.length - 1])));
+    this.block = bytes && { start, bytes };
+    return this.block;
+  }
 }
+
+/** Bytes read at a time for positions inside the items of a List read in chunks. */
+const READ_AGAIN_BYTES = 64 * 1024;
 
 class JsonItemView extends ObjectView {
   constructor(
@@ -483,8 +574,8 @@ class JsonItemView extends ObjectView {
     const item = this.table.text(this.index);
     // The file changed since it was read: the item's own position is all that is known.
     if (!item) return { line: this.line, column: this.column };
-    const { scanner, starts } = item;
-    const at = walkPointer(scanner, 0, pointer);
+    const { scanner, starts, memo } = item;
+    const at = walkPointer(scanner, 0, pointer, memo);
     const lo = lineIndex(starts, at);
     return { line: this.line + lo, column: lo === 0 ? this.column + at : at - starts[lo] + 1 };
   }
@@ -801,7 +892,8 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
 export function readAgainFrom(stamp: FileStamp): ReadAgain {
   return (start, end) =>
     withStampedFile(stamp, (fd) => {
-      const buf = Buffer.alloc(end - start);
+      // (Unsafe: a read that does not fill it is not used.)
+      const buf = Buffer.allocUnsafe(end - start);
       return fs.readSync(fd, buf, 0, buf.length, start) === buf.length ? buf : undefined;
     });
 }

@@ -494,4 +494,19 @@ describe('JSON fast path agrees with parse.ts', () => {
       fs.rmSync(dir, { recursive: true });
     }
   });
+  test('positions inside a List item asked for in any order: pointers sharing prefixes, empty keys, ~ and / in keys, missing members', () => {
+    const item = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { '': { '': [1, { '': 2 }] }, a: { b: 5, '~1': 6, '1b': 7 }, 'a/b': { '~1': 'x', '~': ['y'] }, 'a~1b': 3, '~': { '1b': 8 }, '\\': { '"': 4 } }, spec: { template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] } } } };
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [item, item] }, null, 2);
+    const slow = parseText('m.json', text).objects;
+    const ps = pointers(item as unknown as Json);
+    expect(ps.length).toBeGreaterThan(40);
+    const orders = [ps, [...ps].reverse(), ps.map((p, i) => ps[(i * 7) % ps.length]), ps.flatMap((p) => [p, '/spec/template', p])];
+    const { parsed, dir } = fromFile(text, 64);
+    for (const fast of [parseJsonListBytes('m.json', Buffer.from(text))!, parsed!]) {
+      for (const order of orders) {
+        for (const k of [0, 1]) expectEqual(locatedAt(fast.objects[k], order), locatedAt(slow[k], order));
+      }
+    }
+    fs.rmSync(dir, { recursive: true });
+  });
 });
