@@ -20,12 +20,18 @@
  *   has none, to every world.
  * The rules run in each world; a finding reported in several worlds (an object of a shared file
  * judged alike) is kept once (run.ts). Copies of one identity inside one file are not variants
- * (the file is one set of objects applied together) and stay together.
+ * (the file is one set of objects applied together) and stay together; nor are files that only
+ * share a Namespace (each app directory declares the namespace it uses).
  */
 import { KObject } from '../model/types';
 
-/** metadata.name, or undefined when the object has no name of its own (generateName, none). */
+/**
+ * metadata.name, or undefined when the object has no name of its own (generateName, none) or is a
+ * Namespace: every app directory that uses a namespace commonly declares it, so two files with
+ * the same Namespace are two apps sharing it, not alternatives (no rule relates Namespaces).
+ */
 function nameOf(o: KObject): string | undefined {
+  if (o.kind === 'Namespace') return undefined;
   const meta = o.raw.metadata;
   const name = meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>).name : undefined;
   return typeof name === 'string' && name !== '' ? name : undefined;

@@ -87,6 +87,12 @@ describe('variantWorlds', () => {
     expect(id(`apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n`)).toBe(id(`apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n  namespace: ignored\n`));
   });
 
+  test('files that share only a Namespace are two apps using it, not variants', () => {
+    const ns = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n`;
+    const objects = objectsOf({ 'apps/a/ns.yaml': ns, 'apps/a/cm.yaml': cm('a'), 'apps/b/ns.yaml': ns, 'apps/b/cm.yaml': cm('b') });
+    expect(variantWorlds(objects)[0]).toBe(objects);
+  });
+
   test('files sharing generateName objects only are not variants', () => {
     const job = `apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: migrate-\nspec: {}\n`;
     const objects = objectsOf({ 'a.yaml': job, 'b.yaml': job });
