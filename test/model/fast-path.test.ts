@@ -68,10 +68,33 @@ function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, findings:
   }
 }
 
+/** A value and everything in it frozen (a test that changed a shared corpus object would throw). */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+const parsedCorpus = new Map<string, Json[]>();
+/**
+ * The objects of a corpus file as parse.ts reads them, parsed once for the three tests that write
+ * them as JSON (each parse of the whole corpus with `yaml` cost ~1.2 s), frozen.
+ */
+function corpusObjects(f: string): Json[] {
+  let objects = parsedCorpus.get(f);
+  if (!objects) {
+    objects = deepFreeze(parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+    parsedCorpus.set(f, objects);
+  }
+  return objects;
+}
+
 describe('JSON fast path agrees with parse.ts', () => {
   const files = fs.readdirSync(CORPUS).filter((f) => f.endsWith('.yaml')).sort();
   test.each(files)('corpus %s as JSON: one file per object, pretty and compact, and one kind: List', (f) => {
-    const objects = parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw);
+    const objects = corpusObjects(f);
     expect(objects.length).toBeGreaterThan(0);
     for (const o of objects.slice(0, 8)) {
       expect(compare(JSON.stringify(o, null, 2), 'o.json', false)).toBe('same');
@@ -86,7 +109,7 @@ describe('JSON fast path agrees with parse.ts', () => {
   });
 
   test('the whole lint gives the same findings through either path', () => {
-    const objects = files.flatMap((f) => parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+    const objects = files.flatMap(corpusObjects);
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2);
     const viaFast = lintSources([{ file: 'all.json', text }], OPTS);
     const slow = parseText('all.json', text);
@@ -111,7 +134,7 @@ describe('JSON fast path agrees with parse.ts', () => {
   }
 
   test('a List read in chunks from its file: the same as from its bytes and as parse.ts, positions read again from the file', () => {
-    const objects = files.flatMap((f) => parseText(f, fs.readFileSync(path.join(CORPUS, f), 'utf8')).objects.map((o) => o.raw));
+    const objects = files.flatMap(corpusObjects);
     const items = [...objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é😀' }, data: { 'k😀': 'ü\n"x"' } }];
     for (const [indent, chunk] of [[4, 7], [2, 64], ['\t', 1000], [1, 1 << 20]] as const) {
       const text = `\uFEFF${JSON.stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } }, null, indent)}\n`;
