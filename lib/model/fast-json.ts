@@ -478,8 +478,26 @@ export type ReadAgain = (start: number, end: number) => Buffer | undefined;
 /** An item's text read again: its scanner, line starts, and where pointers led (walkPointer). */
 interface ItemText {
   scanner: Scanner;
+  /** Offsets of the line starts after the line feeds before `scanned` (found as far as asked for). */
   starts: number[];
+  scanned: number;
   memo: Map<string, [at: number, best: number]>;
+}
+
+/** The 0-based line of offset `at` in the item's text, finding its line starts up to `at` first. */
+function lineOf(item: ItemText, at: number): number {
+  const t = item.scanner.text;
+  while (item.scanned < at) {
+    const i = t.indexOf('\n', item.scanned);
+    if (i < 0 || i >= at) {
+      // No line feed before `at`: the next one (if any) is looked for from here again.
+      item.scanned = i < 0 ? t.length : i;
+      break;
+    }
+    item.starts.push(i + 1);
+    item.scanned = i + 1;
+  }
+  return lineIndex(item.starts, at);
 }
 
 /**
@@ -527,11 +545,7 @@ class ItemTable {
         if (block) t = textOf(block.bytes, this.starts[k] - block.start, this.ends[k] - block.start);
       } else t = textOf(b, this.starts[k], this.ends[k]);
       let at: ItemText | undefined;
-      if (t !== undefined) {
-        const starts = [0];
-        for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) starts.push(i + 1);
-        at = { scanner: new Scanner(t), starts, memo: new Map() };
-      }
+      if (t !== undefined) at = { scanner: new Scanner(t), starts: [0], scanned: 0, memo: new Map() };
       this.cached = { k, at };
     }
     return this.cached.at;
@@ -574,10 +588,9 @@ class JsonItemView extends ObjectView {
     const item = this.table.text(this.index);
     // The file changed since it was read: the item's own position is all that is known.
     if (!item) return { line: this.line, column: this.column };
-    const { scanner, starts, memo } = item;
-    const at = walkPointer(scanner, 0, pointer, memo);
-    const lo = lineIndex(starts, at);
-    return { line: this.line + lo, column: lo === 0 ? this.column + at : at - starts[lo] + 1 };
+    const at = walkPointer(item.scanner, 0, pointer, item.memo);
+    const lo = lineOf(item, at);
+    return { line: this.line + lo, column: lo === 0 ? this.column + at : at - item.starts[lo] + 1 };
   }
 }
 
@@ -754,6 +767,8 @@ class Window {
   base = 0;
   /** File offset before which bytes are dropped at the next read. */
   keep = 0;
+  /** Whether all the bytes read are ASCII (then no item needs its own check). */
+  ascii = true;
   private eof = false;
   constructor(
     private readonly fd: number,
@@ -786,6 +801,7 @@ class Window {
     else if (this.buf.subarray(len, len + n).includes(0x0d)) throw new Error('CR');
     // (Also when only bytes were dropped: offsets into the view are from `base`.)
     this.view = this.buf.subarray(0, len + n);
+    this.ascii = isAscii(this.view);
     return n > 0;
   }
 }
@@ -843,7 +859,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         }
         win = w.view;
         const e = w.base + c + lead.length + 1; // file offset after the `}`
-        const t = textOf(win, s - w.base, e - w.base);
+        const t = w.ascii ? win.toString('latin1', s - w.base, e - w.base) : textOf(win, s - w.base, e - w.base);
         const v = itemValue(t);
         if (v === DECLINE) return undefined;
         starts.push(s);
