@@ -248,21 +248,19 @@ function walk(v: unknown, depth: number, maxDepth: number): boolean {
  * Checks what JSON.parse does not: no duplicate key (JSON.parse keeps the last, so the parsed
  * value has fewer keys than the text), no key longer than YAML's 1024-character implicit-key
  * limit, no nesting deeper than `maxDepth`, no number go-yaml reads otherwise (the integer -0 is
- * 0 there, and an out-of-range float a string: both are declined). `text` is the value's text;
- * the same bytes may be given read as Latin-1 (`scan`, from `from` to `to`: structure characters
- * are ASCII, so they are where they are in `text`) for the cheap key bound.
+ * 0 there, and an out-of-range float a string: both are declined). `text` is the value's text.
  *
  * Keys: the value has V keys, the text K >= V (one or more written per key kept), and
  * keyBound gives B >= K. B === V proves K === V (no duplicate), and keys no longer than SHORT_KEY
  * prove the limit; otherwise the exact count decides (countKeys: K, or -1 over the limit).
  */
-function plainValue(value: unknown, text: string, maxDepth: number, startDepth = 1, scan = text, from = 0, to = text.length): boolean {
+function plainValue(value: unknown, text: string, maxDepth: number, startDepth = 1): boolean {
   walkKeys = 0;
   walkLongestKey = 0;
   walkNegativeZero = false;
   if (!walk(value, startDepth, maxDepth)) return false;
   const keys = walkKeys;
-  if (walkLongestKey > SHORT_KEY || keyBound(scan, from, to) !== keys) {
+  if (walkLongestKey > SHORT_KEY || keyBound(text, 0, text.length) !== keys) {
     if (textKeyCount(text) !== keys) return false;
   }
   // -0.0 is -0 in both readers; the integer -0 is 0 in go-yaml (a -0 token, maybe in a string:
