@@ -499,9 +499,9 @@ function lineOf(item: ItemText, at: number): number {
 }
 
 /**
- * The items' byte ranges, and the file's line of each item's `{` (counted on first use from the
- * bytes, or given). An item's text is decoded again when a position inside it is asked for: from
- * the bytes, or from the file (a List read in chunks keeps no bytes).
+ * The items' byte ranges, and the file's line of each item's `{`. An item's text is decoded again
+ * when a position inside it is asked for: from the bytes, or from the file (a List read in chunks
+ * keeps no bytes).
  */
 class ItemTable {
   /** The last item whose text was read: positions are asked for object by object. */
@@ -512,22 +512,12 @@ class ItemTable {
     private readonly bytes: Buffer | ReadAgain,
     readonly starts: Float64Array,
     readonly ends: Float64Array,
-    private lines: Int32Array | undefined,
+    /** The file's line of each item's `{`. */
+    private readonly lines: Int32Array,
     /** Column of every item's `{` (they all follow a line feed and the same indentation). */
     readonly column: number,
   ) {}
   line(k: number): number {
-    if (!this.lines) {
-      const b = this.bytes as Buffer;
-      const lines = new Int32Array(this.starts.length);
-      let line = 1;
-      for (let i = 0; i < lines.length; i++) {
-        for (let j = i === 0 ? 0 : this.ends[i - 1]; j < this.starts[i]; j++) if (b[j] === 0x0a) line++;
-        lines[i] = line;
-        line += lineFeeds(b.toString('latin1', this.starts[i], this.ends[i]));
-      }
-      this.lines = lines;
-    }
     return this.lines[k];
   }
   /**
@@ -687,19 +677,27 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   }
   let list: JsonObject | undefined;
   const items: unknown[] = new Array(starts.length);
+  // The line of each item's `{`, counted from the texts decoded for JSON.parse (and the bytes
+  // between them), rather than by decoding every item again when the first position is asked for.
+  const itemLines = new Int32Array(starts.length);
   try {
     list = listValue(`${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`);
     if (!list) return undefined;
+    let line = 1;
     for (let k = 0; k < starts.length; k++) {
-      const v = itemValue(textOf(b, starts[k], ends[k]));
+      for (let j = k === 0 ? 0 : ends[k - 1]; j < starts[k]; j++) if (b[j] === 0x0a) line++;
+      itemLines[k] = line;
+      const t = textOf(b, starts[k], ends[k]);
+      const v = itemValue(t);
       if (v === DECLINE) return undefined;
       items[k] = v;
+      line += lineFeeds(t);
     }
   } catch {
     return undefined;
   }
   list.items = items as Json[];
-  const table = new ItemTable(b, Float64Array.from(starts), Float64Array.from(ends), undefined, indent.length + 1);
+  const table = new ItemTable(b, Float64Array.from(starts), Float64Array.from(ends), itemLines, indent.length + 1);
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
   items.forEach((item, k) => {
     if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
