@@ -24,7 +24,10 @@ function stream(copies: number): string {
   const files = fs.existsSync(RENDERED) ? fs.readdirSync(RENDERED).filter((f) => f.endsWith('.yaml')).sort() : [];
   const docs = files.flatMap((f) => fs.readFileSync(path.join(RENDERED, f), 'utf8').split(/^---[^\n]*\n/m).filter((d) => /^kind:/m.test(d) && !/^(\.\.\.|%)/m.test(d)));
   const out: string[] = [];
-  for (let c = 0; c < copies; c++) for (const d of docs) out.push(d.replace(/^(  namespace: .*)$/m, `$1-${c}`).replace(/\n?$/, '\n'));
+  // The suffix goes inside the namespace's quotes: `namespace: "argocd"-0` is not YAML (84 of the
+  // stream's 869 documents were syntax errors, and the whole stream took the slow path).
+  const suffixed = (d: string, c: number) => d.replace(/^(  namespace: )(["']?)(.*?)\2([ \t]*)$/m, (_m, key: string, q: string, ns: string, blank: string) => `${key}${q}${ns}-${c}${q}${blank}`);
+  for (let c = 0; c < copies; c++) for (const d of docs) out.push(suffixed(d, c).replace(/\n?$/, '\n'));
   return out.join('---\n');
 }
 
