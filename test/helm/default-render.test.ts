@@ -294,7 +294,7 @@ describe('chart generate refuses manifests its own guards would refuse with the 
 // ---------------------------------------------------------------------------------------------
 // The generator's reading of the guards = the Go templates'
 
-test('over random values, the generator\'s guard evaluation agrees with helm on whether the chart renders', () => {
+test('over random values, the generator\'s guard evaluation agrees with helm on whether the chart renders', async () => {
   const text = app({ drain: 10, pdb: { maxUnavailable: 1 }, podAnnotations: { 'linkerd.io/inject': 'enabled', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '15' } });
   const hpaText = app({ drain: 10, hpa: { min: 2, max: 5 } });
   /** The documents of `app`, edited (the first is the Deployment). */
@@ -319,20 +319,22 @@ test('over random values, the generator\'s guard evaluation agrees with helm on 
     ps.initContainers = [{ name: 'proxy', image: 'example/proxy:1', restartPolicy: 'Always' }];
   });
   const sleepAction = app({ drain: 10, preStop: { sleep: { seconds: 5 } } });
-  const charts = [
+  // (generate: the chart command in this process, awaited one at a time; runCli spawned a node per chart.)
+  const charts: { dir: string; text: string; a: ReturnType<typeof analyze>; defaults: JsonObject }[] = [];
+  for (const c of [
     { dir: 'agree-f', text: sleepAction },
     { dir: 'agree-a', text },
     { dir: 'agree-b', text: hpaText },
     { dir: 'agree-c', text: sts },
     { dir: 'agree-d', text: ds },
     { dir: 'agree-e', text: sidecar },
-  ].map((c) => {
+  ]) {
     write(`${c.dir}.yaml`, c.text);
-    const r = runCli(['chart', 'generate', `${c.dir}.yaml`, '--name', c.dir, '--out', 'charts'], { cwd: work, env });
+    const r = await generate([`${c.dir}.yaml`], c.dir);
     expect(r.status).toBe(0);
     const defaults = parse(fs.readFileSync(path.join(work, 'charts', c.dir, 'values.yaml'), 'utf8')) as JsonObject;
-    return { ...c, a: analyze(readObjects(c.text)), defaults };
-  });
+    charts.push({ ...c, a: analyze(readObjects(c.text)), defaults });
+  }
   const intOrPct = fc.oneof(fc.constantFrom(0, 1, 2, 3), fc.constantFrom('0%', '25%', '50%', '100%'));
   const web = fc.record(
     {
