@@ -1,8 +1,8 @@
 /**
  * Reading back only what --fix edited. A file is a sequence of slices, one per document (each
  * runs from the end of the previous one, so `---`, leading comments and blank lines go with the
- * document they precede). When the stream has no `...` end markers, no `%` directives, no lone CR
- * line breaks and no document with errors, every document starts at a `---` at the start of a
+ * document they precede). When the stream has no `...` end markers but right before a `---` line
+ * or at the end, no `%` directives, no lone CR line breaks and no document with errors, every document starts at a `---` at the start of a
  * line (the first may have none) and yaml reads each slice as it reads it inside the whole file:
  * nothing carries over a `---`. Then a fixed file is validated and re-read by parsing its edited
  * and added slices alone, and the unchanged documents are kept (their offsets moved), instead of
@@ -15,12 +15,41 @@ import { lineMapping } from './format';
 
 /** `---` (or `...`) at the start of a line: a document marker (parse.ts's DOC_MARKER). */
 const MARKER = /^---(?=[ \t\r\n]|$)/m;
-/** What makes a stream depend on more than its `---` lines: `...`, `%` directives, lone CRs. */
-const NOT_PIECEWISE = /^(?:\.\.\.(?=[ \t\r\n]|$)|%)|\r(?!\n)/m;
+/** What makes a stream depend on more than its `---` lines: `%` directives, lone CRs (and `...`, below). */
+const NOT_PIECEWISE = /^%|\r(?!\n)/m;
 
-/** Whether a text may take part in piecewise reading (see the module comment). */
+/**
+ * Whether a text may take part in piecewise reading (see the module comment). A `...` end marker
+ * is allowed where a `---` line or the end of the text follows it, blank lines apart (`...` then
+ * `---`, as helm charts such as kiali's write): yaml ends the document's range after the `...`, so each
+ * `---` slice still holds one document, ending with its marker, and reads alone as in the whole
+ * stream. A `...` followed by anything else (a document without `---`, a comment) is read back whole.
+ */
 export function piecewiseText(text: string): boolean {
-  return !NOT_PIECEWISE.test(text);
+  if (NOT_PIECEWISE.test(text)) return false;
+  for (let i = text.indexOf('...'); i >= 0; i = text.indexOf('...', i + 3)) {
+    if (i > 0 && text.charCodeAt(i - 1) !== 0x0a) continue;
+    let j = i + 3;
+    const c = text.charCodeAt(j);
+    // Not a marker: `....`, `...x` (a plain scalar at column 0 cannot start with `...` either way).
+    if (j < text.length && c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) continue;
+    while (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x09) j++;
+    if (text.charCodeAt(j) === 0x0d) j++;
+    if (j >= text.length) continue;
+    if (text.charCodeAt(j) !== 0x0a) return false; // a comment after the marker
+    j++;
+    // Blank lines may follow (they stay in the slice of the document the marker ends).
+    for (let k = j; ; ) {
+      while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
+      if (text.charCodeAt(k) === 0x0d) k++;
+      if (text.charCodeAt(k) !== 0x0a) break;
+      j = ++k;
+    }
+    if (j >= text.length) continue;
+    const d = text.charCodeAt(j + 3);
+    if (!text.startsWith('---', j) || (j + 3 < text.length && d !== 0x20 && d !== 0x09 && d !== 0x0d && d !== 0x0a)) return false;
+  }
+  return true;
 }
 
 /** Where each document's slice starts, as the fixer slices a file (the last one runs to the end). */
