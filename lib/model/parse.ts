@@ -227,18 +227,47 @@ function unterminatedQuote(text: string, from: number, to: number): number {
 }
 
 /**
- * All documents of a text. A syntax error that runs on past a document marker (an unterminated
- * quote in document 2 would swallow document 3) is cut at the first marker after its start, and
- * the rest is read again, so later documents are not lost. Offsets and lines stay those of
- * `text` (the part before the marker is blanked to spaces, newlines kept).
+ * `docs` with each error in the document it lies in. yaml's composer gives an error its parser
+ * reports before a document has a node (a stray `]` right after `---` or `...`) to the document
+ * before it, which then has an error and no objects, while the document it lies in may have
+ * none: such an error moves to the last document that starts at or before it, first among that
+ * document's errors (where yaml puts it for a stream's first document).
  */
-function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] {
+function ownErrors(docs: Document.Parsed[]): Document.Parsed[] {
+  for (let i = 0; i + 1 < docs.length; i++) {
+    const d = docs[i];
+    const next = docs[i + 1].range[0];
+    // (The document's own errors may stand where the next one starts: "Flow map must end with
+    // a }", the parser's "Unexpected flow-error-end token" where a flow collection is cut short.)
+    const theirs = (e: YAMLError) => e.pos[0] > next && PARSER_TOKEN_ERROR.test(e.message);
+    if (!d.errors.some(theirs)) continue;
+    docs[i + 1].errors = [...d.errors.filter(theirs), ...docs[i + 1].errors];
+    d.errors = d.errors.filter((e) => !theirs(e));
+  }
+  return docs;
+}
+/** The errors yaml's parser reports of a token it cannot place (yaml's parser.ts). */
+const PARSER_TOKEN_ERROR = /^Unexpected [a-z-]+ token in YAML (?:document|stream)/;
+
+/**
+ * All documents of a text. A syntax error that runs on past a document marker (an unterminated
+ * quote in document 2 would swallow document 3, inside the document's node or after it) is cut
+ * at the first marker after its start, and
+ * the rest is read again, so later documents are not lost. Offsets and lines stay those of
+ * `text` (the part before the marker is blanked to spaces, newlines kept). (fast-yaml.ts reads a
+ * document it declines with this, alone: see readAlone there.)
+ */
+export function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] {
   // parseAllDocuments returns an EmptyStream (array-like) for empty input.
-  const docs = Array.from(parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter }) as Iterable<Document.Parsed>);
+  const docs = ownErrors(Array.from(parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter }) as Iterable<Document.Parsed>));
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
     if (!d.errors.length) continue;
-    const [start, , end] = d.range;
+    const start = d.range[0];
+    // The text the document's tokens took, up to the next document: a quoted scalar that runs on
+    // (to the end of the text, when no quote closes it) may lie past the document's range (after
+    // its node, as an error of it or as nothing at all), and every `---` line it took.
+    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text.length;
     DOC_MARKER.lastIndex = start + 1;
     let m: RegExpExecArray | null;
     let cut = -1;
@@ -250,7 +279,7 @@ function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[
     }
     if (cut < 0) continue;
     const masked = text.slice(0, cut).replace(/[^\n]/g, ' ') + text.slice(cut);
-    const rest = Array.from(parseAllDocuments(masked, PARSE_OPTIONS) as Iterable<Document.Parsed>).filter((x) => x.range[0] >= cut);
+    const rest = ownErrors(Array.from(parseAllDocuments(masked, PARSE_OPTIONS) as Iterable<Document.Parsed>)).filter((x) => x.range[0] >= cut);
     d.range = [start, Math.min(d.range[1], cut), cut];
     // Errors past the cut belong to the documents read again.
     d.errors = d.errors.filter((e) => e.pos[0] < cut);
@@ -268,12 +297,28 @@ function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[
 }
 
 /**
+ * A LineCounter of every line of `text` (a line starts after each line feed, as yaml counts
+ * lines), for yaml's parser to take instead of recording the lines it meets: it records those
+ * inside a scalar only when the scalar becomes a node, so after a scalar that is a syntax error
+ * (`Unexpected scalar token in YAML stream: "a\n b"`) every later position of the text, in the
+ * documents after it too, would be reported on a line before its own.
+ */
+export function textLineCounter(text: string): LineCounter {
+  const lc = new LineCounter();
+  const starts = lc.lineStarts;
+  starts.push(0);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  lc.addNewLine = () => starts.length;
+  return lc;
+}
+
+/**
  * Parses one file's text (YAML, multi-document, or JSON) into Kubernetes objects with positions.
  * A bad document yields an error and never hides the objects of the other documents.
  */
 export function parseText(file: string, text: string, limits: DecodeLimits = { maxNodes: MAX_NODES, maxDepth: MAX_DEPTH }, decoded?: WeakMap<Document, K8sValue>): ParsedFile {
-  const lineCounter = new LineCounter();
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lineCounter = textLineCounter(text);
   let docs: Document.Parsed[];
   try {
     docs = readDocuments(text, lineCounter);

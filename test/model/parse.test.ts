@@ -102,6 +102,43 @@ metadata: {name: c}
     expect(p.errors[0].message).toMatch(/YAML syntax error/);
   });
 
+  test('after a broken document with a multi-line scalar, later positions are on their own lines', () => {
+    // yaml's parser records the line breaks inside a scalar only when the scalar becomes a node:
+    // here `]` ends the document early and "master\n  x" is an error token (its line was lost).
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n]  role: master\n  x: y\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: after\n';
+    const p = parseText('b.yaml', text);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0]).toMatchObject({ line: 7, column: 1 });
+    expect(p.objects.map((o) => [o.name, o.line, o.locate('/metadata/name').line])).toEqual([['after', 10, 13]]);
+  });
+
+  test('a stray token right after `---` is an error of that document, not of the one before', () => {
+    const text = 'apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\n]apiVersion: v1\nkind: Service\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c}\n';
+    const p = parseText('s.yaml', text);
+    expect(p.objects.map((o) => o.name)).toEqual(['a', 'c']);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0]).toMatchObject({ line: 5, column: 1 });
+    expect(p.errors[0].message).toMatch(/Unexpected flow-seq-end token/);
+  });
+
+  test('a quote left open after its document\'s node runs to the end: the documents after the next `---` are read again', () => {
+    // The block scalar ends the document's node; `b: 'x` then reads on (no `'` closes it) as
+    // tokens outside the document, which took the documents after it.
+    const text = `---\n |\n    block\n  b: 'x\n---\napiVersion: v1\nkind: Service\nmetadata: {name: later}\n`;
+    const p = parseText('q.yaml', text);
+    expect(p.objects.map((o) => [o.name, o.line])).toEqual([['later', 6]]);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0].line).toBe(4);
+  });
+
+  test('a quote left open in a broken document, read past the document\'s node with no error of its own: the documents after it are read again', () => {
+    const text = "apiVersion: v1\nkind: RoleBinding\nmetadata:\n  labels:\n -    a: b\n  name: x\nroleRef:\n  'apiGroup: rbac\n  kind: Role\n---\napiVersion: v1\nkind: Service\nmetadata: {name: later}\n";
+    const p = parseText('q.yaml', text);
+    expect(p.documents).toBe(2);
+    expect(p.objects.map((o) => [o.name, o.line])).toEqual([['later', 11]]);
+    expect(p.errors.map((e) => [e.line, e.column])).toEqual([[4, 10]]);
+  });
+
   test('alias bombs are refused with a clear error', () => {
     let text = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 9; i++) text += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
