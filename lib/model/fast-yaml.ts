@@ -9,18 +9,32 @@
  * 1.1), as parse.ts computes them with yaml11.ts. js-yaml runs with a schema of its own: the
  * failsafe types (strings, sequences, mappings) plus one implicit type for plain scalars whose
  * value is yaml11.ts's go-yaml resolution of the text (so `010` is 8, `yes` is true, a quoted
- * "010" stays a string). Wherever the two readings could differ this path declines (returns
- * undefined, so the caller uses parse.ts, which also reports what is wrong with positions):
+ * "010" stays a string). Wherever the two readings could differ this path declines the document:
+ * parse.ts reads that document alone (readAlone: its values, its errors with positions, its
+ * objects' positions; the same as in its reading of the whole stream, since nothing crosses a
+ * `---` line for yaml but a quoted scalar's search for its closing quote, which readAlone
+ * reproduces), and the other documents keep this path. A document is declined on:
  * - any js-yaml error (syntax, duplicate keys, an unknown tag, `.inf` with no JSON form, ...);
  * - any explicit tag (`!!int`, `!`, `!foo`), anchors on collections or on the document and
  *   aliases of collections (js-yaml shares one object where go-yaml expands and counts a copy;
- *   anchors on scalars are read alike), merge keys `<<`, `%` directives, content after a `...`
- *   document end, explicit `?` keys, collections as keys, keys go-yaml reads as non-strings
+ *   anchors on scalars are read alike), merge keys `<<`, content after a `...` document end or
+ *   two `...`, explicit `?` keys, collections as keys, keys go-yaml reads as non-strings
  *   (`yes:`, `1:`, `null:`: js-yaml would stringify them differently; a key that is the String()
  *   of any non-string plain scalar of the document, or `null`, is declined), keys longer than
  *   200 characters (YAML's 1024-character implicit-key limit counts the escaped source);
- * - nesting near MAX_DEPTH, documents near MAX_NODES;
- * - a lone CR line break, a byte-order mark inside the text, a tab before the first content.
+ * - nesting near MAX_DEPTH, documents near MAX_NODES; a tab before the first content;
+ * - a lone CR (a line break for js-yaml, not for yaml, whose documents start after a line feed);
+ * - what js-yaml reads and yaml reports as a syntax error: a flow scalar or flow collection in a
+ *   block collection whose later lines are not indented more than the collection's entries, a
+ *   block collection that starts on the `---` line; and content at the start of the file that
+ *   starts with `---` not followed by a blank (js-yaml takes that for a marker, yaml does not).
+ * The whole file is declined (returns undefined, so the caller uses parse.ts on all of it) when
+ * what one document holds could change how the next one is read: on a `%` line at the start of
+ * a line (a directive after a `...`, content elsewhere; yaml carries directives and the state
+ * after them over to the next document) and on a byte-order mark inside (after a `...`, yaml
+ * skips it, so a `---` right after it starts a document; elsewhere it is content); for text
+ * read from its bytes, also on U+2028 or U+2029; and when yaml throws on a declined document
+ * (parse.ts's reading of the whole file then fails alike).
  * Documents are split at `---` lines (column 0) exactly as `yaml` counts them: every `---` starts
  * one (an empty one is a document without an object), and the part before the first marker is
  * one only if it has content or a `...`; so docIndex, uid and `documents` are those of parse.ts.
@@ -31,7 +45,7 @@ import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
 import { CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
-import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, pointerSegments } from './parse';
+import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, parsedFromDocuments, pointerSegments, readDocuments, textLineCounter } from './parse';
 import { Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
 import { readQuick, VIEW_MIN } from './quick-yaml';
@@ -295,11 +309,17 @@ function loadDocument(span: string, explicitKeys: boolean, own?: (s: string) => 
       return;
     }
     const d = depth--;
-    if (simple && state.line !== openLine[d] && spansLines(state, openAt[d])) simple = false;
+    if (state.line !== openLine[d] && spansLines(state, openAt[d])) {
+      simple = false;
+      // js-yaml reads a flow node that spans lines whatever their indentation; yaml requires it.
+      if (d > 1 && underIndented(state, openAt, d)) throw new Decline();
+    }
     if (state.tag !== null && state.tag !== PLAIN_TAG) throw new Decline();
     // Anchors on scalars only: an alias of a collection shares one object in js-yaml where
     // go-yaml expands a copy (and counts the expansion against its alias-bomb limits).
     if (state.anchor !== null && (depth === 0 || state.kind === 'mapping' || state.kind === 'sequence' || !ANCHOR_NAME.test(state.anchor))) throw new Decline();
+    // (yaml-locate.ts would point at the anchor, parse.ts at the scalar after it.)
+    if (state.anchor !== null) simple = false;
     if (state.kind === null && state.result !== null && typeof state.result === 'object') throw new Decline();
     if (depth === 0 && state.kind !== null) content = true;
     if (state.kind === 'mapping' || state.kind === 'sequence') {
@@ -402,6 +422,58 @@ function spansLines(state: LoaderState, from: number): boolean {
   return flow || !(c === 0x7c || c === 0x3e);
 }
 
+/** Offset of the first character after `i` that is not white space or a comment. */
+function skipBlanks(input: string, i: number): number {
+  for (;;) {
+    const c = input.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+    else if (c === 0x23) {
+      const nl = input.indexOf('\n', i);
+      i = nl < 0 ? input.length : nl;
+    } else return i;
+  }
+}
+
+/**
+ * Whether the flow scalar or flow collection that just closed (at depth `d`, opened at
+ * `openAt[d]`, spanning lines) has a line that yaml reads as less indented than it must be: in
+ * a block collection, the lines after a flow node's first must be indented more than the
+ * collection's entries (the innermost enclosing collection that is not a flow one, found from
+ * where the enclosing nodes start); at the root, outside any block collection, any indentation
+ * is allowed. The closing bracket of the outermost flow collection may stand at the entries'
+ * column (yaml allows that too). Lines that are blank are fine; a comment line in a flow
+ * collection is counted too (declining is always safe).
+ */
+function underIndented(state: LoaderState, openAt: number[], d: number): boolean {
+  const input = state.input;
+  let base = -1;
+  let outermost = true;
+  for (let k = d - 1; k >= 1; k--) {
+    const p = skipBlanks(input, openAt[k]);
+    const c = input.charCodeAt(p);
+    if (c === 0x5b || c === 0x7b) {
+      outermost = false;
+      continue;
+    }
+    base = p - (input.lastIndexOf('\n', p - 1) + 1);
+    break;
+  }
+  if (base < 0) return false;
+  const end = state.position;
+  const last = input.charCodeAt(end - 1);
+  const flow = (state.kind === 'mapping' || state.kind === 'sequence') && (last === 0x7d || last === 0x5d);
+  for (let nl = input.indexOf('\n', skipBlanks(input, openAt[d])); nl >= 0 && nl < end - 1; nl = input.indexOf('\n', nl + 1)) {
+    let i = nl + 1;
+    while (input.charCodeAt(i) === 0x20) i++;
+    const c = input.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && input.charCodeAt(i + 1) === 0x0a) || i >= end) continue;
+    if (i - nl - 1 > base) continue;
+    if (flow && outermost && i === end - 1 && i - nl - 1 === base) continue;
+    return true;
+  }
+  return false;
+}
+
 /** A CR not followed by LF (a line break for YAML, not for the line counting here). */
 function loneCr(text: string): boolean {
   for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 0x0a) return true;
@@ -461,7 +533,7 @@ export function parseYamlFast(file: string, text: string): ParsedObjects | undef
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.includes('\ufeff')) return undefined;
   const whole = text;
-  return parseDocuments(file, text, (start, end) => whole.slice(start, end), false);
+  return parseDocuments(file, text, (start, end) => whole.slice(start, end), false, textAfter(text));
 }
 
 /**
@@ -483,7 +555,7 @@ export function parseYamlBytes(file: string, bytes: Buffer): ParsedObjects | und
  */
 export function parseYamlLatin1(file: string, latin1: string): ParsedObjects | undefined {
   const scan = latin1.startsWith('\xef\xbb\xbf') ? latin1.slice(3) : latin1;
-  return parseLatin1Window(file, scan, { line: 1, docIndex: 0, offset: 0 });
+  return parseLatin1Window(file, scan, textAfter(scan), { line: 1, docIndex: 0, offset: 0 });
 }
 const NON_ASCII = /[\x80-\xff]+/g;
 
@@ -506,12 +578,12 @@ interface FromFile {
  * The documents of `scan` (bytes read as Latin-1: a whole file, or a window of one that starts at
  * a `---` line), from `at` (updated to where the next window starts).
  */
-function parseLatin1Window(file: string, scan: string, at: WindowStart, fromFile?: FromFile): ParsedObjects | undefined {
+function parseLatin1Window(file: string, scan: string, after: After, at: WindowStart, fromFile?: FromFile): ParsedObjects | undefined {
   // Runs of bytes outside ASCII (rare): the documents that hold one are decoded as UTF-8.
   const runs: number[] = [];
   for (let m = NON_ASCII.exec(scan); m; m = NON_ASCII.exec(scan)) runs.push(m.index);
   NON_ASCII.lastIndex = 0;
-  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false, at, fromFile);
+  if (runs.length === 0) return parseDocuments(file, scan, (start, end) => scan.slice(start, end), false, after, at, fromFile);
   // A byte-order mark inside, U+2028, U+2029 (their UTF-8 bytes read as Latin-1).
   if (scan.includes('\xef\xbb\xbf') || scan.includes('\xe2\x80\xa8') || scan.includes('\xe2\x80\xa9')) return undefined;
   let r = 0;
@@ -524,6 +596,7 @@ function parseLatin1Window(file: string, scan: string, at: WindowStart, fromFile
       return r < runs.length && runs[r] < end ? Buffer.from(scan.slice(start, end), 'latin1').toString('utf8') : scan.slice(start, end);
     },
     true,
+    after,
     at,
     fromFile,
   );
@@ -547,6 +620,8 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
     const at: WindowStart = { line: 1, docIndex: 0, offset: 0 };
     const reader = new DocumentReader(readAgainFrom(stamp), stamp.size, readAhead);
     const own = ownedStrings();
+    /** The file's last closing quotes (fileClosers), once a declined document needs them. */
+    let closers: { dq: number; sq: number } | undefined;
     /** Offset in the file of the first byte held (of `chunks`). */
     let base = 0;
     // The bytes read and not yet parsed, as chunks (joined only to parse them: a long document
@@ -583,9 +658,23 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       const from = first && win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
       first = false;
       const scan = win.toString('latin1', from, end);
-      const part = parseLatin1Window(file, scan, at, { reader, base: base + from, own });
+      const winBase = base + from;
+      const part = parseLatin1Window(
+        file,
+        scan,
+        (end) => {
+          // (A declined document that is not the file's last: what follows it in the file.)
+          const at = winBase + end;
+          if (at >= stamp.size) return undefined;
+          closers ??= fileClosers(fd, stamp.size, readAhead);
+          return { dq: closers.dq >= at, sq: closers.sq >= at };
+        },
+        at,
+        { reader, base: winBase, own },
+      );
       if (!part) return undefined;
       for (const o of part.objects) out.objects.push(o);
+      for (const e of part.errors) out.errors.push(e);
       out.documents += part.documents;
       onObjects?.(out.objects.length, Math.min(1, pos / stamp.size));
       at.line += lineFeeds(scan);
@@ -602,26 +691,169 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
 const MARKER_LINE = Buffer.from('\n---', 'latin1');
 
 /**
+ * What follows a part of the stream that ends at a `---` line (`end`, an offset in the text the
+ * documents are found in): undefined at the end of the stream, else whether a quote that yaml's
+ * lexer would take as closing a quoted scalar comes later (see readAlone).
+ */
+type After = (end: number) => Closers | undefined;
+interface Closers {
+  /** A `"` after an even run of backslashes. */
+  dq: boolean;
+  /** A `'` that ends a run of an odd number of them (yaml skips `''` pairs). */
+  sq: boolean;
+}
+
+/** A text (or a file's bytes) read backwards: what lastClosers needs. */
+interface Backwards {
+  size: number;
+  /** As String's or Buffer's lastIndexOf (-1 when `from` < 0). */
+  lastIndexOf(code: number, from: number): number;
+  at(i: number): number;
+}
+
+/** Offsets of the last `"` and the last `'` that could close a quoted scalar (see Closers), or -1. */
+function lastClosers(b: Backwards): { dq: number; sq: number } {
+  let dq = -1;
+  for (let i = b.lastIndexOf(0x22, b.size - 1); i >= 0; i = b.lastIndexOf(0x22, i - 1)) {
+    let n = 0;
+    while (i - 1 - n >= 0 && b.at(i - 1 - n) === 0x5c) n++;
+    if (n % 2 === 0) {
+      dq = i;
+      break;
+    }
+  }
+  let sq = -1;
+  for (let i = b.lastIndexOf(0x27, b.size - 1); i >= 0; ) {
+    let j = i;
+    while (j > 0 && b.at(j - 1) === 0x27) j--;
+    if ((i - j) % 2 === 0) {
+      sq = i;
+      break;
+    }
+    i = b.lastIndexOf(0x27, j - 1);
+  }
+  return { dq, sq };
+}
+
+/** After for a whole text (computed on first use: only a declined document needs it). */
+function textAfter(text: string): After {
+  let last: { dq: number; sq: number } | undefined;
+  return (end) => {
+    if (end >= text.length) return undefined;
+    last ??= lastClosers({
+      size: text.length,
+      lastIndexOf: (code, from) => (from < 0 ? -1 : text.lastIndexOf(String.fromCharCode(code), from)),
+      at: (i) => text.charCodeAt(i),
+    });
+    return { dq: last.dq >= end, sq: last.sq >= end };
+  };
+}
+
+/** lastClosers of a file's bytes, read backwards from its end `block` bytes at a time (the quotes are usually near it). */
+function fileClosers(fd: number, size: number, block: number): { dq: number; sq: number } {
+  let held: { start: number; bytes: Buffer } | undefined;
+  const holding = (i: number) => {
+    if (!held || i < held.start || i >= held.start + held.bytes.length) {
+      const start = Math.max(0, i + 1 - block);
+      const bytes = Buffer.allocUnsafe(i + 1 - start);
+      // (A file that shrank since: withStampedFile's reader gives up, and the caller reads it whole.)
+      if (fs.readSync(fd, bytes, 0, bytes.length, start) !== bytes.length) throw new Error('the file changed while it was read');
+      held = { start, bytes };
+    }
+    return held;
+  };
+  return lastClosers({
+    size,
+    lastIndexOf: (code, from) => {
+      for (let i = from; i >= 0; ) {
+        const b = holding(i);
+        const k = b.bytes.lastIndexOf(code, i - b.start);
+        if (k >= 0) return b.start + k;
+        i = b.start - 1;
+      }
+      return -1;
+    },
+    at: (i) => {
+      const b = holding(i);
+      return b.bytes[i - b.start];
+    },
+  });
+}
+
+/** parse.ts's LineCounter of `text`, with every line moved down by `shift` lines. */
+function shiftedLineCounter(text: string, shift: number): LineCounter {
+  const lc = textLineCounter(text);
+  const own = lc.linePos;
+  lc.linePos = (offset) => {
+    const p = own(offset);
+    return { line: p.line + shift, col: p.col };
+  };
+  return lc;
+}
+
+/**
+ * A document the fast path declines, read by parse.ts alone: `own` is the part of the stream from
+ * its `---` line (or the stream's start) to the next `---` line (or the stream's end), the first
+ * of whose lines is line `line` of the file, and its documents are numbered from `docIndex`. The
+ * same documents, values, errors and positions as parse.ts's reading of the whole stream (the
+ * differential tests check it), because nothing crosses a `---` line at the start of a line for
+ * yaml (parse.ts's readDocuments included):
+ * - yaml's lexer ends every scalar, flow collection and document there (and every `---` starts a
+ *   new document, from where the previous one left off: a document's end or `...`), and its
+ *   composer carries nothing but `%` directives (which the fast path leaves to parse.ts whole)
+ *   from one document to the next;
+ * - except for what it looks ahead at to close a quoted scalar: the first closing quote anywhere
+ *   after it; when there is none, the scalar runs to the end of the stream (and readDocuments then
+ *   cuts its document at the next marker). So a `---` line follows `own` here when one follows it
+ *   in the stream, and a closing quote of each kind after it when there is one in the stream
+ *   after it (`after`); the documents that line starts are dropped.
+ * Returns the objects and errors, and how many documents (empty ones included) the part holds;
+ * undefined if yaml or the decoding threw (the caller then reads the whole stream, which fails
+ * as parse.ts's reading does).
+ */
+function readAlone(file: string, own: string, line: number, docIndex: number, after: Closers | undefined): { parsed: ParsedObjects; count: number } | undefined {
+  const text = after ? `${own}---\n${after.dq ? '"\n' : ''}${after.sq ? "'\n" : ''}` : own;
+  const lc = shiftedLineCounter(text, line - 1);
+  try {
+    let docs = readDocuments(text, lc);
+    if (after) docs = docs.filter((d) => d.range[0] < own.length);
+    const p = parsedFromDocuments(file, docs, lc, undefined, undefined, docIndex);
+    return { parsed: { file, objects: p.objects, errors: p.errors, documents: p.documents }, count: docs.length };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The documents of `scan` (the text, or its bytes read as Latin-1), each read from its own text
  * `docText(start, end)`. With `decoded`, offsets in `scan` are bytes: everything inside a
  * document is computed on its own text, and the whole-text offsets (--fix's) are summed from the
- * documents' lengths.
+ * documents' lengths. The documents are cut at `---` lines; one the fast path declines is read
+ * by parse.ts alone (readAlone), the others keep the fast path. Undefined when the text has a
+ * `%` line (see the file comment) or yaml threw on a declined document.
  */
-function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean, at: WindowStart = { line: 1, docIndex: 0, offset: 0 }, fromFile?: FromFile): ParsedObjects | undefined {
+function parseDocuments(file: string, scan: string, docText: (start: number, end: number) => string, decoded: boolean, after: After, at: WindowStart = { line: 1, docIndex: 0, offset: 0 }, fromFile?: FromFile): ParsedObjects | undefined {
   const text = scan;
-  if (loneCr(text) || text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
+  if (text.charCodeAt(0) === 0x25 || text.includes('\n%')) return undefined;
+  const crs = text.includes('\r');
   const explicitKeys = mayHaveExplicitKey(text);
   // Document starts: offset 0 (no marker) and every `---` line.
   // A `...` ends a document; a `...` before any `---` makes a document of the text before it
   // even without content (as `yaml` counts); two in one document, or content after one
-  // (js-yaml then reads two documents and `load` throws), are declined.
+  // (js-yaml then reads two documents and `load` throws), are read by parse.ts.
   const starts: number[] = [0];
+  /** Indexes in `starts` of documents with two `...` lines. */
+  const twoEnds = new Set<number>();
   let ends = 0;
   let firstEnded = false;
   DOC_MARKER.lastIndex = 0;
   for (let m = DOC_MARKER.exec(text); m; m = DOC_MARKER.exec(text)) {
+    // A marker for YAML starts after a line feed and is followed by a blank or the end (`^` and
+    // `$` also match around a CR, U+2028 and U+2029, which are no line breaks for yaml).
+    if (m.index > 0 && text.charCodeAt(m.index - 1) !== 0x0a) continue;
+    if (m.index + 3 < text.length && !BLANK_AFTER.test(text[m.index + 3])) continue;
     if (m[0] === '...') {
-      if (++ends > 1) return undefined;
+      if (++ends > 1) twoEnds.add(starts.length - 1);
       if (starts.length === 1) firstEnded = true;
     } else {
       if (m.index > 0) starts.push(m.index);
@@ -634,50 +866,85 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
   let docIndex = at.docIndex;
   /** Offset of the document in the whole text (differs from `start` when offsets are bytes). */
   let offset = at.offset;
-  try {
-    for (let d = 0; d < starts.length; d++) {
-      const start = starts[d];
-      const end = d + 1 < starts.length ? starts[d + 1] : text.length;
-      for (let i = text.indexOf('\n', lineAt); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
-      lineAt = start;
-      const marker = text.startsWith('---', start) && (start + 3 === text.length || /[ \t\r\n]/.test(text[start + 3]));
-      if (start === end) continue; // the text starts with a marker
-      const own = docText(start, end);
-      const docOffset = offset;
-      offset += own.length;
-      const at = contentStart(own, 0, own.length, marker);
-      if (at === undefined) return undefined;
-      const { value, content, simple } = loadDocument(own, explicitKeys, fromFile?.own);
-      if (!marker && !content && !firstEnded) continue; // comments before the first marker
-      const index = docIndex++;
-      out.documents++;
-      if (!isKubernetesObject(value)) continue;
-      let l = line;
-      let ls = 0;
-      for (let i = own.indexOf('\n'); i >= 0 && i < at; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
-      const docPos = { line: l, column: at - ls + 1 };
-      const span = fromFile
-        ? new Span(fromFile.reader, fromFile.base + start, fromFile.base + end, line, at, simple, docOffset)
-        : decoded
-          ? new Span(own, 0, own.length, line, at, simple, docOffset)
-          : new Span(text, start, end, line, start + at, simple, docOffset);
-      const kind = value.kind as string;
-      const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
-      if (isList && Array.isArray(value.items)) {
-        value.items.forEach((item, i) => {
-          if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos));
-        });
-        continue;
+  for (let d = 0; d < starts.length; d++) {
+    const start = starts[d];
+    const end = d + 1 < starts.length ? starts[d + 1] : text.length;
+    for (let i = text.indexOf('\n', lineAt); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
+    lineAt = start;
+    const marker = text.startsWith('---', start) && (start + 3 === text.length || /[ \t\r\n]/.test(text[start + 3]));
+    if (start === end) continue; // the text starts with a marker
+    const own = docText(start, end);
+    const docOffset = offset;
+    offset += own.length;
+    // (Two `...`, a lone CR, tabs before the content: parse.ts.)
+    const first = twoEnds.has(d) || (crs && loneCr(own)) ? undefined : contentStart(own, 0, own.length, marker);
+    let read: { value: Json; content: boolean; simple: boolean } | undefined;
+    if (first !== undefined) {
+      try {
+        read = loadDocument(own, explicitKeys, fromFile?.own);
+      } catch {
+        // A js-yaml error, a Decline, a value with no JSON form, a stack overflow: parse.ts decides.
+        read = undefined;
+      } finally {
+        nonStrings = new Set();
       }
-      out.objects.push(new YamlObjectView(value, file, index, '', span, docPos));
     }
-  } catch {
-    // A js-yaml error, a Decline, a value with no JSON form, a stack overflow: parse.ts decides.
-    return undefined;
-  } finally {
-    nonStrings = new Set();
+    if (read === undefined || first === undefined || startsApart(own, first, marker, read.value)) {
+      // (A file read in chunks keeps nothing of its windows: the document's own copy of its text.)
+      const alone = readAlone(file, fromFile ? flatCopy(own) : own, line, docIndex, after(end));
+      if (!alone) return undefined;
+      docIndex += alone.count;
+      out.documents += alone.parsed.documents;
+      for (const o of alone.parsed.objects) out.objects.push(o);
+      for (const e of alone.parsed.errors) out.errors.push(e);
+      continue;
+    }
+    const { value, content, simple } = read;
+    if (!marker && !content && !firstEnded) continue; // comments before the first marker
+    const index = docIndex++;
+    out.documents++;
+    if (!isKubernetesObject(value)) continue;
+    let l = line;
+    let ls = 0;
+    for (let i = own.indexOf('\n'); i >= 0 && i < first; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
+    const docPos = { line: l, column: first - ls + 1 };
+    const span = fromFile
+      ? new Span(fromFile.reader, fromFile.base + start, fromFile.base + end, line, first, simple, docOffset)
+      : decoded
+        ? new Span(own, 0, own.length, line, first, simple, docOffset)
+        : new Span(text, start, end, line, start + first, simple, docOffset);
+    const kind = value.kind as string;
+    const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
+    if (isList && Array.isArray(value.items)) {
+      value.items.forEach((item, i) => {
+        if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos));
+      });
+      continue;
+    }
+    out.objects.push(new YamlObjectView(value, file, index, '', span, docPos));
   }
   at.docIndex = docIndex;
   at.offset = offset;
   return out;
+}
+const BLANK_AFTER = /[ \t\r\n]/;
+
+/**
+ * Whether a document's start reads differently in js-yaml than in yaml (its content starts at
+ * `first`): a block collection that starts on the `---` line (js-yaml reads it, yaml reports
+ * it), or, in the part before the first marker, content that starts with `---` (js-yaml takes
+ * that for a marker whatever follows it; yaml only before a blank, and then it is a marker here too).
+ */
+function startsApart(own: string, first: number, marker: boolean, value: Json): boolean {
+  if (!marker) return own.startsWith('---', first);
+  if (value === null || typeof value !== 'object') return false;
+  const nl = own.indexOf('\n');
+  if (nl >= 0 && nl < first) return false;
+  const c = own.charCodeAt(first);
+  return first < own.length && c !== 0x5b && c !== 0x7b;
+}
+
+/** A copy of a string that shares no storage with it (see ownedStrings). */
+function flatCopy(s: string): string {
+  return (' ' + s).slice(1);
 }

@@ -27,7 +27,7 @@ import { ALL_RULES } from '../../lib/rules';
 import { servedDeployment } from '../helpers/manifests';
 import { CORPUS_DIR, mutatedFrom, SEEDS, tokenText, TOKENS } from '../helpers/yaml-inputs';
 import { expectEqual } from '../helpers/equal';
-import { locatedAt, pointers, view } from '../helpers/parse-compare';
+import { agreeWith, locatedAt, pointers, view } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
 
@@ -57,26 +57,7 @@ function compare(text: string, file = 'in.yaml', opts: { findings?: boolean; loc
 /** How many inputs parseYamlBytes read (tests check it is exercised). */
 let bytesRead = 0;
 
-function agree(fast: ParsedObjects, slow: ParsedObjects, file: string, opts: { findings?: boolean; located?: number }): void {
-  expectEqual(fast.errors, slow.errors);
-  expect(fast.documents).toBe(slow.documents);
-  expectEqual(fast.objects.map(view), slow.objects.map(view));
-  fast.objects.forEach((f, i) => {
-    const s = slow.objects[i];
-    expectEqual(f.raw, s.raw, { strict: true });
-    // Every pointer of the first objects (the findings check the reported ones of all).
-    if (i < (opts.located ?? 12)) {
-      const ps = pointers(s.raw);
-      expectEqual(locatedAt(f, ps), locatedAt(s, ps));
-    }
-  });
-  if (opts.findings !== false) {
-    const a = sortFindings(runRules(fast.objects, OPTS), [file]);
-    const b = sortFindings(runRules(slow.objects, OPTS), [file]);
-    expectEqual(a, b);
-    expectEqual(fast.objects.flatMap(checkFieldTypes), slow.objects.flatMap(checkFieldTypes));
-  }
-}
+const agree = (fast: ParsedObjects, slow: ParsedObjects, file: string, opts: { findings?: boolean; located?: number }) => agreeWith(OPTS, fast, slow, file, opts);
 
 function yamlFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -153,12 +134,15 @@ describe('YAML fast path agrees with parse.ts', () => {
     const a = lintSources(streamed.sources, OPTS);
     expect(a.parsed[0].objects[0].constructor.name).toBe('YamlObjectView');
     expect(a.findings).toEqual(lintSources([{ file: p, text }], OPTS).findings);
-    // A file it declines (an anchor on a mapping) is read whole from the file.
-    fs.writeFileSync(p, `${text}---\na: &x {b: 1}\nc: *x\n`);
+    // A document it declines (an anchor on a mapping) is read by parse.ts alone, the others in chunks.
+    const withAlias = `${text}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: alias}\na: &x {b: 1}\nc: *x\n`;
+    fs.writeFileSync(p, withAlias);
     const st2 = fs.statSync(p);
-    expect(parseYamlFile('all.yaml', { path: p, size: st2.size, mtimeMs: st2.mtimeMs }, 64)).toBeUndefined();
+    const mixed = parseYamlFile('all.yaml', { path: p, size: st2.size, mtimeMs: st2.mtimeMs }, 64)!;
+    agree(mixed, parseText('all.yaml', withAlias), 'all.yaml', { located: 40, findings: false });
+    expect(mixed.objects.map((o) => o.constructor.name).filter((n) => n !== 'YamlObjectView')).toEqual(['ParsedObject']);
     const declined = collectSources([p], { stream: true, streamFrom: 10 });
-    expect(lintSources(declined.sources, OPTS).objects).toBe(parseText('all.yaml', fs.readFileSync(p, 'utf8')).objects.length);
+    expect(lintSources(declined.sources, OPTS).findings).toEqual(lintSources([{ file: p, text: withAlias }], OPTS).findings);
     // A file that changed since it was checked is read whole.
     expect(parseYamlFile('all.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, 64)).toBeUndefined();
     fs.rmSync(dir, { recursive: true });
@@ -279,10 +263,26 @@ describe('YAML fast path agrees with parse.ts', () => {
   test.each([
     ['a lone CR', 'metadata:\r  name: a\n'],
     ['a tab before the content', '---\t\nmetadata: {name: a}\n'],
+    ['an alias of a mapping', 'a: &x {b: 1}\nc: *x\n'],
+  ])('a file read in chunks with %s in its last document: that document is read by parse.ts, the rest in chunks, the same', (_name, tail) => {
+    const head = chunkedText();
+    const text = `${head}---\napiVersion: v1\nkind: ConfigMap\n${tail}`;
+    const f = written(text);
+    const slow = parseText('all.yaml', text);
+    for (const chunk of [64, 1 << 20]) {
+      const fast = parseYamlFile('all.yaml', f.stamp, chunk)!;
+      agree(fast, slow, 'all.yaml', { located: slow.objects.length, findings: chunk === 64 });
+      // The documents before it keep the fast path.
+      const tailLine = head.split('\n').length;
+      expect(fast.objects.filter((o) => o.line < tailLine && o.constructor.name !== 'YamlObjectView').map((o) => o.uid)).toEqual([]);
+    }
+    f.done();
+  });
+
+  test.each([
     ['a %YAML directive', '%YAML 1.1\n---\nmetadata: {name: a}\n'],
     ['a byte-order mark inside', '---\n\uFEFFmetadata: {name: a}\n'],
     ['U+2028', 'metadata: {name: "a\u2028b"}\n'],
-    ['an alias of a mapping', 'a: &x {b: 1}\nc: *x\n'],
   ])('a file read in chunks with %s in its last document declines; the lint reads it whole, with the same findings', (_name, tail) => {
     const head = chunkedText();
     const text = `${head}---\napiVersion: v1\nkind: ConfigMap\n${tail}`;
@@ -396,6 +396,7 @@ describe('YAML fast path agrees with parse.ts', () => {
     ['block scalars and folding', cm('data:\n  a: |\n    on\n    010\n  b: >-\n    folded\n    text\n\n    more\n  c: |+\n    keep\n\n  d: plain\n    multi line\n  e: "dq \\u00e9 \\x41 \\n"\n  f: \'sq \'\' x\'')],
     ['flow collections', cm('data: {a: "1", b: \'2\'}\nspec: {list: [1, two, "3", {x: yes}], empty: {}, none: []}')],
     ['scalar anchors and aliases', cm('data:\n  a: &v "shared"\n  b: *v\n  c: &n 010\n  d: *n')],
+    ['an anchored scalar as a sequence item (its position is the scalar\'s, after the anchor)', cm('spec:\n  list:\n  - &a events\n  -   &b  x\n  - *a')],
     ['comments before the first document and between documents', `# Source: x\n# more\n---\n${cm('data: {a: b}')}---\n# only a comment\n---\n\n---\n${cm('data: {c: d}').replace('name: c', 'name: e')}`],
     ['document end markers', `${cm('data: {a: b}')}...\n---\n${cm('data: {a: b}').replace('name: c', 'name: d')}...\n`],
     ['a document end before any marker', `# x\n...\n---\n${cm('data: {a: b}')}`],
@@ -441,7 +442,8 @@ describe('YAML fast path agrees with parse.ts', () => {
     expect(r.findings.find((f) => f.ruleId === 'grace-period-budget')).toMatchObject({ line: 13, column: 7 });
   });
 
-  // Declined: parse.ts gives the values (merges, tags, collection aliases) or reports the problem.
+  // Declined documents: parse.ts gives the values (merges, tags, collection aliases) or reports
+  // the problem, for that document alone; the file's other documents keep the fast path.
   test.each([
     ['a merge key', cm('spec: {<<: {terminationGracePeriodSeconds: 3}}')],
     ['a quoted merge-like key', cm('data: {"<<": x}')],
@@ -450,7 +452,6 @@ describe('YAML fast path agrees with parse.ts', () => {
     ['an explicit tag', cm('data: {a: !!str 010}')],
     ['a non-specific tag', cm('data: {a: ! 010}')],
     ['a local tag', cm('data: {a: !foo x}')],
-    ['a %YAML directive', `%YAML 1.1\n---\n${cm('data: {}')}`],
     ['an explicit key', cm('data:\n  ? a\n  : b')],
     ['an explicit key in a flow mapping', cm('data: {? a : b}')],
     ['an explicit key after a comment', cm('data: {?  # c\n    a : b}')],
@@ -467,12 +468,75 @@ describe('YAML fast path agrees with parse.ts', () => {
     ['.inf (no JSON form)', cm('data:\n  a: .inf')],
     ['a syntax error', cm('data: {a: b')],
     ['a lone CR', cm('data:\r  a: b')],
-    ['a byte-order mark inside', `${cm('data: {}')}---\n\ufeff${cm('data: {}')}`],
     ['content after a document end', `${cm('data: {}')}...\n${cm('data: {}')}`],
     ['two document ends', `${cm('data: {}')}...\n...\n`],
     ['a tab before the content', `---\t\n${cm('data: {}')}`],
     ['nesting near the depth limit', cm(`spec: ${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}`)],
-  ])('declines %s', (_name, text) => {
+    // js-yaml reads these, yaml reports them.
+    ['a block mapping on the marker line', `---  apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n`],
+    ['a one-line block mapping on the marker line', `---  a: 2\n`],
+    ['a block sequence on the marker line', `--- - a\n- b\n`],
+    ['a quoted scalar continued at column 0', cm('data:\n  a: "one\ntwo"')],
+    ['a quoted scalar continued at its key\'s column', cm('data:\n  a: \'one\n  two\'')],
+    ['a quoted scalar in a flow sequence continued at column 0', cm('rules:\n  - verbs: ["create", "u\npdate"]')],
+    ['a flow sequence continued at column 0', cm('rules: [\n"u"]')],
+    ['a flow mapping closed at its key\'s column inside a flow sequence', cm('spec:\n  a: [{\n    p: 1\n  }]')],
+    ['a flow mapping in a compact mapping continued at the mapping\'s column', cm('spec:\n- a: {p: 1,\n  q: 2}')],
+  ])('declines %s: parse.ts reads that document, the others keep the fast path', (_name, text) => {
+    const alone = parseYamlFast('x.yaml', text)!;
+    // Read by parse.ts: its objects are parse.ts's, or it has an error.
+    expect(alone.errors.length + alone.objects.filter((o) => o.constructor.name === 'ParsedObject').length).toBeGreaterThan(0);
+    expect(alone.objects.filter((o) => o.constructor.name === 'YamlObjectView')).toEqual([]);
+    expect(compare(text)).toBe('same');
+    // Between two documents the fast path reads (the second with a marker on its line, the third
+    // with a comment before it): the same as parse.ts over the whole stream, and those two read fast.
+    const before = cm('data: {a: "b"}').replace('name: c', 'name: before');
+    const after = cm("data: {a: 'b'}").replace('name: c', 'name: after');
+    const stream = `${before}--- ${text.startsWith('---') ? '' : '\n'}${text.replace(/^---/, '')}---\n# after\n${after}`;
+    expect(compare(stream, 'x.yaml', { located: 40 })).toBe('same');
+    const fast = parseYamlFast('x.yaml', stream)!;
+    expect(fast.objects.filter((o) => o.constructor.name === 'YamlObjectView').map((o) => o.name)).toEqual(['before', 'after']);
+  });
+
+  test.each([
+    ['a quoted scalar continued one column right of its key', cm('data:\n  a: "one\n   two"')],
+    ['a flow sequence over lines, closed at its key\'s column', cm('spec:\n  verbs: [\n    "create",\n    "delete"\n  ]')],
+    ['a flow mapping over lines in a compact mapping', cm('spec:\n- a: {p: 1,\n   q: 2}')],
+    ['a JSON document in a stream', `${cm('data: {}')}---\n{\n"apiVersion": "v1",\n"kind": "ConfigMap",\n"metadata": {\n  "name": "j"\n},\n"data": {"a":\n"b"}\n}\n`],
+    ['a multi-line plain scalar', cm('data:\n  a: one\n    two\n  b: x')],
+  ])('keeps the fast path for %s (indented as yaml requires)', (_name, text) => {
+    expect(compare(text, 'x.yaml', { located: 40 })).toBe('same');
+    const fast = parseYamlFast('x.yaml', text)!;
+    expect(fast.objects.length).toBeGreaterThan(0);
+    expect(fast.objects.filter((o) => o.constructor.name !== 'YamlObjectView')).toEqual([]);
+  });
+
+  test.each([
+    ['a %YAML directive', `%YAML 1.1\n---\n${cm('data: {}')}`],
+    ['a %TAG directive after a document end', `${cm('data: {}')}...\n%TAG ! tag:example.com,2000:\n---\n${cm('data: {a: !x b}')}`],
+    ['a byte-order mark inside', `${cm('data: {}')}---\n\ufeff${cm('data: {}')}`],
+    ['a byte-order mark after a document end', `${cm('data: {}')}...\n\ufeff---\n${cm('data: {}')}`],
+  ])('declines the whole file on %s (it can change how the next document reads)', (_name, text) => {
     expect(parseYamlFast('x.yaml', text)).toBeUndefined();
+    expect(compare(text)).toBe('declined');
+  });
+
+  test('`---` and a comment without a blank between, first in the file: no marker for yaml (js-yaml takes it for one), so parse.ts reads it', () => {
+    const text = `---# Source: x\n${cm('data: {}')}`;
+    expect(compare(text)).toBe('same');
+    expect(parseYamlFast('x.yaml', text)!.objects[0].raw['---# Source']).toBe('x');
+    // After a comment: the same.
+    expect(compare(`# c\n---#x\n${cm('data: {}')}`)).toBe('same');
+  });
+
+  test('a `---` after U+2028 or U+2029, or before one, starts no document (for yaml, they are no line breaks)', () => {
+    for (const sep of ['\u2028', '\u2029']) {
+      for (const text of [cm(`data:\n  x: a${sep}--- b`), cm(`data:\n  x: a\n---${sep}b: c`), cm(`data:\n  x: a${sep}...\n  y: b`)]) {
+        const fast = parseYamlFast('x.yaml', text);
+        expect(fast).toBeDefined();
+        expect(compare(text)).toBe('same');
+      }
+    }
+    expect(parseYamlFast('x.yaml', cm('data:\n  x: a\u2028--- b'))!.objects[0].raw.data).toEqual({ x: 'a\u2028--- b' });
   });
 });
