@@ -126,7 +126,19 @@ function errorPos(e: YAMLError, lc: LineCounter): Position {
 }
 
 function yamlErrorMessage(e: YAMLError): string {
-  const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  let first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  // yaml quotes the token it could not place, whole: a quote left open runs to the end of the
+  // text (megabytes, other documents). Its first line is enough (at most 60 characters).
+  const token = /^(Unexpected [a-z-]+ token in YAML (?:document|stream): )(".*")$/.exec(first);
+  if (token) {
+    try {
+      const src = JSON.parse(token[2]) as string;
+      const line = src.split('\n')[0];
+      first = token[1] + JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line === src ? line : `${line}…`);
+    } catch {
+      // (Not yaml's quoting: left as it is.)
+    }
+  }
   if (/Maximum call stack/.test(first)) {
     return `document nests too deeply to parse (limit ${MAX_DEPTH} levels); Kubernetes objects never nest this deep, so check that this is the file you meant`;
   }
@@ -237,9 +249,11 @@ function ownErrors(docs: Document.Parsed[]): Document.Parsed[] {
   for (let i = 0; i + 1 < docs.length; i++) {
     const d = docs[i];
     const next = docs[i + 1].range[0];
-    // (The document's own errors may stand where the next one starts: "Flow map must end with
-    // a }", the parser's "Unexpected flow-error-end token" where a flow collection is cut short.)
-    const theirs = (e: YAMLError) => e.pos[0] > next && PARSER_TOKEN_ERROR.test(e.message);
+    // (The document's own errors may stand where the next one's `---` starts: "Flow map must end
+    // with a }", the parser's "Unexpected flow-error-end token" where a flow collection is cut
+    // short. A document after a `...` has no `---`: its first token is where it starts.)
+    const after = !docs[i + 1].directives.docStart;
+    const theirs = (e: YAMLError) => (e.pos[0] > next || (e.pos[0] === next && after)) && PARSER_TOKEN_ERROR.test(e.message);
     if (!d.errors.some(theirs)) continue;
     docs[i + 1].errors = [...d.errors.filter(theirs), ...docs[i + 1].errors];
     d.errors = d.errors.filter((e) => !theirs(e));

@@ -131,6 +131,22 @@ metadata: {name: c}
     expect(p.errors[0].line).toBe(4);
   });
 
+  test('an error that quotes a token yaml could not place shows the token\'s first line only (a quote left open runs to the end)', () => {
+    const text = `apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\n\n!!st'r ------\n# between\n'open ${'z'.repeat(70)}\nand on\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b}\n`;
+    const p = parseText('t.yaml', text);
+    expect(p.objects.map((o) => o.name)).toEqual(['a', 'b']);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0]).toMatchObject({ line: 8, column: 1 });
+    expect(p.errors[0].message).toContain(`Unexpected single-quoted-scalar token in YAML stream: "'open ${'z'.repeat(54)}…";`);
+  });
+
+  test('a stray token right after `...` is an error of the document it starts', () => {
+    const text = `apiVersion: v1\nkind: Service\nmetadata: {name: a}\n...\n]apiVersion: v1\nkind: Service\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c}\n`;
+    const p = parseText('t.yaml', text);
+    expect(p.objects.map((o) => o.name)).toEqual(['a', 'c']);
+    expect(p.errors.map((e) => [e.line, e.column])).toEqual([[5, 1]]);
+  });
+
   test('a quote left open in a broken document, read past the document\'s node with no error of its own: the documents after it are read again', () => {
     const text = "apiVersion: v1\nkind: RoleBinding\nmetadata:\n  labels:\n -    a: b\n  name: x\nroleRef:\n  'apiGroup: rbac\n  kind: Role\n---\napiVersion: v1\nkind: Service\nmetadata: {name: later}\n";
     const p = parseText('q.yaml', text);
