@@ -322,6 +322,11 @@ function loadDocument(span: string, explicitKeys: boolean, own?: (s: string) => 
     if (state.anchor !== null) simple = false;
     if (state.kind === null && state.result !== null && typeof state.result === 'object') throw new Decline();
     if (depth === 0 && state.kind !== null) content = true;
+    if (state.input.charCodeAt(state.position) === 0x23) {
+      // A `#` right after a closing quote or bracket: js-yaml reads a comment, yaml an error.
+      const last = state.input.charCodeAt(state.position - 1);
+      if (last === 0x22 || last === 0x27 || last === 0x5d || last === 0x7d) throw new Decline();
+    }
     if (state.kind === 'mapping' || state.kind === 'sequence') {
       // A flow collection just closed: if a `:` follows, it is a key (js-yaml stringifies it).
       const input = state.input;
@@ -446,10 +451,13 @@ function skipBlanks(input: string, i: number): number {
  */
 function underIndented(state: LoaderState, openAt: number[], d: number): boolean {
   const input = state.input;
+  const at = skipBlanks(input, openAt[d]);
   let base = -1;
   let outermost = true;
   for (let k = d - 1; k >= 1; k--) {
     const p = skipBlanks(input, openAt[k]);
+    // (js-yaml opens a block sequence's item, then the same scalar in it as a possible key.)
+    if (p >= at) continue;
     const c = input.charCodeAt(p);
     if (c === 0x5b || c === 0x7b) {
       outermost = false;
@@ -462,7 +470,7 @@ function underIndented(state: LoaderState, openAt: number[], d: number): boolean
   const end = state.position;
   const last = input.charCodeAt(end - 1);
   const flow = (state.kind === 'mapping' || state.kind === 'sequence') && (last === 0x7d || last === 0x5d);
-  for (let nl = input.indexOf('\n', skipBlanks(input, openAt[d])); nl >= 0 && nl < end - 1; nl = input.indexOf('\n', nl + 1)) {
+  for (let nl = input.indexOf('\n', at); nl >= 0 && nl < end - 1; nl = input.indexOf('\n', nl + 1)) {
     let i = nl + 1;
     while (input.charCodeAt(i) === 0x20) i++;
     const c = input.charCodeAt(i);
