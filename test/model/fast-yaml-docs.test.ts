@@ -230,6 +230,20 @@ describe('the YAML fast path declines a document, not the file', () => {
     expect(fastObjects(fast)).toBe(3);
   });
 
+  test('a text whose documents are mostly declined is read whole by parse.ts (the same result); a file read in chunks is not', () => {
+    const merged = CORPUS_DOCS.slice(0, 60).map((d) => d.replace(/^metadata:\n/m, 'metadata:\n  <<: {}\n'));
+    const all = merged.join('---\n');
+    expect(merged.filter((d) => d.includes('<<')).length).toBe(60);
+    expect(parseYamlFast('m.yaml', all)).toBeUndefined();
+    expect(parseYamlBytes('m.yaml', Buffer.from(all))).toBeUndefined();
+    const f = written(all);
+    agreeWith(OPTS, parseYamlFile('m.yaml', f.stamp, 4096)!, parseText('m.yaml', all), 'm.yaml', { located: 3, findings: false });
+    f.done();
+    // One in three declined: read document by document.
+    const some = CORPUS_DOCS.slice(0, 120).map((d, i) => (i % 3 ? d : merged[i / 3])).join('---\n');
+    readsAlike(some, { chunks: [4096], located: 3, findings: false });
+  });
+
   test('a file read in chunks keeps nothing of its windows for the documents parse.ts reads', () => {
     const v8 = require('v8') as typeof import('v8');
     const vm = require('vm') as typeof import('vm');
