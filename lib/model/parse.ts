@@ -229,7 +229,9 @@ function unterminatedQuote(text: string, from: number, to: number): number {
       continue;
     }
     if (/[^\s:,[\]{}\-]/.test(c)) {
-      // A plain scalar: quotes inside it are text; skip to the next separator.
+      // A plain scalar: quotes inside it are text; skip to the next separator (past its first
+      // character, which may be a `#` that starts no comment: `a#b`).
+      i++;
       while (i < to && !/[\n,\]}#]/.test(text[i]) && !(text[i] === ':' && /\s/.test(text[i + 1] ?? ' '))) i++;
       continue;
     }

@@ -140,6 +140,14 @@ metadata: {name: c}
     expect(p.errors[0].message).toContain(`Unexpected single-quoted-scalar token in YAML stream: "'open ${'z'.repeat(54)}…";`);
   });
 
+  test('a document cut at the next `---` with a `#` inside a plain scalar before its open quote: read, not looped on', () => {
+    // (unterminatedQuote never moved past the `#` of `tem#plate`: parseText did not return.)
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\nspec:\n \n   tem#plate:\n    spec:\n      image: &a "x\n\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n';
+    const p = parseText('h.yaml', text);
+    expect(p.objects.map((o) => o.name)).toEqual(['s']);
+    expect(p.errors).toHaveLength(1);
+  });
+
   test('a stray token right after `...` is an error of the document it starts', () => {
     const text = `apiVersion: v1\nkind: Service\nmetadata: {name: a}\n...\n]apiVersion: v1\nkind: Service\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c}\n`;
     const p = parseText('t.yaml', text);
