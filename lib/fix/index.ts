@@ -161,6 +161,17 @@ function mergeRuns(rules: Rule[], counts: Map<Rule, number>, a: Finding[], b: Fi
   return out;
 }
 
+/**
+ * A text read back by the YAML fast path as exactly one clean document holding one object (its
+ * reading), or undefined: then yaml decides. The fast path reads a document it declines with
+ * parse.ts and returns that reading with its errors (a duplicate key, say): such a reading is no
+ * read-back (exported for tests).
+ */
+export function fastReadBack(file: string, text: string): ParsedObjects | undefined {
+  const fast = parseYamlFast(file, text);
+  return fast && fast.errors.length === 0 && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '' ? fast : undefined;
+}
+
 function fixKey(f: Finding): string {
   const o = f.object;
   return `${f.ruleId}\u0000${f.file}\u0000${o.kind}/${o.namespace ?? ''}/${o.name}\u0000${f.pointer}\u0000${f.fix?.description ?? ''}`;
@@ -361,8 +372,8 @@ function renderFile(
     // Each new object reads back alone as exactly itself: by the YAML fast path when it reads it
     // as that object (a plain rendering always is), else by yaml.
     for (const a of added) {
-      const fast = parseYamlFast(file, pieces[a.k].text);
-      if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '' && sameValue(fast.objects[0].raw, a.value)) {
+      const fast = fastReadBack(file, pieces[a.k].text);
+      if (fast && sameValue(fast.objects[0].raw, a.value)) {
         counters.documentsReadBack++;
         (pieces[a.k] as Piece & { kind: 'new' }).objects = fast.objects;
         continue;
@@ -435,8 +446,8 @@ function renderDoc(
   const check = (c: Candidate): Reading | undefined => {
     if (c.text === undefined) return undefined;
     // One plain Kubernetes object: the YAML fast path reads it as yaml would (or declines).
-    const fast = parseYamlFast(file, c.text);
-    if (fast && fast.documents === 1 && fast.objects.length === 1 && fast.objects[0].basePointer === '') {
+    const fast = fastReadBack(file, c.text);
+    if (fast) {
       if (!sameValue(fast.objects[0].raw, want)) {
         problem = 'the result would not read back as the fixed values';
         return undefined;

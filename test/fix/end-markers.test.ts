@@ -9,7 +9,8 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
-import { fixSources } from '../../lib/fix';
+import { fastReadBack, fixSources } from '../../lib/fix';
+import { parseYamlFast } from '../../lib/model/fast-yaml';
 import { markerSlices, piecewiseText } from '../../lib/fix/pieces';
 import { ALL_RULES } from '../../lib/rules';
 
@@ -98,5 +99,23 @@ describe('--fix on a stream with `...` before `---`', () => {
     const r = fixSources([{ file: 'addons.yaml', text: addons }], { ...opts, proposals: true, verifyPiecewise: true });
     expect(r.files[0].applied.length).toBeGreaterThan(0);
     expect(r.work.wholeReadBacks).toBe(0);
+  });
+});
+
+describe('fastReadBack (the read-back of an edited or added document)', () => {
+  const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n';
+  test('a clean document is read back by the fast path', () => {
+    expect(fastReadBack('f.yaml', cm)?.objects[0].raw).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } });
+  });
+  test('a document with an error is no read-back, although the fast path now returns parse.ts reading of it', () => {
+    // A duplicate key: parse.ts reads the last value (what the fix wanted) and reports the error.
+    const dup = `${cm}  k: w\n`;
+    const fast = parseYamlFast('f.yaml', dup);
+    expect(fast?.objects).toHaveLength(1);
+    expect(fast?.errors.length).toBeGreaterThan(0);
+    expect(fastReadBack('f.yaml', dup)).toBeUndefined();
+    // A syntax error, and two documents.
+    expect(fastReadBack('f.yaml', cm.replace('name: a', 'name: {a'))).toBeUndefined();
+    expect(fastReadBack('f.yaml', `${cm}---\n${cm}`)).toBeUndefined();
   });
 });
