@@ -77,6 +77,11 @@ export class WriteRefused extends Error {}
  * random name, the existing file's mode and (where permitted) owner kept, and, with `expect`,
  * a check that nobody changed the file meanwhile.
  */
+/** `text` in UTF-8; an ASCII text (the usual manifest) through the cheaper Latin-1 encoder, which gives the same bytes. */
+function utf8(text: string): Buffer {
+  return /[^\x00-\x7f]/.test(text) ? Buffer.from(text, 'utf8') : Buffer.from(text, 'latin1');
+}
+
 export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
@@ -91,7 +96,7 @@ export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWri
   const tmp = createTemp(file, mode);
   try {
     try {
-      fs.writeSync(tmp.fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+      fs.writeSync(tmp.fd, typeof text === 'string' ? utf8(text) : text);
       if (st) {
         fs.fchmodSync(tmp.fd, mode);
         try {

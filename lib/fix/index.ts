@@ -1,7 +1,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { Document, isMap, isNode, isPair, isSeq, LineCounter, parseAllDocuments, ToStringOptions } from 'yaml';
 import { ResolvedPolicy } from '../engine/policy';
-import { runRules, sortFindings } from '../engine/run';
+import { ruleGraphs, runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { parseSource } from '../engine/run';
@@ -788,12 +788,14 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     const owner = new Map<Fix, KObject>();
     const counts = new Map<Rule, number>();
     const objects = states.flatMap((s) => s.parsed.objects);
-    const first = runRules(objects, { rules: (split ? canFix : opts.rules).map((r) => tracking(r, owner, counts)), policy: opts.policy, version: opts.version });
+    // The last lint runs its rules in two parts over the same objects: on the same graphs.
+    const graphs = split ? ruleGraphs(objects, opts.policy) : undefined;
+    const first = runRules(objects, { rules: (split ? canFix : opts.rules).map((r) => tracking(r, owner, counts)), policy: opts.policy, version: opts.version }, graphs);
     findings = sortFindings(split ? first.slice() : first, fileOrder);
     let { skip, todo } = classify(findings, owner);
     if (split && (!todo.length || passes >= maxPasses)) {
       // The last lint: the other rules' findings join, in the order one run of all would give.
-      const rest = runRules(objects, { rules: cannotFix.map((r) => tracking(r, owner, counts)), policy: { ...opts.policy, customRules: [] }, version: opts.version });
+      const rest = runRules(objects, { rules: cannotFix.map((r) => tracking(r, owner, counts)), policy: { ...opts.policy, customRules: [] }, version: opts.version }, graphs);
       findings = sortFindings(mergeRuns(opts.rules, counts, first, rest), fileOrder);
       const all = classify(findings, owner);
       // A rule that reports a fix although its meta says it cannot: the lints before were short of

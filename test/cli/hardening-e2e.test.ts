@@ -108,6 +108,15 @@ describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, 
     expect(fs.readdirSync(d)).toEqual(['x.yaml']);
   });
 
+  test('writeAtomic writes a text as UTF-8 whether or not it is ASCII (ASCII takes the Latin-1 encoder)', () => {
+    const d = tmp();
+    const f = path.join(d, 'x.yaml');
+    for (const text of ['a: 1\n', 'name: caf\u00e9\n', 'x: "\u00ff\u0100 \ud83d\ude80"\n', 'k: \u0000\u007f\n', '']) {
+      writeAtomic(f, text);
+      expect(fs.readFileSync(f)).toEqual(Buffer.from(text, 'utf8'));
+    }
+  });
+
   test('the owner and mode of a fixed file are kept', () => {
     const d = tmp();
     fs.writeFileSync(path.join(d, 'x.yaml'), BAD_GRACE);

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadPolicy } from '../../lib/engine/policy';
-import { runRules } from '../../lib/engine/run';
+import { ruleGraphs, runRules } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseText } from '../../lib/model/parse';
 import { ALL_RULES } from '../../lib/rules';
@@ -73,6 +73,32 @@ describe('no memo leaks between lint runs', () => {
     expect(budget(acme)).toEqual(['error']);
     expect(budget(recommended)).toEqual([]);
     expect(budget(acme)).toEqual(['error']);
+  });
+
+  test('two runs on shared graphs (the last lint of --fix, in two parts) give exactly the findings of one run each; graphs of other objects or another catalog are refused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-memo-'));
+    fs.writeFileSync(path.join(dir, 'acme.yaml'), ACME_POLICY);
+    const acme = loadPolicy(path.join(dir, 'acme.yaml'), ALL_RULES);
+    const recommended = loadPolicy('recommended', ALL_RULES);
+    const version = KubeVersion.parse('1.31');
+    // The corpus's largest stream (many workloads, Services, budgets, webhooks) and the catalog test input.
+    const corpus = path.resolve(__dirname, '../../../shared/corpus/rendered/kube-prometheus.yaml');
+    for (const [file, text, policy] of [
+      ['api.yaml', API, acme],
+      ['kube-prometheus.yaml', fs.readFileSync(corpus, 'utf8'), recommended],
+    ] as const) {
+      const { objects } = parseText(file, text);
+      const fixable = ALL_RULES.filter((r) => r.meta.fixable);
+      const others = ALL_RULES.filter((r) => !r.meta.fixable);
+      const alone = [...runRules(objects, { rules: fixable, policy, version }), ...runRules(objects, { rules: others, policy, version })];
+      const graphs = ruleGraphs(objects, policy);
+      const shared = [...runRules(objects, { rules: fixable, policy, version }, graphs), ...runRules(objects, { rules: others, policy, version }, graphs)];
+      expect(alone.length).toBeGreaterThan(0);
+      expect(shared).toEqual(alone);
+      expect(() => runRules(objects.slice(), { rules: others, policy, version }, graphs)).toThrow(/other objects or another catalog/);
+    }
+    const { objects } = parseText('api.yaml', API);
+    expect(() => runRules(objects, { rules: ALL_RULES, policy: recommended, version }, ruleGraphs(objects, acme))).toThrow(/other objects or another catalog/);
   });
 
   test('outside a lint run, preStopDelay reads the container as it is now (constructs change theirs)', () => {
