@@ -349,6 +349,17 @@ function formatSize(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n % (1024 * 1024) ? 1 : 0)} MB` : `${Math.ceil(n / 1024)} KB`;
 }
 
+/**
+ * What to do about an input over the limit: the --max-file-size that reads it (the next power of
+ * two in MB at or above its size, as `--max-file-size` writes sizes), when its size is known and
+ * within the option's 4GB bound.
+ */
+function raiseLimit(size: number | undefined): string {
+  const mb = size === undefined ? undefined : 2 ** Math.ceil(Math.log2(Math.max(1, size / 1024 ** 2)));
+  if (mb === undefined || mb > 4096) return 'raise --max-file-size if it is genuine';
+  return `if it is genuine, raise the limit: --max-file-size ${mb >= 1024 ? `${mb / 1024}GB` : `${mb}MB`}`;
+}
+
 interface WalkOut {
   files: Array<{ path: string; st: fs.Stats; link: boolean }>;
   charts: string[];
@@ -453,7 +464,7 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
       return;
     }
     if (st.size > maxSize) {
-      errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(st.size)}, over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
+      errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(st.size)}, over the size limit of ${formatSize(maxSize)}; split it, or ${raiseLimit(st.size)}` });
       return;
     }
     if (opts.stream && st.size >= (opts.streamFrom ?? STREAM_FROM_BYTES)) {
@@ -480,7 +491,7 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
       return;
     }
     if (bytes.length > maxSize) {
-      errors.push({ file: shown, line: 1, column: 1, message: `file is over the size limit of ${formatSize(maxSize)}; split it, or raise --max-file-size if it is genuine` });
+      errors.push({ file: shown, line: 1, column: 1, message: `file is ${formatSize(bytes.length)}, over the size limit of ${formatSize(maxSize)}; split it, or ${raiseLimit(bytes.length)}` });
       return;
     }
     addDecoded(bytes, shown, abs);
@@ -512,8 +523,10 @@ export function collectSources(paths: string[], opts: CollectOptions & ReadLimit
       if (stdinRead) continue;
       stdinRead = true;
       const raw = (opts.readStdin ?? (() => fs.readFileSync(0)))();
-      if (typeof raw === 'string') sources.push({ file: STDIN_NAME, text: raw });
-      else if (raw.length > maxSize) errors.push({ file: STDIN_NAME, line: 1, column: 1, message: `stdin is over the size limit of ${formatSize(maxSize)}; raise --max-file-size if it is genuine` });
+      // (A reader that gives text, as tests and API callers may, is held to the limit in UTF-8 bytes too.)
+      const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length;
+      if (size > maxSize) errors.push({ file: STDIN_NAME, line: 1, column: 1, message: `stdin is ${formatSize(size)}, over the size limit of ${formatSize(maxSize)}; ${raiseLimit(size)}` });
+      else if (typeof raw === 'string') sources.push({ file: STDIN_NAME, text: raw });
       else addDecoded(raw, STDIN_NAME);
       continue;
     }

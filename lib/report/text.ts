@@ -68,8 +68,10 @@ function wrap(text: string, width: number): string[] {
 interface Row {
   pos: string;
   severity: Severity;
+  /** What the row shows: the first sentence, or the whole message (--verbose; input errors always). */
   summary: string;
-  rest: string;
+  /** The whole message as written (a final period dropped), for --verbose. */
+  full: string;
   ruleId: string;
   pointer?: string;
 }
@@ -77,7 +79,8 @@ interface Row {
 /**
  * Human output, laid out like ESLint's stylish formatter: each file once, its findings under it
  * grouped by object as `line:col  severity  message  rule-id` with the message's first sentence
- * (the whole message with --verbose), then a summary line and where the rule docs are.
+ * (the whole message with --verbose; an input error always whole, as what to do follows it),
+ * then a summary line and where the rule docs are.
  */
 export function toText(result: LintResult, opts: TextOptions): string {
   // The caller decides (TTY, --color, NO_COLOR): node's own stream check would drop --color in a pipe.
@@ -90,17 +93,19 @@ export function toText(result: LintResult, opts: TextOptions): string {
     if (!g) byFile.set(file, (g = { errors: [], objects: new Map() }));
     return g;
   };
+  // An input error is shown whole: what to do about it (quote the value, remove the duplicate key,
+  // raise --max-file-size) is the part after its first sentence, and nothing else reports it.
   for (const e of result.errors) {
-    const { summary, rest } = splitMessage(printable(e.message));
-    group(e.file).errors.push({ pos: `${e.line}:${e.column}`, severity: 'error', summary, rest, ruleId: '' });
+    const full = printable(e.message).replace(/\.$/, '');
+    group(e.file).errors.push({ pos: `${e.line}:${e.column}`, severity: 'error', summary: full, full, ruleId: '' });
   }
   for (const f of shown) {
     const obj = `${f.object.kind}/${f.object.name}${f.object.namespace ? ` (${f.object.namespace})` : ''}`;
     const rows = group(f.file).objects;
     let list = rows.get(obj);
     if (!list) rows.set(obj, (list = []));
-    const { summary, rest } = splitMessage(printable(f.message));
-    list.push({ pos: `${f.line}:${f.column}`, severity: f.severity, summary, rest, ruleId: f.ruleId, pointer: f.pointer });
+    const message = printable(f.message);
+    list.push({ pos: `${f.line}:${f.column}`, severity: f.severity, summary: splitMessage(message).summary, full: message.replace(/\.$/, ''), ruleId: f.ruleId, pointer: f.pointer });
   }
   const all = [...byFile.values()].flatMap((g) => [...g.errors, ...[...g.objects.values()].flat()]);
   const posW = Math.max(0, ...all.map((r) => r.pos.length));
@@ -111,7 +116,7 @@ export function toText(result: LintResult, opts: TextOptions): string {
   const row = (r: Row) => {
     const head = `${' '.repeat(indent)}${paint('dim', r.pos)}${' '.repeat(posW - r.pos.length + 2)}${paint(sevStyle(r.severity), r.severity)}${' '.repeat(sevW - r.severity.length + 2)}`;
     const id = r.ruleId ? paint('bold', r.ruleId) : '';
-    const text = opts.verbose && r.rest ? `${r.summary}; ${r.rest}` : r.summary;
+    const text = opts.verbose ? r.full : r.summary;
     if (!opts.width) {
       lines.push(`${head}${text}${id ? `  ${id}` : ''}`);
     } else {

@@ -188,6 +188,13 @@ describe('item 8: non-regular files and the size limit', () => {
     expect(out.errors).toEqual([{ file: 'big.yaml', line: 1, column: 1, message: expect.stringContaining('over the size limit of 2 KB') }]);
     expect(out.findings.map((f) => f.file)).toContain('x.yaml');
     expect(kg(['lint', 'x.yaml', '--max-file-size', 'lots'], d).stderr).toContain('--max-file-size must be a size');
+    // The text report says what to do, with the limit that reads the file, and that limit does.
+    const text = kg(['lint', 'big.yaml', '--max-file-size', '2KB'], d);
+    expect(text.stdout).toContain('1:1  error  file is 3 KB, over the size limit of 2 KB; split it, or if it is genuine, raise the limit: --max-file-size 1MB\n');
+    expect(kg(['lint', 'big.yaml', '--max-file-size', '1MB', '--format', 'json'], d).code).toBe(0);
+    // stdin alike.
+    const piped = kg(['lint', '-', '--max-file-size', '2KB'], d, 'a: ' + 'x'.repeat(3000) + '\n');
+    expect(piped.stdout).toContain('error  stdin is 3 KB, over the size limit of 2 KB; if it is genuine, raise the limit: --max-file-size 1MB\n');
   });
 });
 

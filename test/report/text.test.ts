@@ -1,6 +1,7 @@
 /**
  * The stylish text report: the file once, then `line:col  severity  message  rule-id` under each
- * object, the first sentence of the message (all of it with --verbose), wrapped on a terminal and
+ * object, the first sentence of the message (all of it with --verbose; an input error always all
+ * of it: what to do follows its first sentence), wrapped on a terminal and
  * one line per finding in a pipe; colour only on a terminal, never with NO_COLOR, and --color wins.
  */
 import * as path from 'path';
@@ -76,7 +77,7 @@ describe('toText', () => {
     expect(toText(RESULT, { color: false, docsPath: (id) => `docs/rules/${id}.md` })).toBe(
       [
         'broken.yaml',
-        '    3:1    error    YAML syntax error: Implicit keys need to be on a single line',
+        '    3:1    error    YAML syntax error: Implicit keys need to be on a single line; fix the syntax at this position (the other documents are still linted)',
         '',
         'deploy/web.yaml',
         '  Deployment/web (shop)',
@@ -98,7 +99,9 @@ describe('toText', () => {
     expect(out).toBe(
       [
         'broken.yaml',
-        '    3:1    error    YAML syntax error: Implicit keys need to be on a single line',
+        '    3:1    error    YAML syntax error: Implicit keys need to be on a single',
+        '                    line; fix the syntax at this position (the other documents',
+        '                    are still linted)',
         '',
         'deploy/web.yaml',
         '  Deployment/web (shop)',
@@ -127,6 +130,22 @@ describe('toText', () => {
         '                    at /spec/template/spec/containers/0/lifecycle/preStop\n',
     );
     expect(out).not.toContain('--verbose');
+    // The message as written: a first sentence that ends with a period is not joined with a semicolon.
+    expect(out).toContain('    40:3   info     Service/web: no publishNotReadyAddresses. Set it on the peer Service  headless-publish-not-ready\n');
+  });
+
+  test('input errors alone: shown whole (what to do follows the first sentence), with or without --verbose', () => {
+    const errors = [
+      { file: 'big.json', line: 1, column: 1, message: 'file is 94.4 MB, over the size limit of 64 MB; split it, or if it is genuine, raise the limit: --max-file-size 128MB' },
+      { file: 'bad.yaml', line: 6, column: 3, message: 'Deployment/a: spec.replicas is the string "3", but Kubernetes expects an integer (int32); the API server refuses the object (and kubegrace cannot judge this field), so write it without quotes: 3' },
+    ];
+    const only: LintResult = { ...RESULT, findings: [], errors };
+    for (const verbose of [false, true]) {
+      const out = toText(only, { color: false, verbose });
+      expect(out).toContain('    1:1  error  file is 94.4 MB, over the size limit of 64 MB; split it, or if it is genuine, raise the limit: --max-file-size 128MB\n');
+      expect(out).toContain('so write it without quotes: 3\n');
+      expect(out).not.toContain('--verbose for');
+    }
   });
 
   test('colour: severity coloured, rule ID bold and never dimmed', () => {
