@@ -4,7 +4,7 @@ import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEYS } from './mesh-util';
-import { existingPointer, nodePinning, replicaBasis } from './rollout-util';
+import { existingPointer, nodePinning, pdbAllowance, replicaBasis } from './rollout-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** When DoNotSchedule is meant (the message says it, so the advice is not read as "always hard"). */
@@ -41,8 +41,10 @@ export const replicasNotSpread: Rule = {
     severities: ['warning'],
     description: 'replicas >= 2 with neither hostname/zone anti-affinity nor topology spread',
     doc: `Replicas protect availability only if they do not share a failure domain. Without a spreading rule the
-scheduler's default, soft spreading is all there is: several replicas can land on one node, a single node drain or
-failure then takes them together, and a PodDisruptionBudget blocks the drain instead of protecting the service.
+scheduler's default, soft spreading is all there is: several replicas can land on one node, and a single node failure
+then takes them together. A drain of that node evicts them together too, unless a PodDisruptionBudget holds it to a
+few evictions at a time; then the drain waits for each replacement to become Ready on another node (and stalls when
+none fits), while the service runs on what is left. The message says which of the two the linted set shows.
 
 **Condition (warning):** a served Deployment, StatefulSet or ReplicaSet with \`replicas >= 2\` (HPA \`minReplicas\`
 when an HPA targets it) that has neither
@@ -86,6 +88,16 @@ topologySpreadConstraints:
       if (nodePinning(w)) continue;
       if (spread(w)) continue;
       const mlk = w.kind === 'Deployment' && ctx.version.atLeast(1, 27) ? ', matchLabelKeys: [pod-template-hash]' : '';
+      // A budget in the set that allows fewer evictions than there are replicas holds a drain back:
+      // then only a node failure takes every replica at once.
+      const holding = ctx.graph.pdbsFor(w).find((p) => {
+        const a = pdbAllowance(ctx.graph, p);
+        return a !== undefined && a.allowed < basis.replicas;
+      });
+      const allowed = holding && pdbAllowance(ctx.graph, holding)!.allowed;
+      const risk = holding
+        ? `one node failure can take every replica at once (a drain of that node is held back by PodDisruptionBudget/${holding.obj.name}: ${allowed === 0 ? 'it allows no eviction, so the drain stalls' : `${allowed} eviction${allowed === 1 ? '' : 's'} at a time, each waiting for a replacement to become Ready elsewhere`})`
+        : 'one node drain or failure can take every replica at once';
       const ps = w.podSpecPointer.slice(1).split('/');
       // The spreading that is there (but does not count), else where to add it.
       const tsc = existingPointer(w.obj.raw, ...ps, 'topologySpreadConstraints');
@@ -94,7 +106,7 @@ topologySpreadConstraints:
         object: w.obj,
         pointer,
         fix: spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): ${risk}; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
       });
     }
 

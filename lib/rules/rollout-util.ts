@@ -1,6 +1,6 @@
 /** Helpers shared by the selector, ROLL-* and PDB-* rules. */
-import { ClaimMount, HpaView, ObjectGraph } from '../model/graph';
-import { IntOrPercent } from '../model/intstr';
+import { ClaimMount, HpaView, ObjectGraph, PdbView } from '../model/graph';
+import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
 import { Labels, matches, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
@@ -138,6 +138,16 @@ export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
     if (b.hpa) out.fromHpa = true;
   }
   return out;
+}
+
+/** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
+export function pdbAllowance(graph: ObjectGraph, p: PdbView): { allowed: number; of: number } | undefined {
+  const pods = pdbPods(graph, graph.workloadsForPdb(p));
+  if (pods.uncounted.length || pods.replicas <= 0) return undefined;
+  const r = pods.replicas;
+  if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid') return { allowed: Math.min(r, scaled(p.maxUnavailable, r, true)!), of: r };
+  if (p.minAvailable && p.minAvailable.kind !== 'invalid') return { allowed: Math.max(0, r - scaled(p.minAvailable, r, true)!), of: r };
+  return undefined;
 }
 
 /** " in namespace monitoring" when the manifest names it, else " in its namespace" (applied with -n). */

@@ -1,10 +1,9 @@
 import { Rule, RuleContext } from '../engine/types';
-import { ObjectGraph, PdbView, ServiceView } from '../model/graph';
-import { scaled } from '../model/intstr';
+import { ObjectGraph, ServiceView } from '../model/graph';
 import { Labels, matches, parseLabelSelector, stringMap } from '../model/selector';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
-import { fmtIntOrPercent, pdbPods, replicaBasis, rolloutFor } from './rollout-util';
+import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
@@ -29,16 +28,6 @@ class ServiceIndex {
     const loose = this.unnamespaced.get(name);
     return loose && loose.length === 1 ? loose[0] : undefined;
   }
-}
-
-/** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
-function allowedDisruptions(graph: ObjectGraph, p: PdbView): { allowed: number; of: number } | undefined {
-  const pods = pdbPods(graph, graph.workloadsForPdb(p));
-  if (pods.uncounted.length || pods.replicas <= 0) return undefined;
-  const r = pods.replicas;
-  if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid') return { allowed: Math.min(r, scaled(p.maxUnavailable, r, true)!), of: r };
-  if (p.minAvailable && p.minAvailable.kind !== 'invalid') return { allowed: Math.max(0, r - scaled(p.minAvailable, r, true)!), of: r };
-  return undefined;
 }
 
 /** Why the backing pods can all be gone at once; empty when the backend is highly available. */
@@ -80,7 +69,7 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
       const pdbs = graph.pdbsFor(w);
       if (pdbs.length === 0) return true;
       return pdbs.every((p) => {
-        const a = allowedDisruptions(graph, p);
+        const a = pdbAllowance(graph, p);
         return a !== undefined && a.allowed >= a.of;
       });
     });

@@ -49,6 +49,15 @@ spec:
   maxReplicas: 10
 `;
 
+const pdb = (spec: string) => `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  ${spec}
+  selector: {matchLabels: {app: web}}
+`;
+
 ruleTester(replicasNotSpread, {
   valid: [
     { name: 'hostname spread constraint', yaml: workload(tsc('kubernetes.io/hostname')) },
@@ -112,6 +121,26 @@ ruleTester(replicasNotSpread, {
       name: 'anti-affinity on another app does not count: pointer at it',
       yaml: workload(anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {app: cache}}')),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity' }],
+    },
+    {
+      name: 'no budget in the set: a drain can take every replica too',
+      yaml: workload(''),
+      findings: [{ severity: 'warning', message: /soft preference\): one node drain or failure can take every replica at once; add/ }],
+    },
+    {
+      name: 'a budget that holds a drain back (maxUnavailable 1 of 3): only a node failure takes them all, and the budget is named',
+      yaml: workload('') + pdb('maxUnavailable: 1'),
+      findings: [{ severity: 'warning', message: /soft preference\): one node failure can take every replica at once \(a drain of that node is held back by PodDisruptionBudget\/web: 1 eviction at a time, each waiting for a replacement to become Ready elsewhere\); add/ }],
+    },
+    {
+      name: 'a budget that allows no eviction: the drain stalls',
+      yaml: workload('') + pdb('minAvailable: 3'),
+      findings: [{ severity: 'warning', message: /one node failure can take every replica at once \(a drain of that node is held back by PodDisruptionBudget\/web: it allows no eviction, so the drain stalls\)/ }],
+    },
+    {
+      name: 'a budget that allows every replica to go (maxUnavailable 100%) holds nothing back',
+      yaml: workload('') + pdb('maxUnavailable: 100%'),
+      findings: [{ severity: 'warning', message: /one node drain or failure can take every replica at once/ }],
     },
     {
       name: 'suppressed findings are kept, marked suppressed',
