@@ -1,5 +1,6 @@
 import { Rule } from '../engine/types';
-import { num } from '../model/workload';
+import { isObject } from '../model/types';
+import { num, runningContainers, Workload } from '../model/workload';
 import { neededGrace } from './fix-util';
 
 export const zeroGracePeriod: Rule = {
@@ -49,7 +50,7 @@ spec:
         severity: sts ? 'error' : 'warning',
         message: sts
           ? 'terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s'
-          : 'terminationGracePeriodSeconds is 0: preStop hooks are skipped and the app gets only the kubelet\'s 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to preStop + drain + 5s',
+          : `terminationGracePeriodSeconds is 0: ${hasPreStop(w) ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hasPreStop(w) ? 'preStop + drain + 5s' : 'drain + 5s'}`,
         fix: {
           description: `set terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`,
           safety: 'safe',
@@ -59,3 +60,8 @@ spec:
     }
   },
 };
+
+/** Whether a container that runs for the pod's life has a preStop hook (the ones a grace of 0 skips). */
+function hasPreStop(w: Workload): boolean {
+  return runningContainers(w).some((c) => isObject(c.raw.lifecycle) && c.raw.lifecycle.preStop !== undefined && c.raw.lifecycle.preStop !== null);
+}

@@ -53,7 +53,12 @@ ruleTester(zeroGracePeriod, {
     {
       name: 'Deployment with grace 0: warning',
       yaml: wl('Deployment', '0'),
-      findings: [{ severity: 'warning', pointer: POINTER, message: "preStop hooks are skipped and the app gets only the kubelet's 2s minimum" }],
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^terminationGracePeriodSeconds is 0: the app gets only the kubelet's 2s minimum .* or set it to drain \+ 5s$/ }],
+    },
+    {
+      name: 'Deployment with grace 0 and a preStop hook: the hook is skipped, and said so',
+      yaml: wl('Deployment', '0').replace('image: postgres:16}', 'image: postgres:16, lifecycle: {preStop: {sleep: {seconds: 5}}}}'),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^terminationGracePeriodSeconds is 0: its preStop hooks are skipped and the app gets only the kubelet's 2s minimum .* or set it to preStop \+ drain \+ 5s$/ }],
     },
     {
       name: 'DaemonSet served by hint "true" with grace 0: warning',
