@@ -74,7 +74,7 @@ livenessProbe:
           object: w.obj,
           pointer: `${c.pointer}/livenessProbe/initialDelaySeconds`,
           severity: 'info',
-          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a slower start than ${delay}s ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
+          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than about ${delay + lw.seconds}s (the delay plus ${lw.failureThreshold} failed checks ${lw.periodSeconds}s apart) ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
         });
       }
     }

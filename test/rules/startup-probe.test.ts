@@ -49,6 +49,11 @@ ruleTester(startupProbe, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds`, message: 'container "app": livenessProbe waits initialDelaySeconds 60s (>= 30s) instead of using a startupProbe' }],
     },
     {
+      name: 'the restart loop starts past the delay plus the liveness failure window (defaults: 3 checks 10s apart)',
+      yaml: deploy(LIVE60),
+      findings: [{ severity: 'info', message: 'a start slower than about 90s (the delay plus 3 failed checks 10s apart) ends in a restart loop' }],
+    },
+    {
       name: 'the suggested startupProbe covers the delay',
       yaml: deploy(LIVE60),
       findings: [{ severity: 'info', message: 'periodSeconds 10 and failureThreshold 9 (90s to start)' }],
