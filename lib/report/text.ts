@@ -148,10 +148,9 @@ export function toText(result: LintResult, opts: TextOptions): string {
   const problems = s.error + s.warning + s.info;
   const counts = `${s.error} error${s.error === 1 ? '' : 's'}, ${s.warning} warning${s.warning === 1 ? '' : 's'}, ${s.info} info, ${s.suppressed} suppressed`;
   const inputs = result.errors.length ? `, ${result.errors.length} input error${result.errors.length === 1 ? '' : 's'}` : '';
-  const head =
-    problems + result.errors.length === 0
-      ? paint('green', 'No problems')
-      : paint(s.error || result.errors.length ? ['red', 'bold'] : ['yellow', 'bold'], `${problems} problem${problems === 1 ? '' : 's'}`);
+  // Input errors are problems too (as ESLint counts a file it cannot parse): the count never reads 0 above them.
+  const total = problems + result.errors.length;
+  const head = total === 0 ? paint('green', 'No problems') : paint(s.error || result.errors.length ? ['red', 'bold'] : ['yellow', 'bold'], `${total} problem${total === 1 ? '' : 's'}`);
   lines.push(`${head} (${counts}${inputs}) in ${s.files} file${s.files === 1 ? '' : 's'}, ${s.objects} object${s.objects === 1 ? '' : 's'}`);
   if (!opts.verbose && shown.some((f) => splitMessage(f.message).rest)) lines.push('Run with --verbose for the advice on each finding.');
   if (opts.docsPath && shown.length) {

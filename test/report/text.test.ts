@@ -86,7 +86,7 @@ describe('toText', () => {
         '  Service/web\\u001b[2J (shop)',
         '    40:3   info     Service/web: no publishNotReadyAddresses  headless-publish-not-ready',
         '',
-        '3 problems (1 error, 1 warning, 1 info, 1 suppressed, 1 input error) in 2 files, 3 objects',
+        '4 problems (1 error, 1 warning, 1 info, 1 suppressed, 1 input error) in 2 files, 3 objects',
         'Run with --verbose for the advice on each finding.',
         'Rule docs: docs/rules/grace-period-budget.md, docs/rules/pdb-missing.md, docs/rules/headless-publish-not-ready.md',
         '',
@@ -115,7 +115,7 @@ describe('toText', () => {
         '    40:3   info     Service/web: no publishNotReadyAddresses',
         '                    headless-publish-not-ready',
         '',
-        '3 problems (1 error, 1 warning, 1 info, 1 suppressed, 1 input error) in 2 files, 3 objects',
+        '4 problems (1 error, 1 warning, 1 info, 1 suppressed, 1 input error) in 2 files, 3 objects',
         'Run with --verbose for the advice on each finding.',
         '',
       ].join('\n'),
@@ -145,6 +145,7 @@ describe('toText', () => {
       expect(out).toContain('    1:1  error  file is 94.4 MB, over the size limit of 64 MB; split it, or if it is genuine, raise the limit: --max-file-size 128MB\n');
       expect(out).toContain('so write it without quotes: 3\n');
       expect(out).not.toContain('--verbose for');
+      expect(out).toContain('\n2 problems (0 errors, 0 warnings, 0 info, 0 suppressed, 2 input errors) in 2 files, 3 objects\n');
     }
   });
 
