@@ -147,7 +147,9 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
       if (!KINDS.has(w.kind) || !likelyServed(graph, w) || w.grace === 0) continue;
       if (servesAfterSigterm(w) !== undefined || noOverlap(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
-      const local = graph.trafficServices(w).find((s) => s.externalTrafficPolicy === 'Local');
+      const traffic = graph.trafficServices(w);
+      const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
+      const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless);
       for (const c of trafficContainersOf(graph, w)) {
         if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
@@ -169,6 +171,9 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         } else if (local) {
           severity = 'error';
           why = `Service ${local.obj.name} has externalTrafficPolicy: Local, so the external LB keeps sending to the node until its health check fails (interval x unhealthy threshold): requests are certain to fail`;
+        } else if (headlessOnly) {
+          // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
+          why = `its Service${traffic.length === 1 ? ` ${traffic[0].obj.name} is` : 's are'} headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it, and clients keep addresses they resolved before (DNS caches, connection pools), so new connections can hit a closed socket`;
         } else {
           why = 'proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket';
         }

@@ -185,6 +185,16 @@ spec:
   ],
   invalid: [
     {
+      name: 'served only by a headless Service: the lag is DNS and the clients\' resolved addresses, not proxies',
+      yaml: wl({ service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /its Service web is headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it/ }],
+    },
+    {
+      name: 'served by a ClusterIP Service: proxies',
+      yaml: wl(),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
+    },
+    {
       name: 'Traefik (catalog): one user entry point without requestAcceptGraceTimeout still drops requests',
       yaml: wl({
         podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
