@@ -511,7 +511,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         kinds: WORKLOADS.filter((k) => k !== 'StatefulSet'),
         variables: [],
         expression: 'variables.grace != 0',
-        messageExpression: `${prefix('zero-grace-period', 'warning')} + 'terminationGracePeriodSeconds is 0: preStop hooks are skipped and the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to preStop + drain + 5s'`,
+        messageExpression: `${prefix('zero-grace-period', 'warning')} + 'terminationGracePeriodSeconds is 0: ' + (${RUNNING}.exists(c, has(c.lifecycle) && has(c.lifecycle.preStop)) ? 'its preStop hooks are skipped and the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to preStop + drain + 5s' : 'the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to drain + 5s')`,
       },
     ],
   },
@@ -883,7 +883,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           ],
           expression: `variables.replicas < 2 || !variables.served || ${pinned} || ${spreads}`,
           messageExpression:
-            `${prefix('replicas-not-spread', 'warning')} + 'replicas ' + string(variables.replicas) + ' but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler\\'s default spreading is only a soft preference): one node drain or failure can take every replica at once; add topologySpreadConstraints with topologyKey kubernetes.io/hostname, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway and a labelSelector for its own pods' + ` +
+            `${prefix('replicas-not-spread', 'warning')} + 'replicas ' + string(variables.replicas) + ' but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler\\'s default spreading is only a soft preference): one node failure can take every replica at once, and so can a drain of that node unless a PodDisruptionBudget holds it back; add topologySpreadConstraints with topologyKey kubernetes.io/hostname, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway and a labelSelector for its own pods' + ` +
             `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];

@@ -52,3 +52,29 @@ spec:
     expect(validate(v.policy, obj) !== undefined).toBe(fires);
   });
 });
+
+describe('zero-grace-period: the policy says preStop hooks are skipped only when there are some, as the linter does', () => {
+  const deployment = (lifecycle: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [{name: app, image: "web:1", ports: [{containerPort: 8080}]${lifecycle}}]
+`;
+  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog: builtinCatalog() };
+  const version = KubeVersion.parse('1.34');
+  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'zero-grace-period' && x.conditionSeverity === 'warning')!;
+  test.each([
+    ['no preStop hook', '', /^terminationGracePeriodSeconds is 0: the app gets only the kubelet's 2s minimum .* or set it to drain \+ 5s$/, /terminationGracePeriodSeconds is 0: the app gets only 2s .* or set it to drain \+ 5s$/],
+    ['a preStop hook', ', lifecycle: {preStop: {sleep: {seconds: 5}}}', /^terminationGracePeriodSeconds is 0: its preStop hooks are skipped and .* or set it to preStop \+ drain \+ 5s$/, /terminationGracePeriodSeconds is 0: its preStop hooks are skipped and .* or set it to preStop \+ drain \+ 5s$/],
+  ] as const)('%s', (_name, lifecycle, linterMessage, policyMessage) => {
+    const yaml = deployment(lifecycle);
+    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'zero-grace-period');
+    expect(linter.map((f) => f.message)).toEqual([expect.stringMatching(linterMessage)]);
+    expect(validate(v.policy, parseText('web.yaml', yaml).objects[0].raw)).toEqual([expect.stringMatching(policyMessage)]);
+  });
+});
