@@ -786,7 +786,10 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const kinds = WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob');
       const waitText = `'linkerd-proxy waits ' + ${secs('variables.lkWait')} + ' before exit (' + (variables.lkWaitFromProxy ? 'its preStop sleep' : ${str(LK.wait)}) + ')'`;
       const rec = ceil('(variables.lkWait > variables.lkLongestTotal ? variables.lkWait : variables.lkLongestTotal) + 5.0');
-      const appWarn = "variables.grace != 0 && variables.lkMode == 'classic' && variables.lkWait > 0.0 && variables.lkWait < double(variables.grace) && variables.lkLongestPreStop >= 0.0 && variables.lkLongestPreStop >= variables.lkWait";
+      // With a wait: the app's preStop is not below it. Without one (unset, 0 or malformed): any app preStop delay.
+      const appWarn =
+        "variables.grace != 0 && variables.lkMode == 'classic' && variables.lkWait < double(variables.grace) && variables.lkLongestPreStop >= 0.0 && " +
+        '(variables.lkWait > 0.0 ? variables.lkLongestPreStop >= variables.lkWait : variables.lkLongestPreStop > 0.0)';
       const nativeIgnored = "variables.lkMode == 'native' && variables.lkWaitSet && variables.lkWait > 0.0";
       const longLivedOver = "variables.lkLongLived && (variables.lkMode == 'classic' ? variables.lkWait : variables.lkLongestTotal) + variables.lkSgp > double(variables.grace)";
       const bounded = '(size(variables.mains) <= 32)';
@@ -808,7 +811,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
             `${prefix('linkerd-proxy-drain', 'warning')} + (variables.lkModeBad != '' ? variables.lkModeBad + ': not "true" or "false"; Linkerd treats it as false (classic proxy)' : ` +
             `variables.lkWaitBad ? ${str(LK.wait)} + ' "' + ${ann(LK.wait)} + '" is not a whole number of seconds; Linkerd ignores it (no wait), write e.g. "20"' : ` +
             `size(variables.lkSgpSource) > 0 && variables.lkSgpRead < 0.0 ? variables.lkSgpSource[0] + ' "' + variables.lkSgpSource[1] + '" is not a Go duration; the proxy keeps its default 120s, write e.g. "30s"' : ` +
-            `${waitText} + ', but an app container has a preStop delay of ' + ${secs('variables.lkLongestPreStop')} + ' >= that: the proxy gets SIGTERM no later than the app does, so calls the app makes while it drains fail; set ' + ${str(LK.wait)} + ' above the preStop of the app (preStop + drain)')`,
+            `(variables.lkWait > 0.0 ? ${waitText} + ', but an app container has a preStop delay of ' + ${secs('variables.lkLongestPreStop')} + ' >= that: the proxy gets SIGTERM no later than the app does, so calls the app makes while it drains fail; set ' + ${str(LK.wait)} + ' above the preStop of the app (preStop + drain)' : ` +
+            `'the linkerd-proxy gets SIGTERM as soon as the pod starts terminating (no wait before exit), while an app container sleeps ' + ${secs('variables.lkLongestPreStop')} + ' in its preStop to keep serving: from its SIGTERM the proxy refuses new connections, so requests that reach the pod during that preStop and the app\\'s own calls while it drains fail; set ' + ${str(LK.wait)} + ' to the preStop of the app plus its drain'))`,
         },
         {
           severity: 'info',

@@ -17,7 +17,8 @@ function waitFix(version: KubeVersion, w: Workload, lk: LinkerdMesh, n: number):
   const grace = Math.max(w.grace, n + GRACE_MARGIN_SECONDS);
   const raise: FixEdit[] = grace > w.grace ? [graceEdit(w, grace)] : [];
   const graceText = raise.length ? ` and set terminationGracePeriodSeconds to ${grace}` : '';
-  if (lk.waitOrigin === 'container' && lk.proxy) {
+  // A rendered proxy (linkerd inject's output) is edited itself: an annotation would change nothing.
+  if (lk.proxy && (lk.waitOrigin === 'container' || lk.waitOrigin === 'default')) {
     const edit = preStopDelayEdit(version, lk.proxy, n);
     if (!edit) return undefined;
     return { description: `${edit.text}${graceText}`, safety: 'proposal', edits: [...edit.edits, ...raise] };
@@ -69,7 +70,11 @@ still the common case, inject a classic proxy).
 - **error** (classic): \`n >= G\`: the proxy is still sleeping when the grace period ends; it gets at most 2 s
   after SIGTERM before SIGKILL and every connection is cut.
 - **warning** (classic, \`n > 0\`): the app's longest preStop delay \`S >= n\`: the proxy gets SIGTERM before (or
-  with) the app, so the app's shutdown-time calls fail. Nothing is reported when \`n\` is unset or 0.
+  with) the app, so the app's shutdown-time calls fail.
+- **warning** (classic, \`n\` unset or 0): an app container has a preStop delay \`S > 0\`: the proxy takes SIGTERM
+  with the pod and refuses new connections from then on (Linkerd's graceful-shutdown docs), so requests from
+  clients still catching up with the endpoint removal, and the app's own calls while it drains, fail during
+  the very preStop meant to serve them. Without an app preStop either, \`prestop-missing\` reports the app.
 - **info** (native): \`n\` is set: Linkerd ignores it for native sidecars (dead configuration).
 - **warning:** a malformed value (\`n\` not a whole number, a native-sidecar switch not \`true\`/\`false\`, a
   shutdown grace period that is not a Go duration): Linkerd ignores it.
@@ -164,6 +169,24 @@ spec:
               fix: waitFix(ctx.version, w, lk, Math.max(target, Math.floor(app.preStopSeconds) + 1)),
             });
           }
+        }
+      } else {
+        // No wait: the proxy takes SIGTERM with the pod and refuses new connections from then on,
+        // so an app that sleeps in its preStop to keep serving serves nothing meshed meanwhile.
+        const app = longestPreStop(apps);
+        if (app && app.preStopSeconds > 0) {
+          const target = Math.ceil(app.preStopSeconds + app.drain);
+          const grace = Math.max(g, target + GRACE_MARGIN_SECONDS);
+          const malformed = lk.problems.some((p) => p.key === LINKERD.waitBeforeExit);
+          const unset =
+            lk.waitOrigin === 'default' ? `${LINKERD.waitBeforeExit} is not set` : malformed ? `${LINKERD.waitBeforeExit} is malformed, so it waits 0s` : `${lk.waitOrigin === 'container' ? 'its preStop sleep' : LINKERD.waitBeforeExit} is 0s`;
+          ctx.report({
+            object: w.obj,
+            pointer: waitPointer(w, lk),
+            severity: 'warning',
+            message: `the linkerd-proxy gets SIGTERM as soon as the pod starts terminating (${modeNote(lk)}; ${unset}), while container "${app.container.name}" sleeps ${secs(app.preStopSeconds)} in its preStop to keep serving: from its SIGTERM the proxy refuses new connections, so requests that reach the pod during that preStop (clients still catching up with the endpoint removal) and the app's own calls while it drains fail; set ${LINKERD.waitBeforeExit}: "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s`,
+            fix: waitFix(ctx.version, w, lk, target),
+          });
         }
       }
       if (longLived(w)) {

@@ -78,3 +78,34 @@ spec:
     expect(validate(v.policy, parseText('web.yaml', yaml).objects[0].raw)).toEqual([expect.stringMatching(policyMessage)]);
   });
 });
+
+describe('linkerd-proxy-drain without a wait before exit: the policy fires exactly where the linter does', () => {
+  const deployment = (annotations: string, lifecycle: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, annotations: {"linkerd.io/inject": enabled${annotations}}}
+    spec:
+      containers: [{name: app, image: "web:1", ports: [{containerPort: 8080}]${lifecycle}}]
+`;
+  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog: builtinCatalog() };
+  const version = KubeVersion.parse('1.34');
+  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'linkerd-proxy-drain' && x.conditionSeverity === 'warning')!;
+  const sleep10 = ', lifecycle: {preStop: {sleep: {seconds: 10}}}';
+  test.each([
+    ['no wait, app preStop 10s', '', sleep10, true],
+    ['wait "0", app preStop 10s', ', "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "0"', sleep10, true],
+    ['no wait, no app preStop', '', '', false],
+    ['wait 20 above the app preStop 10s', ', "config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20"', sleep10, false],
+    ['native proxy, no wait, app preStop 10s', ', "config.linkerd.io/proxy-enable-native-sidecar": "true"', sleep10, false],
+  ] as const)('%s', (_name, annotations, lifecycle, fires) => {
+    const yaml = deployment(annotations, lifecycle);
+    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'linkerd-proxy-drain' && f.severity === 'warning');
+    const messages = validate(v.policy, parseText('web.yaml', yaml).objects[0].raw);
+    expect(linter.length > 0).toBe(fires);
+    expect(messages !== undefined).toBe(fires);
+    if (fires) expect(messages).toEqual([expect.stringMatching(/the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(no wait before exit\), while an app container sleeps 10s in its preStop/)]);
+  });
+});

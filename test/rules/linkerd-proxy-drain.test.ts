@@ -44,7 +44,7 @@ metadata:
 
 ruleTester(linkerdProxyDrain, {
   valid: [
-    { name: 'injected, no wait set: nothing to judge', yaml: deploy(inject, app(sleep(10))) },
+    { name: 'injected, no wait set, no app preStop: nothing here (prestop-missing reports the app)', yaml: deploy(inject, app()) },
     { name: 'Linkerd\'s guidance: app sleep 10 < proxy wait 20 < grace 60', yaml: deploy(`${inject}, ${wait('20')}`, app(sleep(10), '60')) },
     { name: 'app without a hook (S = 0) < wait 20 < grace 30', yaml: deploy(`${inject}, ${wait('20')}`, app()) },
     { name: 'wait annotation with linkerd.io/inject: disabled on the pod: not meshed', yaml: deploy(`"linkerd.io/inject": disabled, ${wait('60')}`, app()) },
@@ -80,6 +80,34 @@ spec:
     },
   ],
   invalid: [
+    {
+      // Linkerd's graceful-shutdown docs: on SIGTERM the proxy refuses all new requests at once; the
+      // app's preStop then serves nothing meshed.
+      name: 'injected, no wait set, app preStop 10s: warning at the annotations, the fix sets the wait to preStop + drain',
+      yaml: deploy(inject, app(sleep(10))),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/metadata/annotations',
+          message: /^the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(classic proxy assumed.*; config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds is not set\), while container "app" sleeps 10s in its preStop to keep serving: from its SIGTERM the proxy refuses new connections.*set config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds: "20" \(preStop \+ drain\), with terminationGracePeriodSeconds >= 30s$/,
+        },
+      ],
+    },
+    {
+      name: 'wait "0" written out, app preStop 10s: the same warning, naming the 0',
+      yaml: deploy(`${inject}, ${wait('0')}`, app(sleep(10))),
+      findings: [{ severity: 'warning', pointer: '/spec/template/metadata/annotations/config.alpha.linkerd.io~1proxy-wait-before-exit-seconds', message: /config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds is 0s\), while container "app" sleeps 10s/ }],
+    },
+    {
+      name: 'rendered classic proxy without a preStop, app preStop 10s: the fix gives the proxy its own sleep (an annotation would change nothing)',
+      yaml: deploy('', `      containers:
+      - name: app
+        image: web
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+      - {name: linkerd-proxy, image: cr.l5d.io/linkerd/proxy}`),
+      findings: [{ severity: 'warning', message: /the rendered linkerd-proxy is a classic container; config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds is not set/}],
+    },
     {
       // Namespace-level injection is the common setup and usually outside the linted set: a proxy
       // configuration annotation is itself the evidence that the pod is meshed.
@@ -181,6 +209,29 @@ spec:
 });
 
 /** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
+describe('linkerd-proxy-drain without a wait: the repair', () => {
+  test('an injected pod gets the annotation (a proposal); a rendered proxy gets its own preStop sleep, since the annotation would change nothing', () => {
+    const [annotated] = runRule(linkerdProxyDrain, deploy(inject, app(sleep(10))));
+    expect(annotated.fix).toEqual({
+      description: 'set config.alpha.linkerd.io/proxy-wait-before-exit-seconds to "20"',
+      safety: 'proposal',
+      edits: [{ op: 'set', pointer: '/spec/template/metadata/annotations/config.alpha.linkerd.io~1proxy-wait-before-exit-seconds', value: '20' }],
+    });
+    const rendered = deploy('', `      containers:
+      - name: app
+        image: web
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+      - {name: linkerd-proxy, image: cr.l5d.io/linkerd/proxy}`);
+    const [proxy] = runRule(linkerdProxyDrain, rendered);
+    expect(proxy.fix).toEqual({
+      description: 'add preStop sleep 20s to container "linkerd-proxy"',
+      safety: 'proposal',
+      edits: [{ op: 'set', pointer: '/spec/template/spec/containers/1/lifecycle/preStop', value: { sleep: { seconds: 20 } } }],
+    });
+  });
+});
+
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/rendered');
 const corpusFile = (f: string) => fs.readFileSync(path.join(CORPUS, f), 'utf8');
 const describeCorpus = fs.existsSync(CORPUS) ? describe : describe.skip;
