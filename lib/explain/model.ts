@@ -367,6 +367,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
         const n = classicLinkerd!.waitBeforeExitSeconds;
         const appPre = app.sigterm ?? 0;
         if (n > 0 && n < G && appPre > 0 && appPre >= n) markProxyGone(app, proxyLane.sigterm ?? n, 'linkerd-proxy shutting down', 'linkerd-proxy-drain', `linkerd-proxy gets SIGTERM at ${secs(n)}, no later than "${app.name}" (${secs(appPre)}): its calls while draining fail`);
+        // No wait: the proxy refuses new connections from 0s, through the app's preStop and drain.
+        else if (n === 0 && appPre > 0) markProxyGone(app, proxyLane.sigterm ?? 0, 'linkerd-proxy refusing connections', 'linkerd-proxy-drain', `linkerd-proxy gets SIGTERM at 0s (no wait before exit) and refuses new connections while "${app.name}" sleeps in its preStop until ${secs(appPre)}: requests reaching the pod and its own calls while draining fail`);
       } else if (!classicIstio!.exitOnZeroActiveConnections) {
         const gone = proxyLane.exit ?? 0;
         // As istio-proxy-drain: an app without a hook counts only when its drain time is declared.

@@ -216,6 +216,26 @@ describe('termination timeline: sidecars and meshes', () => {
     expect(t.findings.some((f) => f.ruleId === 'linkerd-proxy-drain')).toBe(true);
   });
 
+  test('Linkerd classic with no wait before exit and an app preStop: the proxy refuses connections from 0s, flagged as the linter does', () => {
+    const t = explainOne(
+      deployment({
+        containers: container('app', '{sleep: {seconds: 10}}'),
+        grace: 60,
+        annotations: { 'linkerd.io/inject': 'enabled' },
+      }),
+    );
+    expect(lane(t, 'linkerd-proxy')).toMatchObject({ role: 'proxy-classic', injected: true, sigterm: 0 });
+    const red = lane(t, 'app').phases.find((x) => x.kind === 'violation')!;
+    expect(red).toMatchObject({ start: 0, end: 20, ruleId: 'linkerd-proxy-drain', overlay: true, label: 'linkerd-proxy refusing connections' });
+    expect(t.violations.map((v) => [v.ruleId, v.at])).toEqual([['linkerd-proxy-drain', 0]]);
+    expect(t.findings.filter((f) => f.ruleId === 'linkerd-proxy-drain').map((f) => f.severity)).toEqual(['warning']);
+  });
+
+  test('Linkerd classic with no wait and no app preStop: nothing (prestop-missing speaks for the app)', () => {
+    const t = explainOne(deployment({ containers: container('app'), grace: 60, annotations: { 'linkerd.io/inject': 'enabled' } }));
+    expect(t.violations.filter((v) => v.ruleId === 'linkerd-proxy-drain')).toEqual([]);
+  });
+
   test('Linkerd classic with the proxy waiting longer than the app: no violation', () => {
     const t = explainOne(
       deployment({
