@@ -53,46 +53,43 @@ spec:
   });
 });
 
-describe('zero-grace-period: the policy says preStop hooks are skipped only when there are some, as the linter does', () => {
-  const deployment = (lifecycle: string) => `apiVersion: apps/v1
+/** A Deployment of one served container: pod template annotations, container fields after its ports, pod spec lines. */
+const webDeployment = (annotations: string, containerExtra: string, podSpec = '') => `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}}
+    metadata: {labels: {app: web}, annotations: {${annotations}}}
     spec:
-      terminationGracePeriodSeconds: 0
-      containers: [{name: app, image: "web:1", ports: [{containerPort: 8080}]${lifecycle}}]
+${podSpec}      containers: [{name: app, image: "web:1", ports: [{containerPort: 8080}]${containerExtra}}]
 `;
-  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog: builtinCatalog() };
-  const version = KubeVersion.parse('1.34');
-  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'zero-grace-period' && x.conditionSeverity === 'warning')!;
+const defaultPolicy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog: builtinCatalog() };
+/** The exported validation of a rule and severity, and the linter's findings of that rule, for the same policy and version. */
+function bothReadings(ruleId: string, severity: string, version = KubeVersion.parse('1.34')) {
+  const v = exportPolicies({ rules: ALL_RULES, policy: defaultPolicy, version, mode: 'validate' }).validations.find((x) => x.ruleId === ruleId && x.conditionSeverity === severity)!;
+  return {
+    policy: (yaml: string) => validate(v.policy, parseText('web.yaml', yaml).objects[0].raw),
+    linter: (yaml: string) => lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy: defaultPolicy, version }).findings.filter((f) => f.ruleId === ruleId && f.severity === severity),
+  };
+}
+
+describe('zero-grace-period: the policy says preStop hooks are skipped only when there are some, as the linter does', () => {
+  const deployment = (lifecycle: string) => webDeployment('', lifecycle, '      terminationGracePeriodSeconds: 0\n');
+  const read = bothReadings('zero-grace-period', 'warning');
   test.each([
     ['no preStop hook', '', /^terminationGracePeriodSeconds is 0: the app gets only the kubelet's 2s minimum .* or set it to drain \+ 5s$/, /terminationGracePeriodSeconds is 0: the app gets only 2s .* or set it to drain \+ 5s$/],
     ['a preStop hook', ', lifecycle: {preStop: {sleep: {seconds: 5}}}', /^terminationGracePeriodSeconds is 0: its preStop hooks are skipped and .* or set it to preStop \+ drain \+ 5s$/, /terminationGracePeriodSeconds is 0: its preStop hooks are skipped and .* or set it to preStop \+ drain \+ 5s$/],
   ] as const)('%s', (_name, lifecycle, linterMessage, policyMessage) => {
     const yaml = deployment(lifecycle);
-    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'zero-grace-period');
-    expect(linter.map((f) => f.message)).toEqual([expect.stringMatching(linterMessage)]);
-    expect(validate(v.policy, parseText('web.yaml', yaml).objects[0].raw)).toEqual([expect.stringMatching(policyMessage)]);
+    expect(read.linter(yaml).map((f) => f.message)).toEqual([expect.stringMatching(linterMessage)]);
+    expect(read.policy(yaml)).toEqual([expect.stringMatching(policyMessage)]);
   });
 });
 
 describe('linkerd-proxy-drain without a wait before exit: the policy fires exactly where the linter does', () => {
-  const deployment = (annotations: string, lifecycle: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}, annotations: {"linkerd.io/inject": enabled${annotations}}}
-    spec:
-      containers: [{name: app, image: "web:1", ports: [{containerPort: 8080}]${lifecycle}}]
-`;
-  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog: builtinCatalog() };
-  const version = KubeVersion.parse('1.34');
-  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'linkerd-proxy-drain' && x.conditionSeverity === 'warning')!;
+  const deployment = (annotations: string, lifecycle: string) => webDeployment(`"linkerd.io/inject": enabled${annotations}`, lifecycle);
+  const read = bothReadings('linkerd-proxy-drain', 'warning');
   const sleep10 = ', lifecycle: {preStop: {sleep: {seconds: 10}}}';
   test.each([
     ['no wait, app preStop 10s', '', sleep10, true],
@@ -102,9 +99,8 @@ spec:
     ['native proxy, no wait, app preStop 10s', ', "config.linkerd.io/proxy-enable-native-sidecar": "true"', sleep10, false],
   ] as const)('%s', (_name, annotations, lifecycle, fires) => {
     const yaml = deployment(annotations, lifecycle);
-    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'linkerd-proxy-drain' && f.severity === 'warning');
-    const messages = validate(v.policy, parseText('web.yaml', yaml).objects[0].raw);
-    expect(linter.length > 0).toBe(fires);
+    const messages = read.policy(yaml);
+    expect(read.linter(yaml).length > 0).toBe(fires);
     expect(messages !== undefined).toBe(fires);
     if (fires) expect(messages).toEqual([expect.stringMatching(/the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(no wait before exit\), while an app container sleeps 10s in its preStop/)]);
   });
