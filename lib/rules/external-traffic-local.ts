@@ -144,7 +144,7 @@ containers:
         object: w.obj,
         pointer: preStopPointer(c),
         severity: 'warning',
-        message: `container "${c.name}": ${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${delayAdvice(ctx.version, d, want)}${grace}`,
+        message: `container "${c.name}": ${d.kind === 'none' ? `has no preStop delay behind ${svc}, so it stops serving at once, inside the ${hw.source} of ${hw.seconds}s` : `${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s`}: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${delayAdvice(ctx.version, d, want)}${grace}`,
         // Adding the sleep action to a container without a hook (>= 1.30) is safe (section 12), and
         // so is the grace raise it needs (TERM-001); lengthening a hook, or an exec sleep, is a proposal.
         // Switching the Service to externalTrafficPolicy: Cluster is not offered: it drops the client

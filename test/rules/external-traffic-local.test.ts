@@ -125,7 +125,7 @@ spec:
     {
       name: 'no preStop: warning at the container',
       yaml: workload({ replicas: 1, grace: 60 }) + svc(),
-      findings: [{ severity: 'warning', pointer: C, message: 'no preStop delay' }],
+      findings: [{ severity: 'warning', pointer: C, message: /^container "proxy": has no preStop delay behind Service\/.*, so it stops serving at once, inside the LB health-check window of \d+s: the node stays in the LB pool/ }],
     },
     {
       name: 'AWS health-check annotation: one given, the other defaulted (15 x 3 = 45)',
