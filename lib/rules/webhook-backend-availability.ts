@@ -36,6 +36,8 @@ interface Backend {
   /** "Deployment/x replicas 1", one per backing workload. */
   who: string;
   reasons: string[];
+  /** What to change, one item per reason (the parts of a highly available backend that are missing). */
+  fixes: string[];
   /** One pod in total (the self-admission deadlock is judged only then). */
   single: boolean;
 }
@@ -49,6 +51,8 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
   const reasons: string[] = [];
   let total = 0;
   const parts: string[] = [];
+  /** The HPAs that set the replica count (their minReplicas is what to raise). */
+  const hpas: string[] = [];
   for (const w of ws) {
     if (w.kind === 'Pod') {
       total += 1;
@@ -59,11 +63,14 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
     if (!b) return undefined;
     total += b.replicas;
     parts.push(`${nameOf(w)} ${b.phrase}`);
+    if (b.hpa) hpas.push(`HorizontalPodAutoscaler/${b.hpa.obj.name}`);
   }
   if (total <= 0) return undefined; // scaled to zero: nothing to keep available
   const who = parts.join(', ');
+  const fixes: string[] = [];
   if (total === 1) {
     reasons.push(`a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`);
+    fixes.push(`${hpas.length ? `set minReplicas: 2 on ${hpas.join(', ')}, spread the replicas over nodes,` : 'run >= 2 replicas spread over nodes,'} with a PodDisruptionBudget (maxUnavailable: 1)`);
   } else {
     const unprotected = ws.filter((w) => {
       const pdbs = graph.pdbsFor(w);
@@ -79,6 +86,7 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
       reasons.push(
         `${anyPdb ? `the PodDisruptionBudget of ${names} allows every replica to be evicted` : `no PodDisruptionBudget selects ${names}`}, so a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once`,
       );
+      fixes.push(anyPdb ? `set the PodDisruptionBudget of ${names} to maxUnavailable: 1` : `add a PodDisruptionBudget (maxUnavailable: 1) selecting ${names}`);
     }
   }
   if (ws.length === 1 && ws[0].kind === 'Deployment' && ws[0].deployment) {
@@ -87,12 +95,14 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
     const d = rolloutFor(w, b.replicas)!;
     if (d.type === 'Recreate') {
       reasons.push(`its strategy is Recreate, so every rollout removes all replicas before a new one starts`);
+      fixes.push('roll out with RollingUpdate keeping one available (maxSurge: 1, maxUnavailable: 0)');
     } else if (d.type === 'RollingUpdate' && d.unavailable >= b.replicas) {
       const how = d.maxUnavailableSet ? `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}` : `maxSurge ${fmtIntOrPercent(d.maxSurge)} with the default maxUnavailable`;
       reasons.push(`its rollout (${how}, resolved ${d.unavailable} unavailable of ${b.replicas}) removes every replica before a replacement is Ready`);
+      fixes.push('a rollout that keeps one available (maxUnavailable: 0)');
     }
   }
-  return { workloads: ws, who, reasons, single: total === 1 };
+  return { workloads: ws, who, reasons, fixes, single: total === 1 };
 }
 
 /**
@@ -142,7 +152,6 @@ function admitsOwnPods(graph: ObjectGraph, hook: JsonObject, w: Workload, ns: st
   return matches(nsSel, labels);
 }
 
-const FIX = 'run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1) and a rollout that keeps one available (maxUnavailable: 0)';
 
 interface Group {
   svcNs: string;
@@ -188,7 +197,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${FIX}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }
@@ -212,7 +221,7 @@ function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): 
   ctx.report({
     object: o,
     pointer: `/spec/service`,
-    message: `APIService ${o.name} is served by Service ${svcRef.namespace}/${svcRef.name}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the aggregated API ${gv} is Unavailable: API discovery for the group fails (kubectl prints discovery errors, namespace deletion stalls with NamespaceDeletionDiscoveryFailure)${extra}. Fix: ${FIX}`,
+    message: `APIService ${o.name} is served by Service ${svcRef.namespace}/${svcRef.name}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the aggregated API ${gv} is Unavailable: API discovery for the group fails (kubectl prints discovery errors, namespace deletion stalls with NamespaceDeletionDiscoveryFailure)${extra}. Fix: ${backend.fixes.join('; and ')}`,
   });
 }
 

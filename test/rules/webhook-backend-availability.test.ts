@@ -138,6 +138,26 @@ ruleTester(webhookBackendAvailability, {
       findings: [{ severity: 'warning', message: 'backed by Deployment/guard replicas 2: no PodDisruptionBudget selects Deployment/guard, so a drain, a node-pool upgrade or autoscaler consolidation can evict all replicas at once' }],
     },
     {
+      name: 'replicas 2, no PDB: the fix asks for the budget only (the replicas are there)',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }),
+      findings: [{ severity: 'warning', message: /\. Fix: add a PodDisruptionBudget \(maxUnavailable: 1\) selecting Deployment\/guard; or failurePolicy: Ignore / }],
+    },
+    {
+      name: 'a PDB that allows every eviction: the fix changes that budget',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }) + pdb('maxUnavailable: 2'),
+      findings: [{ severity: 'warning', message: /\. Fix: set the PodDisruptionBudget of Deployment\/guard to maxUnavailable: 1; or failurePolicy/ }],
+    },
+    {
+      name: 'replicas 3 with a PDB but Recreate: the fix is the rollout only',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3, strategy: '{type: Recreate}' }) + HA,
+      findings: [{ severity: 'warning', message: /\. Fix: roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); or failurePolicy/ }],
+    },
+    {
+      name: 'a single replica whose rollout removes it: both fixes',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{rollingUpdate: {maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', message: /\. Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); and a rollout that keeps one available \(maxUnavailable: 0\); or failurePolicy/ }],
+    },
+    {
       name: 'a PDB in another namespace does not count',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }) + pdb('maxUnavailable: 1', 'other'),
       findings: [{ severity: 'warning', message: 'no PodDisruptionBudget selects Deployment/guard' }],
@@ -170,7 +190,7 @@ ruleTester(webhookBackendAvailability, {
     {
       name: 'HPA minReplicas 1 overrides replicas 3',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 3 }) + hpa(1) + HA,
-      findings: [{ severity: 'warning', message: 'backed by Deployment/guard HPA minReplicas 1 (HorizontalPodAutoscaler/guard): a single replica' }],
+      findings: [{ severity: 'warning', message: /backed by Deployment\/guard HPA minReplicas 1 \(HorizontalPodAutoscaler\/guard\): a single replica.*\. Fix: set minReplicas: 2 on HorizontalPodAutoscaler\/guard, spread the replicas over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); or failurePolicy/ }],
     },
     {
       name: 'a bare Pod backend',
