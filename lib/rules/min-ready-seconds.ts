@@ -76,6 +76,10 @@ fan-in, istiod and the Linkerd destination and identity controllers are long-liv
   is no next old pod to protect), or pods behind an AWS load balancer with IP targets: info when
   \`minReadySeconds\` is 0.
 
+Not judged: a Deployment with \`strategy.type: Recreate\` (every old pod goes before the new ones
+start) and a StatefulSet with \`updateStrategy.type: OnDelete\` (no rollout steps): there is no next
+old pod for \`minReadySeconds\` to hold back (\`recreate-strategy\` judges the former).
+
 Fix (3 replicas, P = 0.7, linear:2-4 backoff: Y = 1.97 retries, T <= 19.5 s):
 
 \`\`\`yaml
@@ -103,6 +107,10 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
     for (const w of ctx.graph.workloads) {
       if (w.kind !== 'Deployment' && w.kind !== 'StatefulSet') continue;
       if (w.kind === 'StatefulSet' && !ctx.version.atLeast(1, 23)) continue;
+      // minReadySeconds paces the steps of a rolling update (ROLL-003's semantics): Recreate removes
+      // every old pod first, and OnDelete has no steps, so there is nothing for it to pace.
+      if (w.deployment?.type === 'Recreate') continue;
+      if (w.kind === 'StatefulSet' && get(w.obj.raw, 'spec', 'updateStrategy', 'type') === 'OnDelete') continue;
       // A connection pattern (hint or catalog) is itself evidence of clients: skip only known-unserved pods.
       if (ctx.graph.servedState(w) === 'unserved') continue;
       const current = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? 0;

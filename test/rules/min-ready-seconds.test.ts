@@ -33,6 +33,10 @@ const ISTIOD = "{name: discovery, image: 'docker.io/istio/pilot:1.24.0', args: [
 
 ruleTester(minReadySeconds, {
   valid: [
+    // minReadySeconds paces rolling-update steps only (ROLL-003's semantics).
+    { name: 'fan-in Deployment with strategy Recreate: no next old pod to hold back', yaml: app({ annotations: FAN_IN }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {type: Recreate}\n') },
+    { name: 'long-lived (istiod) Deployment with strategy Recreate', yaml: app({ container: ISTIOD, svcPorts: '[{port: 15012}]' }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {type: Recreate}\n') },
+    { name: 'fan-in StatefulSet with updateStrategy OnDelete: no rollout steps', yaml: app({ kind: 'StatefulSet', annotations: FAN_IN }).replace('  replicas: 3\n', '  replicas: 3\n  updateStrategy: {type: OnDelete}\n') },
     { name: 'catalog: a Teleport agent (same image, no tunnel port) is not fan-in', yaml: app({ container: TELEPORT_AGENT, svcPorts: '[{name: diag, port: 3000}]' }) },
     { name: 'catalog: the Teleport 2022 single binary behind a Service without the tunnel port', yaml: app({ container: TELEPORT_2022, svcPorts: '[{name: https, port: 443, targetPort: 3080}]' }) },
     { name: 'catalog: a hint wins over the catalog (short on a Teleport proxy)', yaml: app({ container: TELEPORT_PROXY, annotations: '"kubegrace.dev/connection-pattern": short' }) },
