@@ -755,7 +755,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'daemonset-surge': {
     restriction:
-      'the warning, for DaemonSets recognised as node-level proxies by name, container name or image name (param nodeProxyPatterns); a Service with a Local traffic policy selecting the DaemonSet (which the linter also counts) is not visible at admission',
+      'the warning, for DaemonSets recognised as node-level proxies by name, container name or image name (param nodeProxyPatterns); Services are not visible at admission: neither one with a Local traffic policy (which the linter also counts) nor the cluster-policy Services through which the linter sees that a proxy bound to no node port is not node-local (the policy warns there, the linter does not)',
     notValidated:
       'the error (maxSurge and maxUnavailable both non-zero) is rejected by the API server\'s own validation, which runs before validating admission; the conditions for versions before 1.22 concern clusters without ValidatingAdmissionPolicy (1.30)',
     validate: (ctx) => {

@@ -38,19 +38,26 @@ function value(v: IntOrPercent | undefined, dflt: number): number | undefined {
 
 /** Why this DaemonSet carries node-local traffic, or undefined. */
 function nodeLocalReason(graph: ObjectGraph, w: Workload, patterns: RegExp[]): string | undefined {
+  const traffic = graph.servicesFor(w).filter((s) => !s.metricsOnly);
+  let local: string | undefined;
+  for (const s of traffic) {
+    const itp = get(s.obj.raw, 'spec', 'internalTrafficPolicy');
+    if (itp === 'Local') local ??= `node-local traffic (Service/${s.obj.name} has internalTrafficPolicy: Local)`;
+    if (s.externalTrafficPolicy === 'Local' && (s.type === 'LoadBalancer' || s.type === 'NodePort')) local ??= `node-local traffic (Service/${s.obj.name} has externalTrafficPolicy: Local)`;
+  }
   const candidates: [string, string][] = [[`name "${w.obj.name}"`, w.obj.name]];
   for (const c of w.containers) {
     candidates.push([`container "${c.name}"`, c.name]);
     if (c.image) candidates.push([`image "${c.image}"`, imageName(c.image)]);
   }
-  for (const [label, text] of candidates) if (patterns.some((p) => p.test(text.toLowerCase()))) return `a node-level proxy (${label})`;
-  for (const s of graph.servicesFor(w)) {
-    if (s.metricsOnly) continue;
-    const itp = get(s.obj.raw, 'spec', 'internalTrafficPolicy');
-    if (itp === 'Local') return `node-local traffic (Service/${s.obj.name} has internalTrafficPolicy: Local)`;
-    if (s.externalTrafficPolicy === 'Local' && (s.type === 'LoadBalancer' || s.type === 'NodePort')) return `node-local traffic (Service/${s.obj.name} has externalTrafficPolicy: Local)`;
+  for (const [label, text] of candidates) {
+    if (!patterns.some((p) => p.test(text.toLowerCase()))) continue;
+    // A proxy reached only through Services with cluster traffic policies, on no node port: kube-proxy
+    // sends the node's traffic to the other nodes' pods while this one restarts, so nothing is node-local.
+    if (!local && traffic.length > 0 && w.podSpec.hostNetwork !== true && hostPorts(w).length === 0) return undefined;
+    return `a node-level proxy (${label})`;
   }
-  return undefined;
+  return local;
 }
 
 /** Ports that bind on the node: hostPort, or any declared port of a host-network pod. */
@@ -110,6 +117,11 @@ hand over (ztunnel shares its listeners with \`SO_REUSEPORT\`; the ztunnel chart
     host port): the surge pod can never be scheduled next to the old one (KEP-1591), and the rollout would stall;
   - below 1.22 (\`DaemonSetUpdateSurge\` is alpha and off in 1.21).
 
+  Not reported either: a matched proxy that Services reach only with cluster traffic policies and that binds
+  no node port (an ingress controller DaemonSet behind an \`externalTrafficPolicy: Cluster\` load balancer):
+  kube-proxy sends the node's traffic to the other nodes' pods while one restarts, so none of it is node-local.
+  A matched proxy with no Service in the set (ztunnel, a node-local Envoy that pods reach on their node) is
+  reported.
   A host-network pod without declared ports is reported, with the caveat that surge works only if the proxy
   binds with \`SO_REUSEPORT\` (otherwise the new pod cannot bind, never becomes ready, and the rollout stalls).
   kube-proxy and CNI agents are not matched by default: their datapath keeps forwarding while the agent

@@ -28,8 +28,23 @@ spec:
   ports: [{name: otlp-grpc, port: 4317}]
 `;
 
+const ingress = '      containers: [{name: controller, image: "registry.k8s.io/ingress-nginx/controller:v1.11.2", ports: [{name: http, containerPort: 80}]}]';
+const ingressSvc = (extra = '') => `---
+apiVersion: v1
+kind: Service
+metadata: {name: ingress-nginx, namespace: istio-system}
+spec:
+  type: LoadBalancer
+${extra}  selector: {app: ingress-nginx}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
+
 ruleTester(daemonsetSurge, {
   valid: [
+    {
+      name: 'an ingress controller DaemonSet behind an externalTrafficPolicy: Cluster load balancer, no node port: kube-proxy sends the node\'s traffic to the other pods',
+      yaml: ds('ingress-nginx', ingress) + ingressSvc(),
+    },
     { name: 'ztunnel as the chart ships it: maxSurge 1, maxUnavailable 0', yaml: ds('ztunnel', ztunnel, surge('1', '0')) },
     { name: 'percent surge with maxUnavailable "0%"', yaml: ds('ztunnel', ztunnel, surge('"10%"', '"0%"')) },
     { name: 'OnDelete: updates are orchestrated by hand', yaml: ds('ztunnel', ztunnel, '    type: OnDelete') },
@@ -55,6 +70,21 @@ ruleTester(daemonsetSurge, {
     { name: 'a Deployment named envoy is not a DaemonSet', yaml: ds('envoy', '      containers: [{name: envoy, image: envoyproxy/envoy}]').replace('kind: DaemonSet', 'kind: Deployment') },
   ],
   invalid: [
+    {
+      name: 'the same controller behind externalTrafficPolicy: Local: node-local, reported',
+      yaml: ds('ingress-nginx', ingress) + ingressSvc('  externalTrafficPolicy: Local\n'),
+      findings: [{ severity: 'warning', message: /is a node-level proxy \(name "ingress-nginx"\) and rolls with maxSurge absent/ }],
+    },
+    {
+      name: 'the same controller on the host network (no declared ports would bind): node-local, reported',
+      yaml: ds('ingress-nginx', '      hostNetwork: true\n      containers: [{name: controller, image: "registry.k8s.io/ingress-nginx/controller:v1.11.2"}]') + ingressSvc(),
+      findings: [{ severity: 'warning', message: /node-level proxy/ }],
+    },
+    {
+      name: 'the same controller with no Service in the set: assumed node-local, reported',
+      yaml: ds('ingress-nginx', ingress),
+      findings: [{ severity: 'warning', message: /node-level proxy/ }],
+    },
     {
       name: 'ztunnel with the default strategy (1.22 boundary): warning at the spec',
       yaml: ds('ztunnel', ztunnel),
