@@ -24,8 +24,10 @@ cloud.google.com/load-balancer-neg-ready\`, but no Service selecting the pods us
 Service when it has \`cloud.google.com/neg\` (\`{"ingress": true}\` or \`{"exposed_ports": ...}\`) or the controller's
 \`cloud.google.com/neg-status\`, or when an Ingress of class \`gce\`/\`gce-internal\` or a Gateway API route in the set
 routes to it (GKE then creates NEGs automatically on VPC-native clusters). The gate is copied from a running pod
-or from another cluster; the pods then depend on a controller that does not manage them (they may wait for the
-fail-safe timeout or stay unready), and the gate in the template hides the real setup.
+or from another cluster. On GKE the NEG controller marks a pod that belongs to no NEG ready at once ("Pod does
+not belong to any NEG", kubernetes/ingress-gce's readiness reflector), so the gate does nothing there; on a
+cluster without that controller nothing ever sets the condition, and the pods never become Ready. Either way the
+gate in the template hides the real setup.
 
 Not reported when the workload is marked \`kubegrace.dev/served: "true"\` and no Service in the set selects it (the
 Service lives elsewhere and may well be a NEG Service).
@@ -44,6 +46,7 @@ Timing behind NEGs is judged by \`lb-deregistration-delay\`.`,
     fixable: false,
     references: [
       'kubernetes/ingress-gce pkg/neg/types/shared (NegReadinessGate)',
+      'kubernetes/ingress-gce pkg/neg/readiness/reflector.go ("mark pod as ready if it belongs to no NEGs")',
       'https://cloud.google.com/kubernetes-engine/docs/how-to/container-native-load-balancing',
     ],
   },
@@ -85,7 +88,7 @@ Timing behind NEGs is judged by \`lb-deregistration-delay\`.`,
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/readinessGates/${readinessGateIndex(w, GKE.negReadinessGate)}`,
-        message: `the pod template hard-codes the readiness gate ${GKE.negReadinessGate}, but ${which}: GKE injects this gate itself for pods in a network endpoint group, and without a NEG the pods wait on a controller that does not manage them; remove the gate from the template, or annotate the Service with ${GKE.neg}: '{"ingress": true}'`,
+        message: `the pod template hard-codes the readiness gate ${GKE.negReadinessGate}, but ${which}: GKE injects this gate itself for pods in a network endpoint group; without one, GKE's NEG controller marks the condition true at once (the gate does nothing), and a cluster without that controller never sets it, so its pods never become Ready; remove the gate from the template, or annotate the Service with ${GKE.neg}: '{"ingress": true}'`,
       });
     }
   },
