@@ -97,7 +97,7 @@ spec:
     lifecycle: {preStop: {sleep: {seconds: 10}}}
 \`\`\`
 
-**\`--fix\`**: a wait >= grace raises \`terminationGracePeriodSeconds\` (safe). A wait not above the app's preStop sets the annotation (or the rendered proxy's own preStop sleep) to preStop + drain, with grace to match (proposal). An annotation ignored in native-sidecar mode is removed, and a too-long shutdown-grace-period is lowered to fit (proposals). Malformed values get no fix.`,
+**\`--fix\`**: a wait >= grace raises \`terminationGracePeriodSeconds\` (safe). A wait not above the app's preStop, or no wait at all, sets the annotation (or the rendered proxy's own preStop sleep) to preStop + drain, with grace to match (proposal); a rendered proxy with no wait on >= 1.29 gets none, since \`native-sidecar\` proposes making it a native sidecar, after which the sleep would be dead weight. An annotation ignored in native-sidecar mode is removed, and a too-long shutdown-grace-period is lowered to fit (proposals). Malformed values get no fix.`,
     fixable: true,
     versionGate: 'no Kubernetes gate; Linkerd injects native sidecars by default from 2.20 (param nativeDefault, default false)',
     paramsSchema: {
@@ -115,6 +115,8 @@ spec:
   },
   check(ctx) {
     const nativeDefault = ctx.params.nativeDefault as boolean;
+    /** Native sidecars are on by default (SidecarContainers beta, 1.29). */
+    const nativeOn = ctx.version.atLeast(1, 29);
     for (const w of ctx.graph.workloads) {
       if (w.isBatch) continue;
       const lk = linkerdMesh(w, { namespace: namespaceOf(ctx.graph, w), nativeDefault });
@@ -184,8 +186,10 @@ spec:
             object: w.obj,
             pointer: waitPointer(w, lk),
             severity: 'warning',
-            message: `the linkerd-proxy gets SIGTERM as soon as the pod starts terminating (${modeNote(lk)}; ${unset}), while container "${app.container.name}" sleeps ${secs(app.preStopSeconds)} in its preStop to keep serving: from its SIGTERM the proxy refuses new connections, so requests that reach the pod during that preStop (clients still catching up with the endpoint removal) and the app's own calls while it drains fail; set ${LINKERD.waitBeforeExit}: "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s`,
-            fix: waitFix(ctx.version, w, lk, target),
+            message: `the linkerd-proxy gets SIGTERM as soon as the pod starts terminating (${modeNote(lk)}; ${unset}), while container "${app.container.name}" sleeps ${secs(app.preStopSeconds)} in its preStop to keep serving: from its SIGTERM the proxy refuses new connections, so requests that reach the pod during that preStop (clients still catching up with the endpoint removal) and the app's own calls while it drains fail; set ${LINKERD.waitBeforeExit}: "${target}" (preStop + drain), with terminationGracePeriodSeconds >= ${grace}s${nativeOn ? `, or run the proxy as a native sidecar, which Kubernetes stops only after the app has exited (${lk.proxy ? 'the rendered linkerd-proxy as an init container with restartPolicy: Always, as native-sidecar proposes' : `${LINKERD.nativeSidecar[0]}: "true"`})` : ''}`,
+            // A rendered proxy that can be native: native-sidecar's proposal (moving it) is the better
+            // repair, and a preStop sleep on it would then be dead weight (native-sidecar-grace-budget).
+            fix: lk.proxy && nativeOn ? undefined : waitFix(ctx.version, w, lk, target),
           });
         }
       }

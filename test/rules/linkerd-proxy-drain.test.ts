@@ -89,7 +89,7 @@ spec:
         {
           severity: 'warning',
           pointer: '/spec/template/metadata/annotations',
-          message: /^the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(classic proxy assumed.*; config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds is not set\), while container "app" sleeps 10s in its preStop to keep serving: from its SIGTERM the proxy refuses new connections.*set config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds: "20" \(preStop \+ drain\), with terminationGracePeriodSeconds >= 30s$/,
+          message: /^the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(classic proxy assumed.*; config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds is not set\), while container "app" sleeps 10s in its preStop to keep serving: from its SIGTERM the proxy refuses new connections.*set config\.alpha\.linkerd\.io\/proxy-wait-before-exit-seconds: "20" \(preStop \+ drain\), with terminationGracePeriodSeconds >= 30s, or run the proxy as a native sidecar/,
         },
       ],
     },
@@ -210,7 +210,7 @@ spec:
 
 /** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
 describe('linkerd-proxy-drain without a wait: the repair', () => {
-  test('an injected pod gets the annotation (a proposal); a rendered proxy gets its own preStop sleep, since the annotation would change nothing', () => {
+  test('an injected pod gets the annotation (a proposal); a rendered proxy gets its own preStop sleep before 1.29 (the annotation would change nothing) and no repair from 1.29, where native-sidecar proposes making it native', () => {
     const [annotated] = runRule(linkerdProxyDrain, deploy(inject, app(sleep(10))));
     expect(annotated.fix).toEqual({
       description: 'set config.alpha.linkerd.io/proxy-wait-before-exit-seconds to "20"',
@@ -223,12 +223,20 @@ describe('linkerd-proxy-drain without a wait: the repair', () => {
         ports: [{containerPort: 8080}]
         lifecycle: {preStop: {sleep: {seconds: 10}}}
       - {name: linkerd-proxy, image: cr.l5d.io/linkerd/proxy}`);
-    const [proxy] = runRule(linkerdProxyDrain, rendered);
-    expect(proxy.fix).toEqual({
-      description: 'add preStop sleep 20s to container "linkerd-proxy"',
+    // Before 1.29 (no native sidecars): the proxy gets its own preStop sleep (exec, as the sleep action is not there yet).
+    const [old] = runRule(linkerdProxyDrain, rendered, '1.28');
+    expect(old.fix).toEqual({
+      description: 'add preStop exec sleep 20 to container "linkerd-proxy"',
       safety: 'proposal',
-      edits: [{ op: 'set', pointer: '/spec/template/spec/containers/1/lifecycle/preStop', value: { sleep: { seconds: 20 } } }],
+      edits: [{ op: 'set', pointer: '/spec/template/spec/containers/1/lifecycle/preStop', value: { exec: { command: ['sleep', '20'] } } }],
     });
+    expect(old.message).not.toContain('native sidecar');
+    // From 1.29: no repair here; native-sidecar's proposal (make the proxy native) is the better one, and the message names it.
+    const [now] = runRule(linkerdProxyDrain, rendered, '1.33');
+    expect(now.fix).toBeUndefined();
+    expect(now.message).toMatch(/, or run the proxy as a native sidecar, which Kubernetes stops only after the app has exited \(the rendered linkerd-proxy as an init container with restartPolicy: Always, as native-sidecar proposes\)$/);
+    // An injected proxy: the annotation that asks Linkerd for a native sidecar.
+    expect(annotated.message).toMatch(/or run the proxy as a native sidecar, .*\(config\.linkerd\.io\/proxy-enable-native-sidecar: "true"\)$/);
   });
 });
 
