@@ -90,13 +90,12 @@ topologySpreadConstraints:
       const mlk = w.kind === 'Deployment' && ctx.version.atLeast(1, 27) ? ', matchLabelKeys: [pod-template-hash]' : '';
       // A budget in the set that allows fewer evictions than there are replicas holds a drain back:
       // then only a node failure takes every replica at once.
-      const holding = ctx.graph.pdbsFor(w).find((p) => {
-        const a = pdbAllowance(ctx.graph, p);
-        return a !== undefined && a.allowed < basis.replicas;
-      });
-      const allowed = holding && pdbAllowance(ctx.graph, holding)!.allowed;
+      const holding = ctx.graph
+        .pdbsFor(w)
+        .map((p) => ({ p, allowed: pdbAllowance(ctx.graph, p)?.allowed }))
+        .find((h): h is { p: typeof h.p; allowed: number } => h.allowed !== undefined && h.allowed < basis.replicas);
       const risk = holding
-        ? `one node failure can take every replica at once (a drain of that node is held back by PodDisruptionBudget/${holding.obj.name}: ${allowed === 0 ? 'it allows no eviction, so the drain stalls' : `${allowed} eviction${allowed === 1 ? '' : 's'} at a time, each waiting for a replacement to become Ready elsewhere`})`
+        ? `one node failure can take every replica at once (a drain of that node is held back by PodDisruptionBudget/${holding.p.obj.name}: ${holding.allowed === 0 ? 'it allows no eviction, so the drain stalls' : `${holding.allowed} eviction${holding.allowed === 1 ? '' : 's'} at a time, each waiting for a replacement to become Ready elsewhere`})`
         : 'one node drain or failure can take every replica at once';
       const ps = w.podSpecPointer.slice(1).split('/');
       // The spreading that is there (but does not count), else where to add it.

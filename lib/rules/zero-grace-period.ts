@@ -1,6 +1,5 @@
 import { Rule } from '../engine/types';
-import { isObject } from '../model/types';
-import { num, runningContainers, Workload } from '../model/workload';
+import { get, num, runningContainers, Workload } from '../model/workload';
 import { neededGrace } from './fix-util';
 
 export const zeroGracePeriod: Rule = {
@@ -44,13 +43,14 @@ spec:
       if (num(w.podSpec.terminationGracePeriodSeconds) !== 0) continue;
       const sts = w.kind === 'StatefulSet';
       const grace = neededGrace(ctx.graph, w);
+      const hooks = !sts && hasPreStop(w);
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`,
         severity: sts ? 'error' : 'warning',
         message: sts
           ? 'terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s'
-          : `terminationGracePeriodSeconds is 0: ${hasPreStop(w) ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hasPreStop(w) ? 'preStop + drain + 5s' : 'drain + 5s'}`,
+          : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks ? 'preStop + drain + 5s' : 'drain + 5s'}`,
         fix: {
           description: `set terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`,
           safety: 'safe',
@@ -63,5 +63,8 @@ spec:
 
 /** Whether a container that runs for the pod's life has a preStop hook (the ones a grace of 0 skips). */
 function hasPreStop(w: Workload): boolean {
-  return runningContainers(w).some((c) => isObject(c.raw.lifecycle) && c.raw.lifecycle.preStop !== undefined && c.raw.lifecycle.preStop !== null);
+  return runningContainers(w).some((c) => {
+    const hook = get(c.raw, 'lifecycle', 'preStop');
+    return hook !== undefined && hook !== null;
+  });
 }
