@@ -73,6 +73,49 @@ function styleLine(l: string): boolean {
   return l.trim() !== '' && !l.trimStart().startsWith('#') && !/^(---|\.\.\.)(\s|$)/.test(l) && !l.startsWith('%');
 }
 
+/** A flow collection opened with padding (`{ a`), or without (`{a`); a quoted scalar after `: ` or `- `. */
+export const PADDED = /[{[] [^\s]/g;
+export const TIGHT = /[{[][^\s\]}]/g;
+export const SINGLE = /(?::|-)\s+'/g;
+export const DOUBLE = /(?::|-)\s+"/g;
+
+/** Whether c is a character of the regular expression class \s. */
+function jsSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x80 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
+}
+
+/**
+ * `(t.match(re) ?? []).length` for the four patterns above, found from the occurrences of their
+ * rare characters (brackets, quotes) rather than by trying the pattern at every position: a
+ * detectStyle of each document --fix edits. Matches do not overlap, as with a global match.
+ */
+export function matchCount(t: string, re: RegExp): number {
+  let n = 0;
+  if (re === SINGLE || re === DOUBLE) {
+    // Each match ends at its quote, after a maximal run of blanks that follows `:` or `-`.
+    const q = re === SINGLE ? "'" : '"';
+    for (let i = t.indexOf(q); i >= 0; i = t.indexOf(q, i + 1)) {
+      let j = i - 1;
+      while (j >= 0 && jsSpace(t.charCodeAt(j))) j--;
+      if (j >= 0 && j < i - 1 && (t.charCodeAt(j) === 0x3a || t.charCodeAt(j) === 0x2d)) n++;
+    }
+    return n;
+  }
+  if (re !== PADDED && re !== TIGHT) return (t.match(re) ?? []).length;
+  let brace = t.indexOf('{');
+  let bracket = t.indexOf('[');
+  for (let from = 0; ; ) {
+    if (brace >= 0 && brace < from) brace = t.indexOf('{', from);
+    if (bracket >= 0 && bracket < from) bracket = t.indexOf('[', from);
+    const i = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
+    if (i < 0) return n;
+    const c = t.charCodeAt(i + 1);
+    const hit = re === PADDED ? c === 0x20 && i + 2 < t.length && !jsSpace(t.charCodeAt(i + 2)) : i + 1 < t.length && !jsSpace(c) && c !== 0x5d && c !== 0x7d;
+    if (hit) n++;
+    from = hit ? i + (re === PADDED ? 3 : 2) : i + 1;
+  }
+}
+
 /**
  * `Document.toString` options that reproduce how a document is written: its indentation, whether
  * block sequences are indented under their key, flow padding and preferred quotes. Lines are
@@ -109,13 +152,10 @@ export function detectStyle(text: string): ToStringOptions {
     }
   }
   const body = lines.join('\n');
-  // (A pattern is only looked for where its first or last character occurs.)
-  const count = (re: RegExp) => (body.match(re) ?? []).length;
-  const flow = body.includes('{') || body.includes('[');
-  const padded = flow ? count(/[{[] [^\s]/g) : 0;
-  const tight = flow ? count(/[{[][^\s\]}]/g) : 0;
-  const single = body.includes("'") ? count(/(?::|-)\s+'/g) : 0;
-  const double = body.includes('"') ? count(/(?::|-)\s+"/g) : 0;
+  const padded = matchCount(body, PADDED);
+  const tight = matchCount(body, TIGHT);
+  const single = matchCount(body, SINGLE);
+  const double = matchCount(body, DOUBLE);
   return {
     indent,
     indentSeq: seqIndented >= seqFlush ? seqIndented > 0 || seqFlush === 0 : false,

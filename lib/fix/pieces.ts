@@ -16,7 +16,7 @@ import { lineMapping } from './format';
 /** `---` (or `...`) at the start of a line: a document marker (parse.ts's DOC_MARKER). */
 const MARKER = /^---(?=[ \t\r\n]|$)/m;
 /** What makes a stream depend on more than its `---` lines: `%` directives, lone CRs (and `...`, below). */
-const NOT_PIECEWISE = /^%|\r(?!\n)/m;
+export const NOT_PIECEWISE = /^%|\r(?!\n)/m;
 
 /**
  * Whether a text may take part in piecewise reading (see the module comment). A `...` end marker
@@ -26,7 +26,10 @@ const NOT_PIECEWISE = /^%|\r(?!\n)/m;
  * stream. A `...` followed by anything else (a document without `---`, a comment) is read back whole.
  */
 export function piecewiseText(text: string): boolean {
-  if (NOT_PIECEWISE.test(text)) return false;
+  // NOT_PIECEWISE's test by native searches: a lone CR, or `%` where a multi-line `^` matches (the
+  // start, or after \n, \r, \u2028 or \u2029; after \r it follows a lone CR).
+  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 0x0a) return false;
+  if (text.startsWith('%') || text.includes('\n%') || text.includes('\u2028%') || text.includes('\u2029%')) return false;
   for (let i = text.indexOf('...'); i >= 0; i = text.indexOf('...', i + 3)) {
     if (i > 0 && text.charCodeAt(i - 1) !== 0x0a) continue;
     let j = i + 3;

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'buffer';
+import { isAscii, isUtf8 } from 'buffer';
 import * as fs from 'fs';
 import * as path from 'path';
 import { InputError } from './types';
@@ -56,6 +56,9 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
  * less than decoding the whole file when such runs are few (beyond one per 4 KiB on average, the
  * whole bytes are decoded).
  */
+/** Bytes decodeUtf8 checks at a time for characters outside ASCII. */
+const ASCII_BLOCK = 64 * 1024;
+
 function decodeUtf8(src: Source): string {
   const l = LATIN1.get(src);
   if (l === undefined) return src.bytes!.toString('utf8');
@@ -64,10 +67,18 @@ function decodeUtf8(src: Source): string {
   const parts: string[] = [];
   const most = 64 + (l.length >> 12);
   let at = 0;
-  for (let m = re.exec(l); m; m = re.exec(l)) {
-    if (parts.length > 2 * most) return whole();
-    parts.push(l.slice(at, m.index), Buffer.from(m[0], 'latin1').toString('utf8'));
-    at = re.lastIndex;
+  // Blocks whose bytes are all ASCII are passed over by a native check; without the bytes, the
+  // whole text is one block. (A run found past the block is found again from the next one.)
+  const b = src.bytes;
+  const block = b ? ASCII_BLOCK : l.length;
+  for (let start = 0; start < l.length; start += block) {
+    if (b && isAscii(b.subarray(start, start + block))) continue;
+    re.lastIndex = Math.max(start, at);
+    for (let m = re.exec(l); m && m.index < start + block; m = re.exec(l)) {
+      if (parts.length > 2 * most) return whole();
+      parts.push(l.slice(at, m.index), Buffer.from(m[0], 'latin1').toString('utf8'));
+      at = re.lastIndex;
+    }
   }
   if (!parts.length) return l;
   parts.push(l.slice(at));

@@ -11,7 +11,8 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { fastReadBack, fixSources } from '../../lib/fix';
 import { parseYamlFast } from '../../lib/model/fast-yaml';
-import { markerSlices, piecewiseText } from '../../lib/fix/pieces';
+import { markerSlices, NOT_PIECEWISE, piecewiseText } from '../../lib/fix/pieces';
+import fc from 'fast-check';
 import { ALL_RULES } from '../../lib/rules';
 
 const opts = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
@@ -58,9 +59,26 @@ describe('piecewiseText and `...`', () => {
     ['a: 1\n...\n---x: 1\n', false],
     ['%YAML 1.1\n---\na: 1\n', false],
     ['a: 1\rb: 2\n', false],
+    // `%` at the start of a line (of any kind a multi-line `^` knows), with and without CRs.
+    ['a: 1\n---\n%TAG ! tag:x,2000:\n---\nb: 2\n', false],
+    ['a: 1\r\n%YAML 1.1\r\n---\r\n', false],
+    ['a: "x\u2028%y"\n', false],
+    ['a: "x\u2029%y"\n', false],
+    ['a: "50%"\nb: 1\n', true],
+    ['a: "50%"\r\nb: 1\r\n', true],
   ];
   test.each(cases)('%j: %s', (text, want) => {
     expect(piecewiseText(text)).toBe(want);
+  });
+
+  test('without `...`, exactly the texts NOT_PIECEWISE does not match (lone CRs, `%` at a line start)', () => {
+    const unit = fc.constantFrom('%', '\r', '\n', '\r\n', '\u2028', '\u2029', 'a', ' ', ':');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), (t) => {
+        expect([t, piecewiseText(t)]).toEqual([t, !NOT_PIECEWISE.test(t)]);
+      }),
+      { numRuns: 5000, seed: 7 },
+    );
   });
 
   test('where it allows `...`, every `---` slice reads alone as yaml reads it in the whole stream', () => {

@@ -23,10 +23,24 @@ describe('utf8Source text from the Latin-1 reading', () => {
     // Many short runs (beyond one per 4 KiB): the whole bytes are decoded instead.
     Array.from({ length: 5000 }, (_, i) => `k${i}: 值${i} é\n`).join(''),
     `${'x'.repeat(70000)}ä${'y'.repeat(70000)}`,
+    // Runs on both sides of and across the 64 KiB blocks whose bytes are checked for ASCII at once.
+    ...[65534, 65535, 65536, 65537, 131070].map((n) => `${'a'.repeat(n)}日本é${'b'.repeat(10)}ü${'c'.repeat(65536)}😀`),
+    `${'é'.repeat(40000)}${'d'.repeat(100000)}ß`,
   ];
   test.each(texts.map((t, i) => [i, t]))('text %i', (_, t) => {
     expect(decoded(t, false)).toBe(t);
     expect(decoded(t, true)).toBe(t);
+  });
+
+  test('runs at any offset, with long ASCII stretches between them', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(140000), fc.constantFrom('é', '中文', '😀', 'ßß')), { maxLength: 6 }), (runs) => {
+        const t = runs.map(([n, r]) => 'x'.repeat(n) + r).join('');
+        expect(decoded(t, false)).toBe(t);
+        expect(decoded(t, true)).toBe(t);
+      }),
+      { numRuns: 60, seed: 5 },
+    );
   });
 
   test('any text', () => {
