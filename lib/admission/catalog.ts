@@ -26,7 +26,9 @@ import {
   MAX_SUMMED_SIDECARS,
   hintedPreStopSeconds,
   PRESTOP_HINT_VARIABLES,
+  programProbePort,
   str,
+  withProbePrograms,
 } from './cel';
 
 export interface CelVariable {
@@ -316,19 +318,21 @@ function outageVariables(): CelVariable[] {
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
 
 /** A probe handler's port check of lib/rules/probe-port problemOf, for handler `t` of probe `k` of container `c`. */
-function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 'named' | 'number'): string {
+function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 'named' | 'number', catalog: Catalog): string {
   const h = `c.${k}.${t}`;
   const base = `has(c.${k}) && has(${h}) && has(${h}.port)${t === 'httpGet' ? ` && !(has(${h}.host) && ${h}.host != '')` : ''}`;
   if (type === 'named') return `(${base} && type(${h}.port) == string && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && has(p.name) && p.name == ${h}.port)))`;
-  return `(${base} && type(${h}.port) == int && has(c.ports) && c.ports.exists(p, has(p.containerPort)) && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port))`;
+  // (A port the catalog knows as the program's health check port is not reported: programProbePort.)
+  const known = programProbePort('c', k, t, catalog);
+  return `(${base} && type(${h}.port) == int && has(c.ports) && c.ports.exists(p, has(p.containerPort)) && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port)${known === 'false' ? '' : ` && !${known}`})`;
 }
 
-function probePortTerms(type: 'named' | 'number'): { pred: string; field: string; port: string }[] {
+function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: string; field: string; port: string }[] {
   const out: { pred: string; field: string; port: string }[] = [];
   for (const k of PROBES) {
     for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
       if (type === 'named' && t === 'grpc') continue;
-      out.push({ pred: probePortProblem(k, t, type), field: `${k} ${t}.port`, port: `c.${k}.${t}.port` });
+      out.push({ pred: probePortProblem(k, t, type, catalog), field: `${k} ${t}.port`, port: `c.${k}.${t}.port` });
     }
   }
   return out;
@@ -720,12 +724,13 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'probe-port': {
     restriction:
-      'every condition, judged from the admitted object alone; cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 18 (info) times: linear in the total number of declared ports, never containers x containers',
-    validate: () => {
-      const named = probePortTerms('named');
-      const num = probePortTerms('number');
+      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 18 (info) times: linear in the total number of declared ports, never containers x containers',
+    validate: (ctx) => {
+      const named = probePortTerms('named', ctx.catalog);
+      const num = probePortTerms('number', ctx.catalog);
       const namedPred = named.map((t) => t.pred).join(' || ');
-      const numPred = num.map((t) => t.pred).join(' || ');
+      // (The catalog's terms read whether the container is a known program: decided once per container.)
+      const numPred = withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || '));
       const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
       return [
         {
@@ -748,7 +753,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           expression: `!${RUNNING}.exists(c, ${numPred})`,
           messageExpression:
             `${prefix('probe-port', 'info')} + ` +
-            first(numPred, `'container "' + c.name + '": ' + ${firstTerm(num, false)} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
+            first(numPred, `'container "' + c.name + '": ' + ${withProbePrograms('c', ctx.catalog, firstTerm(num, false))} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
         },
       ];
     },

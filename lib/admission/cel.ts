@@ -187,12 +187,12 @@ function flagValue(args: string, flag: string): string {
 function imageRepositories(c: string): string {
   const s = `(has(${c}.image) ? ${c}.image : '').trim().lowerAscii().split('@')[0]`;
   const noTag = bind(s, 'is', "is.lastIndexOf(':') > is.lastIndexOf('/') ? is.substring(0, is.lastIndexOf(':')) : is");
-  const parts = "ir.split('/')";
-  const hasHost = `(size(${parts}) > 1 && (${parts}[0].matches('[.:]') || ${parts}[0] == 'localhost'))`;
-  const rest = `(${hasHost} ? ir.substring(size(${parts}[0]) + 1) : ir)`;
-  const dockerHub = `(!${hasHost} || ${parts}[0] == 'docker.io' || ${parts}[0] == 'index.docker.io')`;
+  // ps: the path components; hh: whether the first is a registry host (both bound once).
+  const hasHost = "(size(ps) > 1 && (ps[0].matches('[.:]') || ps[0] == 'localhost'))";
+  const rest = '(hh ? ir.substring(size(ps[0]) + 1) : ir)';
+  const dockerHub = "(!hh || ps[0] == 'docker.io' || ps[0] == 'index.docker.io')";
   const path = bind(rest, 'rp', `${dockerHub} && rp.startsWith('library/') ? rp.substring(8) : rp`);
-  return bind(noTag, 'ir', bind(path, 'ip', `[ip, ${hasHost} ? ${parts}[0] + '/' + ip : ip]`));
+  return bind(noTag, 'ir', bind("ir.split('/')", 'ps', bind(hasHost, 'hh', bind(path, 'ip', "[ip, hh ? ps[0] + '/' + ip : ip]"))));
 }
 
 /** lib/catalog matchesContainer for container `c` (no Service ports: the admitted object alone). */
@@ -212,6 +212,41 @@ function catalogMatch(e: CatalogEntry, c: string): string {
   if (m.command !== undefined) terms.push(`${argv}.join(' ').matches(${catalogRegex(m.command, e.id)})`);
   if (m.args !== undefined) terms.push(`(has(${c}.args) ? ${c}.args : []).join(' ').matches(${catalogRegex(m.args, e.id)})`);
   return terms.length ? `(${terms.join(' && ')})` : 'true';
+}
+
+/** The process-local-probe entries of the catalog that pin a port (programProbePort's candidates). */
+function pinnedProbeEntries(catalog: Catalog): CatalogEntry[] {
+  return catalog.entries.filter((e) => e.kind === 'process-local-probe' && (e.probes ?? []).some((p) => typeof (p.httpGet ?? p.tcpSocket ?? p.grpc)?.port === 'number'));
+}
+
+/**
+ * Whether handler `t` of probe `k` of container `c` probes a port the catalog names as the
+ * program's own health check port (lib/catalog programProbePort: a process-local-probe entry that
+ * matches the container and pins that port, and the httpGet path when it gives one); `false` when
+ * the catalog has no such entry. Reads `pp0`, `pp1`, ... (whether the container is the program of
+ * each such entry), which withProbePrograms binds once per container.
+ */
+export function programProbePort(c: string, k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', catalog: Catalog): string {
+  const h = `${c}.${k}.${t}`;
+  const terms: string[] = [];
+  pinnedProbeEntries(catalog).forEach((e, i) => {
+    for (const spec of e.probes ?? []) {
+      const s = spec[t];
+      if (!s || typeof s.port !== 'number') continue;
+      const path = t === 'httpGet' && spec.httpGet!.path !== undefined ? ` && (has(${h}.path) ? ${h}.path : '/') == ${str(spec.httpGet!.path)}` : '';
+      const service = t === 'grpc' && spec.grpc!.service !== undefined ? ` && (has(${h}.service) ? ${h}.service : '') == ${str(spec.grpc!.service)}` : '';
+      terms.push(`(pp${i} && ${h}.port == ${s.port}${path}${service})`);
+    }
+  });
+  return terms.length ? `(${terms.join(' || ')})` : 'false';
+}
+
+/** `body` with programProbePort's `pp0`, `pp1`, ... bound for container `c` (its image read once). */
+export function withProbePrograms(c: string, catalog: Catalog, body: string): string {
+  const entries = pinnedProbeEntries(catalog);
+  let out = body;
+  for (let i = entries.length - 1; i >= 0; i--) if (new RegExp(`\\bpp${i}\\b`).test(body)) out = bind(catalogMatch(entries[i], c), `pp${i}`, out);
+  return entries.some((e) => e.match.images?.length) && out !== body ? bind(imageRepositories(c), 'ig', out) : out;
 }
 
 /** The delay of a catalog preStop program (lib/catalog knownPreStopProgram), -2.0 when unknown; `cmd` is the hook's command. */

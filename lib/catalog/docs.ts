@@ -23,7 +23,7 @@ const KIND_USE: Record<CatalogKind, string> = {
   'serves-after-sigterm':
     'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags. `kubegrace.dev/serves-after-sigterm-seconds` wins.',
   'process-local-probe':
-    'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down.',
+    'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
   'peer-discovery':
     'Used by `headless-publish-not-ready` when the StatefulSet has no `kubegrace.dev/peer-discovery` hint (the param `peerDiscoveryImages`, when a policy sets it, replaces these entries).',
 };

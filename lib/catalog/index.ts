@@ -525,6 +525,26 @@ export class Catalog {
     return undefined;
   }
 
+  /**
+   * The process-local-probe entry that names `port`, a number, as the port of this container's
+   * own health check for `handler` (its spec pins that port, and the path when it gives one): the
+   * program serves it there whether or not the container declares it (e.g. ingress-nginx's
+   * /healthz on 10254, the OpenTelemetry Collector's health_check extension on 13133).
+   */
+  programProbePort(c: ContainerLike, probe: Json | undefined, handler: 'httpGet' | 'tcpSocket' | 'grpc'): CatalogEntry | undefined {
+    if (!isObject(probe) || !isObject(probe[handler])) return undefined;
+    const port = (probe[handler] as JsonObject).port;
+    if (typeof port !== 'number') return undefined;
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'process-local-probe')) {
+      for (const spec of x.entry.probes!) {
+        const pinned = spec[handler]?.port;
+        if (typeof pinned === 'number' && pinned === port && probeMatches({ [handler]: spec[handler] }, undefined, probe, f)) return x.entry;
+      }
+    }
+    return undefined;
+  }
+
   /** The entry (and container) saying the workload's members discover each other, if any (no hints). */
   peerDiscovery(w: Workload): WorkloadMatch | undefined {
     for (const c of w.containers) {

@@ -63,7 +63,10 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
 - **info:** the port is a number that the container does not declare, while it declares at least one
   port. Probing an undeclared port works (ports need not be declared), but it is often a typo or a stale
   port after a change. Containers that declare no ports at all are not reported. \`grpc.port\` is always a
-  number and is checked the same way.
+  number and is checked the same way. Not reported either: a port the catalog knows as the program's
+  own health check port (a \`process-local-probe\` entry that pins it, e.g. the ingress-nginx controller's
+  \`/healthz\` on 10254 and the OpenTelemetry Collector's health_check extension on 13133): the charts
+  probe it without declaring it, and it is right.
 
 Probes of one container that share the same bad port (liveness and readiness often do) are reported
 once, at the first of them.
@@ -95,6 +98,8 @@ readinessProbe:
             if (!isObject(h)) continue;
             const p = problemOf(c, kind, t, h);
             if (!p) continue;
+            // A port the catalog knows as the program's own health check port is not a typo.
+            if (p.type === 'undeclared-number' && ctx.catalog.programProbePort(c, probe, t)) continue;
             const key = `${p.type}:${String(p.port)}`;
             groups.set(key, [...(groups.get(key) ?? []), p]);
           }

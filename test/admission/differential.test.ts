@@ -121,6 +121,11 @@ spec:
   dep('probe-quoted', '[{name: app, image: a, readinessProbe: {tcpSocket: {port: "8080"}}}]'),
   dep('probe-other-container', '[{name: app, image: a, readinessProbe: {httpGet: {port: admin}}}, {name: side, image: s, ports: [{name: admin, containerPort: 9000}]}]'),
   dep('probe-grpc', '[{name: app, image: a, ports: [{containerPort: 8080}], startupProbe: {grpc: {port: 9000}}}]'),
+  // probe-port: the catalog's health check ports of known programs (ingress-nginx /healthz on 10254, otel collector on 13133).
+  dep('probe-catalog-port', '[{name: c, image: "registry.k8s.io/ingress-nginx/controller:v1.11.2@sha256:abc", ports: [{containerPort: 80}], livenessProbe: {httpGet: {path: /healthz, port: 10254}}}]'),
+  dep('probe-catalog-path', '[{name: c, image: "registry.k8s.io/ingress-nginx/controller:v1.11.2", ports: [{containerPort: 80}], livenessProbe: {httpGet: {path: /metrics, port: 10254}}}]'),
+  dep('probe-catalog-any-path', '[{name: c, image: "otel/opentelemetry-collector-contrib:0.111.0", ports: [{containerPort: 4317}], readinessProbe: {httpGet: {port: 13133}}, livenessProbe: {tcpSocket: {port: 13133}}}]'),
+  dep('probe-catalog-other-image', '[{name: c, image: "example/app:1", ports: [{containerPort: 80}], livenessProbe: {httpGet: {path: /healthz, port: 10254}}}]'),
   `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: owned, ownerReferences: [{apiVersion: example.com/v1, kind: App, name: x, uid: u, controller: true}]}

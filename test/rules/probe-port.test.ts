@@ -21,6 +21,25 @@ ruleTester(probePort, {
     { name: 'httpGet with an explicit host checks another host', yaml: deploy(app('        livenessProbe: {httpGet: {host: db.example.com, path: /, port: admin}}')) },
     { name: 'exec probe has no port', yaml: deploy(app('        livenessProbe: {exec: {command: [check]}}')) },
     { name: 'grpc port declared', yaml: deploy(app('        readinessProbe: {grpc: {port: 9090}}', '[{name: grpc, containerPort: 9090}]')) },
+    {
+      name: 'the catalog knows the port as the program\'s health check port (ingress-nginx /healthz on 10254), undeclared as in the chart',
+      yaml: deploy(`      containers:
+      - name: controller
+        image: registry.k8s.io/ingress-nginx/controller:v1.11.2@sha256:d5f8217feeac4887cb1ed21f27c2674e58be06bd8f5184cacea2a69abaf78dce
+        ports: [{name: http, containerPort: 80}, {name: https, containerPort: 443}]
+        livenessProbe: {httpGet: {path: /healthz, port: 10254, scheme: HTTP}}
+        readinessProbe: {httpGet: {path: /healthz, port: 10254, scheme: HTTP}}
+`),
+    },
+    {
+      name: 'the catalog knows the port (OpenTelemetry Collector health_check on 13133, any path)',
+      yaml: deploy(`      containers:
+      - name: opentelemetry-collector
+        image: otel/opentelemetry-collector-k8s:0.111.0
+        ports: [{name: otlp, containerPort: 4317}]
+        livenessProbe: {httpGet: {path: /, port: 13133}}
+`),
+    },
   ],
   invalid: [
     {
@@ -50,6 +69,25 @@ ruleTester(probePort, {
       name: 'numeric port not declared: info',
       yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 10254}}')),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'container "app": livenessProbe httpGet.port 10254 is not declared by the container (it declares http (8080))' }],
+    },
+    {
+      name: 'a program the catalog knows, on another port or path than its health check: info',
+      yaml: deploy(`      containers:
+      - name: controller
+        image: registry.k8s.io/ingress-nginx/controller:v1.11.2
+        ports: [{name: http, containerPort: 80}]
+        livenessProbe: {httpGet: {path: /healthz, port: 10255}}
+        readinessProbe: {httpGet: {path: /metrics, port: 10254}}
+`),
+      findings: [
+        { severity: 'info', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'livenessProbe httpGet.port 10255 is not declared' },
+        { severity: 'info', pointer: `${C0}/readinessProbe/httpGet/port`, message: 'readinessProbe httpGet.port 10254 is not declared' },
+      ],
+    },
+    {
+      name: 'the health check port of a known program, on another image: info',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /, port: 13133}}')),
+      findings: [{ severity: 'info', message: 'livenessProbe httpGet.port 13133 is not declared' }],
     },
     {
       name: 'numeric port declared by another container: info naming it',
