@@ -1,4 +1,4 @@
-import { ObjectGraph } from '../model/graph';
+import { ObjectGraph, trafficEvidencePorts } from '../model/graph';
 import { trafficPortsOf } from '../model/traffic';
 export { trafficContainers, trafficPorts } from '../model/traffic';
 import { isObject, Json, JsonObject } from '../model/types';
@@ -159,9 +159,12 @@ export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerVi
   return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} of ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
 }
 
-/** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports, for messages when no Service says. */
+/** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports that suggest traffic, for messages when no Service says. */
 export function declaredPortsLabel(c: ContainerView): string | undefined {
-  const ports = c.ports.filter((p) => p.protocol === 'TCP').map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
+  // The ports that are the evidence of traffic (not metrics or operator ports, which the served
+  // decision does not count), else every TCP port.
+  const evidence = trafficEvidencePorts(c);
+  const ports = (evidence.length ? evidence : c.ports.filter((p) => p.protocol === 'TCP')).map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
   if (!ports.length) return undefined;
   return `${ports.length > 1 ? 'ports' : 'port'} ${ports.slice(0, 3).join(', ')}`;
 }

@@ -214,6 +214,17 @@ spec:
       ],
     },
     {
+      name: 'unknown served with metrics and operator ports besides the traffic port: the message names the port that made it assumed served, as its note does',
+      yaml: wl({ service: false, podSpec: app().replace('{name: http, containerPort: 8080}', '{name: metrics, containerPort: 8080}, {name: probe, containerPort: 8081}, {name: webhook, containerPort: 7000}') }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /^container "app": serves port webhook\/7000 \(assumed served: no Service in the input selects it\) but .*it declares port webhook\/7000, so it is assumed served/,
+        },
+      ],
+    },
+    {
       name: 'a grace period too short for the advised delay: the advice raises it too',
       yaml: wl({ podSpec: `      terminationGracePeriodSeconds: 5\n${app()}` }),
       findings: [{ severity: 'warning', message: 'Add lifecycle: {preStop: {sleep: {seconds: 10}}} and raise terminationGracePeriodSeconds to 25 (from 5s' }],
