@@ -322,7 +322,7 @@ function factsOf(c: ContainerLike): ContainerFacts {
 
 interface Compiled {
   entry: CatalogEntry;
-  images?: RegExp[];
+  images?: ((image: string) => boolean)[];
   ports?: Set<string>;
   command?: RegExp;
   args?: RegExp;
@@ -331,11 +331,26 @@ interface Compiled {
   probeExec?: (RegExp | undefined)[];
 }
 
+/**
+ * An image glob as a test of an image path: `*\/name` without other wildcards (nearly every
+ * entry) is the name itself or a path ending in `/name`, tested without a regular expression (the
+ * catalog is matched against every container, for several kinds); other globs by imageGlob.
+ */
+export function imageTest(glob: string): (image: string) => boolean {
+  if (/^\*\/[^*]+$/.test(glob)) {
+    const name = glob.slice(2);
+    const tail = `/${name}`;
+    return (image) => image === name || image.endsWith(tail);
+  }
+  const re = imageGlob(glob);
+  return (image) => re.test(image);
+}
+
 function compile(e: CatalogEntry): Compiled {
   const m = e.match;
   return {
     entry: e,
-    images: m.images?.map(imageGlob),
+    images: m.images?.map(imageTest),
     ports: m.ports ? new Set(m.ports.map(String)) : undefined,
     command: m.command !== undefined ? new RegExp(m.command) : undefined,
     args: m.args !== undefined ? new RegExp(m.args) : undefined,
@@ -356,7 +371,7 @@ export interface RoutedPort {
 }
 
 function matchesContainer(c: Compiled, f: ContainerFacts, routed?: Set<string>): boolean {
-  if (c.images && !c.images.some((re) => re.test(f.image.path) || re.test(f.image.full))) return false;
+  if (c.images && !c.images.some((test) => test(f.image.path) || test(f.image.full))) return false;
   if (c.ports && ![...c.ports].some((p) => f.portKeys.has(p) || routed?.has(p))) return false;
   if (c.command && !c.command.test(f.commandLine)) return false;
   if (c.args && !c.args.test(f.argsLine)) return false;
