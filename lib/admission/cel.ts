@@ -246,7 +246,8 @@ export function withProbePrograms(c: string, catalog: Catalog, body: string): st
   const entries = pinnedProbeEntries(catalog);
   let out = body;
   for (let i = entries.length - 1; i >= 0; i--) if (new RegExp(`\\bpp${i}\\b`).test(body)) out = bind(catalogMatch(entries[i], c), `pp${i}`, out);
-  return entries.some((e) => e.match.images?.length) && out !== body ? bind(imageRepositories(c), 'ig', out) : out;
+  // (catalogMatch reads `ig`, the image repositories, for entries that match by image.)
+  return /\big\[/.test(out) ? bind(imageRepositories(c), 'ig', out) : out;
 }
 
 /** The delay of a catalog preStop program (lib/catalog knownPreStopProgram), -2.0 when unknown; `cmd` is the hook's command. */

@@ -49,6 +49,9 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
   return src;
 }
 
+/** Bytes decodeUtf8 checks at a time for characters outside ASCII. */
+const ASCII_BLOCK = 64 * 1024;
+
 /**
  * A utf8Source's text. From its Latin-1 reading when there is one (after the YAML fast path read
  * it): the ASCII characters are the text's, and each run of other bytes is whole UTF-8 sequences
@@ -56,9 +59,6 @@ export function utf8Source(file: string, bytes: Buffer, path?: string): Source {
  * less than decoding the whole file when such runs are few (beyond one per 4 KiB on average, the
  * whole bytes are decoded).
  */
-/** Bytes decodeUtf8 checks at a time for characters outside ASCII. */
-const ASCII_BLOCK = 64 * 1024;
-
 function decodeUtf8(src: Source): string {
   const l = LATIN1.get(src);
   if (l === undefined) return src.bytes!.toString('utf8');
