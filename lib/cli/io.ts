@@ -72,16 +72,39 @@ export interface AtomicWriteOptions {
 /** A write kubegrace refuses to make, with the reason (not a crash: reported per file). */
 export class WriteRefused extends Error {}
 
+/** Characters encoded at a time by writeText. */
+export const WRITE_CHUNK_CHARS = 1 << 20;
+
+/**
+ * Writes `text` in UTF-8, a chunk of characters at a time through one buffer, rather than as one
+ * Buffer of the whole text: a large fixed file (tens of MB) is then neither allocated twice nor
+ * copied by the kernel from cold memory. A chunk never ends between the two halves of a
+ * surrogate pair, so the bytes are exactly Buffer.from(text, 'utf8') (a lone half is U+FFFD's
+ * bytes either way).
+ */
+export function writeText(fd: number, text: string, chunk = WRITE_CHUNK_CHARS): void {
+  // At most 3 bytes per UTF-16 code unit (a pair's 4 bytes are 2 units); a chunk may take one
+  // unit more, the low half of a pair its last unit starts.
+  const buf = Buffer.allocUnsafe((Math.min(text.length, chunk) + 1) * 3);
+  for (let a = 0; a < text.length; ) {
+    let b = Math.min(text.length, a + chunk);
+    const last = text.charCodeAt(b - 1);
+    const next = text.charCodeAt(b);
+    if (last >= 0xd800 && last <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) b++;
+    writeAll(fd, buf, buf.write(text.slice(a, b), 0, 'utf8'));
+    a = b;
+  }
+}
+
+function writeAll(fd: number, buf: Buffer, n: number): void {
+  for (let at = 0; at < n; ) at += fs.writeSync(fd, buf, at, n - at);
+}
+
 /**
  * Writes via a temporary file in the same directory and a rename: exclusive creation under a
  * random name, the existing file's mode and (where permitted) owner kept, and, with `expect`,
  * a check that nobody changed the file meanwhile.
  */
-/** `text` in UTF-8; an ASCII text (the usual manifest) through the cheaper Latin-1 encoder, which gives the same bytes. */
-function utf8(text: string): Buffer {
-  return /[^\x00-\x7f]/.test(text) ? Buffer.from(text, 'utf8') : Buffer.from(text, 'latin1');
-}
-
 export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
@@ -96,7 +119,8 @@ export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWri
   const tmp = createTemp(file, mode);
   try {
     try {
-      fs.writeSync(tmp.fd, typeof text === 'string' ? utf8(text) : text);
+      if (typeof text === 'string') writeText(tmp.fd, text);
+      else writeAll(tmp.fd, text, text.length);
       if (st) {
         fs.fchmodSync(tmp.fd, mode);
         try {

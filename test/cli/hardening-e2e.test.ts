@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { writeAtomic, WriteRefused } from '../../lib/cli/io';
+import { writeAtomic, WriteRefused, writeText } from '../../lib/cli/io';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'build/lib/cli/main.js');
@@ -108,7 +108,28 @@ describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, 
     expect(fs.readdirSync(d)).toEqual(['x.yaml']);
   });
 
-  test('writeAtomic writes a text as UTF-8 whether or not it is ASCII (ASCII takes the Latin-1 encoder)', () => {
+  test('writeText writes exactly the UTF-8 of the text in chunks of any size, never splitting a surrogate pair', () => {
+    const d = tmp();
+    const f = path.join(d, 'x.yaml');
+    // Pairs, lone halves and multi-byte characters at every offset against every chunk boundary.
+    const texts = ['', 'a', '\ud83d\ude80', 'a\ud83d\ude80b\u00e9\u20ac', '\ud83d', '\ude80\ud83d', 'x\ud83dy\ude80z', '\ud83d\ude80\ud83d\ude80\ud83d'];
+    for (const t of texts) {
+      for (let pad = 0; pad < 4; pad++) {
+        const text = 'p'.repeat(pad) + t + t;
+        for (let chunk = 1; chunk <= text.length + 1; chunk++) {
+          const fd = fs.openSync(f, 'w');
+          try {
+            writeText(fd, text, chunk);
+          } finally {
+            fs.closeSync(fd);
+          }
+          expect([chunk, fs.readFileSync(f)]).toEqual([chunk, Buffer.from(text, 'utf8')]);
+        }
+      }
+    }
+  });
+
+  test('writeAtomic writes a text as UTF-8 whether or not it is ASCII', () => {
     const d = tmp();
     const f = path.join(d, 'x.yaml');
     for (const text of ['a: 1\n', 'name: caf\u00e9\n', 'x: "\u00ff\u0100 \ud83d\ude80"\n', 'k: \u0000\u007f\n', '']) {
