@@ -5,9 +5,10 @@ import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
-import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
+import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
+import { delayAdvice, hookDelayWords, preStopDelayEdit } from './lb-util';
 import { graceMessageRef } from './util';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
@@ -50,6 +51,20 @@ function acceptsAfterSigterm(catalog: Catalog, c: ContainerView): boolean {
   });
 }
 
+/**
+ * A hook known to keep the container accepting for 0 s: a zero sleep, a program of the catalog
+ * whose delay is 0 with the flags as written (ingress-nginx /wait-shutdown without
+ * --shutdown-grace-period), or a hook the user's prestop-seconds hint says takes 0 s. It gives
+ * endpoint removal no more time than no hook at all. (A program that waits for a drain of unknown
+ * length, a delay that cannot be read, httpGet and other commands are not judged.)
+ */
+function zeroDelayHook(c: ContainerView, w: Workload): PreStopDelay | undefined {
+  const d = podPreStopDelay(c, w.annotations);
+  if (d.seconds !== 0) return undefined;
+  if (d.hinted || d.kind === 'sleep' || d.kind === 'exec-sleep') return d;
+  return d.kind === 'exec-known' && d.bound !== 'at-least' ? d : undefined;
+}
+
 /** preStop delay for the container, plus the grace period it then needs (never lowered). */
 function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number): Fix {
   const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
@@ -84,7 +99,12 @@ Services of exporters (\`app.kubernetes.io/component: exporter\`) and kube-rbac-
 ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
 not lost traffic.
 
-**Condition:** such a container has no \`lifecycle.preStop\`.
+**Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
+0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's
+\`/wait-shutdown\` without \`--shutdown-grace-period\`, whose default is 0: nginx quits at once), or a hook
+that the \`kubegrace.dev/prestop-seconds\` hint says takes 0 s. Hooks whose delay is unknown (\`httpGet\`,
+other commands) are not judged. For a known program the advice is its own setting
+(\`--shutdown-grace-period=10\`, chart value \`controller.extraArgs.shutdown-grace-period\`).
 
 - **warning** by default;
 - **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
@@ -133,7 +153,10 @@ containers:
 
 Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sleep\` binary).
 
-**\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it).`,
+Behind an external load balancer (the error cases) the delay must also cover the LB's own window, which
+\`external-traffic-local\` and \`lb-deregistration-delay\` size; the message says so next to the 10 s.
+
+**\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice.`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
     references: [
@@ -153,7 +176,8 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
       for (const c of trafficContainersOf(graph, w)) {
         if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
-        if (preStop !== undefined && preStop !== null) continue;
+        const zero = preStop !== undefined && preStop !== null ? zeroDelayHook(c, w) : undefined;
+        if (preStop !== undefined && preStop !== null && !zero) continue;
         if (injectedAtAdmission(w, c) || acceptsAfterSigterm(ctx.catalog, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
@@ -165,11 +189,16 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         let why: string;
         let severity: 'error' | 'warning' = 'warning';
+        // Behind an external LB the delay must cover the LB's own window, which another rule sizes
+        // (10s is the in-cluster figure): said next to the advice, so the two numbers do not clash.
+        let lbLonger = '';
         if (gate) {
           severity = 'error';
+          lbLonger = ' (behind this load balancer the delay must also cover the time it takes to deregister the pod: see lb-deregistration-delay)';
           why = `the pods carry the load-balancer readiness gate "${gate}", and the external LB keeps sending new requests for tens of seconds after the endpoint goes away: requests are certain to fail`;
         } else if (local) {
           severity = 'error';
+          lbLonger = ` (behind Service ${local.obj.name} the delay must also cover the LB health-check window: external-traffic-local gives the length)`;
           why = `Service ${local.obj.name} has externalTrafficPolicy: Local, so the external LB keeps sending to the node until its health check fails (interval x unhealthy threshold): requests are certain to fail`;
         } else if (headlessOnly) {
           // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
@@ -183,11 +212,31 @@ Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sl
           grace > w.grace
             ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s: the delay, the app's drain time and a margin must fit in it)`
             : ` and keep the delay plus drain time within ${graceMessageRef(w)}`;
+        const instead = `if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`;
+        if (zero) {
+          // The hook is there but gives no delay: its own knob (a known program's flag) or a longer sleep.
+          const edit = preStopDelayEdit(ctx.version, c, DEFAULT_PRESTOP_SECONDS);
+          const raise = edit ? raiseGraceEdit(w, grace) : undefined;
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/lifecycle/preStop`,
+            severity,
+            message: `container "${c.name}": serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}; ${instead}`,
+            // Lengthening a hook the user wrote is a proposal (graceful-termination.md section 12); a
+            // program's own flag is left to the advice.
+            fix: edit && {
+              description: `${edit.text}${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}`,
+              safety: 'proposal',
+              edits: raise ? [...edit.edits, raise] : edit.edits,
+            },
+          });
+          continue;
+        }
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
           severity,
-          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${budget}; if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`,
+          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${lbLonger}${budget}; ${instead}`,
           fix: addPreStopFix(ctx.version, w, c, grace),
         });
       }

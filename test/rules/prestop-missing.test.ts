@@ -1,5 +1,5 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
   kind?: string;
@@ -46,6 +46,12 @@ ${svc}`;
 }
 
 const POINTER = '/spec/template/spec/containers/0';
+const PRESTOP = `${POINTER}/lifecycle/preStop`;
+
+/** The ingress-nginx controller container with the chart's /wait-shutdown hook (and these args). */
+const INGRESS_NGINX = (...args: string[]) =>
+  app('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}').replace('web:1', 'registry.k8s.io/ingress-nginx/controller:v1.15.1') +
+  (args.length ? `\n        args: [${args.map((a) => JSON.stringify(a)).join(', ')}]` : '');
 
 /** A kube-rbac-proxy container behind a labelled Service (the metrics-auth pattern), without a ServiceMonitor. */
 const rbacProxied = () =>
@@ -347,5 +353,65 @@ spec:
       yaml: wl({ annotations: '"kubegrace.dev/ignore": "prestop-missing", "kubegrace.dev/ignore-reason": "stateless batch API"' }),
       findings: [{ severity: 'warning', suppressed: true }],
     },
+    {
+      name: 'ingress-nginx /wait-shutdown without --shutdown-grace-period (default 0) gives no delay: its own flag is advised',
+      yaml: wl({ podSpec: INGRESS_NGINX() }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: PRESTOP,
+          message:
+            /^container "app": serves port 8080 of Service web but its preStop program ingress-nginx \/wait-shutdown \(keeps accepting for 0s; catalog entry ingress-nginx-wait-shutdown\) gives no delay: .*Set --shutdown-grace-period=10 in the container's args \(chart value controller\.extraArgs\.shutdown-grace-period: "10"\)/,
+        },
+      ],
+    },
+    {
+      name: 'a zero sleep action gives no delay',
+      yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 0}}}') }),
+      findings: [{ severity: 'warning', pointer: PRESTOP, message: /but its preStop delay 0s gives no delay: .*Set lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}/ }],
+    },
+    {
+      name: 'an exec sleep 0 gives no delay',
+      yaml: wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["sleep", "0"]}}}') }),
+      findings: [{ severity: 'warning', pointer: PRESTOP, message: 'but its preStop delay 0s gives no delay' }],
+    },
+    {
+      name: 'a hook the prestop-seconds hint says takes 0s gives no delay',
+      yaml: wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}'), annotations: '"kubegrace.dev/prestop-seconds": "0"' }),
+      findings: [{ severity: 'warning', pointer: PRESTOP, message: 'gives no delay' }],
+    },
+    {
+      name: 'behind externalTrafficPolicy: Local a zero-delay hook is an error, and the advice says the LB needs longer',
+      yaml: wl({ podSpec: INGRESS_NGINX(), service: '  type: LoadBalancer\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'error', pointer: PRESTOP, message: /requests are certain to fail\. Set --shutdown-grace-period=10 .*\(behind Service web the delay must also cover the LB health-check window: external-traffic-local gives the length\)/ }],
+    },
+    {
+      name: 'no hook behind externalTrafficPolicy: Local: the same note on the LB window',
+      yaml: wl({ service: '  type: LoadBalancer\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'error', pointer: POINTER, message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} \(behind Service web the delay must also cover the LB health-check window/ }],
+    },
   ],
+});
+
+describe('prestop-missing: hooks that give no delay', () => {
+  test('valid: ingress-nginx /wait-shutdown with --shutdown-grace-period > 0, an unknown command, a sleep > 0, a hint > 0', () => {
+    expect(runRule(prestopMissing, wl({ podSpec: INGRESS_NGINX('--shutdown-grace-period=15') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 5}}}') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}'), annotations: '"kubegrace.dev/prestop-seconds": "5"' }))).toEqual([]);
+  });
+
+  test('a zero sleep gets a proposal that lengthens it (with the grace it needs); a program\'s flag is left to the advice', () => {
+    const [sleep0] = runRule(prestopMissing, wl({ podSpec: `      terminationGracePeriodSeconds: 12\n${app('        lifecycle: {preStop: {sleep: {seconds: 0}}}')}` }));
+    expect(sleep0.fix).toEqual({
+      description: 'set the preStop sleep of container "app" to 10s and raise terminationGracePeriodSeconds to 25',
+      safety: 'proposal',
+      edits: [
+        { op: 'set', pointer: `${PRESTOP}/sleep/seconds`, value: 10 },
+        { op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 25 },
+      ],
+    });
+    const [nginx] = runRule(prestopMissing, wl({ podSpec: INGRESS_NGINX() }));
+    expect(nginx.fix).toBeUndefined();
+  });
 });
