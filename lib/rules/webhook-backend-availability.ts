@@ -188,7 +188,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     const policy = scoped.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
     const selective = scoped.some((x) => x.hook.namespaceSelector !== undefined || x.hook.objectSelector !== undefined);
     const scope = scopeOf(scoped.flatMap((x) => (Array.isArray(x.hook.rules) ? x.hook.rules : [])))!.text;
-    const where = selective ? 'in every namespace and object its selectors match' : 'cluster-wide';
+    const where = selective ? 'in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide)' : 'cluster-wide';
     const self =
       backend.single && scoped.some((x) => x.scope!.createsPods && admitsOwnPods(ctx.graph, x.hook, backend.workloads[0], g.svcNs) === true)
         ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
@@ -265,8 +265,8 @@ With a single replica the message also says when the webhook intercepts pod \`CR
 admitted, a deadlock broken only by deleting the configuration.
 
 **Not exemptions.** A \`namespaceSelector\`/\`objectSelector\` that excludes the webhook's own namespace avoids that
-self-deadlock but still blocks every other namespace; the message then says "in every namespace and object its
-selectors match" instead of "cluster-wide". \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
+self-deadlock but still blocks every other namespace it selects; the message then says "in the namespaces and for
+the objects its namespaceSelector/objectSelector match" instead of "cluster-wide". \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
 not change availability. Whether the backend is "served" in the sense of other rules does not matter: the API server is
 its client.
 

@@ -210,17 +210,17 @@ ruleTester(webhookBackendAvailability, {
     {
       name: 'objectSelector excluding its own pods: no self-deadlock, still blocks everything else it selects',
       yaml: hook({ rules: POD_RULES, fields: '  objectSelector: {matchExpressions: [{key: app, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
-      findings: [{ severity: 'warning', message: /rejects CREATE of pods in every namespace and object its selectors match\. Fix/ }],
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
     },
     {
       name: 'namespaceSelector excluding its own namespace by name: no self-deadlock',
       yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
-      findings: [{ severity: 'warning', message: /in every namespace and object its selectors match\. Fix/ }],
+      findings: [{ severity: 'warning', message: /in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
     },
     {
       name: 'namespaceSelector on a label of a Namespace not in the set: self-deadlock not claimed',
       yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: webhooks, operator: NotIn, values: [off]}]}\n' }) + backend({ replicas: 1 }),
-      findings: [{ severity: 'warning', message: /its selectors match\. Fix/ }],
+      findings: [{ severity: 'warning', message: /its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
     },
     {
       name: 'namespaceSelector judged against the Namespace in the set',
