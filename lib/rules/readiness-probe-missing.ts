@@ -11,8 +11,9 @@ const HEALTH_NAME = /(^|[-_])(health|healthz|probe|ready|readyz|status)($|[-_])/
 
 /**
  * A copy-pasteable readinessProbe for the container: on a declared health port if it has one, else on
- * the port it serves; \`grpc\` for gRPC ports (by name), \`httpGet\` for HTTP ports (by name or a usual HTTP
- * number), \`tcpSocket\` otherwise (a datastore or broker port, or nothing shows it speaks HTTP).
+ * the port it serves; \`grpc\` for gRPC ports (by name) unless the container also declares an HTTP port,
+ * \`httpGet\` for HTTP ports (by name or a usual HTTP number), \`tcpSocket\` otherwise (a datastore or
+ * broker port, or nothing shows it speaks HTTP).
  */
 export function readinessExample(c: ContainerView, sp: ServedPort | undefined): string {
   const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name));
@@ -21,7 +22,14 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined): 
   const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
   const ref = chosen?.name ?? portNum ?? 8080;
   const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';
-  if (/grpc/i.test(name)) return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
+  if (/grpc/i.test(name)) {
+    // A gRPC probe works only if the app serves grpc.health.v1; an HTTP port the container also
+    // declares (CockroachDB: grpc 26257 and http 8080, whose /health?ready=1 is its readiness
+    // check) is the likelier home of a health endpoint.
+    const httpPort = health === undefined ? c.ports.find((p) => p.name !== undefined && HTTP_NAME.test(p.name) && !/grpc/i.test(p.name) && !METRICS_PORT.test(p.name)) : undefined;
+    if (httpPort) return `readinessProbe: {httpGet: {path: /readyz, port: ${httpPort.name}}, periodSeconds: 5} (use the app's own readiness path; a grpc probe on port ${portNum ?? name} works only if the app serves the gRPC health service)`;
+    return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
+  }
   const http = health !== undefined || HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum) && !NON_HTTP_PORTS.has(portNum));
   if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
   return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;

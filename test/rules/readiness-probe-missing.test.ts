@@ -118,6 +118,11 @@ spec:
       findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {grpc: {port: 9090}, periodSeconds: 5}' }],
     },
     {
+      name: 'a gRPC port beside a declared HTTP port: the example is an httpGet on the HTTP port (CockroachDB: grpc 26257, http 8080)',
+      yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: grpc, containerPort: 26257}, {name: http, containerPort: 8080}'), { service: '  selector: {app: web}\n  ports: [{port: 26257, targetPort: grpc}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: http}, periodSeconds: 5} (use the app\'s own readiness path; a grpc probe on port 26257 works only if the app serves the gRPC health service)' }],
+    },
+    {
       name: 'the example prefers a declared health port over the served port',
       yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: http, containerPort: 8080}, {name: healthz, containerPort: 8081}')),
       findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: healthz}, periodSeconds: 5}' }],
