@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { existingPointer } from './rollout-util';
+import { existingPointer, pdbAllowance } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
@@ -12,6 +12,13 @@ export const pdbUnhealthyEvictionPolicy: Rule = {
     doc: `Under the default policy (\`IfHealthyBudget\`), Running-but-not-Ready pods can be evicted only while the budget is
 already satisfied. A fully crash-looping workload therefore blocks every node drain. \`AlwaysAllow\` lets unhealthy
 pods go while healthy pods stay protected; the feature's announcement calls it usually the better choice.
+
+A budget that requires no healthy pod (\`maxUnavailable\` covering every replica, e.g. \`maxUnavailable: 1\` over one
+replica as many charts ship, or \`minAvailable: 0\`) blocks a crash-looping pod too: the eviction API evicts a
+not-Ready pod under \`IfHealthyBudget\` without spending the budget only when \`desiredHealthy > 0\`
+(kubernetes/kubernetes \`pkg/registry/core/pod/storage/eviction.go\`); otherwise it needs \`disruptionsAllowed > 0\`, which
+is \`currentHealthy - desiredHealthy\` = 0 while no pod is healthy. The message says so for such budgets (the
+policy/v1 API comment on \`IfHealthyBudget\` leaves that condition out).
 
 Conditions (**info**, only when the target Kubernetes version is >= 1.27):
 - \`unhealthyPodEvictionPolicy\` is absent (it behaves as \`IfHealthyBudget\`);
@@ -30,6 +37,7 @@ spec:
     references: [
       'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/PDBUnhealthyPodEvictionPolicy.md',
       'kubernetes/kubernetes staging/src/k8s.io/api/policy/v1/types.go (UnhealthyPodEvictionPolicy)',
+      'kubernetes/kubernetes pkg/registry/core/pod/storage/eviction.go (not-Ready pods: AlwaysAllow, or CurrentHealthy >= DesiredHealthy && DesiredHealthy > 0)',
       'https://kubernetes.io/blog/2023/01/06/unhealthy-pod-eviction-policy-for-pdbs/',
       'kubernetes/enhancements keps/sig-apps/3017-pod-healthy-policy-for-pdb',
     ],
@@ -38,6 +46,15 @@ spec:
     if (!ctx.version.atLeast(1, 27)) return;
     for (const p of ctx.graph.pdbs) {
       const policy = p.unhealthyPodEvictionPolicy;
+      // A budget that requires no healthy pod (maxUnavailable covering every replica, minAvailable 0)
+      // reads as harmless, but the eviction API takes IfHealthyBudget's not-Ready path only when the
+      // budget requires at least one (DesiredHealthy > 0), so a not-Ready pod needs an allowed
+      // disruption, and with none healthy none is allowed.
+      const a = pdbAllowance(ctx.graph, p);
+      const none =
+        a && a.allowed >= a.of
+          ? ` (This budget requires no healthy pod of ${a.of}, yet it still blocks the eviction of a not-Ready one: the eviction API evicts a not-Ready pod under IfHealthyBudget without spending the budget only when the budget requires at least one healthy pod, and otherwise needs an allowed disruption, which is 0 while no pod is healthy; so it lets a drain evict the healthy pod${a.of > 1 ? 's' : ''} but not a crash-looping one.)`
+          : '';
       const sts = ctx.graph.workloadsForPdb(p).filter((w) => w.kind === 'StatefulSet');
       if (policy === undefined) {
         const dataNote = sts.length
@@ -47,7 +64,7 @@ spec:
           object: p.obj,
           pointer: existingPointer(p.obj.raw, 'spec'),
           severity: 'info',
-          message: `unhealthyPodEvictionPolicy is not set (behaves as IfHealthyBudget): Running-but-not-Ready pods can be evicted only while the budget is met, so a crash-looping workload blocks node drains; set unhealthyPodEvictionPolicy: AlwaysAllow (available since 1.27).${dataNote}`,
+          message: `unhealthyPodEvictionPolicy is not set (behaves as IfHealthyBudget): Running-but-not-Ready pods can be evicted only while the budget is met, so a crash-looping workload blocks node drains; set unhealthyPodEvictionPolicy: AlwaysAllow (available since 1.27).${none}${dataNote}`,
           // Data stores keep IfHealthyBudget (section 12), so no repair is offered for them.
           fix: sts.length ? undefined : { description: 'set unhealthyPodEvictionPolicy: AlwaysAllow', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }] },
         });
@@ -56,7 +73,7 @@ spec:
           object: p.obj,
           pointer: '/spec/unhealthyPodEvictionPolicy',
           severity: 'info',
-          message: `unhealthyPodEvictionPolicy IfHealthyBudget on pods that are not a StatefulSet's: a crash-looping workload blocks node drains; prefer AlwaysAllow unless evicting an unready pod is really unsafe`,
+          message: `unhealthyPodEvictionPolicy IfHealthyBudget on pods that are not a StatefulSet's: a crash-looping workload blocks node drains; prefer AlwaysAllow unless evicting an unready pod is really unsafe${none}`,
           // Written on purpose by someone: changing it is for a person to approve.
           fix: { description: 'change unhealthyPodEvictionPolicy from IfHealthyBudget to AlwaysAllow', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }] },
         });

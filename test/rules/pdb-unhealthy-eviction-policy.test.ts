@@ -53,7 +53,19 @@ ruleTester(pdbUnhealthyEvictionPolicy, {
       kubeVersion: '1.27',
       findings: [{ severity: 'info', pointer: '/spec/unhealthyPodEvictionPolicy', message: 'unhealthyPodEvictionPolicy IfHealthyBudget on pods that are not a StatefulSet\'s' }],
     },
-    { name: 'absent on a PDB matching nothing in the set', yaml: pdb(), kubeVersion: '1.31', findings: [{ severity: 'info' }] },
+    { name: 'absent on a PDB matching nothing in the set', yaml: pdb(), kubeVersion: '1.31', findings: [{ severity: 'info', message: /AlwaysAllow \(available since 1\.27\)\.$/ }] },
+    {
+      name: 'maxUnavailable 1 over one replica: it requires no healthy pod, yet blocks a crash-looping one (eviction.go: DesiredHealthy > 0)',
+      yaml: wl('Deployment').replace('replicas: 3', 'replicas: 1') + pdb(),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'info', message: /\(This budget requires no healthy pod of 1, yet it still blocks the eviction of a not-Ready one: .*so it lets a drain evict the healthy pod but not a crash-looping one\.\)$/ }],
+    },
+    {
+      name: 'explicit IfHealthyBudget with maxUnavailable covering all replicas: the same note',
+      yaml: wl('Deployment').replace('replicas: 3', 'replicas: 1') + pdb('IfHealthyBudget'),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'info', pointer: '/spec/unhealthyPodEvictionPolicy', message: 'This budget requires no healthy pod of 1' }],
+    },
     {
       name: 'suppressed with kubegrace.dev/ignore',
       yaml: wl('Deployment') + pdb(undefined, '"kubegrace.dev/ignore": "pdb-unhealthy-eviction-policy"'),
