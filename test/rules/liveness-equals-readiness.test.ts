@@ -50,6 +50,15 @@ ruleTester(livenessEqualsReadiness, {
       name: 'a check the catalog marks process-local (OpenTelemetry collector health_check on 13133)',
       yaml: deploy(probes('{httpGet: {path: /, port: 13133}}', '{httpGet: {path: /, port: 13133}}')).replace('image: web:1', 'image: otel/opentelemetry-collector-k8s:0.138.0'),
     },
+    // Catalog entries added after the corpus review of issue 16 (each handler checked in the program's source).
+    ...[
+      ['Online Boutique paymentservice gRPC health (SERVING unconditionally)', 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/paymentservice:v0.10.6', '{grpc: {port: 9090}}'],
+      ['Online Boutique adservice gRPC health', 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/adservice:v0.10.6', '{grpc: {port: 9090}}'],
+      ['prometheus-config-reloader /healthz (always 200)', 'ghcr.io/prometheus-operator/prometheus-config-reloader:v0.89.0', '{httpGet: {path: /healthz, port: http}}'],
+      ['Kiali /kiali/healthz under the addon web root', 'quay.io/kiali/kiali:v2.27', '{httpGet: {path: /kiali/healthz, port: http}}'],
+      ['MetalLB controller health port 17472 (healthz.Ping)', 'quay.io/metallb/controller:v0.15.2', '{httpGet: {path: /healthz, port: 17472}}'],
+      ['redis-ha sentinel_liveness.sh (pings the local sentinel)', 'public.ecr.aws/docker/library/redis:8.2.3-alpine', '{exec: {command: [sh, -c, /health/sentinel_liveness.sh]}}'],
+    ].map(([name, image, handler]) => ({ name: `catalog: ${name}`, yaml: deploy(probes(handler, handler)).replace('image: web:1', `image: ${image}`) })),
     { name: 'different grpc service', yaml: deploy(probes('{grpc: {port: 9090, service: liveness}}', '{grpc: {port: 9090}}')) },
     { name: 'only a liveness probe on a neutral path', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}}') },
     { name: 'only a readiness probe on /ready', yaml: deploy('        readinessProbe: {httpGet: {path: /ready, port: http}}') },
@@ -61,6 +70,16 @@ ruleTester(livenessEqualsReadiness, {
     },
   ],
   invalid: [
+    {
+      name: 'Online Boutique cartservice is not in the catalog entry: its health check pings Redis',
+      yaml: deploy(probes('{grpc: {port: 9090}}', '{grpc: {port: 9090}}')).replace('image: web:1', 'image: us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: 'another script on the redis image is not the catalog\'s sentinel check',
+      yaml: deploy(probes('{exec: {command: [sh, -c, /health/redis_liveness.sh]}}', '{exec: {command: [sh, -c, /health/redis_liveness.sh]}}')).replace('image: web:1', 'image: redis:7'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
     {
       name: 'identical generic httpGet /healthz and default windows: info (whether it checks dependencies cannot be seen)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')),

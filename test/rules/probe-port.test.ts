@@ -40,6 +40,16 @@ ruleTester(probePort, {
         livenessProbe: {httpGet: {path: /, port: 13133}}
 `),
     },
+    {
+      name: 'the catalog knows the port (MetalLB controller health probes on 17472, undeclared as in metallb-native.yaml)',
+      yaml: deploy(`      containers:
+      - name: controller
+        image: quay.io/metallb/controller:main
+        ports: [{name: monitoring, containerPort: 7472}, {name: webhook-server, containerPort: 9443}]
+        livenessProbe: {httpGet: {path: /healthz, port: 17472}}
+        readinessProbe: {httpGet: {path: /readyz, port: 17472}}
+`),
+    },
   ],
   invalid: [
     {
