@@ -568,12 +568,25 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     validate: (ctx) => {
       const t = Number(ctx.params.initialDelayThreshold);
       if (!Number.isFinite(t)) throw new ExportError('startup-probe: initialDelayThreshold must be a number');
-      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe)`;
+      // A liveness check that only looks for a file of a configMap/secret/projected/downwardAPI
+      // volume cannot fail at start (lib/rules/startup-probe.ts presetFileCheck, checkedFile).
+      const L = 'c.livenessProbe.exec.command';
+      const form = `(size(${L}) == 2 && ${L}[0].matches('^(/usr)?(/bin/)?cat$') || size(${L}) == 3 && ${L}[0].matches('^(/usr)?(/bin/)?test$') && ${L}[1].matches('^-[efrs]$') || size(${L}) == 4 && ${L}[0] == '[' && ${L}[1].matches('^-[efrs]$') && ${L}[3] == ']')`;
+      const file = `(size(${L}) == 2 ? ${L}[1] : ${L}[2])`;
+      const preset =
+        `(has(c.livenessProbe.exec) && has(${L}) && ${form} && ${file}.startsWith('/') && !${file}.matches('(^|/)\\.\\.(/|$)') && has(c.volumeMounts) && ` +
+        `c.volumeMounts.exists(vm, !has(vm.subPath) && vm.name in variables.presetVolumes && ${file}.startsWith(vm.mountPath.endsWith('/') ? vm.mountPath : vm.mountPath + '/')))`;
+      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset}`;
       return [
         {
           severity: 'info',
           kinds: WORKLOADS,
-          variables: [],
+          variables: [
+            {
+              name: 'presetVolumes',
+              expression: 'has(variables.podSpec.volumes) ? variables.podSpec.volumes.filter(v, has(v.configMap) || has(v.secret) || has(v.projected) || has(v.downwardAPI)).map(v, v.name) : []',
+            },
+          ],
           expression: `!${RUNNING}.exists(c, ${pred})`,
           messageExpression: `${prefix('startup-probe', 'info')} + ${firstName(RUNNING, pred)} + ': livenessProbe waits initialDelaySeconds ' + string(${RUNNING}.filter(c, ${pred})[0].livenessProbe.initialDelaySeconds) + 's instead of using a startupProbe; add a startupProbe with the same check'`,
         },

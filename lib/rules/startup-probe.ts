@@ -1,8 +1,50 @@
 import { Rule } from '../engine/types';
-import { num } from '../model/workload';
+import { isObject, Json } from '../model/types';
+import { ContainerView, get, num, Workload } from '../model/workload';
 import { describeHandler, probeOf, probeWindow } from './probe-util';
 
 export const DEFAULT_INITIAL_DELAY_THRESHOLD = 30;
+
+/** Volume types whose files are in place before the container starts (the kubelet writes them first). */
+const PRESET_VOLUMES = ['configMap', 'secret', 'projected', 'downwardAPI'];
+const CAT = /^(\/usr)?(\/bin\/)?cat$/;
+const TEST = /^(\/usr)?(\/bin\/)?test$/;
+const FILE_TEST = /^-[efrs]$/;
+const DOT_DOT = /(^|\/)\.\.(\/|$)/;
+
+/**
+ * The file a check only looks for: `[cat, FILE]`, `[test, -e|-f|-r|-s, FILE]` or `["[", -f, FILE, "]"]`
+ * (argv elements, as the kubelet runs them; the admission policy reads them the same way).
+ */
+export function checkedFile(cmd: string[]): string | undefined {
+  if (cmd.length === 2 && CAT.test(cmd[0])) return cmd[1];
+  if (cmd.length === 3 && TEST.test(cmd[0]) && FILE_TEST.test(cmd[1])) return cmd[2];
+  if (cmd.length === 4 && cmd[0] === '[' && FILE_TEST.test(cmd[1]) && cmd[3] === ']') return cmd[2];
+  return undefined;
+}
+
+/**
+ * Whether a liveness handler only reads a file that a configMap, secret, projected or downwardAPI
+ * volume puts in place before the container starts (redis-ha's split-brain-fix: `cat
+ * /readonly-config/redis.conf`): it passes from the first second, so no slow start can fail it and
+ * a startupProbe would measure nothing.
+ */
+function presetFileCheck(w: Workload, c: ContainerView, handler: Json | undefined): boolean {
+  const cmd = get(handler, 'exec', 'command');
+  if (!Array.isArray(cmd) || !cmd.every((x) => typeof x === 'string')) return false;
+  const file = checkedFile(cmd as string[]);
+  if (!file || !file.startsWith('/') || DOT_DOT.test(file)) return false;
+  const volumes = get(w.podSpec, 'volumes');
+  const mounts = get(c.raw, 'volumeMounts');
+  if (!Array.isArray(volumes) || !Array.isArray(mounts)) return false;
+  return mounts.some((vm) => {
+    if (!isObject(vm) || typeof vm.mountPath !== 'string' || typeof vm.name !== 'string' || vm.subPath !== undefined) return false;
+    const dir = vm.mountPath.endsWith('/') ? vm.mountPath : `${vm.mountPath}/`;
+    if (!file.startsWith(dir)) return false;
+    const v = volumes.find((x) => isObject(x) && x.name === vm.name);
+    return isObject(v) && PRESET_VOLUMES.some((t) => isObject(v[t]));
+  });
+}
 
 export const startupProbe: Rule = {
   meta: {
@@ -20,7 +62,9 @@ init container or the main containers start.
 **Conditions** (main containers and native sidecars):
 
 - **info:** a \`livenessProbe\` has \`initialDelaySeconds\` >= the param \`initialDelayThreshold\` (default
-  ${DEFAULT_INITIAL_DELAY_THRESHOLD}) and the container has no \`startupProbe\`.
+  ${DEFAULT_INITIAL_DELAY_THRESHOLD}) and the container has no \`startupProbe\`. Not when the liveness check only looks for
+  a file that a \`configMap\`, \`secret\`, \`projected\` or \`downwardAPI\` volume puts in place before the container
+  starts (\`cat /readonly-config/redis.conf\`, \`test -f ...\`): it passes from the first second, so no start can fail it.
 - **error:** a \`readinessProbe\` sets a probe-level \`terminationGracePeriodSeconds\`. It is allowed only on
   liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
 
@@ -66,6 +110,7 @@ livenessProbe:
         const live = probeOf(c, 'livenessProbe');
         const delay = live ? num(live.initialDelaySeconds) : undefined;
         if (!live || delay === undefined || delay < threshold || probeOf(c, 'startupProbe')) continue;
+        if (presetFileCheck(w, c, live as Json)) continue;
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
         const lw = probeWindow(live);
         const period = Math.min(lw.periodSeconds, 10);

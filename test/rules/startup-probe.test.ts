@@ -34,15 +34,45 @@ ${svc}`;
 const C0 = '/spec/template/spec/containers/0';
 const LIVE60 = '        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 60}';
 
+/** A liveness exec with a 30 s delay, the container mounting volume `config` (of `volume`) at /readonly-config. */
+const fileCheck = (command: string, volume: string, mount = '{name: config, mountPath: /readonly-config}') =>
+  deploy(`        livenessProbe: {exec: {command: ${command}}, initialDelaySeconds: 30}
+        volumeMounts: [${mount}]
+      volumes: [{name: config, ${volume}}]`);
+
 ruleTester(startupProbe, {
   valid: [
     { name: 'short initial delay', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 29}') },
+    // redis-ha's split-brain-fix: the file is there before the container starts, so no start can fail the check.
+    { name: 'liveness only cats a file of a configMap volume (redis-ha split-brain-fix)', yaml: fileCheck('[cat, /readonly-config/redis.conf]', 'configMap: {name: redis-ha}') },
+    { name: 'liveness tests for a file of a secret volume', yaml: fileCheck('[test, -f, /readonly-config/tls.crt]', 'secret: {secretName: tls}') },
+    { name: 'liveness [ -f ] on a projected volume, mount path with a trailing slash', yaml: fileCheck('["[", -f, /readonly-config/token, "]"]', 'projected: {sources: []}', '{name: config, mountPath: /readonly-config/}') },
     { name: 'long initial delay but a startupProbe exists', yaml: deploy(`${LIVE60}\n        startupProbe: {httpGet: {path: /healthz, port: http}, failureThreshold: 30}`) },
     { name: 'long initialDelaySeconds on a readiness probe is not this rule', yaml: deploy('        readinessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 90}') },
     { name: 'probe-level terminationGracePeriodSeconds on liveness and startup probes is allowed', yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}\n        startupProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}') },
     { name: 'threshold param raised', yaml: deploy(LIVE60), params: { initialDelayThreshold: 120 } },
   ],
   invalid: [
+    {
+      name: 'liveness cats a file the app writes (not a preset volume): a slow start can fail it',
+      yaml: fileCheck('[cat, /tmp/healthy]', 'configMap: {name: redis-ha}'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds` }],
+    },
+    {
+      name: 'liveness cats a file of an emptyDir volume: the app fills it',
+      yaml: fileCheck('[cat, /readonly-config/redis.conf]', 'emptyDir: {}'),
+      findings: [{ severity: 'info' }],
+    },
+    {
+      name: 'a subPath mount is not judged (the file may be the app\'s), nor a path escaping the mount',
+      yaml: `${fileCheck('[cat, /readonly-config/redis.conf]', 'configMap: {name: a}', '{name: config, mountPath: /readonly-config, subPath: x}')}---\n${fileCheck('[cat, /readonly-config/../etc/app.conf]', 'configMap: {name: a}').replace(/name: web\b/g, 'name: web2')}`,
+      findings: [{ severity: 'info' }, { severity: 'info' }],
+    },
+    {
+      name: 'a check that does more than look for the file is judged as before',
+      yaml: fileCheck('[sh, -c, "cat /readonly-config/redis.conf && redis-cli ping"]', 'configMap: {name: redis-ha}'),
+      findings: [{ severity: 'info' }],
+    },
     {
       name: 'liveness initialDelaySeconds 60 without startupProbe: info',
       yaml: deploy(LIVE60),
