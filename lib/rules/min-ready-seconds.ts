@@ -61,7 +61,7 @@ the time clients get to connect to the new pod before another one goes away.
 
 The connection pattern comes from the \`kubegrace.dev/connection-pattern\` hint, else from the
 catalog of well-known workloads ([docs/catalog.md](../catalog.md): e.g. the Teleport proxy is
-fan-in, istiod and the Linkerd destination and identity controllers are long-lived), else it is
+fan-in, istiod and the Linkerd destination controller are long-lived), else it is
 \`short\`. The hint always wins; a policy can add or disable catalog entries (\`spec.catalog\`).
 
 - **fan-in** (\`kubegrace.dev/connection-pattern: fan-in\`): clients must hold a connection to

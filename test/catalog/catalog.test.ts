@@ -136,11 +136,14 @@ describe('connection patterns', () => {
   test.each([
     ["{name: discovery, image: 'docker.io/istio/pilot:1.24.0', args: [discovery, --monitoringAddr=:15014], ports: [{containerPort: 15012, name: tls-xds}]}", 'istiod'],
     ["{name: destination, image: 'cr.l5d.io/linkerd/controller:edge-24.1.1', args: [destination, -addr=:8086], ports: [{containerPort: 8086, name: dest-grpc}]}", 'linkerd-destination'],
-    ["{name: identity, image: 'cr.l5d.io/linkerd/controller:stable-2.14', args: [identity, -log-level=info]}", 'linkerd-identity'],
     ["{name: contour, image: 'ghcr.io/projectcontour/contour:v1.30.0', command: [contour], args: [serve, --incluster, --xds-port=8001]}", 'contour'],
   ])('long-lived: %s', (c, id) => {
     const r = connectionPatternOf(deployment(c));
     expect([r.pattern, r.entry?.id]).toEqual(['long-lived', id]);
+  });
+  test('linkerd identity: listed as short (a unary Certify call hours apart, no stream to hold)', () => {
+    const r = connectionPatternOf(deployment("{name: identity, image: 'cr.l5d.io/linkerd/controller:stable-2.14', args: [identity, -log-level=info]}"));
+    expect([r.pattern, r.source, r.entry?.id]).toEqual(['short', 'catalog', 'linkerd-identity']);
   });
   test('linkerd proxy-injector (same image, other subcommand) is not long-lived', () => {
     expect(connectionPatternOf(deployment("{name: proxy-injector, image: 'cr.l5d.io/linkerd/controller:edge', args: [proxy-injector, -addr=:8443]}")).source).toBe('default');
