@@ -1,5 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { connectionPatternOf } from '../catalog';
+import { rolloutFor } from './rollout-util';
 import { HINT, ServiceView } from '../model/graph';
 import { isObject } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
@@ -73,7 +74,9 @@ fan-in, istiod and the Linkerd destination controller are long-lived), else it i
   below it, an error when the needed wait does not even fit under \`progressDeadlineSeconds\`
   (the rollout would be reported as failed).
 - **long-lived** connections (WebSockets, gRPC streams) with at least 2 replicas (with one there
-  is no next old pod to protect), or pods behind an AWS load balancer with IP targets: info when
+  is no next old pod to protect) and a rollout in steps (not a Deployment whose \`maxSurge\` covers
+  every replica, such as istiod's 100%: all new pods start at once, so there is no pause between
+  replacements to add), or pods behind an AWS load balancer with IP targets: info when
   \`minReadySeconds\` is 0.
 
 Not judged: a Deployment with \`strategy.type: Recreate\` (every old pod goes before the new ones
@@ -167,8 +170,13 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
       if (current > 0) continue;
       const lb = externalLb(ctx, w, ctx.graph.trafficServices(w));
       // With one replica there is no next old pod for the pause to protect: long-lived clients
-      // simply move to the new pod (an LB target registration lag still matters with one).
-      const longLived = pattern === 'long-lived' && (ctx.graph.effectiveReplicas(w) ?? 1) >= 2;
+      // simply move to the new pod (an LB target registration lag still matters with one). Nor when
+      // the surge covers every replica (istiod's maxSurge 100%): all new pods start at once and the
+      // old ones go as they become available, so minReadySeconds delays that step but puts no pause
+      // between replacements.
+      const replicas = ctx.graph.effectiveReplicas(w) ?? 1;
+      const oneStep = w.kind === 'Deployment' && (rolloutFor(w, replicas)?.surge ?? 0) >= replicas;
+      const longLived = pattern === 'long-lived' && replicas >= 2 && !oneStep;
       if (longLived || lb) {
         const why = longLived ? `clients hold long-lived connections${known}` : `it sits behind ${lb}, whose target registration lags readiness`;
         ctx.report({

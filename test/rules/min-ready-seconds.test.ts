@@ -43,6 +43,10 @@ ruleTester(minReadySeconds, {
     { name: 'catalog: a Teleport proxy with enough minReadySeconds', yaml: app({ container: TELEPORT_PROXY, minReady: 20 }) },
     { name: 'catalog: istiod with one replica (no next pod to protect)', yaml: app({ container: ISTIOD, replicas: 1, svcPorts: '[{name: grpc-xds, port: 15012}]' }) },
     { name: 'long-lived with one replica: the clients move to the new pod, no next pod to protect', yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived', replicas: 1 }) },
+    {
+      name: 'long-lived with maxSurge covering every replica (istiod-ha: 100%): all new pods start at once, no pause between replacements to add',
+      yaml: app({ container: ISTIOD, svcPorts: '[{port: 15012}]' }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: 100%, maxUnavailable: 25%}}\n'),
+    },
     { name: 'short connections (default): nothing to say', yaml: app() },
     { name: 'fan-in, 3 replicas, P 0.7: 20 s suffices (T <= 19.5 s)', yaml: app({ annotations: FAN_IN, minReady: 20 }) },
     { name: 'fan-in with one replica: nothing to reconnect to', yaml: app({ annotations: FAN_IN, replicas: 1 }) },
@@ -120,6 +124,11 @@ ruleTester(minReadySeconds, {
       yaml: app({ kind: 'StatefulSet', annotations: FAN_IN }),
       kubeVersion: '1.23',
       findings: [{ severity: 'warning', object: 'StatefulSet/proxy' }],
+    },
+    {
+      name: 'long-lived with a surge below the replicas (maxSurge 2 of 3): replaced in steps, info',
+      yaml: app({ annotations: '"kubegrace.dev/connection-pattern": long-lived' }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: 2, maxUnavailable: 0}}\n'),
+      findings: [{ severity: 'info', message: 'clients hold long-lived connections' }],
     },
     {
       name: 'long-lived connections with minReadySeconds 0: info',
