@@ -104,13 +104,15 @@ readinessProbe:
             // A TCP connect, or a check known to look only at the process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
             const deep = dependencyCheck(live, depPaths);
+            // One replica: nothing is restarted "together", but the restart still adds to the outage.
+            const single = ctx.graph.effectiveReplicas(w) === 1;
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe`,
               severity: deep ? 'warning' : 'info',
               message: deep
-                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
-                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is restarted the moment it turns unready; if the check looks at anything beyond the process, a dependency outage restarts every replica together. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
+                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): ${single ? 'when a dependency fails, the only replica turns unready and is restarted, which does not fix the dependency and adds restarts (and their start-up time) to the outage' : 'when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one'}; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
+                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is restarted the moment it turns unready; if the check looks at anything beyond the process, a dependency outage restarts ${single ? 'the only replica while it lasts' : 'every replica together'}. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
             });
             continue;
           }

@@ -81,6 +81,11 @@ ruleTester(livenessEqualsReadiness, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {
+      name: 'one replica: the message does not speak of restarting every replica together',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')).replace('replicas: 2', 'replicas: 1'),
+      findings: [{ severity: 'info', message: 'a dependency outage restarts the only replica while it lasts.' }],
+    },
+    {
       name: 'identical generic httpGet /healthz and default windows: info (whether it checks dependencies cannot be seen)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with the same failure window (liveness 3 x 10s = 30s, readiness 3 x 10s = 30s)' }],
