@@ -48,7 +48,7 @@ function argWords(a: ArgDelay): string {
 }
 
 function perListenerWords(s: PerListenerSpec): string {
-  return `per entry point: ${code(s.value)} (default ${s.default}s); the smallest over the entry points named by ${code(s.listener)}${s.ignore?.length ? `, ignoring ${s.ignore.map(code).join(', ')}` : ''}`;
+  return `per entry point: ${code(s.value)} (default ${s.default}s); the smallest over the entry points named by ${code(s.listener)}${s.ignore?.length ? `, ignoring ${s.ignore.map(code).join(', ')}` : ''}${s.setting ? `; advised as ${code(s.setting)} on each entry point that is short` : ''}`;
 }
 
 function probeWords(p: ProbeSpec): string {

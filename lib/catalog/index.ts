@@ -52,6 +52,8 @@ export interface PreStopProgramSpec {
 export interface PerListenerSpec {
   listener: string;
   value: string;
+  /** The arg that sets a listener's value, with `{name}` and `{value}` (advice in messages). */
+  setting?: string;
   unit: 'seconds' | 'duration';
   default: number;
   ignore?: string[];
@@ -577,6 +579,36 @@ export class Catalog {
   /** Seconds a program drains in-flight requests after it stops accepting (e.g. Traefik's graceTimeOut). */
   drainSeconds(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
     return this.perListener(c, 'drain');
+  }
+
+  /**
+   * The args that make a known program keep accepting for `seconds` after SIGTERM on every
+   * listener that carries traffic and has less (the entry's `setting` per listener, e.g. Traefik's
+   * requestAcceptGraceTimeout per entry point); undefined when the entry gives no setting, no
+   * listener is named, or none is short.
+   */
+  servesAfterSigtermArgs(c: ContainerLike, seconds: number): { entry: CatalogEntry; args: string[] } | undefined {
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
+      const re = x.listener?.serves;
+      const spec = x.entry.servesAfterSigterm;
+      if (!re || !spec) continue;
+      if (!spec.setting) return undefined;
+      const values = new Map<string, number | undefined>();
+      const listeners: string[] = [];
+      for (const a of f.args) {
+        const l = re.listener.exec(a)?.groups?.name;
+        if (l !== undefined && !listeners.includes(l)) listeners.push(l);
+        const m = re.value.exec(a)?.groups;
+        if (m?.name !== undefined && m.value !== undefined) values.set(m.name, valueSeconds(m.value, spec.unit));
+      }
+      const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+      // A value that cannot be read counts as short (acceptsAfterSigterm does not trust it either).
+      const short = listeners.filter((l) => !(spec.ignore ?? []).includes(l) && ((values.has(l) ? values.get(l) : spec.default) ?? 0) < seconds);
+      if (!short.length) return undefined;
+      return { entry: x.entry, args: short.map((l) => spec.setting!.replace('{name}', l).replace('{value}', value)) };
+    }
+    return undefined;
   }
 
   private perListener(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; seconds?: number } | undefined {

@@ -122,7 +122,8 @@ other commands) are not judged. For a known program the advice is its own settin
 - containers the Istio injector writes at admission (\`image: auto\` with injection requested, as in the
   istio/gateway chart): their lifecycle is not in the manifest, and pilot-agent keeps Envoy serving for
   \`terminationDrainDuration\` after SIGTERM (\`istio-proxy-drain\` judges that duration);
-- programs the catalog knows to keep accepting after SIGTERM on every traffic listener: Traefik with
+- programs the catalog knows to keep accepting after SIGTERM on every traffic listener (when one falls short,
+  the advice also gives the program's own setting for the entry points that lack it): Traefik with
   \`--entryPoints.<name>.transport.lifeCycle.requestAcceptGraceTimeout\` > 0 on each user entry point (one
   entry point without it still needs the hook; the internal \`traefik\` and \`metrics\` entry points do not
   count). For an image the catalog does not know, the Traefik flag > 0 on any entry point is taken as the
@@ -232,11 +233,14 @@ Behind an external load balancer (the error cases) the delay must also cover the
           });
           continue;
         }
+        // A program that can keep accepting by itself (Traefik's requestAcceptGraceTimeout): its own setting too.
+        const own = ctx.catalog.servesAfterSigtermArgs(c, DEFAULT_PRESTOP_SECONDS);
+        const ownAdvice = own ? `, or use the program's own setting (${own.entry.title}, catalog entry ${own.entry.id}): ${own.args.join(' ')} in the container's args` : '';
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
           severity,
-          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${lbLonger}${budget}; ${instead}`,
+          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}; ${instead}`,
           fix: addPreStopFix(ctx.version, w, c, grace),
         });
       }

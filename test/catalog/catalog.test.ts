@@ -71,6 +71,7 @@ describe('shipped data', () => {
 
 describe('invalid data is rejected with the path of the field', () => {
   const base = (): JsonObject => shippedDoc();
+  const TRAEFIK = (base().entries as JsonObject[]).findIndex((e) => e.id === 'traefik');
   const cases: [string, (d: JsonObject) => void, string, RegExp][] = [
     ['unknown kind', (d) => ((d.entries as JsonObject[])[0].kind = 'magic'), '/entries/0/kind', /must be equal to one of the allowed values/],
     ['missing source', (d) => delete (d.entries as JsonObject[])[1].source, '/entries/1', /source/],
@@ -79,6 +80,12 @@ describe('invalid data is rejected with the path of the field', () => {
     ['unknown field', (d) => ((d.entries as JsonObject[])[2].colour = 'red'), '/entries/2', /unknown field "colour"/],
     ['regex that does not compile', (d) => (((d.entries as JsonObject[])[5].preStop as JsonObject).command = '(unclosed'), '/entries/5/preStop/command', /invalid regular expression/],
     ['duplicate id', (d) => ((d.entries as JsonObject[])[3].id = 'teleport-proxy'), '/entries/3/id', /duplicate entry id "teleport-proxy"/],
+    [
+      'a per-listener setting without {name}',
+      (d) => (((d.entries as JsonObject[])[TRAEFIK].servesAfterSigterm as JsonObject).setting = '--grace={value}'),
+      `/entries/${TRAEFIK}/servesAfterSigterm/setting`,
+      /pattern/,
+    ],
   ];
   test.each(cases)('%s', (_name, mutate, pointer, message) => {
     const d = base();

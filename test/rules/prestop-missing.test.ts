@@ -206,7 +206,28 @@ spec:
         podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
           '        args: ["--entryPoints.web.address=:8080", "--entryPoints.websecure.address=:8443", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s"]\n',
       }),
-      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' }],
+      findings: [
+        { severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' },
+      ],
+    },
+    {
+      name: 'Traefik: the advice names the setting for the entry points that lack it (not the one that has it, nor the internal ones)',
+      yaml: wl({
+        podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
+          '        args: ["--entryPoints.web.address=:8080", "--entryPoints.websecure.address=:8443", "--entryPoints.traefik.address=:9000", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s", "--entryPoints.mqtt.address=:1883", "--entryPoints.mqtt.transport.lifeCycle.requestAcceptGraceTimeout=2s"]\n',
+      }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}, or use the program's own setting \(Traefik entry point life cycle, catalog entry traefik\): --entryPoints\.websecure\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s --entryPoints\.mqtt\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s in the container's args and keep/,
+        },
+      ],
+    },
+    {
+      name: 'an image the catalog does not know gets no program setting in the advice',
+      yaml: wl(),
+      findings: [{ severity: 'warning', message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
     },
     {
       name: 'unknown served (a file holding only the Deployment) with a declared http port: assumed served, and said so',
