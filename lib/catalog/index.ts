@@ -606,7 +606,7 @@ export class Catalog {
       // A value that cannot be read counts as short (acceptsAfterSigterm does not trust it either).
       const short = listeners.filter((l) => !(spec.ignore ?? []).includes(l) && ((values.has(l) ? values.get(l) : spec.default) ?? 0) < seconds);
       if (!short.length) return undefined;
-      return { entry: x.entry, args: short.map((l) => spec.setting!.replace('{name}', l).replace('{value}', value)) };
+      return { entry: x.entry, args: short.map((l) => spec.setting!.replace('{name}', () => l).replace('{value}', () => value)) };
     }
     return undefined;
   }

@@ -225,6 +225,11 @@ spec:
       ],
     },
     {
+      name: 'an entry point name with replacement patterns ($&) is written as it is',
+      yaml: wl({ podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') + '        args: ["--entryPoints.$&x.address=:8080"]\n' }),
+      findings: [{ severity: 'warning', message: "--entryPoints.$&x.transport.lifeCycle.requestAcceptGraceTimeout=10s in the container's args" }],
+    },
+    {
       name: 'an image the catalog does not know gets no program setting in the advice',
       yaml: wl(),
       findings: [{ severity: 'warning', message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
