@@ -66,6 +66,9 @@ function servicesNamed(g: ObjectGraph, w: Workload, name: string): ServiceView |
   return g.serviceNamed(w.obj.namespace, name);
 }
 
+/** StatefulSet spec fields other than replicas, template, updateStrategy, ordinals, minReadySeconds and the PVC retention policy cannot be updated. */
+const SERVICE_NAME_IMMUTABLE = 'spec.serviceName cannot be changed on an existing StatefulSet: recreate it, e.g. kubectl delete statefulset --cascade=orphan, which keeps the pods, then apply';
+
 export const headlessPublishNotReady: Rule = {
   meta: {
     id: 'headless-publish-not-ready',
@@ -154,7 +157,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: 'info',
-          message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? (other.headless ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` although Service/${other.obj.name} in the set selects its pods`) : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods`,
+          message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? (other.headless ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` although Service/${other.obj.name} in the set selects its pods`) : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods (${SERVICE_NAME_IMMUTABLE})`,
         });
         continue;
       }
@@ -163,7 +166,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: need ? 'warning' : 'info',
-          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; point serviceName at a headless Service (clusterIP: None) selecting the pods (clusterIP is immutable: create a new Service)`,
+          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; make Service/${svc.obj.name} headless (clusterIP: None; clusterIP is immutable, so delete and create it) or point serviceName at a headless Service selecting the pods (${SERVICE_NAME_IMMUTABLE})`,
         });
         continue;
       }

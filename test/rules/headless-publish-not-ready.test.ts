@@ -116,12 +116,25 @@ ruleTester(headlessPublishNotReady, {
     {
       name: 'serviceName names no Service while a non-headless Service of the set selects the pods (no peer need): info',
       yaml: sts({ image: 'nginx:1', serviceName: 'db-governing' }) + svc({ name: 'db-client', headless: false }),
-      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'spec.serviceName "db-governing" names no Service in the linted set although Service/db-client in the set selects its pods' }],
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/serviceName',
+          message: /^spec\.serviceName "db-governing" names no Service in the linted set although Service\/db-client in the set selects its pods: .* \(spec\.serviceName cannot be changed on an existing StatefulSet: recreate it, e\.g\. kubectl delete statefulset --cascade=orphan, which keeps the pods, then apply\)$/,
+        },
+      ],
     },
     {
       name: 'serviceName names a Service that is not headless, app needs peers: warning',
       yaml: sts() + svc({ headless: false }),
-      findings: [{ severity: 'warning', pointer: '/spec/serviceName', object: 'StatefulSet/db', message: 'which is not headless (it has a cluster IP): the pods get no per-pod DNS records (db-0.db) from it, yet the app needs peer discovery' }],
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/serviceName',
+          object: 'StatefulSet/db',
+          message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it, yet the app needs peer discovery .*; make Service\/db headless \(clusterIP: None; clusterIP is immutable, so delete and create it\) or point serviceName at a headless Service selecting the pods \(spec\.serviceName cannot be changed/,
+        },
+      ],
     },
     {
       name: 'serviceName names a Service that is not headless, no peer need: info',
