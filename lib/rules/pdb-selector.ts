@@ -1,6 +1,7 @@
 import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
+import { isHelmHook } from './lb-util';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor } from './rollout-util';
 import { nameOf } from './util';
 
@@ -28,7 +29,8 @@ Conditions:
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels.
 - **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
-  budget lets one workload's disruptions use up the other's allowance.
+  budget lets one workload's disruptions use up the other's allowance. Helm hooks (\`helm.sh/hook\`, such as the test
+  Pod \`helm create\` labels like the Deployment) do not count: they exist only while the hook runs.
 
 Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):
 \`\`\`yaml
@@ -93,12 +95,15 @@ spec:
         });
         continue;
       }
-      if (matched.length >= 2) {
+      // A Helm hook (the test Pod `helm create` writes with the chart's labels) exists only while
+      // the hook runs: it does not share the budget with the workload.
+      const lasting = matched.filter((w) => !isHelmHook(w.obj));
+      if (lasting.length >= 2) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',
           severity: 'warning',
-          message: `spec.selector matches the pods of ${matched.length} workloads (${matched.map(nameOf).join(', ')}): use one PodDisruptionBudget per workload, selecting its spec.selector.matchLabels`,
+          message: `spec.selector matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): use one PodDisruptionBudget per workload, selecting its spec.selector.matchLabels`,
         });
       }
     }

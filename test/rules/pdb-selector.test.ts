@@ -41,6 +41,20 @@ spec:
 
 ruleTester(pdbSelector, {
   valid: [
+    {
+      name: 'helm create: the test hook Pod carries the Deployment\'s labels; it exists only while the hook runs, so the budget selects one workload',
+      yaml: `${wl('web')}---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-test-connection
+  labels: {app: web, team: a}
+  annotations: {"helm.sh/hook": test}
+spec:
+  restartPolicy: Never
+  containers: [{name: wget, image: busybox, command: [wget], args: ["web:80"]}]
+${pdb('web', '{matchLabels: {app: web}}')}`,
+    },
     { name: 'one PDB selecting one workload', yaml: wl('web') + pdb('web', '{matchLabels: {app: web}}') },
     { name: 'two PDBs, one per workload', yaml: wl('web') + wl('api') + pdb('web', '{matchLabels: {app: web}}') + pdb('api', '{matchLabels: {app: api}}') },
     { name: 'matchExpressions selecting one StatefulSet', yaml: wl('db', undefined, 'StatefulSet') + pdb('db', '{matchExpressions: [{key: app, operator: In, values: [db]}]}') },
