@@ -4,7 +4,7 @@ import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlLatin1 } from '../model/fast-yaml';
 import type { Document } from 'yaml';
-import { parseText } from '../model/parse';
+import { isClusterScoped, parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, KObject, refOf } from '../model/types';
@@ -63,6 +63,25 @@ export interface Summary {
  * `decoded` (for --fix) keeps the value read from each YAML document parse.ts reads.
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
+  const p = readSource(s, decoded, releaseBytes, onObjects);
+  if (s.namespace !== undefined) inNamespace(p.objects, s.namespace);
+  return p;
+}
+
+/**
+ * Puts the namespaced objects that name no namespace into `ns`, as the API server does with the
+ * namespace of the request (helm install -n): their metadata.namespace and identity.
+ */
+function inNamespace(objects: KObject[], ns: string): void {
+  for (const o of objects) {
+    const meta = o.raw.metadata;
+    if (isClusterScoped(o.kind) || !isObject(meta) || (typeof meta.namespace === 'string' && meta.namespace !== '')) continue;
+    meta.namespace = ns;
+    Object.defineProperty(o, 'namespace', { value: ns, enumerable: true, configurable: true, writable: false });
+  }
+}
+
+function readSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:
   // a JSON List item by item, YAML document by document.
   // A large file the plain lint did not keep (sources.ts): a JSON List or YAML is read in chunks.

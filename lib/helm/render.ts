@@ -94,13 +94,13 @@ export function splitRendered(output: string): Block[] {
 }
 
 /** Groups rendered blocks into one Source per template file, sorted by path. */
-export function renderedSources(output: string, chartDisplay: string): Source[] {
+export function renderedSources(output: string, chartDisplay: string, namespace?: string): Source[] {
   const byFile = new Map<string, string[]>();
   for (const b of splitRendered(output)) {
     const file = b.source !== undefined ? `${chartDisplay}/${b.source}${RENDERED_SUFFIX}` : `${chartDisplay}${RENDERED_SUFFIX}`;
     byFile.set(file, [...(byFile.get(file) ?? []), b.text]);
   }
-  return [...byFile.keys()].sort().map((file) => ({ file, text: byFile.get(file)!.join(''), chart: chartDisplay }));
+  return [...byFile.keys()].sort().map((file) => ({ file, text: byFile.get(file)!.join(''), chart: chartDisplay, ...(namespace ? { namespace } : {}) }));
 }
 
 /** helm's message: from its first `Error: ` line (before it: warnings, symlink notices), without the --debug hint. */
@@ -214,7 +214,7 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
       });
     }
     for (const e of errors) opts.onError?.(e);
-    return { sources: rec.stdout !== undefined ? renderedSources(rec.stdout, displayName) : [], errors };
+    return { sources: rec.stdout !== undefined ? renderedSources(rec.stdout, displayName, opts.namespace) : [], errors };
   };
 }
 

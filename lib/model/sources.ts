@@ -13,6 +13,11 @@ export interface Source {
   /** Set for sources rendered from a Helm chart: the chart directory. */
   chart?: string;
   /**
+   * The namespace the source's namespaced objects without metadata.namespace are created in: the
+   * release namespace of a chart rendered with --namespace (helm install -n puts them there).
+   */
+  namespace?: string;
+  /**
    * Why --fix must not write this source back although it came from a file: some of its
    * documents could not be read (binary or non-UTF-8 bytes) and are blanked in `text`.
    */

@@ -86,6 +86,15 @@ describe('kubegrace lint on a chart directory', () => {
     const j = JSON.parse(kg(['lint', 'charts/nsweb', '--release', 'blue', '--namespace', 'shop', '--format', 'json']).stdout) as { findings: { object: { kind: string; name: string; namespace?: string } }[] };
     const dep = j.findings.find((f) => f.object.kind === 'Deployment')!;
     expect(dep.object).toMatchObject({ name: 'blue-web', namespace: 'shop' });
+    // A chart that names no namespace (helm create's): helm install -n shop still puts its objects in
+    // shop, so a budget of namespace default in another input does not count for them.
+    const other = 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: other, namespace: default}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}\n';
+    fs.writeFileSync(path.join(work, 'other-pdb.yaml'), other);
+    const plain = JSON.parse(kg(['lint', 'charts/web', 'other-pdb.yaml', '--release', 'blue', '--namespace', 'shop', '--set', 'replicas=2', '--format', 'json']).stdout) as { findings: { ruleId: string; object: { kind: string; name: string; namespace?: string } }[] };
+    const ours = plain.findings.filter((f) => f.object.kind === 'Deployment');
+    expect(ours.length).toBeGreaterThan(0);
+    for (const f of ours) expect(f.object).toMatchObject({ name: 'blue-web', namespace: 'shop' });
+    expect(ours.map((f) => f.ruleId)).toContain('pdb-missing');
   });
 
   test("a chart's templates/ directory (or a template in it) gives one clear error naming the chart directory", () => {
