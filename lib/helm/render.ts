@@ -289,6 +289,45 @@ export function keyPaths(lines: string[], template = false): (string | undefined
  * line 1 of the template. The message is unchanged; `helm template --show-only
  * templates/x.yaml` shows the rendered text.
  */
+/** Line ranges [start, end) of the documents of a text (split at `---` lines). */
+function docRanges(lines: string[]): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
+  lines.forEach((l, i) => {
+    if (/^---\s*$/.test(l)) {
+      out.push([start, i]);
+      start = i + 1;
+    }
+  });
+  out.push([start, lines.length]);
+  return out;
+}
+
+/** A document's top-level `kind:` when written literally (a template may compute it: then undefined). */
+function docKind(lines: string[], [s, e]: [number, number]): string | undefined {
+  for (let i = s; i < e; i++) {
+    const m = /^kind:\s*["']?([A-Za-z][A-Za-z0-9]*)["']?\s*(#.*)?$/.exec(lines[i]);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * The template document that wrote the rendered document holding line `line` (0-based), and that
+ * rendered document: helm sorts a file's documents by kind (a PodDisruptionBudget before the
+ * Service before the Deployment), so the n-th document of a kind in the output is the n-th
+ * template document with that literal `kind:`. Undefined when the kind is not written literally.
+ */
+function producingDocument(rendered: string[], template: string[], line: number): { rendered: [number, number]; template: [number, number] } | undefined {
+  const rDocs = docRanges(rendered);
+  const rd = rDocs.find(([s, e]) => line >= s && line < e);
+  const kind = rd && docKind(rendered, rd);
+  if (!rd || !kind) return undefined;
+  const nth = rDocs.filter((d) => docKind(rendered, d) === kind).indexOf(rd);
+  const tDocs = docRanges(template).filter((d) => docKind(template, d) === kind);
+  return tDocs.length ? { rendered: rd, template: tDocs[Math.min(nth, tDocs.length - 1)] } : undefined;
+}
+
 export function mapFindingsToTemplates<T extends { file: string; line: number; column: number }>(findings: T[], sources: { file: string; text: string }[], cwd: string): T[] {
   const byFile = new Map(sources.map((s) => [s.file, s.text]));
   const templates = new Map<string, { lines: string[]; keys: (KeyLine | undefined)[] } | undefined>();
@@ -317,6 +356,12 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
       column = lineKey(tpl.lines[i])!.column;
     };
     const r = keys[f.line - 1];
+    // Only the template document that wrote the reported object is searched, and rendered lines are
+    // counted from its own start: a Deployment and its Service in one template are not mixed up.
+    const doc = producingDocument(lines, tpl.lines, f.line - 1);
+    const [t0, t1] = doc?.template ?? [0, tpl.lines.length];
+    const r0 = doc?.rendered[0] ?? 0;
+    const inDoc = (i: number) => i >= t0 && i < t1;
     // The reported line's path, else its nearest ancestor key the template writes (a key under a
     // `toYaml` block lands on the block's key: `env:`, `livenessProbe:`).
     let found = false;
@@ -325,7 +370,7 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
       if (segs[n - 1] === '-') continue;
       const p = segs.slice(0, n).join('\n');
       const texts = r.texts.slice(0, n);
-      const byPath = tpl.keys.flatMap((q, i) => (q?.path === p ? [i] : []));
+      const byPath = tpl.keys.flatMap((q, i) => (q?.path === p && inDoc(i) ? [i] : []));
       if (!byPath.length) continue;
       // The template lines whose levels were opened by the same lines as the reported one's (the same
       // container item, `- name: proxy`) come first; among equals, the n-th by order.
@@ -333,7 +378,7 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
       const best = Math.max(...byPath.map(score));
       const tied = byPath.filter((i) => score(i) === best);
       // Rendered lines with that path before the reported one (for an ancestor, its own line is the last of them).
-      const before = keys.slice(0, f.line - 1).filter((q) => q?.path === p).length;
+      const before = keys.slice(r0, f.line - 1).filter((q) => q?.path === p).length;
       const nth = n === segs.length ? before : Math.max(before - 1, 0);
       at(tied[Math.min(nth, tied.length - 1)]);
       found = true;
@@ -341,8 +386,8 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
     if (!found) {
       const k = lineKey(lines[f.line - 1]);
       if (k) {
-        const nth = lines.slice(0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;
-        const hits = tpl.lines.flatMap((l, i) => (lineKey(l)?.key === k.key ? [i] : []));
+        const nth = lines.slice(r0, f.line - 1).filter((l) => lineKey(l)?.key === k.key).length;
+        const hits = tpl.lines.flatMap((l, i) => (lineKey(l)?.key === k.key && inDoc(i) ? [i] : []));
         if (hits.length) at(hits[Math.min(nth, hits.length - 1)]);
       }
     }

@@ -149,3 +149,78 @@ test('a key nowhere in the template, not even an ancestor: the key alone, else l
   // Nothing: line 1.
   expect(at(`${head}spec:\n  zzz: 1\n`, 5)).toMatchObject({ file: other, line: 1, column: 1 });
 });
+
+test("a template holding several objects: helm's kind order in the output does not move a finding to another object's lines", () => {
+  // helm template sorts a file's documents by kind: the PodDisruptionBudget, then the Service, then
+  // the Deployment, while the template writes the Deployment first.
+  const multi = 'chart/templates/all.yaml';
+  const tpl = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: {{ .Release.Name }}-web',
+    'spec:',
+    '  selector:',
+    '    matchLabels: {app: web}',
+    '---',
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata:',
+    '  name: {{ .Release.Name }}-svc',
+    'spec:',
+    '  selector:',
+    '    app: wbe',
+    '{{- if .Values.pdb }}',
+    '---',
+    'apiVersion: policy/v1',
+    'kind: PodDisruptionBudget',
+    'metadata:',
+    '  name: {{ .Release.Name }}-pdb',
+    'spec:',
+    '  selector:',
+    '    matchLabels: {app: web}',
+    '{{- end }}',
+  ];
+  fs.mkdirSync(path.join(work, 'chart/templates'), { recursive: true });
+  fs.writeFileSync(path.join(work, multi), tpl.join('\n'));
+  const rendered = [
+    '---',
+    '# Source: web/templates/all.yaml',
+    'apiVersion: policy/v1',
+    'kind: PodDisruptionBudget',
+    'metadata:',
+    '  name: r-pdb',
+    'spec:',
+    '  selector:',
+    '    matchLabels: {app: web}',
+    '---',
+    '# Source: web/templates/all.yaml',
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata:',
+    '  name: r-svc',
+    'spec:',
+    '  selector:',
+    '    app: wbe',
+    '---',
+    '# Source: web/templates/all.yaml',
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: r-web',
+    'spec:',
+    '  selector:',
+    '    matchLabels: {app: web}',
+    '',
+  ].join('\n');
+  const map = (line: number) => mapFindingsToTemplates([{ file: `${multi}${RENDERED_SUFFIX}`, line, column: 1 }], [{ file: `${multi}${RENDERED_SUFFIX}`, text: rendered }], work)[0];
+  const lines = rendered.split('\n');
+  const nth = (text: string, n: number) => lines.flatMap((l, i) => (l === text ? [i + 1] : []))[n];
+  // The Service's selector (the 2nd rendered `selector:`) is the template's 2nd, in the Service.
+  expect(map(nth('  selector:', 1))).toMatchObject({ file: multi, line: 14 });
+  // The PDB's spec and selector (rendered first) are the PDB's own, not the Deployment's.
+  expect(map(nth('spec:', 0))).toMatchObject({ file: multi, line: 22 });
+  expect(map(nth('  selector:', 0))).toMatchObject({ file: multi, line: 23 });
+  // The Deployment's (rendered last) are its own.
+  expect(map(nth('  selector:', 2))).toMatchObject({ file: multi, line: 6 });
+});
