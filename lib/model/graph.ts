@@ -391,7 +391,7 @@ export class ObjectGraph {
     const candidates = [...w.containers, ...w.sidecars];
     for (const s of this.trafficServicesOf(w)) {
       for (const sp of s.ports) {
-        const hit = resolveTargetPort(candidates, w.containers, sp);
+        const hit = resolveTargetPort(candidates, w.containers, sp, w.obj.name);
         if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port });
       }
     }
@@ -470,6 +470,7 @@ function resolveTargetPort(
   candidates: ContainerView[],
   mains: ContainerView[],
   sp: ServicePort,
+  workloadName: string,
 ): { container: ContainerView; port?: ContainerPort } | undefined {
   const tp = sp.targetPort;
   if (typeof tp === 'string') {
@@ -484,10 +485,18 @@ function resolveTargetPort(
       const p = c.ports.find((x) => x.containerPort === tp && x.protocol === sp.protocol);
       if (p) return { container: c, port: p };
     }
-    // Ports need not be declared: a lone main container, or the only one declaring none, serves it.
+    // Ports need not be declared: a lone main container serves it, else one of those declaring no
+    // traffic port, ranked: one declaring an operator port (Teleport's diag: a server with its own
+    // admin listener) before one declaring nothing, before one declaring only metrics ports (an
+    // exporter beside the app). Among equals, the one named like the workload; else no guess.
     if (mains.length === 1) return { container: mains[0] };
-    const undeclared = mains.filter((c) => c.ports.length === 0);
-    if (undeclared.length === 1) return { container: undeclared[0] };
+    const rank = (c: ContainerView) => (c.ports.length === 0 ? 1 : c.ports.some((p) => p.name !== undefined && OPERATOR_PORT.test(p.name)) ? 0 : 2);
+    const undeclared = mains.filter((c) => trafficEvidencePorts(c).length === 0);
+    const best = Math.min(...undeclared.map(rank));
+    const top = undeclared.filter((c) => rank(c) === best);
+    if (top.length === 1) return { container: top[0] };
+    const named = top.filter((c) => c.name === workloadName);
+    if (named.length === 1) return { container: named[0] };
   }
   return undefined;
 }

@@ -234,3 +234,39 @@ spec: {maxUnavailable: 1, selector: {matchLabels: {app: db}}}
     expect(g.servicesIn('none')).toEqual([]);
   });
 });
+
+describe('an undeclared numeric targetPort: which main container serves it', () => {
+  /** A Deployment `name` with these containers, behind a Service on numeric target port 3080. */
+  const served = (name: string, containers: string) =>
+    graph(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers:
+${containers}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc}
+spec:
+  selector: {app: x}
+  ports: [{port: 443, targetPort: 3080}]
+`);
+  const who = (g: ObjectGraph) => g.servedPorts(g.workloads[0]).map((p) => p.container.name);
+  test('Teleport (only a diag port) beside its operator (no port): Teleport, whatever the release name', () => {
+    const c = '      - {name: teleport, image: teleport:11, ports: [{name: diag, containerPort: 3000}]}\n      - {name: operator, image: teleport-operator:11}';
+    expect(who(served('kubegrace', c))).toEqual(['teleport']);
+  });
+  test('an app declaring no port beside an exporter declaring only its metrics port: the app', () => {
+    expect(who(served('cache', '      - {name: redis, image: redis:7}\n      - {name: exporter, image: redis-exporter:1, ports: [{name: metrics, containerPort: 9121}]}'))).toEqual(['redis']);
+  });
+  test('two containers declaring nothing: the one named like the workload, else no guess', () => {
+    const c = '      - {name: worker, image: w:1}\n      - {name: web, image: web:1}';
+    expect(who(served('web', c))).toEqual(['web']);
+    expect(who(served('shop', c))).toEqual([]);
+  });
+});
