@@ -142,7 +142,18 @@ export function helmError(stderr: string, chartDisplay: string): InputError {
   const message = `helm template failed: ${text || 'no message (helm exited with an error)'}`;
   const pos = helmErrorPosition(text);
   if (pos) return { file: `${chartDisplay}/${pos.helmPath}`, line: pos.line ?? 1, column: pos.column ?? 1, message };
+  // A values file or Chart.yaml that is not YAML: at that file and the line helm's YAML reader gives.
+  const values = /^failed to parse ([^\n]+?): error converting YAML to JSON: yaml: line (\d+): ([^\n]*)/.exec(text);
+  if (values) return { file: displayPath(values[1]), line: Number(values[2]), column: 1, message: `values file is not valid YAML: ${values[3]}; fix the values file (the chart ${chartDisplay} was not linted)` };
+  const chartYaml = /^cannot load Chart\.yaml: error converting YAML to JSON: yaml: line (\d+): ([^\n]*)/.exec(text);
+  if (chartYaml) return { file: `${chartDisplay}/Chart.yaml`, line: Number(chartYaml[1]), column: 1, message: `Chart.yaml is not valid YAML: ${chartYaml[2]}; fix it (the chart was not linted)` };
   return { file: chartDisplay, line: 1, column: 1, message };
+}
+
+/** A path helm printed (absolute: kubegrace passes values files so), relative to the working directory when under it. */
+function displayPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
 }
 
 /** Library charts only define templates for other charts; helm refuses to render them. */

@@ -77,6 +77,20 @@ describe('splitting helm template output', () => {
     expect(helmError('walk.go:74: found symbolic link in path: /x/Chart.yaml resolves to /y/Chart.yaml. Contents of linked file included and used\ncoalesce.go:220: warning: cannot overwrite table with non table for a (map[])\nError: execution error at (c/templates/a b:c.yaml:3:4): no\n', 'c')).toEqual({ file: 'c/templates/a b:c.yaml', line: 3, column: 4, message: 'helm template failed: execution error at (c/templates/a b:c.yaml:3:4): no' });
     // A chart-level message that quotes a position later on is not a template error.
     expect(helmError('Error: chart requires kubeVersion: >=1.31 (template: c/templates/x.yaml:1:1: no)\n', 'c')).toMatchObject({ file: 'c', line: 1, column: 1 });
+    // A values file or Chart.yaml that is not YAML: at that file and helm's line, saying the chart was not linted.
+    expect(helmError(`Error: failed to parse ${path.join(process.cwd(), 'vals', 'bad.yaml')}: error converting YAML to JSON: yaml: line 3: mapping values are not allowed in this context\n`, 'charts/c')).toEqual({
+      file: path.join('vals', 'bad.yaml'),
+      line: 3,
+      column: 1,
+      message: 'values file is not valid YAML: mapping values are not allowed in this context; fix the values file (the chart charts/c was not linted)',
+    });
+    expect(helmError('Error: failed to parse /elsewhere/v.yaml: error converting YAML to JSON: yaml: line 1: bad\n', 'c')).toMatchObject({ file: '/elsewhere/v.yaml', line: 1 });
+    expect(helmError("Error: cannot load Chart.yaml: error converting YAML to JSON: yaml: line 2: did not find expected ',' or ']'\n", 'charts/c')).toEqual({
+      file: 'charts/c/Chart.yaml',
+      line: 2,
+      column: 1,
+      message: "Chart.yaml is not valid YAML: did not find expected ',' or ']'; fix it (the chart was not linted)",
+    });
     expect(kubeVersionArg('1.31')).toBe('1.31.0');
     expect(kubeVersionArg('v1.30.4')).toBe('1.30.4');
   });
