@@ -41,7 +41,7 @@ export function fixModeOf(values: { fix?: boolean; 'fix-dry-run'?: boolean; 'fix
 }
 
 function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${n} ${word}${n === 1 ? '' : /(x|s|sh|ch)$/.test(word) ? 'es' : 's'}`;
 }
 
 /** Where a position of the fixed text of a file is in the file the user has (identity when unchanged). */
@@ -79,7 +79,7 @@ export function runFixes(
     const charts = [...new Set(sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart])))];
     if (charts.length) {
       throw new UsageError(
-        `--fix cannot write into the Helm chart ${charts.join(', ')}: its manifests are rendered from templates; fix the chart's templates or values by hand (--fix-dry-run shows the changes), or lint the manifests the chart is rendered to`,
+        `--fix cannot write into the Helm chart ${charts.join(', ')}: its manifests are rendered from templates; fix the chart's templates or values by hand (to see the repairs on the rendered manifests: helm template RELEASE CHART > rendered.yaml, then kubegrace lint rendered.yaml --fix-dry-run)`,
       );
     }
   }
@@ -149,7 +149,13 @@ export function runFixes(
   const applied = result.files.filter((f) => !refused.has(f.file)).flatMap((f) => f.applied);
   const changedFiles = result.files.filter((f) => f.text !== f.original && !refused.has(f.file)).length;
   const verb = mode.write ? 'fixed' : 'would fix';
-  let out = applied.length ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map((a) => appliedLine(a, at)).join('')}` : 'kubegrace: nothing to fix\n';
+  // Fixes found in files that could not be written are not "nothing to fix".
+  const unwritten = result.files.filter((f) => refused.has(f.file)).reduce((n, f) => n + f.applied.length, 0);
+  let out = applied.length
+    ? `kubegrace: ${verb} ${plural(applied.length, 'problem')} in ${plural(changedFiles, 'file')}:\n${applied.map((a) => appliedLine(a, at)).join('')}`
+    : unwritten
+      ? `kubegrace: ${plural(unwritten, 'fix')} found, none written\n`
+      : 'kubegrace: nothing to fix\n';
   if (refused.size) out += `kubegrace: ${plural(refused.size, 'file')} not written:\n${[...refused].map(([f, r]) => `  ${f}: ${r}\n`).join('')}`;
   const proposals = result.skipped.filter((s) => s.reason === PROPOSAL_REASON);
   const others = result.skipped.filter((s) => s.reason !== PROPOSAL_REASON);

@@ -81,6 +81,13 @@ describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, 
     expect(json(r.stdout).errors).toEqual([{ file: 'ro.yaml', line: 1, column: 1, message: expect.stringContaining('read-only') }]);
     expect(r.stderr).toMatch(/1 file not written:\n {2}ro\.yaml: the file is read-only/);
     expect(r.stderr).toContain('fixed 1 problem in 1 file');
+    // Only the read-only file has fixes: they were found, not "nothing to fix".
+    const alone = kg(['lint', 'ro.yaml', '--fix'], d);
+    expect(alone.stderr).toMatch(/^kubegrace: 1 fix found, none written\nkubegrace: 1 file not written:\n {2}ro\.yaml: the file is read-only/m);
+    expect(alone.stderr).not.toContain('nothing to fix');
+    fs.writeFileSync(path.join(d, 'ro2.yaml'), BAD_GRACE.replace(/\bapi\b/g, 'db'));
+    fs.chmodSync(path.join(d, 'ro2.yaml'), 0o444);
+    expect(kg(['lint', 'ro.yaml', 'ro2.yaml', '--fix'], d).stderr).toMatch(/^kubegrace: 2 fixes found, none written\nkubegrace: 2 files not written:/m);
   });
 
   test('a file with two hard links is not split', () => {

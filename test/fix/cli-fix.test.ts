@@ -185,7 +185,7 @@ describe('lint --fix: refusals and usage', () => {
     const dir = chart();
     const r = kg(['lint', 'web', '--fix', '--kube-version', '1.33'], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--fix cannot write into the Helm chart web: .*fix the chart's templates or values/);
+    expect(r.stderr).toMatch(/--fix cannot write into the Helm chart web: .*fix the chart's templates or values by hand \(to see the repairs on the rendered manifests: helm template RELEASE CHART > rendered\.yaml, then kubegrace lint rendered\.yaml --fix-dry-run\)/);
     expect(fs.readFileSync(path.join(dir, 'web', 'templates', 'all.yaml'), 'utf8')).toBe(WEB);
     expect(fs.readdirSync(path.join(dir, 'web', 'templates'))).toEqual(['all.yaml']);
   });
