@@ -65,8 +65,12 @@ export interface Summary {
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   const p = readSource(s, decoded, releaseBytes, onObjects);
   if (s.namespace !== undefined) inNamespace(p.objects, s.namespace);
+  if (s.partial?.length) for (const o of p.objects) PARTIAL.add(o);
   return p;
 }
+
+/** Objects of a chart rendered without some of its templates (Source.partial). */
+const PARTIAL = new WeakSet<KObject>();
 
 /**
  * Puts the namespaced objects that name no namespace into `ns`, as the API server does with the
@@ -208,6 +212,8 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, s
         version: opts.version,
         params,
         report(r): boolean {
+          // What seems missing may be in the templates that did not render.
+          if (r.absence && PARTIAL.has(r.object)) return false;
           const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
           if (reported) {
             // The same finding of an object that is in several worlds (a file without variants).

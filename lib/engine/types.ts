@@ -42,6 +42,12 @@ export interface Report {
   severity?: Severity;
   /** The repair, when the rule can make one for this condition (RULES.md "fix" column). */
   fix?: Fix;
+  /**
+   * The finding concludes that something is missing from the linted set (no pod template for a
+   * Service, no workload for a budget, no budget for a workload): not reported for an object of a
+   * Helm chart rendered without some of its templates (the missing thing may be in them).
+   */
+  absence?: true;
 }
 
 /**

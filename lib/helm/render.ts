@@ -213,7 +213,7 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
       // helm named a helper (or nothing): the template that failed is the one to look at, at line 1.
       if (f.bisected && f.template) Object.assign(e, { file: `${displayName}/${f.template.archive ? f.template.helmPath : f.template.diskPath}`, line: 1, column: 1, message: `${e.message} (while rendering ${f.template.archive ? f.template.helmPath : f.template.diskPath})` });
       const shown = f.template?.archive ? `${f.template.helmPath} (in ${f.template.archive.file})` : f.template?.diskPath;
-      if (f.template && rec.stdout !== undefined) e.message += `; the rest of the chart was linted without ${shown}`;
+      if (f.template && rec.stdout !== undefined) e.message += `; the rest of the chart was linted without ${shown} (findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart)`;
       return e;
     });
     if (rec.exhausted) {
@@ -225,7 +225,10 @@ export function helmChartRenderer(opts: HelmRendererOptions = {}): ChartRenderer
       });
     }
     for (const e of errors) opts.onError?.(e);
-    return { sources: rec.stdout !== undefined ? renderedSources(rec.stdout, displayName, opts.namespace) : [], errors };
+    const omitted = rec.failures.flatMap((f) => (f.template ? [f.template.archive ? f.template.helmPath : f.template.diskPath] : []));
+    const sources = rec.stdout !== undefined ? renderedSources(rec.stdout, displayName, opts.namespace) : [];
+    if (omitted.length) for (const s of sources) s.partial = omitted;
+    return { sources, errors };
   };
 }
 

@@ -17,6 +17,8 @@ export interface Source {
    * release namespace of a chart rendered with --namespace (helm install -n puts them there).
    */
   namespace?: string;
+  /** Set for a chart rendered without some of its templates (they failed to render): they are named. */
+  partial?: string[];
   /**
    * Why --fix must not write this source back although it came from a file: some of its
    * documents could not be read (binary or non-UTF-8 bytes) and are blanked in `text`.

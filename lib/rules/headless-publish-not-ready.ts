@@ -158,6 +158,7 @@ spec:
           pointer: '/spec/serviceName',
           severity: 'info',
           message: `spec.serviceName "${serviceName}" names no Service in the linted set${other ? (other.headless ? ` (the headless Service/${other.obj.name} selects its pods: a typo?)` : ` although Service/${other.obj.name} in the set selects its pods`) : ` (and ${need})`}: without that headless Service the pods get no stable DNS names (${w.obj.name}-0.${serviceName}); create it, or set serviceName to the headless Service that selects the pods (${SERVICE_NAME_IMMUTABLE})`,
+          absence: true,
         });
         continue;
       }

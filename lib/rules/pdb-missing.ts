@@ -92,6 +92,7 @@ spec:
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
         message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${oneNodeEach(w) ? `${oneNodeEach(w)} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
+        absence: true,
       });
     }
   },

@@ -92,6 +92,7 @@ spec:
           pointer: '/spec/selector',
           severity: 'warning',
           message: `spec.selector matches no workload${ns} in the linted set, so the budget protects nothing; check the labels against the workload's spec.selector.matchLabels`,
+          absence: true,
         });
         continue;
       }

@@ -162,6 +162,7 @@ spec:
           pointer: '/spec/selector',
           severity: 'error',
           message: `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
+          absence: true,
         });
         continue;
       }

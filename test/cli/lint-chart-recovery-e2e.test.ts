@@ -75,7 +75,7 @@ describe('lint CHART_DIR recovers per template', () => {
     const { code, report, stderr } = json(['lint', c]);
     expect(code).toBe(2);
     expect(report.errors).toEqual([
-      { file: 'onefail/templates/guard.yaml', line: 3, column: 4, message: 'helm template failed: execution error at (onefail/templates/guard.yaml:3:4): boom: replicas too low; the rest of the chart was linted without templates/guard.yaml' },
+      { file: 'onefail/templates/guard.yaml', line: 3, column: 4, message: 'helm template failed: execution error at (onefail/templates/guard.yaml:3:4): boom: replicas too low; the rest of the chart was linted without templates/guard.yaml (findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart)' },
     ]);
     expect(prestopFinding(report, 'onefail/templates/deployment.yaml')).toHaveLength(1);
     expect(stderr).toBe(`kubegrace: onefail/templates/guard.yaml:3:4: ${report.errors[0].message}\n`);
@@ -85,6 +85,21 @@ describe('lint CHART_DIR recovers per template', () => {
     expect(text.stdout).toMatch(/^onefail\/templates\/guard\.yaml\n +3:4 +error +helm template failed: .*boom: replicas too low/m);
     expect(text.stdout).toMatch(/^onefail\/templates\/deployment\.yaml\n(?:.*\n)*? +\d+:\d+ +warning .*prestop-missing$/m);
     expect(snapshot(path.join(work, c))).toEqual(before);
+  });
+
+  test('the workload\'s template fails: its Service and budget are not reported as matching nothing (they select the pods that did not render)', () => {
+    const c = chart('noworkload', {
+      'templates/deployment.yaml': `{{- fail "image.tag is required" }}\n${WEB_CHART['templates/deployment.yaml']}`,
+      'templates/service.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-web\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: http}]\n',
+      'templates/pdb.yaml': 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {{ .Release.Name }}-web\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n',
+      'templates/worker.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-worker\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: worker}}\n  template:\n    metadata: {labels: {app: worker}}\n    spec:\n      containers: [{name: w, image: w:1}]\n',
+    });
+    const { code, report } = json(['lint', c]);
+    expect(code).toBe(2);
+    expect(report.errors).toEqual([{ file: 'noworkload/templates/deployment.yaml', line: 1, column: 4, message: expect.stringMatching(/image\.tag is required; the rest of the chart was linted without templates\/deployment\.yaml \(findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart\)$/) }]);
+    expect(report.findings.filter((f) => ['service-selector-ports', 'pdb-selector', 'pdb-missing'].includes(f.ruleId))).toEqual([]);
+    // Findings that do not conclude an absence stay (the budget's eviction policy).
+    expect(report.findings.map((f) => f.ruleId)).toContain('pdb-unhealthy-eviction-policy');
   });
 
   test('two failing templates (fail, nil pointer) and a YAML error: all reported, one re-render each', () => {
@@ -102,7 +117,7 @@ describe('lint CHART_DIR recovers per template', () => {
       ['twofail/templates/m-yaml.yaml', 1, 1],
     ]);
     expect(report.errors[0].message).toMatch(/nil pointer evaluating interface \{\}\.deep/);
-    expect(report.errors[1].message).toMatch(/: first; the rest of the chart was linted without templates\/a-guard\.yaml$/);
+    expect(report.errors[1].message).toMatch(/: first; the rest of the chart was linted without templates\/a-guard\.yaml \(findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart\)$/);
     expect(report.errors[2].message).toMatch(/YAML parse error on twofail\/templates\/m-yaml\.yaml: .*yaml: line 2: mapping values are not allowed/);
     expect(prestopFinding(report, 'twofail/templates/deployment.yaml')).toHaveLength(1);
   });
@@ -123,7 +138,7 @@ describe('lint CHART_DIR recovers per template', () => {
     ({ report } = json(['lint', tpl]));
     // helm's message points into _helpers.tpl; the error names the template that used it (found by bisection), at line 1.
     expect(report.errors).toEqual([
-      { file: 'helpertpl/templates/c-nil.yaml', line: 1, column: 1, message: expect.stringMatching(/^helm template failed: template: helpertpl\/templates\/_helpers\.tpl:6:10: executing "nilp" .*nil pointer.* \(while rendering templates\/c-nil\.yaml\); the rest of the chart was linted without templates\/c-nil\.yaml$/) },
+      { file: 'helpertpl/templates/c-nil.yaml', line: 1, column: 1, message: expect.stringMatching(/^helm template failed: template: helpertpl\/templates\/_helpers\.tpl:6:10: executing "nilp" .*nil pointer.* \(while rendering templates\/c-nil\.yaml\); the rest of the chart was linted without templates\/c-nil\.yaml \(findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart\)$/) },
       { file: 'helpertpl/templates/a-uses.yaml', line: 1, column: 1, message: expect.stringMatching(/^helm template failed: execution error at \(helpertpl\/templates\/_helpers\.tpl:3:3\): helper says no \(while rendering templates\/a-uses\.yaml\); /) },
     ]);
     expect(prestopFinding(report, 'helpertpl/templates/deployment.yaml')).toHaveLength(1);
@@ -159,7 +174,7 @@ describe('lint CHART_DIR recovers per template', () => {
     });
     const { code, report } = json(['lint', c]);
     expect(code).toBe(2);
-    expect(report.errors).toEqual([{ file: 'parent/charts/sub-dir/templates/bad.yaml', line: 1, column: 6, message: expect.stringMatching(/^helm template failed: execution error at \(parent\/charts\/sub\/templates\/bad\.yaml:1:6\): sub fails; the rest of the chart was linted without charts\/sub-dir\/templates\/bad\.yaml$/) }]);
+    expect(report.errors).toEqual([{ file: 'parent/charts/sub-dir/templates/bad.yaml', line: 1, column: 6, message: expect.stringMatching(/^helm template failed: execution error at \(parent\/charts\/sub\/templates\/bad\.yaml:1:6\): sub fails; the rest of the chart was linted without charts\/sub-dir\/templates\/bad\.yaml \(findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart\)$/) }]);
     expect(report.findings.filter((f) => f.ruleId === 'prestop-missing').map((f) => f.object.name).sort()).toEqual(['kubegrace-subweb', 'kubegrace-web']);
 
     // A packaged subchart: unpacked into the mirror without the failing template; its other templates still linted.
@@ -181,7 +196,7 @@ describe('lint CHART_DIR recovers per template', () => {
         file: 'withtgz/charts/packed/templates/bad.yaml',
         line: 1,
         column: 3,
-        message: 'helm template failed: execution error at (withtgz/charts/packed/templates/bad.yaml:1:3): packed fails; the rest of the chart was linted without charts/packed/templates/bad.yaml (in charts/packed-0.3.0.tgz)',
+        message: 'helm template failed: execution error at (withtgz/charts/packed/templates/bad.yaml:1:3): packed fails; the rest of the chart was linted without charts/packed/templates/bad.yaml (in charts/packed-0.3.0.tgz) (findings that something is missing, such as a Service or budget matching nothing, are not reported for this chart)',
       },
     ]);
     expect(t.report.findings.filter((f) => f.ruleId === 'prestop-missing').map((f) => f.object.name).sort()).toEqual(['kubegrace-packedweb', 'kubegrace-web']);
