@@ -200,8 +200,10 @@ export function runLint(argv: string[], io: CliIO): number {
   // --fix-dry-run: what remains, at the lines of the files on disk.
   const relocated = fixed ? fixed.relocate(linted) : linted;
   bar?.done();
-  // Findings on rendered charts point at the template files on disk (SARIF and GitHub annotations need a real file).
-  const result = renderer ? { ...relocated, findings: lazy.render().mapFindingsToTemplates(relocated.findings, fixed?.sources ?? sources, io.cwd) } : relocated;
+  // Findings and input errors on rendered charts point at the template files on disk (SARIF and
+  // GitHub annotations need a real file).
+  const toTemplates = <T extends { file: string; line: number; column: number }>(xs: T[]) => lazy.render().mapFindingsToTemplates(xs, fixed?.sources ?? sources, io.cwd);
+  const result = renderer ? { ...relocated, findings: toTemplates(relocated.findings), errors: toTemplates(relocated.errors) } : relocated;
 
   const terminal = fixed?.stdoutTaken ? io.stderrIsTTY : io.stdoutIsTTY;
   let writeFailed = false;

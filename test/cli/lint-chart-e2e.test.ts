@@ -79,6 +79,12 @@ describe('kubegrace lint on a chart directory', () => {
     expect(gh).toContain(`file=charts/web/templates/deployment.yaml,line=${f.line},`);
   });
 
+  test('an input error on a rendered object is at the template file and line, like the findings', () => {
+    const j = JSON.parse(kg(['lint', 'charts/web', '--set', 'replicas=3 4', '--format', 'json']).stdout) as JsonReport;
+    const template = fs.readFileSync(path.join(work, 'charts/web/templates/deployment.yaml'), 'utf8').split('\n');
+    expect(j.errors).toEqual([{ file: 'charts/web/templates/deployment.yaml', line: template.findIndex((l) => l.includes('replicas: {{')) + 1, column: 3, message: expect.stringContaining('spec.replicas is the string "3 4"') }]);
+  });
+
   test('--set, --release and --namespace are passed to helm template', () => {
     const withSet = JSON.parse(kg(['lint', 'charts/web', '--set', 'preStop=true', '--format', 'json']).stdout) as JsonReport;
     expect(withSet.errors).toEqual([]);
