@@ -9,6 +9,8 @@ import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timel
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { delayAdvice, hookDelayWords, preStopDelayEdit } from './lb-util';
+import { LINKERD, linkerdMesh } from '../timeline/mesh';
+import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
@@ -155,7 +157,10 @@ containers:
 Before 1.30: \`exec: {command: ["sleep", "10"]}\` (the image must contain a \`sleep\` binary).
 
 Behind an external load balancer (the error cases) the delay must also cover the LB's own window, which
-\`external-traffic-local\` and \`lb-deregistration-delay\` size; the message says so next to the 10 s.
+\`external-traffic-local\` and \`lb-deregistration-delay\` size; the message says so next to the 10 s. When the
+pod's Linkerd proxy is a classic container (as in the Linkerd identity controller's own pod) that waits no longer
+than the delay, the advice adds \`config.alpha.linkerd.io/proxy-wait-before-exit-seconds\`: the proxy stops with the
+pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hook is there).
 
 **\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice.`,
     fixable: true,
@@ -213,6 +218,13 @@ Behind an external load balancer (the error cases) the delay must also cover the
           grace > w.grace
             ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s: the delay, the app's drain time and a margin must fit in it)`
             : ` and keep the delay plus drain time within ${graceMessageRef(w)}`;
+        // A classic Linkerd proxy (the identity controller's own pod) stops with the pod whatever the
+        // app's hook does: the delay needs the proxy's wait too, or linkerd-proxy-drain reports it next.
+        const lk = linkerdMesh(w, { namespace: namespaceOf(graph, w) });
+        const proxyNote =
+          lk && lk.mode === 'classic' && lk.modeOrigin !== 'default' && lk.waitBeforeExitSeconds <= DEFAULT_PRESTOP_SECONDS
+            ? `; the pod's linkerd-proxy is a classic container that stops ${lk.waitBeforeExitSeconds > 0 ? `${lk.waitBeforeExitSeconds}s after` : 'as soon as'} termination starts, so also set ${LINKERD.waitBeforeExit} above the delay (see linkerd-proxy-drain)`
+            : '';
         const instead = `if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`;
         if (zero) {
           // The hook is there but gives no delay: its own knob (a known program's flag) or a longer sleep.
@@ -222,7 +234,7 @@ Behind an external load balancer (the error cases) the delay must also cover the
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity,
-            message: `container "${c.name}": serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}; ${instead}`,
+            message: `container "${c.name}": serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}${proxyNote}; ${instead}`,
             // Lengthening a hook the user wrote is a proposal (graceful-termination.md section 12); a
             // program's own flag is left to the advice.
             fix: edit && {
@@ -240,7 +252,7 @@ Behind an external load balancer (the error cases) the delay must also cover the
           object: w.obj,
           pointer: c.pointer,
           severity,
-          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}; ${instead}`,
+          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}${proxyNote}; ${instead}`,
           fix: addPreStopFix(ctx.version, w, c, grace),
         });
       }

@@ -419,6 +419,23 @@ spec:
   ],
 });
 
+describe('prestop-missing: a classic Linkerd proxy in the pod', () => {
+  const proxy = (extra = '') => `      - name: linkerd-proxy\n        image: cr.l5d.io/linkerd/proxy:edge-24.1.1\n        ports: [{name: linkerd-proxy, containerPort: 4143}, {name: linkerd-admin, containerPort: 4191}]\n${extra}`;
+  test('the advice also asks for the proxy\'s wait, which the app\'s delay needs (linkerd-identity\'s pod)', () => {
+    const [f] = runRule(prestopMissing, wl({ podSpec: `${app()}\n${proxy()}` }));
+    expect(f.message).toContain("; the pod's linkerd-proxy is a classic container that stops as soon as termination starts, so also set config.alpha.linkerd.io/proxy-wait-before-exit-seconds above the delay (see linkerd-proxy-drain);");
+    const [g] = runRule(prestopMissing, wl({ podSpec: `${app()}\n${proxy('        lifecycle: {preStop: {exec: {command: [/bin/sleep, "5"]}}}\n')}` }));
+    expect(g.message).toContain('classic container that stops 5s after termination starts');
+  });
+  test('not when the proxy already waits longer than the delay, nor for a native sidecar proxy', () => {
+    const [f] = runRule(prestopMissing, wl({ podSpec: `${app()}\n${proxy('        lifecycle: {preStop: {exec: {command: [/bin/sleep, "20"]}}}\n')}` }));
+    expect(f.message).not.toContain('linkerd-proxy is a classic container');
+    const native = `      initContainers:\n      - name: linkerd-proxy\n        image: cr.l5d.io/linkerd/proxy:edge-24.1.1\n        restartPolicy: Always\n        ports: [{name: linkerd-proxy, containerPort: 4143}]\n${app()}`;
+    const [n] = runRule(prestopMissing, wl({ podSpec: native }));
+    expect(n.message).not.toContain('linkerd-proxy is a classic container');
+  });
+});
+
 describe('prestop-missing: hooks that give no delay', () => {
   test('valid: ingress-nginx /wait-shutdown with --shutdown-grace-period > 0, an unknown command, a sleep > 0, a hint > 0', () => {
     expect(runRule(prestopMissing, wl({ podSpec: INGRESS_NGINX('--shutdown-grace-period=15') }))).toEqual([]);
