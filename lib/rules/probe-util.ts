@@ -150,13 +150,15 @@ export function cloudLbReadinessGate(w: Workload): string | undefined {
   return undefined;
 }
 
-/** "port 8080 of Service web", "ports http, 9090 of Services a, b", for messages. */
+/** "port 8080 for Service web", "ports 8080, 9090 for Services a, b": the container's port numbers, for messages. */
 export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
   const ports = trafficPortsOf(graph, w).filter((p) => p.container === c);
   if (!ports.length) return undefined;
   const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
   const svcs = [...new Set(ports.map((p) => p.service.obj.name))];
-  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} of ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
+  // The container's own port numbers, "for" the Services that route to them (a Service's own port,
+  // e.g. metrics-server's 443 in front of 10250, is another number).
+  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} for ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
 }
 
 /** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports that suggest traffic, for messages when no Service says. */

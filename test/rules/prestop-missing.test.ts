@@ -207,7 +207,7 @@ spec:
           '        args: ["--entryPoints.web.address=:8080", "--entryPoints.websecure.address=:8443", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=10s"]\n',
       }),
       findings: [
-        { severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' },
+        { severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 for Service web but has no preStop hook' },
       ],
     },
     {
@@ -265,7 +265,7 @@ spec:
       name: 'served Deployment without preStop: warning at the container',
       yaml: wl(),
       kubeVersion: '1.30',
-      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 of Service web but has no preStop hook' }],
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 8080 for Service web but has no preStop hook' }],
     },
     {
       name: 'fix uses the sleep action on 1.30',
@@ -319,7 +319,7 @@ spec:
   selector: {matchLabels: {app: web}}
   endpoints: [{port: http}]
 `,
-      findings: [{ severity: 'warning', message: 'serves port 8080 of Service web' }],
+      findings: [{ severity: 'warning', message: 'serves port 8080 for Service web' }],
     },
     {
       name: 'kube-rbac-proxy port: a ServiceMonitor in another namespace (its own by default) does not scrape it',
@@ -339,7 +339,7 @@ spec:
   selector: {matchLabels: {app: web}}
   endpoints: [{port: https}]
 `,
-      findings: [{ severity: 'warning', message: 'container "kube-rbac-proxy": serves port 8443 of Service web' }],
+      findings: [{ severity: 'warning', message: 'container "kube-rbac-proxy": serves port 8443 for Service web' }],
     },
     {
       name: 'StatefulSet with 3 replicas',
@@ -387,7 +387,7 @@ spec:
           severity: 'warning',
           pointer: PRESTOP,
           message:
-            /^container "app": serves port 8080 of Service web but its preStop program ingress-nginx \/wait-shutdown \(keeps accepting for 0s; catalog entry ingress-nginx-wait-shutdown\) gives no delay: .*Set --shutdown-grace-period=10 in the container's args \(chart value controller\.extraArgs\.shutdown-grace-period: "10"\)/,
+            /^container "app": serves port 8080 for Service web but its preStop program ingress-nginx \/wait-shutdown \(keeps accepting for 0s; catalog entry ingress-nginx-wait-shutdown\) gives no delay: .*Set --shutdown-grace-period=10 in the container's args \(chart value controller\.extraArgs\.shutdown-grace-period: "10"\)/,
         },
       ],
     },

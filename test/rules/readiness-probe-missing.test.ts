@@ -90,7 +90,7 @@ spec:
     {
       name: 'served container without readinessProbe',
       yaml: wl(app('        livenessProbe: {httpGet: {path: /healthz, port: http}}\n')),
-      findings: [{ severity: 'warning', pointer: C0, message: 'container "app": serves port 8080 of Service web but has no readinessProbe' }],
+      findings: [{ severity: 'warning', pointer: C0, message: 'container "app": serves port 8080 for Service web but has no readinessProbe' }],
     },
     {
       name: 'the suggested probe uses the served port name',
@@ -139,7 +139,7 @@ spec:
     {
       name: 'undeclared numeric targetPort served by the lone main container',
       yaml: wl('      containers: [{name: app, image: web:1}]', { service: '  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]' }),
-      findings: [{ severity: 'warning', message: 'serves port 8080 of Service web' }],
+      findings: [{ severity: 'warning', message: 'serves port 8080 for Service web' }],
     },
     {
       name: 'StatefulSet is in scope',
