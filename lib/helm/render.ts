@@ -291,18 +291,6 @@ export function keyPaths(lines: string[], template = false): (string | undefined
   return keyLines(lines, template).map((k) => k?.path);
 }
 
-/**
- * Moves findings on rendered chart output (`CHART/templates/x.yaml (rendered)`) to the template file on
- * disk, so SARIF and GitHub annotations land on a real file. The reported line's key path (its parent
- * keys and sequence levels) is looked up among the template's lines with the same path; of those, the
- * ones whose levels were opened by the same text (the same container item, `- name: proxy`; the same
- * line) win, and among equals the n-th, n counted among the rendered lines with that path (clamped to
- * the last), so a key that a `toYaml` block or a false `if` branch also writes does not shift the line.
- * Keys a template writes only through `toYaml` are not in it: then the nearest ancestor key it writes
- * (the block's own key, `env:`, `livenessProbe:`), else the n-th line writing the same key alone, else
- * line 1 of the template. The message is unchanged; `helm template --show-only
- * templates/x.yaml` shows the rendered text.
- */
 /** Line ranges [start, end) of the documents of a text (split at `---` lines). */
 function docRanges(lines: string[]): [number, number][] {
   const out: [number, number][] = [];
@@ -326,26 +314,46 @@ function docKind(lines: string[], [s, e]: [number, number]): string | undefined 
   return undefined;
 }
 
+/** A text's documents: their line ranges and literal kinds (producingDocument's input). */
+type DocTable = { range: [number, number]; kind?: string }[];
+
+function docTable(lines: string[]): DocTable {
+  return docRanges(lines).map((range) => ({ range, kind: docKind(lines, range) }));
+}
+
 /**
  * The template document that wrote the rendered document holding line `line` (0-based), and that
  * rendered document: helm sorts a file's documents by kind (a PodDisruptionBudget before the
  * Service before the Deployment), so the n-th document of a kind in the output is the n-th
  * template document with that literal `kind:`. Undefined when the kind is not written literally.
  */
-function producingDocument(rendered: string[], template: string[], line: number): { rendered: [number, number]; template: [number, number] } | undefined {
-  const rDocs = docRanges(rendered);
-  const rd = rDocs.find(([s, e]) => line >= s && line < e);
-  const kind = rd && docKind(rendered, rd);
-  if (!rd || !kind) return undefined;
-  const nth = rDocs.filter((d) => docKind(rendered, d) === kind).indexOf(rd);
-  const tDocs = docRanges(template).filter((d) => docKind(template, d) === kind);
-  return tDocs.length ? { rendered: rd, template: tDocs[Math.min(nth, tDocs.length - 1)] } : undefined;
+function producingDocument(rendered: DocTable, template: DocTable, line: number): { rendered: [number, number]; template: [number, number] } | undefined {
+  const rd = rendered.find(({ range: [s, e] }) => line >= s && line < e);
+  if (!rd?.kind) return undefined;
+  const nth = rendered.filter((d) => d.kind === rd.kind).indexOf(rd);
+  const tDocs = template.filter((d) => d.kind === rd.kind);
+  return tDocs.length ? { rendered: rd.range, template: tDocs[Math.min(nth, tDocs.length - 1)].range } : undefined;
 }
 
+/**
+ * Moves findings on rendered chart output (`CHART/templates/x.yaml (rendered)`) to the template file on
+ * disk, so SARIF and GitHub annotations land on a real file. Only the template document that wrote
+ * the object is searched (producingDocument), and rendered lines are counted from that object's own
+ * document. The reported line's key path (its parent
+ * keys and sequence levels) is looked up among the template's lines with the same path; of those, the
+ * ones whose levels were opened by the same text (the same container item, `- name: proxy`; the same
+ * line) win, and among equals the n-th, n counted among the rendered lines with that path (clamped to
+ * the last), so a key that a `toYaml` block or a false `if` branch also writes does not shift the line.
+ * Keys a template writes only through `toYaml` are not in it: then the nearest ancestor key it writes
+ * (the block's own key, `env:`, `livenessProbe:`), else the n-th line writing the same key alone, else
+ * line 1 of the template. The message is unchanged; `helm template --show-only
+ * templates/x.yaml` shows the rendered text.
+ */
 export function mapFindingsToTemplates<T extends { file: string; line: number; column: number }>(findings: T[], sources: { file: string; text: string }[], cwd: string): T[] {
   const byFile = new Map(sources.map((s) => [s.file, s.text]));
-  const templates = new Map<string, { lines: string[]; keys: (KeyLine | undefined)[] } | undefined>();
-  const renderedKeys = new Map<string, (KeyLine | undefined)[]>();
+  const templates = new Map<string, { lines: string[]; keys: (KeyLine | undefined)[]; table: DocTable } | undefined>();
+  // Per rendered file, read once for all its findings: its lines, key paths and documents.
+  const renderedFiles = new Map<string, { lines: string[]; keys: (KeyLine | undefined)[]; table: DocTable }>();
   return findings.map((f) => {
     if (!f.file.endsWith(RENDERED_SUFFIX)) return f;
     const file = f.file.slice(0, -RENDERED_SUFFIX.length);
@@ -353,16 +361,19 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
     if (!templates.has(file)) {
       try {
         const lines = fs.readFileSync(path.resolve(cwd, file), 'utf8').split('\n');
-        templates.set(file, { lines, keys: keyLines(lines, true) });
+        templates.set(file, { lines, keys: keyLines(lines, true), table: docTable(lines) });
       } catch {
         templates.set(file, undefined);
       }
     }
     const tpl = templates.get(file);
     if (!tpl || rendered === undefined) return f;
-    const lines = rendered.split('\n');
-    if (!renderedKeys.has(f.file)) renderedKeys.set(f.file, keyLines(lines));
-    const keys = renderedKeys.get(f.file)!;
+    let rf = renderedFiles.get(f.file);
+    if (!rf) {
+      const split = rendered.split('\n');
+      renderedFiles.set(f.file, (rf = { lines: split, keys: keyLines(split), table: docTable(split) }));
+    }
+    const { lines, keys } = rf;
     let line = 1;
     let column = 1;
     const at = (i: number) => {
@@ -372,7 +383,7 @@ export function mapFindingsToTemplates<T extends { file: string; line: number; c
     const r = keys[f.line - 1];
     // Only the template document that wrote the reported object is searched, and rendered lines are
     // counted from its own start: a Deployment and its Service in one template are not mixed up.
-    const doc = producingDocument(lines, tpl.lines, f.line - 1);
+    const doc = producingDocument(rf.table, tpl.table, f.line - 1);
     const [t0, t1] = doc?.template ?? [0, tpl.lines.length];
     const r0 = doc?.rendered[0] ?? 0;
     const inDoc = (i: number) => i >= t0 && i < t1;
