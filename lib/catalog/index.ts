@@ -588,30 +588,35 @@ export class Catalog {
    * listener is named, or none is short.
    */
   servesAfterSigtermArgs(c: ContainerLike, seconds: number): { entry: CatalogEntry; args: string[] } | undefined {
-    const f = factsOf(c);
-    for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
-      const re = x.listener?.serves;
-      const spec = x.entry.servesAfterSigterm;
-      if (!re || !spec) continue;
-      if (!spec.setting) return undefined;
-      const values = new Map<string, number | undefined>();
-      const listeners: string[] = [];
-      for (const a of f.args) {
-        const l = re.listener.exec(a)?.groups?.name;
-        if (l !== undefined && !listeners.includes(l)) listeners.push(l);
-        const m = re.value.exec(a)?.groups;
-        if (m?.name !== undefined && m.value !== undefined) values.set(m.name, valueSeconds(m.value, spec.unit));
-      }
-      const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
-      // A value that cannot be read counts as short (acceptsAfterSigterm does not trust it either).
-      const short = listeners.filter((l) => !(spec.ignore ?? []).includes(l) && ((values.has(l) ? values.get(l) : spec.default) ?? 0) < seconds);
-      if (!short.length) return undefined;
-      return { entry: x.entry, args: short.map((l) => spec.setting!.replace('{name}', () => l).replace('{value}', () => value)) };
-    }
-    return undefined;
+    const r = this.listenerValues(c, 'serves');
+    const setting = r?.spec.setting;
+    if (!r || !setting) return undefined;
+    const value = r.spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+    // A value that cannot be read counts as short (acceptsAfterSigterm does not trust it either).
+    const short = r.used.filter((l) => (r.valueOf(l) ?? 0) < seconds);
+    if (!short.length) return undefined;
+    return { entry: r.entry, args: short.map((l) => setting.replace('{name}', () => l).replace('{value}', () => value)) };
   }
 
   private perListener(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; seconds?: number } | undefined {
+    const r = this.listenerValues(c, which);
+    if (!r) return undefined;
+    if (!r.used.length) return { entry: r.entry, seconds: r.spec.default };
+    let min: number | undefined = Infinity;
+    for (const l of r.used) {
+      const v = r.valueOf(l);
+      if (v === undefined) return { entry: r.entry, seconds: undefined };
+      min = Math.min(min, v);
+    }
+    return { entry: r.entry, seconds: min };
+  }
+
+  /**
+   * The first serves-after-sigterm entry matching the container that has a `which` spec: the
+   * listeners its args name that carry traffic (not `ignore`d), in order, and each one's value in
+   * seconds (its flag, else the default; undefined when the flag cannot be read).
+   */
+  private listenerValues(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; spec: PerListenerSpec; used: string[]; valueOf: (l: string) => number | undefined } | undefined {
     const f = factsOf(c);
     for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
       const re = x.listener?.[which];
@@ -626,17 +631,7 @@ export class Catalog {
         if (m?.name !== undefined && m.value !== undefined) values.set(m.name, valueSeconds(m.value, spec.unit));
       }
       const used = [...listeners].filter((l) => !(spec.ignore ?? []).includes(l));
-      if (!used.length) return { entry: x.entry, seconds: spec.default };
-      let min: number | undefined = Infinity;
-      for (const l of used) {
-        const v = values.has(l) ? values.get(l) : spec.default;
-        if (v === undefined) {
-          min = undefined;
-          break;
-        }
-        min = Math.min(min, v);
-      }
-      return { entry: x.entry, seconds: min };
+      return { entry: x.entry, spec, used, valueOf: (l) => (values.has(l) ? values.get(l) : spec.default) };
     }
     return undefined;
   }

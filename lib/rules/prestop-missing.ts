@@ -67,6 +67,16 @@ function zeroDelayHook(c: ContainerView, w: Workload): PreStopDelay | undefined 
   return d.kind === 'exec-known' && d.bound !== 'at-least' ? d : undefined;
 }
 
+/**
+ * A classic Linkerd proxy (the identity controller's own pod) stops with the pod whatever the app's
+ * hook does: the delay needs the proxy's wait too, or linkerd-proxy-drain reports it next.
+ */
+function classicProxyNote(graph: ObjectGraph, w: Workload): string {
+  const lk = linkerdMesh(w, { namespace: namespaceOf(graph, w) });
+  if (!lk || lk.mode !== 'classic' || lk.modeOrigin === 'default' || lk.waitBeforeExitSeconds > DEFAULT_PRESTOP_SECONDS) return '';
+  return `; the pod's linkerd-proxy is a classic container that stops ${lk.waitBeforeExitSeconds > 0 ? `${lk.waitBeforeExitSeconds}s after` : 'as soon as'} termination starts, so also set ${LINKERD.waitBeforeExit} above the delay (see linkerd-proxy-drain)`;
+}
+
 /** preStop delay for the container, plus the grace period it then needs (never lowered). */
 function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number): Fix {
   const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
@@ -179,6 +189,8 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
       const traffic = graph.trafficServices(w);
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless);
+      // (Per workload, made at its first finding.)
+      let proxyNote: string | undefined;
       for (const c of trafficContainersOf(graph, w)) {
         if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
@@ -218,13 +230,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           grace > w.grace
             ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s: the delay, the app's drain time and a margin must fit in it)`
             : ` and keep the delay plus drain time within ${graceMessageRef(w)}`;
-        // A classic Linkerd proxy (the identity controller's own pod) stops with the pod whatever the
-        // app's hook does: the delay needs the proxy's wait too, or linkerd-proxy-drain reports it next.
-        const lk = linkerdMesh(w, { namespace: namespaceOf(graph, w) });
-        const proxyNote =
-          lk && lk.mode === 'classic' && lk.modeOrigin !== 'default' && lk.waitBeforeExitSeconds <= DEFAULT_PRESTOP_SECONDS
-            ? `; the pod's linkerd-proxy is a classic container that stops ${lk.waitBeforeExitSeconds > 0 ? `${lk.waitBeforeExitSeconds}s after` : 'as soon as'} termination starts, so also set ${LINKERD.waitBeforeExit} above the delay (see linkerd-proxy-drain)`
-            : '';
+        proxyNote ??= classicProxyNote(graph, w);
         const instead = `if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`;
         if (zero) {
           // The hook is there but gives no delay: its own knob (a known program's flag) or a longer sleep.
