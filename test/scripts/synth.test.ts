@@ -115,7 +115,8 @@ describe('what invalidates the record', () => {
       ['cdk8s.yaml', () => touch('cdk8s.yaml')],
       ['package.json', () => touch('package.json')],
       ['a new compiled file', () => create('build/lib/extra.js')],
-      ['HELM_BIN', () => env('HELM_BIN', path.join(BIN_DIR, 'helm'))],
+      // (A value other than the one the run may have already: `HELM_BIN=node_modules/.bin/helm npm test`.)
+      ['HELM_BIN', () => env('HELM_BIN', process.env.HELM_BIN === path.join(BIN_DIR, 'helm') ? path.join(work, 'no-such-helm') : path.join(BIN_DIR, 'helm'))],
       ['SOURCE_DATE_EPOCH', () => env('SOURCE_DATE_EPOCH', '1700000000')],
       ['CDK8S_DISABLE_SORT', () => env('CDK8S_DISABLE_SORT', '1')],
       ['NO_COLOR', () => env('NO_COLOR', process.env.NO_COLOR === 'x' ? 'y' : 'x')],
