@@ -211,6 +211,11 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, s
         catalog,
         version: opts.version,
         params,
+        active(id, o) {
+          if (opts.policy.rules.get(id)?.off) return false;
+          const sup = suppression(o);
+          return !sup || !(sup.ids.has(id) || sup.ids.has('all'));
+        },
         report(r): boolean {
           // What seems missing may be in the templates that did not render.
           if (r.absence && PARTIAL.has(r.object)) return false;

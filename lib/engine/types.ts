@@ -89,6 +89,12 @@ export interface RuleContext {
    * in several worlds of variants: engine/worlds.ts), which is then not reported again.
    */
   report(r: Report): boolean;
+  /**
+   * Whether the run reports rule `ruleId` on `object` when it applies: the policy does not turn it
+   * off and the object does not suppress it (`kubegrace.dev/ignore`). A repair that also does
+   * another rule's repair asks first (zero-grace-period adds the hooks prestop-missing asks for).
+   */
+  active(ruleId: string, object: KObject): boolean;
 }
 
 export interface Rule {

@@ -77,6 +77,30 @@ function classicProxyNote(graph: ObjectGraph, w: Workload): string {
   return `; the pod's linkerd-proxy is a classic container that stops ${lk.waitBeforeExitSeconds > 0 ? `${lk.waitBeforeExitSeconds}s after` : 'as soon as'} termination starts, so also set ${LINKERD.waitBeforeExit} above the delay (see linkerd-proxy-drain)`;
 }
 
+/** Whether prestop-missing judges the workload at all (its pods take Service traffic and overlap in a rollout). */
+function inScope(graph: ObjectGraph, w: Workload): boolean {
+  return KINDS.has(w.kind) && likelyServed(graph, w) && servesAfterSigterm(w) === undefined && !noOverlap(graph, w);
+}
+
+/** Whether prestop-missing judges the container's hook: a main container the admission chain does not change, whose program does not keep accepting by itself. */
+function judged(catalog: Catalog, w: Workload, c: ContainerView): boolean {
+  return c.role === 'main' && !injectedAtAdmission(w, c) && !acceptsAfterSigterm(catalog, c);
+}
+
+/**
+ * The traffic containers of a workload that prestop-missing reports for having no preStop hook,
+ * whatever its grace period: with terminationGracePeriodSeconds 0 it reports none (no hook would
+ * run; zero-grace-period reports the grace period, and its repair adds these hooks too, so that
+ * the two repairs do not come one after the other).
+ */
+export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w: Workload): ContainerView[] {
+  if (!inScope(graph, w)) return [];
+  return trafficContainersOf(graph, w).filter((c) => {
+    const hook = get(c.raw, 'lifecycle', 'preStop');
+    return (hook === undefined || hook === null) && judged(catalog, w, c);
+  });
+}
+
 /** preStop delay for the container, plus the grace period it then needs (never lowered). */
 function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number): Fix {
   const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
@@ -183,8 +207,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
   check(ctx) {
     const { graph } = ctx;
     for (const w of graph.workloads) {
-      if (!KINDS.has(w.kind) || !likelyServed(graph, w) || w.grace === 0) continue;
-      if (servesAfterSigterm(w) !== undefined || noOverlap(graph, w)) continue;
+      if (w.grace === 0 || !inScope(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
       const traffic = graph.trafficServices(w);
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
@@ -196,7 +219,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         const zero = preStop !== undefined && preStop !== null ? zeroDelayHook(c, w) : undefined;
         if (preStop !== undefined && preStop !== null && !zero) continue;
-        if (injectedAtAdmission(w, c) || acceptsAfterSigterm(ctx.catalog, c)) continue;
+        if (!judged(ctx.catalog, w, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).

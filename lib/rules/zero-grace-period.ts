@@ -1,6 +1,8 @@
-import { Rule } from '../engine/types';
-import { get, num, runningContainers, Workload } from '../model/workload';
-import { neededGrace } from './fix-util';
+import { FixEdit, Rule } from '../engine/types';
+import { ContainerView, get, num, runningContainers, Workload } from '../model/workload';
+import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
+import { neededGrace, preStopHandler } from './fix-util';
+import { containersWithoutPreStop } from './prestop-missing';
 
 export const zeroGracePeriod: Rule = {
   meta: {
@@ -31,7 +33,14 @@ spec:
       terminationGracePeriodSeconds: 30
 \`\`\`
 
-**\`--fix\` (safe):** sets \`terminationGracePeriodSeconds\` to preStop + drain + addend + 5 s.`,
+A container that serves Service traffic without a preStop hook is named too: \`prestop-missing\`
+reports it only once the grace period is above 0 (no hook runs before), so the advice here already
+counts the delay it needs.
+
+**\`--fix\` (safe):** sets \`terminationGracePeriodSeconds\` to preStop + drain + addend + 5 s. On >= 1.30
+it also gives each such container the preStop sleep (10 s) that \`prestop-missing\` would ask for, and
+counts it in the grace period, so that one repair does what would otherwise take two rounds (unless
+\`prestop-missing\` is off in the policy or ignored on the object).`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md (deployment and scaling guarantees)',
@@ -42,24 +51,40 @@ spec:
     for (const w of ctx.graph.workloads) {
       if (num(w.podSpec.terminationGracePeriodSeconds) !== 0) continue;
       const sts = w.kind === 'StatefulSet';
-      const grace = neededGrace(ctx.graph, w);
+      // Containers prestop-missing reports once the grace period allows a hook: the advice counts
+      // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).
+      const missing = ctx.active('prestop-missing', w.obj) ? containersWithoutPreStop(ctx.graph, ctx.catalog, w) : [];
+      const safeHooks = preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).safety === 'safe' ? missing : [];
+      const grace = neededGrace(ctx.graph, w, new Map(safeHooks.map((c) => [c.pointer, DEFAULT_PRESTOP_SECONDS])));
       const hooks = !sts && hasPreStop(w);
+      const one = missing.length === 1;
+      // (With no Service in the input for the namespace, prestop-missing assumes traffic from the declared ports: said so.)
+      const why = ctx.graph.servedState(w) === 'unknown' ? `${one ? 'it has' : 'they have'} none and ${one ? 'declares a port' : 'declare ports'}, so ${one ? 'it is' : 'they are'} assumed served (no Service in the input selects the pods)` : `${one ? 'it serves' : 'they serve'} Service traffic without one`;
+      const also = missing.length ? `, and give ${containerList(missing)} a preStop delay: ${why} (prestop-missing reports ${one ? 'it' : 'them'} once the grace period is above 0)` : '';
+      const edits: FixEdit[] = [{ op: 'set', pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`, value: grace }];
+      for (const c of safeHooks) edits.push({ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).handler });
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`,
         severity: sts ? 'error' : 'warning',
         message: sts
-          ? 'terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s'
-          : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks ? 'preStop + drain + 5s' : 'drain + 5s'}`,
+          ? `terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s${also}`
+          : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`,
         fix: {
-          description: `set terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`,
+          description: `set terminationGracePeriodSeconds to ${grace}${safeHooks.length ? ` and add ${preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).text} to ${containerList(safeHooks)}` : ''} (preStop + drain + addend + margin)`,
           safety: 'safe',
-          edits: [{ op: 'set', pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`, value: grace }],
+          edits,
         },
       });
     }
   },
 };
+
+/** `container "a"`, `containers "a" and "b"`. */
+function containerList(cs: ContainerView[]): string {
+  const names = cs.map((c) => `"${c.name}"`);
+  return `container${cs.length === 1 ? '' : 's'} ${names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`}`;
+}
 
 /** Whether a container that runs for the pod's life has a preStop hook (the ones a grace of 0 skips). */
 function hasPreStop(w: Workload): boolean {

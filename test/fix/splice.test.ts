@@ -306,7 +306,8 @@ describe('text splices: fixSources with and without them', () => {
       }),
       { numRuns: Math.max(20, Math.floor(RUNS / 4)), seed: SEED },
     );
-    // (`lifecycle: {}` and `lifecycle: null` take the Document route: about half the layouts.)
-    expect(spliced).toBeGreaterThan(Math.max(20, Math.floor(RUNS / 4)) / 5);
+    // (`lifecycle: {}` and `lifecycle: null` take the Document route: about half the layouts; and
+    // a grace period of 0 is repaired in one pass with its hooks, so a document is spliced once.)
+    expect(spliced).toBeGreaterThan(Math.max(20, Math.floor(RUNS / 4)) / 10);
   });
 });

@@ -1,5 +1,10 @@
+import { loadPolicy, ResolvedPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { fixSources } from '../../lib/fix';
+import { ALL_RULES } from '../../lib/rules';
 import { zeroGracePeriod } from '../../lib/rules/zero-grace-period';
-import { ruleTester } from '../helpers/rule-tester';
+import { runRule, ruleTester } from '../helpers/rule-tester';
 
 function wl(kind: string, grace: string, opts: { served?: boolean; annotations?: string } = {}): string {
   const svc =
@@ -51,9 +56,20 @@ ruleTester(zeroGracePeriod, {
       findings: [{ severity: 'error' }],
     },
     {
-      name: 'Deployment with grace 0: warning',
-      yaml: wl('Deployment', '0'),
+      name: 'Deployment with grace 0 and no Service: warning, drain + 5s',
+      yaml: wl('Deployment', '0', { served: false }),
       findings: [{ severity: 'warning', pointer: POINTER, message: /^terminationGracePeriodSeconds is 0: the app gets only the kubelet's 2s minimum .* or set it to drain \+ 5s$/ }],
+    },
+    {
+      name: 'served Deployment with grace 0 and no preStop hook: the hook prestop-missing asks for once the grace is above 0 is in the advice',
+      yaml: wl('Deployment', '0'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /^terminationGracePeriodSeconds is 0: the app gets only the kubelet's 2s minimum .* or set it to preStop \+ drain \+ 5s, and give container "db" a preStop delay: it serves Service traffic without one \(prestop-missing reports it once the grace period is above 0\)$/,
+        },
+      ],
     },
     {
       name: 'Deployment with grace 0 and a preStop hook: the hook is skipped, and said so',
@@ -99,4 +115,58 @@ spec:
       findings: [{ severity: 'error', suppressed: true }],
     },
   ],
+});
+
+describe('zero-grace-period repairs what prestop-missing would ask for next', () => {
+  const PRESTOP = '/spec/template/spec/containers/0/lifecycle/preStop';
+  const fixOf = (yaml: string, version = '1.33') => runRule(zeroGracePeriod, yaml, version)[0].fix!;
+
+  test('on >= 1.30 the fix adds the preStop sleep and counts it in the grace period', () => {
+    const fix = fixOf(wl('Deployment', '0'));
+    expect(fix.safety).toBe('safe');
+    expect(fix.description).toBe('set terminationGracePeriodSeconds to 25 and add preStop sleep 10s to container "db" (preStop + drain + addend + margin)');
+    expect(fix.edits).toEqual([
+      { op: 'set', pointer: POINTER, value: 25 },
+      { op: 'set', pointer: PRESTOP, value: { sleep: { seconds: 10 } } },
+    ]);
+  });
+
+  test('before 1.30 the hook would need a sleep binary (a proposal): the safe fix sets the grace period alone, and the advice still names the container', () => {
+    const [f] = runRule(zeroGracePeriod, wl('Deployment', '0'), '1.29');
+    expect(f.message).toMatch(/give container "db" a preStop delay/);
+    expect(f.fix!.edits).toEqual([{ op: 'set', pointer: POINTER, value: 15 }]);
+  });
+
+  test('no Service, a hook already there, or a StatefulSet of one replica (no overlap): no hook is added', () => {
+    expect(fixOf(wl('Deployment', '0', { served: false })).edits).toEqual([{ op: 'set', pointer: POINTER, value: 15 }]);
+    const hooked = wl('Deployment', '0').replace('image: postgres:16}', 'image: postgres:16, lifecycle: {preStop: {sleep: {seconds: 5}}}}');
+    expect(fixOf(hooked).edits).toEqual([{ op: 'set', pointer: POINTER, value: 20 }]);
+    const [sts] = runRule(zeroGracePeriod, wl('StatefulSet', '0'));
+    expect(sts.message).not.toMatch(/preStop delay/);
+    expect(sts.fix!.edits).toHaveLength(1);
+  });
+
+  const lint = (yaml: string, policy: ResolvedPolicy) => lintSources([{ file: 'w.yaml', text: yaml }], { rules: [zeroGracePeriod], policy, version: KubeVersion.parse('1.33') }).findings;
+
+  test('prestop-missing off in the policy, or ignored on the object: neither the advice nor the fix adds a hook', () => {
+    const off: ResolvedPolicy = { name: 'test', rules: new Map([['prestop-missing', { off: true }]]), customRules: [] };
+    const [a] = lint(wl('Deployment', '0'), off);
+    expect(a.message).not.toMatch(/preStop delay/);
+    expect(a.fix!.edits).toEqual([{ op: 'set', pointer: POINTER, value: 15 }]);
+    const on: ResolvedPolicy = { name: 'test', rules: new Map(), customRules: [] };
+    const [b] = lint(wl('Deployment', '0', { annotations: '"kubegrace.dev/ignore": "prestop-missing"' }), on);
+    expect(b.message).not.toMatch(/preStop delay/);
+    expect(b.fix!.edits).toEqual([{ op: 'set', pointer: POINTER, value: 15 }]);
+    expect(lint(wl('Deployment', '0'), on)[0].fix!.edits).toHaveLength(2);
+  });
+
+  test('--fix converges in one pass, to what the two rounds gave before (grace 25, the sleep), with nothing left of either rule', () => {
+    const policy = loadPolicy('recommended', ALL_RULES);
+    const r = fixSources([{ file: 'w.yaml', text: wl('Deployment', '0'), path: 'w.yaml' }], { rules: ALL_RULES, policy, version: KubeVersion.parse('1.33'), verifyPiecewise: true });
+    expect(r.passes).toBe(1);
+    expect(r.files[0].applied.map((a) => a.ruleId)).toEqual(['zero-grace-period']);
+    expect(r.files[0].text).toContain('terminationGracePeriodSeconds: 25');
+    expect(r.files[0].text).toMatch(/preStop:\s*\{?\s*sleep:\s*\{?\s*seconds: 10/);
+    expect(r.lint.findings.filter((f) => f.ruleId === 'zero-grace-period' || f.ruleId === 'prestop-missing')).toEqual([]);
+  });
 });
