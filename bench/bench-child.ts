@@ -1,11 +1,12 @@
 /**
  * One measurement of `npm run bench`, in its own process so that its peak memory is its own:
- *   node build/bench/bench-child.js floor|lint|fix PATH
+ *   node build/bench/bench-child.js floor|parse|lint|fix|fix-safe PATH
  * floor: the parser alone (JSON.parse for .json, js-yaml loadAll for YAML); parse: kubegrace's own
  * reading (values as the API server reads them, positions, the JSON fast path); lint: what
  * `kubegrace lint PATH` does (read, parse, graph, rules, sort); fix: the repairs of `--fix
  * --fix-proposals` in-process (fixSources: repairs computed, checked and read back, and the last
- * lint, which is the report of what remains; nothing written). Prints one JSON line:
+ * lint, which is the report of what remains; nothing written); fix-safe: the same for `--fix`
+ * (the safe repairs alone). Prints one JSON line:
  * {ms, objects, peakMiB}.
  */
 import * as yaml from 'js-yaml';
@@ -39,8 +40,8 @@ function main(): void {
   } else if (mode === 'lint') {
     // As `kubegrace lint` does (no --fix): a source may drop its bytes once read.
     objects = lintSources(sources, { ...opts, releaseBytes: true }).objects;
-  } else if (mode === 'fix') {
-    const r = fixSources(sources, { ...opts, proposals: true });
+  } else if (mode === 'fix' || mode === 'fix-safe') {
+    const r = fixSources(sources, { ...opts, proposals: mode === 'fix' });
     objects = r.files.length;
   } else {
     throw new Error(`unknown mode ${mode}`);

@@ -151,7 +151,7 @@ other commands) are not judged. For a known program the advice is its own settin
 
 **Skipped:**
 
-- \`terminationGracePeriodSeconds: 0\`: no hook runs (\`zero-grace-period\` reports it);
+- \`terminationGracePeriodSeconds: 0\`: no hook runs (\`zero-grace-period\` reports it, and names these containers in its advice and its repair);
 - a single pod that is replaced only after it is gone (a StatefulSet or bare ReplicaSet with 1 replica,
   a Deployment with 1 replica and no surge, counting HPA \`minReplicas\`): no other endpoint can take the
   traffic while it terminates, so a delay changes nothing;
