@@ -227,6 +227,20 @@ function align(a: string[], b: string[]): Int32Array | undefined {
  * removed line to where its replacement starts (or the line that follows the removal).
  */
 export function lineMapping(before: string, after: string): (line: number) => number {
+  // The lines before the first difference stay where they are, without a diff: jsdiff takes the
+  // common prefix as kept (its first snake), so its mapping is the identity there. --fix asks
+  // mostly for such lines (a finding's line, above what its repair inserts).
+  const n = Math.min(before.length, after.length);
+  let i = 0;
+  while (i < n && before.charCodeAt(i) === after.charCodeAt(i)) i++;
+  let prefix = 0;
+  for (let j = before.indexOf('\n'); j >= 0 && j < i; j = before.indexOf('\n', j + 1)) prefix++;
+  let full: ((line: number) => number) | undefined;
+  return (line) => (line >= 1 && line <= prefix ? line : (full ??= diffMapping(before, after))(line));
+}
+
+/** lineMapping by the diff of the two texts' lines. */
+export function diffMapping(before: string, after: string): (line: number) => number {
   const A = lineTexts(after);
   const last = Math.max(1, A.length);
   const parts = diffArrays(lineTexts(before), A, { maxEditLength: 4000 });
