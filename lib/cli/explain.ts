@@ -3,7 +3,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import { Config, discoverConfig, loadConfig, loadPolicy, withOverrides } from '../engine/policy';
 import { DEFAULT_KUBE_VERSION, KubeVersion, supportedKubeVersion } from '../engine/version';
-import { explainSources, timelinesSvg, timelinesText, workloadRef } from '../explain';
+import { explainSources, looksLikeWorkloadRef, timelinesSvg, timelinesText, workloadRef } from '../explain';
 import { helmChartRenderer } from '../helm/render';
 import { collectSources } from '../model/sources';
 import { escapeControl } from '../report/escape';
@@ -74,6 +74,10 @@ export function runExplain(argv: string[], io: CliIO): number {
   // A chart directory is rendered as lint renders it; its failures come back as input errors.
   const renderChart = helmChartRenderer({ kubeVersion: version.toString(), valuesFiles });
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
+  // A missing path that reads as a workload (`explain FILE deploy/web`, as kubectl takes it): say how to pick one.
+  for (const e of errors) {
+    if (values.object === undefined && looksLikeWorkloadRef(e.file) && !fs.existsSync(path.resolve(io.cwd, e.file))) e.message += `; to draw only this workload, pass it as --object ${e.file}`;
+  }
   const run = explainSources(sources, { rules: ALL_RULES, policy, version, object: values.object }, errors);
   // Input errors are reported like lint's, and never hide the workloads that did parse.
   for (const e of run.errors) io.stderr(`${escapeControl(e.file)}:${e.line}:${e.column} error input ${escapeControl(e.message)}\n`);

@@ -39,6 +39,20 @@ const KIND_ALIASES: Record<string, string> = {
   cronjobs: 'cronjob',
 };
 
+const WORKLOAD_KINDS_LOWER = new Set(['deployment', 'statefulset', 'daemonset', 'replicaset', 'pod', 'job', 'cronjob']);
+
+/**
+ * Whether a string reads as a workload reference (`deploy/web`, `Deployment/shop/web`): the kind a
+ * workload kind or its kubectl short name. (`kubegrace explain FILE Deployment/web` takes it for a
+ * path; the error then says to pass it as --object.)
+ */
+export function looksLikeWorkloadRef(spec: string): boolean {
+  const parts = spec.split('/');
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => p === '')) return false;
+  const kindIn = parts[0].toLowerCase();
+  return WORKLOAD_KINDS_LOWER.has(KIND_ALIASES[kindIn] ?? kindIn) || WORKLOAD_KINDS_LOWER.has(kindIn.replace(/s$/, ''));
+}
+
 /** "Deployment/web" or "Deployment/shop/web" (namespace when it is not "default"). */
 export function workloadRef(w: Workload): string {
   const ns = w.obj.namespace && w.obj.namespace !== 'default' ? `${w.obj.namespace}/` : '';

@@ -92,6 +92,16 @@ describe('kubegrace explain', () => {
     expect(r.stderr).toContain('  StatefulSet/data/db  (<stdin>:10)');
   });
 
+  test('a workload given as a path (as kubectl takes it): the missing path says to pass it as --object; the input is still drawn', () => {
+    const r = kg(['explain', '-', 'deploy/api'], { input: TWO });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('deploy/api:1:1 error input no such file or directory; check the path; to draw only this workload, pass it as --object deploy/api\n');
+    expect(r.stdout).toContain('Deployment/api');
+    // A missing path that is no workload reference, or one next to --object: the plain error.
+    expect(kg(['explain', '-', 'Service/api'], { input: TWO }).stderr).toBe('Service/api:1:1 error input no such file or directory; check the path\n');
+    expect(kg(['explain', '-', 'sts/db', '--object', 'Deployment/api'], { input: TWO }).stderr).toBe('sts/db:1:1 error input no such file or directory; check the path\n');
+  });
+
   test('no workload: exit 2 with a message', () => {
     const r = kg(['explain', '-'], { input: 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {a: b}}\n' });
     expect(r.code).toBe(2);
