@@ -8,7 +8,7 @@ import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
-import { delayAdvice, hookDelayWords, preStopDelayEdit } from './lb-util';
+import { delayAdvice, hookDelayWords, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
@@ -211,7 +211,8 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
       const gate = cloudLbReadinessGate(w);
       const traffic = graph.trafficServices(w);
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
-      const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless);
+      // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
+      const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);
       // (Per workload, made at its first finding.)
       let proxyNote: string | undefined;
       for (const c of trafficContainersOf(graph, w)) {

@@ -196,6 +196,31 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /its Service web is headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it/ }],
     },
     {
+      name: 'a StatefulSet behind a headless Service and per-pod ClusterIP Services (redis-ha\'s "announce" Services): the pods are reached through kube-proxy too, so the reason is the proxies\'',
+      yaml: `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
+apiVersion: v1
+kind: Service
+metadata: {name: web-announce-0}
+spec:
+  selector: {app: web, statefulset.kubernetes.io/pod-name: web-0}
+  ports: [{name: http, port: 80, targetPort: http}]
+`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
+    },
+    {
+      name: 'the same StatefulSet whose per-pod Services are headless too: DNS',
+      yaml: `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
+apiVersion: v1
+kind: Service
+metadata: {name: web-announce-0}
+spec:
+  clusterIP: None
+  selector: {app: web, statefulset.kubernetes.io/pod-name: web-0}
+  ports: [{name: http, port: 80, targetPort: http}]
+`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: /its Service web is headless, so clients connect to the pod addresses DNS gave them/ }],
+    },
+    {
       name: 'served by a ClusterIP Service: proxies',
       yaml: wl(),
       findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
