@@ -46,6 +46,16 @@ ${svc}`;
 }
 
 const POINTER = '/spec/template/spec/containers/0';
+
+/** A StatefulSet behind a headless Service, and a per-pod Service of its pod 0 (redis-ha's "announce" pattern), headless or not. */
+const withPerPodService = (headless: boolean) => `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
+apiVersion: v1
+kind: Service
+metadata: {name: web-announce-0}
+spec:
+${headless ? '  clusterIP: None\n' : ''}  selector: {app: web, statefulset.kubernetes.io/pod-name: web-0}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
 const PRESTOP = `${POINTER}/lifecycle/preStop`;
 
 /** The ingress-nginx controller container with the chart's /wait-shutdown hook (and these args). */
@@ -197,27 +207,12 @@ spec:
     },
     {
       name: 'a StatefulSet behind a headless Service and per-pod ClusterIP Services (redis-ha\'s "announce" Services): the pods are reached through kube-proxy too, so the reason is the proxies\'',
-      yaml: `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
-apiVersion: v1
-kind: Service
-metadata: {name: web-announce-0}
-spec:
-  selector: {app: web, statefulset.kubernetes.io/pod-name: web-0}
-  ports: [{name: http, port: 80, targetPort: http}]
-`,
+      yaml: withPerPodService(false),
       findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
     },
     {
       name: 'the same StatefulSet whose per-pod Services are headless too: DNS',
-      yaml: `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
-apiVersion: v1
-kind: Service
-metadata: {name: web-announce-0}
-spec:
-  clusterIP: None
-  selector: {app: web, statefulset.kubernetes.io/pod-name: web-0}
-  ports: [{name: http, port: 80, targetPort: http}]
-`,
+      yaml: withPerPodService(true),
       findings: [{ severity: 'warning', pointer: POINTER, message: /its Service web is headless, so clients connect to the pod addresses DNS gave them/ }],
     },
     {
