@@ -22,7 +22,8 @@
  *   (`yes:`, `1:`, `null:`: js-yaml would stringify them differently; a key that is the String()
  *   of any non-string plain scalar of the document, or `null`, is declined), keys longer than
  *   200 characters (YAML's 1024-character implicit-key limit counts the escaped source);
- * - nesting near MAX_DEPTH, documents near MAX_NODES; a tab before the first content;
+ * - nesting near MAX_DEPTH; documents near MAX_NODES that only js-yaml reads (quick-yaml.ts's block
+ *   documents have no node limit: see QUICK_LIMITS); a tab before the first content;
  * - a lone CR (a line break for js-yaml, not for yaml, whose documents start after a line feed);
  * - what js-yaml reads and yaml reports as a syntax error: a flow scalar or flow collection in a
  *   block collection whose later lines are not indented more than the collection's entries, a
@@ -268,8 +269,16 @@ function contentStart(text: string, from: number, end: number, marker: boolean):
   return end;
 }
 
-/** quick-yaml.ts declines well before js-yaml's listener would (it counts collections, not every node). */
-const QUICK_LIMITS = { maxKey: MAX_KEY, maxDepth: DEPTH_LIMIT - 4, maxNodes: Math.floor(NODE_LIMIT / 2) };
+/**
+ * quick-yaml.ts has no node limit of its own: it reads no alias, anchor on a collection, tag or
+ * merge key, so a document it reads holds no more nodes than its text has lines and flow items,
+ * which --max-file-size bounds (as for JSON, whose fast path never had one). parse.ts's MAX_NODES
+ * bounds what aliases expand to and what `yaml`'s tree holds in memory (about 40 times the text);
+ * applied here it sent a `kubectl get -A -o yaml` dump, one List document of millions of nodes, to
+ * `yaml` (92k objects: 21 s and 2.1 GB) or refused it (200k objects: after 48 s and 4 GB) where
+ * the same dump as JSON is read in 2 s (test/model/yaml-list-dump.test.ts).
+ */
+const QUICK_LIMITS = { maxKey: MAX_KEY, maxDepth: DEPTH_LIMIT - 4, maxNodes: Number.MAX_SAFE_INTEGER };
 
 /** Throws Decline for a key the two readings could disagree on. */
 function checkKeys(v: Json, keys: Set<string>): void {

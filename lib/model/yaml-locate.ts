@@ -158,10 +158,21 @@ export class TextLocator {
     }
   }
 
+  /**
+   * The `-` of each element found so far, per block sequence (by its first `-`): a List document's
+   * items are located from the nearest element start known, so locating every item of a
+   * `kubectl get -o yaml` dump walks its lines once, not once per item.
+   */
+  private readonly elementStarts = new Map<number, number[]>();
+
   /** Block sequence whose first `-` is at `at`: the node of element n. */
   private blockElement(at: number, n: number): number | undefined {
     const col = at - this.lineStart(at);
-    for (let p = at, k = 0; ; k++) {
+    let starts = this.elementStarts.get(at);
+    if (!starts) this.elementStarts.set(at, (starts = [at]));
+    // (A step that found no next element is not recorded: asking again walks it again, with the same answer.)
+    const from = Math.min(n, starts.length - 1);
+    for (let p = starts[from], k = from; ; k++) {
       if (k === n) {
         const v = this.nodeAfter(p + 1, col, false);
         return v === EMPTY ? UNSURE : v;
@@ -180,6 +191,7 @@ export class TextLocator {
       }
       if (next === undefined) return undefined;
       p = next;
+      if (starts.length === k + 1) starts.push(p);
     }
   }
 

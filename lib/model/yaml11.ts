@@ -366,7 +366,7 @@ class Decoder {
       throw new AliasError('document contains excessive aliasing (the same limit as Kubernetes\' YAML reader): this looks like an alias bomb ("billion laughs"); expand the aliases by hand if the document is genuine', node);
     }
     if (this.decodeCount > this.limits.maxNodes) {
-      throw new NodeLimitError(`document has more than ${this.limits.maxNodes} YAML nodes (aliases expanded); split it or raise --max-nodes`, node);
+      throw new NodeLimitError(`document has more than ${this.limits.maxNodes} YAML nodes (aliases expanded); split it into smaller documents (a List into one document per object)`, node);
     }
   }
 
