@@ -8,7 +8,8 @@
  * resolution of plain scalars) or undefined: it declines everything else, and everything where a
  * reading could be in doubt, and js-yaml then reads the document as before: tabs, CRs, anchors,
  * aliases, tags, flow collections that are not empty, multi-line plain or quoted scalars,
- * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator,
+ * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator (or
+ * with an empty line above their first line holding more spaces than it),
  * escapes other than \" \\ \n \t \r in double quotes, explicit keys, keys that are not plain
  * strings (`yes:`, `1:`, `<<`, `__proto__`, longer than MAX_KEY), duplicate keys, a document
  * whose root is not a mapping, `...`, nesting beyond the limits. fast-yaml.test.ts checks its
@@ -359,14 +360,27 @@ class Reader {
     const h = j;
     while (t.charCodeAt(j) === 0x20) j++;
     if (j < end && !(t.charCodeAt(j) === 0x23 && j > h)) throw UNSURE; // `|+`, `|2`, text after the header
-    // The content's indentation is that of its first line, which must come first (no leading blank lines).
+    // The content's indentation is that of its first non-empty line. Empty lines before it (Loki's
+    // chart writes `config.yaml: |` then a blank line) are line feeds of the content, and may not
+    // hold more spaces than that indentation (YAML 1.2 8.1.1.1: an error, so declined).
     let p = end + 1;
+    let leading = 0;
+    let leadingSpaces = 0;
+    for (;;) {
+      if (p >= t.length) throw UNSURE;
+      let k = p;
+      while (t.charCodeAt(k) === 0x20) k++;
+      const e = this.lineEnd(p);
+      if (k < e) break;
+      leading++;
+      leadingSpaces = Math.max(leadingSpaces, k - p);
+      p = e + 1;
+    }
     let n = 0;
     while (t.charCodeAt(p + n) === 0x20) n++;
-    const firstEnd = this.lineEnd(p);
-    if (p >= t.length || n <= parent || p + n >= firstEnd) throw UNSURE;
+    if (n <= parent || leadingSpaces > n) throw UNSURE;
     const lines: string[] = [];
-    let blank = 0;
+    let blank = leading;
     while (p < t.length) {
       const e = this.lineEnd(p);
       let s = 0;

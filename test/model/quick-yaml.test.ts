@@ -109,6 +109,8 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     ['empty flow collections and a one-line flow sequence', 'a: {}\nb: []\nc: ["x", yy, -1, \'z\', y]\n', { a: {}, b: [], c: ['x', 'yy', -1, 'z', true] }],
     ['YAML 1.1 scalars', 'a: yes\nb: 010\nc: ~\nd: 0x1F\ne: 1_000\nf: "yes"\n', { a: true, b: 8, c: null, d: 31, e: 1000, f: 'yes' }],
     ['an empty value before a less indented key', 'a:\n  b:\nc: 1\n', { a: { b: null }, c: 1 }],
+    // (Loki's chart: `config.yaml: |` and a blank line. One such document made a whole List dump leave this reader.)
+    ['leading empty lines in a literal block scalar (line feeds of its content)', 'a: |\n\n  x\nb: |-\n\n \n  y\n\n  z\nc:\n- |\n\n    q\n', { a: '\nx\n', b: '\n\ny\n\nz', c: ['\nq\n'] }],
   ])('reads %s', (_name, text, expected) => {
     expect(readQuick(text, LIMITS)).toStrictEqual(expected);
     expect(check(text)).toBe('read');
@@ -121,7 +123,8 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     ['a folded block scalar', 'a: >\n  b\n'],
     ['keep chomping', 'a: |+\n  b\n\n'],
     ['an indentation indicator', 'a: |2\n   b\n'],
-    ['leading blank lines in a block scalar', 'a: |\n\n  b\n'],
+    ['a leading empty line with more spaces than the first line of a block scalar (an error)', 'a: |\n    \n  b\n'],
+    ['a block scalar of empty lines only', 'a: |\n\nb: 1\n'],
     ['a block scalar at the end without a line feed', 'a: |\n  b'],
     ['a flow mapping', 'a: {b: c}\n'],
     ['a nested flow sequence', 'a: [b, [c]]\n'],
