@@ -670,11 +670,17 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
         held += n;
         if (cut < 0) continue;
       }
-      const win = Buffer.concat(chunks);
+      let win: Buffer | undefined = Buffer.concat(chunks);
+      // The window is read from its string alone: neither the chunks nor the joined bytes are
+      // held while it is parsed (a one-document file, such as a `kubectl get -o yaml` List, is
+      // all one window: three copies of it otherwise).
+      chunks = [];
       const end = eof ? win.length : cut;
       const from = first && win[0] === 0xef && win[1] === 0xbb && win[2] === 0xbf ? 3 : 0;
       first = false;
       const scan = win.toString('latin1', from, end);
+      const rest = Buffer.from(win.subarray(end));
+      win = undefined;
       const winBase = base + from;
       const part = parseLatin1Window(
         file,
@@ -696,7 +702,6 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
       onObjects?.(out.objects.length, Math.min(1, pos / stamp.size));
       at.line += lineFeeds(scan);
       if (eof) break;
-      const rest = Buffer.from(win.subarray(end));
       base += end;
       chunks = rest.length ? [rest] : [];
       held = rest.length;
