@@ -186,6 +186,14 @@ class Span {
     }
     return doc ? { doc, start: this.offset } : undefined;
   }
+  /** The position of `segments` read off the text alone (a simple document), or undefined: then locate decides. */
+  locateText(segments: string[]): Position | undefined {
+    const d = this.simple ? this.text() : undefined;
+    if (!d) return undefined;
+    d.locator ??= new TextLocator(d.text, d.start, d.end);
+    const at = d.locator.locate(d.root, segments);
+    return at === UNSURE ? undefined : this.position(d, at);
+  }
   /** As parse.ts's locateNode over this document; `fallback` in file lines. */
   locate(segments: string[], fallback: Position): Position {
     const d = this.text();
@@ -227,6 +235,12 @@ class YamlObjectView extends ObjectView {
     private readonly span: Span,
     /** The document's root position (the object's own for a non-List document). */
     private readonly docPos: Position,
+    /**
+     * A List item's own text in a file read in chunks (its lines only, rooted at the item): its
+     * positions are read from it, so that a List document of hundreds of MB is not read again
+     * whole; the document's span decides where the item's text alone cannot.
+     */
+    private readonly item?: Span,
   ) {
     super(raw, file, docIndex, basePointer);
     if (basePointer === '') this.pos = docPos;
@@ -241,7 +255,7 @@ class YamlObjectView extends ObjectView {
   }
   /** A List item's position needs the document's positions: computed on first use. */
   private position(): Position {
-    return (this.pos ??= this.span.locate(pointerSegments(this.basePointer), this.docPos));
+    return (this.pos ??= this.item?.locateText([]) ?? this.span.locate(pointerSegments(this.basePointer), this.docPos));
   }
   get line(): number {
     return this.position().line;
@@ -250,7 +264,7 @@ class YamlObjectView extends ObjectView {
     return this.position().column;
   }
   locate(pointer: string): Position {
-    return this.span.locate(pointerSegments(this.basePointer + pointer), this.position());
+    return this.item?.locateText(pointerSegments(pointer)) ?? this.span.locate(pointerSegments(this.basePointer + pointer), this.position());
   }
 }
 
@@ -943,8 +957,9 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
     const kind = value.kind as string;
     const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
     if (isList && Array.isArray(value.items)) {
+      const items = fromFile && simple ? listItemSpans(text, start, end, marker, line, fromFile, docOffset, value.items.length) : undefined;
       value.items.forEach((item, i) => {
-        if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos));
+        if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos, items?.[i]));
       });
       continue;
     }
@@ -954,6 +969,33 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
   at.offset = offset;
   return out;
 }
+/**
+ * One span per item of a simple List document of a file read in chunks (`scan`: its bytes as
+ * Latin-1, so offsets are the file's), each the item's lines (from the line of its node to the
+ * next item's), rooted at its node: an item's positions then read only its own bytes again.
+ * Undefined when the items are not a block sequence of `count` elements whose lines start with
+ * blanks and the dash alone.
+ */
+function listItemSpans(scan: string, start: number, end: number, marker: boolean, line: number, fromFile: FromFile, docOffset: number, count: number): Span[] | undefined {
+  const root = contentStart(scan, start, end, marker);
+  if (root === undefined) return undefined;
+  const nodes = new TextLocator(scan, start, end).listElements(root, 'items');
+  if (!nodes || nodes.length !== count) return undefined;
+  const starts = nodes.map((n) => Math.max(start, scan.lastIndexOf('\n', n - 1) + 1));
+  const spans: Span[] = [];
+  let l = line;
+  let at = start;
+  for (let i = 0; i < nodes.length; i++) {
+    const s = starts[i];
+    // (Between the line start and the node: blanks and the dash, ASCII, so the item's own text decodes to the same offsets.)
+    for (let k = s; k < nodes[i]; k++) if (scan.charCodeAt(k) !== 0x20 && scan.charCodeAt(k) !== 0x2d) return undefined;
+    for (let k = scan.indexOf('\n', at); k >= 0 && k < s; k = scan.indexOf('\n', k + 1)) l++;
+    at = s;
+    spans.push(new Span(fromFile.reader, fromFile.base + s, fromFile.base + (i + 1 < nodes.length ? starts[i + 1] : end), l, nodes[i] - s, true, docOffset));
+  }
+  return spans;
+}
+
 const BLANK_AFTER = /[ \t\r\n]/;
 /** Declined documents from which, when they are over three quarters of those read, a text is read whole. */
 const MOSTLY_DECLINED = 32;

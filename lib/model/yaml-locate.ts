@@ -304,6 +304,26 @@ export class TextLocator {
   }
 
   /**
+   * The node offset of every element of the block sequence that is the value of `key` in the
+   * block mapping at `root` (a List document's `items`), or undefined when it is not one or any
+   * element cannot be told here.
+   */
+  listElements(root: number, key: string): number[] | undefined {
+    if (this.t.charCodeAt(root) === 0x7b) return undefined;
+    const m = this.blockMember(root, key);
+    if (m === undefined || m === UNSURE || m.value === UNSURE || m.value === EMPTY) return undefined;
+    const at = m.value;
+    if (!(this.t.charCodeAt(at) === 0x2d && this.ws(at + 1))) return undefined;
+    const out: number[] = [];
+    for (let n = 0; ; n++) {
+      const e = this.blockElement(at, n);
+      if (e === UNSURE) return undefined;
+      if (e === undefined) return out;
+      out.push(e);
+    }
+  }
+
+  /**
    * Offset locateNode would report for `segments` from the root node at `root`, or UNSURE.
    */
   locate(root: number, segments: string[]): number {

@@ -5,14 +5,18 @@
  * and a List of more than 1.25M nodes went to `yaml` (92k objects: 21 s and 2.1 GB; 200k objects:
  * 48 s and 4 GB, then refused at parse.ts's 5M-node limit, which JSON never had).
  */
+import * as fs from 'fs';
 import * as jsyaml from 'js-yaml';
+import * as os from 'os';
+import * as path from 'path';
 import { lintSources } from '../../lib/engine/run';
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
-import { parseYamlFast } from '../../lib/model/fast-yaml';
+import { parseYamlFast, parseYamlFile } from '../../lib/model/fast-yaml';
 import { MAX_NODES, parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
+import { agreeWith } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
 
@@ -53,6 +57,33 @@ describe('a kubectl get -o yaml dump (one List document)', () => {
     for (const f of fromYaml.findings) {
       const o = slow.find((x) => x.kind === f.object.kind && x.name === f.object.name && x.namespace === f.object.namespace)!;
       expect([f.ruleId, f.object.name, f.pointer, f.line, f.column]).toEqual([f.ruleId, f.object.name, f.pointer, o.locate(f.pointer).line, o.locate(f.pointer).column]);
+    }
+  });
+
+  test('read in chunks from its file (as a large file is): each item\'s positions from its own lines, every pointer of every object as parse.ts locates it, in the order asked', () => {
+    const list = dump(40);
+    // An item whose text has a character outside ASCII, and a comment between items.
+    (list.items as JsonObject[])[3] = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é-config', namespace: 'ns-1' }, data: { 'note.txt': 'café ☕\nsecond line\n' } };
+    const yaml = jsyaml.dump(list, { lineWidth: -1, noRefs: true }).replace('\n- apiVersion: apps/v1\n', '\n# a comment between items\n- apiVersion: apps/v1\n');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-listdump-'));
+    try {
+      const p = path.join(dir, 'dump.yaml');
+      fs.writeFileSync(p, yaml);
+      const st = fs.statSync(p);
+      const slow = parseText('dump.yaml', yaml);
+      for (const [chunk, ahead] of [
+        [4096, 64],
+        [1 << 20, 1 << 20],
+      ]) {
+        const fast = parseYamlFile('dump.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, chunk, undefined, ahead)!;
+        expect(fast).toBeDefined();
+        agreeWith(OPTS, fast, slow, 'dump.yaml', { located: slow.objects.length, findings: chunk === 4096 });
+        // Asked for last item first, then the others backwards: the same.
+        const again = parseYamlFile('dump.yaml', { path: p, size: st.size, mtimeMs: st.mtimeMs }, chunk, undefined, ahead)!;
+        for (let i = again.objects.length - 1; i >= 0; i -= 7) expect([i, again.objects[i].locate('/metadata/name')]).toEqual([i, slow.objects[i].locate('/metadata/name')]);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
