@@ -1,13 +1,15 @@
 /**
  * A reader for the YAML that tools write (kubectl, Helm, go-yaml and js-yaml dumps): block
- * mappings and sequences, one-line plain and quoted scalars, literal block scalars, empty `{}`
- * and `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and
+ * mappings and sequences, plain and single-quoted scalars (also folded over several lines, as
+ * go-yaml writes strings longer than 80 columns), one-line double-quoted scalars, literal block
+ * scalars, empty `{}` and `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and
  * reads such a document about 1.5 times faster than js-yaml.
  *
  * It gives js-yaml's value (with fast-yaml.ts's schema: failsafe types plus yaml11.ts's go-yaml
  * resolution of plain scalars) or undefined: it declines everything else, and everything where a
  * reading could be in doubt, and js-yaml then reads the document as before: tabs, CRs, anchors,
- * aliases, tags, flow collections that are not empty, multi-line plain or quoted scalars,
+ * aliases, tags, flow collections that are not empty, multi-line double-quoted scalars,
+ * continuation lines that start with an indicator or hold `: ` or ` #`,
  * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator (or
  * with an empty line above their first line holding more spaces than it),
  * escapes other than \" \\ \n \t \r in double quotes, explicit keys, keys that are not plain
@@ -230,15 +232,18 @@ class Reader {
    */
   scalarValue(i: number, parent: number): Json {
     const t = this.t;
-    const end = this.lineEnd(i);
+    let end = this.lineEnd(i);
     const c = t.charCodeAt(i);
     this.node();
     let value: Json;
     let after: number;
     if (c === 0x22 || c === 0x27) {
-      const q = this.quoted(i, end);
+      // A single-quoted scalar whose closing quote is on a later line: go-yaml folds long strings at
+      // 80 columns (`kubectl get -o yaml`: condition messages, annotations).
+      const q = c === 0x27 && !this.closesOnLine(i + 1, end) ? this.singleQuotedLines(i, parent) : { ...this.quoted(i, end), end };
       value = this.keep(q.value);
       after = q.after;
+      end = q.end;
     } else if (c === 0x7c) {
       return this.literal(i, end, parent);
     } else if ((c === 0x7b && t.charCodeAt(i + 1) === 0x7d) || (c === 0x5b && t.charCodeAt(i + 1) === 0x5d)) {
@@ -259,9 +264,12 @@ class Reader {
         if (d === 0x3a && (j + 1 === end || t.charCodeAt(j + 1) === 0x20)) throw UNSURE;
         if (d !== 0x20) last = j + 1;
       }
-      value = plainScalarJson(t.slice(i, last));
+      // More indented lines after it continue it (go-yaml's folding of long strings), unless a comment ended it.
+      const folded = j === end ? this.plainLines(t.slice(i, last), end, parent) : undefined;
+      value = plainScalarJson(folded ? folded.text : t.slice(i, last));
       if (typeof value === 'string') value = this.keep(value);
-      after = last;
+      after = folded ? folded.end : last;
+      if (folded) end = folded.end;
     }
     // Only blanks or a comment may follow on the line.
     let j = after;
@@ -313,6 +321,100 @@ class Reader {
       j++;
       while (t.charCodeAt(j) === 0x20) j++;
       if (t.charCodeAt(j) === 0x5d) throw UNSURE; // a trailing comma
+    }
+  }
+
+  /**
+   * The lines after a one-line plain scalar (`first`, its text to the end of its line `end`) that
+   * continue it, folded as YAML folds them (a line break between two lines is a space, n empty
+   * lines are n line feeds); undefined when the next content line does not continue it. A
+   * continuation line must be more indented than `parent`, must not start with an indicator
+   * (a comment, `- `, a quote...) and must not hold `: ` or ` #`; else js-yaml decides.
+   */
+  plainLines(first: string, end: number, parent: number): { text: string; end: number } | undefined {
+    const t = this.t;
+    const parts = [first];
+    let empties = 0;
+    let lastEnd = end;
+    for (let p = end + 1; p < t.length; ) {
+      const e = this.lineEnd(p);
+      let k = p;
+      while (t.charCodeAt(k) === 0x20) k++;
+      if (k >= e) {
+        empties++;
+        p = e + 1;
+        continue;
+      }
+      if (k - p <= parent) break;
+      const c = t.charCodeAt(k);
+      if (c < 128 && INDICATOR[c]) throw UNSURE;
+      let last = k;
+      for (let j = k; j < e; j++) {
+        const d = t.charCodeAt(j);
+        if (d === 0x23 && t.charCodeAt(j - 1) === 0x20) throw UNSURE;
+        if (d === 0x3a && (j + 1 === e || t.charCodeAt(j + 1) === 0x20)) throw UNSURE;
+        if (d !== 0x20) last = j + 1;
+      }
+      parts.push(empties ? '\n'.repeat(empties) : ' ', t.slice(k, last));
+      empties = 0;
+      lastEnd = e;
+      p = e + 1;
+    }
+    return parts.length > 1 ? { text: parts.join(''), end: lastEnd } : undefined;
+  }
+
+  /** Whether a single-quoted scalar whose text starts at `from` closes before `end` (`''` is a quote inside). */
+  closesOnLine(from: number, end: number): boolean {
+    const t = this.t;
+    for (let q = t.indexOf("'", from); q >= 0 && q < end; q = t.indexOf("'", q + 2)) if (t.charCodeAt(q + 1) !== 0x27) return true;
+    return false;
+  }
+
+  /**
+   * A single-quoted scalar at `i` whose closing quote is on a later line, folded as YAML folds it:
+   * each line's leading and trailing blanks go (the first line keeps its leading ones, the last its
+   * trailing ones), a line break between two lines is a space, n empty lines are n line feeds.
+   * Every later line must be more indented than `parent` (else js-yaml decides).
+   */
+  singleQuotedLines(i: number, parent: number): { value: string; after: number; end: number } {
+    const t = this.t;
+    const lines: string[] = [];
+    let cur = '';
+    let from = i + 1;
+    let end = this.lineEnd(i);
+    for (;;) {
+      const q = t.indexOf("'", from);
+      if (q >= 0 && q < end) {
+        cur += t.slice(from, q);
+        if (t.charCodeAt(q + 1) === 0x27) {
+          cur += "'";
+          from = q + 2;
+          continue;
+        }
+        lines.push(cur);
+        let value = lines[0];
+        let empties = 0;
+        for (let k = 1; k < lines.length; k++) {
+          if (k < lines.length - 1 && lines[k] === '') {
+            empties++;
+            continue;
+          }
+          value += (empties ? '\n'.repeat(empties) : ' ') + lines[k];
+          empties = 0;
+        }
+        return { value, after: q + 1, end };
+      }
+      // No closing quote on this line: its text without the trailing blanks.
+      lines.push((cur + t.slice(from, end)).replace(/ +$/, ''));
+      cur = '';
+      const p = end + 1;
+      if (p >= t.length) throw UNSURE;
+      end = this.lineEnd(p);
+      let k = p;
+      while (t.charCodeAt(k) === 0x20) k++;
+      if (k < end && k - p <= parent) throw UNSURE;
+      if (t.startsWith('---', p) || t.startsWith('...', p)) throw UNSURE;
+      from = k;
     }
   }
 

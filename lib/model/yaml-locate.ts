@@ -3,8 +3,10 @@
  * same answer as parse.ts's locateNode (the key of the deepest member found along a pointer, or
  * the deepest sequence element), read off the text.
  *
- * It only serves "simple" documents, which fast-yaml.ts establishes while js-yaml reads them:
- * no scalar other than a block scalar and no flow collection spans lines, there are no tags,
+ * It only serves "simple" documents, which fast-yaml.ts establishes while js-yaml reads them, or
+ * which quick-yaml.ts read: no flow collection spans lines, and a scalar that does (a block scalar,
+ * or a plain or single-quoted one quick-yaml.ts folded) has every later line more indented than
+ * its key or dash; there are no tags,
  * anchors only on scalars, no explicit or collection keys, and no duplicate keys or merges. In
  * such a document the block structure is in the indentation: the entries of a block mapping whose
  * first key is at column c are the later lines indented exactly c that are not comments or `- `

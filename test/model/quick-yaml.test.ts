@@ -100,6 +100,28 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     );
   });
 
+  test('multi-line plain and single-quoted values (empty lines, blanks at line ends, quotes, indicators): parse.ts\'s value, or declined', () => {
+    // (parse.ts, not js-yaml: js-yaml keeps the blanks at the end of a single-quoted line before a line break.)
+    const piece = fc.constantFrom('x', 'y', 'a b', "it''s", '', ' ', '  ', 'z:', '#q', '-', 'é', '123', 'yes');
+    let read = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(piece, fc.boolean()), { minLength: 2, maxLength: 5 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), fc.boolean(), (lines, indent, quoted, inSequence) => {
+        const ls = lines.map(([p, blanks]) => p + (blanks ? '  ' : ''));
+        const pad = ' '.repeat(2 + indent);
+        const body = `${quoted ? "'" : ''}${ls[0]}${ls.slice(1).map((l) => `\n${l === '' ? '' : pad + l}`).join('')}${quoted ? "'" : ''}`;
+        const text = inSequence ? `apiVersion: v1\nkind: ConfigMap\ndata:\n- ${body}\n- 1\n` : `apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${body}\n  b: 1\n`;
+        const q = readQuick(text, LIMITS);
+        if (q === undefined) return;
+        read++;
+        const slow = parseText('q.yaml', text);
+        expect([text, slow.errors.length]).toEqual([text, 0]);
+        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+      }),
+      { numRuns: 3000, seed: 5150 },
+    );
+    expect(read).toBeGreaterThan(1000);
+  });
+
   test.each([
     ['a plain scalar with a comment', 'a: b # c\nd: e\n', { a: 'b', d: 'e' }],
     ['kubectl sequences at the key\'s column', 'a:\n- b\n- c: 1\n  d: 2\ne: f\n', { a: ['b', { c: 1, d: 2 }], e: 'f' }],
@@ -110,6 +132,9 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     ['YAML 1.1 scalars', 'a: yes\nb: 010\nc: ~\nd: 0x1F\ne: 1_000\nf: "yes"\n', { a: true, b: 8, c: null, d: 31, e: 1000, f: 'yes' }],
     ['an empty value before a less indented key', 'a:\n  b:\nc: 1\n', { a: { b: null }, c: 1 }],
     // (Loki's chart: `config.yaml: |` and a blank line. One such document made a whole List dump leave this reader.)
+    // go-yaml folds long strings at 80 columns (kubectl get -o yaml: condition messages, annotations).
+    ['a folded single-quoted scalar', "a: 'LimitRanger plugin set: cpu request for container\n  hostnames'\nb: 'it''s\n\n  two ''lines'''\n", { a: 'LimitRanger plugin set: cpu request for container hostnames', b: "it's\ntwo 'lines'" }],
+    ['a folded plain scalar, in a mapping and in a sequence', 'a:\n  message: 0/3 nodes are available 3 Insufficient cpu preemption 0/3 nodes\n    are available\n  type: X\nb:\n- one\n  two\n\n  three\n- 123\n  456\n', { a: { message: '0/3 nodes are available 3 Insufficient cpu preemption 0/3 nodes are available', type: 'X' }, b: ['one two\nthree', '123 456'] }],
     ['leading empty lines in a literal block scalar (line feeds of its content)', 'a: |\n\n  x\nb: |-\n\n \n  y\n\n  z\nc:\n- |\n\n    q\n', { a: '\nx\n', b: '\n\ny\n\nz', c: ['\nq\n'] }],
   ])('reads %s', (_name, text, expected) => {
     expect(readQuick(text, LIMITS)).toStrictEqual(expected);
@@ -118,8 +143,11 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
   });
 
   test.each([
-    ['a multi-line plain scalar', 'a: b\n  c\n'],
-    ['a multi-line quoted scalar', 'a: "b\n  c"\n'],
+    ['a multi-line double-quoted scalar', 'a: "b\n  c"\n'],
+    ['a multi-line plain scalar whose next line starts with an indicator', 'a: b\n  - c\n'],
+    ['a multi-line plain scalar with a comment line inside', 'a: b\n  # c\n  d\n'],
+    ['a multi-line plain scalar whose next line holds `: `', 'a: b\n  c: d\n'],
+    ['a multi-line single-quoted scalar whose next line is not more indented than its key', "a:\n  b: 'x\n  y'\n"],
     ['a folded block scalar', 'a: >\n  b\n'],
     ['keep chomping', 'a: |+\n  b\n\n'],
     ['an indentation indicator', 'a: |2\n   b\n'],

@@ -5,6 +5,7 @@
  * and a List of more than 1.25M nodes went to `yaml` (92k objects: 21 s and 2.1 GB; 200k objects:
  * 48 s and 4 GB, then refused at parse.ts's 5M-node limit, which JSON never had).
  */
+import fc from 'fast-check';
 import * as fs from 'fs';
 import * as jsyaml from 'js-yaml';
 import * as os from 'os';
@@ -14,6 +15,7 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseYamlFast, parseYamlFile } from '../../lib/model/fast-yaml';
 import { MAX_NODES, parseText } from '../../lib/model/parse';
+import { readQuick } from '../../lib/model/quick-yaml';
 import { JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
 import { agreeWith } from '../helpers/parse-compare';
@@ -85,6 +87,54 @@ describe('a kubectl get -o yaml dump (one List document)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  /**
+   * A string as go-yaml writes a mapping value at column `col` (kubectl get -o yaml): plain when it
+   * can be, else single-quoted, folded at a space once the line passes 80 columns, the next line
+   * indented two more than the key.
+   */
+  const goYamlValue = (key: string, value: string, col: number, quoted: boolean): string => {
+    const words = (quoted ? `'${value.replace(/'/g, "''")}'` : value).split(' ');
+    let out = `${' '.repeat(col)}${key}: ${words[0]}`;
+    let width = out.length;
+    for (const w of words.slice(1)) {
+      if (width > 80 && w !== '') {
+        out += `\n${' '.repeat(col + 2)}${w}`;
+        width = col + 2 + w.length;
+      } else {
+        out += ` ${w}`;
+        width += 1 + w.length;
+      }
+    }
+    return out;
+  };
+
+  test('strings folded as go-yaml folds them (plain and single-quoted) read and locate as parse.ts reads them', () => {
+    const word = fc.constantFrom('nodes', 'are', 'available:', '0/3', 'Insufficient', 'cpu.', "it's", '#7', 'preemption', 'x'.repeat(30), 'é', 'a-b', '');
+    const text = fc.array(word, { minLength: 12, maxLength: 40 }).map((ws) => ws.join(' '));
+    let read = 0;
+    let quick = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.boolean()), { minLength: 1, maxLength: 4 }), (strings) => {
+        // Plain only where go-yaml would write it plain; the others quoted.
+        const plain = (v: string) => !/: |:$| #|^[-?:,[\]{}#&*!|>'"%@`]|^$|^ | $|  /.test(v) && !/^[\d.+-]/.test(v);
+        const items = strings.map(([v, q], i) =>
+          ['- apiVersion: v1', '  kind: ConfigMap', '  metadata:', `    name: c${i}`, '    annotations:', goYamlValue('example.com/note', v, 6, q || !plain(v)), '  data:', goYamlValue('message', v, 4, q || !plain(v)), '    other: value'].join('\n'),
+        );
+        const yaml = `apiVersion: v1\nitems:\n${items.join('\n')}\nkind: List\nmetadata:\n  resourceVersion: ""\n`;
+        const fast = parseYamlFast('f.yaml', yaml);
+        const slow = parseText('f.yaml', yaml);
+        if (!fast) return;
+        read++;
+        // (Read by quick-yaml, whose documents are located off the text: the case this is about.)
+        if (readQuick(yaml, { maxKey: 200, maxDepth: 100, maxNodes: 1e7 }) !== undefined) quick++;
+        agreeWith(OPTS, fast, slow, 'f.yaml', { located: slow.objects.length, findings: false });
+      }),
+      { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 200), seed: 80 },
+    );
+    expect(read).toBeGreaterThan(150);
+    expect(quick).toBeGreaterThan(150);
   });
 
   test('a List of more nodes than parse.ts reads (MAX_NODES) is read by the fast path, as JSON of any size is', () => {
