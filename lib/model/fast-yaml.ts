@@ -334,6 +334,9 @@ function loadDocument(span: string, explicitKeys: boolean, own?: (s: string) => 
     const d = depth--;
     if (state.line !== openLine[d] && spansLines(state, openAt[d])) {
       simple = false;
+      // js-yaml keeps the blanks at the end of a quoted scalar's line before a line break, which
+      // YAML (yaml, go-yaml) drops: `"x  \n  y"` is "x   y" for js-yaml, "x y" for the API server.
+      if (quotedBlankBreak(state.input, openAt[d], state.position)) throw new Decline();
       // js-yaml reads a flow node that spans lines whatever their indentation; yaml requires it.
       if (d > 1 && underIndented(state, openAt, d)) throw new Decline();
     }
@@ -448,6 +451,12 @@ function spansLines(state: LoaderState, from: number): boolean {
   if (nl < 0 || nl >= state.position - 1) return false;
   const c = input.charCodeAt(i);
   return flow || !(c === 0x7c || c === 0x3e);
+}
+
+/** Whether input[from, to) holds a quote and a blank right before a line break (see the listener). */
+function quotedBlankBreak(input: string, from: number, to: number): boolean {
+  const s = input.slice(from, to);
+  return (s.includes("'") || s.includes('"')) && /[ \t]\r?\n/.test(s);
 }
 
 /** Offset of the first character after `i` that is not white space or a comment. */

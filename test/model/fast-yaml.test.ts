@@ -383,6 +383,17 @@ describe('YAML fast path agrees with parse.ts', () => {
   const cm = (body: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ns\n${body}\n`;
   const tokenMutated = mutatedFrom([cm('data:\n  a: b\n  c: "d"\nx:\n  - 1\n  - {y: z}\n'), servedDeployment('      containers:\n      - name: app\n        image: web:1\n        lifecycle: {preStop: {sleep: {seconds: 5}}}')], [...TOKENS, '&s 1', '*s', '"010"', '? [a]', '[a]: 1', 'yes: 1', 'null: 1', '...\n', '---\n', '- ', '  ', '\n  ', 'k: |-\n  x\n', 'k: >+\n\n  y\n']);
 
+  test.each([
+    ['double-quoted', 'b: "x  \n    y"'],
+    ['single-quoted in a flow sequence', "b: ['x  \n    y']"],
+    ['double-quoted in a flow sequence', 'b: ["x \n    y"]'],
+    ['single-quoted in a flow mapping', "b: {c: 'x\t\n    y'}"],
+  ])('a %s scalar over two lines with blanks at the end of the first: read as YAML reads it (js-yaml keeps the blanks), or declined', (_name, body) => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  ${body}\n`;
+    compare(text, 'q.yaml', { findings: false });
+    expect(JSON.stringify(parseText('q.yaml', text).objects[0].raw.data)).not.toMatch(/x {2}/);
+  });
+
   test('small manifests with YAML 1.1 tokens inserted: the same, or declined', () => {
     let same = 0;
     fc.assert(
