@@ -289,7 +289,7 @@ function contentStart(text: string, from: number, end: number, marker: boolean):
  * which --max-file-size bounds (as for JSON, whose fast path never had one). parse.ts's MAX_NODES
  * bounds what aliases expand to and what `yaml`'s tree holds in memory (about 40 times the text);
  * applied here it sent a `kubectl get -A -o yaml` dump, one List document of millions of nodes, to
- * `yaml` (92k objects: 21 s and 2.1 GB) or refused it (200k objects: after 48 s and 4 GB) where
+ * `yaml` (92k objects: 21 s and 2.1 GB) or refused it (185k objects: after 48 s and 4 GB) where
  * the same dump as JSON is read in 2 s (test/model/yaml-list-dump.test.ts).
  */
 const QUICK_LIMITS = { maxKey: MAX_KEY, maxDepth: DEPTH_LIMIT - 4, maxNodes: Number.MAX_SAFE_INTEGER };

@@ -2,7 +2,7 @@
  * A `kubectl get -A -o yaml` dump is one `kind: List` document holding every object: the YAML fast
  * path reads it like the same dump as JSON (issue 16, "speed at cluster scale"). Before, items
  * were located by walking the List from its first item for every finding (10k objects: 2.7 s),
- * and a List of more than 1.25M nodes went to `yaml` (92k objects: 21 s and 2.1 GB; 200k objects:
+ * and a List of more than 1.25M nodes went to `yaml` (92k objects: 21 s and 2.1 GB; 185k objects:
  * 48 s and 4 GB, then refused at parse.ts's 5M-node limit, which JSON never had).
  */
 import fc from 'fast-check';
