@@ -196,3 +196,73 @@ export function generate(apps: number, seed = 42): { sources: Source[]; objects:
   return { sources, objects };
 }
 
+
+/**
+ * What `kubectl get -A -o json` returns for a cluster of `n` objects: per app a Deployment, its two
+ * ReplicaSets (the old one scaled to 0) and three Pods (owned, with status and a condition message),
+ * a Service, an EndpointSlice, ConfigMaps, Secrets and Events, in 40 namespaces.
+ */
+export function kubectlDump(n: number, seed = 7): Record<string, unknown>[] {
+  const r = rng(seed);
+  const items: Record<string, unknown>[] = [];
+  for (let d = 0; items.length < n; d++) {
+    const ns = `ns-${d % 40}`;
+    const name = `app-${d}`;
+    const labels = { app: name };
+    const uid = `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`;
+    const spec = {
+      terminationGracePeriodSeconds: 30,
+      containers: [{ name: 'app', image: `registry.example/app-${d % 9}:1.${d % 4}.0`, ports: [{ name: 'http', containerPort: 8080 }], ...(r() < 0.7 ? { readinessProbe: { httpGet: { path: '/ready', port: 'http' } } } : {}) }],
+    };
+    items.push({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns, uid, generation: 3, annotations: { 'deployment.kubernetes.io/revision': '3' } }, spec: { replicas: 1 + Math.floor(r() * 4), selector: { matchLabels: labels }, template: { metadata: { labels }, spec } }, status: { replicas: 3, readyReplicas: 3 } });
+    for (const h of ['5f4d3c2b1', '7d9c8b6f5']) {
+      const rs = `${name}-${h}`;
+      const owned = { ...labels, 'pod-template-hash': h };
+      items.push({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: rs, namespace: ns, labels: owned, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid, controller: true, blockOwnerDeletion: true }] }, spec: { replicas: h === '7d9c8b6f5' ? 3 : 0, selector: { matchLabels: owned }, template: { metadata: { labels: owned }, spec } } });
+      if (h === '7d9c8b6f5')
+        for (let p = 0; p < 3; p++)
+          items.push({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: `${rs}-p${p}`, namespace: ns, labels: owned, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: `${uid}-rs`, controller: true, blockOwnerDeletion: true }] },
+            spec: { ...spec, nodeName: `node-${Math.floor(r() * 50)}` },
+            status: { phase: 'Running', podIP: `10.${d % 250}.${p}.${d % 200}`, conditions: [{ type: 'PodScheduled', status: 'True', message: '0/50 nodes are available: 3 Insufficient cpu. preemption: 0/50 nodes are available: 3 No preemption victims found for incoming pod.' }] },
+          });
+    }
+    items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { selector: labels, ports: [{ port: 80, targetPort: 'http' }], clusterIP: `10.96.${d % 250}.${d % 200}` } });
+    items.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${name}-x7k2p`, namespace: ns, labels: { 'kubernetes.io/service-name': name } }, addressType: 'IPv4', endpoints: [0, 1, 2].map((p) => ({ addresses: [`10.${d % 250}.${p}.${d % 200}`], conditions: { ready: true } })), ports: [{ port: 8080 }] });
+    for (let c = 0; c < 6; c++) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config-${c}`, namespace: ns }, data: { 'app.yaml': `listen: 8080\nlevel: info\nfeature-${c}: true\n` } });
+    for (let s = 0; s < 6; s++) items.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-secret-${s}`, namespace: ns }, type: 'Opaque', data: { token: Buffer.from(`token-${d}-${s}-${'x'.repeat(40)}`).toString('base64') } });
+    for (let e = 0; e < 10; e++) items.push({ apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.17a${e}`, namespace: ns }, involvedObject: { kind: 'Pod', name: `${name}-7d9c8b6f5-p${e % 3}`, namespace: ns }, reason: 'Pulled', type: 'Normal', message: `Successfully pulled image "registry.example/app-${d % 9}:1.${d % 4}.0" in 1.2s (1.2s including waiting). Image size: 123456789 bytes.` });
+  }
+  return items.slice(0, n);
+}
+
+/**
+ * YAML as kubectl (go-yaml) writes it from `text`, a block YAML with one value per line (js-yaml's
+ * dump with no line width): a plain or single-quoted value past column 80 is folded at a space, its
+ * later lines indented two more than its key.
+ */
+export function goYamlFolded(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const m = /^( *)((?:- )?[^ '"][^:]*: )([^|>"].*)$/.exec(line);
+      if (line.length <= 80 || !m) return line;
+      const indent = m[1].length + (m[2].startsWith('- ') ? 2 : 0);
+      const words = m[3].split(' ');
+      let out = `${m[1]}${m[2]}${words[0]}`;
+      let width = out.length;
+      for (const w of words.slice(1)) {
+        if (width > 80 && w !== '') {
+          out += `\n${' '.repeat(indent + 2)}${w}`;
+          width = indent + 2 + w.length;
+        } else {
+          out += ` ${w}`;
+          width += 1 + w.length;
+        }
+      }
+      return out;
+    })
+    .join('\n');
+}

@@ -19,7 +19,7 @@ import * as path from 'path';
 import { parseText } from '../lib/model/parse';
 import { isClusterScoped } from '../lib/model/parse';
 import { JsonObject } from '../lib/model/types';
-import { generate } from './generate';
+import { generate, goYamlFolded, kubectlDump } from './generate';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CORPUS = path.resolve(ROOT, '../shared/corpus/rendered');
@@ -120,6 +120,23 @@ function main(): void {
       const lint = child('lint', file);
       const note = (lint as Run & { error?: string }).error ?? '';
       line(['corpus copies', String(n), format, fmt(floor.ms), fmt(parse.ms), fmt(lint.ms), fmt(lint.objects / (lint.ms / 1000)), fmt(lint.peakMiB), fmt(lint.ms / floor.ms, 2), fmt((lint.ms - parse.ms) / parse.ms, 2), note]);
+    }
+  }
+  // A cluster as `kubectl get -A -o yaml` and `-o json` return it: one List document, the Pods'
+  // and Events' long messages folded at 80 columns in the YAML, as go-yaml writes them.
+  for (const n of sizes) {
+    const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: kubectlDump(n) };
+    const yamlFile = path.join(dir, `dump-${n}.yaml`);
+    fs.writeFileSync(yamlFile, goYamlFolded(yaml.dump(list, { lineWidth: -1, noRefs: true, noArrayIndent: true })));
+    const jsonFile = path.join(dir, `dump-${n}.json`);
+    fs.writeFileSync(jsonFile, JSON.stringify(list, null, 4));
+    for (const [format, file] of [['YAML List', yamlFile], ['JSON List', jsonFile]] as const) {
+      console.error(`  kubectl get -A dump, ${n} objects, ${format}...`);
+      const floor = child('floor', file);
+      const parse = child('parse', file);
+      const lint = child('lint', file);
+      const note = (lint as Run & { error?: string }).error ?? '';
+      line(['kubectl get -A dump', String(n), format, fmt(floor.ms), fmt(parse.ms), fmt(lint.ms), fmt(lint.objects / (lint.ms / 1000)), fmt(lint.peakMiB), fmt(lint.ms / floor.ms, 2), fmt((lint.ms - parse.ms) / parse.ms, 2), note]);
     }
   }
   // Generated objects in 50 namespaces, at every size: every rule's index is exercised with many
