@@ -18,6 +18,7 @@ import { MAX_NODES, parseText } from '../../lib/model/parse';
 import { readQuick } from '../../lib/model/quick-yaml';
 import { JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
+import { goYamlFolded } from '../../bench/generate';
 import { agreeWith } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
@@ -89,40 +90,16 @@ describe('a kubectl get -o yaml dump (one List document)', () => {
     }
   });
 
-  /**
-   * A string as go-yaml writes a mapping value at column `col` (kubectl get -o yaml): plain when it
-   * can be, else single-quoted, folded at a space once the line passes 80 columns, the next line
-   * indented two more than the key.
-   */
-  const goYamlValue = (key: string, value: string, col: number, quoted: boolean): string => {
-    const words = (quoted ? `'${value.replace(/'/g, "''")}'` : value).split(' ');
-    let out = `${' '.repeat(col)}${key}: ${words[0]}`;
-    let width = out.length;
-    for (const w of words.slice(1)) {
-      if (width > 80 && w !== '') {
-        out += `\n${' '.repeat(col + 2)}${w}`;
-        width = col + 2 + w.length;
-      } else {
-        out += ` ${w}`;
-        width += 1 + w.length;
-      }
-    }
-    return out;
-  };
-
   test('strings folded as go-yaml folds them (plain and single-quoted) read and locate as parse.ts reads them', () => {
     const word = fc.constantFrom('nodes', 'are', 'available:', '0/3', 'Insufficient', 'cpu.', "it's", '#7', 'preemption', 'x'.repeat(30), 'é', 'a-b', '');
     const text = fc.array(word, { minLength: 12, maxLength: 40 }).map((ws) => ws.join(' '));
     let read = 0;
     let quick = 0;
     fc.assert(
-      fc.property(fc.array(fc.tuple(text, fc.boolean()), { minLength: 1, maxLength: 4 }), (strings) => {
-        // Plain only where go-yaml would write it plain; the others quoted.
-        const plain = (v: string) => !/: |:$| #|^[-?:,[\]{}#&*!|>'"%@`]|^$|^ | $|  /.test(v) && !/^[\d.+-]/.test(v);
-        const items = strings.map(([v, q], i) =>
-          ['- apiVersion: v1', '  kind: ConfigMap', '  metadata:', `    name: c${i}`, '    annotations:', goYamlValue('example.com/note', v, 6, q || !plain(v)), '  data:', goYamlValue('message', v, 4, q || !plain(v)), '    other: value'].join('\n'),
-        );
-        const yaml = `apiVersion: v1\nitems:\n${items.join('\n')}\nkind: List\nmetadata:\n  resourceVersion: ""\n`;
+      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), fc.boolean(), (strings, kubectlLayout) => {
+        // js-yaml picks plain or quoted as go-yaml does (plain where it can be); goYamlFolded folds as go-yaml.
+        const items = strings.map((v, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, annotations: { 'example.com/note': v } }, data: { message: v, other: 'value' } }));
+        const yaml = goYamlFolded(jsyaml.dump({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, { lineWidth: -1, noRefs: true, noArrayIndent: kubectlLayout }));
         const fast = parseYamlFast('f.yaml', yaml);
         const slow = parseText('f.yaml', yaml);
         if (!fast) return;
