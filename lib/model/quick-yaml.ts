@@ -382,8 +382,11 @@ class Reader {
     let cur = '';
     let from = i + 1;
     let end = this.lineEnd(i);
+    // The next quote at or after `from`, found once for all the lines before it (a search per line
+    // would read the rest of the text again for each line of a quote that is never closed).
+    let q = -2;
     for (;;) {
-      const q = t.indexOf("'", from);
+      if (q !== -1 && q < from) q = t.indexOf("'", from);
       if (q >= 0 && q < end) {
         cur += t.slice(from, q);
         if (t.charCodeAt(q + 1) === 0x27) {
