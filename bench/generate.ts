@@ -226,12 +226,20 @@ export function kubectlDump(n: number, seed = 7): Record<string, unknown>[] {
             kind: 'Pod',
             metadata: { name: `${rs}-p${p}`, namespace: ns, labels: owned, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: `${uid}-rs`, controller: true, blockOwnerDeletion: true }] },
             spec: { ...spec, nodeName: `node-${Math.floor(r() * 50)}` },
-            status: { phase: 'Running', podIP: `10.${d % 250}.${p}.${d % 200}`, conditions: [{ type: 'PodScheduled', status: 'True', message: '0/50 nodes are available: 3 Insufficient cpu. preemption: 0/50 nodes are available: 3 No preemption victims found for incoming pod.' }] },
+            status: {
+              phase: 'Running',
+              podIP: `10.${d % 250}.${p}.${d % 200}`,
+              conditions: [{ type: 'PodScheduled', status: 'True', message: '0/50 nodes are available: 3 Insufficient cpu. preemption: 0/50 nodes are available: 3 No preemption victims found for incoming pod.' }],
+              // A container that crashed once: its Go stack trace has tabs, so go-yaml writes it double-quoted.
+              ...(d % 5 === 0 ? { containerStatuses: [{ name: 'app', ready: true, restartCount: 1, lastState: { terminated: { exitCode: 2, reason: 'Error', message: `panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1f2c]\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:${12 + p} +0x2c\n` } } }] } : {}),
+            },
           });
     }
     items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { selector: labels, ports: [{ port: 80, targetPort: 'http' }], clusterIP: `10.96.${d % 250}.${d % 200}` } });
     items.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${name}-x7k2p`, namespace: ns, labels: { 'kubernetes.io/service-name': name } }, addressType: 'IPv4', endpoints: [0, 1, 2].map((p) => ({ addresses: [`10.${d % 250}.${p}.${d % 200}`], conditions: { ready: true } })), ports: [{ port: 8080 }] });
     for (let c = 0; c < 6; c++) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config-${c}`, namespace: ns }, data: { 'app.yaml': `listen: 8080\nlevel: info\nfeature-${c}: true\n` } });
+    // A config indented with tabs (go-yaml writes it double-quoted too).
+    if (d % 3 === 0) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-nginx`, namespace: ns }, data: { 'nginx.conf': `server {\n\tlisten 8080;\n\tlocation / {\n\t\tproxy_pass http://${name}.${ns}.svc:80;\n\t\tproxy_read_timeout 60s;\n\t}\n}\n` } });
     for (let s = 0; s < 6; s++) items.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-secret-${s}`, namespace: ns }, type: 'Opaque', data: { token: Buffer.from(`token-${d}-${s}-${'x'.repeat(40)}`).toString('base64') } });
     for (let e = 0; e < 10; e++) items.push({ apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.17a${e}`, namespace: ns }, involvedObject: { kind: 'Pod', name: `${name}-7d9c8b6f5-p${e % 3}`, namespace: ns }, reason: 'Pulled', type: 'Normal', message: `Successfully pulled image "registry.example/app-${d % 9}:1.${d % 4}.0" in 1.2s (1.2s including waiting). Image size: 123456789 bytes.` });
   }
@@ -240,15 +248,22 @@ export function kubectlDump(n: number, seed = 7): Record<string, unknown>[] {
 
 /**
  * YAML as kubectl (go-yaml) writes it from `text`, a block YAML with one value per line (js-yaml's
- * dump with no line width): a plain or single-quoted value past column 80 is folded at a space, its
- * later lines indented two more than its key.
+ * dump with no line width): a value past column 80 is folded at a space, its later lines indented
+ * two more than its key. A plain or single-quoted value is folded at a space between words; a
+ * double-quoted one (go-yaml writes a string with a tab or another character it escapes so, with
+ * the escapes js-yaml writes too) at the first space of a run, which the line break replaces, a
+ * `\` starting the next line when a space follows (yaml.v2 emitterc.go,
+ * yaml_emitter_write_double_quoted_scalar).
  */
 export function goYamlFolded(text: string): string {
   return text
     .split('\n')
     .map((line) => {
+      if (line.length <= 80) return line;
+      const dq = /^( *)((?:- )?[^ '"][^:]*: )"(.*)"$/.exec(line);
+      if (dq) return goYamlDoubleQuoted(dq[1] + dq[2], dq[3], dq[1].length + (dq[2].startsWith('- ') ? 2 : 0) + 2);
       const m = /^( *)((?:- )?[^ '"][^:]*: )([^|>"].*)$/.exec(line);
-      if (line.length <= 80 || !m) return line;
+      if (!m) return line;
       const indent = m[1].length + (m[2].startsWith('- ') ? 2 : 0);
       const words = m[3].split(' ');
       let out = `${m[1]}${m[2]}${words[0]}`;
@@ -265,4 +280,33 @@ export function goYamlFolded(text: string): string {
       return out;
     })
     .join('\n');
+}
+
+/** A double-quoted scalar's escaped text `body` after `prefix` (its line up to the quote), folded as go-yaml folds it; later lines at `indent`. */
+function goYamlDoubleQuoted(prefix: string, body: string, indent: number): string {
+  let out = `${prefix}"`;
+  let column = out.length;
+  let spaces = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === ' ') {
+      if (!spaces && column > 80 && i !== 0 && i !== body.length - 1) {
+        out += `\n${' '.repeat(indent)}`;
+        column = indent;
+        if (body[i + 1] === ' ') {
+          out += '\\';
+          column++;
+        }
+      } else {
+        out += ' ';
+        column++;
+      }
+      spaces = true;
+    } else {
+      out += c;
+      column++;
+      spaces = false;
+    }
+  }
+  return `${out}"`;
 }

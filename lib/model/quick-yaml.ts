@@ -1,18 +1,18 @@
 /**
  * A reader for the YAML that tools write (kubectl, Helm, go-yaml and js-yaml dumps): block
- * mappings and sequences, plain and single-quoted scalars (also folded over several lines, as
- * go-yaml writes strings longer than 80 columns), one-line double-quoted scalars, literal block
- * scalars, empty `{}` and `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and
- * reads such a document about 1.5 times faster than js-yaml.
+ * mappings and sequences, plain, single- and double-quoted scalars (also folded over several
+ * lines, as go-yaml writes strings longer than 80 columns), literal block scalars, empty `{}` and
+ * `[]`, comments. It is the YAML fast path's first try for each document (fast-yaml.ts) and reads
+ * such a document about 1.5 times faster than js-yaml.
  *
  * It gives js-yaml's value (with fast-yaml.ts's schema: failsafe types plus yaml11.ts's go-yaml
  * resolution of plain scalars) or undefined: it declines everything else, and everything where a
  * reading could be in doubt, and js-yaml then reads the document as before: tabs, CRs, anchors,
- * aliases, tags, flow collections that are not empty, multi-line double-quoted scalars,
+ * aliases, tags, flow collections that are not empty,
  * continuation lines that start with an indicator or hold `: ` or ` #`,
  * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator (or
  * with an empty line above their first line holding more spaces than it),
- * escapes other than \" \\ \n \t \r in double quotes, explicit keys, keys that are not plain
+ * escapes go-yaml reads otherwise (`\/`, `\'`) or not at all, explicit keys, keys that are not plain
  * strings (`yes:`, `1:`, `<<`, `__proto__`, longer than MAX_KEY), duplicate keys, a document
  * whose root is not a mapping, `...`, nesting beyond the limits. fast-yaml.test.ts checks its
  * values against parse.ts's over the corpus, the fuzz inputs and YAML 1.1 corner cases.
@@ -52,6 +52,28 @@ interface Limits {
 
 /** V8's SlicedString::kMinLength (and ConsString's): shorter slices and sums of strings are copies. */
 export const VIEW_MIN = 13;
+
+/** YAML's one-character escapes that go-yaml (v2, as the API server) reads alike (not `\/`, `\'` or a backslash before a tab). */
+const ESCAPES: Record<string, string> = { '0': '\0', a: '\x07', b: '\b', t: '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ', '"': '"', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029' };
+const HEX_DIGITS: Record<string, number> = { x: 2, u: 4, U: 8 };
+
+/**
+ * The escape at `j` (a backslash inside double quotes, not at a line's end): its text and the
+ * offset after it. Throws UNSURE for an escape YAML and go-yaml do not both read, and for a code
+ * point that is a surrogate or beyond Unicode (go-yaml's error).
+ */
+function escapeAt(t: string, j: number): { text: string; after: number } {
+  const e = t[j + 1];
+  const one = ESCAPES[e];
+  if (one !== undefined) return { text: one, after: j + 2 };
+  const n = HEX_DIGITS[e];
+  if (n === undefined) throw UNSURE;
+  const hex = t.slice(j + 2, j + 2 + n);
+  if (hex.length !== n || !/^[0-9a-fA-F]+$/.test(hex)) throw UNSURE;
+  const cp = parseInt(hex, 16);
+  if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) throw UNSURE;
+  return { text: String.fromCodePoint(cp), after: j + 2 + n };
+}
 
 class Reader {
   /** Start of the current line. */
@@ -170,6 +192,8 @@ class Reader {
     const end = this.lineEnd(i);
     const c = t.charCodeAt(i);
     if (c === 0x22 || c === 0x27) {
+      // An implicit key is on one line: a quote that does not close on it opens a scalar.
+      if (c === 0x27 ? !this.closesOnLine(i + 1, end) : !this.doubleClosesOnLine(i + 1, end)) return undefined;
       const q = this.quoted(i, end);
       let j = q.after;
       while (t.charCodeAt(j) === 0x20) j++;
@@ -238,9 +262,10 @@ class Reader {
     let value: Json;
     let after: number;
     if (c === 0x22 || c === 0x27) {
-      // A single-quoted scalar whose closing quote is on a later line: go-yaml folds long strings at
-      // 80 columns (`kubectl get -o yaml`: condition messages, annotations).
-      const q = c === 0x27 && !this.closesOnLine(i + 1, end) ? this.singleQuotedLines(i, parent) : { ...this.quoted(i, end), end };
+      // A quoted scalar whose closing quote is on a later line: go-yaml folds long strings at 80
+      // columns (`kubectl get -o yaml`: condition messages, annotations; double-quoted when they
+      // hold a tab or another character it escapes, as ConfigMap data and termination messages can).
+      const q = c === 0x22 ? this.doubleQuoted(i, parent) : !this.closesOnLine(i + 1, end) ? this.singleQuotedLines(i, parent) : { ...this.quoted(i, end), end };
       value = this.keep(q.value);
       after = q.after;
       end = q.end;
@@ -436,21 +461,92 @@ class Reader {
         from = q + 2;
       }
     }
-    let j = i + 1;
-    let escaped = false;
-    for (; j < end; j++) {
+    let value = '';
+    let from = i + 1;
+    for (let j = from; j < end; ) {
       const d = t.charCodeAt(j);
-      if (d === 0x22) break;
+      if (d === 0x22) return { value: value + t.slice(from, j), after: j + 1 };
       if (d === 0x5c) {
-        const e = t.charCodeAt(j + 1);
-        if (e !== 0x22 && e !== 0x5c && e !== 0x6e && e !== 0x74 && e !== 0x72) throw UNSURE;
-        escaped = true;
+        const e = escapeAt(t, j);
+        value += t.slice(from, j) + e.text;
+        j = from = e.after;
+      } else j++;
+    }
+    throw UNSURE;
+  }
+
+  /** Whether a double-quoted scalar whose text starts at `from` closes before `end`. */
+  doubleClosesOnLine(from: number, end: number): boolean {
+    const t = this.t;
+    for (let j = from; j < end; j++) {
+      const d = t.charCodeAt(j);
+      if (d === 0x22) return true;
+      if (d === 0x5c) j++;
+    }
+    return false;
+  }
+
+  /**
+   * A double-quoted scalar at `i` (on one line or several), read as YAML reads it (1.2 7.3.1): on
+   * each line break, the blanks before it go (unless a `\` escapes the break, which then joins the
+   * lines with nothing) and so do the next line's leading blanks; a break between two lines is a
+   * space, n empty lines are n line feeds. go-yaml folds at a space past 80 columns, and writes a
+   * space that starts a line as `\ `. Every later line must be more indented than `parent` (else
+   * js-yaml decides).
+   */
+  doubleQuoted(i: number, parent: number): { value: string; after: number; end: number } {
+    const t = this.t;
+    let value = '';
+    let j = i + 1;
+    let end = this.lineEnd(i);
+    for (;;) {
+      // The line's text from j: to the closing quote, or to the line's end.
+      let line = '';
+      /** line's length up to its last character that is not a raw blank. */
+      let hard = 0;
+      let from = j;
+      let joinNext = ' ';
+      while (j < end) {
+        const c = t.charCodeAt(j);
+        if (c === 0x22) return { value: value + line + t.slice(from, j), after: j + 1, end };
+        if (c === 0x5c) {
+          line += t.slice(from, j);
+          if (j + 1 >= end) {
+            // An escaped line break: the line keeps its blanks, and the next one follows it directly.
+            hard = line.length;
+            joinNext = '';
+            from = j = end;
+            break;
+          }
+          const e = escapeAt(t, j);
+          line += e.text;
+          hard = line.length;
+          j = from = e.after;
+          continue;
+        }
+        if (c !== 0x20) hard = line.length + j - from + 1;
         j++;
       }
+      line += t.slice(from, j);
+      value += line.slice(0, hard);
+      // The next line with content, after any empty ones.
+      let empties = 0;
+      for (;;) {
+        const p = end + 1;
+        if (p >= t.length) throw UNSURE;
+        end = this.lineEnd(p);
+        let k = p;
+        while (t.charCodeAt(k) === 0x20) k++;
+        if (k >= end) {
+          empties++;
+          continue;
+        }
+        if (k - p <= parent) throw UNSURE;
+        j = k;
+        break;
+      }
+      value += empties ? '\n'.repeat(empties) : joinNext;
     }
-    if (j >= end) throw UNSURE;
-    const raw = t.slice(i + 1, j);
-    return { value: escaped ? (JSON.parse(`"${raw}"`) as string) : raw, after: j + 1 };
   }
 
   /** A literal block scalar (`|` or `|-`, header at `i`) of a node whose key or dash is at column `parent`. */

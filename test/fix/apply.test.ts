@@ -541,9 +541,9 @@ describe('fixSources: what is read again', () => {
   });
 
   test('a document the YAML fast path parsed with yaml for a position is handed over, not parsed again', () => {
-    // A multi-line double-quoted scalar makes the fast path ask yaml for positions (quick-yaml reads
-    // multi-line plain and single-quoted ones, and the text locator serves those).
-    const flow = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  note: "one\n    two"\n  x: bad\n`;
+    // A flow sequence over two lines makes the fast path ask yaml for positions (quick-yaml reads
+    // multi-line plain and quoted scalars, and the text locator serves those).
+    const flow = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  note: [one,\n    two]\n  x: bad\n`;
     const text = `${flow('a')}---\n${flow('b')}`;
     // A finding at /data/x: its position is asked for.
     const setXAt: Rule = {

@@ -122,6 +122,28 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     expect(read).toBeGreaterThan(1000);
   });
 
+  test('multi-line double-quoted values (escapes, escaped breaks, empty lines, blanks at line ends): parse.ts\'s value, or declined', () => {
+    // (parse.ts, not js-yaml: js-yaml keeps the blanks at the end of a quoted line before a line break.)
+    const piece = fc.constantFrom('x', 'a b', '\\t', '\\"', '\\\\', '\\ ', '\\x41', '\\u00e9', '\\U0001F600', '\\N', '\\0', '\\', '\\/', "\\'", '\\ud800', '"', "'", '', ' ', '  ', '#q', ' #q', 'z: w', '- k', 'é', '123', 'yes');
+    let read = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), fc.boolean()), { minLength: 2, maxLength: 5 }), fc.integer({ min: 0, max: 4 }), fc.boolean(), (lines, indent, inSequence) => {
+        const ls = lines.map(([ps, blanks]) => ps.join('') + (blanks ? '  ' : ''));
+        const pad = ' '.repeat(indent === 0 ? 0 : 1 + indent);
+        const body = `"${ls[0]}${ls.slice(1).map((l) => `\n${l === '' ? '' : pad + l}`).join('')}"`;
+        const text = inSequence ? `apiVersion: v1\nkind: ConfigMap\ndata:\n- ${body}\n- 1\n` : `apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${body}\n  b: 1\n`;
+        const q = readQuick(text, LIMITS);
+        if (q === undefined) return;
+        read++;
+        const slow = parseText('q.yaml', text);
+        expect([text, slow.errors.length]).toEqual([text, 0]);
+        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+      }),
+      { numRuns: 3000, seed: 5151 },
+    );
+    expect(read).toBeGreaterThan(500);
+  });
+
   test.each([
     ['a plain scalar with a comment', 'a: b # c\nd: e\n', { a: 'b', d: 'e' }],
     ['kubectl sequences at the key\'s column', 'a:\n- b\n- c: 1\n  d: 2\ne: f\n', { a: ['b', { c: 1, d: 2 }], e: 'f' }],
@@ -135,6 +157,9 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     // go-yaml folds long strings at 80 columns (kubectl get -o yaml: condition messages, annotations).
     ['a folded single-quoted scalar', "a: 'LimitRanger plugin set: cpu request for container\n  hostnames'\nb: 'it''s\n\n  two ''lines'''\n", { a: 'LimitRanger plugin set: cpu request for container hostnames', b: "it's\ntwo 'lines'" }],
     ['a folded plain scalar, in a mapping and in a sequence', 'a:\n  message: 0/3 nodes are available 3 Insufficient cpu preemption 0/3 nodes\n    are available\n  type: X\nb:\n- one\n  two\n\n  three\n- 123\n  456\n', { a: { message: '0/3 nodes are available 3 Insufficient cpu preemption 0/3 nodes are available', type: 'X' }, b: ['one two\nthree', '123 456'] }],
+    // go-yaml writes a string with a tab (or another character it escapes) double-quoted, folded at 80
+    // columns: ConfigMap data indented with tabs, Go stack traces in termination messages.
+    ['a folded double-quoted scalar (an escaped break, an escaped space, an empty line)', 'a: "panic: nil\\n\\tmain.go:12\n  +0x2c \\\n  \\ two\n\n  lines\\t"\nb:\n- "x\n  y"\n- "\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\b\\v\\f\\e\\r\\ \\"\\\\"\n', { a: 'panic: nil\n\tmain.go:12 +0x2c  two\nlines\t', b: ['x y', 'Aé😀\x85\xa0\u2028\u2029\0\x07\b\v\f\x1b\r "\\'] }],
     ['leading empty lines in a literal block scalar (line feeds of its content)', 'a: |\n\n  x\nb: |-\n\n \n  y\n\n  z\nc:\n- |\n\n    q\n', { a: '\nx\n', b: '\n\ny\n\nz', c: ['\nq\n'] }],
   ])('reads %s', (_name, text, expected) => {
     expect(readQuick(text, LIMITS)).toStrictEqual(expected);
@@ -143,7 +168,13 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
   });
 
   test.each([
-    ['a multi-line double-quoted scalar', 'a: "b\n  c"\n'],
+    ['a multi-line double-quoted scalar whose next line is not more indented than its key', 'a:\n  b: "x\n  y"\n'],
+    ['a double-quoted scalar never closed', 'a: "b\n  c\n'],
+    ['an escape go-yaml reads otherwise than YAML 1.2 (`\\/`, `\\\'`)', 'a: "x\\/"\nb: "y"\n'],
+    ['a single quote escaped in double quotes (go-yaml only)', 'a: "it\\\'s"\n'],
+    ['an escaped surrogate (go-yaml refuses it)', 'a: "\\ud800"\n'],
+    ['a code point beyond Unicode', 'a: "\\U00110000"\n'],
+    ['a short hex escape', 'a: "\\x4"\n'],
     ['a multi-line plain scalar whose next line starts with an indicator', 'a: b\n  - c\n'],
     ['a multi-line plain scalar with a comment line inside', 'a: b\n  # c\n  d\n'],
     ['a multi-line plain scalar whose next line holds `: `', 'a: b\n  c: d\n'],

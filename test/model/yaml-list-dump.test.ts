@@ -90,11 +90,14 @@ describe('a kubectl get -o yaml dump (one List document)', () => {
     }
   });
 
-  test('strings folded as go-yaml folds them (plain and single-quoted) read and locate as parse.ts reads them', () => {
-    const word = fc.constantFrom('nodes', 'are', 'available:', '0/3', 'Insufficient', 'cpu.', "it's", '#7', 'preemption', 'x'.repeat(30), 'é', 'a-b', '');
+  test('strings folded as go-yaml folds them (plain, single- and double-quoted) read and locate as parse.ts reads them', () => {
+    // (A word with a tab or a line feed makes the string double-quoted, as go-yaml writes it.)
+    const word = fc.constantFrom('nodes', 'are', 'available:', '0/3', 'Insufficient', 'cpu.', "it's", '#7', 'preemption', 'x'.repeat(30), 'é', 'a-b', '', '\tat', 'main.go:12\n', 'q"t', 'back\\slash');
     const text = fc.array(word, { minLength: 12, maxLength: 40 }).map((ws) => ws.join(' '));
     let read = 0;
     let quick = 0;
+    /** Read by quick-yaml with a double-quoted string folded over lines. */
+    let doubleQuoted = 0;
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), fc.boolean(), (strings, kubectlLayout) => {
         // js-yaml picks plain or quoted as go-yaml does (plain where it can be); goYamlFolded folds as go-yaml.
@@ -105,13 +108,17 @@ describe('a kubectl get -o yaml dump (one List document)', () => {
         if (!fast) return;
         read++;
         // (Read by quick-yaml, whose documents are located off the text: the case this is about.)
-        if (readQuick(yaml, { maxKey: 200, maxDepth: 100, maxNodes: 1e7 }) !== undefined) quick++;
+        if (readQuick(yaml, { maxKey: 200, maxDepth: 100, maxNodes: 1e7 }) !== undefined) {
+          quick++;
+          if (/: "(?:[^"\\\n]|\\.)*\n/.test(yaml)) doubleQuoted++;
+        }
         agreeWith(OPTS, fast, slow, 'f.yaml', { located: slow.objects.length, findings: false });
       }),
       { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 200), seed: 80 },
     );
     expect(read).toBeGreaterThan(150);
     expect(quick).toBeGreaterThan(150);
+    expect(doubleQuoted).toBeGreaterThan(50);
   });
 
   test('a List of more nodes than parse.ts reads (MAX_NODES) is read by the fast path, as JSON of any size is', () => {
