@@ -237,7 +237,8 @@ export function kubectlDump(n: number, seed = 7): Record<string, unknown>[] {
     }
     items.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { selector: labels, ports: [{ port: 80, targetPort: 'http' }], clusterIP: `10.96.${d % 250}.${d % 200}` } });
     items.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${name}-x7k2p`, namespace: ns, labels: { 'kubernetes.io/service-name': name } }, addressType: 'IPv4', endpoints: [0, 1, 2].map((p) => ({ addresses: [`10.${d % 250}.${p}.${d % 200}`], conditions: { ready: true } })), ports: [{ port: 8080 }] });
-    for (let c = 0; c < 6; c++) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config-${c}`, namespace: ns }, data: { 'app.yaml': `listen: 8080\nlevel: info\nfeature-${c}: true\n` } });
+    // (Some files end with an empty line: go-yaml writes those `|+`.)
+    for (let c = 0; c < 6; c++) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config-${c}`, namespace: ns }, data: { 'app.yaml': `listen: 8080\nlevel: info\nfeature-${c}: true\n${c === 0 && d % 4 === 0 ? '\n' : ''}` } });
     // A config indented with tabs (go-yaml writes it double-quoted too).
     if (d % 3 === 0) items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-nginx`, namespace: ns }, data: { 'nginx.conf': `server {\n\tlisten 8080;\n\tlocation / {\n\t\tproxy_pass http://${name}.${ns}.svc:80;\n\t\tproxy_read_timeout 60s;\n\t}\n}\n` } });
     for (let s = 0; s < 6; s++) items.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-secret-${s}`, namespace: ns }, type: 'Opaque', data: { token: Buffer.from(`token-${d}-${s}-${'x'.repeat(40)}`).toString('base64') } });

@@ -10,8 +10,8 @@
  * reading could be in doubt, and js-yaml then reads the document as before: tabs, CRs, anchors,
  * aliases, tags, flow collections that are not empty,
  * continuation lines that start with an indicator or hold `: ` or ` #`,
- * folded (`>`) and keep-chomped (`|+`) block scalars or ones with an indentation indicator (or
- * with an empty line above their first line holding more spaces than it),
+ * folded (`>`) block scalars, literal ones with an empty line above their first line holding more
+ * spaces than it (without an indentation indicator) or of empty lines only,
  * escapes go-yaml reads otherwise (`\/`, `\'`) or not at all, explicit keys, keys that are not plain
  * strings (`yes:`, `1:`, `<<`, `__proto__`, longer than MAX_KEY), duplicate keys, a document
  * whose root is not a mapping, `...`, nesting beyond the limits. fast-yaml.test.ts checks its
@@ -549,37 +549,53 @@ class Reader {
     }
   }
 
-  /** A literal block scalar (`|` or `|-`, header at `i`) of a node whose key or dash is at column `parent`. */
+  /**
+   * A literal block scalar (header at `i`: `|`, a chomping indicator `-` or `+`, an indentation
+   * indicator 1-9, in either order) of a node whose key or dash is at column `parent`. go-yaml
+   * writes `|+` for a string that ends with an empty line (a config file often does) and `|2` for
+   * one that starts with a space or a line break.
+   */
   literal(i: number, end: number, parent: number): string {
     const t = this.t;
     let j = i + 1;
-    let strip = false;
-    if (t.charCodeAt(j) === 0x2d) {
-      strip = true;
+    let chomp: 'clip' | 'strip' | 'keep' = 'clip';
+    let indicator = 0;
+    for (let k = 0; k < 2; k++) {
+      const c = t.charCodeAt(j);
+      if ((c === 0x2d || c === 0x2b) && chomp === 'clip') chomp = c === 0x2d ? 'strip' : 'keep';
+      else if (c >= 0x31 && c <= 0x39 && indicator === 0) indicator = c - 0x30;
+      else break;
       j++;
     }
     const h = j;
     while (t.charCodeAt(j) === 0x20) j++;
-    if (j < end && !(t.charCodeAt(j) === 0x23 && j > h)) throw UNSURE; // `|+`, `|2`, text after the header
-    // The content's indentation is that of its first non-empty line. Empty lines before it (Loki's
-    // chart writes `config.yaml: |` then a blank line) are line feeds of the content, and may not
-    // hold more spaces than that indentation (YAML 1.2 8.1.1.1: an error, so declined).
+    if (j < end && !(t.charCodeAt(j) === 0x23 && j > h)) throw UNSURE; // text after the header
     let p = end + 1;
     let leading = 0;
-    let leadingSpaces = 0;
-    for (;;) {
-      if (p >= t.length) throw UNSURE;
-      let k = p;
-      while (t.charCodeAt(k) === 0x20) k++;
-      const e = this.lineEnd(p);
-      if (k < e) break;
-      leading++;
-      leadingSpaces = Math.max(leadingSpaces, k - p);
-      p = e + 1;
+    let n: number;
+    if (indicator) {
+      // The content is indented `indicator` more than the parent node (YAML 1.2 8.1.1.1); lines of
+      // more spaces, also above the first, are content.
+      n = parent + indicator;
+    } else {
+      // The content's indentation is that of its first non-empty line. Empty lines before it (Loki's
+      // chart writes `config.yaml: |` then a blank line) are line feeds of the content, and may not
+      // hold more spaces than that indentation (YAML 1.2 8.1.1.1: an error, so declined).
+      let leadingSpaces = 0;
+      for (;;) {
+        if (p >= t.length) throw UNSURE;
+        let k = p;
+        while (t.charCodeAt(k) === 0x20) k++;
+        const e = this.lineEnd(p);
+        if (k < e) break;
+        leading++;
+        leadingSpaces = Math.max(leadingSpaces, k - p);
+        p = e + 1;
+      }
+      n = 0;
+      while (t.charCodeAt(p + n) === 0x20) n++;
+      if (n <= parent || leadingSpaces > n) throw UNSURE;
     }
-    let n = 0;
-    while (t.charCodeAt(p + n) === 0x20) n++;
-    if (n <= parent || leadingSpaces > n) throw UNSURE;
     const lines: string[] = [];
     let blank = leading;
     while (p < t.length) {
@@ -594,18 +610,27 @@ class Reader {
         blank++;
       } else if (p + n === e) blank++;
       else {
+        if (indicator) {
+          // A line of blanks only, more than the indentation: content for YAML 1.2 and go-yaml,
+          // but yaml (parse.ts) reads it as an empty line after an indentation indicator.
+          let k = p + n;
+          while (t.charCodeAt(k) === 0x20) k++;
+          if (k >= e) throw UNSURE;
+        }
         for (; blank > 0; blank--) lines.push('');
         lines.push(t.slice(p + n, e));
       }
       p = e + 1;
     }
-    // A last line without a line feed: whether clip chomping adds one is left to js-yaml.
-    if (p > t.length && !strip) throw UNSURE;
+    // A last line without a line feed: whether clip or keep chomping adds one is left to js-yaml.
+    // (A scalar of empty lines only, too.)
+    if ((p > t.length && chomp !== 'strip') || !lines.length) throw UNSURE;
     this.pos = Math.min(p, t.length);
-    // Trailing blank lines are dropped (clip and strip chomping); clip keeps one line feed.
+    // Trailing blank lines are dropped by clip and strip chomping (clip keeps one line feed) and
+    // kept by keep chomping.
     const value = lines.join('\n');
     // (The join of several lines is a new string; of one line, that line: the text's slice.)
-    const v = strip ? value : `${value}\n`;
+    const v = chomp === 'strip' ? value : chomp === 'clip' ? `${value}\n` : `${value}\n${'\n'.repeat(blank)}`;
     return lines.length > 1 ? v : this.keep(v);
   }
 }

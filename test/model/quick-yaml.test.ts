@@ -144,6 +144,30 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     expect(read).toBeGreaterThan(500);
   });
 
+  test('literal block scalars with chomping and indentation indicators (empty and blank lines, what follows them): parse.ts\'s value, or declined', () => {
+    const header = fc.constantFrom('|', '|-', '|+', '|2', '|2-', '|-2', '|+2', '|2+', '|1', '|4', '|+ # c', '|3-');
+    const line = fc.oneof(fc.constant(''), fc.integer({ min: 0, max: 7 }).map((n) => ' '.repeat(n)), fc.tuple(fc.integer({ min: 0, max: 2 }), fc.constantFrom('x', 'y z', '# not', '- k', 'k: v', 'é')).map(([extra, w]) => ({ extra, w })));
+    const after = fc.constantFrom('next', '# c\n', '  # c\n', 'end', 'end-no-lf', '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: z\n');
+    let read = 0;
+    fc.assert(
+      fc.property(header, fc.array(line, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 3 }), after, fc.boolean(), (h, lines, base, tail, inSequence) => {
+        const body = lines.map((l) => (typeof l === 'string' ? l : ' '.repeat(2 + base + l.extra) + l.w)).join('\n');
+        const next = inSequence ? '  - 1\n' : '  b: 1\n';
+        const end = tail === 'next' ? next : tail === 'end' || tail === 'end-no-lf' ? '' : tail.startsWith('---') ? tail : tail + next;
+        let text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\ndata:\n  ${inSequence ? '-' : 'a:'} ${h}\n${body}\n${end}`;
+        if (tail === 'end-no-lf') text = text.replace(/\n$/, '');
+        const q = readQuick(text.split(/^(?=---\n)/m)[0], LIMITS);
+        if (q === undefined) return;
+        read++;
+        const slow = parseText('q.yaml', text);
+        expect([text, slow.errors.length]).toEqual([text, 0]);
+        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+      }),
+      { numRuns: 4000, seed: 5152 },
+    );
+    expect(read).toBeGreaterThan(1000);
+  });
+
   test.each([
     ['a plain scalar with a comment', 'a: b # c\nd: e\n', { a: 'b', d: 'e' }],
     ['kubectl sequences at the key\'s column', 'a:\n- b\n- c: 1\n  d: 2\ne: f\n', { a: ['b', { c: 1, d: 2 }], e: 'f' }],
@@ -160,6 +184,9 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     // go-yaml writes a string with a tab (or another character it escapes) double-quoted, folded at 80
     // columns: ConfigMap data indented with tabs, Go stack traces in termination messages.
     ['a folded double-quoted scalar (an escaped break, an escaped space, an empty line)', 'a: "panic: nil\\n\\tmain.go:12\n  +0x2c \\\n  \\ two\n\n  lines\\t"\nb:\n- "x\n  y"\n- "\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\b\\v\\f\\e\\r\\ \\"\\\\"\n', { a: 'panic: nil\n\tmain.go:12 +0x2c  two\nlines\t', b: ['x y', 'Aé😀\x85\xa0\u2028\u2029\0\x07\b\v\f\x1b\r "\\'] }],
+    // go-yaml writes `|+` for a string that ends with an empty line (config files often do), `|2` for
+    // one that starts with a space or a line break.
+    ['keep chomping and indentation indicators', 'a: |+\n  x\n\n\nb: |2\n    indented\n  x\nc: |2-\n\n   y\n# c\nd:\n- |+2\n   z\n\n- 1\n', { a: 'x\n\n\n', b: '  indented\nx\n', c: '\n y', d: [' z\n\n', 1] }],
     ['leading empty lines in a literal block scalar (line feeds of its content)', 'a: |\n\n  x\nb: |-\n\n \n  y\n\n  z\nc:\n- |\n\n    q\n', { a: '\nx\n', b: '\n\ny\n\nz', c: ['\nq\n'] }],
   ])('reads %s', (_name, text, expected) => {
     expect(readQuick(text, LIMITS)).toStrictEqual(expected);
@@ -180,8 +207,9 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
     ['a multi-line plain scalar whose next line holds `: `', 'a: b\n  c: d\n'],
     ['a multi-line single-quoted scalar whose next line is not more indented than its key', "a:\n  b: 'x\n  y'\n"],
     ['a folded block scalar', 'a: >\n  b\n'],
-    ['keep chomping', 'a: |+\n  b\n\n'],
-    ['an indentation indicator', 'a: |2\n   b\n'],
+    ['keep chomping at the end of the text without a line feed', 'a: |+\n  b\n  '],
+    ['a line of blanks beyond an indentation indicator (yaml drops it; YAML 1.2 and go-yaml keep its blanks)', 'a: |2\n    b\n     \nc: 1\n'],
+    ['a block scalar with an indentation indicator and no content', 'a: |2\n\nb: 1\n'],
     ['a leading empty line with more spaces than the first line of a block scalar (an error)', 'a: |\n    \n  b\n'],
     ['a block scalar of empty lines only', 'a: |\n\nb: 1\n'],
     ['a block scalar at the end without a line feed', 'a: |\n  b'],
