@@ -756,7 +756,7 @@ export function withStampedFile<T>(stamp: FileStamp, read: (fd: number) => T | u
  * texts from it, was measured slower: the 16 MiB strings are large objects that only a full GC
  * frees, and the full GCs ran 3 times as long.)
  */
-class Window {
+export class ChunkWindow {
   private buf: Buffer;
   /** The bytes read, from file offset `base`. */
   view: Buffer;
@@ -805,7 +805,7 @@ class Window {
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
-  const w = new Window(fd, chunkBytes);
+  const w = new ChunkWindow(fd, chunkBytes);
   try {
     // The members before "items", whole in the first chunks.
     let open = -1;
