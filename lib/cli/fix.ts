@@ -146,7 +146,16 @@ export function runFixes(
       refuse(p.src, e instanceof WriteRefused ? e.message : `writing failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the file is unchanged`);
     }
   }
-  const applied = result.files.filter((f) => !refused.has(f.file)).flatMap((f) => f.applied);
+  // File by file, by line (as the report lists findings): a later pass's fixes (a PDB proposed
+  // once an HPA's minReplicas was raised) go where they are, not after the first pass's.
+  const applied = result.files
+    .filter((f) => !refused.has(f.file))
+    .flatMap((f) =>
+      f.applied
+        .map((a, i) => ({ a, i, line: at(a.file, { line: a.line, column: 1 }).line }))
+        .sort((x, y) => x.line - y.line || x.i - y.i)
+        .map((x) => x.a),
+    );
   const changedFiles = result.files.filter((f) => f.text !== f.original && !refused.has(f.file)).length;
   const verb = mode.write ? 'fixed' : 'would fix';
   // Fixes found in files that could not be written are not "nothing to fix".

@@ -117,6 +117,58 @@ describe('lint --fix', () => {
     expect(r.code).toBe(0);
   });
 
+  test('the summary lists the fixes of every pass by line: a PDB proposed once the HPA\'s minReplicas was raised comes before it', () => {
+    const dir = tmpdir();
+    const api = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+      - name: app
+        image: example/api:1.0
+        ports:
+        - {name: http, containerPort: 8080}
+        readinessProbe:
+          httpGet: {path: /readyz, port: http}
+        lifecycle:
+          preStop:
+            sleep: {seconds: 10}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api
+spec:
+  selector: {app: api}
+  ports:
+  - {port: 80, targetPort: http}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: api
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 1
+  maxReplicas: 5
+`;
+    fs.writeFileSync(path.join(dir, 'api.yaml'), api);
+    const r = kg(['lint', 'api.yaml', '--fix', '--fix-proposals', '--kube-version', '1.33'], { cwd: dir });
+    const listed = r.stderr.split('\n').filter((l) => /^ {2}api\.yaml:\d+ /.test(l));
+    // (pdb-missing and replicas-not-spread report on the Deployment in the second pass.)
+    expect(listed.map((l) => l.split(' ')[3])).toEqual(expect.arrayContaining(['hpa-replicas', 'pdb-missing']));
+    const lines = listed.map((l) => Number(/:(\d+) /.exec(l)![1]));
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+    expect(listed.findIndex((l) => l.includes(' pdb-missing '))).toBeLessThan(listed.findIndex((l) => l.includes(' hpa-replicas ')));
+  });
+
   test('JSON fixable says whether each finding carries a repair', () => {
     const dir = tmpdir();
     const text = WEB.replace('        readinessProbe:\n          httpGet: {path: /readyz, port: http}\n', '');
