@@ -37,6 +37,24 @@ function documents(text: string): string[] {
   return text.split(/^(?=---(?:[ \t\r\n]|$))/m);
 }
 
+/** A ConfigMap whose data holds `body` as a member's value, or as a sequence's item. */
+function holding(body: string, inSequence: boolean): string {
+  return inSequence ? `apiVersion: v1\nkind: ConfigMap\ndata:\n- ${body}\n- 1\n` : `apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${body}\n  b: 1\n`;
+}
+
+/**
+ * Whether quick-yaml read `text`'s first document, after checking it gave parse.ts's value (not
+ * js-yaml's: js-yaml keeps the blanks at the end of a quoted line before a line break).
+ */
+function readAsParseTs(text: string): boolean {
+  const q = readQuick(text.split(/^(?=---\n)/m)[0], LIMITS);
+  if (q === undefined) return false;
+  const slow = parseText('q.yaml', text);
+  expect([text, slow.errors.length]).toEqual([text, 0]);
+  expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+  return true;
+}
+
 describe('quick-yaml reads as js-yaml does, or declines', () => {
   test('every document of the corpus (rendered manifests, chart values): the same value, and most are read', () => {
     const files = (fs.readdirSync(CORPUS_DIR, { recursive: true }) as string[]).filter((f) => /\.ya?ml$/.test(f) && !f.includes('templates'));
@@ -101,7 +119,6 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
   });
 
   test('multi-line plain and single-quoted values (empty lines, blanks at line ends, quotes, indicators): parse.ts\'s value, or declined', () => {
-    // (parse.ts, not js-yaml: js-yaml keeps the blanks at the end of a single-quoted line before a line break.)
     const piece = fc.constantFrom('x', 'y', 'a b', "it''s", '', ' ', '  ', 'z:', '#q', '-', 'é', '123', 'yes');
     let read = 0;
     fc.assert(
@@ -109,13 +126,7 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
         const ls = lines.map(([p, blanks]) => p + (blanks ? '  ' : ''));
         const pad = ' '.repeat(2 + indent);
         const body = `${quoted ? "'" : ''}${ls[0]}${ls.slice(1).map((l) => `\n${l === '' ? '' : pad + l}`).join('')}${quoted ? "'" : ''}`;
-        const text = inSequence ? `apiVersion: v1\nkind: ConfigMap\ndata:\n- ${body}\n- 1\n` : `apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${body}\n  b: 1\n`;
-        const q = readQuick(text, LIMITS);
-        if (q === undefined) return;
-        read++;
-        const slow = parseText('q.yaml', text);
-        expect([text, slow.errors.length]).toEqual([text, 0]);
-        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+        if (readAsParseTs(holding(body, inSequence))) read++;
       }),
       { numRuns: 3000, seed: 5150 },
     );
@@ -123,7 +134,6 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
   });
 
   test('multi-line double-quoted values (escapes, escaped breaks, empty lines, blanks at line ends): parse.ts\'s value, or declined', () => {
-    // (parse.ts, not js-yaml: js-yaml keeps the blanks at the end of a quoted line before a line break.)
     const piece = fc.constantFrom('x', 'a b', '\\t', '\\"', '\\\\', '\\ ', '\\x41', '\\u00e9', '\\U0001F600', '\\N', '\\0', '\\', '\\/', "\\'", '\\ud800', '"', "'", '', ' ', '  ', '#q', ' #q', 'z: w', '- k', 'é', '123', 'yes');
     let read = 0;
     fc.assert(
@@ -131,13 +141,7 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
         const ls = lines.map(([ps, blanks]) => ps.join('') + (blanks ? '  ' : ''));
         const pad = ' '.repeat(indent === 0 ? 0 : 1 + indent);
         const body = `"${ls[0]}${ls.slice(1).map((l) => `\n${l === '' ? '' : pad + l}`).join('')}"`;
-        const text = inSequence ? `apiVersion: v1\nkind: ConfigMap\ndata:\n- ${body}\n- 1\n` : `apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${body}\n  b: 1\n`;
-        const q = readQuick(text, LIMITS);
-        if (q === undefined) return;
-        read++;
-        const slow = parseText('q.yaml', text);
-        expect([text, slow.errors.length]).toEqual([text, 0]);
-        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+        if (readAsParseTs(holding(body, inSequence))) read++;
       }),
       { numRuns: 3000, seed: 5151 },
     );
@@ -156,12 +160,7 @@ describe('quick-yaml reads as js-yaml does, or declines', () => {
         const end = tail === 'next' ? next : tail === 'end' || tail === 'end-no-lf' ? '' : tail.startsWith('---') ? tail : tail + next;
         let text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\ndata:\n  ${inSequence ? '-' : 'a:'} ${h}\n${body}\n${end}`;
         if (tail === 'end-no-lf') text = text.replace(/\n$/, '');
-        const q = readQuick(text.split(/^(?=---\n)/m)[0], LIMITS);
-        if (q === undefined) return;
-        read++;
-        const slow = parseText('q.yaml', text);
-        expect([text, slow.errors.length]).toEqual([text, 0]);
-        expect([text, q]).toStrictEqual([text, slow.objects[0].raw]);
+        if (readAsParseTs(text)) read++;
       }),
       { numRuns: 4000, seed: 5152 },
     );
