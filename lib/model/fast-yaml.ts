@@ -807,7 +807,8 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       column = k - first;
       break;
     }
-    const items: Json[] = [];
+    /** Items read (the objects among them are kept as views). */
+    let count = 0;
     const objects: YamlObjectView[] = [];
     const reader = new DocumentReader(readAgainFrom(stamp), stamp.size, readAhead);
     const own = ownedStrings();
@@ -886,13 +887,12 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       if (t.charCodeAt(node) === 0x23) return undefined;
       const value = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
       if (value === undefined) return undefined;
-      const k = items.length;
-      items.push(value);
+      const k = count++;
       if (isKubernetesObject(value)) {
         const span = new Span(reader, s, e, line, node, true, s);
         objects.push(new YamlObjectView(value, file, 0, `/items/${k}`, docSpan, docPos, span));
       }
-      if (onObjects && (items.length & 1023) === 0) onObjects(objects.length, e / stamp.size);
+      if (onObjects && (count & 1023) === 0) onObjects(objects.length, e / stamp.size);
       line += lines;
       s = e;
     }
@@ -904,7 +904,6 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
     const kind = list.kind as string;
     if (kind !== 'List' && !kind.endsWith('List')) return undefined;
-    list.items = items;
     onObjects?.(objects.length, 1);
     return { file, objects, errors: [], documents: 1 };
   } catch {
