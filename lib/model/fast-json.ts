@@ -802,7 +802,8 @@ export class ChunkWindow {
   }
 }
 
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** A UTF-8 byte-order mark. */
+export const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number, onItems?: (items: number, fraction: number) => void): ParsedObjects | undefined {
   const w = new ChunkWindow(fd, chunkBytes);

@@ -46,7 +46,7 @@ import * as jsyaml from 'js-yaml';
 import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
 import { isAscii } from 'buffer';
-import { ChunkWindow, CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
+import { BOM, ChunkWindow, CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
 import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, parsedFromDocuments, pointerSegments, readDocuments, textLineCounter } from './parse';
 import { Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
@@ -879,7 +879,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
         break;
       }
       const bytes = w.view.subarray(s - w.base, e - w.base);
-      if (!isAscii(bytes) && (bytes.includes(BOM_BYTES) || bytes.includes(LS_BYTES) || bytes.includes(PS_BYTES))) return undefined;
+      if (!isAscii(bytes) && (bytes.includes(BOM) || bytes.includes(LS_BYTES) || bytes.includes(PS_BYTES))) return undefined;
       const t = textOf(w.view, s - w.base, e - w.base);
       // The item's node: after the dash and blanks, or on a later line.
       let node = column + 1;
@@ -911,7 +911,6 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     return undefined;
   }
 }
-const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 const LS_BYTES = Buffer.from([0xe2, 0x80, 0xa8]);
 const PS_BYTES = Buffer.from([0xe2, 0x80, 0xa9]);
 
