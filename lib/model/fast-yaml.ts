@@ -48,11 +48,12 @@ import * as fs from 'fs';
 import { isAscii } from 'buffer';
 import { BOM, ChunkWindow, CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
 import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, parsedFromDocuments, pointerSegments, readDocuments, textLineCounter } from './parse';
-import { Json, JsonObject, Position } from './types';
+import { InputError, Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
 import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
+import { itemsBroken, LIST_DECLINED_MAX, ListPart, listPartsError, splitList } from './list-error';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -753,10 +754,13 @@ const DASH = 0x2d;
  * line between is blank or more indented, so quick-yaml reads the item from its own lines (its
  * dash made a space, its columns kept) exactly as it reads it inside the document, with the depth
  * it has there. The rest of the document (the lines before `items:`, in the first 64 KiB, and
- * after the sequence) is read with `items: []` in its place, which also finds a second `items` key. Anything else (a comment or a line less indented inside the sequence, an
- * item quick-yaml declines, a byte-order mark or a line separator inside, a second document)
- * returns undefined, and the file is read document by document as before. Positions are read
- * from each item's own lines (listItemSpans' spans).
+ * after the sequence) is read with `items: []` in its place, which also finds a second `items` key. Anything else (a comment or a line less indented inside the sequence, a
+ * byte-order mark or a line separator inside, a second document) returns undefined, and the file
+ * is read document by document as before. Items quick-yaml declines (with a line that would end
+ * the sequence before a later item, which is taken as part of the item before it) are looked at
+ * once the sequence is read: the syntax error among them that makes the whole List unreadable is
+ * returned, with no object (list-error.ts); without one, undefined. Positions are read from each
+ * item's own lines (listItemSpans' spans).
  */
 export function parseYamlListFile(file: string, stamp: FileStamp, chunkBytes = CHUNK_BYTES, onObjects?: (objects: number, fraction: number) => void, readAhead = READ_AHEAD): ParsedObjects | undefined {
   return withStampedFile(stamp, (fd) => readYamlList(file, stamp, fd, chunkBytes, onObjects, readAhead));
@@ -787,6 +791,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       if (at > LIST_PREFIX_BYTES) return undefined;
     }
     const prefix = textOf(w.view, 0, prefixEnd);
+    const itemsLine = textOf(w.view, prefixEnd, open);
     // A document before the List's: the usual path (which reads documents one by one).
     if (/\n(?:---|\.\.\.)(?:[ \t\n]|$)/.test(prefix)) return undefined;
     let line = 1 + lineFeeds(w.view.toString('latin1', 0, open));
@@ -834,8 +839,25 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       while (f - w.base >= w.view.length) if (!w.more()) return -1;
       return w.view[f - w.base];
     };
+    /** File offset of the first item line (a `- ` at the sequence's column) from the line at f on; -1 if none. */
+    const itemAfter = (f: number): number => {
+      for (;;) {
+        let k = f;
+        while (k - f < column && byteAt(k) === SP) k++;
+        if (k - f === column && byteAt(k) === DASH && (byteAt(k + 1) === SP || byteAt(k + 1) === LF)) return f;
+        const nl = lfFrom(f);
+        if (nl < 0) return -1;
+        f = nl + 1;
+      }
+    };
     let s = first; // file offset of the item's first line
     let rest = -1; // file offset of the first line after the sequence
+    // Items quick-yaml declines, each with the clean item after it: the List's syntax error is
+    // looked for in them (list-error.ts) once the sequence is read.
+    const parts: ListPart[] = [];
+    let declined = 0;
+    /** The declined items since the last clean one. */
+    let run = '';
     while (rest < 0) {
       w.keep = s;
       // The item's lines: to the next line whose content starts at the sequence's column or left of it.
@@ -875,7 +897,15 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
         // a line at an indented sequence's column that is no item; anything else ends the
         // sequence (at column 0, kubectl's layout, the List's next key).
         if (c === 0x23 || (column > 0 && k - next === column)) return undefined;
-        e = rest = next;
+        // A line that would end the sequence, with an item after it: a broken item's (it then
+        // takes every line to that item, and quick-yaml declines it).
+        const later = itemAfter(next);
+        if (later < 0) {
+          e = rest = next;
+          break;
+        }
+        for (let i = next; i < later; i++) if (byteAt(i) === LF) lines++;
+        e = later;
         break;
       }
       const bytes = w.view.subarray(s - w.base, e - w.base);
@@ -886,9 +916,18 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       while (node < t.length && (t.charCodeAt(node) === SP || t.charCodeAt(node) === LF)) node++;
       if (t.charCodeAt(node) === 0x23) return undefined;
       const value = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
-      if (value === undefined) return undefined;
       const k = count++;
-      if (isKubernetesObject(value)) {
+      if (value === undefined) {
+        if (++declined > LIST_DECLINED_MAX) return undefined;
+        parts.push({ text: t, line });
+        run += t;
+      } else if (run) {
+        // The clean item after declined ones; without a syntax error, they are well-formed.
+        parts.push({ text: t, line });
+        if (!itemsBroken(run + t)) return undefined;
+        run = '';
+      }
+      if (value !== undefined && isKubernetesObject(value)) {
         const span = new Span(reader, s, e, line, node, true, s);
         objects.push(new YamlObjectView(value, file, 0, `/items/${k}`, docSpan, docPos, span));
       }
@@ -904,6 +943,13 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
     const kind = list.kind as string;
     if (kind !== 'List' && !kind.endsWith('List')) return undefined;
+    if (declined) {
+      // The syntax error that makes the whole List unreadable, else the usual path (the declined
+      // items are well-formed YAML quick-yaml does not read).
+      if (tail) parts.push({ text: tail, line });
+      const error = listPartsError(file, [{ text: prefix + itemsLine, line: 1 }, ...parts], 0);
+      return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
+    }
     onObjects?.(objects.length, 1);
     return { file, objects, errors: [], documents: 1 };
   } catch {
@@ -1121,6 +1167,14 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       // js-yaml first costs more than it saves; parse.ts reads the whole text (the same result)
       // in one pass. (Not for a file read in chunks: it is not held whole.)
       if (!fromFile && ++declined >= MOSTLY_DECLINED && declined * 4 > (d + 1) * 3) return undefined;
+      // A large List with a syntax error in an item: the error, found from the items around it.
+      const error = own.length >= LIST_SPLIT_MIN ? listDocumentError(file, own, line, docIndex) : undefined;
+      if (error) {
+        docIndex++;
+        out.documents++;
+        out.errors.push(error);
+        continue;
+      }
       // (A file read in chunks keeps nothing of its windows: the document's own copy of its text.)
       const alone = readAlone(file, fromFile ? flatCopy(own) : own, line, docIndex, after(end));
       if (!alone) return undefined;
@@ -1184,6 +1238,46 @@ function listItemSpans(scan: string, start: number, end: number, marker: boolean
     spans.push(new Span(fromFile.reader, fromFile.base + s, fromFile.base + (i + 1 < nodes.length ? starts[i + 1] : end), l, nodes[i] - s, true, docOffset));
   }
   return spans;
+}
+
+/** Declined documents from this size on are tried as a List with a syntax error in an item (listDocumentError). */
+const LIST_SPLIT_MIN = 256 * 1024;
+
+/**
+ * The syntax error of a List document the fast path declined (its text `own`, starting on line
+ * `line` of the file), found by reading only the items quick-yaml declines, with the lines around
+ * them (list-error.ts); undefined when it has none or cannot be found so (parse.ts then reads the
+ * document whole).
+ */
+export function listDocumentError(file: string, own: string, line: number, docIndex: number): InputError | undefined {
+  const layout = splitList(own);
+  if (!layout) return undefined;
+  const limits = { ...QUICK_LIMITS, maxDepth: QUICK_LIMITS.maxDepth - 2 };
+  const tail = own.slice(layout.rest);
+  const list = readQuick(`${own.slice(0, layout.itemsLine)}items: []\n${tail}`, QUICK_LIMITS);
+  if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
+  const parts: ListPart[] = [{ text: own.slice(0, layout.head), line }];
+  let l = line + lineFeeds(own.slice(0, layout.items[0].start));
+  let declined = 0;
+  let run = '';
+  for (const it of layout.items) {
+    const t = own.slice(it.start, it.end);
+    const c = layout.column;
+    if (readQuick(`${t.slice(0, c)} ${t.slice(c + 1)}`, limits) === undefined) {
+      if (++declined > LIST_DECLINED_MAX) return undefined;
+      parts.push({ text: t, line: l });
+      run += t;
+    } else if (run) {
+      // The clean item after declined ones (see list-error.ts); without a syntax error, they are well-formed.
+      parts.push({ text: t, line: l });
+      if (!itemsBroken(run + t)) return undefined;
+      run = '';
+    }
+    l += it.lines;
+  }
+  if (!declined) return undefined;
+  if (tail) parts.push({ text: tail, line: l });
+  return listPartsError(file, parts, docIndex);
 }
 
 const BLANK_AFTER = /[ \t\r\n]/;
