@@ -18,6 +18,7 @@ import { escapeSegment, isKubernetesObject, MAX_DEPTH, ObjectView, pointerSegmen
 import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
+import { LIST_DECLINED_MAX, ListPart, listPartsError } from './list-error';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -613,6 +614,18 @@ function itemValue(t: string): unknown {
   return plainValue(v, t, MAX_DEPTH, 3) ? v : DECLINE;
 }
 
+/** An item that is no JSON (a syntax error in it). */
+const BROKEN = Symbol('broken');
+
+/** itemValue, or BROKEN where JSON.parse throws. */
+function itemOrBroken(t: string): unknown {
+  try {
+    return itemValue(t);
+  } catch {
+    return BROKEN;
+  }
+}
+
 /** The List from the text around its items (`"items": []`), with the same checks; undefined where they fail. */
 function listValue(rest: string): JsonObject | undefined {
   const list = JSON.parse(rest) as unknown;
@@ -684,14 +697,32 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
     list = listValue(`${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`);
     if (!list) return undefined;
     let line = 1;
+    /** Items that are no JSON (JSON.parse threw). */
+    const broken: number[] = [];
     for (let k = 0; k < starts.length; k++) {
       for (let j = k === 0 ? 0 : ends[k - 1]; j < starts[k]; j++) if (b[j] === 0x0a) line++;
       itemLines[k] = line;
       const t = textOf(b, starts[k], ends[k]);
-      const v = itemValue(t);
+      const v = itemOrBroken(t);
       if (v === DECLINE) return undefined;
-      items[k] = v;
+      if (v === BROKEN) {
+        if (broken.push(k) > LIST_DECLINED_MAX) return undefined;
+      } else items[k] = v;
       line += lineFeeds(t);
+    }
+    if (broken.length) {
+      // The syntax error that makes the whole List unreadable (list-error.ts): the lines before
+      // the items, each broken item with the one after it, and the lines from the `]` on.
+      const lineEnd = (at: number) => b.indexOf(0x0a, at) + 1;
+      const start = (k: number) => starts[k] - indent.length;
+      const closeLine = b.lastIndexOf(0x0a, close) + 1;
+      if (closeLine <= ends[ends.length - 1]) return undefined;
+      const parts: ListPart[] = [{ text: textOf(b, 0, start(0)).replace(/^\ufeff/, ''), line: 1 }];
+      const kept = new Set(broken.flatMap((k) => (k + 1 < starts.length ? [k, k + 1] : [k])));
+      for (const k of [...kept].sort((x, y) => x - y)) parts.push({ text: textOf(b, start(k), lineEnd(ends[k])), line: itemLines[k] });
+      parts.push({ text: textOf(b, closeLine, b.length), line: line + lineFeeds(textOf(b, ends[ends.length - 1], closeLine)) });
+      const error = listPartsError(file, parts, 0);
+      return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
     }
   } catch {
     return undefined;
@@ -834,7 +865,14 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
     const items: unknown[] = [];
     let indent = '';
     let close: number; // file offset of the `]`
+    let closeLine = -1; // file offset of the line of the `]`, when nothing else is on the line before it
     const first = wsAt(win, open + 1);
+    // Broken items (JSON.parse threw) and the item after each, as parts for listPartsError.
+    const parts: ListPart[] = [];
+    let broken = 0;
+    let afterBroken = false;
+    /** The lines before the first item (then in the window). */
+    let head: string | undefined;
     for (let k = open + 1; k < first; k++) if (win[k] === 0x0a) lines++;
     if (win[first] === 0x5d) close = first;
     else {
@@ -843,6 +881,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
       if (nl <= open) return undefined;
       indent = win.toString('latin1', nl + 1, first);
       if (!/^[ \t]*$/.test(indent)) return undefined;
+      head = textOf(win, 0, nl + 1).replace(/^\ufeff/, '');
       const lead = Buffer.from(`\n${indent}`, 'latin1');
       let s = first; // file offset of the item's `{`
       for (;;) {
@@ -857,8 +896,13 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         win = w.view;
         const e = w.base + c + lead.length + 1; // file offset after the `}`
         const t = w.ascii ? win.toString('latin1', s - w.base, e - w.base) : textOf(win, s - w.base, e - w.base);
-        const v = itemValue(t);
+        const v = itemOrBroken(t);
         if (v === DECLINE) return undefined;
+        // A broken item, or the one after a broken one: its lines are a part (see parseJsonListBytes).
+        const part = v === BROKEN || afterBroken;
+        afterBroken = v === BROKEN;
+        if (v === BROKEN && ++broken > LIST_DECLINED_MAX) return undefined;
+        const partLine = lines;
         starts.push(s);
         ends.push(e);
         itemLines.push(lines);
@@ -869,11 +913,18 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         w.keep = e;
         while (w.base + w.view.length - e < lead.length + 64 && w.more());
         win = w.view;
+        if (part) {
+          const nl = win.indexOf(0x0a, e - w.base);
+          if (nl < 0) return undefined;
+          parts.push({ text: indent + t + textOf(win, e - w.base, nl + 1), line: partLine });
+        }
         const x = wsAt(win, e - w.base);
         if (x >= win.length) return undefined;
         for (let y = e - w.base; y < x; y++) if (win[y] === 0x0a) lines++;
         if (win[x] === 0x5d) {
           close = w.base + x;
+          closeLine = w.base + win.lastIndexOf(0x0a, x) + 1;
+          if (closeLine <= e) closeLine = -1;
           break;
         }
         if (win[x] !== 0x2c) return undefined;
@@ -883,11 +934,17 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         s = w.base + next;
       }
     }
-    // The rest of the file, after the `]`.
-    w.keep = close;
+    // The rest of the file, after the `]` (from its line, for a broken item's error).
+    w.keep = broken && closeLine >= 0 ? closeLine : close;
     while (w.more());
     const list = listValue(`${prefix}]${textOf(w.view, close - w.base + 1, w.view.length)}`);
     if (!list) return undefined;
+    if (broken) {
+      if (closeLine < 0 || !head) return undefined;
+      parts.push({ text: textOf(w.view, closeLine - w.base, w.view.length), line: lines });
+      const error = listPartsError(file, [{ text: head, line: 1 }, ...parts], 0);
+      return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
+    }
     list.items = items as Json[];
     const table = new ItemTable(readAgainFrom(stamp), Float64Array.from(starts), Float64Array.from(ends), Int32Array.from(itemLines), indent.length + 1);
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };

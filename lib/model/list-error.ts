@@ -20,8 +20,10 @@
  *   and the caller reads the whole document;
  * - an error yaml can only notice at the next entry's first token finds the same entry there,
  *   since the clean item after a declined one is kept.
- * The differential test (test/model/list-error.test.ts) compares it with parse.ts's reading of
- * the whole text over randomly broken Lists.
+ * A pretty-printed JSON List (fast-json.ts) is read the same way, its parts the lines of the items
+ * JSON.parse refuses (JSON is YAML's flow style; the parts start after a `,` at the items' depth).
+ * The differential tests (test/model/list-error.test.ts) compare it with parse.ts's reading of
+ * the whole text over randomly broken Lists, YAML and JSON.
  */
 import { Lexer, LineCounter, parseAllDocuments } from 'yaml';
 import { InputError } from './types';
@@ -55,12 +57,14 @@ export function itemsBroken(items: string): boolean {
 
 /**
  * Whether yaml's lexer reads each part of `text` (starting at `starts`, after the first) from a
- * line start outside any token and flow collection.
+ * line start outside any token, at the flow depth the first item starts at (none in a YAML List,
+ * two in a JSON one: the List's `{` and its items' `[`).
  */
 function partsApart(text: string, starts: number[]): boolean {
   let k = 1;
   let at = 0;
   let flow = 0;
+  let depth = 0;
   for (const tok of new Lexer().lex(text)) {
     // The control characters the lexer emits are no source text (a byte-order mark is); a flow
     // collection's forced end resets the depth.
@@ -70,7 +74,12 @@ function partsApart(text: string, starts: number[]): boolean {
     }
     const end = at + tok.length;
     while (k < starts.length && starts[k] <= at) {
-      if (starts[k] === at && flow > 0) return false;
+      // Every part starts at the flow depth the first item does: none in a YAML List, the List's
+      // `{` and its items' `[` in a JSON one.
+      if (starts[k] === at) {
+        if (k === 1) depth = flow;
+        else if (flow !== depth) return false;
+      }
       k++;
     }
     if (k < starts.length && starts[k] < end) return false;
@@ -92,8 +101,9 @@ export function listPartsError(file: string, parts: ListPart[], docIndex: number
   if (text.length > LIST_PARTS_MAX) return undefined;
   const starts: number[] = [];
   let at = 0;
-  for (const p of parts) {
-    if (!p.text.endsWith('\n')) return undefined;
+  for (const [i, p] of parts.entries()) {
+    // (Every part but the last ends its last line: JSON often has no line feed at its end.)
+    if (i + 1 < parts.length && !p.text.endsWith('\n')) return undefined;
     starts.push(at);
     at += p.text.length;
   }

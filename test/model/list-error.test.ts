@@ -13,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { goYamlFolded, kubectlDump } from '../../bench/generate';
 import { listDocumentError, parseYamlFast, parseYamlListFile } from '../../lib/model/fast-yaml';
+import { parseJsonListBytes, parseJsonListFile } from '../../lib/model/fast-json';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { CORPUS_DIR, TOKENS } from '../helpers/yaml-inputs';
@@ -152,5 +153,85 @@ describe('the syntax error of a large List, from the items around it (list-error
     expect(fast.errors).toEqual(whole.errors);
     expect(fast.objects.map((o) => [o.name, o.line])).toEqual(whole.objects.map((o) => [o.name, o.line]));
     expect(fast.documents).toBe(whole.documents);
+  });
+
+  test('randomly broken JSON Lists (kubectl\'s and jq\'s indentation, with and without a final line feed): the error found is parse.ts\'s for the whole text, in memory and streamed', () => {
+    let found = 0;
+    let errors = 0;
+    const jsonEdit = fc.tuple(fc.nat(), fc.constantFrom(',', '"', '{', '}', '[', ']', ':', 'x', '\\', ' '), fc.constantFrom('insert', 'delete-line', 'dup-line', 'delete-char'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(OBJECTS.length - 1), { minLength: 3, maxLength: 7 }),
+        fc.constantFrom(2, 4),
+        fc.boolean(),
+        fc.array(fc.tuple(fc.nat(), fc.array(jsonEdit, { minLength: 1, maxLength: 2 })), { minLength: 1, maxLength: 2 }),
+        (picks, indent, finalLf, breaks) => {
+          const lines = JSON.stringify({ apiVersion: 'v1', items: picks.map((i) => OBJECTS[i]), kind: 'List', metadata: { resourceVersion: '' } }, null, indent).split('\n');
+          // Item k: from its `{` line to its `}` line.
+          const open = lines.findIndex((l) => l.endsWith('"items": ['));
+          const itemStarts = lines.flatMap((l, i) => (i > open && l === `${' '.repeat(2 * indent)}{` ? [i] : []));
+          for (const [k0, edits] of breaks) {
+            const k = k0 % itemStarts.length;
+            const a = itemStarts[k];
+            const b = lines.indexOf(`${' '.repeat(2 * indent)}}`, a) >= 0 ? Math.min(...[`${' '.repeat(2 * indent)}}`, `${' '.repeat(2 * indent)}},`].map((x) => lines.indexOf(x, a)).filter((x) => x >= 0)) : a;
+            for (const [at, tok, op] of edits) {
+              const i = a + 1 + (at % Math.max(1, b - a - 1));
+              const l = lines[i] ?? '';
+              const c = at % (l.length + 1);
+              if (op === 'delete-line') lines.splice(i, 1, '');
+              else if (op === 'dup-line') lines[i] = `${l}\n${l}`;
+              else if (op === 'delete-char') lines[i] = l.slice(0, c) + l.slice(c + 1);
+              else lines[i] = l.slice(0, c) + tok + l.slice(c);
+            }
+          }
+          const text = lines.join('\n').replace(/\n\n/g, '\n') + (finalLf ? '\n' : '');
+          const whole = parseText('l.json', text);
+          if (whole.errors.length) errors++;
+          const results = [parseJsonListBytes('l.json', Buffer.from(text)), parseJsonListFile('l.json', stamped('l.json', text), 64)];
+          for (const r of results) {
+            if (r?.errors.length) {
+              expect({ objects: r.objects.length, errors: r.errors, documents: r.documents }).toEqual({ objects: 0, errors: whole.errors, documents: 1 });
+            } else if (r) {
+              expect(whole.errors).toEqual([]);
+              expect(r.objects.map((o) => o.raw)).toEqual(whole.objects.map((o) => o.raw));
+            }
+          }
+          if (results[0]?.errors.length) found++;
+          expect(results[1]?.errors).toEqual(results[0]?.errors);
+        },
+      ),
+      { numRuns: Number(process.env.KUBEGRACE_FUZZ_RUNS ?? 300), seed: 2712 },
+    );
+    if (process.env.KG_SHOW) console.log(found, errors);
+    // Most of the random edits open or close a bracket or a quote, which takes in the items after
+    // it: those are read whole (below, the edits people make are found).
+    expect(errors).toBeGreaterThan(150);
+    expect(found / errors).toBeGreaterThan(0.15);
+  });
+
+  test.each([
+    ['a missing comma between members', (t: string) => t.replace('"name": "c150",', '"name": "c150"')],
+    ['a stray comma', (t: string) => t.replace('"name": "c150",', '"name": "c150",,')],
+    ['a value without quotes and a colon', (t: string) => t.replace('"name": "c150",', '"name" c150,')],
+    ['two broken items', (t: string) => t.replace('"name": "c150",', '"name": "c150"').replace('"name": "c300",', '"name": "c300",,')],
+  ])('%s in a large JSON List: found, as parse.ts reports it for the whole text', (_name, breakIt) => {
+    const items = Array.from({ length: 400 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' }, data: { k: 'v' } }));
+    for (const indent of [2, 4]) {
+      const text = breakIt(JSON.stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, null, indent));
+      const whole = parseText('l.json', text);
+      expect(whole.errors).toHaveLength(1);
+      for (const r of [parseJsonListBytes('l.json', Buffer.from(text)), parseJsonListFile('l.json', stamped('b.json', text), 4096)]) {
+        expect(r && { objects: r.objects.length, errors: r.errors }).toEqual({ objects: 0, errors: whole.errors });
+      }
+    }
+  });
+
+  test('a truncated or unterminated JSON List is left to the whole reading', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', items: [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } })), kind: 'List' }, null, 4);
+    for (const t of [text.slice(0, text.length - 40), text.replace('"c1"', '"c1')]) {
+      expect(parseText('l.json', t).errors).toHaveLength(1);
+      expect(parseJsonListBytes('l.json', Buffer.from(t))).toBeUndefined();
+      expect(parseJsonListFile('l.json', stamped('t.json', t), 64)).toBeUndefined();
+    }
   });
 });
