@@ -663,6 +663,8 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   const ends: number[] = [];
   let close: number;
   let indent = '';
+  /** Offset of the `{` of an item the text ends inside. */
+  let cutAt = -1;
   if (b[first] === 0x5d) close = first;
   else {
     if (b[first] !== 0x7b) return undefined;
@@ -674,7 +676,12 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
     let s = first;
     for (;;) {
       const c = closeAt(b, s, lead);
-      if (c < 0) return undefined;
+      if (c < 0) {
+        // The text ends inside the item (cut short, say): its syntax error, from its lines.
+        cutAt = s;
+        close = b.length;
+        break;
+      }
       starts.push(s);
       ends.push(c + lead.length + 1);
       let j = wsAt(b, c + lead.length + 1);
@@ -694,8 +701,8 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   // between them), rather than by decoding every item again when the first position is asked for.
   const itemLines = new Int32Array(starts.length);
   try {
-    list = listValue(`${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`);
-    if (!list) return undefined;
+    list = cutAt < 0 ? listValue(`${textOf(b, 0, open + 1).replace(/^\ufeff/, '')}]${textOf(b, close + 1, b.length)}`) : undefined;
+    if (!list && cutAt < 0) return undefined;
     let line = 1;
     /** Items that are no JSON (JSON.parse threw). */
     const broken: number[] = [];
@@ -710,20 +717,27 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
       } else items[k] = v;
       line += lineFeeds(t);
     }
-    if (broken.length) {
+    if (broken.length || cutAt >= 0) {
       // The syntax error that makes the whole List unreadable (list-error.ts): the lines before
-      // the items, each broken item with the one after it, and the lines from the `]` on.
+      // the items, each broken item with the one after it, and the lines from the `]` on (or the
+      // item the text ends inside).
       const lineEnd = (at: number) => b.indexOf(0x0a, at) + 1;
-      const start = (k: number) => starts[k] - indent.length;
-      const closeLine = b.lastIndexOf(0x0a, close) + 1;
-      if (closeLine <= ends[ends.length - 1]) return undefined;
-      const parts: ListPart[] = [{ text: textOf(b, 0, start(0)).replace(/^\ufeff/, ''), line: 1 }];
+      const first = cutAt >= 0 && !starts.length ? cutAt : starts[0];
+      const parts: ListPart[] = [{ text: textOf(b, 0, first - indent.length).replace(/^\ufeff/, ''), line: 1 }];
       const kept = new Set(broken.flatMap((k) => (k + 1 < starts.length ? [k, k + 1] : [k])));
-      for (const k of [...kept].sort((x, y) => x - y)) parts.push({ text: textOf(b, start(k), lineEnd(ends[k])), line: itemLines[k] });
-      parts.push({ text: textOf(b, closeLine, b.length), line: line + lineFeeds(textOf(b, ends[ends.length - 1], closeLine)) });
+      for (const k of [...kept].sort((x, y) => x - y)) parts.push({ text: textOf(b, starts[k] - indent.length, lineEnd(ends[k])), line: itemLines[k] });
+      if (cutAt >= 0) {
+        for (let j = starts.length ? ends[ends.length - 1] : 0; j < cutAt; j++) if (b[j] === 0x0a) line++;
+        parts.push({ text: textOf(b, cutAt - indent.length, b.length), line });
+      } else {
+        const closeLine = b.lastIndexOf(0x0a, close) + 1;
+        if (closeLine <= ends[ends.length - 1]) return undefined;
+        parts.push({ text: textOf(b, closeLine, b.length), line: line + lineFeeds(textOf(b, ends[ends.length - 1], closeLine)) });
+      }
       const error = listPartsError(file, parts, 0);
       return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
     }
+    if (!list) return undefined;
   } catch {
     return undefined;
   }
@@ -890,7 +904,13 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
         while (c < 0) {
           // (A long item: search on from where the last search ended, not from its start again.)
           const searched = w.base + w.view.length - lead.length - 1;
-          if (!w.more()) return undefined;
+          if (!w.more()) {
+            // The file ends inside the item (cut short, say): its syntax error, from its lines.
+            if (!head) return undefined;
+            parts.push({ text: indent + textOf(w.view, s - w.base, w.view.length), line: lines });
+            const error = listPartsError(file, [{ text: head, line: 1 }, ...parts], 0);
+            return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
+          }
           c = closeAt(w.view, Math.max(s, searched) - w.base, lead);
         }
         win = w.view;

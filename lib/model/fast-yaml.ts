@@ -858,6 +858,8 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     let declined = 0;
     /** The declined items since the last clean one. */
     let run = '';
+    /** Whether the last item's last line has no line feed. */
+    let cutShort = false;
     while (rest < 0) {
       w.keep = s;
       // The item's lines: to the next line whose content starts at the sequence's column or left of it.
@@ -865,9 +867,13 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       let lines = 0;
       for (let f = s; ; ) {
         const nl = lfFrom(f);
-        // (A last line without a line feed: the usual path.)
-        if (nl < 0) return undefined;
         lines++;
+        if (nl < 0) {
+          // A last line without a line feed (a file cut short, say): the item runs to the end.
+          e = rest = w.base + w.view.length;
+          cutShort = true;
+          break;
+        }
         const next = nl + 1;
         let k = next;
         while (k - next <= column && byteAt(k) === SP) k++;
@@ -940,16 +946,20 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     while (w.more());
     const tail = textOf(w.view, rest - w.base, w.view.length);
     const list = readQuick(`${prefix}items: []\n${tail}`, QUICK_LIMITS);
-    if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
-    const kind = list.kind as string;
-    if (kind !== 'List' && !kind.endsWith('List')) return undefined;
     if (declined) {
-      // The syntax error that makes the whole List unreadable, else the usual path (the declined
-      // items are well-formed YAML quick-yaml does not read).
+      // The syntax error that makes the whole List unreadable (whatever its kind: a file cut short
+      // has none after its items), else the usual path (the declined items are well-formed YAML
+      // quick-yaml does not read).
+      if (!list) return undefined;
       if (tail) parts.push({ text: tail, line });
       const error = listPartsError(file, [{ text: prefix + itemsLine, line: 1 }, ...parts], 0);
       return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
     }
+    // (An item's last line without a line feed: the usual path.)
+    if (cutShort) return undefined;
+    if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
+    const kind = list.kind as string;
+    if (kind !== 'List' && !kind.endsWith('List')) return undefined;
     onObjects?.(objects.length, 1);
     return { file, objects, errors: [], documents: 1 };
   } catch {
@@ -1254,8 +1264,8 @@ export function listDocumentError(file: string, own: string, line: number, docIn
   if (!layout) return undefined;
   const limits = { ...QUICK_LIMITS, maxDepth: QUICK_LIMITS.maxDepth - 2 };
   const tail = own.slice(layout.rest);
-  const list = readQuick(`${own.slice(0, layout.itemsLine)}items: []\n${tail}`, QUICK_LIMITS);
-  if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
+  // (Whatever its kind: a List cut short has none after its items.)
+  if (!readQuick(`${own.slice(0, layout.itemsLine)}items: []\n${tail}`, QUICK_LIMITS)) return undefined;
   const parts: ListPart[] = [{ text: own.slice(0, layout.head), line }];
   let l = line + lineFeeds(own.slice(0, layout.items[0].start));
   let declined = 0;

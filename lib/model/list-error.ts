@@ -20,6 +20,8 @@
  *   and the caller reads the whole document;
  * - an error yaml can only notice at the next entry's first token finds the same entry there,
  *   since the clean item after a declined one is kept.
+ * A List cut short (a dump interrupted) is read the same way: its last item runs to the end of the
+ * file, the last part, after which nothing follows in either text.
  * A pretty-printed JSON List (fast-json.ts) is read the same way, its parts the lines of the items
  * JSON.parse refuses (JSON is YAML's flow style; the parts start after a `,` at the items' depth).
  * The differential tests (test/model/list-error.test.ts) compare it with parse.ts's reading of
@@ -173,7 +175,7 @@ function itemAfter(doc: string, from: number, column: number): number {
  * before or after the items, as js-yaml and kubectl write them): an `items:` line at column 0 in
  * the first 64 KiB, then a block sequence whose items are the lines from a `- ` at its column to
  * the next. Undefined for anything else: a CR, a comment or a line at the sequence's column that
- * is no item, a document marker, a last line without a line feed.
+ * is no item, a document marker. (A last item whose last line has no line feed runs to the end.)
  */
 export function splitList(doc: string): ListLayout | undefined {
   if (doc.includes('\r')) return undefined;
@@ -213,8 +215,12 @@ export function splitList(doc: string): ListLayout | undefined {
     let e: number;
     for (let f = s; ; ) {
       const nl = doc.indexOf('\n', f);
-      if (nl < 0) return undefined;
       lines++;
+      if (nl < 0) {
+        // A last line without a line feed (a text cut short): the item runs to the end.
+        e = rest = doc.length;
+        break;
+      }
       const next = nl + 1;
       let k = next;
       while (k - next <= column && doc.charCodeAt(k) === SP) k++;

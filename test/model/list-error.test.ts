@@ -95,9 +95,12 @@ describe('the syntax error of a large List, from the items around it (list-error
         fc.array(fc.nat(OBJECTS.length - 1), { minLength: 3, maxLength: 7 }),
         fc.boolean(),
         fc.array(fc.tuple(fc.nat(), fc.array(edit, { minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: 2 }),
-        (picks, kubectlLayout, breaks) => {
+        fc.option(fc.double({ min: 0.3, max: 1, noNaN: true }), { freq: 4 }),
+        (picks, kubectlLayout, breaks, cut) => {
           let text = listText(picks.map((i) => OBJECTS[i]), kubectlLayout);
           for (const [k, edits] of breaks) text = broken(text, k % picks.length, edits);
+          // A file cut short (a dump interrupted), anywhere.
+          if (cut !== null) text = text.slice(0, Math.floor(text.length * cut));
           const whole = parseText('l.yaml', text);
           if (whole.errors.length) errors++;
           // In memory: the document's error, or nothing.
@@ -165,7 +168,8 @@ describe('the syntax error of a large List, from the items around it (list-error
         fc.constantFrom(2, 4),
         fc.boolean(),
         fc.array(fc.tuple(fc.nat(), fc.array(jsonEdit, { minLength: 1, maxLength: 2 })), { minLength: 1, maxLength: 2 }),
-        (picks, indent, finalLf, breaks) => {
+        fc.option(fc.double({ min: 0.3, max: 1, noNaN: true }), { freq: 4 }),
+        (picks, indent, finalLf, breaks, cut) => {
           const lines = JSON.stringify({ apiVersion: 'v1', items: picks.map((i) => OBJECTS[i]), kind: 'List', metadata: { resourceVersion: '' } }, null, indent).split('\n');
           // Item k: from its `{` line to its `}` line.
           const open = lines.findIndex((l) => l.endsWith('"items": ['));
@@ -184,7 +188,8 @@ describe('the syntax error of a large List, from the items around it (list-error
               else lines[i] = l.slice(0, c) + tok + l.slice(c);
             }
           }
-          const text = lines.join('\n').replace(/\n\n/g, '\n') + (finalLf ? '\n' : '');
+          let text = lines.join('\n').replace(/\n\n/g, '\n') + (finalLf ? '\n' : '');
+          if (cut !== null) text = text.slice(0, Math.floor(text.length * cut));
           const whole = parseText('l.json', text);
           if (whole.errors.length) errors++;
           const results = [parseJsonListBytes('l.json', Buffer.from(text)), parseJsonListFile('l.json', stamped('l.json', text), 64)];
@@ -226,12 +231,27 @@ describe('the syntax error of a large List, from the items around it (list-error
     }
   });
 
-  test('a truncated or unterminated JSON List is left to the whole reading', () => {
-    const text = JSON.stringify({ apiVersion: 'v1', items: [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } })), kind: 'List' }, null, 4);
-    for (const t of [text.slice(0, text.length - 40), text.replace('"c1"', '"c1')]) {
-      expect(parseText('l.json', t).errors).toHaveLength(1);
-      expect(parseJsonListBytes('l.json', Buffer.from(t))).toBeUndefined();
-      expect(parseJsonListFile('l.json', stamped('t.json', t), 64)).toBeUndefined();
+  test('a List cut short (a dump interrupted): its error found from the last item, YAML and JSON, in memory and streamed', () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'ns' }, data: { k: "it's: quoted" } }));
+    const json = JSON.stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, null, 4);
+    const yaml = listText(items, true);
+    for (const [name, text] of [
+      ['cut.json', json.slice(0, json.indexOf('"c250"') + 3)],
+      ['cut.yaml', yaml.slice(0, yaml.indexOf("'it", yaml.indexOf('name: c250')) + 3)],
+    ]) {
+      const whole = parseText(name, text);
+      expect(whole.errors).toHaveLength(1);
+      const got = name.endsWith('.json')
+        ? [parseJsonListBytes(name, Buffer.from(text)), parseJsonListFile(name, stamped(name, text), 4096)]
+        : [{ errors: [listDocumentError(name, text, 1, 0)], objects: [] }, parseYamlListFile(name, stamped(name, text), 4096, undefined, 4096)];
+      for (const r of got) expect(r && { objects: r.objects.length, errors: r.errors }).toEqual({ objects: 0, errors: whole.errors });
     }
+  });
+
+  test('an unterminated quote in a JSON List is left to the whole reading', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', items: [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } })), kind: 'List' }, null, 4).replace('"c1"', '"c1');
+    expect(parseText('l.json', text).errors).toHaveLength(1);
+    expect(parseJsonListBytes('l.json', Buffer.from(text))).toBeUndefined();
+    expect(parseJsonListFile('l.json', stamped('t.json', text), 64)).toBeUndefined();
   });
 });
