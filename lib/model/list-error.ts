@@ -29,6 +29,7 @@
  */
 import { Lexer, LineCounter, parseAllDocuments } from 'yaml';
 import { InputError } from './types';
+import { lineIndex } from './lines';
 import { PARSE_OPTIONS, parsedFromDocuments, readDocuments, textLineCounter } from './parse';
 
 /** A run of whole lines of a document: its text (ending with a line feed) and the line it starts on in the file. */
@@ -130,14 +131,8 @@ function mappedLineCounter(text: string, starts: number[], parts: ListPart[]): L
   const first = starts.map((s) => own(s).line);
   lc.linePos = (offset) => {
     const p = own(offset);
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: parts[lo].line + p.line - first[lo], col: p.col };
+    const k = lineIndex(starts, offset);
+    return { line: parts[k].line + p.line - first[k], col: p.col };
   };
   return lc;
 }

@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 /** The .yaml/.yml files under `dir`, depth first, each directory's entries in name order. */
@@ -10,4 +11,24 @@ export function yamlFiles(dir: string): string[] {
     else if (/\.ya?ml$/.test(e.name)) out.push(p);
   }
   return out;
+}
+
+/**
+ * A scratch directory for one test file (made in beforeAll, removed in afterAll), and `stamped`,
+ * which writes a file in it and returns the stamp the chunked readers take (path, size, mtime).
+ */
+export function stampedFiles(prefix: string): { stamped: (name: string, text: string) => { path: string; size: number; mtimeMs: number } } {
+  let dir = '';
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return {
+    stamped(name, text) {
+      const p = path.join(dir, name);
+      fs.writeFileSync(p, text);
+      const st = fs.statSync(p);
+      return { path: p, size: st.size, mtimeMs: st.mtimeMs };
+    },
+  };
 }

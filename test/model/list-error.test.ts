@@ -9,27 +9,16 @@
 import fc from 'fast-check';
 import * as fs from 'fs';
 import * as jsyaml from 'js-yaml';
-import * as os from 'os';
 import * as path from 'path';
 import { goYamlFolded, kubectlDump } from '../../bench/generate';
 import { listDocumentError, parseYamlFast, parseYamlListFile } from '../../lib/model/fast-yaml';
 import { parseJsonListBytes, parseJsonListFile } from '../../lib/model/fast-json';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
+import { stampedFiles } from '../helpers/files';
 import { CORPUS_DIR, TOKENS } from '../helpers/yaml-inputs';
 
-let dir: string;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-listerror-'));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function stamped(name: string, text: string) {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, text);
-  const st = fs.statSync(p);
-  return { path: p, size: st.size, mtimeMs: st.mtimeMs };
-}
+const { stamped } = stampedFiles('kg-listerror-');
 
 /** Objects for the Lists: a kubectl dump's and the smaller corpus objects (Deployments, ConfigMaps, RBAC, webhooks...). */
 const OBJECTS: JsonObject[] = (() => {

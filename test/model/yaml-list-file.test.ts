@@ -5,34 +5,20 @@
  * decoded, and the values); now 0.8 GB, with the same findings at the same positions.
  */
 import fc from 'fast-check';
-import * as fs from 'fs';
 import * as jsyaml from 'js-yaml';
-import * as os from 'os';
-import * as path from 'path';
 import { goYamlFolded, kubectlDump } from '../../bench/generate';
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseYamlFile, parseYamlListFile } from '../../lib/model/fast-yaml';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
+import { stampedFiles } from '../helpers/files';
 import { ALL_RULES } from '../../lib/rules';
 import { agreeWith } from '../helpers/parse-compare';
 
 const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
 
-let dir: string;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-yamllist-'));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** Writes `text` to a file and returns its stamp. */
-function stamped(name: string, text: string) {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, text);
-  const st = fs.statSync(p);
-  return { path: p, size: st.size, mtimeMs: st.mtimeMs };
-}
+const { stamped } = stampedFiles('kg-yamllist-');
 
 function list(items: JsonObject[]): JsonObject {
   return { apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } };
