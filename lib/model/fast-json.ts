@@ -18,7 +18,7 @@ import { escapeSegment, isKubernetesObject, MAX_DEPTH, ObjectView, pointerSegmen
 import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
-import { LIST_DECLINED_MAX, ListPart, listPartsError } from './list-error';
+import { LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError } from './list-error';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -884,6 +884,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
     // Broken items (JSON.parse threw) and the item after each, as parts for listPartsError.
     const parts: ListPart[] = [];
     let broken = 0;
+    let partBytes = 0;
     let afterBroken = false;
     /** The lines before the first item (then in the window). */
     let head: string | undefined;
@@ -937,6 +938,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
           const nl = win.indexOf(0x0a, e - w.base);
           if (nl < 0) return undefined;
           parts.push({ text: indent + t + textOf(win, e - w.base, nl + 1), line: partLine });
+          if ((partBytes += t.length) > LIST_PARTS_MAX) return undefined;
         }
         const x = wsAt(win, e - w.base);
         if (x >= win.length) return undefined;

@@ -53,7 +53,7 @@ import { plainScalarJson } from './yaml11';
 import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
-import { itemsBroken, LIST_DECLINED_MAX, ListPart, listPartsError, splitList } from './list-error';
+import { itemsBroken, LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError, splitList } from './list-error';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -858,6 +858,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     let declined = 0;
     /** The declined items since the last clean one. */
     let run = '';
+    let partBytes = 0;
     /** Whether the last item's last line has no line feed. */
     let cutShort = false;
     while (rest < 0) {
@@ -924,11 +925,12 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       const value = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
       const k = count++;
       if (value === undefined) {
-        if (++declined > LIST_DECLINED_MAX) return undefined;
+        if (++declined > LIST_DECLINED_MAX || (partBytes += t.length) > LIST_PARTS_MAX) return undefined;
         parts.push({ text: t, line });
         run += t;
       } else if (run) {
         // The clean item after declined ones; without a syntax error, they are well-formed.
+        if ((partBytes += t.length) > LIST_PARTS_MAX) return undefined;
         parts.push({ text: t, line });
         if (!itemsBroken(run + t)) return undefined;
         run = '';

@@ -40,8 +40,8 @@ export interface ListPart {
 
 /** Parts whose joined text is at most this long (a List with many broken items is read whole). */
 export const LIST_PARTS_MAX = 4 * 1024 * 1024;
-/** At most this many declined items (each with the clean item after it). */
-export const LIST_DECLINED_MAX = 32;
+/** At most this many declined items (each with the clean item after it; the parts' size bounds them too). */
+export const LIST_DECLINED_MAX = 1024;
 
 /**
  * Whether items the fast reader declined, followed by the clean item after them (their text, as
