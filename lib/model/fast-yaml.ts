@@ -53,7 +53,7 @@ import { plainScalarJson } from './yaml11';
 import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
-import { itemsBroken, LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError, splitList } from './list-error';
+import { BrokenItems, listPartsError, splitList } from './list-error';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -854,11 +854,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     let rest = -1; // file offset of the first line after the sequence
     // Items quick-yaml declines, each with the clean item after it: the List's syntax error is
     // looked for in them (list-error.ts) once the sequence is read.
-    const parts: ListPart[] = [];
-    let declined = 0;
-    /** The declined items since the last clean one. */
-    let run = '';
-    let partBytes = 0;
+    const broken = new BrokenItems();
     /** Whether the last item's last line has no line feed. */
     let cutShort = false;
     while (rest < 0) {
@@ -924,17 +920,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       if (t.charCodeAt(node) === 0x23) return undefined;
       const value = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
       const k = count++;
-      if (value === undefined) {
-        if (++declined > LIST_DECLINED_MAX || (partBytes += t.length) > LIST_PARTS_MAX) return undefined;
-        parts.push({ text: t, line });
-        run += t;
-      } else if (run) {
-        // The clean item after declined ones; without a syntax error, they are well-formed.
-        if ((partBytes += t.length) > LIST_PARTS_MAX) return undefined;
-        parts.push({ text: t, line });
-        if (!itemsBroken(run + t)) return undefined;
-        run = '';
-      }
+      if (!(value === undefined ? broken.declinedItem(t, line) : broken.cleanItem(t, line))) return undefined;
       if (value !== undefined && isKubernetesObject(value)) {
         const span = new Span(reader, s, e, line, node, true, s);
         objects.push(new YamlObjectView(value, file, 0, `/items/${k}`, docSpan, docPos, span));
@@ -948,13 +934,14 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     while (w.more());
     const tail = textOf(w.view, rest - w.base, w.view.length);
     const list = readQuick(`${prefix}items: []\n${tail}`, QUICK_LIMITS);
-    if (declined) {
+    if (broken.declined) {
       // The syntax error that makes the whole List unreadable (whatever its kind: a file cut short
       // has none after its items), else the usual path (the declined items are well-formed YAML
       // quick-yaml does not read).
       if (!list) return undefined;
+      const parts = [{ text: prefix + itemsLine, line: 1 }, ...broken.parts];
       if (tail) parts.push({ text: tail, line });
-      const error = listPartsError(file, [{ text: prefix + itemsLine, line: 1 }, ...parts], 0);
+      const error = listPartsError(file, parts, 0);
       return error ? { file, objects: [], errors: [error], documents: 1 } : undefined;
     }
     // (An item's last line without a line feed: the usual path.)
@@ -1268,26 +1255,17 @@ export function listDocumentError(file: string, own: string, line: number, docIn
   const tail = own.slice(layout.rest);
   // (Whatever its kind: a List cut short has none after its items.)
   if (!readQuick(`${own.slice(0, layout.itemsLine)}items: []\n${tail}`, QUICK_LIMITS)) return undefined;
-  const parts: ListPart[] = [{ text: own.slice(0, layout.head), line }];
   let l = line + lineFeeds(own.slice(0, layout.items[0].start));
-  let declined = 0;
-  let run = '';
+  const broken = new BrokenItems();
   for (const it of layout.items) {
     const t = own.slice(it.start, it.end);
     const c = layout.column;
-    if (readQuick(`${t.slice(0, c)} ${t.slice(c + 1)}`, limits) === undefined) {
-      if (++declined > LIST_DECLINED_MAX) return undefined;
-      parts.push({ text: t, line: l });
-      run += t;
-    } else if (run) {
-      // The clean item after declined ones (see list-error.ts); without a syntax error, they are well-formed.
-      parts.push({ text: t, line: l });
-      if (!itemsBroken(run + t)) return undefined;
-      run = '';
-    }
+    const declined = readQuick(`${t.slice(0, c)} ${t.slice(c + 1)}`, limits) === undefined;
+    if (!(declined ? broken.declinedItem(t, l) : broken.cleanItem(t, l))) return undefined;
     l += it.lines;
   }
-  if (!declined) return undefined;
+  if (!broken.declined) return undefined;
+  const parts = [{ text: own.slice(0, layout.head), line }, ...broken.parts];
   if (tail) parts.push({ text: tail, line: l });
   return listPartsError(file, parts, docIndex);
 }

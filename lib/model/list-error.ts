@@ -59,6 +59,35 @@ export function itemsBroken(items: string): boolean {
 }
 
 /**
+ * The parts a List reader collects as it reads its items in order: each item the fast reader
+ * declined, and the clean item after each run of them (see the module comment). Both methods
+ * return false when the reader should give up (the document is then read whole): too many
+ * declined items or bytes, or declined items that read without a syntax error (itemsBroken).
+ */
+export class BrokenItems {
+  readonly parts: ListPart[] = [];
+  declined = 0;
+  private run = '';
+  private bytes = 0;
+
+  declinedItem(text: string, line: number): boolean {
+    if (++this.declined > LIST_DECLINED_MAX || (this.bytes += text.length) > LIST_PARTS_MAX) return false;
+    this.parts.push({ text, line });
+    this.run += text;
+    return true;
+  }
+
+  cleanItem(text: string, line: number): boolean {
+    if (!this.run) return true;
+    if ((this.bytes += text.length) > LIST_PARTS_MAX) return false;
+    this.parts.push({ text, line });
+    const broken = itemsBroken(this.run + text);
+    this.run = '';
+    return broken;
+  }
+}
+
+/**
  * Whether yaml's lexer reads each part of `text` (starting at `starts`, after the first) from a
  * line start outside any token, at the flow depth the first item starts at (none in a YAML List,
  * two in a JSON one: the List's `{` and its items' `[`).
