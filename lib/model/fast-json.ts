@@ -19,6 +19,7 @@ import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
 import { LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError } from './list-error';
+import { itemError, notAnObject } from './not-an-object';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -369,8 +370,16 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
   }
   if (!plainValue(value, text, MAX_DEPTH)) return undefined;
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
-  if (!isKubernetesObject(value)) return out;
   const lines = new Lines(text);
+  if (!isKubernetesObject(value)) {
+    // (Not an object: skipped, unless it reads like one written wrong.)
+    const message = notAnObject(value);
+    if (message) {
+      const at = new JsonObjectView(value as JsonObject, file, '', scanner, lines, () => [start], 0);
+      out.errors.push({ file, line: at.line, column: at.column, message });
+    }
+    return out;
+  }
   const kind = value.kind as string;
   const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
   if (isList && Array.isArray(value.items)) {
@@ -390,6 +399,7 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
     };
     items.forEach((item, i) => {
       if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, itemOffsets, i));
+      else itemError(out.errors, item, i, () => new JsonObjectView(item as unknown as JsonObject, file, `/items/${i}`, scanner, lines, itemOffsets, i));
     });
     return out;
   }
@@ -746,6 +756,7 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
   items.forEach((item, k) => {
     if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
+    else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
   });
   return out;
 }
@@ -972,6 +983,7 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
     items.forEach((item, k) => {
       if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
+      else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
     });
     return out;
   } catch {

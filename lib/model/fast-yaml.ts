@@ -54,6 +54,7 @@ import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 import { BrokenItems, listPartsError, splitList } from './list-error';
+import { itemError, notAnObject } from './not-an-object';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -815,6 +816,8 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     /** Items read (the objects among them are kept as views). */
     let count = 0;
     const objects: YamlObjectView[] = [];
+    /** Items that read like objects written wrong (see not-an-object.ts). */
+    const errors: InputError[] = [];
     const reader = new DocumentReader(readAgainFrom(stamp), stamp.size, readAhead);
     const own = ownedStrings();
     const limits = { ...QUICK_LIMITS, maxDepth: QUICK_LIMITS.maxDepth - 2, own };
@@ -924,7 +927,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       if (value !== undefined && isKubernetesObject(value)) {
         const span = new Span(reader, s, e, line, node, true, s);
         objects.push(new YamlObjectView(value, file, 0, `/items/${k}`, docSpan, docPos, span));
-      }
+      } else if (value !== undefined) itemError(errors, value, k, () => new YamlObjectView(value as unknown as JsonObject, file, 0, `/items/${k}`, docSpan, docPos, new Span(reader, s, e, line, node, true, s)));
       if (onObjects && (count & 1023) === 0) onObjects(objects.length, e / stamp.size);
       line += lines;
       s = e;
@@ -946,11 +949,14 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     }
     // (An item's last line without a line feed: the usual path.)
     if (cutShort) return undefined;
+    // A List cut short at a line (kubectl writes kind after the items): the same error as the whole reading's.
+    const half = list && !isKubernetesObject(list) ? notAnObject(list, { items: count }) : undefined;
+    if (half) return { file, objects: [], errors: [{ file, ...docPos, message: half }], documents: 1 };
     if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
     const kind = list.kind as string;
     if (kind !== 'List' && !kind.endsWith('List')) return undefined;
     onObjects?.(objects.length, 1);
-    return { file, objects, errors: [], documents: 1 };
+    return { file, objects, errors, documents: 1 };
   } catch {
     // A CR (ChunkWindow), a read error: the usual path decides.
     return undefined;
@@ -1187,11 +1193,17 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
     if (!marker && !content && !firstEnded) continue; // comments before the first marker
     const index = docIndex++;
     out.documents++;
-    if (!isKubernetesObject(value)) continue;
+    // (Not an object: skipped, unless it reads like one written wrong.)
+    const half = isKubernetesObject(value) ? undefined : notAnObject(value);
+    if (!half && !isKubernetesObject(value)) continue;
     let l = line;
     let ls = 0;
     for (let i = own.indexOf('\n'); i >= 0 && i < first; i = own.indexOf('\n', i + 1)) (l++, (ls = i + 1));
     const docPos = { line: l, column: first - ls + 1 };
+    if (!isKubernetesObject(value)) {
+      out.errors.push({ file, ...docPos, message: half! });
+      continue;
+    }
     const span = fromFile
       ? new Span(fromFile.reader, fromFile.base + start, fromFile.base + end, line, first, simple, docOffset)
       : decoded
@@ -1203,6 +1215,7 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       const items = fromFile && simple ? listItemSpans(text, start, end, marker, line, fromFile, docOffset, value.items.length) : undefined;
       value.items.forEach((item, i) => {
         if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos, items?.[i]));
+        else itemError(out.errors, item, i, () => new YamlObjectView(item as unknown as JsonObject, file, index, `/items/${i}`, span, docPos, items?.[i]));
       });
       continue;
     }

@@ -13,7 +13,7 @@
  * cross-field rules are left to the rules and to the API server.
  */
 import { escapeSegment } from './parse';
-import { InputError, isObject, Json, KObject } from './types';
+import { InputError, isObject, Json, jsonType, KObject } from './types';
 
 type Leaf = 'int32' | 'int64' | 'string' | 'bool' | 'intOrString' | 'quantity';
 type Shape = Leaf | { map: Shape } | { list: Shape } | { obj: { [field: string]: Shape } };
@@ -137,14 +137,6 @@ const GO_TYPE: Record<Leaf, string> = {
   quantity: 'a quantity (a string such as "500m" or "1Gi", or a number)',
 };
 
-function jsonType(v: Json): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
-  if (typeof v === 'number') return `the number ${v}`;
-  return `the boolean ${v}`;
-}
 
 /** Why `v` does not decode as `leaf`, or undefined when it does. */
 function leafProblem(v: Json, leaf: Leaf): string | undefined {

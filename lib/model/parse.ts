@@ -1,4 +1,5 @@
 import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
+import { notAnObject } from './not-an-object';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 import { AliasError, DecodeLimits, isMergeKey, K8sValue, k8sValue, scalarKeyString } from './yaml11';
 
@@ -391,15 +392,22 @@ export function parsedFromDocuments(
       return;
     }
     const value: unknown = r.value;
-    if (!isKubernetesObject(value)) return; // values files, kustomizations without kind, etc.
+    if (!isKubernetesObject(value)) {
+      // Values files, kustomizations without kind, etc. are skipped; an object written wrong is not.
+      const message = notAnObject(value);
+      if (message) out.errors.push({ file, ...docPos, message });
+      return;
+    }
     const root = doc.contents as Node;
     const kind = value.kind as string;
     const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
     if (isList && Array.isArray(value.items)) {
       value.items.forEach((item, i) => {
-        if (!isKubernetesObject(item)) return;
+        const half = isKubernetesObject(item) ? undefined : notAnObject(item, { item: i });
+        if (!half && !isKubernetesObject(item)) return;
         const base = `/items/${i}`;
         const pos = locateNode(root, ['items', String(i)], lineCounter, docPos, doc);
+        if (!isKubernetesObject(item)) return void out.errors.push({ file, ...pos, message: half! });
         out.objects.push(new ParsedObject(item, file, docIndex, base, root, lineCounter, pos, doc));
       });
       return;

@@ -40,6 +40,16 @@ export interface KObject extends ObjectRef, Position {
   locate(pointer: string): Position;
 }
 
+/** A JSON value as messages name it: `the number 5`, `a mapping`. */
+export function jsonType(v: Json): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
+  if (typeof v === 'number') return `the number ${v}`;
+  return `the boolean ${v}`;
+}
+
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -365,3 +365,31 @@ describe('item 15: --kube-version accepts the supported range only; no Node warn
     expect(JSON.parse(r.stdout).errors[0].message).toContain('invalid map key');
   });
 });
+
+describe('an object written wrong is an input error, not a document skipped (not-an-object.ts)', () => {
+  test('`Kind:` in one document: exit 2, the error at it, the other documents and files still linted; values-like files still skipped', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), `${BAD_GRACE}---\napiVersion: apps/v1\nKind: Deployment\nmetadata:\n  name: web2\nspec:\n  replicas: 2\n`);
+    fs.writeFileSync(path.join(d, 'meta.yaml'), 'apiVersion: v2\nname: chart\nversion: 1.0.0\n---\nkind: DaemonSet\nimage:\n  repository: fluent/fluent-bit\n');
+    const alone = json(kg(['lint', 'x.yaml', '--format', 'json'], d).stdout);
+    const r = kg(['lint', '.', '--format', 'json'], d);
+    expect(r.code).toBe(2);
+    const report = json(r.stdout);
+    expect(report.errors).toEqual([{ file: 'x.yaml', line: BAD_GRACE.split('\n').length + 1, column: 1, message: expect.stringMatching(/^object "web2": no kind \(there is "Kind": keys are case-sensitive\)/) }]);
+    expect(report.findings.length).toBeGreaterThan(0);
+    expect(report.findings).toEqual(alone.findings);
+  });
+
+  test('a kubectl dump cut short at a line (kind: List comes after the items): exit 2 and one error, where it passed before', () => {
+    const d = tmp();
+    const items = Array.from({ length: 30 }, (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c${i}\n    namespace: ns\n  data:\n    a: b\n`).join('');
+    const dump = `apiVersion: v1\nitems:\n${items}kind: List\nmetadata:\n  resourceVersion: ""\n`;
+    fs.writeFileSync(path.join(d, 'dump.yaml'), dump);
+    expect(kg(['lint', 'dump.yaml'], d).code).toBe(0);
+    fs.writeFileSync(path.join(d, 'dump.yaml'), dump.split('\n').slice(0, 100).join('\n') + '\n');
+    const r = kg(['lint', 'dump.yaml'], d);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('1:1  error  a List without kind: kubectl writes "kind: List" after the items, so this file was probably cut short');
+    expect(r.stdout).toContain('in 1 file, 0 objects');
+  });
+});

@@ -67,7 +67,6 @@ describe('a YAML List read item by item (parseYamlListFile)', () => {
     ['an item quick-yaml declines (an anchor)', 'apiVersion: v1\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: &n a\nkind: List\n'],
     ['a second document', 'apiVersion: v1\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: a\nkind: List\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n'],
     ['a List that is not the file\'s first document', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: z\n---\napiVersion: v1\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: a\nkind: List\n'],
-    ['a List without a kind', 'apiVersion: v1\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: a\n'],
     ['a second items key', 'apiVersion: v1\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: a\nkind: List\nitems: []\n'],
     ['a line at an indented sequence\'s column that is no item', 'apiVersion: v1\nitems:\n  - kind: ConfigMap\n    apiVersion: v1\n    metadata:\n      name: a\n  x: 1\nkind: List\n'],
     ['a CR', 'apiVersion: v1\r\nitems:\r\n- kind: ConfigMap\r\n  apiVersion: v1\r\n  metadata:\r\n    name: a\r\nkind: List\r\n'],

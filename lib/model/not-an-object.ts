@@ -1,0 +1,68 @@
+/**
+ * Documents that read like Kubernetes objects but are none.
+ *
+ * kubegrace lints the objects among the documents it reads and skips the rest: a values file, a
+ * Chart.yaml, a kustomization without kind. A mapping with an apiVersion or a kind and with
+ * `metadata`, `spec` or `items` is an object written wrong, though, and skipping it lets the file
+ * pass with that workload unchecked: `Kind: Deployment` (keys are case-sensitive), a kind left
+ * out, or a `kubectl get -o yaml` dump cut short at a line (kubectl writes `kind: List` after the
+ * items). The API server refuses such an object (apimachinery's "Object 'Kind' is missing in ..."
+ * and "Object 'apiVersion' is missing in ..."), so each one is an input error at the document or
+ * List item, reported the same way by every reader (parse.ts and the fast paths).
+ */
+import { InputError, isObject, Json, jsonType } from './types';
+
+/**
+ * Where the mapping is: a document of its own, or the item `item` of a List; `items`, the number
+ * of items of a List read without them (the streamed readers).
+ */
+export type Place = { item?: number; items?: number };
+
+/** The input error's message for a mapping that reads like an object but is none, or undefined. */
+export function notAnObject(v: unknown, place: Place = {}): string | undefined {
+  if (!isObject(v)) return undefined;
+  const okApi = typeof v.apiVersion === 'string' && v.apiVersion !== '';
+  const okKind = typeof v.kind === 'string' && v.kind !== '';
+  if (okApi && okKind) return undefined;
+  const keys = Object.keys(v);
+  const apiKey = keys.find((k) => k.toLowerCase() === 'apiversion');
+  const kindKey = keys.find((k) => k.toLowerCase() === 'kind');
+  if (apiKey === undefined && kindKey === undefined) return undefined;
+  if (!isObject(v.metadata) && !isObject(v.spec) && !Array.isArray(v.items)) return undefined;
+  const name = isObject(v.metadata) && typeof v.metadata.name === 'string' && v.metadata.name !== '' ? v.metadata.name : undefined;
+  const what = place.item !== undefined ? `List item ${place.item}${name ? ` (${JSON.stringify(name)})` : ''}` : name ? `object ${JSON.stringify(name)}` : 'this document';
+  // kubectl's layout of a List: apiVersion, items, then kind and metadata. Cut short at a line, the
+  // dump reads as a List without kind.
+  if (place.item === undefined && okApi && v.kind === undefined && kindKey === undefined && Array.isArray(v.items) && !isObject(v.metadata)) {
+    return `a List without kind: kubectl writes "kind: List" after the items, so this file was probably cut short (an interrupted kubectl get -o yaml); the API server refuses it, so kubegrace checks none of the ${place.items ?? v.items.length} items read; write the file again`;
+  }
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  let missing: string | undefined;
+  const field = (key: 'apiVersion' | 'kind', ok: boolean, found: string | undefined) => {
+    if (ok) return;
+    if (v[key] !== undefined) {
+      problems.push(`${key} is ${jsonType(v[key] as Json)}, not a non-empty string`);
+      fixes.push(`set ${key}`);
+      return;
+    }
+    missing ??= key === 'kind' ? 'Kind' : key;
+    problems.push(found !== undefined ? `no ${key} (there is "${found}": keys are case-sensitive)` : `no ${key}`);
+    fixes.push(found !== undefined ? `rename "${found}" to ${key}` : `add ${key}`);
+  };
+  field('kind', okKind, kindKey);
+  field('apiVersion', okApi, apiKey);
+  const says = missing ? ` ("Object '${missing}' is missing")` : '';
+  return `${what}: ${problems.join(', ')}; the API server refuses it${says}, so kubegrace checks nothing in it; ${fixes.join(' and ')}`;
+}
+
+/**
+ * Adds the input error of List item `i` when it reads like an object but is none. `at` gives its
+ * place: a reader's view of the item, made only then, puts it where the item's findings would be.
+ */
+export function itemError(errors: InputError[], item: unknown, i: number, at: () => { file: string; line: number; column: number }): void {
+  const message = notAnObject(item, { item: i });
+  if (!message) return;
+  const { file, line, column } = at();
+  errors.push({ file, line, column, message });
+}

@@ -1,0 +1,143 @@
+/**
+ * A document or List item that reads like a Kubernetes object but is none (not-an-object.ts):
+ * `Kind: Deployment`, a kind or apiVersion left out, a `kubectl get -o yaml` dump cut short at a
+ * line (kubectl writes `kind: List` after the items). Before, each was skipped like a values file:
+ * the workload went unchecked and the lint passed (a dump of 44,441 items cut short: "No
+ * problems", exit 0). Now each is an input error at the document or item, the same from every
+ * reader as from parse.ts; files that are no objects (values files, Chart.yaml) are still skipped.
+ */
+import fc from 'fast-check';
+import * as jsyaml from 'js-yaml';
+import { kubectlDump } from '../../bench/generate';
+import { loadPolicy } from '../../lib/engine/policy';
+import { KubeVersion } from '../../lib/engine/version';
+import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../../lib/model/fast-json';
+import { parseYamlFast, parseYamlFile, parseYamlListFile } from '../../lib/model/fast-yaml';
+import { notAnObject } from '../../lib/model/not-an-object';
+import { parseText } from '../../lib/model/parse';
+import { JsonObject } from '../../lib/model/types';
+import { ALL_RULES } from '../../lib/rules';
+import { stampedFiles } from '../helpers/files';
+import { agreeWith } from '../helpers/parse-compare';
+
+const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
+const { stamped } = stampedFiles('kg-notobject-');
+
+const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }] } } } };
+
+describe('documents that read like objects but are none (not-an-object.ts)', () => {
+  test.each([
+    ['a key in the wrong case', { apiVersion: 'apps/v1', Kind: 'Deployment', metadata: { name: 'web' }, spec: {} }, 'object "web": no kind (there is "Kind": keys are case-sensitive); the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; rename "Kind" to kind'],
+    ['no apiVersion', { kind: 'Deployment', metadata: { name: 'api' } }, 'object "api": no apiVersion; the API server refuses it ("Object \'apiVersion\' is missing"), so kubegrace checks nothing in it; add apiVersion'],
+    ['neither, in the wrong case', { ApiVersion: 'v1', Kind: 'Service', spec: {} }, 'this document: no kind (there is "Kind": keys are case-sensitive), no apiVersion (there is "ApiVersion": keys are case-sensitive); the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; rename "Kind" to kind and rename "ApiVersion" to apiVersion'],
+    ['a kind that is no string', { apiVersion: 'v1', kind: 5, metadata: { name: 'odd' } }, 'object "odd": kind is the number 5, not a non-empty string; the API server refuses it, so kubegrace checks nothing in it; set kind'],
+    ['an empty kind', { apiVersion: 'v1', kind: '', metadata: {} }, 'this document: kind is the string "", not a non-empty string; the API server refuses it, so kubegrace checks nothing in it; set kind'],
+    ['a List cut short', { apiVersion: 'v1', items: [{ apiVersion: 'v1', kind: 'Pod' }, {}] }, 'a List without kind: kubectl writes "kind: List" after the items, so this file was probably cut short (an interrupted kubectl get -o yaml); the API server refuses it, so kubegrace checks none of the 2 items read; write the file again'],
+  ])('%s', (_name, value, message) => {
+    expect(notAnObject(value)).toBe(message);
+  });
+
+  test('a List item is named by its index', () => {
+    expect(notAnObject({ apiVersion: 'v1', metadata: { name: 'cm' } }, { item: 3 })).toBe('List item 3 ("cm"): no kind; the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; add kind');
+  });
+
+  test.each([
+    ['a Chart.yaml', { apiVersion: 'v2', name: 'web', version: '1.0.0', dependencies: [{ name: 'redis' }] }],
+    ['a values file that picks a kind', { kind: 'DaemonSet', image: { repository: 'fluent/fluent-bit' }, resources: {} }],
+    ['a kustomization without kind', { resources: ['deployment.yaml'], metadata: { name: 'x' } }],
+    ['a kustomize patch list', [{ op: 'replace', path: '/spec/replicas', value: 3 }]],
+    ['a scalar', 'just text'],
+    ['an object', DEPLOYMENT],
+  ])('%s is no object written wrong', (_name, value) => {
+    expect(notAnObject(value)).toBeUndefined();
+  });
+
+  test('every reader reports them where parse.ts does, and reads the other objects as it does (YAML documents, Lists in both layouts, JSON)', () => {
+    const objects: JsonObject[] = [
+      DEPLOYMENT,
+      ({ apiVersion: 'v1', Kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }),
+      ({ kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }),
+      ({ apiVersion: 'v2', name: 'chart', version: '1.0.0' }),
+      { ...DEPLOYMENT, metadata: { name: 'api', namespace: 'shop' } },
+    ];
+    const yaml = objects.map((o) => jsyaml.dump(o, { noRefs: true })).join('---\n');
+    const list = { apiVersion: 'v1', kind: 'List', items: objects, metadata: { resourceVersion: '' } };
+    const texts: [string, string][] = [
+      ['docs.yaml', yaml],
+      ['list.yaml', jsyaml.dump(list, { noRefs: true, noArrayIndent: true })],
+      ['list-indented.yaml', jsyaml.dump(list, { noRefs: true })],
+      ['list.json', JSON.stringify(list, null, 2)],
+      ['list4.json', `${JSON.stringify(list, null, 4)}\n`],
+      ['one.json', JSON.stringify(objects[1], null, 2)],
+    ];
+    for (const [name, text] of texts) {
+      const slow = parseText(name, text);
+      expect(slow.errors.length).toBeGreaterThan(0);
+      const json = name.endsWith('.json');
+      const readings: (ParsedObjects | undefined)[] = json ? [parseJsonFast(name, text)] : [parseYamlFast(name, text), parseYamlFile(name, stamped(`file-${name}`, text), 64, undefined, 64)];
+      // The List readers, item by item.
+      if (name.startsWith('list')) readings.push(json ? parseJsonListBytes(name, Buffer.from(text)) : parseYamlListFile(name, stamped(`list-${name}`, text), 64, undefined, 64));
+      if (name === 'list.json' || name === 'list4.json') readings.push(parseJsonListFile(name, stamped(`list-${name}`, text), 64));
+      // None of them declines these: each reports the errors itself.
+      const read = readings.filter((r): r is ParsedObjects => r !== undefined);
+      expect(read).toHaveLength(readings.length);
+      for (const r of read) agreeWith(OPTS, r, slow, name, { located: 5 });
+    }
+  });
+
+  test('a kubectl dump cut short at a line: one error, from the streamed reader as from parse.ts, in both layouts and at any line', () => {
+    const items = kubectlDump(60) as JsonObject[];
+    fc.assert(
+      fc.property(fc.boolean(), fc.double({ min: 0.05, max: 0.98, noNaN: true }), (kubectlLayout, at) => {
+        const full = jsyaml.dump({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, { lineWidth: -1, noRefs: true, noArrayIndent: kubectlLayout });
+        const lines = full.split('\n');
+        const text = `${lines.slice(0, Math.max(3, Math.floor(lines.length * at))).join('\n')}\n`;
+        const slow = parseText('cut.yaml', text);
+        // (Each reading its own file: a file written again is one its views no longer read from.)
+        const streamed = parseYamlListFile('cut.yaml', stamped('cut-list.yaml', text), 4096, undefined, 4096);
+        const whole = parseYamlFile('cut.yaml', stamped('cut-file.yaml', text), 4096, undefined, 4096);
+        expect(slow.objects).toEqual([]);
+        expect(slow.errors).toHaveLength(1);
+        for (const r of [streamed, whole, parseYamlFast('cut.yaml', text)]) if (r) agreeWith(OPTS, r, slow, 'cut.yaml');
+        // kubectl's layout (items before kind): the reader that streams a large dump reports it itself.
+        if (kubectlLayout) {
+          expect(slow.errors[0].message).toMatch(/^a List without kind: .* none of the \d+ items read/);
+          expect(streamed).toBeDefined();
+        }
+      }),
+      { numRuns: 40, seed: 27 },
+    );
+  });
+
+  test('random objects with apiVersion or kind deleted or renamed, as documents and List items: every reader agrees with parse.ts', () => {
+    const pool = kubectlDump(40) as JsonObject[];
+    const damage = fc.constantFrom('none', 'no-kind', 'no-apiVersion', 'Kind', 'apiVersion-number', 'empty-kind');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(pool.length - 1), damage), { minLength: 1, maxLength: 6 }), fc.constantFrom('docs', 'list', 'list-indented', 'json'), (picks, form) => {
+        const objs = picks.map(([i, d]) => {
+          const o: JsonObject = { ...pool[i] };
+          if (d === 'no-kind') delete o.kind;
+          if (d === 'no-apiVersion') delete o.apiVersion;
+          if (d === 'Kind') {
+            o.Kind = o.kind;
+            delete o.kind;
+          }
+          if (d === 'apiVersion-number') o.apiVersion = 1;
+          if (d === 'empty-kind') o.kind = '';
+          return o;
+        });
+        const list = { apiVersion: 'v1', kind: 'List', items: objs };
+        const text = form === 'docs' ? objs.map((o) => jsyaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n') : form === 'json' ? JSON.stringify(list, null, 2) : jsyaml.dump(list, { lineWidth: -1, noRefs: true, noArrayIndent: form === 'list' });
+        const name = form === 'json' ? 'r.json' : 'r.yaml';
+        const slow = parseText(name, text);
+        expect(slow.errors).toHaveLength(picks.filter(([, d]) => d !== 'none').length);
+        const readings = form === 'json' ? [parseJsonFast(name, text), parseJsonListBytes(name, Buffer.from(text)), parseJsonListFile(name, stamped(name, text), 256)] : [parseYamlFast(name, text), parseYamlFile(name, stamped(name, text), 256, undefined, 256)];
+        // (One stamped file per run, read by one reader: its views read from it later.)
+        for (const r of readings) if (r) agreeWith(OPTS, r, slow, name, { located: 3, findings: false });
+        // The in-memory readers never decline these.
+        expect(readings[0]).toBeDefined();
+      }),
+      { numRuns: 150, seed: 28 },
+    );
+  });
+});
