@@ -353,14 +353,15 @@ function walkPointer(s: Scanner, at: number, pointer: string, memo?: Map<string,
 }
 
 /**
- * Parses a JSON file (one document: an object or a `kind: List`) into objects, or returns
+ * Parses a JSON file (one document: an object, a `kind: List`, or an array) into objects, or returns
  * undefined when the text is not plain JSON this path reads exactly as parse.ts does.
  */
 export function parseJsonFast(file: string, text: string): ParsedObjects | undefined {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const scanner = new Scanner(text);
   const start = scanner.ws(0);
-  if (text.charCodeAt(start) !== 0x7b) return undefined;
+  // (An array: no object, and an error when it holds objects; see not-an-object.ts.)
+  if (text.charCodeAt(start) !== 0x7b && text.charCodeAt(start) !== 0x5b) return undefined;
   if (text.includes('\r') && /\r(?!\n)/.test(text)) return undefined;
   let value: unknown;
   try {

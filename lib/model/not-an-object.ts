@@ -7,8 +7,9 @@
  * pass with that workload unchecked: `Kind: Deployment` (keys are case-sensitive), a kind left
  * out, or a `kubectl get -o yaml` dump cut short at a line (kubectl writes `kind: List` after the
  * items). The API server refuses such an object (apimachinery's "Object 'Kind' is missing in ..."
- * and "Object 'apiVersion' is missing in ..."), so each one is an input error at the document or
- * List item, reported the same way by every reader (parse.ts and the fast paths).
+ * and "Object 'apiVersion' is missing in ..."); so does kubectl a sequence of objects at the top
+ * level (a JSON array from `jq -s`). Each one is an input error at the document or List item,
+ * reported the same way by every reader (parse.ts and the fast paths).
  */
 import { InputError, isObject, Json, jsonType } from './types';
 
@@ -20,6 +21,14 @@ export type Place = { item?: number; items?: number };
 
 /** The input error's message for a mapping that reads like an object but is none, or undefined. */
 export function notAnObject(v: unknown, place: Place = {}): string | undefined {
+  // Objects in a sequence at the top level (`jq -s`, a JSON array): kubectl refuses it
+  // (kubernetes/kubernetes#8362: "couldn't get version/kind: json: cannot unmarshal array").
+  if (Array.isArray(v) && place.item === undefined) {
+    const objects = v.filter((e) => isObject(e) && Object.keys(e).some((k) => /^(apiversion|kind)$/i.test(k))).length;
+    if (!objects) return undefined;
+    const held = objects === v.length ? `of ${objects} object${objects === 1 ? '' : 's'} at the top level` : `at the top level holding ${objects} object${objects === 1 ? '' : 's'} among ${v.length} items`;
+    return `a sequence ${held}: kubectl reads a document as one object and refuses a sequence ("cannot unmarshal array"), so kubegrace checks none of them; put them under items: of a List (apiVersion: v1, kind: List), or write them as separate documents`;
+  }
   if (!isObject(v)) return undefined;
   const okApi = typeof v.apiVersion === 'string' && v.apiVersion !== '';
   const okKind = typeof v.kind === 'string' && v.kind !== '';

@@ -325,7 +325,7 @@ describe('JSON fast path agrees with parse.ts', () => {
     ['two JSON texts', '{"apiVersion": "v1", "kind": "ConfigMap"}\n{"apiVersion": "v1", "kind": "Secret"}'],
     ['YAML that starts like JSON', '{apiVersion: v1, kind: ConfigMap}'],
     ['a lone CR line break', '{"apiVersion": "v1",\r"kind": "ConfigMap"}'],
-    ['not an object', '[{"apiVersion": "v1", "kind": "ConfigMap"}]'],
+    ['an array with a duplicate key', '[{"apiVersion": "v1", "kind": "ConfigMap", "kind": "Secret"}]'],
     // Keys are counted in the text and in the parsed value: strings that look like keys must not
     // make up for a duplicate.
     ['a duplicate key beside a string value starting with a colon', '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": ":x", "b": "1", "b": "2"}}'],
@@ -335,6 +335,12 @@ describe('JSON fast path agrees with parse.ts', () => {
     ['the integer -0 in an array', '{"apiVersion": "v1", "kind": "ConfigMap", "x": [1,-0]}'],
   ])('declines %s', (_name, text) => {
     expect(parseJsonFast('x.json', text)).toBeUndefined();
+  });
+
+  test.each([['[{"apiVersion": "v1", "kind": "ConfigMap"}]'], ['  [1, 2]'], ['[]'], ['[{"a": 1}, {"kind": "Pod", "apiVersion": "v1"}]']])('an array (%s): no object, and the error parse.ts reports when it holds objects', (text) => {
+    const fast = parseJsonFast('x.json', text)!;
+    expect(fast).toBeDefined();
+    agree(fast, parseText('x.json', text), 'x.json', false);
   });
 
   test('colons and escaped quotes inside strings are not keys', () => {

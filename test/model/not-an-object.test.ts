@@ -37,6 +37,16 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
     expect(notAnObject(value)).toBe(message);
   });
 
+  test.each([
+    ['objects only', [DEPLOYMENT, DEPLOYMENT], 'a sequence of 2 objects at the top level'],
+    ['objects among other items', [DEPLOYMENT, 3, 'x'], 'a sequence at the top level holding 1 object among 3 items'],
+    ['an object without kind', [{ apiVersion: 'v1' }], 'a sequence of 1 object at the top level'],
+  ])('a sequence at the top level: %s', (_name, value, start) => {
+    expect(notAnObject(value)).toBe(`${start}: kubectl reads a document as one object and refuses a sequence ("cannot unmarshal array"), so kubegrace checks none of them; put them under items: of a List (apiVersion: v1, kind: List), or write them as separate documents`);
+    // (A List's items are never such a sequence.)
+    expect(notAnObject(value, { item: 0 })).toBeUndefined();
+  });
+
   test('a List item is named by its index', () => {
     expect(notAnObject({ apiVersion: 'v1', metadata: { name: 'cm' } }, { item: 3 })).toBe('List item 3 ("cm"): no kind; the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; add kind');
   });
@@ -46,6 +56,7 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
     ['a values file that picks a kind', { kind: 'DaemonSet', image: { repository: 'fluent/fluent-bit' }, resources: {} }],
     ['a kustomization without kind', { resources: ['deployment.yaml'], metadata: { name: 'x' } }],
     ['a kustomize patch list', [{ op: 'replace', path: '/spec/replicas', value: 3 }]],
+    ['a sequence of numbers', [1, 2]],
     ['a scalar', 'just text'],
     ['an object', DEPLOYMENT],
   ])('%s is no object written wrong', (_name, value) => {
@@ -69,6 +80,9 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
       ['list.json', JSON.stringify(list, null, 2)],
       ['list4.json', `${JSON.stringify(list, null, 4)}\n`],
       ['one.json', JSON.stringify(objects[1], null, 2)],
+      // A sequence at the top level (`jq -s`): kubectl refuses it.
+      ['array.json', JSON.stringify(objects, null, 2)],
+      ['array.yaml', `# objects\n${jsyaml.dump(objects, { noRefs: true })}`],
     ];
     for (const [name, text] of texts) {
       const slow = parseText(name, text);
