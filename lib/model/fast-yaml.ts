@@ -207,6 +207,15 @@ class Span {
       const at = d.locator.locate(d.root, segments);
       if (at !== UNSURE) return this.position(d, at);
     }
+    return this.locateParsed(segments, fallback);
+  }
+  /**
+   * As locate, from `yaml`'s reading of the text alone (from its root node: a List item's text
+   * reads as a sequence of that one item, so its segments start with '0').
+   */
+  locateParsed(segments: string[], fallback: Position): Position {
+    const d = this.text();
+    if (!d) return fallback;
     if (!d.doc) {
       d.lc = new LineCounter();
       d.doc = parseDocument(d.text.slice(d.start, d.end), { ...PARSE_OPTIONS, lineCounter: d.lc });
@@ -244,9 +253,20 @@ class YamlObjectView extends ObjectView {
      * whole; the document's span decides where the item's text alone cannot.
      */
     private readonly item?: Span,
+    /**
+     * A List item read without the other items (itemAlone): where its own text cannot tell a
+     * position, yaml's reading of its lines alone does, not the document's (hundreds of MB).
+     */
+    private readonly alone = false,
   ) {
     super(raw, file, docIndex, basePointer);
     if (basePointer === '') this.pos = docPos;
+  }
+  /** The position of `pointer` (from the object) read off the item's text, or the document's. */
+  private find(pointer: string, fallback: Position): Position {
+    const own = this.item?.locateText(pointerSegments(pointer));
+    if (own) return own;
+    return this.alone ? this.item!.locateParsed(['0', ...pointerSegments(pointer)], fallback) : this.span.locate(pointerSegments(this.basePointer + pointer), fallback);
   }
   /**
    * The document's `yaml` reading if a position in it was asked for (offsets counted from `start`
@@ -258,7 +278,7 @@ class YamlObjectView extends ObjectView {
   }
   /** A List item's position needs the document's positions: computed on first use. */
   private position(): Position {
-    return (this.pos ??= this.item?.locateText([]) ?? this.span.locate(pointerSegments(this.basePointer), this.docPos));
+    return (this.pos ??= this.find('', this.docPos));
   }
   get line(): number {
     return this.position().line;
@@ -267,7 +287,7 @@ class YamlObjectView extends ObjectView {
     return this.position().column;
   }
   locate(pointer: string): Position {
-    return this.item?.locateText(pointerSegments(pointer)) ?? this.span.locate(pointerSegments(this.basePointer + pointer), this.position());
+    return this.find(pointer, this.position());
   }
 }
 
@@ -740,6 +760,37 @@ export function parseYamlFile(file: string, stamp: FileStamp, chunkBytes = CHUNK
   });
 }
 
+/**
+ * A document quick-yaml declines, read as parseDocuments reads it (loadDocument: js-yaml, or a
+ * decline where its reading could differ from parse.ts's); undefined when declined.
+ */
+function loadAlone(text: string, own?: (s: string) => string): { value: Json; simple: boolean } | undefined {
+  const marker = text.startsWith('---');
+  const first = contentStart(text, 0, text.length, marker);
+  if (first === undefined) return undefined;
+  try {
+    const read = loadDocument(text, mayHaveExplicitKey(text), own);
+    return startsApart(text, first, marker, read.value) ? undefined : { value: read.value, simple: read.simple };
+  } catch {
+    // A js-yaml error, a Decline, a stack overflow.
+    return undefined;
+  } finally {
+    nonStrings = new Set();
+  }
+}
+
+/**
+ * A List item quick-yaml declines, read from the lines before `items:`, the `items:` line and the
+ * item's lines: the List without its other items, which hold no anchor (quick-yaml reads none)
+ * and so cannot change the item's value. Undefined when declined.
+ */
+function itemAlone(text: string, own: (s: string) => string): { value: Json; simple: boolean } | undefined {
+  const read = loadAlone(text, own);
+  const v = read?.value;
+  const items = v !== null && typeof v === 'object' && !Array.isArray(v) ? v.items : undefined;
+  return Array.isArray(items) && items.length === 1 ? { value: items[0], simple: read!.simple } : undefined;
+}
+
 /** The lines before `items:` of a List read item by item must lie in this many bytes. */
 const LIST_PREFIX_BYTES = 64 * 1024;
 const SP = 0x20;
@@ -865,6 +916,8 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       // The item's lines: to the next line whose content starts at the sequence's column or left of it.
       let e: number;
       let lines = 0;
+      /** Whether the item took in lines that would end the sequence (a broken item's). */
+      let tookIn = false;
       for (let f = s; ; ) {
         const nl = lfFrom(f);
         lines++;
@@ -912,6 +965,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
         }
         for (let i = next; i < later; i++) if (byteAt(i) === LF) lines++;
         e = later;
+        tookIn = true;
         break;
       }
       const bytes = w.view.subarray(s - w.base, e - w.base);
@@ -921,13 +975,17 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       let node = column + 1;
       while (node < t.length && (t.charCodeAt(node) === SP || t.charCodeAt(node) === LF)) node++;
       if (t.charCodeAt(node) === 0x23) return undefined;
-      const value = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
+      const quick = readQuick(`${t.slice(0, column)} ${t.slice(column + 1)}`, limits);
+      // An item quick-yaml declines (a tab in a block scalar, an anchor) is read as the in-memory
+      // reader reads the List, by js-yaml, with the lines before `items:` (whose anchors it may use)
+      // but without the other items; its positions then come from its own lines read by yaml.
+      const alone = quick === undefined && !tookIn ? itemAlone(prefix + itemsLine + t, own) : undefined;
+      const value = quick ?? alone?.value;
       const k = count++;
       if (!(value === undefined ? broken.declinedItem(t, line) : broken.cleanItem(t, line))) return undefined;
-      if (value !== undefined && isKubernetesObject(value)) {
-        const span = new Span(reader, s, e, line, node, true, s);
-        objects.push(new YamlObjectView(value, file, 0, `/items/${k}`, docSpan, docPos, span));
-      } else if (value !== undefined) itemError(errors, value, k, () => new YamlObjectView(value as unknown as JsonObject, file, 0, `/items/${k}`, docSpan, docPos, new Span(reader, s, e, line, node, true, s)));
+      const view = (v: JsonObject) => new YamlObjectView(v, file, 0, `/items/${k}`, docSpan, docPos, new Span(reader, s, e, line, node, alone ? alone.simple : true, s), alone !== undefined);
+      if (value !== undefined && isKubernetesObject(value)) objects.push(view(value));
+      else if (value !== undefined) itemError(errors, value, k, () => view(value as unknown as JsonObject));
       if (onObjects && (count & 1023) === 0) onObjects(objects.length, e / stamp.size);
       line += lines;
       s = e;
@@ -936,7 +994,9 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     w.keep = rest;
     while (w.more());
     const tail = textOf(w.view, rest - w.base, w.view.length);
-    const list = readQuick(`${prefix}items: []\n${tail}`, QUICK_LIMITS);
+    // (With an anchor, say, as the in-memory reader reads it.)
+    const around = `${prefix}items: []\n${tail}`;
+    const list = readQuick(around, QUICK_LIMITS) ?? loadAlone(around)?.value;
     if (broken.declined) {
       // The syntax error that makes the whole List unreadable (whatever its kind: a file cut short
       // has none after its items), else the usual path (the declined items are well-formed YAML
