@@ -137,7 +137,6 @@ const GO_TYPE: Record<Leaf, string> = {
   quantity: 'a quantity (a string such as "500m" or "1Gi", or a number)',
 };
 
-
 /** Why `v` does not decode as `leaf`, or undefined when it does. */
 function leafProblem(v: Json, leaf: Leaf): string | undefined {
   switch (leaf) {
