@@ -19,6 +19,10 @@ module.exports = {
   // Jest's order without its cache (CI) is by file size; this one puts the known slow files first
   // (test/helpers/test-durations.json) so that none starts late and runs alone at the end.
   testSequencer: '<rootDir>/test/helpers/test-sequencer.js',
+  // One temporary directory per run (TMPDIR for the workers and what they spawn), removed at the
+  // end: the tests' own temporary files and cdk8s's Testing.app() directories do not pile up in /tmp.
+  globalSetup: '<rootDir>/test/helpers/tmp-setup.js',
+  globalTeardown: '<rootDir>/test/helpers/tmp-teardown.js',
   // Measuring aid: KUBEGRACE_TEST_CPU_LOG=FILE logs each test file's CPU seconds (with its child
   // processes) to FILE (test/helpers/cpu-log.ts).
   ...(process.env.KUBEGRACE_TEST_CPU_LOG ? { setupFilesAfterEnv: ['<rootDir>/test/helpers/cpu-log.ts'] } : {}),

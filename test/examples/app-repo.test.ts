@@ -44,7 +44,8 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
 /**
  * A fresh install of an end costs ~11 CPU-seconds (321 packages from the npm cache); most runs install
  * exactly what the last one did but for kubegrace's own files. So a copy of node_modules and
- * package-lock.json after a fresh install is kept (os.tmpdir()/kubegrace-test-cache), under a key of
+ * package-lock.json after a fresh install is kept (kubegrace-test-cache in the system's temporary directory,
+ * not the run's own, which jest removes: test/helpers/tmp-setup.js), under a key of
  * everything npm resolves the tree from: the app's package.json with kubegrace's spec left out,
  * kubegrace's package.json (its dependencies, peers and bin), npm, node and the platform. The next
  * run with the same key copies it in before the same `npm install`, which then resolves the tree
@@ -54,7 +55,7 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
  * With CI set (a CI machine, fresh each run) nothing is kept.
  * Copies, not hard links: nothing a test does in the app directory can reach the kept copy.
  */
-const INSTALL_CACHE = path.join(os.tmpdir(), 'kubegrace-test-cache');
+const INSTALL_CACHE = path.join(process.env.KUBEGRACE_OUTER_TMPDIR || os.tmpdir(), 'kubegrace-test-cache');
 let npmVersion: string | undefined;
 
 function installKey(end: string, pkg: { dependencies: Record<string, string> }): string {
