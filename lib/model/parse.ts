@@ -48,7 +48,8 @@ export function objectIdentity(raw: JsonObject): { apiVersion: string; kind: str
 /** Splits a JSON pointer into unescaped segments. */
 export function pointerSegments(pointer: string): string[] {
   if (pointer === '' || pointer === '/') return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs = pointer.slice(1).split('/');
+  return pointer.includes('~') ? segs.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')) : segs;
 }
 
 export function escapeSegment(s: string): string {

@@ -136,27 +136,60 @@ export class TextLocator {
     return undefined;
   }
 
-  /** Block mapping whose first key is at `at`: the key and value offsets of `seg`. */
+  /**
+   * The entries of each block mapping read so far (by its first key's offset): locating every
+   * member of a mapping (a ConfigMap's 50k keys, the test suite's every pointer) walks its lines
+   * once, not once per member. `next` is the entry to go on from (`keyed`: its key is recorded),
+   * `stop` what the walk met at its end: no further entry (undefined is the answer for any key
+   * not seen) or something this reader cannot tell (UNSURE).
+   */
+  private readonly mappings = new Map<number, { col: number; keys: Map<string, { key: number; colon: number }>; next: number; keyed: boolean; stop?: 'end' | typeof UNSURE }>();
+
+  /**
+   * Block mapping whose first key is at `at`: the key and value offsets of `seg`. The answer is
+   * that of a walk from the first entry that stops at the first entry with key `seg`, at the first
+   * entry whose key it cannot read (UNSURE), or past the last entry (undefined).
+   */
   private blockMember(at: number, seg: string): { key: number; value: number } | undefined | typeof UNSURE {
-    const col = at - this.lineStart(at);
-    for (let e = at; ; ) {
-      const k = this.key(e, false);
-      if (k === UNSURE || k === undefined) return UNSURE;
-      if (k.key === seg) return { key: e, value: this.nodeAfter(k.colon + 1, col, true) };
+    let m = this.mappings.get(at);
+    if (!m) this.mappings.set(at, (m = { col: at - this.lineStart(at), keys: new Map(), next: at, keyed: false }));
+    const col = m.col;
+    const known = m.keys.get(seg);
+    if (known) return { key: known.key, value: this.nodeAfter(known.colon + 1, col, true) };
+    if (m.stop !== undefined) return m.stop === 'end' ? undefined : UNSURE;
+    for (let e = m.next; ; ) {
+      if (!m.keyed) {
+        const k = this.key(e, false);
+        if (k === UNSURE || k === undefined) {
+          m.stop = UNSURE;
+          return UNSURE;
+        }
+        // (The first of equal keys is the one a walk finds.)
+        if (!m.keys.has(k.key)) m.keys.set(k.key, { key: e, colon: k.colon });
+        m.keyed = true;
+        if (k.key === seg) return { key: e, value: this.nodeAfter(k.colon + 1, col, true) };
+      }
       // The next entry: the next content line indented exactly `col` that is not an item.
       let next: number | undefined;
       for (let l = this.nextLine(e); l < this.end; ) {
         const line = this.contentLine(l);
-        if (line && line.tab && line.indent <= col) return UNSURE;
-        if (!line || line.indent < col) return undefined;
+        if (line && line.tab && line.indent <= col) {
+          m.stop = UNSURE;
+          return UNSURE;
+        }
+        if (!line || line.indent < col) break;
         if (line.indent === col && !this.isItem(line.at)) {
           next = line.at;
           break;
         }
         l = this.nextLine(line.at);
       }
-      if (next === undefined) return undefined;
-      e = next;
+      if (next === undefined) {
+        m.stop = 'end';
+        return undefined;
+      }
+      e = m.next = next;
+      m.keyed = false;
     }
   }
 
@@ -349,10 +382,13 @@ export class TextLocator {
       let m: { key: number; value: number } | undefined | typeof UNSURE;
       if (c === 0x7b) m = this.flowMember(at, seg);
       else {
-        // A block mapping when a key starts here, else a scalar.
-        const k = this.key(at, false);
-        if (k === UNSURE) return UNSURE;
-        if (k === undefined) break;
+        // A block mapping when a key starts here, else a scalar (known when a member of the
+        // mapping was looked up before: its first key was read then).
+        if (!this.mappings.get(at)?.keys.size) {
+          const k = this.key(at, false);
+          if (k === UNSURE) return UNSURE;
+          if (k === undefined) break;
+        }
         m = this.blockMember(at, seg);
       }
       if (m === UNSURE) return UNSURE;
