@@ -19,7 +19,7 @@ import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
 import { LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError } from './list-error';
-import { itemError, notAnObject } from './not-an-object';
+import { itemError, listItem, notAnObject } from './not-an-object';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -398,7 +398,8 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
       }
       return offsets;
     };
-    items.forEach((item, i) => {
+    items.forEach((written, i) => {
+      const item = listItem(value, written);
       if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, itemOffsets, i));
       else itemError(out.errors, item, i, () => new JsonObjectView(item as unknown as JsonObject, file, `/items/${i}`, scanner, lines, itemOffsets, i));
     });
@@ -755,7 +756,8 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   list.items = items as Json[];
   const table = new ItemTable(b, Float64Array.from(starts), Float64Array.from(ends), itemLines, indent.length + 1);
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
-  items.forEach((item, k) => {
+  items.forEach((written, k) => {
+    const item = listItem(list, written);
     if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
     else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
   });
@@ -982,7 +984,8 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
     list.items = items as Json[];
     const table = new ItemTable(readAgainFrom(stamp), Float64Array.from(starts), Float64Array.from(ends), Int32Array.from(itemLines), indent.length + 1);
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
-    items.forEach((item, k) => {
+    items.forEach((written, k) => {
+      const item = listItem(list, written);
       if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
       else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
     });

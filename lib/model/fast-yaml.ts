@@ -54,7 +54,7 @@ import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 import { BrokenItems, listPartsError, splitList } from './list-error';
-import { itemError, notAnObject } from './not-an-object';
+import { itemError, listItem, notAnObject } from './not-an-object';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -869,6 +869,12 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     const objects: YamlObjectView[] = [];
     /** Items that read like objects written wrong (see not-an-object.ts). */
     const errors: InputError[] = [];
+    /**
+     * Items read before the List's kind, which follows them in kubectl's layout, that are no
+     * object as written: an item of a typed list takes its apiVersion and kind from the List
+     * (listItem). Decided after the items, each in its place among the objects (a hole until then).
+     */
+    const pending: { at: number; k: number; value: unknown; view: (v: JsonObject) => YamlObjectView }[] = [];
     const reader = new DocumentReader(readAgainFrom(stamp), stamp.size, readAhead);
     const own = ownedStrings();
     const limits = { ...QUICK_LIMITS, maxDepth: QUICK_LIMITS.maxDepth - 2, own };
@@ -983,9 +989,13 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       const value = quick ?? alone?.value;
       const k = count++;
       if (!(value === undefined ? broken.declinedItem(t, line) : broken.cleanItem(t, line))) return undefined;
-      const view = (v: JsonObject) => new YamlObjectView(v, file, 0, `/items/${k}`, docSpan, docPos, new Span(reader, s, e, line, node, alone ? alone.simple : true, s), alone !== undefined);
+      const span = new Span(reader, s, e, line, node, alone ? alone.simple : true, s);
+      const view = (v: JsonObject) => new YamlObjectView(v, file, 0, `/items/${k}`, docSpan, docPos, span, alone !== undefined);
       if (value !== undefined && isKubernetesObject(value)) objects.push(view(value));
-      else if (value !== undefined) itemError(errors, value, k, () => view(value as unknown as JsonObject));
+      else if (value !== undefined) {
+        pending.push({ at: objects.length, k, value, view });
+        objects.length++;
+      }
       if (onObjects && (count & 1023) === 0) onObjects(objects.length, e / stamp.size);
       line += lines;
       s = e;
@@ -1015,6 +1025,17 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
     if (!list || !isKubernetesObject(list) || !Array.isArray(list.items) || list.items.length !== 0) return undefined;
     const kind = list.kind as string;
     if (kind !== 'List' && !kind.endsWith('List')) return undefined;
+    if (pending.length) {
+      // The items that were no object as written, in their places (the others' errors in item order).
+      for (const p of pending) {
+        const item = listItem(list, p.value);
+        if (isKubernetesObject(item)) objects[p.at] = p.view(item);
+        else itemError(errors, item, p.k, () => p.view(item as unknown as JsonObject));
+      }
+      const placed = objects.filter((o) => o !== undefined);
+      objects.length = 0;
+      for (const o of placed) objects.push(o);
+    }
     onObjects?.(objects.length, 1);
     return { file, objects, errors, documents: 1 };
   } catch {
@@ -1273,7 +1294,8 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
     const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
     if (isList && Array.isArray(value.items)) {
       const items = fromFile && simple ? listItemSpans(text, start, end, marker, line, fromFile, docOffset, value.items.length) : undefined;
-      value.items.forEach((item, i) => {
+      value.items.forEach((written, i) => {
+        const item = listItem(value, written);
         if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos, items?.[i]));
         else itemError(out.errors, item, i, () => new YamlObjectView(item as unknown as JsonObject, file, index, `/items/${i}`, span, docPos, items?.[i]));
       });

@@ -11,7 +11,7 @@
  * level (a JSON array from `jq -s`). Each one is an input error at the document or List item,
  * reported the same way by every reader (parse.ts and the fast paths).
  */
-import { InputError, isObject, Json, jsonType } from './types';
+import { InputError, isObject, Json, JsonObject, jsonType } from './types';
 
 /**
  * Where the mapping is: a document of its own, or the item `item` of a List; `items`, the number
@@ -74,4 +74,23 @@ export function itemError(errors: InputError[], item: unknown, i: number, at: ()
   if (!message) return;
   const { file, line, column } = at();
   errors.push({ file, line, column, message });
+}
+
+/**
+ * A List item as apimachinery reads it (unstructured decodeToList): the API server writes the
+ * items of a typed list (`DeploymentList`, `kubectl get --raw /apis/apps/v1/deployments`, a
+ * client library's list) without apiVersion and kind, and an item with neither (no non-empty
+ * string of either) takes the List's apiVersion and the List's kind without its "List" suffix.
+ * Other items, and the items of a `kind: List` (whose kind would be empty), are as written.
+ */
+export function listItem(list: JsonObject, item: unknown): unknown {
+  if (!isObject(item)) return item;
+  const has = (v: unknown) => typeof v === 'string' && v !== '';
+  if (has(item.kind) || has(item.apiVersion)) return item;
+  const kind = typeof list.kind === 'string' && list.kind.endsWith('List') ? list.kind.slice(0, -'List'.length) : '';
+  if (kind === '' || typeof list.apiVersion !== 'string') return item;
+  const out: JsonObject = { apiVersion: list.apiVersion, kind };
+  // (defineProperty: a `__proto__` member stays a member.)
+  for (const [k, v] of Object.entries(item)) if (k !== 'kind' && k !== 'apiVersion') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
 }

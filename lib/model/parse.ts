@@ -1,5 +1,5 @@
 import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
-import { notAnObject } from './not-an-object';
+import { listItem, notAnObject } from './not-an-object';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 import { AliasError, DecodeLimits, isMergeKey, K8sValue, k8sValue, scalarKeyString } from './yaml11';
 
@@ -403,7 +403,8 @@ export function parsedFromDocuments(
     const kind = value.kind as string;
     const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
     if (isList && Array.isArray(value.items)) {
-      value.items.forEach((item, i) => {
+      value.items.forEach((written, i) => {
+        const item = listItem(value, written);
         const half = isKubernetesObject(item) ? undefined : notAnObject(item, { item: i });
         if (!half && !isKubernetesObject(item)) return;
         const base = `/items/${i}`;

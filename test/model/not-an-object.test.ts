@@ -13,7 +13,7 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../../lib/model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlListFile } from '../../lib/model/fast-yaml';
-import { notAnObject } from '../../lib/model/not-an-object';
+import { listItem, notAnObject } from '../../lib/model/not-an-object';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
@@ -153,5 +153,103 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
       }),
       { numRuns: 150, seed: 28 },
     );
+  });
+
+  describe("typed lists: the API server's items without apiVersion and kind (listItem)", () => {
+    const strip = (o: JsonObject): JsonObject => {
+      const { apiVersion: _a, kind: _k, ...rest } = o;
+      return rest;
+    };
+    const SERVICE: JsonObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } };
+    const SERVED: JsonObject = { ...DEPLOYMENT, spec: { ...DEPLOYMENT.spec, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1', ports: [{ containerPort: 8080 }], readinessProbe: { httpGet: { path: '/', port: 8080 } } }] } } } };
+
+    test('an item with neither takes the List apiVersion and its kind without "List", as apimachinery decodeToList does', () => {
+      const list = { apiVersion: 'apps/v1', kind: 'DeploymentList', items: [] };
+      expect(listItem(list, strip(DEPLOYMENT))).toEqual(DEPLOYMENT);
+      expect(Object.keys(listItem(list, strip(DEPLOYMENT)) as JsonObject).slice(0, 2)).toEqual(['apiVersion', 'kind']);
+      // Neither means no non-empty string of either: an empty or odd value is replaced.
+      expect(listItem(list, { ...strip(DEPLOYMENT), kind: '', apiVersion: 5 })).toEqual(DEPLOYMENT);
+      // A key in the wrong case is no kind for the API server either: the item is typed, the key stays.
+      expect(listItem(list, { ...strip(DEPLOYMENT), Kind: 'Deployment' })).toEqual({ ...DEPLOYMENT, Kind: 'Deployment' });
+      // One of the two set: as written (the other is then missing, see notAnObject).
+      expect(listItem(list, { ...strip(DEPLOYMENT), kind: 'Deployment' })).toEqual({ ...strip(DEPLOYMENT), kind: 'Deployment' });
+      expect(listItem(list, { ...strip(DEPLOYMENT), apiVersion: 'apps/v1' })).toEqual({ ...strip(DEPLOYMENT), apiVersion: 'apps/v1' });
+      // kind: List gives no kind: as written.
+      expect(listItem({ apiVersion: 'v1', kind: 'List' }, strip(DEPLOYMENT))).toEqual(strip(DEPLOYMENT));
+      expect(listItem(list, 'text')).toBe('text');
+      // A member named __proto__ stays a member.
+      const odd = JSON.parse('{"metadata": {"name": "x"}, "__proto__": {"polluted": true}}') as JsonObject;
+      const typed = listItem(list, odd) as JsonObject;
+      expect(Object.keys(typed)).toEqual(['apiVersion', 'kind', 'metadata', '__proto__']);
+      expect((typed as { polluted?: boolean }).polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(typed)).toBe(Object.prototype);
+    });
+
+    test('kubectl get --raw and client-library lists: every reader lints their items as parse.ts does (both layouts, YAML and JSON, compact and pretty)', () => {
+      const deployments = { kind: 'DeploymentList', apiVersion: 'apps/v1', metadata: { resourceVersion: '42' }, items: [strip(SERVED), strip({ ...SERVED, metadata: { name: 'api', namespace: 'shop' } }), { ...strip(DEPLOYMENT), Kind: 'Deployment', metadata: { name: 'typo', namespace: 'shop' } }, { ...strip(DEPLOYMENT), kind: 'Deployment', metadata: { name: 'half', namespace: 'shop' } }] };
+      const services = { kind: 'ServiceList', apiVersion: 'v1', metadata: { resourceVersion: '42' }, items: [strip(SERVICE)] };
+      // kubectl's layout: apiVersion, items, kind, metadata.
+      const kubectl = (l: { kind: string; apiVersion: string; metadata: JsonObject; items: JsonObject[] }) => ({ apiVersion: l.apiVersion, items: l.items, kind: l.kind, metadata: l.metadata });
+      const texts: [string, string][] = [
+        ['raw.json', JSON.stringify(deployments)],
+        ['raw-pretty.json', JSON.stringify(deployments, null, 2)],
+        ['kubectl.json', `${JSON.stringify(kubectl(deployments), null, 4)}\n`],
+        ['raw.yaml', `${jsyaml.dump(deployments, { noRefs: true })}---\n${jsyaml.dump(services, { noRefs: true })}`],
+        ['list.yaml', jsyaml.dump(kubectl(deployments), { noRefs: true, noArrayIndent: true })],
+        ['list-indented.yaml', jsyaml.dump(kubectl(deployments), { noRefs: true })],
+      ];
+      for (const [name, text] of texts) {
+        const slow = parseText(name, text);
+        // The three typed items are Deployments of apps/v1; the one with only a kind has no apiVersion.
+        const deps = slow.objects.filter((o) => o.kind === 'Deployment');
+        expect(deps.map((o) => [o.apiVersion, o.name])).toEqual([['apps/v1', 'web'], ['apps/v1', 'api'], ['apps/v1', 'typo']]);
+        expect(slow.errors.map((e) => e.message)).toEqual(['List item 3 ("half"): no apiVersion; the API server refuses it ("Object \'apiVersion\' is missing"), so kubegrace checks nothing in it; add apiVersion']);
+        if (name === 'raw.yaml') expect(slow.objects.map((o) => o.kind)).toContain('Service');
+        const json = name.endsWith('.json');
+        const readings: (ParsedObjects | undefined)[] = json ? [parseJsonFast(name, text), parseJsonListBytes(name, Buffer.from(text))] : [parseYamlFast(name, text), parseYamlFile(name, stamped(`file-${name}`, text), 64, undefined, 64)];
+        if (name === 'kubectl.json' || name === 'raw-pretty.json') readings.push(parseJsonListFile(name, stamped(`list-${name}`, text), 64));
+        if (name.startsWith('list')) readings.push(parseYamlListFile(name, stamped(`list-${name}`, text), 64, undefined, 64));
+        const read = readings.filter((r): r is ParsedObjects => r !== undefined);
+        // The in-memory readers never decline them, nor does the streamed reader of kubectl's YAML layout.
+        expect(readings[0]).toBeDefined();
+        if (name === 'list.yaml') expect(readings[readings.length - 1]).toBeDefined();
+        for (const r of read) agreeWith(OPTS, r, slow, name, { located: 5 });
+      }
+    });
+
+    test('random typed lists with items stripped of apiVersion and kind or damaged: every reader agrees with parse.ts', () => {
+      const pool = kubectlDump(40) as JsonObject[];
+      const damage = fc.constantFrom('none', 'strip', 'strip', 'no-kind', 'Kind', 'empty-both');
+      fc.assert(
+        fc.property(fc.array(fc.tuple(fc.nat(pool.length - 1), damage), { minLength: 1, maxLength: 6 }), fc.constantFrom('list', 'list-indented', 'json', 'raw-json'), fc.boolean(), (picks, form, typed) => {
+          const objs = picks.map(([i, d]) => {
+            const o: JsonObject = { ...pool[i] };
+            if (d === 'strip' || d === 'Kind' || d === 'empty-both') {
+              delete o.apiVersion;
+              delete o.kind;
+            }
+            if (d === 'no-kind') delete o.kind;
+            if (d === 'Kind') o.Kind = pool[i].kind;
+            if (d === 'empty-both') Object.assign(o, { apiVersion: '', kind: '' });
+            return o;
+          });
+          const list = { apiVersion: typed ? 'apps/v1' : 'v1', items: objs, kind: typed ? 'DeploymentList' : 'List', metadata: { resourceVersion: '' } };
+          const text = form === 'json' ? JSON.stringify(list, null, 2) : form === 'raw-json' ? JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: objs }) : jsyaml.dump(list, { lineWidth: -1, noRefs: true, noArrayIndent: form === 'list' });
+          const name = form.endsWith('json') ? 'r.json' : 'r.yaml';
+          const slow = parseText(name, text);
+          const stripped = picks.filter(([, d]) => d === 'strip' || d === 'Kind' || d === 'empty-both').length;
+          // Typed: the stripped items are objects; in a kind: List only the written-wrong ones are errors.
+          expect(slow.objects.length).toBe(picks.filter(([, d]) => d === 'none').length + (typed ? stripped : 0));
+          expect(slow.errors).toHaveLength(picks.filter(([, d]) => d === 'no-kind' || (!typed && (d === 'Kind' || d === 'empty-both'))).length);
+          const readings =
+            name === 'r.json'
+              ? [parseJsonFast(name, text), parseJsonListBytes(name, Buffer.from(text)), form === 'json' ? parseJsonListFile(name, stamped(`${form}.json`, text), 256) : undefined]
+              : [parseYamlFast(name, text), parseYamlFile(name, stamped(`${form}-file.yaml`, text), 256, undefined, 256), parseYamlListFile(name, stamped(`${form}-list.yaml`, text), 256, undefined, 256)];
+          for (const r of readings) if (r) agreeWith(OPTS, r, slow, name, { located: 3, findings: false });
+          expect(readings[0]).toBeDefined();
+        }),
+        { numRuns: 150, seed: 29 },
+      );
+    });
   });
 });
