@@ -22,6 +22,8 @@ describe("the test run's temporary directory (jest globalSetup / globalTeardown)
     const outer = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-tmpsetup-'));
     try {
       process.env.KUBEGRACE_OUTER_TMPDIR = outer;
+      // (The run itself may be one that keeps its directory.)
+      delete process.env.KUBEGRACE_TEST_KEEP_TMP;
       await tmpSetup();
       const dir = process.env.KUBEGRACE_TEST_TMPDIR!;
       expect(path.dirname(dir)).toBe(outer);
