@@ -36,7 +36,10 @@ export function notAnObject(v: unknown, place: Place = {}): string | undefined {
   const keys = Object.keys(v);
   const apiKey = keys.find((k) => k.toLowerCase() === 'apiversion');
   const kindKey = keys.find((k) => k.toLowerCase() === 'kind');
-  if (apiKey === undefined && kindKey === undefined) return undefined;
+  // (A List item with neither is an object too, when it has metadata or a spec: a List holds
+  // only objects, and the API server refuses an item without kind. A typed list's such items took
+  // the List's apiVersion and kind already: listItem.)
+  if (apiKey === undefined && kindKey === undefined && place.item === undefined) return undefined;
   if (!isObject(v.metadata) && !isObject(v.spec) && !Array.isArray(v.items)) return undefined;
   const name = isObject(v.metadata) && typeof v.metadata.name === 'string' && v.metadata.name !== '' ? v.metadata.name : undefined;
   const what = place.item !== undefined ? `List item ${place.item}${name ? ` (${JSON.stringify(name)})` : ''}` : name ? `object ${JSON.stringify(name)}` : 'this document';

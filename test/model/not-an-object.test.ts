@@ -49,6 +49,11 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
 
   test('a List item is named by its index', () => {
     expect(notAnObject({ apiVersion: 'v1', metadata: { name: 'cm' } }, { item: 3 })).toBe('List item 3 ("cm"): no kind; the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; add kind');
+    // A List holds only objects: an item with metadata or a spec but neither key is one written wrong
+    // (a document like it is a values file, say).
+    expect(notAnObject({ metadata: { name: 'cm' }, data: {} }, { item: 0 })).toBe('List item 0 ("cm"): no kind, no apiVersion; the API server refuses it ("Object \'Kind\' is missing"), so kubegrace checks nothing in it; add kind and add apiVersion');
+    expect(notAnObject({ metadata: { name: 'cm' }, data: {} })).toBeUndefined();
+    expect(notAnObject({ name: 'x', port: 80 }, { item: 0 })).toBeUndefined();
   });
 
   test.each([
@@ -240,7 +245,8 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
           const stripped = picks.filter(([, d]) => d === 'strip' || d === 'Kind' || d === 'empty-both').length;
           // Typed: the stripped items are objects; in a kind: List only the written-wrong ones are errors.
           expect(slow.objects.length).toBe(picks.filter(([, d]) => d === 'none').length + (typed ? stripped : 0));
-          expect(slow.errors).toHaveLength(picks.filter(([, d]) => d === 'no-kind' || (!typed && (d === 'Kind' || d === 'empty-both'))).length);
+          // (In a kind: List, an item with neither is an object without kind: an error too.)
+          expect(slow.errors).toHaveLength(picks.filter(([, d]) => d === 'no-kind' || (!typed && d !== 'none')).length);
           const readings =
             name === 'r.json'
               ? [parseJsonFast(name, text), parseJsonListBytes(name, Buffer.from(text)), form === 'json' ? parseJsonListFile(name, stamped(`${form}.json`, text), 256) : undefined]
