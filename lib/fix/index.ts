@@ -14,7 +14,7 @@ import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
-import { assemblePieces, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
+import { assemblePieces, FileText, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
 import { Chunked, lineChunks, linesText } from './chunks';
 import { applyJsonEdits, TextTree } from './splice';
 import { DocEdit, surgicalEdit, treeEdit } from './surgical';
@@ -106,8 +106,16 @@ const DEFAULT_MAX_PASSES = 5;
 interface FileState {
   source: Source;
   bom: string;
-  /** Current text without the BOM. */
-  text: string;
+  /** Current text without the BOM (the pieces of the last pass until joined: pieces.ts). */
+  text: FileText;
+  /** The text is JSON (a JSON file stays JSON: its edits keep it JSON, and nothing is added before its first document). */
+  json: boolean;
+  /**
+   * Whether the text may hold a CRLF line break: false is certain (the text had none, and no
+   * piece written since has one; every piece but the last ends with a line feed, so no CRLF spans
+   * two), and then its dominant line break is LF without reading the whole text again.
+   */
+  crlf: boolean;
   applied: AppliedFix[];
   /** Why this file is no longer edited, once a fix could not be written safely. */
   refused?: string;
@@ -232,6 +240,18 @@ interface FileModel {
   documents: number;
   /** The text's line starts, when a piecewise read-back computed them. */
   lineStarts?: number[];
+  /** Each document's slice of the text, when the model was read back piecewise (its pieces). */
+  texts?: string[];
+}
+
+/** Document d's slice of the text: its piece, else cut from the whole text. */
+function docText(model: FileModel, d: number, text: FileText): string {
+  return model.texts?.[d] ?? text.value.slice(model.starts[d], d + 1 < model.starts.length ? model.starts[d + 1] : text.length);
+}
+
+/** The dominant line break of the file's current text (format.ts's dominantEol). */
+function fileEol(st: FileState): string {
+  return st.crlf ? dominantEol(st.text.value) : '\n';
 }
 
 /** The model of parse.ts's whole reading of `text`. */
@@ -267,7 +287,7 @@ function groupObjects(objects: KObject[], n: number): KObject[][] {
  * Document `i` of a piecewise file, parsed alone from its slice when first needed (offsets moved
  * to the whole text); undefined when the slice does not read as exactly one clean document.
  */
-function docOf(model: FileModel, i: number, text: string, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Document.Parsed | undefined {
+function docOf(model: FileModel, i: number, text: FileText, counters: FixWork, decoded: WeakMap<Document, K8sValue>): Document.Parsed | undefined {
   const known = model.docs[i];
   if (known) return known;
   // The fast path parsed the document already when a rule asked for a position in it: take it,
@@ -281,7 +301,7 @@ function docOf(model: FileModel, i: number, text: string, counters: FixWork, dec
     return seen.doc;
   }
   const start = model.starts[i];
-  const docs = readAlone(text.slice(start, i + 1 < model.starts.length ? model.starts[i + 1] : text.length));
+  const docs = readAlone(docText(model, i, text));
   counters.documentsParsed++;
   if (docs.length !== 1 || docs[0].errors.length || (i > 0 && !docs[0].directives.docStart)) return undefined;
   shiftDocument(docs[0], start);
@@ -296,7 +316,7 @@ function readAlone(text: string): Document.Parsed[] {
   return Array.from(parseAllDocuments(text, PARSE_OPTIONS) as Iterable<Document.Parsed>);
 }
 
-type Rendered = { text: string; next?: PiecewiseFile; pieces?: Piece[]; lines: (line: number) => number } | { error: string };
+type Rendered = { text: FileText; next?: PiecewiseFile; pieces?: Piece[]; lines: (line: number) => number } | { error: string };
 
 /**
  * Writes edited documents back into the file text. Documents without edits are copied byte for
@@ -309,7 +329,8 @@ type Rendered = { text: string; next?: PiecewiseFile; pieces?: Piece[]; lines: (
  */
 function renderFile(
   file: string,
-  text: string,
+  text: FileText,
+  eol: string,
   model: FileModel,
   documentsOf: (d: number) => { orig: Document.Parsed; work: Document } | undefined,
   { edited, values, pending, splices }: FileEdits,
@@ -318,7 +339,6 @@ function renderFile(
 ): Rendered | 'again' {
   const original = model.docs;
   const n = model.starts.length;
-  const eol = dominantEol(text);
   const toEol = (s: string) => (eol === '\n' ? s : s.replace(/\r?\n/g, eol));
   const parts: string[] = [];
   const pieces: Piece[] = [];
@@ -327,16 +347,17 @@ function renderFile(
   for (let i = 0; i < n; i++) {
     const from = model.starts[i];
     const end = i === n - 1 ? text.length : model.starts[i + 1];
-    let seg = text.slice(from, end);
+    const old = docText(model, i, text);
+    let seg = old;
     const edits = edited.get(i);
     if (edits) {
-      const r = renderDoc(text, from, end, () => documentsOf(i), values.get(i), edits, eol, decoded, file, splices.get(i)?.text);
+      const r = renderDoc(old, () => text.value, from, end, () => documentsOf(i), values.get(i), edits, eol, decoded, file, splices.get(i)?.text);
       if ('again' in r) return 'again';
       if ('error' in r) return r;
       if (r.spliced) counters.documentsSpliced++;
       seg = r.text;
       if (r.doc || r.objects) {
-        pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: text.slice(from, end) });
+        pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: old });
         counters.documentsReadBack++;
       } else piecewise = false;
     } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from, oldIndex: i });
@@ -357,16 +378,23 @@ function renderFile(
       // A following document that relied on `...` to start needs its own `---` now (every
       // document after the first of a piecewise file starts with one).
       const next = i + 1 < n && !model.piecewise ? original[i + 1] : undefined;
-      if (next && !next.directives.docStart && !/^\s*(#[^\n]*\n\s*)*---/.test(text.slice(end))) {
+      if (next && !next.directives.docStart && !/^\s*(#[^\n]*\n\s*)*---/.test(text.value.slice(end))) {
         parts.push('---' + eol);
         piecewise = false;
       }
     }
   }
-  let out = parts.join('');
-  if (!text.endsWith('\n') && out.endsWith('\n')) out = out.replace(/\r?\n$/, '');
-  if (text.endsWith('\n') && !out.endsWith('\n')) out += eol;
-  if (out.length !== parts.reduce((x, p) => x + p.length, 0)) piecewise = false;
+  // A line feed at the end only where the text had one (a change here is no piece's: read back whole).
+  let last = parts.length - 1;
+  while (last > 0 && !parts[last].length) last--;
+  const endsWithLf = text.endsWithLineFeed();
+  if (last >= 0 && !endsWithLf && parts[last].endsWith('\n')) {
+    parts[last] = parts[last].replace(/\r?\n$/, '');
+    piecewise = false;
+  } else if (endsWithLf && !(last >= 0 && parts[last].endsWith('\n'))) {
+    parts.push(eol);
+    piecewise = false;
+  }
 
   if (piecewise) {
     // Each new object reads back alone as exactly itself: by the YAML fast path when it reads it
@@ -384,9 +412,10 @@ function renderFile(
       if (!sameValue(toJs(docs[0], decoded).value, a.value)) return { error: 'a new document would not read back as the object added' };
       pieces[a.k].doc = docs[0];
     }
-    const next = assemblePieces(pieces, text, model.lineStarts, out);
-    if (next) return { text: out, next, pieces, lines: next.lines };
+    const next = assemblePieces(pieces, text, model.lineStarts);
+    if (next) return { text: next.text, next, pieces, lines: next.lines };
   }
+  const out = parts.join('');
   // The whole file must read back as exactly the intended documents.
   counters.wholeReadBacks++;
   const expected: { value?: unknown; broken: boolean }[] = [];
@@ -406,7 +435,7 @@ function renderFile(
     if (back[i].errors.length) return { error: `document ${i + 1} would not parse after the fix: ${back[i].errors[0].message.split('\n')[0]}` };
     if (!sameValue(toJs(back[i]).value, e.value)) return { error: `document ${i + 1} would not read back as the fixed values` };
   }
-  return { text: out, lines: lineMapping(text, out) };
+  return { text: new FileText(out), lines: lineMapping(text.value, out) };
 }
 
 /**
@@ -418,7 +447,8 @@ function renderFile(
  * Returns the winning text with its reading when it reads as exactly one document.
  */
 function renderDoc(
-  text: string,
+  seg: string,
+  whole: () => string,
   from: number,
   to: number,
   documents: () => { orig: Document.Parsed; work: Document } | undefined,
@@ -429,7 +459,6 @@ function renderDoc(
   file: string,
   spliced?: string,
 ): { text: string; doc?: Document.Parsed; objects?: KObject[]; spliced?: true } | { error: string } | { again: true } {
-  const seg = text.slice(from, to);
   const toEol = (t: string) => (eol === '\n' ? t : t.replace(/\n/g, eol));
   type Candidate = { text?: string; before: string; after: string };
   let want = fixed;
@@ -487,7 +516,7 @@ function renderDoc(
     // JSON stays JSON: yaml would render new keys unquoted inside the flow mapping.
     const ind = jsonIndent(seg);
     const lead = /^(\s*---[^\n]*\n)?/.exec(seg)![0].replace(/\r/g, '');
-    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, { ...detectStyle(seg), flowCollectionPadding: false }, eol), before: '', after: '' });
+    surgical = () => ({ text: surgicalEdit(whole(), from, to, orig, edits, { ...detectStyle(seg), flowCollectionPadding: false }, eol), before: '', after: '' });
     others = () => {
       const before = lead + JSON.stringify(toJs(orig).value, null, ind) + '\n';
       const after = lead + JSON.stringify(want, null, ind) + '\n';
@@ -498,7 +527,7 @@ function renderDoc(
     };
   } else {
     const style = detectStyle(seg);
-    surgical = () => ({ text: surgicalEdit(text, from, to, orig, edits, style, eol), before: '', after: '' });
+    surgical = () => ({ text: surgicalEdit(whole(), from, to, orig, edits, style, eol), before: '', after: '' });
     others = () => {
       const render = (st: typeof style) => ({ before: orig.toString(st), after: work.toString(st) });
       let main: { before: string; after: string };
@@ -580,7 +609,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     const parsed = parseSource(s, decoded);
     const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
     const text = s.text.slice(bom.length);
-    return { source: s, bom, text, applied: [], parsed };
+    return { source: s, bom, text: new FileText(text), json: isJsonText(text), crlf: text.includes('\r\n'), applied: [], parsed };
   });
   const byFile = new Map(states.map((s, i) => [s.source.file, i]));
   const fileOrder = sources.map((s) => s.file);
@@ -605,12 +634,13 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     // has them; after a fast path, the documents to edit are parsed alone from their slices.
     if (!st.model) {
       const p = st.parsed;
-      st.model = 'docs' in p ? wholeModel(st.text, p as ParsedFile) : (fastModel(st.text, p) ?? wholeModel(st.text, parseWhole(st.source.file, st.text)));
+      const text = st.text.value;
+      st.model = 'docs' in p ? wholeModel(text, p as ParsedFile) : (fastModel(text, p) ?? wholeModel(text, parseWhole(st.source.file, text)));
     }
-    const json = isJsonText(st.text);
+    const json = st.json;
     // A document the fixer knows the whole value of (one object, the document itself) may be spliced.
     const spliceable = (m: FileModel, d: number) => splice && !json && m.piecewise && m.objects[d]?.length === 1 && m.objects[d][0].basePointer === '';
-    if (items.some((t) => !spliceable(st.model!, t.obj.docIndex) && !docOf(st.model!, t.obj.docIndex, st.text, counters, decoded))) st.model = wholeModel(st.text, parseWhole(st.source.file, st.text));
+    if (items.some((t) => !spliceable(st.model!, t.obj.docIndex) && !docOf(st.model!, t.obj.docIndex, st.text, counters, decoded))) st.model = wholeModel(st.text.value, parseWhole(st.source.file, st.text.value));
     const model = st.model;
     const work: (Document | undefined)[] = [...model.docs];
     const edited = new Map<number, DocEdit[]>();
@@ -632,9 +662,8 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     const splices = new Map<number, { value: unknown; text?: string }>();
     const documentRoute = new Set<number>();
     // Each spliced document's reading of its text and its style, for all its fixes of the pass.
-    const trees = new Map<number, { tree: TextTree; style: ToStringOptions }>();
+    const trees = new Map<number, { seg: string; tree: TextTree; style: ToStringOptions }>();
     let eol: string | undefined;
-    const slice = (d: number): [number, number] => [model.starts[d], d + 1 < model.starts.length ? model.starts[d + 1] : st.text.length];
     /** Moves document d to the Document route, replaying this pass's fixes on it; false when it cannot be. */
     const toDocument = (d: number): boolean => {
       documentRoute.add(d);
@@ -668,11 +697,14 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       if (changed) {
         list = [...(list ?? [])];
         for (const e of fix.edits) if (e.op !== 'add-object') list.push({ op: e.op, segs: pointerSegments(obj.basePointer + e.pointer), value: e.op === 'remove' ? undefined : e.value });
-        const [from, to] = slice(d);
-        eol ??= dominantEol(st.text);
+        eol ??= fileEol(st);
         let t = trees.get(d);
-        if (!t) trees.set(d, (t = { tree: new TextTree(st.text, from, to, model.objects[d][0].raw), style: detectStyle(st.text.slice(from, to)) }));
-        text = treeEdit(t.tree, st.text, from, to, list, t.style, eol);
+        // (The document's own slice: its piece after a pass, else cut from the file's text.)
+        if (!t) {
+          const seg = docText(model, d, st.text);
+          trees.set(d, (t = { seg, tree: new TextTree(seg, 0, seg.length, model.objects[d][0].raw), style: detectStyle(seg) }));
+        }
+        text = treeEdit(t.tree, t.seg, 0, t.seg.length, list, t.style, eol);
         if (text === undefined) return false;
       }
       splices.set(d, { value: after, text });
@@ -753,7 +785,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       if (splices.has(d) && !toDocument(d)) return undefined;
       return { orig: model.docs[d]!, work: work[d]! };
     };
-    const rendered = renderFile(st.source.file, st.text, model, documentsOf, { edited, values, pending, splices }, counters, decoded);
+    const rendered = renderFile(st.source.file, st.text, (eol ??= fileEol(st)), model, documentsOf, { edited, values, pending, splices }, counters, decoded);
     return rendered === 'again' ? 'again' : { rendered, appliedHere };
   };
 
@@ -838,21 +870,23 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       for (const a of [...st.applied, ...appliedHere]) a.line = rendered.lines(a.line);
       st.text = rendered.text;
       st.applied.push(...appliedHere);
+      // (Kept pieces are the old text's: only a new piece can bring a CRLF; see FileState.crlf.)
+      if (!st.crlf) st.crlf = rendered.pieces ? rendered.pieces.some((p) => p.kind === 'new' && p.text.includes('\r\n')) : rendered.text.value.includes('\r\n');
       const next = rendered.next && rendered.pieces ? piecewiseModel(st.source.file, model, rendered.next, rendered.pieces, decoded) : undefined;
       if (next) {
         st.model = next.model;
         st.parsed = next.parsed;
-        if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, rendered.next!.lineCounter, parseText(st.source.file, rendered.text));
+        if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, rendered.next!.lineCounter, parseText(st.source.file, rendered.text.value));
       } else {
-        const full = parseWhole(st.source.file, rendered.text);
-        st.model = wholeModel(rendered.text, full);
+        const full = parseWhole(st.source.file, rendered.text.value);
+        st.model = wholeModel(rendered.text.value, full);
         st.parsed = full;
       }
     }
   }
 
   const files: FixedFile[] = states.map((s) => {
-    const ff: FixedFile = { file: s.source.file, original: s.source.text, text: s.applied.length ? s.bom + s.text : s.source.text, applied: s.applied };
+    const ff: FixedFile = { file: s.source.file, original: s.source.text, text: s.applied.length ? s.bom + s.text.value : s.source.text, applied: s.applied };
     if (s.source.path !== undefined) ff.path = s.source.path;
     return ff;
   });
@@ -886,7 +920,7 @@ function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pie
   }
   const documents = model.documents + pieces.length - model.starts.length;
   return {
-    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents, lineStarts: next.lineStarts },
+    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents, lineStarts: next.lineStarts, texts: pieces.map((p) => p.text) },
     parsed: { file, objects: objects.flat(), errors: [], documents },
   };
 }
