@@ -55,21 +55,32 @@ function wall(args: string[]): number {
 }
 
 /**
- * Best wall time of each CLI command (whole processes), measured in BENCH_RUNS rounds of one run of
- * each, in order (`prepare` runs before each, untimed). NaN for a command that failed.
+ * Best wall time of each CLI command (whole processes), measured in `rounds` rounds of one run of
+ * each, in order (`prepare` runs before each, untimed); NaN for a command that failed. Also each
+ * command's time over the first one's per round, as the median over the rounds: the commands of a
+ * round run side by side in time, so a slow spell of the machine (a noisy neighbour) weighs on
+ * both terms of a round's ratio, where the best times of the two may come from different spells.
  */
-function cliRounds(commands: string[][], prepare: () => void): number[] {
+function cliRounds(commands: string[][], prepare: () => void, rounds = RUNS): { best: number[]; medianRatio: number[] } {
   const best = commands.map(() => Infinity);
-  for (let i = 0; i < RUNS; i++) {
-    commands.forEach((args, k) => {
+  const ratios: number[][] = commands.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    const times = commands.map((args) => {
       prepare();
       const t0 = process.hrtime.bigint();
       const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      best[k] = r.status === null || r.status > 1 ? NaN : Math.min(best[k], ms);
+      return r.status === null || r.status > 1 ? NaN : Number(process.hrtime.bigint() - t0) / 1e6;
+    });
+    times.forEach((ms, k) => {
+      best[k] = Number.isNaN(ms) || Number.isNaN(best[k]) ? NaN : Math.min(best[k], ms);
+      ratios[k].push(ms / times[0]);
     });
   }
-  return best;
+  const median = (xs: number[]) => {
+    const a = [...xs].sort((x, y) => x - y);
+    return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+  };
+  return { best, medianRatio: ratios.map(median) };
 }
 
 /** The corpus objects, copied into as many namespaces as it takes to reach n objects. */
@@ -177,10 +188,14 @@ function main(): void {
     fs.mkdirSync(work);
     fs.copyFileSync(fixFile, path.join(work, 'input.yaml'));
   };
-  const [cliLint, cliFixSafe, cliFix, cliDry] = cliRounds([['lint', work], ['lint', '--fix', work], ['lint', '--fix', '--fix-proposals', work], ['lint', '--fix-dry-run', '--fix-proposals', work]], copy);
-  line(['CLI lint --fix', String(fixSize), 'YAML', '', '', fmt(cliFixSafe), '', '', '', '', `fix/lint ${fmt(cliFixSafe / cliLint, 2)} (CLI lint ${fmt(cliLint)} ms, whole processes)`]);
-  line(['CLI lint --fix --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliFix), '', '', '', '', `fix/lint ${fmt(cliFix / cliLint, 2)}`]);
-  line(['CLI lint --fix-dry-run --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliDry), '', '', '', '', `dry-run/lint ${fmt(cliDry / cliLint, 2)}`]);
+  // (At least 5 rounds: one round's ratio moves by a tenth with this machine's noise.)
+  const fixRounds = Math.max(RUNS, 5);
+  const cli = cliRounds([['lint', work], ['lint', '--fix', work], ['lint', '--fix', '--fix-proposals', work], ['lint', '--fix-dry-run', '--fix-proposals', work]], copy, fixRounds);
+  const [cliLint, cliFixSafe, cliFix, cliDry] = cli.best;
+  const perRound = (k: number) => `; per-round median ${fmt(cli.medianRatio[k], 2)}`;
+  line(['CLI lint --fix', String(fixSize), 'YAML', '', '', fmt(cliFixSafe), '', '', '', '', `fix/lint ${fmt(cliFixSafe / cliLint, 2)}${perRound(1)} (CLI lint ${fmt(cliLint)} ms, whole processes, best of ${fixRounds} rounds)`]);
+  line(['CLI lint --fix --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliFix), '', '', '', '', `fix/lint ${fmt(cliFix / cliLint, 2)}${perRound(2)}`]);
+  line(['CLI lint --fix-dry-run --fix-proposals', String(fixSize), 'YAML', '', '', fmt(cliDry), '', '', '', '', `dry-run/lint ${fmt(cliDry / cliLint, 2)}${perRound(3)}`]);
   // Start-up: one small file, whole process, against node -e 0.
   console.error('  start-up...');
   const nodeMs = wall(['-e', '0']);
