@@ -19,7 +19,7 @@ import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { InputError, Json, JsonObject, KObject, Position } from './types';
 import { LIST_DECLINED_MAX, LIST_PARTS_MAX, ListPart, listPartsError } from './list-error';
-import { itemError, listItem, notAnObject } from './not-an-object';
+import { isList, itemError, listItem, notAnObject } from './not-an-object';
 
 /** What the lint needs from a parsed file (the fixer needs parse.ts's documents too). */
 export interface ParsedObjects {
@@ -381,9 +381,7 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
     }
     return out;
   }
-  const kind = value.kind as string;
-  const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
-  if (isList && Array.isArray(value.items)) {
+  if (isList(value)) {
     const items = value.items;
     let offsets: number[] | undefined;
     // One pass over the items for all their offsets (element(i) per item would be quadratic).
@@ -398,11 +396,13 @@ export function parseJsonFast(file: string, text: string): ParsedObjects | undef
       }
       return offsets;
     };
-    items.forEach((written, i) => {
-      const item = listItem(value, written);
+    for (let i = 0; i < items.length; i++) {
+      const item = listItem(value, items[i]);
+      // (A List inside the List, rare: parse.ts reads its items.)
+      if (isList(item)) return undefined;
       if (isKubernetesObject(item)) out.objects.push(new JsonObjectView(item, file, `/items/${i}`, scanner, lines, itemOffsets, i));
       else itemError(out.errors, item, i, () => new JsonObjectView(item as unknown as JsonObject, file, `/items/${i}`, scanner, lines, itemOffsets, i));
-    });
+    }
     return out;
   }
   const only = [start];
@@ -756,11 +756,12 @@ export function parseJsonListBytes(file: string, bytes: Buffer): ParsedObjects |
   list.items = items as Json[];
   const table = new ItemTable(b, Float64Array.from(starts), Float64Array.from(ends), itemLines, indent.length + 1);
   const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
-  items.forEach((written, k) => {
-    const item = listItem(list, written);
+  for (let k = 0; k < items.length; k++) {
+    const item = listItem(list, items[k]);
+    if (isList(item)) return undefined;
     if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
     else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
-  });
+  }
   return out;
 }
 
@@ -984,11 +985,12 @@ function readList(file: string, stamp: FileStamp, fd: number, chunkBytes: number
     list.items = items as Json[];
     const table = new ItemTable(readAgainFrom(stamp), Float64Array.from(starts), Float64Array.from(ends), Int32Array.from(itemLines), indent.length + 1);
     const out: ParsedObjects = { file, objects: [], errors: [], documents: 1 };
-    items.forEach((written, k) => {
-      const item = listItem(list, written);
+    for (let k = 0; k < items.length; k++) {
+      const item = listItem(list, items[k]);
+      if (isList(item)) return undefined;
       if (isKubernetesObject(item)) out.objects.push(new JsonItemView(item, file, table, k));
       else itemError(out.errors, item, k, () => new JsonItemView(item as JsonObject, file, table, k));
-    });
+    }
     return out;
   } catch {
     // A CR, a JSON.parse error, a read error: the whole text decides.

@@ -54,7 +54,7 @@ import { readQuick, VIEW_MIN } from './quick-yaml';
 import { lineFeeds, lineIndex } from './lines';
 import { TextLocator, UNSURE } from './yaml-locate';
 import { BrokenItems, listPartsError, splitList } from './list-error';
-import { itemError, listItem, notAnObject } from './not-an-object';
+import { isList, itemError, listItem, notAnObject } from './not-an-object';
 
 /** The implicit type's tag: it has a space, so no tag written in a document can name it. */
 const PLAIN_TAG = 'kubegrace plain scalar';
@@ -991,6 +991,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       if (!(value === undefined ? broken.declinedItem(t, line) : broken.cleanItem(t, line))) return undefined;
       const span = new Span(reader, s, e, line, node, alone ? alone.simple : true, s);
       const view = (v: JsonObject) => new YamlObjectView(v, file, 0, `/items/${k}`, docSpan, docPos, span, alone !== undefined);
+      if (isList(value)) return undefined;
       if (value !== undefined && isKubernetesObject(value)) objects.push(view(value));
       else if (value !== undefined) {
         pending.push({ at: objects.length, k, value, view });
@@ -1029,6 +1030,7 @@ function readYamlList(file: string, stamp: FileStamp, fd: number, chunkBytes: nu
       // The items that were no object as written, in their places (the others' errors in item order).
       for (const p of pending) {
         const item = listItem(list, p.value);
+        if (isList(item)) return undefined;
         if (isKubernetesObject(item)) objects[p.at] = p.view(item);
         else itemError(errors, item, p.k, () => p.view(item as unknown as JsonObject));
       }
@@ -1290,15 +1292,15 @@ function parseDocuments(file: string, scan: string, docText: (start: number, end
       : decoded
         ? new Span(own, 0, own.length, line, first, simple, docOffset)
         : new Span(text, start, end, line, start + first, simple, docOffset);
-    const kind = value.kind as string;
-    const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
-    if (isList && Array.isArray(value.items)) {
+    if (isList(value)) {
       const items = fromFile && simple ? listItemSpans(text, start, end, marker, line, fromFile, docOffset, value.items.length) : undefined;
-      value.items.forEach((written, i) => {
-        const item = listItem(value, written);
+      for (let i = 0; i < value.items.length; i++) {
+        const item = listItem(value, value.items[i]);
+        // (A List inside the List, rare: parse.ts reads its items.)
+        if (isList(item)) return undefined;
         if (isKubernetesObject(item)) out.objects.push(new YamlObjectView(item, file, index, `/items/${i}`, span, docPos, items?.[i]));
         else itemError(out.errors, item, i, () => new YamlObjectView(item as unknown as JsonObject, file, index, `/items/${i}`, span, docPos, items?.[i]));
-      });
+      }
       continue;
     }
     out.objects.push(new YamlObjectView(value, file, index, '', span, docPos));

@@ -14,10 +14,11 @@
 import { InputError, isObject, Json, JsonObject, jsonType } from './types';
 
 /**
- * Where the mapping is: a document of its own, or the item `item` of a List; `items`, the number
- * of items of a List read without them (the streamed readers).
+ * Where the mapping is: a document of its own, or the item `item` of a List (the indexes down
+ * from the document's List when Lists nest); `items`, the number of items of a List read without
+ * them (the streamed readers).
  */
-export type Place = { item?: number; items?: number };
+export type Place = { item?: number | readonly number[]; items?: number };
 
 /** The input error's message for a mapping that reads like an object but is none, or undefined. */
 export function notAnObject(v: unknown, place: Place = {}): string | undefined {
@@ -42,7 +43,7 @@ export function notAnObject(v: unknown, place: Place = {}): string | undefined {
   if (apiKey === undefined && kindKey === undefined && place.item === undefined) return undefined;
   if (!isObject(v.metadata) && !isObject(v.spec) && !Array.isArray(v.items)) return undefined;
   const name = isObject(v.metadata) && typeof v.metadata.name === 'string' && v.metadata.name !== '' ? v.metadata.name : undefined;
-  const what = place.item !== undefined ? `List item ${place.item}${name ? ` (${JSON.stringify(name)})` : ''}` : name ? `object ${JSON.stringify(name)}` : 'this document';
+  const what = place.item !== undefined ? `List item ${typeof place.item === 'number' ? place.item : place.item.join(', item ')}${name ? ` (${JSON.stringify(name)})` : ''}` : name ? `object ${JSON.stringify(name)}` : 'this document';
   // kubectl's layout of a List: apiVersion, items, then kind and metadata. Cut short at a line, the
   // dump reads as a List without kind.
   if (place.item === undefined && okApi && v.kind === undefined && kindKey === undefined && Array.isArray(v.items) && !isObject(v.metadata)) {
@@ -72,7 +73,7 @@ export function notAnObject(v: unknown, place: Place = {}): string | undefined {
  * Adds the input error of List item `i` when it reads like an object but is none. `at` gives its
  * place: a reader's view of the item, made only then, puts it where the item's findings would be.
  */
-export function itemError(errors: InputError[], item: unknown, i: number, at: () => { file: string; line: number; column: number }): void {
+export function itemError(errors: InputError[], item: unknown, i: number | readonly number[], at: () => { file: string; line: number; column: number }): void {
   const message = notAnObject(item, { item: i });
   if (!message) return;
   const { file, line, column } = at();
@@ -96,4 +97,13 @@ export function listItem(list: JsonObject, item: unknown): unknown {
   // (defineProperty: a `__proto__` member stays a member.)
   for (const [k, v] of Object.entries(item)) if (k !== 'kind' && k !== 'apiVersion') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
+}
+
+/**
+ * Whether a document or List item is a list: a `List` or `*List` kind with an `items` sequence.
+ * kubectl applies the items of a list, and of a list inside one, at any depth (cli-runtime's
+ * FlattenListVisitor: "itemsToProcess"), never the list itself; so does kubegrace lint them.
+ */
+export function isList(v: unknown): v is JsonObject & { kind: string; items: Json[] } {
+  return isObject(v) && typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items);
 }

@@ -1,5 +1,5 @@
 import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
-import { listItem, notAnObject } from './not-an-object';
+import { isList, listItem, notAnObject } from './not-an-object';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 import { AliasError, DecodeLimits, isMergeKey, K8sValue, k8sValue, scalarKeyString } from './yaml11';
 
@@ -400,18 +400,20 @@ export function parsedFromDocuments(
       return;
     }
     const root = doc.contents as Node;
-    const kind = value.kind as string;
-    const isList = kind === 'List' || (kind.endsWith('List') && Array.isArray(value.items));
-    if (isList && Array.isArray(value.items)) {
-      value.items.forEach((written, i) => {
-        const item = listItem(value, written);
-        const half = isKubernetesObject(item) ? undefined : notAnObject(item, { item: i });
-        if (!half && !isKubernetesObject(item)) return;
-        const base = `/items/${i}`;
-        const pos = locateNode(root, ['items', String(i)], lineCounter, docPos, doc);
-        if (!isKubernetesObject(item)) return void out.errors.push({ file, ...pos, message: half! });
-        out.objects.push(new ParsedObject(item, file, docIndex, base, root, lineCounter, pos, doc));
-      });
+    if (isList(value)) {
+      // (A List inside a List: its items, at any depth, as kubectl applies them.)
+      const items = (list: JsonObject & { items: unknown[] }, segs: string[], path: number[]): void =>
+        list.items.forEach((written, i) => {
+          const item = listItem(list, written);
+          const at = [...segs, 'items', String(i)];
+          if (isList(item)) return items(item, at, [...path, i]);
+          const half = isKubernetesObject(item) ? undefined : notAnObject(item, { item: path.length ? [...path, i] : i });
+          if (!half && !isKubernetesObject(item)) return;
+          const pos = locateNode(root, at, lineCounter, docPos, doc);
+          if (!isKubernetesObject(item)) return void out.errors.push({ file, ...pos, message: half! });
+          out.objects.push(new ParsedObject(item, file, docIndex, `/${at.join('/')}`, root, lineCounter, pos, doc));
+        });
+      items(value, [], []);
       return;
     }
     out.objects.push(new ParsedObject(value, file, docIndex, '', root, lineCounter, docPos, doc));

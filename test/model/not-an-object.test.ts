@@ -13,7 +13,10 @@ import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../../lib/model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlListFile } from '../../lib/model/fast-yaml';
-import { listItem, notAnObject } from '../../lib/model/not-an-object';
+import { parseSource } from '../../lib/engine/run';
+import { fixSources } from '../../lib/fix';
+import { isList, listItem, notAnObject } from '../../lib/model/not-an-object';
+import { utf8Source } from '../../lib/model/sources';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { ALL_RULES } from '../../lib/rules';
@@ -256,6 +259,84 @@ describe('documents that read like objects but are none (not-an-object.ts)', () 
         }),
         { numRuns: 150, seed: 29 },
       );
+    });
+  });
+
+  describe('Lists inside a List: their items at any depth, as kubectl applies them (cli-runtime FlattenListVisitor)', () => {
+    const named = (o: JsonObject, name: string): JsonObject => ({ ...o, metadata: { ...(o.metadata as JsonObject), name } });
+    const { apiVersion: _a, kind: _k, ...bare } = DEPLOYMENT;
+    // `jq -s '{apiVersion: "v1", kind: "List", items: .}'` over kubectl get -o json outputs, a
+    // typed list from the API among them, and a List two levels down.
+    const nested = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'apps/v1', kind: 'DeploymentList', metadata: { resourceVersion: '7' }, items: [named(bare as JsonObject, 'typed'), named(DEPLOYMENT, 'written')] },
+        named(DEPLOYMENT, 'flat'),
+        { apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'List', items: [named(DEPLOYMENT, 'deep'), { kind: 'Deployment', metadata: { name: 'half' }, spec: {} }] }] },
+        { apiVersion: 'v1', kind: 'ConfigMapList', items: [] },
+      ],
+    };
+    const json = (name: string) => name.endsWith('.json');
+    const texts: [string, string][] = [
+      ['nested.yaml', jsyaml.dump(nested, { noRefs: true })],
+      ['nested-kubectl.yaml', jsyaml.dump(nested, { noRefs: true, noArrayIndent: true })],
+      ['nested.json', `${JSON.stringify(nested, null, 4)}\n`],
+      ['nested-compact.json', JSON.stringify(nested)],
+    ];
+
+    test('parse.ts reads every item, typed as its own List types it, with its pointer, position and findings; an item written wrong is an error named by its path', () => {
+      expect(isList(nested.items[0])).toBe(true);
+      expect(isList({ kind: 'DeploymentList', items: {} })).toBe(false);
+      expect(isList(DEPLOYMENT)).toBe(false);
+      for (const [name, text] of texts) {
+        const slow = parseText(name, text);
+        expect(slow.objects.map((o) => [o.kind, o.name, o.basePointer])).toEqual([
+          ['Deployment', 'typed', '/items/0/items/0'],
+          ['Deployment', 'written', '/items/0/items/1'],
+          ['Deployment', 'flat', '/items/1'],
+          ['Deployment', 'deep', '/items/2/items/0/items/0'],
+        ]);
+        expect(slow.errors.map((e) => e.message)).toEqual(['List item 2, item 0, item 1 ("half"): no apiVersion; the API server refuses it ("Object \'apiVersion\' is missing"), so kubegrace checks nothing in it; add apiVersion']);
+        // Each object is where its own text is; the error at its item (a JSON item's `{`), after "deep".
+        if (!name.includes('compact')) {
+          const lines = text.split('\n');
+          for (const o of slow.objects) expect(lines[o.locate('/metadata/name').line - 1]).toContain(`"${o.name}"`.slice(json(name) ? 0 : 1, json(name) ? undefined : -1));
+          expect(slow.errors[0].line).toBeGreaterThan(slow.objects[3].line);
+          expect(lines[slow.errors[0].line - 1].trim()).toMatch(json(name) ? /^\{$/ : /^- kind: Deployment$/);
+        }
+      }
+    });
+
+    test('the fast readers leave such a file to parse.ts, and the lint reads it as parse.ts does', () => {
+      for (const [name, text] of texts) {
+        const slow = parseText(name, text);
+        const readings = json(name)
+          ? [parseJsonFast(name, text), parseJsonListBytes(name, Buffer.from(text)), parseJsonListFile(name, stamped(`nested-${name}`, text), 64)]
+          : [parseYamlFast(name, text), parseYamlFile(name, stamped(`file-${name}`, text), 64, undefined, 64), parseYamlListFile(name, stamped(`nested-${name}`, text), 64, undefined, 64)];
+        for (const r of readings) expect(r).toBeUndefined();
+        // The engine's reading (the fast paths declined): parse.ts's.
+        agreeWith(OPTS, parseSource(utf8Source(name, Buffer.from(text))), slow, name, { located: 5 });
+      }
+      // A List whose Lists hold no items is read by the fast paths as before (nothing in them to lint).
+      const empty = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [DEPLOYMENT] });
+      expect(parseJsonFast('flat.json', empty)?.objects).toHaveLength(1);
+    });
+
+    test('--fix repairs an item of a List inside a List, and a second run has nothing to fix', () => {
+      const opts = { ...OPTS, proposals: false };
+      const zero = JSON.parse(JSON.stringify(nested)) as { items: { items: { items: JsonObject[] }[] }[] };
+      ((zero.items[2].items[0].items[0].spec as JsonObject).template as { spec: JsonObject }).spec.terminationGracePeriodSeconds = 0;
+      const text = `# a comment kept\n${jsyaml.dump(zero, { noRefs: true })}`;
+      const once = fixSources([{ file: 'nested.yaml', text }], opts);
+      const fixed = once.files[0].text;
+      expect(once.files[0].applied.map((a) => a.ruleId)).toContain('zero-grace-period');
+      expect(fixed).not.toContain('terminationGracePeriodSeconds: 0');
+      expect(fixed.startsWith('# a comment kept\n')).toBe(true);
+      const deep = parseText('nested.yaml', fixed).objects.find((o) => o.name === 'deep')!;
+      expect(deep.basePointer).toBe('/items/2/items/0/items/0');
+      expect(((deep.raw.spec as JsonObject).template as { spec: JsonObject }).spec.terminationGracePeriodSeconds).toBeGreaterThan(0);
+      expect(fixSources([{ file: 'nested.yaml', text: fixed }], opts).files[0].text).toBe(fixed);
     });
   });
 });
