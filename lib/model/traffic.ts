@@ -125,6 +125,31 @@ export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly C
 }
 
 /**
+ * The traffic ports whose endpoint goes away when the pod starts terminating: trafficPorts without
+ * those of Services with `publishNotReadyAddresses: true`. For those the EndpointSlice controller
+ * keeps a terminating pod as a ready endpoint until the pod object is deleted (endpointslice
+ * utils podToEndpoint: `ready := service.Spec.PublishNotReadyAddresses || (serving && !terminating)`),
+ * so kube-proxy and CoreDNS route to it through the whole termination whatever a preStop hook does:
+ * there is no removal for a delay to wait for (prestop-missing).
+ */
+export function removedPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
+  return graph.memo(removedPortsOf, w, () => trafficPortsOf(graph, w).filter((p) => !p.service.publishNotReadyAddresses));
+}
+
+/**
+ * The traffic containers whose endpoints are removed when termination starts: those behind
+ * removedPortsOf when a traffic Service in the set routes to the workload, else trafficContainers'
+ * evidence (the hint, declared ports).
+ */
+export function removedContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
+  return graph.memo(removedContainersOf, w, () => {
+    if (graph.servedState(w) === 'unserved' || graph.trafficServices(w).length === 0) return trafficContainersOf(graph, w);
+    const hit = new Set(removedPortsOf(graph, w).map((p) => p.container));
+    return trafficContainersOf(graph, w).filter((c) => hit.has(c));
+  });
+}
+
+/**
  * How the advice rules (prestop-missing, readiness-probe-missing, rollout-full-outage, recreate-strategy,
  * replicas-not-spread, ...) decide served status: `served` counts; `unserved` does not; `unknown` counts
  * when a container declares a non-metrics TCP port (a port is declared to be reached; an app repository

@@ -1,6 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, trafficContainersOf } from '../model/traffic';
+import { assumedServedNote, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
@@ -95,7 +95,7 @@ function judged(catalog: Catalog, w: Workload, c: ContainerView): boolean {
  */
 export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w: Workload): ContainerView[] {
   if (!inScope(graph, w)) return [];
-  return trafficContainersOf(graph, w).filter((c) => {
+  return removedContainersOf(graph, w).filter((c) => {
     const hook = get(c.raw, 'lifecycle', 'preStop');
     return (hook === undefined || hook === null) && judged(catalog, w, c);
   });
@@ -133,7 +133,10 @@ selects the pod template, or \`kubegrace.dev/served: "true"\`); the main contain
 Service \`targetPort\` carrying user traffic. Metrics ports (by name, as for metrics-only Services),
 Services of exporters (\`app.kubernetes.io/component: exporter\`) and kube-rbac-proxy ports that a
 ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
-not lost traffic.
+not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
+EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is
+deleted, so its clients are routed to the pod through the whole termination whatever a hook does: there is
+no removal for a delay to wait for (\`headless-publish-not-ready\` judges the flag itself).
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's
@@ -209,13 +212,14 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
     for (const w of graph.workloads) {
       if (w.grace === 0 || !inScope(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
-      const traffic = graph.trafficServices(w);
+      // (Services with publishNotReadyAddresses keep the terminating pod as an endpoint: removedPortsOf.)
+      const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses);
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
       // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);
       // (Per workload, made at its first finding.)
       let proxyNote: string | undefined;
-      for (const c of trafficContainersOf(graph, w)) {
+      for (const c of removedContainersOf(graph, w)) {
         if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         const zero = preStop !== undefined && preStop !== null ? zeroDelayHook(c, w) : undefined;
@@ -225,7 +229,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
         const serves =
-          servedPortsLabel(graph, w, c) ??
+          servedPortsLabel(graph, w, c, removedPortsOf(graph, w)) ??
           (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
           'Service traffic';
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);

@@ -1,4 +1,4 @@
-import { ObjectGraph, trafficEvidencePorts } from '../model/graph';
+import { ObjectGraph, ServedPort, trafficEvidencePorts } from '../model/graph';
 import { trafficPortsOf } from '../model/traffic';
 export { trafficContainers, trafficPorts } from '../model/traffic';
 import { isObject, Json, JsonObject } from '../model/types';
@@ -151,8 +151,8 @@ export function cloudLbReadinessGate(w: Workload): string | undefined {
 }
 
 /** "port 8080 for Service web", "ports 8080, 9090 for Services a, b": the container's port numbers, for messages. */
-export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
-  const ports = trafficPortsOf(graph, w).filter((p) => p.container === c);
+export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView, of: readonly ServedPort[] = trafficPortsOf(graph, w)): string | undefined {
+  const ports = of.filter((p) => p.container === c);
   if (!ports.length) return undefined;
   const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
   const svcs = [...new Set(ports.map((p) => p.service.obj.name))];

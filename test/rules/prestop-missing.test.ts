@@ -112,6 +112,14 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
     { name: 'serves-after-sigterm annotation > 0 on the pod template', yaml: wl({ annotations: '"kubegrace.dev/serves-after-sigterm-seconds": "15"' }) },
     { name: 'serves-after-sigterm annotation on the workload metadata (Go duration)', yaml: wl({ workloadAnnotations: '"kubegrace.dev/serves-after-sigterm-seconds": "20s"' }) },
     { name: 'grace 0: no hook would run; zero-grace-period reports it', yaml: wl({ podSpec: `      terminationGracePeriodSeconds: 0\n${app()}` }) },
+    {
+      name: 'served only by a Service with publishNotReadyAddresses (a data store\'s peer Service, bitnami/mongodb replicaset): the terminating pod stays a ready endpoint until it is gone, so no removal is raced',
+      yaml: wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+    },
+    {
+      name: 'the same for a ClusterIP Service with publishNotReadyAddresses (kube-proxy keeps routing to the terminating pod; headless-publish-not-ready judges the flag)',
+      yaml: wl({ service: '  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+    },
     { name: 'metrics-only Service is not traffic', yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: metrics, port: 9090, targetPort: 9090}]' }) },
     {
       name: 'exporter Service (app.kubernetes.io/component: exporter) is scraped, not traffic',
@@ -214,6 +222,20 @@ spec:
       name: 'the same StatefulSet whose per-pod Services are headless too: DNS',
       yaml: withPerPodService(true),
       findings: [{ severity: 'warning', pointer: POINTER, message: /its Service web is headless, so clients connect to the pod addresses DNS gave them/ }],
+    },
+    {
+      name: 'a client Service beside a peer Service with publishNotReadyAddresses (bitnami/kafka): judged on the client Service, whose ports alone are named',
+      yaml: `${wl({ kind: 'StatefulSet', podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: http, containerPort: 8080}, {name: peer, containerPort: 9093}]') })}---
+apiVersion: v1
+kind: Service
+metadata: {name: web-headless}
+spec:
+  clusterIP: None
+  publishNotReadyAddresses: true
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}, {name: peer, port: 9093, targetPort: peer}]
+`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook: .*; proxies, ingresses and meshes stop routing/ }],
     },
     {
       name: 'served by a ClusterIP Service: proxies',
