@@ -60,8 +60,11 @@ export interface ServedPort {
   containerPort?: ContainerPort;
 }
 
-/** Port names that mark metrics endpoints (scraped, not user traffic). */
-export const METRICS_PORT = /(^|[-_])(metrics|prometheus|prom|monitoring|telemetry)($|[-_])|^http-metrics$/i;
+/**
+ * Port names that mark metrics endpoints (scraped, not user traffic): the words as a part of the
+ * name (`http-metrics`, `prom_port`, redis-ha's `http-exporter-port`), "metrics" also at the end of one (Kong's `cmetrics`).
+ */
+export const METRICS_PORT = /(^|[-_])(prometheus|prom|monitoring|telemetry|exporter)($|[-_])|metrics($|[-_])/i;
 
 /**
  * Whether a Service routes to a workload's pods (graceful-termination.md section 0):
@@ -456,7 +459,7 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
  * profiling): no evidence of traffic on their own. Used only where no Service says which ports are
  * routed, e.g. teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service.
  */
-export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|probe|status)($|[-_])/i;
+export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|probe|probes|readiness|liveness|stat|stats|status)($|[-_])/i;
 
 /** The declared TCP ports of a container that suggest client traffic (not metrics/operator ports). */
 export function trafficEvidencePorts(c: ContainerView): ContainerPort[] {

@@ -1,4 +1,4 @@
-import { METRICS_PORT, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
+import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
 import { ContainerView, get, Workload } from './workload';
@@ -9,20 +9,37 @@ import { ContainerView, get, Workload } from './workload';
  */
 
 /**
- * Metrics port names (METRICS_PORT, the pattern graph.ts uses for metrics-only Services) applied
- * per port, so a metrics port of a mixed Service does not make its container "served".
+ * Components whose Service exists for Prometheus, whose only client scrapes it: on the Service or
+ * the pods `app.kubernetes.io/component: exporter`; on the Service also `metrics` (kube-state-metrics'
+ * chart, Argo CD's argocd-metrics: a Service labelled so is the component's metrics endpoint).
  */
-/** `app.kubernetes.io/component: exporter`: the Service exists for Prometheus, whose only client scrapes it. */
 const EXPORTER_COMPONENT = 'exporter';
+const METRICS_COMPONENT = 'metrics';
 
+/**
+ * The name that says what a Service port is for: its own name, else the targetPort's name, else the
+ * name of the container port it reaches by number. The Service's word comes first: the
+ * Pushgateway's Service port "http" reaches the container port it names "metrics", and clients push
+ * there.
+ */
+function purposeName(p: ServedPort): string | undefined {
+  return p.servicePort.name ?? (typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : p.containerPort?.name);
+}
+
+/**
+ * A port for scrapes or operators rather than clients, by that name: metrics (METRICS_PORT, the
+ * pattern graph.ts uses for metrics-only Services) or an operator's endpoint (OPERATOR_PORT:
+ * status, health, admin, diagnostics...), judged per port, so that such a port of a mixed
+ * Service does not make its container "served".
+ */
 function isMetricsPort(p: ServedPort): boolean {
-  const names = [p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined, p.containerPort?.name];
-  return names.some((n) => n !== undefined && METRICS_PORT.test(n));
+  const name = purposeName(p);
+  return name !== undefined && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name));
 }
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
-  const labels = stringMap(get(s.obj.raw, 'metadata', 'labels'));
-  return labels['app.kubernetes.io/component'] === EXPORTER_COMPONENT || w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT;
+  const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];
+  return component === EXPORTER_COMPONENT || component === METRICS_COMPONENT || w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT;
 }
 
 interface MonitorView {

@@ -130,8 +130,10 @@ refused, 502s. A short preStop delay keeps the old process serving until routing
 
 **Applies to:** served Deployments, StatefulSets, DaemonSets and ReplicaSets (a Service in the namespace
 selects the pod template, or \`kubegrace.dev/served: "true"\`); the main containers that receive a
-Service \`targetPort\` carrying user traffic. Metrics ports (by name, as for metrics-only Services),
-Services of exporters (\`app.kubernetes.io/component: exporter\`) and kube-rbac-proxy ports that a
+Service \`targetPort\` carrying user traffic. Metrics and operator ports (by name: the Service port's
+name, else the name of the container port it reaches; \`metrics\`, \`http-metrics\`, \`cmetrics\`, \`status\`,
+\`admin\`, \`health\`, ...), Services of exporters and metrics components (\`app.kubernetes.io/component:
+exporter\`, or \`metrics\` on the Service) and kube-rbac-proxy ports that a
 ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
 not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is

@@ -120,6 +120,32 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       name: 'the same for a ClusterIP Service with publishNotReadyAddresses (kube-proxy keeps routing to the terminating pod; headless-publish-not-ready judges the flag)',
       yaml: wl({ service: '  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
     },
+    {
+      name: 'a Service of scrape and operator ports (Kong\'s kong-metrics: cmetrics, and status to cstatus) is not traffic',
+      yaml: wl({
+        podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: cmetrics, containerPort: 10255}, {name: cstatus, containerPort: 10254}]'),
+        service: '  selector: {app: web}\n  ports: [{name: cmetrics, port: 10255, targetPort: cmetrics}, {name: status, port: 10254, targetPort: cstatus}]',
+      }),
+    },
+    {
+      name: 'a Service labelled app.kubernetes.io/component: metrics (kube-state-metrics\' chart, argocd-metrics) is scraped, not traffic, whatever its port is named',
+      yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 8080, targetPort: http}]' }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: web, labels: {app.kubernetes.io/component: metrics}}\nspec:\n  selector'),
+    },
+    {
+      name: 'a Service port named like an exporter\'s (redis-ha\'s http-exporter-port to metrics-port) beside a served port of another container',
+      yaml: wl({
+        podSpec: `${app('        lifecycle: {preStop: {sleep: {seconds: 10}}}')}
+      - name: exporter
+        image: redis-exporter:1
+        ports: [{name: metrics-port, containerPort: 9101}]
+`,
+        service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: http-exporter-port, port: 9101, targetPort: metrics-port}]',
+      }),
+    },
+    {
+      name: 'unknown served, the only declared port is the probes\' (Envoy Gateway\'s readiness/19003): not assumed served',
+      yaml: wl({ service: false, podSpec: app().replace('{name: http, containerPort: 8080}', '{name: readiness, containerPort: 19003}') }),
+    },
     { name: 'metrics-only Service is not traffic', yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: metrics, port: 9090, targetPort: 9090}]' }) },
     {
       name: 'exporter Service (app.kubernetes.io/component: exporter) is scraped, not traffic',
@@ -236,6 +262,14 @@ spec:
   ports: [{name: http, port: 80, targetPort: http}, {name: peer, port: 9093, targetPort: peer}]
 `,
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook: .*; proxies, ingresses and meshes stop routing/ }],
+    },
+    {
+      name: 'the Service\'s port name says what it is for: the Pushgateway\'s "http" reaches the container port it names "metrics", and clients push there',
+      yaml: wl({
+        podSpec: app().replace('{name: http, containerPort: 8080}', '{name: metrics, containerPort: 9091}'),
+        service: '  selector: {app: web}\n  ports: [{name: http, port: 9091, targetPort: 9091}]',
+      }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 9091 for Service web but has no preStop hook/ }],
     },
     {
       name: 'served by a ClusterIP Service: proxies',
