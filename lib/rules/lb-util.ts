@@ -6,7 +6,7 @@ import { escapeSegment } from '../model/parse';
 import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
-import { knownPreStopAdvice, knownPreStopWords } from '../catalog';
+import { imageRepository, knownPreStopAdvice, knownPreStopWords } from '../catalog';
 import { PreStopDelay, preStopDelay } from '../timeline/prestop';
 import { preStopHandler } from './fix-util';
 
@@ -385,7 +385,8 @@ export function spreadPointer(w: Workload): string {
  * Whether a selector matches the pods of a workload, counting the labels the controllers add to each
  * pod (not in the template): `statefulset.kubernetes.io/pod-name` (`<name>-<ordinal>`) and
  * `apps.kubernetes.io/pod-index` on StatefulSet pods, `controller-revision-hash` on StatefulSet and
- * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches).
+ * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches);
+ * and those a well-known app writes on its own pod (VAULT_POD_LABELS).
  */
 export function selectsPodsOf(sel: Selector, w: Workload): boolean {
   if (matches(sel, w.templateLabels)) return true;
@@ -411,7 +412,22 @@ function controllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   return c;
 }
 
+/**
+ * Vault with `service_registration "kubernetes"` labels its own pod with its state, and vault-helm's
+ * HA Services select on it (vault-active: "true" / "false"): hashicorp/vault
+ * serviceregistration/kubernetes (labelActive, labelSealed, labelPerfStandby, labelInitialized,
+ * labelVaultVersion), developer.hashicorp.com/vault/docs/configuration/service-registration/kubernetes.
+ */
+const VAULT_IMAGE = /^(?:.+\/)?vault(?:-enterprise)?$/;
+const BOOL = (v: string) => v === 'true' || v === 'false';
+const VAULT_POD_LABELS: Record<string, (v: string) => boolean> = { 'vault-active': BOOL, 'vault-sealed': BOOL, 'vault-initialized': BOOL, 'vault-perf-standby': BOOL, 'vault-version': () => true };
+
 function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
+  const byController = controllerAdded(w);
+  return w.containers.some((c) => VAULT_IMAGE.test(imageRepository(c.image).path)) ? { ...byController, ...VAULT_POD_LABELS } : byController;
+}
+
+function controllerAdded(w: Workload): Record<string, (v: string) => boolean> {
   const any = () => true;
   switch (w.kind) {
     case 'StatefulSet': {

@@ -99,7 +99,11 @@ export const serviceSelectorPorts: Rule = {
   closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
   the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
-  selector matches (an operator creates those pods: prometheus-operator, ...). Pods and ReplicaSets in the set whose
+  selector matches (an operator creates those pods: prometheus-operator, ...). Labels a pod gets besides its
+  template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
+  \`apps.kubernetes.io/pod-index\`, \`controller-revision-hash\`: per-pod Services) and those Vault writes on its own
+  pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
+  \`vault-perf-standby\`: \`"true"\`/\`"false"\`, and \`vault-version\`), which vault-helm's HA Services select. Pods and ReplicaSets in the set whose
   controller is not (a \`kubectl get pods,svc -o yaml\` dump) are endpoints too: a Service matching them is checked
   against them (one pod per controller), and they are not said to be mixed (pods of two ReplicaSets are also one
   Deployment mid-rollout). A headless Service without ports

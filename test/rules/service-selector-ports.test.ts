@@ -86,6 +86,14 @@ spec:
     },
     { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
     {
+      name: 'vault-helm HA: vault-active and vault-standby select the label Vault writes on its own pod (service_registration "kubernetes")',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'vault', labels: 'app: vault', ports: '[{name: http, containerPort: 8200}]', serviceName: 'vault-internal' }).replace('image: web:1', 'image: "hashicorp/vault:1.20.4"') +
+        svc({ name: 'vault-active', selector: 'app: vault, vault-active: "true"', ports: '[{name: http, port: 8200, targetPort: 8200}]' }) +
+        svc({ name: 'vault-standby', selector: 'app: vault, vault-active: "false", vault-sealed: "false"', ports: '[{name: http, port: 8200, targetPort: 8200}]' }) +
+        svc({ name: 'vault-internal', headless: true, selector: 'app: vault', ports: '[{name: http, port: 8200, targetPort: 8200}]' }),
+    },
+    {
       name: 'per-pod Service selecting statefulset.kubernetes.io/pod-name (redis-ha announce)',
       yaml: wl({ kind: 'StatefulSet', name: 'redis', labels: 'app: redis', ports: '[{name: redis, containerPort: 6379}]', serviceName: 'redis' }) + svc({ name: 'redis-announce-0', selector: 'app: redis, statefulset.kubernetes.io/pod-name: redis-0', ports: '[{port: 6379, targetPort: redis}]' }),
     },
@@ -140,6 +148,18 @@ spec:
       name: 'typo in a value',
       yaml: wl({ namespace: 'shop' }) + svc({ namespace: 'shop', selector: 'app: wbe' }),
       findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
+    },
+    {
+      name: 'Vault\'s pod labels are counted only on Vault\'s pods, and only with the values Vault writes',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'vault', labels: 'app: vault', serviceName: 'vault' }).replace('image: web:1', 'image: "hashicorp/vault-enterprise:1.20.4-ent"') +
+        svc({ name: 'vault-active', selector: 'app: vault, vault-active: "yes"' }) +
+        wl({ name: 'api', labels: 'app: api' }) +
+        svc({ name: 'api-active', selector: 'app: api, vault-active: "true"' }),
+      findings: [
+        { severity: 'error', message: /^Service\/vault-active: spec.selector .* matches no pod template/ },
+        { severity: 'error', message: /^Service\/api-active: spec.selector .* matches no pod template/ },
+      ],
     },
     {
       name: 'a per-pod Service naming a pod of another StatefulSet',
