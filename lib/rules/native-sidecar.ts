@@ -6,6 +6,7 @@ import { Addend, containerBudget, recommendedGrace } from '../timeline/budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from '../timeline/mesh';
 import { graceEdit } from './lb-util';
 import { namespaceOf } from './mesh-util';
+import { trafficContainersOf } from '../model/traffic';
 
 /** Helpers needed while the app shuts down (graceful-termination.md SIDE-001). */
 export const DEFAULT_SIDECAR_NAMES = ['istio-proxy', 'linkerd-proxy', 'envoy', 'cloud-sql-proxy', 'fluent-bit'];
@@ -36,7 +37,9 @@ after all of them have exited; its readiness counts toward the pod's.
 - **info:** a main container (\`containers[]\`) whose name is a shutdown-critical helper (param
   \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`) runs
   next to at least one other main container, and the target is >= 1.29. A helper that is the pod's only
-  main container is the application itself (an Istio gateway, a fluent-bit DaemonSet) and is not reported.
+  main container is the application itself (an Istio gateway, a fluent-bit DaemonSet) and is not reported, nor
+  is one that is the only main container receiving the pod's traffic (Contour's and Envoy Gateway's \`envoy\`
+  beside their \`shutdown-manager\`): the others are its helpers.
 - **warning:** the same in a Job or CronJob: a Job never completes while a classic sidecar keeps running
   after the main container has finished.
 - **error:** an init container with \`restartPolicy: Always\` on a target < 1.29. \`SidecarContainers\` is alpha
@@ -99,7 +102,7 @@ containers:
         continue;
       }
       if (w.containers.length < 2) continue;
-      const helpers = w.containers.filter((c) => names.has(c.name) && !deliberateClassic(w, c));
+      const helpers = w.containers.filter((c) => names.has(c.name) && !deliberateClassic(w, c) && !theServer(w, c));
       if (!helpers.length) continue;
       const movable = helpers.filter((c) => !namedPortBlocks(w, c));
       const fix = toNativeFix(w, movable);
@@ -124,6 +127,17 @@ containers:
           });
         }
       }
+    }
+
+    /**
+     * The container the pod's traffic goes to, alone among the main containers: then it is the
+     * application (Contour's and Envoy Gateway's envoy, with a shutdown-manager beside it whose hook
+     * envoy's own preStop waits for), not a helper of the others.
+     */
+    function theServer(w: Workload, c: ContainerView): boolean {
+      if (w.isBatch) return false;
+      const served = trafficContainersOf(ctx.graph, w).filter((x) => x.role === 'main');
+      return served.length === 1 && served[0] === c;
     }
 
     /** Classic on purpose: Linkerd's identity controller proxy, or an explicit mesh opt-out (not for Jobs). */

@@ -47,6 +47,17 @@ ruleTester(nativeSidecar, {
       name: 'Istio gateway: istio-proxy is the gateway, even with a second container',
       yaml: deploy('      containers: [{name: istio-proxy, image: auto}, {name: config-reloader, image: r}]', '"inject.istio.io/templates": gateway, "sidecar.istio.io/inject": "true"'),
     },
+    {
+      name: 'Contour / Envoy Gateway: the Service routes to envoy alone, whose preStop waits for the shutdown-manager beside it: envoy is the app, not a helper',
+      yaml: `${deploy(`      containers:
+      - {name: shutdown-manager, image: ghcr.io/projectcontour/contour:v1.30.0, command: [/bin/contour, envoy, shutdown-manager], lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}
+      - {name: envoy, image: envoyproxy/envoy:v1.31.0, ports: [{name: http, containerPort: 8080}], lifecycle: {preStop: {httpGet: {path: /shutdown, port: 8090}}}}`)}---
+apiVersion: v1
+kind: Service
+metadata: {name: envoy}
+spec: {selector: {app: web}, ports: [{name: http, port: 80, targetPort: 8080}]}
+`,
+    },
     { name: 'names outside the list are not helpers', yaml: deploy(classic('metrics-exporter')) },
     { name: 'below 1.29 native sidecars are not available: no advice for classic helpers', yaml: deploy(classic('istio-proxy')), kubeVersion: '1.28' },
     {
@@ -64,6 +75,18 @@ ruleTester(nativeSidecar, {
     { name: 'native sidecar at exactly 1.29 (beta, on)', yaml: deploy(nativeProxy), kubeVersion: '1.29' },
   ],
   invalid: [
+    {
+      name: 'an envoy beside an app that the Service routes to as well: still a helper of the app',
+      yaml: `${deploy(`      containers:
+      - {name: app, image: web, ports: [{name: http, containerPort: 8080}]}
+      - {name: envoy, image: envoyproxy/envoy:v1.31.0, ports: [{name: proxy, containerPort: 10000}]}`)}---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{name: http, port: 80, targetPort: 8080}, {name: proxy, port: 10000, targetPort: 10000}]}
+`,
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/containers/1', message: /^"envoy" runs as a classic container/ }],
+    },
     {
       name: 'classic istio-proxy next to the app: info at the container (1.29 boundary)',
       yaml: deploy(classic('istio-proxy')),
