@@ -1,5 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
-import { HINT } from '../model/graph';
+import { HINT, trafficEvidencePorts } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT, sidecarDrainSeconds } from '../timeline/addends';
 import { Addend, containerBudget, recommendedGrace } from '../timeline/budget';
@@ -38,8 +38,10 @@ after all of them have exited; its readiness counts toward the pod's.
   \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`) runs
   next to at least one other main container, and the target is >= 1.29. A helper that is the pod's only
   main container is the application itself (an Istio gateway, a fluent-bit DaemonSet) and is not reported, nor
-  is one that is the only main container receiving the pod's traffic (Contour's and Envoy Gateway's \`envoy\`
-  beside their \`shutdown-manager\`): the others are its helpers.
+  is one that is the only main container receiving the pod's traffic while the others declare no port that
+  suggests traffic (Contour's and Envoy Gateway's \`envoy\` beside their port-less \`shutdown-manager\`): the
+  others are its helpers. An envoy in front of an app that declares its own port (a TLS or mesh proxy) is a
+  helper.
 - **warning:** the same in a Job or CronJob: a Job never completes while a classic sidecar keeps running
   after the main container has finished.
 - **error:** an init container with \`restartPolicy: Always\` on a target < 1.29. \`SidecarContainers\` is alpha
@@ -130,14 +132,16 @@ containers:
     }
 
     /**
-     * The container the pod's traffic goes to, alone among the main containers: then it is the
-     * application (Contour's and Envoy Gateway's envoy, with a shutdown-manager beside it whose hook
-     * envoy's own preStop waits for), not a helper of the others.
+     * The container the pod's traffic goes to, alone among the main containers, while the others
+     * declare no port that suggests traffic: then it is the application (Contour's and Envoy
+     * Gateway's envoy, with a port-less shutdown-manager beside it whose hook envoy's own preStop
+     * waits for), not a helper of the others. (An envoy in front of an app that declares its own
+     * port, a TLS or mesh proxy, stays a helper.)
      */
     function theServer(w: Workload, c: ContainerView): boolean {
       if (w.isBatch) return false;
       const served = trafficContainersOf(ctx.graph, w).filter((x) => x.role === 'main');
-      return served.length === 1 && served[0] === c;
+      return served.length === 1 && served[0] === c && w.containers.every((x) => x === c || trafficEvidencePorts(x).length === 0);
     }
 
     /** Classic on purpose: Linkerd's identity controller proxy, or an explicit mesh opt-out (not for Jobs). */

@@ -88,6 +88,18 @@ spec: {selector: {app: web}, ports: [{name: http, port: 80, targetPort: 8080}, {
       findings: [{ severity: 'info', pointer: '/spec/template/spec/containers/1', message: /^"envoy" runs as a classic container/ }],
     },
     {
+      name: 'an envoy in front of an app that declares its own port (TLS termination: the Service routes to envoy only): a helper',
+      yaml: `${deploy(`      containers:
+      - {name: app, image: web, ports: [{name: http, containerPort: 8080}]}
+      - {name: envoy, image: envoyproxy/envoy:v1.31.0, ports: [{name: https, containerPort: 8443}]}`)}---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{name: https, port: 443, targetPort: https}]}
+`,
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/containers/1', message: /^"envoy" runs as a classic container/ }],
+    },
+    {
       name: 'classic istio-proxy next to the app: info at the container (1.29 boundary)',
       yaml: deploy(classic('istio-proxy')),
       kubeVersion: '1.29',
