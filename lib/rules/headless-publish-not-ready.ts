@@ -2,7 +2,7 @@ import { Catalog, needsPeerDiscovery, PEER_DISCOVERY_HINT } from '../catalog';
 import { Rule } from '../engine/types';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { Workload, get } from '../model/workload';
-import { annotationPointer, servicesSelecting } from './lb-util';
+import { annotationPointer, runsVault, servicesSelecting } from './lb-util';
 import { nameOf } from './util';
 
 /** Hint: the app needs its peers' addresses before it is Ready (`"true"`), or not (`"false"`). */
@@ -98,7 +98,10 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
 - **warning:** \`publishNotReadyAddresses: true\` on a Service that clients use: one with a cluster IP (not headless)
   and a selector. Not reported for per-pod Services (selector on \`statefulset.kubernetes.io/pod-name\` or
   \`apps.kubernetes.io/pod-index\`: there is no other endpoint to prefer) nor metrics-only Services (scraping
-  not-ready pods is wanted). A headless peer Service with it is correct and never reported.
+  not-ready pods is wanted). A headless peer Service with it is correct and never reported. **info** when the
+  Service selects only Vault pods: vault-helm sets it on purpose, so that a sealed or uninitialised Vault (which
+  fails the chart's readiness probe) can be reached through the Service to init and unseal it; it is needed only
+  without auto-unseal.
 - \`serviceName\` names a Service that is not headless: the pods get no per-pod DNS records. **warning** when the app
   needs peer discovery (as above), else **info**: many apps (e.g. the OpenTelemetry Collector chart's StatefulSet mode)
   never use their pods' DNS names, and nothing is lost.
@@ -186,11 +189,17 @@ spec:
       if (isPerPod(s) || s.metricsOnly) continue;
       const ws = g.workloadsFor(s);
       const field = 'publishNotReadyAddresses: true';
+      const selecting = ws.length ? ` (selecting ${ws.map(nameOf).join(', ')})` : '';
+      // Vault: a sealed or uninitialised server fails vault-helm's readiness probe (`vault status`
+      // exits 2) and must still be reachable to init and unseal it: the chart sets the flag on purpose.
+      const vault = ws.length > 0 && ws.every(runsVault);
       ctx.report({
         object: s.obj,
         pointer: pnraPointer(s),
-        severity: 'warning',
-        message: `Service/${s.obj.name}: ${field} on a Service with a cluster IP${ws.length ? ` (selecting ${ws.map(nameOf).join(', ')})` : ''}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
+        severity: vault ? 'info' : 'warning',
+        message: vault
+          ? `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to Vault pods that are not Ready, sealed ones included (they answer 503), as its endpoints are marked ready regardless; vault-helm sets it so that a sealed or uninitialised Vault, which fails its readiness probe, can be reached through the Service to init and unseal it: with auto-unseal (a KMS or transit seal) remove it, with manual unsealing keep it`
+          : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
       });
     }
   },

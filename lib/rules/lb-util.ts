@@ -422,9 +422,14 @@ const VAULT_IMAGE = /^(?:.+\/)?vault(?:-enterprise)?$/;
 const BOOL = (v: string) => v === 'true' || v === 'false';
 const VAULT_POD_LABELS: Record<string, (v: string) => boolean> = { 'vault-active': BOOL, 'vault-sealed': BOOL, 'vault-initialized': BOOL, 'vault-perf-standby': BOOL, 'vault-version': () => true };
 
+/** Whether a main container runs Vault (hashicorp/vault, hashicorp/vault-enterprise, from any registry). */
+export function runsVault(w: Workload): boolean {
+  return w.containers.some((c) => VAULT_IMAGE.test(imageRepository(c.image).path));
+}
+
 function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   const byController = controllerAdded(w);
-  return w.containers.some((c) => VAULT_IMAGE.test(imageRepository(c.image).path)) ? { ...byController, ...VAULT_POD_LABELS } : byController;
+  return runsVault(w) ? { ...byController, ...VAULT_POD_LABELS } : byController;
 }
 
 function controllerAdded(w: Workload): Record<string, (v: string) => boolean> {

@@ -103,6 +103,11 @@ ruleTester(headlessPublishNotReady, {
       findings: [{ severity: 'warning', pointer: '/spec/publishNotReadyAddresses', object: 'Service/db-client', message: 'publishNotReadyAddresses: true on a Service with a cluster IP (selecting StatefulSet/db): clients are sent to pods that are not Ready' }],
     },
     {
+      name: 'the same on vault-helm\'s client Service: info, it lets a sealed Vault be reached to unseal it',
+      yaml: sts({ image: 'hashicorp/vault:1.20.4' }) + svc() + svc({ name: 'vault', headless: false, pnra: true }),
+      findings: [{ severity: 'info', object: 'Service/vault', message: /clients are sent to Vault pods that are not Ready, sealed ones included .*with auto-unseal \(a KMS or transit seal\) remove it, with manual unsealing keep it$/ }],
+    },
+    {
       name: 'old tolerate-unready-endpoints annotation (cockroachdb example): does not count, and the finding says why',
       yaml: sts({ image: 'cockroachdb/cockroach:v1.1.0' }) + svc({ annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
       findings: [
