@@ -86,11 +86,17 @@ readinessProbe:
           servedPortsLabel(graph, w, c) ??
           (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
           'Service traffic';
-        const sp = trafficPorts(graph, w).find((p) => p.container === c);
+        const ports = trafficPorts(graph, w).filter((p) => p.container === c);
+        const sp = ports[0];
+        // Services that publish not-ready addresses route to the pod whatever its readiness: then only
+        // the rollout needs the probe.
+        const why = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses)
+          ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
+          : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          message: `container "${c.name}": serves ${serves} but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
+          message: `container "${c.name}": serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
         });
       }
     }

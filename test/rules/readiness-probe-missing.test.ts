@@ -93,6 +93,11 @@ spec:
       findings: [{ severity: 'warning', pointer: C0, message: 'container "app": serves port 8080 for Service web but has no readinessProbe' }],
     },
     {
+      name: 'served only through a Service that publishes not-ready addresses: the rollout reason alone (readiness does not gate that traffic)',
+      yaml: wl(app(), { service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'warning', pointer: C0, message: /but has no readinessProbe: it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one \(its Service publishes not-ready addresses, so readiness does not gate its traffic\); add/ }],
+    },
+    {
       name: 'the suggested probe uses the served port name',
       yaml: wl(app()),
       findings: [{ severity: 'warning', message: 'readinessProbe: {httpGet: {path: /readyz, port: http}' }],
