@@ -459,7 +459,7 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
  * profiling): no evidence of traffic on their own. Used only where no Service says which ports are
  * routed, e.g. teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service.
  */
-export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|probe|probes|readiness|liveness|stat|stats|status)($|[-_])/i;
+export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|profiling|probe|probes|readiness|liveness|stat|stats|status)($|[-_])/i;
 
 /** The declared TCP ports of a container that suggest client traffic (not metrics/operator ports). */
 export function trafficEvidencePorts(c: ContainerView): ContainerPort[] {

@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { ObjectGraph, ServicePort, ServiceView } from '../model/graph';
+import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
 import { Selector } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
@@ -54,8 +54,10 @@ function declared(ws: Workload[]): string {
   return parts.length ? [...new Set(parts)].join(', ') : 'no ports';
 }
 
-/** Port names of side endpoints (metrics, diagnostics, health, admin): not the ports a Service serves. */
-const AUX_PORT = /(^|[-_])(metrics|prom|prometheus|diag|diagnostics|health|healthz|admin|debug|pprof|profiling|monitoring|telemetry|status|probe)($|[-_])/i;
+/** Port names of side endpoints (metrics, diagnostics, health, admin, probes): not the ports a Service serves. */
+function auxPort(name: string): boolean {
+  return METRICS_PORT.test(name) || OPERATOR_PORT.test(name);
+}
 
 /**
  * The containers declare only side ports (all named, all auxiliary): they evidently do not declare
@@ -64,7 +66,7 @@ const AUX_PORT = /(^|[-_])(metrics|prom|prometheus|diag|diagnostics|health|healt
  */
 function onlyAuxiliaryDeclared(all: { c: ContainerView }[]): boolean {
   const ports = all.flatMap(({ c }) => c.ports);
-  return ports.length > 0 && ports.every((p) => p.name !== undefined && AUX_PORT.test(p.name));
+  return ports.length > 0 && ports.every((p) => p.name !== undefined && auxPort(p.name));
 }
 
 /** Label keys that mark versions or tracks of one app (the canary pattern of the Kubernetes docs, Istio subsets). */
@@ -115,7 +117,7 @@ export const serviceSelectorPorts: Rule = {
 - **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
   templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
   usually a typo or a stale port. Not reported when no container declares any port, nor when every declared port is
-  a named side port (metrics, prom, diag, health, admin, debug, status...): such containers evidently do not declare
+  a named side port (metrics, prom, diag, health, admin, debug, status, readiness...): such containers evidently do not declare
   their serving ports (the istio gateway and Teleport charts declare only their metrics/diag port).
 - **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
   rollout of either (deployment.md §Selector). Not reported for headless Services (clients resolve and pick pods

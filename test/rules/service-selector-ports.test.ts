@@ -101,6 +101,10 @@ spec:
     { name: 'numeric targetPort, no container declares ports', yaml: wl({ ports: '' }) + svc({ ports: '[{port: 80, targetPort: 8080}]' }) },
     { name: 'numeric targetPort declared', yaml: wl() + svc({ ports: '[{port: 80, targetPort: 8080}]' }) },
     { name: 'string "8080" targetPort is a number', yaml: wl() + svc({ ports: '[{port: 80, targetPort: "8080"}]' }) },
+    {
+      name: 'undeclared listener ports while only metrics and readiness ports are declared (Envoy Gateway\'s proxy: its listeners come from xDS)',
+      yaml: wl({ ports: '[{name: metrics, containerPort: 19001}, {name: readiness, containerPort: 19003}]' }) + svc({ ports: '[{name: http, port: 80, targetPort: 10080}, {name: https, port: 443, targetPort: 10443}]' }),
+    },
     { name: 'undeclared serving ports while only a metrics/diag port is declared (istio gateway, Teleport)', yaml: wl({ ports: '[{name: http-envoy-prom, containerPort: 15090}]' }) + svc({ ports: '[{name: http2, port: 80}, {name: https, port: 443}]' }) },
     { name: 'UDP port declared with UDP', yaml: wl({ ports: '[{name: dns, containerPort: 53, protocol: UDP}]' }) + svc({ ports: '[{port: 53, targetPort: dns, protocol: UDP}]' }) },
     {
