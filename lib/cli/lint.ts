@@ -61,7 +61,8 @@ Options:
 ${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
   --set KEY=VALUE       a value for the Helm charts linted, as helm template --set (repeatable)
   --release NAME        release name for rendering charts (default kubegrace)
-  --namespace NS        namespace for rendering charts (default: helm's)
+  --namespace NS        the namespace of objects that name none, as kubectl apply -n and helm
+                        install -n put them (charts are rendered with it; default: helm's)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
@@ -186,6 +187,9 @@ export function runLint(argv: string[], io: CliIO): number {
   }
   // The plain lint writes nothing back: a large file need not be kept in memory.
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart, maxFileSize, stream: !fixMode });
+  // Files and stdin are applied into --namespace like a chart's render (kubectl apply -n NS): their
+  // namespaced objects that name no namespace are judged there, not in default.
+  if (values.namespace !== undefined) for (const s of sources) if (s.namespace === undefined) s.applyNamespace = values.namespace;
   for (const o of outputs) {
     const clash = o.file === undefined ? undefined : sources.find((s) => s.path !== undefined && sameFile(s.path, path.resolve(io.cwd, o.file!)));
     if (clash) throw new UsageError(`--output ${o.file} is one of the inputs (${clash.file}): the report would replace the manifest; write it elsewhere`);

@@ -64,7 +64,7 @@ export interface Summary {
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   const p = readSource(s, decoded, releaseBytes, onObjects);
-  if (s.namespace !== undefined) inNamespace(p.objects, s.namespace);
+  applySourceNamespace(s, p.objects);
   if (s.partial?.length) for (const o of p.objects) PARTIAL.add(o);
   return p;
 }
@@ -72,15 +72,22 @@ export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, re
 /** Objects of a chart rendered without some of its templates (Source.partial). */
 const PARTIAL = new WeakSet<KObject>();
 
+/** The namespace of the source's request (Source.namespace, applyNamespace) on its objects that name none. */
+export function applySourceNamespace(s: Source, objects: KObject[]): void {
+  if (s.namespace !== undefined) inNamespace(objects, s.namespace, true);
+  else if (s.applyNamespace !== undefined) inNamespace(objects, s.applyNamespace, false);
+}
+
 /**
  * Puts the namespaced objects that name no namespace into `ns`, as the API server does with the
- * namespace of the request (helm install -n): their metadata.namespace and identity.
+ * namespace of the request (helm install -n, kubectl apply -n): their identity, and with `written`
+ * (a chart's render) their metadata.namespace too.
  */
-function inNamespace(objects: KObject[], ns: string): void {
+function inNamespace(objects: KObject[], ns: string, written: boolean): void {
   for (const o of objects) {
     const meta = o.raw.metadata;
     if (isClusterScoped(o.kind) || !isObject(meta) || (typeof meta.namespace === 'string' && meta.namespace !== '')) continue;
-    meta.namespace = ns;
+    if (written) meta.namespace = ns;
     Object.defineProperty(o, 'namespace', { value: ns, enumerable: true, configurable: true, writable: false });
   }
 }

@@ -4,7 +4,7 @@ import { ResolvedPolicy } from '../engine/policy';
 import { ruleGraphs, runRules, sortFindings } from '../engine/run';
 import { Finding, Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { parseSource } from '../engine/run';
+import { applySourceNamespace, parseSource } from '../engine/run';
 import { ParsedObjects } from '../model/fast-json';
 import { parseYamlFast } from '../model/fast-yaml';
 import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments } from '../model/parse';
@@ -876,11 +876,14 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       if (next) {
         st.model = next.model;
         st.parsed = next.parsed;
+        // (The documents read again are in the namespace the file is applied into, as at first.)
+        applySourceNamespace(st.source, st.parsed.objects);
         if (opts.verifyPiecewise) verifyPiecewise(next.parsed, next.model.docs, rendered.next!.lineCounter, parseText(st.source.file, rendered.text.value));
       } else {
         const full = parseWhole(st.source.file, rendered.text.value);
         st.model = wholeModel(rendered.text.value, full);
         st.parsed = full;
+        applySourceNamespace(st.source, st.parsed.objects);
       }
     }
   }

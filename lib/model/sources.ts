@@ -17,6 +17,12 @@ export interface Source {
    * release namespace of a chart rendered with --namespace (helm install -n puts them there).
    */
   namespace?: string;
+  /**
+   * The namespace a file's namespaced objects without metadata.namespace are applied into
+   * (`lint --namespace`, as `kubectl apply -n`): their identity only, the manifest as written (a
+   * repair must not write the namespace into it, nor say that the manifest names it).
+   */
+  applyNamespace?: string;
   /** Set for a chart rendered without some of its templates (they failed to render): they are named. */
   partial?: string[];
   /**

@@ -1,0 +1,92 @@
+/**
+ * `lint --namespace NS` on plain files and stdin, through the built bin: their namespaced objects
+ * that name no namespace are judged in NS, as `kubectl apply -n NS` creates them (before, the flag
+ * applied to charts only and was silently ignored for files: a Deployment written without a
+ * namespace was judged in default, away from the PodDisruptionBudget of its namespace). The
+ * manifest stays as written: --fix writes no namespace into it.
+ */
+import { runCli } from '../helpers/cli';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+`;
+const PDB = `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: shop}
+spec:
+  maxUnavailable: 1
+  unhealthyPodEvictionPolicy: AlwaysAllow
+  selector: {matchLabels: {app: web}}
+`;
+const OTHER = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: jobs}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers: [{name: app, image: batch:1}]
+`;
+
+type Json = { findings: { ruleId: string; object: { kind: string; name: string; namespace?: string } }[] };
+
+describe('lint --namespace on files', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-ns-'));
+    fs.writeFileSync(path.join(dir, 'deployment.yaml'), DEPLOYMENT);
+    fs.writeFileSync(path.join(dir, 'pdb.yaml'), PDB);
+    fs.writeFileSync(path.join(dir, 'other.yaml'), OTHER);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const lint = (args: string[], input?: string) => {
+    const r = runCli(['lint', ...args, '--format', 'json', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8', input });
+    return { code: r.status, json: JSON.parse(r.stdout) as Json, stderr: r.stderr };
+  };
+  const pdbMissing = (j: Json) => j.findings.filter((f) => f.ruleId === 'pdb-missing').map((f) => `${f.object.namespace}/${f.object.name}`);
+
+  test('objects that name no namespace are judged in it; those that name one keep theirs', () => {
+    // Without the flag the Deployment is in default, where no budget selects it.
+    expect(pdbMissing(lint(['deployment.yaml', 'pdb.yaml', 'other.yaml']).json)).toEqual(['default/web', 'jobs/batch']);
+    const shop = lint(['deployment.yaml', 'pdb.yaml', 'other.yaml', '--namespace', 'shop']);
+    expect(pdbMissing(shop.json)).toEqual(['jobs/batch']);
+    expect(shop.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === 'shop')).toBe(true);
+  });
+
+  test('stdin too', () => {
+    expect(pdbMissing(lint(['-', 'pdb.yaml', '--namespace', 'shop'], DEPLOYMENT).json)).toEqual([]);
+    expect(pdbMissing(lint(['-', 'pdb.yaml'], DEPLOYMENT).json)).toEqual(['default/web']);
+  });
+
+  test('--fix judges in the namespace, writes none into the manifest, and a second run has nothing to do', () => {
+    const file = path.join(dir, 'fix.yaml');
+    fs.writeFileSync(file, DEPLOYMENT);
+    const r = runCli(['lint', 'fix.yaml', '--namespace', 'shop', '--fix', '--fix-proposals', '--format', 'json', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
+    const fixed = fs.readFileSync(file, 'utf8');
+    expect(fixed).not.toContain('namespace');
+    // Its own budget was proposed (no other input holds one), in the file, without a namespace.
+    expect(fixed).toContain('kind: PodDisruptionBudget');
+    const after = JSON.parse(r.stdout) as Json;
+    expect(after.findings.length).toBeGreaterThan(0);
+    expect(after.findings.every((f) => f.object.namespace === 'shop')).toBe(true);
+    const again = runCli(['lint', 'fix.yaml', '--namespace', 'shop', '--fix', '--fix-proposals', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
+    expect(again.stderr).toContain('nothing to fix');
+    expect(fs.readFileSync(file, 'utf8')).toBe(fixed);
+  });
+});
