@@ -59,6 +59,47 @@ export interface PerListenerSpec {
   ignore?: string[];
 }
 
+/**
+ * A value a program reads from its config file (CoreDNS's `lameduck` in the Corefile): each line
+ * (comments removed) matching `value` gives one, combined by `combine`; `default` when none does.
+ */
+export interface ConfigValueSpec {
+  /** The file: the value of `flag` in the container's command and args, else `default` (relative: from workingDir, else /). */
+  file: { flag?: string; default: string };
+  /** Comment marker, where it starts a line or follows white space. */
+  comment?: string;
+  value: string;
+  combine: 'sum' | 'min';
+  unit: 'seconds' | 'duration';
+  default: number;
+  /** What to write in the file, with `{value}` (advice in messages). */
+  setting?: string;
+}
+
+/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, or from its config file. */
+export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec;
+
+export function isConfigValueSpec(s: ServesAfterSigtermSpec): s is ConfigValueSpec {
+  return 'file' in s;
+}
+
+/**
+ * Reads a file as the container sees it (an absolute path): its text and where it comes from, or
+ * why the input does not hold it. Supplied by the caller (the model knows mounts and ConfigMaps).
+ */
+export type ReadContainerFile = (path: string) => { text: string; where: string } | { missing: string };
+
+/** What the catalog says a program does after SIGTERM by itself. */
+export interface ServesAfterSigtermFact {
+  entry: CatalogEntry;
+  /** Seconds it keeps accepting new requests after SIGTERM; undefined when that cannot be read. */
+  seconds?: number;
+  /** How the seconds were read, for messages: `lameduck 10s in /etc/coredns/Corefile (ConfigMap ...)`. */
+  derivation?: string;
+  /** Config-file entries: the file, where the input holds it, or why it does not. */
+  file?: { path: string; where?: string; missing?: string };
+}
+
 export interface ProbeSpec {
   httpGet?: { path?: string; port?: number | string };
   grpc?: { port?: number; service?: string };
@@ -76,7 +117,7 @@ export interface CatalogEntry {
   connectionPattern?: ConnectionPattern;
   reconnectBackoff?: string;
   preStop?: PreStopProgramSpec;
-  servesAfterSigterm?: PerListenerSpec;
+  servesAfterSigterm?: ServesAfterSigtermSpec;
   drain?: PerListenerSpec;
   probes?: ProbeSpec[];
 }
@@ -150,7 +191,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/match/command`, e.match.command],
       [`${p}/match/args`, e.match.args],
       [`${p}/preStop/command`, e.preStop?.command],
-      [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm?.listener],
+      [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm && !isConfigValueSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.listener : undefined],
       [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm?.value],
       [`${p}/drain/listener`, e.drain?.listener],
       [`${p}/drain/value`, e.drain?.value],
@@ -161,9 +202,11 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       const err = regexError(re);
       if (err) throw new CatalogError(`invalid regular expression: ${err}`, ptr);
     }
+    const sas = e.servesAfterSigterm;
+    if (sas && isConfigValueSpec(sas) && !/\(\?<value>/.test(sas.value)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/servesAfterSigterm/value`);
     for (const key of ['servesAfterSigterm', 'drain'] as const) {
       const s = e[key];
-      if (!s) continue;
+      if (!s || isConfigValueSpec(s)) continue;
       if (!/\(\?<name>/.test(s.listener)) throw new CatalogError('the listener regex needs a (?<name>...) group', `${p}/${key}/listener`);
       if (!/\(\?<name>/.test(s.value) || !/\(\?<value>/.test(s.value)) throw new CatalogError('the value regex needs (?<name>...) and (?<value>...) groups', `${p}/${key}/value`);
     }
@@ -330,6 +373,7 @@ interface Compiled {
   args?: RegExp;
   preStop?: RegExp;
   listener?: { serves?: { listener: RegExp; value: RegExp }; drain?: { listener: RegExp; value: RegExp } };
+  configValue?: RegExp;
   probeExec?: (RegExp | undefined)[];
 }
 
@@ -358,10 +402,11 @@ function compile(e: CatalogEntry): Compiled {
     args: m.args !== undefined ? new RegExp(m.args) : undefined,
     preStop: e.preStop ? new RegExp(e.preStop.command) : undefined,
     listener: {
-      serves: e.servesAfterSigterm ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
+      serves: e.servesAfterSigterm && !isConfigValueSpec(e.servesAfterSigterm) ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
       drain: e.drain ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
     },
     probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
+    configValue: e.servesAfterSigterm && isConfigValueSpec(e.servesAfterSigterm) ? new RegExp(e.servesAfterSigterm.value) : undefined,
   };
 }
 
@@ -390,6 +435,19 @@ export function flagValue(args: string[], flag: string): string | undefined {
     if (names.has(a) && i + 1 < args.length) return args[i + 1];
   }
   return undefined;
+}
+
+/** An absolute path in the container: relative ones from its workingDir, else / (the usual image WORKDIR). */
+function containerPath(p: string, workingDir: Json | undefined): string {
+  if (p.startsWith('/')) return p;
+  const base = typeof workingDir === 'string' && workingDir.startsWith('/') ? workingDir : '/';
+  return `${base.replace(/\/+$/, '')}/${p}`;
+}
+
+/** A line without its comment: from the marker, where it starts the line or follows white space. */
+function withoutComment(line: string, marker: string): string {
+  for (let i = line.indexOf(marker); i >= 0; i = line.indexOf(marker, i + 1)) if (i === 0 || /\s/.test(line[i - 1])) return line.slice(0, i);
+  return line;
 }
 
 function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
@@ -571,9 +629,63 @@ export class Catalog {
     return undefined;
   }
 
-  /** Seconds a program keeps accepting after SIGTERM by itself (e.g. Traefik's requestAcceptGraceTimeout). */
-  servesAfterSigterm(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
+  /**
+   * Seconds a program keeps accepting after SIGTERM by itself: from its args (Traefik's
+   * requestAcceptGraceTimeout per entry point) or from its config file (CoreDNS's lameduck in the
+   * Corefile), which `readFile` reads; without it, or when the input does not hold the file, the
+   * seconds are unknown.
+   */
+  servesAfterSigterm(c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact | undefined {
+    const x = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.servesAfterSigterm);
+    if (!x) return undefined;
+    const spec = x.entry.servesAfterSigterm!;
+    if (isConfigValueSpec(spec)) return this.configValue(x, spec, c, readFile);
     return this.perListener(c, 'serves');
+  }
+
+  /**
+   * What to write so that a known program keeps accepting for `seconds` after SIGTERM, for advice:
+   * its own setting (the entry's `setting`) where it is short or cannot be read, with where to
+   * write it; undefined when the entry gives no setting or nothing is short.
+   */
+  servesAfterSigtermSetting(c: ContainerLike, seconds: number, readFile?: ReadContainerFile): { entry: CatalogEntry; text: string } | undefined {
+    const x = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.servesAfterSigterm);
+    const spec = x?.entry.servesAfterSigterm;
+    if (!x || !spec) return undefined;
+    if (!isConfigValueSpec(spec)) {
+      const a = this.servesAfterSigtermArgs(c, seconds);
+      return a && { entry: a.entry, text: `${a.args.join(' ')} in the container's args` };
+    }
+    if (!spec.setting) return undefined;
+    const now = this.configValue(x, spec, c, readFile);
+    if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
+    const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+    const where = now.file?.where ?? `${now.file?.path} (${now.file?.missing})`;
+    return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in ${where}` };
+  }
+
+  private configValue(x: Compiled, spec: ConfigValueSpec, c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact {
+    const raw = rawOf(c);
+    const flagged = spec.file.flag ? flagValue(factsOf(raw).args, spec.file.flag) : undefined;
+    const file = containerPath(flagged ?? spec.file.default, raw.workingDir);
+    const read = readFile?.(file);
+    if (!read || 'missing' in read) {
+      const missing = read?.missing ?? 'not read';
+      return { entry: x.entry, file: { path: file, missing }, derivation: `${file} cannot be read (${missing})` };
+    }
+    const values: { seconds?: number; text: string }[] = [];
+    for (const line of read.text.split(/\r?\n/)) {
+      const m = x.configValue!.exec(spec.comment ? withoutComment(line, spec.comment) : line);
+      const v = m?.groups?.value;
+      if (v !== undefined) values.push({ seconds: valueSeconds(v, spec.unit), text: m![0].trim() });
+    }
+    const out: ServesAfterSigtermFact = { entry: x.entry, file: { path: file, where: read.where } };
+    if (!values.length) return { ...out, seconds: spec.default, derivation: `${read.where} sets none (default ${spec.default}s)` };
+    const bad = values.find((v) => v.seconds === undefined);
+    if (bad) return { ...out, derivation: `"${bad.text}" in ${read.where} is not a ${spec.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
+    const all = values.map((v) => v.seconds!);
+    const seconds = spec.combine === 'sum' ? all.reduce((a, b) => a + b, 0) : Math.min(...all);
+    return { ...out, seconds, derivation: `${values.map((v) => v.text).join(', ')} in ${read.where}` };
   }
 
   /** Seconds a program drains in-flight requests after it stops accepting (e.g. Traefik's graceTimeOut). */
@@ -598,7 +710,7 @@ export class Catalog {
     return { entry: r.entry, args: short.map((l) => setting.replace('{name}', () => l).replace('{value}', () => value)) };
   }
 
-  private perListener(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; seconds?: number } | undefined {
+  private perListener(c: ContainerLike, which: 'serves' | 'drain'): ServesAfterSigtermFact | undefined {
     const r = this.listenerValues(c, which);
     if (!r) return undefined;
     if (!r.used.length) return { entry: r.entry, seconds: r.spec.default };
@@ -620,7 +732,8 @@ export class Catalog {
     const f = factsOf(c);
     for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
       const re = x.listener?.[which];
-      const spec = which === 'serves' ? x.entry.servesAfterSigterm : x.entry.drain;
+      // (`re` exists only for per-listener specs.)
+      const spec = (which === 'serves' ? x.entry.servesAfterSigterm : x.entry.drain) as PerListenerSpec | undefined;
       if (!re || !spec) continue;
       const values = new Map<string, number | undefined>();
       const listeners = new Set<string>();

@@ -6,6 +6,7 @@ import { ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
+import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { delayAdvice, hookDelayWords, preStopDelayEdit, servicesSelecting } from './lb-util';
@@ -38,12 +39,15 @@ const TRAEFIK_ACCEPT_GRACE = /^--entry[pP]oints\.[^.]+\.transport\.lifeCycle\.re
 
 /**
  * Whether the program keeps accepting new requests after SIGTERM on every listener that carries
- * traffic. The catalog knows the programs (Traefik: the minimum over the user entry points, so one
- * entry point without requestAcceptGraceTimeout still needs the hook); for an image it does not
+ * traffic, for some time (> 0 s, as a preStop delay is judged: a hook of 0 s is reported, a longer
+ * one is not). The catalog knows the programs (lib/timeline/serves-after-sigterm.ts): Traefik, the
+ * minimum over the user entry points, so one entry point without requestAcceptGraceTimeout still
+ * needs the hook; CoreDNS, the lameduck of the Corefile in the ConfigMap it mounts, unknown (so the
+ * hook is asked for) when that ConfigMap is not in the input. For an image the catalog does not
  * know (a Traefik build under another name), the Traefik flag alone is taken as the evidence.
  */
-function acceptsAfterSigterm(catalog: Catalog, c: ContainerView): boolean {
-  const known = catalog.servesAfterSigterm(c);
+function acceptsAfterSigterm(graph: ObjectGraph, catalog: Catalog, w: Workload, c: ContainerView): boolean {
+  const known = programServesAfterSigterm(c, w, graph, catalog);
   if (known) return (known.seconds ?? 0) > 0;
   const args = [get(c.raw, 'args'), get(c.raw, 'command')].flatMap((a) => (Array.isArray(a) ? a : []));
   return args.some((a) => {
@@ -83,8 +87,8 @@ function inScope(graph: ObjectGraph, w: Workload): boolean {
 }
 
 /** Whether prestop-missing judges the container's hook: a main container the admission chain does not change, whose program does not keep accepting by itself. */
-function judged(catalog: Catalog, w: Workload, c: ContainerView): boolean {
-  return c.role === 'main' && !injectedAtAdmission(w, c) && !acceptsAfterSigterm(catalog, c);
+function judged(graph: ObjectGraph, catalog: Catalog, w: Workload, c: ContainerView): boolean {
+  return c.role === 'main' && !injectedAtAdmission(w, c) && !acceptsAfterSigterm(graph, catalog, w, c);
 }
 
 /**
@@ -97,7 +101,7 @@ export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w
   if (!inScope(graph, w)) return [];
   return removedContainersOf(graph, w).filter((c) => {
     const hook = get(c.raw, 'lifecycle', 'preStop');
-    return (hook === undefined || hook === null) && judged(catalog, w, c);
+    return (hook === undefined || hook === null) && judged(graph, catalog, w, c);
   });
 }
 
@@ -168,7 +172,25 @@ other commands) are not judged. For a known program the advice is its own settin
   \`--entryPoints.<name>.transport.lifeCycle.requestAcceptGraceTimeout\` > 0 on each user entry point (one
   entry point without it still needs the hook; the internal \`traefik\` and \`metrics\` entry points do not
   count). For an image the catalog does not know, the Traefik flag > 0 on any entry point is taken as the
-  evidence;
+  evidence. CoreDNS (\`coredns-lameduck\`) with \`lameduck\` > 0 s in the health block of its Corefile: on
+  SIGTERM it keeps answering for that long (its readiness already failing), then stops. The Corefile is read
+  from the ConfigMap the pod mounts where \`-conf\` points (kubeadm and the coredns chart: ConfigMap
+  \`coredns\`, key \`Corefile\`, at \`/etc/coredns\`); when that ConfigMap is not in the input the Corefile is not
+  assumed, the finding stays and says so, and its advice names the lameduck setting besides the preStop
+  sleep. Any time above 0 s counts, as a preStop sleep of any length does here (behind an external load
+  balancer, \`lb-deregistration-delay\` and \`external-traffic-local\` judge the preStop delay against their
+  window and do not count the lameduck):
+
+\`\`\`yaml
+data:
+  Corefile: |
+    .:53 {
+        health {
+            lameduck 10s
+        }
+        ...
+\`\`\`
+
 - apps that keep serving after SIGTERM by themselves (e.g. an app that sleeps in its SIGTERM handler before
   closing its listener). Mark such a workload, on the pod template or the workload metadata, with the
   number of seconds (> 0) it keeps accepting requests:
@@ -226,7 +248,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
         const preStop = get(c.raw, 'lifecycle', 'preStop');
         const zero = preStop !== undefined && preStop !== null ? zeroDelayHook(c, w) : undefined;
         if (preStop !== undefined && preStop !== null && !zero) continue;
-        if (!judged(ctx.catalog, w, c)) continue;
+        if (!judged(graph, ctx.catalog, w, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
@@ -281,9 +303,10 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           });
           continue;
         }
-        // A program that can keep accepting by itself (Traefik's requestAcceptGraceTimeout): its own setting too.
-        const own = ctx.catalog.servesAfterSigtermArgs(c, DEFAULT_PRESTOP_SECONDS);
-        const ownAdvice = own ? `, or use the program's own setting (${own.entry.title}, catalog entry ${own.entry.id}): ${own.args.join(' ')} in the container's args` : '';
+        // A program that can keep accepting by itself (Traefik's requestAcceptGraceTimeout, CoreDNS's
+        // lameduck): its own setting too.
+        const own = servesAfterSigtermSetting(c, w, DEFAULT_PRESTOP_SECONDS, graph, ctx.catalog);
+        const ownAdvice = own ? `, or use the program's own setting (${own.entry.title}, catalog entry ${own.entry.id}): ${own.text}` : '';
         ctx.report({
           object: w.obj,
           pointer: c.pointer,

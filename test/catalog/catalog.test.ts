@@ -202,6 +202,72 @@ describe('serves after SIGTERM (Traefik)', () => {
   test('not Traefik', () => expect(builtinCatalog().servesAfterSigterm({ image: 'nginx:1', args: eps } as unknown as JsonObject)).toBeUndefined());
 });
 
+describe('serves after SIGTERM from a config file (CoreDNS lameduck)', () => {
+  const coredns = (args: string[] = ['-conf', '/etc/coredns/Corefile'], image = 'registry.k8s.io/coredns/coredns:v1.12.0', extra: JsonObject = {}) => ({ image, args, ...extra }) as unknown as JsonObject;
+  /** A reader holding one file. */
+  const files =
+    (path: string, text: string) =>
+    (p: string): { text: string; where: string } | { missing: string } =>
+      p === path ? { text, where: `${p} (ConfigMap kube-system/coredns, key Corefile)` } : { missing: `no volume is mounted at ${p}` };
+  const CONF = '/etc/coredns/Corefile';
+  const seconds = (text: string, c = coredns()) => builtinCatalog().servesAfterSigterm(c, files(CONF, text))?.seconds;
+
+  test.each([
+    ['coredns/coredns:1.13.1'],
+    ['registry.k8s.io/coredns/coredns:v1.12.0'],
+    ['k8s.gcr.io/coredns:1.7.0'],
+    ['602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/coredns:v1.11.4-eksbuild.2'],
+    ['mcr.microsoft.com/oss/kubernetes/coredns:v1.9.4'],
+    ['rancher/mirrored-coredns-coredns:1.12.0'],
+    ['rancher/hardened-coredns:v1.14.1-build20260116'],
+  ])('CoreDNS image %s matches', (image) => expect(builtinCatalog().servesAfterSigterm(coredns(undefined, image))?.entry.id).toBe('coredns-lameduck'));
+  test.each([['example/coredns-exporter:1'], ['nginx:1']])('%s does not match', (image) => expect(builtinCatalog().servesAfterSigterm(coredns(undefined, image))).toBeUndefined());
+
+  test('the lameduck of the health block, in a Go duration', () => {
+    expect(seconds('.:53 {\n    health {\n        lameduck 10s\n    }\n}\n')).toBe(10);
+    expect(seconds('.:53 {\n    health :8080 {\n      lameduck 500ms\n    }\n}')).toBe(0.5);
+    expect(seconds('.:53 {\n    health { lameduck 1m\n    }\n}')).toBe(60);
+    expect(builtinCatalog().servesAfterSigterm(coredns(), files(CONF, '.:53 {\n  health {\n    lameduck 5s\n  }\n}'))?.derivation).toBe('lameduck 5s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)');
+  });
+  test('no lameduck: 0 s (CoreDNS stops answering at once); a commented-out one does not count', () => {
+    expect(seconds('.:53 {\n    health\n    ready\n}')).toBe(0);
+    expect(seconds('.:53 {\n    health {\n        # lameduck 10s\n    }\n}')).toBe(0);
+    expect(seconds('.:53 {\n    health {\n        lameduck 10s # keep answering\n    }\n}')).toBe(10);
+  });
+  test('several server blocks with health: the sleeps run one after the other, before any server stops', () => {
+    expect(seconds('.:53 {\n  health {\n    lameduck 5s\n  }\n}\nexample.org:5353 {\n  health :8081 {\n    lameduck 3s\n  }\n}\n')).toBe(8);
+  });
+  test('a value that is not a duration (CoreDNS refuses it; an environment variable is unknown here): unknown', () => {
+    const r = builtinCatalog().servesAfterSigterm(coredns(), files(CONF, '.:53 {\n  health {\n    lameduck {$LAMEDUCK}\n  }\n}'));
+    expect([r?.seconds, r?.derivation]).toEqual([undefined, '"lameduck {$LAMEDUCK}" in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile) is not a duration']);
+  });
+  test('the file is where -conf says, else Corefile in the working directory (/ in the image)', () => {
+    const text = '. {\n  health {\n    lameduck 7s\n  }\n}';
+    expect(builtinCatalog().servesAfterSigterm(coredns(['-conf=/cfg/Corefile']), files('/cfg/Corefile', text))?.seconds).toBe(7);
+    expect(builtinCatalog().servesAfterSigterm(coredns([]), files('/Corefile', text))?.seconds).toBe(7);
+    expect(builtinCatalog().servesAfterSigterm(coredns([], undefined, { workingDir: '/etc/coredns/' }), files(CONF, text))?.seconds).toBe(7);
+    expect(builtinCatalog().servesAfterSigterm(coredns(['-conf', 'conf/Corefile'], undefined, { workingDir: '/srv' }), files('/srv/conf/Corefile', text))?.seconds).toBe(7);
+  });
+  test('a file the input does not hold, or no reader: unknown, with why', () => {
+    const other = builtinCatalog().servesAfterSigterm(coredns(['-conf', '/other/Corefile']), files(CONF, ''));
+    expect([other?.seconds, other?.file]).toEqual([undefined, { path: '/other/Corefile', missing: 'no volume is mounted at /other/Corefile' }]);
+    const unread = builtinCatalog().servesAfterSigterm(coredns());
+    expect([unread?.seconds, unread?.file]).toEqual([undefined, { path: CONF, missing: 'not read' }]);
+  });
+  test("the advice: the program's own setting where it is short, and where to write it", () => {
+    const short = builtinCatalog().servesAfterSigtermSetting(coredns(), 10, files(CONF, '.:53 {\n  health {\n    lameduck 2s\n  }\n}'));
+    expect(short?.text).toBe('lameduck 10s on its own line inside the health block (health {, then lameduck, then }) in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)');
+    expect(builtinCatalog().servesAfterSigtermSetting(coredns(), 10, files(CONF, '.:53 {\n  health {\n    lameduck 10s\n  }\n}'))).toBeUndefined();
+    expect(builtinCatalog().servesAfterSigtermSetting(coredns(), 10)?.text).toMatch(/ in \/etc\/coredns\/Corefile \(not read\)$/);
+  });
+  test('a config-file entry needs a (?<value>) group', () => {
+    const d = shippedDoc();
+    const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'coredns-lameduck');
+    ((d.entries as JsonObject[])[i].servesAfterSigterm as JsonObject).value = 'lameduck (\\S+)';
+    expect(() => parseCatalogDocument(d)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/servesAfterSigterm/value`, message: 'the value regex needs a (?<value>...) group' }));
+  });
+});
+
 describe('process-local probes', () => {
   const probe = (p: string) => yaml.load(p) as JsonObject;
   const c = (o: string) => yaml.load(o) as JsonObject;

@@ -1,4 +1,5 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
+import { coredns, corefile } from '../helpers/coredns';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
@@ -223,6 +224,14 @@ spec:
       }),
     },
     {
+      name: "CoreDNS with lameduck 10s in the Corefile of the ConfigMap it mounts (the coredns chart's default): it keeps answering after SIGTERM",
+      yaml: coredns(),
+    },
+    { name: "CoreDNS with kubeadm's lameduck 5s, image of the k3s mirror", yaml: coredns({ corefile: corefile('5s'), image: 'rancher/mirrored-coredns-coredns:1.12.0' }) },
+    // A delay is judged as a preStop sleep is: only 0 s gives no time (the LB rules size longer windows).
+    { name: 'CoreDNS with lameduck 1s: judged as a 1 s preStop sleep is, not reported', yaml: coredns({ corefile: corefile('1s') }) },
+    { name: '...the same 1 s as a preStop sleep, for comparison', yaml: coredns({ corefile: corefile(), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 1}}}' }) },
+    {
       name: 'native sidecar serving a port is not a main container',
       yaml: wl({
         podSpec: `      initContainers:
@@ -304,6 +313,34 @@ spec:
       name: 'an entry point name with replacement patterns ($&) is written as it is',
       yaml: wl({ podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') + '        args: ["--entryPoints.$&x.address=:8080"]\n' }),
       findings: [{ severity: 'warning', message: "--entryPoints.$&x.transport.lifeCycle.requestAcceptGraceTimeout=10s in the container's args" }],
+    },
+    {
+      name: 'CoreDNS without lameduck: it stops answering at once; the advice also names lameduck, and where to write it',
+      yaml: coredns({ corefile: corefile() }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message:
+            'container "coredns": serves port 53 for Service kube-dns but has no preStop hook: SIGTERM arrives while clients are still routed to it; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket. Add lifecycle: {preStop: {sleep: {seconds: 10}}}, or use the program\'s own setting (CoreDNS health plugin lame duck mode, catalog entry coredns-lameduck): lameduck 10s on its own line inside the health block (health {, then lameduck, then }) in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile) and keep',
+        },
+      ],
+    },
+    { name: 'CoreDNS with lameduck 0s: no time, as a 0 s sleep', yaml: coredns({ corefile: corefile('0s') }), findings: [{ severity: 'warning', pointer: POINTER, message: 'but has no preStop hook' }] },
+    {
+      name: 'CoreDNS whose ConfigMap is not in the input: the Corefile is not assumed, the finding stays and says why',
+      yaml: coredns({ corefile: false }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'in /etc/coredns/Corefile (ConfigMap kube-system/coredns is not in the input: lint it with the workload to have the file read) and keep' }],
+    },
+    {
+      name: 'CoreDNS reading its Corefile from elsewhere than the ConfigMap: not read',
+      yaml: coredns({ args: ['-conf', '/data/Corefile'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'in /data/Corefile (no volume is mounted at /data/Corefile) and keep' }],
+    },
+    {
+      name: 'the same Corefile mounted by a program that is not CoreDNS: no lame duck',
+      yaml: coredns({ image: 'example/dns-proxy:1' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
     },
     {
       name: 'an image the catalog does not know gets no program setting in the advice',

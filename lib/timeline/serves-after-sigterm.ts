@@ -1,0 +1,31 @@
+/**
+ * How long a container keeps accepting new requests after SIGTERM by itself, with no preStop hook
+ * needed for it: the catalog's serves-after-sigterm entries, read from the program's args (Traefik's
+ * requestAcceptGraceTimeout) or from its config file in a ConfigMap of the input (CoreDNS's
+ * lameduck in the Corefile). The one place rules and explain ask: prestop-missing skips such a
+ * container, and the termination schedule counts the time before the drain (graceful-termination.md
+ * section 1: the process still runs, and serves, until it has finished both).
+ */
+import { activeCatalog, Catalog, ServesAfterSigtermFact } from '../catalog';
+import { ObjectGraph } from '../model/graph';
+import { mountedConfigMapFile } from '../model/mounts';
+import { ContainerView, Workload } from '../model/workload';
+
+/**
+ * What the catalog says the container's program does after SIGTERM (undefined when no entry
+ * matches). `seconds` is undefined when it cannot be read: a config file the input does not hold
+ * (without `graph`, none is read), or a value that is not a duration.
+ */
+export function servesAfterSigterm(c: ContainerView, w: Workload, graph?: ObjectGraph, catalog: Catalog = activeCatalog()): ServesAfterSigtermFact | undefined {
+  return catalog.servesAfterSigterm(c, graph && ((file) => mountedConfigMapFile(graph, w, c, file)));
+}
+
+/** The seconds of servesAfterSigterm, 0 when none or unknown: what the schedule places after SIGTERM. */
+export function servesAfterSigtermSeconds(c: ContainerView, w: Workload, graph?: ObjectGraph, catalog?: Catalog): number {
+  return servesAfterSigterm(c, w, graph, catalog)?.seconds ?? 0;
+}
+
+/** What to write so the program itself keeps accepting for `seconds` (its own setting, where it is short), for advice. */
+export function servesAfterSigtermSetting(c: ContainerView, w: Workload, seconds: number, graph?: ObjectGraph, catalog: Catalog = activeCatalog()): ReturnType<Catalog['servesAfterSigtermSetting']> {
+  return catalog.servesAfterSigtermSetting(c, seconds, graph && ((file) => mountedConfigMapFile(graph, w, c, file)));
+}
