@@ -439,7 +439,7 @@ const LK_WAIT_EXCEEDS = "variables.lkMode == 'classic' && variables.lkWait > 0.0
 export const ADMISSION: Record<string, RuleAdmission> = {
   'grace-period-budget': {
     restriction:
-      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; pods with more than 40 main containers are not judged (a bound on the cost of one evaluation); preStop programs of the policy\'s catalog of well-known workloads get their known delays, as in the linter; Go durations with fractions or units below a second in hints are not read',
+      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; pods with more than 40 main containers are not judged (a bound on the cost of one evaluation); preStop programs of the policy\'s catalog of well-known workloads get their known delays, as in the linter; a program\'s own time serving after SIGTERM (the catalog\'s serves-after-sigterm entries: Traefik\'s flag per entry point needs capture groups, CoreDNS\'s lameduck is in another object) is not counted; Go durations with fractions or units below a second in hints are not read',
     validate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
       const served = judgesOnlyServed(ctx.rule, ctx.version);

@@ -250,9 +250,9 @@ export class GracefulPodTemplate {
     // proxies, load balancers (the addends the grace-period-budget rule adds).
     const w = view.workload;
     const addends: Addend[] = shutdownAddends(view.graph, w);
-    const budgets = w.containers.map((c) => containerBudget(w, c, addends));
+    const budgets = w.containers.map((c) => containerBudget(w, c, addends, undefined, view.graph));
     const addend = addends.reduce((a, x) => a + x.seconds, 0);
-    const recommended = Math.max(recommendedGrace(0, drain, addend), ...budgets.map((b) => recommendedGrace(b.preStop.seconds ?? 0, b.drain, b.addend)));
+    const recommended = Math.max(recommendedGrace(0, drain, addend), ...budgets.map((b) => recommendedGrace((b.preStop.seconds ?? 0) + b.servesAfter, b.drain, b.addend)));
     const explicit = this.config.explicitGraceSeconds;
     if (explicit === undefined) ps.terminationGracePeriodSeconds = recommended;
     if (mesh) {

@@ -18,7 +18,8 @@ import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DR
 import { Addend, containerBudget, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
-import { BudgetVerdict, terminationSchedule } from '../timeline/schedule';
+import { BudgetVerdict, budgetTerms, MainStop, terminationSchedule } from '../timeline/schedule';
+import { servesAfterSigterm } from '../timeline/serves-after-sigterm';
 import { RolloutPlan, rolloutPlan } from './rollout';
 
 /** What a bar on a lane stands for. */
@@ -27,6 +28,8 @@ export type PhaseKind =
   | 'propagation'
   /** The preStop hook (or a mesh proxy's wait-before-exit) runs; the grace clock is already running. */
   | 'prestop'
+  /** After SIGTERM the program keeps accepting by itself before it drains (CoreDNS's lameduck; catalog). */
+  | 'serving'
   /** After SIGTERM: the app finishes in-flight work (kubegrace.dev/drain-seconds). */
   | 'drain'
   /** A native sidecar's shutdown after its SIGTERM (kubegrace.dev/sidecar-drain-seconds). */
@@ -98,9 +101,11 @@ export interface Violation {
 export interface ContainerBudgetLine {
   container: string;
   preStop: PreStopDelay;
+  /** Seconds the program keeps accepting after SIGTERM by itself (catalog), before its drain. */
+  servesAfter: number;
   drain: number;
   addend: number;
-  /** preStop + drain + addend, when the preStop delay is known. */
+  /** preStop + servesAfter + drain + addend, when the preStop delay is known. */
   needed?: number;
   /** The grace period the constructs would choose: recommendedGrace(). */
   recommended?: number;
@@ -255,10 +260,10 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
 
   // ---- budget (exactly what grace-period-budget computes)
   const budgetLines: ContainerBudgetLine[] = w.containers.map((c) => {
-    const b = containerBudget(w, c, addends, patterns);
+    const b = containerBudget(w, c, addends, patterns, graph);
     const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
-    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared);
-    return { container: c.name, preStop: b.preStop, drain: b.drain, addend: b.addend, needed: b.needed, recommended: s === undefined ? undefined : recommendedGrace(s, b.drain, b.addend), judged };
+    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared || b.servesAfter > 0);
+    return { container: c.name, preStop: b.preStop, servesAfter: b.servesAfter, drain: b.drain, addend: b.addend, needed: b.needed, recommended: s === undefined ? undefined : recommendedGrace(s + b.servesAfter, b.drain, b.addend), judged };
   });
   const binding = budgetLines.filter((l) => l.needed !== undefined).reduce<ContainerBudgetLine | undefined>((a, l) => (!a || l.needed! > a.needed! ? l : a), undefined);
   const budget: Budget = { grace: G, graceSet: w.graceSet, addends, containers: budgetLines, binding, overBy: binding ? binding.needed! - G : undefined };
@@ -306,12 +311,14 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
 
   // ---- endpoints lane
   const mainLanes: Lane[] = [];
-  const servedPreStops: number[] = [];
+  // When each served container stops accepting: its SIGTERM (a hook longer than the grace period is
+  // cut at the deadline), plus the time its program keeps serving by itself (the schedule's).
+  const servedPreStops: { at: number; serving: boolean }[] = [];
   for (const c of w.containers) {
     if (!servedContainers.has(c.name)) continue;
     const p = podPreStopDelay(c, w.annotations, patterns);
-    // SIGTERM time: a hook longer than the grace period is cut at the deadline.
-    servedPreStops.push(Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)));
+    const A = stopOfContainer(c)?.servesAfter ?? 0;
+    servedPreStops.push({ at: Math.min(G, Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)) + A), serving: A > 0 });
   }
   const fronts = served ? lbFronts(graph, w) : [];
   const lbWindow = fronts.reduce<{ seconds: number; what: string } | undefined>((a, f) => {
@@ -320,7 +327,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     return !a || s > a.seconds ? { seconds: s, what: f.label } : a;
   }, undefined);
   if (served) {
-    const covered = servedPreStops.length ? Math.min(...servedPreStops) : 0;
+    const first = servedPreStops.reduce<{ at: number; serving: boolean } | undefined>((a, x) => (!a || x.at < a.at ? x : a), undefined);
+    const covered = first?.at ?? 0;
     const lane: Lane = { name: 'endpoints', role: 'endpoints', detail: 'Service routing', phases: [] };
     events.push({ at: 0, kind: 'endpoints', lane: lane.name, label: 'EndpointSlice: ready=false, terminating=true; proxies and load balancers catch up' });
     if (lbWindow) {
@@ -331,7 +339,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
         violations.push({ ruleId: 'lb-deregistration-delay', severity: 'warning', lane: lane.name, at: covered, message: `the load balancer still sends new requests until ~${secs(lbWindow.seconds)}, but SIGTERM comes at ${secs(covered)}` });
       }
     } else if (covered > 0) {
-      lane.phases.push({ kind: 'propagation', start: 0, end: covered, label: `propagating; preStop holds SIGTERM to ${secs(covered)}`, open: true });
+      lane.phases.push({ kind: 'propagation', start: 0, end: covered, label: first?.serving ? `propagating; still served to ${secs(covered)}` : `propagating; preStop holds SIGTERM to ${secs(covered)}`, open: true });
     } else {
       lane.phases.push({ kind: 'propagation', start: 0, end: Math.min(G, 5), label: 'propagating: lag unknown', open: true });
       assumptions.push('endpoint propagation has no upper bound; the bar shows a nominal 5s');
@@ -435,11 +443,21 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     }
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
     if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which keeps accepting for ${pre.bound === 'at-least' ? 'at least ' : ''}${secs(S)}; see docs/catalog.md`);
-    return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget');
+    // A program that keeps serving after SIGTERM by itself (catalog): the schedule's time, and what it comes from.
+    const A = stopOfContainer(c)?.servesAfter ?? 0;
+    const after = servesAfterSigterm(c, w!, graph);
+    if (after && A > 0) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): keeps accepting ${secs(A)} after SIGTERM (${after.derivation}), then drains; see docs/catalog.md`);
+    else if (after?.seconds === undefined && after?.derivation) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): ${after.derivation}; drawn as accepting nothing after SIGTERM`);
+    return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A);
+  }
+
+  /** The schedule's stop of a main container of the manifest. */
+  function stopOfContainer(c: ContainerView): MainStop | undefined {
+    return sched.mains.find((m) => m.container === c);
   }
 
   /** preStop [0,S], SIGTERM, drain, deadline handling, shared by app containers and classic proxies. */
-  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string): Lane {
+  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0): Lane {
     if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}` });
     if (S >= G && hasHook) {
       // The hook outlives the grace period: the kubelet cuts it, SIGTERM, then 2s, then SIGKILL.
@@ -459,14 +477,27 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       events.push({ at: S, kind: 'prestop-end', lane: lane.name, label: `preStop ends → ${lane.name}` });
     }
     lane.sigterm = S;
-    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name}`, violation: S === 0 && isServed && !hasHook });
-    if (S === 0 && isServed && !hasHook) {
+    // Served with no time at all between deletion and the listener closing (prestop-missing).
+    const closesAtOnce = S === 0 && isServed && !hasHook && servesAfter === 0;
+    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name}`, violation: closesAtOnce });
+    if (closesAtOnce) {
       violations.push({ ruleId: 'prestop-missing', severity: 'warning', lane: lane.name, at: 0, message: `"${lane.name}" gets SIGTERM at 0s while clients are still routed to it (no preStop)` });
     }
     const kill = Math.max(G, S + MINIMUM_GRACE_AFTER_HOOK);
+    // The program keeps accepting after SIGTERM, then drains (the schedule's order).
+    const A = Math.min(servesAfter, Math.max(0, kill - S));
+    if (A > 0) lane.phases.push({ kind: 'serving', start: S, end: S + A, label: `serves after SIGTERM ${secs(servesAfter)}`, shortLabel: secs(servesAfter) });
+    if (servesAfter > A) {
+      lane.phases.push({ kind: 'violation', start: kill, end: S + servesAfter + drain, label: `killed while still serving, ${secs(S + servesAfter + drain - kill)} short`, ruleId });
+      events.push({ at: kill, kind: 'sigkill', lane: lane.name, label: `SIGKILL → ${lane.name} (still serving)`, violation: true });
+      lane.killedAt = kill;
+      lane.exit = kill;
+      return lane;
+    }
+    S += servesAfter;
     const end = S + drain;
     // Like grace-period-budget: without a hook, the default drain is an assumption, not judged.
-    const assumed = drainKind === 'drain' && !hasHook && !drainDeclared;
+    const assumed = drainKind === 'drain' && !hasHook && !drainDeclared && servesAfter === 0;
     if (end > kill) {
       lane.phases.push({ kind: drainKind, start: S, end: kill, label: drainLabel ?? `drain ${secs(drain)}${assumed ? ' (assumed)' : ''}`, shortLabel: drainShort, open: drainOpen || assumed });
       if (!drainOpen && !assumed) {
@@ -559,7 +590,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       case 'hook-exceeds-grace':
         return { ...base, lane: v.container, at: G, message: `"${v.container}": preStop ${secs(v.preStop)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(v.drain)}` };
       case 'budget': {
-        const parts = [`preStop ${secs(v.preStop)}`, `drain ${secs(v.drain)}`, ...v.addends.map((a) => `${a.source} ${secs(a.seconds)}`)];
+        const parts = budgetTerms(v, '', secs);
         return { ...base, lane: v.container, at: G, message: `"${v.container}": ${parts.join(' + ')} = ${secs(v.needed)} > grace ${secs(G)}: SIGKILL at the deadline cuts the shutdown` };
       }
       case 'sidecar-turn': {

@@ -14,6 +14,7 @@ const FONT = "'DejaVu Sans', 'Segoe UI', Helvetica, Arial, sans-serif";
 export const COLORS: Record<PhaseKind, { fill: string; text: string }> = {
   propagation: { fill: '#c6dbef', text: '#08306b' },
   prestop: { fill: '#fdae6b', text: '#4a2500' },
+  serving: { fill: '#fed976', text: '#4a2500' },
   drain: { fill: '#41ab5d', text: '#ffffff' },
   'sidecar-drain': { fill: '#6baed6', text: '#08306b' },
   'mesh-drain': { fill: '#9e9ac8', text: '#25164d' },
@@ -25,6 +26,7 @@ export const RED = '#d62728';
 const LEGEND: Record<PhaseKind, string> = {
   propagation: 'endpoint removal propagating',
   prestop: 'preStop',
+  serving: 'still serving after SIGTERM (the program itself)',
   drain: 'app drain after SIGTERM',
   'sidecar-drain': 'native sidecar drain',
   'mesh-drain': 'mesh proxy drain',
@@ -254,7 +256,7 @@ function panel(b: Builder, g: XmlElement, t: Timeline, W: number): number {
     draw(lx);
     lx += w + 18;
   };
-  for (const k of ['propagation', 'prestop', 'drain', 'sidecar-drain', 'mesh-drain', 'waiting', 'violation'] as PhaseKind[]) {
+  for (const k of ['propagation', 'prestop', 'serving', 'drain', 'sidecar-drain', 'mesh-drain', 'waiting', 'violation'] as PhaseKind[]) {
     if (!used.has(k)) continue;
     item(22 + textWidth(LEGEND[k], 11), (lx0) => {
       b.el(legend, 'rect', { x: lx0, y: ly - 10, width: 16, height: 12, fill: COLORS[k].fill, stroke: k === 'violation' ? RED : '#999999', 'stroke-width': 1, class: `swatch ${k}` });

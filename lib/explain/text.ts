@@ -18,6 +18,7 @@ export interface TextOptions {
 const GLYPH: Record<PhaseKind, string> = {
   propagation: '░',
   prestop: '▒',
+  serving: '▞',
   drain: '█',
   'sidecar-drain': '▓',
   'mesh-drain': '≈',
@@ -28,6 +29,7 @@ const GLYPH: Record<PhaseKind, string> = {
 const STYLE: Record<PhaseKind, Style> = {
   propagation: 'cyan',
   prestop: 'yellow',
+  serving: 'yellowBright',
   drain: 'green',
   'sidecar-drain': 'blue',
   'mesh-drain': 'magenta',
@@ -38,6 +40,7 @@ const STYLE: Record<PhaseKind, Style> = {
 const LEGEND: Record<PhaseKind, string> = {
   propagation: 'endpoint removal propagating',
   prestop: 'preStop',
+  serving: 'still serving after SIGTERM',
   drain: 'drain after SIGTERM',
   'sidecar-drain': 'sidecar drain',
   'mesh-drain': 'mesh proxy drain',
@@ -118,7 +121,7 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
       continue;
     }
     const s = l.preStop.kind === 'none' ? 0 : (l.preStop.seconds ?? 0);
-    const parts = [`preStop ${secs(s)}`, `drain ${secs(l.drain)}`, ...(l.addend ? [`addends ${secs(l.addend)}`] : [])];
+    const parts = [`preStop ${secs(s)}`, ...(l.servesAfter ? [`serving after SIGTERM ${secs(l.servesAfter)}`] : []), `drain ${secs(l.drain)}`, ...(l.addend ? [`addends ${secs(l.addend)}`] : [])];
     const ok = l.needed <= t.grace;
     let verdict = ok ? paint('green', `fits grace ${secs(t.grace)}`) : paint('red', `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)}`);
     if (!l.judged && !ok) verdict = `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)} with the assumed drain (not judged without a preStop hook or kubegrace.dev/drain-seconds)`;

@@ -30,10 +30,11 @@ export function neededGrace(graph: ObjectGraph, w: Workload, preStopOverride: Ma
   const addends = shutdownAddends(graph, w);
   let need = 0;
   for (const c of w.containers) {
-    const b = containerBudget(w, c, addends, waitPatterns);
+    const b = containerBudget(w, c, addends, waitPatterns, graph);
     const s = preStopOverride.get(c.pointer) ?? (b.preStop.kind === 'none' ? 0 : b.preStop.seconds);
     if (s === undefined) continue;
-    need = Math.max(need, recommendedGrace(s, b.drain, b.addend));
+    // A program that keeps serving after SIGTERM (CoreDNS's lameduck) drains only after that.
+    need = Math.max(need, recommendedGrace(s + b.servesAfter, b.drain, b.addend));
   }
   return need;
 }

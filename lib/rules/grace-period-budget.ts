@@ -1,9 +1,10 @@
+import { Catalog } from '../catalog';
 import { Rule } from '../engine/types';
 import { HINT } from '../model/graph';
 import { get, Workload } from '../model/workload';
 import { MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
-import { terminationSchedule } from '../timeline/schedule';
+import { budgetTerms, terminationSchedule } from '../timeline/schedule';
 import { annotationPointer } from './mesh-util';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
@@ -11,14 +12,17 @@ import { graceMessageRef, gracePointer } from './util';
 /**
  * True when the termination schedule can give this workload no grace-period-budget verdict, so it
  * need not be built: no kubegrace.dev/prestop-seconds hint (its only hint verdict), no declared
- * drain, and no main container with a preStop hook. The schedule judges a main container only when
- * its hook's delay is known, or when it has no hook and the drain is declared (schedule.ts `judged`).
+ * drain, no main container with a preStop hook, and none running a program the catalog knows to
+ * keep serving after SIGTERM. The schedule judges a main container only when its hook's delay is
+ * known, when that program's time is known, or when it has no hook and the drain is declared
+ * (schedule.ts `judged`).
  */
-function noBudgetVerdict(w: Workload): boolean {
+function noBudgetVerdict(w: Workload, catalog: Catalog): boolean {
   if (w.annotations[PRESTOP_SECONDS_HINT] !== undefined || w.annotations[HINT.drainSeconds] !== undefined) return false;
   for (const c of w.containers) {
     const h = get(c.raw, 'lifecycle', 'preStop');
     if (h !== undefined && h !== null) return false;
+    if (catalog.matchContainer(c, 'serves-after-sigterm').length) return false;
   }
   return true;
 }
@@ -47,6 +51,12 @@ program of unknown duration (an exec other than a bare sleep, an httpGet) is jud
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
 the declared duration also wins over a recognised wait command or a sleep followed by more work.
 
+A program the catalog knows to keep accepting after SIGTERM by itself (\`serves-after-sigterm\` entries in
+docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, and Traefik's
+\`requestAcceptGraceTimeout\`) drains only after that time: preStop + that time + drain + addend must fit, and
+such a container is judged even with no hook and no declared drain. A Corefile whose ConfigMap is not in the
+input is not assumed.
+
 The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`, the one that
 \`kubegrace explain\` draws, so the picture and the findings cannot disagree.
 
@@ -61,7 +71,7 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
     for (const w of ctx.graph.workloads) {
-      if (noBudgetVerdict(w)) continue;
+      if (noBudgetVerdict(w, ctx.catalog)) continue;
       // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws:
       // consistency of what is configured, whatever routes to the pods (TERM-001 applies to all).
       const all = terminationSchedule(ctx.graph, w, { waitPatterns: patterns }).verdicts.filter((v) => v.ruleId === 'grace-period-budget');
@@ -84,7 +94,7 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             fix,
           });
         } else {
-          const parts = [`preStop ${v.preStop}s${hinted}`, `drain ${v.drain}s`, ...v.addends.map((a) => `${a.source} ${a.seconds}s`)];
+          const parts = budgetTerms(v, hinted);
           ctx.report({
             object: w.obj,
             pointer: gracePointer(w, c),

@@ -187,11 +187,11 @@ containers:
       if (w.grace > 0) {
         for (const c of w.containers) {
           if (move.includes(c)) continue;
-          const b = containerBudget(w, c, addends);
-          if (b.preStop.kind === 'none' && !declared) continue;
+          const b = containerBudget(w, c, addends, undefined, ctx.graph);
+          if (b.preStop.kind === 'none' && !declared && b.servesAfter === 0) continue;
           const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
           if (s === undefined || b.needed === undefined || b.needed <= w.grace) continue;
-          grace = Math.max(grace, recommendedGrace(s, b.drain, b.addend));
+          grace = Math.max(grace, recommendedGrace(s + b.servesAfter, b.drain, b.addend));
         }
       }
       if (grace > w.grace) edits.push(graceEdit(w, grace));

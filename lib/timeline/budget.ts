@@ -1,7 +1,8 @@
-import { HINT } from '../model/graph';
+import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { parseSeconds } from './duration';
 import { PreStopDelay, podPreStopDelay } from './prestop';
+import { servesAfterSigtermSeconds } from './serves-after-sigterm';
 
 /** Default application drain time after SIGTERM (RULES.md hint `kubegrace.dev/drain-seconds`). */
 export const DEFAULT_DRAIN_SECONDS = 10;
@@ -25,9 +26,11 @@ export interface ContainerBudget {
   container: ContainerView;
   grace: number;
   preStop: PreStopDelay;
+  /** Seconds the program keeps accepting after SIGTERM by itself, before it drains (catalog; 0 when none or unknown). */
+  servesAfter: number;
   drain: number;
   addend: number;
-  /** preStop + drain + addend, when the preStop delay is known (0 without a hook). */
+  /** preStop + servesAfter + drain + addend, when the preStop delay is known (0 without a hook). */
   needed?: number;
   /** Seconds the app gets after SIGTERM: max(grace - preStop, 2), when known. */
   afterSigterm?: number;
@@ -35,10 +38,13 @@ export interface ContainerBudget {
 
 /**
  * The termination budget of one container: what it needs against what the grace period gives. A
- * custom preStop program counts with its `kubegrace.dev/prestop-seconds` duration.
+ * custom preStop program counts with its `kubegrace.dev/prestop-seconds` duration; a program that
+ * keeps accepting after SIGTERM by itself (lib/timeline/serves-after-sigterm.ts: CoreDNS's lameduck,
+ * read from its ConfigMap in `graph`) drains only after that time.
  */
-export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[]): ContainerBudget {
+export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph): ContainerBudget {
   const preStop = podPreStopDelay(c, w.annotations, waitPatterns);
+  const servesAfter = servesAfterSigtermSeconds(c, w, graph);
   const drain = drainSeconds(w);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);
   const s = preStop.kind === 'none' ? 0 : preStop.seconds;
@@ -46,9 +52,10 @@ export function containerBudget(w: Workload, c: ContainerView, addends: Addend[]
     container: c,
     grace: w.grace,
     preStop,
+    servesAfter,
     drain,
     addend,
-    needed: s === undefined ? undefined : s + drain + addend,
+    needed: s === undefined ? undefined : s + servesAfter + drain + addend,
     afterSigterm: s === undefined ? undefined : Math.max(w.grace - s, MINIMUM_GRACE_AFTER_HOOK),
   };
 }

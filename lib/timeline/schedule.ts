@@ -27,6 +27,7 @@ import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarD
 import { Addend, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
+import { servesAfterSigterm } from './serves-after-sigterm';
 
 /** Seconds for messages: "5s", "2.5s". */
 function secs(n: number): string {
@@ -92,7 +93,15 @@ export interface MainStop {
   preStop: PreStopDelay;
   /** The hook's delay when known (0 without a hook); undefined for a hook of unknown duration. */
   preStopSeconds?: number;
-  /** grace-period-budget judges this container (a known hook, or no hook and a declared drain). */
+  /**
+   * Seconds the program keeps accepting after its stop signal by itself, before it drains (the
+   * catalog's serves-after-sigterm entries: CoreDNS's lameduck, Traefik's requestAcceptGraceTimeout);
+   * 0 when none or unknown.
+   */
+  servesAfter: number;
+  /** How servesAfter was read, for messages: `lameduck 10s in /etc/coredns/Corefile (...)`. */
+  servesAfterWords?: string;
+  /** grace-period-budget judges this container (a known hook, a known time serving after SIGTERM, or no hook and a declared drain). */
   judged: boolean;
   /** Counts for when the native sidecars get their turn (judged app, or evident classic proxy). */
   counted: boolean;
@@ -100,7 +109,7 @@ export interface MainStop {
   sigterm: number;
   /** The hook outlives the grace period: SIGTERM at the deadline, SIGKILL 2 s later. */
   hookCut: boolean;
-  /** Seconds it needs after its stop signal (the app's drain; a proxy's modelled shutdown). */
+  /** Seconds it needs after its stop signal (the app's drain; a proxy's modelled shutdown), after servesAfter. */
   drain: number;
   /** When it is gone: exit, or SIGKILL. */
   exit: number;
@@ -148,6 +157,9 @@ export interface BudgetVerdict {
   preStop: number;
   /** preStop comes from the kubegrace.dev/prestop-seconds hint. */
   hinted: boolean;
+  /** Seconds the program keeps accepting after SIGTERM before it drains (MainStop.servesAfter). */
+  servesAfter: number;
+  servesAfterWords?: string;
   drain: number;
   addends: Addend[];
   /** What the pod needs, seconds after deletion. */
@@ -180,6 +192,20 @@ export interface TerminationSchedule {
   verdicts: BudgetVerdict[];
 }
 
+/**
+ * The terms of a budget verdict, for messages: preStop (left out when there is no hook and the
+ * program serves after SIGTERM by itself), that time, the drain and the addends.
+ */
+export function budgetTerms(v: BudgetVerdict, hinted = '', fmt: (n: number) => string = (n) => `${n}s`): string[] {
+  const noHook = v.containerView !== undefined && v.servesAfter > 0 && v.preStop === 0 && (get(v.containerView.raw, 'lifecycle', 'preStop') ?? null) === null;
+  return [
+    ...(noHook ? [] : [`preStop ${fmt(v.preStop)}${hinted}`]),
+    ...(v.servesAfter > 0 ? [`serving after SIGTERM ${fmt(v.servesAfter)}${v.servesAfterWords ? ` (${v.servesAfterWords})` : ''}`] : []),
+    `drain ${fmt(v.drain)}`,
+    ...v.addends.map((a) => `${a.source} ${fmt(a.seconds)}`),
+  ];
+}
+
 /** The schedule and verdicts for one workload. */
 export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: ScheduleOptions = {}): TerminationSchedule {
   const G = w.grace;
@@ -202,9 +228,15 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   for (const c of w.containers) {
     const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns);
     const s = pre.kind === 'none' ? 0 : pre.seconds;
-    const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared);
+    // A program that keeps serving after SIGTERM (CoreDNS's lameduck from its ConfigMap) exits only
+    // after that and its drain: a known delay, judged as a known hook is.
+    const after = servesAfterSigterm(c, w, graph);
+    const A = after?.seconds ?? 0;
+    const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0);
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
-    mains.push(stopOf(c.name, c, pre, s, judged, proxy));
+    const m = stopOf(c.name, c, pre, s, judged, proxy, A);
+    if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
+    mains.push(m);
   }
   if (classicLinkerd && !classicLinkerd.proxy) mains.push(stopOf(LINKERD.proxyContainer, undefined, { kind: 'none' }, 0, false, 'linkerd'));
   if (classicIstio && !classicIstio.proxy) mains.push(stopOf(ISTIO.proxyContainer, undefined, { kind: 'none' }, 0, false, 'istio'));
@@ -259,7 +291,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
 
   // ---- verdicts
   const verdicts: BudgetVerdict[] = [];
-  const none = { preStop: 0, hinted: false, drain: D, addends, needed: 0, recommended: 0 };
+  const none = { preStop: 0, hinted: false, servesAfter: 0, drain: D, addends, needed: 0, recommended: 0 };
   const preStopHint = parsePreStopHint(w.annotations[PRESTOP_SECONDS_HINT]);
   if (preStopHint.problem) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'hint', container: '', hintKey: PRESTOP_SECONDS_HINT, why: `${preStopHint.problem}; the hook is not judged`, ...none });
   // SIDE-002 applies to workloads that run native sidecars (in the manifest or injected as such).
@@ -280,9 +312,10 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     for (const m of mains) {
       if (!m.container || !m.judged) continue;
       const s = m.preStopSeconds!;
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, drain: D, addends, needed: s + D + addendSum, recommended: recommendedGrace(s, D, addendSum) };
+      const A = m.servesAfter;
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: D, addends, needed: s + A + D + addendSum, recommended: recommendedGrace(s + A, D, addendSum) };
       if (m.preStop.kind !== 'none' && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
-      else if (s + D + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
+      else if (s + A + D + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }
     // SIDE-002: the sidecars' turn comes too late because of what grace-period-budget does not judge
     // (a classic mesh proxy that outlasts the apps): one finding per workload, where TERM-001 is silent.
@@ -311,6 +344,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
         sidecar: cut.name,
         preStop: late?.preStopSeconds ?? 0,
         hinted: late?.preStop.hinted === true,
+        servesAfter: 0,
         drain: late ? late.exit - late.sigterm : 0,
         addends,
         needed: lastEnd,
@@ -321,14 +355,14 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   }
   return { grace: G, drain: D, drainDeclared, addends, mains, sidecars, mainsDoneAt, mainsGoneAt, verdicts };
 
-  function stopOf(name: string, c: ContainerView | undefined, pre: PreStopDelay, s: number | undefined, judged: boolean, proxy?: 'linkerd' | 'istio'): MainStop {
+  function stopOf(name: string, c: ContainerView | undefined, pre: PreStopDelay, s: number | undefined, judged: boolean, proxy?: 'linkerd' | 'istio', servesAfter = 0): MainStop {
     // A hook of unknown duration is placed as returning at once (a lower bound).
     let S = s ?? 0;
     if (proxy === 'linkerd' && !c?.raw.lifecycle) S = classicLinkerd!.waitBeforeExitSeconds;
     const hookCut = (pre.kind !== 'none' || S > 0) && S >= G && G > 0;
     const sigterm = Math.min(S, G);
     const counted = judged || (proxy === 'linkerd' && evident(classicLinkerd)) || (proxy === 'istio' && evident(classicIstio));
-    const m: MainStop = { name, container: c, proxy, preStop: pre, judged, counted, sigterm, hookCut, drain: D, exit: 0 };
+    const m: MainStop = { name, container: c, proxy, preStop: pre, servesAfter, judged, counted, sigterm, hookCut, drain: D, exit: 0 };
     if (s !== undefined) m.preStopSeconds = s;
     finish(m, proxy ? 0 : D);
     return m;
@@ -337,7 +371,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   function finish(m: MainStop, drain: number): void {
     m.drain = drain;
     const k = m.hookCut ? G + MINIMUM_GRACE_AFTER_HOOK : kill(m.sigterm);
-    const end = m.sigterm + drain;
+    const end = m.sigterm + m.servesAfter + drain;
     if (end > k) {
       m.exit = k;
       m.killedAt = k;

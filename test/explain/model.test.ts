@@ -6,6 +6,10 @@ import { KubeVersion } from '../../lib/engine/version';
 import { explainWorkload, Lane, Timeline, TimelineEvent } from '../../lib/explain';
 import { ObjectGraph } from '../../lib/model/graph';
 import { parseText } from '../../lib/model/parse';
+import * as fs from 'fs';
+import * as path from 'path';
+import { timelinesSvg, timelineText } from '../../lib/explain';
+import { coredns } from '../helpers/coredns';
 import { container, deployment, explainOne, explainText, V133 } from './helpers';
 
 function lane(t: Timeline, name: string): Lane {
@@ -154,6 +158,52 @@ describe('termination timeline: main containers', () => {
     expect(t.violations[0]).toMatchObject({ ruleId: 'zero-grace-period', severity: 'warning' });
     expect(t.findings.some((f) => f.ruleId === 'zero-grace-period')).toBe(true);
     expect(t.sigkillAt).toBe(2);
+  });
+});
+
+describe('termination timeline: a program that keeps serving after SIGTERM (CoreDNS lameduck)', () => {
+  const fixture = (name: string) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
+  const coreOf = (text: string) => explainOne(text, { object: 'Deployment/coredns' });
+
+  test('lameduck 10s from the mounted Corefile: SIGTERM at 0, serving to 10s, then the drain; no prestop-missing mark', () => {
+    const t = coreOf(fixture('coredns-lameduck.yaml'));
+    expect(lane(t, 'coredns').phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['serving', 0, 10],
+      ['drain', 10, 20],
+    ]);
+    expect(laneEvents(t, 'coredns')).toEqual(['sigterm@0', 'exit@20']);
+    expect(t.events.find((e) => e.kind === 'sigterm')!.violation).toBe(false);
+    expect(t.violations).toEqual([]);
+    expect(t.findings).toEqual([]);
+    // Routing catches up while CoreDNS still answers.
+    expect(lane(t, 'endpoints').phases[0]).toMatchObject({ kind: 'propagation', start: 0, end: 10, label: 'propagating; still served to 10s' });
+    expect(t.budget.binding).toMatchObject({ container: 'coredns', servesAfter: 10, drain: 10, needed: 20, recommended: 25, judged: true });
+    expect(t.assumptions).toContain('"coredns": CoreDNS health plugin lame duck mode (catalog coredns-lameduck): keeps accepting 10s after SIGTERM (lameduck 10s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)), then drains; see docs/catalog.md');
+    const text = timelineText(t, { color: false });
+    expect(text).toContain('▞ still serving after SIGTERM');
+    expect(text).toContain('coredns: preStop 0s + serving after SIGTERM 10s + drain 10s = 20s needed, fits grace 30s (recommended grace 25s)');
+    expect(timelinesSvg([t])).toContain('>still serving after SIGTERM (the program itself)</text>');
+  });
+
+  test('lameduck 40s beyond the default 30s: SIGKILL while still serving, the grace-period-budget violation and finding agree', () => {
+    const t = coreOf(fixture('coredns-lameduck-beyond-grace.yaml'));
+    const l = lane(t, 'coredns');
+    expect(l.phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['serving', 0, 30],
+      ['violation', 30, 50],
+    ]);
+    expect([l.killedAt, l.exit]).toEqual([30, 30]);
+    expect(t.violations.map((v) => [v.ruleId, v.severity, v.at])).toEqual([['grace-period-budget', 'warning', 30]]);
+    expect(t.violations[0].message).toBe('"coredns": serving after SIGTERM 40s (lameduck 40s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s = 50s > grace 30s: SIGKILL at the deadline cuts the shutdown');
+    expect(t.findings.map((f) => f.ruleId)).toEqual(['grace-period-budget']);
+    expect(t.budget).toMatchObject({ overBy: 20, binding: { needed: 50, recommended: 55 } });
+  });
+
+  test('the ConfigMap not in the input: nothing assumed, SIGTERM at 0 is the prestop-missing mark, and the assumptions say why', () => {
+    const t = coreOf(coredns({ corefile: false }));
+    expect(lane(t, 'coredns').phases.map((p) => p.kind)).toEqual(['drain']);
+    expect(t.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
+    expect(t.assumptions).toContain('"coredns": CoreDNS health plugin lame duck mode (catalog coredns-lameduck): /etc/coredns/Corefile cannot be read (ConfigMap kube-system/coredns is not in the input: lint it with the workload to have the file read); drawn as accepting nothing after SIGTERM');
   });
 });
 

@@ -1,5 +1,6 @@
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
-import { ruleTester } from '../helpers/rule-tester';
+import { coredns, corefile } from '../helpers/coredns';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 /** A served Deployment: the Service selects app=web. */
 function deploy(podSpec: string, annotations = ''): string {
@@ -31,6 +32,9 @@ ${lifecycle}`;
 
 ruleTester(gracePeriodBudget, {
   valid: [
+    { name: "CoreDNS lameduck 10s (the coredns chart's): 10s serving + 10s drain fit the default 30s", yaml: coredns() },
+    { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
+    { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
     { name: 'exactly at the budget: 20 + 10 = 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 20}}}')) },
@@ -57,6 +61,23 @@ ruleTester(gracePeriodBudget, {
     { name: 'drain hint lowers the need', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}'), '"kubegrace.dev/drain-seconds": "5"') },
   ],
   invalid: [
+    {
+      name: 'CoreDNS lameduck 25s: it exits only after the lameduck and its drain, beyond the default 30s',
+      yaml: coredns({ corefile: corefile('25s') }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/containers/0',
+          message:
+            'container "coredns": serving after SIGTERM 25s (lameduck 25s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s = 35s exceeds the default grace period (30s); in-flight work is killed at the deadline: raise terminationGracePeriodSeconds to 40s',
+        },
+      ],
+    },
+    {
+      name: 'CoreDNS lameduck 20s after a preStop sleep of 5s: the hook, then the lameduck, then the drain',
+      yaml: coredns({ corefile: corefile('20s'), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 5}}}' }),
+      findings: [{ severity: 'warning', message: 'container "coredns": preStop 5s + serving after SIGTERM 20s (lameduck 20s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s = 35s exceeds' }],
+    },
     {
       // The headline case of graceful-termination.md section 0: one file per object, no Service in it.
       name: 'unknown served (a file holding only the Deployment): sleep 40 >= default grace 30 is an error',
@@ -172,4 +193,11 @@ spec:
       findings: [{ severity: 'error', suppressed: true }],
     },
   ],
+});
+
+describe('grace-period-budget with a lameduck beyond the grace period', () => {
+  test('the repair raises the grace period to lameduck + drain + margin', () => {
+    const [f] = runRule(gracePeriodBudget, coredns({ corefile: corefile('40s') }));
+    expect(f.fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 55 }]);
+  });
 });

@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { ObjectGraph } from '../../lib/model/graph';
 import { parseText } from '../../lib/model/parse';
 import { terminationSchedule } from '../../lib/timeline/schedule';
+import { coredns, corefile } from '../helpers/coredns';
 
 function schedule(annotations: string, podSpec: string) {
   const text = `apiVersion: apps/v1
@@ -83,5 +84,44 @@ describe('terminationSchedule', () => {
     expect(s.mainsDoneAt).toBe(0);
     expect(s.mainsGoneAt).toBe(10);
     expect(s.verdicts).toEqual([]);
+  });
+
+  describe('a program that keeps serving after SIGTERM (catalog): CoreDNS lameduck from its ConfigMap', () => {
+    const of = (text: string) => {
+      const graph = new ObjectGraph(parseText('coredns.yaml', text).objects);
+      const w = graph.workloads.find((x) => x.kind === 'Deployment')!;
+      return terminationSchedule(graph, w);
+    };
+    test('lameduck 10s: SIGTERM at 0, serving to 10s, drain to 20s; judged, and it fits', () => {
+      const s = of(coredns());
+      expect(s.mains[0]).toMatchObject({ name: 'coredns', sigterm: 0, servesAfter: 10, judged: true, exit: 20 });
+      expect(s.mains[0].servesAfterWords).toBe('lameduck 10s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)');
+      expect(s.verdicts).toEqual([]);
+    });
+    test('lameduck 25s in the default 30s: it exits only after the lameduck and its drain, a budget warning', () => {
+      const s = of(coredns({ corefile: corefile('25s') }));
+      expect(s.mains[0]).toMatchObject({ servesAfter: 25, killedAt: 30, exit: 30 });
+      expect(s.verdicts).toEqual([expect.objectContaining({ ruleId: 'grace-period-budget', kind: 'budget', severity: 'warning', preStop: 0, servesAfter: 25, drain: 10, needed: 35, recommended: 40 })]);
+    });
+    test('a preStop hook runs first: SIGTERM after it, then the lameduck', () => {
+      const s = of(coredns({ corefile: corefile('15s'), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 10}}}' }));
+      expect(s.mains[0]).toMatchObject({ sigterm: 10, servesAfter: 15, killedAt: 30 });
+      expect(s.verdicts[0]).toMatchObject({ kind: 'budget', preStop: 10, servesAfter: 15, needed: 35, recommended: 40 });
+    });
+    test('the Corefile not in the input, or no lameduck: nothing assumed, as before (no hook, no declared drain: not judged)', () => {
+      for (const text of [coredns({ corefile: false }), coredns({ corefile: corefile() })]) {
+        const s = of(text);
+        expect(s.mains[0]).toMatchObject({ servesAfter: 0, judged: false, exit: 10 });
+        expect(s.verdicts).toEqual([]);
+      }
+    });
+    test("Traefik's requestAcceptGraceTimeout on every entry point counts the same way", () => {
+      const s = schedule(
+        '',
+        pod(30, '{name: traefik, image: "docker.io/traefik:v3.1", args: ["--entryPoints.web.address=:8000", "--entryPoints.web.transport.lifeCycle.requestAcceptGraceTimeout=25s"]}'),
+      );
+      expect(s.mains[0]).toMatchObject({ servesAfter: 25, judged: true });
+      expect(s.verdicts).toEqual([expect.objectContaining({ kind: 'budget', needed: 35 })]);
+    });
   });
 });
