@@ -193,13 +193,17 @@ function resolved(v: string, replicas: string, up: boolean): string {
   );
 }
 
-/** Variables of spread-blocks-surge: the resolved rollout and the indexes of the blocking constraints and terms. */
-function spreadVariables(version: KubeVersion): CelVariable[] {
+/**
+ * Variables of spread-blocks-surge: the resolved rollout and the indexes of the blocking constraints
+ * and terms; with `hostPorts`, whether the pod binds host ports (validation only: the repair adds
+ * matchLabelKeys, which host ports do not concern).
+ */
+function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[] {
   const ru = 'object.spec.strategy.rollingUpdate';
   const hasRu = 'has(object.spec.strategy) && has(object.spec.strategy.rollingUpdate)';
   const idx = `[${Array.from({ length: 16 }, (_, i) => i).join(', ')}]`;
   const affinityKeysOn = version.atLeast(1, 31);
-  return [
+  const vars: CelVariable[] = [
     { name: 'labels', expression: 'has(variables.podMeta.labels) ? variables.podMeta.labels : {}' },
     { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
     { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type == 'RollingUpdate'" },
@@ -219,6 +223,16 @@ function spreadVariables(version: KubeVersion): CelVariable[] {
     { name: 'termBlocks', expression: `variables.terms.map(t, ${blockingTerm('t', affinityKeysOn)})` },
     { name: 'blockingConstraints', expression: `${idx}.filter(i, i < size(variables.tscBlocks) && variables.tscBlocks[i])` },
     { name: 'blockingTerms', expression: `${idx}.filter(i, i < size(variables.termBlocks) && variables.termBlocks[i])` },
+  ];
+  if (!hostPorts) return vars;
+  return [
+    ...vars,
+    // lib/rules/mesh-util hostPortBindings: a hostPort > 0, or any declared port under hostNetwork (defaulted to a host port).
+    { name: 'hostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },
+    {
+      name: 'hostPorts',
+      expression: `${RUNNING}.exists(c, has(c.ports) && c.ports.exists(p, (has(p.hostPort) && type(p.hostPort) == int && p.hostPort > 0) || (variables.hostNetwork && has(p.containerPort) && type(p.containerPort) == int)))`,
+    },
   ];
 }
 
@@ -672,16 +686,18 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'spread-blocks-surge': {
     restriction:
-      'the warning, judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
+      'the warnings (hard spreading and host ports with a surge-only rollout), judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
     validate: (ctx) => [
       {
         severity: 'warning',
         kinds: ['Deployment'],
-        variables: spreadVariables(ctx.version),
-        expression: '!variables.surgeOnly || !(variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b))',
+        variables: spreadVariables(ctx.version, true),
+        expression: '!variables.surgeOnly || !(variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) || variables.hostPorts)',
         messageExpression:
-          `${prefix('spread-blocks-surge', 'warning')} + (variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on kubernetes.io/hostname') + ` +
-          `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]'`,
+          `${prefix('spread-blocks-surge', 'warning')} + (variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) ? ` +
+          `(variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on kubernetes.io/hostname') + ` +
+          `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]' : ` +
+          `'the pod binds host ports while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod cannot run on a node that still runs an old pod, so with no spare node it stays Pending and the rollout stalls; set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}, or keep a spare node')`,
       },
     ],
     mutate: (ctx) => {

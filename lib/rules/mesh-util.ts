@@ -212,3 +212,48 @@ export function ownLabels(w: Workload): string {
   const entries = Object.entries(labels);
   return entries.length ? `{${entries.map(([k, v]) => `${k}: ${v}`).join(', ')}}` : '{}';
 }
+
+/** A port a pod binds on its node: one old and one new pod of the same template cannot share a node. */
+export interface HostPortBinding {
+  container: string;
+  /** The port on the node. */
+  port: number;
+  /** Pointer of the `hostPort` field, or of the port entry when host networking makes it a host port. */
+  pointer: string;
+  /** A declared port of a `hostNetwork: true` pod without a hostPort of its own. */
+  viaHostNetwork: boolean;
+}
+
+/**
+ * The host ports of the main containers and native sidecars: a `hostPort` > 0, or, with
+ * `hostNetwork: true`, every declared containerPort (the API defaults hostPort to containerPort in
+ * such a Pod: pkg/apis/core/v1/defaults.go defaultHostNetworkPorts). kube-scheduler's NodePorts
+ * filter rejects a node where one is taken (restartable init containers' ports count from 1.34,
+ * kubernetes/kubernetes#132040; before, two sidecars of host-network pods fail to bind instead).
+ */
+export function hostPortBindings(w: Workload): HostPortBinding[] {
+  const hostNet = w.podSpec.hostNetwork === true;
+  const out: HostPortBinding[] = [];
+  for (const c of [...w.containers, ...w.sidecars]) {
+    const ports = c.raw.ports;
+    if (!Array.isArray(ports)) continue;
+    ports.forEach((p, i) => {
+      if (!isObject(p)) return;
+      if (typeof p.hostPort === 'number' && p.hostPort > 0) out.push({ container: c.name, port: p.hostPort, pointer: `${c.pointer}/ports/${i}/hostPort`, viaHostNetwork: false });
+      else if (hostNet && typeof p.containerPort === 'number') out.push({ container: c.name, port: p.containerPort, pointer: `${c.pointer}/ports/${i}`, viaHostNetwork: true });
+    });
+  }
+  return out;
+}
+
+/** `container "envoy" hostPort 80, 443` / `container "op" ports 9234, 9963 (hostNetwork: true)`, for messages. */
+export function hostPortsPhrase(bindings: HostPortBinding[]): string {
+  const by = new Map<string, { ports: number[]; hostNet: boolean }>();
+  for (const b of bindings) {
+    const e = by.get(b.container) ?? { ports: [], hostNet: false };
+    if (!e.ports.includes(b.port)) e.ports.push(b.port);
+    e.hostNet ||= b.viaHostNetwork;
+    by.set(b.container, e);
+  }
+  return [...by.entries()].map(([c, e]) => `container "${c}" ${e.hostNet ? 'port' : 'hostPort'}${e.ports.length === 1 ? '' : 's'} ${e.ports.join(', ')}${e.hostNet ? ' (hostNetwork: true makes every declared port a host port)' : ''}`).join('; ');
+}

@@ -1,8 +1,8 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { get } from '../model/workload';
 import { DeploymentRollout, Workload } from '../model/workload';
-import { antiAffinityTerms, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
-import { fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
+import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
+import { existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
 
 export const spreadBlocksSurge: Rule = {
   meta: {
@@ -10,14 +10,16 @@ export const spreadBlocksSurge: Rule = {
     spec: 'SPREAD-002',
     defaultSeverity: 'warning',
     severities: ['error', 'warning', 'info'],
-    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]',
+    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge',
     doc: `During a rolling update the scheduler counts old and new pods together. A hard spreading rule (a
 topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\`, which is the default when the field is
 absent, or a required pod anti-affinity on \`kubernetes.io/hostname\`) that selects the workload's own pods can
 then leave the surge pod Pending: on a small cluster every node or domain is already "full" with an old pod.
 When the rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the
 rollout stalls until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same
-revision are counted, so the new ReplicaSet spreads on its own.
+revision are counted, so the new ReplicaSet spreads on its own. Host ports stall the same way, and there
+\`matchLabelKeys\` cannot help: a node that runs an old pod has the port taken (kube-scheduler's NodePorts filter),
+so the surge pod needs a node without one.
 
 **Conditions** (Deployments; surge and unavailability resolved as in section 4, with the HPA's \`minReplicas\`):
 
@@ -27,6 +29,14 @@ revision are counted, so the new ReplicaSet spreads on its own.
   below), or a required hostname anti-affinity term selecting the own pods without it (\`matchLabelKeys\` on affinity
   terms: \`MatchLabelKeysInPodAffinity\`, alpha 1.29, beta and on 1.31, GA 1.33, KEP-3633). With \`maxUnavailable >= 1\`
   the controller removes an old pod and frees room, so the rollout proceeds and nothing is reported.
+- **warning:** the same surge-only rollout of a pod that binds host ports: a \`hostPort\` (> 0) of a main container or
+  native sidecar, or any declared port with \`hostPort\` unset under \`hostNetwork: true\` (the API defaults
+  \`hostPort\` to \`containerPort\` in such a Pod). The rollout needs more nodes the pods can run on than replicas;
+  on a cluster with no spare node it stalls until \`progressDeadlineSeconds\`. This holds for one replica too
+  (a single-node cluster, or a node selector matching one node). DaemonSets are left to \`daemonset-surge\`
+  (DaemonSet surge, KEP-1591, places the new pod on the old pod's node); StatefulSets and Recreate do not surge.
+  \`hostNetwork\` without declared ports is not judged (the scheduler sees no port; whether a surge pod placed next to an
+  old one can bind is not in the manifest).
 - **error:** \`minDomains\` with \`whenUnsatisfiable: ScheduleAnyway\` on >= 1.27: the API rejects it ("can only use
   minDomains if whenUnsatisfiable=DoNotSchedule").
 - **info:** \`minDomains\` on a target below 1.27, where \`MinDomainsInPodTopologySpread\` is off (beta off in
@@ -43,8 +53,11 @@ topologySpreadConstraints:
 \`\`\`
 For a required hostname anti-affinity: add \`matchLabelKeys: [pod-template-hash]\` to the term on >= 1.31; below,
 use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint above.
+For host ports: \`strategy.rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\` (an old pod frees its node first; one
+pod less serves meanwhile), or keep a spare node the pods can run on; with one replica, only the spare node avoids
+downtime.
 
-**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100.`,
+**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100. For host ports with 2 or more replicas, with \`--fix-proposals\`: \`maxSurge: 0, maxUnavailable: 1\` (never safe: it trades capacity during the rollout for progress); with one replica, no fix.`,
     fixable: true,
     versionGate:
       'matchLabelKeys (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27; minDomains: beta (on) 1.27, GA 1.30; matchLabelKeys on pod affinity terms (MatchLabelKeysInPodAffinity, KEP-3633): alpha 1.29, beta (on) 1.31, GA 1.33',
@@ -71,6 +84,9 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
       const d = rolloutFor(w, basis.replicas)!;
       if (d.surge < 1 || d.unavailable > 0) continue;
       const rollout = rolloutPhrase(d, basis);
+      const hostPorts = hostPortBindings(w);
+      // A hard spreading rule's fix does not free the node while a host port holds it.
+      const portsNote = hostPorts.length ? `; the pod also binds host ports (${hostPortsPhrase(hostPorts)}), which keep the surge pod off every node with an old pod whatever matchLabelKeys says (see the host-port finding)` : '';
       for (const c of constraints) {
         if (!c.selectsOwn || c.whenUnsatisfiable !== 'DoNotSchedule') continue;
         const hasHash = c.matchLabelKeys.includes(POD_TEMPLATE_HASH);
@@ -95,7 +111,7 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           fix: repair,
           pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
           severity: 'warning',
-          message: `${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+          message: `${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
         });
       }
       for (const t of antiAffinityTerms(w)) {
@@ -110,9 +126,41 @@ use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint
           fix: affinityRepair(w, t.pointer, t.index, affinityKeysOn),
           pointer: t.pointer,
           severity: 'warning',
-          message: `required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}`,
+          message: `required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
         });
       }
+      if (hostPorts.length) reportHostPorts(w, hostPorts, d, basis, rollout);
+    }
+
+    /**
+     * Host ports and a surge-only rollout: an old and a new pod of the template never share a node
+     * (NodePorts filter), so the surge pod needs a node without an old pod. matchLabelKeys has no
+     * say here; the repair is a strategy change (a proposal), or spare nodes.
+     */
+    function reportHostPorts(w: Workload, ports: HostPortBinding[], d: DeploymentRollout, basis: ReplicaBasis, rollout: string): void {
+      // The first hostPort written, else the hostNetwork field that makes the declared ports host ports.
+      const pointer = ports.find((p) => !p.viaHostNetwork)?.pointer ?? existingPointer(w.obj.raw, ...w.podSpecPointer.slice(1).split('/'), 'hostNetwork');
+      const nodes = basis.replicas + 1;
+      const single = basis.replicas === 1;
+      const advice = single
+        ? `keep a second node these pods can run on (maxSurge: 0 with maxUnavailable: 1 would take the only replica down at every rollout)`
+        : `set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1} so an old pod frees its node first (one pod less serves during the rollout), or keep a spare node`;
+      ctx.report({
+        object: w.obj,
+        fix: single
+          ? undefined
+          : {
+              description: 'set strategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so a surge pod needs a spare node)',
+              safety: 'proposal',
+              edits: [
+                { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 0 },
+                { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 1 },
+              ],
+            },
+        pointer,
+        severity: 'warning',
+        message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so with fewer than ${nodes} nodes these pods can run on it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); matchLabelKeys cannot help with host ports: ${advice}`,
+      });
     }
 
     /** matchLabelKeys on >= 1.31 (safe); before, move the term to preferred (a proposal). */

@@ -30,6 +30,28 @@ const requiredAnti = `      affinity:
             topologyKey: kubernetes.io/hostname
 `;
 
+/** Contour's envoy Deployment (examples/render/contour-deployment.yaml): host ports 80/443 rolling surge first. */
+const envoy = (replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: envoy}
+spec:
+  replicas: ${replicas}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 10% # one pod
+  selector: {matchLabels: {app: envoy}}
+  template:
+    metadata:
+      labels: {app: envoy}
+    spec:
+      containers:
+      - name: envoy
+        image: envoy
+        ports:
+        - {name: http, containerPort: 8080, hostPort: 80}
+`;
+
 fixTester(spreadBlocksSurge, [
   {
     name: '>= 1.27: matchLabelKeys [pod-template-hash] appended to the constraint (safe)',
@@ -61,9 +83,21 @@ fixTester(spreadBlocksSurge, [
     proposals: true,
     contains: ['preferredDuringSchedulingIgnoredDuringExecution:', 'weight: 100'],
   },
+  {
+    name: 'host ports with 2 replicas: maxSurge 0, maxUnavailable 1 (proposal)',
+    yaml: envoy(2),
+    proposals: true,
+    contains: ['      maxSurge: 0 # one pod\n      maxUnavailable: 1\n'],
+  },
 ]);
 
 describe('spread-blocks-surge fix: safety', () => {
+  test('the host-port strategy change is only a proposal; with one replica there is none', () => {
+    expect(fixWith(spreadBlocksSurge, envoy(2)).files[0].applied).toEqual([]);
+    const one = fixWith(spreadBlocksSurge, envoy(1), { proposals: true });
+    expect(one.files[0].applied).toEqual([]);
+    expect(one.files[0].text).toBe(envoy(1));
+  });
   test('ScheduleAnyway (< 1.27) is only a proposal', () => {
     const r = fixWith(spreadBlocksSurge, deploy(blockTsc), { kubeVersion: '1.26' });
     expect(r.files[0].applied).toEqual([]);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { spreadBlocksSurge } from '../../lib/rules/spread-blocks-surge';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
-function deploy(podSpec: string, opts: { replicas?: string; strategy?: string; kind?: string; annotations?: string } = {}): string {
+function deploy(podSpec: string, opts: { replicas?: string; strategy?: string; kind?: string; annotations?: string; containers?: string } = {}): string {
   return `apiVersion: apps/v1
 kind: ${opts.kind ?? 'Deployment'}
 metadata: {name: web}
@@ -13,7 +13,7 @@ ${opts.replicas === '' ? '' : `  replicas: ${opts.replicas ?? '3'}\n`}${opts.str
     metadata:
       labels: {app: web}
 ${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
-${podSpec}      containers: [{name: app, image: web}]
+${podSpec}      containers: ${opts.containers ?? '[{name: app, image: web}]'}
 `;
 }
 const tsc = (extra: string, selector = '{matchLabels: {app: web}}') => `      topologySpreadConstraints:
@@ -27,6 +27,11 @@ const requiredAnti = (extra = '', key = 'kubernetes.io/hostname') => `      affi
           - {topologyKey: ${key}, labelSelector: {matchLabels: {app: web}}${extra ? `, ${extra}` : ''}}
 `;
 const rolling = (surge: string, unavail: string) => `    type: RollingUpdate\n    rollingUpdate: {maxSurge: ${surge}, maxUnavailable: ${unavail}}`;
+/** Contour's examples/render/contour-deployment.yaml envoy: host ports 80/443, maxSurge 10% (-> 1), maxUnavailable 25% by default (-> 0 with 2 replicas). */
+const envoy = '[{name: envoy, image: envoy, ports: [{name: http, containerPort: 8080, hostPort: 80}, {name: https, containerPort: 8443, hostPort: 443}, {name: metrics, containerPort: 8002}]}]';
+const contourStrategy = '    type: RollingUpdate\n    rollingUpdate: {maxSurge: 10%}';
+const hostNet = '      hostNetwork: true\n';
+const declared = '[{name: app, image: web, ports: [{name: health, containerPort: 9234}, {name: prom, containerPort: 9963}]}]';
 
 ruleTester(spreadBlocksSurge, {
   valid: [
@@ -49,6 +54,15 @@ ruleTester(spreadBlocksSurge, {
     { name: 'required anti-affinity on the zone key is not a hostname rule', yaml: deploy(requiredAnti('', 'topology.kubernetes.io/zone')) },
     { name: 'StatefulSets do not surge', yaml: deploy(tsc(dns), { kind: 'StatefulSet' }) },
     { name: 'minDomains with DoNotSchedule (default) on 1.30', yaml: deploy(tsc(`minDomains: 3, ${hash}`)), kubeVersion: '1.30' },
+    { name: 'host ports with maxSurge 0, maxUnavailable 1: an old pod frees its node first', yaml: deploy('', { replicas: '2', containers: envoy, strategy: rolling('0', '1') }) },
+    { name: 'host ports, four replicas with the defaults: maxUnavailable resolves to 1', yaml: deploy('', { replicas: '4', containers: envoy }) },
+    { name: 'cilium-operator style: hostNetwork and hostPorts, maxUnavailable 50% of 2 resolves to 1', yaml: deploy(hostNet + requiredAnti(), { replicas: '2', containers: declared, strategy: rolling('"25%"', '"50%"') }) },
+    { name: 'host ports, Recreate: no surge', yaml: deploy('', { containers: envoy, strategy: '    type: Recreate' }) },
+    { name: 'host ports on a StatefulSet: no surge', yaml: deploy('', { kind: 'StatefulSet', containers: envoy }) },
+    { name: "host ports on a DaemonSet rolling surge first: daemonset-surge's, not this rule's", yaml: deploy('', { kind: 'DaemonSet', replicas: '', containers: envoy }).replace('spec:\n  selector', 'spec:\n  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n  selector') },
+    { name: 'hostNetwork without declared ports: the scheduler sees no port', yaml: deploy(hostNet) },
+    { name: 'hostPort 0 is no host port', yaml: deploy('', { containers: '[{name: app, image: web, ports: [{containerPort: 8080, hostPort: 0}]}]' }) },
+    { name: 'a host port on a classic init container: it has exited before the pod runs', yaml: deploy('      initContainers: [{name: setup, image: s, ports: [{containerPort: 80, hostPort: 80}]}]\n') },
   ],
   invalid: [
     {
@@ -129,6 +143,42 @@ spec:
       yaml: deploy(tsc('whenUnsatisfiable: ScheduleAnyway, minDomains: 2'), { kind: 'StatefulSet' }),
       kubeVersion: '1.26',
       findings: [{ severity: 'info', message: 'minDomains is dropped on 1.26' }],
+    },
+    {
+      name: 'Contour envoy: host ports 80/443 with maxSurge 10% and the default maxUnavailable (2 replicas: surge 1, unavailable 0)',
+      yaml: deploy('', { replicas: '2', containers: envoy, strategy: contourStrategy }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/containers/0/ports/0/hostPort',
+          message:
+            /^the pod binds host ports \(container "envoy" hostPorts 80, 443\) while the rollout surges 1 pod and takes none down first \(maxSurge "10%" and maxUnavailable "25%" \(default\) with replicas 2\): the surge pod cannot run on a node that still runs an old pod \(the ports are taken there; kube-scheduler NodePorts: "node\(s\) didn't have free ports for the requested pod ports"\), so with fewer than 3 nodes these pods can run on it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds \(600s\); matchLabelKeys cannot help with host ports: set strategy.rollingUpdate to \{maxSurge: 0, maxUnavailable: 1\}/,
+        },
+      ],
+    },
+    {
+      name: 'hostNetwork: every declared port is a host port (the API defaults hostPort to containerPort); pointer at hostNetwork',
+      yaml: deploy(hostNet, { containers: declared }),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/hostNetwork', message: 'container "app" ports 9234, 9963 (hostNetwork: true makes every declared port a host port)' }],
+    },
+    {
+      name: 'one replica: stalls when only one node can run it; advice without a strategy change',
+      yaml: deploy('', { replicas: '1', containers: '[{name: app, image: web, ports: [{containerPort: 80, hostPort: 80}]}]' }),
+      findings: [{ severity: 'warning', message: /binds host port \(container "app" hostPort 80\).*with fewer than 2 nodes these pods can run on.*keep a second node these pods can run on/ }],
+    },
+    {
+      name: 'a native sidecar binding a host port counts',
+      yaml: deploy('      initContainers: [{name: proxy, image: p, restartPolicy: Always, ports: [{containerPort: 9901, hostPort: 9901}]}]\n'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0/ports/0/hostPort', message: 'container "proxy" hostPort 9901' }],
+    },
+    {
+      name: 'required hostname anti-affinity and host ports: both, and the anti-affinity finding says matchLabelKeys does not free the node',
+      yaml: deploy(requiredAnti(), { replicas: '2', containers: envoy }),
+      kubeVersion: '1.31',
+      findings: [
+        { severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0', message: '; the pod also binds host ports (container "envoy" hostPorts 80, 443), which keep the surge pod off every node with an old pod whatever matchLabelKeys says' },
+        { severity: 'warning', pointer: '/spec/template/spec/containers/0/ports/0/hostPort' },
+      ],
     },
     {
       name: 'suppressed findings are kept, marked suppressed',
