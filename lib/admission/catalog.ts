@@ -921,7 +921,10 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           ],
           expression: `variables.replicas < 2 || !variables.served || ${pinned} || ${spreads}`,
           messageExpression:
-            `${prefix('replicas-not-spread', 'warning')} + 'replicas ' + string(variables.replicas) + ' but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler\\'s default spreading is only a soft preference): one node failure can take every replica at once, and so can a drain of that node unless a PodDisruptionBudget holds it back; add topologySpreadConstraints with topologyKey kubernetes.io/hostname, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway and a labelSelector for its own pods' + ` +
+            `${prefix('replicas-not-spread', 'warning')} + 'replicas ' + string(variables.replicas) + ' but nothing spreads them across nodes or zones (' + ` +
+            // Rules the template has but that do not count (another key, other pods): said so, as the linter names each.
+            `((has(variables.podSpec.topologySpreadConstraints) && size(variables.podSpec.topologySpreadConstraints) > 0) || ${hasAnti} ? 'none of its topologySpreadConstraints or pod anti-affinity terms uses kubernetes.io/hostname or a zone key with a labelSelector selecting its own pods' : 'no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods') + ` +
+            `'; the scheduler\\'s default spreading is only a soft preference): one node failure can take every replica at once, and so can a drain of that node unless a PodDisruptionBudget holds it back; add topologySpreadConstraints with topologyKey kubernetes.io/hostname, maxSkew: 1, whenUnsatisfiable: ScheduleAnyway and a labelSelector for its own pods' + ` +
             `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];

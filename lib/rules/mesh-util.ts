@@ -257,3 +257,63 @@ export function hostPortsPhrase(bindings: HostPortBinding[]): string {
   }
   return [...by.entries()].map(([c, e]) => `container "${c}" ${e.hostNet ? 'port' : 'hostPort'}${e.ports.length === 1 ? '' : 's'} ${e.ports.join(', ')}${e.hostNet ? ' (hostNetwork: true makes every declared port a host port)' : ''}`).join('; ');
 }
+
+/**
+ * Node labels Kubernetes sets or defines (the "Well-Known Labels, Annotations and Taints" reference,
+ * and the labels a kubelet may set on its own Node: k8s.io/kubelet pkg/apis/well_known_labels.go).
+ */
+export const WELL_KNOWN_NODE_LABELS: ReadonlySet<string> = new Set([
+  HOSTNAME_KEY,
+  'kubernetes.io/os',
+  'kubernetes.io/arch',
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'failure-domain.beta.kubernetes.io/zone',
+  'failure-domain.beta.kubernetes.io/region',
+  'node.kubernetes.io/instance-type',
+  'node.kubernetes.io/windows-build',
+  'beta.kubernetes.io/instance-type',
+  'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch',
+]);
+
+/**
+ * Namespaces under kubernetes.io where node labels are named by admins or by Kubernetes projects,
+ * not from a fixed list: a kubelet may set any `[*.]node.kubernetes.io/` or `[*.]kubelet.kubernetes.io/`
+ * label on its Node (NodeRestriction), `node-restriction.kubernetes.io/` is the prefix the NodeRestriction
+ * documentation gives admins, `node-role.kubernetes.io/` carries roles (kubeadm, OpenShift), and
+ * `feature.node.kubernetes.io/` is node-feature-discovery's.
+ */
+function openNamespace(domain: string): boolean {
+  const under = (d: string) => domain === d || domain.endsWith(`.${d}`);
+  return under('node.kubernetes.io') || under('kubelet.kubernetes.io') || domain === 'node-restriction.kubernetes.io' || domain === 'node-role.kubernetes.io';
+}
+
+/** The well-known label a reserved key most likely meant, by its name part (`kubernetes.io/zone` -> zone). */
+const MEANT: Record<string, string> = {
+  zone: 'topology.kubernetes.io/zone',
+  region: 'topology.kubernetes.io/region',
+  hostname: HOSTNAME_KEY,
+  host: HOSTNAME_KEY,
+  node: HOSTNAME_KEY,
+  os: 'kubernetes.io/os',
+  arch: 'kubernetes.io/arch',
+  'instance-type': 'node.kubernetes.io/instance-type',
+};
+
+/**
+ * A topology key under the prefixes Kubernetes reserves (`kubernetes.io/`, `k8s.io/`, and subdomains of
+ * `kubernetes.io`) that is not a well-known node label, so no node carries it unless an admin labelled
+ * nodes with it; with the label it most likely meant. Undefined for well-known labels, the open
+ * namespaces above, subdomains of k8s.io (Kubernetes projects such as kops.k8s.io name their own
+ * node labels) and every key outside the reserved prefixes (an admin's own, e.g. example.com/rack).
+ */
+export function unknownReservedKey(key: string): { meant?: string } | undefined {
+  const slash = key.indexOf('/');
+  if (slash <= 0 || WELL_KNOWN_NODE_LABELS.has(key)) return undefined;
+  const domain = key.slice(0, slash);
+  const reserved = domain === 'kubernetes.io' || domain === 'k8s.io' || domain.endsWith('.kubernetes.io');
+  if (!reserved || openNamespace(domain)) return undefined;
+  const meant = MEANT[key.slice(slash + 1).toLowerCase()];
+  return { meant: meant && meant !== key ? meant : undefined };
+}

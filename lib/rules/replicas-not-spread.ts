@@ -3,7 +3,7 @@ import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/tra
 import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
-import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, ZONE_KEYS } from './mesh-util';
+import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
 import { existingPointer, nodePinning, pdbAllowance, replicaBasis } from './rollout-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
@@ -56,6 +56,14 @@ when an HPA targets it) that has neither
 Anti-affinity on the zone key is accepted too (it separates nodes as well). Templates pinned to one node
 (\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped.
 
+When the template has spreading rules that do not count, the message names each one and why: a selector that
+does not select the own pods; a key under the prefixes Kubernetes reserves that is not a well-known node label, so
+no node carries it unless an admin labelled nodes with it (\`kubernetes.io/zone\` for \`topology.kubernetes.io/zone\`:
+the message names the well-known key it likely meant); a region key (one domain in a one-region cluster); another
+well-known node label (OS, architecture, instance type); or a custom label, which may or may not keep replicas
+apart. A required anti-affinity term on a key a node lacks does not keep pods off that node (kube-scheduler's
+InterPodAffinity filter treats the node as satisfying the term), so it separates nothing there either.
+
 ${SERVED_STATUS_DOC}
 
 **Fix** (prefer spread constraints; \`matchLabelKeys\` only for Deployments, beta and on since 1.27):
@@ -101,12 +109,35 @@ topologySpreadConstraints:
       // The spreading that is there (but does not count), else where to add it.
       const tsc = existingPointer(w.obj.raw, ...ps, 'topologySpreadConstraints');
       const pointer = tsc.endsWith('/topologySpreadConstraints') ? tsc : existingPointer(w.obj.raw, ...ps, 'affinity', 'podAntiAffinity');
+      const present = notCounted(w);
+      const why = present.length ? present.map((e) => e.why).join('; ') : 'no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods';
+      const retype = present.filter((e) => e.meant).map((e) => `set the topologyKey of ${e.what} to ${e.meant}, or `).join('');
       ctx.report({
         object: w.obj,
         pointer,
         fix: spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): ${risk}; add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}; ${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
       });
+    }
+
+    /** The spreading rules the template has, each with why it does not count (all of them, when this rule reports). */
+    function notCounted(w: Workload): { what: string; why: string; meant?: string }[] {
+      const own = ownLabels(w);
+      const entries = [
+        ...spreadConstraints(w).map((c) => ({ what: `topologySpreadConstraints[${c.index}]`, key: c.topologyKey, selectsOwn: c.selectsOwn })),
+        ...antiAffinityTerms(w).map((t) => ({ what: `${t.required ? 'required' : 'preferred'} pod anti-affinity term ${t.index}`, key: t.topologyKey, selectsOwn: t.selectsOwn })),
+      ];
+      return entries.map((e) => ({ what: e.what, why: `${e.what} ${whyNot(e.key, e.selectsOwn, own)}`, meant: e.key === undefined ? undefined : unknownReservedKey(e.key)?.meant }));
+    }
+
+    function whyNot(key: string | undefined, selectsOwn: boolean, own: string): string {
+      if (key === undefined) return 'has no topologyKey';
+      if (SPREAD_KEYS.has(key)) return selectsOwn ? 'counts' : `(topologyKey ${key}) selects other pods than its own ${own}`;
+      const reserved = unknownReservedKey(key);
+      if (reserved) return `uses topologyKey ${key}, which is not a label Kubernetes puts on nodes${reserved.meant ? ` (the well-known one is ${reserved.meant})` : ''}: unless nodes were labelled with it, it spreads nothing`;
+      if (key === 'topology.kubernetes.io/region' || key === 'failure-domain.beta.kubernetes.io/region') return `uses topologyKey ${key}: a cluster in one region is one domain, so it keeps no replica off a shared node`;
+      if (WELL_KNOWN_NODE_LABELS.has(key)) return `uses topologyKey ${key}, which groups nodes by kind, not by node or zone`;
+      return `uses topologyKey ${key}, a node label kubegrace does not know: whether nodes carry it and it keeps replicas apart is not in the manifests`;
     }
 
     function spread(w: Workload): boolean {

@@ -108,19 +108,50 @@ ruleTester(replicasNotSpread, {
       findings: [{ severity: 'warning' }],
     },
     {
-      name: 'spread constraint on another key does not count: pointer at it',
+      name: 'spread constraint on another key does not count: pointer at it, the key named',
       yaml: workload(tsc('node.kubernetes.io/instance-type')),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints' }],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints', message: 'nothing spreads them across nodes or zones (topologySpreadConstraints[0] uses topologyKey node.kubernetes.io/instance-type, which groups nodes by kind, not by node or zone; the scheduler' }],
     },
     {
-      name: 'spread constraint selecting other pods does not count',
+      name: "haproxytech's values example: DoNotSchedule on kubernetes.io/zone, which is no well-known node label: named, with the key it likely meant",
+      yaml: workload(tsc('kubernetes.io/zone', '{matchLabels: {app: web}}', 'DoNotSchedule')),
+      findings: [
+        {
+          severity: 'warning',
+          message:
+            /^replicas 3 but nothing spreads them across nodes or zones \(topologySpreadConstraints\[0\] uses topologyKey kubernetes\.io\/zone, which is not a label Kubernetes puts on nodes \(the well-known one is topology\.kubernetes\.io\/zone\): unless nodes were labelled with it, it spreads nothing; the scheduler's default spreading is only a soft preference\): one node drain or failure can take every replica at once; set the topologyKey of topologySpreadConstraints\[0\] to topology\.kubernetes\.io\/zone, or add topologySpreadConstraints/,
+        },
+      ],
+    },
+    {
+      name: 'a custom node label (example.com/rack) is not known to spread: said so, no key suggested',
+      yaml: workload(tsc('example.com/rack')),
+      findings: [{ severity: 'warning', message: /topologySpreadConstraints\[0\] uses topologyKey example\.com\/rack, a node label kubegrace does not know: whether nodes carry it and it keeps replicas apart is not in the manifests; the scheduler's default spreading is only a soft preference\): one node drain or failure can take every replica at once; add topologySpreadConstraints/ }],
+    },
+    {
+      name: 'a region constraint: one domain in a one-region cluster',
+      yaml: workload(tsc('topology.kubernetes.io/region')),
+      findings: [{ severity: 'warning', message: 'topologySpreadConstraints[0] uses topologyKey topology.kubernetes.io/region: a cluster in one region is one domain, so it keeps no replica off a shared node' }],
+    },
+    {
+      name: 'spread constraint selecting other pods does not count: said so',
       yaml: workload(tsc('kubernetes.io/hostname', '{matchLabels: {app: db}}')),
-      findings: [{ severity: 'warning' }],
+      findings: [{ severity: 'warning', message: 'topologySpreadConstraints[0] (topologyKey kubernetes.io/hostname) selects other pods than its own {app: web}' }],
     },
     {
       name: 'anti-affinity on another app does not count: pointer at it',
       yaml: workload(anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {app: cache}}')),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity' }],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity', message: 'preferred pod anti-affinity term 0 (topologyKey kubernetes.io/hostname) selects other pods than its own {app: web}' }],
+    },
+    {
+      name: 'required anti-affinity on a reserved key no node carries (topology.kubernetes.io/hostname) separates nothing: named, with the key it likely meant',
+      yaml: workload(anti('required', 'topology.kubernetes.io/hostname')),
+      findings: [{ severity: 'warning', message: /required pod anti-affinity term 0 uses topologyKey topology\.kubernetes\.io\/hostname, which is not a label Kubernetes puts on nodes \(the well-known one is kubernetes\.io\/hostname\).*; set the topologyKey of required pod anti-affinity term 0 to kubernetes\.io\/hostname, or add/ }],
+    },
+    {
+      name: 'a spread constraint and an anti-affinity term, neither counting: both named',
+      yaml: workload(tsc('kubernetes.io/os') + anti('preferred', 'kubernetes.io/hostname', '{matchLabels: {app: cache}}').replace('      affinity:', '      affinity:')),
+      findings: [{ severity: 'warning', message: '(topologySpreadConstraints[0] uses topologyKey kubernetes.io/os, which groups nodes by kind, not by node or zone; preferred pod anti-affinity term 0 (topologyKey kubernetes.io/hostname) selects other pods than its own {app: web}; the scheduler' }],
     },
     {
       name: 'no budget in the set: a drain can take every replica too',
