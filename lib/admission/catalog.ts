@@ -9,6 +9,7 @@ import { Rule, Severity } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { METRICS_PORT, OPERATOR_PORT } from '../model/graph';
 import { WORKLOAD_KINDS } from '../model/workload';
+import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import {
@@ -211,7 +212,7 @@ function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[]
     { name: 'rawUnavailable', expression: resolved(`${hasRu} && has(${ru}.maxUnavailable) ? ${ru}.maxUnavailable : dyn('25%')`, 'variables.replicas', false) },
     { name: 'surge', expression: 'variables.rawSurge < 0 ? 0 : variables.rawSurge' },
     { name: 'unavailable', expression: 'variables.rawSurge == 0 && variables.rawUnavailable == 0 ? 1 : variables.rawUnavailable < 0 ? 0 : variables.rawUnavailable' },
-    { name: 'surgeOnly', expression: 'variables.rolling && variables.replicas > 0 && variables.surge >= 1 && variables.unavailable == 0' },
+    { name: 'surgeOnly', expression: "object.kind == 'Deployment' && variables.rolling && variables.replicas > 0 && variables.surge >= 1 && variables.unavailable == 0" },
     { name: 'tsc', expression: 'has(variables.podSpec.topologySpreadConstraints) ? variables.podSpec.topologySpreadConstraints : []' },
     {
       name: 'terms',
@@ -227,6 +228,8 @@ function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[]
   if (!hostPorts) return vars;
   return [
     ...vars,
+    // DoNotSchedule constraints on a reserved key that is no well-known node label (any workload kind).
+    { name: 'unknownKeys', expression: `variables.tsc.filter(c, (!has(c.whenUnsatisfiable) || c.whenUnsatisfiable == 'DoNotSchedule') && has(c.topologyKey) && type(c.topologyKey) == string && ${unknownReservedKey('c.topologyKey')})` },
     // lib/rules/mesh-util hostPortBindings: a hostPort > 0, or any declared port under hostNetwork (defaulted to a host port).
     { name: 'hostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },
     {
@@ -234,6 +237,17 @@ function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[]
       expression: `${RUNNING}.exists(c, has(c.ports) && c.ports.exists(p, (has(p.hostPort) && type(p.hostPort) == int && p.hostPort > 0) || (variables.hostNetwork && has(p.containerPort) && type(p.containerPort) == int)))`,
     },
   ];
+}
+
+/**
+ * lib/rules/mesh-util unknownReservedKey (without the key it likely meant): a key with a prefix under
+ * kubernetes.io or exactly k8s.io, not a well-known node label, outside the namespaces where admins and
+ * projects name node labels.
+ */
+function unknownReservedKey(k: string): string {
+  const known = `[${[...WELL_KNOWN_NODE_LABELS].map(str).join(', ')}]`;
+  const open = [...OPEN_LABEL_NAMESPACES.withSubdomains.flatMap((n) => [`d == ${str(n)}`, `d.endsWith(${str(`.${n}`)})`]), ...OPEN_LABEL_NAMESPACES.exact.map((n) => `d == ${str(n)}`)].join(' || ');
+  return `(${k}.indexOf('/') > 0 && !(${k} in ${known}) && [${k}.substring(0, ${k}.indexOf('/'))].map(d, (d == 'kubernetes.io' || d == 'k8s.io' || d.endsWith('.kubernetes.io')) && !(${open}))[0])`;
 }
 
 /** A DoNotSchedule spread constraint selecting the own pods without matchLabelKeys: [pod-template-hash] (counts from 1.27, below every target here). */
@@ -686,15 +700,17 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'spread-blocks-surge': {
     restriction:
-      'the warnings (hard spreading and host ports with a surge-only rollout), judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
+      'the warnings (hard spreading and host ports with a surge-only rollout, judged for Deployments; a DoNotSchedule constraint on a reserved key that is no well-known node label, for every workload kind), the surge judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
     validate: (ctx) => [
       {
         severity: 'warning',
-        kinds: ['Deployment'],
+        kinds: WORKLOADS,
         variables: spreadVariables(ctx.version, true),
-        expression: '!variables.surgeOnly || !(variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) || variables.hostPorts)',
+        expression: '!(variables.surgeOnly && (variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) || variables.hostPorts)) && size(variables.unknownKeys) == 0',
         messageExpression:
-          `${prefix('spread-blocks-surge', 'warning')} + (variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) ? ` +
+          `${prefix('spread-blocks-surge', 'warning')} + (size(variables.unknownKeys) > 0 ? ` +
+          `'a DoNotSchedule topologySpreadConstraint spreads over ' + variables.unknownKeys[0].topologyKey + ', a key under the prefixes Kubernetes reserves that is not a well-known node label: kube-scheduler rejects every node without it, so unless the nodes were labelled with it every pod stays Pending; use a label the nodes carry (topology.kubernetes.io/zone, kubernetes.io/hostname)' : ` +
+          `variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) ? ` +
           `(variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on kubernetes.io/hostname') + ` +
           `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]' : ` +
           `'the pod binds host ports while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod cannot run on a node that still runs an old pod, so with no spare node it stays Pending and the rollout stalls; set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}, or keep a spare node')`,

@@ -284,9 +284,13 @@ export const WELL_KNOWN_NODE_LABELS: ReadonlySet<string> = new Set([
  * documentation gives admins, `node-role.kubernetes.io/` carries roles (kubeadm, OpenShift), and
  * `feature.node.kubernetes.io/` is node-feature-discovery's.
  */
+export const OPEN_LABEL_NAMESPACES: { readonly withSubdomains: readonly string[]; readonly exact: readonly string[] } = {
+  withSubdomains: ['node.kubernetes.io', 'kubelet.kubernetes.io'],
+  exact: ['node-restriction.kubernetes.io', 'node-role.kubernetes.io'],
+};
+
 function openNamespace(domain: string): boolean {
-  const under = (d: string) => domain === d || domain.endsWith(`.${d}`);
-  return under('node.kubernetes.io') || under('kubelet.kubernetes.io') || domain === 'node-restriction.kubernetes.io' || domain === 'node-role.kubernetes.io';
+  return OPEN_LABEL_NAMESPACES.withSubdomains.some((d) => domain === d || domain.endsWith(`.${d}`)) || OPEN_LABEL_NAMESPACES.exact.includes(domain);
 }
 
 /** The well-known label a reserved key most likely meant, by its name part (`kubernetes.io/zone` -> zone). */

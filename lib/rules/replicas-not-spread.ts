@@ -124,17 +124,18 @@ topologySpreadConstraints:
     function notCounted(w: Workload): { what: string; why: string; meant?: string }[] {
       const own = ownLabels(w);
       const entries = [
-        ...spreadConstraints(w).map((c) => ({ what: `topologySpreadConstraints[${c.index}]`, key: c.topologyKey, selectsOwn: c.selectsOwn })),
-        ...antiAffinityTerms(w).map((t) => ({ what: `${t.required ? 'required' : 'preferred'} pod anti-affinity term ${t.index}`, key: t.topologyKey, selectsOwn: t.selectsOwn })),
+        ...spreadConstraints(w).map((c) => ({ what: `topologySpreadConstraints[${c.index}]`, key: c.topologyKey, selectsOwn: c.selectsOwn, hard: c.whenUnsatisfiable === 'DoNotSchedule' })),
+        ...antiAffinityTerms(w).map((t) => ({ what: `${t.required ? 'required' : 'preferred'} pod anti-affinity term ${t.index}`, key: t.topologyKey, selectsOwn: t.selectsOwn, hard: false })),
       ];
-      return entries.map((e) => ({ what: e.what, why: `${e.what} ${whyNot(e.key, e.selectsOwn, own)}`, meant: e.key === undefined ? undefined : unknownReservedKey(e.key)?.meant }));
+      return entries.map((e) => ({ what: e.what, why: `${e.what} ${whyNot(e.key, e.selectsOwn, own, e.hard)}`, meant: e.key === undefined ? undefined : unknownReservedKey(e.key)?.meant }));
     }
 
-    function whyNot(key: string | undefined, selectsOwn: boolean, own: string): string {
+    /** `hard`: a DoNotSchedule constraint, which on a key no node carries leaves every pod Pending (spread-blocks-surge says so). */
+    function whyNot(key: string | undefined, selectsOwn: boolean, own: string, hard: boolean): string {
       if (key === undefined) return 'has no topologyKey';
       if (SPREAD_KEYS.has(key)) return selectsOwn ? 'counts' : `(topologyKey ${key}) selects other pods than its own ${own}`;
       const reserved = unknownReservedKey(key);
-      if (reserved) return `uses topologyKey ${key}, which is not a label Kubernetes puts on nodes${reserved.meant ? ` (the well-known one is ${reserved.meant})` : ''}: unless nodes were labelled with it, it spreads nothing`;
+      if (reserved) return `uses topologyKey ${key}, which is not a label Kubernetes puts on nodes${reserved.meant ? ` (the well-known one is ${reserved.meant})` : ''}: unless nodes were labelled with it, it spreads nothing${hard ? ' (and with DoNotSchedule no node without it fits: see spread-blocks-surge)' : ''}`;
       if (key === 'topology.kubernetes.io/region' || key === 'failure-domain.beta.kubernetes.io/region') return `uses topologyKey ${key}: a cluster in one region is one domain, so it keeps no replica off a shared node`;
       if (WELL_KNOWN_NODE_LABELS.has(key)) return `uses topologyKey ${key}, which groups nodes by kind, not by node or zone`;
       return `uses topologyKey ${key}, a node label kubegrace does not know: whether nodes carry it and it keeps replicas apart is not in the manifests`;

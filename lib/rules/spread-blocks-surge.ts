@@ -1,7 +1,7 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { get } from '../model/workload';
 import { DeploymentRollout, Workload } from '../model/workload';
-import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints } from './mesh-util';
+import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints, unknownReservedKey } from './mesh-util';
 import { existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
 
 export const spreadBlocksSurge: Rule = {
@@ -10,7 +10,7 @@ export const spreadBlocksSurge: Rule = {
     spec: 'SPREAD-002',
     defaultSeverity: 'warning',
     severities: ['error', 'warning', 'info'],
-    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge',
+    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge; DoNotSchedule on a reserved topologyKey no node carries by default',
     doc: `During a rolling update the scheduler counts old and new pods together. A hard spreading rule (a
 topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\`, which is the default when the field is
 absent, or a required pod anti-affinity on \`kubernetes.io/hostname\`) that selects the workload's own pods can
@@ -37,6 +37,18 @@ so the surge pod needs a node without one.
   (DaemonSet surge, KEP-1591, places the new pod on the old pod's node); StatefulSets and Recreate do not surge.
   \`hostNetwork\` without declared ports is not judged (the scheduler sees no port; whether a surge pod placed next to an
   old one can bind is not in the manifest).
+- **warning** (any workload kind, any rollout): a DoNotSchedule spread constraint whose \`topologyKey\` is under the
+  prefixes Kubernetes reserves (\`kubernetes.io/\`, \`k8s.io/\`, subdomains of \`kubernetes.io\`) but is not a well-known
+  node label, e.g. \`kubernetes.io/zone\` for \`topology.kubernetes.io/zone\`. kube-scheduler's PodTopologySpread filter
+  rejects every node without the key ("node(s) didn't match pod topology spread constraints (missing required
+  label)"), whatever the selector, so unless an admin labelled the nodes with it every pod stays Pending. A warning,
+  not an error: an admin may have. Not reported: keys in namespaces where admins and Kubernetes projects name node
+  labels themselves (\`[*.]node.kubernetes.io/\`, \`[*.]kubelet.kubernetes.io/\`, \`node-restriction.kubernetes.io/\`,
+  \`node-role.kubernetes.io/\`, subdomains of \`k8s.io\` such as \`kops.k8s.io/\`), keys outside the reserved prefixes
+  (\`example.com/rack\`: admins set those), and ScheduleAnyway (it never leaves a pod Pending; \`replicas-not-spread\`
+  says it spreads nothing). A required pod anti-affinity on such a key is not reported here: kube-scheduler
+  treats a node without the key as satisfying the term, so it leaves no pod Pending (it separates nothing, which
+  \`replicas-not-spread\` names).
 - **error:** \`minDomains\` with \`whenUnsatisfiable: ScheduleAnyway\` on >= 1.27: the API rejects it ("can only use
   minDomains if whenUnsatisfiable=DoNotSchedule").
 - **info:** \`minDomains\` on a target below 1.27, where \`MinDomainsInPodTopologySpread\` is off (beta off in
@@ -57,7 +69,7 @@ For host ports: \`strategy.rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\` (an
 pod less serves meanwhile), or keep a spare node the pods can run on; with one replica, only the spare node avoids
 downtime.
 
-**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100. For host ports with 2 or more replicas, with \`--fix-proposals\`: \`maxSurge: 0, maxUnavailable: 1\` (never safe: it trades capacity during the rollout for progress); with one replica, no fix.`,
+**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100. For host ports with 2 or more replicas, with \`--fix-proposals\`: \`maxSurge: 0, maxUnavailable: 1\` (never safe: it trades capacity during the rollout for progress); with one replica, no fix. For a reserved key that is not a well-known node label, with \`--fix-proposals\`: the well-known key of the same name (\`zone\`, \`region\`, \`hostname\`, \`os\`, \`arch\`, \`instance-type\`), when there is one.`,
     fixable: true,
     versionGate:
       'matchLabelKeys (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27; minDomains: beta (on) 1.27, GA 1.30; matchLabelKeys on pod affinity terms (MatchLabelKeysInPodAffinity, KEP-3633): alpha 1.29, beta (on) 1.31, GA 1.33',
@@ -77,7 +89,10 @@ downtime.
     const affinityKeysOn = ctx.version.atLeast(1, 31);
     for (const w of ctx.graph.workloads) {
       const constraints = spreadConstraints(w);
-      for (const c of constraints) checkMinDomains(w, c);
+      for (const c of constraints) {
+        checkMinDomains(w, c);
+        checkUnknownKey(w, c);
+      }
       if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
       const basis = replicaBasis(ctx.graph, w);
       if (!basis || basis.replicas <= 0) continue;
@@ -185,6 +200,29 @@ downtime.
       const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'}`;
       const unavail = `maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}${d.maxUnavailableSet ? '' : ' (default)'}`;
       return `the rollout surges ${d.surge} pod${d.surge === 1 ? '' : 's'} and takes none down first (${surge} and ${unavail} with ${basis.phrase})`;
+    }
+
+    /**
+     * A DoNotSchedule constraint on a reserved key that is not a well-known node label: the
+     * PodTopologySpread filter rejects every node without the key (ErrReasonNodeLabelNotMatch), so
+     * no pod schedules unless an admin labelled the nodes with it (hence a warning, not an error).
+     * Whatever the selector: the filter reads the node's labels before counting any pod.
+     */
+    function checkUnknownKey(w: Workload, c: SpreadConstraint): void {
+      if (c.whenUnsatisfiable !== 'DoNotSchedule' || c.topologyKey === undefined) return;
+      const unknown = unknownReservedKey(c.topologyKey);
+      if (!unknown) return;
+      const key = c.topologyKey;
+      const prefix = key.startsWith('k8s.io/') ? 'k8s.io/' : 'kubernetes.io/';
+      ctx.report({
+        object: w.obj,
+        pointer: `${c.pointer}/topologyKey`,
+        severity: 'warning',
+        fix: unknown.meant
+          ? { description: `set topologySpreadConstraints[${c.index}].topologyKey to ${unknown.meant}`, safety: 'proposal', edits: [{ op: 'set', pointer: `${c.pointer}/topologyKey`, value: unknown.meant }] }
+          : undefined,
+        message: `topologySpreadConstraints[${c.index}] (topologyKey ${key}, whenUnsatisfiable DoNotSchedule${c.whenUnsatisfiableSet ? '' : ' by default'}) spreads over a label no node carries unless an admin set it: ${key} is under the ${prefix} prefix Kubernetes reserves but is not a well-known node label${unknown.meant ? ` (the well-known one is ${unknown.meant})` : ''}, and kube-scheduler rejects every node without it ("node(s) didn't match pod topology spread constraints (missing required label)"), so every pod stays Pending; ${unknown.meant ? `use topologyKey: ${unknown.meant}` : 'use a label the nodes carry (kubernetes.io/hostname, topology.kubernetes.io/zone)'}, or, if the nodes are labelled with ${key} on purpose, suppress this finding`,
+      });
     }
 
     function checkMinDomains(w: Workload, c: SpreadConstraint): void {

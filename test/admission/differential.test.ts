@@ -92,6 +92,24 @@ const EDGE_CASES: string[] = [
   dep('spread-half-pinned', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n1, n2]}]}]}}}\n').replace('spec:\n  selector', 'spec:\n  replicas: 3\n  selector'),
   dep('spread-preferred-zone', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, podAffinityTerm: {topologyKey: failure-domain.beta.kubernetes.io/zone, labelSelector: {matchLabels: {app: spread-preferred-zone}}}}]}}\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  selector'),
   dep('spread-other-labels', '[{name: app, image: a, ports: [{containerPort: 8080}]}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: other}}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  selector'),
+  // spread-blocks-surge: DoNotSchedule on reserved keys no node carries by default, for every workload kind; open namespaces; a non-string key.
+  dep('spread-reserved-zone', '[{name: app, image: a}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/zone, labelSelector: {matchLabels: {app: x}}}]\n').replace('kind: Deployment', 'kind: StatefulSet'),
+  dep('spread-reserved-subdomain', '[{name: app, image: a}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/rack, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}}}]\n').replace('kind: Deployment', 'kind: DaemonSet'),
+  dep('spread-open-namespace', '[{name: app, image: a}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: team.node.kubernetes.io/pool, labelSelector: {matchLabels: {app: x}}}, {maxSkew: 1, topologyKey: node-role.kubernetes.io/edge, labelSelector: {matchLabels: {app: x}}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 5\n  selector'),
+  dep('spread-key-not-string', '[{name: app, image: a}]', '{}', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: 5, labelSelector: {matchLabels: {app: x}}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 5\n  selector'),
+  `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: reserved-key-cron}
+spec:
+  schedule: "0 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          topologySpreadConstraints: [{maxSkew: 1, topologyKey: k8s.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}}}]
+          containers: [{name: app, image: a}]
+`,
   dep('recreate-served', '[{name: app, image: a}]', '{"kubegrace.dev/served": "true"}').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
   dep('recreate-claim', '[{name: app, image: a, ports: [{containerPort: 80}]}]', '{}', '      volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
   // readiness-probe-missing: the served containers of a workload alone, the Istio placeholder image.

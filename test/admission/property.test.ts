@@ -85,7 +85,8 @@ const annotations = fc.record(
 const intOrPercent = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('0%', '25%', '50%', '100%', '1'));
 const spread = fc.record({
   maxSkew: fc.constant(1),
-  topologyKey: fc.constantFrom('kubernetes.io/hostname', 'topology.kubernetes.io/zone'),
+  // Well-known keys, reserved keys no node carries by default, open namespaces, an admin's own key.
+  topologyKey: fc.constantFrom('kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'kubernetes.io/zone', 'k8s.io/rack', 'node.kubernetes.io/pool', 'kops.k8s.io/instancegroup', 'example.com/rack'),
   whenUnsatisfiable: fc.option(fc.constantFrom('DoNotSchedule', 'ScheduleAnyway'), { nil: undefined }),
   labelSelector: fc.constantFrom({ matchLabels: { app: 'gen' } }, { matchLabels: { app: 'other' } }, { matchExpressions: [{ key: 'app', operator: 'In', values: ['gen'] }] }, { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }),
   matchLabelKeys: fc.option(fc.constantFrom(['pod-template-hash'], ['version']), { nil: undefined }),

@@ -84,6 +84,18 @@ fixTester(spreadBlocksSurge, [
     contains: ['preferredDuringSchedulingIgnoredDuringExecution:', 'weight: 100'],
   },
   {
+    name: "haproxytech's kubernetes.io/zone: the well-known topology.kubernetes.io/zone (proposal)",
+    yaml: deploy(`      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/zone # from the chart's values example
+          whenUnsatisfiable: DoNotSchedule
+          labelSelector: {matchLabels: {app: web}}
+          matchLabelKeys: [pod-template-hash]
+`),
+    proposals: true,
+    contains: ['          topologyKey: topology.kubernetes.io/zone # from the chart\'s values example\n'],
+  },
+  {
     name: 'host ports with 2 replicas: maxSurge 0, maxUnavailable 1 (proposal)',
     yaml: envoy(2),
     proposals: true,
@@ -97,6 +109,14 @@ describe('spread-blocks-surge fix: safety', () => {
     const one = fixWith(spreadBlocksSurge, envoy(1), { proposals: true });
     expect(one.files[0].applied).toEqual([]);
     expect(one.files[0].text).toBe(envoy(1));
+  });
+  test('retyping a reserved key is only a proposal; a key with no well-known twin gets none', () => {
+    const zone = deploy('      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/zone, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [pod-template-hash]}]\n');
+    expect(fixWith(spreadBlocksSurge, zone).files[0].applied).toEqual([]);
+    const rack = zone.replace('kubernetes.io/zone', 'topology.kubernetes.io/rack');
+    const r = fixWith(spreadBlocksSurge, rack, { proposals: true });
+    expect(r.files[0].applied).toEqual([]);
+    expect(r.files[0].text).toBe(rack);
   });
   test('ScheduleAnyway (< 1.27) is only a proposal', () => {
     const r = fixWith(spreadBlocksSurge, deploy(blockTsc), { kubeVersion: '1.26' });

@@ -119,9 +119,14 @@ ruleTester(replicasNotSpread, {
         {
           severity: 'warning',
           message:
-            /^replicas 3 but nothing spreads them across nodes or zones \(topologySpreadConstraints\[0\] uses topologyKey kubernetes\.io\/zone, which is not a label Kubernetes puts on nodes \(the well-known one is topology\.kubernetes\.io\/zone\): unless nodes were labelled with it, it spreads nothing; the scheduler's default spreading is only a soft preference\): one node drain or failure can take every replica at once; set the topologyKey of topologySpreadConstraints\[0\] to topology\.kubernetes\.io\/zone, or add topologySpreadConstraints/,
+            /^replicas 3 but nothing spreads them across nodes or zones \(topologySpreadConstraints\[0\] uses topologyKey kubernetes\.io\/zone, which is not a label Kubernetes puts on nodes \(the well-known one is topology\.kubernetes\.io\/zone\): unless nodes were labelled with it, it spreads nothing \(and with DoNotSchedule no node without it fits: see spread-blocks-surge\); the scheduler's default spreading is only a soft preference\): one node drain or failure can take every replica at once; set the topologyKey of topologySpreadConstraints\[0\] to topology\.kubernetes\.io\/zone, or add topologySpreadConstraints/,
         },
       ],
+    },
+    {
+      name: 'ScheduleAnyway on kubernetes.io/zone: spreads nothing, and no pointer to spread-blocks-surge (no pod is left Pending)',
+      yaml: workload(tsc('kubernetes.io/zone')),
+      findings: [{ severity: 'warning', message: /\(the well-known one is topology\.kubernetes\.io\/zone\): unless nodes were labelled with it, it spreads nothing; the scheduler's/ }],
     },
     {
       name: 'a custom node label (example.com/rack) is not known to spread: said so, no key suggested',

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { unknownReservedKey } from '../../lib/rules/mesh-util';
 import { spreadBlocksSurge } from '../../lib/rules/spread-blocks-surge';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
@@ -31,6 +32,11 @@ const rolling = (surge: string, unavail: string) => `    type: RollingUpdate\n  
 const envoy = '[{name: envoy, image: envoy, ports: [{name: http, containerPort: 8080, hostPort: 80}, {name: https, containerPort: 8443, hostPort: 443}, {name: metrics, containerPort: 8002}]}]';
 const contourStrategy = '    type: RollingUpdate\n    rollingUpdate: {maxSurge: 10%}';
 const hostNet = '      hostNetwork: true\n';
+/** A spread constraint on `key` (DoNotSchedule unless `when` says otherwise). */
+const keyed = (key: string, when = 'whenUnsatisfiable: DoNotSchedule', extra = '') => `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: ${key}, ${when ? `${when}, ` : ''}labelSelector: {matchLabels: {app: web}}${extra}}
+`;
+const sts = { kind: 'StatefulSet' };
 const declared = '[{name: app, image: web, ports: [{name: health, containerPort: 9234}, {name: prom, containerPort: 9963}]}]';
 
 ruleTester(spreadBlocksSurge, {
@@ -63,6 +69,19 @@ ruleTester(spreadBlocksSurge, {
     { name: 'hostNetwork without declared ports: the scheduler sees no port', yaml: deploy(hostNet) },
     { name: 'hostPort 0 is no host port', yaml: deploy('', { containers: '[{name: app, image: web, ports: [{containerPort: 8080, hostPort: 0}]}]' }) },
     { name: 'a host port on a classic init container: it has exited before the pod runs', yaml: deploy('      initContainers: [{name: setup, image: s, ports: [{containerPort: 80, hostPort: 80}]}]\n') },
+    { name: 'ScheduleAnyway on kubernetes.io/zone leaves no pod Pending (replicas-not-spread says it spreads nothing)', yaml: deploy(keyed('kubernetes.io/zone', 'whenUnsatisfiable: ScheduleAnyway'), sts) },
+    { name: 'a custom key (example.com/rack): admins label nodes with their own keys', yaml: deploy(keyed('example.com/rack'), sts) },
+    { name: 'node.kubernetes.io/ is open: kubelets may set any label there (--node-labels)', yaml: deploy(keyed('node.kubernetes.io/pool'), sts) },
+    { name: 'node-role.kubernetes.io/ roles', yaml: deploy(keyed('node-role.kubernetes.io/ingress'), sts) },
+    { name: 'node-restriction.kubernetes.io/: the prefix NodeRestriction leaves to admins', yaml: deploy(keyed('node-restriction.kubernetes.io/rack'), sts) },
+    { name: "node-feature-discovery's feature.node.kubernetes.io/", yaml: deploy(keyed('feature.node.kubernetes.io/cpu-model.vendor_id'), sts) },
+    { name: "a Kubernetes project's own namespace under k8s.io (kops.k8s.io/instancegroup)", yaml: deploy(keyed('kops.k8s.io/instancegroup'), sts) },
+    { name: 'the deprecated beta zone key is well known', yaml: deploy(keyed('failure-domain.beta.kubernetes.io/zone'), sts) },
+    { name: 'the region key is well known', yaml: deploy(keyed('topology.kubernetes.io/region'), sts) },
+    {
+      name: 'required anti-affinity on kubernetes.io/zone: a node without the key satisfies the term, so no pod is left Pending',
+      yaml: deploy(requiredAnti('', 'kubernetes.io/zone'), sts),
+    },
   ],
   invalid: [
     {
@@ -181,11 +200,80 @@ spec:
       ],
     },
     {
+      name: "haproxytech's values example: DoNotSchedule on kubernetes.io/zone (matchLabelKeys set, so no surge finding): every pod Pending unless nodes carry the key",
+      yaml: deploy(keyed('kubernetes.io/zone', dns, `, ${hash}`)),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/topologySpreadConstraints/0/topologyKey',
+          message:
+            /^topologySpreadConstraints\[0\] \(topologyKey kubernetes\.io\/zone, whenUnsatisfiable DoNotSchedule\) spreads over a label no node carries unless an admin set it: kubernetes\.io\/zone is under the kubernetes\.io\/ prefix Kubernetes reserves but is not a well-known node label \(the well-known one is topology\.kubernetes\.io\/zone\), and kube-scheduler rejects every node without it \("node\(s\) didn't match pod topology spread constraints \(missing required label\)"\), so every pod stays Pending; use topologyKey: topology\.kubernetes\.io\/zone, or, if the nodes are labelled with kubernetes\.io\/zone on purpose, suppress this finding$/,
+        },
+      ],
+    },
+    {
+      name: 'any workload kind, whenUnsatisfiable absent (DoNotSchedule by default), a key with no well-known twin',
+      yaml: deploy(keyed('topology.kubernetes.io/rack', ''), { kind: 'DaemonSet', replicas: '' }),
+      findings: [{ severity: 'warning', object: 'DaemonSet/web', message: /whenUnsatisfiable DoNotSchedule by default\).*not a well-known node label, and kube-scheduler.*; use a label the nodes carry \(kubernetes\.io\/hostname, topology\.kubernetes\.io\/zone\)/ }],
+    },
+    {
+      name: 'the k8s.io/ prefix, on a bare Pod, selecting other pods: the filter reads the node first',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  topologySpreadConstraints: [{maxSkew: 1, topologyKey: k8s.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: other}}}]
+  containers: [{name: app, image: web}]
+`,
+      findings: [{ severity: 'warning', object: 'Pod/web', message: 'k8s.io/hostname is under the k8s.io/ prefix Kubernetes reserves but is not a well-known node label (the well-known one is kubernetes.io/hostname)' }],
+    },
+    {
+      name: 'a surge-only Deployment without matchLabelKeys: the unknown key and the surge stall, both',
+      yaml: deploy(keyed('kubernetes.io/zone')),
+      kubeVersion: '1.31',
+      findings: [
+        { severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints/0/topologyKey', message: 'spreads over a label no node carries' },
+        { severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints/0/whenUnsatisfiable', message: 'counts old and new pods together' },
+      ],
+    },
+    {
       name: 'suppressed findings are kept, marked suppressed',
       yaml: deploy(tsc(dns), { annotations: '"kubegrace.dev/ignore": "spread-blocks-surge"' }),
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+describe('unknownReservedKey: reserved topology keys no node carries by default', () => {
+  test.each([
+    ['kubernetes.io/zone', { meant: 'topology.kubernetes.io/zone' }],
+    ['kubernetes.io/region', { meant: 'topology.kubernetes.io/region' }],
+    ['topology.kubernetes.io/hostname', { meant: 'kubernetes.io/hostname' }],
+    ['failure-domain.kubernetes.io/zone', { meant: 'topology.kubernetes.io/zone' }],
+    ['k8s.io/zone', { meant: 'topology.kubernetes.io/zone' }],
+    ['topology.kubernetes.io/rack', { meant: undefined }],
+    ['app.kubernetes.io/name', { meant: undefined }],
+    ['kubernetes.io/role', { meant: undefined }],
+  ])('%s is reserved and not well known', (key, expected) => expect(unknownReservedKey(key)).toEqual(expected));
+  test.each([
+    'kubernetes.io/hostname',
+    'topology.kubernetes.io/zone',
+    'topology.kubernetes.io/region',
+    'failure-domain.beta.kubernetes.io/zone',
+    'kubernetes.io/os',
+    'beta.kubernetes.io/arch',
+    'node.kubernetes.io/instance-type',
+    'node.kubernetes.io/anything',
+    'team.node.kubernetes.io/pool',
+    'kubelet.kubernetes.io/x',
+    'node-role.kubernetes.io/control-plane',
+    'node-restriction.kubernetes.io/pool',
+    'kops.k8s.io/instancegroup',
+    'cluster.x-k8s.io/deployment-name',
+    'example.com/rack',
+    'topology.gke.io/zone',
+    'zone',
+  ])('%s is not reported', (key) => expect(unknownReservedKey(key)).toBeUndefined());
 });
 
 /** Real charts (../shared/corpus/rendered, rendered for Kubernetes 1.31): reviewed findings, pinned. */
