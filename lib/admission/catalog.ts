@@ -352,7 +352,13 @@ function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 
   if (type === 'named') return `(${base} && type(${h}.port) == string && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && has(p.name) && p.name == ${h}.port)))`;
   // (A port the catalog knows as the program's health check port is not reported: programProbePort.)
   const known = programProbePort('c', k, t, catalog);
-  return `(${base} && type(${h}.port) == int && has(c.ports) && c.ports.exists(p, has(p.containerPort)) && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port)${known === 'false' ? '' : ` && !${known}`})`;
+  // dp: whether the container declares a port number, bound once per container (withDeclaredPorts).
+  return `(${base} && type(${h}.port) == int && dp && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port)${known === 'false' ? '' : ` && !${known}`})`;
+}
+
+/** `body` with probePortProblem's `dp` bound for container `c`: whether it declares a port number (read once, not once per probe handler). */
+function withDeclaredPorts(body: string): string {
+  return /\bdp\b/.test(body) ? bind('has(c.ports) && c.ports.exists(p, has(p.containerPort))', 'dp', body) : body;
 }
 
 function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: string; field: string; port: string }[] {
@@ -769,13 +775,13 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'probe-port': {
     restriction:
-      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 18 (info) times: linear in the total number of declared ports, never containers x containers',
+      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
     validate: (ctx) => {
       const named = probePortTerms('named', ctx.catalog);
       const num = probePortTerms('number', ctx.catalog);
       const namedPred = named.map((t) => t.pred).join(' || ');
       // (The catalog's terms read whether the container is a known program: decided once per container.)
-      const numPred = withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || '));
+      const numPred = withDeclaredPorts(withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || ')));
       const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
       return [
         {
@@ -798,7 +804,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           expression: `!${RUNNING}.exists(c, ${numPred})`,
           messageExpression:
             `${prefix('probe-port', 'info')} + ` +
-            first(numPred, `'container "' + c.name + '": ' + ${withProbePrograms('c', ctx.catalog, firstTerm(num, false))} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
+            first(numPred, `'container "' + c.name + '": ' + ${withDeclaredPorts(withProbePrograms('c', ctx.catalog, firstTerm(num, false)))} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
         },
       ];
     },
