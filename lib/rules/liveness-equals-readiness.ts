@@ -65,7 +65,9 @@ failure the probe documentation warns about. The recommended pattern is the same
 2. The liveness \`httpGet\` path is in the param \`dependencyCheckPaths\` (exact match, query and trailing
    slash ignored) (**warning**): it suggests the check includes readiness or dependencies, so a dependency
    outage restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
-   Generic names such as \`/health\` or \`/healthz\` are not listed.
+   Generic names such as \`/health\` or \`/healthz\` are not listed. Not reported for a check the catalog marks
+   as process-local (e.g. Envoy Gateway's \`/ready\` on 19003, Envoy's own state): the catalog knows what the
+   path only suggests.
 
 **Fix:** \`livenessProbe.failureThreshold\` >= 2 × the readiness \`failureThreshold\`, or separate endpoints:
 
@@ -120,7 +122,8 @@ readinessProbe:
         if (handlerType(live) === 'httpGet') {
           const path = get(live, 'httpGet', 'path');
           const norm = normalizePath(path);
-          if (depPaths.has(norm)) {
+          // The path is only a guess at what the check does; the catalog knows the program's handler.
+          if (depPaths.has(norm) && !isProcessLocalProbe(c, live)) {
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe/httpGet/path`,

@@ -282,6 +282,13 @@ describe('process-local probes', () => {
     ["{image: 'ecr-public.aws.com/docker/library/haproxy:3.0.8-alpine'}", '{httpGet: {path: /healthz, port: 8888}}', true],
     ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/shippingservice:v0.10.6'}", '{grpc: {port: 50051}}', true],
     ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'}", '{grpc: {port: 7070}}', false],
+    ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready, port: 19003, scheme: HTTP}}', true],
+    ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.39.0'}", '{httpGet: {path: /ready, port: 8002}}', true],
+    ["{image: 'envoyproxy/envoy-dev:latest', ports: [{name: readiness, containerPort: 19003}]}", '{httpGet: {path: /ready, port: readiness}}', true],
+    ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready, port: 8080}}', false],
+    ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /stats/prometheus, port: 19001}}', false],
+    ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready?x=1, port: 19003}}', false],
+    ["{image: 'docker.io/envoyproxy/gateway:v1.5.0'}", '{httpGet: {path: /ready, port: 19003}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

@@ -59,6 +59,24 @@ ruleTester(livenessEqualsReadiness, {
       ['MetalLB controller health port 17472 (healthz.Ping)', 'quay.io/metallb/controller:v0.15.2', '{httpGet: {path: /healthz, port: 17472}}'],
       ['redis-ha sentinel_liveness.sh (pings the local sentinel)', 'public.ecr.aws/docker/library/redis:8.2.3-alpine', '{exec: {command: [sh, -c, /health/sentinel_liveness.sh]}}'],
     ].map(([name, image, handler]) => ({ name: `catalog: ${name}`, yaml: deploy(probes(handler, handler)).replace('image: web:1', `image: ${image}`) })),
+    // Envoy's /ready where the control plane's config is known (catalog envoy-ready): Envoy's own state, no backend.
+    {
+      name: 'catalog: Envoy Gateway proxy, liveness and readiness /ready on 19003 with different windows (the path alone does not warn)',
+      yaml: deploy(probes('{httpGet: {path: /ready, port: 19003}, periodSeconds: 10, failureThreshold: 3}', '{httpGet: {path: /ready, port: 19003}, periodSeconds: 5, failureThreshold: 1}')).replace(
+        'image: web:1',
+        'image: docker.io/envoyproxy/envoy:distroless-v1.35.0',
+      ),
+    },
+    {
+      name: 'catalog: Envoy Gateway proxy, identical /ready on 19003 (named port)',
+      yaml: deploy(probes('{httpGet: {path: /ready, port: readiness}}', '{httpGet: {path: /ready, port: readiness}}'))
+        .replace('image: web:1', 'image: docker.io/envoyproxy/envoy-distroless:v1.29.2')
+        .replace('{name: grpc, containerPort: 9090}', '{name: readiness, containerPort: 19003}'),
+    },
+    {
+      name: "catalog: Contour's Envoy, identical /ready on its health port 8002 (Envoy's admin /ready)",
+      yaml: deploy(probes('{httpGet: {path: /ready, port: 8002}}', '{httpGet: {path: /ready, port: 8002}}')).replace('image: web:1', 'image: docker.io/envoyproxy/envoy:distroless-v1.39.0'),
+    },
     { name: 'different grpc service', yaml: deploy(probes('{grpc: {port: 9090, service: liveness}}', '{grpc: {port: 9090}}')) },
     { name: 'only a liveness probe on a neutral path', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}}') },
     { name: 'only a readiness probe on /ready', yaml: deploy('        readinessProbe: {httpGet: {path: /ready, port: http}}') },
@@ -138,6 +156,16 @@ ruleTester(livenessEqualsReadiness, {
     {
       name: 'equal probes on /ready: one finding, equal-probes takes precedence',
       yaml: deploy(probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /ready, port: http}}')),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'run the same check' }],
+    },
+    {
+      name: 'the Envoy image with /ready on another port (a listener of the user\'s config) still warns',
+      yaml: deploy(probes('{httpGet: {path: /ready, port: http}, failureThreshold: 6}', '{httpGet: {path: /ready, port: http}}')).replace('image: web:1', 'image: docker.io/envoyproxy/envoy:distroless-v1.35.0'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: 'livenessProbe checks /ready' }],
+    },
+    {
+      name: '/ready on 19003 of another image is not Envoy Gateway\'s listener',
+      yaml: deploy(probes('{httpGet: {path: /ready, port: 19003}}', '{httpGet: {path: /ready, port: 19003}}')).replace('image: web:1', 'image: example/envoy-gateway-lookalike:1'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'run the same check' }],
     },
     {
