@@ -79,6 +79,9 @@ const EDGE_CASES: string[] = [
   dep('catalog-wait-shutdown-other-image', '[{name: app, image: "example/controller", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
   dep('catalog-contour', exec(['/bin/contour', 'envoy', 'shutdown', '--check-delay=1m', '--drain-delay', '5s'], 'ghcr.io/projectcontour/contour:v1.28'), '{}', '      terminationGracePeriodSeconds: 60\n'),
   dep('catalog-contour-default', exec(['contour', 'envoy', 'shutdown'], 'projectcontour/contour'), '{}', '      terminationGracePeriodSeconds: 60\n'),
+  dep('catalog-haproxy-soft-stop', exec(['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done'], 'haproxytech/kubernetes-ingress:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-haproxy-killall', exec(['killall', '-SIGUSR1', 'haproxy'], 'haproxy:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-haproxy-sleep-first', exec(['sh', '-c', 'sleep 40 && kill -USR1 $(pidof haproxy)'], 'haproxy:3.2')),
   // linkerd-proxy-drain: rendered proxies (classic wait = its preStop, native), env over annotation, malformed values.
   dep('linkerd-rendered-classic', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}, {name: linkerd-proxy, image: l, lifecycle: {preStop: {exec: {command: [/bin/sleep, "45"]}}}, env: [{name: LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD, value: 1m}]}]', '{"kubegrace.dev/connection-pattern": "long-lived"}'),
   dep('linkerd-rendered-native', '[{name: app, image: a}]', '{"config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20"}', '      initContainers: [{name: linkerd-proxy, image: l, restartPolicy: Always}]\n'),

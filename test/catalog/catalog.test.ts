@@ -171,6 +171,9 @@ describe('known preStop programs', () => {
     ["{image: 'nginx:1.27', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'nginx -s quit']}}}}", 'nginx-quit', 0, 'exact'],
     ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 60, 'at-least'],
     ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown, --check-delay=10s, --drain-delay=5s]}}}}", 'contour-envoy-shutdown', 15, 'at-least'],
+    ["{image: 'haproxytech/kubernetes-ingress:3.2', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done']}}}}", 'haproxy-soft-stop', 0, 'exact'],
+    ["{image: 'haproxytech/haproxy-alpine:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'kill -s SIGUSR1 `pidof haproxy`']}}}}", 'haproxy-soft-stop', 0, 'exact'],
+    ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [killall, -USR1, haproxy]}}}}", 'haproxy-soft-stop', 0, 'exact'],
   ])('%s', (container, id, seconds, bound) => {
     const k = knownPreStopProgram(c(container));
     expect([k?.entry.id, k?.seconds, k?.bound]).toEqual([id, seconds, bound]);
@@ -183,6 +186,10 @@ describe('known preStop programs', () => {
     ["{image: 'example/app:1', lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}"],
     ["{image: 'nginx:1', lifecycle: {preStop: {exec: {command: [sh, -c, 'sleep 5; nginx -s quit']}}}}"],
     ["{image: 'nginx:1', lifecycle: {preStop: {exec: {command: [nginx, -s, stop]}}}}"],
+    ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'sleep 10; kill -USR1 $(pidof haproxy)']}}}}"],
+    ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'kill -USR2 $(pidof haproxy)']}}}}"],
+    ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'pkill -USR1 haproxy']}}}}"],
+    ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'haproxy -f /etc/haproxy/haproxy.cfg -sf $(pidof haproxy)']}}}}"],
     ["{image: 'nginx:1'}"],
   ])('not a known program: %s', (container) => expect(knownPreStopProgram(c(container))).toBeUndefined());
 });

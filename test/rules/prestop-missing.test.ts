@@ -64,6 +64,13 @@ const INGRESS_NGINX = (...args: string[]) =>
   app('        lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}').replace('web:1', 'registry.k8s.io/ingress-nginx/controller:v1.15.1') +
   (args.length ? `\n        args: [${args.map((a) => JSON.stringify(a)).join(', ')}]` : '');
 
+/** The haproxytech charts' commented preStop example (kubernetes-ingress controller.lifecycle, haproxy lifecycle), after `before`. */
+const HAPROXY_SOFT_STOP = (before = '') =>
+  app(`        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${before}kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done"]}}}`).replace(
+    'web:1',
+    'docker.io/haproxytech/kubernetes-ingress:3.2.12',
+  );
+
 /** A kube-rbac-proxy container behind a labelled Service (the metrics-auth pattern), without a ServiceMonitor. */
 const rbacProxied = () =>
   wl({
@@ -505,6 +512,18 @@ spec:
       ],
     },
     {
+      name: "the haproxytech charts' preStop example soft-stops HAProxy (SIGUSR1 unbinds the listeners at once): no delay; a sleep before it is advised",
+      yaml: wl({ podSpec: HAPROXY_SOFT_STOP() }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: PRESTOP,
+          message:
+            /^container "app": serves port 8080 for Service web but its preStop program HAProxy soft-stop \(SIGUSR1 to haproxy\) \(keeps accepting for 0s; catalog entry haproxy-soft-stop\) gives no delay: .*Set lifecycle: \{preStop: \{exec: \{command: \["\/bin\/sh", "-c", "sleep 10 && kill -USR1 \$\(pidof haproxy\); while killall -0 haproxy; do sleep 1; done"\]\}\}\}/,
+        },
+      ],
+    },
+    {
       name: 'a zero sleep action gives no delay',
       yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 0}}}') }),
       findings: [{ severity: 'warning', pointer: PRESTOP, message: /but its preStop delay 0s gives no delay: .*Set lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}/ }],
@@ -555,6 +574,11 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}') }))).toEqual([]);
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 5}}}') }))).toEqual([]);
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}'), annotations: '"kubegrace.dev/prestop-seconds": "5"' }))).toEqual([]);
+  });
+
+  test('valid: HAProxy soft-stop after a sleep, or with the delay its global grace gives declared by the prestop-seconds hint', () => {
+    expect(runRule(prestopMissing, wl({ podSpec: HAPROXY_SOFT_STOP('sleep 10 && ') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: HAPROXY_SOFT_STOP(), annotations: '"kubegrace.dev/prestop-seconds": "10"' }))).toEqual([]);
   });
 
   test('a zero sleep gets a proposal that lengthens it (with the grace it needs); a program\'s flag is left to the advice', () => {

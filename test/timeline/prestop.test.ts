@@ -106,6 +106,11 @@ describe('known preStop programs of the catalog (exec-known)', () => {
     expect(classifyPreStop({ exec: { command: ['/usr/sbin/nginx', '-s', 'quit'] } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'nginx-quit' });
     expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 5 && nginx -s quit'] } }).kind).toBe('exec-sleep-then');
   });
+  test('HAProxy soft-stop (kill -USR1 $(pidof haproxy)): stops accepting at once; a sleep before it is that sleep', () => {
+    const chart = ['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done'];
+    expect(classifyPreStop({ exec: { command: chart } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'haproxy-soft-stop', bound: 'exact' });
+    expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 10 && kill -USR1 $(pidof haproxy)'] } })).toMatchObject({ kind: 'exec-sleep-then', seconds: 10 });
+  });
   test('contour envoy shutdown: at least --drain-delay + --check-delay (defaults 0s + 60s)', () => {
     const c = (cmd: string[]) => ({ image: 'ghcr.io/projectcontour/contour:v1.30.0', lifecycle: { preStop: { exec: { command: cmd } } } });
     expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown']), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 60, bound: 'at-least' });
