@@ -82,6 +82,10 @@ const EDGE_CASES: string[] = [
   dep('catalog-haproxy-soft-stop', exec(['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done'], 'haproxytech/kubernetes-ingress:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
   dep('catalog-haproxy-killall', exec(['killall', '-SIGUSR1', 'haproxy'], 'haproxy:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
   dep('catalog-haproxy-sleep-first', exec(['sh', '-c', 'sleep 40 && kill -USR1 $(pidof haproxy)'], 'haproxy:3.2')),
+  dep('catalog-kong-quit-chart', exec(['kong', 'quit', '--wait=15'], 'kong:3.9'), '{}', '      terminationGracePeriodSeconds: 20\n'),
+  dep('catalog-kong-quit-over-grace', exec(['/usr/local/bin/kong', 'quit', '--wait', '40', '--timeout', '5'], 'kong/kong-gateway:3.10')),
+  dep('catalog-kong-quit-default', exec(['kong', 'quit'], 'kong:3.9'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  dep('catalog-kong-quit-short-flag', exec(['kong', 'quit', '-w', '40'], 'kong:3.9')),
   // linkerd-proxy-drain: rendered proxies (classic wait = its preStop, native), env over annotation, malformed values.
   dep('linkerd-rendered-classic', '[{name: app, image: a, lifecycle: {preStop: {sleep: {seconds: 10}}}}, {name: linkerd-proxy, image: l, lifecycle: {preStop: {exec: {command: [/bin/sleep, "45"]}}}, env: [{name: LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD, value: 1m}]}]', '{"kubegrace.dev/connection-pattern": "long-lived"}'),
   dep('linkerd-rendered-native', '[{name: app, image: a}]', '{"config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20"}', '      initContainers: [{name: linkerd-proxy, image: l, restartPolicy: Always}]\n'),

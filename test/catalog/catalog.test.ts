@@ -174,9 +174,16 @@ describe('known preStop programs', () => {
     ["{image: 'haproxytech/kubernetes-ingress:3.2', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done']}}}}", 'haproxy-soft-stop', 0, 'exact'],
     ["{image: 'haproxytech/haproxy-alpine:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'kill -s SIGUSR1 `pidof haproxy`']}}}}", 'haproxy-soft-stop', 0, 'exact'],
     ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [killall, -USR1, haproxy]}}}}", 'haproxy-soft-stop', 0, 'exact'],
+    ["{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, quit, '--wait=15']}}}}", 'kong-quit', 15, 'exact'],
+    ["{image: 'kong/kong-gateway:3.10', lifecycle: {preStop: {exec: {command: [/usr/local/bin/kong, quit, -p, /kong_prefix/, --wait, '5', --timeout, '20']}}}}", 'kong-quit', 5, 'exact'],
+    ["{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, quit]}}}}", 'kong-quit', 0, 'exact'],
   ])('%s', (container, id, seconds, bound) => {
     const k = knownPreStopProgram(c(container));
     expect([k?.entry.id, k?.seconds, k?.bound]).toEqual([id, seconds, bound]);
+  });
+  test('kong quit --wait with something else than seconds leaves the delay unknown', () => {
+    const k = knownPreStopProgram(c("{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, quit, --wait=15s]}}}}"));
+    expect([k?.entry.id, k?.seconds, k?.derivation]).toEqual(['kong-quit', undefined, '--wait=15s is not a number of seconds']);
   });
   test('a malformed flag value leaves the delay unknown', () => {
     const k = knownPreStopProgram(c("{image: 'registry.k8s.io/ingress-nginx/controller:v1', args: [--shutdown-grace-period=soon], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}"));
@@ -190,6 +197,10 @@ describe('known preStop programs', () => {
     ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'kill -USR2 $(pidof haproxy)']}}}}"],
     ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'pkill -USR1 haproxy']}}}}"],
     ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'haproxy -f /etc/haproxy/haproxy.cfg -sf $(pidof haproxy)']}}}}"],
+    // kong quit's short -w and a shell script around it: the wait is not read from them, so not judged.
+    ["{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, quit, -w, '15']}}}}"],
+    ["{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [sh, -c, 'kong quit --wait=15']}}}}"],
+    ["{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, stop]}}}}"],
     ["{image: 'nginx:1'}"],
   ])('not a known program: %s', (container) => expect(knownPreStopProgram(c(container))).toBeUndefined());
 });

@@ -147,6 +147,18 @@ describe('termination timeline: main containers', () => {
     expect(u.assumptions.some((a) => a.includes('declare it with kubegrace.dev/prestop-seconds'))).toBe(true);
   });
 
+  test("Kong's chart hook kong quit --wait=15 keeps the proxy accepting for 15s (catalog kong-quit), then it drains; without --wait it stops at once", () => {
+    const t = explainOne(deployment({ containers: container('proxy', '{exec: {command: [kong, quit, "--wait=15"]}}'), grace: 30 }));
+    expect(laneEvents(t, 'proxy')).toEqual(['prestop-start@0', 'prestop-end@15', 'sigterm@15', 'exit@25']);
+    expect(lane(t, 'proxy').detail).toContain('kong-quit 15s');
+    expect(t.budget.binding).toMatchObject({ container: 'proxy', needed: 25 });
+    expect(t.assumptions.some((a) => /unknown/.test(a))).toBe(false);
+    expect(t.violations).toEqual([]);
+    const z = explainOne(deployment({ containers: container('proxy', '{exec: {command: [kong, quit]}}'), grace: 30 }));
+    expect(lane(z, 'proxy').sigterm).toBe(0);
+    expect(z.violations.some((v) => v.ruleId === 'prestop-missing')).toBe(true);
+  });
+
   test('grace 0: no preStop, SIGTERM at once, SIGKILL after the 2s minimum', () => {
     const t = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 0 }));
     expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'sigkill@2']);

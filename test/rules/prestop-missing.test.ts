@@ -524,6 +524,17 @@ spec:
       ],
     },
     {
+      name: 'kong quit without --wait (default 0) sends nginx QUIT at once: no delay; its own --wait is advised',
+      yaml: wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: [kong, quit]}}}').replace('web:1', 'kong:3.9') }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: PRESTOP,
+          message: /^container "app": serves port 8080 for Service web but its preStop program kong quit \(Kong Gateway graceful shutdown\) \(keeps accepting for 0s; catalog entry kong-quit\) gives no delay: .*Set --wait=10 in the preStop command/,
+        },
+      ],
+    },
+    {
       name: 'a zero sleep action gives no delay',
       yaml: wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 0}}}') }),
       findings: [{ severity: 'warning', pointer: PRESTOP, message: /but its preStop delay 0s gives no delay: .*Set lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}/ }],
@@ -574,6 +585,10 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}') }))).toEqual([]);
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {sleep: {seconds: 5}}}') }))).toEqual([]);
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/drain"]}}}'), annotations: '"kubegrace.dev/prestop-seconds": "5"' }))).toEqual([]);
+  });
+
+  test("valid: the Kong chart's hook kong quit --wait=15 keeps accepting for 15s", () => {
+    expect(runRule(prestopMissing, wl({ podSpec: app("        lifecycle: {preStop: {exec: {command: [kong, quit, '--wait=15']}}}").replace('web:1', 'kong:3.9') }))).toEqual([]);
   });
 
   test('valid: HAProxy soft-stop after a sleep, or with the delay its global grace gives declared by the prestop-seconds hint', () => {

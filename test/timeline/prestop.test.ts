@@ -111,6 +111,11 @@ describe('known preStop programs of the catalog (exec-known)', () => {
     expect(classifyPreStop({ exec: { command: chart } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'haproxy-soft-stop', bound: 'exact' });
     expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 10 && kill -USR1 $(pidof haproxy)'] } })).toMatchObject({ kind: 'exec-sleep-then', seconds: 10 });
   });
+  test('kong quit: keeps accepting for --wait seconds (default 0), read from the hook', () => {
+    expect(classifyPreStop({ exec: { command: ['kong', 'quit', '--wait=15'] } })).toMatchObject({ kind: 'exec-known', seconds: 15, program: 'kong-quit', bound: 'exact' });
+    expect(classifyPreStop({ exec: { command: ['kong', 'quit'] } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'kong-quit' });
+    expect(classifyPreStop({ exec: { command: ['kong', 'quit', '-w', '15'] } }).kind).toBe('exec-other');
+  });
   test('contour envoy shutdown: at least --drain-delay + --check-delay (defaults 0s + 60s)', () => {
     const c = (cmd: string[]) => ({ image: 'ghcr.io/projectcontour/contour:v1.30.0', lifecycle: { preStop: { exec: { command: cmd } } } });
     expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown']), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 60, bound: 'at-least' });
