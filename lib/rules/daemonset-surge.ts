@@ -1,10 +1,10 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { ObjectGraph } from '../model/graph';
 import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
-import { isObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { existingPointer, fmtIntOrPercent } from './rollout-util';
 import { nameOf } from './util';
+import { HostPortBinding, hostPortBindings, hostPortsPhrase } from './mesh-util';
 
 /**
  * Node-level proxies and node-local traffic handlers, matched (case-insensitively, as regular
@@ -60,20 +60,9 @@ function nodeLocalReason(graph: ObjectGraph, w: Workload, patterns: RegExp[]): s
   return local;
 }
 
-/** Ports that bind on the node: hostPort, or any declared port of a host-network pod. */
-function hostPorts(w: Workload): string[] {
-  const out: string[] = [];
-  const hostNet = w.podSpec.hostNetwork === true;
-  for (const c of [...w.containers, ...w.sidecars]) {
-    const ports = c.raw.ports;
-    if (!Array.isArray(ports)) continue;
-    for (const p of ports) {
-      if (!isObject(p)) continue;
-      if (typeof p.hostPort === 'number') out.push(`${c.name}:${p.hostPort}`);
-      else if (hostNet && typeof p.containerPort === 'number') out.push(`${c.name}:${p.containerPort}`);
-    }
-  }
-  return out;
+/** Ports that bind on the node: a hostPort > 0, or any declared port of a host-network pod (mesh-util). */
+function hostPorts(w: Workload): HostPortBinding[] {
+  return hostPortBindings(w);
 }
 
 /** Surge first: the ztunnel chart's strategy. A strategy change, so a proposal (section 12). */
@@ -126,6 +115,10 @@ hand over (ztunnel shares its listeners with \`SO_REUSEPORT\`; the ztunnel chart
   binds with \`SO_REUSEPORT\` (otherwise the new pod cannot bind, never becomes ready, and the rollout stalls).
   kube-proxy and CNI agents are not matched by default: their datapath keeps forwarding while the agent
   restarts. Metrics DaemonSets (node-exporter) serve scrapes, not node-local traffic.
+- **error:** \`maxSurge\` non-zero with \`maxUnavailable: 0\` while the pod binds node ports (a \`hostPort\` > 0, or a
+  declared port with \`hostNetwork: true\`): on each node the surge pod needs the ports the old pod holds, so
+  kube-scheduler cannot place it, the controller waits for it before stopping the old pod, and the rollout never
+  progresses (KEP-1591; a DaemonSet has no progress deadline).
 - **error:** \`maxSurge\` non-zero while \`maxUnavailable\` is non-zero or absent (it defaults to 1): the API
   accepts exactly one of them non-zero ("may not be set when maxUnavailable is non-zero"). Below 1.22 the field is
   dropped: **error** if \`maxUnavailable\` is then 0 (rejected), **warning** otherwise (surge silently ignored).
@@ -140,7 +133,8 @@ spec:
       maxUnavailable: 0
 \`\`\`
 
-**\`--fix\`** (proposal): \`maxSurge: 1\` / \`maxUnavailable: 0\` for a node proxy rolling with maxSurge 0; when both are non-zero (the API rejects it), \`maxUnavailable: 0\`, or \`maxSurge: 0\` if the pod binds host ports; below 1.22, drops maxSurge and sets \`maxUnavailable: 1\`. hostNetwork pods without declared ports get no fix (surge needs SO_REUSEPORT, which the manifest cannot show).`,
+**\`--fix\`** (proposal): \`maxSurge: 1\` / \`maxUnavailable: 0\` for a node proxy rolling with maxSurge 0; \`maxSurge: 0\` /
+\`maxUnavailable: 1\` for a surge that host ports block; when both are non-zero (the API rejects it), \`maxUnavailable: 0\`, or \`maxSurge: 0\` if the pod binds host ports; below 1.22, drops maxSurge and sets \`maxUnavailable: 1\`. hostNetwork pods without declared ports get no fix (surge needs SO_REUSEPORT, which the manifest cannot show).`,
     fixable: true,
     versionGate: 'DaemonSetUpdateSurge: alpha 1.21 (off), beta 1.22 (on), GA 1.25',
     paramsSchema: {
@@ -196,6 +190,22 @@ spec:
                   ],
                 }
               : undefined,
+          });
+        } else if (unavail === 0 && hostPorts(w).length > 0) {
+          // Surge-only on host ports: each node's new pod needs the ports its old pod holds.
+          ctx.report({
+            object: w.obj,
+            pointer: surgePointer,
+            severity: 'error',
+            message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0, but the pod binds host ports (${hostPortsPhrase(hostPorts(w))}): on each node the surge pod needs the ports the old pod holds, so kube-scheduler cannot place it ("node(s) didn't have free ports for the requested pod ports"), the DaemonSet controller waits for it before stopping the old pod, and the rollout never progresses (a DaemonSet has no progress deadline); set updateStrategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}`,
+            fix: {
+              description: 'set updateStrategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so it cannot surge)',
+              safety: 'proposal',
+              edits: [
+                { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 0 },
+                { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
+              ],
+            },
           });
         } else if (unavail !== 0) {
           ctx.report({

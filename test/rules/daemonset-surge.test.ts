@@ -57,6 +57,7 @@ ruleTester(daemonsetSurge, {
       - {name: kube-rbac-proxy, image: quay.io/brancz/kube-rbac-proxy:v0.18.0, ports: [{containerPort: 9100, hostPort: 9100, name: https}]}`, '    rollingUpdate: {maxUnavailable: 10%}'),
     },
     { name: 'kube-proxy and CNI agents are not matched (their datapath survives the restart)', yaml: ds('kube-proxy', '      hostNetwork: true\n      containers: [{name: kube-proxy, image: registry.k8s.io/kube-proxy:v1.31.0}]') },
+    { name: 'surge-only with hostPort: 0 (no host port) is not blocked', yaml: ds('agent', '      containers: [{name: agent, image: agent:1, ports: [{containerPort: 4317, hostPort: 0}]}]', surge('1', '0')) },
     {
       name: 'an ingress DaemonSet on hostPorts cannot surge: not suggested',
       yaml: ds('ingress-nginx-controller', '      containers: [{name: controller, image: registry.k8s.io/ingress-nginx/controller:v1.11.0, ports: [{containerPort: 80, hostPort: 80}]}]'),
@@ -70,6 +71,16 @@ ruleTester(daemonsetSurge, {
     { name: 'a Deployment named envoy is not a DaemonSet', yaml: ds('envoy', '      containers: [{name: envoy, image: envoyproxy/envoy}]').replace('kind: DaemonSet', 'kind: Deployment') },
   ],
   invalid: [
+    {
+      name: 'surge-only on a hostPort: the surge pod can never be placed next to the old one, and the rollout never progresses (error, with the delete-first fix)',
+      yaml: ds('ingress-nginx-controller', '      containers: [{name: controller, image: registry.k8s.io/ingress-nginx/controller:v1.11.0, ports: [{containerPort: 80, hostPort: 80}, {containerPort: 443, hostPort: 443}]}]', surge('1', '0')),
+      findings: [{ severity: 'error', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', message: /^maxSurge 1 with maxUnavailable 0, but the pod binds host ports \(container "controller" hostPorts 80, 443\): .*the rollout never progresses .*; set updateStrategy.rollingUpdate to \{maxSurge: 0, maxUnavailable: 1\}$/ }],
+    },
+    {
+      name: 'the same with hostNetwork: every declared port is a host port (the API defaults hostPort to it)',
+      yaml: ds('agent', '      hostNetwork: true\n      containers: [{name: agent, image: agent:1, ports: [{name: otlp, containerPort: 4317}]}]', surge('10%', '0')),
+      findings: [{ severity: 'error', message: /host ports \(container "agent" port 4317 \(hostNetwork: true makes every declared port a host port\)\)/ }],
+    },
     {
       name: 'the same controller behind externalTrafficPolicy: Local: node-local, reported',
       yaml: ds('ingress-nginx', ingress) + ingressSvc('  externalTrafficPolicy: Local\n'),
