@@ -3,6 +3,7 @@ import { scarceRequests } from './surge-resource-deadlock';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
 import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
+import { hostPortBindings, hostPortsPhrase } from './mesh-util';
 
 /**
  * Surge first: maxUnavailable 0, and maxSurge 1 only when the written (or default) maxSurge does not
@@ -56,7 +57,7 @@ strategy:
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
 \`\`\`
 
-**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends.`,
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
@@ -92,11 +93,17 @@ strategy:
         : `${unavail} (resolved ${d.unavailable})`;
       const effect =
         r === 1 ? 'the only pod is removed before its replacement is ready' : `all ${r} pods can be removed before any replacement is ready`;
+      // Host ports: a surge pod needs a node that runs none of these pods (spread-blocks-surge warns
+      // of that stall), so surge first is no repair: pods on other nodes are.
+      const ports = hostPortBindings(w);
+      const advice = ports.length
+        ? `the pod binds host ports (${hostPortsPhrase(ports)}), so a surge pod needs a node that runs none of these pods (see spread-blocks-surge): run at least ${r + 1} replicas on different nodes with strategy.rollingUpdate {maxSurge: 0, maxUnavailable: 1}, or surge first ({maxSurge: 1, maxUnavailable: 0}) only where a spare node is always free`
+        : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)';
       ctx.report({
         object: w.obj,
         pointer,
-        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)${assumedServedNote(ctx.graph, w)}`,
-        fix: surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet),
+        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; ${advice}${assumedServedNote(ctx.graph, w)}`,
+        fix: ports.length ? undefined : surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet),
       });
     }
   },

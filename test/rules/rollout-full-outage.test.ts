@@ -1,5 +1,5 @@
 import { rolloutFullOutage } from '../../lib/rules/rollout-full-outage';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
   replicas?: number;
@@ -103,6 +103,11 @@ spec:
   ],
   invalid: [
     {
+      name: 'one replica on host ports (kind\'s ingress-nginx): the outage stands, but surge first is no repair (the surge pod needs a node without the pod): more replicas with delete-first, no fix',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 80}]'),
+      findings: [{ severity: 'warning', message: /a full outage for the whole startup time; the pod binds host ports \(container "app" hostPort 80\), so a surge pod needs a node that runs none of these pods \(see spread-blocks-surge\): run at least 2 replicas on different nodes with strategy.rollingUpdate \{maxSurge: 0, maxUnavailable: 1\}/ }],
+    },
+    {
       name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
       yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }),
       findings: [{ severity: 'warning', message: /a full outage for the whole startup time.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
@@ -173,4 +178,11 @@ spec:
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+test('rollout-full-outage: pods on host ports get no surge-first fix (it would trade the outage for a stall on a node that runs the pod)', () => {
+  const hostPort = deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 80}]');
+  const plain = deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' });
+  expect(runRule(rolloutFullOutage, hostPort).map((f) => f.fix)).toEqual([undefined]);
+  expect(runRule(rolloutFullOutage, plain)[0].fix).toBeDefined();
 });
