@@ -21,7 +21,7 @@ export interface RolloutPlan {
   /** One line with the strategy's parameters as written and as resolved. */
   parameters?: string;
   replicas?: number;
-  /** "replicas 3", "HPA minReplicas 2 (HorizontalPodAutoscaler/web)". */
+  /** Where `replicas` comes from: "spec.replicas", "default", "the minimum of HorizontalPodAutoscaler/web". */
   replicasBasis?: string;
   /** New pods per step (nodes per step for a DaemonSet). */
   podsPerStep?: number;
@@ -93,7 +93,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
   const basis = replicaBasis(graph, w);
   if (basis) {
     plan.replicas = basis.replicas;
-    plan.replicasBasis = basis.phrase;
+    plan.replicasBasis = basis.source;
   }
   const N = plan.replicas;
   const minReady = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? DEFAULTS.minReadySeconds;

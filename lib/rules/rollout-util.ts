@@ -37,6 +37,11 @@ export interface ReplicaBasis {
   hpa?: HpaView;
   /** "replicas 3", "the default replicas 1", "HPA minReplicas 2 (HorizontalPodAutoscaler/web)". */
   phrase: string;
+  /**
+   * Where the number comes from, without repeating it (for a line that prints the number itself):
+   * "spec.replicas", "default", "the minimum of HorizontalPodAutoscaler/web".
+   */
+  source: string;
 }
 
 export function replicaBasis(graph: ObjectGraph, w: Workload): ReplicaBasis | undefined {
@@ -45,9 +50,10 @@ export function replicaBasis(graph: ObjectGraph, w: Workload): ReplicaBasis | un
   const hpa = graph.hpaFor(w);
   if (hpa) {
     const min = hpa.minReplicasSet ? `minReplicas ${hpa.minReplicas}` : `minReplicas ${hpa.minReplicas} (default)`;
-    return { replicas: r, hpa, phrase: `HPA ${min} (HorizontalPodAutoscaler/${hpa.obj.name})` };
+    const source = `the minimum of HorizontalPodAutoscaler/${hpa.obj.name}${hpa.minReplicasSet ? '' : ': minReplicas defaults to 1'}`;
+    return { replicas: r, hpa, phrase: `HPA ${min} (HorizontalPodAutoscaler/${hpa.obj.name})`, source };
   }
-  return { replicas: r, phrase: w.replicasSet ? `replicas ${r}` : `replicas ${r} (default)` };
+  return { replicas: r, phrase: w.replicasSet ? `replicas ${r}` : `replicas ${r} (default)`, source: w.replicasSet ? 'spec.replicas' : 'default' };
 }
 
 /** w.deployment resolved for `replicas` (section 4), re-resolved when they differ from spec.replicas. */

@@ -63,6 +63,32 @@ describe('text rendering', () => {
   });
 });
 
+describe('the replicas line says the number once, and where it comes from', () => {
+  const hpa = `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+`;
+  const cases: [string, string, string, string][] = [
+    ['spec.replicas', deployment({ containers: container('app'), replicas: 3 }), 'replicas: 3 (spec.replicas)', '3 replicas (spec.replicas)'],
+    ['the default', deployment({ containers: container('app') }).replace('  replicas: 2\n', ''), 'replicas: 1 (default)', '1 replica (default)'],
+    ['an HPA minimum', deployment({ containers: container('app'), extra: hpa.replace('maxReplicas: 5', 'minReplicas: 2\n  maxReplicas: 5') }), 'replicas: 2 (the minimum of HorizontalPodAutoscaler/web)', '2 replicas (the minimum of HorizontalPodAutoscaler/web)'],
+    ['an HPA default minimum', deployment({ containers: container('app'), extra: hpa }), 'replicas: 1 (the minimum of HorizontalPodAutoscaler/web: minReplicas defaults to 1)', '1 replica (the minimum of HorizontalPodAutoscaler/web: minReplicas defaults to 1)'],
+  ];
+  test.each(cases)('%s', (_, yaml, text, svgFact) => {
+    const t = explainOne(yaml);
+    const out = timelinesText([t], { color: false });
+    expect(out.split('\n').filter((l) => l.startsWith('  replicas: '))).toEqual([`  ${text}`]);
+    expect(out).not.toMatch(/replicas: \d+ \(replicas \d+/);
+    const facts = all(parseStrict(timelinesSvg([t])), 'text').map((e) => e.textContent ?? '').filter((l) => /replicas? \(/.test(l));
+    expect(facts.join('\n')).toContain(svgFact);
+    expect(facts.join('\n')).not.toMatch(/\(replicas \d/);
+  });
+});
+
 /** Parses strictly with saxes (namespaces on) and with xmldom; any error fails. */
 function parseStrict(svg: string): XmlElement {
   const sax = new SaxesParser({ xmlns: true });
