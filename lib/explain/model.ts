@@ -644,7 +644,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       violations,
       budget,
       findings: own,
-      rollout: rolloutPlan(graph, w!, version, podGoneAt),
+      rollout: rolloutPlan(graph, w!, version, podGoneAt, { ruleSettings: opts.ruleSettings }),
       assumptions,
       horizon,
     };

@@ -13,6 +13,9 @@ import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { spreading, stsStrategy } from '../rules/lb-util';
 import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
+import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
+import { RuleSetting } from '../engine/policy';
+import { Rule } from '../engine/types';
 import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, parseBackoff } from '../timeline/reconnect';
 
 export interface RolloutPlan {
@@ -87,7 +90,19 @@ function allowedDisruptions(min: IntOrPercent | undefined, max: IntOrPercent | u
   return undefined;
 }
 
-export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersion, podShutdownSeconds: number): RolloutPlan {
+export interface RolloutOptions {
+  /**
+   * The policy's rule settings: a note names the rule that judges its condition only when that
+   * rule's own decision reports it, with the policy's params, and the policy does not turn it off.
+   */
+  ruleSettings?: ReadonlyMap<string, RuleSetting>;
+}
+
+export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersion, podShutdownSeconds: number, opts: RolloutOptions = {}): RolloutPlan {
+  /** The rule's params as lint runs it: its defaults, then the policy's. */
+  const params = (rule: Rule): Record<string, unknown> => ({ ...(rule.meta.defaults ?? {}), ...(opts.ruleSettings?.get(rule.meta.id)?.params ?? {}) });
+  /** " (rule-id)" after a condition the rule reports, unless the policy turns it off. */
+  const cite = (id: string): string => (opts.ruleSettings?.get(id)?.off ? '' : ` (${id})`);
   const startup = startupEstimate(w);
   const plan: RolloutPlan = { strategy: 'none', startupSeconds: startup.seconds, startupBasis: startup.basis, notes: [] };
   const basis = replicaBasis(graph, w);
@@ -177,7 +192,13 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       const surgeText = surgeRaw ? fmtIntOrPercent(surgeRaw) : '0 (default)';
       const unavailText = unavailRaw ? fmtIntOrPercent(unavailRaw) : '1 (default)';
       plan.parameters = `maxSurge ${surgeText}, maxUnavailable ${unavailText} (counted in nodes; percentages of the nodes that run the DaemonSet)`;
-      const surging = surgeRaw !== undefined && surgeRaw.kind !== 'invalid' && surgeRaw.value > 0;
+      // daemonset-surge's own decision: whether the node's traffic is node-local, and whether surge can work.
+      const ds = daemonsetSurgeDecision(graph, w, version, compileNodeProxyPatterns(params(daemonsetSurge).nodeProxyPatterns as string[]));
+      // Below 1.22 the API drops maxSurge; both non-zero is rejected (then nothing rolls out).
+      const surging = ds ? ds.kind === 'surges' : surgeRaw !== undefined && surgeRaw.kind !== 'invalid' && surgeRaw.value > 0;
+      if (ds?.kind === 'surge-ignored') plan.notes.push(`maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${version.toString()} (DaemonSetUpdateSurge needs >= 1.22): each node's pod is stopped before its replacement starts${cite(daemonsetSurge.meta.id)}`);
+      if (ds?.kind === 'surge-blocked') plan.notes.push(`maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0, but the pod binds node ports (${ds.hostPorts.join(', ')}): on each node the surge pod cannot start next to the old one, which is stopped only after it is available, so the rollout never progresses${cite(daemonsetSurge.meta.id)}`);
+      if (ds?.kind === 'both-non-zero') plan.notes.push(`maxSurge and maxUnavailable are both non-zero: the API rejects this update strategy, so the DaemonSet cannot be applied as written${cite(daemonsetSurge.meta.id)}`);
       const batch = surging ? surgeRaw! : (unavailRaw ?? { kind: 'int' as const, value: 1 });
       if (batch.kind === 'int') plan.podsPerStep = Math.max(1, batch.value);
       if (surging) {
@@ -186,7 +207,14 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       } else {
         plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
         plan.durationBasis = `per batch of ${batch.kind === 'int' ? batch.value : fmtIntOrPercent(batch)} node(s): old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s, during which the node has no pod`;
-        plan.notes.push(`each node is without its pod for about ${fmtS(podShutdownSeconds + startup.seconds)}: node-local traffic through it is dropped (daemonset-surge)`);
+        const without = `each node is without its pod for about ${fmtS(podShutdownSeconds + startup.seconds)}`;
+        if (ds?.kind !== 'no-surge' || ds.reason === undefined) plan.notes.push(without);
+        else if (ds.fires) plan.notes.push(`${without}: node-local traffic through it is dropped${cite(daemonsetSurge.meta.id)}`);
+        else if (ds.hostPorts.length > 0)
+          plan.notes.push(
+            `${without}: the pod binds node ports (${ds.hostPorts.join(', ')}), so it cannot surge (a new pod cannot start next to the old one on its node): the rollout replaces the pods in place, up to maxUnavailable nodes at a time, and node-local traffic to a node is dropped while its pod is replaced, unless its source stops sending there first (a load balancer whose health check sees the node's pod unready while it drains)`,
+          );
+        else plan.notes.push(`${without}: node-local traffic through it is dropped; surging first (maxSurge) needs Kubernetes >= 1.22`);
       }
       if (plan.podsPerStep !== undefined) {
         const nodes = 10;

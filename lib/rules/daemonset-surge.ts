@@ -1,10 +1,11 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
 import { get, Workload } from '../model/workload';
 import { existingPointer, fmtIntOrPercent } from './rollout-util';
 import { nameOf } from './util';
-import { HostPortBinding, hostPortBindings, hostPortsPhrase } from './mesh-util';
+import { hostPortBindings, hostPortsPhrase } from './mesh-util';
 
 /**
  * Node-level proxies and node-local traffic handlers, matched (case-insensitively, as regular
@@ -60,9 +61,9 @@ function nodeLocalReason(graph: ObjectGraph, w: Workload, patterns: RegExp[]): s
   return local;
 }
 
-/** Ports that bind on the node: a hostPort > 0, or any declared port of a host-network pod (mesh-util). */
-function hostPorts(w: Workload): HostPortBinding[] {
-  return hostPortBindings(w);
+/** Ports that bind on the node: hostPort, or any declared port of a host-network pod. */
+export function hostPorts(w: Workload): string[] {
+  return hostPortBindings(w).map((b) => `${b.container}:${b.port}`);
 }
 
 /** Surge first: the ztunnel chart's strategy. A strategy change, so a proposal (section 12). */
@@ -80,6 +81,62 @@ function bothNonZeroFix(w: Workload): Fix {
   return hostPorts(w).length > 0
     ? { description: 'set updateStrategy.rollingUpdate.maxSurge to 0 (the pod binds node ports, so it cannot surge)', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 0 }] }
     : { description: 'set updateStrategy.rollingUpdate.maxUnavailable to 0', safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 0 }] };
+}
+
+/** The rule's patterns (param nodeProxyPatterns), compiled as the rule compiles them. */
+export function compileNodeProxyPatterns(patterns: readonly string[] = DEFAULT_NODE_PROXY_PATTERNS): RegExp[] {
+  return patterns.map((p) => new RegExp(p, 'i'));
+}
+
+interface StrategyFacts {
+  workload: Workload;
+  surgeRaw: IntOrPercent | undefined;
+  unavailRaw: IntOrPercent | undefined;
+  /** The pointer a finding about maxSurge points at. */
+  surgePointer: string;
+}
+
+/**
+ * What daemonset-surge decides for one DaemonSet: the one decision the rule reports from and
+ * explain describes the rollout with, so the two cannot disagree.
+ * - `surge-ignored`: maxSurge non-zero below 1.22 (reported: error when maxUnavailable is 0, else warning);
+ * - `both-non-zero`: maxSurge and maxUnavailable non-zero (reported: error, the API rejects it);
+ * - `surges`: maxSurge non-zero, maxUnavailable 0, on a target that has the field (not reported);
+ * - `no-surge`: maxSurge 0 or absent: `reason` says why the node's traffic is node-local (undefined
+ *   when it is not), `hostPorts` the node ports the pod binds (surge cannot work then), `fires`
+ *   whether the warning is reported.
+ * Undefined for anything that is not a RollingUpdate DaemonSet with readable values.
+ */
+export type DaemonSetSurgeDecision =
+  | (StrategyFacts & { kind: 'surge-ignored'; zeroUnavailable: boolean })
+  | (StrategyFacts & { kind: 'both-non-zero'; unavailText: string })
+  | (StrategyFacts & { kind: 'surges' })
+  | (StrategyFacts & { kind: 'surge-blocked'; hostPorts: string[] })
+  | (StrategyFacts & { kind: 'no-surge'; reason?: string; hostPorts: string[]; surgeAvailable: boolean; fires: boolean });
+
+export function daemonsetSurgeDecision(graph: ObjectGraph, w: Workload, version: KubeVersion, patterns: RegExp[]): DaemonSetSurgeDecision | undefined {
+  if (w.kind !== 'DaemonSet') return undefined;
+  const raw = w.obj.raw;
+  const strategy = get(raw, 'spec', 'updateStrategy');
+  const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+  if (type !== 'RollingUpdate') return undefined;
+  const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
+  const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
+  const surge = value(surgeRaw, 0);
+  const unavail = value(unavailRaw, 1);
+  if (surge === undefined || unavail === undefined) return undefined;
+  const surgeOn = version.atLeast(1, 22);
+  const facts: StrategyFacts = { workload: w, surgeRaw, unavailRaw, surgePointer: existingPointer(raw, 'spec', 'updateStrategy', 'rollingUpdate', 'maxSurge') || '/spec' };
+  if (surge !== 0) {
+    if (!surgeOn) return { ...facts, kind: 'surge-ignored', zeroUnavailable: isLiteralZero(unavailRaw) };
+    if (unavail !== 0) return { ...facts, kind: 'both-non-zero', unavailText: unavailRaw ? `maxUnavailable ${fmtIntOrPercent(unavailRaw)}` : 'maxUnavailable (absent, defaults to 1)' };
+    // Surge-only on host ports: each node's new pod needs the ports its old pod holds.
+    const ports = hostPorts(w);
+    return ports.length ? { ...facts, kind: 'surge-blocked', hostPorts: ports } : { ...facts, kind: 'surges' };
+  }
+  const reason = nodeLocalReason(graph, w, patterns);
+  const ports = hostPorts(w);
+  return { ...facts, kind: 'no-surge', reason, hostPorts: ports, surgeAvailable: surgeOn, fires: surgeOn && reason !== undefined && ports.length === 0 };
 }
 
 export const daemonsetSurge: Rule = {
@@ -152,83 +209,72 @@ spec:
     ],
   },
   check(ctx) {
-    const patterns = (ctx.params.nodeProxyPatterns as string[]).map((p) => new RegExp(p, 'i'));
-    const surgeOn = ctx.version.atLeast(1, 22);
+    const patterns = compileNodeProxyPatterns(ctx.params.nodeProxyPatterns as string[]);
     for (const w of ctx.graph.workloads) {
-      if (w.kind !== 'DaemonSet') continue;
-      const raw = w.obj.raw;
-      const strategy = get(raw, 'spec', 'updateStrategy');
-      const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
-      if (type !== 'RollingUpdate') continue;
-      const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
-      const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
-      const surge = value(surgeRaw, 0);
-      const unavail = value(unavailRaw, 1);
-      if (surge === undefined || unavail === undefined) continue;
-      const surgePointer = existingPointer(raw, 'spec', 'updateStrategy', 'rollingUpdate', 'maxSurge') || '/spec';
-      const unavailText = unavailRaw ? `maxUnavailable ${fmtIntOrPercent(unavailRaw)}` : 'maxUnavailable (absent, defaults to 1)';
-
-      if (surge !== 0) {
-        if (!surgeOn) {
-          const zeroUnavail = isLiteralZero(unavailRaw);
-          ctx.report({
-            object: w.obj,
-            pointer: surgePointer,
-            severity: zeroUnavail ? 'error' : 'warning',
-            message: zeroUnavail
-              ? `maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
-              : `maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
-            // The rejected spec gets the only strategy the target accepts; the ignored field is left
-            // alone (harmless, and it takes effect once the cluster is upgraded).
-            fix: zeroUnavail
-              ? {
-                  description: 'remove strategy maxSurge and set maxUnavailable to 1 (maxSurge needs Kubernetes >= 1.22)',
-                  safety: 'proposal',
-                  edits: [
-                    { op: 'remove', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge' },
-                    { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
-                  ],
-                }
-              : undefined,
-          });
-        } else if (unavail === 0 && hostPorts(w).length > 0) {
-          // Surge-only on host ports: each node's new pod needs the ports its old pod holds.
-          ctx.report({
-            object: w.obj,
-            pointer: surgePointer,
-            severity: 'error',
-            message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0, but the pod binds host ports (${hostPortsPhrase(hostPorts(w))}): on each node the surge pod needs the ports the old pod holds, so kube-scheduler cannot place it ("node(s) didn't have free ports for the requested pod ports"), the DaemonSet controller waits for it before stopping the old pod, and the rollout never progresses (a DaemonSet has no progress deadline); set updateStrategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}`,
-            fix: {
-              description: 'set updateStrategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so it cannot surge)',
-              safety: 'proposal',
-              edits: [
-                { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 0 },
-                { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
-              ],
-            },
-          });
-        } else if (unavail !== 0) {
-          ctx.report({
-            object: w.obj,
-            pointer: surgePointer,
-            severity: 'error',
-            message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with ${unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
-            fix: bothNonZeroFix(w),
-          });
-        }
+      const d = daemonsetSurgeDecision(ctx.graph, w, ctx.version, patterns);
+      if (!d || d.kind === 'surges') continue;
+      if (d.kind === 'no-surge') {
+        if (d.fires) reportNoSurge(d);
         continue;
       }
-      if (!surgeOn) continue;
-      const reason = nodeLocalReason(ctx.graph, w, patterns);
-      if (!reason) continue;
-      if (hostPorts(w).length > 0) continue;
-      const surgeText = surgeRaw ? `maxSurge ${fmtIntOrPercent(surgeRaw)}` : 'maxSurge absent (default 0)';
+      const { surgeRaw, surgePointer } = d;
+      if (d.kind === 'surge-blocked') {
+        ctx.report({
+          object: w.obj,
+          pointer: surgePointer,
+          severity: 'error',
+          message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0, but the pod binds host ports (${hostPortsPhrase(hostPortBindings(w))}): on each node the surge pod needs the ports the old pod holds, so kube-scheduler cannot place it ("node(s) didn't have free ports for the requested pod ports"), the DaemonSet controller waits for it before stopping the old pod, and the rollout never progresses (a DaemonSet has no progress deadline); set updateStrategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}`,
+          fix: {
+            description: 'set updateStrategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so it cannot surge)',
+            safety: 'proposal',
+            edits: [
+              { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge', value: 0 },
+              { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
+            ],
+          },
+        });
+      } else if (d.kind === 'surge-ignored') {
+        const zeroUnavail = d.zeroUnavailable;
+        ctx.report({
+          object: w.obj,
+          pointer: surgePointer,
+          severity: zeroUnavail ? 'error' : 'warning',
+          message: zeroUnavail
+            ? `maxSurge needs Kubernetes >= 1.22 (DaemonSetUpdateSurge is ${ctx.version.atLeast(1, 21) ? 'alpha and off' : 'absent'} on ${ctx.version.toString()}): the field is dropped and maxUnavailable 0 is then rejected by the API; use maxUnavailable: 1 until the cluster runs >= 1.22`
+            : `maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${ctx.version.toString()} (DaemonSetUpdateSurge needs >= 1.22): updates stop each node's pod before starting its replacement`,
+          // The rejected spec gets the only strategy the target accepts; the ignored field is left
+          // alone (harmless, and it takes effect once the cluster is upgraded).
+          fix: zeroUnavail
+            ? {
+                description: 'remove strategy maxSurge and set maxUnavailable to 1 (maxSurge needs Kubernetes >= 1.22)',
+                safety: 'proposal',
+                edits: [
+                  { op: 'remove', pointer: '/spec/updateStrategy/rollingUpdate/maxSurge' },
+                  { op: 'set', pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable', value: 1 },
+                ],
+              }
+            : undefined,
+        });
+      } else {
+        ctx.report({
+          object: w.obj,
+          pointer: surgePointer,
+          severity: 'error',
+          message: `maxSurge ${fmtIntOrPercent(surgeRaw)} with ${d.unavailText}: the API rejects a DaemonSet update strategy where both are non-zero ("may not be set when maxUnavailable is non-zero"); set maxUnavailable: 0`,
+          fix: bothNonZeroFix(w),
+        });
+      }
+    }
+
+    function reportNoSurge(d: Extract<DaemonSetSurgeDecision, { kind: 'no-surge' }>): void {
+      const w = d.workload;
+      const surgeText = d.surgeRaw ? `maxSurge ${fmtIntOrPercent(d.surgeRaw)}` : 'maxSurge absent (default 0)';
       const hostNet = w.podSpec.hostNetwork === true ? '; the pod uses hostNetwork: this works only if the proxy binds its listeners with SO_REUSEPORT, otherwise the new pod cannot bind, never becomes ready, and the rollout stalls' : '';
       ctx.report({
         object: w.obj,
-        pointer: surgePointer,
+        pointer: d.surgePointer,
         severity: 'warning',
-        message: `${nameOf(w)} is ${reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}`,
+        message: `${nameOf(w)} is ${d.reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}`,
         // No fix for host-network pods: whether the new pod can bind next to the old one (SO_REUSEPORT)
         // is not in the manifest, and if it cannot, surge stalls the rollout on every node.
         fix: hostNet ? undefined : { description: 'set updateStrategy.rollingUpdate to maxSurge 1, maxUnavailable 0', safety: 'proposal', edits: SURGE_FIRST },

@@ -1,5 +1,5 @@
 /** Shared helpers for the explain tests: YAML text -> graph -> timeline, with the linter's findings. */
-import { loadPolicy } from '../../lib/engine/policy';
+import { loadPolicy, ResolvedPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { explainSources, Timeline } from '../../lib/explain';
 import { ALL_RULES } from '../../lib/rules';
@@ -7,13 +7,13 @@ import { ALL_RULES } from '../../lib/rules';
 export const V133 = KubeVersion.parse('1.33');
 
 /** Timelines of every workload in `text` (as `kubegrace explain` builds them). */
-export function explainText(text: string, opts: { version?: KubeVersion; object?: string; file?: string } = {}): Timeline[] {
-  const policy = loadPolicy('recommended', ALL_RULES);
+export function explainText(text: string, opts: { version?: KubeVersion; object?: string; file?: string; policy?: ResolvedPolicy } = {}): Timeline[] {
+  const policy = opts.policy ?? loadPolicy('recommended', ALL_RULES);
   return explainSources([{ file: opts.file ?? 'test.yaml', text }], { rules: ALL_RULES, policy, version: opts.version ?? V133, object: opts.object }).timelines;
 }
 
 /** The only timeline of `text`. */
-export function explainOne(text: string, opts: { version?: KubeVersion; object?: string } = {}): Timeline {
+export function explainOne(text: string, opts: { version?: KubeVersion; object?: string; policy?: ResolvedPolicy } = {}): Timeline {
   const ts = explainText(text, opts);
   if (ts.length !== 1) throw new Error(`expected one workload, got ${ts.length}`);
   return ts[0];
@@ -54,4 +54,25 @@ export function container(name: string, preStop?: string): string {
   return `      - name: ${name}
         image: example/${name}:1
         ports: [{containerPort: 8080}]${preStop ? `\n        lifecycle: {preStop: ${preStop}}` : ''}`;
+}
+
+/** The recommended policy with one rule turned off. */
+export function policyWithout(ruleId: string): ResolvedPolicy {
+  const p = loadPolicy('recommended', ALL_RULES);
+  const rules = new Map(p.rules);
+  rules.set(ruleId, { ...(rules.get(ruleId) ?? {}), off: true });
+  return { ...p, rules };
+}
+
+/** The recommended policy with params set for one rule. */
+export function policyWithParams(ruleId: string, params: Record<string, unknown>): ResolvedPolicy {
+  const p = loadPolicy('recommended', ALL_RULES);
+  const rules = new Map(p.rules);
+  rules.set(ruleId, { ...(rules.get(ruleId) ?? {}), params: { ...(rules.get(ruleId)?.params ?? {}), ...params } });
+  return { ...p, rules };
+}
+
+/** The rule IDs a workload's rollout notes name in parentheses, e.g. "(daemonset-surge)". */
+export function citedRules(t: Timeline): string[] {
+  return [...t.rollout.notes.join('\n').matchAll(/\(([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\)/g)].map((m) => m[1]);
 }

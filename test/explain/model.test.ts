@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { timelinesSvg, timelineText } from '../../lib/explain';
 import { coredns } from '../helpers/coredns';
-import { container, deployment, explainOne, explainText, V133 } from './helpers';
+import { citedRules, container, deployment, explainOne, explainText, policyWithout, policyWithParams, V133 } from './helpers';
 
 function lane(t: Timeline, name: string): Lane {
   const l = t.lanes.find((x) => x.name === name);
@@ -455,6 +455,74 @@ spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]
 `);
     expect(ts.map((t) => t.rollout.strategy)).toEqual(['none', 'none']);
     expect(ts[0].rollout.notes[0]).toMatch(/bare Pod/);
+  });
+});
+
+describe('rollout notes name a rule only when that rule reports the condition (daemonset-surge)', () => {
+  const ds = (opts: { name?: string; strategy?: string; ports?: string; service?: string } = {}) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ${opts.name ?? 'envoy'}}
+spec:
+${opts.strategy ? `  updateStrategy: ${opts.strategy}\n` : ''}  selector: {matchLabels: {app: px}}
+  template:
+    metadata: {labels: {app: px}}
+    spec:
+      containers: [{name: ${opts.name ?? 'envoy'}, image: example/${opts.name ?? 'envoy'}:1${opts.ports ? `, ports: ${opts.ports}` : ''}}]
+${opts.service ?? ''}`;
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+
+  test('a node-level proxy rolling with maxSurge 0: the rule reports it, and the note names it', () => {
+    const t = explainOne(ds());
+    expect(lintIds(t)).toContain('daemonset-surge');
+    expect(notes(t)).toContain('node-local traffic through it is dropped (daemonset-surge)');
+  });
+
+  test('the same proxy with a hostPort: surge is impossible, the rule is silent, and so is the note', () => {
+    const t = explainOne(ds({ ports: '[{containerPort: 8080, hostPort: 80}]' }));
+    expect(lintIds(t)).not.toContain('daemonset-surge');
+    expect(citedRules(t)).not.toContain('daemonset-surge');
+    expect(notes(t)).toContain('the pod binds node ports (envoy:80), so it cannot surge');
+    expect(notes(t)).toMatch(/node-local traffic to a node is dropped while its pod is replaced, unless/);
+  });
+
+  test('a DaemonSet that is no node proxy and gets no Local traffic: no claim about node-local traffic', () => {
+    const t = explainOne(ds({ name: 'node-exporter', ports: '[{containerPort: 9100, hostPort: 9100}]' }));
+    expect(lintIds(t)).not.toContain('daemonset-surge');
+    expect(notes(t)).toMatch(/each node is without its pod for about \d+s/);
+    expect(notes(t)).not.toContain('node-local');
+    expect(citedRules(t)).toEqual([]);
+  });
+
+  test('below 1.22 maxSurge is unavailable: dropped traffic said, no rule named', () => {
+    const t = explainOne(ds(), { version: KubeVersion.parse('1.21') });
+    expect(lintIds(t)).not.toContain('daemonset-surge');
+    expect(notes(t)).toContain('node-local traffic through it is dropped; surging first (maxSurge) needs Kubernetes >= 1.22');
+    expect(citedRules(t)).toEqual([]);
+  });
+
+  test('the rule reports what the API rejects or ignores, and the note says so', () => {
+    const both = explainOne(ds({ strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}' }));
+    expect(lintIds(both)).toContain('daemonset-surge');
+    expect(notes(both)).toMatch(/the API rejects this update strategy.*\(daemonset-surge\)/);
+    const ignored = explainOne(ds({ strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}' }), { version: KubeVersion.parse('1.21') });
+    expect(lintIds(ignored)).toContain('daemonset-surge');
+    expect(notes(ignored)).toMatch(/maxSurge 1 is ignored on 1\.21.*\(daemonset-surge\)/);
+    expect(ignored.rollout.durationBasis).toContain('during which the node has no pod');
+  });
+
+  test('a rule the policy turns off is not named', () => {
+    const off = explainOne(ds(), { policy: policyWithout('daemonset-surge') });
+    expect(lintIds(off)).not.toContain('daemonset-surge');
+    expect(notes(off)).toContain('node-local traffic through it is dropped');
+    expect(citedRules(off)).toEqual([]);
+  });
+
+  test("the policy's params decide as they do for the rule (nodeProxyPatterns without envoy)", () => {
+    const t = explainOne(ds(), { policy: policyWithParams('daemonset-surge', { nodeProxyPatterns: ['ztunnel'] }) });
+    expect(lintIds(t)).not.toContain('daemonset-surge');
+    expect(notes(t)).not.toContain('node-local');
+    expect(citedRules(t)).toEqual([]);
   });
 });
 
