@@ -14,6 +14,7 @@ import { spreading, stsStrategy } from '../rules/lb-util';
 import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
+import { minReplicasParam, orderedReadyDecision, statefulsetOrderedReady } from '../rules/statefulset-ordered-ready';
 import { RuleSetting } from '../engine/policy';
 import { Rule } from '../engine/types';
 import { Backoff, DEFAULT_BACKOFF, DEFAULT_RECONNECT_PROBABILITY, estimateReconnect, formatBackoff, parseBackoff } from '../timeline/reconnect';
@@ -173,7 +174,13 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
       plan.durationSeconds = plan.steps * plan.stepSeconds;
       plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s): a pod's replacement keeps its name, so it is created only after the old pod is gone`;
-      plan.notes.push(`ordered: highest ordinal first, ${per === 1 ? 'one pod at a time' : `${per} pods at a time`}; a new pod that never becomes Ready stops the rollout until it is repaired by hand (statefulset-ordered-ready)`);
+      // statefulset-ordered-ready's decision: the hand repair is OrderedReady's (Forced rollback); the rule
+      // reports it from minReplicas (param) up.
+      const ordered = orderedReadyDecision(graph, w, minReplicasParam(params(statefulsetOrderedReady)));
+      const stall = ordered
+        ? `a new pod that never becomes Ready stops the rollout until it is repaired by hand${ordered.fires ? cite(statefulsetOrderedReady.meta.id) : ''}`
+        : 'a new pod that never becomes Ready stops the rollout';
+      plan.notes.push(`ordered: highest ordinal first, ${per === 1 ? 'one pod at a time' : `${per} pods at a time`}; ${stall}`);
       if (partition > 0) plan.notes.push(`partition ${partition}: only ordinals >= ${partition} (${updated} of ${n}) are updated`);
       break;
     }

@@ -1,6 +1,26 @@
 import { Rule } from '../engine/types';
+import { ObjectGraph } from '../model/graph';
+import { Workload } from '../model/workload';
 import { stsStrategy } from './lb-util';
-import { replicaBasis } from './rollout-util';
+import { ReplicaBasis, replicaBasis } from './rollout-util';
+
+/**
+ * The rule's decision for one workload, shared with explain: undefined unless it is an OrderedReady
+ * RollingUpdate StatefulSet (where a bad revision stalls and needs its pods deleted by hand);
+ * `fires` when it has at least `minReplicas` replicas (param) and is reported.
+ */
+export function orderedReadyDecision(graph: ObjectGraph, w: Workload, minReplicas: number): { fires: boolean; basis?: ReplicaBasis; strategy: ReturnType<typeof stsStrategy> } | undefined {
+  if (w.kind !== 'StatefulSet') return undefined;
+  const s = stsStrategy(w);
+  if (s.podManagementPolicy !== 'OrderedReady' || s.type !== 'RollingUpdate') return undefined;
+  const basis = replicaBasis(graph, w);
+  return { fires: basis !== undefined && basis.replicas >= minReplicas && basis.replicas !== 0, basis, strategy: s };
+}
+
+/** The minReplicas param as the rule reads it (default 2). */
+export function minReplicasParam(params: Record<string, unknown>): number {
+  return typeof params.minReplicas === 'number' ? params.minReplicas : 2;
+}
 
 export const statefulsetOrderedReady: Rule = {
   meta: {
@@ -45,13 +65,11 @@ kubectl delete pod db-2                      # every pod still at the bad revisi
     ],
   },
   check(ctx) {
-    const minReplicas = typeof ctx.params.minReplicas === 'number' ? ctx.params.minReplicas : 2;
+    const minReplicas = minReplicasParam(ctx.params);
     for (const w of ctx.graph.workloads) {
-      if (w.kind !== 'StatefulSet') continue;
-      const s = stsStrategy(w);
-      if (s.podManagementPolicy !== 'OrderedReady' || s.type !== 'RollingUpdate') continue;
-      const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas < minReplicas || basis.replicas === 0) continue;
+      const d = orderedReadyDecision(ctx.graph, w, minReplicas);
+      if (!d?.fires || !d.basis) continue;
+      const { basis, strategy: s } = d;
       const pmp = s.podManagementPolicySet ? 'podManagementPolicy OrderedReady' : 'podManagementPolicy OrderedReady (default)';
       const type = s.typeSet ? 'updateStrategy RollingUpdate' : 'updateStrategy RollingUpdate (default)';
       ctx.report({

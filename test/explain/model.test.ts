@@ -526,6 +526,47 @@ ${opts.service ?? ''}`;
   });
 });
 
+describe('rollout notes name a rule only when that rule reports the condition (statefulset-ordered-ready)', () => {
+  const sts = (replicas: number, policy = '') => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: ${replicas}
+  serviceName: db
+${policy}  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres}]
+`;
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+
+  test('OrderedReady with 3 replicas: reported, and named', () => {
+    const t = explainOne(sts(3));
+    expect(lintIds(t)).toContain('statefulset-ordered-ready');
+    expect(notes(t)).toContain('stops the rollout until it is repaired by hand (statefulset-ordered-ready)');
+  });
+
+  test('OrderedReady with 1 replica: below minReplicas the rule is silent; the stall is still said, unnamed', () => {
+    const t = explainOne(sts(1));
+    expect(lintIds(t)).not.toContain('statefulset-ordered-ready');
+    expect(notes(t)).toContain('stops the rollout until it is repaired by hand');
+    expect(citedRules(t)).not.toContain('statefulset-ordered-ready');
+    const included = explainOne(sts(1), { policy: policyWithParams('statefulset-ordered-ready', { minReplicas: 1 }) });
+    expect(lintIds(included)).toContain('statefulset-ordered-ready');
+    expect(citedRules(included)).toContain('statefulset-ordered-ready');
+  });
+
+  test('Parallel: not OrderedReady, so no hand repair is claimed and no rule named', () => {
+    const t = explainOne(sts(3, '  podManagementPolicy: Parallel\n'));
+    expect(lintIds(t)).not.toContain('statefulset-ordered-ready');
+    expect(notes(t)).toContain('a new pod that never becomes Ready stops the rollout');
+    expect(notes(t)).not.toContain('by hand');
+    expect(citedRules(t)).not.toContain('statefulset-ordered-ready');
+  });
+});
+
 describe('determinism and selection', () => {
   test('same input, same model', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
