@@ -10,7 +10,8 @@ import { HINT, ObjectGraph } from '../model/graph';
 import { IntOrPercent, parseIntOrPercent, scaled } from '../model/intstr';
 import { isObject, Json } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
-import { spreading, stsStrategy } from '../rules/lb-util';
+import { stsStrategy } from '../rules/lb-util';
+import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
 import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
@@ -250,8 +251,11 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
     }
     if (graph.pdbsFor(w).length === 0 && N >= 2 && likelyServed(graph, w)) plan.notes.push('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
     if (N >= 2) {
-      const sp = spreading(w);
-      plan.notes.push(sp ? `spread by ${sp}` : 'replicas are not spread (no hostname/zone topologySpreadConstraints or anti-affinity): one node can hold all of them (replicas-not-spread)');
+      // replicas-not-spread's decision: what it counts as spreading, node pins, and whether it reports.
+      const sp = spreadDecision(graph, w);
+      if (sp.spreadBy) plan.notes.push(`spread by ${sp.spreadBy}`);
+      else if (sp.pinned) plan.notes.push(`placement pinned by ${sp.pinned}: the replicas run only on the node(s) it names, so they cannot be spread`);
+      else plan.notes.push(`replicas are not spread (no hostname/zone topologySpreadConstraints or anti-affinity): one node can hold all of them${sp.fires ? cite(replicasNotSpread.meta.id) : ''}`);
     }
   }
   if ((w.annotations[HINT.connectionPattern] ?? '').trim() === 'fan-in' && (w.kind === 'Deployment' || w.kind === 'StatefulSet') && N !== undefined) {

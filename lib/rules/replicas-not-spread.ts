@@ -4,7 +4,8 @@ import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
-import { existingPointer, nodePinning, pdbAllowance, replicaBasis } from './rollout-util';
+import { existingPointer, nodePinning, pdbAllowance, ReplicaBasis, replicaBasis } from './rollout-util';
+import { ObjectGraph } from '../model/graph';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** When DoNotSchedule is meant (the message says it, so the advice is not read as "always hard"). */
@@ -31,6 +32,36 @@ function spreadFix(w: Workload, version: KubeVersion): Fix | undefined {
     safety: 'proposal',
     edits: [{ op: 'append', pointer: `${w.podSpecPointer}/topologySpreadConstraints`, value: constraint }],
   };
+}
+
+/** What spreads the pods across nodes or zones, in words, as the rule counts it; undefined when nothing does. */
+function spreadBy(w: Workload): string | undefined {
+  const c = spreadConstraints(w).find((x) => x.selectsOwn && x.topologyKey !== undefined && SPREAD_KEYS.has(x.topologyKey));
+  if (c) return `topologySpreadConstraints on ${c.topologyKey}`;
+  const t = antiAffinityTerms(w).find((x) => x.selectsOwn && x.topologyKey !== undefined && SPREAD_KEYS.has(x.topologyKey));
+  return t ? `pod anti-affinity on ${t.topologyKey}` : undefined;
+}
+
+/**
+ * The rule's decision for one workload, shared with explain: its replicas, whether a node pin or
+ * the spreading the rule counts applies, and whether it is reported (`fires`: a served Deployment,
+ * StatefulSet or ReplicaSet with at least 2 replicas, not pinned to a node, and not spread).
+ */
+export interface SpreadDecision {
+  basis?: ReplicaBasis;
+  /** How the pods are pinned to one node (nodeName, a hostname nodeSelector or node affinity). */
+  pinned?: string;
+  /** What spreads them ("topologySpreadConstraints on kubernetes.io/hostname"). */
+  spreadBy?: string;
+  fires: boolean;
+}
+
+export function spreadDecision(graph: ObjectGraph, w: Workload): SpreadDecision {
+  const basis = replicaBasis(graph, w);
+  const pinned = nodePinning(w);
+  const by = spreadBy(w);
+  const inScope = KINDS.has(w.kind) && likelyServed(graph, w) && basis !== undefined && basis.replicas >= 2;
+  return { basis, pinned, spreadBy: by, fires: inScope && !pinned && !by };
 }
 
 export const replicasNotSpread: Rule = {
@@ -90,11 +121,9 @@ topologySpreadConstraints:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      if (!KINDS.has(w.kind) || !likelyServed(ctx.graph, w)) continue;
-      const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas < 2) continue;
-      if (nodePinning(w)) continue;
-      if (spread(w)) continue;
+      const d = spreadDecision(ctx.graph, w);
+      if (!d.fires || !d.basis) continue;
+      const basis = d.basis;
       const mlk = w.kind === 'Deployment' && ctx.version.atLeast(1, 27) ? ', matchLabelKeys: [pod-template-hash]' : '';
       // A budget in the set that allows fewer evictions than there are replicas holds a drain back:
       // then only a node failure takes every replica at once.
@@ -139,11 +168,6 @@ topologySpreadConstraints:
       if (key === 'topology.kubernetes.io/region' || key === 'failure-domain.beta.kubernetes.io/region') return `uses topologyKey ${key}: a cluster in one region is one domain, so it keeps no replica off a shared node`;
       if (WELL_KNOWN_NODE_LABELS.has(key)) return `uses topologyKey ${key}, which groups nodes by kind, not by node or zone`;
       return `uses topologyKey ${key}, a node label kubegrace does not know: whether nodes carry it and it keeps replicas apart is not in the manifests`;
-    }
-
-    function spread(w: Workload): boolean {
-      if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey !== undefined && SPREAD_KEYS.has(c.topologyKey))) return true;
-      return antiAffinityTerms(w).some((t) => t.selectsOwn && t.topologyKey !== undefined && SPREAD_KEYS.has(t.topologyKey));
     }
   },
 };

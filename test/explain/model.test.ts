@@ -567,6 +567,40 @@ ${policy}  selector: {matchLabels: {app: db}}
   });
 });
 
+describe('rollout notes name a rule only when that rule reports the condition (replicas-not-spread)', () => {
+  const podSpecExtra = (yaml: string, extra: string) => yaml.replace('    spec:\n', `    spec:\n${extra}`);
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+  const web = (opts: { served?: boolean } = {}) => deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3, served: opts.served });
+
+  test('served, 3 replicas, nothing spreads them: reported, and named', () => {
+    const t = explainOne(web());
+    expect(lintIds(t)).toContain('replicas-not-spread');
+    expect(notes(t)).toContain('one node can hold all of them (replicas-not-spread)');
+  });
+
+  test('not served (no Service, kubegrace.dev/served false): the rule is silent; the fact is said, unnamed', () => {
+    const t = explainOne(web({ served: false }).replace('  template:\n    metadata:\n', '  template:\n    metadata:\n      annotations: {kubegrace.dev/served: "false"}\n'));
+    expect(lintIds(t)).not.toContain('replicas-not-spread');
+    expect(notes(t)).toContain('one node can hold all of them');
+    expect(citedRules(t)).not.toContain('replicas-not-spread');
+  });
+
+  test('anti-affinity on the zone counts as spreading for the rule, and so for the note', () => {
+    const t = explainOne(podSpecExtra(web(), '      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: web}}}}]}}\n'));
+    expect(lintIds(t)).not.toContain('replicas-not-spread');
+    expect(notes(t)).toContain('spread by pod anti-affinity on topology.kubernetes.io/zone');
+    expect(notes(t)).not.toContain('not spread');
+  });
+
+  test('pinned to a node: the rule does not judge it, and the note says what holds the pods there', () => {
+    const t = explainOne(podSpecExtra(web(), '      nodeName: node-1\n'));
+    expect(lintIds(t)).not.toContain('replicas-not-spread');
+    expect(notes(t)).toContain('placement pinned by nodeName node-1');
+    expect(citedRules(t)).not.toContain('replicas-not-spread');
+  });
+});
+
 describe('determinism and selection', () => {
   test('same input, same model', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
