@@ -4,7 +4,6 @@
  * resolution of maxSurge/maxUnavailable is the model's own (resolveDeploymentRollout); nothing
  * here re-derives it.
  */
-import { likelyServed } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
 import { IntOrPercent, parseIntOrPercent, scaled } from '../model/intstr';
@@ -12,6 +11,7 @@ import { isObject, Json } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
+import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
@@ -249,7 +249,13 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       else if (allowed === 0) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows 0 evictions with ${N} pods: node drains block (pdb-blocks-eviction); rollouts do not consult PDBs`);
       else plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows ${allowed} eviction${allowed === 1 ? '' : 's'} at a time with ${N} pods (node drains; rollouts do not consult PDBs)`);
     }
-    if (graph.pdbsFor(w).length === 0 && N >= 2 && likelyServed(graph, w)) plan.notes.push('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
+    const noPdb = pdbMissingDecision(graph, w);
+    if (noPdb)
+      plan.notes.push(
+        noPdb.oneNodeEach
+          ? `no PodDisruptionBudget: ${noPdb.oneNodeEach} keeps one replica per node, but concurrent drains may evict every replica together${cite(pdbMissing.meta.id)}`
+          : `no PodDisruptionBudget: a node drain may evict every replica at once${cite(pdbMissing.meta.id)}`,
+      );
     if (N >= 2) {
       // replicas-not-spread's decision: what it counts as spreading, node pins, and whether it reports.
       const sp = spreadDecision(graph, w);

@@ -4,7 +4,7 @@ import { ObjectGraph } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { labelsForPdb, nsPhrase, replicaBasis } from './rollout-util';
+import { labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
@@ -46,6 +46,19 @@ function oneNodeEach(w: Workload): string | undefined {
   return undefined;
 }
 
+/**
+ * The rule's decision for one workload, shared with explain: defined (reported) for a Deployment,
+ * StatefulSet or ReplicaSet with at least 2 replicas that no PodDisruptionBudget selects, with
+ * what keeps one replica per node when something does.
+ */
+export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string } | undefined {
+  if (!KINDS.has(w.kind)) return undefined;
+  const basis = replicaBasis(graph, w);
+  if (!basis || basis.replicas < 2) return undefined;
+  if (graph.pdbsFor(w).length > 0) return undefined;
+  return { basis, oneNodeEach: oneNodeEach(w) };
+}
+
 export const pdbMissing: Rule = {
   meta: {
     id: 'pdb-missing',
@@ -82,15 +95,14 @@ spec:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      if (!KINDS.has(w.kind)) continue;
-      const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas < 2) continue;
-      if (ctx.graph.pdbsFor(w).length > 0) continue;
+      const d = pdbMissingDecision(ctx.graph, w);
+      if (!d) continue;
+      const { basis, oneNodeEach: each } = d;
       const ns = nsPhrase(w.obj);
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
-        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${oneNodeEach(w) ? `${oneNodeEach(w)} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
+        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,
       });

@@ -601,6 +601,33 @@ describe('rollout notes name a rule only when that rule reports the condition (r
   });
 });
 
+describe('rollout notes say what pdb-missing decides, and name it when it reports', () => {
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+  const unserved = deployment({ containers: container('worker'), replicas: 3, served: false, annotations: { 'kubegrace.dev/served': 'false' } });
+
+  test('no PodDisruptionBudget for 3 replicas the rule judges whether served or not: reported, said and named', () => {
+    for (const yaml of [deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3 }), unserved]) {
+      const t = explainOne(yaml);
+      expect(t.servedState).toBe(yaml === unserved ? 'unserved' : 'served');
+      expect(lintIds(t)).toContain('pdb-missing');
+      expect(notes(t)).toContain('no PodDisruptionBudget: a node drain may evict every replica at once (pdb-missing)');
+    }
+  });
+
+  test('one replica per node (required hostname anti-affinity): the note says what the rule says', () => {
+    const t = explainOne(unserved.replace('    spec:\n', '    spec:\n      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n'));
+    expect(lintIds(t)).toContain('pdb-missing');
+    expect(notes(t)).toContain('no PodDisruptionBudget: required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, but concurrent drains may evict every replica together (pdb-missing)');
+  });
+
+  test('1 replica: not reported, no note', () => {
+    const one = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 1 }));
+    expect(lintIds(one)).not.toContain('pdb-missing');
+    expect(notes(one)).not.toContain('no PodDisruptionBudget');
+  });
+});
+
 describe('determinism and selection', () => {
   test('same input, same model', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
