@@ -6,13 +6,14 @@
  */
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
-import { IntOrPercent, parseIntOrPercent, scaled } from '../model/intstr';
+import { parseIntOrPercent, scaled } from '../model/intstr';
 import { isObject, Json } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
-import { fmtIntOrPercent, replicaBasis, rolloutFor } from '../rules/rollout-util';
+import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
+import { fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
 import { minReplicasParam, orderedReadyDecision, statefulsetOrderedReady } from '../rules/statefulset-ordered-ready';
@@ -77,19 +78,6 @@ export function startupEstimate(w: Workload): { seconds: number; basis: string }
 
 function fmtS(n: number): string {
   return Number.isInteger(n) ? `${n}s` : `${n.toFixed(1)}s`;
-}
-
-/** Voluntary disruptions a PDB allows with `replicas` healthy pods (disruption controller rounding: up). */
-function allowedDisruptions(min: IntOrPercent | undefined, max: IntOrPercent | undefined, replicas: number): number | undefined {
-  if (max) {
-    const m = scaled(max, replicas, true);
-    return m === undefined ? undefined : Math.max(0, m);
-  }
-  if (min) {
-    const m = scaled(min, replicas, true);
-    return m === undefined ? undefined : Math.max(0, replicas - m);
-  }
-  return undefined;
 }
 
 export interface RolloutOptions {
@@ -243,11 +231,17 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
   // PDBs, spreading and fan-in clients: what shapes drains and rollouts beyond the strategy.
   if (N !== undefined && w.kind !== 'Pod') {
     for (const p of graph.pdbsFor(w)) {
-      const allowed = allowedDisruptions(p.minAvailable, p.maxUnavailable, N);
       const what = p.maxUnavailable ? `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)}` : p.minAvailable ? `minAvailable ${fmtIntOrPercent(p.minAvailable)}` : 'no budget';
-      if (allowed === undefined) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}): cannot be evaluated`);
-      else if (allowed === 0) plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows 0 evictions with ${N} pods: node drains block (pdb-blocks-eviction); rollouts do not consult PDBs`);
-      else plan.notes.push(`PodDisruptionBudget/${p.obj.name} (${what}) allows ${allowed} eviction${allowed === 1 ? '' : 's'} at a time with ${N} pods (node drains; rollouts do not consult PDBs)`);
+      const head = `PodDisruptionBudget/${p.obj.name} (${what})`;
+      // Over every pod the budget matches, as pdb-blocks-eviction and the disruption controller count them.
+      const blocks = pdbBlocksEvictionDecision(graph, p);
+      const allowance = pdbAllowance(graph, p);
+      const pods = blocks?.pods ?? pdbPods(graph, graph.workloadsForPdb(p));
+      const podsText = `${pods.replicas} pod${pods.replicas === 1 ? '' : 's'}${pods.counted.length > 1 ? ` (of ${pods.counted.length} workloads)` : ''}`;
+      if (blocks) plan.notes.push(`${head} allows 0 evictions with ${podsText}: node drains block${cite(pdbBlocksEviction.meta.id)}; rollouts do not consult PDBs`);
+      else if (!allowance) plan.notes.push(`${head}: cannot be evaluated${pods.uncounted.length ? ' (it also matches pods whose number is not in the manifests)' : ''}`);
+      else if (allowance.allowed === 0) plan.notes.push(`${head} allows 0 evictions with ${podsText}: node drains block; rollouts do not consult PDBs`);
+      else plan.notes.push(`${head} allows ${allowance.allowed} eviction${allowance.allowed === 1 ? '' : 's'} at a time with ${podsText} (node drains; rollouts do not consult PDBs)`);
     }
     const noPdb = pdbMissingDecision(graph, w);
     if (noPdb)

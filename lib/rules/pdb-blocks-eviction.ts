@@ -1,9 +1,38 @@
 import { Rule, Severity } from '../engine/types';
-import { HINT } from '../model/graph';
+import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
-import { fmtIntOrPercent, pdbPods } from './rollout-util';
+import { fmtIntOrPercent, PdbPods, pdbPods } from './rollout-util';
 
 const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate the PDB with ${HINT.ignore}: pdb-blocks-eviction`;
+
+/**
+ * The rule's decision for one PodDisruptionBudget, shared with explain: defined (reported) when it
+ * allows zero voluntary disruptions for the pods of every workload it matches: maxUnavailable 0,
+ * or (when every matched pod is counted) minAvailable reaching the total.
+ */
+export interface PdbBlockDecision {
+  pods: PdbPods;
+  field: 'maxUnavailable' | 'minAvailable';
+  /** minAvailable resolved against the total (rounded up). */
+  need?: number;
+  severity: Severity;
+}
+
+export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBlockDecision | undefined {
+  const matched = graph.workloadsForPdb(p);
+  if (!matched.length) return undefined;
+  const pods = pdbPods(graph, matched);
+  if (!pods.counted.length) return undefined;
+  const r = pods.replicas;
+  if (r <= 0) return undefined;
+  if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid' && p.maxUnavailable.value === 0) return { pods, field: 'maxUnavailable', severity: 'warning' };
+  // With DaemonSet or Job pods in the match, r is only a lower bound: minAvailable cannot be judged.
+  if (pods.uncounted.length || !p.minAvailable || p.minAvailable.kind === 'invalid') return undefined;
+  const min = p.minAvailable;
+  const need = scaled(min, r, true)!;
+  if (need < r) return undefined;
+  return { pods, field: 'minAvailable', need, severity: r === 1 && min.kind === 'int' && min.value >= 1 ? 'error' : 'warning' };
+}
 
 export const pdbBlocksEviction: Rule = {
   meta: {
@@ -51,35 +80,28 @@ spec:
   },
   check(ctx) {
     for (const p of ctx.graph.pdbs) {
-      const matched = ctx.graph.workloadsForPdb(p);
-      if (!matched.length) continue;
-      const pods = pdbPods(ctx.graph, matched);
-      if (!pods.counted.length) continue;
+      const d = pdbBlocksEvictionDecision(ctx.graph, p);
+      if (!d) continue;
+      const { pods } = d;
       const r = pods.replicas;
-      if (r <= 0) continue;
       const podsText = `${r} pod${r === 1 ? '' : 's'} (${pods.parts.join(', ')})`;
       const hpaNote = pods.fromHpa ? ' whenever the HPA has scaled down to its minimum,' : '';
       const effect = `the budget allows zero voluntary disruptions:${hpaNote} kubectl drain never finishes and node upgrades stall`;
       const fix = pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1 ? 'run at least 2 replicas and use maxUnavailable: 1' : 'use maxUnavailable: 1';
-      if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid' && p.maxUnavailable.value === 0) {
+      if (d.field === 'maxUnavailable') {
         ctx.report({
           object: p.obj,
           pointer: '/spec/maxUnavailable',
-          severity: 'warning',
+          severity: d.severity,
           message: `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)} for ${podsText}: ${effect}; ${fix}, or ${OPT_OUT}`,
         });
         continue;
       }
-      // With DaemonSet or Job pods in the match, r is only a lower bound: minAvailable cannot be judged.
-      if (pods.uncounted.length || !p.minAvailable || p.minAvailable.kind === 'invalid') continue;
-      const min = p.minAvailable;
-      const need = scaled(min, r, true)!;
-      if (need < r) continue;
-      const severity: Severity = r === 1 && min.kind === 'int' && min.value >= 1 ? 'error' : 'warning';
+      const min = p.minAvailable!;
       const what =
-        min.kind === 'percent' && min.value < 100 ? `minAvailable ${fmtIntOrPercent(min)} rounds up to ${need} of ${podsText}` : `minAvailable ${fmtIntOrPercent(min)} with ${podsText}`;
+        min.kind === 'percent' && min.value < 100 ? `minAvailable ${fmtIntOrPercent(min)} rounds up to ${d.need} of ${podsText}` : `minAvailable ${fmtIntOrPercent(min)} with ${podsText}`;
       const optOut = min.kind === 'percent' && min.value >= 100 ? `, or ${OPT_OUT}` : '';
-      ctx.report({ object: p.obj, pointer: '/spec/minAvailable', severity, message: `${what}: ${effect}; ${fix}${optOut}` });
+      ctx.report({ object: p.obj, pointer: '/spec/minAvailable', severity: d.severity, message: `${what}: ${effect}; ${fix}${optOut}` });
     }
   },
 };

@@ -2,8 +2,10 @@
  * The timeline model: event order and times for each kind of shutdown, the budget against the
  * rules' own numbers, violations, and the rollout summary.
  */
+import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
-import { explainWorkload, Lane, Timeline, TimelineEvent } from '../../lib/explain';
+import { ALL_RULES } from '../../lib/rules';
+import { explainSources, explainWorkload, Lane, Timeline, TimelineEvent } from '../../lib/explain';
 import { ObjectGraph } from '../../lib/model/graph';
 import { parseText } from '../../lib/model/parse';
 import * as fs from 'fs';
@@ -625,6 +627,64 @@ describe('rollout notes say what pdb-missing decides, and name it when it report
     const one = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 1 }));
     expect(lintIds(one)).not.toContain('pdb-missing');
     expect(notes(one)).not.toContain('no PodDisruptionBudget');
+  });
+});
+
+describe('PDB notes count what pdb-blocks-eviction counts, and name it only when it reports', () => {
+  const two = (pdbSpec: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: app, image: a, ports: [{containerPort: 8080}], lifecycle: {preStop: {sleep: {seconds: 5}}}}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-canary}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web-canary}}
+  template:
+    metadata: {labels: {app: web-canary, tier: front}}
+    spec: {containers: [{name: app, image: a, ports: [{containerPort: 8080}], lifecycle: {preStop: {sleep: {seconds: 5}}}}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: front}
+spec:
+  ${pdbSpec}
+  selector: {matchLabels: {tier: front}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: front}
+spec:
+  selector: {tier: front}
+  ports: [{port: 80, targetPort: 8080}]
+`;
+  const pdbFindings = (yaml: string) => {
+    const policy = loadPolicy('recommended', ALL_RULES);
+    return explainSources([{ file: 'test.yaml', text: yaml }], { rules: ALL_RULES, policy, version: V133 }).lint.findings.filter((f) => f.ruleId === 'pdb-blocks-eviction');
+  };
+
+  test('minAvailable 2 over 3 pods of two workloads allows 1 eviction: not reported, and not said to block', () => {
+    const yaml = two('minAvailable: 2');
+    expect(pdbFindings(yaml)).toEqual([]);
+    const t = explainOne(yaml, { object: 'Deployment/web' });
+    const notes = t.rollout.notes.join('\n');
+    expect(notes).toContain('PodDisruptionBudget/front (minAvailable 2) allows 1 eviction at a time with 3 pods (of 2 workloads)');
+    expect(notes).not.toContain('block');
+    expect(citedRules(t)).not.toContain('pdb-blocks-eviction');
+  });
+
+  test('minAvailable 3 over the same 3 pods: reported on the PDB, said and named', () => {
+    const yaml = two('minAvailable: 3');
+    expect(pdbFindings(yaml)).toHaveLength(1);
+    const notes = explainOne(yaml, { object: 'Deployment/web' }).rollout.notes.join('\n');
+    expect(notes).toContain('PodDisruptionBudget/front (minAvailable 3) allows 0 evictions with 3 pods (of 2 workloads): node drains block (pdb-blocks-eviction)');
   });
 });
 
