@@ -13,6 +13,7 @@ import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
+import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
 import { fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
@@ -131,7 +132,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       plan.durationSeconds = plan.steps * plan.stepSeconds;
       plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s); old pods terminate in parallel (up to ${shutdown} each), after the last step too`;
       plan.notes.push(`capacity during the rollout: at least ${Math.max(0, n - ro.unavailable)} of ${n} pods available, at most ${n + ro.surge} pods plus the terminating ones`);
-      if (ro.unavailable >= n) plan.notes.push(`maxUnavailable ${ro.unavailable} >= replicas ${n}: every pod can be down at once, a full outage for the startup time (rollout-full-outage)`);
+      if (ro.unavailable >= n) plan.notes.push(`maxUnavailable ${ro.unavailable} >= replicas ${n}: every pod can be down at once, a full outage for the startup time${fullOutageDecision(graph, w) ? cite(rolloutFullOutage.meta.id) : ''}`);
       if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed (progress-deadline)`);
       break;
     }

@@ -2,8 +2,10 @@ import { Fix, Rule } from '../engine/types';
 import { scarceRequests } from './surge-resource-deadlock';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
-import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor } from './rollout-util';
+import { claimExclusivity, existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
+import { ObjectGraph } from '../model/graph';
+import { DeploymentRollout, Workload } from '../model/workload';
 
 /**
  * Surge first: maxUnavailable 0, and maxSurge 1 only when the written (or default) maxSurge does not
@@ -25,6 +27,30 @@ function surgeFirstFix(surge: number, maxSurge: IntOrPercent, maxSurgeSet: boole
     safety: 'proposal',
     edits: [{ op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 1 }, unavailable],
   };
+}
+
+/**
+ * The rule's decision for one workload, shared with explain: defined (reported) for a served
+ * RollingUpdate Deployment whose resolved unavailable reaches its replicas, unless its pods cannot
+ * overlap anyway (an exclusive claim, an accelerator) or the API rejects the strategy (both 0).
+ */
+export function fullOutageDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; rollout: DeploymentRollout } | undefined {
+  if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') return undefined;
+  if (!likelyServed(graph, w)) return undefined;
+  const basis = replicaBasis(graph, w);
+  if (!basis || basis.replicas <= 0) return undefined;
+  const r = basis.replicas;
+  const d = rolloutFor(w, r)!;
+  // Both literally 0: the API rejects the spec (section 4); there is no rollout to judge.
+  if (isLiteralZero(d.maxSurge) && isLiteralZero(d.maxUnavailable)) return undefined;
+  if (d.unavailable < r) return undefined;
+  // An exclusive claim (RWO/RWOP, or a PVC whose mode is unknown) forbids overlapping pods:
+  // the outage is inherent, and surge-first would deadlock (surge-volume-deadlock).
+  if (graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared')) return undefined;
+  // Accelerators likewise: a pool sized for the running pods has no spare GPU for a surge pod, so
+  // maxSurge 0 / maxUnavailable >= 1 is the deliberate trade-off surge-resource-deadlock recommends.
+  if (scarceRequests(w).some((x) => x.scarcity === 'accelerator')) return undefined;
+  return { basis, rollout: d };
 }
 
 export const rolloutFullOutage: Rule = {
@@ -66,21 +92,10 @@ strategy:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
-      if (!likelyServed(ctx.graph, w)) continue;
-      const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas <= 0) continue;
+      const f = fullOutageDecision(ctx.graph, w);
+      if (!f) continue;
+      const { basis, rollout: d } = f;
       const r = basis.replicas;
-      const d = rolloutFor(w, r)!;
-      // Both literally 0: the API rejects the spec (section 4); there is no rollout to judge.
-      if (isLiteralZero(d.maxSurge) && isLiteralZero(d.maxUnavailable)) continue;
-      if (d.unavailable < r) continue;
-      // An exclusive claim (RWO/RWOP, or a PVC whose mode is unknown) forbids overlapping pods:
-      // the outage is inherent, and surge-first would deadlock (surge-volume-deadlock).
-      if (ctx.graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared')) continue;
-      // Accelerators likewise: a pool sized for the running pods has no spare GPU for a surge pod, so
-      // maxSurge 0 / maxUnavailable >= 1 is the deliberate trade-off surge-resource-deadlock recommends.
-      if (scarceRequests(w).some((r) => r.scarcity === 'accelerator')) continue;
       const raw = w.obj.raw;
       const ownUnavailable = scaled(d.maxUnavailable, r, false) ?? 0;
       const forced = ownUnavailable < d.unavailable;

@@ -688,6 +688,31 @@ spec:
   });
 });
 
+describe('the full-outage note names rollout-full-outage only when it reports', () => {
+  const oneReplica = (extra: { annotations?: Record<string, string>; volumes?: boolean } = {}) => {
+    const y = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 1, annotations: extra.annotations }).replace('  replicas: 1\n', '  replicas: 1\n  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n');
+    return extra.volumes
+      ? y.replace('    spec:\n', '    spec:\n      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n') + '---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n'
+      : y;
+  };
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+
+  test('served, 1 replica, maxUnavailable 1: reported and named', () => {
+    const t = explainOne(oneReplica());
+    expect(lintIds(t)).toContain('rollout-full-outage');
+    expect(notes(t)).toContain('a full outage for the startup time (rollout-full-outage)');
+  });
+
+  test('a ReadWriteOnce claim (the pods cannot overlap anyway) or an unserved workload: said, unnamed', () => {
+    for (const t of [explainOne(oneReplica({ volumes: true })), explainOne(oneReplica({ annotations: { 'kubegrace.dev/served': 'false' } }))]) {
+      expect(lintIds(t)).not.toContain('rollout-full-outage');
+      expect(notes(t)).toContain('maxUnavailable 1 >= replicas 1: every pod can be down at once');
+      expect(citedRules(t)).not.toContain('rollout-full-outage');
+    }
+  });
+});
+
 describe('determinism and selection', () => {
   test('same input, same model', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
