@@ -14,6 +14,7 @@ import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread'
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
 import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
+import { progressDeadline, progressDeadlineDecision } from '../rules/progress-deadline';
 import { fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor } from '../rules/rollout-util';
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
@@ -133,7 +134,12 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s); old pods terminate in parallel (up to ${shutdown} each), after the last step too`;
       plan.notes.push(`capacity during the rollout: at least ${Math.max(0, n - ro.unavailable)} of ${n} pods available, at most ${n + ro.surge} pods plus the terminating ones`);
       if (ro.unavailable >= n) plan.notes.push(`maxUnavailable ${ro.unavailable} >= replicas ${n}: every pod can be down at once, a full outage for the startup time${fullOutageDecision(graph, w) ? cite(rolloutFullOutage.meta.id) : ''}`);
-      if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed (progress-deadline)`);
+      // progress-deadline's decision (its realistic step counts image pull and the startup-probe budget);
+      // the estimate here counts probe delays it does not, so a step it passes can still be too long.
+      const pd = progressDeadlineDecision(w, params(progressDeadline));
+      if (pd?.kind === 'rejected') plan.notes.push(`progressDeadlineSeconds ${pd.pds} <= minReadySeconds ${pd.mrs}: the API rejects the Deployment${cite(progressDeadline.meta.id)}`);
+      else if (pd) plan.notes.push(`a realistic step takes about ${pd.step}s (${pd.parts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a healthy rollout can be reported failed${cite(progressDeadline.meta.id)}`);
+      else if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed`);
       break;
     }
     case 'StatefulSet': {

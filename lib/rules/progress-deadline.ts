@@ -44,6 +44,36 @@ function startupBudget(w: Workload): StartupBudget {
   return { seconds, parts };
 }
 
+/**
+ * The rule's decision for one Deployment, shared with explain: `rejected` when progressDeadlineSeconds
+ * <= minReadySeconds (error), `short` when it is below a realistic step (warning); undefined when
+ * not reported. `step` is that realistic step and `parts` what it is made of.
+ */
+export interface ProgressDeadlineDecision {
+  kind: 'rejected' | 'short';
+  pds: number;
+  mrs: number;
+  step: number;
+  parts: string[];
+}
+
+export function progressDeadlineDecision(w: Workload, params: Record<string, unknown>): ProgressDeadlineDecision | undefined {
+  const d = w.deployment;
+  if (w.kind !== 'Deployment' || !d) return undefined;
+  const pull = typeof params.imagePullSeconds === 'number' ? params.imagePullSeconds : PROGRESS_DEADLINE_DEFAULTS.imagePullSeconds;
+  const gate = typeof params.readinessGateSeconds === 'number' ? params.readinessGateSeconds : PROGRESS_DEADLINE_DEFAULTS.readinessGateSeconds;
+  const pds = d.progressDeadlineSeconds;
+  const mrs = d.minReadySeconds;
+  const startup = startupBudget(w);
+  const hasGates = Array.isArray(w.podSpec.readinessGates) && w.podSpec.readinessGates.length > 0;
+  const step = mrs + pull + startup.seconds + (hasGates ? gate : 0);
+  const parts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...startup.parts];
+  if (hasGates) parts.push(`readiness gates ${gate}s`);
+  if (pds <= mrs) return { kind: 'rejected', pds, mrs, step, parts };
+  if (pds === NO_DEADLINE || pds >= step) return undefined;
+  return { kind: 'short', pds, mrs, step, parts };
+}
+
 export const progressDeadline: Rule = {
   meta: {
     id: 'progress-deadline',
@@ -88,18 +118,13 @@ spec:
     ],
   },
   check(ctx) {
-    const pull = typeof ctx.params.imagePullSeconds === 'number' ? ctx.params.imagePullSeconds : PROGRESS_DEADLINE_DEFAULTS.imagePullSeconds;
-    const gate = typeof ctx.params.readinessGateSeconds === 'number' ? ctx.params.readinessGateSeconds : PROGRESS_DEADLINE_DEFAULTS.readinessGateSeconds;
     for (const w of ctx.graph.workloads) {
-      const d = w.deployment;
-      if (w.kind !== 'Deployment' || !d) continue;
-      const pds = d.progressDeadlineSeconds;
-      const mrs = d.minReadySeconds;
+      const v = progressDeadlineDecision(w, ctx.params);
+      if (!v) continue;
+      const d = w.deployment!;
+      const { pds, mrs, step } = v;
       const pdsText = d.progressDeadlineSet ? `progressDeadlineSeconds ${pds}` : `the default progressDeadlineSeconds (${pds})`;
-      const startup = startupBudget(w);
-      const hasGates = Array.isArray(w.podSpec.readinessGates) && w.podSpec.readinessGates.length > 0;
-      const step = mrs + pull + startup.seconds + (hasGates ? gate : 0);
-      if (pds <= mrs) {
+      if (v.kind === 'rejected') {
         ctx.report({
           object: w.obj,
           pointer: d.progressDeadlineSet ? '/spec/progressDeadlineSeconds' : '/spec/minReadySeconds',
@@ -113,14 +138,11 @@ spec:
         });
         continue;
       }
-      if (pds === NO_DEADLINE || pds >= step) continue;
-      const parts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...startup.parts];
-      if (hasGates) parts.push(`readiness gates ${gate}s`);
       ctx.report({
         object: w.obj,
         pointer: d.progressDeadlineSet ? '/spec/progressDeadlineSeconds' : '/spec',
         severity: 'warning',
-        message: `${pdsText} is shorter than a realistic rollout step of ${step}s (${parts.join(' + ')}): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least ${step}s`,
+        message: `${pdsText} is shorter than a realistic rollout step of ${step}s (${v.parts.join(' + ')}): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least ${step}s`,
         // Above minReadySeconds already: a longer deadline is advice about this cluster, not a repair.
         fix: { description: `raise progressDeadlineSeconds to ${step} (a realistic rollout step)`, safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: step }] },
       });

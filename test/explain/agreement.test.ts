@@ -75,6 +75,50 @@ describe('explain lists exactly the timeline findings lint reports', () => {
   });
 });
 
+/**
+ * A rule a rollout note names in parentheses is a rule lint reports: for the workload, or for
+ * pdb-blocks-eviction on the PodDisruptionBudget the note is about (the notes decide with the rules'
+ * own decision functions).
+ */
+describe('every rule a rollout note names is reported by lint', () => {
+  const RULE_IDS = new Set(ALL_RULES.map((r) => r.meta.id));
+  function unreported(sources: Source[], policyName = 'recommended', version = KubeVersion.parse('1.31')): string[] {
+    const policy = loadPolicy(policyName, ALL_RULES);
+    const run = explainSources(sources, { rules: ALL_RULES, policy, version });
+    const findings = run.lint.findings.filter((f) => !f.suppressed);
+    const out: string[] = [];
+    for (const t of run.timelines) {
+      const o = t.object;
+      const on = (kind: string, name: string, ruleId: string) => findings.some((f) => f.ruleId === ruleId && f.file === o.file && f.object.kind === kind && f.object.name === name && (f.object.namespace ?? '') === (o.namespace ?? ''));
+      for (const note of t.rollout.notes) {
+        for (const m of note.matchAll(/\(([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\)/g)) {
+          const id = m[1];
+          if (!RULE_IDS.has(id)) continue;
+          const pdb = /^PodDisruptionBudget\/(\S+) /.exec(note)?.[1];
+          const ok = id === 'pdb-blocks-eviction' && pdb ? on('PodDisruptionBudget', pdb, id) : on(o.kind, o.name, id);
+          if (!ok) out.push(`${o.file} ${o.kind}/${o.name}: ${id}: ${note}`);
+        }
+      }
+    }
+    return out;
+  }
+
+  const corpus = fs.existsSync(CORPUS) ? yamlFiles(CORPUS) : [];
+  test.each(corpus.map((p) => [path.basename(p), p]))('corpus %s', (_name, p) => {
+    expect(unreported([source(p)])).toEqual([]);
+  });
+
+  test('fixtures and the synthesized charts-src apps', () => {
+    const fixtures = [...yamlFiles(path.join(ROOT, 'test/fixtures')), ...yamlFiles(path.join(ROOT, 'test/explain/fixtures'))];
+    const apps = Object.keys(APPS).map((name) => ({ file: `${name}.yaml`, text: Yaml.stringify(...Testing.synth(APPS[name](Testing.app(), name))) }));
+    expect([...fixtures.flatMap((p) => unreported([source(p)])), ...apps.flatMap((a) => unreported([a]))]).toEqual([]);
+  });
+
+  test('the strict policy (other params) agrees on the corpus too', () => {
+    expect(unreported(corpus.map(source), 'strict')).toEqual([]);
+  });
+});
+
 /** Table: the cases where explain and lint used to disagree, firing and not firing. */
 describe('explain and lint agree on the termination schedule', () => {
   const deploy = (annotations: string, podSpec: string, service = true) => `apiVersion: apps/v1

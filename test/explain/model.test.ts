@@ -713,6 +713,35 @@ describe('the full-outage note names rollout-full-outage only when it reports', 
   });
 });
 
+describe('the progress-deadline note is the rule decision, named only when it reports', () => {
+  const web = (spec: string, readinessDelay?: number) =>
+    deployment({
+      containers: `      - name: app\n        image: a\n        ports: [{containerPort: 8080}]\n        lifecycle: {preStop: {sleep: {seconds: 5}}}${readinessDelay !== undefined ? `\n        readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: ${readinessDelay}}` : ''}`,
+      replicas: 2,
+    }).replace('  replicas: 2\n', `  replicas: 2\n${spec}`);
+  const notes = (t: Timeline) => t.rollout.notes.join('\n');
+  const lintIds = (t: Timeline) => t.findings.map((f) => f.ruleId);
+
+  test('a deadline below the realistic step (image pull included): reported, said with its parts, named', () => {
+    const t = explainOne(web('  progressDeadlineSeconds: 30\n'));
+    expect(lintIds(t)).toContain('progress-deadline');
+    expect(notes(t)).toContain('a realistic step takes about 60s (minReadySeconds 0 + image pull 60s), above progressDeadlineSeconds 30s: a healthy rollout can be reported failed (progress-deadline)');
+  });
+
+  test('progressDeadlineSeconds <= minReadySeconds: the API rejects it, named', () => {
+    const t = explainOne(web('  minReadySeconds: 20\n  progressDeadlineSeconds: 20\n'));
+    expect(lintIds(t)).toContain('progress-deadline');
+    expect(notes(t)).toContain('progressDeadlineSeconds 20 <= minReadySeconds 20: the API rejects the Deployment (progress-deadline)');
+  });
+
+  test('a readiness delay past the deadline, which the rule does not count: said, unnamed', () => {
+    const t = explainOne(web('', 700));
+    expect(lintIds(t)).not.toContain('progress-deadline');
+    expect(notes(t)).toContain('a step takes about 700s, not below progressDeadlineSeconds 600s: the rollout is reported failed');
+    expect(citedRules(t)).not.toContain('progress-deadline');
+  });
+});
+
 describe('determinism and selection', () => {
   test('same input, same model', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 45}}'), grace: 30 });
