@@ -299,13 +299,19 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       }
       lanes.push(lane);
     }
-    violations.push({
-      ruleId: 'zero-grace-period',
-      severity: w.kind === 'StatefulSet' ? 'error' : 'warning',
-      lane: w.containers[0]?.name ?? '',
-      at: 0,
-      message: `terminationGracePeriodSeconds 0: no preStop, SIGTERM at once and SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later${w.kind === 'StatefulSet' ? '; the replacement with the same identity can start while the old pod still runs' : ''}`,
-    });
+    // zero-grace-period reports every workload with grace 0 (error for a StatefulSet); listed with the
+    // severity the policy gives it, and not where the policy turns it off or the object suppresses it.
+    const zeroSetting = opts.ruleSettings?.get('zero-grace-period');
+    const suppressed = opts.findings !== undefined && findingsFor(w, opts.findings, true).some((f) => f.ruleId === 'zero-grace-period' && f.suppressed);
+    if (!zeroSetting?.off && !suppressed) {
+      violations.push({
+        ruleId: 'zero-grace-period',
+        severity: applySetting(w.kind === 'StatefulSet' ? 'error' : 'warning', zeroSetting),
+        lane: w.containers[0]?.name ?? '',
+        at: 0,
+        message: `terminationGracePeriodSeconds 0: no preStop, SIGTERM at once and SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later${w.kind === 'StatefulSet' ? '; the replacement with the same identity can start while the old pod still runs' : ''}`,
+      });
+    }
     return finish();
   }
 

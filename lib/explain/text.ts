@@ -114,7 +114,7 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
   out.push('');
 
   out.push(paint('bold', 'Budget') + paint('dim', ' (what grace-period-budget computes: preStop + drain + shutdown addends)'));
-  if (t.grace === 0) out.push(`${indent}grace 0: no preStop and no drain; not judged as a budget (zero-grace-period reports it)`);
+  if (t.grace === 0) out.push(`${indent}grace 0: no preStop and no drain; not judged as a budget${t.violations.some((v) => v.ruleId === 'zero-grace-period') ? ' (zero-grace-period reports it)' : ''}`);
   for (const l of t.grace === 0 ? [] : t.budget.containers) {
     if (l.needed === undefined) {
       out.push(`${indent}${l.container}: preStop of unknown duration (${l.preStop.kind}) + drain ${secs(l.drain)}: not judged`);

@@ -17,7 +17,7 @@ import { ALL_RULES } from '../../lib/rules';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CORPUS = path.resolve(ROOT, '../shared/corpus/rendered');
-const TIMELINE_RULES = new Set(['grace-period-budget', 'native-sidecar-grace-budget', 'linkerd-proxy-drain', 'istio-proxy-drain']);
+const TIMELINE_RULES = new Set(['grace-period-budget', 'native-sidecar-grace-budget', 'linkerd-proxy-drain', 'istio-proxy-drain', 'zero-grace-period']);
 
 function yamlFiles(dir: string): string[] {
   const out: string[] = [];

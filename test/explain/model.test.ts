@@ -5,7 +5,7 @@
 import { loadPolicy } from '../../lib/engine/policy';
 import { KubeVersion } from '../../lib/engine/version';
 import { ALL_RULES } from '../../lib/rules';
-import { explainSources, explainWorkload, Lane, Timeline, TimelineEvent } from '../../lib/explain';
+import { explainSources, explainWorkload, Lane, Timeline, TimelineEvent, timelinesText } from '../../lib/explain';
 import { ObjectGraph } from '../../lib/model/graph';
 import { parseText } from '../../lib/model/parse';
 import * as fs from 'fs';
@@ -172,6 +172,20 @@ describe('termination timeline: main containers', () => {
     expect(t.violations[0]).toMatchObject({ ruleId: 'zero-grace-period', severity: 'warning' });
     expect(t.findings.some((f) => f.ruleId === 'zero-grace-period')).toBe(true);
     expect(t.sigkillAt).toBe(2);
+  });
+
+  test('grace 0 with zero-grace-period off or suppressed: the kill is drawn, the rule is not listed nor said to report', () => {
+    const yaml = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 0 });
+    const suppressed = yaml.replace('metadata: {name: "web"}', 'metadata: {name: "web", annotations: {kubegrace.dev/ignore: zero-grace-period, kubegrace.dev/ignore-reason: test}}');
+    for (const t of [explainOne(yaml, { policy: policyWithout('zero-grace-period') }), explainOne(suppressed)]) {
+      expect(t.findings.some((f) => f.ruleId === 'zero-grace-period')).toBe(false);
+      expect(t.violations.filter((v) => v.ruleId === 'zero-grace-period')).toEqual([]);
+      expect(lane(t, 'app').killedAt).toBe(2);
+      const text = timelinesText([t], { color: false });
+      expect(text).toContain('grace 0: no preStop and no drain; not judged as a budget');
+      expect(text).not.toContain('zero-grace-period reports it');
+    }
+    expect(timelinesText([explainOne(yaml)], { color: false })).toContain('not judged as a budget (zero-grace-period reports it)');
   });
 });
 
