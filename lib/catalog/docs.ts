@@ -76,6 +76,8 @@ function effectLines(e: CatalogEntry): string[] {
       const a = e.preStop!.adjust;
       if (a?.flag) out.push(`**To lengthen it:** raise ${code(a.flag)}${a.chartValue ? ` (chart value ${code(a.chartValue)})` : ''}`);
       if (a?.sleepBefore) out.push('**To lengthen it:** run it after a sleep (`sh -c "sleep N && ..."`)');
+      const w = e.preStop!.awaitedBy;
+      if (w) out.push(`**Awaited by:** a preStop ${code(`httpGet ${w.path}`)} on port ${w.port}${w.portFlag ? ` (or the container's ${code(w.portFlag)})` : ''} in another container of the pod returns when this hook does, so that container's preStop lasts as long`);
       return out;
     }
     case 'serves-after-sigterm':

@@ -47,6 +47,11 @@ export interface PreStopProgramSpec {
   drains?: boolean;
   /** How to lengthen the delay (advice in messages): raise a flag, or run the program after a sleep. */
   adjust?: { flag?: string; unit?: 'seconds' | 'duration'; chartValue?: string; sleepBefore?: true };
+  /**
+   * Another container of the pod whose preStop is an httpGet to `path` on `port` (served by this
+   * container's program; `portFlag` in its command/args moves it) returns only when this hook does.
+   */
+  awaitedBy?: { path: string; port: number; portFlag?: string };
 }
 
 export interface PerListenerSpec {
@@ -588,6 +593,20 @@ export class Catalog {
       return { entry: x.entry, seconds: total, bound, derivation: parts.join(' + ') };
     }
     return undefined;
+  }
+
+  /**
+   * The preStop httpGet (path and port in the pod) that waits for this container's own hook, when
+   * the hook runs a program whose entry says so (awaitedBy); undefined otherwise, or when the port
+   * flag cannot be read.
+   */
+  awaitedHook(c: ContainerLike): { entry: CatalogEntry; path: string; port: number } | undefined {
+    const known = this.knownPreStopProgram(c);
+    const a = known?.entry.preStop?.awaitedBy;
+    if (!known || !a) return undefined;
+    const v = a.portFlag ? flagValue(factsOf(c).args, a.portFlag) : undefined;
+    if (v !== undefined && !/^\d+$/.test(v.trim())) return undefined;
+    return { entry: known.entry, path: a.path, port: v !== undefined ? Number(v.trim()) : a.port };
   }
 
   /** The catalog entry that marks this probe of this container process-local, if any. */

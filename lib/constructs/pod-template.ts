@@ -227,7 +227,8 @@ export class GracefulPodTemplate {
 
     // The app's shutdown time, from the hooks as written and the drain and preStop hints (the timeline's own readers).
     const annotations = { ...stringMap(get(m, 'metadata', 'annotations')), ...stringMap(meta.annotations) };
-    const preStop = Math.max(0, ...containers.map((c) => podPreStopDelay({ raw: c, name: String(c.name) }, annotations).seconds ?? 0));
+    const pod = containers.map((c) => ({ raw: c, name: String(c.name) }));
+    const preStop = Math.max(0, ...pod.map((c) => podPreStopDelay(c, annotations, undefined, pod).seconds ?? 0));
     const drain = drainSeconds({ annotations });
 
     const mesh = this.config.mesh;
@@ -301,7 +302,7 @@ export class GracefulPodTemplate {
     const custom = this.config.customPreStopSeconds;
     const programs = w.containers.filter((c) => isProgramHook(podPreStopDelay(c, {})));
     for (const c of w.containers) {
-      const d = podPreStopDelay(c, w.annotations);
+      const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
       if (!isProgramHook(d) || d.seconds !== undefined || this.config.explicitGraceSeconds !== undefined) continue;
       const what = d.kind === 'httpGet' ? 'an httpGet preStop hook' : `a preStop program (${(d.command ?? []).join(' ')})`;
       errors.push(

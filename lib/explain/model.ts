@@ -4,6 +4,7 @@
  * functions the rules judge with (containerBudget, drainSeconds, shutdownAddends, the mesh readers),
  * so the picture and the linter agree; the linter's own findings for the object are attached too.
  */
+import { activeCatalog } from '../catalog';
 import { RuleSetting } from '../engine/policy';
 import { applySetting } from '../engine/run';
 import { Finding } from '../engine/types';
@@ -172,9 +173,12 @@ export function secs(n: number): string {
 
 const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait', 'exec-known']);
 
-/** A delay explain can draw: a known kind, or a program whose duration the prestop-seconds hint declares. */
+/**
+ * A delay explain can draw: a known kind, a program whose duration the prestop-seconds hint
+ * declares, or an httpGet that waits for another container's known hook.
+ */
 function knownDelay(p: PreStopDelay): boolean {
-  return p.hinted === true || KNOWN_DELAY.has(p.kind);
+  return p.hinted === true || KNOWN_DELAY.has(p.kind) || (p.awaits !== undefined && p.seconds !== undefined);
 }
 
 /** Violations whose judgement belongs to a rule with more context than the timeline (see agreeWithLinter). */
@@ -194,7 +198,7 @@ function preStopWords(p: PreStopDelay): string {
     case 'exec-known':
       return p.seconds === undefined ? `preStop ${p.program}` : `preStop ${p.program} ${p.bound === 'at-least' ? '>= ' : ''}${secs(p.seconds)}`;
     case 'httpGet':
-      return 'preStop httpGet';
+      return p.awaits ? `preStop httpGet, waits for ${p.awaits}${p.seconds === undefined ? '' : ` (${p.bound === 'at-least' ? '>= ' : ''}${secs(p.seconds)})`}` : 'preStop httpGet';
     case 'tcpSocket':
       return 'preStop tcpSocket';
     case 'exec-other':
@@ -234,6 +238,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   if (!w) throw new Error(`${(workload as KObject).kind}/${(workload as KObject).name} is not a workload`);
   const G = w.grace;
   const annotations = w.annotations;
+  // A hook may wait for another container's (podPreStopDelay, catalog awaitedBy).
+  const pod = w.containers;
   const patterns = opts.waitPatterns ?? DEFAULT_WAIT_PATTERNS;
   const namespace = graph.namespace(w.obj.namespace ?? 'default');
   const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
@@ -322,7 +328,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const servedPreStops: { at: number; serving: boolean }[] = [];
   for (const c of w.containers) {
     if (!servedContainers.has(c.name)) continue;
-    const p = podPreStopDelay(c, w.annotations, patterns);
+    const p = podPreStopDelay(c, annotations, patterns, pod);
     const A = stopOfContainer(c)?.servesAfter ?? 0;
     servedPreStops.push({ at: Math.min(G, Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)) + A), serving: A > 0 });
   }
@@ -437,7 +443,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   // -------------------------------------------------------------------------------------------
 
   function appLane(c: ContainerView): Lane {
-    const pre = podPreStopDelay(c, annotations, patterns);
+    const pre = podPreStopDelay(c, annotations, patterns, pod);
     const lane: Lane = { name: c.name, role: 'main', detail: `main, ${preStopWords(pre)}`, preStop: pre, phases: [] };
     let S: number;
     if (pre.kind === 'none') S = 0;
@@ -445,10 +451,21 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     else {
       S = 0;
       if (pre.kind === 'tcpSocket') assumptions.push(`"${c.name}": a tcpSocket preStop is deprecated and fails at once: SIGTERM is immediate`);
+      else if (pre.awaits) assumptions.push(`"${c.name}": its preStop httpGet returns when "${pre.awaits}"'s hook does, whose duration is unknown; drawn as returning at once; declare it with ${PRESTOP_SECONDS_HINT} to have it judged`);
       else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once; declare it with ${PRESTOP_SECONDS_HINT} to have it judged`);
     }
+    const atLeast = pre.bound === 'at-least' ? 'at least ' : '';
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
-    if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which keeps accepting for ${pre.bound === 'at-least' ? 'at least ' : ''}${secs(S)}; see docs/catalog.md`);
+    if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) {
+      if (activeCatalog().get(pre.program!)?.preStop?.awaitedBy) {
+        // The program drains another container (Contour's shutdown-manager drains Envoy): it does not
+        // accept traffic itself; the containers whose preStop waits for it keep serving.
+        const waiters = pod.filter((o) => o.name !== c.name && podPreStopDelay(o, annotations, patterns, pod).awaits === c.name).map((o) => `"${o.name}"`);
+        const held = waiters.length ? `; ${waiters.join(', ')} ${waiters.length === 1 ? 'waits' : 'wait'} for it in ${waiters.length === 1 ? 'its' : 'their'} own preStop and ${waiters.length === 1 ? 'keeps' : 'keep'} serving until it ends` : '';
+        assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which lasts ${atLeast}${secs(S)}${held}; see docs/catalog.md`);
+      } else assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which keeps accepting for ${atLeast}${secs(S)}; see docs/catalog.md`);
+    }
+    if (pre.kind === 'httpGet' && pre.awaits && pre.seconds !== undefined && !pre.hinted) assumptions.push(`"${c.name}": its preStop httpGet returns when "${pre.awaits}"'s hook (${pre.program}, catalog) does: ${atLeast}${secs(S)}`);
     // A program that keeps serving after SIGTERM by itself (catalog): the schedule's time, and what it comes from.
     const A = stopOfContainer(c)?.servesAfter ?? 0;
     const after = servesAfterSigterm(c, w!, graph);
@@ -545,7 +562,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const window = m.exitOnZeroActiveConnections ? m.minimumDrainDurationSeconds : m.terminationDrainDurationSeconds;
     const what = m.exitOnZeroActiveConnections ? `MINIMUM_DRAIN_DURATION ${secs(window)}, then until 0 connections` : `terminationDrainDuration ${secs(window)}`;
     const lane: Lane = { name: ISTIO.proxyContainer, role: 'proxy-classic', detail: `istio proxy, classic${c ? '' : ', injected'}`, injected: !c, phases: [] };
-    const pre = c ? podPreStopDelay(c, annotations, patterns) : ({ kind: 'none' } as PreStopDelay);
+    const pre = c ? podPreStopDelay(c, annotations, patterns, pod) : ({ kind: 'none' } as PreStopDelay);
     const S = pre.seconds !== undefined && knownDelay(pre) ? pre.seconds : 0;
     return signalLane(lane, S, window, S > 0, false, 'istio-proxy-drain', 'mesh-drain', `Envoy drains: ${what}`, m.exitOnZeroActiveConnections, `drain ${secs(window)}`);
   }

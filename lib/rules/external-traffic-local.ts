@@ -106,7 +106,7 @@ containers:
         }
         if (w.grace === 0) continue;
         for (const c of containersBehind(g, w, new Set([s]))) {
-          const d = podPreStopDelay(c, w.annotations);
+          const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
           if (d.kind !== 'none' && d.seconds === undefined) continue;
           const sec = d.kind === 'none' ? 0 : d.seconds!;
           if (sec >= hw.seconds) continue;

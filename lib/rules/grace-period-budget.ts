@@ -49,7 +49,10 @@ Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seco
 time (the default is an assumption; \`prestop-missing\` reports the missing hook). A hook that runs a
 program of unknown duration (an exec other than a bare sleep, an httpGet) is judged only when
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
-the declared duration also wins over a recognised wait command or a sleep followed by more work.
+the declared duration also wins over a recognised wait command or a sleep followed by more work. An httpGet
+hook that another container's known hook answers lasts as long as that hook (Contour's Envoy calls
+\`/shutdown\` on its shutdown-manager, which answers when the shutdown-manager's own hook has drained Envoy:
+the catalog's \`awaitedBy\`, docs/catalog.md), so it is judged with that delay.
 
 A program the catalog knows to keep accepting after SIGTERM by itself (\`serves-after-sigterm\` entries in
 docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, and Traefik's

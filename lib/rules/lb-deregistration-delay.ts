@@ -169,8 +169,8 @@ containers:
       const plan: Plan = { w, fronts, drain, addend, items: [], graceTarget: w.grace };
       const services = new Set(fronts.map((f) => f.service));
       for (const c of containersBehind(g, w, services)) {
-        const d = podPreStopDelay(c, w.annotations, patterns);
-        if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet, other commands: delay unknown
+        const d = podPreStopDelay(c, w.annotations, patterns, w.containers);
+        if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet (unless it waits for a known hook), other commands: delay unknown
         const s = d.kind === 'none' ? 0 : d.seconds!;
         if (window !== undefined && slowest && s < window) {
           // The grace period must then cover the longer delay, the drain and the native sidecars (TERM-001).

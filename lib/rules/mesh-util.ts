@@ -85,14 +85,15 @@ export interface AppShutdown {
 /**
  * The main containers that are the application (mesh proxies excluded), with a known preStop delay.
  * Like TERM-001, a container without a hook is judged only when `kubegrace.dev/drain-seconds`
- * declares the drain time: the default 10 s is an assumption. httpGet and unknown exec hooks are skipped.
+ * declares the drain time: the default 10 s is an assumption. httpGet and unknown exec hooks are skipped
+ * (an httpGet that waits for another container's known hook counts with that hook's delay).
  */
 export function appShutdowns(w: Workload, opts: { requireDeclaredDrainWithoutHook?: boolean } = {}): AppShutdown[] {
   const declared = w.annotations[HINT.drainSeconds] !== undefined;
   const out: AppShutdown[] = [];
   for (const c of w.containers) {
     if (MESH_PROXY_NAMES.includes(c.name)) continue;
-    const preStop = podPreStopDelay(c, w.annotations);
+    const preStop = podPreStopDelay(c, w.annotations, undefined, w.containers);
     if (preStop.kind === 'none' && opts.requireDeclaredDrainWithoutHook !== false && !declared) continue;
     const s = preStop.kind === 'none' ? 0 : preStop.seconds;
     if (s === undefined) continue;

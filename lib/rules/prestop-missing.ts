@@ -65,7 +65,7 @@ function acceptsAfterSigterm(graph: ObjectGraph, catalog: Catalog, w: Workload, 
  * length, a delay that cannot be read, httpGet and other commands are not judged.)
  */
 function zeroDelayHook(c: ContainerView, w: Workload): PreStopDelay | undefined {
-  const d = podPreStopDelay(c, w.annotations);
+  const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
   if (d.seconds !== 0) return undefined;
   if (d.hinted || d.kind === 'sleep' || d.kind === 'exec-sleep') return d;
   return d.kind === 'exec-known' && d.bound !== 'at-least' ? d : undefined;

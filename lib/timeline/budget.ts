@@ -43,7 +43,7 @@ export interface ContainerBudget {
  * read from its ConfigMap in `graph`) drains only after that time.
  */
 export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph): ContainerBudget {
-  const preStop = podPreStopDelay(c, w.annotations, waitPatterns);
+  const preStop = podPreStopDelay(c, w.annotations, waitPatterns, w.containers);
   const servesAfter = servesAfterSigtermSeconds(c, w, graph);
   const drain = drainSeconds(w);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);

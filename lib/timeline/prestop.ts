@@ -12,7 +12,8 @@ import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './dura
  *   ingress-nginx `/wait-shutdown`): `seconds` is how long the container keeps accepting once the
  *   hook starts, derived as the catalog says (fixed, or from the program's flags and their
  *   defaults; undefined when a flag cannot be read); `program` is the entry ID;
- * - `exec-other`, `httpGet`, `tcpSocket`: delay unknown; `none`: no preStop hook.
+ * - `exec-other`, `httpGet`, `tcpSocket`: delay unknown (an `httpGet` that waits for another
+ *   container's known hook takes that hook's: see podPreStopDelay); `none`: no preStop hook.
  */
 export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
 
@@ -28,6 +29,12 @@ export interface PreStopDelay {
   program?: string;
   /** `exec-known`: `at-least` when `seconds` is a lower bound (the program waits for a drain). */
   bound?: 'exact' | 'at-least';
+  /**
+   * `httpGet`: the container of the same pod whose own hook this one waits for (its program's
+   * catalog entry says `awaitedBy` this path and port); `seconds`, `bound` and `program` are then
+   * that hook's.
+   */
+  awaits?: string;
 }
 
 /**
@@ -200,14 +207,52 @@ export function applyPreStopHint(d: PreStopDelay, containerName: string, hint: P
 /**
  * The preStop delay of a container in a pod whose (workload or template) annotations may carry
  * `kubegrace.dev/prestop-seconds`. The one place the hint is read: constructs, rules and explain
- * all call this.
+ * all call this. With `pod` (the pod's containers), an httpGet hook that another container's hook
+ * answers (catalog `awaitedBy`) gets that hook's delay.
  */
 export function podPreStopDelay(
   container: { raw: Json; name: string },
   annotations: Readonly<Record<string, string>> | undefined,
   waitPatterns?: string[],
+  pod?: readonly { raw: Json; name: string }[],
 ): PreStopDelay {
-  const d = preStopDelay(container.raw, waitPatterns);
+  let d = preStopDelay(container.raw, waitPatterns);
+  if (d.kind === 'httpGet' && pod) d = awaitedDelay(container, annotations, waitPatterns, pod) ?? d;
   const v = annotations?.[PRESTOP_SECONDS_HINT];
   return v === undefined ? d : applyPreStopHint(d, container.name, parsePreStopHint(v));
+}
+
+/**
+ * An httpGet hook to the pod's own address that another container's hook answers (`pod`: the
+ * pod's containers): Contour's Envoy calls its shutdown-manager's /shutdown on port 8090, which
+ * answers only when the shutdown-manager's own hook (contour envoy shutdown) has drained Envoy. The
+ * catalog entry of that program says which path and port (`awaitedBy`); the hook then lasts as
+ * long as that one (its hint included). Undefined for any other httpGet.
+ */
+function awaitedDelay(
+  container: { raw: Json; name: string },
+  annotations: Readonly<Record<string, string>> | undefined,
+  waitPatterns: string[] | undefined,
+  pod: readonly { raw: Json; name: string }[],
+): PreStopDelay | undefined {
+  const h = get(container.raw, 'lifecycle', 'preStop', 'httpGet');
+  if (!isObject(h) || (typeof h.host === 'string' && h.host !== '')) return undefined;
+  // A named port is one of this container's own ports (as for probes).
+  let port: Json | undefined = h.port;
+  if (typeof port === 'string') {
+    const named = Array.isArray(get(container.raw, 'ports')) ? (get(container.raw, 'ports') as Json[]).find((p) => isObject(p) && p.name === port) : undefined;
+    port = isObject(named) ? named.containerPort : /^\d+$/.test(port) ? Number(port) : undefined;
+  }
+  if (typeof port !== 'number') return undefined;
+  const path = (typeof h.path === 'string' && h.path !== '' ? h.path : '/').split('?')[0];
+  for (const other of pod) {
+    if (other.name === container.name || !isObject(other.raw)) continue;
+    const a = activeCatalog().awaitedHook(other.raw);
+    if (!a || a.port !== port || a.path !== path) continue;
+    const theirs = podPreStopDelay(other, annotations, waitPatterns);
+    const out: PreStopDelay = { kind: 'httpGet', awaits: other.name, program: a.entry.id, bound: theirs.bound ?? 'exact' };
+    if (theirs.seconds !== undefined) out.seconds = theirs.seconds;
+    return out;
+  }
+  return undefined;
 }

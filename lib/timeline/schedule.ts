@@ -226,7 +226,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   const kill = (sigterm: number) => Math.max(G, sigterm + MINIMUM_GRACE_AFTER_HOOK);
   const mains: MainStop[] = [];
   for (const c of w.containers) {
-    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns);
+    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers);
     const s = pre.kind === 'none' ? 0 : pre.seconds;
     // A program that keeps serving after SIGTERM (CoreDNS's lameduck from its ConfigMap) exits only
     // after that and its drain: a known delay, judged as a known hook is.
@@ -263,7 +263,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   // them before the other init containers), so they are stopped last.
   const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
   const declared: Omit<SidecarStop, 'turn' | 'sigterm' | 'noTurn' | 'exit' | 'cut'>[] = w.sidecars.map((c) => {
-    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns);
+    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers);
     return {
       name: c.name,
       container: c,

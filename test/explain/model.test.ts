@@ -377,6 +377,67 @@ describe('termination timeline: sidecars and meshes', () => {
   });
 });
 
+describe("Contour's shutdown-manager: Envoy's preStop waits for it", () => {
+  // projectcontour examples/render/contour.yaml, the envoy DaemonSet, reduced.
+  const contour = (grace: number) => `apiVersion: v1
+kind: Service
+metadata: {name: envoy, namespace: projectcontour}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  selector: {app: envoy}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: envoy, namespace: projectcontour}
+spec:
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 10%}}
+  selector: {matchLabels: {app: envoy}}
+  template:
+    metadata: {labels: {app: envoy}}
+    spec:
+      terminationGracePeriodSeconds: ${grace}
+      containers:
+      - name: shutdown-manager
+        image: ghcr.io/projectcontour/contour:v1.30.0
+        command: [/bin/contour]
+        args: [envoy, shutdown-manager]
+        lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}
+      - name: envoy
+        image: docker.io/envoyproxy/envoy:distroless-v1.31.0
+        ports: [{name: http, containerPort: 8080, hostPort: 80}, {name: metrics, containerPort: 8002}]
+        readinessProbe: {httpGet: {path: /ready, port: 8002}}
+        lifecycle: {preStop: {httpGet: {path: /shutdown, port: 8090}}}
+`;
+
+  test('Envoy keeps serving through the drain: SIGTERM when the shutdown-manager hook ends, not at 0s; it stops last', () => {
+    const t = explainOne(contour(300));
+    expect(laneEvents(t, 'envoy')).toEqual(['prestop-start@0', 'prestop-end@60', 'sigterm@60', 'exit@70']);
+    expect(laneEvents(t, 'shutdown-manager')).toEqual(['prestop-start@0', 'prestop-end@60', 'sigterm@60', 'exit@70']);
+    expect(lane(t, 'envoy').exit!).toBeGreaterThanOrEqual(lane(t, 'shutdown-manager').exit!);
+    expect(lane(t, 'envoy').detail).toBe('main, preStop httpGet, waits for shutdown-manager (>= 60s)');
+    expect(t.budget.containers.find((c) => c.container === 'envoy')).toMatchObject({ needed: 70, judged: true });
+    expect(t.violations).toEqual([]);
+  });
+
+  test('the assumptions say who keeps serving: not the shutdown-manager', () => {
+    const a = explainOne(contour(300)).assumptions.join('\n');
+    expect(a).not.toMatch(/shutdown-manager.*keeps accepting/);
+    expect(a).toContain('"shutdown-manager": its preStop runs contour-envoy-shutdown (catalog), which lasts at least 60s; "envoy" waits for it in its own preStop and keeps serving until it ends');
+    expect(a).toContain('"envoy": its preStop httpGet returns when "shutdown-manager"\'s hook (contour-envoy-shutdown, catalog) does: at least 60s');
+    expect(a).not.toContain('"envoy": the preStop httpGet hook\'s duration is unknown');
+  });
+
+  test('a grace period shorter than the drain cuts Envoy too: grace-period-budget reports both containers, and explain lists what lint reports', () => {
+    const t = explainOne(contour(65));
+    const budget = t.findings.filter((f) => f.ruleId === 'grace-period-budget').map((f) => /container "([^"]+)"/.exec(f.message)?.[1]).sort();
+    expect(budget).toEqual(['envoy', 'shutdown-manager']);
+    expect(t.violations.filter((v) => v.ruleId === 'grace-period-budget').map((v) => v.lane).sort()).toEqual(['envoy', 'shutdown-manager']);
+    expect(lane(t, 'envoy').killedAt).toBe(65);
+  });
+});
+
 describe('rollout summary', () => {
   test('Deployment RollingUpdate: resolved surge/unavailable, steps, duration from the readiness probe and minReadySeconds', () => {
     const text = deployment({

@@ -30,11 +30,24 @@ const container = (lifecycle: string) => `      containers:
         ports: [{containerPort: 8080}]
 ${lifecycle}`;
 
+/** Contour's Envoy pod: Envoy's httpGet /shutdown on 8090 waits for the shutdown-manager's hook (at least 60s). */
+const contourPod = (grace: number) => `      terminationGracePeriodSeconds: ${grace}
+      containers:
+      - name: shutdown-manager
+        image: ghcr.io/projectcontour/contour:v1.30.0
+        args: [envoy, shutdown-manager]
+        lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}
+      - name: envoy
+        image: envoyproxy/envoy:v1.31.0
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {httpGet: {path: /shutdown, port: 8090}}}`;
+
 ruleTester(gracePeriodBudget, {
   valid: [
     { name: "CoreDNS lameduck 10s (the coredns chart's): 10s serving + 10s drain fit the default 30s", yaml: coredns() },
     { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
+    { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
     { name: 'exactly at the budget: 20 + 10 = 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 20}}}')) },
@@ -77,6 +90,14 @@ ruleTester(gracePeriodBudget, {
       name: 'CoreDNS lameduck 20s after a preStop sleep of 5s: the hook, then the lameduck, then the drain',
       yaml: coredns({ corefile: corefile('20s'), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 5}}}' }),
       findings: [{ severity: 'warning', message: 'container "coredns": preStop 5s + serving after SIGTERM 20s (lameduck 20s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s = 35s exceeds' }],
+    },
+    {
+      name: "Contour with grace 65: the shutdown-manager's hook and Envoy's, which waits for it, both need 60 + 10",
+      yaml: deploy(contourPod(65)),
+      findings: [
+        { severity: 'warning', message: 'container "envoy": preStop 60s + drain 10s = 70s exceeds terminationGracePeriodSeconds (65s)' },
+        { severity: 'warning', message: 'container "shutdown-manager": preStop 60s + drain 10s = 70s exceeds terminationGracePeriodSeconds (65s)' },
+      ],
     },
     {
       // The headline case of graceful-termination.md section 0: one file per object, no Service in it.

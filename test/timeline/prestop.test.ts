@@ -1,6 +1,7 @@
 import { parseGoDuration, parseSeconds, parseSleepArg } from '../../lib/timeline/duration';
 import { classifyPreStop, parsePreStopHint, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../../lib/timeline/prestop';
 import { drainSeconds, recommendedGrace } from '../../lib/timeline/budget';
+import { JsonObject } from '../../lib/model/types';
 
 describe('preStop classification', () => {
   test.each([
@@ -123,5 +124,45 @@ describe('known preStop programs of the catalog (exec-known)', () => {
   });
   test('teleport wait stays a wait pattern (exec-wait)', () => {
     expect(classifyPreStop({ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }).kind).toBe('exec-wait');
+  });
+});
+
+/**
+ * Contour's pattern: the shutdown-manager's hook drains Envoy; Envoy's own hook (httpGet /shutdown
+ * on the shutdown-manager's port 8090) answers only when that hook has finished (catalog awaitedBy).
+ */
+describe('an httpGet hook that waits for another container hook (catalog awaitedBy)', () => {
+  const manager = (args: string[] = [], check?: string) => ({
+    name: 'shutdown-manager',
+    raw: { name: 'shutdown-manager', image: 'ghcr.io/projectcontour/contour:v1.30.0', command: ['/bin/contour'], args: ['envoy', 'shutdown-manager', ...args], lifecycle: { preStop: { exec: { command: ['/bin/contour', 'envoy', 'shutdown', ...(check ? [`--check-delay=${check}`] : [])] } } } },
+  });
+  const envoy = (httpGet: JsonObject = { path: '/shutdown', port: 8090 }, ports: JsonObject[] = []): { name: string; raw: JsonObject } => ({ name: 'envoy', raw: { name: 'envoy', image: 'envoyproxy/envoy:v1.31.0', ports, lifecycle: { preStop: { httpGet } } } });
+  const delay = (e = envoy(), m = manager(), annotations: Record<string, string> = {}) => podPreStopDelay(e, annotations, undefined, [m, e]);
+
+  test('lasts as long as the shutdown-manager hook: at least 60s by default, its --check-delay when set', () => {
+    expect(delay()).toEqual({ kind: 'httpGet', awaits: 'shutdown-manager', program: 'contour-envoy-shutdown', seconds: 60, bound: 'at-least' });
+    expect(delay(envoy(), manager([], '20s')).seconds).toBe(20);
+  });
+
+  test('without the pod it is an httpGet of unknown duration, as before', () => {
+    expect(podPreStopDelay(envoy(), {})).toEqual({ kind: 'httpGet' });
+  });
+
+  test('only the path and port the program serves, on the pod itself: --serve-port moves it, a named port of the container resolves', () => {
+    expect(delay(envoy({ path: '/shutdown', port: 8090 }), manager(['--serve-port=9001'])).awaits).toBeUndefined();
+    expect(delay(envoy({ path: '/shutdown', port: 9001 }), manager(['--serve-port=9001'])).awaits).toBe('shutdown-manager');
+    expect(delay(envoy({ path: '/shutdown', port: 'admin' }, [{ name: 'admin', containerPort: 8090 }])).awaits).toBe('shutdown-manager');
+    expect(delay(envoy({ path: '/healthz', port: 8090 })).awaits).toBeUndefined();
+    expect(delay(envoy({ path: '/shutdown', port: 8090, host: 'other.example' })).awaits).toBeUndefined();
+  });
+
+  test('a container whose hook runs no such program is not waited for', () => {
+    const other = { name: 'sidecar', raw: { name: 'sidecar', image: 'example/x:1', lifecycle: { preStop: { exec: { command: ['/bin/contour', 'envoy', 'shutdown'] } } } } };
+    expect(podPreStopDelay(envoy(), {}, undefined, [other, envoy()])).toEqual({ kind: 'httpGet' });
+  });
+
+  test('the prestop-seconds hint: the waiting hook own entry wins; the shutdown-manager entry carries over', () => {
+    expect(delay(envoy(), manager(), { [PRESTOP_SECONDS_HINT]: 'envoy=90' })).toMatchObject({ seconds: 90, hinted: true });
+    expect(delay(envoy(), manager(), { [PRESTOP_SECONDS_HINT]: 'shutdown-manager=120' })).toMatchObject({ awaits: 'shutdown-manager', seconds: 120 });
   });
 });
