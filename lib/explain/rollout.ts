@@ -215,7 +215,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
         else if (ds.fires) plan.notes.push(`${without}: node-local traffic through it is dropped${cite(daemonsetSurge.meta.id)}`);
         else if (ds.hostPorts.length > 0)
           plan.notes.push(
-            `${without}: the pod binds node ports (${ds.hostPorts.join(', ')}), so it cannot surge (a new pod cannot start next to the old one on its node): the rollout replaces the pods in place, up to maxUnavailable nodes at a time, and node-local traffic to a node is dropped while its pod is replaced, unless its source stops sending there first (a load balancer whose health check sees the node's pod unready while it drains)`,
+            `${without}: the pod binds node ports (${ds.hostPorts.join(', ')}), so it cannot surge (a new pod cannot start next to the old one on its node): the rollout replaces the pods in place, up to maxUnavailable nodes at a time, and node-local traffic to a node is dropped while its pod is replaced, unless its source stops sending there first (such as a load balancer whose health check marks the node down while its pod drains)`,
           );
         else plan.notes.push(`${without}: node-local traffic through it is dropped; surging first (maxSurge) needs Kubernetes >= 1.22`);
       }
