@@ -6,7 +6,7 @@ import { ContainerPort, ContainerView, get, num, Workload, workloadOf } from './
 export interface ServicePort {
   name?: string;
   port?: number;
-  /** targetPort as written, or the port number when absent (the API default). */
+  /** targetPort as written, or the port number when absent, 0 or "" (the API's defaults). */
   targetPort: number | string | undefined;
   protocol: string;
   index: number;
@@ -511,9 +511,10 @@ function serviceView(o: KObject): ServiceView {
     spec.ports.forEach((p, index) => {
       if (!isObject(p)) return;
       const port = num(p.port);
+      // (Absent, 0 or "": the port, as the API server defaults it: SetDefaults_Service.)
       let targetPort: number | string | undefined = port;
-      if (typeof p.targetPort === 'number') targetPort = p.targetPort;
-      else if (typeof p.targetPort === 'string') targetPort = /^\d+$/.test(p.targetPort) ? Number(p.targetPort) : p.targetPort;
+      if (typeof p.targetPort === 'number' && p.targetPort !== 0) targetPort = p.targetPort;
+      else if (typeof p.targetPort === 'string' && p.targetPort !== '') targetPort = /^\d+$/.test(p.targetPort) ? Number(p.targetPort) : p.targetPort;
       ports.push({ name: typeof p.name === 'string' ? p.name : undefined, port, targetPort, protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP', index });
     });
   }

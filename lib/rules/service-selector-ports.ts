@@ -211,7 +211,7 @@ spec:
         if (typeof tp !== 'number' || !anyDeclared || onlyAuxiliaryDeclared(all)) continue;
         if (all.some(({ c }) => c.ports.some((p) => p.containerPort === tp && p.protocol === sp.protocol))) continue;
         const other = all.find(({ c }) => c.ports.some((p) => p.containerPort === tp));
-        const what = written !== undefined ? `targetPort ${tp}` : `targetPort (defaults to port ${tp})`;
+        const what = written === undefined ? `targetPort (defaults to port ${tp})` : written === 0 || written === '' ? `targetPort ${JSON.stringify(written)} (defaults to port ${tp})` : `targetPort ${tp}`;
         ctx.report({
           object: s.obj,
           pointer,

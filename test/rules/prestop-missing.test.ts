@@ -288,6 +288,11 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 9091 for Service web but has no preStop hook/ }],
     },
     {
+      name: 'targetPort 0 is the port, as the API server defaults it: the message names 8080, not 0',
+      yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 8080, targetPort: 0}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
+    },
+    {
       name: 'served by a ClusterIP Service: proxies',
       yaml: wl(),
       findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],

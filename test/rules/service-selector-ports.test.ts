@@ -196,6 +196,11 @@ spec:
       findings: [{ severity: 'warning', pointer: '/spec/ports/0/targetPort', message: 'targetPort 8000/TCP is not declared by any container of Deployment/web' }],
     },
     {
+      name: 'targetPort 0 or "" defaults to port as the API server does (SetDefaults_Service): judged as that port, and named so',
+      yaml: wl() + svc({ ports: '[{name: a, port: 8080, targetPort: 0}, {name: b, port: 9090, targetPort: ""}]' }),
+      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: 'port "b" (9090): targetPort "" (defaults to port 9090)/TCP is not declared' }],
+    },
+    {
       name: 'targetPort absent: defaults to port, pointer at port',
       yaml: wl() + svc({ ports: '[{name: http, port: 80}]' }),
       findings: [{ severity: 'warning', pointer: '/spec/ports/0/port', message: 'targetPort (defaults to port 80)/TCP' }],
