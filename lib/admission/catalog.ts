@@ -925,7 +925,9 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const spreads =
         `(has(variables.podSpec.topologySpreadConstraints) && variables.podSpec.topologySpreadConstraints.exists(c, has(c.topologyKey) && c.topologyKey in ${keys} && ${selectsOwn('c.labelSelector')})) || ` +
         `(${hasAnti} && has(${anti}.requiredDuringSchedulingIgnoredDuringExecution) && ${anti}.requiredDuringSchedulingIgnoredDuringExecution.exists(t, has(t.topologyKey) && t.topologyKey in ${keys} && ${selectsOwn('t.labelSelector')})) || ` +
-        `(${hasAnti} && has(${anti}.preferredDuringSchedulingIgnoredDuringExecution) && ${anti}.preferredDuringSchedulingIgnoredDuringExecution.exists(w, has(w.podAffinityTerm) && has(w.podAffinityTerm.topologyKey) && w.podAffinityTerm.topologyKey in ${keys} && ${selectsOwn('w.podAffinityTerm.labelSelector')}))`;
+        `(${hasAnti} && has(${anti}.preferredDuringSchedulingIgnoredDuringExecution) && ${anti}.preferredDuringSchedulingIgnoredDuringExecution.exists(w, has(w.podAffinityTerm) && has(w.podAffinityTerm.topologyKey) && w.podAffinityTerm.topologyKey in ${keys} && ${selectsOwn('w.podAffinityTerm.labelSelector')})) || ` +
+        // Host ports (mesh-util hostPortBindings): two such pods never share a node (NodePorts).
+        `${RUNNING}.exists(c, has(c.ports) && c.ports.exists(p, (has(p.hostPort) && type(p.hostPort) == int && p.hostPort > 0) || (has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true && has(p.containerPort) && type(p.containerPort) == int)))`;
       const req = 'variables.podSpec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
       const pinsOne = (list: string, key: string) => `(has(${list}) && ${list}.exists(r, r.key == '${key}' && r.operator == 'In' && has(r.values) && size(r.values) == 1))`;
       const pinned =

@@ -3,7 +3,7 @@ import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/tra
 import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
-import { antiAffinityTerms, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
+import { antiAffinityTerms, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
 import { existingPointer, nodePinning, pdbAllowance, ReplicaBasis, replicaBasis } from './rollout-util';
 import { ObjectGraph } from '../model/graph';
 
@@ -39,7 +39,11 @@ function spreadBy(w: Workload): string | undefined {
   const c = spreadConstraints(w).find((x) => x.selectsOwn && x.topologyKey !== undefined && SPREAD_KEYS.has(x.topologyKey));
   if (c) return `topologySpreadConstraints on ${c.topologyKey}`;
   const t = antiAffinityTerms(w).find((x) => x.selectsOwn && x.topologyKey !== undefined && SPREAD_KEYS.has(x.topologyKey));
-  return t ? `pod anti-affinity on ${t.topologyKey}` : undefined;
+  if (t) return `pod anti-affinity on ${t.topologyKey}`;
+  // Host ports: two of these pods never share a node (kube-scheduler's NodePorts filter), like a
+  // required hostname anti-affinity (the upstream minio example's hostPort 9000).
+  const ports = hostPortBindings(w);
+  return ports.length ? `host ports (${hostPortsPhrase(ports)}): at most one pod per node` : undefined;
 }
 
 /**
@@ -84,7 +88,9 @@ when an HPA targets it) that has neither
 - a \`topologySpreadConstraints\` entry with \`topologyKey\` \`kubernetes.io/hostname\` or
   \`topology.kubernetes.io/zone\` whose \`labelSelector\` selects its own pod labels.
 
-Anti-affinity on the zone key is accepted too (it separates nodes as well). Templates pinned to one node
+Anti-affinity on the zone key is accepted too (it separates nodes as well), and so are host ports (a \`hostPort\`, or
+declared ports with \`hostNetwork: true\`): kube-scheduler's NodePorts filter never puts two such pods on one node.
+Templates pinned to one node
 (\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped.
 
 When the template has spreading rules that do not count, the message names each one and why: a selector that

@@ -60,6 +60,8 @@ spec:
 
 ruleTester(replicasNotSpread, {
   valid: [
+    { name: 'host ports: two of these pods never share a node (NodePorts), like required hostname anti-affinity (the minio example)', yaml: workload('', { kind: 'StatefulSet' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 9000}]') },
+    { name: 'hostNetwork with a declared port: a host port too', yaml: workload('      hostNetwork: true\n') },
     { name: 'hostname spread constraint', yaml: workload(tsc('kubernetes.io/hostname')) },
     { name: 'zone spread constraint', yaml: workload(tsc('topology.kubernetes.io/zone')) },
     { name: 'required hostname anti-affinity', yaml: workload(anti('required', 'kubernetes.io/hostname')) },
