@@ -61,7 +61,7 @@ Options:
 ${'${fix}'}  --values FILE         values file for the Helm charts linted (repeatable, applied in order)
   --set KEY=VALUE       a value for the Helm charts linted, as helm template --set (repeatable)
   --release NAME        release name for rendering charts (default kubegrace)
-  --namespace NS        the namespace of objects that name none, as kubectl apply -n and helm
+  -n, --namespace NS    the namespace of objects that name none, as kubectl apply -n and helm
                         install -n put them (charts are rendered with it; default: helm's)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
@@ -125,7 +125,7 @@ export function runLint(argv: string[], io: CliIO): number {
       values: { type: 'string', multiple: true },
       set: { type: 'string', multiple: true },
       release: { type: 'string' },
-      namespace: { type: 'string' },
+      namespace: { type: 'string', short: 'n' },
       quiet: { type: 'boolean' },
       verbose: { type: 'boolean' },
       color: { type: 'boolean' },

@@ -69,6 +69,10 @@ describe('lint --namespace on files', () => {
     expect(shop.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === 'shop')).toBe(true);
   });
 
+  test('-n is --namespace, as in kubectl and helm', () => {
+    expect(pdbMissing(lint(['deployment.yaml', 'pdb.yaml', '-n', 'shop']).json)).toEqual([]);
+  });
+
   test('stdin too', () => {
     expect(pdbMissing(lint(['-', 'pdb.yaml', '--namespace', 'shop'], DEPLOYMENT).json)).toEqual([]);
     expect(pdbMissing(lint(['-', 'pdb.yaml'], DEPLOYMENT).json)).toEqual(['default/web']);
