@@ -1,6 +1,6 @@
 import { Fix, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
-import { ObjectGraph } from '../model/graph';
+import { ObjectGraph, PdbView } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
@@ -51,12 +51,25 @@ function oneNodeEach(w: Workload): string | undefined {
  * StatefulSet or ReplicaSet with at least 2 replicas that no PodDisruptionBudget selects, with
  * what keeps one replica per node when something does.
  */
-export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string } | undefined {
+/**
+ * A budget that protects nothing: `both` minAvailable and maxUnavailable (mutually exclusive: the
+ * API rejects the PDB, so it never exists), or `neither` (the disruption controller then expects
+ * no healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
+ * only in the two branches; the API accepts it). Undefined for a budget that sets one of them.
+ */
+export function budgetProblem(p: PdbView): 'both' | 'neither' | undefined {
+  if (p.minAvailable !== undefined && p.maxUnavailable !== undefined) return 'both';
+  if (p.minAvailable === undefined && p.maxUnavailable === undefined) return 'neither';
+  return undefined;
+}
+
+export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string; empty: PdbView[] } | undefined {
   if (!KINDS.has(w.kind)) return undefined;
   const basis = replicaBasis(graph, w);
   if (!basis || basis.replicas < 2) return undefined;
-  if (graph.pdbsFor(w).length > 0) return undefined;
-  return { basis, oneNodeEach: oneNodeEach(w) };
+  const budgets = graph.pdbsFor(w);
+  if (budgets.some((p) => budgetProblem(p) === undefined)) return undefined;
+  return { basis, oneNodeEach: oneNodeEach(w), empty: budgets };
 }
 
 export const pdbMissing: Rule = {
@@ -64,7 +77,7 @@ export const pdbMissing: Rule = {
     id: 'pdb-missing',
     spec: 'PDB-001',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['error', 'warning'],
     description: 'replicas >= 2 (or HPA minReplicas >= 2) and no PDB selects the pods',
     doc: `Without a PodDisruptionBudget, a node drain, a cluster upgrade or autoscaler consolidation may evict every
 replica of a workload at the same time.
@@ -73,6 +86,12 @@ Condition (**warning**): a Deployment, StatefulSet or ReplicaSet with \`replicas
 HPA targets it) and no PodDisruptionBudget in its namespace whose selector matches the pod-template labels.
 Single-replica workloads are not reported: a budget cannot protect them without blocking drains
 (see \`pdb-blocks-eviction\`).
+
+A budget that selects the pods but protects nothing does not count; it is reported at the budget instead:
+- **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;
+- **warning:** it sets neither: the disruption controller then requires no healthy pod (\`getExpectedPodCount\`
+  sets the desired healthy count only from one of the two fields) and allows every eviction. A chart renders
+  this when a value is left empty (tempo-distributed's \`maxUnavailable:\` with nothing after it).
 
 Fix: add a budget; \`maxUnavailable\` is preferred because it follows scale changes:
 \`\`\`yaml
@@ -99,6 +118,21 @@ spec:
       if (!d) continue;
       const { basis, oneNodeEach: each } = d;
       const ns = nsPhrase(w.obj);
+      if (d.empty.length) {
+        // A budget selects the pods but protects nothing: said at the budget, whose fix it is.
+        for (const p of d.empty) {
+          const both = budgetProblem(p) === 'both';
+          ctx.report({
+            object: p.obj,
+            pointer: '/spec',
+            severity: both ? 'error' : 'warning',
+            message: both
+              ? `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so ${w.kind}/${w.obj.name} (${basis.phrase}) has no budget and a node drain or autoscaler consolidation may evict every replica at once; keep only maxUnavailable: 1 (it follows scale changes)`
+              : `PodDisruptionBudget/${p.obj.name} sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so ${w.kind}/${w.obj.name} (${basis.phrase}) is not protected; set maxUnavailable: 1`,
+          });
+        }
+        continue;
+      }
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',

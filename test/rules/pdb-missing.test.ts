@@ -47,6 +47,16 @@ ruleTester(pdbMissing, {
   ],
   invalid: [
     {
+      name: 'a PDB with both minAvailable and maxUnavailable (retail-store-sample-app\'s charts): the API rejects it, so the pods have none (error, at the budget)',
+      yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 2\n  maxUnavailable: 1\n'),
+      findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so Deployment/web (replicas 3) has no budget' }],
+    },
+    {
+      name: 'a PDB with neither (tempo-distributed renders maxUnavailable: with no value): it allows every eviction',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  maxUnavailable:\n'),
+      findings: [{ severity: 'warning', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so StatefulSet/web (replicas 3) is not protected; set maxUnavailable: 1' }],
+    },
+    {
       name: 'Deployment replicas 3 without any PDB',
       yaml: wl('Deployment', 3),
       findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'replicas 3 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}' }],
