@@ -2,7 +2,7 @@ import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
 import { isHelmHook } from './lb-util';
-import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor } from './rollout-util';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbSelector: Rule = {
@@ -29,7 +29,9 @@ Conditions:
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels.
 - **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
-  budget lets one workload's disruptions use up the other's allowance. Helm hooks (\`helm.sh/hook\`, such as the test
+  budget lets one workload's disruptions use up the other's allowance. Not reported when every matched workload is a
+  StatefulSet of one \`rollout-group\` (grafana/rollout-operator's zone-aware StatefulSets, Loki's and Mimir's
+  ingesters per zone): one budget over the group, allowing one pod down across all zones, is the design. Helm hooks (\`helm.sh/hook\`, such as the test
   Pod \`helm create\` labels like the Deployment) do not count: they exist only while the hook runs.
 
 Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):
@@ -99,7 +101,7 @@ spec:
       // A Helm hook (the test Pod `helm create` writes with the chart's labels) exists only while
       // the hook runs: it does not share the budget with the workload.
       const lasting = matched.filter((w) => !isHelmHook(w.obj));
-      if (lasting.length >= 2) {
+      if (lasting.length >= 2 && !rolloutGroup(lasting)) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',

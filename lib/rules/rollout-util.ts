@@ -220,3 +220,16 @@ export function operatorResourcesFor(graph: ObjectGraph, namespace: string | und
   }
   return e.list.filter((x) => x.maps.some((m) => matches(sel, m))).map((x) => x.obj);
 }
+
+/**
+ * The `rollout-group` the workloads share, when all of them carry it on their pod templates with
+ * the same value: grafana/rollout-operator's zone-aware StatefulSets (Loki, Mimir, Tempo ingesters
+ * in zones a, b and c). One budget and one Service over the group are the design (Loki's
+ * ingester-rollout PDB allows one ingester down across all zones; following "one budget per
+ * workload" would allow one per zone, every replica of a stream at once), not a mistake.
+ */
+export function rolloutGroup(ws: readonly Workload[]): string | undefined {
+  if (ws.length < 2) return undefined;
+  const v = ws[0].templateLabels['rollout-group'];
+  return v && ws.every((w) => w.kind === 'StatefulSet' && w.templateLabels['rollout-group'] === v) ? v : undefined;
+}

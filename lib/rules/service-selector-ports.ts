@@ -3,7 +3,7 @@ import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } fr
 import { Selector } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
-import { nsPhrase, operatorResourcesFor } from './rollout-util';
+import { nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
 import { nameOf } from './util';
 
 /** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
@@ -125,7 +125,8 @@ export const serviceSelectorPorts: Rule = {
   metrics-only Services (scraped per endpoint), when the other matches are Helm hooks (\`helm.sh/hook\`, e.g. test
   pods), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
   \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
-  pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo).
+  pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo),
+  nor when they are the StatefulSets of one \`rollout-group\` (zone-aware replicas of one component, grafana/rollout-operator).
 
 **Fix:** make the selector equal to the workload's \`spec.selector.matchLabels\`, and use a declared port name:
 
@@ -178,7 +179,7 @@ spec:
       // documented canary pattern.
       const lasting = matched.filter((w) => !isHelmHook(w.obj));
       // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
-      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting)) {
+      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !rolloutGroup(lasting)) {
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',

@@ -42,6 +42,10 @@ spec:
 ruleTester(pdbSelector, {
   valid: [
     {
+      name: 'one budget over the zone StatefulSets of a rollout-group (Loki\'s ingester-rollout PDB: one ingester down across all zones)',
+      yaml: ['a', 'b', 'c'].map((z) => wl(`ingester-zone-${z}`, `{app: ingester-zone-${z}, rollout-group: ingester}`, 'StatefulSet')).join('') + pdb('ingester-rollout', '{matchLabels: {rollout-group: ingester}}'),
+    },
+    {
       name: 'helm create: the test hook Pod carries the Deployment\'s labels; it exists only while the hook runs, so the budget selects one workload',
       yaml: `${wl('web')}---
 apiVersion: v1
@@ -108,6 +112,14 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
       name: 'a custom resource whose labels the selector does not match is no excuse',
       yaml: wl('web') + prometheusCR('{app.kubernetes.io/name: prometheus}') + pdb('am', '{matchLabels: {app.kubernetes.io/name: alertmanager}}'),
       findings: [{ severity: 'warning', message: 'matches no workload' }],
+    },
+    {
+      name: 'a rollout-group label on Deployments, or with different values, is no zone-aware group',
+      yaml: wl('web', '{app: web, rollout-group: x}') + wl('api', '{app: api, rollout-group: x}') + wl('db-a', '{app: db-a, rollout-group: a, team: b}', 'StatefulSet') + wl('db-b', '{app: db-b, rollout-group: b, team: b}', 'StatefulSet') + pdb('x', '{matchLabels: {rollout-group: x}}') + pdb('db', '{matchLabels: {team: b}}'),
+      findings: [
+        { severity: 'warning', object: 'PodDisruptionBudget/x', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/api)' },
+        { severity: 'warning', object: 'PodDisruptionBudget/db', message: 'matches the pods of 2 workloads (StatefulSet/db-a, StatefulSet/db-b)' },
+      ],
     },
     {
       name: 'a PDB matching the pods of several workloads',

@@ -86,6 +86,10 @@ spec:
     },
     { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
     {
+      name: 'one Service over the zone StatefulSets of a rollout-group (Loki\'s loki-ingester over ingester-zone-a/b/c)',
+      yaml: ['a', 'b'].map((z) => wl({ kind: 'StatefulSet', name: `ingester-zone-${z}`, labels: `app: ingester, zone: ${z}, rollout-group: ingester` })).join('') + svc({ name: 'ingester', selector: 'rollout-group: ingester' }),
+    },
+    {
       name: 'vault-helm HA: vault-active and vault-standby select the label Vault writes on its own pod (service_registration "kubernetes")',
       yaml:
         wl({ kind: 'StatefulSet', name: 'vault', labels: 'app: vault', ports: '[{name: http, containerPort: 8200}]', serviceName: 'vault-internal' }).replace('image: web:1', 'image: "hashicorp/vault:1.20.4"') +
