@@ -34,8 +34,15 @@ function purposeName(p: ServedPort): string | undefined {
  */
 function isMetricsPort(p: ServedPort): boolean {
   const name = purposeName(p);
-  return name !== undefined && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name));
+  if (name !== undefined && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name))) return true;
+  // Whatever the Service port is called ("tcp"), a port any name of which says gossip is peer
+  // membership (memberlist, Serf), not client traffic: members talk by address from the gossip
+  // state and announce their leave, so no endpoint removal is raced (Loki's memberlist Service).
+  return [p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined, p.containerPort?.name].some((n) => n !== undefined && GOSSIP_PORT.test(n));
 }
+
+/** Port names of cluster-membership gossip: memberlist (Loki, Mimir, Tempo), Serf (Consul's serflan/serfwan), "gossip". */
+const GOSSIP_PORT = /gossip|memberlist|serf/i;
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
   const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];

@@ -53,7 +53,8 @@ This rule is about the start of a pod's life.
 not Jobs or CronJobs; every main container and native sidecar that receives a Service-targeted port
 carrying user traffic. Metrics and operator ports (by name: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
-(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service) and kube-rbac-proxy ports that a ServiceMonitor scrapes do not
+(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service), gossip ports (any name with \`gossip\`, \`memberlist\` or \`serf\`: peer
+membership) and kube-rbac-proxy ports that a ServiceMonitor scrapes do not
 count, and neither do containers the Istio injector
 writes at admission (\`image: auto\`, as in the istio/gateway chart), whose probes come from the injection
 template.

@@ -154,6 +154,10 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       name: 'unknown served, the only declared port is the probes\' (Envoy Gateway\'s readiness/19003): not assumed served',
       yaml: wl({ service: false, podSpec: app().replace('{name: http, containerPort: 8080}', '{name: readiness, containerPort: 19003}') }),
     },
+    {
+      name: 'a gossip port is peer membership, not client traffic, whatever the Service port is called (Loki\'s memberlist Service: tcp to http-memberlist)',
+      yaml: wl({ podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: http-memberlist, containerPort: 7946}]'), service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: tcp, port: 7946, targetPort: http-memberlist}]' }),
+    },
     { name: 'metrics-only Service is not traffic', yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: metrics, port: 9090, targetPort: 9090}]' }) },
     {
       name: 'exporter Service (app.kubernetes.io/component: exporter) is scraped, not traffic',
