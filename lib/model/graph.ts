@@ -455,6 +455,14 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
 }
 
 /**
+ * A Service port 80 or 443: the web's ports, which clients use whatever the port is named (Loki's
+ * gateway, its single entry point for push and query, names its only port http-metrics).
+ */
+export function isWebPort(p: ServicePort): boolean {
+  return p.port === 80 || p.port === 443;
+}
+
+/**
  * Port names of endpoints for operators and probes rather than clients (diagnostics, health, admin,
  * profiling): no evidence of traffic on their own. Used only where no Service says which ports are
  * routed, e.g. teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service.
@@ -520,7 +528,7 @@ function serviceView(o: KObject): ServiceView {
   }
   const metricsOnly =
     ports.length > 0 &&
-    ports.every((p) => (p.name !== undefined && METRICS_PORT.test(p.name)) || (typeof p.targetPort === 'string' && METRICS_PORT.test(p.targetPort)));
+    ports.every((p) => !isWebPort(p) && ((p.name !== undefined && METRICS_PORT.test(p.name)) || (typeof p.targetPort === 'string' && METRICS_PORT.test(p.targetPort))));
   return {
     obj: o,
     selector: parseMapSelector(spec.selector),

@@ -1,4 +1,4 @@
-import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
+import { isWebPort, METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
 import { ContainerView, get, Workload } from './workload';
@@ -34,7 +34,7 @@ function purposeName(p: ServedPort): string | undefined {
  */
 function isMetricsPort(p: ServedPort): boolean {
   const name = purposeName(p);
-  if (name !== undefined && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name))) return true;
+  if (name !== undefined && !isWebPort(p.servicePort) && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name))) return true;
   // Whatever the Service port is called ("tcp"), a port any name of which says gossip is peer
   // membership (memberlist, Serf), not client traffic: members talk by address from the gossip
   // state and announce their leave, so no endpoint removal is raced (Loki's memberlist Service).

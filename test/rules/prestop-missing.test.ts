@@ -297,6 +297,11 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
     },
     {
+      name: 'a Service port 80 or 443 is for clients whatever it is named (Loki\'s and Tempo\'s gateways name their only port http-metrics)',
+      yaml: wl({ podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: http-metrics, containerPort: 8080}]'), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 80, targetPort: http-metrics}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
+    },
+    {
       name: 'served by a ClusterIP Service: proxies',
       yaml: wl(),
       findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
