@@ -255,9 +255,9 @@ function blockingConstraint(c: string): string {
   return `((!has(${c}.whenUnsatisfiable) || ${c}.whenUnsatisfiable == 'DoNotSchedule') && ${selectsOwn(`${c}.labelSelector`)} && !(has(${c}.matchLabelKeys) && 'pod-template-hash' in ${c}.matchLabelKeys))`;
 }
 
-/** A required hostname anti-affinity term selecting the own pods, without matchLabelKeys where they count (>= 1.31). */
+/** A required hostname or zone anti-affinity term selecting the own pods, without matchLabelKeys where they count (>= 1.31). */
 function blockingTerm(t: string, keysOn: boolean): string {
-  return `(has(${t}.topologyKey) && ${t}.topologyKey == 'kubernetes.io/hostname' && ${selectsOwn(`${t}.labelSelector`)}${keysOn ? ` && !(has(${t}.matchLabelKeys) && 'pod-template-hash' in ${t}.matchLabelKeys)` : ''})`;
+  return `(has(${t}.topologyKey) && ${t}.topologyKey in ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'] && ${selectsOwn(`${t}.labelSelector`)}${keysOn ? ` && !(has(${t}.matchLabelKeys) && 'pod-template-hash' in ${t}.matchLabelKeys)` : ''})`;
 }
 
 /** A JS regular expression used case-insensitively, as an RE2 pattern literal (`(?i)` flag). */
@@ -717,7 +717,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           `${prefix('spread-blocks-surge', 'warning')} + (size(variables.unknownKeys) > 0 ? ` +
           `'a DoNotSchedule topologySpreadConstraint spreads over ' + variables.unknownKeys[0].topologyKey + ', a key under the prefixes Kubernetes reserves that is not a well-known node label: kube-scheduler rejects every node without it, so unless the nodes were labelled with it every pod stays Pending; use a label the nodes carry (topology.kubernetes.io/zone, kubernetes.io/hostname)' : ` +
           `variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) ? ` +
-          `(variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on kubernetes.io/hostname') + ` +
+          `(variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on a node or zone key') + ` +
           `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]' : ` +
           `'the pod binds host ports while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod cannot run on a node that still runs an old pod, so with no spare node it stays Pending and the rollout stalls; set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}, or keep a spare node')`,
       },

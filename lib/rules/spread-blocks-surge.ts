@@ -1,7 +1,7 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { get } from '../model/workload';
 import { DeploymentRollout, Workload } from '../model/workload';
-import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints, unknownReservedKey } from './mesh-util';
+import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints, unknownReservedKey, ZONE_KEYS } from './mesh-util';
 import { existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
 
 export const spreadBlocksSurge: Rule = {
@@ -13,7 +13,7 @@ export const spreadBlocksSurge: Rule = {
     description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge; DoNotSchedule on a reserved topologyKey no node carries by default',
     doc: `During a rolling update the scheduler counts old and new pods together. A hard spreading rule (a
 topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\`, which is the default when the field is
-absent, or a required pod anti-affinity on \`kubernetes.io/hostname\`) that selects the workload's own pods can
+absent, or a required pod anti-affinity on \`kubernetes.io/hostname\` or a zone key) that selects the workload's own pods can
 then leave the surge pod Pending: on a small cluster every node or domain is already "full" with an old pod.
 When the rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the
 rollout stalls until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same
@@ -26,7 +26,8 @@ so the surge pod needs a node without one.
 - **warning:** resolved \`surge >= 1\` and resolved \`maxUnavailable\` 0 (the default 25%/25% with 2 or 3 replicas, or
   an explicit \`maxUnavailable: 0\`), and either a DoNotSchedule spread constraint selecting the own pods without
   \`matchLabelKeys: [${POD_TEMPLATE_HASH}]\` (the field works from 1.27: alpha 1.25 and off, so it does not count
-  below), or a required hostname anti-affinity term selecting the own pods without it (\`matchLabelKeys\` on affinity
+  below), or a required hostname or zone anti-affinity term selecting the own pods without it (a zone term keeps the
+  surge pod out of every zone that runs an old pod: 3 replicas in 3 zones stall every rollout) (\`matchLabelKeys\` on affinity
   terms: \`MatchLabelKeysInPodAffinity\`, alpha 1.29, beta and on 1.31, GA 1.33, KEP-3633). With \`maxUnavailable >= 1\`
   the controller removes an old pod and frees room, so the rollout proceeds and nothing is reported.
 - **warning:** the same surge-only rollout of a pod that binds host ports: a \`hostPort\` (> 0) of a main container or
@@ -130,7 +131,10 @@ downtime.
         });
       }
       for (const t of antiAffinityTerms(w)) {
-        if (!t.required || t.topologyKey !== HOSTNAME_KEY || !t.selectsOwn) continue;
+        // (Hostname or zone: a zone term keeps the surge pod out of every zone that runs an old pod,
+        // as gke-stateful-mysql's 3 replicas in 3 zones.)
+        if (!t.required || t.topologyKey === undefined || (t.topologyKey !== HOSTNAME_KEY && !ZONE_KEYS.includes(t.topologyKey)) || !t.selectsOwn) continue;
+        const zone = t.topologyKey !== HOSTNAME_KEY;
         const hasHash = t.matchLabelKeys.includes(POD_TEMPLATE_HASH);
         if (hasHash && affinityKeysOn) continue;
         const fix = affinityKeysOn
@@ -141,7 +145,7 @@ downtime.
           fix: affinityRepair(w, t.pointer, t.index, affinityKeysOn),
           pointer: t.pointer,
           severity: 'warning',
-          message: `required pod anti-affinity on ${HOSTNAME_KEY} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every node that still runs an old pod while ${rollout}: when there are no more nodes than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
+          message: `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every ${zone ? 'zone' : 'node'} that still runs an old pod while ${rollout}: when there are no more ${zone ? 'zones' : 'nodes'} than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
         });
       }
       if (hostPorts.length) reportHostPorts(w, hostPorts, d, basis, rollout);

@@ -57,7 +57,6 @@ ruleTester(spreadBlocksSurge, {
           - {weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}}
 `),
     },
-    { name: 'required anti-affinity on the zone key is not a hostname rule', yaml: deploy(requiredAnti('', 'topology.kubernetes.io/zone')) },
     { name: 'StatefulSets do not surge', yaml: deploy(tsc(dns), { kind: 'StatefulSet' }) },
     { name: 'minDomains with DoNotSchedule (default) on 1.30', yaml: deploy(tsc(`minDomains: 3, ${hash}`)), kubeVersion: '1.30' },
     { name: 'host ports with maxSurge 0, maxUnavailable 1: an old pod frees its node first', yaml: deploy('', { replicas: '2', containers: envoy, strategy: rolling('0', '1') }) },
@@ -132,6 +131,12 @@ spec:
   maxReplicas: 8
 `,
       findings: [{ severity: 'warning', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web)' }],
+    },
+    {
+      name: 'required zone anti-affinity (gke-stateful-mysql, 3 replicas in 3 zones): the surge pod finds no zone without an old pod',
+      yaml: deploy(requiredAnti('', 'topology.kubernetes.io/zone'), { replicas: '3' }),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0', message: /^required pod anti-affinity on topology.kubernetes.io\/zone \(requiredDuringSchedulingIgnoredDuringExecution\[0\]\) keeps the surge pod off every zone that still runs an old pod .*when there are no more zones than replicas/ }],
     },
     {
       name: 'required hostname anti-affinity (argo-cd HA style) on 1.31: add matchLabelKeys to the term',
