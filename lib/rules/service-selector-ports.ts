@@ -1,6 +1,6 @@
 import { Rule } from '../engine/types';
 import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
-import { Selector } from '../model/selector';
+import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
 import { nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
@@ -101,7 +101,8 @@ export const serviceSelectorPorts: Rule = {
   closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
   the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
-  selector matches (an operator creates those pods: prometheus-operator, ...). Labels a pod gets besides its
+  selector matches (an operator creates those pods: prometheus-operator, ...), nor when a ReplicationController's
+  template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). Labels a pod gets besides its
   template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
   \`apps.kubernetes.io/pod-index\`, \`controller-revision-hash\`: per-pod Services) and those Vault writes on its own
   pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
@@ -159,6 +160,8 @@ spec:
       if (!matched.length) {
         if (!namespaceHasWorkloads(g, s.obj)) continue;
         if (operatorResourcesFor(g, s.obj.namespace, s.selector).length) continue;
+        // A ReplicationController's pods are endpoints too (kubegrace models no RC otherwise).
+        if (g.ofKindIn('ReplicationController', s.obj.namespace).some((rc) => matches(s.selector, stringMap(get(rc.raw, 'spec', 'template', 'metadata', 'labels'))))) continue;
         const governed = governedStatefulSets(g, s);
         if (s.headless && s.ports.length === 0 && governed.length === 0) continue;
         const near = closest(g, s);

@@ -86,6 +86,24 @@ spec:
     },
     { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
     {
+      name: 'a Service for the pods of a ReplicationController (the upstream guestbook-go example), beside another workload',
+      yaml:
+        wl({ name: 'redis', labels: 'app: redis' }) +
+        `---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: guestbook}
+spec:
+  replicas: 3
+  selector: {app: guestbook}
+  template:
+    metadata: {labels: {app: guestbook}}
+    spec:
+      containers: [{name: guestbook, image: guestbook:v3, ports: [{name: http-server, containerPort: 3000}]}]
+` +
+        svc({ name: 'guestbook', selector: 'app: guestbook', ports: '[{port: 3000, targetPort: http-server}]' }),
+    },
+    {
       name: 'one Service over the zone StatefulSets of a rollout-group (Loki\'s loki-ingester over ingester-zone-a/b/c)',
       yaml: ['a', 'b'].map((z) => wl({ kind: 'StatefulSet', name: `ingester-zone-${z}`, labels: `app: ingester, zone: ${z}, rollout-group: ingester` })).join('') + svc({ name: 'ingester', selector: 'rollout-group: ingester' }),
     },
