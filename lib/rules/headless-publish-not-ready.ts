@@ -45,6 +45,9 @@ function peerNeed(w: Workload, catalog: Catalog, patterns: RegExp[] | undefined)
   const hint = w.annotations[PEER_DISCOVERY_HINT]?.trim().toLowerCase();
   if (hint === 'false') return undefined;
   if (hint === 'true') return `${PEER_DISCOVERY_HINT}: "true"`;
+  // (The image guess: one replica, as written, has no peer to discover; a standalone RabbitMQ or
+  // MongoDB. A StatefulSet scaled by an HPA is rare; spec.replicas is what the manifest says.)
+  if (w.replicas !== undefined && w.replicas <= 1) return undefined;
   if (patterns) {
     for (const c of w.containers) {
       const name = imageName(c.image);
@@ -91,7 +94,8 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   the pod template or StatefulSet carries \`${PEER_DISCOVERY_HINT}: "true"\`, or a main container runs a known clustered
   datastore: the peer-discovery entries of the catalog of well-known workloads ([docs/catalog.md](../catalog.md):
   Cassandra, CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB,
-  Consul, NATS, RabbitMQ; a policy adds or disables entries in \`spec.catalog\`). The param \`peerDiscoveryImages\`
+  Consul, NATS, RabbitMQ; a policy adds or disables entries in \`spec.catalog\`), when it runs more than one replica (a
+  single member, such as a standalone RabbitMQ, has no peer to discover). The param \`peerDiscoveryImages\`
   (regexes on the image name without registry and tag), when a policy sets it, replaces the catalog's list.
   \`${PEER_DISCOVERY_HINT}: "false"\` turns the image guess off. Not reported when another Service selecting the
   pods already publishes not-ready addresses (e.g. per-pod "announce" Services, as the redis-ha chart uses).

@@ -83,6 +83,11 @@ ruleTester(headlessPublishNotReady, {
   ],
   invalid: [
     {
+      name: 'one replica of a clustered image has no peer to discover (a standalone RabbitMQ): serviceName on a ClusterIP Service is info, not the peer-discovery warning',
+      yaml: sts({ image: 'rabbitmq:3-management' }).replace('replicas: 3', 'replicas: 1') + svc({ headless: false }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; make/ }],
+    },
+    {
       name: 'Cassandra headless Service without publishNotReadyAddresses: info on the Service',
       yaml: sts() + svc(),
       findings: [{ severity: 'info', pointer: '/spec', object: 'Service/db', message: 'the headless Service of StatefulSet/db does not set publishNotReadyAddresses: true, but the app needs peer discovery before readiness (image cassandra:4.1' }],
