@@ -158,7 +158,11 @@ spec:
       if (!svc) {
         if (!g.servicesIn(w.obj.namespace).length) continue;
         const selecting = servicesSelecting(g, w);
-        const other = selecting.find((s) => s.headless) ?? selecting[0];
+        // (Among the headless Services: one named like serviceName (tempo-live-store for live-store), then
+        // one of this workload alone, before one shared by many, like Tempo's gossip ring.)
+        const headless = selecting.filter((s) => s.headless);
+        const other =
+          headless.find((s) => s.obj.name.includes(serviceName) || serviceName.includes(s.obj.name)) ?? headless.find((s) => g.workloadsFor(s).length === 1) ?? headless[0] ?? selecting[0];
         if (!other && !need) continue;
         ctx.report({
           object: w.obj,

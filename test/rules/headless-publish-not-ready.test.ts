@@ -152,6 +152,11 @@ ruleTester(headlessPublishNotReady, {
       findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'which is not headless' }],
     },
     {
+      name: 'the typo hint names the headless Service named like serviceName, not a gossip Service that comes first (Tempo\'s live-store and tempo-gossip-ring)',
+      yaml: sts({ image: 'nginx:1', serviceName: 'live-store' }) + svc({ name: 'tempo-gossip-ring' }) + svc({ name: 'tempo-live-store' }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: '(the headless Service/tempo-live-store selects its pods: a typo?)' }],
+    },
+    {
       name: 'serviceName names no Service while a headless Service with another name selects the pods: likely typo',
       yaml: sts({ image: 'nginx:1', serviceName: 'db-headles' }) + svc({ name: 'db-headless' }),
       findings: [{ severity: 'info', pointer: '/spec/serviceName', message: 'spec.serviceName "db-headles" names no Service in the linted set (the headless Service/db-headless selects its pods: a typo?)' }],
