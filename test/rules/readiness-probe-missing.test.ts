@@ -98,6 +98,11 @@ spec:
       findings: [{ severity: 'warning', pointer: C0, message: /but has no readinessProbe: it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one \(its Service publishes not-ready addresses, so readiness does not gate its traffic\); add/ }],
     },
     {
+      name: 'a datastore port number wins over an HTTP-like name: Redis on 6379 named redis-server gets a tcpSocket probe, not httpGet',
+      yaml: wl(app().replace('web:1', 'redis:7.2').replace('{name: http, containerPort: 8080}', '{name: redis-server, containerPort: 6379}'), { service: '  selector: {app: web}\n  ports: [{port: 6379, targetPort: redis-server}]' }),
+      findings: [{ severity: 'warning', pointer: C0, message: 'add a readinessProbe on a cheap endpoint, e.g. readinessProbe: {tcpSocket: {port: redis-server}, periodSeconds: 5}' }],
+    },
+    {
       name: 'the suggested probe uses the served port name',
       yaml: wl(app()),
       findings: [{ severity: 'warning', message: 'readinessProbe: {httpGet: {path: /readyz, port: http}' }],
