@@ -30,8 +30,9 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined): 
     if (httpPort) return `readinessProbe: {httpGet: {path: /readyz, port: ${httpPort.name}}, periodSeconds: 5} (use the app's own readiness path; a grpc probe on port ${portNum ?? name} works only if the app serves the gRPC health service)`;
     return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
   }
-  // (A datastore's or broker's well-known port number wins over a name: Redis on 6379 named redis-server.)
-  const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum);
+  // (A datastore's or broker's well-known port number wins over a name that does not say http: Redis
+  // on 6379 named redis-server. Dex's http on 5556 stays HTTP.)
+  const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum) && !/(^|[-_])https?($|[-_])/i.test(name);
   const http = health !== undefined || (!nonHttp && (HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum))));
   if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
   return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
