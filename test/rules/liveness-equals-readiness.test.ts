@@ -32,6 +32,34 @@ ${svc}`;
 }
 
 const probes = (live: string, ready: string) => `        livenessProbe: ${live}\n        readinessProbe: ${ready}`;
+
+/** The CloudNativePG chart's operator Deployment (cloudnative-pg 0.29.0): /readyz on the webhook port, HTTPS. */
+const cnpg = (args: string, port = 'webhook-server') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cnpg-cloudnative-pg, namespace: cnpg-system}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app.kubernetes.io/name: cloudnative-pg}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: cloudnative-pg}}
+    spec:
+      containers:
+      - name: manager
+        image: ghcr.io/cloudnative-pg/cloudnative-pg:1.30.0
+        command: [/manager]
+        args: ${args}
+        ports: [{containerPort: 8080, name: metrics}, {containerPort: 9443, name: webhook-server}]
+        livenessProbe: {httpGet: {path: /readyz, port: ${port}, scheme: HTTPS}, initialDelaySeconds: 3}
+        readinessProbe: {httpGet: {path: /readyz, port: ${port}, scheme: HTTPS}, initialDelaySeconds: 3}
+        startupProbe: {httpGet: {path: /readyz, port: ${port}, scheme: HTTPS}, failureThreshold: 6, periodSeconds: 5}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: cnpg-webhook-service, namespace: cnpg-system}
+spec:
+  selector: {app.kubernetes.io/name: cloudnative-pg}
+  ports: [{port: 443, targetPort: webhook-server}]
+`;
 const C0 = '/spec/template/spec/containers/0';
 
 ruleTester(livenessEqualsReadiness, {
@@ -77,6 +105,9 @@ ruleTester(livenessEqualsReadiness, {
       name: "catalog: Contour's Envoy, identical /ready on its health port 8002 (Envoy's admin /ready)",
       yaml: deploy(probes('{httpGet: {path: /ready, port: 8002}}', '{httpGet: {path: /ready, port: 8002}}')).replace('image: web:1', 'image: docker.io/envoyproxy/envoy:distroless-v1.39.0'),
     },
+    // CloudNativePG's operator: /readyz on its webhook server writes "OK" (catalog cloudnative-pg-readyz).
+    { name: 'catalog: CloudNativePG operator, identical /readyz on the webhook port (chart 0.29.0)', yaml: cnpg('[controller, --leader-elect, --max-concurrent-reconciles=10, --webhook-port=9443]') },
+    { name: 'catalog: CloudNativePG operator, /readyz on the port number 9443 (config/manager/manager.yaml)', yaml: cnpg('[controller, --leader-elect, --webhook-port=9443]', '9443') },
     { name: 'different grpc service', yaml: deploy(probes('{grpc: {port: 9090, service: liveness}}', '{grpc: {port: 9090}}')) },
     { name: 'only a liveness probe on a neutral path', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}}') },
     { name: 'only a readiness probe on /ready', yaml: deploy('        readinessProbe: {httpGet: {path: /ready, port: http}}') },
@@ -167,6 +198,11 @@ ruleTester(livenessEqualsReadiness, {
       name: '/ready on 19003 of another image is not Envoy Gateway\'s listener',
       yaml: deploy(probes('{httpGet: {path: /ready, port: 19003}}', '{httpGet: {path: /ready, port: 19003}}')).replace('image: web:1', 'image: example/envoy-gateway-lookalike:1'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'run the same check' }],
+    },
+    {
+      name: "the CloudNativePG image running the instance manager: its /readyz asks PostgreSQL, not the operator's catalog entry",
+      yaml: cnpg('[instance, run]'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /readyz, a readiness path' }],
     },
     {
       name: 'custom dependencyCheckPaths',
