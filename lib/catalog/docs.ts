@@ -3,7 +3,7 @@
  * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
  * rewrites it, and a test fails when the committed page differs.
  */
-import { ArgDelay, CatalogEntry, CatalogKind, ConfigValueSpec, isConfigValueSpec, PerListenerSpec, ProbeSpec } from './index';
+import { ArgDelay, CatalogEntry, CatalogKind, ConfigValueSpec, isConfigValueSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
 
 export const CATALOG_DOC = 'docs/catalog.md';
 
@@ -21,7 +21,7 @@ const KIND_USE: Record<CatalogKind, string> = {
   'prestop-program':
     'The preStop classification (`lib/timeline/prestop.ts`, kind `exec-known`) gives these hooks the delay below, so `grace-period-budget`, the load-balancer rules, the mesh rules and `kubegrace explain` count the same seconds. The delay is how long the container keeps accepting new connections once the hook starts. `kubegrace.dev/prestop-seconds` still wins. Messages advise the program\'s own knob instead of a sleep.',
   'serves-after-sigterm':
-    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags or from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
+    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags or from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or fixed in its code (no setting to advise). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
   'process-local-probe':
     'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
   'peer-discovery':
@@ -57,6 +57,11 @@ function configValueWords(s: ConfigValueSpec): string {
   return `from ${file}, each line${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}: ${combine}; ${s.default}s when none does${s.setting ? `; advised as ${code(s.setting)}` : ''}`;
 }
 
+function servesAfterSigtermWords(s: ServesAfterSigtermSpec): string {
+  if (isFixedSecondsSpec(s)) return `${s.bound === 'at-least' ? 'at least ' : ''}${s.seconds}s (fixed in the program; no setting changes it)`;
+  return isConfigValueSpec(s) ? configValueWords(s) : perListenerWords(s);
+}
+
 function probeWords(p: ProbeSpec): string {
   if (p.httpGet) return `httpGet${p.httpGet.path !== undefined ? ` path exactly ${code(p.httpGet.path)}` : ' (any path)'}${p.httpGet.port !== undefined ? ` on port ${code(String(p.httpGet.port))}` : ''}`;
   if (p.grpc) return `grpc${p.grpc.port !== undefined ? ` on port ${p.grpc.port}` : ''}${p.grpc.service !== undefined ? ` service ${code(p.grpc.service)}` : ''}`;
@@ -81,7 +86,7 @@ function effectLines(e: CatalogEntry): string[] {
       return out;
     }
     case 'serves-after-sigterm':
-      return [`**Keeps accepting after SIGTERM:** ${isConfigValueSpec(e.servesAfterSigterm!) ? configValueWords(e.servesAfterSigterm) : perListenerWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${perListenerWords(e.drain)}`] : [])];
+      return [`**Keeps accepting after SIGTERM:** ${servesAfterSigtermWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${perListenerWords(e.drain)}`] : [])];
     case 'process-local-probe':
       return [`**Process-local probes:** ${e.probes!.map(probeWords).join('; ')}`];
     case 'peer-discovery':

@@ -81,11 +81,29 @@ export interface ConfigValueSpec {
   setting?: string;
 }
 
-/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, or from its config file. */
-export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec;
+/**
+ * A fixed time the program keeps accepting after SIGTERM, set in its code and not configurable
+ * (the Knative activator's sleep of network.DefaultDrainTimeout, 45s).
+ */
+export interface FixedSecondsSpec {
+  seconds: number;
+  /** `at-least` when the program may keep accepting longer (a quiet period that each request restarts). */
+  bound?: 'exact' | 'at-least';
+}
+
+/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, or fixed. */
+export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec;
 
 export function isConfigValueSpec(s: ServesAfterSigtermSpec): s is ConfigValueSpec {
   return 'file' in s;
+}
+
+export function isFixedSecondsSpec(s: ServesAfterSigtermSpec): s is FixedSecondsSpec {
+  return 'seconds' in s;
+}
+
+export function isPerListenerSpec(s: ServesAfterSigtermSpec): s is PerListenerSpec {
+  return 'listener' in s;
 }
 
 /**
@@ -196,8 +214,8 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/match/command`, e.match.command],
       [`${p}/match/args`, e.match.args],
       [`${p}/preStop/command`, e.preStop?.command],
-      [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm && !isConfigValueSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.listener : undefined],
-      [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm?.value],
+      [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm && isPerListenerSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.listener : undefined],
+      [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm && !isFixedSecondsSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.value : undefined],
       [`${p}/drain/listener`, e.drain?.listener],
       [`${p}/drain/value`, e.drain?.value],
       ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
@@ -211,7 +229,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
     if (sas && isConfigValueSpec(sas) && !/\(\?<value>/.test(sas.value)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/servesAfterSigterm/value`);
     for (const key of ['servesAfterSigterm', 'drain'] as const) {
       const s = e[key];
-      if (!s || isConfigValueSpec(s)) continue;
+      if (!s || !isPerListenerSpec(s)) continue;
       if (!/\(\?<name>/.test(s.listener)) throw new CatalogError('the listener regex needs a (?<name>...) group', `${p}/${key}/listener`);
       if (!/\(\?<name>/.test(s.value) || !/\(\?<value>/.test(s.value)) throw new CatalogError('the value regex needs (?<name>...) and (?<value>...) groups', `${p}/${key}/value`);
     }
@@ -407,7 +425,7 @@ function compile(e: CatalogEntry): Compiled {
     args: m.args !== undefined ? new RegExp(m.args) : undefined,
     preStop: e.preStop ? new RegExp(e.preStop.command) : undefined,
     listener: {
-      serves: e.servesAfterSigterm && !isConfigValueSpec(e.servesAfterSigterm) ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
+      serves: e.servesAfterSigterm && isPerListenerSpec(e.servesAfterSigterm) ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
       drain: e.drain ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
     },
     probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
@@ -650,28 +668,29 @@ export class Catalog {
 
   /**
    * Seconds a program keeps accepting after SIGTERM by itself: from its args (Traefik's
-   * requestAcceptGraceTimeout per entry point) or from its config file (CoreDNS's lameduck in the
-   * Corefile), which `readFile` reads; without it, or when the input does not hold the file, the
-   * seconds are unknown.
+   * requestAcceptGraceTimeout per entry point), from its config file (CoreDNS's lameduck in the
+   * Corefile), which `readFile` reads (without it, or when the input does not hold the file, the
+   * seconds are unknown), or fixed in its code (the Knative activator's 45s).
    */
   servesAfterSigterm(c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact | undefined {
     const x = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.servesAfterSigterm);
     if (!x) return undefined;
     const spec = x.entry.servesAfterSigterm!;
     if (isConfigValueSpec(spec)) return this.configValue(x, spec, c, readFile);
+    if (isFixedSecondsSpec(spec)) return { entry: x.entry, seconds: spec.seconds, derivation: spec.bound === 'at-least' ? 'at least that long, fixed in the program' : 'fixed in the program' };
     return this.perListener(c, 'serves');
   }
 
   /**
    * What to write so that a known program keeps accepting for `seconds` after SIGTERM, for advice:
    * its own setting (the entry's `setting`) where it is short or cannot be read, with where to
-   * write it; undefined when the entry gives no setting or nothing is short.
+   * write it; undefined when the entry gives no setting (a fixed time has none) or nothing is short.
    */
   servesAfterSigtermSetting(c: ContainerLike, seconds: number, readFile?: ReadContainerFile): { entry: CatalogEntry; text: string } | undefined {
     const x = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.servesAfterSigterm);
     const spec = x?.entry.servesAfterSigterm;
-    if (!x || !spec) return undefined;
-    if (!isConfigValueSpec(spec)) {
+    if (!x || !spec || isFixedSecondsSpec(spec)) return undefined;
+    if (isPerListenerSpec(spec)) {
       const a = this.servesAfterSigtermArgs(c, seconds);
       return a && { entry: a.entry, text: `${a.args.join(' ')} in the container's args` };
     }

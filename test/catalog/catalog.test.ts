@@ -286,6 +286,44 @@ describe('serves after SIGTERM from a config file (CoreDNS lameduck)', () => {
   });
 });
 
+describe('serves after SIGTERM for a time fixed in the program (Knative activator)', () => {
+  const c = (image: string) => ({ image }) as unknown as JsonObject;
+  const DIGEST = '@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665';
+  test.each([
+    [`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`, 'knative-activator', 45, 'fixed in the program'],
+    ['gcr.io/knative-releases/knative.dev/serving/cmd/activator:v1.15.0', 'knative-activator', 45, 'fixed in the program'],
+  ])('%s: %s, %ss (%s)', (image, id, seconds, derivation) => {
+    const r = builtinCatalog().servesAfterSigterm(c(image));
+    expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual([id, seconds, derivation]);
+  });
+  test.each([
+    [`gcr.io/knative-releases/knative.dev/serving/cmd/autoscaler${DIGEST}`],
+    [`gcr.io/knative-releases/knative.dev/serving/cmd/controller${DIGEST}`],
+    [`gcr.io/knative-releases/knative.dev/eventing/cmd/webhook${DIGEST}`],
+    [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/controller:v1.3.0`],
+    ['example/activator:1'],
+  ])('%s is not matched', (image) => expect(builtinCatalog().servesAfterSigterm(c(image))).toBeUndefined());
+  test('no setting to advise: the time is not configurable', () => {
+    expect(builtinCatalog().servesAfterSigtermSetting(c(`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`), 60)).toBeUndefined();
+  });
+  test('a fixed time is seconds (and an optional bound) only: mixed with a per-listener or config-file spec, or a bad bound, it is rejected', () => {
+    const i = (shippedDoc().entries as JsonObject[]).findIndex((e) => e.id === 'knative-activator');
+    for (const extraField of [{ listener: '^--x=(?<name>.*)$' }, { file: { default: 'conf' } }, { bound: 'about' }, { seconds: -1 }]) {
+      const d = shippedDoc();
+      Object.assign((d.entries as JsonObject[])[i].servesAfterSigterm as JsonObject, extraField);
+      expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+    }
+  });
+  test('a policy can add a fixed-time entry', () => {
+    const cat = builtinCatalog().withOverride(
+      parseCatalogOverride({
+        add: [{ id: 'acme-proxy', kind: 'serves-after-sigterm', title: 'ACME proxy', match: { images: ['*/acme/proxy'] }, servesAfterSigterm: { seconds: 12 }, why: 'sleeps 12s after SIGTERM before closing its listener', source: ['acme/proxy main.go (shutdown)'] }],
+      }),
+    );
+    expect(cat.servesAfterSigterm(c('acme/proxy:3'))).toMatchObject({ seconds: 12, derivation: 'fixed in the program' });
+  });
+});
+
 describe('process-local probes', () => {
   const probe = (p: string) => yaml.load(p) as JsonObject;
   const c = (o: string) => yaml.load(o) as JsonObject;

@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { timelinesSvg, timelineText } from '../../lib/explain';
 import { coredns } from '../helpers/coredns';
+import { activator } from '../helpers/knative';
 import { citedRules, container, deployment, explainOne, explainText, policyWithout, policyWithParams, V133 } from './helpers';
 
 function lane(t: Timeline, name: string): Lane {
@@ -232,6 +233,22 @@ describe('termination timeline: a program that keeps serving after SIGTERM (Core
     expect(lane(t, 'coredns').phases.map((p) => p.kind)).toEqual(['drain']);
     expect(t.violations.map((v) => v.ruleId)).toEqual(['prestop-missing']);
     expect(t.assumptions).toContain('"coredns": CoreDNS health plugin lame duck mode (catalog coredns-lameduck): /etc/coredns/Corefile cannot be read (ConfigMap kube-system/coredns is not in the input: lint it with the workload to have the file read); drawn as accepting nothing after SIGTERM');
+  });
+});
+
+describe('termination timeline: a program that keeps serving for a time fixed in its code (Knative activator)', () => {
+  test('45s serving after SIGTERM, then the drain, within the grace period of 600s; the assumption names the catalog entry', () => {
+    const t = explainOne(activator(), { object: 'Deployment/activator' });
+    expect(lane(t, 'activator').phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['serving', 0, 45],
+      ['drain', 45, 55],
+    ]);
+    expect(laneEvents(t, 'activator')).toEqual(['sigterm@0', 'exit@55']);
+    expect(t.violations).toEqual([]);
+    expect(t.findings).toEqual([]);
+    expect(t.budget.binding).toMatchObject({ container: 'activator', servesAfter: 45, drain: 10, needed: 55, judged: true });
+    expect(t.assumptions).toContain('"activator": Knative Serving activator (sleeps network.DefaultDrainTimeout after SIGTERM) (catalog knative-activator): keeps accepting 45s after SIGTERM (fixed in the program), then drains; see docs/catalog.md');
+    expect(timelineText(t, { color: false })).toContain('activator: preStop 0s + serving after SIGTERM 45s + drain 10s = 55s needed, fits grace 600s');
   });
 });
 

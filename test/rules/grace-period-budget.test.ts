@@ -1,5 +1,6 @@
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
+import { activator } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 /** A served Deployment: the Service selects app=web. */
@@ -47,6 +48,7 @@ ruleTester(gracePeriodBudget, {
     { name: "CoreDNS lameduck 10s (the coredns chart's): 10s serving + 10s drain fit the default 30s", yaml: coredns() },
     { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
+    { name: 'Knative activator: 45s serving after SIGTERM + drain 10s fit its grace period of 600s', yaml: activator() },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
@@ -74,6 +76,11 @@ ruleTester(gracePeriodBudget, {
     { name: 'drain hint lowers the need', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 25}}}'), '"kubegrace.dev/drain-seconds": "5"') },
   ],
   invalid: [
+    {
+      name: 'Knative activator with the default grace period: 45s serving after SIGTERM + drain 10s exceed 30s',
+      yaml: activator({ grace: null }),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "activator": serving after SIGTERM 45s (fixed in the program) + drain 10s = 55s exceeds the default grace period (30s)' }],
+    },
     {
       name: 'CoreDNS lameduck 25s: it exits only after the lameduck and its drain, beyond the default 30s',
       yaml: coredns({ corefile: corefile('25s') }),

@@ -1,5 +1,6 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
+import { activator } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
@@ -242,6 +243,8 @@ spec:
     // A delay is judged as a preStop sleep is: only 0 s gives no time (the LB rules size longer windows).
     { name: 'CoreDNS with lameduck 1s: judged as a 1 s preStop sleep is, not reported', yaml: coredns({ corefile: corefile('1s') }) },
     { name: '...the same 1 s as a preStop sleep, for comparison', yaml: coredns({ corefile: corefile(), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 1}}}' }) },
+    // Fixed in the program's code (catalog knative-activator).
+    { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     {
       name: 'native sidecar serving a port is not a main container',
       yaml: wl({
@@ -254,6 +257,11 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: "another Knative Serving image (the autoscaler) is not the activator: it does not sleep after SIGTERM",
+      yaml: activator({ image: 'gcr.io/knative-releases/knative.dev/serving/cmd/autoscaler@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "activator": serves ports 8012, 8013, 8112 for Service activator-service but has no preStop hook' }],
+    },
     {
       name: 'served only by a headless Service: the lag is DNS and the clients\' resolved addresses, not proxies',
       yaml: wl({ service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
