@@ -286,12 +286,15 @@ describe('serves after SIGTERM from a config file (CoreDNS lameduck)', () => {
   });
 });
 
-describe('serves after SIGTERM for a time fixed in the program (Knative activator)', () => {
+describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks)', () => {
   const c = (image: string) => ({ image }) as unknown as JsonObject;
   const DIGEST = '@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665';
   test.each([
     [`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`, 'knative-activator', 45, 'fixed in the program'],
     ['gcr.io/knative-releases/knative.dev/serving/cmd/activator:v1.15.0', 'knative-activator', 45, 'fixed in the program'],
+    [`gcr.io/knative-releases/knative.dev/serving/cmd/webhook${DIGEST}`, 'knative-serving-webhook', 45, 'at least that long, fixed in the program'],
+    [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/webhook:v1.3.0${DIGEST}`, 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
+    ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/webhook:v0.50.0', 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
   ])('%s: %s, %ss (%s)', (image, id, seconds, derivation) => {
     const r = builtinCatalog().servesAfterSigterm(c(image));
     expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual([id, seconds, derivation]);

@@ -1,6 +1,6 @@
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
-import { activator } from '../helpers/knative';
+import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 /** A served Deployment: the Service selects app=web. */
@@ -49,6 +49,7 @@ ruleTester(gracePeriodBudget, {
     { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
     { name: 'Knative activator: 45s serving after SIGTERM + drain 10s fit its grace period of 600s', yaml: activator() },
+    { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
@@ -80,6 +81,11 @@ ruleTester(gracePeriodBudget, {
       name: 'Knative activator with the default grace period: 45s serving after SIGTERM + drain 10s exceed 30s',
       yaml: activator({ grace: null }),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "activator": serving after SIGTERM 45s (fixed in the program) + drain 10s = 55s exceeds the default grace period (30s)' }],
+    },
+    {
+      name: "Tekton Pipelines webhook: its manifest sets no grace period, so SIGKILL at 30s cuts the drainer's quiet period of at least 45s",
+      yaml: pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "webhook": serving after SIGTERM 45s (at least that long, fixed in the program) + drain 10s = 55s exceeds the default grace period (30s)' }],
     },
     {
       name: 'CoreDNS lameduck 25s: it exits only after the lameduck and its drain, beyond the default 30s',

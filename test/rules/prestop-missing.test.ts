@@ -1,6 +1,6 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
-import { activator } from '../helpers/knative';
+import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
@@ -243,8 +243,10 @@ spec:
     // A delay is judged as a preStop sleep is: only 0 s gives no time (the LB rules size longer windows).
     { name: 'CoreDNS with lameduck 1s: judged as a 1 s preStop sleep is, not reported', yaml: coredns({ corefile: corefile('1s') }) },
     { name: '...the same 1 s as a preStop sleep, for comparison', yaml: coredns({ corefile: corefile(), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 1}}}' }) },
-    // Fixed in the program's code (catalog knative-activator).
+    // Fixed in the program's code (catalog knative-activator, knative-serving-webhook, tekton-pipeline-webhook).
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
+    { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
+    { name: 'Tekton Pipelines webhook (catalog): the same drainer', yaml: pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }) },
     {
       name: 'native sidecar serving a port is not a main container',
       yaml: wl({
@@ -261,6 +263,11 @@ spec:
       name: "another Knative Serving image (the autoscaler) is not the activator: it does not sleep after SIGTERM",
       yaml: activator({ image: 'gcr.io/knative-releases/knative.dev/serving/cmd/autoscaler@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'container "activator": serves ports 8012, 8013, 8112 for Service activator-service but has no preStop hook' }],
+    },
+    {
+      name: 'a webhook image of another project is not a catalog drainer',
+      yaml: pkgWebhook({ image: 'example.com/github.com/acme/operator/cmd/webhook:v1', grace: null }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'but has no preStop hook' }],
     },
     {
       name: 'served only by a headless Service: the lag is DNS and the clients\' resolved addresses, not proxies',
