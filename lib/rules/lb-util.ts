@@ -386,7 +386,7 @@ export function spreadPointer(w: Workload): string {
  * pod (not in the template): `statefulset.kubernetes.io/pod-name` (`<name>-<ordinal>`) and
  * `apps.kubernetes.io/pod-index` on StatefulSet pods, `controller-revision-hash` on StatefulSet and
  * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches);
- * and those a well-known app writes on its own pod (VAULT_POD_LABELS).
+ * and those a well-known app writes on its own pod (VAULT_POD_LABELS, LONGHORN_POD_LABELS).
  */
 export function selectsPodsOf(sel: Selector, w: Workload): boolean {
   if (matches(sel, w.templateLabels)) return true;
@@ -427,9 +427,21 @@ export function runsVault(w: Workload): boolean {
   return w.containers.some((c) => VAULT_IMAGE.test(imageRepository(c.image).path));
 }
 
+/**
+ * longhorn-manager labels its own pod once its admission webhook, conversion webhook and recovery
+ * backend serve, and the chart's Services for them select those labels (longhorn/longhorn-manager
+ * types/types.go GetAdmissionWebhookLabel, GetConversionWebhookLabel, GetRecoveryBackendLabel:
+ * longhorn.io/<name>: longhorn-<name>; datastore AddLabelToManagerPod).
+ */
+const LONGHORN_MANAGER_IMAGE = /^(?:.+\/)?longhorn-manager$/;
+const ANY = () => true;
+const LONGHORN_POD_LABELS: Record<string, (v: string) => boolean> = { 'longhorn.io/admission-webhook': ANY, 'longhorn.io/conversion-webhook': ANY, 'longhorn.io/recovery-backend': ANY };
+
 function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   const byController = controllerAdded(w);
-  return runsVault(w) ? { ...byController, ...VAULT_POD_LABELS } : byController;
+  if (runsVault(w)) return { ...byController, ...VAULT_POD_LABELS };
+  if (w.containers.some((c) => LONGHORN_MANAGER_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...LONGHORN_POD_LABELS };
+  return byController;
 }
 
 function controllerAdded(w: Workload): Record<string, (v: string) => boolean> {

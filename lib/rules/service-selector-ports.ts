@@ -106,7 +106,9 @@ export const serviceSelectorPorts: Rule = {
   template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
   \`apps.kubernetes.io/pod-index\`, \`controller-revision-hash\`: per-pod Services) and those Vault writes on its own
   pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
-  \`vault-perf-standby\`: \`"true"\`/\`"false"\`, and \`vault-version\`), which vault-helm's HA Services select. Pods and ReplicaSets in the set whose
+  \`vault-perf-standby\`: \`"true"\`/\`"false"\`, and \`vault-version\`), which vault-helm's HA Services select, and those
+  longhorn-manager writes on its own pod once its webhooks and recovery backend serve (\`longhorn.io/admission-webhook\`,
+  \`longhorn.io/conversion-webhook\`, \`longhorn.io/recovery-backend\`), which the Longhorn chart's Services select. Pods and ReplicaSets in the set whose
   controller is not (a \`kubectl get pods,svc -o yaml\` dump) are endpoints too: a Service matching them is checked
   against them (one pod per controller), and they are not said to be mixed (pods of two ReplicaSets are also one
   Deployment mid-rollout). A headless Service without ports

@@ -116,6 +116,13 @@ spec:
         svc({ name: 'vault-internal', headless: true, selector: 'app: vault', ports: '[{name: http, port: 8200, targetPort: 8200}]' }),
     },
     {
+      name: 'Longhorn: the webhook and recovery-backend Services select the labels longhorn-manager writes on its own pod',
+      yaml:
+        wl({ kind: 'DaemonSet', name: 'longhorn-manager', labels: 'app: longhorn-manager', ports: '[{name: manager, containerPort: 9500}, {name: webhook, containerPort: 9502}, {name: recovery, containerPort: 9503}]' }).replace('image: web:1', 'image: "docker.io/longhornio/longhorn-manager:v1.9.0"') +
+        svc({ name: 'longhorn-admission-webhook', selector: 'longhorn.io/admission-webhook: longhorn-admission-webhook', ports: '[{name: admission-webhook, port: 9502, targetPort: webhook}]' }) +
+        svc({ name: 'longhorn-recovery-backend', selector: 'longhorn.io/recovery-backend: longhorn-recovery-backend', ports: '[{name: recovery-backend, port: 9503}]' }),
+    },
+    {
       name: 'per-pod Service selecting statefulset.kubernetes.io/pod-name (redis-ha announce)',
       yaml: wl({ kind: 'StatefulSet', name: 'redis', labels: 'app: redis', ports: '[{name: redis, containerPort: 6379}]', serviceName: 'redis' }) + svc({ name: 'redis-announce-0', selector: 'app: redis, statefulset.kubernetes.io/pod-name: redis-0', ports: '[{port: 6379, targetPort: redis}]' }),
     },
