@@ -226,6 +226,11 @@ export function runLint(argv: string[], io: CliIO): number {
       }
     }
   }
+  // Nothing was checked: said on stderr whatever the format (a CI step that lints a failed render,
+  // helm's error text redirected into the file, or an empty file, would otherwise pass in silence).
+  if (result.objects === 0 && result.files > 0 && result.errors.length === 0 && !values.quiet) {
+    io.stderr(`kubegrace: warning: no Kubernetes object in the input (${result.files} file${result.files === 1 ? '' : 's'}): nothing was checked; an empty file, a values file or a failed render (helm's error text) reads like this\n`);
+  }
   // Each input error is printed once: by the text report when it is shown, else here.
   if (!outputs.some((o) => o.format === 'text' && o.file === undefined)) {
     // Escaped as in every report: helm's message carries text from the chart (`fail "..."`).

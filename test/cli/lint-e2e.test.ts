@@ -234,3 +234,25 @@ describe('kubegrace rules', () => {
     expect(kg(['lint', '--help']).stdout).toMatch(/Exit codes/);
   });
 });
+
+describe('an input with no Kubernetes object', () => {
+  test('a failed render (helm\'s error text in the file, when it reads as a mapping), an empty stdin: warned on stderr in every format, exit 0; --quiet keeps it quiet', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kg-empty-'));
+    try {
+      // (Helm's usual error text has more colons and is a YAML syntax error, an input error: exit 2.)
+      fs.writeFileSync(path.join(dir, 'render.yaml'), 'Error: chart requires kubeVersion >=1.31.0-0 which is incompatible with Kubernetes v1.25.0\n');
+      for (const format of ['text', 'json', 'sarif']) {
+        const r = runCli(['lint', 'render.yaml', '--format', format], { cwd: dir, encoding: 'utf8' });
+        expect(r.status).toBe(0);
+        expect(r.stderr).toBe('kubegrace: warning: no Kubernetes object in the input (1 file): nothing was checked; an empty file, a values file or a failed render (helm\'s error text) reads like this\n');
+      }
+      expect(runCli(['lint', '-'], { cwd: dir, encoding: 'utf8', input: '' }).stderr).toContain('no Kubernetes object in the input');
+      expect(runCli(['lint', 'render.yaml', '--quiet'], { cwd: dir, encoding: 'utf8' }).stderr).toBe('');
+      // One object anywhere in the input: no warning.
+      fs.writeFileSync(path.join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+      expect(runCli(['lint', 'render.yaml', 'cm.yaml'], { cwd: dir, encoding: 'utf8' }).stderr).toBe('');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
