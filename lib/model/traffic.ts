@@ -27,12 +27,12 @@ function purposeName(p: ServedPort): string | undefined {
 }
 
 /**
- * A port for scrapes or operators rather than clients, by that name: metrics (METRICS_PORT, the
- * pattern graph.ts uses for metrics-only Services) or an operator's endpoint (OPERATOR_PORT:
- * status, health, admin, diagnostics...), judged per port, so that such a port of a mixed
- * Service does not make its container "served".
+ * A port for scrapes, operators or peers rather than clients, by its names: metrics (METRICS_PORT,
+ * the pattern graph.ts uses for metrics-only Services) or an operator's endpoint (OPERATOR_PORT:
+ * status, health, admin, diagnostics...) unless it is a Service port 80 or 443, or gossip; judged
+ * per port, so that such a port of a mixed Service does not make its container "served".
  */
-function isMetricsPort(p: ServedPort): boolean {
+function notClientPort(p: ServedPort): boolean {
   const name = purposeName(p);
   if (name !== undefined && !isWebPort(p.servicePort) && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name))) return true;
   // Whatever the Service port is called ("tcp"), a port any name of which says gossip is peer
@@ -115,10 +115,11 @@ function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
 }
 
 /**
- * Served ports that carry user traffic: graph.servedPorts without metrics-named ports of mixed
- * Services, without Services of exporters (`app.kubernetes.io/component: exporter`) and without
- * kube-rbac-proxy ports that a ServiceMonitor scrapes. Prometheus scrapes those through the endpoints,
- * not through kube-proxy, and a missed scrape is not lost traffic.
+ * Served ports that carry user traffic: graph.servedPorts without the ports for scrapes, operators
+ * and peers (notClientPort: metrics- and operator-named ports except on a Service port 80 or 443,
+ * gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
+ * ports that a ServiceMonitor scrapes. Prometheus scrapes through the endpoints, not through
+ * kube-proxy, and a missed scrape is not lost traffic.
  */
 export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
   return trafficPortsOf(graph, w).slice();
@@ -126,7 +127,7 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
 
 /** trafficPorts, computed once per workload and run (not to be mutated). */
 export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
-  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !isMetricsPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
+  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !notClientPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
 }
 
 /**
