@@ -1,7 +1,7 @@
 import { Rule, Severity } from '../engine/types';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
-import { fmtIntOrPercent, PdbPods, pdbPods } from './rollout-util';
+import { budgetProblem, fmtIntOrPercent, PdbPods, pdbPods } from './rollout-util';
 
 const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate the PDB with ${HINT.ignore}: pdb-blocks-eviction`;
 
@@ -19,6 +19,8 @@ export interface PdbBlockDecision {
 }
 
 export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBlockDecision | undefined {
+  // (Both minAvailable and maxUnavailable: the API rejects the budget, which pdb-missing reports.)
+  if (budgetProblem(p) === 'both') return undefined;
   const matched = graph.workloadsForPdb(p);
   if (!matched.length) return undefined;
   const pods = pdbPods(graph, matched);

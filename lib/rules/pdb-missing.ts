@@ -4,7 +4,7 @@ import { ObjectGraph, PdbView } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
+import { budgetProblem, labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
@@ -48,21 +48,10 @@ function oneNodeEach(w: Workload): string | undefined {
 
 /**
  * The rule's decision for one workload, shared with explain: defined (reported) for a Deployment,
- * StatefulSet or ReplicaSet with at least 2 replicas that no PodDisruptionBudget selects, with
- * what keeps one replica per node when something does.
+ * StatefulSet or ReplicaSet with at least 2 replicas that no working PodDisruptionBudget protects,
+ * with what keeps one replica per node when something does, and (`empty`) the budgets that select
+ * it but protect nothing (budgetProblem), which the rule reports instead.
  */
-/**
- * A budget that protects nothing: `both` minAvailable and maxUnavailable (mutually exclusive: the
- * API rejects the PDB, so it never exists), or `neither` (the disruption controller then expects
- * no healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
- * only in the two branches; the API accepts it). Undefined for a budget that sets one of them.
- */
-export function budgetProblem(p: PdbView): 'both' | 'neither' | undefined {
-  if (p.minAvailable !== undefined && p.maxUnavailable !== undefined) return 'both';
-  if (p.minAvailable === undefined && p.maxUnavailable === undefined) return 'neither';
-  return undefined;
-}
-
 export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string; empty: PdbView[] } | undefined {
   if (!KINDS.has(w.kind)) return undefined;
   const basis = replicaBasis(graph, w);
@@ -113,23 +102,19 @@ spec:
     ],
   },
   check(ctx) {
+    const empty = new Map<PdbView, string[]>();
     for (const w of ctx.graph.workloads) {
       const d = pdbMissingDecision(ctx.graph, w);
       if (!d) continue;
       const { basis, oneNodeEach: each } = d;
       const ns = nsPhrase(w.obj);
       if (d.empty.length) {
-        // A budget selects the pods but protects nothing: said at the budget, whose fix it is.
+        // A budget selects the pods but protects nothing: said once at the budget, whose fix it is
+        // (after every workload, naming each one it leaves unprotected).
         for (const p of d.empty) {
-          const both = budgetProblem(p) === 'both';
-          ctx.report({
-            object: p.obj,
-            pointer: '/spec',
-            severity: both ? 'error' : 'warning',
-            message: both
-              ? `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so ${w.kind}/${w.obj.name} (${basis.phrase}) has no budget and a node drain or autoscaler consolidation may evict every replica at once; keep only maxUnavailable: 1 (it follows scale changes)`
-              : `PodDisruptionBudget/${p.obj.name} sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so ${w.kind}/${w.obj.name} (${basis.phrase}) is not protected; set maxUnavailable: 1`,
-          });
+          const l = empty.get(p) ?? [];
+          l.push(`${w.kind}/${w.obj.name} (${basis.phrase})`);
+          empty.set(p, l);
         }
         continue;
       }
@@ -139,6 +124,18 @@ spec:
         message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,
+      });
+    }
+    for (const [p, workloads] of empty) {
+      const both = budgetProblem(p) === 'both';
+      const who = workloads.join(', ');
+      ctx.report({
+        object: p.obj,
+        pointer: '/spec',
+        severity: both ? 'error' : 'warning',
+        message: both
+          ? `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so ${who} ${workloads.length === 1 ? 'has' : 'have'} no budget and a node drain or autoscaler consolidation may evict every replica at once; keep only maxUnavailable: 1 (it follows scale changes)`
+          : `PodDisruptionBudget/${p.obj.name} sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so ${who} ${workloads.length === 1 ? 'is' : 'are'} not protected; set maxUnavailable: 1`,
       });
     }
   },

@@ -147,7 +147,21 @@ export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
 }
 
 /** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
+/**
+ * A budget that protects nothing: `both` minAvailable and maxUnavailable (mutually exclusive: the
+ * API rejects the PDB, so it never exists), or `neither` (the disruption controller then expects
+ * no healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
+ * only in the two branches; the API accepts it). Undefined for a budget that sets one of them.
+ */
+export function budgetProblem(p: PdbView): 'both' | 'neither' | undefined {
+  if (p.minAvailable !== undefined && p.maxUnavailable !== undefined) return 'both';
+  if (p.minAvailable === undefined && p.maxUnavailable === undefined) return 'neither';
+  return undefined;
+}
+
 export function pdbAllowance(graph: ObjectGraph, p: PdbView): { allowed: number; of: number } | undefined {
+  // (A budget the API rejects never exists: nothing to allow.)
+  if (budgetProblem(p) === 'both') return undefined;
   const pods = pdbPods(graph, graph.workloadsForPdb(p));
   if (pods.uncounted.length || pods.replicas <= 0) return undefined;
   const r = pods.replicas;

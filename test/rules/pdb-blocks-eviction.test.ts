@@ -42,6 +42,7 @@ const MAX = '/spec/maxUnavailable';
 
 ruleTester(pdbBlocksEviction, {
   valid: [
+    { name: 'both minAvailable and maxUnavailable: the API rejects the budget (pdb-missing reports it), so it blocks nothing', yaml: wl('web', 3) + pdb('minAvailable: 3\n  maxUnavailable: 0') },
     { name: 'minAvailable 1 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 1') },
     { name: 'minAvailable 2 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 2') },
     { name: 'maxUnavailable 1 with replicas 1', yaml: wl('web', 1) + pdb('maxUnavailable: 1') },

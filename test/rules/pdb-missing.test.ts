@@ -57,6 +57,11 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'warning', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so StatefulSet/web (replicas 3) is not protected; set maxUnavailable: 1' }],
     },
     {
+      name: 'a budget with neither over two workloads: one finding at the budget, naming both',
+      yaml: wl('Deployment', 3).replace('tier: front', 'tier: front, team: a') + '---\n' + wl('Deployment', 2).replace('name: web', 'name: api').replace(/app: web/g, 'app: api').replace('tier: front', 'tier: front, team: a') + pdb('{matchLabels: {team: a}}').replace('  maxUnavailable: 1\n', ''),
+      findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'so Deployment/web (replicas 3), Deployment/api (replicas 2) are not protected' }],
+    },
+    {
       name: 'Deployment replicas 3 without any PDB',
       yaml: wl('Deployment', 3),
       findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'replicas 3 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}' }],
