@@ -202,6 +202,8 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       if (ds?.kind === 'surge-ignored') plan.notes.push(`maxSurge ${fmtIntOrPercent(surgeRaw)} is ignored on ${version.toString()} (DaemonSetUpdateSurge needs >= 1.22): each node's pod is stopped before its replacement starts${cite(daemonsetSurge.meta.id)}`);
       if (ds?.kind === 'surge-blocked') plan.notes.push(`maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0, but the pod binds node ports (${ds.hostPorts.join(', ')}): on each node the surge pod cannot start next to the old one, which is stopped only after it is available, so the rollout never progresses${cite(daemonsetSurge.meta.id)}`);
       if (ds?.kind === 'both-non-zero') plan.notes.push(`maxSurge and maxUnavailable are both non-zero: the API rejects this update strategy, so the DaemonSet cannot be applied as written${cite(daemonsetSurge.meta.id)}`);
+      // (A rollout that never progresses, or a strategy the API rejects, has no steps to time.)
+      if (ds?.kind === 'surge-blocked' || ds?.kind === 'both-non-zero') break;
       const batch = surging ? surgeRaw! : (unavailRaw ?? { kind: 'int' as const, value: 1 });
       if (batch.kind === 'int') plan.podsPerStep = Math.max(1, batch.value);
       if (surging) {

@@ -580,6 +580,14 @@ ${opts.service ?? ''}`;
     expect(notes(t)).toMatch(/node-local traffic to a node is dropped while its pod is replaced, unless/);
   });
 
+  test('surge-only on a hostPort: the rule reports the stall (error), and the note says the rollout never progresses, with no step or duration estimate', () => {
+    const t = explainOne(ds({ ports: '[{containerPort: 8080, hostPort: 80}]', strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }));
+    expect(lintIds(t)).toContain('daemonset-surge');
+    expect(notes(t)).toContain('so the rollout never progresses (daemonset-surge)');
+    expect(notes(t)).not.toMatch(/without its pod|steps, about|node count/);
+    expect(t.rollout.podsPerStep).toBeUndefined();
+  });
+
   test('a DaemonSet that is no node proxy and gets no Local traffic: no claim about node-local traffic', () => {
     const t = explainOne(ds({ name: 'node-exporter', ports: '[{containerPort: 9100, hostPort: 9100}]' }));
     expect(lintIds(t)).not.toContain('daemonset-surge');
