@@ -41,8 +41,11 @@ function notClientPort(p: ServedPort): boolean {
   return [p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined, p.containerPort?.name].some((n) => n !== undefined && GOSSIP_PORT.test(n));
 }
 
-/** Port names of cluster-membership gossip: memberlist (Loki, Mimir, Tempo), Serf (Consul's serflan/serfwan), "gossip". */
-const GOSSIP_PORT = /gossip|memberlist|serf/i;
+/**
+ * Port names of cluster-membership gossip, as a part of the name: memberlist (Loki, Mimir, Tempo:
+ * http-memberlist, tcp-gossip-ring), Serf (Consul's serflan-tcp, serfwan), "gossip".
+ */
+const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan)($|[-_])/i;
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
   const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];

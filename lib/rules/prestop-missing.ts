@@ -137,8 +137,8 @@ selects the pod template, or \`kubegrace.dev/served: "true"\`); the main contain
 Service \`targetPort\` carrying user traffic. Metrics and operator ports (by name, except on a Service port 80 or 443, which clients use whatever it is named: the Service port's
 name, else the name of the container port it reaches; \`metrics\`, \`http-metrics\`, \`cmetrics\`, \`status\`,
 \`admin\`, \`health\`, ...), Services of exporters and metrics components (\`app.kubernetes.io/component:
-exporter\`, or \`metrics\` on the Service), gossip ports (any name with \`gossip\`, \`memberlist\` or \`serf\`: peer
-membership) and kube-rbac-proxy ports that a
+exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as
+\`http-memberlist\` or \`serflan-tcp\`: peer membership) and kube-rbac-proxy ports that a
 ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
 not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is

@@ -56,8 +56,8 @@ This rule is about the start of a pod's life.
 not Jobs or CronJobs; every main container and native sidecar that receives a Service-targeted port
 carrying user traffic. Metrics and operator ports (by name, except on a Service port 80 or 443, which clients use whatever it is named: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
-(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service), gossip ports (any name with \`gossip\`, \`memberlist\` or \`serf\`: peer
-membership) and kube-rbac-proxy ports that a ServiceMonitor scrapes do not
+(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as
+\`http-memberlist\` or \`serflan-tcp\`: peer membership) and kube-rbac-proxy ports that a ServiceMonitor scrapes do not
 count, and neither do containers the Istio injector
 writes at admission (\`image: auto\`, as in the istio/gateway chart), whose probes come from the injection
 template.

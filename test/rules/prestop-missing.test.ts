@@ -317,6 +317,11 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
     },
     {
+      name: 'gossip words only as a part of a port name: a container port named userfeed behind a Service port http is traffic',
+      yaml: wl({ podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: userfeed, containerPort: 8080}]'), service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: userfeed}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
+    },
+    {
       name: 'served by a ClusterIP Service: proxies',
       yaml: wl(),
       findings: [{ severity: 'warning', pointer: POINTER, message: /; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them/ }],
