@@ -348,7 +348,8 @@ export class ObjectGraph {
   }
   private trafficServicesOf(w: Workload): readonly ServiceView[] {
     let l = this.trafficServiceLists.get(w);
-    if (!l) this.trafficServiceLists.set(w, (l = this.servicesFor(w).filter((s) => !s.metricsOnly)));
+    // (A Service on port 80 or 443 of a web server in the pod serves clients, whatever its ports are named.)
+    if (!l) this.trafficServiceLists.set(w, (l = this.servicesFor(w).filter((s) => !s.metricsOnly || (s.ports.some((p) => p.port === 80 || p.port === 443) && w.containers.some((c) => webServerImage(c.image))))));
     return l;
   }
   private readonly trafficServiceLists = new Map<Workload, ServiceView[]>();
@@ -455,11 +456,34 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
 }
 
 /**
- * A Service port 80 or 443: the web's ports, which clients use whatever the port is named (Loki's
- * gateway, its single entry point for push and query, names its only port http-metrics).
+ * Port names of cluster-membership gossip, as a part of the name: memberlist (Loki, Mimir, Tempo:
+ * http-memberlist, tcp-gossip-ring), Serf (Consul's serflan-tcp, serfwan), "gossip".
  */
-export function isWebPort(p: ServicePort): boolean {
-  return p.port === 80 || p.port === 443;
+const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan)($|[-_])/i;
+
+/** Web servers and proxies: a program that serves clients on the web's ports, never only scrapes. */
+const WEB_SERVER_IMAGE = /(^|\/)(nginx|nginx-unprivileged|openresty|envoy|haproxy|traefik|caddy|httpd)$/;
+
+/** Whether the image (repository without registry, tag or digest) is a web server or proxy (WEB_SERVER_IMAGE). */
+export function webServerImage(image: string): boolean {
+  const repo = image.trim().toLowerCase().replace(/@.*$/, '').replace(/:[^/]*$/, '');
+  return WEB_SERVER_IMAGE.test(repo);
+}
+
+/**
+ * Whether a Service port is for scrapes, operators or peers rather than clients, by its names: the
+ * one that says what it is for (its own name, else its targetPort's, else the name of the container
+ * port it reaches: the Pushgateway's Service port "http" reaches a container port named "metrics",
+ * and clients push there) is a metrics or operator name (METRICS_PORT, OPERATOR_PORT), except on
+ * port 80 or 443 of a web server (`webServer`: Loki's and Tempo's nginx gateways name their only
+ * port http-metrics); or any of the names is gossip (GOSSIP_PORT: Loki's memberlist Service port
+ * "tcp" to "http-memberlist"). The one reading of ServiceView.metricsOnly and of the traffic ports.
+ */
+export function notClientPort(sp: ServicePort, containerPortName?: string, webServer = false): boolean {
+  const target = typeof sp.targetPort === 'string' ? sp.targetPort : undefined;
+  const purpose = sp.name ?? target ?? containerPortName;
+  if (purpose !== undefined && (METRICS_PORT.test(purpose) || OPERATOR_PORT.test(purpose)) && !(webServer && (sp.port === 80 || sp.port === 443))) return true;
+  return [sp.name, target, containerPortName].some((n) => n !== undefined && GOSSIP_PORT.test(n));
 }
 
 /**
@@ -526,9 +550,8 @@ function serviceView(o: KObject): ServiceView {
       ports.push({ name: typeof p.name === 'string' ? p.name : undefined, port, targetPort, protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP', index });
     });
   }
-  const metricsOnly =
-    ports.length > 0 &&
-    ports.every((p) => !isWebPort(p) && ((p.name !== undefined && METRICS_PORT.test(p.name)) || (typeof p.targetPort === 'string' && METRICS_PORT.test(p.targetPort))));
+  // (By the Service's own names: the ports for scrapes, operators and peers; notClientPort.)
+  const metricsOnly = ports.length > 0 && ports.every((p) => notClientPort(p));
   return {
     obj: o,
     selector: parseMapSelector(spec.selector),

@@ -1,4 +1,4 @@
-import { isWebPort, METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServedPort, ServiceView, trafficEvidencePorts } from './graph';
+import { notClientPort, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts, webServerImage } from './graph';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
 import { ContainerView, get, Workload } from './workload';
@@ -16,36 +16,10 @@ import { ContainerView, get, Workload } from './workload';
 const EXPORTER_COMPONENT = 'exporter';
 const METRICS_COMPONENT = 'metrics';
 
-/**
- * The name that says what a Service port is for: its own name, else the targetPort's name, else the
- * name of the container port it reaches by number. The Service's word comes first: the
- * Pushgateway's Service port "http" reaches the container port it names "metrics", and clients push
- * there.
- */
-function purposeName(p: ServedPort): string | undefined {
-  return p.servicePort.name ?? (typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : p.containerPort?.name);
+/** A port for scrapes, operators or peers rather than clients (graph.ts notClientPort), judged per port. */
+function notClientServedPort(p: ServedPort): boolean {
+  return notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image));
 }
-
-/**
- * A port for scrapes, operators or peers rather than clients, by its names: metrics (METRICS_PORT,
- * the pattern graph.ts uses for metrics-only Services) or an operator's endpoint (OPERATOR_PORT:
- * status, health, admin, diagnostics...) unless it is a Service port 80 or 443, or gossip; judged
- * per port, so that such a port of a mixed Service does not make its container "served".
- */
-function notClientPort(p: ServedPort): boolean {
-  const name = purposeName(p);
-  if (name !== undefined && !isWebPort(p.servicePort) && (METRICS_PORT.test(name) || OPERATOR_PORT.test(name))) return true;
-  // Whatever the Service port is called ("tcp"), a port any name of which says gossip is peer
-  // membership (memberlist, Serf), not client traffic: members talk by address from the gossip
-  // state and announce their leave, so no endpoint removal is raced (Loki's memberlist Service).
-  return [p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined, p.containerPort?.name].some((n) => n !== undefined && GOSSIP_PORT.test(n));
-}
-
-/**
- * Port names of cluster-membership gossip, as a part of the name: memberlist (Loki, Mimir, Tempo:
- * http-memberlist, tcp-gossip-ring), Serf (Consul's serflan-tcp, serfwan), "gossip".
- */
-const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan)($|[-_])/i;
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
   const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];
@@ -119,8 +93,8 @@ function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
 
 /**
  * Served ports that carry user traffic: graph.servedPorts without the ports for scrapes, operators
- * and peers (notClientPort: metrics- and operator-named ports except on a Service port 80 or 443,
- * gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
+ * and peers (graph.ts notClientPort: metrics- and operator-named ports except on port 80 or 443 of
+ * a web server, gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
  * ports that a ServiceMonitor scrapes. Prometheus scrapes through the endpoints, not through
  * kube-proxy, and a missed scrape is not lost traffic.
  */
@@ -130,7 +104,7 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
 
 /** trafficPorts, computed once per workload and run (not to be mutated). */
 export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
-  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !notClientPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
+  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !notClientServedPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
 }
 
 /**

@@ -159,6 +159,10 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       name: 'a gossip port is peer membership, not client traffic, whatever the Service port is called (Loki\'s memberlist Service: tcp to http-memberlist)',
       yaml: wl({ podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: http-memberlist, containerPort: 7946}]'), service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: tcp, port: 7946, targetPort: http-memberlist}]' }),
     },
+    {
+      name: 'a metrics Service on port 80 of a program that is no web server (trivy-operator\'s chart: metricsPort 80) is scraped, not traffic',
+      yaml: wl({ podSpec: app().replace('web:1', 'mirror.gcr.io/aquasec/trivy-operator:0.29.0').replace('[{name: http, containerPort: 8080}]', '[{name: metrics, containerPort: 8080}]'), service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: metrics, port: 80, targetPort: metrics}]' }),
+    },
     { name: 'metrics-only Service is not traffic', yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: metrics, port: 9090, targetPort: 9090}]' }) },
     {
       name: 'exporter Service (app.kubernetes.io/component: exporter) is scraped, not traffic',
@@ -312,8 +316,8 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
     },
     {
-      name: 'a Service port 80 or 443 is for clients whatever it is named (Loki\'s and Tempo\'s gateways name their only port http-metrics)',
-      yaml: wl({ podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: http-metrics, containerPort: 8080}]'), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 80, targetPort: http-metrics}]' }),
+      name: 'a web server\'s Service port 80 or 443 is for clients whatever it is named (Loki\'s and Tempo\'s nginx gateways name their only port http-metrics)',
+      yaml: wl({ podSpec: app().replace('web:1', 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine').replace('[{name: http, containerPort: 8080}]', '[{name: http-metrics, containerPort: 8080}]'), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 80, targetPort: http-metrics}]' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 8080 for Service web but has no preStop hook/ }],
     },
     {
