@@ -488,8 +488,9 @@ export function notClientPort(sp: ServicePort, containerPortName?: string, webSe
 
 /**
  * Port names of endpoints for operators and probes rather than clients (diagnostics, health, admin,
- * profiling): no evidence of traffic on their own. Used only where no Service says which ports are
- * routed, e.g. teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service.
+ * profiling, probes, stats): no evidence of traffic on their own, where no Service says which ports
+ * are routed (teleport-kube-agent's `diag` port, which serves /metrics and /healthz and no Service),
+ * and no client traffic on a Service port either (notClientPort: Kong's `status`, HAProxy's `stat`).
  */
 export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|profiling|probe|probes|readiness|liveness|stat|stats|status)($|[-_])/i;
 
