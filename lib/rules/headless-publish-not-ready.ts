@@ -162,7 +162,11 @@ spec:
         // one of this workload alone, before one shared by many, like Tempo's gossip ring.)
         const headless = selecting.filter((s) => s.headless);
         const other =
-          headless.find((s) => s.obj.name.includes(serviceName) || serviceName.includes(s.obj.name)) ?? headless.find((s) => g.workloadsFor(s).length === 1) ?? headless[0] ?? selecting[0];
+          headless.find((s) => s.obj.name.includes(serviceName)) ??
+          headless.find((s) => g.workloadsFor(s).length === 1) ??
+          headless.find((s) => serviceName.includes(s.obj.name)) ??
+          headless[0] ??
+          selecting[0];
         if (!other && !need) continue;
         ctx.report({
           object: w.obj,
