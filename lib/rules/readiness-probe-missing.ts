@@ -1,4 +1,5 @@
 import { Rule } from '../engine/types';
+import { isHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView } from '../model/workload';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
@@ -80,7 +81,8 @@ readinessProbe:
   check(ctx) {
     const { graph } = ctx;
     for (const w of graph.workloads) {
-      if (w.isBatch || !likelyServed(graph, w)) continue;
+      // (A Helm hook, such as a chart's test Pod that happens to carry the Service's labels, is a client for the time the hook runs.)
+      if (w.isBatch || isHelmHook(w.obj) || !likelyServed(graph, w)) continue;
       for (const c of trafficContainers(graph, w)) {
         if (probeOf(c, 'readinessProbe') || injectedAtAdmission(w, c)) continue;
         const declared = declaredPortsLabel(c);

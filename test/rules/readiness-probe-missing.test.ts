@@ -41,6 +41,15 @@ const C0 = '/spec/template/spec/containers/0';
 
 ruleTester(readinessProbeMissing, {
   valid: [
+    {
+      name: 'a Helm test Pod that carries the Service\'s labels (redpanda console\'s wget test) is a client while the hook runs, not a server',
+      yaml: wl(app(READY)) + `---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-test, labels: {app: web}, annotations: {helm.sh/hook: test}}
+spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: [wget, web:80], ports: [{containerPort: 8080}]}]}
+`,
+    },
     { name: 'readinessProbe present', yaml: wl(app(READY)) },
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: wl(app(), { service: '  selector: {app: other}\n  ports: [{port: 80}]' }) },
     { name: 'unknown served and only an operator port (health) declared: not assumed served', yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: health, containerPort: 8081}'), { service: false }) },

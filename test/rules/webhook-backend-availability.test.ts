@@ -115,6 +115,16 @@ ruleTester(webhookBackendAvailability, {
   ],
   invalid: [
     {
+      name: 'a Helm test Pod labelled like the backend (opentelemetry-operator\'s wget tests) is no backend: the finding names the Deployment alone',
+      yaml: `${hook()}---\n${backend({ replicas: 1 })}---
+apiVersion: v1
+kind: Pod
+metadata: {name: guard-webhook-test, namespace: guard, labels: {app: guard}, annotations: {helm.sh/hook: test}}
+spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: [wget, guard-webhook:443]}]}
+`,
+      findings: [{ severity: 'warning', message: /backed by Deployment\/guard replicas 1: a single replica/ }],
+    },
+    {
       name: 'failurePolicy unset (v1 default Fail), single replica: pointed at the service',
       yaml: hook() + backend({ replicas: 1 }),
       findings: [
