@@ -210,6 +210,20 @@ function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
  */
 const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, { list: Array<{ obj: KObject; maps: Labels[] }>; read: boolean }>>();
 
+/**
+ * The labels prometheus-operator puts on the pods of its resources from their name, not from the
+ * resource's labels: Alertmanager (pkg/alertmanager/operator.go makeSelectorLabels: alertmanager:
+ * NAME, app.kubernetes.io/name: alertmanager, app.kubernetes.io/instance: NAME), Prometheus
+ * (pkg/prometheus/server: prometheus: NAME, app.kubernetes.io/name: prometheus,
+ * app.kubernetes.io/instance: NAME) and ThanosRuler (thanos-ruler: NAME).
+ */
+function operatorPodLabels(o: KObject): Labels | undefined {
+  if (!o.apiVersion.startsWith('monitoring.coreos.com/')) return undefined;
+  const key = o.kind === 'Alertmanager' ? 'alertmanager' : o.kind === 'Prometheus' ? 'prometheus' : o.kind === 'ThanosRuler' ? 'thanos-ruler' : undefined;
+  if (!key || !o.name) return undefined;
+  return { [key]: o.name, 'app.kubernetes.io/name': key, 'app.kubernetes.io/instance': o.name, 'app.kubernetes.io/managed-by': 'prometheus-operator' };
+}
+
 export function operatorResourcesFor(graph: ObjectGraph, namespace: string | undefined, sel: Selector): KObject[] {
   let index = operatorIndex.get(graph);
   if (!index) {
@@ -229,6 +243,8 @@ export function operatorResourcesFor(graph: ObjectGraph, namespace: string | und
     for (const x of e.list) {
       const maps: Labels[] = [];
       labelMaps(x.obj.raw, 8, maps);
+      const derived = operatorPodLabels(x.obj);
+      if (derived) maps.push(derived);
       x.maps = maps.filter((m) => Object.keys(m).length > 0);
     }
   }

@@ -86,6 +86,24 @@ spec:
     },
     { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
     {
+      name: 'prometheus-operator labels its pods from the resource\'s name (alertmanager: NAME, prometheus: NAME), not from the resource\'s labels (strimzi\'s and upstream\'s examples)',
+      yaml:
+        wl({ name: 'grafana', labels: 'name: grafana' }) +
+        `---
+apiVersion: monitoring.coreos.com/v1
+kind: Alertmanager
+metadata: {name: alertmanager, labels: {app: strimzi}}
+spec: {replicas: 1}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: main}
+spec: {replicas: 2}
+` +
+        svc({ name: 'alertmanager', selector: 'alertmanager: alertmanager', ports: '[{port: 9093, targetPort: 9093}]' }) +
+        svc({ name: 'prometheus', selector: 'prometheus: main', ports: '[{port: 9090, targetPort: web}]' }),
+    },
+    {
       name: 'a Service for the pods of a ReplicationController (the upstream guestbook-go example), beside another workload',
       yaml:
         wl({ name: 'redis', labels: 'app: redis' }) +
