@@ -972,7 +972,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           severity: 'warning',
           kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
           variables: [],
-          expression: `(${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
+          // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it.)
+          expression: `(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations) || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
           messageExpression:
             `${prefix('readiness-probe-missing', 'warning')} + 'container "' + (${RUNNING}.exists(c, ${pred}) ? ${RUNNING}.filter(c, ${pred})[0].name : variables.mains[0].name) + '": serves traffic but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint' + ` +
             `(${hintSet} ? '' : ' (no kubegrace.dev/served annotation, but it declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
