@@ -4,7 +4,7 @@ import { ObjectGraph, PdbView } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
+import { budgetProblem, fmtIntOrPercent, labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
@@ -80,7 +80,9 @@ A budget that selects the pods but protects nothing does not count; it is report
 - **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;
 - **warning:** it sets neither: the disruption controller then requires no healthy pod (\`getExpectedPodCount\`
   sets the desired healthy count only from one of the two fields) and allows every eviction. A chart renders
-  this when a value is left empty (tempo-distributed's \`maxUnavailable:\` with nothing after it).
+  this when a value is left empty (tempo-distributed's \`maxUnavailable:\` with nothing after it);
+- **warning:** \`minAvailable: 0\` (or \`"0%"\`) or \`maxUnavailable: "100%"\`, which allow every eviction as written
+  (argo-events renders \`minAvailable: 0\` from a \`maxUnavailable: 0\` value that Go templates read as false).
 
 Fix: add a budget; \`maxUnavailable\` is preferred because it follows scale changes:
 \`\`\`yaml
@@ -127,15 +129,17 @@ spec:
       });
     }
     for (const [p, workloads] of empty) {
-      const both = budgetProblem(p) === 'both';
+      const problem = budgetProblem(p);
+      const both = problem === 'both';
       const who = workloads.join(', ');
+      const written = problem === 'all' ? (p.minAvailable ? `minAvailable: ${fmtIntOrPercent(p.minAvailable)}` : `maxUnavailable: ${fmtIntOrPercent(p.maxUnavailable!)}`) : undefined;
       ctx.report({
         object: p.obj,
         pointer: '/spec',
         severity: both ? 'error' : 'warning',
         message: both
           ? `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so ${who} ${workloads.length === 1 ? 'has' : 'have'} no budget and a node drain or autoscaler consolidation may evict every replica at once; keep only maxUnavailable: 1 (it follows scale changes)`
-          : `PodDisruptionBudget/${p.obj.name} sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so ${who} ${workloads.length === 1 ? 'is' : 'are'} not protected; set maxUnavailable: 1`,
+          : `PodDisruptionBudget/${p.obj.name} ${written ? `sets ${written}, which allows` : 'sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows'} every eviction, so ${who} ${workloads.length === 1 ? 'is' : 'are'} not protected; set maxUnavailable: 1`,
       });
     }
   },

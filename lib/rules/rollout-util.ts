@@ -146,19 +146,23 @@ export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
   return out;
 }
 
-/** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
 /**
  * A budget that protects nothing: `both` minAvailable and maxUnavailable (mutually exclusive: the
- * API rejects the PDB, so it never exists), or `neither` (the disruption controller then expects
- * no healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
- * only in the two branches; the API accepts it). Undefined for a budget that sets one of them.
+ * API rejects the PDB, so it never exists), `neither` (the disruption controller then expects no
+ * healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
+ * only in the two branches; the API accepts it), or `all`: minAvailable 0 or "0%", or
+ * maxUnavailable "100%", which allow every eviction as written (argo-events renders minAvailable: 0
+ * from a maxUnavailable: 0 that Go templates read as false). Undefined for a working budget.
  */
-export function budgetProblem(p: PdbView): 'both' | 'neither' | undefined {
+export function budgetProblem(p: PdbView): 'both' | 'neither' | 'all' | undefined {
   if (p.minAvailable !== undefined && p.maxUnavailable !== undefined) return 'both';
   if (p.minAvailable === undefined && p.maxUnavailable === undefined) return 'neither';
+  if (p.minAvailable && p.minAvailable.kind !== 'invalid' && p.minAvailable.value === 0) return 'all';
+  if (p.maxUnavailable && p.maxUnavailable.kind === 'percent' && p.maxUnavailable.value >= 100) return 'all';
   return undefined;
 }
 
+/** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
 export function pdbAllowance(graph: ObjectGraph, p: PdbView): { allowed: number; of: number } | undefined {
   // (A budget the API rejects never exists: nothing to allow.)
   if (budgetProblem(p) === 'both') return undefined;

@@ -62,6 +62,16 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'so Deployment/web (replicas 3), Deployment/api (replicas 2) are not protected' }],
     },
     {
+      name: 'minAvailable: 0 (argo-events renders it from maxUnavailable: 0, which Go templates read as false) allows every eviction',
+      yaml: wl('Deployment', 2) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 0\n'),
+      findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets minAvailable: 0, which allows every eviction, so Deployment/web (replicas 2) is not protected; set maxUnavailable: 1' }],
+    },
+    {
+      name: 'maxUnavailable: "100%" allows every eviction too',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  maxUnavailable: "100%"\n'),
+      findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'sets maxUnavailable: "100%", which allows every eviction' }],
+    },
+    {
       name: 'Deployment replicas 3 without any PDB',
       yaml: wl('Deployment', 3),
       findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'replicas 3 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}' }],
