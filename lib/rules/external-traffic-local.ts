@@ -1,3 +1,4 @@
+import { noOverlap } from './prestop-missing';
 import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
@@ -49,7 +50,9 @@ unhealthy threshold), so the pod must keep serving that long. A terminating pod 
   (\`LBHealthWindow\`): param \`lbHealthWindowSeconds\` (default ${DEFAULT_LB_HEALTH_WINDOW_SECONDS} = 10 s × 3), or, when the
   Service carries \`${AWS.healthcheckInterval}\` / \`${AWS.healthcheckUnhealthyThreshold}\`, their product (AWS defaults
   10 s and 3 for the missing one). No hook counts as 0 s; hooks whose delay is unknown (\`httpGet\`, other commands) are
-  skipped; so are pods with \`terminationGracePeriodSeconds: 0\`.
+  skipped; so are pods with \`terminationGracePeriodSeconds: 0\`, and a single pod that is replaced only after it is
+  gone (one replica of a StatefulSet, a bare ReplicaSet, or a Deployment without surge): no other endpoint takes
+  the traffic while it terminates, so a delay only shifts the outage (the same exemption as \`prestop-missing\`'s).
 
 **Fix:** \`preStop.sleep >= LBHealthWindow + 5\`, the grace period adjusted to cover it plus the drain, and topology
 spread:
@@ -104,7 +107,9 @@ containers:
             message: `${basis.phrase} behind ${svc} without topology spread or hostname anti-affinity: replicas packed on one node share that node's single slice of the LB traffic, and draining the node pulls them all out of the LB at once; add topologySpreadConstraints on kubernetes.io/hostname (and topology.kubernetes.io/zone) selecting the pods' labels`,
           });
         }
-        if (w.grace === 0) continue;
+        // (A single pod replaced only after it is gone has no other endpoint to move traffic to while
+        // it terminates: a delay shifts the outage, as prestop-missing's noOverlap says.)
+        if (w.grace === 0 || noOverlap(g, w)) continue;
         for (const c of containersBehind(g, w, new Set([s]))) {
           const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
           if (d.kind !== 'none' && d.seconds === undefined) continue;

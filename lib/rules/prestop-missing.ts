@@ -23,7 +23,7 @@ const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'Daemon
  * A single pod that is replaced only after it is gone (StatefulSet, bare ReplicaSet, Deployment
  * without surge): no other endpoint exists while it terminates, so a delay cannot move traffic.
  */
-function noOverlap(graph: ObjectGraph, w: Workload): boolean {
+export function noOverlap(graph: ObjectGraph, w: Workload): boolean {
   if ((graph.effectiveReplicas(w) ?? 2) > 1) return false;
   if (w.kind === 'StatefulSet' || w.kind === 'ReplicaSet') return true;
   return w.kind === 'Deployment' && w.deployment !== undefined && w.deployment.surge === 0;

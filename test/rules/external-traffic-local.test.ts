@@ -63,6 +63,7 @@ const C = '/spec/template/spec/containers/0';
 
 ruleTester(externalTrafficLocal, {
   valid: [
+    { name: 'one StatefulSet replica (the jenkins chart\'s controller): replaced only after it is gone, so a delay only shifts the outage (as prestop-missing)', yaml: workload({ kind: 'StatefulSet', replicas: 1 }) + svc() },
     {
       name: 'ingress-nginx /wait-shutdown with --shutdown-grace-period above the health-check window',
       yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --shutdown-grace-period=40]") + svc(),
