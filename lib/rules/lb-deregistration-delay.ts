@@ -20,7 +20,7 @@ import {
   preStopPointer,
   withDeregistrationDelay,
 } from './lb-util';
-import { graceMessageRef, gracePointer, nameOf } from './util';
+import { graceMessageRef, nameOf } from './util';
 
 const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod']);
 
@@ -89,13 +89,14 @@ hook; hooks whose delay is unknown, such as \`httpGet\` or other commands, are s
   \`nlbPropagationSeconds\` (default 60, NLB IP mode; the spec gives 60–120) and \`negPropagationSeconds\` (default 30,
   **[unverified]**). For \`externalTrafficPolicy: Local\` the window is the LB health check's, judged by
   \`external-traffic-local\`, so it is not repeated here. The message gives the grace period the longer delay needs.
-- **warning:** \`G < S + drain\` (when \`S\` is long enough): the grace period does not cover the delay and the drain.
-  Without a hook this is judged only when \`kubegrace.dev/drain-seconds\` is set, as \`grace-period-budget\` does.
+- A grace period that does not cover a long enough delay and the drain (\`G < S + drain\`) is
+  \`grace-period-budget\`'s finding (TERM-001), with the same fix: it is not reported twice.
 - **info:** the AWS target group's deregistration delay \`DD\` > \`G\`. \`DD\` is
   \`deregistration_delay.timeout_seconds\` in \`alb.ingress.kubernetes.io/target-group-attributes\` (Ingress, or the
   backend Service, which overrides it) or \`service.beta.kubernetes.io/aws-load-balancer-target-group-attributes\`
   (comma-separated \`key=value\` list), else the AWS default **300**. The LB keeps "draining" a target that has
-  already exited, so rollouts and scale-downs only take longer; lower \`DD\` to about \`G\`. Reported on the Ingress
+  already exited, so rollouts and scale-downs only take longer; lower \`DD\` to about \`G\`. Where \`G\` is itself too
+  short (the conditions above, or \`grace-period-budget\`'s), \`G\` is the grace period the pods need. Reported on the Ingress
   or Service. Not judged for TargetGroupBindings, whose target group is configured outside the manifests.
 
 **Fix:**
@@ -176,15 +177,15 @@ containers:
           // The grace period must then cover the longer delay, the drain and the native sidecars (TERM-001).
           const graceNeed = w.grace < window + drain + addend ? recommendedGrace(window, drain, addend) : undefined;
           const edit = preStopDelayEdit(ctx.version, c, window, patterns);
-          plan.items.push({ kind: 'window', c, d, s, window, slowest, graceNeed, edit });
+          plan.items.push({ c, d, s, window, slowest, graceNeed, edit });
           if (edit && graceNeed !== undefined) plan.graceTarget = Math.max(plan.graceTarget, graceNeed);
-          continue;
         }
-        if (d.kind === 'none' && w.annotations[HINT.drainSeconds] === undefined) continue;
-        if (w.grace < s + drain) {
-          const graceNeed = recommendedGrace(s, drain, addend);
-          plan.items.push({ kind: 'grace', c, d, s, graceNeed });
-          plan.graceTarget = Math.max(plan.graceTarget, graceNeed);
+        // A delay long enough whose grace period is too short for it and the drain (G < S + drain)
+        // is grace-period-budget's finding (TERM-001: preStop + drain + addend > grace, the same
+        // condition and the same fix): one problem, reported once. Its raise still sizes the
+        // deregistration-delay fix below (the grace period the pods will have).
+        else if ((d.kind !== 'none' || w.annotations[HINT.drainSeconds] !== undefined) && w.grace < s + drain) {
+          plan.graceTarget = Math.max(plan.graceTarget, recommendedGrace(s, drain, addend));
         }
       }
       plans.push(plan);
@@ -207,10 +208,9 @@ containers:
       const sidecars = addend > 0 ? ` + native sidecars ${addend}s` : '';
       const raise = graceTarget > w.grace ? [graceEdit(w, graceTarget)] : [];
       for (const it of items) {
-        const { c, s } = it;
+        const { c, s, window } = it;
         const hook = it.d.kind === 'none' ? 'has no preStop delay' : hookDelayWords(it.d, s);
-        if (it.kind === 'window') {
-          const window = it.window!;
+        {
           const grace = it.graceNeed !== undefined ? `, and raise terminationGracePeriodSeconds to at least ${it.graceNeed}s (preStop ${window}s + drain ${drain}s${sidecars} + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
           const edit = it.edit;
           const withGrace = it.graceNeed !== undefined ? raise : [];
@@ -218,26 +218,21 @@ containers:
             object: w.obj,
             pointer: preStopPointer(c),
             severity: 'warning',
-            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[it.slowest!.kind]} propagation window of ${window}s (${it.slowest!.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${delayAdvice(ctx.version, it.d, window)}${grace}`,
+            message: `container "${c.name}": ${hook}, shorter than the ${WINDOW_NAME[it.slowest.kind]} propagation window of ${window}s (${it.slowest.label}): the load balancer keeps sending new requests for that long after the pod starts terminating, so they hit a closed socket; set ${delayAdvice(ctx.version, it.d, window)}${grace}`,
             fix: edit && {
               description: `${edit.text}${withGrace.length ? ` and set terminationGracePeriodSeconds to ${graceTarget}` : ''}`,
               safety: edit.safe ? 'safe' : 'proposal',
               edits: [...edit.edits, ...withGrace],
             },
           });
-          continue;
         }
-        ctx.report({
-          object: w.obj,
-          pointer: gracePointer(w, c),
-          severity: 'warning',
-          message: `container "${c.name}": behind ${fronts.map((f) => f.label).join(', ')}, preStop ${s}s + drain ${drain}s = ${s + drain}s exceeds ${graceMessageRef(w)}: in-flight requests are killed before the app drains them; raise terminationGracePeriodSeconds to ${it.graceNeed}s`,
-          fix: { description: `set terminationGracePeriodSeconds to ${graceTarget}`, safety: 'safe', edits: raise },
-        });
       }
       for (const f of fronts) {
         const dd = f.dd;
-        if (!dd || dd.seconds <= w.grace) continue;
+        // Against the grace period the pods need (graceTarget: this rule's and grace-period-budget's
+        // raise, the same value), not a grace period that is itself too short: else the delay,
+        // lowered to it, would be reported again once the grace period is raised.
+        if (!dd || dd.seconds <= graceTarget) continue;
         const key = `${dd.object.uid}|${w.obj.uid}`;
         if (ddReported.has(key)) continue;
         ddReported.add(key);
@@ -252,7 +247,7 @@ containers:
           object: dd.object,
           pointer: dd.pointer,
           severity: 'info',
-          message: `the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceMessageRef(w)} of ${nameOf(w)}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${fixable ? value : w.grace} in ${attr}`,
+          message: `the target group's deregistration delay ${dd.seconds}s${dd.set ? '' : ' (the AWS default: deregistration_delay.timeout_seconds is not set)'} exceeds ${graceTarget > w.grace ? `the ${graceTarget}s grace period that ${nameOf(w)} needs (now ${graceMessageRef(w)})` : `${graceMessageRef(w)} of ${nameOf(w)}`}: the load balancer keeps draining targets that have already exited, so rollouts and scale-downs take longer; set deregistration_delay.timeout_seconds=${fixable ? value : graceTarget} in ${attr}`,
           fix: fixable
             ? {
                 description: `set deregistration_delay.timeout_seconds=${value} in ${attr}`,
@@ -266,15 +261,13 @@ containers:
   },
 };
 
-/** One container finding of a workload. */
+/** One container finding of a workload: its preStop delay is shorter than the LB propagation window. */
 interface PlanItem {
-  /** `window`: preStop shorter than the LB propagation window; `grace`: grace below preStop + drain. */
-  kind: 'window' | 'grace';
   c: ContainerView;
   d: PreStopDelay;
   s: number;
-  window?: number;
-  slowest?: LbFront;
+  window: number;
+  slowest: LbFront;
   /** The grace period this finding needs, when it needs a raise. */
   graceNeed?: number;
   /** The preStop edit (window findings), when the hook can be edited safely. */

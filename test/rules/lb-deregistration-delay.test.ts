@@ -1,4 +1,8 @@
 import { lbDeregistrationDelay } from '../../lib/rules/lb-deregistration-delay';
+import { loadPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { ALL_RULES } from '../../lib/rules';
 import { ruleTester } from '../helpers/rule-tester';
 
 interface Opts {
@@ -59,6 +63,10 @@ const sleep = (n: number) => `{sleep: {seconds: ${n}}}`;
 const C = '/spec/template/spec/containers/0';
 const GRACE = '/spec/template/spec/terminationGracePeriodSeconds';
 
+const GRACE_SHORT_ALB = workload({ grace: 35, lifecycle: sleep(30) }) + svc() + ingress(`${ALB_IP}, ${albDD(30)}`);
+const GRACE_SHORT_LOCAL =
+  workload({ grace: 25, lifecycle: sleep(20), annotations: '"kubegrace.dev/drain-seconds": "10"' }) + svc('', 'LoadBalancer', '  externalTrafficPolicy: Local\n');
+
 ruleTester(lbDeregistrationDelay, {
   valid: [
     { name: 'ALB IP: preStop 30 >= 30, grace 60 >= 30 + 10, DD 60 <= 60', yaml: workload({ grace: 60, lifecycle: sleep(30) }) + svc() + ingress(`${ALB_IP}, ${albDD(60)}`) },
@@ -87,6 +95,10 @@ spec:
     { name: 'lower ALB window param', yaml: workload({ grace: 30, lifecycle: sleep(10) }) + svc() + ingress(`${ALB_IP}, ${albDD(30)}`), params: { albPropagationSeconds: 10 } },
     { name: 'GKE NEG: preStop 30, grace 45', yaml: workload({ grace: 45, lifecycle: sleep(30) }) + svc(`"cloud.google.com/neg": '{"ingress": true}'`) },
     { name: 'NEG annotation with ingress false is not a NEG', yaml: workload() + svc(`"cloud.google.com/neg": '{"ingress": false}'`) },
+    // A delay long enough with a grace period too short for it and the drain is grace-period-budget's
+    // finding (the same condition, the same fix): not reported a second time (see the test below).
+    { name: 'preStop long enough but grace < S + drain: grace-period-budget\'s', yaml: GRACE_SHORT_ALB },
+    { name: 'externalTrafficPolicy Local with a declared drain, grace < S + drain: grace-period-budget\'s', yaml: GRACE_SHORT_LOCAL },
   ],
   invalid: [
     {
@@ -94,7 +106,7 @@ spec:
       yaml: workload() + svc() + ingress(ALB_IP),
       findings: [
         { severity: 'warning', pointer: C, object: 'Deployment/web', message: /has no preStop delay, shorter than the ALB propagation window of 30s \(Ingress\/shop .*\).*set lifecycle: \{preStop: \{sleep: \{seconds: 30\}\}\}, and raise terminationGracePeriodSeconds to at least 45s/ },
-        { severity: 'info', object: 'Ingress/shop', pointer: '/metadata/annotations/alb.ingress.kubernetes.io~1target-type', message: 'deregistration delay 300s (the AWS default: deregistration_delay.timeout_seconds is not set) exceeds the default grace period (30s) of Deployment/web' },
+        { severity: 'info', object: 'Ingress/shop', pointer: '/metadata/annotations/alb.ingress.kubernetes.io~1target-type', message: 'deregistration delay 300s (the AWS default: deregistration_delay.timeout_seconds is not set) exceeds the 45s grace period that Deployment/web needs (now the default grace period (30s))' },
       ],
     },
     {
@@ -107,11 +119,6 @@ spec:
       yaml: workload({ grace: 150, lifecycle: sleep(90) }) + svc(`${NLB_IP}, ${nlbDD(120)}`, 'LoadBalancer'),
       params: { nlbPropagationSeconds: 120 },
       findings: [{ severity: 'warning', message: 'propagation window of 120s' }],
-    },
-    {
-      name: 'preStop long enough but grace < S + drain: warning at the grace field',
-      yaml: workload({ grace: 35, lifecycle: sleep(30) }) + svc() + ingress(`${ALB_IP}, ${albDD(30)}`),
-      findings: [{ severity: 'warning', pointer: GRACE, message: 'preStop 30s + drain 10s = 40s exceeds terminationGracePeriodSeconds (35s)' }],
     },
     {
       name: 'DD set above grace: info at the attribute',
@@ -139,11 +146,6 @@ spec:
       findings: [{ severity: 'warning', message: 'GKE NEG load balancer propagation window of 30s' }],
     },
     {
-      name: 'externalTrafficPolicy Local with a declared drain: grace < S + drain',
-      yaml: workload({ grace: 25, lifecycle: sleep(20), annotations: '"kubegrace.dev/drain-seconds": "10"' }) + svc('', 'LoadBalancer', '  externalTrafficPolicy: Local\n'),
-      findings: [{ severity: 'warning', pointer: GRACE, message: 'behind Service/web (type LoadBalancer, externalTrafficPolicy: Local), preStop 20s + drain 10s = 30s' }],
-    },
-    {
       name: 'before 1.30 the fix uses exec sleep',
       yaml: workload({ grace: 60, lifecycle: '{exec: {command: [sleep, "5"]}}' }) + svc() + ingress(`${ALB_IP}, ${albDD(60)}`),
       kubeVersion: '1.29',
@@ -158,4 +160,11 @@ spec:
       ],
     },
   ],
+});
+
+test('a grace period too short for a long enough preStop and the drain, behind an LB: one finding, grace-period-budget\'s', () => {
+  const opts = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
+  const lint = (yaml: string) => lintSources([{ file: 'w.yaml', text: yaml }], opts).findings.filter((f) => f.pointer === GRACE).map((f) => [f.ruleId, f.severity, f.message.replace(/(exceeds [^;:]*)[;:].*/s, '$1')]);
+  expect(lint(GRACE_SHORT_ALB)).toEqual([['grace-period-budget', 'warning', 'container "app": preStop 30s + drain 10s = 40s exceeds terminationGracePeriodSeconds (35s)']]);
+  expect(lint(GRACE_SHORT_LOCAL)).toEqual([['grace-period-budget', 'warning', 'container "app": preStop 20s + drain 10s = 30s exceeds terminationGracePeriodSeconds (25s)']]);
 });
