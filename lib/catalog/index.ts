@@ -726,9 +726,31 @@ export class Catalog {
     return { ...out, seconds, derivation: `${values.map((v) => v.text).join(', ')} in ${read.where}` };
   }
 
-  /** Seconds a program drains in-flight requests after it stops accepting (e.g. Traefik's graceTimeOut). */
+  /**
+   * Seconds a program drains in-flight requests after it stops accepting (e.g. Traefik's
+   * graceTimeOut): the longest over the listeners that carry traffic, since the process exits when
+   * the last one is done; undefined seconds when one cannot be read.
+   */
   drainSeconds(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
-    return this.perListener(c, 'drain');
+    const d = this.listenerValues(c, 'drain');
+    if (!d) return undefined;
+    if (!d.used.length) return { entry: d.entry, seconds: d.spec.default };
+    // Each listener shuts down on its own (Traefik: TCPEntryPoint.Shutdown per entry point, all at
+    // once): it accepts for its serves time, then drains. The process exits when the last is done,
+    // and the schedule counts the smallest serves time (servesAfterSigterm) before the drain: the
+    // drain is what remains after it, so that the two add up to the last listener's end.
+    const s = this.listenerValues(c, 'serves');
+    const servesOf = (l: string) => (s && s.entry === d.entry ? s.valueOf(l) : 0);
+    let end = 0;
+    let start = Infinity;
+    for (const l of d.used) {
+      const dv = d.valueOf(l);
+      const sv = servesOf(l);
+      if (dv === undefined || sv === undefined) return { entry: d.entry, seconds: undefined };
+      end = Math.max(end, sv + dv);
+      start = Math.min(start, sv);
+    }
+    return { entry: d.entry, seconds: end - start };
   }
 
   /**
@@ -753,12 +775,15 @@ export class Catalog {
     if (!r) return undefined;
     if (!r.used.length) return { entry: r.entry, seconds: r.spec.default };
     let min: number | undefined = Infinity;
+    let at = '';
     for (const l of r.used) {
       const v = r.valueOf(l);
-      if (v === undefined) return { entry: r.entry, seconds: undefined };
-      min = Math.min(min, v);
+      if (v === undefined) return { entry: r.entry, seconds: undefined, derivation: `${r.argOf(l)} is not a ${r.spec.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
+      if (v < min) [min, at] = [v, l];
     }
-    return { entry: r.entry, seconds: min };
+    // For messages: the listener that sets the time, by its arg or as the default.
+    const arg = r.argOf(at);
+    return { entry: r.entry, seconds: min, derivation: arg ?? `listener ${at}: default ${r.spec.default}s` };
   }
 
   /**
@@ -766,7 +791,10 @@ export class Catalog {
    * listeners its args name that carry traffic (not `ignore`d), in order, and each one's value in
    * seconds (its flag, else the default; undefined when the flag cannot be read).
    */
-  private listenerValues(c: ContainerLike, which: 'serves' | 'drain'): { entry: CatalogEntry; spec: PerListenerSpec; used: string[]; valueOf: (l: string) => number | undefined } | undefined {
+  private listenerValues(
+    c: ContainerLike,
+    which: 'serves' | 'drain',
+  ): { entry: CatalogEntry; spec: PerListenerSpec; used: string[]; valueOf: (l: string) => number | undefined; argOf: (l: string) => string | undefined } | undefined {
     const f = factsOf(c);
     for (const x of this.compiledFor(c, 'serves-after-sigterm')) {
       const re = x.listener?.[which];
@@ -774,15 +802,19 @@ export class Catalog {
       const spec = (which === 'serves' ? x.entry.servesAfterSigterm : x.entry.drain) as PerListenerSpec | undefined;
       if (!re || !spec) continue;
       const values = new Map<string, number | undefined>();
+      const args = new Map<string, string>();
       const listeners = new Set<string>();
       for (const a of f.args) {
         const l = re.listener.exec(a)?.groups?.name;
         if (l !== undefined) listeners.add(l);
         const m = re.value.exec(a)?.groups;
-        if (m?.name !== undefined && m.value !== undefined) values.set(m.name, valueSeconds(m.value, spec.unit));
+        if (m?.name !== undefined && m.value !== undefined) {
+          values.set(m.name, valueSeconds(m.value, spec.unit));
+          args.set(m.name, a);
+        }
       }
       const used = [...listeners].filter((l) => !(spec.ignore ?? []).includes(l));
-      return { entry: x.entry, spec, used, valueOf: (l) => (values.has(l) ? values.get(l) : spec.default) };
+      return { entry: x.entry, spec, used, valueOf: (l) => (values.has(l) ? values.get(l) : spec.default), argOf: (l) => args.get(l) };
     }
     return undefined;
   }

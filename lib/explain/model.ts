@@ -16,7 +16,7 @@ import { ContainerView, Workload, workloadOf } from '../model/workload';
 import { lbFronts } from '../rules/lb-util';
 import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
 import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
-import { Addend, containerBudget, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
+import { Addend, containerBudget, containerDrainSeconds, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import { BudgetVerdict, budgetTerms, MainStop, terminationSchedule } from '../timeline/schedule';
@@ -262,7 +262,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const lanes: Lane[] = [];
   const D = drainSeconds(w);
   const drainDeclared = w.annotations[HINT.drainSeconds] !== undefined;
-  if (!drainDeclared) assumptions.push(`app drain after SIGTERM: ${secs(D)} (default; set kubegrace.dev/drain-seconds to state it)`);
+  // (Containers whose program's own setting gives the drain say so in their own lines.)
+  if (!drainDeclared && w.containers.some((c) => activeCatalog().drainSeconds(c)?.seconds === undefined)) assumptions.push(`app drain after SIGTERM: ${secs(D)} (default; set kubegrace.dev/drain-seconds to state it)`);
 
   // ---- budget (exactly what grace-period-budget computes)
   const budgetLines: ContainerBudgetLine[] = w.containers.map((c) => {
@@ -289,7 +290,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     events.push({ at: 0, kind: 'deletion', label: 'pod deleted with grace 0: removed from the API at once, no preStop hook runs' });
     for (const c of [...w.containers, ...w.sidecars]) {
       const sidecar = c.role === 'sidecar';
-      const drain = sidecar ? sidecarDrainSeconds(parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]), c) : D;
+      const drain = sidecar ? sidecarDrainSeconds(parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]), c) : containerDrainSeconds(w, c);
       const kill = MINIMUM_GRACE_AFTER_HOOK;
       const lane: Lane = { name: c.name, role: sidecar ? 'sidecar' : 'main', detail: sidecar ? 'native sidecar' : 'main', phases: [], sigterm: 0 };
       lane.phases.push({ kind: sidecar ? 'sidecar-drain' : 'drain', start: 0, end: Math.min(drain, kill), label: `drain ${secs(drain)}` });
@@ -469,9 +470,13 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     // A program that keeps serving after SIGTERM by itself (catalog): the schedule's time, and what it comes from.
     const A = stopOfContainer(c)?.servesAfter ?? 0;
     const after = servesAfterSigterm(c, w!, graph);
-    if (after && A > 0) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): keeps accepting ${secs(A)} after SIGTERM (${after.derivation}), then drains; see docs/catalog.md`);
+    if (after && A > 0) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): keeps accepting ${secs(A)} after SIGTERM${after.derivation ? ` (${after.derivation})` : ''}, then drains; see docs/catalog.md`);
     else if (after?.seconds === undefined && after?.derivation) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): ${after.derivation}; drawn as accepting nothing after SIGTERM`);
-    return signalLane(lane, S, D, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A);
+    // Its drain: the schedule's (declared, else its program's own setting in the catalog, else the default).
+    const Dc = stopOfContainer(c)?.appDrain ?? D;
+    const drainFrom = drainDeclared ? undefined : activeCatalog().drainSeconds(c);
+    if (drainFrom?.seconds !== undefined) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): drains ${secs(Dc)} after it stops accepting, from its own settings; see docs/catalog.md`);
+    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A);
   }
 
   /** The schedule's stop of a main container of the manifest. */

@@ -1,3 +1,4 @@
+import { activeCatalog, Catalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { parseSeconds } from './duration';
@@ -14,6 +15,18 @@ export const GRACE_MARGIN_SECONDS = 5;
 /** `kubegrace.dev/drain-seconds` (seconds or a Go duration), else the default 10. */
 export function drainSeconds(w: Pick<Workload, 'annotations'>): number {
   return parseSeconds(w.annotations[HINT.drainSeconds]) ?? DEFAULT_DRAIN_SECONDS;
+}
+
+/**
+ * The drain of one main container after SIGTERM (once it stops accepting): the workload's
+ * `kubegrace.dev/drain-seconds` when declared; else what the catalog reads from the program's own
+ * setting (Traefik's graceTimeOut, the longest over the entry points that carry traffic: the
+ * process exits when the last one is done), when it can be read; else the default.
+ */
+export function containerDrainSeconds(w: Pick<Workload, 'annotations'>, c: ContainerView, catalog: Catalog = activeCatalog()): number {
+  const declared = parseSeconds(w.annotations[HINT.drainSeconds]);
+  if (declared !== undefined) return declared;
+  return catalog.drainSeconds(c)?.seconds ?? DEFAULT_DRAIN_SECONDS;
 }
 
 /** An extra shutdown cost from outside the app: a mesh proxy, a load balancer. */
@@ -45,7 +58,7 @@ export interface ContainerBudget {
 export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph): ContainerBudget {
   const preStop = podPreStopDelay(c, w.annotations, waitPatterns, w.containers);
   const servesAfter = servesAfterSigtermSeconds(c, w, graph);
-  const drain = drainSeconds(w);
+  const drain = containerDrainSeconds(w, c);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);
   const s = preStop.kind === 'none' ? 0 : preStop.seconds;
   return {

@@ -24,7 +24,7 @@
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT, DEFAULT_SIDECAR_DRAIN_SECONDS } from './addends';
-import { Addend, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
+import { Addend, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
 import { servesAfterSigterm } from './serves-after-sigterm';
@@ -111,6 +111,8 @@ export interface MainStop {
   hookCut: boolean;
   /** Seconds it needs after its stop signal (the app's drain; a proxy's modelled shutdown), after servesAfter. */
   drain: number;
+  /** The app's drain (budget.ts containerDrainSeconds: declared, its program's setting, or the default); a proxy's is its model's. */
+  appDrain: number;
   /** When it is gone: exit, or SIGKILL. */
   exit: number;
   /** SIGKILL time, when it is still running then. */
@@ -234,7 +236,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     const A = after?.seconds ?? 0;
     const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0);
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
-    const m = stopOf(c.name, c, pre, s, judged, proxy, A);
+    const m = stopOf(c.name, c, pre, s, judged, proxy, A, containerDrainSeconds(w, c));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
     mains.push(m);
   }
@@ -313,9 +315,11 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
       if (!m.container || !m.judged) continue;
       const s = m.preStopSeconds!;
       const A = m.servesAfter;
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: D, addends, needed: s + A + D + addendSum, recommended: recommendedGrace(s + A, D, addendSum) };
+      // The container's own drain: the declared one, else its program's setting (catalog), else the default.
+      const Dc = m.appDrain;
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
       if (m.preStop.kind !== 'none' && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
-      else if (s + A + D + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
+      else if (s + A + Dc + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }
     // SIDE-002: the sidecars' turn comes too late because of what grace-period-budget does not judge
     // (a classic mesh proxy that outlasts the apps): one finding per workload, where TERM-001 is silent.
@@ -355,16 +359,16 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   }
   return { grace: G, drain: D, drainDeclared, addends, mains, sidecars, mainsDoneAt, mainsGoneAt, verdicts };
 
-  function stopOf(name: string, c: ContainerView | undefined, pre: PreStopDelay, s: number | undefined, judged: boolean, proxy?: 'linkerd' | 'istio', servesAfter = 0): MainStop {
+  function stopOf(name: string, c: ContainerView | undefined, pre: PreStopDelay, s: number | undefined, judged: boolean, proxy?: 'linkerd' | 'istio', servesAfter = 0, appDrain = D): MainStop {
     // A hook of unknown duration is placed as returning at once (a lower bound).
     let S = s ?? 0;
     if (proxy === 'linkerd' && !c?.raw.lifecycle) S = classicLinkerd!.waitBeforeExitSeconds;
     const hookCut = (pre.kind !== 'none' || S > 0) && S >= G && G > 0;
     const sigterm = Math.min(S, G);
     const counted = judged || (proxy === 'linkerd' && evident(classicLinkerd)) || (proxy === 'istio' && evident(classicIstio));
-    const m: MainStop = { name, container: c, proxy, preStop: pre, servesAfter, judged, counted, sigterm, hookCut, drain: D, exit: 0 };
+    const m: MainStop = { name, container: c, proxy, preStop: pre, servesAfter, judged, counted, sigterm, hookCut, drain: appDrain, appDrain, exit: 0 };
     if (s !== undefined) m.preStopSeconds = s;
-    finish(m, proxy ? 0 : D);
+    finish(m, proxy ? 0 : appDrain);
     return m;
   }
 

@@ -341,6 +341,8 @@ spec:
       ],
     },
     {
+      // (The grace advice counts Traefik's own end: after a 10s preStop, web keeps accepting 10s more and
+      // drains 10s, graceTimeOut's default: 10 + 20 + 5. It said "keep" within 30s before the drain was read.)
       name: 'Traefik: the advice names the setting for the entry points that lack it (not the one that has it, nor the internal ones)',
       yaml: wl({
         podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') +
@@ -350,7 +352,7 @@ spec:
         {
           severity: 'warning',
           pointer: POINTER,
-          message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}, or use the program's own setting \(Traefik entry point life cycle, catalog entry traefik\): --entryPoints\.websecure\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s --entryPoints\.mqtt\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s in the container's args and keep/,
+          message: /Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\}, or use the program's own setting \(Traefik entry point life cycle, catalog entry traefik\): --entryPoints\.websecure\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s --entryPoints\.mqtt\.transport\.lifeCycle\.requestAcceptGraceTimeout=10s in the container's args and raise terminationGracePeriodSeconds to 35 \(from 30s/,
         },
       ],
     },

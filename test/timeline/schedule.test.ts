@@ -123,5 +123,32 @@ describe('terminationSchedule', () => {
       expect(s.mains[0]).toMatchObject({ servesAfter: 25, judged: true });
       expect(s.verdicts).toEqual([expect.objectContaining({ kind: 'budget', needed: 35 })]);
     });
+    // traefik pkg/server/server_entrypoint_tcp.go: every entry point shuts down at once, each sleeping
+    // its requestAcceptGraceTimeout and then giving its requests graceTimeOut; the process exits after the last.
+    const traefik = (grace: number, args: string[], annotations = '') =>
+      schedule(annotations, pod(grace, `{name: traefik, image: "docker.io/traefik:v3.5.0", args: [${['--entryPoints.traefik.address=:8080/tcp', '--entryPoints.traefik.transport.lifeCycle.graceTimeOut=300s', ...args].map((a) => `"${a}"`).join(', ')}]}`));
+    const ep = (name: string, accept: string, grace?: string) => [`--entryPoints.${name}.address=:8000/tcp`, `--entryPoints.${name}.transport.lifeCycle.requestAcceptGraceTimeout=${accept}`, ...(grace ? [`--entryPoints.${name}.transport.lifeCycle.graceTimeOut=${grace}`] : [])];
+    test("Traefik's graceTimeOut is its drain: 55s + 30s needs 85s, not 55s + the 10s default (the `traefik` entry point is not traffic)", () => {
+      const s = traefik(60, [...ep('web', '55s', '30s'), ...ep('websecure', '55s', '30s')]);
+      expect(s.mains[0]).toMatchObject({ servesAfter: 55, appDrain: 30, killedAt: 60 });
+      expect(s.verdicts).toEqual([expect.objectContaining({ kind: 'budget', servesAfter: 55, drain: 30, needed: 85, recommended: 90 })]);
+    });
+    test('a short graceTimeOut fits where the default drain would not: 55s + 2s in 60s', () => {
+      const s = traefik(60, ep('web', '55s', '2s'));
+      expect(s.mains[0]).toMatchObject({ servesAfter: 55, appDrain: 2, exit: 57 });
+      expect(s.verdicts).toEqual([]);
+    });
+    test('entry points of different times: the process ends with the last one (40 + 30 = 70, after 50 + 2), counted from the first to stop accepting', () => {
+      const s = traefik(60, [...ep('web', '40s', '30s'), ...ep('websecure', '50s', '2s')]);
+      expect(s.mains[0]).toMatchObject({ servesAfter: 40, appDrain: 30 });
+      expect(s.verdicts).toEqual([expect.objectContaining({ servesAfter: 40, drain: 30, needed: 70 })]);
+    });
+    test('no graceTimeOut: its default, 10s; a declared kubegrace.dev/drain-seconds wins over the setting', () => {
+      expect(traefik(60, ep('web', '55s')).verdicts).toEqual([expect.objectContaining({ drain: 10, needed: 65 })]);
+      expect(traefik(60, ep('web', '55s', '30s'), '"kubegrace.dev/drain-seconds": "5"').verdicts).toEqual([]);
+    });
+    test('a graceTimeOut that is no duration: the default drain', () => {
+      expect(traefik(60, ep('web', '55s', 'soon')).mains[0]).toMatchObject({ appDrain: 10 });
+    });
   });
 });
