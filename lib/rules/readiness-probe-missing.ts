@@ -50,6 +50,11 @@ export const readinessProbeMissing: Rule = {
 traffic before the app can serve (connection refused, errors during every rollout and restart). Rolling
 updates also measure progress by readiness, so a rollout can "succeed" with broken pods.
 
+A \`startupProbe\` alone gates only the start: the container is ready once it passes and stays ready until it
+exits, so a pod that later stops serving (overloaded, a lost dependency) keeps its traffic, and a probe that
+checks less than serving (a TCP connect) lets a rollout count a pod that cannot serve as available. The
+finding says so.
+
 Readiness is **not** needed to drain on deletion: deletion already marks the endpoint \`ready=false\`.
 This rule is about the start of a pod's life.
 
@@ -96,9 +101,17 @@ readinessProbe:
         const sp = ports[0];
         // Services that publish not-ready addresses route to the pod whatever its readiness: then only
         // the rollout needs the probe.
-        const why = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses)
-          ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
-          : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';
+        const notReadyAddresses = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses);
+        // With a startupProbe the kubelet marks the container ready once that probe passes (prober
+        // manager UpdatePodStatus: not started, not ready; no readiness probe, ready once started),
+        // and it stays ready until it exits.
+        const why = probeOf(c, 'startupProbe')
+          ? notReadyAddresses
+            ? `only its startupProbe gates readiness: once that passes it counts as ready until it exits, so rollouts count a pod that starts but cannot serve as available (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
+            : 'only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving (overloaded, or a dependency lost), and rollouts count a pod that starts but cannot serve as available'
+          : notReadyAddresses
+            ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
+            : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';
         ctx.report({
           object: w.obj,
           pointer: c.pointer,

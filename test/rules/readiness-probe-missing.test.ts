@@ -102,6 +102,24 @@ spec:
       findings: [{ severity: 'warning', pointer: C0, message: 'container "app": serves port 8080 for Service web but has no readinessProbe' }],
     },
     {
+      // crossplane's chart: a startupProbe (tcpSocket) and no readinessProbe. The kubelet holds readiness
+      // until the startup probe passes, so "ready as soon as it starts" would be false.
+      name: 'a startupProbe alone: still a warning, with what a startupProbe does not cover',
+      yaml: wl(app('        startupProbe: {tcpSocket: {port: http}, periodSeconds: 2, failureThreshold: 30}\n')),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: C0,
+          message: /no readinessProbe: only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving \(overloaded, or a dependency lost\), and rollouts count a pod that starts but cannot serve as available; add/,
+        },
+      ],
+    },
+    {
+      name: 'a startupProbe alone behind a Service that publishes not-ready addresses: the rollout reason alone',
+      yaml: wl(app('        startupProbe: {tcpSocket: {port: http}}\n'), { service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'warning', pointer: C0, message: /only its startupProbe gates readiness: once that passes it counts as ready until it exits, so rollouts count a pod that starts but cannot serve as available \(its Service publishes not-ready addresses/ }],
+    },
+    {
       name: 'served only through a Service that publishes not-ready addresses: the rollout reason alone (readiness does not gate that traffic)',
       yaml: wl(app(), { service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
       findings: [{ severity: 'warning', pointer: C0, message: /but has no readinessProbe: it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one \(its Service publishes not-ready addresses, so readiness does not gate its traffic\); add/ }],
