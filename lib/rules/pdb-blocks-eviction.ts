@@ -33,7 +33,11 @@ export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBl
   const min = p.minAvailable;
   const need = scaled(min, r, true)!;
   if (need < r) return undefined;
-  return { pods, field: 'minAvailable', need, severity: r === 1 && min.kind === 'int' && min.value >= 1 ? 'error' : 'warning' };
+  // One replica with a minAvailable meant for more (an integer 1, or a majority percentage such as
+  // bitnami etcd's "51%", which rounds up to 1): every drain blocks by accident, the chart-default
+  // case. "100%" says "never evict" as plainly as maxUnavailable: 0, so it stays a warning.
+  const accidental = min.kind === 'int' ? min.value >= 1 : min.value > 0 && min.value < 100;
+  return { pods, field: 'minAvailable', need, severity: r === 1 && accidental ? 'error' : 'warning' };
 }
 
 export const pdbBlocksEviction: Rule = {
@@ -54,7 +58,9 @@ With \`r\` = the total replicas of the workloads the PDB matches (for a workload
   controller: \`"90%"\` with \`r = 3\` is ceil(2.7) = 3).
 
 Severity: **error** when \`r == 1\` and \`minAvailable\` is an integer >= 1 (the common chart default
-\`minAvailable: 1\` on a single replica); **warning** otherwise. PDBs that match no workload in the set, or only
+\`minAvailable: 1\` on a single replica) or a percentage below 100% (a majority such as \`"51%"\`, meant for a
+quorum of several replicas, rounds up to 1: the same budget); **warning** otherwise (\`"100%"\` and
+\`maxUnavailable: 0\` say "never evict" on purpose as often as not). PDBs that match no workload in the set, or only
 DaemonSets (drains skip DaemonSet pods), are not judged; when a PDB also matches DaemonSet or Job pods, whose count
 is unknown, only \`maxUnavailable: 0\` is reported.
 

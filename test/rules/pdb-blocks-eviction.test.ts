@@ -81,7 +81,10 @@ ruleTester(pdbBlocksEviction, {
     },
     { name: 'minAvailable "90%" with r = 3 rounds up to 3', yaml: wl('web', 3) + pdb('minAvailable: "90%"'), findings: [{ severity: 'warning', message: 'minAvailable "90%" rounds up to 3 of 3 pods' }] },
     { name: 'minAvailable "67%" with r = 3: ceil(2.01) = 3', yaml: wl('web', 3) + pdb('minAvailable: "67%"'), findings: [{ severity: 'warning', message: 'rounds up to 3 of 3 pods' }] },
-    { name: 'minAvailable "50%" with r = 1 rounds up to 1: warning (a percentage)', yaml: wl('web', 1) + pdb('minAvailable: "50%"'), findings: [{ severity: 'warning', message: 'rounds up to 1 of 1 pod' }] },
+    // A majority meant for a quorum, on one replica: the same budget as minAvailable 1 (bitnami etcd's
+    // default pdb.minAvailable "51%" with replicaCount 1), so the same error.
+    { name: 'minAvailable "50%" with r = 1 rounds up to 1: error, as minAvailable 1', yaml: wl('web', 1) + pdb('minAvailable: "50%"'), findings: [{ severity: 'error', message: 'rounds up to 1 of 1 pod' }] },
+    { name: 'minAvailable "51%" with r = 1 (bitnami etcd defaults): error', yaml: wl('web', 1, 'StatefulSet') + pdb('minAvailable: 51%'), findings: [{ severity: 'error', message: 'minAvailable "51%" rounds up to 1 of 1 pod' }] },
     { name: 'minAvailable "100%" with r = 1: warning (a percentage, not the integer default)', yaml: wl('web', 1) + pdb('minAvailable: "100%"'), findings: [{ severity: 'warning' }] },
     {
       name: 'maxUnavailable 0: warning with the opt-out hint',
