@@ -139,6 +139,52 @@ export function scopeOf(rules: Json | undefined): { text: string; createsPods: b
   return { text, createsPods };
 }
 
+/** A label selector that selects everything (absent, null, `{}`, or with no requirements). */
+function selectsAll(sel: Json | undefined): boolean {
+  if (sel === undefined || sel === null) return true;
+  if (!isObject(sel)) return false;
+  const labels = sel.matchLabels;
+  const exprs = sel.matchExpressions;
+  return (!isObject(labels) || Object.keys(labels).length === 0) && (!Array.isArray(exprs) || exprs.length === 0);
+}
+
+/**
+ * The labels a namespaceSelector opts out by, when it is only an opt-out (every requirement is
+ * NotIn or DoesNotExist: it matches every namespace without those labels), as text; undefined for any
+ * other selector.
+ */
+function optOutLabels(sel: Json | undefined): string | undefined {
+  if (!isObject(sel) || (isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || !Array.isArray(sel.matchExpressions) || !sel.matchExpressions.length) return undefined;
+  const out: string[] = [];
+  for (const e of sel.matchExpressions) {
+    if (!isObject(e) || typeof e.key !== 'string') return undefined;
+    const values = Array.isArray(e.values) ? e.values.filter((v): v is string => typeof v === 'string') : [];
+    if (e.operator === 'NotIn' && values.length) out.push(e.key === 'kubernetes.io/metadata.name' ? `namespace ${values.join(' or ')}` : `namespaces labelled ${values.map((v) => `${e.key}=${v}`).join(' or ')}`);
+    else if (e.operator === 'DoesNotExist') out.push(`namespaces labelled ${e.key}`);
+    else return undefined;
+  }
+  return out.join(' or ');
+}
+
+/**
+ * Where the webhooks reject requests while no backend is Ready, for messages. A namespaceSelector
+ * filters only namespaced objects (and Namespaces by their own labels); the API server never skips
+ * a webhook on it for other cluster-scoped objects (ValidatingWebhook.namespaceSelector, API
+ * reference). An opt-out selector (NotIn, DoesNotExist) matches every namespace without the label.
+ */
+function reachOf(hooks: JsonObject[]): string {
+  const objectSelective = hooks.some((h) => !selectsAll(h.objectSelector));
+  const nsSelectors = hooks.map((h) => h.namespaceSelector).filter((x) => !selectsAll(x));
+  if (!objectSelective && !nsSelectors.length) return 'cluster-wide';
+  const optOuts = nsSelectors.map(optOutLabels);
+  if (!objectSelective && optOuts.every((x) => x !== undefined)) {
+    const labels = [...new Set(optOuts as string[])].join(', ');
+    return `cluster-wide except for namespaced objects in ${labels} (its namespaceSelector only opts those out)`;
+  }
+  const clusterNote = nsSelectors.length && !objectSelective ? '; a namespaceSelector never exempts cluster-scoped objects' : '';
+  return `in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide${clusterNote})`;
+}
+
 /**
  * Whether the webhook's selectors match the backend's own pods, so that with no backend running
  * its replacement pods cannot be admitted either. Undefined when the namespace labels it depends
@@ -188,9 +234,8 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     const first = scoped[0];
     const names = scoped.map((x) => `"${x.name}"`).join(', ');
     const policy = scoped.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
-    const selective = scoped.some((x) => x.hook.namespaceSelector !== undefined || x.hook.objectSelector !== undefined);
     const scope = scopeOf(scoped.flatMap((x) => (Array.isArray(x.hook.rules) ? x.hook.rules : [])))!.text;
-    const where = selective ? 'in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide)' : 'cluster-wide';
+    const where = reachOf(scoped.map((x) => x.hook));
     const self =
       backend.single && scoped.some((x) => x.scope!.createsPods && admitsOwnPods(ctx.graph, x.hook, backend.workloads[0], g.svcNs) === true)
         ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
@@ -268,7 +313,10 @@ admitted, a deadlock broken only by deleting the configuration.
 
 **Not exemptions.** A \`namespaceSelector\`/\`objectSelector\` that excludes the webhook's own namespace avoids that
 self-deadlock but still blocks every other namespace it selects; the message then says "in the namespaces and for
-the objects its namespaceSelector/objectSelector match" instead of "cluster-wide". \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
+the objects its namespaceSelector/objectSelector match" instead of "cluster-wide", or, for a selector that only opts
+namespaces out (\`NotIn\`, \`DoesNotExist\`, as cert-manager's \`cert-manager.io/disable-validation\`), "cluster-wide
+except for namespaced objects in namespaces labelled ..." (or "in namespace ..." for \`kubernetes.io/metadata.name\`): a
+namespaceSelector never exempts cluster-scoped objects. \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
 not change availability. Whether the backend is "served" in the sense of other rules does not matter: the API server is
 its client.
 

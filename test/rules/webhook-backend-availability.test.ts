@@ -225,12 +225,28 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
     {
       name: 'namespaceSelector excluding its own namespace by name: no self-deadlock',
       yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
-      findings: [{ severity: 'warning', message: /in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide except for namespaced objects in namespace guard \(its namespaceSelector only opts those out\)\. Fix/ }],
     },
     {
       name: 'namespaceSelector on a label of a Namespace not in the set: self-deadlock not claimed',
-      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: webhooks, operator: NotIn, values: [off]}]}\n' }) + backend({ replicas: 1 }),
-      findings: [{ severity: 'warning', message: /its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: webhooks, operator: NotIn, values: [disabled]}]}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /cluster-wide except for namespaced objects in namespaces labelled webhooks=disabled \(its namespaceSelector only opts those out\)\. Fix/ }],
+    },
+    {
+      // cert-manager's webhook: an opt-out label; ClusterIssuers (cluster-scoped) are never exempt.
+      name: 'an opt-out namespaceSelector (NotIn, DoesNotExist): cluster-wide but for the namespaces that opted out',
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchExpressions: [{key: cert-manager.io/disable-validation, operator: NotIn, values: ["true"]}, {key: control-plane, operator: DoesNotExist}]}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /cluster-wide except for namespaced objects in namespaces labelled cert-manager.io\/disable-validation=true or namespaces labelled control-plane \(its namespaceSelector only opts those out\)/ }],
+    },
+    {
+      name: 'an opt-in namespaceSelector: only the namespaces it matches, and every cluster-scoped object',
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {matchLabels: {webhooks: on}}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide; a namespaceSelector never exempts cluster-scoped objects\)\. Fix/ }],
+    },
+    {
+      name: 'an empty namespaceSelector selects every namespace: cluster-wide',
+      yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {}\n  objectSelector: {matchLabels: {}}\n' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide/ }],
     },
     {
       name: 'namespaceSelector judged against the Namespace in the set',
