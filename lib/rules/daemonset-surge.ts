@@ -2,6 +2,7 @@ import { Fix, FixEdit, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
+import { isObject, Json } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { existingPointer, fmtIntOrPercent } from './rollout-util';
 import { nameOf } from './util';
@@ -170,6 +171,10 @@ hand over (ztunnel shares its listeners with \`SO_REUSEPORT\`; the ztunnel chart
   reported.
   A host-network pod without declared ports is reported, with the caveat that surge works only if the proxy
   binds with \`SO_REUSEPORT\` (otherwise the new pod cannot bind, never becomes ready, and the rollout stalls).
+  A pod that mounts a writable \`hostPath\` directory (not /proc, /sys, /dev, /etc and other system paths) is
+  reported with the caveat that the old and the new pod share it during the overlap (a Unix socket or lock there
+  passes to the new pod; both act on the node at once: the Datadog agent's DogStatsD and APM sockets), so surge
+  fits only a program that supports two copies per node; no fix is offered for it.
   kube-proxy and CNI agents are not matched by default: their datapath keeps forwarding while the agent
   restarts. Metrics DaemonSets (node-exporter) serve scrapes, not node-local traffic.
 - **error:** \`maxSurge\` non-zero with \`maxUnavailable: 0\` while the pod binds node ports (a \`hostPort\` > 0, or a
@@ -191,7 +196,7 @@ spec:
 \`\`\`
 
 **\`--fix\`** (proposal): \`maxSurge: 1\` / \`maxUnavailable: 0\` for a node proxy rolling with maxSurge 0; \`maxSurge: 0\` /
-\`maxUnavailable: 1\` for a surge that host ports block; when both are non-zero (the API rejects it), \`maxUnavailable: 0\`, or \`maxSurge: 0\` if the pod binds host ports; below 1.22, drops maxSurge and sets \`maxUnavailable: 1\`. hostNetwork pods without declared ports get no fix (surge needs SO_REUSEPORT, which the manifest cannot show).`,
+\`maxUnavailable: 1\` for a surge that host ports block; when both are non-zero (the API rejects it), \`maxUnavailable: 0\`, or \`maxSurge: 0\` if the pod binds host ports; below 1.22, drops maxSurge and sets \`maxUnavailable: 1\`. hostNetwork pods without declared ports get no fix (surge needs SO_REUSEPORT, which the manifest cannot show), nor do pods that write to a hostPath directory.`,
     fixable: true,
     versionGate: 'DaemonSetUpdateSurge: alpha 1.21 (off), beta 1.22 (on), GA 1.25',
     paramsSchema: {
@@ -270,15 +275,55 @@ spec:
       const w = d.workload;
       const surgeText = d.surgeRaw ? `maxSurge ${fmtIntOrPercent(d.surgeRaw)}` : 'maxSurge absent (default 0)';
       const hostNet = w.podSpec.hostNetwork === true ? '; the pod uses hostNetwork: this works only if the proxy binds its listeners with SO_REUSEPORT, otherwise the new pod cannot bind, never becomes ready, and the rollout stalls' : '';
+      const shared = writableHostPaths(w);
+      const hostState = shared.length
+        ? `; the pod writes to the node (hostPath ${shared.join(', ')}): during the overlap the old and the new pod share it, so a Unix socket or lock there passes to the new pod while the old one still runs, and both act on the node at once; surge only if two copies can run side by side on one node (the vendor supports it)`
+        : '';
       ctx.report({
         object: w.obj,
         pointer: d.surgePointer,
         severity: 'warning',
-        message: `${nameOf(w)} is ${d.reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}`,
+        message: `${nameOf(w)} is ${d.reason} and rolls with ${surgeText}: each node's pod is stopped before its replacement is ready, so traffic through that node is dropped for the whole restart; set updateStrategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} so the old and new pod overlap and hand over${hostNet}${hostState}`,
         // No fix for host-network pods: whether the new pod can bind next to the old one (SO_REUSEPORT)
         // is not in the manifest, and if it cannot, surge stalls the rollout on every node.
-        fix: hostNet ? undefined : { description: 'set updateStrategy.rollingUpdate to maxSurge 1, maxUnavailable 0', safety: 'proposal', edits: SURGE_FIRST },
+        // Nor for pods that write to the node (hostPath): whether two copies can share it is the program's.
+        fix: hostNet || hostState ? undefined : { description: 'set updateStrategy.rollingUpdate to maxSurge 1, maxUnavailable 0', safety: 'proposal', edits: SURGE_FIRST },
       });
     }
   },
 };
+
+/** Node paths a pod reads but does not own: kernel and system interfaces, the node's own configuration. */
+const NODE_SYSTEM_PATHS = /^\/(?:proc|sys|dev|etc|boot|usr|lib|lib64|bin|sbin)(?:\/|$)/;
+
+/**
+ * The hostPath directories a main container or native sidecar mounts writable (no readOnly), as
+ * text (`/var/run/datadog (dsdsocket)`): state on the node that a surge pod shares with the pod it
+ * replaces. Kernel, device and system paths (/proc, /sys, /dev, /etc, ...) are the node's, not the
+ * program's, and files (type File, Socket, CharDevice, BlockDevice) are left out.
+ */
+export function writableHostPaths(w: Workload): string[] {
+  const volumes = get(w.podSpec as Json, 'volumes');
+  const hostPaths = new Map<string, string>();
+  if (Array.isArray(volumes)) {
+    for (const v of volumes) {
+      if (!isObject(v) || typeof v.name !== 'string' || !isObject(v.hostPath) || typeof v.hostPath.path !== 'string') continue;
+      const type = typeof v.hostPath.type === 'string' ? v.hostPath.type : '';
+      if (type !== '' && type !== 'Directory' && type !== 'DirectoryOrCreate') continue;
+      if (NODE_SYSTEM_PATHS.test(v.hostPath.path)) continue;
+      hostPaths.set(v.name, v.hostPath.path);
+    }
+  }
+  const out = new Set<string>();
+  if (!hostPaths.size) return [];
+  for (const c of [...w.containers, ...w.sidecars]) {
+    const mounts = get(c.raw, 'volumeMounts');
+    if (!Array.isArray(mounts)) continue;
+    for (const m of mounts) {
+      if (!isObject(m) || typeof m.name !== 'string' || m.readOnly === true) continue;
+      const path = hostPaths.get(m.name);
+      if (path !== undefined) out.add(`${path} (${m.name})`);
+    }
+  }
+  return [...out];
+}

@@ -113,6 +113,30 @@ ruleTester(daemonsetSurge, {
       findings: [{ severity: 'warning', message: 'node-local traffic (Service/otlp has internalTrafficPolicy: Local)' }],
     },
     {
+      // The datadog chart's agent: DogStatsD and APM sockets in hostPath /var/run/datadog. The vendor's
+      // surge support needs a standby mode (DataDog/datadog-operator PR #3298), so no fix is offered.
+      name: 'node-local traffic from a pod that writes to a hostPath directory: the advice says the pods share it, and no fix',
+      yaml:
+        ds(
+          'agent',
+          `      containers:
+      - name: agent
+        image: gcr.io/datadoghq/agent:7
+        volumeMounts: [{name: dsdsocket, mountPath: /var/run/datadog}, {name: procdir, mountPath: /host/proc, readOnly: true}, {name: os-release, mountPath: /host/etc/os-release}, {name: ro, mountPath: /ro, readOnly: true}]
+      volumes:
+      - {name: dsdsocket, hostPath: {path: /var/run/datadog, type: DirectoryOrCreate}}
+      - {name: procdir, hostPath: {path: /proc}}
+      - {name: os-release, hostPath: {path: /etc/os-release}}
+      - {name: ro, hostPath: {path: /var/lib/ro}}`,
+        ) + localSvc('internalTrafficPolicy: Local'),
+      findings: [
+        {
+          severity: 'warning',
+          message: /hand over; the pod writes to the node \(hostPath \/var\/run\/datadog \(dsdsocket\)\): during the overlap the old and the new pod share it, .*surge only if two copies can run side by side on one node \(the vendor supports it\)$/,
+        },
+      ],
+    },
+    {
       name: 'node-local traffic via externalTrafficPolicy: Local on a LoadBalancer',
       yaml: ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('externalTrafficPolicy: Local', 'LoadBalancer'),
       findings: [{ severity: 'warning', message: 'externalTrafficPolicy: Local' }],
@@ -169,4 +193,23 @@ describeCorpus('daemonset-surge on the corpus', () => {
       expect(runRule(daemonsetSurge, corpusFile(f), '1.31')).toEqual([]);
     }
   });
+});
+
+test('writableHostPaths: writable hostPath directories of the program, not the node\'s system paths, files or read-only mounts', () => {
+  const yaml = ds(
+    'agent',
+    `      containers:
+      - name: agent
+        image: a
+        volumeMounts: [{name: state, mountPath: /state}, {name: sock, mountPath: /run/x.sock}, {name: sys, mountPath: /host/sys}, {name: ro, mountPath: /ro, readOnly: true}]
+      volumes:
+      - {name: state, hostPath: {path: /var/lib/agent}}
+      - {name: sock, hostPath: {path: /run/x.sock, type: Socket}}
+      - {name: sys, hostPath: {path: /sys/fs/cgroup}}
+      - {name: ro, hostPath: {path: /var/lib/ro, type: Directory}}`,
+  ) + localSvc('internalTrafficPolicy: Local');
+  const got = runRule(daemonsetSurge, yaml);
+  expect(got.map((f) => [f.message.match(/hostPath ([^)]*\))/)?.[1], f.fix])).toEqual([['/var/lib/agent (state)', undefined]]);
+  // Without it, the surge-first fix (a proposal) as before.
+  expect(runRule(daemonsetSurge, ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('internalTrafficPolicy: Local'))[0].fix?.safety).toBe('proposal');
 });
