@@ -8,6 +8,7 @@ import { lintSources } from '../engine/run';
 import { Rule, Severity } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { METRICS_PORT, OPERATOR_PORT } from '../model/graph';
+import { PAUSE_IMAGE, SHELL_PROGRAM, SLEEP_FOREVER_SCRIPT, SLEEP_PROGRAM, TAIL_PROGRAM } from '../model/idle';
 import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
@@ -80,6 +81,23 @@ export interface RuleAdmission {
 const WORKLOADS = WORKLOAD_KINDS;
 const ALL_CONTAINERS = '(variables.mains + variables.inits)';
 const RUNNING = '(variables.mains + variables.sidecars)';
+
+/**
+ * A container that does no work a termination can interrupt (lib/model/idle.ts isIdleContainer, the
+ * same patterns): the pause image with its own entrypoint, or `sleep infinity`, `tail -f /dev/null`,
+ * or `sh -c` with only one of those, as its whole command line. A CEL predicate on `c`.
+ */
+function idle(c = 'c'): string {
+  const argv = `(${c}.command + (has(${c}.args) ? ${c}.args : []))`;
+  const noCommand = `(!has(${c}.command) || size(${c}.command) == 0)`;
+  const noArgs = `(!has(${c}.args) || size(${c}.args) == 0)`;
+  return (
+    `(${noCommand} ? (${noArgs} && has(${c}.image) && ${c}.image.matches(${str(PAUSE_IMAGE.source)})) : ` +
+    `size(${argv}) == 2 ? (${argv}[0].matches(${str(SLEEP_PROGRAM.source)}) && ${argv}[1] in ['infinity', 'inf']) : ` +
+    `size(${argv}) == 3 && (${argv}[0].matches(${str(TAIL_PROGRAM.source)}) ? (${argv}[1] == '-f' && ${argv}[2] == '/dev/null') : ` +
+    `(${argv}[0].matches(${str(SHELL_PROGRAM.source)}) && ${argv}[1] == '-c' && ${argv}[2].matches(${str(SLEEP_FOREVER_SCRIPT.source)}))))`
+  );
+}
 
 function prefix(ruleId: string, severity: Severity): string {
   return `'kubegrace ${ruleId} (${severity}): '`;
@@ -541,14 +559,15 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         severity: 'error',
         kinds: ['StatefulSet'],
         variables: [],
-        expression: 'variables.grace != 0',
+        // (Pods of idle containers only, the pause image or a sleep forever, are not reported.)
+        expression: `variables.grace != 0 || ${RUNNING}.all(c, ${idle()})`,
         messageExpression: `${prefix('zero-grace-period', 'error')} + 'terminationGracePeriodSeconds is 0 on a StatefulSet: the replacement with the same identity and volume can start while the old pod still runs; remove the field (default 30s) or set it to preStop + drain + 5s'`,
       },
       {
         severity: 'warning',
         kinds: WORKLOADS.filter((k) => k !== 'StatefulSet'),
         variables: [],
-        expression: 'variables.grace != 0',
+        expression: `variables.grace != 0 || ${RUNNING}.all(c, ${idle()})`,
         messageExpression: `${prefix('zero-grace-period', 'warning')} + 'terminationGracePeriodSeconds is 0: ' + (${RUNNING}.exists(c, has(c.lifecycle) && has(c.lifecycle.preStop)) ? 'its preStop hooks are skipped and the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to preStop + drain + 5s' : 'the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to drain + 5s')`,
       },
     ],
@@ -957,15 +976,16 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'readiness-probe-missing': {
     restriction:
-      'judged as the linter judges the workload alone: the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
+      'judged as the linter judges the workload alone: the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
     validate: () => {
       const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
-      const traffic = (c: string) => `(${c}.name != 'istio-proxy' && ${c}.name != 'linkerd-proxy' && has(${c}.ports) && ${c}.ports.exists(p, ${port}))`;
+      // (Idle containers, where nothing listens, serve nothing.)
+      const traffic = (c: string) => `(${c}.name != 'istio-proxy' && ${c}.name != 'linkerd-proxy' && has(${c}.ports) && ${c}.ports.exists(p, ${port}) && !${idle(c)})`;
       const inject = `(${annHas('sidecar.istio.io/inject')} ? ${ann('sidecar.istio.io/inject')} : has(variables.podMeta.labels) && 'sidecar.istio.io/inject' in variables.podMeta.labels ? variables.podMeta.labels['sidecar.istio.io/inject'] : '')`;
       const injected = `(has(c.image) && c.image == 'auto' && (${annHas('inject.istio.io/templates')} || ${inject} == 'true'))`;
       const bad = (c: string) => `(!has(${c}.readinessProbe) && !${injected.replace(/\bc\./g, `${c}.`)})`;
       const hintSet = annHas('kubegrace.dev/served');
-      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')})`;
+      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')})`;
       const pred = `${traffic('c')} && ${bad('c')}`;
       return [
         {

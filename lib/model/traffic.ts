@@ -1,3 +1,4 @@
+import { isIdleContainer } from './idle';
 import { notClientPort, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts, webServerImage } from './graph';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
@@ -96,7 +97,8 @@ function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
  * and peers (graph.ts notClientPort: metrics- and operator-named ports except on port 80 or 443 of
  * a web server, gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
  * ports that a ServiceMonitor scrapes. Prometheus scrapes through the endpoints, not through
- * kube-proxy, and a missed scrape is not lost traffic.
+ * kube-proxy, and a missed scrape is not lost traffic. Nor ports of idle containers (idle.ts: the
+ * pause image, a sleep forever), where nothing listens.
  */
 export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
   return trafficPortsOf(graph, w).slice();
@@ -104,7 +106,9 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
 
 /** trafficPorts, computed once per workload and run (not to be mutated). */
 export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
-  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => !notClientServedPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p)));
+  return graph.memo(trafficPortsOf, w, () =>
+    graph.servedPortsOf(w).filter((p) => !notClientServedPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw)),
+  );
 }
 
 /**
@@ -120,7 +124,7 @@ export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerVie
 export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
   return graph.memo(trafficContainersOf, w, () => {
     if (graph.servedState(w) === 'unserved') return [];
-    if (graph.trafficServices(w).length === 0) return graph.servedContainers(w);
+    if (graph.trafficServices(w).length === 0) return graph.servedContainers(w).filter((c) => !isIdleContainer(c.raw));
     const hit = new Set(trafficPortsOf(graph, w).map((p) => p.container));
     return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
   });

@@ -143,7 +143,8 @@ ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, 
 not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is
 deleted, so its clients are routed to the pod through the whole termination whatever a hook does: there is
-no removal for a delay to wait for (\`headless-publish-not-ready\` judges the flag itself).
+no removal for a delay to wait for (\`headless-publish-not-ready\` judges the flag itself). Nor do idle containers (the
+pause image, or a command that only sleeps forever such as \`sleep infinity\`): nothing listens there.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's

@@ -64,7 +64,8 @@ carrying user traffic. Metrics and operator ports (by name, except on port 80 or
 the container port it reaches), Services of exporters and metrics components
 (\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as
 \`http-memberlist\` or \`serflan-tcp\`: peer membership) and kube-rbac-proxy ports that a ServiceMonitor scrapes do not
-count, and neither do containers the Istio injector
+count, and neither do idle containers (the pause image, or a command that only sleeps forever such as
+\`sleep infinity\`: nothing listens there; Istio's \`samples/curl\`) or containers the Istio injector
 writes at admission (\`image: auto\`, as in the istio/gateway chart), whose probes come from the injection
 template.
 

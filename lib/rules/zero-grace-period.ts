@@ -1,4 +1,5 @@
 import { FixEdit, Rule } from '../engine/types';
+import { isIdleContainer } from '../model/idle';
 import { ContainerView, get, num, runningContainers, Workload } from '../model/workload';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 import { neededGrace, preStopHandler } from './fix-util';
@@ -23,6 +24,9 @@ SIGTERM and SIGKILL.
   name, same volume) starts; with 0 the new pod can run next to the old one.
 - **warning** on every other workload kind: in-flight requests and work are killed on every rollout,
   scale-down and eviction.
+- Not reported when every container is idle (the pause image, or a command that only sleeps forever, such as
+  \`sleep infinity\`): there is no work to cut, and a sleep as PID 1 ignores SIGTERM, so a grace period only delays
+  its SIGKILL (Istio's \`samples/curl\`, JupyterHub's user placeholders and image pullers set 0 on purpose).
 
 **Fix:** remove the field (default 30 s) or set it to preStop + drain + a margin:
 
@@ -50,6 +54,11 @@ counts it in the grace period, so that one repair does what would otherwise take
   check(ctx) {
     for (const w of ctx.graph.workloads) {
       if (num(w.podSpec.terminationGracePeriodSeconds) !== 0) continue;
+      // Pods of idle containers (the pause image, a sleep forever) have no work to cut, and a sleep as
+      // PID 1 ignores SIGTERM: a grace period would only delay its SIGKILL (Istio's samples/curl and
+      // JupyterHub's user placeholders set 0 on purpose). A StatefulSet's identity guarantee matters
+      // only for the volumes it gives its pods, which such pods do not use.
+      if ([...w.containers, ...w.sidecars].every((c) => isIdleContainer(c.raw))) continue;
       const sts = w.kind === 'StatefulSet';
       // Containers prestop-missing reports once the grace period allows a hook: the advice counts
       // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).

@@ -82,6 +82,15 @@ spec:
 `,
     },
     {
+      // Istio's samples/curl: a Service that is a name for the mesh, over a pod where nothing listens.
+      name: 'a sleep-forever container behind a Service (nothing listens): no probe to add',
+      yaml: wl(`      containers:\n      - name: curl\n        image: docker.io/curlimages/curl:8.16.0\n        command: ["/bin/sleep", "infinity"]\n        ports: [{name: http, containerPort: 8080}]\n`),
+    },
+    {
+      name: 'a sleep-forever container marked served by the hint: no probe to add',
+      yaml: wl(`      containers:\n      - name: curl\n        image: docker.io/curlimages/curl:8.16.0\n        command: ["/bin/sleep", "infinity"]\n`, { annotations: '"kubegrace.dev/served": "true"', service: false }),
+    },
+    {
       name: 'a container that serves no Service port',
       yaml: wl(`${app(READY)}      - name: worker
         image: w:1

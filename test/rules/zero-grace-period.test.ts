@@ -38,8 +38,23 @@ ruleTester(zeroGracePeriod, {
     { name: 'grace absent (default 30)', yaml: wl('StatefulSet', '') },
     { name: 'grace 1', yaml: wl('StatefulSet', '1') },
     { name: 'grace 30 on a Deployment', yaml: wl('Deployment', '30') },
+    // Idle containers (lib/model/idle.ts): no work to cut; a sleep as PID 1 ignores SIGTERM, so a grace
+    // period only delays its SIGKILL. Istio's samples/curl, JupyterHub's user placeholders.
+    { name: 'grace 0 on a sleep-forever client pod (Istio samples/curl)', yaml: wl('Deployment', '0').replace('[{name: db, image: postgres:16}]', '[{name: curl, image: "docker.io/curlimages/curl:8.16.0", command: ["/bin/sleep", "infinity"]}]') },
+    { name: 'grace 0 on a StatefulSet of pause containers (JupyterHub user-placeholder)', yaml: wl('StatefulSet', '0', { served: false }).replace('[{name: db, image: postgres:16}]', '[{name: pause, image: "registry.k8s.io/pause:3.10.2"}]') },
+    { name: 'grace 0 on sh -c "sleep infinity" and tail -f /dev/null', yaml: wl('DaemonSet', '0', { served: false }).replace('[{name: db, image: postgres:16}]', '[{name: a, image: busybox, command: [sh, -c], args: ["exec sleep infinity"]}, {name: b, image: busybox, command: [tail, -f, /dev/null]}]') },
   ],
   invalid: [
+    {
+      name: 'grace 0 with a working container beside a pause container: reported',
+      yaml: wl('StatefulSet', '0').replace('[{name: db, image: postgres:16}]', '[{name: pause, image: "registry.k8s.io/pause:3.10.2"}, {name: db, image: postgres:16}]'),
+      findings: [{ severity: 'error', pointer: POINTER }],
+    },
+    {
+      name: 'grace 0 with a pause image whose command runs something else: reported',
+      yaml: wl('Deployment', '0').replace('[{name: db, image: postgres:16}]', '[{name: db, image: "registry.k8s.io/pause:3.10.2", command: ["/app"]}]'),
+      findings: [{ severity: 'warning', pointer: POINTER }],
+    },
     {
       name: 'StatefulSet with grace 0: error at the field',
       yaml: wl('StatefulSet', '0'),
