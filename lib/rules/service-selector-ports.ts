@@ -97,12 +97,15 @@ export const serviceSelectorPorts: Rule = {
 
 **Conditions** (Services with a non-empty \`spec.selector\`; \`ExternalName\` Services are skipped):
 
-- **error:** the selector matches no pod template in the set: the Service has no endpoints. The message names the
+- **error** (or **warning**, below): the selector matches no pod template in the set: the Service has no endpoints. The message names the
   closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
   the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
   selector matches (an operator creates those pods: prometheus-operator, ...), nor when a ReplicationController's
-  template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). Labels a pod gets besides its
+  template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). When no
+  workload of the namespace uses any of the selector's label keys (and no StatefulSet names the Service), the pods
+  are likely made elsewhere (another release, an operator's custom resource not in the input: kube-thanos's
+  \`thanos-sidecar\` Service selects the Prometheus pods prometheus-operator makes), not a typo: **warning**, saying so. Labels a pod gets besides its
   template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
   \`apps.kubernetes.io/pod-index\`, \`controller-revision-hash\`: per-pod Services) and those Vault writes on its own
   pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
@@ -151,6 +154,20 @@ spec:
   },
   check(ctx) {
     const g = ctx.graph;
+    /** The label keys of the pod templates of each namespace (pods of a dump whose controller is not in it too), read once. */
+    let keysByNs: Map<string, Set<string>> | undefined;
+    const templateLabelKeys = (namespace: string | undefined): Set<string> => {
+      if (!keysByNs) {
+        keysByNs = new Map();
+        for (const w of [...g.workloads, ...g.ownedWorkloads]) {
+          const ns = w.obj.namespace ?? '';
+          let set = keysByNs.get(ns);
+          if (!set) keysByNs.set(ns, (set = new Set()));
+          for (const k of Object.keys(w.templateLabels)) set.add(k);
+        }
+      }
+      return keysByNs.get(namespace ?? '') ?? new Set();
+    };
     for (const s of g.services) {
       if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
       const who = `Service/${s.obj.name}`;
@@ -169,11 +186,19 @@ spec:
         const near = closest(g, s);
         const hint = near ? ` (closest: ${nameOf(near.w)}, where ${near.diff.join(', ')})` : '';
         const sts = governed.length ? `; ${governed.map(nameOf).join(', ')} name${governed.length === 1 ? 's' : ''} it as serviceName, so its pods get no DNS records` : '';
+        // A selector whose label keys no pod template of the namespace uses, and that no StatefulSet
+        // names: likely a Service for pods made elsewhere (another release, an operator's custom
+        // resource not in the input: kube-thanos's thanos-sidecar Service selects the Prometheus
+        // pods prometheus-operator makes), not a typo of a workload here. Said, as a warning.
+        const keys = templateLabelKeys(s.obj.namespace);
+        const foreign = !near && !governed.length && s.selector.kind === 'selector' && !s.selector.requirements.some((r) => keys.has(r.key));
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',
-          severity: 'error',
-          message: `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
+          severity: foreign ? 'warning' : 'error',
+          message: foreign
+            ? `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}, and no workload there uses its label keys: if its pods come from elsewhere (another release, an operator's custom resource), lint them together; otherwise the Service has no endpoints: copy the workload's spec.selector.matchLabels into the Service selector`
+            : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
           absence: true,
         });
         continue;

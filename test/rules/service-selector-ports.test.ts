@@ -196,6 +196,24 @@ spec:
       findings: [{ severity: 'error', pointer: '/spec/selector', object: 'Service/web', message: 'spec.selector {app: web, tier: front} matches no pod template in its namespace (closest: Deployment/web, where tier is not a template label), so the Service has no endpoints' }],
     },
     {
+      // kube-thanos examples/all: the thanos-sidecar Service selects the Prometheus pods prometheus-operator
+      // makes (app: prometheus) beside Thanos workloads labelled app.kubernetes.io/*.
+      name: 'a selector whose keys no workload of the namespace uses: pods made elsewhere, likely: a warning that says so',
+      yaml: wl({ namespace: 'thanos', labels: 'app.kubernetes.io/name: thanos-query' }) + svc({ namespace: 'thanos', name: 'thanos-sidecar', selector: 'app: prometheus' }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/selector',
+          message: 'Service/thanos-sidecar: spec.selector {app: prometheus} matches no pod template in namespace thanos, and no workload there uses its label keys: if its pods come from elsewhere (another release, an operator\'s custom resource), lint them together; otherwise the Service has no endpoints',
+        },
+      ],
+    },
+    {
+      name: 'a foreign key beside a key a workload uses: still an error (a typo is likelier)',
+      yaml: wl({ namespace: 'thanos', labels: 'app: thanos-query' }) + svc({ namespace: 'thanos', name: 'thanos-sidecar', selector: 'app: prometheus' }),
+      findings: [{ severity: 'error', message: 'matches no pod template in namespace thanos, so the Service has no endpoints' }],
+    },
+    {
       name: 'typo in a value',
       yaml: wl({ namespace: 'shop' }) + svc({ namespace: 'shop', selector: 'app: wbe' }),
       findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
