@@ -38,6 +38,38 @@ spec:
 
 const VOL0 = '/spec/template/spec/volumes/0';
 
+const hpa = (min: number) => `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: ${min}
+  maxReplicas: 5
+`;
+
+const STS_VCT = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: db:1, volumeMounts: [{name: data, mountPath: /data}]}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+`;
+
+const NODE_AFFINITY_ONE_HOST = '      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-1]}]}]}}}\n';
+const SHARED_RWO =
+  'in every replica (replicas 2): a ReadWriteOnce volume attaches to one node at a time, so a replica scheduled on a node other than the one that has it attached stays in ContainerCreating on a Multi-Attach error';
+const SHARED_FIX =
+  'run one replica with strategy.type: Recreate so a rollout never runs two, use ReadWriteMany storage if the replicas may share the data, or make it a StatefulSet with volumeClaimTemplates if each replica can own its data';
+
 ruleTester(surgeVolumeDeadlock, {
   valid: [
     { name: 'RWO claim with strategy Recreate', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') }) },
@@ -60,6 +92,15 @@ ruleTester(surgeVolumeDeadlock, {
     },
     { name: 'StatefulSet: not a Deployment', yaml: deploy({ kind: 'StatefulSet', extra: pvc('[ReadWriteOncePod]') }) },
     { name: 'scaled to 0: no rollout', yaml: deploy({ replicas: 0, extra: pvc('[ReadWriteOncePod]') }) },
+    // Replicas sharing a claim.
+    { name: 'replicas 1 with Recreate on a RWOP claim: one pod, nothing shared', yaml: deploy({ replicas: 1, strategy: '{type: Recreate}', extra: pvc('[ReadWriteOncePod]') }) },
+    { name: 'replicas 3 sharing a ReadWriteMany claim', yaml: deploy({ replicas: 3, strategy: '{type: Recreate}', extra: pvc('[ReadWriteMany]') }) },
+    { name: 'replicas 3 sharing a claim that lists ReadWriteOnce and ReadWriteMany', yaml: deploy({ replicas: 3, extra: pvc('[ReadWriteOnce, ReadWriteMany]') }) },
+    { name: 'replicas 2 on a claim whose PVC is not in the input: access mode unknown', yaml: deploy({ replicas: 2, strategy: '{type: Recreate}' }) },
+    { name: 'replicas 2 pinned by nodeName on a RWO claim: every replica runs on that node', yaml: deploy({ replicas: 2, podExtra: '      nodeName: node-1\n', extra: pvc('[ReadWriteOnce]') }) },
+    { name: 'replicas 2 pinned by required node affinity to one hostname on a RWO claim, Recreate', yaml: deploy({ replicas: 2, strategy: '{type: Recreate}', podExtra: NODE_AFFINITY_ONE_HOST, extra: pvc('[ReadWriteOnce]') }) },
+    { name: 'StatefulSet with volumeClaimTemplates: each pod owns its claim', yaml: STS_VCT },
+    { name: 'HPA minReplicas 1 with Recreate on a RWO claim: one pod at the minimum', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') + hpa(1) }) },
   ],
   invalid: [
     {
@@ -74,8 +115,91 @@ ruleTester(surgeVolumeDeadlock, {
     },
     {
       name: 'RWO claim with surge: warning',
-      yaml: deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', extra: pvc('[ReadWriteOnce]') }),
-      findings: [{ severity: 'warning', pointer: VOL0, message: 'PVC "data" (ReadWriteOnce) and maxSurge 1 resolves to 1 with replicas 2' }],
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', extra: pvc('[ReadWriteOnce]') }),
+      findings: [{ severity: 'warning', pointer: VOL0, message: 'PVC "data" (ReadWriteOnce) and maxSurge 1 resolves to 1 with replicas 1' }],
+    },
+    {
+      name: 'RWO claim shared by replicas 2 (Recreate, as sentry-web): warning at the volume, with what happens and what to do',
+      yaml: deploy({ replicas: 2, strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: VOL0,
+          object: 'Deployment/web',
+          message: `volume "data" mounts PVC "data" (ReadWriteOnce) ${SHARED_RWO}, and the replicas all run only while every one lands on that node, which nothing in the template ensures; ${SHARED_FIX}`,
+        },
+      ],
+    },
+    {
+      name: 'RWO claim shared by replicas 2 with a surge rollout (open-webui): one finding, naming the surge pod too',
+      yaml: deploy({ replicas: 2, extra: pvc('[ReadWriteOnce]') }),
+      findings: [{ severity: 'warning', pointer: VOL0, message: 'ensures; a rollout adds its surge pod (maxSurge "25%" (default) resolves to 1) to the same claim; run one replica' }],
+    },
+    {
+      name: 'RWOP claim shared by replicas 2: error, only one pod runs (one finding, not a second for the surge)',
+      yaml: deploy({ replicas: 2, extra: pvc('[ReadWriteOncePod]') }),
+      findings: [
+        {
+          severity: 'error',
+          pointer: VOL0,
+          message: 'PVC "data" (ReadWriteOncePod) in every replica (replicas 2): only one pod can use a ReadWriteOncePod claim, so one replica runs and the others stay Pending; a rollout adds',
+        },
+      ],
+    },
+    {
+      name: 'RWOP claim shared by replicas 2: node pinning does not help',
+      yaml: deploy({ replicas: 2, strategy: '{type: Recreate}', podExtra: '      nodeName: node-1\n', extra: pvc('[ReadWriteOncePod]') }),
+      findings: [{ severity: 'error', message: 'only one pod can use a ReadWriteOncePod claim' }],
+    },
+    {
+      name: 'HPA minReplicas 2 with replicas unset (Recreate): the HPA counts, and the fix names it',
+      yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') + hpa(2) }),
+      findings: [
+        {
+          severity: 'warning',
+          message: /in every replica \(HPA minReplicas 2 \(HorizontalPodAutoscaler\/web\)\): a ReadWriteOnce volume attaches to one node at a time.*; run one replica \(remove HorizontalPodAutoscaler\/web, or set its minReplicas and maxReplicas to 1\) with strategy.type: Recreate/,
+        },
+      ],
+    },
+    {
+      name: 'a ReplicaSet with replicas 2 on a RWO claim',
+      yaml: deploy({ kind: 'ReplicaSet', replicas: 2, extra: pvc('[ReadWriteOnce]') }),
+      findings: [{ severity: 'warning', object: 'ReplicaSet/web', message: SHARED_RWO }],
+    },
+    {
+      name: 'RWO shared by replicas 2 with a required hostname anti-affinity: they are kept apart, so all but one fail (error)',
+      yaml: deploy({
+        replicas: 2,
+        strategy: '{type: Recreate}',
+        podExtra: '      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n',
+        extra: pvc('[ReadWriteOnce]'),
+      }),
+      findings: [
+        {
+          severity: 'error',
+          message: 'required pod anti-affinity on kubernetes.io/hostname keeps the replicas on different nodes, so on a cluster of more than one node every replica but one stays in ContainerCreating on a Multi-Attach error',
+        },
+      ],
+    },
+    {
+      name: 'RWO shared by replicas 2 with a DoNotSchedule hostname spread of maxSkew 1 (the default whenUnsatisfiable): error',
+      yaml: deploy({
+        replicas: 2,
+        strategy: '{type: Recreate}',
+        podExtra: '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]\n',
+        extra: pvc('[ReadWriteOnce]'),
+      }),
+      findings: [{ severity: 'error', message: 'topologySpreadConstraints[0] (DoNotSchedule, maxSkew 1 on kubernetes.io/hostname) keeps the replicas on different nodes' }],
+    },
+    {
+      name: 'RWO shared by replicas 2 with a ScheduleAnyway hostname spread: a warning that says the spread makes the failure likely',
+      yaml: deploy({
+        replicas: 2,
+        strategy: '{type: Recreate}',
+        podExtra: '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}]\n',
+        extra: pvc('[ReadWriteOnce]'),
+      }),
+      findings: [{ severity: 'warning', message: '(topologySpreadConstraints[0] on kubernetes.io/hostname asks the scheduler to place them on different nodes, which makes the failure likely)' }],
     },
     {
       name: 'RWO with node affinity allowing two hostnames is not pinned',
@@ -105,7 +229,7 @@ spec:
   maxReplicas: 8
 `,
       }),
-      findings: [{ severity: 'warning', message: 'maxSurge "10%" resolves to 1 with HPA minReplicas 4 (HorizontalPodAutoscaler/web)' }],
+      findings: [{ severity: 'warning', message: /in every replica \(HPA minReplicas 4 \(HorizontalPodAutoscaler\/web\)\): a ReadWriteOnce volume .*a rollout adds its surge pod \(maxSurge "10%" resolves to 1\)/ }],
     },
     {
       name: 'two claims: RWOP error and RWO warning, each at its volume',
