@@ -936,7 +936,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'replicas-not-spread': {
     restriction:
-      'judged as the linter judges the workload alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas',
+      'judged as the linter judges the workload alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; the access modes of PersistentVolumeClaims are not visible, so a Deployment or ReplicaSet whose replicas share a ReadWriteOnce or ReadWriteOncePod claim, which the linter skips when the PVC is in its input (surge-volume-deadlock), is judged like any other',
     validate: () => {
       const keys = "['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone']";
       const anti = 'variables.podSpec.affinity.podAntiAffinity';

@@ -11,6 +11,7 @@ import { isObject, Json } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
+import { surgeVolumeDeadlock } from '../rules/surge-volume-deadlock';
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
 import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
@@ -262,7 +263,11 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
     if (N >= 2) {
       // replicas-not-spread's decision: what it counts as spreading, node pins, and whether it reports.
       const sp = spreadDecision(graph, w);
-      if (sp.spreadBy) plan.notes.push(`spread by ${sp.spreadBy}`);
+      if (sp.sharedClaim)
+        plan.notes.push(
+          `every replica mounts ${sp.sharedClaim}: ${sp.sharedClaim.endsWith('(ReadWriteOncePod)') ? 'only one pod can use it, so one replica runs and the others stay Pending' : 'the replicas all run only on the node that has the volume attached, so spreading them across nodes makes the others fail (Multi-Attach)'}${sp.spreadBy ? ` (the template spreads them: ${sp.spreadBy})` : ''}${cite(surgeVolumeDeadlock.meta.id)}`,
+        );
+      else if (sp.spreadBy) plan.notes.push(`spread by ${sp.spreadBy}`);
       else if (sp.pinned) plan.notes.push(`placement pinned by ${sp.pinned}: the replicas run only on the node(s) it names, so they cannot be spread`);
       else plan.notes.push(`replicas are not spread (no hostname/zone topologySpreadConstraints or anti-affinity): one node can hold all of them${sp.fires ? cite(replicasNotSpread.meta.id) : ''}`);
     }

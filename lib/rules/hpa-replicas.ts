@@ -2,6 +2,7 @@ import { Fix, FixEdit, Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { HpaView } from '../model/graph';
 import { nameOf } from './util';
+import { replicaExclusiveClaims } from './surge-volume-deadlock';
 
 const SCALED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -33,7 +34,10 @@ export const hpaReplicas: Rule = {
   the Deployment docs say to remove \`spec.replicas\` from the manifest when an HPA manages it.
 - **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
   \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
-  node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005).
+  node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005). Not reported for a
+  Deployment or ReplicaSet that mounts a \`ReadWriteOnce\` (not pinned to a node) or \`ReadWriteOncePod\`
+  PersistentVolumeClaim: a second replica would share the claim and could not attach it on another node (RWOP: at
+  all); see \`surge-volume-deadlock\`.
 
 ${SERVED_STATUS_DOC}
 
@@ -82,7 +86,9 @@ spec:
           fix: { description: `remove spec.replicas (${hpaName} owns the replica count)`, safety: 'proposal', edits: [{ op: 'remove', pointer: '/spec/replicas' }] },
         });
       }
-      if (h.minReplicas < 2 && likelyServed(g, w)) {
+      // Pods that mount a claim they cannot share across nodes (ReadWriteOnce not pinned to a node,
+      // ReadWriteOncePod) cannot all run as more replicas: surge-volume-deadlock, not a second replica.
+      if (h.minReplicas < 2 && likelyServed(g, w) && replicaExclusiveClaims(g, w).length === 0) {
         const min = h.minReplicasSet ? `minReplicas ${h.minReplicas}` : `minReplicas ${h.minReplicas} (default)`;
         ctx.report({
           object: h.obj,

@@ -6,6 +6,7 @@ import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
 import { budgetProblem, fmtIntOrPercent, labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
+import { sharedClaimDecision } from './surge-volume-deadlock';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -50,7 +51,10 @@ function oneNodeEach(w: Workload): string | undefined {
  * The rule's decision for one workload, shared with explain: defined (reported) for a Deployment,
  * StatefulSet or ReplicaSet with at least 2 replicas that no working PodDisruptionBudget protects,
  * with what keeps one replica per node when something does, and (`empty`) the budgets that select
- * it but protect nothing (budgetProblem), which the rule reports instead.
+ * it but protect nothing (budgetProblem), which the rule reports instead. No budget is asked for
+ * replicas sharing an exclusive claim (surge-volume-deadlock): the replacement of an evicted
+ * replica cannot attach the volume on another node while another replica holds it, so a budget
+ * stalls the drain.
  */
 export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string; empty: PdbView[] } | undefined {
   if (!KINDS.has(w.kind)) return undefined;
@@ -58,6 +62,8 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: Re
   if (!basis || basis.replicas < 2) return undefined;
   const budgets = graph.pdbsFor(w);
   if (budgets.some((p) => budgetProblem(p) === undefined)) return undefined;
+  // (A budget that selects them but protects nothing is still a mistake in that budget, said at it.)
+  if (budgets.length === 0 && sharedClaimDecision(graph, w)) return undefined;
   return { basis, oneNodeEach: oneNodeEach(w), empty: budgets };
 }
 
@@ -74,7 +80,10 @@ replica of a workload at the same time.
 Condition (**warning**): a Deployment, StatefulSet or ReplicaSet with \`replicas >= 2\` (the HPA's \`minReplicas\` when an
 HPA targets it) and no PodDisruptionBudget in its namespace whose selector matches the pod-template labels.
 Single-replica workloads are not reported: a budget cannot protect them without blocking drains
-(see \`pdb-blocks-eviction\`).
+(see \`pdb-blocks-eviction\`). Nor are Deployments and ReplicaSets whose replicas all mount one \`ReadWriteOnce\` (not
+pinned to a node) or \`ReadWriteOncePod\` PersistentVolumeClaim, which \`surge-volume-deadlock\` reports: the
+replacement of an evicted replica cannot attach the volume on another node while a second replica still holds it,
+so it never becomes Ready and a budget then blocks the rest of the drain.
 
 A budget that selects the pods but protects nothing does not count; it is reported at the budget instead:
 - **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;

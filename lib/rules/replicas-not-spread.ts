@@ -6,6 +6,7 @@ import { Workload } from '../model/workload';
 import { antiAffinityTerms, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
 import { existingPointer, nodePinning, pdbAllowance, ReplicaBasis, replicaBasis } from './rollout-util';
 import { ObjectGraph } from '../model/graph';
+import { sharedClaimDecision } from './surge-volume-deadlock';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** When DoNotSchedule is meant (the message says it, so the advice is not read as "always hard"). */
@@ -57,6 +58,11 @@ export interface SpreadDecision {
   pinned?: string;
   /** What spreads them ("topologySpreadConstraints on kubernetes.io/hostname"). */
   spreadBy?: string;
+  /**
+   * The exclusive claim every replica mounts (surge-volume-deadlock): `PVC "data" (ReadWriteOnce)`.
+   * Replicas on other nodes cannot attach it, so spreading them is not advised.
+   */
+  sharedClaim?: string;
   fires: boolean;
 }
 
@@ -65,7 +71,9 @@ export function spreadDecision(graph: ObjectGraph, w: Workload): SpreadDecision 
   const pinned = nodePinning(w);
   const by = spreadBy(w);
   const inScope = KINDS.has(w.kind) && likelyServed(graph, w) && basis !== undefined && basis.replicas >= 2;
-  return { basis, pinned, spreadBy: by, fires: inScope && !pinned && !by };
+  const shared = sharedClaimDecision(graph, w)?.claims[0];
+  const sharedClaim = shared && `PVC "${shared.claim.claimName}" (${shared.exclusivity === 'pod' ? 'ReadWriteOncePod' : 'ReadWriteOnce'})`;
+  return { basis, pinned, spreadBy: by, sharedClaim, fires: inScope && !pinned && !by && !sharedClaim };
 }
 
 export const replicasNotSpread: Rule = {
@@ -91,7 +99,10 @@ when an HPA targets it) that has neither
 Anti-affinity on the zone key is accepted too (it separates nodes as well), and so are host ports (a \`hostPort\`, or
 declared ports with \`hostNetwork: true\`): kube-scheduler's NodePorts filter never puts two such pods on one node.
 Templates pinned to one node
-(\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped.
+(\`nodeName\`, a hostname nodeSelector) cannot spread and are skipped. So are Deployments and ReplicaSets whose
+replicas all mount one \`ReadWriteOnce\` or \`ReadWriteOncePod\` PersistentVolumeClaim (its PVC in the linted set):
+a replica on another node cannot attach the volume, so spreading them makes them fail; \`surge-volume-deadlock\`
+reports the shared claim instead.
 
 When the template has spreading rules that do not count, the message names each one and why: a selector that
 does not select the own pods; a key under the prefixes Kubernetes reserves that is not a well-known node label, so

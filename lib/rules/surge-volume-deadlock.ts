@@ -100,8 +100,11 @@ template mounts such a claim runs every replica on one claim.
   hostname or a zone, a \`DoNotSchedule\` spread with \`maxSkew: 1\` on one, host ports), every replica but one fails on
   a cluster of more than one node (**error**); a preferred spread makes the failure likely, and the message says so.
 
-This finding replaces the surge finding for the same claim (its fix covers the surge too). A StatefulSet's
-\`volumeClaimTemplates\` give each pod its own claim and are not judged here.
+This finding replaces the surge finding for the same claim (its fix covers the surge too). Spreading the replicas
+(\`replicas-not-spread\`), a PodDisruptionBudget (\`pdb-missing\`: the replacement of an evicted replica cannot attach the
+volume on another node while a second replica holds it, so the budget stalls the drain) and \`minReplicas: 2\`
+(\`hpa-replicas\`) are not advised for such a workload. A StatefulSet's \`volumeClaimTemplates\` give each pod its own
+claim and are not judged here.
 
 Only claims whose PVC is in the linted set are judged (the access mode is otherwise unknown). The surge is
 resolved as in section 4, with the HPA's \`minReplicas\` when an HPA targets the Deployment.

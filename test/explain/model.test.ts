@@ -701,6 +701,16 @@ describe('rollout notes name a rule only when that rule reports the condition (r
     expect(notes(t)).toContain('placement pinned by nodeName node-1');
     expect(citedRules(t)).not.toContain('replicas-not-spread');
   });
+
+  test('replicas sharing a ReadWriteOnce claim: neither spreading nor a budget is advised; the note says why and names surge-volume-deadlock', () => {
+    const pvc = '---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n';
+    const t = explainOne(podSpecExtra(web(), '      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n') + pvc);
+    expect(lintIds(t)).toContain('surge-volume-deadlock');
+    expect(lintIds(t)).not.toContain('replicas-not-spread');
+    expect(lintIds(t)).not.toContain('pdb-missing');
+    expect(notes(t)).toContain('every replica mounts PVC "data" (ReadWriteOnce): the replicas all run only on the node that has the volume attached, so spreading them across nodes makes the others fail (Multi-Attach) (surge-volume-deadlock)');
+    expect(notes(t)).not.toContain('no PodDisruptionBudget');
+  });
 });
 
 describe('rollout notes say what pdb-missing decides, and name it when it reports', () => {

@@ -58,6 +58,15 @@ describe('replicas-not-spread fix', () => {
     const tsc = parseDocument(r.files[0].text).getIn(['spec', 'template', 'spec', 'topologySpreadConstraints']) as { toJSON(): unknown };
     expect(tsc.toJSON()).toEqual([{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } }]);
   });
+  test('replicas sharing a ReadWriteOnce claim (open-webui) get no hostname spread: it would make the Multi-Attach failure certain', () => {
+    const claim = '      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n';
+    const pvc = (modes: string) => `---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: ${modes}, resources: {requests: {storage: 1Gi}}}\n`;
+    const shared = fixWith(replicasNotSpread, wl('Deployment', claim) + pvc('[ReadWriteOnce]'), { proposals: true });
+    expect(shared.files[0].applied).toEqual([]);
+    expect(shared.files[0].text).not.toContain('topologySpreadConstraints');
+    // The same workload on ReadWriteMany storage is spread.
+    expect(fixWith(replicasNotSpread, wl('Deployment', claim) + pvc('[ReadWriteMany]'), { proposals: true }).files[0].text).toContain('topologyKey: kubernetes.io/hostname');
+  });
   test('the spec.selector is never edited', () => {
     const r = fixWith(replicasNotSpread, wl('Deployment'), { proposals: true });
     expect(r.files[0].text).toContain('  selector:\n    matchLabels:\n      app: web\n  template:');

@@ -44,6 +44,16 @@ ${o.min === null ? '' : `  minReplicas: ${o.min ?? 2}\n`}  maxReplicas: 10
 ${svc}`;
 }
 
+/** The workload of `set` mounting PVC "data", and that PVC with the given access modes. */
+const withClaim = (yaml: string, modes: string) =>
+  yaml.replace('ports: [{containerPort: 8080}]}]\n', 'ports: [{containerPort: 8080}]}]\n      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n') +
+  `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: ${modes}, resources: {requests: {storage: 1Gi}}}
+`;
+
 ruleTester(hpaReplicas, {
   valid: [
     { name: 'replicas unset, minReplicas 2, served', yaml: set({ service: true }) },
@@ -60,6 +70,9 @@ spec: {selector: {app: other}, ports: [{port: 80}]}
       name: 'minReplicas 1, served status unknown and only a metrics port declared: not assumed served',
       yaml: set({ min: 1 }).replace('ports: [{containerPort: 8080}]', 'ports: [{name: metrics, containerPort: 9090}]'),
     },
+    // A second replica would share the exclusive claim (surge-volume-deadlock): minReplicas 2 is not advised.
+    { name: 'minReplicas 1 on a served Deployment mounting a ReadWriteOnce claim', yaml: withClaim(set({ min: 1, service: true }), '[ReadWriteOnce]') },
+    { name: 'minReplicas 1 on a served Deployment mounting a ReadWriteOncePod claim', yaml: withClaim(set({ min: 1, service: true }), '[ReadWriteOncePod]') },
     { name: 'minReplicas 1, Service present but served hint false', yaml: set({ min: 1, service: true, annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA targets a workload not in the set', yaml: set({ replicas: 3, min: 1, service: true, target: 'other' }) },
     {
@@ -92,6 +105,16 @@ spec:
       name: 'minReplicas 1, served status unknown (no Service in the set) and port 8080 declared: assumed served, and said so',
       yaml: set({ min: 1 }),
       findings: [{ severity: 'info', pointer: '/spec/minReplicas', message: /minReplicas 1 for the Deployment\/web: when it scales down to one pod.*\(served status unknown: no Service in the input selects it, but it declares port 8080, so it is assumed served; annotate kubegrace.dev\/served: "false" if nothing routes to it\)$/ }],
+    },
+    {
+      name: 'minReplicas 1 on a served Deployment mounting a ReadWriteMany claim: replicas can share it, so still advised',
+      yaml: withClaim(set({ min: 1, service: true }), '[ReadWriteMany]'),
+      findings: [{ severity: 'info', message: 'set minReplicas: 2' }],
+    },
+    {
+      name: 'minReplicas 1 on a served Deployment mounting a ReadWriteOnce claim pinned to one node: replicas share it there, so still advised',
+      yaml: withClaim(set({ min: 1, service: true }), '[ReadWriteOnce]').replace('    spec:\n', '    spec:\n      nodeSelector: {kubernetes.io/hostname: node-1}\n'),
+      findings: [{ severity: 'info', message: 'set minReplicas: 2' }],
     },
     {
       name: 'minReplicas 1 on a served workload: info at minReplicas',

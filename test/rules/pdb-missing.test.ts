@@ -34,6 +34,15 @@ spec:
   maxReplicas: 10
 `;
 
+/** The workload mounting PVC "data", and that PVC with the given access modes. */
+const withClaim = (yaml: string) => yaml.replace('      containers: [{name: app, image: web:1}]\n', '      containers: [{name: app, image: web:1}]\n      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n');
+const pvc = (modes: string) => `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: ${modes}, resources: {requests: {storage: 1Gi}}}
+`;
+
 ruleTester(pdbMissing, {
   valid: [
     { name: 'replicas 1: a budget cannot protect a single pod', yaml: wl('Deployment', 1) },
@@ -43,6 +52,11 @@ ruleTester(pdbMissing, {
     { name: 'a PDB in the same explicit namespace', yaml: wl('Deployment', 3, { ns: 'shop' }) + pdb('{matchLabels: {app: web}}', 'shop') },
     { name: 'DaemonSet: not checked', yaml: wl('DaemonSet', undefined) },
     { name: 'HPA minReplicas 1 is what counts, not replicas 3', yaml: wl('Deployment', 3) + hpa(1) },
+    // Replicas sharing an exclusive claim: the replacement of an evicted one cannot attach the volume
+    // elsewhere while another holds it, so a budget would stall the drain (surge-volume-deadlock reports the claim).
+    { name: 'Deployment replicas 2 sharing a ReadWriteOnce claim (open-webui): no budget asked for', yaml: withClaim(wl('Deployment', 2)) + pvc('[ReadWriteOnce]') },
+    { name: 'HPA minReplicas 2 sharing a ReadWriteOnce claim (sentry-web)', yaml: withClaim(wl('Deployment', undefined)) + hpa(2) + pvc('[ReadWriteOnce]') },
+    { name: 'Deployment replicas 3 sharing a ReadWriteOncePod claim', yaml: withClaim(wl('Deployment', 3)) + pvc('[ReadWriteOncePod]') },
     { name: 'ReplicaSet owned by a Deployment (kubectl dump): not a workload of its own', yaml: wl('ReplicaSet', 3, { meta: '  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u1, controller: true}]\n' }) },
   ],
   invalid: [
@@ -78,6 +92,23 @@ ruleTester(pdbMissing, {
     },
     { name: 'StatefulSet replicas 2', yaml: wl('StatefulSet', 2, { ns: 'db' }), findings: [{ severity: 'warning', object: 'StatefulSet/web', message: 'replicas 2 but no PodDisruptionBudget in namespace db' }] },
     { name: 'standalone ReplicaSet replicas 2', yaml: wl('ReplicaSet', 2), findings: [{ severity: 'warning', object: 'ReplicaSet/web' }] },
+    { name: 'replicas sharing a ReadWriteMany claim still need a budget', yaml: withClaim(wl('Deployment', 2)) + pvc('[ReadWriteMany]'), findings: [{ severity: 'warning', message: 'replicas 2 but no PodDisruptionBudget' }] },
+    { name: 'a claim whose PVC is not in the input: access mode unknown, still reported', yaml: withClaim(wl('Deployment', 2)), findings: [{ severity: 'warning', message: 'replicas 2 but no PodDisruptionBudget' }] },
+    {
+      name: 'replicas sharing a ReadWriteOnce claim, pinned to one node by nodeName: all run there, so a budget is asked for as before',
+      yaml: withClaim(wl('Deployment', 2)).replace('    spec:\n', '    spec:\n      nodeName: node-1\n') + pvc('[ReadWriteOnce]'),
+      findings: [{ severity: 'warning', message: 'replicas 2 but no PodDisruptionBudget' }],
+    },
+    {
+      name: 'a StatefulSet with a ReadWriteOnce claim template (one claim per pod) still needs a budget',
+      yaml: wl('StatefulSet', 2) + '  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]\n',
+      findings: [{ severity: 'warning', object: 'StatefulSet/web' }],
+    },
+    {
+      name: 'a budget that protects nothing over replicas sharing a ReadWriteOnce claim is still a mistake in that budget',
+      yaml: withClaim(wl('Deployment', 2)) + pvc('[ReadWriteOnce]') + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 2\n  maxUnavailable: 1\n'),
+      findings: [{ severity: 'error', object: 'PodDisruptionBudget/web', message: 'the API rejects it' }],
+    },
     {
       name: 'HPA minReplicas 2 counts even with spec.replicas unset: pointer /spec',
       yaml: wl('Deployment', undefined) + hpa(2),

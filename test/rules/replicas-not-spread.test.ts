@@ -49,6 +49,17 @@ spec:
   maxReplicas: 10
 `;
 
+/** A pod-spec line mounting PVC "data", and the PVC with the given access modes. */
+const CLAIM = '      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n';
+const pvc = (modes: string) => `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: ${modes}
+  resources: {requests: {storage: 1Gi}}
+`;
+
 const pdb = (spec: string) => `---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -75,6 +86,11 @@ ruleTester(replicasNotSpread, {
     { name: 'HPA minReplicas 1 owns the count', yaml: workload('', { replicas: '' }) + hpa(1) },
     { name: 'DaemonSets have no replicas', yaml: workload('', { kind: 'DaemonSet', replicas: '' }) },
     { name: 'pinned to one node: cannot spread', yaml: workload('      nodeSelector: {kubernetes.io/hostname: node-1}\n') },
+    // Replicas sharing an exclusive claim: spreading them makes them fail (surge-volume-deadlock reports the claim).
+    { name: 'Deployment replicas 3 sharing a ReadWriteOnce claim (open-webui): not told to spread', yaml: workload(CLAIM) + pvc('[ReadWriteOnce]') },
+    { name: 'Deployment replicas 3 sharing a ReadWriteOncePod claim', yaml: workload(CLAIM) + pvc('[ReadWriteOncePod]') },
+    { name: 'HPA minReplicas 2 with replicas unset, sharing a ReadWriteOnce claim (sentry-web)', yaml: workload(CLAIM, { replicas: '' }) + hpa(2) + pvc('[ReadWriteOnce]') },
+    { name: 'ReplicaSet replicas 3 sharing a ReadWriteOnce claim', yaml: workload(CLAIM, { kind: 'ReplicaSet' }) + pvc('[ReadWriteOnce]') },
   ],
   invalid: [
     {
@@ -98,6 +114,21 @@ ruleTester(replicasNotSpread, {
       name: 'StatefulSet: no matchLabelKeys (no pod-template-hash)',
       yaml: workload('', { kind: 'StatefulSet' }),
       findings: [{ severity: 'warning', object: 'StatefulSet/web', message: /\{app: web\}\} \(ScheduleAnyway[^)]*cannot schedule\)$/ }],
+    },
+    {
+      name: 'replicas sharing a ReadWriteMany claim may be spread',
+      yaml: workload(CLAIM) + pvc('[ReadWriteMany]'),
+      findings: [{ severity: 'warning', message: /^replicas 3 but nothing spreads them/ }],
+    },
+    {
+      name: 'a claim whose PVC is not in the input: access mode unknown, still reported',
+      yaml: workload(CLAIM),
+      findings: [{ severity: 'warning', message: /^replicas 3 but nothing spreads them/ }],
+    },
+    {
+      name: 'a StatefulSet mounting its volumeClaimTemplates (one claim per pod) is still reported',
+      yaml: workload('', { kind: 'StatefulSet' }).replace('      containers: [{name: app, image: web, ports: [{containerPort: 8080}]}]\n', '      containers: [{name: app, image: web, ports: [{containerPort: 8080}], volumeMounts: [{name: data, mountPath: /d}]}]\n  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]\n'),
+      findings: [{ severity: 'warning', object: 'StatefulSet/web' }],
     },
     {
       name: 'HPA minReplicas 2 counts',
