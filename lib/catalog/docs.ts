@@ -3,7 +3,7 @@
  * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
  * rewrites it, and a test fails when the committed page differs.
  */
-import { ArgDelay, CatalogEntry, CatalogKind, ConfigValueSpec, isConfigValueSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
+import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, isConfigValueSpec, MonitoringPortSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
 
 export const CATALOG_DOC = 'docs/catalog.md';
 
@@ -13,6 +13,7 @@ const KIND_TITLE: Record<CatalogKind, string> = {
   'serves-after-sigterm': 'Programs that keep serving after SIGTERM',
   'process-local-probe': 'Probes that are process-local by design',
   'peer-discovery': 'Peer discovery before readiness',
+  'monitoring-port': "Programs' own monitoring ports",
 };
 
 const KIND_USE: Record<CatalogKind, string> = {
@@ -26,6 +27,8 @@ const KIND_USE: Record<CatalogKind, string> = {
     'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
   'peer-discovery':
     'Used by `headless-publish-not-ready` when the StatefulSet has no `kubegrace.dev/peer-discovery` hint (the param `peerDiscoveryImages`, when a policy sets it, replaces these entries).',
+  'monitoring-port':
+    'API `Catalog.monitoringPort`, read once per container by `lib/model/traffic.ts`: a Service port that reaches this port of the container (by number, or by a name declared on it) carries scrapes and health checks, not client traffic, whatever it is named, as a port named `metrics` does. The serving rules (`prestop-missing`, `readiness-probe-missing`, ...) do not judge it, and a workload whose Services reach nothing else is not served (`recreate-strategy`, `rollout-full-outage`, `replicas-not-spread`, ... skip it; `kubegrace explain` says so). The port is read from the program\'s config file when a ConfigMap of the input holds it; otherwise the flag or the program\'s default stands. Other ports of the same program (its inputs) stay client traffic. Without a Service in the input, declared ports are judged by their names only, as the admission policies do.',
 };
 
 function code(s: string): string {
@@ -52,9 +55,22 @@ function perListenerWords(s: PerListenerSpec): string {
 }
 
 function configValueWords(s: ConfigValueSpec): string {
-  const file = `${s.file.flag ? `the file named by ${code(s.file.flag)} (default ${code(s.file.default)})` : code(s.file.default)}${s.file.default.startsWith('/') ? '' : ", a relative path taken from the container's workingDir, else `/`"}`;
+  const file = fileWords(s.file);
   const combine = s.combine === 'sum' ? 'the sum over the lines (the program waits for each in turn)' : 'the smallest over the lines';
   return `from ${file}, each line${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}: ${combine}; ${s.default}s when none does${s.setting ? `; advised as ${code(s.setting)}` : ''}`;
+}
+
+function fileWords(f: ConfigFileSpec): string {
+  const flags = [...(f.flag ? [f.flag] : []), ...(f.aliases ?? [])];
+  return `${flags.length ? `the file named by ${flags.map(code).join(' or ')} (default ${code(f.default)})` : code(f.default)}${f.default.startsWith('/') ? '' : ", a relative path taken from the container's workingDir, else `/`"}`;
+}
+
+function monitoringPortWords(s: MonitoringPortSpec): string {
+  const parts: string[] = [];
+  if (s.file && s.value) parts.push(`the last line of ${fileWords(s.file)}${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}`);
+  if (s.flags?.length) parts.push(`${s.flags.map(code).join(' or ')} in the container's command and args`);
+  parts.push(`${s.default} (the program's default)`);
+  return `${parts.join(', else ')}; a value that is not a port number leaves it unknown`;
 }
 
 function servesAfterSigtermWords(s: ServesAfterSigtermSpec): string {
@@ -91,12 +107,14 @@ function effectLines(e: CatalogEntry): string[] {
       return [`**Process-local probes:** ${e.probes!.map(probeWords).join('; ')}`];
     case 'peer-discovery':
       return ['**Peer discovery:** members must find each other (per-pod DNS through the headless Service) before they are Ready'];
+    case 'monitoring-port':
+      return [`**Monitoring port:** ${monitoringPortWords(e.monitoringPort!)}`];
   }
 }
 
 /** The whole page. */
 export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
-  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery'];
+  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port'];
   const L: string[] = [];
   L.push('# Catalog of well-known workloads and programs', '');
   L.push('_Generated from `lib/catalog/catalog.yaml` by `node build/scripts/gen-catalog.js`; do not edit by hand._', '');

@@ -17,8 +17,8 @@ import { isObject, Json, JsonObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 
-export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery';
-export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery'];
+export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery' | 'monitoring-port';
+export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port'];
 export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 
 export interface CatalogMatchSpec {
@@ -64,13 +64,42 @@ export interface PerListenerSpec {
   ignore?: string[];
 }
 
+/** A program's config file: the value of `flag` (or an alias) in the container's command and args, else `default` (relative: from workingDir, else /). */
+export interface ConfigFileSpec {
+  flag?: string;
+  /** Other spellings of the flag (a short option: Fluent Bit's `-c` for `--config`). */
+  aliases?: string[];
+  default: string;
+}
+
+/**
+ * The port of a program's own monitoring server (metrics and health endpoints, no client traffic):
+ * the last line of its config file matching `value`, else the first of `flags` in the container's
+ * command and args, else `default` (Fluent Bit's HTTP_Port, -P, 2020).
+ */
+export interface MonitoringPortSpec {
+  default: number;
+  flags?: string[];
+  file?: ConfigFileSpec;
+  comment?: string;
+  value?: string;
+}
+
+/** What the catalog says is a container's monitoring port. */
+export interface MonitoringPortFact {
+  entry: CatalogEntry;
+  /** The port number; undefined when a setting cannot be read as one. */
+  port?: number;
+  /** How it was read, for messages: `HTTP_Port 2020 in /fluent-bit/etc/conf/fluent-bit.conf (ConfigMap ...)`. */
+  derivation: string;
+}
+
 /**
  * A value a program reads from its config file (CoreDNS's `lameduck` in the Corefile): each line
  * (comments removed) matching `value` gives one, combined by `combine`; `default` when none does.
  */
 export interface ConfigValueSpec {
-  /** The file: the value of `flag` in the container's command and args, else `default` (relative: from workingDir, else /). */
-  file: { flag?: string; default: string };
+  file: ConfigFileSpec;
   /** Comment marker, where it starts a line or follows white space. */
   comment?: string;
   value: string;
@@ -143,6 +172,7 @@ export interface CatalogEntry {
   servesAfterSigterm?: ServesAfterSigtermSpec;
   drain?: PerListenerSpec;
   probes?: ProbeSpec[];
+  monitoringPort?: MonitoringPortSpec;
 }
 
 /** A policy's `spec.catalog`. */
@@ -219,6 +249,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/drain/listener`, e.drain?.listener],
       [`${p}/drain/value`, e.drain?.value],
       ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
+      [`${p}/monitoringPort/value`, e.monitoringPort?.value],
     ];
     for (const [ptr, re] of regexes) {
       if (re === undefined) continue;
@@ -227,6 +258,8 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
     }
     const sas = e.servesAfterSigterm;
     if (sas && isConfigValueSpec(sas) && !/\(\?<value>/.test(sas.value)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/servesAfterSigterm/value`);
+    const mp = e.monitoringPort?.value;
+    if (mp !== undefined && !/\(\?<value>/.test(mp)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/monitoringPort/value`);
     for (const key of ['servesAfterSigterm', 'drain'] as const) {
       const s = e[key];
       if (!s || !isPerListenerSpec(s)) continue;
@@ -398,6 +431,7 @@ interface Compiled {
   listener?: { serves?: { listener: RegExp; value: RegExp }; drain?: { listener: RegExp; value: RegExp } };
   configValue?: RegExp;
   probeExec?: (RegExp | undefined)[];
+  monitoringValue?: RegExp;
 }
 
 /**
@@ -430,6 +464,7 @@ function compile(e: CatalogEntry): Compiled {
     },
     probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
     configValue: e.servesAfterSigterm && isConfigValueSpec(e.servesAfterSigterm) ? new RegExp(e.servesAfterSigterm.value) : undefined,
+    monitoringValue: e.monitoringPort?.value !== undefined ? new RegExp(e.monitoringPort.value) : undefined,
   };
 }
 
@@ -471,6 +506,34 @@ function containerPath(p: string, workingDir: Json | undefined): string {
 function withoutComment(line: string, marker: string): string {
   for (let i = line.indexOf(marker); i >= 0; i = line.indexOf(marker, i + 1)) if (i === 0 || /\s/.test(line[i - 1])) return line.slice(0, i);
   return line;
+}
+
+/**
+ * The config file a program reads (the value of its flag or an alias in the container's command
+ * and args, else the default path) and its lines (comments removed) that match `re`, with their
+ * `value` group; or why the input does not hold the file (without `readFile`, none is read).
+ */
+function configFileMatches(
+  file: ConfigFileSpec,
+  comment: string | undefined,
+  re: RegExp,
+  c: ContainerLike,
+  readFile?: ReadContainerFile,
+): { path: string; missing: string } | { path: string; where: string; values: { value: string; text: string }[] } {
+  const raw = rawOf(c);
+  const args = factsOf(raw).args;
+  let flagged: string | undefined;
+  for (const f of [...(file.flag ? [file.flag] : []), ...(file.aliases ?? [])]) if ((flagged = flagValue(args, f)) !== undefined) break;
+  const p = containerPath(flagged ?? file.default, raw.workingDir);
+  const read = readFile?.(p);
+  if (!read || 'missing' in read) return { path: p, missing: read?.missing ?? 'not read' };
+  const values: { value: string; text: string }[] = [];
+  for (const line of read.text.split(/\r?\n/)) {
+    const m = re.exec(comment ? withoutComment(line, comment) : line);
+    const v = m?.groups?.value;
+    if (v !== undefined) values.push({ value: v, text: m![0].trim() });
+  }
+  return { path: p, where: read.where, values };
 }
 
 function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
@@ -703,27 +766,47 @@ export class Catalog {
   }
 
   private configValue(x: Compiled, spec: ConfigValueSpec, c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact {
-    const raw = rawOf(c);
-    const flagged = spec.file.flag ? flagValue(factsOf(raw).args, spec.file.flag) : undefined;
-    const file = containerPath(flagged ?? spec.file.default, raw.workingDir);
-    const read = readFile?.(file);
-    if (!read || 'missing' in read) {
-      const missing = read?.missing ?? 'not read';
-      return { entry: x.entry, file: { path: file, missing }, derivation: `${file} cannot be read (${missing})` };
-    }
-    const values: { seconds?: number; text: string }[] = [];
-    for (const line of read.text.split(/\r?\n/)) {
-      const m = x.configValue!.exec(spec.comment ? withoutComment(line, spec.comment) : line);
-      const v = m?.groups?.value;
-      if (v !== undefined) values.push({ seconds: valueSeconds(v, spec.unit), text: m![0].trim() });
-    }
-    const out: ServesAfterSigtermFact = { entry: x.entry, file: { path: file, where: read.where } };
+    const read = configFileMatches(spec.file, spec.comment, x.configValue!, c, readFile);
+    if ('missing' in read) return { entry: x.entry, file: { path: read.path, missing: read.missing }, derivation: `${read.path} cannot be read (${read.missing})` };
+    const values = read.values.map((v) => ({ seconds: valueSeconds(v.value, spec.unit), text: v.text }));
+    const out: ServesAfterSigtermFact = { entry: x.entry, file: { path: read.path, where: read.where } };
     if (!values.length) return { ...out, seconds: spec.default, derivation: `${read.where} sets none (default ${spec.default}s)` };
     const bad = values.find((v) => v.seconds === undefined);
     if (bad) return { ...out, derivation: `"${bad.text}" in ${read.where} is not a ${spec.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
     const all = values.map((v) => v.seconds!);
     const seconds = spec.combine === 'sum' ? all.reduce((a, b) => a + b, 0) : Math.min(...all);
     return { ...out, seconds, derivation: `${values.map((v) => v.text).join(', ')} in ${read.where}` };
+  }
+
+  /**
+   * The port of the program's own monitoring server (a monitoring-port entry): its config file's
+   * setting, which `readFile` reads (the program reads the file after its flags, so it wins), else
+   * the first of the entry's flags in the container's command and args, else the program's default.
+   * A file the input does not hold leaves the flag's or the default port (said in the derivation);
+   * a setting that is not a port number (a variable the program substitutes) leaves it unknown.
+   */
+  monitoringPort(c: ContainerLike, readFile?: ReadContainerFile): MonitoringPortFact | undefined {
+    const x = this.compiledFor(c, 'monitoring-port').find((y) => y.entry.monitoringPort);
+    if (!x) return undefined;
+    const spec = x.entry.monitoringPort!;
+    const asPort = (v: string) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 65535 ? Number(v) : undefined);
+    let port: number | undefined = spec.default;
+    let derivation = `default ${spec.default}`;
+    const args = factsOf(c).args;
+    for (const f of spec.flags ?? []) {
+      const v = flagValue(args, f);
+      if (v === undefined) continue;
+      port = asPort(v);
+      derivation = port === undefined ? `${f} ${v} is not a port number` : `${f} ${v}`;
+      break;
+    }
+    if (!spec.file || !x.monitoringValue) return { entry: x.entry, port, derivation };
+    const read = configFileMatches(spec.file, spec.comment, x.monitoringValue, c, readFile);
+    if ('missing' in read) return { entry: x.entry, port, derivation: `${derivation} (${read.path} cannot be read: ${read.missing})` };
+    const last = read.values[read.values.length - 1];
+    if (!last) return { entry: x.entry, port, derivation: `${derivation} (${read.where} sets none)` };
+    const v = asPort(last.value);
+    return { entry: x.entry, port: v, derivation: v === undefined ? `"${last.text}" in ${read.where} is not a port number` : `${last.text} in ${read.where}` };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ApiObject, Chart } from 'cdk8s';
+import { servedStateOf } from '../model/traffic';
 import * as kplus from 'cdk8s-plus-27';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
@@ -337,7 +338,7 @@ export class GracefulPodTemplate {
     ApiObject.of(this.owner).toJson();
     const { graph, workload, preStopWritten } = this.last!;
     const errors: string[] = [...this.preStopErrors(workload, preStopWritten)];
-    if (graph.servedState(workload) !== 'served') return errors;
+    if (servedStateOf(graph, workload) !== 'served') return errors;
     for (const c of trafficContainers(graph, workload)) {
       if (isObject(c.raw.readinessProbe)) continue;
       const how = c.role === 'sidecar' ? 'give the sidecar a readinessProbe' : `pass readiness: Probe.fromHttpGet('/readyz') (or another check) in the container's props`;

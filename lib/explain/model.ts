@@ -10,7 +10,7 @@ import { applySetting } from '../engine/run';
 import { Finding } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph, ServedState } from '../model/graph';
-import { trafficContainers } from '../model/traffic';
+import { servedStateOf, sideOnlyReason, trafficContainers } from '../model/traffic';
 import { KObject } from '../model/types';
 import { ContainerView, Workload, workloadOf } from '../model/workload';
 import { lbFronts } from '../rules/lb-util';
@@ -131,6 +131,8 @@ export interface Timeline {
   served: boolean;
   /** served, unserved, or unknown (no Service in the input and no hint). */
   servedState: ServedState;
+  /** Why a workload that Services select is not served (their ports carry no client traffic: sideOnlyReason). */
+  servedReason?: string;
   grace: number;
   graceSet: boolean;
   /** Seconds the SIGKILL of the last container comes at (grace, or grace + 2 after an over-long hook). */
@@ -253,7 +255,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     linkerdNativeDefault: lk?.mode === 'native',
     istioNativeDefault: is?.mode === 'native',
   });
-  const servedState = graph.servedState(w);
+  const servedState = servedStateOf(graph, w);
   const served = servedState === 'served';
   const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
   const assumptions: string[] = [];
@@ -663,6 +665,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       kind: w!.kind,
       served,
       servedState,
+      ...(sideOnlyReason(graph, w!) !== undefined ? { servedReason: sideOnlyReason(graph, w!) } : {}),
       grace: G,
       graceSet: w!.graceSet,
       sigkillAt,

@@ -9,7 +9,7 @@ import { Mesh } from '../constructs/mesh';
 import { FEATURES, FeatureName, MIN_SUPPORTED_VERSION } from '../constructs/version';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { isClusterScoped, parseText } from '../model/parse';
-import { likelyServed } from '../model/traffic';
+import { likelyServed, servedStateOf } from '../model/traffic';
 import { AWS_LBC } from '../constructs/load-balancer';
 import { AWS_IP_KINDS, lbFronts } from '../rules/lb-util';
 import { claimExclusivity } from '../rules/rollout-util';
@@ -668,7 +668,7 @@ function mostUsedNamespace(objects: KObject[]): string | undefined {
 
 /** Whether AWS LB controller IP targets front the workload and its pod template has no gate of its own. */
 function awsIpFronted(graph: ObjectGraph, w: Workload): boolean {
-  if (graph.servedState(w) === 'unserved') return false;
+  if (servedStateOf(graph, w) === 'unserved') return false;
   const gates = w.podSpec.readinessGates;
   if (Array.isArray(gates) && gates.some((g) => typeof get(g, 'conditionType') === 'string' && String(get(g, 'conditionType')).startsWith(AWS_LBC.readinessGatePrefix))) return false;
   return lbFronts(graph, w).some((f) => AWS_IP_KINDS.has(f.kind));

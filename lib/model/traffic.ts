@@ -1,5 +1,7 @@
+import { activeCatalog, MonitoringPortFact } from '../catalog';
+import { notClientPort, ObjectGraph, ServedPort, ServedState, ServiceView, trafficEvidencePorts, webServerImage } from './graph';
+import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
-import { notClientPort, ObjectGraph, ServedPort, ServiceView, trafficEvidencePorts, webServerImage } from './graph';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
 import { ContainerView, get, Workload } from './workload';
@@ -17,9 +19,29 @@ import { ContainerView, get, Workload } from './workload';
 const EXPORTER_COMPONENT = 'exporter';
 const METRICS_COMPONENT = 'metrics';
 
-/** A port for scrapes, operators or peers rather than clients (graph.ts notClientPort), judged per port. */
-function notClientServedPort(p: ServedPort): boolean {
-  return notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image));
+/**
+ * The port of the container's program's own monitoring server, when the catalog knows the program
+ * (a monitoring-port entry: Fluent Bit's HTTP server, HTTP_Port of the config file the container
+ * mounts from a ConfigMap of the input, else 2020), read once per container and run.
+ */
+export function monitoringPortOf(graph: ObjectGraph, w: Workload, c: ContainerView): MonitoringPortFact | undefined {
+  return graph.memo(monitoringPortOf, c, () => activeCatalog().monitoringPort(c, (file) => mountedConfigMapFile(graph, w, c, file)));
+}
+
+/** The container port number a served port reaches: the declared port's, else a numeric targetPort. */
+function reachedPortNumber(p: ServedPort): number | undefined {
+  return p.containerPort?.containerPort ?? (typeof p.servicePort.targetPort === 'number' ? p.servicePort.targetPort : undefined);
+}
+
+/**
+ * A port for scrapes, operators or peers rather than clients, judged per port: by its names
+ * (graph.ts notClientPort), or because it reaches the monitoring server of the container's program
+ * (monitoringPortOf: Fluent Bit's port 2020, named `http` by its chart).
+ */
+function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
+  if (notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image))) return true;
+  const m = monitoringPortOf(graph, w, p.container);
+  return m?.port !== undefined && reachedPortNumber(p) === m.port;
 }
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
@@ -106,9 +128,60 @@ export function trafficPorts(graph: ObjectGraph, w: Workload): ServedPort[] {
 
 /** trafficPorts, computed once per workload and run (not to be mutated). */
 export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
-  return graph.memo(trafficPortsOf, w, () =>
-    graph.servedPortsOf(w).filter((p) => !notClientServedPort(p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw)),
-  );
+  return graph.memo(trafficPortsOf, w, () => graph.servedPortsOf(w).filter((p) => clientPort(graph, w, p)));
+}
+
+/** Whether a served port carries user traffic (trafficPorts' reading of one port). */
+function clientPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
+  return !notClientServedPort(graph, w, p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw);
+}
+
+/**
+ * Served, unserved or unknown for the advice rules and explain: graph.servedState, except that a
+ * workload served only through Services none of whose ports carries user traffic to it is
+ * `unserved`: each port of each of them reaches a container port of the pods that trafficPorts
+ * leaves out (a monitoring server, a scraped kube-rbac-proxy, an exporter's Service; graph.ts
+ * already leaves out Services whose every port is named for metrics). A port that reaches no known
+ * container port counts as traffic; the served hint always wins.
+ */
+export function servedStateOf(graph: ObjectGraph, w: Workload): ServedState {
+  return graph.memo(servedStateOf, w, () => {
+    const state = graph.servedState(w);
+    if (state !== 'served' || graph.servedHint(w) !== undefined) return state;
+    const served = graph.servedPortsOf(w);
+    const sideOnly = graph.trafficServices(w).every(
+      (s) =>
+        s.ports.length > 0 &&
+        s.ports.every((sp) => {
+          const hits = served.filter((p) => p.service === s && p.servicePort === sp);
+          return hits.length > 0 && hits.every((p) => !clientPort(graph, w, p));
+        }),
+    );
+    return sideOnly ? 'unserved' : 'served';
+  });
+}
+
+/**
+ * Why servedStateOf says `unserved` where Services select the pods (for explain): each port they
+ * route and what it reaches, e.g. `Service fb-fluent-bit port 2020 reaches the monitoring server of
+ * container "fluent-bit" (HTTP_Port 2020 in ...; catalog entry fluent-bit-http-server)`; undefined
+ * when the state is not that.
+ */
+export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefined {
+  if (servedStateOf(graph, w) !== 'unserved' || graph.servedState(w) !== 'served') return undefined;
+  const parts = graph.servedPortsOf(w).map((p) => {
+    const m = monitoringPortOf(graph, w, p.container);
+    const what =
+      m?.port !== undefined && reachedPortNumber(p) === m.port && !notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image))
+        ? `the monitoring server of container "${p.container.name}" (${m.derivation}; catalog entry ${m.entry.id})`
+        : isExporterService(p.service, w)
+          ? "an exporter's or metrics component's endpoint"
+          : isRbacProxiedMetrics(graph, p)
+            ? 'a kube-rbac-proxy that a ServiceMonitor scrapes'
+            : 'a port named for metrics, operators or peers';
+    return `Service ${p.service.obj.name} port ${p.servicePort.port ?? p.servicePort.name} reaches ${what}`;
+  });
+  return `${[...new Set(parts)].join('; ')}: no client traffic`;
 }
 
 /**
@@ -123,7 +196,7 @@ export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerVie
 /** trafficContainers, computed once per workload and run (not to be mutated). */
 export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
   return graph.memo(trafficContainersOf, w, () => {
-    if (graph.servedState(w) === 'unserved') return [];
+    if (servedStateOf(graph, w) === 'unserved') return [];
     if (graph.trafficServices(w).length === 0) return graph.servedContainers(w).filter((c) => !isIdleContainer(c.raw));
     const hit = new Set(trafficPortsOf(graph, w).map((p) => p.container));
     return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
@@ -149,7 +222,7 @@ export function removedPortsOf(graph: ObjectGraph, w: Workload): readonly Served
  */
 export function removedContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
   return graph.memo(removedContainersOf, w, () => {
-    if (graph.servedState(w) === 'unserved' || graph.trafficServices(w).length === 0) return trafficContainersOf(graph, w);
+    if (servedStateOf(graph, w) === 'unserved' || graph.trafficServices(w).length === 0) return trafficContainersOf(graph, w);
     const hit = new Set(removedPortsOf(graph, w).map((p) => p.container));
     return trafficContainersOf(graph, w).filter((c) => hit.has(c));
   });
@@ -162,7 +235,7 @@ export function removedContainersOf(graph: ObjectGraph, w: Workload): readonly C
  * with one file per object keeps its Service elsewhere), and the finding says it assumed so.
  */
 export function likelyServed(graph: ObjectGraph, w: Workload): boolean {
-  const state = graph.servedState(w);
+  const state = servedStateOf(graph, w);
   if (state !== 'unknown') return state === 'served';
   return trafficContainersOf(graph, w).length > 0;
 }
@@ -183,7 +256,9 @@ export function assumedServedNote(graph: ObjectGraph, w: Workload): string {
 
 /** The served-status decision of the advice rules, for their docs (one text, so the docs agree). */
 export const SERVED_STATUS_DOC = `**Served status** (graceful-termination.md section 0): *served* when a Service in the input selects the
-pod template (metrics-only Services do not count) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
+pod template and one of its ports carries user traffic to it (Services whose every port is for metrics, operators or
+peers do not count: named so, an exporter's, or the monitoring server of a program the catalog knows, such as Fluent
+Bit's port 2020) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
 when the hint says \`"false"\`, or the input holds Services in the workload's namespace and none of them routes
 to it (a whole chart or app was linted): skipped. *Unknown* when the input holds no Service in that namespace
 (the one-file-per-object layout of an app repository): reported only when a container declares a TCP port

@@ -1,4 +1,5 @@
 import { noOverlap } from './prestop-missing';
+import { servedStateOf } from '../model/traffic';
 import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
@@ -95,7 +96,7 @@ containers:
       const svc = `Service/${s.obj.name} (type ${s.type}, externalTrafficPolicy: Local)`;
       const hw = healthWindow(s, param);
       for (const w of g.workloadsFor(s)) {
-        if (g.servedState(w) === 'unserved' || w.isBatch) continue;
+        if (servedStateOf(g, w) === 'unserved' || w.isBatch) continue;
         const basis = w.kind === 'DaemonSet' ? undefined : replicaBasis(g, w);
         if (basis && basis.replicas >= 2 && !spreading(w)) {
           // No fix here: replicas-not-spread (SPREAD-001) fires on the same workloads and adds the

@@ -1,5 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, servedStateOf } from '../model/traffic';
 import { HpaView } from '../model/graph';
 import { nameOf } from './util';
 import { replicaExclusiveClaims } from './surge-volume-deadlock';
@@ -94,7 +94,7 @@ spec:
           object: h.obj,
           pointer: h.minReplicasSet ? '/spec/minReplicas' : '/spec',
           severity: 'info',
-          message: `${min} for the ${g.servedState(w) === 'served' ? 'served ' : ''}${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)${assumedServedNote(g, w)}`,
+          message: `${min} for the ${servedStateOf(g, w) === 'served' ? 'served ' : ''}${nameOf(w)}: when it scales down to ${h.minReplicas === 1 ? 'one pod' : `${h.minReplicas} pods`} there is no redundancy during rollouts, node drains and evictions; set minReplicas: 2 (with a PodDisruptionBudget maxUnavailable: 1)${assumedServedNote(g, w)}`,
           fix: minReplicasFix(h),
         });
       }

@@ -1,4 +1,5 @@
 import { Rule } from '../engine/types';
+import { servedStateOf } from '../model/traffic';
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
@@ -151,7 +152,7 @@ containers:
     // deregistration-delay fix can be sized to the grace period the pods will have.
     const plans: Plan[] = [];
     for (const w of g.workloads) {
-      if (!KINDS.has(w.kind) || g.servedState(w) === 'unserved' || w.grace === 0) continue;
+      if (!KINDS.has(w.kind) || servedStateOf(g, w) === 'unserved' || w.grace === 0) continue;
       const fronts = lbFronts(g, w);
       if (!fronts.length) continue;
       const drain = drainSeconds(w);

@@ -1,4 +1,5 @@
 import { Rule } from '../engine/types';
+import { servedStateOf } from '../model/traffic';
 import { AWS, AWS_IP_KINDS, awsReadinessGate, labelsOf, lbFronts } from './lb-util';
 import { existingPointer, replicaBasis } from './rollout-util';
 
@@ -63,7 +64,7 @@ metadata:
   check(ctx) {
     const g = ctx.graph;
     for (const w of g.workloads) {
-      if (!KINDS.has(w.kind) || g.servedState(w) === 'unserved') continue;
+      if (!KINDS.has(w.kind) || servedStateOf(g, w) === 'unserved') continue;
       const fronts = lbFronts(g, w).filter((f) => AWS_IP_KINDS.has(f.kind));
       if (!fronts.length || awsReadinessGate(w)) continue;
       const nsName = w.obj.namespace;

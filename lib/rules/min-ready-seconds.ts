@@ -1,4 +1,5 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
+import { servedStateOf } from '../model/traffic';
 import { connectionPatternOf } from '../catalog';
 import { rolloutFor } from './rollout-util';
 import { HINT, ServiceView } from '../model/graph';
@@ -115,7 +116,7 @@ A full rollout with \`maxSurge: 1\` then takes about N x (startup + minReadySeco
       if (w.deployment?.type === 'Recreate') continue;
       if (w.kind === 'StatefulSet' && get(w.obj.raw, 'spec', 'updateStrategy', 'type') === 'OnDelete') continue;
       // A connection pattern (hint or catalog) is itself evidence of clients: skip only known-unserved pods.
-      if (ctx.graph.servedState(w) === 'unserved') continue;
+      if (servedStateOf(ctx.graph, w) === 'unserved') continue;
       const current = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? 0;
       const pointer = get(w.obj.raw, 'spec', 'minReadySeconds') !== undefined ? '/spec/minReadySeconds' : '/spec';
       // The hint, else the catalog of well-known workloads (e.g. the Teleport proxy: fan-in), else short.

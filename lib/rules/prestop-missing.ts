@@ -138,8 +138,9 @@ Service \`targetPort\` carrying user traffic. Metrics and operator ports (by nam
 name, else the name of the container port it reaches; \`metrics\`, \`http-metrics\`, \`cmetrics\`, \`status\`,
 \`admin\`, \`health\`, ...), Services of exporters and metrics components (\`app.kubernetes.io/component:
 exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as
-\`http-memberlist\` or \`serflan-tcp\`: peer membership) and kube-rbac-proxy ports that a
-ServiceMonitor scrapes do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
+\`http-memberlist\` or \`serflan-tcp\`: peer membership), kube-rbac-proxy ports that a
+ServiceMonitor scrapes and the monitoring server of a program the catalog knows (Fluent Bit's HTTP server on its
+\`HTTP_Port\`, 2020 by default, which its chart names \`http\`; see docs/catalog.md) do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
 not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is
 deleted, so its clients are routed to the pod through the whole termination whatever a hook does: there is

@@ -65,7 +65,7 @@ describe('shipped data', () => {
   });
   test('covers every entry type', () => {
     const kinds = new Set(builtinCatalog().entries.map((e) => e.kind));
-    expect([...kinds].sort()).toEqual(['connection-pattern', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm']);
+    expect([...kinds].sort()).toEqual(['connection-pattern', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm']);
   });
 });
 
@@ -283,6 +283,60 @@ describe('serves after SIGTERM from a config file (CoreDNS lameduck)', () => {
     const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'coredns-lameduck');
     ((d.entries as JsonObject[])[i].servesAfterSigterm as JsonObject).value = 'lameduck (\\S+)';
     expect(() => parseCatalogDocument(d)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/servesAfterSigterm/value`, message: 'the value regex needs a (?<value>...) group' }));
+  });
+});
+
+describe("a program's own monitoring port (Fluent Bit's HTTP server)", () => {
+  const fb = (args: string[] = ['--workdir=/fluent-bit/etc', '--config=/fluent-bit/etc/conf/fluent-bit.conf'], image = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1', extra: JsonObject = {}) =>
+    ({ image, command: ['/fluent-bit/bin/fluent-bit'], args, ...extra }) as unknown as JsonObject;
+  const CONF = '/fluent-bit/etc/conf/fluent-bit.conf';
+  const files =
+    (path: string, text: string) =>
+    (p: string): { text: string; where: string } | { missing: string } =>
+      p === path ? { text, where: `${p} (ConfigMap logging/fb, key fluent-bit.conf)` } : { missing: `no volume is mounted at ${p}` };
+  const port = (text: string, c = fb(), path = CONF) => builtinCatalog().monitoringPort(c, files(path, text))?.port;
+
+  test.each([['cr.fluentbit.io/fluent/fluent-bit:5.1.1'], ['fluent/fluent-bit:3.2'], ['ghcr.io/fluent/fluent-bit:4.0@sha256:00'], ['docker.io/bitnami/fluent-bit:3']])('image %s matches', (image) =>
+    expect(builtinCatalog().monitoringPort(fb(undefined, image))?.entry.id).toBe('fluent-bit-http-server'),
+  );
+  test.each([['fluent/fluentd:v1.16'], ['example/fluent-bit-exporter:1'], ['grafana/fluent-bit-plugin-loki:2']])('%s does not match', (image) => expect(builtinCatalog().monitoringPort(fb(undefined, image))).toBeUndefined());
+
+  test('HTTP_Port of the [SERVICE] section, any case, or http_port of the YAML format; the last one counts', () => {
+    expect(port('[SERVICE]\n    HTTP_Server On\n    HTTP_Port 2021\n')).toBe(2021);
+    expect(port('[SERVICE]\n    http_port   2022 # moved\n')).toBe(2022);
+    expect(port('service:\n  http_server: on\n  http_port: "2023"\n')).toBe(2023);
+    expect(port('[SERVICE]\n    HTTP_Port 2021\n    HTTP_Port 2024\n')).toBe(2024);
+    expect(builtinCatalog().monitoringPort(fb(), files(CONF, '[SERVICE]\n    HTTP_Port 2020\n'))?.derivation).toBe('HTTP_Port 2020 in /fluent-bit/etc/conf/fluent-bit.conf (ConfigMap logging/fb, key fluent-bit.conf)');
+  });
+  test("an input's own port is not the HTTP server's; a commented-out HTTP_Port does not count", () => {
+    expect(port('[SERVICE]\n    HTTP_Server On\n[INPUT]\n    Name forward\n    Port 24224\n')).toBe(2020);
+    expect(port('[SERVICE]\n    # HTTP_Port 2021\n')).toBe(2020);
+  });
+  test('a value that is not a port number (a variable Fluent Bit substitutes): unknown, with why', () => {
+    const r = builtinCatalog().monitoringPort(fb(), files(CONF, '[SERVICE]\n    HTTP_Port ${HTTP_PORT}\n'));
+    expect([r?.port, r?.derivation]).toEqual([undefined, '"HTTP_Port ${HTTP_PORT}" in /fluent-bit/etc/conf/fluent-bit.conf (ConfigMap logging/fb, key fluent-bit.conf) is not a port number']);
+  });
+  test('the file named by --config or -c, else the image default; one the input does not hold leaves the default 2020, said so', () => {
+    expect(port('[SERVICE]\n  HTTP_Port 2030\n', fb(['-c', '/etc/fb.conf']), '/etc/fb.conf')).toBe(2030);
+    expect(port('[SERVICE]\n  HTTP_Port 2030\n', fb([]), '/fluent-bit/etc/fluent-bit.conf')).toBe(2030);
+    const missing = builtinCatalog().monitoringPort(fb(['-c', '/etc/other.conf']), files(CONF, ''));
+    expect([missing?.port, missing?.derivation]).toEqual([2020, 'default 2020 (/etc/other.conf cannot be read: no volume is mounted at /etc/other.conf)']);
+  });
+  test('-P / --port / --http_port before the file; the file wins over them (Fluent Bit reads it after its options)', () => {
+    expect(builtinCatalog().monitoringPort(fb(['-P', '2040']))?.port).toBe(2040);
+    expect(builtinCatalog().monitoringPort(fb(['--http_port=2041']))?.port).toBe(2041);
+    expect(port('[SERVICE]\n  HTTP_Port 2042\n', fb(['-c', CONF, '--port', '2040']))).toBe(2042);
+    expect(port('[SERVICE]\n  Flush 1\n', fb(['-c', CONF, '--port', '2040']))).toBe(2040);
+    expect(builtinCatalog().monitoringPort(fb(['-P', 'http']))?.port).toBeUndefined();
+  });
+  test('the schema: monitoringPort only on a monitoring-port entry, which needs it; a value regex needs a (?<value>) group', () => {
+    const d = shippedDoc();
+    const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'fluent-bit-http-server');
+    (d.entries as JsonObject[])[i].kind = 'peer-discovery';
+    expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+    const e = shippedDoc();
+    ((e.entries as JsonObject[])[i].monitoringPort as JsonObject).value = 'HTTP_Port (\\d+)';
+    expect(() => parseCatalogDocument(e)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/monitoringPort/value`, message: 'the value regex needs a (?<value>...) group' }));
   });
 });
 

@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { timelinesSvg, timelineText } from '../../lib/explain';
 import { coredns } from '../helpers/coredns';
+import { fluentBit } from '../helpers/fluent-bit';
 import { activator } from '../helpers/knative';
 import { citedRules, container, deployment, explainOne, explainText, policyWithout, policyWithParams, V133 } from './helpers';
 
@@ -863,5 +864,23 @@ describe('determinism and selection', () => {
     expect(explainText(two, { object: 'deploy/b' }).map((t) => t.object.name)).toEqual(['b']);
     expect(explainText(two, { object: 'Deployment/default/a' }).map((t) => t.object.name)).toEqual(['a']);
     expect(explainText(two, { object: 'StatefulSet/a' })).toEqual([]);
+  });
+});
+
+describe("a Service that reaches only a program's monitoring server does not serve the pods", () => {
+  test('Fluent Bit: not served, and the header says which port reaches what', () => {
+    const t = explainOne(fluentBit());
+    expect([t.served, t.servedState]).toEqual([false, 'unserved']);
+    expect(t.servedReason).toBe(
+      'Service fb-fluent-bit port 2020 reaches the monitoring server of container "fluent-bit" (HTTP_Port 2020 in /fluent-bit/etc/conf/fluent-bit.conf (ConfigMap logging/fb-fluent-bit, key fluent-bit.conf); catalog entry fluent-bit-http-server): no client traffic',
+    );
+    expect(t.findings.map((f) => f.ruleId)).not.toContain('prestop-missing');
+    expect(t.violations).toEqual([]);
+    expect(timelineText(t, { color: false })).toContain('; not served (Service fb-fluent-bit port 2020 reaches the monitoring server');
+  });
+  test('with a forward input on the Service it is served, with no reason to give', () => {
+    const t = explainOne(fluentBit({ extraPorts: [{ name: 'forward', port: 24224 }] }));
+    expect([t.served, t.servedState, t.servedReason]).toEqual([true, 'served', undefined]);
+    expect(t.findings.map((f) => f.ruleId)).toContain('prestop-missing');
   });
 });

@@ -1,5 +1,6 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
+import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
@@ -247,6 +248,13 @@ spec:
     // A delay is judged as a preStop sleep is: only 0 s gives no time (the LB rules size longer windows).
     { name: 'CoreDNS with lameduck 1s: judged as a 1 s preStop sleep is, not reported', yaml: coredns({ corefile: corefile('1s') }) },
     { name: '...the same 1 s as a preStop sleep, for comparison', yaml: coredns({ corefile: corefile(), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 1}}}' }) },
+    // The program's own monitoring server (catalog fluent-bit-http-server): scrapes and probes, not clients.
+    { name: "Fluent Bit chart: its Service's only port, http 2020, is Fluent Bit's monitoring server (HTTP_Port of the mounted config)", yaml: fluentBit() },
+    { name: 'Fluent Bit: the config sets no HTTP_Port, so the default 2020', yaml: fluentBit({ config: fluentBitConf(null) }) },
+    { name: 'Fluent Bit: the config is not in the input, so the default 2020', yaml: fluentBit({ config: false }) },
+    { name: 'Fluent Bit: HTTP_Port 2021 in the config, the chart serving it as its metricsPort', yaml: fluentBit({ config: fluentBitConf('2021'), metricsPort: 2021 }) },
+    { name: 'Fluent Bit: YAML config, http_port: 2021 in its service map', yaml: fluentBit({ config: 'service:\n  http_server: on\n  http_port: 2021\npipeline:\n  inputs:\n    - name: tail\n', configKey: 'fluent-bit.yaml', metricsPort: 2021 }) },
+    { name: 'Fluent Bit: -P 2021 on the command line, the config setting none', yaml: fluentBit({ config: fluentBitConf(null), args: ['-c', '/fluent-bit/etc/conf/fluent-bit.conf', '-P', '2021'], metricsPort: 2021 }) },
     // Fixed in the program's code (catalog knative-activator, knative-serving-webhook, tekton-pipeline-webhook).
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
@@ -360,6 +368,26 @@ spec:
       name: 'an entry point name with replacement patterns ($&) is written as it is',
       yaml: wl({ podSpec: app().replace('web:1', 'docker.io/traefik:v3.1') + '        args: ["--entryPoints.$&x.address=:8080"]\n' }),
       findings: [{ severity: 'warning', message: "--entryPoints.$&x.transport.lifeCycle.requestAcceptGraceTimeout=10s in the container's args" }],
+    },
+    {
+      name: 'Fluent Bit with a forward input (the chart\'s extraPorts): port 24224 carries records from clients, 2020 does not',
+      yaml: fluentBit({ extraPorts: [{ name: 'forward', port: 24224 }] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "fluent-bit": serves port 24224 for Service fb-fluent-bit but has no preStop hook' }],
+    },
+    {
+      name: 'Fluent Bit whose config moves its HTTP server to 2021: port 2020 is then not the monitoring server',
+      yaml: fluentBit({ config: fluentBitConf('2021') }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "fluent-bit": serves port 2020 for Service fb-fluent-bit but has no preStop hook' }],
+    },
+    {
+      name: 'Fluent Bit whose HTTP_Port is a variable it substitutes: the monitoring port is unknown, port 2020 is judged as traffic',
+      yaml: fluentBit({ config: fluentBitConf('${HTTP_PORT}') }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 2020 for Service fb-fluent-bit' }],
+    },
+    {
+      name: 'another image with the same shape: port http 2020 is client traffic',
+      yaml: fluentBit({ image: 'example.com/team/log-gateway:1' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 2020 for Service fb-fluent-bit' }],
     },
     {
       name: 'CoreDNS without lameduck: it stops answering at once; the advice also names lameduck, and where to write it',

@@ -1,4 +1,5 @@
 import { readinessProbeMissing } from '../../lib/rules/readiness-probe-missing';
+import { fluentBit } from '../helpers/fluent-bit';
 import { ruleTester } from '../helpers/rule-tester';
 
 interface Opts {
@@ -54,6 +55,7 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: wl(app(), { service: '  selector: {app: other}\n  ports: [{port: 80}]' }) },
     { name: 'unknown served and only an operator port (health) declared: not assumed served', yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: health, containerPort: 8081}'), { service: false }) },
     { name: 'served hint "false" overrides the Service', yaml: wl(app(), { annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: "Fluent Bit without a readinessProbe: its Service reaches only its monitoring server (port 2020, named http; catalog fluent-bit-http-server)", yaml: fluentBit({ readiness: '' }) },
     { name: 'metrics-only Service', yaml: wl(app(), { service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 9090, targetPort: http}]' }) },
     {
       name: 'an exporter sidecar behind the metrics port of a mixed Service is not served',
@@ -105,6 +107,11 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: 'Fluent Bit without a readinessProbe and with a forward input: port 24224 is client traffic',
+      yaml: fluentBit({ readiness: '', extraPorts: [{ name: 'forward', port: 24224 }] }),
+      findings: [{ severity: 'warning', pointer: C0, message: 'container "fluent-bit": serves port 24224 for Service fb-fluent-bit but has no readinessProbe' }],
+    },
     {
       name: 'served container without readinessProbe',
       yaml: wl(app('        livenessProbe: {httpGet: {path: /healthz, port: http}}\n')),

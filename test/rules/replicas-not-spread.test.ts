@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { replicasNotSpread } from '../../lib/rules/replicas-not-spread';
+import { fluentBit } from '../helpers/fluent-bit';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function workload(podSpec: string, opts: { kind?: string; replicas?: string; annotations?: string; service?: boolean } = {}): string {
@@ -84,6 +85,7 @@ ruleTester(replicasNotSpread, {
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: workload('', { service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint false', yaml: workload('', { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA minReplicas 1 owns the count', yaml: workload('', { replicas: '' }) + hpa(1) },
+    { name: 'Fluent Bit as a Deployment whose Service reaches only its monitoring server (2020, named http): not served', yaml: fluentBit({ kind: 'Deployment', replicas: 2 }) },
     { name: 'DaemonSets have no replicas', yaml: workload('', { kind: 'DaemonSet', replicas: '' }) },
     { name: 'pinned to one node: cannot spread', yaml: workload('      nodeSelector: {kubernetes.io/hostname: node-1}\n') },
     // Replicas sharing an exclusive claim: spreading them makes them fail (surge-volume-deadlock reports the claim).
@@ -93,6 +95,11 @@ ruleTester(replicasNotSpread, {
     { name: 'ReplicaSet replicas 3 sharing a ReadWriteOnce claim', yaml: workload(CLAIM, { kind: 'ReplicaSet' }) + pvc('[ReadWriteOnce]') },
   ],
   invalid: [
+    {
+      name: 'Fluent Bit as a Deployment with a forward input on its Service: served',
+      yaml: fluentBit({ kind: 'Deployment', replicas: 2, extraPorts: [{ name: 'forward', port: 24224 }] }),
+      findings: [{ severity: 'warning', message: /^replicas 2 but nothing spreads them/ }],
+    },
     {
       name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
       yaml: workload('', { service: false }),
