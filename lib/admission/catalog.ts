@@ -29,6 +29,7 @@ import {
   hintedPreStopSeconds,
   PRESTOP_HINT_VARIABLES,
   programProbePort,
+  singleVersionMatch,
   str,
   withProbePrograms,
 } from './cel';
@@ -772,20 +773,20 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   'rollout-full-outage': {
     restriction:
       'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see)',
-    validate: () => {
+    validate: (ctx) => {
       const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
       return [
         {
           severity: 'warning',
           kinds: ['Deployment'],
-          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }],
+          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }],
           expression:
             '!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator',
           messageExpression:
             `${prefix('rollout-full-outage', 'warning')} + 'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
             `' (resolved: surge ' + string(variables.surge) + ', unavailable ' + string(variables.unavailable) + '): ' + ` +
             `(variables.replicas == 1 ? 'the only pod is removed before its replacement is ready' : 'all ' + string(variables.replicas) + ' pods can be removed before any replacement is ready') + ` +
-            `', a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)' + ` +
+            `', a full outage for the whole startup time; ' + (variables.singleVersion ? 'the pod runs a program whose old and new versions must not run side by side (catalog single-version entry, e.g. Kibana): use strategy.type Recreate, not surge first' : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)') + ` +
             `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];
@@ -916,8 +917,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'recreate-strategy': {
     restriction:
-      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped',
-    validate: () => [
+      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warning only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries, Kibana) gets the linter\'s info, which is not exported, so the policy passes it',
+    validate: (ctx) => [
       {
         severity: 'warning',
         kinds: ['Deployment'],
@@ -925,8 +926,9 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
           { name: 'served', expression: likelyServedAlone() },
           { name: 'claims', expression: 'has(variables.podSpec.volumes) && variables.podSpec.volumes.exists(v, has(v.persistentVolumeClaim) && has(v.persistentVolumeClaim.claimName))' },
+          { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) },
         ],
-        expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type != 'Recreate' || variables.replicas < 2 || !variables.served || variables.claims",
+        expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type != 'Recreate' || variables.replicas < 2 || !variables.served || variables.claims || variables.singleVersion",
         messageExpression:
           `${prefix('recreate-strategy', 'warning')} + 'strategy Recreate with replicas ' + string(variables.replicas) + ' on a served workload: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' + ` +
           `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,

@@ -214,6 +214,18 @@ function catalogMatch(e: CatalogEntry, c: string): string {
   return terms.length ? `(${terms.join(' && ')})` : 'true';
 }
 
+/**
+ * Whether a main container runs a program of the catalog's single-version entries (lib/catalog
+ * singleVersionProgram: old and new versions must not run side by side, Kibana); `false` when the
+ * catalog has none. Each container's image is read once.
+ */
+export function singleVersionMatch(catalog: Catalog): string {
+  const entries = catalog.entries.filter((e) => e.kind === 'single-version');
+  if (!entries.length) return 'false';
+  const body = entries.map((e) => catalogMatch(e, 'c')).join(' || ');
+  return `variables.mains.exists(c, ${/\big\[/.test(body) ? bind(imageRepositories('c'), 'ig', body) : body})`;
+}
+
 /** The process-local-probe entries of the catalog that pin a port (programProbePort's candidates). */
 function pinnedProbeEntries(catalog: Catalog): CatalogEntry[] {
   return catalog.entries.filter((e) => e.kind === 'process-local-probe' && (e.probes ?? []).some((p) => typeof (p.httpGet ?? p.tcpSocket ?? p.grpc)?.port === 'number'));

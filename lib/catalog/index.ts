@@ -17,8 +17,8 @@ import { isObject, Json, JsonObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 
-export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery' | 'monitoring-port';
-export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port'];
+export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version';
+export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
 export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 
 export interface CatalogMatchSpec {
@@ -730,6 +730,18 @@ export class Catalog {
   }
 
   /**
+   * The entry (and container) saying the workload runs a program that must not run two versions
+   * at once (Kibana: no rolling upgrades), if any: the first main container that matches.
+   */
+  singleVersion(w: Workload): WorkloadMatch | undefined {
+    for (const c of w.containers) {
+      const hit = this.compiledFor(c, 'single-version')[0];
+      if (hit) return { entry: hit.entry, container: c };
+    }
+    return undefined;
+  }
+
+  /**
    * Seconds a program keeps accepting after SIGTERM by itself: from its args (Traefik's
    * requestAcceptGraceTimeout per entry point), from its config file (CoreDNS's lameduck in the
    * Corefile), which `readFile` reads (without it, or when the input does not hold the file, the
@@ -995,6 +1007,14 @@ export function needsPeerDiscovery(w: Workload, catalog: Catalog = activeCatalog
   if (hint === 'true') return { need: true, source: 'hint' };
   const hit = catalog.peerDiscovery(w);
   return hit ? { need: true, source: 'catalog', entry: hit.entry, container: hit.container } : { need: false, source: 'none' };
+}
+
+/**
+ * The catalog's single-version entry for the workload (a program whose old and new versions must
+ * not run side by side, so a rollout must stop every old pod first: Recreate), if any.
+ */
+export function singleVersionProgram(w: Workload, catalog: Catalog = activeCatalog()): WorkloadMatch | undefined {
+  return catalog.singleVersion(w);
 }
 
 /** Catalog entries matching a workload's main containers (or one container). */

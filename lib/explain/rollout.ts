@@ -4,10 +4,10 @@
  * resolution of maxSurge/maxUnavailable is the model's own (resolveDeploymentRollout); nothing
  * here re-derives it.
  */
+import { singleVersionProgram } from '../catalog';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
 import { parseIntOrPercent, scaled } from '../model/intstr';
-import { isObject, Json } from '../model/types';
 import { DEFAULTS, get, num, Workload } from '../model/workload';
 import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
@@ -16,7 +16,9 @@ import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
 import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
 import { progressDeadline, progressDeadlineDecision } from '../rules/progress-deadline';
-import { fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor } from '../rules/rollout-util';
+import { fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor, startupEstimate } from '../rules/rollout-util';
+
+export { startupEstimate };
 import { maxUnavailableGate } from '../rules/statefulset-max-unavailable';
 import { compileNodeProxyPatterns, daemonsetSurge, daemonsetSurgeDecision } from '../rules/daemonset-surge';
 import { minReplicasParam, orderedReadyDecision, statefulsetOrderedReady } from '../rules/statefulset-ordered-ready';
@@ -45,38 +47,6 @@ export interface RolloutPlan {
   /** How the duration is composed, in words. */
   durationBasis?: string;
   notes: string[];
-}
-
-function intOf(v: Json | undefined, dflt: number): number {
-  const n = num(v);
-  return n === undefined ? dflt : n;
-}
-
-/** Seconds from start to Ready, from the probes: startupProbe and readinessProbe delays. */
-export function startupEstimate(w: Workload): { seconds: number; basis: string } {
-  let best: { seconds: number; basis: string } | undefined;
-  for (const c of w.containers) {
-    const parts: string[] = [];
-    let s = 0;
-    const sp = c.raw.startupProbe;
-    if (isObject(sp)) {
-      const d = intOf(sp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
-      s += d;
-      parts.push(`startupProbe initialDelaySeconds ${d}`);
-    }
-    const rp = c.raw.readinessProbe;
-    if (isObject(rp)) {
-      const d = intOf(rp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
-      const period = intOf(rp.periodSeconds, DEFAULTS.probe.periodSeconds);
-      const success = intOf(rp.successThreshold, DEFAULTS.probe.successThreshold);
-      s += d + Math.max(0, success - 1) * period;
-      parts.push(success > 1 ? `readinessProbe initialDelaySeconds ${d} + (successThreshold ${success} - 1) x periodSeconds ${period}` : `readinessProbe initialDelaySeconds ${d}`);
-    }
-    if (!parts.length) continue;
-    if (!best || s > best.seconds) best = { seconds: s, basis: `"${c.name}": ${parts.join(' + ')}` };
-  }
-  if (!best) return { seconds: 0, basis: 'no readiness or startup probe: Ready as soon as the containers start; image pull and process start not counted' };
-  return { seconds: best.seconds, basis: `${best.basis} (probes pass at the first try; image pull and process start not counted)` };
 }
 
 function fmtS(n: number): string {
@@ -122,6 +92,8 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
         plan.durationSeconds = plan.stepSeconds;
         plan.durationBasis = `pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s`;
         plan.notes.push(`downtime: nothing serves from the old pods' SIGTERM until a new pod is Ready (about ${fmtS(podShutdownSeconds + startup.seconds)})`);
+        const single = singleVersionProgram(w);
+        if (single) plan.notes.push(`Recreate is required: container "${single.container.name}" runs ${single.entry.title}, whose old and new versions must not run side by side (catalog entry ${single.entry.id})`);
         break;
       }
       const surgeText = `${fmtIntOrPercent(ro.maxSurge)}${ro.maxSurgeSet ? '' : ' (default)'}`;

@@ -1,13 +1,14 @@
+import { singleVersionProgram } from '../catalog';
 import { Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
-import { claimExclusivity, existingPointer, replicaBasis } from './rollout-util';
+import { claimExclusivity, existingPointer, replicaBasis, startupEstimate } from './rollout-util';
 
 export const recreateStrategy: Rule = {
   meta: {
     id: 'recreate-strategy',
     spec: 'ROLL-005',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['warning', 'info'],
     description: 'Recreate on a replicated, served workload without an exclusive volume to justify it',
     doc: `With \`strategy.type: Recreate\` the Deployment controller terminates every pod before it creates any new one,
 so each rollout is an outage of termination plus startup time. That is the right trade only when the pods cannot
@@ -21,6 +22,15 @@ its access mode is unknown (the PVC is not in the linted set). A claim whose PVC
 
 Recreate only orders pods during a rollout: a manually deleted pod is replaced at once, so it is not an
 "at most one pod" guarantee either.
+
+**Info** instead, when a main container runs a program whose old and new versions must not run side by side (a
+\`single-version\` entry of the catalog, docs/catalog.md: Kibana, which "does not support rolling upgrades", since
+older instances keep writing saved objects in the old format). For it Recreate is the right strategy, and the
+finding says so and what it costs, so that it can be signed off: every rollout is a full outage from the start of
+the old pods' termination (each may take up to its grace period) until a new pod is Ready (estimated from its
+startup and readiness probes; image pull and process start come on top). It does not advise RollingUpdate, and
+\`rollout-full-outage\` advises Recreate for such a program instead of surge first. A policy can add such programs
+(\`spec.catalog\`, kind \`single-version\`).
 
 ${SERVED_STATUS_DOC}
 
@@ -40,6 +50,17 @@ strategy:
       if (!basis || basis.replicas < 2 || !likelyServed(ctx.graph, w)) continue;
       const claims = ctx.graph.claimsOf(w);
       if (claims.some((c) => claimExclusivity(c) !== 'shared')) continue;
+      const single = singleVersionProgram(w, ctx.catalog);
+      if (single) {
+        const startup = startupEstimate(w);
+        ctx.report({
+          object: w.obj,
+          pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
+          severity: 'info',
+          message: `strategy Recreate with ${basis.phrase} is required here: container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, whose old and new versions must not run side by side, which a RollingUpdate would do. The price is a full outage on every rollout, from the start of the old pods' termination (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
+        });
+        continue;
+      }
       const shared = claims.length ? ` (its claims ${claims.map((c) => `"${c.claimName}"`).join(', ')} allow multi-node access, so they do not require it)` : '';
       ctx.report({
         object: w.obj,

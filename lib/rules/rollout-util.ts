@@ -4,7 +4,7 @@ import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
 import { Labels, matches, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
-import { DeploymentRollout, get, resolveDeploymentRollout, Workload } from '../model/workload';
+import { DEFAULTS, DeploymentRollout, get, num, resolveDeploymentRollout, Workload } from '../model/workload';
 import { nameOf } from './util';
 
 /**
@@ -266,4 +266,39 @@ export function rolloutGroup(ws: readonly Workload[]): string | undefined {
   if (ws.length < 2) return undefined;
   const v = ws[0].templateLabels['rollout-group'];
   return v && ws.every((w) => w.kind === 'StatefulSet' && w.templateLabels['rollout-group'] === v) ? v : undefined;
+}
+
+function intOf(v: Json | undefined, dflt: number): number {
+  const n = num(v);
+  return n === undefined ? dflt : n;
+}
+
+/**
+ * Seconds from start to Ready, from the probes: startupProbe and readinessProbe delays (explain's
+ * rollout plan, and what recreate-strategy says a Recreate rollout costs).
+ */
+export function startupEstimate(w: Workload): { seconds: number; basis: string } {
+  let best: { seconds: number; basis: string } | undefined;
+  for (const c of w.containers) {
+    const parts: string[] = [];
+    let s = 0;
+    const sp = c.raw.startupProbe;
+    if (isObject(sp)) {
+      const d = intOf(sp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
+      s += d;
+      parts.push(`startupProbe initialDelaySeconds ${d}`);
+    }
+    const rp = c.raw.readinessProbe;
+    if (isObject(rp)) {
+      const d = intOf(rp.initialDelaySeconds, DEFAULTS.probe.initialDelaySeconds);
+      const period = intOf(rp.periodSeconds, DEFAULTS.probe.periodSeconds);
+      const success = intOf(rp.successThreshold, DEFAULTS.probe.successThreshold);
+      s += d + Math.max(0, success - 1) * period;
+      parts.push(success > 1 ? `readinessProbe initialDelaySeconds ${d} + (successThreshold ${success} - 1) x periodSeconds ${period}` : `readinessProbe initialDelaySeconds ${d}`);
+    }
+    if (!parts.length) continue;
+    if (!best || s > best.seconds) best = { seconds: s, basis: `"${c.name}": ${parts.join(' + ')}` };
+  }
+  if (!best) return { seconds: 0, basis: 'no readiness or startup probe: Ready as soon as the containers start; image pull and process start not counted' };
+  return { seconds: best.seconds, basis: `${best.basis} (probes pass at the first try; image pull and process start not counted)` };
 }

@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as yaml from 'js-yaml';
 import {
+  singleVersionProgram,
   builtinCatalog,
   Catalog,
   CatalogEntry,
@@ -65,7 +66,7 @@ describe('shipped data', () => {
   });
   test('covers every entry type', () => {
     const kinds = new Set(builtinCatalog().entries.map((e) => e.kind));
-    expect([...kinds].sort()).toEqual(['connection-pattern', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm']);
+    expect([...kinds].sort()).toEqual(['connection-pattern', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm', 'single-version']);
   });
 });
 
@@ -338,6 +339,15 @@ describe("a program's own monitoring port (Fluent Bit's HTTP server)", () => {
     ((e.entries as JsonObject[])[i].monitoringPort as JsonObject).value = 'HTTP_Port (\\d+)';
     expect(() => parseCatalogDocument(e)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/monitoringPort/value`, message: 'the value regex needs a (?<value>...) group' }));
   });
+});
+
+describe('programs that must not run two versions at once (Kibana)', () => {
+  const kib = (image: string) => deployment(`{name: kibana, image: '${image}', ports: [{containerPort: 5601}]}`);
+  test.each([['docker.elastic.co/kibana/kibana:8.5.1'], ['kibana:7.17.0'], ['docker.io/bitnami/kibana:8.15.0'], ['docker.elastic.co/kibana/kibana-oss:7.10.2'], ['mirror.example.com/elastic/kibana@sha256:00']])('%s matches', (image) => {
+    const hit = singleVersionProgram(kib(image));
+    expect([hit?.entry.id, hit?.container.name]).toEqual(['kibana', 'kibana']);
+  });
+  test.each([['example.com/kibana-proxy:1'], ['opensearchproject/opensearch-dashboards:2'], ['docker.elastic.co/elasticsearch/elasticsearch:8.5.1']])('%s does not match', (image) => expect(singleVersionProgram(kib(image))).toBeUndefined());
 });
 
 describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks)', () => {

@@ -884,3 +884,10 @@ describe("a Service that reaches only a program's monitoring server does not ser
     expect(t.findings.map((f) => f.ruleId)).toContain('prestop-missing');
   });
 });
+
+test("a Recreate rollout of Kibana (catalog single-version) says why Recreate is required, and its downtime", () => {
+  const t = explainOne(deployment({ containers: container('kibana').replace('example/kibana:1', 'docker.elastic.co/kibana/kibana:8.5.1'), replicas: 2 }).replace('  selector:', '  strategy: {type: Recreate}\n  selector:'));
+  expect(t.rollout.strategy).toBe('Recreate');
+  expect(t.rollout.notes).toContain('Recreate is required: container "kibana" runs Kibana (does not support rolling upgrades), whose old and new versions must not run side by side (catalog entry kibana)');
+  expect(t.findings.filter((f) => f.ruleId === 'recreate-strategy').map((f) => f.severity)).toEqual(['info']);
+});

@@ -1,5 +1,8 @@
+import { builtinCatalog } from '../../lib/catalog';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
 import { recreateStrategy } from '../../lib/rules/recreate-strategy';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
   replicas?: number;
@@ -8,6 +11,9 @@ interface Opts {
   annotations?: string;
   service?: boolean;
   extra?: string;
+  image?: string;
+  /** More fields of the container (flow map entries, after the ports). */
+  container?: string;
 }
 
 function deploy(o: Opts = {}): string {
@@ -31,7 +37,7 @@ ${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}  strategy: ${o.
     metadata:
       labels: {app: web}
 ${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
-      containers: [{name: app, image: web:1, ports: [{containerPort: 8080}]}]
+      containers: [{name: app, image: ${o.image ?? 'web:1'}, ports: [{containerPort: 8080}]${o.container ?? ''}}]
 ${o.volumes ? `      volumes: ${o.volumes}\n` : ''}${svc}${o.extra ?? ''}`;
 }
 
@@ -69,6 +75,28 @@ ruleTester(recreateStrategy, {
   ],
   invalid: [
     {
+      name: 'Kibana (catalog single-version: no rolling upgrades): Recreate is required, reported as info with its price, and RollingUpdate is not advised',
+      yaml: deploy({ replicas: 2, image: 'docker.elastic.co/kibana/kibana:8.5.1', container: ', readinessProbe: {exec: {command: [sh, -c, "curl -f localhost:5601/app/kibana"]}, initialDelaySeconds: 10, periodSeconds: 10, successThreshold: 3}' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/strategy/type',
+          message:
+            'strategy Recreate with replicas 2 is required here: container "app" runs Kibana (does not support rolling upgrades; catalog entry kibana), whose old and new versions must not run side by side, which a RollingUpdate would do. The price is a full outage on every rollout, from the start of the old pods\' termination (each may take up to its grace period, 30s (default)) until a new pod is Ready (about 30s after it starts: "app": readinessProbe initialDelaySeconds 10 + (successThreshold 3 - 1) x periodSeconds 10 (probes pass at the first try; image pull and process start not counted)); roll out when that outage is acceptable, and keep the termination and the startup short',
+        },
+      ],
+    },
+    {
+      name: 'Kibana from Docker Hub, grace 60s, no probes: the price says so; alone in its file, assumed served and said so',
+      yaml: deploy({ replicas: 3, image: 'kibana:7.17.0', service: false }).replace('    spec:\n', '    spec:\n      terminationGracePeriodSeconds: 60\n'),
+      findings: [{ severity: 'info', message: /grace period, 60s\) until a new pod is Ready \(about 0s after it starts: no readiness or startup probe.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
+    },
+    {
+      name: 'an image that is not Kibana is judged as before',
+      yaml: deploy({ replicas: 2, image: 'example.com/kibana-proxy:1' }),
+      findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],
+    },
+    {
       name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
       yaml: deploy({ replicas: 3, service: false }),
       findings: [{ severity: 'warning', message: /strategy Recreate with replicas 3 on a served workload.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
@@ -104,4 +132,13 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+test('recreate-strategy: a policy can add its own single-version program (spec.catalog)', () => {
+  const catalog = builtinCatalog().withOverride({ add: [{ id: 'acme-ledger', kind: 'single-version', title: 'ACME ledger (one schema version at a time)', match: { images: ['*/acme/ledger'] }, why: 'migrates its schema at start; old writers corrupt it', source: ['ACME runbook LED-7'] }] });
+  const yaml = deploy({ replicas: 2, image: 'registry.example.com/acme/ledger:3' });
+  const r = lintSources([{ file: 'test.yaml', text: yaml }], { rules: [recreateStrategy], policy: { name: 'test', rules: new Map(), customRules: [], catalog }, version: KubeVersion.parse('1.33') });
+  expect(r.findings.map((f) => f.severity)).toEqual(['info']);
+  expect(r.findings[0].message).toContain('is required here: container "app" runs ACME ledger (one schema version at a time; catalog entry acme-ledger), whose old and new versions must not run side by side');
+  expect(runRule(recreateStrategy, yaml).map((f) => f.severity)).toEqual(['warning']);
 });

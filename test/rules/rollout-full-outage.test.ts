@@ -186,3 +186,13 @@ test('rollout-full-outage: pods on host ports get no surge-first fix (it would t
   expect(runRule(rolloutFullOutage, hostPort).map((f) => f.fix)).toEqual([undefined]);
   expect(runRule(rolloutFullOutage, plain)[0].fix).toBeDefined();
 });
+
+test('rollout-full-outage: Kibana (catalog single-version) is advised Recreate, not surge first, and gets no fix', () => {
+  const kibana = deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', 'image: docker.elastic.co/kibana/kibana:8.5.1');
+  const got = runRule(rolloutFullOutage, kibana);
+  expect(got.map((f) => [f.severity, f.fix])).toEqual([['warning', undefined]]);
+  expect(got[0].message).toBe(
+    'replicas 2 with maxUnavailable "100%" (resolved 2): all 2 pods can be removed before any replacement is ready, a full outage for the whole startup time; container "app" runs Kibana (does not support rolling upgrades; catalog entry kibana), whose old and new versions must not run side by side, so surge first is no repair and this strategy overlaps them too while old pods terminate: use strategy.type Recreate, which starts the new pods only once every old pod is gone (the outage then also spans the old pods\' termination)',
+  );
+  expect(got[0].message).not.toContain('maxSurge: 1');
+});
