@@ -1,3 +1,4 @@
+import { JsonObject } from '../../lib/model/types';
 import { isIdleContainer, isPauseImage } from '../../lib/model/idle';
 import { zeroGracePeriod } from '../../lib/rules/zero-grace-period';
 import { readinessProbeMissing } from '../../lib/rules/readiness-probe-missing';
@@ -23,7 +24,7 @@ describe('isIdleContainer', () => {
       { command: ['/bin/sh', '-c'], args: ['sleep infinity'] },
       { command: ['sh', '-c', 'exec sleep infinity'] },
     ];
-    for (const c of idle) expect([c, isIdleContainer({ name: 'c', image: 'curlimages/curl:8', ...c })]).toEqual([c, true]);
+    for (const c of idle) expect([c, isIdleContainer({ name: 'c', image: 'curlimages/curl:8', ...c } as JsonObject)]).toEqual([c, true]);
     const busy = [
       {},
       { args: ['sleep', 'infinity'] },
