@@ -62,7 +62,9 @@ ${'${fix}'}  --values FILE         values file for the Helm charts linted (repea
   --set KEY=VALUE       a value for the Helm charts linted, as helm template --set (repeatable)
   --release NAME        release name for rendering charts (default kubegrace)
   -n, --namespace NS    the namespace of objects that name none, as kubectl apply -n and helm
-                        install -n put them (charts are rendered with it; default: helm's)
+                        install -n put them (charts are rendered with it; default: helm's; for
+                        a file without it, the namespace its other objects name, when they are
+                        the most, else default)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif
@@ -230,6 +232,17 @@ export function runLint(argv: string[], io: CliIO): number {
   // helm's error text redirected into the file, or an empty file, would otherwise pass in silence).
   if (result.objects === 0 && result.files > 0 && result.errors.length === 0 && !values.quiet) {
     io.stderr(`kubegrace: warning: no Kubernetes object in the input (${result.files} file${result.files === 1 ? '' : 's'}): nothing was checked; an empty file, a values file or a failed render (helm's error text) reads like this\n`);
+  }
+  // Objects of a file that name no namespace, taken to be in the one its other objects name: said,
+  // since a wrong namespace changes which Services, budgets and autoscalers go with which workload.
+  if (!values.quiet) {
+    for (const p of result.parsed) {
+      const n = p.inferredNamespace;
+      if (!n) continue;
+      io.stderr(
+        `kubegrace: note: ${escapeControl(p.file)}: ${n.objects} namespaced object${n.objects === 1 ? '' : 's'} without metadata.namespace taken to be in namespace ${escapeControl(n.namespace)}, the only one the file's other objects name (helm install -n ${escapeControl(n.namespace)} puts them there); pass --namespace to say otherwise\n`,
+      );
+    }
   }
   // Each input error is printed once: by the text report when it is shown, else here.
   if (!outputs.some((o) => o.format === 'text' && o.file === undefined)) {

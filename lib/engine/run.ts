@@ -64,7 +64,8 @@ export interface Summary {
  */
 export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   const p = readSource(s, decoded, releaseBytes, onObjects);
-  applySourceNamespace(s, p.objects);
+  const inferred = applySourceNamespace(s, p.objects);
+  if (inferred) p.inferredNamespace = inferred;
   if (s.partial?.length) for (const o of p.objects) PARTIAL.add(o);
   return p;
 }
@@ -72,10 +73,53 @@ export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, re
 /** Objects of a chart rendered without some of its templates (Source.partial). */
 const PARTIAL = new WeakSet<KObject>();
 
-/** The namespace of the source's request (Source.namespace, applyNamespace) on its objects that name none. */
-export function applySourceNamespace(s: Source, objects: KObject[]): void {
+/**
+ * The namespace of the source's request (Source.namespace, applyNamespace) on its objects that name
+ * none. Without one, a file whose namespaced objects that name a namespace all name the same one
+ * has its other namespaced objects taken to be in it too (their identity only), when they are fewer
+ * than the objects that name it: a chart template
+ * that forgets \`namespace: {{ .Release.Namespace }}\` (helm template --namespace writes only what the
+ * templates write) is installed with \`helm install -n\` into the release namespace with the rest,
+ * and an app split between that namespace and \`default\` would not work at all. Returns what was
+ * inferred, for the CLI to say.
+ */
+export function applySourceNamespace(s: Source, objects: KObject[]): InferredNamespace | undefined {
   if (s.namespace !== undefined) inNamespace(objects, s.namespace, true);
   else if (s.applyNamespace !== undefined) inNamespace(objects, s.applyNamespace, false);
+  else return inferNamespace(objects);
+  return undefined;
+}
+
+/** Namespace-less objects of a file taken to be in the one namespace the file's other objects name. */
+export interface InferredNamespace {
+  namespace: string;
+  /** How many objects were placed there. */
+  objects: number;
+}
+
+function namedNamespace(o: KObject): string | undefined {
+  const meta = o.raw.metadata;
+  return isObject(meta) && typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
+}
+
+function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
+  let named: string | undefined;
+  let namedCount = 0;
+  let unnamed = 0;
+  for (const o of objects) {
+    if (isClusterScoped(o.kind) || !isObject(o.raw.metadata)) continue;
+    const ns = namedNamespace(o);
+    if (ns === undefined) unnamed++;
+    else if (named === undefined || named === ns) {
+      named = ns;
+      namedCount++;
+    } else return undefined;
+  }
+  // Only when the objects that name it are the most: a chart whose templates write no namespace
+  // but put their ServiceMonitor in \`monitoring\` (a common value) is not all in \`monitoring\`.
+  if (named === undefined || unnamed === 0 || namedCount <= unnamed) return undefined;
+  inNamespace(objects, named, false);
+  return { namespace: named, objects: unnamed };
 }
 
 /**

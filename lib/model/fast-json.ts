@@ -28,6 +28,8 @@ export interface ParsedObjects {
   errors: InputError[];
   /** Number of non-empty documents. */
   documents: number;
+  /** Namespaced objects that name no namespace, taken to be in the one namespace the file's others name (engine/run.ts applySourceNamespace). */
+  inferredNamespace?: { namespace: string; objects: number };
 }
 
 const WS = new Uint8Array(128);

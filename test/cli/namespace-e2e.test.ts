@@ -44,6 +44,14 @@ spec:
       containers: [{name: app, image: batch:1}]
 `;
 
+const SERVICE = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: http}]
+`;
+
 type Json = { findings: { ruleId: string; object: { kind: string; name: string; namespace?: string } }[] };
 
 describe('lint --namespace on files', () => {
@@ -92,5 +100,46 @@ describe('lint --namespace on files', () => {
     const again = runCli(['lint', 'fix.yaml', '--namespace', 'shop', '--fix', '--fix-proposals', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
     expect(again.stderr).toContain('nothing to fix');
     expect(fs.readFileSync(file, 'utf8')).toBe(fixed);
+  });
+
+  // A chart template that forgets `namespace: {{ .Release.Namespace }}` (pmint93/metabase's HPA,
+  // yugabyte's PDBs and headless Services): helm install -n puts it with the rest.
+  test('a file whose other objects all name one namespace: the objects that name none are taken to be in it, and the CLI says so', () => {
+    fs.writeFileSync(path.join(dir, 'chart.yaml'), `${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')}---\n${SERVICE}---\n${PDB.replace(', namespace: shop', '')}`);
+    const r = lint(['chart.yaml']);
+    expect(pdbMissing(r.json)).toEqual([]);
+    expect(r.stderr).toBe(
+      'kubegrace: note: chart.yaml: 1 namespaced object without metadata.namespace taken to be in namespace shop, the only one the file\'s other objects name (helm install -n shop puts them there); pass --namespace to say otherwise\n',
+    );
+    expect(lint(['chart.yaml', '--quiet']).stderr).toBe('');
+    // --namespace says otherwise: the PDB is then in that namespace, away from the Deployment.
+    const other = lint(['chart.yaml', '--namespace', 'elsewhere']);
+    expect(pdbMissing(other.json)).toEqual(['shop/web']);
+    expect(other.stderr).toBe('');
+  });
+
+  test('no inference when the objects that name the namespace are not the most (a chart that puts only its ServiceMonitor in monitoring)', () => {
+    fs.writeFileSync(path.join(dir, 'few.yaml'), `${DEPLOYMENT}---\n${PDB}`);
+    const few = lint(['few.yaml']);
+    expect(pdbMissing(few.json)).toEqual(['default/web']);
+    expect(few.stderr).toBe('');
+  });
+
+  test('no inference across files, with two named namespaces in the file, or when no object names one', () => {
+    fs.writeFileSync(path.join(dir, 'two.yaml'), `${OTHER}---\n${PDB}---\n${DEPLOYMENT}`);
+    const two = lint(['two.yaml']);
+    expect(pdbMissing(two.json)).toEqual(['jobs/batch', 'default/web']);
+    expect(two.stderr).toBe('');
+    expect(lint(['deployment.yaml', 'pdb.yaml']).stderr).toBe('');
+    expect(lint(['deployment.yaml']).stderr).toBe('');
+  });
+
+  test('--fix with an inferred namespace writes none into the manifest', () => {
+    const file = path.join(dir, 'chart-fix.yaml');
+    const text = `${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')}---\n${SERVICE}---\n${PDB.replace(', namespace: shop', '').replace('  maxUnavailable: 1\n', '  minAvailable: 2\n')}`;
+    fs.writeFileSync(file, text);
+    runCli(['lint', 'chart-fix.yaml', '--fix', '--fix-proposals', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
+    const fixed = fs.readFileSync(file, 'utf8');
+    expect(fixed.match(/namespace:/g)?.length).toBe(2);
   });
 });
