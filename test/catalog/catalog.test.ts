@@ -405,6 +405,13 @@ describe('process-local probes', () => {
     ["{image: 'ecr-public.aws.com/docker/library/haproxy:3.0.8-alpine'}", '{httpGet: {path: /healthz, port: 8888}}', true],
     ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/shippingservice:v0.10.6'}", '{grpc: {port: 50051}}', true],
     ["{image: 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'}", '{grpc: {port: 7070}}', false],
+    // Bank of Anthos: every service's /ready returns 200 "ok" unconditionally; /healthy (the ledger reader thread) is not listed.
+    ["{image: 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10@sha256:076294ce717309f711743fa3b72a9809c7f156edf1c4fa58505fd9f436d65345'}", '{httpGet: {path: /ready, port: 8080}}', true],
+    ["{image: 'gcr.io/bank-of-anthos-ci/frontend:v0.5.11'}", '{httpGet: {path: /ready, port: 8080}}', true],
+    ["{image: 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/ledgerwriter:v0.6.10'}", '{httpGet: {path: /ready, port: 8080}}', true],
+    ["{image: 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/balancereader:v0.6.10'}", '{httpGet: {path: /healthy, port: 8080}}', false],
+    ["{image: 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/loadgenerator:v0.6.10'}", '{httpGet: {path: /ready, port: 8080}}', false],
+    ["{image: 'example/frontend:1'}", '{httpGet: {path: /ready, port: 8080}}', false],
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready, port: 19003, scheme: HTTP}}', true],
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.39.0'}", '{httpGet: {path: /ready, port: 8002}}', true],
     ["{image: 'envoyproxy/envoy-dev:latest', ports: [{name: readiness, containerPort: 19003}]}", '{httpGet: {path: /ready, port: readiness}}', true],

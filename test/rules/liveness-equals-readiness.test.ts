@@ -85,8 +85,16 @@ ruleTester(livenessEqualsReadiness, {
       ['prometheus-config-reloader /healthz (always 200)', 'ghcr.io/prometheus-operator/prometheus-config-reloader:v0.89.0', '{httpGet: {path: /healthz, port: http}}'],
       ['Kiali /kiali/healthz under the addon web root', 'quay.io/kiali/kiali:v2.27', '{httpGet: {path: /kiali/healthz, port: http}}'],
       ['MetalLB controller health port 17472 (healthz.Ping)', 'quay.io/metallb/controller:v0.15.2', '{httpGet: {path: /healthz, port: 17472}}'],
+      ['Bank of Anthos frontend /ready (returns 200 ok unconditionally)', 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10@sha256:076294ce717309f711743fa3b72a9809c7f156edf1c4fa58505fd9f436d65345', '{httpGet: {path: /ready, port: 8080}}'],
       ['redis-ha sentinel_liveness.sh (pings the local sentinel)', 'public.ecr.aws/docker/library/redis:8.2.3-alpine', '{exec: {command: [sh, -c, /health/sentinel_liveness.sh]}}'],
     ].map(([name, image, handler]) => ({ name: `catalog: ${name}`, yaml: deploy(probes(handler, handler)).replace('image: web:1', `image: ${image}`) })),
+    {
+      name: 'catalog: Bank of Anthos frontend as kubernetes-manifests/frontend.yaml has it (liveness /ready with other windows: the path alone does not warn)',
+      yaml: deploy(probes('{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 60, periodSeconds: 15, timeoutSeconds: 30}', '{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 10, periodSeconds: 5, timeoutSeconds: 10}')).replace(
+        'image: web:1',
+        'image: us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10@sha256:076294ce717309f711743fa3b72a9809c7f156edf1c4fa58505fd9f436d65345',
+      ),
+    },
     // Envoy's /ready where the control plane's config is known (catalog envoy-ready): Envoy's own state, no backend.
     {
       name: 'catalog: Envoy Gateway proxy, liveness and readiness /ready on 19003 with different windows (the path alone does not warn)',
@@ -123,6 +131,11 @@ ruleTester(livenessEqualsReadiness, {
       name: 'Online Boutique cartservice is not in the catalog entry: its health check pings Redis',
       yaml: deploy(probes('{grpc: {port: 9090}}', '{grpc: {port: 9090}}')).replace('image: web:1', 'image: us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: 'Bank of Anthos frontend: the catalog covers /ready, not another path of the image',
+      yaml: deploy(probes('{httpGet: {path: /readyz, port: 8080}}', '{httpGet: {path: /readyz, port: 8080}}')).replace('image: web:1', 'image: us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe` }],
     },
     {
       name: 'another script on the redis image is not the catalog\'s sentinel check',
