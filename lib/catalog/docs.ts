@@ -3,7 +3,7 @@
  * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
  * rewrites it, and a test fails when the committed page differs.
  */
-import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, isConfigValueSpec, MonitoringPortSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
+import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, isConfigValueSpec, isEnvValueSpec, MonitoringPortSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
 
 export const CATALOG_DOC = 'docs/catalog.md';
 
@@ -23,7 +23,7 @@ const KIND_USE: Record<CatalogKind, string> = {
   'prestop-program':
     'The preStop classification (`lib/timeline/prestop.ts`, kind `exec-known`) gives these hooks the delay below, so `grace-period-budget`, the load-balancer rules, the mesh rules and `kubegrace explain` count the same seconds. The delay is how long the container keeps accepting new connections once the hook starts. `kubegrace.dev/prestop-seconds` still wins. Messages advise the program\'s own knob instead of a sleep.',
   'serves-after-sigterm':
-    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags or from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or fixed in its code (no setting to advise). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
+    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags, from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or from an environment variable of the container (a literal `env` value, else the program\'s default; set from a ConfigMap, Secret or field, or possibly by `envFrom`, it is unknown and counts as none), or fixed in its code (no setting to advise). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
   'process-local-probe':
     'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
   'peer-discovery':
@@ -45,6 +45,7 @@ function matchLines(e: CatalogEntry): string[] {
   if (m.ports) out.push(`port ${m.ports.map((p) => code(String(p))).join(' or ')}${e.kind === 'connection-pattern' ? ' (on the container, or routed to the pods by a Service)' : ''}`);
   if (m.command) out.push(`command and args match ${code(m.command)}`);
   if (m.args) out.push(`args match ${code(m.args)}`);
+  if (m.minVersion) out.push(`image tag ${code(m.minVersion)} or newer (a tag that is not a version matches)`);
   if (e.preStop) out.push(`preStop exec command matches ${code(e.preStop.command)}`);
   return out.length ? out : ['any container'];
 }
@@ -76,9 +77,18 @@ function monitoringPortWords(s: MonitoringPortSpec): string {
   return `${parts.join(', else ')}; a value that is not a port number leaves it unknown`;
 }
 
+function envValueWords(s: EnvValueSpec): string {
+  return `the container's environment variable ${code(s.env)} (${s.unit === 'seconds' ? 'seconds' : 'a duration'}; unset or empty: ${s.default}s${s.zero === 'unbounded' ? '; 0: no limit, unknown' : ''}; from valueFrom or envFrom: unknown)${s.chartValue ? `; chart value ${code(s.chartValue)}` : ''}`;
+}
+
 function servesAfterSigtermWords(s: ServesAfterSigtermSpec): string {
   if (isFixedSecondsSpec(s)) return `${s.bound === 'at-least' ? 'at least ' : ''}${s.seconds}s (fixed in the program; no setting changes it)`;
+  if (isEnvValueSpec(s)) return `${envValueWords(s)}; advised as ${code(`env {name: ${s.env}, value: ...}`)}`;
   return isConfigValueSpec(s) ? configValueWords(s) : perListenerWords(s);
+}
+
+function drainWords(s: DrainSpec): string {
+  return isEnvValueSpec(s) ? envValueWords(s) : perListenerWords(s);
 }
 
 function probeWords(p: ProbeSpec): string {
@@ -105,7 +115,7 @@ function effectLines(e: CatalogEntry): string[] {
       return out;
     }
     case 'serves-after-sigterm':
-      return [`**Keeps accepting after SIGTERM:** ${servesAfterSigtermWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${perListenerWords(e.drain)}`] : [])];
+      return [`**Keeps accepting after SIGTERM:** ${servesAfterSigtermWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${drainWords(e.drain)}`] : [])];
     case 'process-local-probe':
       return [`**Process-local probes:** ${e.probes!.map(probeWords).join('; ')}`];
     case 'peer-discovery':
@@ -145,6 +155,9 @@ export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
     '- **Ports** are container port numbers or names. For connection patterns they also match the ports of',
     '  Services routing to the pods (port name, or target port): the 2022 Teleport chart declares only `diag` on',
     '  the container and routes `sshtun` -> 3024 through its Service.',
+    '- **minVersion** is the first release of the program with the behaviour the entry states: an image whose',
+    '  tag is an older version X.Y.Z (`v` prefix and suffixes such as `-alpine` allowed) does not match; a tag',
+    '  that is not a version (none, `latest`, a commit, a `ko://` import path of the source) matches.',
     '- **command** is a regular expression on the container\'s `command` and `args` joined by spaces; **args** on',
     '  `args` alone. A preStop program\'s `command` is matched against the hook\'s `exec.command` joined by spaces.',
     '- **Probes** match on the handler: an `httpGet` path is compared whole, query string included',

@@ -30,6 +30,11 @@ export interface CatalogMatchSpec {
   command?: string;
   /** Regex on the container's args joined by spaces. */
   args?: string;
+  /**
+   * The program's first release with the entry's behaviour (`X.Y.Z`): an image tag that is an older
+   * version does not match; a tag that is no version (none, latest, a commit, ko://) matches.
+   */
+  minVersion?: string;
 }
 
 export interface ArgDelay {
@@ -120,8 +125,30 @@ export interface FixedSecondsSpec {
   bound?: 'exact' | 'at-least';
 }
 
-/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, or fixed. */
-export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec;
+/**
+ * A time a program reads from an environment variable of its container (the KEDA HTTP add-on
+ * interceptor's KEDA_HTTP_SHUTDOWN_DELAY): the last `env` entry of that name with a literal value;
+ * unset or empty, `default`; from valueFrom, a $(VAR) reference or possibly envFrom, unknown.
+ */
+export interface EnvValueSpec {
+  env: string;
+  unit: 'seconds' | 'duration';
+  default: number;
+  /** `unbounded`: 0 means no limit (the time is unknown). */
+  zero?: 'unbounded';
+  /** The chart value that sets the variable (advice in messages). */
+  chartValue?: string;
+}
+
+/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, fixed, or from an environment variable. */
+export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec | EnvValueSpec;
+
+/** How a catalog entry reads how long a program drains once it stops accepting: per listener from its args, or from an environment variable. */
+export type DrainSpec = PerListenerSpec | EnvValueSpec;
+
+export function isEnvValueSpec(s: ServesAfterSigtermSpec | DrainSpec): s is EnvValueSpec {
+  return 'env' in s;
+}
 
 export function isConfigValueSpec(s: ServesAfterSigtermSpec): s is ConfigValueSpec {
   return 'file' in s;
@@ -131,7 +158,7 @@ export function isFixedSecondsSpec(s: ServesAfterSigtermSpec): s is FixedSeconds
   return 'seconds' in s;
 }
 
-export function isPerListenerSpec(s: ServesAfterSigtermSpec): s is PerListenerSpec {
+export function isPerListenerSpec(s: ServesAfterSigtermSpec | DrainSpec): s is PerListenerSpec {
   return 'listener' in s;
 }
 
@@ -170,7 +197,7 @@ export interface CatalogEntry {
   reconnectBackoff?: string;
   preStop?: PreStopProgramSpec;
   servesAfterSigterm?: ServesAfterSigtermSpec;
-  drain?: PerListenerSpec;
+  drain?: DrainSpec;
   probes?: ProbeSpec[];
   monitoringPort?: MonitoringPortSpec;
 }
@@ -245,9 +272,9 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/match/args`, e.match.args],
       [`${p}/preStop/command`, e.preStop?.command],
       [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm && isPerListenerSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.listener : undefined],
-      [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm && !isFixedSecondsSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.value : undefined],
-      [`${p}/drain/listener`, e.drain?.listener],
-      [`${p}/drain/value`, e.drain?.value],
+      [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm && (isPerListenerSpec(e.servesAfterSigterm) || isConfigValueSpec(e.servesAfterSigterm)) ? e.servesAfterSigterm.value : undefined],
+      [`${p}/drain/listener`, e.drain && isPerListenerSpec(e.drain) ? e.drain.listener : undefined],
+      [`${p}/drain/value`, e.drain && isPerListenerSpec(e.drain) ? e.drain.value : undefined],
       ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
       [`${p}/monitoringPort/value`, e.monitoringPort?.value],
     ];
@@ -362,6 +389,22 @@ export function imageRepository(image: string): { full: string; path: string } {
   return { full: host ? `${host}/${p}` : p, path: p };
 }
 
+/**
+ * The version X.Y.Z of an image's tag (a leading `v` and a suffix such as `-alpine` allowed), or
+ * undefined when the tag is none (a digest alone, a ko:// import path) or not a version (latest, a
+ * branch, a commit).
+ */
+export function imageVersion(image: string): [number, number, number] | undefined {
+  let s = image.trim();
+  const at = s.indexOf('@');
+  if (at >= 0) s = s.slice(0, at);
+  const slash = s.lastIndexOf('/');
+  const colon = s.lastIndexOf(':');
+  if (colon <= slash) return undefined;
+  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+.].*)?$/.exec(s.slice(colon + 1));
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
 /** Compiles an image glob: `*` matches any characters, a leading `*\/` may also match nothing. */
 export function imageGlob(glob: string): RegExp {
   const esc = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
@@ -371,6 +414,8 @@ export function imageGlob(glob: string): RegExp {
 
 interface ContainerFacts {
   image: { full: string; path: string };
+  /** The image tag's version X.Y.Z, when the tag is one. */
+  version?: [number, number, number];
   portKeys: Set<string>;
   /** `name -> number` for resolving named probe ports. */
   portsByName: Map<string, number>;
@@ -411,6 +456,7 @@ function factsOf(c: ContainerLike): ContainerFacts {
   const args = strings(raw.args);
   f = {
     image: imageRepository(typeof raw.image === 'string' ? raw.image : ''),
+    version: imageVersion(typeof raw.image === 'string' ? raw.image : ''),
     portKeys,
     portsByName,
     commandLine: [...command, ...args].join(' '),
@@ -424,6 +470,7 @@ function factsOf(c: ContainerLike): ContainerFacts {
 interface Compiled {
   entry: CatalogEntry;
   images?: ((image: string) => boolean)[];
+  minVersion?: [number, number, number];
   ports?: Set<string>;
   command?: RegExp;
   args?: RegExp;
@@ -454,13 +501,14 @@ function compile(e: CatalogEntry): Compiled {
   return {
     entry: e,
     images: m.images?.map(imageTest),
+    minVersion: m.minVersion !== undefined ? (m.minVersion.split('.').map(Number) as [number, number, number]) : undefined,
     ports: m.ports ? new Set(m.ports.map(String)) : undefined,
     command: m.command !== undefined ? new RegExp(m.command) : undefined,
     args: m.args !== undefined ? new RegExp(m.args) : undefined,
     preStop: e.preStop ? new RegExp(e.preStop.command) : undefined,
     listener: {
       serves: e.servesAfterSigterm && isPerListenerSpec(e.servesAfterSigterm) ? { listener: new RegExp(e.servesAfterSigterm.listener), value: new RegExp(e.servesAfterSigterm.value) } : undefined,
-      drain: e.drain ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
+      drain: e.drain && isPerListenerSpec(e.drain) ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
     },
     probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
     configValue: e.servesAfterSigterm && isConfigValueSpec(e.servesAfterSigterm) ? new RegExp(e.servesAfterSigterm.value) : undefined,
@@ -480,7 +528,13 @@ function matchesContainer(c: Compiled, f: ContainerFacts, routed?: Set<string>):
   if (c.ports && ![...c.ports].some((p) => f.portKeys.has(p) || routed?.has(p))) return false;
   if (c.command && !c.command.test(f.commandLine)) return false;
   if (c.args && !c.args.test(f.argsLine)) return false;
+  if (c.minVersion && f.version && versionBelow(f.version, c.minVersion)) return false;
   return true;
+}
+
+function versionBelow(v: [number, number, number], min: [number, number, number]): boolean {
+  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i] < min[i];
+  return false;
 }
 
 /** The value of `--flag=v`, `--flag v`, `-flag=v` or `-flag v` in an argument list. */
@@ -534,6 +588,49 @@ function configFileMatches(
     if (v !== undefined) values.push({ value: v, text: m![0].trim() });
   }
   return { path: p, where: read.where, values };
+}
+
+/** What a valueFrom of an env entry reads, for messages: `ConfigMap keda-config, key delay`. */
+function valueFromWords(v: Json | undefined): string {
+  if (!isObject(v)) return 'valueFrom';
+  const ref = (r: Json | undefined, what: string) => (isObject(r) ? `${what} ${String(r.name ?? '')}, key ${String(r.key ?? '')}` : undefined);
+  return (
+    ref(v.configMapKeyRef, 'ConfigMap') ??
+    ref(v.secretKeyRef, 'Secret') ??
+    (isObject(v.fieldRef) ? `field ${String(v.fieldRef.fieldPath ?? '')}` : undefined) ??
+    (isObject(v.resourceFieldRef) ? `resource ${String(v.resourceFieldRef.resource ?? '')}` : undefined) ??
+    'valueFrom'
+  );
+}
+
+/**
+ * The seconds an environment variable of the container gives (EnvValueSpec), with how they were
+ * read: the last `env` entry of that name (the kubelet keeps the last of duplicates, and `env` wins
+ * over `envFrom`) with a literal value; unset or empty, the program's default (envconfig readers
+ * such as caarlos0/env take an empty value as unset). Unknown (no seconds) when the value comes
+ * from a ConfigMap, Secret or field (valueFrom), refers to another variable ($(VAR), expanded by
+ * the kubelet), cannot be read in the unit, is 0 where 0 means no limit, or when `env` does not
+ * list the variable but an `envFrom` source (without a prefix that excludes it) may set it.
+ */
+export function envSeconds(c: ContainerLike, spec: EnvValueSpec): { seconds?: number; derivation: string } {
+  const raw = rawOf(c);
+  let hit: JsonObject | undefined;
+  for (const e of Array.isArray(raw.env) ? raw.env : []) if (isObject(e) && e.name === spec.env) hit = e;
+  const byDefault = `${spec.env} unset, default ${spec.default}s`;
+  if (!hit) {
+    const from = (Array.isArray(raw.envFrom) ? raw.envFrom : []).filter((f): f is JsonObject => isObject(f) && (typeof f.prefix !== 'string' || spec.env.startsWith(f.prefix)));
+    if (!from.length) return { seconds: spec.default, derivation: byDefault };
+    const names = from.map((f) => (isObject(f.configMapRef) ? `ConfigMap ${String(f.configMapRef.name ?? '')}` : isObject(f.secretRef) ? `Secret ${String(f.secretRef.name ?? '')}` : 'a source')).join(', ');
+    return { derivation: `${spec.env} is not in env, and envFrom (${names}) may set it (not read)` };
+  }
+  if (hit.valueFrom !== undefined && hit.valueFrom !== null) return { derivation: `${spec.env} is set from ${valueFromWords(hit.valueFrom)} (not read)` };
+  const v = hit.value === undefined || hit.value === null ? '' : String(hit.value);
+  if (v === '') return { seconds: spec.default, derivation: `${spec.env} empty, default ${spec.default}s` };
+  if (v.includes('$(')) return { derivation: `${spec.env}=${v} refers to another variable (not read)` };
+  const seconds = valueSeconds(v, spec.unit);
+  if (seconds === undefined) return { derivation: `${spec.env}=${v} is not a ${spec.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
+  if (seconds === 0 && spec.zero === 'unbounded') return { derivation: `${spec.env}=${v}: no limit` };
+  return { seconds, derivation: `${spec.env}=${v}` };
 }
 
 function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
@@ -753,6 +850,7 @@ export class Catalog {
     const spec = x.entry.servesAfterSigterm!;
     if (isConfigValueSpec(spec)) return this.configValue(x, spec, c, readFile);
     if (isFixedSecondsSpec(spec)) return { entry: x.entry, seconds: spec.seconds, derivation: spec.bound === 'at-least' ? 'at least that long, fixed in the program' : 'fixed in the program' };
+    if (isEnvValueSpec(spec)) return { entry: x.entry, ...envSeconds(c, spec) };
     return this.perListener(c, 'serves');
   }
 
@@ -768,6 +866,12 @@ export class Catalog {
     if (isPerListenerSpec(spec)) {
       const a = this.servesAfterSigtermArgs(c, seconds);
       return a && { entry: a.entry, text: `${a.args.join(' ')} in the container's args` };
+    }
+    if (isEnvValueSpec(spec)) {
+      const now = envSeconds(c, spec);
+      if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
+      const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+      return { entry: x.entry, text: `env {name: ${spec.env}, value: "${value}"} in the container (${spec.chartValue ? `chart value ${spec.chartValue}: ${value}; ` : ''}now ${now.derivation})` };
     }
     if (!spec.setting) return undefined;
     const now = this.configValue(x, spec, c, readFile);
@@ -826,7 +930,11 @@ export class Catalog {
    * graceTimeOut): the longest over the listeners that carry traffic, since the process exits when
    * the last one is done; undefined seconds when one cannot be read.
    */
-  drainSeconds(c: ContainerLike): { entry: CatalogEntry; seconds?: number } | undefined {
+  drainSeconds(c: ContainerLike): { entry: CatalogEntry; seconds?: number; derivation?: string } | undefined {
+    // A program that reads its drain from an environment variable (the KEDA interceptor's
+    // KEDA_HTTP_DRAIN_TIMEOUT): one time for the whole process, after it stops accepting.
+    const env = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.drain);
+    if (env && isEnvValueSpec(env.entry.drain!)) return { entry: env.entry, ...envSeconds(c, env.entry.drain) };
     const d = this.listenerValues(c, 'drain');
     if (!d) return undefined;
     if (!d.used.length) return { entry: d.entry, seconds: d.spec.default };

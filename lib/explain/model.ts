@@ -477,7 +477,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     // Its drain: the schedule's (declared, else its program's own setting in the catalog, else the default).
     const Dc = stopOfContainer(c)?.appDrain ?? D;
     const drainFrom = drainDeclared ? undefined : activeCatalog().drainSeconds(c);
-    if (drainFrom?.seconds !== undefined) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): drains ${secs(Dc)} after it stops accepting, from its own settings; see docs/catalog.md`);
+    if (drainFrom?.seconds !== undefined) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): drains ${secs(Dc)} after it stops accepting, from its own settings${drainFrom.derivation ? ` (${drainFrom.derivation})` : ''}; see docs/catalog.md`);
+    else if (drainFrom?.derivation) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): its drain cannot be read (${drainFrom.derivation}); drawn as ${secs(Dc)}`);
     return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A);
   }
 

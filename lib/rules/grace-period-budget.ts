@@ -55,10 +55,13 @@ hook that another container's known hook answers lasts as long as that hook (Con
 the catalog's \`awaitedBy\`, docs/catalog.md), so it is judged with that delay.
 
 A program the catalog knows to keep accepting after SIGTERM by itself (\`serves-after-sigterm\` entries in
-docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, and Traefik's
-\`requestAcceptGraceTimeout\`) drains only after that time: preStop + that time + drain + addend must fit, and
-such a container is judged even with no hook and no declared drain. A Corefile whose ConfigMap is not in the
-input is not assumed.
+docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, Traefik's
+\`requestAcceptGraceTimeout\`, the KEDA HTTP add-on interceptor's \`KEDA_HTTP_SHUTDOWN_DELAY\` in its \`env\`)
+drains only after that time: preStop + that time + drain + addend must fit, and such a container is judged even
+with no hook and no declared drain. Its drain is the program's own when the catalog reads it (Traefik's
+\`graceTimeOut\`, the interceptor's \`KEDA_HTTP_DRAIN_TIMEOUT\`, default 30s), unless
+\`kubegrace.dev/drain-seconds\` declares one. A Corefile whose ConfigMap is not in the input, or a variable set
+from a ConfigMap or Secret, is not assumed.
 
 The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`, the one that
 \`kubegrace explain\` draws, so the picture and the findings cannot disagree.

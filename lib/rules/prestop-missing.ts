@@ -182,7 +182,7 @@ other commands) are not judged. For a known program the advice is its own settin
   assumed, the finding stays and says so, and its advice names the lameduck setting besides the preStop
   sleep. Any time above 0 s counts, as a preStop sleep of any length does here (behind an external load
   balancer, \`lb-deregistration-delay\` and \`external-traffic-local\` judge the preStop delay against their
-  window and do not count the lameduck):
+  window and do not count the program's own time):
 
 \`\`\`yaml
 data:
@@ -194,6 +194,12 @@ data:
         ...
 \`\`\`
 
+- the KEDA HTTP add-on interceptor (\`keda-http-interceptor\`, images 0.15.0 and later, or untagged as the
+  kustomize config's \`ko://\` image): on SIGTERM its readiness fails while its proxy keeps accepting for
+  \`KEDA_HTTP_SHUTDOWN_DELAY\` (default 5s when the container's \`env\` does not set it), then it drains for
+  \`KEDA_HTTP_DRAIN_TIMEOUT\` (default 30s). The 5s default counts as a 5s preStop sleep would: no finding.
+  Set to 0, or from a ConfigMap, Secret or \`envFrom\` (not read), the finding stays and its advice names the
+  variable (chart value \`interceptor.shutdownDelay\`);
 - apps that keep serving after SIGTERM by themselves (e.g. an app that sleeps in its SIGTERM handler before
   closing its listener). Mark such a workload, on the pod template or the workload metadata, with the
   number of seconds (> 0) it keeps accepting requests:

@@ -12,6 +12,7 @@ import {
   connectionPatternOf,
   imageGlob,
   imageRepository,
+  imageVersion,
   isProcessLocalProbe,
   knownPreStopProgram,
   needsPeerDiscovery,
@@ -388,6 +389,106 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
       }),
     );
     expect(cat.servesAfterSigterm(c('acme/proxy:3'))).toMatchObject({ seconds: 12, derivation: 'fixed in the program' });
+  });
+});
+
+describe('serves after SIGTERM from an environment variable (KEDA HTTP add-on interceptor)', () => {
+  const c = (image: string, env?: string, envFrom?: string) => yaml.load(`{image: '${image}'${env ? `, env: ${env}` : ''}${envFrom ? `, envFrom: ${envFrom}` : ''}}`) as JsonObject;
+  const KO = 'ko://github.com/kedacore/http-add-on/interceptor';
+  const cat = () => builtinCatalog();
+  test.each([
+    [KO, undefined, undefined, 5, 'KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s'],
+    ['ghcr.io/kedacore/http-add-on-interceptor:0.15.0', '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "5s"}]', undefined, 5, 'KEDA_HTTP_SHUTDOWN_DELAY=5s'],
+    ['ghcr.io/kedacore/http-add-on-interceptor:0.15.0', '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "1m30s"}]', undefined, 90, 'KEDA_HTTP_SHUTDOWN_DELAY=1m30s'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: ""}]', undefined, 5, 'KEDA_HTTP_SHUTDOWN_DELAY empty, default 5s'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY}]', undefined, 5, 'KEDA_HTTP_SHUTDOWN_DELAY empty, default 5s'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 10s}, {name: KEDA_HTTP_SHUTDOWN_DELAY, value: 0s}]', undefined, 0, 'KEDA_HTTP_SHUTDOWN_DELAY=0s'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, valueFrom: {secretKeyRef: {name: s, key: k}}}]', undefined, undefined, 'KEDA_HTTP_SHUTDOWN_DELAY is set from Secret s, key k (not read)'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "$(DELAY)"}]', undefined, undefined, 'KEDA_HTTP_SHUTDOWN_DELAY=$(DELAY) refers to another variable (not read)'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: soon}]', undefined, undefined, 'KEDA_HTTP_SHUTDOWN_DELAY=soon is not a duration'],
+    [KO, undefined, '[{secretRef: {name: keda-env}}]', undefined, 'KEDA_HTTP_SHUTDOWN_DELAY is not in env, and envFrom (Secret keda-env) may set it (not read)'],
+    [KO, undefined, '[{prefix: KEDA_HTTP_, configMapRef: {name: keda-env}}]', undefined, 'KEDA_HTTP_SHUTDOWN_DELAY is not in env, and envFrom (ConfigMap keda-env) may set it (not read)'],
+    [KO, undefined, '[{prefix: APP_, configMapRef: {name: app-env}}]', 5, 'KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s'],
+    [KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 7s}]', '[{configMapRef: {name: keda-env}}]', 7, 'KEDA_HTTP_SHUTDOWN_DELAY=7s'],
+  ])('%s env %s envFrom %s: %ss (%s)', (image, env, envFrom, seconds, derivation) => {
+    const r = cat().servesAfterSigterm(c(image, env, envFrom));
+    expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual(['keda-http-interceptor', seconds, derivation]);
+  });
+  test.each([
+    [undefined, 30, 'KEDA_HTTP_DRAIN_TIMEOUT unset, default 30s'],
+    ['[{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 45s}]', 45, 'KEDA_HTTP_DRAIN_TIMEOUT=45s'],
+    ['[{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "0"}]', undefined, 'KEDA_HTTP_DRAIN_TIMEOUT=0: no limit'],
+    ['[{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 0s}]', undefined, 'KEDA_HTTP_DRAIN_TIMEOUT=0s: no limit'],
+  ])('drain, env %s: %ss (%s)', (env, seconds, derivation) => {
+    const r = cat().drainSeconds(c(KO, env));
+    expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual(['keda-http-interceptor', seconds, derivation]);
+  });
+  test.each([
+    ['ghcr.io/kedacore/http-add-on-interceptor:0.15.0', true],
+    ['ghcr.io/kedacore/http-add-on-interceptor:v0.16.1@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665', true],
+    ['ghcr.io/kedacore/http-add-on-interceptor:1.0.0', true],
+    ['ghcr.io/kedacore/http-add-on-interceptor:latest', true],
+    ['ghcr.io/kedacore/http-add-on-interceptor:59b2f6a', true],
+    ['ghcr.io/kedacore/http-add-on-interceptor@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665', true],
+    [KO, true],
+    ['ghcr.io/kedacore/http-add-on-interceptor:0.14.0', false],
+    ['ghcr.io/kedacore/http-add-on-interceptor:v0.8.0', false],
+    ['ghcr.io/kedacore/http-add-on-scaler:0.15.0', false],
+    ['ghcr.io/kedacore/http-add-on-operator:0.15.0', false],
+  ])('%s matches: %s (delay and drain since 0.15.0)', (image, matched) => {
+    expect(cat().servesAfterSigterm(c(image))?.entry.id === 'keda-http-interceptor').toBe(matched);
+    expect(cat().drainSeconds(c(image))?.entry.id === 'keda-http-interceptor').toBe(matched);
+  });
+  test.each([
+    ['registry:5000/app:1.2.3-alpine', [1, 2, 3]],
+    ['app:v10.0.1', [10, 0, 1]],
+    ['app:1.2', undefined],
+    ['app', undefined],
+    ['registry:5000/app', undefined],
+    ['app:latest@sha256:00', undefined],
+  ])('imageVersion(%s) = %j', (image, v) => expect(imageVersion(image)).toEqual(v));
+  test('advice: the variable (and the chart value) where it is short or unknown; nothing where it is long enough', () => {
+    expect(cat().servesAfterSigtermSetting(c(KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 0s}]'), 10)?.text).toBe(
+      'env {name: KEDA_HTTP_SHUTDOWN_DELAY, value: "10s"} in the container (chart value interceptor.shutdownDelay: 10s; now KEDA_HTTP_SHUTDOWN_DELAY=0s)',
+    );
+    expect(cat().servesAfterSigtermSetting(c(KO), 10)?.text).toContain('now KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s');
+    expect(cat().servesAfterSigtermSetting(c(KO, '[{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 15s}]'), 10)).toBeUndefined();
+  });
+  test('an env spec is env, unit and default (zero, chartValue optional): mixed with another form, or a bad zero, it is rejected', () => {
+    const i = (shippedDoc().entries as JsonObject[]).findIndex((e) => e.id === 'keda-http-interceptor');
+    for (const [key, extraField] of [
+      ['servesAfterSigterm', { listener: '^--x=(?<name>.*)$' }],
+      ['servesAfterSigterm', { seconds: 5 }],
+      ['servesAfterSigterm', { env: 'BAD NAME' }],
+      ['drain', { zero: 'forever' }],
+      ['drain', { file: { default: 'conf' } }],
+    ] as [string, JsonObject][]) {
+      const d = shippedDoc();
+      Object.assign((d.entries as JsonObject[])[i][key] as JsonObject, extraField);
+      expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+    }
+    const d = shippedDoc();
+    ((d.entries as JsonObject[])[i].match as JsonObject).minVersion = '0.15';
+    expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+  });
+  test('a policy can add an env entry with a minimum version', () => {
+    const added = builtinCatalog().withOverride(
+      parseCatalogOverride({
+        add: [
+          {
+            id: 'acme-proxy-env',
+            kind: 'serves-after-sigterm',
+            title: 'ACME proxy',
+            match: { images: ['*/acme/proxy'], minVersion: '2.0.0' },
+            servesAfterSigterm: { env: 'ACME_LAME_DUCK', unit: 'seconds', default: 8 },
+            why: 'sleeps ACME_LAME_DUCK seconds after SIGTERM before closing its listener',
+            source: ['acme/proxy main.go (shutdown)'],
+          },
+        ],
+      }),
+    );
+    expect(added.servesAfterSigterm(c('acme/proxy:2.1.0', '[{name: ACME_LAME_DUCK, value: "12"}]'))).toMatchObject({ seconds: 12, derivation: 'ACME_LAME_DUCK=12' });
+    expect(added.servesAfterSigterm(c('acme/proxy:1.9.9'))).toBeUndefined();
   });
 });
 

@@ -13,6 +13,7 @@ import * as path from 'path';
 import { timelinesSvg, timelineText } from '../../lib/explain';
 import { coredns } from '../helpers/coredns';
 import { fluentBit } from '../helpers/fluent-bit';
+import { interceptor } from '../helpers/keda';
 import { activator } from '../helpers/knative';
 import { citedRules, container, deployment, explainOne, explainText, policyWithout, policyWithParams, V133 } from './helpers';
 
@@ -250,6 +251,29 @@ describe('termination timeline: a program that keeps serving for a time fixed in
     expect(t.budget.binding).toMatchObject({ container: 'activator', servesAfter: 45, drain: 10, needed: 55, judged: true });
     expect(t.assumptions).toContain('"activator": Knative Serving activator (sleeps network.DefaultDrainTimeout after SIGTERM) (catalog knative-activator): keeps accepting 45s after SIGTERM (fixed in the program), then drains; see docs/catalog.md');
     expect(timelineText(t, { color: false })).toContain('activator: preStop 0s + serving after SIGTERM 45s + drain 10s = 55s needed, fits grace 600s');
+  });
+});
+
+describe('termination timeline: a program that reads its delay and drain from env (KEDA HTTP interceptor)', () => {
+  test('config/default: 5s serving after SIGTERM, then the 30s drain, within its grace period of 45s; no prestop-missing', () => {
+    const t = explainOne(interceptor(), { object: 'Deployment/keda-add-ons-http-interceptor' });
+    expect(lane(t, 'interceptor').phases.map((p) => [p.kind, p.start, p.end])).toEqual([
+      ['serving', 0, 5],
+      ['drain', 5, 35],
+    ]);
+    expect(laneEvents(t, 'interceptor')).toEqual(['sigterm@0', 'exit@35']);
+    expect(t.violations).toEqual([]);
+    expect(t.findings).toEqual([]);
+    expect(t.budget.binding).toMatchObject({ container: 'interceptor', servesAfter: 5, drain: 30, needed: 35, judged: true });
+    expect(t.assumptions).toContain('"interceptor": KEDA HTTP add-on interceptor (catalog keda-http-interceptor): keeps accepting 5s after SIGTERM (KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s), then drains; see docs/catalog.md');
+    expect(t.assumptions).toContain('"interceptor": KEDA HTTP add-on interceptor (catalog keda-http-interceptor): drains 30s after it stops accepting, from its own settings (KEDA_HTTP_DRAIN_TIMEOUT unset, default 30s); see docs/catalog.md');
+    expect(t.assumptions.some((a) => a.startsWith('app drain after SIGTERM'))).toBe(false);
+    expect(timelineText(t, { color: false })).toContain('interceptor: preStop 0s + serving after SIGTERM 5s + drain 30s = 35s needed, fits grace 45s (recommended grace 40s)');
+  });
+  test('KEDA_HTTP_DRAIN_TIMEOUT 0 (no limit): the drain is not read, the default is drawn and said', () => {
+    const t = explainOne(interceptor({ env: ['{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "0"}'] }), { object: 'Deployment/keda-add-ons-http-interceptor' });
+    expect(t.budget.binding).toMatchObject({ servesAfter: 5, drain: 10 });
+    expect(t.assumptions).toContain('"interceptor": KEDA HTTP add-on interceptor (catalog keda-http-interceptor): its drain cannot be read (KEDA_HTTP_DRAIN_TIMEOUT=0: no limit); drawn as 10s');
   });
 });
 

@@ -1,5 +1,6 @@
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
+import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
@@ -50,6 +51,7 @@ ruleTester(gracePeriodBudget, {
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
     { name: 'Knative activator: 45s serving after SIGTERM + drain 10s fit its grace period of 600s', yaml: activator() },
     { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
+    { name: 'KEDA HTTP interceptor (kustomize config/default): KEDA_HTTP_SHUTDOWN_DELAY 5s + KEDA_HTTP_DRAIN_TIMEOUT 30s (defaults) fit its grace period of 45s', yaml: interceptor() },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
@@ -239,5 +241,32 @@ describe('grace-period-budget: programs that serve a fixed time after SIGTERM (c
     const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }));
     expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
     expect(got[0].message).toContain('container "webhook": serving after SIGTERM 45s (at least that long, fixed in the program) + drain 10s = 55s exceeds the default grace period (30s)');
+  });
+});
+
+// Outside the rule table too: the admission policy counts neither the interceptor's delay nor its drain.
+describe('grace-period-budget: the KEDA HTTP interceptor (catalog keda-http-interceptor: delay and drain from env)', () => {
+  test('the default grace period cannot hold the default 5s serving after SIGTERM + 30s drain', () => {
+    const got = runRule(gracePeriodBudget, interceptor({ grace: null }));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
+    expect(got[0].message).toContain('container "interceptor": serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s) + drain 30s = 35s exceeds the default grace period (30s)');
+    expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 40s');
+  });
+  test('KEDA_HTTP_DRAIN_TIMEOUT 60s is its drain: 5s + 60s do not fit 45s', () => {
+    const got = runRule(gracePeriodBudget, interceptor({ image: KEDA_CHART_IMAGE, env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 5s}', '{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 1m}'] }));
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain('serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY=5s) + drain 60s = 65s exceeds terminationGracePeriodSeconds (45s)');
+  });
+  test('a declared kubegrace.dev/drain-seconds wins over KEDA_HTTP_DRAIN_TIMEOUT', () => {
+    const env = ['{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 2m}'];
+    expect(runRule(gracePeriodBudget, interceptor({ env }))).toHaveLength(1);
+    const yaml = interceptor({ env, annotations: "kubegrace.dev/drain-seconds: '20'" });
+    expect(runRule(gracePeriodBudget, yaml)).toEqual([]);
+  });
+  test('KEDA_HTTP_DRAIN_TIMEOUT 0 waits with no limit: no drain is read, the default 10s is drawn (5s + 10s fit 45s)', () => {
+    expect(runRule(gracePeriodBudget, interceptor({ env: ['{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "0"}'] }))).toEqual([]);
+  });
+  test('0.14.0 does not delay or drain by itself: nothing to judge without a hook', () => {
+    expect(runRule(gracePeriodBudget, interceptor({ image: 'ghcr.io/kedacore/http-add-on-interceptor:0.14.0', grace: null }))).toEqual([]);
   });
 });

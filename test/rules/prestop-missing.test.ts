@@ -1,6 +1,7 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
+import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
@@ -259,6 +260,14 @@ spec:
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: 'Tekton Pipelines webhook (catalog): the same drainer (with a grace period that holds it: the default 30s is grace-period-budget\'s, tested there)', yaml: pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: 60 }) },
+    // From an environment variable of the container (catalog keda-http-interceptor).
+    { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
+    {
+      name: 'KEDA HTTP interceptor, chart 0.15.0 (release image, KEDA_HTTP_SHUTDOWN_DELAY 5s and KEDA_HTTP_DRAIN_TIMEOUT 30s in env)',
+      yaml: interceptor({ image: KEDA_CHART_IMAGE, env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "5s"}', '{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "30s"}'] }),
+    },
+    { name: 'KEDA HTTP interceptor: an empty KEDA_HTTP_SHUTDOWN_DELAY is the default (caarlos0/env)', yaml: interceptor({ env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: ""}'] }) },
+    { name: 'KEDA HTTP interceptor: an envFrom whose prefix cannot name the variable does not make it unknown', yaml: interceptor({ envFrom: '[{prefix: OTEL_, configMapRef: {name: otel}}]' }) },
     {
       name: 'native sidecar serving a port is not a main container',
       yaml: wl({
@@ -275,6 +284,38 @@ spec:
       name: "another Knative Serving image (the autoscaler) is not the activator: it does not sleep after SIGTERM",
       yaml: activator({ image: 'gcr.io/knative-releases/knative.dev/serving/cmd/autoscaler@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'container "activator": serves ports 8012, 8013, 8112 for Service activator-service but has no preStop hook' }],
+    },
+    {
+      name: 'KEDA HTTP interceptor with KEDA_HTTP_SHUTDOWN_DELAY 0s: it closes its listener at SIGTERM; the advice names the variable and the chart value',
+      yaml: interceptor({ image: KEDA_CHART_IMAGE, env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "0s"}', '{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "30s"}'] }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message:
+            'container "interceptor": serves ports 8080, 8443 for Service keda-add-ons-http-interceptor-proxy but has no preStop hook: SIGTERM arrives while clients are still routed to it; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket. Add lifecycle: {preStop: {sleep: {seconds: 10}}}, or use the program\'s own setting (KEDA HTTP add-on interceptor, catalog entry keda-http-interceptor): env {name: KEDA_HTTP_SHUTDOWN_DELAY, value: "10s"} in the container (chart value interceptor.shutdownDelay: 10s; now KEDA_HTTP_SHUTDOWN_DELAY=0s) and keep the delay plus drain time within terminationGracePeriodSeconds (45s)',
+        },
+      ],
+    },
+    {
+      name: 'KEDA HTTP interceptor: the last of duplicate env entries wins (0s after 5s)',
+      yaml: interceptor({ env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "5s"}', '{name: KEDA_HTTP_SHUTDOWN_DELAY, value: "0"}'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'now KEDA_HTTP_SHUTDOWN_DELAY=0)' }],
+    },
+    {
+      name: 'KEDA HTTP interceptor with KEDA_HTTP_SHUTDOWN_DELAY from a ConfigMap: not read, so not assumed',
+      yaml: interceptor({ env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, valueFrom: {configMapKeyRef: {name: keda-http, key: shutdownDelay}}}'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: '(chart value interceptor.shutdownDelay: 10s; now KEDA_HTTP_SHUTDOWN_DELAY is set from ConfigMap keda-http, key shutdownDelay (not read))' }],
+    },
+    {
+      name: 'KEDA HTTP interceptor: a ConfigMap in envFrom may set KEDA_HTTP_SHUTDOWN_DELAY (not read)',
+      yaml: interceptor({ envFrom: '[{configMapRef: {name: keda-http-env}}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'now KEDA_HTTP_SHUTDOWN_DELAY is not in env, and envFrom (ConfigMap keda-http-env) may set it (not read))' }],
+    },
+    {
+      name: 'KEDA HTTP interceptor 0.14.0: the delay came in 0.15.0 (kedacore/http-add-on #1648), so the older proxy stops at SIGTERM',
+      yaml: interceptor({ image: 'ghcr.io/kedacore/http-add-on-interceptor:0.14.0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /has no preStop hook: .*Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
     },
     {
       name: 'a webhook image of another project is not a catalog drainer',
