@@ -9,7 +9,7 @@ export const recreateStrategy: Rule = {
     spec: 'ROLL-005',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'Recreate on a replicated, served workload without an exclusive volume to justify it',
+    description: 'Recreate on a served workload without an exclusive volume to justify it',
     doc: `With \`strategy.type: Recreate\` the Deployment controller terminates every pod before it creates any new one,
 so each rollout is an outage of termination plus startup time. That is the right trade only when the pods cannot
 overlap, typically because they share an exclusive volume (see \`surge-volume-deadlock\`).
@@ -19,6 +19,12 @@ HPA targets it), served (a Service selects it, or \`kubegrace.dev/served: "true"
 mount that justifies Recreate. A claim justifies it when its PVC is \`ReadWriteOncePod\` or \`ReadWriteOnce\`, or when
 its access mode is unknown (the PVC is not in the linted set). A claim whose PVC allows \`ReadWriteMany\` or
 \`ReadOnlyMany\` does not.
+
+**Info** for one replica under the same conditions (ROLL-005 names replicated workloads): Recreate on one served
+replica is the outage that \`rollout-full-outage\` reports for a RollingUpdate with \`maxUnavailable: 1\` on one
+replica, while the default RollingUpdate would start the new pod first (opensearch-dashboards' chart sets Recreate on
+its one stateless replica); but one replica with Recreate is also how a program that must never run twice at once
+(a singleton) says so, and the finding names that case.
 
 Recreate only orders pods during a rollout: a manually deleted pod is replaced at once, so it is not an
 "at most one pod" guarantee either.
@@ -47,7 +53,7 @@ strategy:
     for (const w of ctx.graph.workloads) {
       if (w.kind !== 'Deployment' || w.deployment?.type !== 'Recreate') continue;
       const basis = replicaBasis(ctx.graph, w);
-      if (!basis || basis.replicas < 2 || !likelyServed(ctx.graph, w)) continue;
+      if (!basis || basis.replicas < 1 || !likelyServed(ctx.graph, w)) continue;
       const claims = ctx.graph.claimsOf(w);
       if (claims.some((c) => claimExclusivity(c) !== 'shared')) continue;
       const single = singleVersionProgram(w, ctx.catalog);
@@ -62,10 +68,17 @@ strategy:
         continue;
       }
       const shared = claims.length ? ` (its claims ${claims.map((c) => `"${c.claimName}"`).join(', ')} allow multi-node access, so they do not require it)` : '';
+      // One replica: the same outage as RollingUpdate with maxUnavailable 1 (rollout-full-outage),
+      // unless the program must never run twice (a singleton), which Recreate is then the way to say.
+      const one = basis.replicas === 1;
       ctx.report({
         object: w.obj,
         pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
-        message: `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}${assumedServedNote(ctx.graph, w)}`,
+        // (ROLL-005's warning is for replicated workloads; one replica is info: it may be a singleton.)
+        ...(one ? { severity: 'info' as const } : {}),
+        message: one
+          ? `strategy Recreate with ${basis.phrase} on a served workload${shared}: the pod is terminated before its replacement starts, so each rollout is a full outage of termination plus startup time, which the default RollingUpdate (surge first) avoids; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}, unless the program must never run twice at once (then keep Recreate and suppress this finding with the reason)${assumedServedNote(ctx.graph, w)}`
+          : `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}${assumedServedNote(ctx.graph, w)}`,
       });
     }
   },

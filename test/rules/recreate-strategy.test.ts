@@ -61,8 +61,6 @@ spec:
 
 ruleTester(recreateStrategy, {
   valid: [
-    { name: 'Recreate with replicas 1 (default)', yaml: deploy() },
-    { name: 'Recreate with replicas 1', yaml: deploy({ replicas: 1 }) },
     { name: 'RollingUpdate with replicas 3', yaml: deploy({ replicas: 3, strategy: '{type: RollingUpdate}' }) },
     { name: 'Recreate justified by a ReadWriteOnce PVC', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data', '[ReadWriteOnce]') }) },
     { name: 'Recreate justified by a ReadWriteOncePod PVC', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data', '[ReadWriteOncePod]') }) },
@@ -71,9 +69,23 @@ ruleTester(recreateStrategy, {
     { name: 'one RWX and one RWO claim: the RWO one justifies it', yaml: deploy({ replicas: 3, volumes: `[${claim('shared')}, ${claim('data')}]`, extra: pvc('shared', '[ReadWriteMany]') + pvc('data', '[ReadWriteOnce]') }) },
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: deploy({ replicas: 3, service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
-    { name: 'HPA minReplicas 1 is what counts, not replicas 3', yaml: deploy({ replicas: 3, extra: hpa(1) }) },
   ],
   invalid: [
+    // One replica: info (ROLL-005's warning is for replicated workloads; one replica may be a singleton).
+    // opensearch-dashboards' chart: Recreate on its one stateless, served replica.
+    {
+      name: 'Recreate with replicas 1 (default): info, the outage the default RollingUpdate avoids, and the singleton case',
+      yaml: deploy(),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/strategy/type',
+          message: /^strategy Recreate with replicas 1 \(default\) on a served workload: the pod is terminated before its replacement starts, .*unless the program must never run twice at once/,
+        },
+      ],
+    },
+    { name: 'Recreate with replicas 1', yaml: deploy({ replicas: 1 }), findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 on a served workload' }] },
+    { name: 'HPA minReplicas 1 is what counts, not replicas 3: info', yaml: deploy({ replicas: 3, extra: hpa(1) }), findings: [{ severity: 'info' }] },
     {
       name: 'Kibana (catalog single-version: no rolling upgrades): Recreate is required, reported as info with its price, and RollingUpdate is not advised',
       yaml: deploy({ replicas: 2, image: 'docker.elastic.co/kibana/kibana:8.5.1', container: ', readinessProbe: {exec: {command: [sh, -c, "curl -f localhost:5601/app/kibana"]}, initialDelaySeconds: 10, periodSeconds: 10, successThreshold: 3}' }),
