@@ -120,6 +120,9 @@ export const serviceSelectorPorts: Rule = {
 - **error:** a \`ports[].targetPort\` is a name that matches no \`ports[].name\` with the same \`protocol\` (default TCP)
   in the selected templates' main containers and native sidecars (recent EndpointSlice controllers also search the
   named ports of native sidecars; **[unverified]** since which version). The port gets no endpoints.
+  On a headless Service whose other ports resolve, this is a **warning**: clients reach the pods by the addresses DNS
+  still gives, and the port only lacks its SRV records (bitnami ZooKeeper's follower and election ports, which its
+  pods declare only with several replicas; Cassandra's tls port without internode TLS).
 - **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
   templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
   usually a typo or a stale port. Not reported when no container declares any port, nor when every declared port is
@@ -231,11 +234,20 @@ spec:
           const why = other
             ? `container "${other.c.name}" of ${nameOf(other.w)} declares "${tp}" with protocol ${otherProto}, not ${sp.protocol} (the match is protocol-sensitive)`
             : `no container of ${matched.map(nameOf).join(', ')} declares a port named "${tp}" (they declare ${declared(matched)})`;
+          // A headless Service whose other ports resolve: clients reach the pods by their addresses,
+          // which DNS still gives; the port only lacks its SRV records. Bitnami's ZooKeeper and
+          // Cassandra name peer ports (follower, election; tls) that the pods declare only with
+          // several replicas or internode TLS: the endpoints controller skips the port (FindPort's
+          // error) and keeps the others. A warning, said so.
+          const resolves = (x: (typeof s.ports)[number]) => (typeof x.targetPort === 'string' ? all.some(({ c }) => c.ports.some((p) => p.name === x.targetPort && p.protocol === x.protocol)) : true);
+          const softened = s.headless && s.ports.some((x) => x !== sp && resolves(x));
           ctx.report({
             object: s.obj,
             pointer,
-            severity: 'error',
-            message: `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller finds no target port, so this port has no endpoints; use a declared port name with the same protocol, or its number`,
+            severity: softened ? 'warning' : 'error',
+            message: softened
+              ? `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller skips this port for these pods (no SRV records for it), while the Service is headless and its other ports resolve, so the pods' addresses are still published; if the app opens this port only in some configurations (peer ports with several replicas, TLS), nothing is lost, else declare it or use its number`
+              : `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller finds no target port, so this port has no endpoints; use a declared port name with the same protocol, or its number`,
           });
           continue;
         }

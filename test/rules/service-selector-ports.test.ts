@@ -214,6 +214,22 @@ spec:
       findings: [{ severity: 'error', message: 'matches no pod template in namespace thanos, so the Service has no endpoints' }],
     },
     {
+      // bitnami/zookeeper with one replica: the pods declare client only; follower and election only with several replicas.
+      name: 'a headless Service whose other ports resolve: an unresolvable named port is a warning (no SRV records; the addresses are published)',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) +
+        svc({ name: 'zk-headless', selector: 'app: zk', headless: true, ports: '[{name: tcp-client, port: 2181, targetPort: client}, {name: tcp-follower, port: 2888, targetPort: follower}, {name: tcp-election, port: 3888, targetPort: election}]' }),
+      findings: [
+        { severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /targetPort "follower" with protocol TCP cannot be resolved: .*skips this port for these pods \(no SRV records for it\), while the Service is headless and its other ports resolve/ },
+        { severity: 'warning', pointer: '/spec/ports/2/targetPort', message: 'targetPort "election"' },
+      ],
+    },
+    {
+      name: 'a headless Service whose only port cannot be resolved: still an error',
+      yaml: wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) + svc({ name: 'zk-headless', selector: 'app: zk', headless: true, ports: '[{name: tcp-follower, port: 2888, targetPort: follower}]' }),
+      findings: [{ severity: 'error', message: 'targetPort "follower" with protocol TCP cannot be resolved' }],
+    },
+    {
       name: 'typo in a value',
       yaml: wl({ namespace: 'shop' }) + svc({ namespace: 'shop', selector: 'app: wbe' }),
       findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
