@@ -125,7 +125,10 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
     const ok = l.needed <= t.grace;
     let verdict = ok ? paint('green', `fits grace ${secs(t.grace)}`) : paint('red', `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)}`);
     if (!l.judged && !ok) verdict = `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)} with the assumed drain (not judged without a preStop hook or kubegrace.dev/drain-seconds)`;
-    out.push(`${indent}${l.container}: ${parts.join(' + ')} = ${secs(l.needed)} needed, ${verdict} (recommended grace ${secs(l.recommended!)})`);
+    // Over the grace period: what to raise it to. Within it: the least it could be, which is not
+    // advice to cut a longer grace period (a data store's 120s may be for its own flush).
+    const rec = ok ? `at least ${secs(l.recommended!)} with the margin` : `recommended grace ${secs(l.recommended!)}`;
+    out.push(`${indent}${l.container}: ${parts.join(' + ')} = ${secs(l.needed)} needed, ${verdict} (${rec})`);
   }
   for (const a of t.budget.addends) out.push(`${indent}  addend: ${a.source} ${secs(a.seconds)}`);
   out.push('');

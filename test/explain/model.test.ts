@@ -212,7 +212,7 @@ describe('termination timeline: a program that keeps serving after SIGTERM (Core
     expect(t.assumptions).toContain('"coredns": CoreDNS health plugin lame duck mode (catalog coredns-lameduck): keeps accepting 10s after SIGTERM (lameduck 10s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)), then drains; see docs/catalog.md');
     const text = timelineText(t, { color: false });
     expect(text).toContain('▞ still serving after SIGTERM');
-    expect(text).toContain('coredns: preStop 0s + serving after SIGTERM 10s + drain 10s = 20s needed, fits grace 30s (recommended grace 25s)');
+    expect(text).toContain('coredns: preStop 0s + serving after SIGTERM 10s + drain 10s = 20s needed, fits grace 30s (at least 25s with the margin)');
     expect(timelinesSvg([t])).toContain('>still serving after SIGTERM (the program itself)</text>');
   });
 
@@ -268,7 +268,7 @@ describe('termination timeline: a program that reads its delay and drain from en
     expect(t.assumptions).toContain('"interceptor": KEDA HTTP add-on interceptor (catalog keda-http-interceptor): keeps accepting 5s after SIGTERM (KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s), then drains; see docs/catalog.md');
     expect(t.assumptions).toContain('"interceptor": KEDA HTTP add-on interceptor (catalog keda-http-interceptor): drains 30s after it stops accepting, from its own settings (KEDA_HTTP_DRAIN_TIMEOUT unset, default 30s); see docs/catalog.md');
     expect(t.assumptions.some((a) => a.startsWith('app drain after SIGTERM'))).toBe(false);
-    expect(timelineText(t, { color: false })).toContain('interceptor: preStop 0s + serving after SIGTERM 5s + drain 30s = 35s needed, fits grace 45s (recommended grace 40s)');
+    expect(timelineText(t, { color: false })).toContain('interceptor: preStop 0s + serving after SIGTERM 5s + drain 30s = 35s needed, fits grace 45s (at least 40s with the margin)');
   });
   test('KEDA_HTTP_DRAIN_TIMEOUT 0 (no limit): the drain is not read, the default is drawn and said', () => {
     const t = explainOne(interceptor({ env: ['{name: KEDA_HTTP_DRAIN_TIMEOUT, value: "0"}'] }), { object: 'Deployment/keda-add-ons-http-interceptor' });
