@@ -786,7 +786,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
             `${prefix('rollout-full-outage', 'warning')} + 'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
             `' (resolved: surge ' + string(variables.surge) + ', unavailable ' + string(variables.unavailable) + '): ' + ` +
             `(variables.replicas == 1 ? 'the only pod is removed before its replacement is ready' : 'all ' + string(variables.replicas) + ' pods can be removed before any replacement is ready') + ` +
-            `', a full outage for the whole startup time; ' + (variables.singleVersion ? 'the pod runs a program whose old and new versions must not run side by side (catalog single-version entry, e.g. Kibana): use strategy.type Recreate, not surge first' : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)') + ` +
+            `', a full outage for the whole startup time; ' + (variables.singleVersion ? 'the pod runs a program whose old and new versions must not run side by side (catalog single-version entry, e.g. Kibana, SonarQube DCE application nodes): use strategy.type Recreate, not surge first' : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)') + ` +
             `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];
@@ -917,7 +917,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'recreate-strategy': {
     restriction:
-      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warning only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries, Kibana) gets the linter\'s info, which is not exported, so the policy passes it',
+      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warning only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries: Kibana, SonarQube DCE application nodes by image tag) gets the linter\'s info, which is not exported, so the policy passes it',
     validate: (ctx) => [
       {
         severity: 'warning',

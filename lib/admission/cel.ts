@@ -195,6 +195,18 @@ function imageRepositories(c: string): string {
   return bind(noTag, 'ir', bind("ir.split('/')", 'ps', bind(hasHost, 'hh', bind(path, 'ip', "[ip, hh ? ps[0] + '/' + ip : ip]"))));
 }
 
+/**
+ * lib/catalog imageTag(c.image): the tag after the last ':' that follows the last '/', before any
+ * digest; 'latest' without tag or digest; '' (no tag) for a digest alone or a container without image.
+ */
+function imageTagOf(c: string): string {
+  return bind(
+    `has(${c}.image) ? ${c}.image.trim() : '@'`,
+    'it',
+    bind("it.split('@')[0]", 'tn', "tn.lastIndexOf(':') > tn.lastIndexOf('/') ? tn.substring(tn.lastIndexOf(':') + 1) : (it.contains('@') ? '' : 'latest')"),
+  );
+}
+
 /** lib/catalog matchesContainer for container `c` (no Service ports: the admitted object alone). */
 function catalogMatch(e: CatalogEntry, c: string): string {
   const m = e.match;
@@ -203,6 +215,10 @@ function catalogMatch(e: CatalogEntry, c: string): string {
     // ig: [path, full] of the container's image (bound once by knownProgramSeconds).
     const globs = m.images.map((g) => catalogRegex(imageGlob(g).source, e.id));
     terms.push(`(${globs.map((g) => `ig[0].matches(${g}) || ig[1].matches(${g})`).join(' || ')})`);
+  }
+  if (m.tags?.length) {
+    const globs = m.tags.map((g) => catalogRegex(imageGlob(g).source, e.id));
+    terms.push(bind(imageTagOf(c), 'tg', `tg != '' && (${globs.map((g) => `tg.matches(${g})`).join(' || ')})`));
   }
   if (m.ports?.length) {
     const keys = `[${m.ports.map((p) => str(String(p))).join(', ')}]`;
@@ -216,7 +232,7 @@ function catalogMatch(e: CatalogEntry, c: string): string {
 
 /**
  * Whether a main container runs a program of the catalog's single-version entries (lib/catalog
- * singleVersionProgram: old and new versions must not run side by side, Kibana); `false` when the
+ * singleVersionProgram: old and new versions must not run side by side, Kibana, SonarQube DCE application nodes); `false` when the
  * catalog has none. Each container's image is read once.
  */
 export function singleVersionMatch(catalog: Catalog): string {

@@ -42,6 +42,7 @@ function matchLines(e: CatalogEntry): string[] {
   const m = e.match;
   const out: string[] = [];
   if (m.images) out.push(`image ${m.images.map(code).join(' or ')}`);
+  if (m.tags) out.push(`image tag ${m.tags.map(code).join(' or ')}`);
   if (m.ports) out.push(`port ${m.ports.map((p) => code(String(p))).join(' or ')}${e.kind === 'connection-pattern' ? ' (on the container, or routed to the pods by a Service)' : ''}`);
   if (m.command) out.push(`command and args match ${code(m.command)}`);
   if (m.args) out.push(`args match ${code(m.args)}`);
@@ -152,6 +153,11 @@ export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
     '  tried on the repository without its registry host (`public.ecr.aws/gravitational/teleport:11` is tried as',
     '  `gravitational/teleport`) and with it. A leading `*/` also matches no prefix: `*/cassandra` matches',
     '  `cassandra:4.1`, `docker.io/library/cassandra` and `gcr.io/google-samples/cassandra:v13`, not `scassandra`.',
+    '- **Tags** are globs on the image tag, compared case-sensitively (`*` matches any characters, none',
+    '  included): `*datacenter-app` matches `sonarqube:2026.4.0-datacenter-app` and `sonarqube:datacenter-app`.',
+    '  A reference without tag or digest has the tag `latest`; one that names a digest alone has no tag and',
+    '  matches no tag pattern. An entry uses them when the tag, not the repository, tells programs apart (one',
+    '  repository, one image per role).',
     '- **Ports** are container port numbers or names. For connection patterns they also match the ports of',
     '  Services routing to the pods (port name, or target port): the 2022 Teleport chart declares only `diag` on',
     '  the container and routes `sshtun` -> 3024 through its Service.',

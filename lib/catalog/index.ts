@@ -24,6 +24,11 @@ export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 export interface CatalogMatchSpec {
   /** Globs on the image repository (no tag/digest); `*` matches anything; a leading `*\/` also matches no prefix. */
   images?: string[];
+  /**
+   * Globs on the image tag (case-sensitive; `*` matches any characters, none included): a reference
+   * without tag or digest has the tag `latest`; one with a digest alone has none and does not match.
+   */
+  tags?: string[];
   /** Container port numbers or names (connection patterns: also ports of Services routing to the pods). */
   ports?: (number | string)[];
   /** Regex on the container's command and args joined by spaces. */
@@ -405,6 +410,21 @@ export function imageVersion(image: string): [number, number, number] | undefine
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
 
+/**
+ * The tag of an image reference: what follows the last `:` after the last `/`, before any digest;
+ * `latest` when the reference has neither tag nor digest (what the runtime pulls); undefined when
+ * it names a digest alone.
+ */
+export function imageTag(image: string): string | undefined {
+  const s = image.trim();
+  const at = s.indexOf('@');
+  const name = at >= 0 ? s.slice(0, at) : s;
+  const slash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  if (colon > slash) return name.slice(colon + 1);
+  return at >= 0 ? undefined : 'latest';
+}
+
 /** Compiles an image glob: `*` matches any characters, a leading `*\/` may also match nothing. */
 export function imageGlob(glob: string): RegExp {
   const esc = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
@@ -416,6 +436,8 @@ interface ContainerFacts {
   image: { full: string; path: string };
   /** The image tag's version X.Y.Z, when the tag is one. */
   version?: [number, number, number];
+  /** The image tag (imageTag): `latest` when none is given, undefined for a digest alone. */
+  tag?: string;
   portKeys: Set<string>;
   /** `name -> number` for resolving named probe ports. */
   portsByName: Map<string, number>;
@@ -457,6 +479,7 @@ function factsOf(c: ContainerLike): ContainerFacts {
   f = {
     image: imageRepository(typeof raw.image === 'string' ? raw.image : ''),
     version: imageVersion(typeof raw.image === 'string' ? raw.image : ''),
+    tag: typeof raw.image === 'string' ? imageTag(raw.image) : undefined,
     portKeys,
     portsByName,
     commandLine: [...command, ...args].join(' '),
@@ -470,6 +493,7 @@ function factsOf(c: ContainerLike): ContainerFacts {
 interface Compiled {
   entry: CatalogEntry;
   images?: ((image: string) => boolean)[];
+  tags?: RegExp[];
   minVersion?: [number, number, number];
   ports?: Set<string>;
   command?: RegExp;
@@ -501,6 +525,7 @@ function compile(e: CatalogEntry): Compiled {
   return {
     entry: e,
     images: m.images?.map(imageTest),
+    tags: m.tags?.map(imageGlob),
     minVersion: m.minVersion !== undefined ? (m.minVersion.split('.').map(Number) as [number, number, number]) : undefined,
     ports: m.ports ? new Set(m.ports.map(String)) : undefined,
     command: m.command !== undefined ? new RegExp(m.command) : undefined,
@@ -525,6 +550,7 @@ export interface RoutedPort {
 
 function matchesContainer(c: Compiled, f: ContainerFacts, routed?: Set<string>): boolean {
   if (c.images && !c.images.some((test) => test(f.image.path) || test(f.image.full))) return false;
+  if (c.tags && (f.tag === undefined || !c.tags.some((re) => re.test(f.tag!)))) return false;
   if (c.ports && ![...c.ports].some((p) => f.portKeys.has(p) || routed?.has(p))) return false;
   if (c.command && !c.command.test(f.commandLine)) return false;
   if (c.args && !c.args.test(f.argsLine)) return false;

@@ -31,7 +31,9 @@ Recreate only orders pods during a rollout: a manually deleted pod is replaced a
 
 **Info** instead, when a main container runs a program whose old and new versions must not run side by side (a
 \`single-version\` entry of the catalog, docs/catalog.md: Kibana, which "does not support rolling upgrades", since
-older instances keep writing saved objects in the old format). For it Recreate is the right strategy, and the
+older instances keep writing saved objects in the old format; or the application nodes of SonarQube Data Center
+Edition, image tag \`*datacenter-app\`, where a node of another version stops at start while the cluster runs and SonarSource
+requires cluster downtime for upgrades). For it Recreate is the right strategy, and the
 finding says so and what it costs, so that it can be signed off: every rollout is a full outage from the start of
 the old pods' termination (each may take up to its grace period) until a new pod is Ready (estimated from its
 startup and readiness probes; image pull and process start come on top). It does not advise RollingUpdate, and

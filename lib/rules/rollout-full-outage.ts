@@ -84,7 +84,7 @@ strategy:
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
 \`\`\`
 
-**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost).`,
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana, SonarQube Data Center Edition application nodes) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost).`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
@@ -112,7 +112,7 @@ strategy:
       // Host ports: a surge pod needs a node that runs none of these pods (spread-blocks-surge warns
       // of that stall), so surge first is no repair: pods on other nodes are.
       const ports = hostPortBindings(w);
-      // A program whose versions must not overlap (catalog single-version: Kibana): surge first would
+      // A program whose versions must not overlap (catalog single-version: Kibana, SonarQube DCE app nodes): surge first would
       // run old and new pods side by side; Recreate stops every old pod before a new one starts.
       const single = singleVersionProgram(w, ctx.catalog);
       const advice = single

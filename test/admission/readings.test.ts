@@ -119,3 +119,23 @@ describe('linkerd-proxy-drain without a wait before exit: the policy fires exact
     if (fires) expect(messages).toEqual([expect.stringMatching(/the linkerd-proxy gets SIGTERM as soon as the pod starts terminating \(no wait before exit\), while an app container sleeps 10s in its preStop/)]);
   });
 });
+
+describe('recreate-strategy: the policy reads the image tag as the linter does (catalog match.tags: SonarQube DCE application nodes)', () => {
+  const read = bothReadings('recreate-strategy', 'warning');
+  const deployment = (image: string) => webDeployment('', '', '').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector').replace('image: "web:1"', `image: ${JSON.stringify(image)}`);
+  test.each([
+    ['sonarqube:2026.4.0-datacenter-app', false],
+    ['registry.example.com:5000/sonarqube:datacenter-app@sha256:00', false],
+    ['  sonarqube:2025.4-lta-datacenter-app ', false],
+    ['sonarqube:2026.4.0-datacenter-search', true],
+    ['sonarqube:26.7.0.124771-community', true],
+    ['sonarqube', true],
+    ['registry.example.com:5000/sonarqube', true],
+    ['sonarqube@sha256:00', true],
+    ['sonarqube:2026.4.0-DATACENTER-APP', true],
+  ] as const)('%s: warned %s', (image, warned) => {
+    const yaml = deployment(image);
+    expect(read.linter(yaml).length).toBe(warned ? 1 : 0);
+    expect(read.policy(yaml) !== undefined).toBe(warned);
+  });
+});

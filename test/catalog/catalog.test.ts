@@ -12,6 +12,7 @@ import {
   connectionPatternOf,
   imageGlob,
   imageRepository,
+  imageTag,
   imageVersion,
   isProcessLocalProbe,
   knownPreStopProgram,
@@ -349,6 +350,72 @@ describe('programs that must not run two versions at once (Kibana)', () => {
     expect([hit?.entry.id, hit?.container.name]).toEqual(['kibana', 'kibana']);
   });
   test.each([['example.com/kibana-proxy:1'], ['opensearchproject/opensearch-dashboards:2'], ['docker.elastic.co/elasticsearch/elasticsearch:8.5.1']])('%s does not match', (image) => expect(singleVersionProgram(kib(image))).toBeUndefined());
+});
+
+describe('programs that must not run two versions at once (SonarQube DCE application nodes, told apart by the image tag)', () => {
+  const sq = (image: string) => deployment(`{name: sonarqube-dce, image: '${image}', ports: [{name: http, containerPort: 9000}]}`);
+  test.each([
+    ['sonarqube:2026.4.0-datacenter-app'],
+    ['sonarqube:2026.4-datacenter-app'],
+    ['sonarqube:2025.4-lta-datacenter-app'],
+    ['sonarqube:datacenter-app'],
+    ['docker.io/library/sonarqube:2025.1.4-datacenter-app'],
+    ['registry.example.com/mirror/sonarqube:2026.4.0-datacenter-app@sha256:00'],
+  ])('%s matches', (image) => {
+    const hit = singleVersionProgram(sq(image));
+    expect([hit?.entry.id, hit?.container.name]).toEqual(['sonarqube-dce-app', 'sonarqube-dce']);
+  });
+  test.each([
+    ['sonarqube:2026.4.0-datacenter-search'],
+    ['sonarqube:26.7.0.124771-community'],
+    ['sonarqube:2026.4.0-developer'],
+    ['sonarqube:2026.4.0-enterprise'],
+    ['sonarqube'],
+    ['sonarqube:latest'],
+    ['sonarqube@sha256:00'],
+    ['sonarqube:2026.4.0-DATACENTER-APP'],
+    ['example.com/sonarqube-proxy:2026.4.0-datacenter-app'],
+  ])('%s does not match', (image) => expect(singleVersionProgram(sq(image))).toBeUndefined());
+  test.each([
+    ['sonarqube:2026.4.0-datacenter-app', '2026.4.0-datacenter-app'],
+    ['registry:5000/sonarqube:datacenter-app@sha256:00', 'datacenter-app'],
+    ['registry:5000/sonarqube', 'latest'],
+    [' sonarqube ', 'latest'],
+    ['sonarqube@sha256:00', undefined],
+    ['registry:5000/sonarqube@sha256:00', undefined],
+  ])('imageTag(%j) = %j', (image, tag) => expect(imageTag(image)).toBe(tag));
+  test('the chart\'s search nodes run the app image in their init containers: no application node (main containers only)', () => {
+    const w = workload(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sq-sonarqube-dce-search}
+spec:
+  replicas: 3
+  serviceName: sq-sonarqube-dce-search
+  selector: {matchLabels: {app: sonarqube-dce-search}}
+  template:
+    metadata: {labels: {app: sonarqube-dce-search}}
+    spec:
+      initContainers: [{name: init-fs, image: 'sonarqube:2026.4.0-datacenter-app', command: [sh, -ex, /tmp/scripts/init_fs.sh]}]
+      containers: [{name: sonarqube-dce-search, image: 'sonarqube:2026.4.0-datacenter-search'}]
+`);
+    expect(singleVersionProgram(w)).toBeUndefined();
+  });
+  test('a tag glob must look like a tag: a slash or an empty list is rejected, in the catalog and in a policy', () => {
+    for (const tags of [['*/datacenter-app'], [], ['-x']]) {
+      const d = shippedDoc();
+      const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'sonarqube-dce-app');
+      ((d.entries as JsonObject[])[i].match as JsonObject).tags = tags;
+      expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+      expect(() => parseCatalogOverride({ add: [{ id: 'x', kind: 'single-version', title: 'X', match: { images: ['*/x'], tags }, why: 'x x x x x x x', source: ['x x x x x'] }] })).toThrow(CatalogError);
+    }
+  });
+  test('a policy can add a program told apart by its tag', () => {
+    const added = builtinCatalog().withOverride(
+      parseCatalogOverride({ add: [{ id: 'acme-writer', kind: 'single-version', title: 'ACME writer', match: { images: ['*/acme/db'], tags: ['*-writer', 'writer'] }, why: 'one schema version at a time', source: ['ACME runbook DB-3'] }] }),
+    );
+    expect(added.singleVersion(deployment("{name: w, image: 'acme/db:3.1-writer'}"))?.entry.id).toBe('acme-writer');
+    expect(added.singleVersion(deployment("{name: r, image: 'acme/db:3.1-reader'}"))).toBeUndefined();
+  });
 });
 
 describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks)', () => {

@@ -104,6 +104,27 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'info', message: /grace period, 60s\) until a new pod is Ready \(about 0s after it starts: no readiness or startup probe.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
     },
     {
+      name: 'SonarQube DCE application nodes (catalog single-version, the image tag -datacenter-app; the sonarqube-dce chart hard-codes Recreate): info with its price',
+      yaml: deploy({ replicas: 2, image: 'sonarqube:2026.4.0-datacenter-app', container: ', startupProbe: {httpGet: {path: /api/system/status, port: 8080}, initialDelaySeconds: 45, periodSeconds: 10, failureThreshold: 32}' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/strategy/type',
+          message: /^strategy Recreate with replicas 2 is required here: container "app" runs SonarQube Server Data Center Edition application node \(cluster upgrades need downtime; catalog entry sonarqube-dce-app\), whose old and new versions must not run side by side, which a RollingUpdate would do\. The price is a full outage on every rollout/,
+        },
+      ],
+    },
+    {
+      name: 'the same repository with a search-node tag is no application node: judged as before',
+      yaml: deploy({ replicas: 2, image: 'sonarqube:2026.4.0-datacenter-search' }),
+      findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],
+    },
+    {
+      name: 'single-server SonarQube (community tag) is not in the single-version entry: judged as before',
+      yaml: deploy({ replicas: 2, image: 'sonarqube:26.7.0.124771-community' }),
+      findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],
+    },
+    {
       name: 'an image that is not Kibana is judged as before',
       yaml: deploy({ replicas: 2, image: 'example.com/kibana-proxy:1' }),
       findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],

@@ -108,6 +108,16 @@ spec:
       findings: [{ severity: 'warning', message: /a full outage for the whole startup time; the pod binds host ports \(container "app" hostPort 80\), so a surge pod needs a node that runs none of these pods \(see spread-blocks-surge\): run at least 2 replicas on different nodes with strategy.rollingUpdate \{maxSurge: 0, maxUnavailable: 1\}/ }],
     },
     {
+      name: 'SonarQube DCE application nodes (catalog single-version, by image tag) that can all go at once: advised Recreate, not surge first, no fix',
+      yaml: deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', "image: 'sonarqube:2026.4.0-datacenter-app'"),
+      findings: [{ severity: 'warning', message: /container "app" runs SonarQube Server Data Center Edition application node \(cluster upgrades need downtime; catalog entry sonarqube-dce-app\), whose old and new versions must not run side by side, so surge first is no repair .*: use strategy.type Recreate/ }],
+    },
+    {
+      name: 'the same with a search-node tag: surge first advised, as for any image',
+      yaml: deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', "image: 'sonarqube:2026.4.0-datacenter-search'"),
+      findings: [{ severity: 'warning', message: 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)' }],
+    },
+    {
       name: 'unknown served (no Service in the set), port 8080 declared: assumed served, and said so',
       yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false }),
       findings: [{ severity: 'warning', message: /a full outage for the whole startup time.*\(served status unknown: no Service in the input selects it, but it declares port 8080/ }],
@@ -195,4 +205,10 @@ test('rollout-full-outage: Kibana (catalog single-version) is advised Recreate, 
     'replicas 2 with maxUnavailable "100%" (resolved 2): all 2 pods can be removed before any replacement is ready, a full outage for the whole startup time; container "app" runs Kibana (does not support rolling upgrades; catalog entry kibana), whose old and new versions must not run side by side, so surge first is no repair and this strategy overlaps them too while old pods terminate: use strategy.type Recreate, which starts the new pods only once every old pod is gone (the outage then also spans the old pods\' termination)',
   );
   expect(got[0].message).not.toContain('maxSurge: 1');
+});
+
+test('rollout-full-outage: SonarQube DCE application nodes get no surge-first fix; the search-node tag does', () => {
+  const yaml = (tag: string) => deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', `image: 'sonarqube:2026.4.0-${tag}'`);
+  expect(runRule(rolloutFullOutage, yaml('datacenter-app')).map((f) => f.fix)).toEqual([undefined]);
+  expect(runRule(rolloutFullOutage, yaml('datacenter-search'))[0].fix).toBeDefined();
 });
