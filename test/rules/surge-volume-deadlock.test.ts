@@ -249,3 +249,269 @@ spec:
     },
   ],
 });
+
+// Workloads sharing one exclusive claim.
+interface WlOpts {
+  kind?: string;
+  ns?: string;
+  replicas?: number;
+  strategy?: string;
+  labels?: string;
+  /** Extra pod-spec lines (indent given by the caller's template: 6 spaces, 10 for a CronJob). */
+  podExtra?: string;
+  claim?: string;
+}
+
+function wl(name: string, o: WlOpts = {}): string {
+  const kind = o.kind ?? 'Deployment';
+  const labels = o.labels ?? `{app: ${name}}`;
+  const meta = `metadata: {name: ${name}${o.ns ? `, namespace: ${o.ns}` : ''}}`;
+  const pod = (ind: string) =>
+    `${o.podExtra ? o.podExtra.replace(/^ {6}/gm, ind) : ''}${ind}containers: [{name: app, image: app:1, volumeMounts: [{name: data, mountPath: /data}]}]\n${ind}volumes: [{name: data, persistentVolumeClaim: {claimName: ${o.claim ?? 'data'}}}]\n`;
+  if (kind === 'Pod') return `---\napiVersion: v1\nkind: Pod\nmetadata: {name: ${name}${o.ns ? `, namespace: ${o.ns}` : ''}, labels: ${labels}}\nspec:\n${pod('  ')}`;
+  if (kind === 'CronJob')
+    return `---\napiVersion: batch/v1\nkind: CronJob\n${meta}\nspec:\n  schedule: "0 0 * * 0"\n  jobTemplate:\n    spec:\n      template:\n        metadata: {labels: ${labels}}\n        spec:\n          restartPolicy: OnFailure\n${pod('          ')}`;
+  if (kind === 'Job') return `---\napiVersion: batch/v1\nkind: Job\n${meta}\nspec:\n  template:\n    metadata: {labels: ${labels}}\n    spec:\n      restartPolicy: Never\n${pod('      ')}`;
+  return `---
+apiVersion: apps/v1
+kind: ${kind}
+${meta}
+spec:
+${kind === 'DaemonSet' ? '' : `  replicas: ${o.replicas ?? 1}\n`}${kind === 'Deployment' ? `  strategy: ${o.strategy ?? '{type: Recreate}'}\n` : ''}${kind === 'StatefulSet' ? `  serviceName: ${name}\n` : ''}  selector: {matchLabels: ${labels}}
+  template:
+    metadata: {labels: ${labels}}
+    spec:
+${pod('      ')}`;
+}
+
+const affinityTo = (labels: string, key = 'kubernetes.io/hostname') => `      affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: ${key}, labelSelector: {matchLabels: ${labels}}}]}}\n`;
+const antiAffinityTo = (labels: string) => `      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: ${labels}}}]}}\n`;
+
+// Cut from mastodon/chart 6.9.3: templates/deployment-sidekiq.yaml and deployment-web.yaml both mount the
+// ReadWriteOnce mastodon-system claim; neither sets an affinity by default (Recreate on both isolates the case).
+const RAILS_AFFINITY = affinityTo('{part-of: rails}');
+const RAILS_SIDEKIQ = wl('sidekiq', { labels: '{app: sidekiq, part-of: rails}', podExtra: RAILS_AFFINITY });
+const RAILS_WEB = (o: WlOpts = {}) => wl('web', { labels: '{app: web, part-of: rails}', podExtra: RAILS_AFFINITY, ...o });
+
+const MASTODON = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: mastodon-system, namespace: mastodon}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 100Gi}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mastodon-sidekiq-all-queues, namespace: mastodon}
+spec:
+  replicas: 1
+  strategy: {type: Recreate}
+  selector: {matchLabels: {app.kubernetes.io/component: sidekiq-all-queues}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: sidekiq-all-queues, app.kubernetes.io/part-of: rails}}
+    spec:
+      containers:
+      - name: mastodon
+        image: ghcr.io/mastodon/mastodon:v4.6.3
+        command: [bundle, exec, sidekiq]
+        volumeMounts: [{name: system, mountPath: /opt/mastodon/public/system}]
+      volumes: [{name: system, persistentVolumeClaim: {claimName: mastodon-system}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mastodon-web, namespace: mastodon}
+spec:
+  replicas: 1
+  strategy: {type: Recreate}   # chart default is RollingUpdate maxSurge 10%; Recreate here to isolate the cross-workload case
+  selector: {matchLabels: {app.kubernetes.io/component: web}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: web, app.kubernetes.io/part-of: rails}}
+    spec:
+      containers:
+      - name: mastodon-web
+        image: ghcr.io/mastodon/mastodon:v4.6.3
+        volumeMounts: [{name: system, mountPath: /opt/mastodon/public/system}]
+      volumes: [{name: system, persistentVolumeClaim: {claimName: mastodon-system}}]
+`;
+const CROSS_RWO =
+  'a ReadWriteOnce volume attaches to one node at a time (read-only mounts included), so a pod scheduled on a node other than the one that has it attached stays in ContainerCreating on a Multi-Attach error, and they all run only while every pod lands on that node, which nothing in the templates ensures';
+const CROSS_FIX =
+  'put them on one node with a required podAffinity on kubernetes.io/hostname in each template selecting a label all of their pods carry (such as app.kubernetes.io/part-of), use ReadWriteMany storage, or let one workload own the data and serve it to the others';
+
+ruleTester(surgeVolumeDeadlock, {
+  valid: [
+    {
+      name: 'web and sidekiq each with a required hostname podAffinity on a label both carry (the chart values\' "same node"), and the CronJob\'s term on it',
+      yaml: pvc('[ReadWriteOnce]') + RAILS_SIDEKIQ + RAILS_WEB() + wl('media', { kind: 'CronJob', podExtra: RAILS_AFFINITY }),
+    },
+    {
+      name: 'tied by podAffinity, a web RollingUpdate with a surge: its surge pod lands beside the volume too',
+      yaml: pvc('[ReadWriteOnce]') + RAILS_SIDEKIQ + RAILS_WEB({ strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }),
+    },
+    {
+      name: 'tied by podAffinity, web with replicas 2: every replica lands beside sidekiq',
+      yaml: pvc('[ReadWriteOnce]') + RAILS_SIDEKIQ + RAILS_WEB({ replicas: 2 }),
+    },
+    {
+      name: 'one pinned, the other tied to it by podAffinity',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b', { podExtra: affinityTo('{app: a}') }),
+    },
+    { name: 'both pinned to the same node by nodeName', yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b', { podExtra: '      nodeName: node-1\n' }) },
+    {
+      name: 'pinned to the same node by nodeName and by a hostname nodeSelector',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b', { podExtra: '      nodeSelector: {kubernetes.io/hostname: node-1}\n' }),
+    },
+    { name: 'ReadWriteMany claim shared by two workloads', yaml: pvc('[ReadWriteMany]') + wl('a') + wl('b') },
+    { name: 'ReadOnlyMany claim shared by two workloads', yaml: pvc('[ReadOnlyMany]') + wl('a') + wl('b') },
+    { name: 'same claim name in different namespaces: two claims', yaml: pvc('[ReadWriteOnce]', 'data', 'one') + pvc('[ReadWriteOnce]', 'data', 'two') + wl('a', { ns: 'one' }) + wl('b', { ns: 'two' }) },
+    { name: 'PVC not in the input: access mode unknown', yaml: wl('a') + wl('b') },
+    { name: 'StatefulSets with volumeClaimTemplates named alike: per-pod claims', yaml: STS_VCT + '---\n' + STS_VCT.replace('name: db}', 'name: db2}').replace(/app: db/g, 'app: db2') },
+    { name: 'one of them scaled to 0', yaml: pvc('[ReadWriteOncePod]') + wl('a') + wl('b', { replicas: 0 }) },
+    { name: 'a suspended CronJob runs no pod', yaml: pvc('[ReadWriteOncePod]') + wl('a') + wl('media', { kind: 'CronJob' }).replace('  schedule:', '  suspend: true\n  schedule:') },
+    { name: 'one workload alone on a RWOP claim', yaml: pvc('[ReadWriteOncePod]') + wl('a') },
+  ],
+  invalid: [
+    {
+      name: 'the mastodon repro: web and sidekiq Deployments (Recreate, one replica each) on one RWO claim: one warning at the first, naming the other',
+      yaml: MASTODON,
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/mastodon-sidekiq-all-queues',
+          pointer: VOL0,
+          message: `volume "system" mounts PVC "mastodon-system" (ReadWriteOnce), and the pods of Deployment/mastodon-web mount it too: ${CROSS_RWO}; ${CROSS_FIX}`,
+        },
+      ],
+    },
+    {
+      name: 'RWOP claim shared by two one-replica Deployments: error, node pinning does not help',
+      yaml: pvc('[ReadWriteOncePod]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b', { podExtra: '      nodeName: node-1\n' }),
+      findings: [
+        {
+          severity: 'error',
+          object: 'Deployment/a',
+          message:
+            'volume "data" mounts PVC "data" (ReadWriteOncePod), and the pods of Deployment/b mount it too: only one pod can use a ReadWriteOncePod claim, so while one of them runs the others stay Pending; use ReadWriteMany storage, or ReadWriteOnce with a required podAffinity',
+        },
+      ],
+    },
+    {
+      name: 'RWOP: a podAffinity tie does not help',
+      yaml: pvc('[ReadWriteOncePod]') + wl('a') + wl('b', { podExtra: affinityTo('{app: a}') }),
+      findings: [{ severity: 'error', object: 'Deployment/a', message: 'only one pod can use a ReadWriteOncePod claim' }],
+    },
+    {
+      name: 'web tied to sidekiq, sidekiq tied to nothing: a new sidekiq pod starts anywhere while web holds the volume',
+      yaml: pvc('[ReadWriteOnce]') + wl('sidekiq') + wl('web', { strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', podExtra: affinityTo('{app: sidekiq}') }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/sidekiq',
+          message:
+            "and they all run only while every pod lands on that node, which the template of Deployment/sidekiq does not ensure (no required podAffinity on kubernetes.io/hostname towards the others' pods, so a replacement pod starts on any node)",
+        },
+        // web's own surge pod follows sidekiq's pod: no surge finding.
+      ],
+    },
+    {
+      name: 'web (replicas 2) tied to sidekiq, sidekiq untied: web\'s replicas land beside sidekiq, so they are not folded in',
+      yaml: pvc('[ReadWriteOnce]') + wl('sidekiq') + wl('web', { replicas: 2, podExtra: affinityTo('{app: sidekiq}') }),
+      findings: [{ severity: 'warning', object: 'Deployment/sidekiq', message: 'and the pods of Deployment/web mount it too: a ReadWriteOnce volume' }],
+    },
+    {
+      name: 'web and sidekiq selecting only each other: tied, but neither can start first (error)',
+      yaml: pvc('[ReadWriteOnce]') + wl('sidekiq', { podExtra: affinityTo('{app: web}') }) + wl('web', { podExtra: affinityTo('{app: sidekiq}') }),
+      findings: [
+        {
+          severity: 'error',
+          object: 'Deployment/sidekiq',
+          message:
+            "and the pods of Deployment/web mount it too: the required podAffinity terms on kubernetes.io/hostname keep their pods on one node, but each selects only the others' pods, so when none of them runs (the first install, or after all were evicted) none can be scheduled: the scheduler lets a pod start alone only when its own labels match all its terms; make the terms select a label all of them carry",
+        },
+      ],
+    },
+    {
+      name: 'a zone podAffinity does not put them on one node',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b', { podExtra: affinityTo('{app: a}', 'topology.kubernetes.io/zone') }),
+      findings: [{ severity: 'warning', message: CROSS_RWO }],
+    },
+    {
+      name: 'a CronJob whose term selects two workloads not tied to each other (mastodon default): named, still a warning',
+      yaml: pvc('[ReadWriteOnce]') + wl('sidekiq', { labels: '{app: sidekiq, part-of: rails}' }) + wl('web', { labels: '{app: web, part-of: rails}' }) + wl('media', { kind: 'CronJob', podExtra: affinityTo('{part-of: rails}') }),
+      findings: [{ severity: 'warning', object: 'Deployment/sidekiq', message: 'and the pods of Deployment/web and CronJob/media mount it too: a ReadWriteOnce volume' }],
+    },
+    {
+      name: 'a podAffinity towards a Deployment of 3 unpinned replicas elsewhere does not tie them',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: affinityTo('{app: cache}') }) + wl('b', { podExtra: affinityTo('{app: cache}') }) + wl('cache', { replicas: 3, claim: 'other' }),
+      findings: [{ severity: 'warning', object: 'Deployment/a', message: 'and the pods of Deployment/b mount it too' }],
+    },
+    {
+      name: 'a podAffinity term with a namespaceSelector is not followed (the pods it selects are not all in the input)',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b', { podExtra: '      affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, namespaceSelector: {}, labelSelector: {matchLabels: {app: a}}}]}}\n' }),
+      findings: [{ severity: 'warning', message: CROSS_RWO }],
+    },
+    {
+      name: 'a Job pinned to the node the others are pinned to is beside them; a third workload unpinned is not',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('job', { kind: 'Job', podExtra: '      nodeName: node-1\n' }) + wl('c'),
+      findings: [{ severity: 'warning', object: 'Deployment/a', message: 'and the pods of Job/job and Deployment/c mount it too' }],
+    },
+    {
+      name: 'pinned to different nodes: error',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b', { podExtra: '      nodeSelector: {kubernetes.io/hostname: node-2}\n' }),
+      findings: [{ severity: 'error', message: 'and the pinning of Deployment/a to node node-1 and of Deployment/b to node node-2 keeps them on different nodes' }],
+    },
+    {
+      name: 'one pinned, the other not: warning',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { podExtra: '      nodeName: node-1\n' }) + wl('b'),
+      findings: [{ severity: 'warning', message: CROSS_RWO }],
+    },
+    {
+      name: 'a required hostname anti-affinity of one against the other: error',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b', { podExtra: antiAffinityTo('{app: a}') }),
+      findings: [{ severity: 'error', message: 'and the required pod anti-affinity of Deployment/b on kubernetes.io/hostname against the pods of Deployment/a keeps them on different nodes' }],
+    },
+    {
+      name: 'a bare Pod, a Job and a DaemonSet with no node selection on one RWO claim: error (the DaemonSet runs everywhere)',
+      yaml: pvc('[ReadWriteOnce]') + wl('tool', { kind: 'Pod' }) + wl('backup', { kind: 'Job' }) + wl('agent', { kind: 'DaemonSet' }),
+      findings: [{ severity: 'error', object: 'Pod/tool', pointer: '/spec/volumes/0', message: 'and the pods of Job/backup and DaemonSet/agent mount it too: a ReadWriteOnce volume attaches to one node at a time (read-only mounts included), and DaemonSet/agent, which runs a pod on every node, keeps them' }],
+    },
+    {
+      name: 'a StatefulSet mounting the claim as a template volume and a Deployment',
+      yaml: pvc('[ReadWriteOnce]') + wl('db', { kind: 'StatefulSet' }) + wl('web'),
+      findings: [{ severity: 'warning', object: 'StatefulSet/db', message: 'and the pods of Deployment/web mount it too' }],
+    },
+    {
+      name: 'the second workload runs 2 replicas on the claim: one finding, its replicas and their fix folded in',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b', { replicas: 2, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/a',
+          message: `and the pods of Deployment/b (every replica: replicas 2) mount it too: ${CROSS_RWO}; a rollout of Deployment/b adds its surge pod (maxSurge 1 resolves to 1) to the same claim; ${CROSS_FIX}; for the replicas of Deployment/b: ${SHARED_FIX}`,
+        },
+      ],
+    },
+    {
+      name: 'the first workload runs 2 replicas kept apart by a required anti-affinity: error, said once',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { replicas: 2, podExtra: antiAffinityTo('{app: a}') }) + wl('b'),
+      findings: [
+        {
+          severity: 'error',
+          object: 'Deployment/a',
+          message: 'volume "data" mounts PVC "data" (ReadWriteOnce) in every replica (replicas 2), and the pods of Deployment/b mount it too: a ReadWriteOnce volume',
+        },
+      ],
+    },
+    {
+      name: 'a surge Deployment in an untied pair keeps its own surge finding',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b', { strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }),
+      findings: [
+        { severity: 'warning', object: 'Deployment/a', message: 'and the pods of Deployment/b mount it too' },
+        { severity: 'warning', object: 'Deployment/b', message: 'and maxSurge 1 resolves to 1 with replicas 1: a surge pod scheduled on another node' },
+      ],
+    },
+    {
+      name: 'read-only mounts and persistentVolumeClaim.readOnly do not change ReadWriteOnce',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('b').replace('mountPath: /data}', 'mountPath: /data, readOnly: true}').replace('claimName: data}', 'claimName: data, readOnly: true}'),
+      findings: [{ severity: 'warning', message: CROSS_RWO }],
+    },
+  ],
+});
