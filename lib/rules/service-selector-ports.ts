@@ -103,7 +103,7 @@ export const serviceSelectorPorts: Rule = {
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
   selector matches (an operator creates those pods: prometheus-operator, ...), nor when a ReplicationController's
   template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). When no
-  workload of the namespace uses any of the selector's label keys (and no StatefulSet names the Service), the pods
+  workload of the namespace uses any of the selector's label keys or values (and no StatefulSet names the Service), the pods
   are likely made elsewhere (another release, an operator's custom resource not in the input: kube-thanos's
   \`thanos-sidecar\` Service selects the Prometheus pods prometheus-operator makes), not a typo: **warning**, saying so. Labels a pod gets besides its
   template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
@@ -157,19 +157,22 @@ spec:
   },
   check(ctx) {
     const g = ctx.graph;
-    /** The label keys of the pod templates of each namespace (pods of a dump whose controller is not in it too), read once. */
-    let keysByNs: Map<string, Set<string>> | undefined;
-    const templateLabelKeys = (namespace: string | undefined): Set<string> => {
-      if (!keysByNs) {
-        keysByNs = new Map();
+    /** The label keys and values of the pod templates of each namespace (pods of a dump whose controller is not in it too), read once. */
+    let byNs: Map<string, { keys: Set<string>; values: Set<string> }> | undefined;
+    const templateLabels = (namespace: string | undefined): { keys: Set<string>; values: Set<string> } => {
+      if (!byNs) {
+        byNs = new Map();
         for (const w of [...g.workloads, ...g.ownedWorkloads]) {
           const ns = w.obj.namespace ?? '';
-          let set = keysByNs.get(ns);
-          if (!set) keysByNs.set(ns, (set = new Set()));
-          for (const k of Object.keys(w.templateLabels)) set.add(k);
+          let e = byNs.get(ns);
+          if (!e) byNs.set(ns, (e = { keys: new Set(), values: new Set() }));
+          for (const [k, v] of Object.entries(w.templateLabels)) {
+            e.keys.add(k);
+            e.values.add(v);
+          }
         }
       }
-      return keysByNs.get(namespace ?? '') ?? new Set();
+      return byNs.get(namespace ?? '') ?? { keys: new Set(), values: new Set() };
     };
     for (const s of g.services) {
       if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
@@ -193,8 +196,10 @@ spec:
         // names: likely a Service for pods made elsewhere (another release, an operator's custom
         // resource not in the input: kube-thanos's thanos-sidecar Service selects the Prometheus
         // pods prometheus-operator makes), not a typo of a workload here. Said, as a warning.
-        const keys = templateLabelKeys(s.obj.namespace);
-        const foreign = !near && !governed.length && s.selector.kind === 'selector' && !s.selector.requirements.some((r) => keys.has(r.key));
+        // (A value that a template of the namespace carries under another key is a typo of the key,
+        // \`app: shop\` for \`app.kubernetes.io/name: shop\`: still the error.)
+        const { keys, values } = templateLabels(s.obj.namespace);
+        const foreign = !near && !governed.length && s.selector.kind === 'selector' && !s.selector.requirements.some((r) => keys.has(r.key) || r.values.some((v) => values.has(v)));
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',

@@ -209,6 +209,11 @@ spec:
       ],
     },
     {
+      name: 'a key no workload uses but a value one carries under another key: a typo of the key, still an error',
+      yaml: wl({ namespace: 'shop', labels: 'app.kubernetes.io/name: shop' }) + svc({ namespace: 'shop', name: 'shop', selector: 'app: shop' }),
+      findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
+    },
+    {
       name: 'a foreign key beside a key a workload uses: still an error (a typo is likelier)',
       yaml: wl({ namespace: 'thanos', labels: 'app: thanos-query' }) + svc({ namespace: 'thanos', name: 'thanos-sidecar', selector: 'app: prometheus' }),
       findings: [{ severity: 'error', message: 'matches no pod template in namespace thanos, so the Service has no endpoints' }],
