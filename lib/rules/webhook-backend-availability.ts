@@ -173,9 +173,10 @@ function optOutLabels(sel: Json | undefined): string | undefined {
  * reference). An opt-out selector (NotIn, DoesNotExist) matches every namespace without the label.
  */
 function reachOf(hooks: JsonObject[]): string {
+  // One webhook of the group without selectors already rejects its resources everywhere.
+  if (hooks.some((h) => selectsAll(h.objectSelector) && selectsAll(h.namespaceSelector))) return 'cluster-wide';
   const objectSelective = hooks.some((h) => !selectsAll(h.objectSelector));
   const nsSelectors = hooks.map((h) => h.namespaceSelector).filter((x) => !selectsAll(x));
-  if (!objectSelective && !nsSelectors.length) return 'cluster-wide';
   const optOuts = nsSelectors.map(optOutLabels);
   if (!objectSelective && optOuts.every((x) => x !== undefined)) {
     const labels = [...new Set(optOuts as string[])].join(', ');

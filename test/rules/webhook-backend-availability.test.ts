@@ -244,6 +244,21 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide; a namespaceSelector never exempts cluster-scoped objects\)\. Fix/ }],
     },
     {
+      name: 'two webhooks on one Service, one without selectors: cluster-wide (its resources are rejected everywhere)',
+      yaml:
+        hook({
+          rules: POD_RULES,
+          fields: '  namespaceSelector: {matchExpressions: [{key: example.com/skip, operator: DoesNotExist}]}\n',
+          more: `- name: second.example.com
+  clientConfig: {service: {namespace: guard, name: guard-webhook}}
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+        }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods, configmaps cluster-wide\. Fix/ }],
+    },
+    {
       name: 'an empty namespaceSelector selects every namespace: cluster-wide',
       yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {}\n  objectSelector: {matchLabels: {}}\n' }) + backend({ replicas: 1 }),
       findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide/ }],
