@@ -1,7 +1,9 @@
 import { singleVersionProgram } from '../catalog';
 import { Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { hostPortBindings } from './mesh-util';
 import { claimExclusivity, existingPointer, replicaBasis, startupEstimate } from './rollout-util';
+import { scarceRequests } from './surge-resource-deadlock';
 
 export const recreateStrategy: Rule = {
   meta: {
@@ -73,6 +75,9 @@ strategy:
       // One replica: the same outage as RollingUpdate with maxUnavailable 1 (rollout-full-outage),
       // unless the program must never run twice (a singleton), which Recreate is then the way to say.
       const one = basis.replicas === 1;
+      // Surge first is no repair for one pod that holds an accelerator (a surge pod waits for a spare
+      // device: surge-resource-deadlock) or binds host ports (spread-blocks-surge): Recreate is the trade.
+      if (one && (scarceRequests(w).some((x) => x.scarcity === 'accelerator') || hostPortBindings(w).length > 0)) continue;
       ctx.report({
         object: w.obj,
         pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),

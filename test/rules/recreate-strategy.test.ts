@@ -61,6 +61,10 @@ spec:
 
 ruleTester(recreateStrategy, {
   valid: [
+    // One pod holding a GPU or binding host ports: surge first is no repair (the surge pod waits for a spare
+    // device, or for a node without the ports), so the one-replica info is not given.
+    { name: 'one replica requesting a GPU: Recreate is the trade (surge-resource-deadlock)', yaml: deploy({ container: ', resources: {limits: {nvidia.com/gpu: 1}}' }) },
+    { name: 'one replica binding a host port', yaml: deploy({ container: '' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 8080}]') },
     { name: 'RollingUpdate with replicas 3', yaml: deploy({ replicas: 3, strategy: '{type: RollingUpdate}' }) },
     { name: 'Recreate justified by a ReadWriteOnce PVC', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data', '[ReadWriteOnce]') }) },
     { name: 'Recreate justified by a ReadWriteOncePod PVC', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data', '[ReadWriteOncePod]') }) },
