@@ -275,7 +275,9 @@ spec:
       const w = d.workload;
       const surgeText = d.surgeRaw ? `maxSurge ${fmtIntOrPercent(d.surgeRaw)}` : 'maxSurge absent (default 0)';
       const hostNet = w.podSpec.hostNetwork === true ? '; the pod uses hostNetwork: this works only if the proxy binds its listeners with SO_REUSEPORT, otherwise the new pod cannot bind, never becomes ready, and the rollout stalls' : '';
-      const shared = writableHostPaths(w);
+      // (Not for the node-level proxies the rule matches by name, ztunnel and node-local Envoys: they
+      // are built to hand over, through a socket directory on the node too.)
+      const shared = d.reason?.startsWith('a node-level proxy') ? [] : writableHostPaths(w);
       const hostState = shared.length
         ? `; the pod writes to the node (hostPath ${shared.join(', ')}): during the overlap the old and the new pod share it, so a Unix socket or lock there passes to the new pod while the old one still runs, and both act on the node at once; surge only if two copies can run side by side on one node (the vendor supports it)`
         : '';
@@ -293,8 +295,8 @@ spec:
   },
 };
 
-/** Node paths a pod reads but does not own: kernel and system interfaces, the node's own configuration. */
-const NODE_SYSTEM_PATHS = /^\/(?:proc|sys|dev|etc|boot|usr|lib|lib64|bin|sbin)(?:\/|$)/;
+/** Node paths a pod reads but does not own (kernel and system interfaces, the node's own configuration), and the node's logs, which two copies can both append to. */
+const NODE_SYSTEM_PATHS = /^\/(?:proc|sys|dev|etc|boot|usr|lib|lib64|bin|sbin|var\/log)(?:\/|$)/;
 
 /**
  * The hostPath directories a main container or native sidecar mounts writable (no readOnly), as

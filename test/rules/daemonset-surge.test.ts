@@ -213,3 +213,25 @@ test('writableHostPaths: writable hostPath directories of the program, not the n
   // Without it, the surge-first fix (a proposal) as before.
   expect(runRule(daemonsetSurge, ds('agent', '      containers: [{name: agent, image: a}]') + localSvc('internalTrafficPolicy: Local'))[0].fix?.safety).toBe('proposal');
 });
+
+test('the hostPath caveat: not for the node-level proxies the rule names (ztunnel hands over through its socket directory), nor for log directories', () => {
+  const ztunnelSock = `      containers:
+      - name: istio-proxy
+        image: "docker.io/istio/ztunnel:1.24.0"
+        volumeMounts: [{name: cni-ztunnel-sock-dir, mountPath: /var/run/ztunnel}]
+      volumes:
+      - {name: cni-ztunnel-sock-dir, hostPath: {path: /var/run/ztunnel, type: DirectoryOrCreate}}`;
+  const z = runRule(daemonsetSurge, ds('ztunnel', ztunnelSock));
+  expect(z.map((f) => [f.message.includes('writes to the node'), f.fix?.safety])).toEqual([[false, 'proposal']]);
+  const logs = ds(
+    'agent',
+    `      containers:
+      - name: agent
+        image: a
+        volumeMounts: [{name: varlog, mountPath: /var/log}]
+      volumes:
+      - {name: varlog, hostPath: {path: /var/log}}`,
+  ) + localSvc('internalTrafficPolicy: Local');
+  expect(runRule(daemonsetSurge, logs).map((f) => [f.message.includes('writes to the node'), f.fix?.safety])).toEqual([[false, 'proposal']]);
+});
+
