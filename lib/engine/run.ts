@@ -8,7 +8,7 @@ import { isClusterScoped, parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, KObject, refOf } from '../model/types';
-import { get, Workload, workloadOf } from '../model/workload';
+import { get, Workload, WORKLOAD_KINDS, workloadOf } from '../model/workload';
 import { withPreStopMemo } from '../timeline/prestop';
 import { variantWorlds } from './worlds';
 import { ResolvedPolicy, RuleSetting } from './policy';
@@ -105,6 +105,7 @@ function namedNamespace(o: KObject): string | undefined {
 function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   let named: string | undefined;
   let namedCount = 0;
+  let anchored = false;
   let unnamed = 0;
   for (const o of objects) {
     if (isClusterScoped(o.kind) || !isObject(o.raw.metadata)) continue;
@@ -113,11 +114,13 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
     else if (named === undefined || named === ns) {
       named = ns;
       namedCount++;
+      if (o.kind === 'Service' || (WORKLOAD_KINDS as readonly string[]).includes(o.kind)) anchored = true;
     } else return undefined;
   }
-  // Only when the objects that name it are the most: a chart whose templates write no namespace
-  // but put their ServiceMonitor in \`monitoring\` (a common value) is not all in \`monitoring\`.
-  if (named === undefined || unnamed === 0 || namedCount <= unnamed) return undefined;
+  // Only when the objects that name it are the most, and the app itself (a workload or a Service)
+  // names it: a chart whose templates write no namespace but put their ServiceMonitor, rules and
+  // dashboards in \`monitoring\` (common values) is not all in \`monitoring\`.
+  if (named === undefined || unnamed === 0 || namedCount <= unnamed || !anchored) return undefined;
   inNamespace(objects, named, false);
   return { namespace: named, objects: unnamed };
 }

@@ -125,6 +125,14 @@ describe('lint --namespace on files', () => {
     expect(few.stderr).toBe('');
   });
 
+  test('no inference when only objects beside the app name the namespace (a chart that puts its ServiceMonitor, rules and dashboards in monitoring)', () => {
+    const cm = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}, namespace: monitoring}\ndata: {a: b}\n`;
+    fs.writeFileSync(path.join(dir, 'mon.yaml'), `${cm('rules')}---\n${cm('dashboard')}---\n${cm('alerts')}---\n${DEPLOYMENT}---\n${PDB.replace(', namespace: shop', '')}`);
+    const mon = lint(['mon.yaml']);
+    expect(mon.stderr).toBe('');
+    expect(mon.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === undefined || f.object.namespace === 'default')).toBe(true);
+  });
+
   test('no inference across files, with two named namespaces in the file, or when no object names one', () => {
     fs.writeFileSync(path.join(dir, 'two.yaml'), `${OTHER}---\n${PDB}---\n${DEPLOYMENT}`);
     const two = lint(['two.yaml']);
