@@ -4,7 +4,7 @@ import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
-import { drainSeconds, recommendedGrace } from '../timeline/budget';
+import { containerDrainSeconds, recommendedGrace } from '../timeline/budget';
 import { podPreStopDelay, PreStopDelay } from '../timeline/prestop';
 import { AWS, containersBehind, delayAdvice, graceEdit, hookDelayWords, intAnnotation, isExternalLocal, preStopDelayEdit, preStopPointer, spreading, spreadPointer } from './lb-util';
 import { defaultPropagationWindow } from './lb-deregistration-delay';
@@ -132,13 +132,13 @@ containers:
     for (const [c, want] of wantOf) {
       const h = hits.find((x) => x.c === c)!;
       const { w } = h;
-      const drain = drainSeconds(w);
+      const drain = containerDrainSeconds(w, c);
       const addend = addendOf(w);
       if (w.grace < want + drain + addend && preStopDelayEdit(ctx.version, c, want)) graceOf.set(w, Math.max(graceOf.get(w) ?? w.grace, recommendedGrace(want, drain, addend)));
     }
 
     for (const { w, c, svc, hw, hook, d, want } of hits) {
-      const drain = drainSeconds(w);
+      const drain = containerDrainSeconds(w, c);
       const addend = addendOf(w);
       const need = recommendedGrace(want, drain, addend);
       const grace = w.grace < want + drain + addend ? ` and raise terminationGracePeriodSeconds to ${need}s (now ${graceMessageRef(w)})` : '';

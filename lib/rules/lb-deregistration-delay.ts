@@ -3,7 +3,8 @@ import { servedStateOf } from '../model/traffic';
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { shutdownAddends } from '../timeline/addends';
-import { drainSeconds, GRACE_MARGIN_SECONDS, recommendedGrace } from '../timeline/budget';
+import { containerDrainSeconds, GRACE_MARGIN_SECONDS, recommendedGrace } from '../timeline/budget';
+import { neededGrace } from './fix-util';
 import { DEFAULT_WAIT_PATTERNS, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import {
   annotationPointer,
@@ -155,7 +156,6 @@ containers:
       if (!KINDS.has(w.kind) || servedStateOf(g, w) === 'unserved' || w.grace === 0) continue;
       const fronts = lbFronts(g, w);
       if (!fronts.length) continue;
-      const drain = drainSeconds(w);
       const addends = shutdownAddends(g, w);
       const addend = addends.reduce((a, x) => a + x.seconds, 0);
       // The slowest LB in front of the pods sets the window.
@@ -168,25 +168,29 @@ containers:
           slowest = f;
         }
       }
-      const plan: Plan = { w, fronts, drain, addend, items: [], graceTarget: w.grace };
+      const plan: Plan = { w, fronts, addend, items: [], graceTarget: w.grace };
       const services = new Set(fronts.map((f) => f.service));
       for (const c of containersBehind(g, w, services)) {
         const d = podPreStopDelay(c, w.annotations, patterns, w.containers);
         if (d.kind !== 'none' && d.seconds === undefined) continue; // httpGet (unless it waits for a known hook), other commands: delay unknown
         const s = d.kind === 'none' ? 0 : d.seconds!;
+        // The container's drain as grace-period-budget counts it (declared, its program's own setting, or the default).
+        const drain = containerDrainSeconds(w, c);
         if (window !== undefined && slowest && s < window) {
           // The grace period must then cover the longer delay, the drain and the native sidecars (TERM-001).
           const graceNeed = w.grace < window + drain + addend ? recommendedGrace(window, drain, addend) : undefined;
           const edit = preStopDelayEdit(ctx.version, c, window, patterns);
-          plan.items.push({ c, d, s, window, slowest, graceNeed, edit });
+          plan.items.push({ c, d, s, drain, window, slowest, graceNeed, edit });
           if (edit && graceNeed !== undefined) plan.graceTarget = Math.max(plan.graceTarget, graceNeed);
         }
         // A delay long enough whose grace period is too short for it and the drain (G < S + drain)
         // is grace-period-budget's finding (TERM-001: preStop + drain + addend > grace, the same
         // condition and the same fix): one problem, reported once. Its raise still sizes the
         // deregistration-delay fix below (the grace period the pods will have).
-        else if ((d.kind !== 'none' || w.annotations[HINT.drainSeconds] !== undefined) && w.grace < s + drain) {
-          plan.graceTarget = Math.max(plan.graceTarget, recommendedGrace(s, drain, addend));
+        else if ((d.kind !== 'none' || w.annotations[HINT.drainSeconds] !== undefined) && w.grace < s + drain + addend) {
+          // grace-period-budget's own raise (fix-util neededGrace: the neediest main container's
+          // preStop, serving after SIGTERM, drain and addends, with the margin), so the two agree.
+          plan.graceTarget = Math.max(plan.graceTarget, neededGrace(g, w, undefined, patterns));
         }
       }
       plans.push(plan);
@@ -205,11 +209,11 @@ containers:
     }
 
     const ddReported = new Set<string>();
-    for (const { w, fronts, drain, addend, items, graceTarget } of plans) {
+    for (const { w, fronts, addend, items, graceTarget } of plans) {
       const sidecars = addend > 0 ? ` + native sidecars ${addend}s` : '';
       const raise = graceTarget > w.grace ? [graceEdit(w, graceTarget)] : [];
       for (const it of items) {
-        const { c, s, window } = it;
+        const { c, s, window, drain } = it;
         const hook = it.d.kind === 'none' ? 'has no preStop delay' : hookDelayWords(it.d, s);
         {
           const grace = it.graceNeed !== undefined ? `, and raise terminationGracePeriodSeconds to at least ${it.graceNeed}s (preStop ${window}s + drain ${drain}s${sidecars} + margin ${GRACE_MARGIN_SECONDS}s; now ${graceMessageRef(w)})` : '';
@@ -267,6 +271,8 @@ interface PlanItem {
   c: ContainerView;
   d: PreStopDelay;
   s: number;
+  /** The container's drain (containerDrainSeconds). */
+  drain: number;
   window: number;
   slowest: LbFront;
   /** The grace period this finding needs, when it needs a raise. */
@@ -278,7 +284,6 @@ interface PlanItem {
 interface Plan {
   w: Workload;
   fronts: LbFront[];
-  drain: number;
   addend: number;
   items: PlanItem[];
   /** The grace period after this rule's fixes: the largest need among its findings, never lower than now. */

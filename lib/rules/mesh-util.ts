@@ -4,7 +4,7 @@ import { escapeSegment } from '../model/parse';
 import { matches, parseLabelSelector, stringMap } from '../model/selector';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
-import { drainSeconds } from '../timeline/budget';
+import { containerDrainSeconds } from '../timeline/budget';
 import { MESH_PROXY_NAMES, MeshProblem } from '../timeline/mesh';
 import { PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import { existingPointer } from './rollout-util';
@@ -97,7 +97,7 @@ export function appShutdowns(w: Workload, opts: { requireDeclaredDrainWithoutHoo
     if (preStop.kind === 'none' && opts.requireDeclaredDrainWithoutHook !== false && !declared) continue;
     const s = preStop.kind === 'none' ? 0 : preStop.seconds;
     if (s === undefined) continue;
-    const drain = drainSeconds(w);
+    const drain = containerDrainSeconds(w, c);
     out.push({ container: c, preStop, preStopSeconds: s, drain, total: s + drain });
   }
   return out;

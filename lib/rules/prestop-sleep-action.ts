@@ -1,7 +1,7 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
-import { drainSeconds, recommendedGrace } from '../timeline/budget';
+import { containerDrainSeconds, recommendedGrace } from '../timeline/budget';
 import { classifyPreStop } from '../timeline/prestop';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { trafficContainers } from './probe-util';
@@ -136,8 +136,13 @@ lifecycle:
     }
 
     /** The API requires sleep.seconds <= the grace period: raise the grace period (safe, section 12). */
+    /** The grace period a sleep needs: the sleep, the container's drain and the margin, or grace-period-budget's need with the sleep (the larger). */
+    function sleepGraceNeed(w: Workload, c: ContainerView, hook: string, seconds: number): number {
+      return Math.max(recommendedGrace(seconds, containerDrainSeconds(w, c)), hook === 'preStop' && c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0);
+    }
+
     function graceForSleep(w: Workload, c: ContainerView, hook: string, seconds: number): Fix | undefined {
-      const need = Math.max(recommendedGrace(seconds, drainSeconds(w)), hook === 'preStop' && c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0);
+      const need = sleepGraceNeed(w, c, hook, seconds);
       const raise = raiseGraceEdit(w, need);
       return raise && { description: `raise terminationGracePeriodSeconds to ${need} (sleep + drain + margin)`, safety: 'safe', edits: [raise] };
     }
@@ -193,7 +198,7 @@ lifecycle:
           object: w.obj,
           pointer: sp,
           severity: 'error',
-          message: `container "${c.name}": ${hook} sleep.seconds ${seconds} exceeds ${graceMessageRef(w)}: the API rejects it; shorten the sleep or raise terminationGracePeriodSeconds to ${recommendedGrace(seconds, drainSeconds(w))}s (sleep + drain + 5s margin)`,
+          message: `container "${c.name}": ${hook} sleep.seconds ${seconds} exceeds ${graceMessageRef(w)}: the API rejects it; shorten the sleep or raise terminationGracePeriodSeconds to ${sleepGraceNeed(w, c, hook, seconds)}s (the sleep, the drain and a 5s margin, as grace-period-budget counts them)`,
           fix: graceForSleep(w, c, hook, seconds),
         });
       } else if (!Number.isInteger(seconds)) {
