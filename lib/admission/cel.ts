@@ -207,6 +207,46 @@ function imageTagOf(c: string): string {
   );
 }
 
+/** A regular expression of the decimal numbers below n (leading zeros allowed, as Number() reads them). */
+function belowNumber(n: number): string | undefined {
+  if (n <= 0) return undefined;
+  const d = String(n);
+  const alts: string[] = [];
+  // Fewer digits (zero included).
+  alts.push(d.length === 1 ? '0' : `0|[1-9][0-9]{0,${d.length - 2}}`);
+  // As many digits, smaller at the first digit that differs.
+  for (let i = 0; i < d.length; i++) {
+    const digit = Number(d[i]);
+    const lo = i === 0 ? 1 : 0;
+    if (digit - 1 < lo) continue;
+    alts.push(`${d.slice(0, i)}[${lo}-${digit - 1}][0-9]{${d.length - i - 1}}`);
+  }
+  return `0*(?:${alts.join('|')})`;
+}
+
+/** A regular expression of the decimal number n (leading zeros allowed). */
+function equalNumber(n: number): string {
+  return n === 0 ? '0+' : `0*${n}`;
+}
+
+/**
+ * A regular expression of the image tags lib/catalog imageVersion reads as a version below min
+ * (\`v?MAJOR.MINOR.PATCH\`, then nothing or \`-\`, \`+\`, \`.\` and anything): the tags an entry's
+ * match.minVersion rules out. Other tags (latest, a commit) are taken to be current, as the linter does.
+ */
+export function versionBelowRegex(min: [number, number, number]): string {
+  const n = '[0-9]+';
+  const alts: string[] = [];
+  const [a, b, c] = min;
+  const la = belowNumber(a);
+  if (la) alts.push(`${la}\\.${n}\\.${n}`);
+  const lb = belowNumber(b);
+  if (lb) alts.push(`${equalNumber(a)}\\.${lb}\\.${n}`);
+  const lc = belowNumber(c);
+  if (lc) alts.push(`${equalNumber(a)}\\.${equalNumber(b)}\\.${lc}`);
+  return alts.length ? `^v?(?:${alts.join('|')})(?:[-+.].*)?$` : '^$.';
+}
+
 /** lib/catalog matchesContainer for container `c` (no Service ports: the admitted object alone). */
 function catalogMatch(e: CatalogEntry, c: string): string {
   const m = e.match;
@@ -219,6 +259,11 @@ function catalogMatch(e: CatalogEntry, c: string): string {
   if (m.tags?.length) {
     const globs = m.tags.map((g) => catalogRegex(imageGlob(g).source, e.id));
     terms.push(bind(imageTagOf(c), 'tg', `tg != '' && (${globs.map((g) => `tg.matches(${g})`).join(' || ')})`));
+  }
+  if (m.minVersion !== undefined) {
+    // (lib/catalog versionBelow on imageVersion: a version tag below minVersion does not match.)
+    const min = m.minVersion.split('.').map(Number) as [number, number, number];
+    terms.push(bind(imageTagOf(c), 'tv', `!tv.matches(${str(versionBelowRegex(min))})`));
   }
   if (m.ports?.length) {
     const keys = `[${m.ports.map((p) => str(String(p))).join(', ')}]`;

@@ -4,7 +4,8 @@
  */
 import { acceleratorName } from '../../lib/admission/catalog';
 import { exportPolicies } from '../../lib/admission/policies';
-import { builtinCatalog, Catalog } from '../../lib/catalog';
+import { builtinCatalog, Catalog, imageVersion, parseCatalogOverride } from '../../lib/catalog';
+import { versionBelowRegex } from '../../lib/admission/cel';
 import { ResolvedPolicy } from '../../lib/engine/policy';
 import { lintSources } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
@@ -137,5 +138,38 @@ describe('recreate-strategy: the policy reads the image tag as the linter does (
     const yaml = deployment(image);
     expect(read.linter(yaml).length).toBe(warned ? 1 : 0);
     expect(read.policy(yaml) !== undefined).toBe(warned);
+  });
+});
+
+describe('catalog match.minVersion: the policy rules out the same image tags as the linter (a policy-added single-version entry)', () => {
+  const catalog = builtinCatalog().withOverride(
+    parseCatalogOverride({ add: [{ id: 'acme-db', kind: 'single-version', title: 'ACME db', match: { images: ['*/acme/db'], minVersion: '2.10.3' }, why: 'one schema version at a time', source: ['ACME runbook DB-3'] }] }),
+  );
+  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog };
+  const version = KubeVersion.parse('1.34');
+  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'recreate-strategy' && x.conditionSeverity === 'warning')!;
+  const deployment = (image: string) => webDeployment('', '', '').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector').replace('image: "web:1"', `image: ${JSON.stringify(image)}`);
+  const tags = ['2.10.3', '2.10.2', '2.9.99', '1.99.99', '02.010.003', 'v2.10.4-rc1', '2.10.2+build', '2.10.2.1', '2.11.0', '10.0.0', '3.0.0', '0.0.0', 'latest', '2.10', 'main-abc123'];
+  test.each(tags)('acme/db:%s', (tag) => {
+    const yaml = deployment(`registry.example.com/acme/db:${tag}`);
+    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'recreate-strategy' && f.severity === 'warning');
+    // Below 2.10.3 the entry does not match: Recreate is warned about; otherwise it is the entry's info.
+    const below = ['2.10.2', '2.9.99', '1.99.99', '2.10.2+build', '2.10.2.1', '0.0.0'].includes(tag);
+    // (The linter's own reading: a version tag below minVersion; other tags count as current.)
+    const v2 = imageVersion(`acme/db:${tag}`);
+    expect(v2 !== undefined && (v2[0] !== 2 ? v2[0] < 2 : v2[1] !== 10 ? v2[1] < 10 : v2[2] < 3)).toBe(below);
+    expect(linter.length).toBe(below ? 1 : 0);
+    expect(validate(v.policy, parseText('web.yaml', yaml).objects[0].raw) !== undefined).toBe(below);
+  });
+  test('versionBelowRegex agrees with the linter on generated versions', () => {
+    const mins: [number, number, number][] = [[0, 15, 0], [2, 10, 3], [1, 0, 0], [0, 0, 1], [10, 99, 100], [0, 0, 0]];
+    for (const min of mins) {
+      const re = new RegExp(versionBelowRegex(min));
+      for (let a = 0; a <= 11; a++) for (const b of [0, 1, 9, 10, 14, 15, 16, 98, 99, 100, 101]) for (const c of [0, 1, 2, 3, 4, 99, 100, 101]) {
+        const tag = `${a}.${b}.${c}`;
+        const below = a !== min[0] ? a < min[0] : b !== min[1] ? b < min[1] : c < min[2];
+        expect([min, tag, re.test(tag)]).toEqual([min, tag, below]);
+      }
+    }
   });
 });
