@@ -235,8 +235,16 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     const first = scoped[0];
     const names = scoped.map((x) => `"${x.name}"`).join(', ');
     const policy = scoped.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
-    const scope = scopeOf(scoped.flatMap((x) => (Array.isArray(x.hook.rules) ? x.hook.rules : [])))!.text;
-    const where = reachOf(scoped.map((x) => x.hook));
+    // What is rejected where: the webhooks grouped by their reach (one webhook without selectors
+    // rejects its resources everywhere, another with an opt-in namespaceSelector only there).
+    const byReach = new Map<string, JsonObject[]>();
+    for (const x of scoped) {
+      const r = reachOf([x.hook]);
+      const l = byReach.get(r);
+      if (l) l.push(x.hook);
+      else byReach.set(r, [x.hook]);
+    }
+    const rejected = [...byReach].map(([reach, hooks]) => `${scopeOf(hooks.flatMap((h) => (Array.isArray(h.rules) ? h.rules : [])))!.text} ${reach}`).join(', and ');
     const self =
       backend.single && scoped.some((x) => x.scope!.createsPods && admitsOwnPods(ctx.graph, x.hook, backend.workloads[0], g.svcNs) === true)
         ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
@@ -245,7 +253,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${scope} ${where}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }
