@@ -27,12 +27,30 @@ export function exclusiveClaims(graph: ObjectGraph, w: Workload): ExclusiveClaim
   return out;
 }
 
-/** Kinds whose every replica mounts the template's claims (a StatefulSet's volumeClaimTemplates are per pod, and are not template volumes). */
-const SHARED_KINDS = new Set(['Deployment', 'ReplicaSet']);
+/**
+ * Kinds whose every replica mounts the template's claims. A StatefulSet's volumeClaimTemplates are
+ * per pod: the controller gives each pod its own claim under the template's name, in place of a
+ * template volume of that name (cockroachdb's "datadir"), so only its other claim volumes are shared.
+ */
+const SHARED_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet']);
 
-/** The exclusive claims every replica of a Deployment or ReplicaSet would mount, whatever the replica count. */
+/** The names of a StatefulSet's volumeClaimTemplates (each pod's own claims). */
+function perPodClaimNames(w: Workload): Set<string> {
+  const out = new Set<string>();
+  if (w.kind !== 'StatefulSet') return out;
+  const vcts = get(w.obj.raw, 'spec', 'volumeClaimTemplates');
+  if (Array.isArray(vcts)) for (const t of vcts) {
+    const n = get(t, 'metadata', 'name');
+    if (typeof n === 'string') out.add(n);
+  }
+  return out;
+}
+
+/** The exclusive claims every replica of a Deployment, ReplicaSet or StatefulSet would mount, whatever the replica count. */
 export function replicaExclusiveClaims(graph: ObjectGraph, w: Workload): ExclusiveClaim[] {
-  return SHARED_KINDS.has(w.kind) ? exclusiveClaims(graph, w) : [];
+  if (!SHARED_KINDS.has(w.kind)) return [];
+  const perPod = perPodClaimNames(w);
+  return exclusiveClaims(graph, w).filter((c) => !perPod.has(c.claim.volumeName));
 }
 
 /**
@@ -41,12 +59,17 @@ export function replicaExclusiveClaims(graph: ObjectGraph, w: Workload): Exclusi
  * (RWO), can use it. Shared with the rules whose advice needs the replicas apart (replicas-not-spread,
  * pdb-missing, hpa-replicas) and with explain.
  */
-export function sharedClaimDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; claims: ExclusiveClaim[] } | undefined {
+export function sharedClaimDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; claims: ExclusiveClaim[]; scaleOut?: number } | undefined {
   if (!SHARED_KINDS.has(w.kind)) return undefined;
   const basis = replicaBasis(graph, w);
-  if (!basis || basis.replicas < 2) return undefined;
+  if (!basis) return undefined;
+  // An HPA that may scale one replica out: the replicas it adds share the claim (a warning).
+  const max = basis.hpa?.maxReplicas;
+  const scaleOut = basis.replicas < 2 && max !== undefined && max >= 2 ? max : undefined;
+  if (basis.replicas < 2 && scaleOut === undefined) return undefined;
   const claims = replicaExclusiveClaims(graph, w);
-  return claims.length ? { basis, claims } : undefined;
+  if (!claims.length) return undefined;
+  return scaleOut === undefined ? { basis, claims } : { basis: { ...basis, phrase: `${basis.phrase}, scaling out to maxReplicas ${scaleOut}` }, claims, scaleOut };
 }
 
 const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
@@ -336,8 +359,9 @@ function surgePod(w: Workload, basis: ReplicaBasis, of = ''): string {
 }
 
 /** What to do about replicas sharing an exclusive claim. */
-function sharedFix(basis: ReplicaBasis): string {
+function sharedFix(basis: ReplicaBasis, w?: Workload): string {
   const one = basis.hpa ? `run one replica (remove HorizontalPodAutoscaler/${basis.hpa.obj.name}, or set its minReplicas and maxReplicas to 1)` : 'run one replica';
+  if (w?.kind === 'StatefulSet') return `${one}, use ReadWriteMany storage if the replicas may share the data, or move the claim into volumeClaimTemplates if each replica can own its data`;
   return `${one} with strategy.type: Recreate so a rollout never runs two, use ReadWriteMany storage if the replicas may share the data, or make it a StatefulSet with volumeClaimTemplates if each replica can own its data`;
 }
 
@@ -357,9 +381,10 @@ runs. When both mount the same exclusive PersistentVolumeClaim, the new pod cann
   (\`nodeName\`, a \`kubernetes.io/hostname\` nodeSelector, or required node affinity on \`kubernetes.io/hostname\`),
   or when the claim also lists \`ReadWriteMany\`/\`ReadOnlyMany\` (multi-attach is then allowed).
 
-**Replicas sharing an exclusive PVC.** The same reading applies to the replicas themselves: a Deployment or
-ReplicaSet with \`replicas >= 2\` (the HPA's \`minReplicas\` when an HPA targets it), whatever its strategy, whose
-template mounts such a claim runs every replica on one claim.
+**Replicas sharing an exclusive PVC.** The same reading applies to the replicas themselves: a Deployment,
+ReplicaSet or StatefulSet with \`replicas >= 2\` (the HPA's \`minReplicas\` when an HPA targets it), whatever its strategy,
+whose template mounts such a claim as a plain volume runs every replica on one claim. An HPA whose \`minReplicas\` is 1
+and \`maxReplicas\` 2 or more adds replicas on the same claim when it scales out (**warning**, whatever the mode).
 - \`ReadWriteOncePod\`: only one pod can use the claim; the other replicas stay Pending (**error**).
 - \`ReadWriteOnce\` (not pinned to one node): the volume "can be mounted as read-write by a single node", so the
   replicas all run only while the scheduler puts every one on the node that has it attached, which nothing in the
@@ -372,7 +397,7 @@ This finding replaces the surge finding for the same claim (its fix covers the s
 (\`replicas-not-spread\`), a PodDisruptionBudget (\`pdb-missing\`: the replacement of an evicted replica cannot attach the
 volume on another node while a second replica holds it, so the budget stalls the drain) and \`minReplicas: 2\`
 (\`hpa-replicas\`) are not advised for such a workload. A StatefulSet's \`volumeClaimTemplates\` give each pod its own
-claim and are not judged here.
+claim (in place of a template volume of the same name) and are not judged here.
 
 **Workloads sharing an exclusive PVC.** The pods of two or more workloads (Deployments, ReplicaSets, StatefulSets
 mounting it as a template volume, DaemonSets, Jobs, CronJobs, bare Pods; not scaled to 0, not a suspended CronJob)
@@ -455,7 +480,7 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
       const sharedClaims = new Set(shared?.claims.map((c) => c.claim.pointer));
       const said = (c: ClaimMount, m: Map<Workload, Set<KObject>>): boolean => c.pvc !== undefined && m.get(w)?.has(c.pvc) === true;
       const own = shared?.claims.filter((c) => !said(c.claim, folded) && !said(c.claim, beside));
-      if (shared && own?.length) reportShared(w, shared.basis, own);
+      if (shared && own?.length) reportShared(w, shared.basis, own, shared.scaleOut !== undefined);
       if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') continue;
       const basis = replicaBasis(ctx.graph, w);
       if (!basis || basis.replicas <= 0) continue;
@@ -486,7 +511,7 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
     }
 
     /** One finding per shared claim, at its volume; the rollout's surge pod, when there is one, is named in it. */
-    function reportShared(w: Workload, basis: ReplicaBasis, claims: ExclusiveClaim[]): void {
+    function reportShared(w: Workload, basis: ReplicaBasis, claims: ExclusiveClaim[], scaleOut = false): void {
       const surge = surgePod(w, basis);
       const apart = keptApart(w);
       for (const { claim: c, exclusivity: ex } of claims) {
@@ -500,8 +525,9 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          severity: ex === 'pod' || apart?.hard ? 'error' : 'warning',
-          message: `${head}: ${what}${surge}; ${sharedFix(basis)}`,
+          // (Scaling out is when it happens: a warning.)
+          severity: !scaleOut && (ex === 'pod' || apart?.hard) ? 'error' : 'warning',
+          message: `${head}: ${what}${surge}; ${sharedFix(basis, w)}`,
         });
       }
     }
@@ -541,7 +567,7 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
           extra.push(`; ${apart.what} keeps the replicas of ${name(u.w)} on different nodes`);
         }
         extra.push(surgePod(u.w, basis, ` of ${name(u.w)}`));
-        fixes.push(`; for the replicas of ${name(u.w)}: ${sharedFix(basis)}`);
+        fixes.push(`; for the replicas of ${name(u.w)}: ${sharedFix(basis, u.w)}`);
       }
       const together = `a required podAffinity on ${HOSTNAME_KEY} in each template selecting a label all of their pods carry (such as app.kubernetes.io/part-of)`;
       const fix =

@@ -70,8 +70,12 @@ const SHARED_RWO =
 const SHARED_FIX =
   'run one replica with strategy.type: Recreate so a rollout never runs two, use ReadWriteMany storage if the replicas may share the data, or make it a StatefulSet with volumeClaimTemplates if each replica can own its data';
 
+const STS_SHARED = STS_VCT.replace('volumeMounts: [{name: data, mountPath: /data}]}]', 'volumeMounts: [{name: data, mountPath: /data}, {name: shared, mountPath: /shared}]}]\n      volumes: [{name: shared, persistentVolumeClaim: {claimName: shared}}, {name: data, persistentVolumeClaim: {claimName: data}}]');
+
 ruleTester(surgeVolumeDeadlock, {
   valid: [
+    // A template volume named like a volumeClaimTemplate is each pod's own claim (the controller replaces it).
+    { name: 'StatefulSet: a template volume named like its volumeClaimTemplate is per pod', yaml: STS_SHARED.replace(', {name: shared, persistentVolumeClaim: {claimName: shared}}', '').replace(', {name: shared, mountPath: /shared}', '') + pvc('[ReadWriteOnce]') },
     { name: 'RWO claim with strategy Recreate', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') }) },
     { name: 'RWOP claim with strategy Recreate', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOncePod]') }) },
     { name: 'RWO claim with maxSurge 0, maxUnavailable 1: surge 0', yaml: deploy({ strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', extra: pvc('[ReadWriteOnce]') }) },
@@ -100,9 +104,23 @@ ruleTester(surgeVolumeDeadlock, {
     { name: 'replicas 2 pinned by nodeName on a RWO claim: every replica runs on that node', yaml: deploy({ replicas: 2, podExtra: '      nodeName: node-1\n', extra: pvc('[ReadWriteOnce]') }) },
     { name: 'replicas 2 pinned by required node affinity to one hostname on a RWO claim, Recreate', yaml: deploy({ replicas: 2, strategy: '{type: Recreate}', podExtra: NODE_AFFINITY_ONE_HOST, extra: pvc('[ReadWriteOnce]') }) },
     { name: 'StatefulSet with volumeClaimTemplates: each pod owns its claim', yaml: STS_VCT },
-    { name: 'HPA minReplicas 1 with Recreate on a RWO claim: one pod at the minimum', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') + hpa(1) }) },
   ],
   invalid: [
+    {
+      name: 'HPA minReplicas 1, maxReplicas 5, on a RWO claim: the replicas a scale-out adds share it (a warning)',
+      yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') + hpa(1) }),
+      findings: [{ severity: 'warning', pointer: VOL0, message: /in every replica \(HPA minReplicas 1 \(HorizontalPodAutoscaler\/web\), scaling out to maxReplicas 5\): a ReadWriteOnce volume attaches to one node at a time/ }],
+    },
+    {
+      name: 'HPA minReplicas 1, maxReplicas 5, on a RWOP claim: still a warning (it happens when it scales out)',
+      yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOncePod]') + hpa(1) }),
+      findings: [{ severity: 'warning', message: 'only one pod can use a ReadWriteOncePod claim' }],
+    },
+    {
+      name: 'StatefulSet replicas sharing a template claim (not a volumeClaimTemplate): reported, the per-pod one not',
+      yaml: STS_SHARED + pvc('[ReadWriteOnce]', 'shared') + pvc('[ReadWriteOnce]'),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/volumes/0', message: /volume "shared" mounts PVC "shared" \(ReadWriteOnce\) in every replica \(replicas 3\).*or move the claim into volumeClaimTemplates if each replica can own its data$/ }],
+    },
     {
       name: 'RWOP claim with the default strategy (25% surge resolves to 1): error at the volume',
       yaml: deploy({ extra: pvc('[ReadWriteOncePod]') }),
