@@ -256,6 +256,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     istioNativeDefault: is?.mode === 'native',
   });
   const servedState = servedStateOf(graph, w);
+  /** Why Services that select the pods carry no client traffic to them (traffic.ts sideOnlyReason), when that is why they are not served. */
+  const sideOnly = sideOnlyReason(graph, w);
   const served = servedState === 'served';
   const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
   const assumptions: string[] = [];
@@ -364,7 +366,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     assumptions.push(
       servedState === 'unknown'
         ? 'served: unknown (no Service in the input): endpoint removal is not drawn; the budget is judged all the same'
-        : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',
+        : sideOnly !== undefined
+          ? `not served: ${sideOnly}, so there is no client traffic whose endpoint removal to wait for`
+          : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',
     );
   }
 
@@ -666,7 +670,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       kind: w!.kind,
       served,
       servedState,
-      ...(sideOnlyReason(graph, w!) !== undefined ? { servedReason: sideOnlyReason(graph, w!) } : {}),
+      ...(sideOnly !== undefined ? { servedReason: sideOnly } : {}),
       grace: G,
       graceSet: w!.graceSet,
       sigkillAt,

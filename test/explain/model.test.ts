@@ -901,6 +901,8 @@ describe("a Service that reaches only a program's monitoring server does not ser
     expect(t.findings.map((f) => f.ruleId)).not.toContain('prestop-missing');
     expect(t.violations).toEqual([]);
     expect(timelineText(t, { color: false })).toContain('; not served (Service fb-fluent-bit port 2020 reaches the monitoring server');
+    // The assumptions say the same, not that no Service routes to the pods.
+    expect(t.assumptions.filter((a) => a.startsWith('not served'))).toEqual([expect.stringMatching(/^not served: Service fb-fluent-bit port 2020 reaches the monitoring server .*, so there is no client traffic whose endpoint removal to wait for$/)]);
   });
   test('with a forward input on the Service it is served, with no reason to give', () => {
     const t = explainOne(fluentBit({ extraPorts: [{ name: 'forward', port: 24224 }] }));
