@@ -110,7 +110,13 @@ export class GracefulDeployment extends kplus.Deployment {
     if (!(this.drainSeconds >= 0)) throw new Error(`${what}: drainSeconds must be >= 0`);
 
     this.metadata.addAnnotation(HINT.drainSeconds, String(this.drainSeconds));
-    for (const [k, v] of Object.entries(rollout.hints())) this.metadata.addAnnotation(k, v);
+    for (const [k, v] of Object.entries(rollout.hints())) {
+      // (Rules the user already ignores on the object stay ignored, with their reason.)
+      const mine = (this.metadata.toJson() as { annotations?: Record<string, string> }).annotations?.[k];
+      if (k === HINT.ignore && mine) this.metadata.addAnnotation(k, [...new Set([...mine.split(','), ...v.split(',')].map((x) => x.trim()).filter(Boolean))].join(','));
+      else if (k === HINT.ignoreReason && mine) this.metadata.addAnnotation(k, `${mine}; ${v}`);
+      else this.metadata.addAnnotation(k, v);
+    }
 
     const spread = props.topologySpread === false || replicas < 2 ? undefined : props.topologySpread ?? {};
     this.podTemplate = new GracefulPodTemplate(this, {

@@ -92,6 +92,14 @@ export class RolloutProfile {
       };
     }
     if (this.kind === 'long-lived') return { [HINT.connectionPattern]: 'long-lived' };
+    // Recreate on one replica is what the profile is for: said to recreate-strategy, which cannot
+    // see the claim's access mode when the PersistentVolumeClaim is not in the chart.
+    if (this.kind === 'exclusive-volume') {
+      return {
+        [HINT.ignore]: 'recreate-strategy',
+        [HINT.ignoreReason]: 'RolloutProfile.exclusiveVolume(): the pod mounts a ReadWriteOnce volume, so the old pod goes first (Recreate)',
+      };
+    }
     return {};
   }
 }

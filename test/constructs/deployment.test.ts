@@ -247,7 +247,18 @@ describe('GracefulDeployment props', () => {
       const m = deploymentOf(chart);
       expect((m.spec as JsonObject).strategy).toEqual({ type: 'Recreate' });
       expect(d.rollout.kind).toBe('exclusive-volume');
+      // The profile says why Recreate on one replica is right (recreate-strategy cannot see the claim's
+      // access mode when its PVC is not in the chart): a suppression with its reason.
+      const annotations = (m.metadata as JsonObject).annotations as JsonObject;
+      expect(annotations['kubegrace.dev/ignore']).toBe('recreate-strategy');
+      expect(annotations['kubegrace.dev/ignore-reason']).toMatch(/^RolloutProfile\.exclusiveVolume\(\): the pod mounts a ReadWriteOnce volume/);
       expect(describeFindings(lintChart(chart))).toEqual([]);
+      expect(lintChart(chart).length).toBe(0);
+      // Rules the user already ignores stay ignored.
+      const mine = Testing.chart();
+      web(mine, { replicas: 1, rollout: RolloutProfile.exclusiveVolume(), service: {}, metadata: { annotations: { 'kubegrace.dev/ignore': 'probe-port', 'kubegrace.dev/ignore-reason': 'mine' } } });
+      const mineAnn = (deploymentOf(mine).metadata as JsonObject).annotations as JsonObject;
+      expect([mineAnn['kubegrace.dev/ignore'], mineAnn['kubegrace.dev/ignore-reason']]).toEqual(['probe-port,recreate-strategy', expect.stringMatching(/^mine; RolloutProfile/)]);
       expect(() => web(Testing.chart(), { replicas: 2, rollout: RolloutProfile.exclusiveVolume() })).toThrow(/one replica/);
       expect(() => web(Testing.chart(), { replicas: 1, rollout: RolloutProfile.exclusiveVolume(), service: { loadBalancer: LoadBalancer.awsNlbIp() } })).toThrow(/load balancer/);
     });
