@@ -154,12 +154,27 @@ export function cloudLbReadinessGate(w: Workload): string | undefined {
 export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView, of: readonly ServedPort[] = trafficPortsOf(graph, w)): string | undefined {
   const ports = of.filter((p) => p.container === c);
   if (!ports.length) return undefined;
-  const nums = [...new Set(ports.map((p) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort))))];
-  const svcs = [...new Set(ports.map((p) => p.service.obj.name))];
+  const portOf = (p: ServedPort) => (p.containerPort ? String(p.containerPort.containerPort) : String(p.servicePort.targetPort));
+  // Peer ports (etcd's 2380, ZooKeeper's follower and election, Elasticsearch's transport) are named
+  // apart when a client port is served too: the finding is about the clients.
+  const peer = (p: ServedPort) => PEER_PORT.test(p.servicePort.name ?? '') || PEER_PORT.test(p.containerPort?.name ?? '');
+  const client = ports.filter((p) => !peer(p));
+  const shown = client.length ? client : ports;
+  const nums = [...new Set(shown.map(portOf))];
+  const peers = client.length ? [...new Set(ports.filter(peer).map(portOf))].filter((n) => !nums.includes(n)) : [];
+  const svcs = [...new Set(shown.map((p) => p.service.obj.name))];
   // The container's own port numbers, "for" the Services that route to them (a Service's own port,
   // e.g. metrics-server's 443 in front of 10250, is another number).
-  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} for ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}`;
+  const also = peers.length ? ` (and peer port${peers.length > 1 ? 's' : ''} ${peers.join(', ')})` : '';
+  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} for ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}${also}`;
 }
+
+/**
+ * Port names of member-to-member traffic in clustered data stores, for messages only: etcd's
+ * \`peer\`, ZooKeeper's \`follower\` and \`election\`, Elasticsearch's and OpenSearch's \`transport\`,
+ * Raft ports, ClickHouse's \`interserver\`, Cassandra's \`intra\` (as a part of the name).
+ */
+const PEER_PORT = /(^|[-_])(peer|follower|election|transport|raft|interserver|intra)($|[-_])/i;
 
 /** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports that suggest traffic, for messages when no Service says. */
 export function declaredPortsLabel(c: ContainerView): string | undefined {

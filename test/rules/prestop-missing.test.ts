@@ -281,6 +281,25 @@ spec:
   ],
   invalid: [
     {
+      // etcd: the client port is what the finding is about; the peer port is named apart.
+      name: 'a client port and a peer port on the Service: the message names the peer port apart',
+      yaml: wl({
+        kind: 'StatefulSet',
+        podSpec: '      containers:\n      - name: etcd\n        image: etcd:3.5\n        ports: [{name: client, containerPort: 2379}, {name: peer, containerPort: 2380}]\n',
+        service: '  selector: {app: web}\n  ports: [{name: client, port: 2379, targetPort: client}, {name: peer, port: 2380, targetPort: peer}]',
+      }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "etcd": serves port 2379 for Service web \(and peer port 2380\) but has no preStop hook/ }],
+    },
+    {
+      name: 'only peer-named ports on the Service: listed as they are',
+      yaml: wl({
+        kind: 'StatefulSet',
+        podSpec: '      containers:\n      - name: zk\n        image: zookeeper:3.9\n        ports: [{name: follower, containerPort: 2888}, {name: election, containerPort: 3888}]\n',
+        service: '  selector: {app: web}\n  ports: [{name: follower, port: 2888, targetPort: follower}, {name: election, port: 3888, targetPort: election}]',
+      }),
+      findings: [{ severity: 'warning', message: /^container "zk": serves ports 2888, 3888 for Service web but has no preStop hook/ }],
+    },
+    {
       name: "another Knative Serving image (the autoscaler) is not the activator: it does not sleep after SIGTERM",
       yaml: activator({ image: 'gcr.io/knative-releases/knative.dev/serving/cmd/autoscaler@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'container "activator": serves ports 8012, 8013, 8112 for Service activator-service but has no preStop hook' }],
