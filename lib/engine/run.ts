@@ -107,10 +107,17 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   let namedCount = 0;
   let anchored = false;
   let unnamed = 0;
+  const without: KObject[] = [];
   for (const o of objects) {
     if (isClusterScoped(o.kind) || !isObject(o.raw.metadata)) continue;
     const ns = namedNamespace(o);
-    if (ns === undefined) unnamed++;
+    const written = o.raw.metadata.namespace;
+    // (A namespace that is there but no string is an input error of its own: neither counted nor moved.)
+    if (ns === undefined && written !== undefined && written !== null && written !== '') continue;
+    if (ns === undefined) {
+      unnamed++;
+      without.push(o);
+    }
     else if (named === undefined || named === ns) {
       named = ns;
       namedCount++;
@@ -121,7 +128,7 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   // names it: a chart whose templates write no namespace but put their ServiceMonitor, rules and
   // dashboards in \`monitoring\` (common values) is not all in \`monitoring\`.
   if (named === undefined || unnamed === 0 || namedCount <= unnamed || !anchored) return undefined;
-  inNamespace(objects, named, false);
+  inNamespace(without, named, false);
   return { namespace: named, objects: unnamed };
 }
 

@@ -133,6 +133,14 @@ describe('lint --namespace on files', () => {
     expect(mon.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === undefined || f.object.namespace === 'default')).toBe(true);
   });
 
+  test('a namespace that is no string (an input error of its own) is neither counted as none nor moved', () => {
+    fs.writeFileSync(path.join(dir, 'bad-ns.yaml'), `${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')}---\n${SERVICE}---\n${PDB.replace('namespace: shop', 'namespace: 5')}`);
+    const r = runCli(['lint', 'bad-ns.yaml', '--format', 'json', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
+    expect(r.stderr).not.toContain('taken to be in namespace');
+    const j = JSON.parse(r.stdout) as Json & { errors: { message: string }[] };
+    expect(j.errors.map((e) => e.message)).toEqual([expect.stringContaining('metadata.namespace is the number 5')]);
+  });
+
   test('no inference across files, with two named namespaces in the file, or when no object names one', () => {
     fs.writeFileSync(path.join(dir, 'two.yaml'), `${OTHER}---\n${PDB}---\n${DEPLOYMENT}`);
     const two = lint(['two.yaml']);
