@@ -348,8 +348,13 @@ export class ObjectGraph {
   }
   private trafficServicesOf(w: Workload): readonly ServiceView[] {
     let l = this.trafficServiceLists.get(w);
-    // (A Service on port 80 or 443 of a web server in the pod serves clients, whatever its ports are named.)
-    if (!l) this.trafficServiceLists.set(w, (l = this.servicesFor(w).filter((s) => !s.metricsOnly || (s.ports.some((p) => p.port === 80 || p.port === 443) && w.containers.some((c) => webServerImage(c.image))))));
+    // (A Service on port 80 or 443 of a web server in the pod serves clients, whatever its ports are
+    // named, as does a metrics-named port of a program whose API is there: portProgram.)
+    if (!l) {
+      const programs = [...new Set(w.containers.map((c) => portProgram(c)).filter((x) => x !== undefined))];
+      l = this.servicesFor(w).filter((s) => !s.metricsOnly || s.ports.some((p) => programs.some((k) => !notClientPort(p, undefined, k))));
+      this.trafficServiceLists.set(w, l);
+    }
     return l;
   }
   private readonly trafficServiceLists = new Map<Workload, ServiceView[]>();
@@ -466,8 +471,66 @@ const WEB_SERVER_IMAGE = /(^|\/)(nginx|nginx-unprivileged|openresty|envoy|haprox
 
 /** Whether the image (repository without registry, tag or digest) is a web server or proxy (WEB_SERVER_IMAGE). */
 export function webServerImage(image: string): boolean {
-  const repo = image.trim().toLowerCase().replace(/@.*$/, '').replace(/:[^/]*$/, '');
-  return WEB_SERVER_IMAGE.test(repo);
+  return WEB_SERVER_IMAGE.test(imageRepo(image));
+}
+
+function imageRepo(image: string): string {
+  return image.trim().toLowerCase().replace(/@.*$/, '').replace(/:[^/]*$/, '');
+}
+
+/**
+ * Programs whose one HTTP server is on a port their manifests name like a metrics port: Grafana
+ * Loki, Mimir and Tempo, Cortex (their ancestor) and Grafana's enterprise builds of them. Each runs
+ * dskit's single HTTP server (`-server.http-listen-port`) for its APIs and /metrics together, and the
+ * charts name that port `http-metrics` (grafana/loki production/helm/loki, grafana/mimir
+ * operations/helm/charts/mimir-distributed, grafana/helm-charts tempo-distributed,
+ * cortexproject/cortex-helm-chart), Tempo's jsonnet `prom-metrics`. Whether clients use that port
+ * depends on the component (`-target`): API_TARGETS. (Loki's and Tempo's gateways are nginx: portProgram
+ * `web-server`.)
+ */
+const API_ON_METRICS_PORT_IMAGE = /(^|\/)(loki|mimir|tempo|cortex|enterprise-logs|enterprise-metrics|enterprise-traces)$/;
+
+/**
+ * The components (`-target`) of those programs whose HTTP API clients call, through the chart's
+ * gateway or directly: the distributor (remote write, log and OTLP pushes), the query-frontend
+ * (queries), the ruler's and the alertmanager's APIs, Loki's compactor (deletes), the single binary
+ * (`all`, also the default without -target) and Loki's simple-scalable read, write and backend. Not
+ * the ingester, store-gateway, index-gateway, querier (which pulls work from the query-frontend or
+ * scheduler over gRPC), compactor of the others, or Tempo 3's block-builder, live-store and backend
+ * worker: their HTTP port is scraped, and peers reach them over gRPC through the ring.
+ */
+const API_TARGETS = new Set(['all', 'distributor', 'query-frontend', 'ruler', 'alertmanager', 'compactor', 'read', 'write', 'backend']);
+
+function strings(v: Json | undefined): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */
+export function apiOnMetricsPort(c: ContainerView): boolean {
+  if (!API_ON_METRICS_PORT_IMAGE.test(imageRepo(c.image))) return false;
+  const argv = [...strings(c.raw.command), ...strings(c.raw.args)];
+  let targets: string[] | undefined;
+  argv.forEach((a, i) => {
+    const m = /^--?target(?:=(.*))?$/.exec(a);
+    if (m) targets = (m[1] ?? argv[i + 1] ?? '').split(',').map((t) => t.trim());
+  });
+  // (Loki's compactor serves the delete API; Mimir's and Cortex's serve nothing clients call. Tempo's
+  // distributor takes its pushes on the receivers' own ports, so of Tempo only the query-frontend.)
+  const repo = imageRepo(c.image);
+  const tempo = /(^|\/)(tempo|enterprise-traces)$/.test(repo);
+  return (targets ?? ['all']).some(
+    (t) => API_TARGETS.has(t) && (t !== 'compactor' || /(^|\/)(loki|enterprise-logs)$/.test(repo)) && (!tempo || t === 'all' || t === 'query-frontend'),
+  );
+}
+
+/**
+ * What a container's program says about its ports' names: a web server or proxy (its port 80 or
+ * 443 serves clients whatever it is named), or a component whose metrics-named port is its API.
+ */
+export type PortProgram = 'web-server' | 'api-on-metrics-port' | undefined;
+
+export function portProgram(c: ContainerView): PortProgram {
+  return webServerImage(c.image) ? 'web-server' : apiOnMetricsPort(c) ? 'api-on-metrics-port' : undefined;
 }
 
 /**
@@ -479,10 +542,16 @@ export function webServerImage(image: string): boolean {
  * port http-metrics); or any of the names is gossip (GOSSIP_PORT: Loki's memberlist Service port
  * "tcp" to "http-memberlist"). The one reading of ServiceView.metricsOnly and of the traffic ports.
  */
-export function notClientPort(sp: ServicePort, containerPortName?: string, webServer = false): boolean {
+export function notClientPort(sp: ServicePort, containerPortName?: string, program?: PortProgram): boolean {
   const target = typeof sp.targetPort === 'string' ? sp.targetPort : undefined;
   const purpose = sp.name ?? target ?? containerPortName;
-  if (purpose !== undefined && (METRICS_PORT.test(purpose) || OPERATOR_PORT.test(purpose)) && !(webServer && (sp.port === 80 || sp.port === 443))) return true;
+  if (
+    purpose !== undefined &&
+    (METRICS_PORT.test(purpose) || OPERATOR_PORT.test(purpose)) &&
+    !(program === 'web-server' && (sp.port === 80 || sp.port === 443)) &&
+    !(program === 'api-on-metrics-port' && !OPERATOR_PORT.test(purpose))
+  )
+    return true;
   return [sp.name, target, containerPortName].some((n) => n !== undefined && GOSSIP_PORT.test(n));
 }
 

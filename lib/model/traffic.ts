@@ -1,5 +1,5 @@
 import { activeCatalog, MonitoringPortFact } from '../catalog';
-import { notClientPort, ObjectGraph, ServedPort, ServedState, ServiceView, trafficEvidencePorts, webServerImage } from './graph';
+import { notClientPort, ObjectGraph, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
 import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
@@ -39,7 +39,7 @@ function reachedPortNumber(p: ServedPort): number | undefined {
  * (monitoringPortOf: Fluent Bit's port 2020, named `http` by its chart).
  */
 function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
-  if (notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image))) return true;
+  if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
   const m = monitoringPortOf(graph, w, p.container);
   return m?.port !== undefined && reachedPortNumber(p) === m.port;
 }
@@ -117,7 +117,7 @@ function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
 /**
  * Served ports that carry user traffic: graph.servedPorts without the ports for scrapes, operators
  * and peers (graph.ts notClientPort: metrics- and operator-named ports except on port 80 or 443 of
- * a web server, gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
+ * a web server and on the API port of a Loki, Mimir, Tempo or Cortex component clients call, gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
  * ports that a ServiceMonitor scrapes. Prometheus scrapes through the endpoints, not through
  * kube-proxy, and a missed scrape is not lost traffic. Nor ports of idle containers (idle.ts: the
  * pause image, a sleep forever), where nothing listens.
@@ -172,7 +172,7 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
   const parts = graph.servedPortsOf(w).map((p) => {
     const m = monitoringPortOf(graph, w, p.container);
     const what =
-      m?.port !== undefined && reachedPortNumber(p) === m.port && !notClientPort(p.servicePort, p.containerPort?.name, webServerImage(p.container.image))
+      m?.port !== undefined && reachedPortNumber(p) === m.port && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
         ? `the monitoring server of container "${p.container.name}" (${m.derivation}; catalog entry ${m.entry.id})`
         : isExporterService(p.service, w)
           ? "an exporter's or metrics component's endpoint"

@@ -134,7 +134,7 @@ refused, 502s. A short preStop delay keeps the old process serving until routing
 
 **Applies to:** served Deployments, StatefulSets, DaemonSets and ReplicaSets (a Service in the namespace
 selects the pod template, or \`kubegrace.dev/served: "true"\`); the main containers that receive a
-Service \`targetPort\` carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named: the Service port's
+Service \`targetPort\` carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named, and except a metrics name on the one HTTP server of a Loki, Mimir, Tempo or Cortex component whose API clients call, such as the distributor or the query-frontend, by its \`-target\`: the Service port's
 name, else the name of the container port it reaches; \`metrics\`, \`http-metrics\`, \`cmetrics\`, \`status\`,
 \`admin\`, \`health\`, ...), Services of exporters and metrics components (\`app.kubernetes.io/component:
 exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as

@@ -60,7 +60,7 @@ This rule is about the start of a pod's life.
 
 **Applies to:** served workloads (a Service selects the pod template, or \`kubegrace.dev/served: "true"\`),
 not Jobs or CronJobs; every main container and native sidecar that receives a Service-targeted port
-carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named: the Service port's name, else the name of
+carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named, and except a metrics name on the one HTTP server of a Loki, Mimir, Tempo or Cortex component whose API clients call, such as the distributor or the query-frontend, by its \`-target\`: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
 (\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service), gossip ports (a name with \`gossip\`, \`memberlist\` or \`serf\` as a part of it, such as
 \`http-memberlist\` or \`serflan-tcp\`: peer membership), kube-rbac-proxy ports that a ServiceMonitor scrapes and the

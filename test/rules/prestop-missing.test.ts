@@ -132,6 +132,17 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       yaml: wl({ service: '  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
     },
     {
+      // dskit's one HTTP server, named http-metrics by the charts: scraped only on components clients do not call.
+      name: 'the http-metrics port of a Cortex ingester, a Mimir store-gateway, a Tempo distributor or a Loki querier is scraped, not traffic',
+      yaml: ['quay.io/cortexproject/cortex:v1.21.1|-target=ingester', 'grafana/mimir:2.14.0|-target=store-gateway', 'grafana/tempo:2.6.0|-target=distributor', 'grafana/loki:3.4.0|-target=querier', 'grafana/mimir:2.14.0|-target=compactor']
+        .map((x, i) => wl({ podSpec: '      containers:\n      - name: c\n        image: IMG\n        args: [ARG]\n        ports: [{name: http-metrics, containerPort: 8080}]\n'.replace('IMG', x.split('|')[0]).replace('ARG', x.split('|')[1]), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }).replace(/\b(web)\b/g, `web${i}`))
+        .join('---\n'),
+    },
+    {
+      name: 'a metrics-named port of another program (node-exporter) stays scraped',
+      yaml: wl({ podSpec: '      containers:\n      - name: c\n        image: quay.io/prometheus/node-exporter:v1.8.0\n        args: [--web.listen-address=:8080]\n        ports: [{name: http-metrics, containerPort: 8080}]\n', service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }),
+    },
+    {
       name: 'a Service of scrape and operator ports (Kong\'s kong-metrics: cmetrics, and status to cstatus) is not traffic',
       yaml: wl({
         podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: cmetrics, containerPort: 10255}, {name: cstatus, containerPort: 10254}]'),
@@ -280,6 +291,14 @@ spec:
     },
   ],
   invalid: [
+    {
+      // cortexproject/cortex-helm-chart: the distributor's only Service port is http-metrics, where every remote write arrives.
+      name: 'the http-metrics port of a Cortex distributor, a Mimir query-frontend, a Loki write or a single-binary Loki is its API: traffic',
+      yaml: ['quay.io/cortexproject/cortex:v1.21.1|-target=distributor', 'grafana/mimir:2.14.0|-target=query-frontend', 'grafana/loki:3.4.0|-target=write', 'grafana/loki:3.4.0|-config.file=/etc/loki/config.yaml', 'grafana/loki:3.4.0|-target=compactor']
+        .map((x, i) => wl({ podSpec: '      containers:\n      - name: c\n        image: IMG\n        args: [ARG]\n        ports: [{name: http-metrics, containerPort: 8080}]\n'.replace('IMG', x.split('|')[0]).replace('ARG', x.split('|')[1]), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }).replace(/\b(web)\b/g, `web${i}`))
+        .join('---\n'),
+      findings: [0, 1, 2, 3, 4].map(() => ({ severity: 'warning', pointer: POINTER, message: /^container "c": serves port 8080 for Service web\d but has no preStop hook/ })),
+    },
     {
       // etcd: the client port is what the finding is about; the peer port is named apart.
       name: 'a client port and a peer port on the Service: the message names the peer port apart',
