@@ -111,7 +111,8 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       // the estimate here counts probe delays it does not, so a step it passes can still be too long.
       const pd = progressDeadlineDecision(w, params(progressDeadline));
       if (pd?.kind === 'rejected') plan.notes.push(`progressDeadlineSeconds ${pd.pds} <= minReadySeconds ${pd.mrs}: the API rejects the Deployment${cite(progressDeadline.meta.id)}`);
-      else if (pd) plan.notes.push(`a realistic step takes about ${pd.step}s (${pd.parts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a healthy rollout can be reported failed${cite(progressDeadline.meta.id)}`);
+      else if (pd?.kind === 'short') plan.notes.push(`a realistic step takes about ${pd.realistic}s (${pd.realisticParts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a healthy rollout can be reported failed${cite(progressDeadline.meta.id)}`);
+      else if (pd) plan.notes.push(`the slowest step the startup probes allow takes ${pd.step}s (${pd.parts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a pod that starts that slowly is reported failed while the kubelet still waits for it${cite(progressDeadline.meta.id)}`);
       else if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed`);
       break;
     }

@@ -1,6 +1,7 @@
 import { Rule } from '../engine/types';
 import { isObject, Json } from '../model/types';
 import { ContainerView, DEFAULTS, num, Workload } from '../model/workload';
+import { startupEstimate } from './rollout-util';
 
 /** progressDeadlineSeconds = MaxInt32 means "no deadline" to the Deployment controller. */
 const NO_DEADLINE = 2147483647;
@@ -46,15 +47,20 @@ function startupBudget(w: Workload): StartupBudget {
 
 /**
  * The rule's decision for one Deployment, shared with explain: `rejected` when progressDeadlineSeconds
- * <= minReadySeconds (error), `short` when it is below a realistic step (warning); undefined when
- * not reported. `step` is that realistic step and `parts` what it is made of.
+ * <= minReadySeconds (error), `short` when it is below a realistic step, with the probes passing at
+ * their first try (warning), `slowest` when it is below only the slowest step the startup probes
+ * allow, their whole failureThreshold x periodSeconds (info); undefined when not reported. `step` is
+ * the slowest step (what the repair raises the deadline to) and `parts` what it is made of;
+ * `realistic` the realistic step and `realisticParts` its parts.
  */
 export interface ProgressDeadlineDecision {
-  kind: 'rejected' | 'short';
+  kind: 'rejected' | 'short' | 'slowest';
   pds: number;
   mrs: number;
   step: number;
   parts: string[];
+  realistic: number;
+  realisticParts: string[];
 }
 
 export function progressDeadlineDecision(w: Workload, params: Record<string, unknown>): ProgressDeadlineDecision | undefined {
@@ -69,9 +75,16 @@ export function progressDeadlineDecision(w: Workload, params: Record<string, unk
   const step = mrs + pull + startup.seconds + (hasGates ? gate : 0);
   const parts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...startup.parts];
   if (hasGates) parts.push(`readiness gates ${gate}s`);
-  if (pds <= mrs) return { kind: 'rejected', pds, mrs, step, parts };
+  // The startup probes' budget is the most a start may take, not what it takes: a step as the probes
+  // pass at their first try (their initial delays, as startupEstimate counts them) is the realistic one.
+  const expected = startup.parts.length ? startupEstimate(w) : undefined;
+  const realistic = mrs + pull + (expected?.seconds ?? 0) + (hasGates ? gate : 0);
+  const realisticParts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...(expected && expected.seconds > 0 ? [`probe delays ${expected.seconds}s`] : [])];
+  if (hasGates) realisticParts.push(`readiness gates ${gate}s`);
+  const base = { pds, mrs, step, parts, realistic, realisticParts };
+  if (pds <= mrs) return { kind: 'rejected', ...base };
   if (pds === NO_DEADLINE || pds >= step) return undefined;
-  return { kind: 'short', pds, mrs, step, parts };
+  return { kind: pds < realistic ? 'short' : 'slowest', ...base };
 }
 
 export const progressDeadline: Rule = {
@@ -79,7 +92,7 @@ export const progressDeadline: Rule = {
     id: 'progress-deadline',
     spec: 'ROLL-004',
     defaultSeverity: 'error',
-    severities: ['error', 'warning'],
+    severities: ['error', 'warning', 'info'],
     description: 'progressDeadlineSeconds <= minReadySeconds (API rejects); too short for a realistic step (warning)',
     doc: `\`progressDeadlineSeconds\` (default 600) is how long the Deployment controller waits for a rollout step to
 make progress before it sets \`Progressing=False, reason=ProgressDeadlineExceeded\`. Kubernetes does not roll back
@@ -89,9 +102,15 @@ Conditions:
 - **error:** \`progressDeadlineSeconds <= minReadySeconds\`: the API rejects the Deployment ("must be greater than minReadySeconds").
 - **warning:** \`progressDeadlineSeconds\` is shorter than a realistic per-step time:
   \`minReadySeconds\` + image pull (param \`imagePullSeconds\`, default 60) + the startup-probe budget
-  (\`initialDelaySeconds + failureThreshold × periodSeconds\`, defaults 0/3/10: the largest among main containers,
-  plus each native sidecar's, since sidecars start one after another) + readiness-gate registration
-  (param \`readinessGateSeconds\`, default 60, counted only when the template has \`readinessGates\`).
+  as the probes pass + readiness-gate registration
+  (param \`readinessGateSeconds\`, default 60, counted only when the template has \`readinessGates\`), where the
+  startup probes pass at their first try (their \`initialDelaySeconds\`, and the readiness probe's).
+- **info:** \`progressDeadlineSeconds\` is long enough for that step but shorter than the slowest step the
+  startup probes allow, with their whole budget (\`initialDelaySeconds + failureThreshold × periodSeconds\`, defaults
+  0/3/10: the largest among main containers, plus each native sidecar's, since sidecars start one after another). A
+  startupProbe budget is a ceiling for slow starts (a first start that runs migrations), not what a start takes:
+  a pod that uses most of it is reported ProgressDeadlineExceeded while the kubelet still waits for it, so either
+  raise the deadline or, if starts never take that long, lower the budget.
   \`progressDeadlineSeconds: 2147483647\` (no deadline) is not judged.
 
 Fix: raise \`progressDeadlineSeconds\` above the step time:
@@ -141,8 +160,11 @@ spec:
       ctx.report({
         object: w.obj,
         pointer: d.progressDeadlineSet ? '/spec/progressDeadlineSeconds' : '/spec',
-        severity: 'warning',
-        message: `${pdsText} is shorter than a realistic rollout step of ${step}s (${v.parts.join(' + ')}): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least ${step}s`,
+        severity: v.kind === 'short' ? 'warning' : 'info',
+        message:
+          v.kind === 'short'
+            ? `${pdsText} is shorter than a realistic rollout step of ${v.realistic}s (${v.realisticParts.join(' + ')}): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least ${step}s${step > v.realistic ? ` (the slowest step the startup probes allow: ${v.parts.join(' + ')})` : ''}`
+            : `${pdsText} covers a rollout step whose probes pass at their first try (${v.realistic}s: ${v.realisticParts.join(' + ')}), but not the slowest step the startup probes allow, ${step}s (${v.parts.join(' + ')}): a pod that takes most of its startupProbe budget to start is reported ProgressDeadlineExceeded (and \`kubectl rollout status\` fails CI) while the kubelet still waits for it; raise progressDeadlineSeconds to ${step}s if starts can take that long (a first start that runs migrations), else lower the startupProbe's failureThreshold`,
         // Above minReadySeconds already: a longer deadline is advice about this cluster, not a repair.
         fix: { description: `raise progressDeadlineSeconds to ${step} (a realistic rollout step)`, safety: 'proposal', edits: [{ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: step }] },
       });
