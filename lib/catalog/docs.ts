@@ -73,7 +73,7 @@ function fileWords(f: ConfigFileSpec): string {
 function monitoringPortWords(s: MonitoringPortSpec): string {
   const parts: string[] = [];
   if (s.file && s.value) parts.push(`the last line of ${fileWords(s.file)}${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}`);
-  if (s.flags?.length) parts.push(`${s.flags.map(code).join(' or ')} in the container's command and args`);
+  if (s.flags?.length) parts.push(`${s.flags.map(code).join(' or ')} in the container's command and args${s.flagForm === 'address' ? ' (a listen address such as `:8085`: its port)' : ''}`);
   parts.push(`${s.default} (the program's default)`);
   return `${parts.join(', else ')}; a value that is not a port number leaves it unknown`;
 }

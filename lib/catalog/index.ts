@@ -90,6 +90,8 @@ export interface ConfigFileSpec {
 export interface MonitoringPortSpec {
   default: number;
   flags?: string[];
+  /** What the flags give: a port number (the default) or a listen address whose port is read (Cluster Autoscaler's `--address :8085`). */
+  flagForm?: 'port' | 'address';
   file?: ConfigFileSpec;
   comment?: string;
   value?: string;
@@ -575,6 +577,16 @@ export function flagValue(args: string[], flag: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The port of a listen address as Go's net.SplitHostPort reads it (`host:port`, `:port`,
+ * `[host]:port`), through `asPort`; undefined without one (`8085` alone, which Go refuses: "missing
+ * port in address").
+ */
+function addressPort(v: string, asPort: (p: string) => number | undefined): number | undefined {
+  const m = /^(?:\[[^\]]*\]|[^:[\]]*):([^:]*)$/.exec(v.trim());
+  return m ? asPort(m[1]) : undefined;
+}
+
 /** An absolute path in the container: relative ones from its workingDir, else / (the usual image WORKDIR). */
 function containerPath(p: string, workingDir: Json | undefined): string {
   if (p.startsWith('/')) return p;
@@ -938,7 +950,7 @@ export class Catalog {
     for (const f of spec.flags ?? []) {
       const v = flagValue(args, f);
       if (v === undefined) continue;
-      port = asPort(v);
+      port = spec.flagForm === 'address' ? addressPort(v, asPort) : asPort(v);
       derivation = port === undefined ? `${f} ${v} is not a port number` : `${f} ${v}`;
       break;
     }

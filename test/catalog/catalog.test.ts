@@ -343,6 +343,38 @@ describe("a program's own monitoring port (Fluent Bit's HTTP server)", () => {
   });
 });
 
+describe("a program's own monitoring port given as a listen address (Cluster Autoscaler's --address)", () => {
+  const ca = (args: string[] = [], image = 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0') =>
+    ({ image, command: ['./cluster-autoscaler', '--cloud-provider=aws', ...args] }) as unknown as JsonObject;
+  const fact = (args: string[] = [], image?: string) => builtinCatalog().monitoringPort(ca(args, image));
+  test.each([['registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0'], ['k8s.gcr.io/autoscaling/cluster-autoscaler:v1.21.0'], ['mcr.microsoft.com/oss/kubernetes/autoscaler/cluster-autoscaler:v1.30.1']])('image %s matches', (image) =>
+    expect(fact([], image)?.entry.id).toBe('cluster-autoscaler-metrics'),
+  );
+  test.each([['example/cluster-autoscaler-exporter:1'], ['registry.k8s.io/autoscaling/vpa-recommender:1.2.0']])('%s does not match', (image) => expect(fact([], image)).toBeUndefined());
+  test('without --address: the default :8085', () => expect([fact()?.port, fact()?.derivation]).toEqual([8085, 'default 8085']));
+  test.each([
+    [['--address=:9090'], 9090, '--address :9090'],
+    [['--address', '0.0.0.0:9091'], 9091, '--address 0.0.0.0:9091'],
+    [['--address=[::]:9092'], 9092, '--address [::]:9092'],
+    [['--address=localhost:9093'], 9093, '--address localhost:9093'],
+  ])('%j moves the port', (args, port, derivation) => expect([fact(args)?.port, fact(args)?.derivation]).toEqual([port, derivation]));
+  test.each([[['--address=8085']], [['--address=:0']], [['--address=:http']], [['--address=::1:9090']], [['--address=']]])('%j: no port Go would listen on, unknown', (args) => {
+    expect(fact(args)?.port).toBeUndefined();
+    expect(fact(args)?.derivation).toMatch(/is not a port number$/);
+  });
+  test("Fluent Bit's flags stay port numbers (flagForm port by default): an address there is not read", () =>
+    expect(builtinCatalog().monitoringPort({ image: 'fluent/fluent-bit:3.2', args: ['-P', ':2021'] } as unknown as JsonObject)?.port).toBeUndefined());
+  test('the schema: flagForm is port or address, and needs flags', () => {
+    const i = (shippedDoc().entries as JsonObject[]).findIndex((e) => e.id === 'cluster-autoscaler-metrics');
+    const d = shippedDoc();
+    ((d.entries as JsonObject[])[i].monitoringPort as JsonObject).flagForm = 'url';
+    expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
+    const e = shippedDoc();
+    delete ((e.entries as JsonObject[])[i].monitoringPort as JsonObject).flags;
+    expect(() => parseCatalogDocument(e)).toThrow(CatalogError);
+  });
+});
+
 describe('programs that must not run two versions at once (Kibana)', () => {
   const kib = (image: string) => deployment(`{name: kibana, image: '${image}', ports: [{containerPort: 5601}]}`);
   test.each([['docker.elastic.co/kibana/kibana:8.5.1'], ['kibana:7.17.0'], ['docker.io/bitnami/kibana:8.15.0'], ['docker.elastic.co/kibana/kibana-oss:7.10.2'], ['mirror.example.com/elastic/kibana@sha256:00']])('%s matches', (image) => {
@@ -587,6 +619,20 @@ describe('process-local probes', () => {
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /stats/prometheus, port: 19001}}', false],
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready?x=1, port: 19003}}', false],
     ["{image: 'docker.io/envoyproxy/gateway:v1.5.0'}", '{httpGet: {path: /ready, port: 19003}}', false],
+    // vault-k8s: handleReady always 204; Cortex-family /ready: only for a -target whose readiness is the process's own services.
+    ["{image: 'hashicorp/vault-k8s:1.7.6', args: [agent-inject]}", '{httpGet: {path: /health/ready, port: 8080, scheme: HTTPS}}', true],
+    ["{image: 'hashicorp/vault:1.20.0'}", '{httpGet: {path: /health/ready, port: 8200}}', false],
+    ["{image: 'quay.io/cortexproject/cortex:v1.21.1', args: [-target=distributor]}", '{httpGet: {path: /ready, port: 8080}}', true],
+    ["{image: 'quay.io/cortexproject/cortex:v1.21.1', args: [-target=distributor]}", '{httpGet: {path: /metrics, port: 8080}}', false],
+    ["{image: 'quay.io/cortexproject/cortex:v1.21.1', args: [-target=query-frontend]}", '{httpGet: {path: /ready, port: 8080}}', false],
+    ["{image: 'quay.io/cortexproject/cortex:v1.21.1'}", '{httpGet: {path: /ready, port: 8080}}', false],
+    ["{image: 'grafana/mimir:2.17.0', args: [-target=compactor]}", '{httpGet: {path: /ready, port: 8080}}', true],
+    ["{image: 'grafana/mimir:2.17.0', args: [-target=ingester]}", '{httpGet: {path: /ready, port: 8080}}', false],
+    ["{image: 'grafana/loki:3.6.11', args: [-target=querier]}", '{httpGet: {path: /ready, port: 3100}}', true],
+    ["{image: 'grafana/loki:3.6.11', args: [-target=ingest-limits-frontend]}", '{httpGet: {path: /ready, port: 3100}}', false],
+    ["{image: 'grafana/tempo:2.10.8', args: [-target=compactor]}", '{httpGet: {path: /ready, port: 3200}}', true],
+    ["{image: 'grafana/tempo:2.10.8', args: [-target=ingester]}", '{httpGet: {path: /ready, port: 3200}}', false],
+    ["{image: 'grafana/loki:3.6.11', args: [-target=mimir-distributor]}", '{httpGet: {path: /ready, port: 3100}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

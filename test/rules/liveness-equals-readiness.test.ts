@@ -62,6 +62,19 @@ spec:
 `;
 const C0 = '/spec/template/spec/containers/0';
 
+/** One role of Cortex, Mimir, Loki or Tempo: identical liveness and readiness /ready on http (the Cortex chart's). */
+const role = (image: string, args: string, opts: { command?: boolean } = {}) =>
+  deploy(`        ${opts.command ? 'command' : 'args'}: [${args}]\n${probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /ready, port: http}}')}`).replace('image: web:1', `image: ${image}`);
+const CORTEX = 'quay.io/cortexproject/cortex:v1.21.1';
+const MIMIR = 'grafana/mimir:2.17.0';
+const LOKI = 'docker.io/grafana/loki:3.6.11';
+const TEMPO = 'docker.io/grafana/tempo:3.0.3';
+/** The vault-helm chart's injector (vault-k8s): identical liveness and readiness on /health/ready, HTTPS. */
+const injector = (image = 'hashicorp/vault-k8s:1.7.6', path = '/health/ready') => {
+  const h = `{httpGet: {path: ${path}, port: 8080, scheme: HTTPS}, failureThreshold: 2, initialDelaySeconds: 5, periodSeconds: 2, successThreshold: 1, timeoutSeconds: 5}`;
+  return deploy(`        args: [agent-inject, 2>&1]\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
+};
+
 ruleTester(livenessEqualsReadiness, {
   valid: [
     { name: 'same endpoint, liveness failureThreshold doubled', yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6}', '{httpGet: {path: /healthz, port: http}}')) },
@@ -116,6 +129,26 @@ ruleTester(livenessEqualsReadiness, {
     // CloudNativePG's operator: /readyz on its webhook server writes "OK" (catalog cloudnative-pg-readyz).
     { name: 'catalog: CloudNativePG operator, identical /readyz on the webhook port (chart 0.29.0)', yaml: cnpg('[controller, --leader-elect, --max-concurrent-reconciles=10, --webhook-port=9443]') },
     { name: 'catalog: CloudNativePG operator, /readyz on the port number 9443 (config/manager/manager.yaml)', yaml: cnpg('[controller, --leader-elect, --webhook-port=9443]', '9443') },
+    // vault-k8s's handleReady always writes 204 (catalog vault-k8s-injector-ready).
+    { name: 'catalog: the vault-helm injector, identical /health/ready on 8080, HTTPS', yaml: injector() },
+    { name: 'catalog: the vault-k8s injector from a registry mirror', yaml: injector('registry.connect.redhat.com/hashicorp/vault-k8s:1.7.6-ubi') },
+    // /ready of a role whose readiness is its own services only (catalog cortex-ready, mimir-ready, loki-ready, tempo-ready).
+    ...[
+      [CORTEX, '-target=distributor, -config.file=/etc/cortex/cortex.yaml'],
+      [CORTEX, '-target=querier, -config.file=/etc/cortex/cortex.yaml'],
+      [CORTEX, '-target=ruler, -config.file=/etc/cortex/cortex.yaml'],
+      [CORTEX, '-target=alertmanager, -config.file=/etc/cortex/cortex.yaml'],
+      [CORTEX, '-target=store-gateway, -config.file=/etc/cortex/cortex.yaml'],
+      [CORTEX, '--target, querier'],
+      [CORTEX, '"-target=distributor,querier"'],
+      [MIMIR, '-target=backend, -config.file=/etc/mimir/mimir.yaml'],
+      [MIMIR, '-target=store-gateway'],
+      [LOKI, '-config.file=/etc/loki/config/config.yaml, -target=backend'],
+      [LOKI, '-target=index-gateway'],
+      [TEMPO, '-target=distributor, -config.file=/conf/tempo.yaml'],
+      [TEMPO, '-target=backend-worker'],
+    ].map(([image, args]) => ({ name: `catalog: ${image.split(':')[0]} ${args}`, yaml: role(image, args) })),
+    { name: 'catalog: Cortex with -target in command', yaml: role(CORTEX, '/bin/cortex, -target=querier', { command: true }) },
     { name: 'different grpc service', yaml: deploy(probes('{grpc: {port: 9090, service: liveness}}', '{grpc: {port: 9090}}')) },
     { name: 'only a liveness probe on a neutral path', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}}') },
     { name: 'only a readiness probe on /ready', yaml: deploy('        readinessProbe: {httpGet: {path: /ready, port: http}}') },
@@ -216,6 +249,39 @@ ruleTester(livenessEqualsReadiness, {
       name: "the CloudNativePG image running the instance manager: its /readyz asks PostgreSQL, not the operator's catalog entry",
       yaml: cnpg('[instance, run]'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /readyz, a readiness path' }],
+    },
+    // Roles whose /ready asks other replicas (ring, connected queriers, Kafka), and `all`, the default target.
+    ...[
+      [CORTEX, '-target=query-frontend, -config.file=/etc/cortex/cortex.yaml', 'query-frontend: a querier must be connected'],
+      [CORTEX, '-target=ingester', 'ingester: ring'],
+      [CORTEX, '-config.file=/etc/cortex/cortex.yaml', 'no -target: all, the single binary'],
+      [CORTEX, '-target=all', 'all'],
+      [CORTEX, '"-target=distributor,ingester"', 'a list with an ingester'],
+      [CORTEX, '-target=distributor, -target=ingester', 'a second -target (the last wins)'],
+      [CORTEX, '-target=distributor-canary', 'a name that merely starts like a safe one'],
+      [MIMIR, '-target=write', 'Mimir write: distributor and ingester'],
+      [MIMIR, '-target=read', 'Mimir read: query-frontend and querier'],
+      [LOKI, '-target=read', 'Loki read (simple scalable): query-frontend and querier'],
+      [LOKI, '-target=write', 'Loki write (simple scalable): ingester'],
+      [LOKI, '-target=pattern-ingester', 'Loki pattern-ingester: ring'],
+      [TEMPO, '-target=metrics-generator', 'Tempo metrics-generator: ring in 2.x'],
+      [TEMPO, '-target=live-store', 'Tempo live-store: caught up with Kafka'],
+      [TEMPO, '-target=scalable-single-binary', 'Tempo scalable-single-binary'],
+      ['example/cortex-gateway:1', '-target=distributor', 'another image'],
+    ].map(([image, args, why]) => ({
+      name: `not process-local: ${image.split(':')[0]} ${args} (${why})`,
+      yaml: role(image, args),
+      findings: [{ severity: 'warning' as const, pointer: `${C0}/livenessProbe`, message: 'which checks /ready, a readiness path' }],
+    })),
+    {
+      name: 'vault-k8s: the catalog covers /health/ready, not another path of the image',
+      yaml: injector(undefined, '/v1/sys/health'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: '/health/ready of another image still warns',
+      yaml: injector('example/quarkus-app:1'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /health/ready, a readiness path' }],
     },
     {
       name: 'custom dependencyCheckPaths',

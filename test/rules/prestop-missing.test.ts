@@ -1,6 +1,7 @@
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
+import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
@@ -264,6 +265,10 @@ spec:
     { name: "Fluent Bit chart: its Service's only port, http 2020, is Fluent Bit's monitoring server (HTTP_Port of the mounted config)", yaml: fluentBit() },
     { name: 'Fluent Bit: the config sets no HTTP_Port, so the default 2020', yaml: fluentBit({ config: fluentBitConf(null) }) },
     { name: 'Fluent Bit: the config is not in the input, so the default 2020', yaml: fluentBit({ config: false }) },
+    // Cluster Autoscaler's --address server (catalog cluster-autoscaler-metrics): /metrics and /health-check only.
+    { name: "Cluster Autoscaler chart: its Service's only port targets 8085, the --address default (metrics and /health-check)", yaml: clusterAutoscaler() },
+    { name: 'Cluster Autoscaler with --address=:9090 and the port moved with it', yaml: clusterAutoscaler({ args: ['--address=:9090'], port: 9090 }) },
+    { name: 'Cluster Autoscaler with --address 0.0.0.0:9091 (host and port, a separate argument)', yaml: clusterAutoscaler({ args: ['--address', '0.0.0.0:9091'], port: 9091 }) },
     { name: 'Fluent Bit: HTTP_Port 2021 in the config, the chart serving it as its metricsPort', yaml: fluentBit({ config: fluentBitConf('2021'), metricsPort: 2021 }) },
     { name: 'Fluent Bit: YAML config, http_port: 2021 in its service map', yaml: fluentBit({ config: 'service:\n  http_server: on\n  http_port: 2021\npipeline:\n  inputs:\n    - name: tail\n', configKey: 'fluent-bit.yaml', metricsPort: 2021 }) },
     { name: 'Fluent Bit: -P 2021 on the command line, the config setting none', yaml: fluentBit({ config: fluentBitConf(null), args: ['-c', '/fluent-bit/etc/conf/fluent-bit.conf', '-P', '2021'], metricsPort: 2021 }) },
@@ -462,6 +467,21 @@ spec:
       name: 'Fluent Bit whose HTTP_Port is a variable it substitutes: the monitoring port is unknown, port 2020 is judged as traffic',
       yaml: fluentBit({ config: fluentBitConf('${HTTP_PORT}') }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 2020 for Service fb-fluent-bit' }],
+    },
+    {
+      name: 'Cluster Autoscaler whose --address moves the server to :9090 while the Service still targets 8085: 8085 is then judged as traffic',
+      yaml: clusterAutoscaler({ args: ['--address=:9090'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "aws-cluster-autoscaler": serves port 8085 for Service ca-aws-cluster-autoscaler but has no preStop hook' }],
+    },
+    {
+      name: 'Cluster Autoscaler with an --address without a port (Go refuses it): the monitoring port is unknown, 8085 is judged as traffic',
+      yaml: clusterAutoscaler({ args: ['--address=8085'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8085 for Service ca-aws-cluster-autoscaler' }],
+    },
+    {
+      name: 'another image with the Cluster Autoscaler shape: port 8085 is client traffic',
+      yaml: clusterAutoscaler({ image: 'example.com/team/cluster-api:1' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8085 for Service ca-aws-cluster-autoscaler' }],
     },
     {
       name: 'another image with the same shape: port http 2020 is client traffic',

@@ -1,5 +1,6 @@
 import { readinessProbeMissing } from '../../lib/rules/readiness-probe-missing';
 import { fluentBit } from '../helpers/fluent-bit';
+import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
 import { ruleTester } from '../helpers/rule-tester';
 
 interface Opts {
@@ -56,6 +57,8 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
     { name: 'unknown served and only an operator port (health) declared: not assumed served', yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: health, containerPort: 8081}'), { service: false }) },
     { name: 'served hint "false" overrides the Service', yaml: wl(app(), { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: "Fluent Bit without a readinessProbe: its Service reaches only its monitoring server (port 2020, named http; catalog fluent-bit-http-server)", yaml: fluentBit({ readiness: '' }) },
+    { name: 'Cluster Autoscaler chart (no readinessProbe): its Service reaches only the --address server on 8085 (catalog cluster-autoscaler-metrics)', yaml: clusterAutoscaler() },
+    { name: 'Cluster Autoscaler with --address=[::]:9092 and the port moved with it', yaml: clusterAutoscaler({ args: ['--address=[::]:9092'], port: 9092 }) },
     { name: 'metrics-only Service', yaml: wl(app(), { service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 9090, targetPort: http}]' }) },
     {
       name: 'an exporter sidecar behind the metrics port of a mixed Service is not served',
@@ -107,6 +110,11 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: 'Cluster Autoscaler whose --address moves the server to :9090 while the Service still targets 8085',
+      yaml: clusterAutoscaler({ args: ['--address=:9090'] }),
+      findings: [{ severity: 'warning', pointer: C0, message: 'container "aws-cluster-autoscaler": serves port 8085 for Service ca-aws-cluster-autoscaler but has no readinessProbe' }],
+    },
     {
       name: 'Fluent Bit without a readinessProbe and with a forward input: port 24224 is client traffic',
       yaml: fluentBit({ readiness: '', extraPorts: [{ name: 'forward', port: 24224 }] }),
