@@ -38,7 +38,9 @@ export const gracePeriodBudget: Rule = {
 (never less than ${MINIMUM_GRACE_AFTER_HOOK} s) to the container's stop. A preStop delay at or above
 \`terminationGracePeriodSeconds\` leaves the app at most ${MINIMUM_GRACE_AFTER_HOOK} s between SIGTERM and
 SIGKILL (error). When preStop + the app's drain time (\`kubegrace.dev/drain-seconds\`, default 10) + any mesh
-or load-balancer addend exceed the grace period, in-flight work is killed (warning).
+or load-balancer addend exceed the grace period, in-flight work is killed (warning). The message marks a drain
+that is the 10 s default (neither declared nor the program's own setting) as \`(assumed)\`: declare the app's real
+drain to judge it.
 
 Judged whatever routes to the pods: served, unserved or unknown (graceful-termination.md section 0): a hook or
 a declared drain is spent against the grace period whether or not a Service is in the input, so a file that

@@ -29,6 +29,11 @@ export function containerDrainSeconds(w: Pick<Workload, 'annotations'>, c: Conta
   return catalog.drainSeconds(c)?.seconds ?? DEFAULT_DRAIN_SECONDS;
 }
 
+/** Whether containerDrainSeconds is the default: neither the declared drain nor the program's own setting gives it. */
+export function containerDrainAssumed(w: Pick<Workload, 'annotations'>, c: ContainerView, catalog: Catalog = activeCatalog()): boolean {
+  return parseSeconds(w.annotations[HINT.drainSeconds]) === undefined && catalog.drainSeconds(c) === undefined;
+}
+
 /** An extra shutdown cost from outside the app: a mesh proxy, a load balancer. */
 export interface Addend {
   seconds: number;

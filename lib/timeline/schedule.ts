@@ -24,7 +24,7 @@
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT, DEFAULT_SIDECAR_DRAIN_SECONDS } from './addends';
-import { Addend, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
+import { Addend, containerDrainAssumed, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
 import { servesAfterSigterm } from './serves-after-sigterm';
@@ -163,6 +163,8 @@ export interface BudgetVerdict {
   servesAfter: number;
   servesAfterWords?: string;
   drain: number;
+  /** The drain is the default: neither kubegrace.dev/drain-seconds nor the program's own setting (catalog) gives it. */
+  drainAssumed?: boolean;
   addends: Addend[];
   /** What the pod needs, seconds after deletion. */
   needed: number;
@@ -203,7 +205,7 @@ export function budgetTerms(v: BudgetVerdict, hinted = '', fmt: (n: number) => s
   return [
     ...(noHook ? [] : [`preStop ${fmt(v.preStop)}${hinted}`]),
     ...(v.servesAfter > 0 ? [`serving after SIGTERM ${fmt(v.servesAfter)}${v.servesAfterWords ? ` (${v.servesAfterWords})` : ''}`] : []),
-    `drain ${fmt(v.drain)}`,
+    `drain ${fmt(v.drain)}${v.drainAssumed ? ` (assumed)` : ''}`,
     ...v.addends.map((a) => `${a.source} ${fmt(a.seconds)}`),
   ];
 }
@@ -317,7 +319,8 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
       const A = m.servesAfter;
       // The container's own drain: the declared one, else its program's setting (catalog), else the default.
       const Dc = m.appDrain;
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
+      const drainAssumed = containerDrainAssumed(w, m.container);
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
       if (m.preStop.kind !== 'none' && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
       else if (s + A + Dc + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }

@@ -225,7 +225,7 @@ describe('termination timeline: a program that keeps serving after SIGTERM (Core
     ]);
     expect([l.killedAt, l.exit]).toEqual([30, 30]);
     expect(t.violations.map((v) => [v.ruleId, v.severity, v.at])).toEqual([['grace-period-budget', 'warning', 30]]);
-    expect(t.violations[0].message).toBe('"coredns": serving after SIGTERM 40s (lameduck 40s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s = 50s > grace 30s: SIGKILL at the deadline cuts the shutdown');
+    expect(t.violations[0].message).toBe('"coredns": serving after SIGTERM 40s (lameduck 40s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s (assumed) = 50s > grace 30s: SIGKILL at the deadline cuts the shutdown');
     expect(t.findings.map((f) => f.ruleId)).toEqual(['grace-period-budget']);
     expect(t.budget).toMatchObject({ overBy: 20, binding: { needed: 50, recommended: 55 } });
   });

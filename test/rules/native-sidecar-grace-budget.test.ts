@@ -48,12 +48,12 @@ const BUDGET_CASES: InvalidCase[] = [
     {
       name: 'unserved: preStop 15 + drain 10 + two sidecars 5 + 5 = 35 > 30 (grace defaulted: at the container)',
       yaml: worker(pod(sleep(15), [sidecar('proxy'), sidecar('logs')])),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "app": preStop 15s + drain 10s + native sidecar "proxy" drain 5s + native sidecar "logs" drain 5s = 35s exceeds the default grace period (30s)' }],
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/0', message: 'container "app": preStop 15s + drain 10s (assumed) + native sidecar "proxy" drain 5s + native sidecar "logs" drain 5s = 35s exceeds the default grace period (30s)' }],
     },
     {
       name: 'a custom preStop program counts with its declared kubegrace.dev/prestop-seconds: 20 + 10 + 5 > 30',
       yaml: worker(pod('{exec: {command: [/bin/drain, --wait, "20"]}}', [sidecar('proxy')]), '"kubegrace.dev/prestop-seconds": "20"'),
-      findings: [{ severity: 'warning', message: 'container "app": preStop 20s (kubegrace.dev/prestop-seconds) + drain 10s + native sidecar "proxy" drain 5s = 35s' }],
+      findings: [{ severity: 'warning', message: 'container "app": preStop 20s (kubegrace.dev/prestop-seconds) + drain 10s (assumed) + native sidecar "proxy" drain 5s = 35s' }],
     },
     {
       name: 'declared drain without a hook exceeds a short grace: at the grace field',

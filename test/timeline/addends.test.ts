@@ -90,7 +90,7 @@ ruleTester(gracePeriodBudget, {
     {
       name: 'native sidecars push preStop + drain over the grace period',
       yaml: deploy(natives('istio-proxy', 'fluent-bit') + app(15)),
-      findings: [{ severity: 'warning', message: 'preStop 15s + drain 10s + native sidecar "istio-proxy" drain 5s + native sidecar "fluent-bit" drain 5s = 35s exceeds the default grace period (30s)' }],
+      findings: [{ severity: 'warning', message: 'preStop 15s + drain 10s (assumed) + native sidecar "istio-proxy" drain 5s + native sidecar "fluent-bit" drain 5s = 35s exceeds the default grace period (30s)' }],
     },
     {
       name: 'the error condition is unchanged by the addend, which is counted in the advice',
