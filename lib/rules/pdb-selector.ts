@@ -23,8 +23,10 @@ Conditions:
   judge it against; a workload of another namespace that it matches suggests the wrong namespace), when pods in the set
   match it (a \`kubectl get pods,pdb\` dump: their controller is not in the set), or when a custom resource in the
   namespace carries labels the selector matches (its own, or pod labels in its spec such as
-  \`spec.podMetadata.labels\`): an operator creates those pods, as prometheus-operator does for \`Prometheus\` and
-  \`Alertmanager\`.
+  \`spec.podMetadata.labels\`): an operator creates those pods. For prometheus-operator's \`Prometheus\`,
+  \`PrometheusAgent\`, \`Alertmanager\` and \`ThanosRuler\` the labels are those the operator puts on their pods
+  (\`app.kubernetes.io/name\`, \`operator.prometheus.io/name\`, \`operator.prometheus.io/shard\` per shard, \`alertmanager: NAME\`,
+  ... over \`spec.podMetadata.labels\`), not the resource's own.
 - **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels.

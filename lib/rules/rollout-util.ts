@@ -204,30 +204,136 @@ function labelMaps(v: Json | undefined, depth: number, out: Labels[]): void {
 }
 
 /**
- * Custom resources in the namespace whose own labels, or pod labels written anywhere in them
- * (`spec.podMetadata.labels`, `spec.template.metadata.labels`, ...), the selector matches: an
- * operator (prometheus-operator, ...) creates those pods, so the selector is not stale.
- */
-/**
  * Custom resources per namespace, built once per graph; their label maps are read the first time
  * their namespace is asked about (most namespaces never are).
  */
-const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, { list: Array<{ obj: KObject; maps: Labels[] }>; read: boolean }>>();
+const operatorIndex = new WeakMap<ObjectGraph, Map<string | undefined, { list: Array<{ obj: KObject; maps: Labels[]; groups?: OperatorPodGroup[] }>; read: boolean }>>();
 
-/**
- * The labels prometheus-operator puts on the pods of its resources from their name, not from the
- * resource's labels: Alertmanager (pkg/alertmanager/operator.go makeSelectorLabels: alertmanager:
- * NAME, app.kubernetes.io/name: alertmanager, app.kubernetes.io/instance: NAME), Prometheus
- * (pkg/prometheus/server: prometheus: NAME, app.kubernetes.io/name: prometheus,
- * app.kubernetes.io/instance: NAME) and ThanosRuler (thanos-ruler: NAME).
- */
-function operatorPodLabels(o: KObject): Labels | undefined {
-  if (!o.apiVersion.startsWith('monitoring.coreos.com/')) return undefined;
-  const key = o.kind === 'Alertmanager' ? 'alertmanager' : o.kind === 'Prometheus' ? 'prometheus' : o.kind === 'ThanosRuler' ? 'thanos-ruler' : undefined;
-  if (!key || !o.name) return undefined;
-  return { [key]: o.name, 'app.kubernetes.io/name': key, 'app.kubernetes.io/instance': o.name, 'app.kubernetes.io/managed-by': 'prometheus-operator' };
+/** How many shards (one StatefulSet each) are modelled at most: a bound for hostile input. */
+export const MAX_MODELLED_SHARDS = 256;
+
+/** The pods of one StatefulSet (or DaemonSet) prometheus-operator makes from a resource. */
+export interface OperatorPodGroup {
+  /** The StatefulSet's name: prometheus-NAME, prometheus-NAME-shard-1, alertmanager-NAME, ... */
+  name: string;
+  /** The shard index (Prometheus and PrometheusAgent in StatefulSet mode). */
+  shard?: number;
+  /** The labels of its pods that the linter can know: spec.podMetadata.labels, overridden by the operator's selector labels. */
+  labels: Labels;
+  /**
+   * Labels each pod gets whose value the manifests do not fix, with the values they can take:
+   * app.kubernetes.io/version (the operator's idea of the version, unless spec.podMetadata sets it
+   * where that wins), and what the StatefulSet controller adds (statefulset.kubernetes.io/pod-name
+   * NAME-ordinal, apps.kubernetes.io/pod-index, controller-revision-hash).
+   */
+  added: Record<string, (v: string) => boolean>;
 }
 
+const ANY_VALUE = () => true;
+
+/** The labels a StatefulSet's controller adds to each of its pods (lb-util's controllerAdded, for a StatefulSet by name). */
+function statefulSetAdded(name: string): Record<string, (v: string) => boolean> {
+  const re = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+$`);
+  return { 'statefulset.kubernetes.io/pod-name': (v) => re.test(v), 'apps.kubernetes.io/pod-index': (v) => /^\d+$/.test(v), 'controller-revision-hash': ANY_VALUE };
+}
+
+/**
+ * Whether a selector matches the pods of one StatefulSet of a prometheus-operator resource, counting
+ * the labels whose values are not in the manifests (OperatorPodGroup.added) as selectsPodsOf does.
+ */
+export function selectsOperatorPods(sel: Selector, g: OperatorPodGroup): boolean {
+  if (matches(sel, g.labels)) return true;
+  if (sel.kind !== 'selector') return false;
+  let used = false;
+  const rest = sel.requirements.filter((r) => {
+    const check = g.added[r.key];
+    if (!check || r.operator !== 'In' || r.values.length !== 1 || !check(r.values[0])) return true;
+    used = true;
+    return false;
+  });
+  return used && matches(rest.length ? { kind: 'selector', requirements: rest } : { kind: 'empty' }, g.labels);
+}
+
+/** A prometheus-operator resource and the pods the operator makes from it. */
+export interface OperatorWorkload {
+  obj: KObject;
+  kind: 'Prometheus' | 'PrometheusAgent' | 'Alertmanager' | 'ThanosRuler';
+  /** Replicas of each StatefulSet; undefined for a PrometheusAgent in DaemonSet mode (a pod per node). */
+  replicas?: number;
+  replicasSet: boolean;
+  /** Number of shards (StatefulSets); 1 for the kinds without shards. */
+  shards: number;
+  /** One group per StatefulSet (at most MAX_MODELLED_SHARDS). */
+  groups: OperatorPodGroup[];
+  /** The labels that select every pod of the resource (for a proposed budget): app.kubernetes.io/name and the name label. */
+  selectLabels: Labels;
+}
+
+/**
+ * The pods prometheus-operator makes from one of its resources, with the labels it puts on them
+ * (v0.90 source): the selector labels of makeSelectorLabels, which override `spec.podMetadata.labels`:
+ * - Prometheus (pkg/prometheus/server/operator.go): app.kubernetes.io/name: prometheus,
+ *   app.kubernetes.io/managed-by: prometheus-operator, app.kubernetes.io/instance: NAME,
+ *   operator.prometheus.io/name: NAME, prometheus: NAME; statefulset.go adds operator.prometheus.io/shard:
+ *   the shard index, one StatefulSet per shard (prometheus-NAME, prometheus-NAME-shard-N; spec.shards,
+ *   at least 1, pkg/prometheus/common.go shardsNumber), spec.replicas pods each (default 1; below 0 is 1);
+ * - PrometheusAgent (pkg/prometheus/agent): the same without `prometheus: NAME`, app.kubernetes.io/name:
+ *   prometheus-agent, StatefulSets prom-agent-NAME...; in DaemonSet mode (spec.mode) no shard label;
+ * - Alertmanager (pkg/alertmanager/operator.go): app.kubernetes.io/name: alertmanager, managed-by,
+ *   instance: NAME, alertmanager: NAME; StatefulSet alertmanager-NAME, spec.replicas (default 1, below 0 is 0);
+ * - ThanosRuler (pkg/thanos/operator.go): app.kubernetes.io/name: thanos-ruler, managed-by, instance: NAME,
+ *   thanos-ruler: NAME; StatefulSet thanos-ruler-NAME, spec.replicas (default 1).
+ * app.kubernetes.io/version (the operator's idea of the version, unless podMetadata sets it) and the
+ * StatefulSet controller's labels take values the manifests do not fix (OperatorPodGroup.added). Not
+ * modelled: the operator-wide --labels. The resource's own metadata.labels go on the StatefulSet, not on
+ * its pods. Undefined for anything else.
+ */
+export function operatorWorkload(o: KObject): OperatorWorkload | undefined {
+  if (!o.name) return undefined;
+  const slash = o.apiVersion.indexOf('/');
+  if (slash < 0 || o.apiVersion.slice(0, slash) !== 'monitoring.coreos.com') return undefined;
+  const kind = o.kind;
+  if (kind !== 'Prometheus' && kind !== 'PrometheusAgent' && kind !== 'Alertmanager' && kind !== 'ThanosRuler') return undefined;
+  const name = o.name;
+  const spec = isObject(o.raw.spec) ? o.raw.spec : {};
+  const podLabels = stringMap(get(spec, 'podMetadata', 'labels'));
+  const managed = { 'app.kubernetes.io/managed-by': 'prometheus-operator', 'app.kubernetes.io/instance': name };
+  const set = num(spec.replicas);
+  const replicasSet = set !== undefined;
+  // (ThanosRuler sets the version after spec.podMetadata; the others before, so podMetadata's wins.)
+  const VERSION = 'app.kubernetes.io/version';
+  if (kind === 'ThanosRuler') delete podLabels[VERSION];
+  const version: Record<string, (v: string) => boolean> = podLabels[VERSION] === undefined ? { [VERSION]: ANY_VALUE } : {};
+  if (kind === 'Alertmanager' || kind === 'ThanosRuler') {
+    const app = kind === 'Alertmanager' ? 'alertmanager' : 'thanos-ruler';
+    const replicas = set === undefined ? 1 : kind === 'Alertmanager' && set < 0 ? 0 : set;
+    const selectLabels = { 'app.kubernetes.io/name': app, [app]: name };
+    const sts = `${app}-${name}`;
+    return { obj: o, kind, replicas, replicasSet, shards: 1, groups: [{ name: sts, labels: { ...podLabels, ...managed, ...selectLabels }, added: { ...version, ...statefulSetAdded(sts) } }], selectLabels };
+  }
+  const app = kind === 'Prometheus' ? 'prometheus' : 'prometheus-agent';
+  const selectLabels = { 'app.kubernetes.io/name': app, 'operator.prometheus.io/name': name };
+  const base: Labels = { ...podLabels, ...managed, ...selectLabels };
+  if (kind === 'Prometheus') base.prometheus = name;
+  const prefix = `${kind === 'Prometheus' ? 'prometheus' : 'prom-agent'}-${name}`;
+  if (kind === 'PrometheusAgent' && spec.mode === 'DaemonSet') return { obj: o, kind, replicasSet: false, shards: 1, groups: [{ name: prefix, labels: base, added: { ...version, 'controller-revision-hash': ANY_VALUE } }], selectLabels };
+  const sh = num(spec.shards);
+  const shards = sh === undefined || sh <= 1 ? 1 : Math.floor(sh);
+  const groups: OperatorPodGroup[] = [];
+  for (let i = 0; i < Math.min(shards, MAX_MODELLED_SHARDS); i++) {
+    const sts = i === 0 ? prefix : `${prefix}-shard-${i}`;
+    groups.push({ name: sts, shard: i, labels: { ...base, 'operator.prometheus.io/shard': String(i) }, added: { ...version, ...statefulSetAdded(sts) } });
+  }
+  return { obj: o, kind, replicas: set === undefined || set < 0 ? 1 : set, replicasSet, shards, groups, selectLabels };
+}
+
+/**
+ * Custom resources in the namespace whose pods the selector matches, so the selector is not stale:
+ * for prometheus-operator's resources the labels it puts on their pods (operatorWorkload: a selector
+ * on one shard matches that shard's pods); for any other custom resource its own labels or pod
+ * labels written anywhere in it (`spec.podMetadata.labels`, `spec.template.metadata.labels`, ...),
+ * since its operator creates those pods.
+ */
 export function operatorResourcesFor(graph: ObjectGraph, namespace: string | undefined, sel: Selector): KObject[] {
   let index = operatorIndex.get(graph);
   if (!index) {
@@ -245,14 +351,19 @@ export function operatorResourcesFor(graph: ObjectGraph, namespace: string | und
   if (!e.read) {
     e.read = true;
     for (const x of e.list) {
+      // A resource of prometheus-operator: the labels of its pods exactly; any other custom
+      // resource: every label map in it.
+      const known = operatorWorkload(x.obj);
+      if (known) {
+        x.groups = known.groups;
+        continue;
+      }
       const maps: Labels[] = [];
       labelMaps(x.obj.raw, 8, maps);
-      const derived = operatorPodLabels(x.obj);
-      if (derived) maps.push(derived);
       x.maps = maps.filter((m) => Object.keys(m).length > 0);
     }
   }
-  return e.list.filter((x) => x.maps.some((m) => matches(sel, m))).map((x) => x.obj);
+  return e.list.filter((x) => (x.groups ? x.groups.some((g) => selectsOperatorPods(sel, g)) : x.maps.some((m) => matches(sel, m)))).map((x) => x.obj);
 }
 
 /**

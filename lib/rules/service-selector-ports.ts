@@ -101,7 +101,9 @@ export const serviceSelectorPorts: Rule = {
   closest workload and the labels that differ. To avoid false positives on partial inputs, this is judged only when
   the Service's namespace holds at least one workload in the linted set (a Service-only file, or Services for
   pods another chart creates, are not reported), and not when a custom resource in the namespace carries labels the
-  selector matches (an operator creates those pods: prometheus-operator, ...), nor when a ReplicationController's
+  selector matches (an operator creates those pods; for prometheus-operator's \`Prometheus\`, \`PrometheusAgent\`,
+  \`Alertmanager\` and \`ThanosRuler\`, the labels the operator puts on their pods, a shard's own
+  \`operator.prometheus.io/shard\` included, not the resource's own labels), nor when a ReplicationController's
   template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). When no
   workload of the namespace uses any of the selector's label keys or values (and no StatefulSet names the Service), the pods
   are likely made elsewhere (another release, an operator's custom resource not in the input: kube-thanos's

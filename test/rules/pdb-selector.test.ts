@@ -63,6 +63,10 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
     { name: 'two PDBs, one per workload', yaml: wl('web') + wl('api') + pdb('web', '{matchLabels: {app: web}}') + pdb('api', '{matchLabels: {app: api}}') },
     { name: 'matchExpressions selecting one StatefulSet', yaml: wl('db', undefined, 'StatefulSet') + pdb('db', '{matchExpressions: [{key: app, operator: In, values: [db]}]}') },
     {
+      name: 'kube-prometheus-stack (HA): the budget selects operator.prometheus.io/name, on every pod of the Prometheus',
+      yaml: wl('grafana') + prometheusCR('{team: obs}') + pdb('kps-prometheus', '{matchLabels: {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s}}'),
+    },
+    {
       name: 'pods created by an operator from a custom resource in the set (kube-prometheus)',
       yaml: prometheusCR('{app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}') + pdb('prometheus-k8s', '{matchLabels: {app.kubernetes.io/name: prometheus, app.kubernetes.io/instance: k8s}}'),
     },
