@@ -1,10 +1,10 @@
 import { Fix, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, PdbView } from '../model/graph';
-import { isObject, JsonObject } from '../model/types';
+import { isObject, JsonObject, KObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, fmtIntOrPercent, labelsForPdb, nsPhrase, ReplicaBasis, replicaBasis } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, isCustomResource, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorWorkload, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 
@@ -67,6 +67,103 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: Re
   return { basis, oneNodeEach: oneNodeEach(w), empty: budgets };
 }
 
+/** `{a: x, b: "1"}`, for messages: a value YAML would not read as a string is quoted. */
+function labelText(l: Record<string, string>): string {
+  const e = Object.entries(l);
+  const q = (v: string) => (/^(?:[-+]?[0-9][0-9._]*|true|false|yes|no|on|off|null|~)?$/i.test(v) ? JSON.stringify(v) : v);
+  return e.length ? `{${e.map(([k, v]) => `${k}: ${q(v)}`).join(', ')}}` : '{}';
+}
+
+/** What pdb-missing decides for a prometheus-operator resource (operatorWorkload). */
+export interface OperatorPdbDecision {
+  ow: OperatorWorkload;
+  /** "replicas 3", "replicas 2 (default)", "HPA minReplicas 2 (HorizontalPodAutoscaler/am)". */
+  phrase: string;
+  replicas: number;
+  /** The StatefulSets (shards) of the resource that no budget selects: reported at the resource. */
+  bare: OperatorPodGroup[];
+  /** The budgets that select some StatefulSet but protect nothing (reported at the budget). */
+  empty: PdbView[];
+}
+
+/**
+ * The rule's decision for a resource of prometheus-operator (Prometheus, PrometheusAgent in
+ * StatefulSet mode, Alertmanager, ThanosRuler): the operator runs it as one StatefulSet (one per
+ * shard for Prometheus and PrometheusAgent) of spec.replicas pods each, and a StatefulSet with at
+ * least 2 replicas that no working budget protects is reported, as one in the input would be. An
+ * HPA can scale an Alertmanager's replicas (its scale subresource is spec.replicas); a Prometheus's
+ * scale subresource is spec.shards, so an HPA on it does not change the replicas of a shard.
+ * Undefined when every StatefulSet has a working budget, or fewer than 2 replicas.
+ */
+export function operatorPdbDecision(graph: ObjectGraph, ow: OperatorWorkload): OperatorPdbDecision | undefined {
+  if (ow.replicas === undefined) return undefined;
+  const ns = ow.obj.namespace ?? '';
+  const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
+  const replicas = hpa ? hpa.minReplicas : ow.replicas;
+  if (replicas < 2) return undefined;
+  const phrase = hpa ? `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})` : ow.replicasSet ? `replicas ${replicas}` : `replicas ${replicas} (default)`;
+  const pdbs = graph.pdbs.filter((p) => (p.obj.namespace ?? '') === ns);
+  const bare: OperatorPodGroup[] = [];
+  const empty = new Set<PdbView>();
+  for (const gr of ow.groups) {
+    const budgets = pdbs.filter((p) => selectsOperatorPods(p.selector, gr));
+    if (budgets.some((p) => budgetProblem(p) === undefined)) continue;
+    if (budgets.length) for (const p of budgets) empty.add(p);
+    else bare.push(gr);
+  }
+  if (!bare.length && !empty.size) return undefined;
+  return { ow, phrase, replicas, bare, empty: [...empty] };
+}
+
+/** The StatefulSets named in a message: at most three, then how many more. */
+function groupNames(gs: readonly OperatorPodGroup[], total: number): string {
+  const names = gs.slice(0, 3).map((g) => g.name);
+  const more = total - names.length;
+  return `StatefulSet${gs.length === 1 ? '' : 's'} ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/**
+ * The proposed budgets for a prometheus-operator resource: one over all its pods (its
+ * app.kubernetes.io/name and name labels, every shard) when no StatefulSet of it has one, else one
+ * per unprotected shard (with its operator.prometheus.io/shard label), so no pod gets two budgets.
+ * Named after the StatefulSet (alertmanager-main, prometheus-k8s: kube-prometheus's names), no
+ * AlwaysAllow (a StatefulSet: section 12).
+ */
+function operatorPdbFix(graph: ObjectGraph, d: OperatorPdbDecision): Fix | undefined {
+  const { ow } = d;
+  if (d.empty.length) return undefined;
+  const all = d.bare.length === ow.groups.length;
+  const targets = all ? [{ name: ow.groups[0].name, labels: ow.selectLabels }] : d.bare.map((g) => ({ name: g.name, labels: { ...ow.selectLabels, 'operator.prometheus.io/shard': String(g.shard) } }));
+  const used = new Set<string>();
+  const taken = (n: string) => used.has(n) || graph.pdbNamed(ow.obj.namespace, n) !== undefined;
+  const rawNs = isObject(ow.obj.raw.metadata) ? ow.obj.raw.metadata.namespace : undefined;
+  const objects: JsonObject[] = targets.map((t) => {
+    let name = t.name;
+    for (let i = 2; taken(name); i++) name = i === 2 ? `${t.name}-pdb` : `${t.name}-pdb-${i - 1}`;
+    used.add(name);
+    const metadata: JsonObject = { name };
+    if (typeof rawNs === 'string' && rawNs !== '') metadata.namespace = rawNs;
+    return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec: { maxUnavailable: 1, selector: { matchLabels: { ...t.labels } } } };
+  });
+  const names = objects.map((o) => (o.metadata as JsonObject).name as string);
+  return {
+    description: `add PodDisruptionBudget${names.length === 1 ? '' : 's'} ${names.join(', ')} (maxUnavailable: 1) for ${ow.kind}/${ow.obj.name}`,
+    safety: 'proposal',
+    edits: objects.map((value) => ({ op: 'add-object' as const, value })),
+  };
+}
+
+/** The prometheus-operator resources of the graph (operatorWorkload). */
+export function operatorWorkloads(graph: ObjectGraph): OperatorWorkload[] {
+  const out: OperatorWorkload[] = [];
+  for (const o of graph.objects as readonly KObject[]) {
+    if (!isCustomResource(o)) continue;
+    const ow = operatorWorkload(o);
+    if (ow) out.push(ow);
+  }
+  return out;
+}
+
 export const pdbMissing: Rule = {
   meta: {
     id: 'pdb-missing',
@@ -84,6 +181,14 @@ Single-replica workloads are not reported: a budget cannot protect them without 
 pinned to a node) or \`ReadWriteOncePod\` PersistentVolumeClaim, which \`surge-volume-deadlock\` reports: the
 replacement of an evicted replica cannot attach the volume on another node while a second replica still holds it,
 so it never becomes Ready and a budget then blocks the rest of the drain.
+
+prometheus-operator's resources are judged the same way, since the operator runs each as a StatefulSet:
+an \`Alertmanager\` or \`ThanosRuler\` with \`spec.replicas >= 2\` (an HPA's \`minReplicas\` for an \`Alertmanager\`, whose
+scale subresource is \`spec.replicas\`), and a \`Prometheus\` or a \`PrometheusAgent\` (not in DaemonSet mode) with
+\`spec.replicas >= 2\` per shard (one StatefulSet per shard, \`spec.shards\`), when no budget in the namespace selects the
+labels the operator puts on their pods (\`app.kubernetes.io/name: alertmanager\`, \`alertmanager: NAME\`;
+\`app.kubernetes.io/name: prometheus\`, \`operator.prometheus.io/name: NAME\`, \`operator.prometheus.io/shard: N\`, ...,
+over \`spec.podMetadata.labels\`). Shards that no budget selects are named when others have one.
 
 A budget that selects the pods but protects nothing does not count; it is reported at the budget instead:
 - **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;
@@ -105,7 +210,10 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets.`,
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. For a prometheus-operator resource, the budget is named after its
+StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
+(every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
+\`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md',
@@ -134,6 +242,34 @@ spec:
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
         message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
+        absence: true,
+      });
+    }
+    // Resources prometheus-operator runs as StatefulSets (their pods are in no template of the input).
+    for (const ow of operatorWorkloads(ctx.graph)) {
+      const d = operatorPdbDecision(ctx.graph, ow);
+      if (!d) continue;
+      const who = `${ow.kind}/${ow.obj.name} (${d.phrase}${ow.shards > 1 ? ` in each of ${ow.shards} shards` : ''})`;
+      for (const p of d.empty) {
+        const l = empty.get(p) ?? [];
+        l.push(who);
+        empty.set(p, l);
+      }
+      if (!d.bare.length) continue;
+      const ns = nsPhrase(ow.obj);
+      const all = d.bare.length === ow.groups.length;
+      const sharded = ow.shards > 1;
+      const pods = all
+        ? `${sharded ? ' in each of its ' + ow.shards + ' shards' : ''} but no PodDisruptionBudget${ns} selects its pods (${groupNames(ow.groups, ow.shards)}, which prometheus-operator makes from it)`
+        : ` in each of its ${ow.shards} shards but no PodDisruptionBudget${ns} selects the pods of shard${d.bare.length === 1 ? '' : 's'} ${d.bare.map((g) => g.shard).join(', ')} (${groupNames(d.bare, d.bare.length)})`;
+      const advice = all
+        ? `add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelText(ow.selectLabels)}${sharded ? ' (every shard)' : ''}`
+        : `add a PodDisruptionBudget with maxUnavailable: 1 for ${d.bare.length === 1 ? 'it' : 'each'}, selector.matchLabels ${labelText({ ...ow.selectLabels, 'operator.prometheus.io/shard': String(d.bare[0].shard) })}${d.bare.length === 1 ? '' : ' and so on'} (a budget over every shard would give the pods already protected a second budget, and the eviction API refuses to evict those)`;
+      ctx.report({
+        object: ow.obj,
+        pointer: d.phrase.startsWith('HPA') ? existingPointer(ow.obj.raw, 'spec') : existingPointer(ow.obj.raw, 'spec', 'replicas'),
+        message: `${d.phrase}${pods}: a node drain or autoscaler consolidation may evict every replica${sharded ? ' of a shard' : ''} at once; ${advice}`,
+        fix: operatorPdbFix(ctx.graph, d),
         absence: true,
       });
     }

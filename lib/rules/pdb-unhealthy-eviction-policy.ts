@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { existingPointer, pdbAllowance } from './rollout-util';
+import { existingPointer, operatorStatefulSetsFor, pdbAllowance } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
@@ -23,7 +23,9 @@ policy/v1 API comment on \`IfHealthyBudget\` leaves that condition out).
 Conditions (**info**, only when the target Kubernetes version is >= 1.27):
 - \`unhealthyPodEvictionPolicy\` is absent (it behaves as \`IfHealthyBudget\`);
 - it is explicitly \`IfHealthyBudget\`, unless the PDB matches a StatefulSet: data stores keep \`IfHealthyBudget\` on
-  purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so.
+  purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so. The StatefulSets
+  prometheus-operator makes from a \`Prometheus\`, \`PrometheusAgent\`, \`Alertmanager\` or \`ThanosRuler\` in the input
+  count as StatefulSets here.
 
 Fix (automatic):
 \`\`\`yaml
@@ -55,10 +57,11 @@ spec:
         a && a.allowed >= a.of
           ? ` (This budget requires no healthy pod of ${a.of}, yet it still blocks the eviction of a not-Ready one: the eviction API evicts a not-Ready pod under IfHealthyBudget without spending the budget only when the budget requires at least one healthy pod, and otherwise needs an allowed disruption, which is 0 while no pod is healthy; so it lets a drain evict the healthy pod${a.of > 1 ? 's' : ''} but not a crash-looping one.)`
           : '';
-      const sts = ctx.graph.workloadsForPdb(p).filter((w) => w.kind === 'StatefulSet');
+      // (With the StatefulSets prometheus-operator makes from a Prometheus, Alertmanager... in the input.)
+      const sts = [...ctx.graph.workloadsForPdb(p).filter((w) => w.kind === 'StatefulSet').map(nameOf), ...operatorStatefulSetsFor(ctx.graph, p)];
       if (policy === undefined) {
         const dataNote = sts.length
-          ? ` If ${sts.map(nameOf).join(', ')} is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly instead.`
+          ? ` If ${sts.join(', ')} is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly instead.`
           : '';
         ctx.report({
           object: p.obj,

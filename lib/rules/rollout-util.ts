@@ -367,6 +367,25 @@ export function operatorResourcesFor(graph: ObjectGraph, namespace: string | und
 }
 
 /**
+ * The StatefulSets prometheus-operator makes from resources in the input whose pods the budget
+ * selects, for messages (`StatefulSet/alertmanager-main (of Alertmanager/main)`, or the shards of
+ * a Prometheus together): StatefulSets like those of the input, for the rules that treat a
+ * StatefulSet's budget apart.
+ */
+export function operatorStatefulSetsFor(graph: ObjectGraph, p: PdbView): string[] {
+  if (p.selector.kind !== 'selector') return [];
+  const out: string[] = [];
+  for (const o of operatorResourcesFor(graph, p.obj.namespace, p.selector)) {
+    const ow = operatorWorkload(o);
+    if (!ow || ow.replicas === undefined) continue;
+    const gs = ow.groups.filter((g) => selectsOperatorPods(p.selector, g));
+    if (gs.length === 1) out.push(`StatefulSet/${gs[0].name} (of ${ow.kind}/${o.name})`);
+    else if (gs.length > 1) out.push(`the ${gs.length} StatefulSets of ${ow.kind}/${o.name} (one per shard)`);
+  }
+  return out;
+}
+
+/**
  * The `rollout-group` the workloads share, when all of them carry it on their pod templates with
  * the same value: grafana/rollout-operator's zone-aware StatefulSets (Loki, Mimir, Tempo ingesters
  * in zones a, b and c). One budget and one Service over the group are the design (Loki's

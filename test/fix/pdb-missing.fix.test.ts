@@ -83,3 +83,32 @@ describe('pdb-missing fix', () => {
     expect(r.files[0].text.endsWith('app: web')).toBe(true);
   });
 });
+
+describe('pdb-missing fix: prometheus-operator resources', () => {
+  const cr = (kind: string, spec: string) => `apiVersion: monitoring.coreos.com/v1
+kind: ${kind}
+metadata: {name: main, namespace: monitoring}
+spec: ${spec}
+`;
+  const docsOf = (text: string) => (parseAllDocuments(text) as unknown as { toJS(): Record<string, unknown> }[]).map((d) => d.toJS());
+  test('an Alertmanager gets a budget named after its StatefulSet, selecting the operator\'s pod labels, no AlwaysAllow (a StatefulSet)', () => {
+    const r = fixWith(pdbMissing, cr('Alertmanager', '{replicas: 3}'), { proposals: true });
+    expect(docsOf(r.files[0].text)[1]).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'alertmanager-main', namespace: 'monitoring' },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'alertmanager', alertmanager: 'main' } } },
+    });
+  });
+  test('a sharded Prometheus with shard 0 protected: one budget per other shard, with its shard label as a string', () => {
+    const pdb0 = `---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p0, namespace: monitoring}\nspec: {maxUnavailable: 1, selector: {matchLabels: {prometheus: main, operator.prometheus.io/shard: "0"}}}\n`;
+    const r = fixWith(pdbMissing, cr('Prometheus', '{replicas: 2, shards: 3}') + pdb0, { proposals: true });
+    const docs = docsOf(r.files[0].text);
+    expect(docs.slice(1, 3).map((d) => [(d.metadata as { name: string }).name, (d.spec as { selector: { matchLabels: Record<string, unknown> } }).selector.matchLabels])).toEqual([
+      ['prometheus-main-shard-1', { 'app.kubernetes.io/name': 'prometheus', 'operator.prometheus.io/name': 'main', 'operator.prometheus.io/shard': '1' }],
+      ['prometheus-main-shard-2', { 'app.kubernetes.io/name': 'prometheus', 'operator.prometheus.io/name': 'main', 'operator.prometheus.io/shard': '2' }],
+    ]);
+    // Applied, the input then has a budget on every shard.
+    expect(fixWith(pdbMissing, r.files[0].text, { proposals: true }).files[0].applied).toEqual([]);
+  });
+});

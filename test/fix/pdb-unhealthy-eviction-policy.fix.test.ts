@@ -46,3 +46,23 @@ describe('pdb-unhealthy-eviction-policy fix: data stores', () => {
     expect(r.files[0].text).not.toContain('AlwaysAllow');
   });
 });
+
+describe('pdb-unhealthy-eviction-policy fix: StatefulSets prometheus-operator makes', () => {
+  test('a PDB over an Alertmanager\'s pods (kube-prometheus alertmanager-main) gets no AlwaysAllow repair, and says why', () => {
+    const yaml = `apiVersion: monitoring.coreos.com/v1
+kind: Alertmanager
+metadata: {name: main, namespace: monitoring}
+spec: {replicas: 3}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: alertmanager-main, namespace: monitoring}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app.kubernetes.io/name: alertmanager, alertmanager: main}}
+`;
+    const r = fixWith(pdbUnhealthyEvictionPolicy, yaml, { proposals: true });
+    expect(r.files[0].applied).toEqual([]);
+    expect(r.files[0].text).not.toContain('AlwaysAllow');
+  });
+});

@@ -43,6 +43,30 @@ metadata: {name: data}
 spec: {accessModes: ${modes}, resources: {requests: {storage: 1Gi}}}
 `;
 
+/** A prometheus-operator resource (the operator runs it as a StatefulSet per shard). */
+const cr = (kind: string, name: string, spec: string, ns = 'monitoring') => `---
+apiVersion: monitoring.coreos.com/${kind === 'PrometheusAgent' ? 'v1alpha1' : 'v1'}
+kind: ${kind}
+metadata: {name: ${name}, namespace: ${ns}}
+spec: ${spec}
+`;
+const crPdb = (name: string, selector: string, ns = 'monitoring', budget = 'maxUnavailable: 1') => `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: ${name}, namespace: ${ns}}
+spec:
+  ${budget}
+  selector: ${selector}
+`;
+const svc = (name: string, selector: string) => `---
+apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: monitoring}
+spec:
+  selector: ${selector}
+  ports: [{name: web, port: 9093, targetPort: web}]
+`;
+
 ruleTester(pdbMissing, {
   valid: [
     { name: 'replicas 1: a budget cannot protect a single pod', yaml: wl('Deployment', 1) },
@@ -57,6 +81,30 @@ ruleTester(pdbMissing, {
     { name: 'Deployment replicas 2 sharing a ReadWriteOnce claim (open-webui): no budget asked for', yaml: withClaim(wl('Deployment', 2)) + pvc('[ReadWriteOnce]') },
     { name: 'HPA minReplicas 2 sharing a ReadWriteOnce claim (sentry-web)', yaml: withClaim(wl('Deployment', undefined)) + hpa(2) + pvc('[ReadWriteOnce]') },
     { name: 'Deployment replicas 3 sharing a ReadWriteOncePod claim', yaml: withClaim(wl('Deployment', 3)) + pvc('[ReadWriteOncePod]') },
+    // prometheus-operator's resources: their pods carry the labels the operator sets.
+    {
+      name: 'kube-prometheus-stack (HA values): the chart\'s PDBs select the operator\'s labels of the Alertmanager and Prometheus pods',
+      yaml:
+        cr('Alertmanager', 'kps-alertmanager', '{replicas: 3}') +
+        cr('Prometheus', 'kps-prometheus', '{replicas: 2, shards: 1}') +
+        crPdb('kps-alertmanager', '{matchLabels: {app.kubernetes.io/name: alertmanager, alertmanager: kps-alertmanager}}', 'monitoring', 'minAvailable: 1') +
+        crPdb('kps-prometheus', '{matchLabels: {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: kps-prometheus}}', 'monitoring', 'minAvailable: 1'),
+    },
+    {
+      name: 'kube-prometheus: PDBs on the spec.podMetadata labels, with the operator\'s instance label',
+      yaml:
+        cr('Prometheus', 'k8s', '{replicas: 2, podMetadata: {labels: {app.kubernetes.io/component: prometheus, app.kubernetes.io/part-of: kube-prometheus}}}') +
+        crPdb('prometheus-k8s', '{matchLabels: {app.kubernetes.io/component: prometheus, app.kubernetes.io/instance: k8s, app.kubernetes.io/part-of: kube-prometheus}}'),
+    },
+    { name: 'Alertmanager with one replica (the default) needs no budget', yaml: cr('Alertmanager', 'main', '{}') + cr('Alertmanager', 'one', '{replicas: 1}') },
+    { name: 'Prometheus with 3 shards of 1 replica: each StatefulSet is a single pod', yaml: cr('Prometheus', 'k8s', '{shards: 3}') },
+    { name: 'PrometheusAgent in DaemonSet mode: a pod per node, no replicas', yaml: cr('PrometheusAgent', 'node', '{mode: DaemonSet, replicas: 3}') },
+    {
+      name: 'one budget over every shard of a Prometheus protects them all',
+      yaml: cr('Prometheus', 'k8s', '{replicas: 2, shards: 3}') + crPdb('prometheus-k8s', '{matchLabels: {prometheus: k8s}}'),
+    },
+    { name: 'an HPA with minReplicas 1 on an Alertmanager (its scale subresource is spec.replicas)', yaml: cr('Alertmanager', 'main', '{replicas: 3}') + hpa(1).replace('{apiVersion: apps/v1, kind: Deployment, name: web}', '{apiVersion: monitoring.coreos.com/v1, kind: Alertmanager, name: main}').replace('metadata: {name: web}', 'metadata: {name: web, namespace: monitoring}') },
+    { name: 'a custom resource of another group named like one (kind Prometheus, group example.com)', yaml: cr('Prometheus', 'k8s', '{replicas: 2}').replace('monitoring.coreos.com/v1', 'example.com/v1') },
     { name: 'ReplicaSet owned by a Deployment (kubectl dump): not a workload of its own', yaml: wl('ReplicaSet', 3, { meta: '  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u1, controller: true}]\n' }) },
   ],
   invalid: [
@@ -117,6 +165,55 @@ ruleTester(pdbMissing, {
     { name: 'a PDB in another namespace does not count', yaml: wl('Deployment', 3, { ns: 'shop' }) + pdb('{matchLabels: {app: web}}', 'other'), findings: [{ severity: 'warning', message: 'in namespace shop' }] },
     { name: 'a PDB selecting other labels does not count', yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: api}}'), findings: [{ severity: 'warning' }] },
     { name: 'a PDB with a null selector matches nothing', yaml: wl('Deployment', 3) + pdb('null'), findings: [{ severity: 'warning' }] },
+    {
+      name: 'Alertmanager replicas 3 and no budget (kube-prometheus-stack\'s default podDisruptionBudget.enabled: false)',
+      yaml: cr('Alertmanager', 'main', '{replicas: 3}') + svc('alertmanager-main', '{app.kubernetes.io/name: alertmanager, alertmanager: main}'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/replicas',
+          object: 'Alertmanager/main',
+          message:
+            'replicas 3 but no PodDisruptionBudget in namespace monitoring selects its pods (StatefulSet alertmanager-main, which prometheus-operator makes from it): a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app.kubernetes.io/name: alertmanager, alertmanager: main}',
+        },
+      ],
+    },
+    {
+      name: 'Prometheus replicas 2 and no budget',
+      yaml: cr('Prometheus', 'k8s', '{replicas: 2}'),
+      findings: [{ severity: 'warning', object: 'Prometheus/k8s', message: 'replicas 2 but no PodDisruptionBudget in namespace monitoring selects its pods (StatefulSet prometheus-k8s, which prometheus-operator makes from it): a node drain or autoscaler consolidation may evict every replica at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s}' }],
+    },
+    {
+      name: 'Prometheus replicas 2 per shard in 3 shards, no budget: one budget over every shard is proposed',
+      yaml: cr('Prometheus', 'k8s', '{replicas: 2, shards: 3}'),
+      findings: [{ severity: 'warning', object: 'Prometheus/k8s', message: 'replicas 2 in each of its 3 shards but no PodDisruptionBudget in namespace monitoring selects its pods (StatefulSets prometheus-k8s, prometheus-k8s-shard-1, prometheus-k8s-shard-2, which prometheus-operator makes from it): a node drain or autoscaler consolidation may evict every replica of a shard at once; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s} (every shard)' }],
+    },
+    {
+      name: 'a budget on shard 0 alone leaves the other shards\' pods unprotected: named per shard',
+      yaml: cr('Prometheus', 'k8s', '{replicas: 2, shards: 3}') + crPdb('prometheus-k8s', '{matchLabels: {operator.prometheus.io/name: k8s, operator.prometheus.io/shard: "0"}}'),
+      findings: [{ severity: 'warning', object: 'Prometheus/k8s', message: 'replicas 2 in each of its 3 shards but no PodDisruptionBudget in namespace monitoring selects the pods of shards 1, 2 (StatefulSets prometheus-k8s-shard-1, prometheus-k8s-shard-2): a node drain or autoscaler consolidation may evict every replica of a shard at once; add a PodDisruptionBudget with maxUnavailable: 1 for each, selector.matchLabels {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s, operator.prometheus.io/shard: "1"} and so on' }],
+    },
+    {
+      name: 'a budget for the Prometheus does not cover a PrometheusAgent of the same name (app.kubernetes.io/name: prometheus-agent)',
+      yaml: cr('PrometheusAgent', 'k8s', '{replicas: 2}') + crPdb('prometheus-k8s', '{matchLabels: {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s}}'),
+      findings: [{ severity: 'warning', object: 'PrometheusAgent/k8s', message: 'replicas 2 but no PodDisruptionBudget in namespace monitoring selects its pods (StatefulSet prom-agent-k8s, which prometheus-operator makes from it)' }],
+    },
+    { name: 'ThanosRuler replicas 2', yaml: cr('ThanosRuler', 'rules', '{replicas: 2}'), findings: [{ severity: 'warning', object: 'ThanosRuler/rules', message: 'selector.matchLabels {app.kubernetes.io/name: thanos-ruler, thanos-ruler: rules}' }] },
+    {
+      name: 'a budget on the resource\'s own metadata labels does not count: the operator does not put them on the pods',
+      yaml: cr('Alertmanager', 'main', '{replicas: 3}').replace('metadata: {name: main, namespace: monitoring}', 'metadata: {name: main, namespace: monitoring, labels: {team: obs}}') + crPdb('alertmanager-main', '{matchLabels: {team: obs}}'),
+      findings: [{ severity: 'warning', object: 'Alertmanager/main' }],
+    },
+    {
+      name: 'an HPA with minReplicas 2 on an Alertmanager counts: pointer /spec',
+      yaml: cr('Alertmanager', 'main', '{}') + hpa(2).replace('{apiVersion: apps/v1, kind: Deployment, name: web}', '{apiVersion: monitoring.coreos.com/v1, kind: Alertmanager, name: main}').replace('metadata: {name: web}', 'metadata: {name: web, namespace: monitoring}'),
+      findings: [{ severity: 'warning', pointer: '/spec', object: 'Alertmanager/main', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web) but no PodDisruptionBudget' }],
+    },
+    {
+      name: 'a budget with both fields over an Alertmanager: said at the budget, naming it',
+      yaml: cr('Alertmanager', 'main', '{replicas: 3}') + crPdb('alertmanager-main', '{matchLabels: {alertmanager: main}}', 'monitoring', 'minAvailable: 2\n  maxUnavailable: 1'),
+      findings: [{ severity: 'error', object: 'PodDisruptionBudget/alertmanager-main', message: 'the API rejects it, so Alertmanager/main (replicas 3) has no budget' }],
+    },
     {
       name: 'suppressed with kubegrace.dev/ignore',
       yaml: wl('Deployment', 3, { annotations: '"kubegrace.dev/ignore": "pdb-missing"' }),

@@ -28,14 +28,26 @@ ${policy ? `  unhealthyPodEvictionPolicy: ${policy}\n` : ''}  selector: {matchLa
 `;
 }
 
+const alertmanager = `apiVersion: monitoring.coreos.com/v1
+kind: Alertmanager
+metadata: {name: main}
+spec: {replicas: 3, podMetadata: {labels: {app: web}}}
+`;
+
 ruleTester(pdbUnhealthyEvictionPolicy, {
   valid: [
     { name: '1.26: the field is alpha (off), nothing to advise', yaml: wl('Deployment') + pdb(), kubeVersion: '1.26' },
     { name: '1.26.15 patch release is still below the gate', yaml: wl('Deployment') + pdb('IfHealthyBudget'), kubeVersion: '1.26.15' },
     { name: 'AlwaysAllow on 1.27', yaml: wl('Deployment') + pdb('AlwaysAllow'), kubeVersion: '1.27' },
+    { name: 'explicit IfHealthyBudget over the StatefulSet prometheus-operator makes from an Alertmanager', yaml: alertmanager + pdb('IfHealthyBudget'), kubeVersion: '1.31' },
     { name: 'explicit IfHealthyBudget on a StatefulSet (data store, on purpose)', yaml: wl('StatefulSet') + pdb('IfHealthyBudget'), kubeVersion: '1.31' },
   ],
   invalid: [
+    {
+      name: 'absent over an Alertmanager\'s pods: the StatefulSet prometheus-operator makes is named as a possible data store',
+      yaml: alertmanager + pdb(),
+      findings: [{ severity: 'info', message: 'If StatefulSet/alertmanager-main (of Alertmanager/main) is a data store where evicting a recovering member is risky' }],
+    },
     {
       name: 'absent on 1.27: info at /spec',
       yaml: wl('Deployment') + pdb(),
