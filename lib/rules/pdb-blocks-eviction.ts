@@ -78,7 +78,10 @@ Fix (proposed, not automatic):
 # the workload (or its HPA): minReplicas: 2
 spec:
   maxUnavailable: 1
-\`\`\``,
+\`\`\`
+A program that must not run twice at once (a controller without leader election, such as prometheus-operator)
+keeps one replica: give it \`maxUnavailable: 1\` (a drain then evicts it, a short outage while it starts on another
+node) or no budget.`,
     fixable: false,
     references: [
       'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md (zero voluntary evictions; rounding)',
@@ -95,7 +98,10 @@ spec:
       const podsText = `${r} pod${r === 1 ? '' : 's'} (${pods.parts.join(', ')})`;
       const hpaNote = pods.fromHpa ? ' whenever the HPA has scaled down to its minimum,' : '';
       const effect = `the budget allows zero voluntary disruptions:${hpaNote} kubectl drain never finishes and node upgrades stall`;
-      const fix = pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1 ? 'run at least 2 replicas and use maxUnavailable: 1' : 'use maxUnavailable: 1';
+      const fix = pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1
+          ? // (A singleton, such as prometheus-operator, which has no leader election, must not run twice.)
+            'run at least 2 replicas and use maxUnavailable: 1 if the program can run two at once; for a singleton, use maxUnavailable: 1 (a drain then evicts it: a short outage while it starts on another node) or remove the budget'
+          : 'use maxUnavailable: 1';
       if (d.field === 'maxUnavailable') {
         ctx.report({
           object: p.obj,

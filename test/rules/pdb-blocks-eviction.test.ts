@@ -64,6 +64,12 @@ ruleTester(pdbBlocksEviction, {
       findings: [{ severity: 'error', pointer: MIN, object: 'PodDisruptionBudget/web', message: 'minAvailable 1 with 1 pod (Deployment/web replicas 1): the budget allows zero voluntary disruptions' }],
     },
     {
+      // kube-prometheus-stack's prometheus-operator: one replica by design (no leader election), so "run 2" is not the only advice.
+      name: 'one replica: the advice covers a singleton too (maxUnavailable: 1 or no budget)',
+      yaml: wl('web', 1) + pdb('minAvailable: 1'),
+      findings: [{ severity: 'error', message: /run at least 2 replicas and use maxUnavailable: 1 if the program can run two at once; for a singleton, use maxUnavailable: 1 \(a drain then evicts it: a short outage while it starts on another node\) or remove the budget$/ }],
+    },
+    {
       name: 'minAvailable 1 with the default replicas',
       yaml: wl('web', undefined) + pdb('minAvailable: 1'),
       findings: [{ severity: 'error', message: '(Deployment/web replicas 1 (default))' }],
