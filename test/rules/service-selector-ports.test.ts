@@ -1,6 +1,9 @@
 import { serviceSelectorPorts } from '../../lib/rules/service-selector-ports';
 import { ruleTester } from '../helpers/rule-tester';
 
+/** A prometheus-operator resource (monitoring.coreos.com/v1) as a document of the input. */
+const opResource = (kind: string, metadata: string, spec: string) => `---\napiVersion: monitoring.coreos.com/v1\nkind: ${kind}\nmetadata: ${metadata}\nspec: ${spec}\n`;
+
 interface WOpts {
   name?: string;
   kind?: string;
@@ -88,24 +91,14 @@ spec:
       name: 'kube-prometheus-stack: the Prometheus Service selects operator.prometheus.io/name, which prometheus-operator puts on every Prometheus pod',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Prometheus
-metadata: {name: kps-prometheus}
-spec: {replicas: 2}
-` +
+        opResource('Prometheus', '{name: kps-prometheus}', '{replicas: 2}') +
         svc({ name: 'kps-prometheus', selector: 'app.kubernetes.io/name: prometheus, operator.prometheus.io/name: kps-prometheus', ports: '[{name: http-web, port: 9090, targetPort: 9090}]' }),
     },
     {
       name: 'a Service on shard 0 of a sharded Prometheus (the shard\'s pods carry operator.prometheus.io/shard: "0"), and one on the last shard',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Prometheus
-metadata: {name: k8s}
-spec: {replicas: 2, shards: 3}
-` +
+        opResource('Prometheus', '{name: k8s}', '{replicas: 2, shards: 3}') +
         svc({ name: 'shard-0', selector: 'prometheus: k8s, operator.prometheus.io/shard: "0"', ports: '[{port: 9090, targetPort: 9090}]' }) +
         svc({ name: 'shard-2', selector: 'prometheus: k8s, operator.prometheus.io/shard: "2"', ports: '[{port: 9090, targetPort: 9090}]' }),
     },
@@ -113,12 +106,7 @@ spec: {replicas: 2, shards: 3}
       name: 'per-pod Services on a Prometheus replica (statefulset.kubernetes.io/pod-name, which the StatefulSet controller adds) and a selector on the version label the operator sets',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Prometheus
-metadata: {name: k8s}
-spec: {replicas: 2, shards: 2}
-` +
+        opResource('Prometheus', '{name: k8s}', '{replicas: 2, shards: 2}') +
         svc({ name: 'prometheus-k8s-0', selector: 'statefulset.kubernetes.io/pod-name: prometheus-k8s-0', ports: '[{port: 10901, targetPort: 10901}]' }) +
         svc({ name: 'prometheus-k8s-shard-1-1', selector: 'prometheus: k8s, statefulset.kubernetes.io/pod-name: prometheus-k8s-shard-1-1', ports: '[{port: 10901, targetPort: 10901}]' }) +
         svc({ name: 'prometheus-v3', selector: 'prometheus: k8s, app.kubernetes.io/version: 3.5.0', ports: '[{port: 9090, targetPort: 9090}]' }),
@@ -139,12 +127,7 @@ spec: {replicas: 1}
       name: 'a selector combining a spec.podMetadata label with an operator label: both are on the same pods',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Alertmanager
-metadata: {name: main}
-spec: {replicas: 3, podMetadata: {labels: {team: obs}}}
-` +
+        opResource('Alertmanager', '{name: main}', '{replicas: 3, podMetadata: {labels: {team: obs}}}') +
         svc({ name: 'alertmanager', selector: 'team: obs, alertmanager: main', ports: '[{port: 9093, targetPort: 9093}]' }),
     },
     { name: 'portless headless Service matching nothing (Teleport previous-version marker)', yaml: wl({ labels: 'app: auth, major: "15"' }) + svc({ name: 'auth-v14', headless: true, selector: 'app: auth, major: "14"', ports: '' }) },
@@ -247,12 +230,7 @@ spec:
       name: 'a Service on a shard a Prometheus does not have (shard "2" of 2 shards, numbered from 0): no pod carries it',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Prometheus
-metadata: {name: k8s}
-spec: {replicas: 2, shards: 2}
-` +
+        opResource('Prometheus', '{name: k8s}', '{replicas: 2, shards: 2}') +
         svc({ name: 'shard-2', selector: 'app.kubernetes.io/name: prometheus, operator.prometheus.io/shard: "2"', ports: '[{port: 9090, targetPort: 9090}]' }),
       findings: [{ severity: 'error', object: 'Service/shard-2', message: 'matches no pod template' }],
     },
@@ -260,12 +238,7 @@ spec: {replicas: 2, shards: 2}
       name: 'a per-pod Service named after a StatefulSet the operator does not make (shard 1 of prometheus-k8s is prometheus-k8s-shard-1)',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Prometheus
-metadata: {name: k8s}
-spec: {replicas: 2, shards: 2}
-` +
+        opResource('Prometheus', '{name: k8s}', '{replicas: 2, shards: 2}') +
         svc({ name: 'wrong', selector: 'prometheus: k8s, statefulset.kubernetes.io/pod-name: prometheus-k8s-1-0', ports: '[{port: 10901, targetPort: 10901}]' }),
       // (A warning: no pod template of the namespace uses its label keys.)
       findings: [{ severity: 'warning', object: 'Service/wrong', message: 'matches no pod template' }],
@@ -274,12 +247,7 @@ spec: {replicas: 2, shards: 2}
       name: 'a Service on the resource\'s own metadata labels: prometheus-operator puts them on the StatefulSet, not on its pods',
       yaml:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana, team: obs' }) +
-        `---
-apiVersion: monitoring.coreos.com/v1
-kind: Alertmanager
-metadata: {name: main, labels: {app.kubernetes.io/name: am, team: obs}}
-spec: {replicas: 3}
-` +
+        opResource('Alertmanager', '{name: main, labels: {app.kubernetes.io/name: am, team: obs}}', '{replicas: 3}') +
         svc({ name: 'alertmanager', selector: 'app.kubernetes.io/name: am, team: obs', ports: '[{port: 9093, targetPort: 9093}]' }),
       findings: [{ severity: 'error', object: 'Service/alertmanager', message: 'matches no pod template' }],
     },
