@@ -610,7 +610,7 @@ export function analyze(objects: KObject[]): ChartAnalysis {
   const dns = { type: 'string', maxLength: 63, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$' };
   const values: ValueNode[] = [
     leaf('nameOverride', 'Replaces the chart name in the object names and the app.kubernetes.io/name label.', '', dns),
-    leaf('fullnameOverride', 'Replaces the release-and-chart prefix of every object name (names are `<fullname>-<object>`; an object named like the chart is `<fullname>`).', '', dns),
+    leaf('fullnameOverride', 'Replaces the release-and-chart prefix of every object name (names are `<fullname>-<object>`; an object named like the chart is `<fullname>`; prometheus-operator resources keep their names, which label their pods).', '', dns),
     group('namespace', 'The release namespace (`helm install --namespace`): every namespaced object goes there.', [
       leaf(
         'create',

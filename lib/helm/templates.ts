@@ -114,6 +114,21 @@ function fmt(before: string, after: string): string {
   return goString(`${before.replace(/%/g, '%%')}%d${after.replace(/%/g, '%%')}`);
 }
 
+/**
+ * prometheus-operator's resources keep their name: the operator labels their pods with it
+ * (`app.kubernetes.io/instance`, `alertmanager`, `prometheus`, `operator.prometheus.io/name`,
+ * `thanos-ruler`: rules/rollout-util operatorWorkload) over spec.podMetadata.labels, so the
+ * manifests' own Services and PodDisruptionBudgets select that name, and a prefixed name would leave
+ * them selecting no pod (kube-prometheus's alertmanager-main Service and PDB: `app.kubernetes.io/instance: main`).
+ * Names are per namespace, so releases in two namespaces still do not collide; a second release
+ * in the same namespace is refused by Helm (the object belongs to the first).
+ */
+const OPERATOR_NAMED_KINDS = new Set(['Prometheus', 'PrometheusAgent', 'Alertmanager', 'ThanosRuler']);
+
+function keepsItsName(raw: JsonObject): boolean {
+  return typeof raw.apiVersion === 'string' && raw.apiVersion.startsWith('monitoring.coreos.com/') && typeof raw.kind === 'string' && OPERATOR_NAMED_KINDS.has(raw.kind);
+}
+
 export class ChartTemplates {
   /** kind/namespace/name of every object in the chart -> its short name (after the fullname). */
   private readonly names = new Map<string, string>();
@@ -129,7 +144,7 @@ export class ChartTemplates {
     private readonly collisions: NamespaceCollision[] = [],
   ) {
     for (const c of collisions) for (const o of c.objects) for (const x of [o.kept, ...o.released]) this.nsGuarded.add(x.uid);
-    for (const o of a.objects) if (o.kind !== 'Namespace') this.names.set(this.nameKey(o.kind, o.namespace, o.name), a.shortNames.get(o.uid) ?? o.name);
+    for (const o of a.objects) if (o.kind !== 'Namespace' && !keepsItsName(o.raw)) this.names.set(this.nameKey(o.kind, o.namespace, o.name), a.shortNames.get(o.uid) ?? o.name);
     this.podLabels = a.graph.workloads.map((w) => w.templateLabels);
   }
 
@@ -315,7 +330,7 @@ export class ChartTemplates {
     const name = raw.metadata && isObject(raw.metadata) ? String(raw.metadata.name) : '';
     if (kind === 'Namespace') {
       if (name === this.a.primaryNamespace) setAt(root, ['metadata', 'name'], expr('{{ $.Release.Namespace | toJson }}'));
-    } else setAt(root, ['metadata', 'name'], this.nameExpr(short ?? name));
+    } else if (!keepsItsName(raw)) setAt(root, ['metadata', 'name'], this.nameExpr(short ?? name));
     const ns = this.namespaceNode(raw, kind);
     if (ns !== undefined) setAt(root, ['metadata', 'namespace'], ns);
     this.addLabels(root, ['metadata', 'labels'], get(raw, 'metadata', 'labels'), `include ${this.tpl('labels')} $ | fromYaml`);
