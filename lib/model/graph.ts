@@ -530,8 +530,13 @@ export function apiOnMetricsPort(c: ContainerView): boolean {
 export type PortProgram = 'web-server' | 'api-on-metrics-port' | undefined;
 
 export function portProgram(c: ContainerView): PortProgram {
-  return webServerImage(c.image) ? 'web-server' : apiOnMetricsPort(c) ? 'api-on-metrics-port' : undefined;
+  // (Asked for every served port of every rule's traffic question: read once per container.)
+  if (portPrograms.has(c)) return portPrograms.get(c);
+  const k: PortProgram = webServerImage(c.image) ? 'web-server' : apiOnMetricsPort(c) ? 'api-on-metrics-port' : undefined;
+  portPrograms.set(c, k);
+  return k;
 }
+const portPrograms = new WeakMap<ContainerView, PortProgram>();
 
 /**
  * Whether a Service port is for scrapes, operators or peers rather than clients, by its names: the
