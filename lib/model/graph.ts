@@ -462,9 +462,14 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
 
 /**
  * Port names of cluster-membership gossip, as a part of the name: memberlist (Loki, Mimir, Tempo:
- * http-memberlist, tcp-gossip-ring), Serf (Consul's serflan-tcp, serfwan), "gossip".
+ * http-memberlist, tcp-gossip-ring), Serf (Consul's serflan-tcp, serfwan), "gossip", and
+ * Alertmanager's cluster port (--cluster.listen-address, 9094, memberlist underneath), by the names
+ * its manifests give it: clusterpeer-tcp/-udp (prometheus-community/helm-charts alertmanager
+ * StatefulSet), cluster-tcp/-udp (its headless Service), tcp-mesh/udp-mesh (prometheus-operator's
+ * alertmanager-operated Service). Whole names for the last two: "cluster" and "mesh" alone are too
+ * broad (NATS's route port, a service mesh's ports).
  */
-const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan)($|[-_])/i;
+const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan|clusterpeer)($|[-_])|^cluster-(tcp|udp)$|^(tcp|udp)-mesh$/i;
 
 /** Web servers and proxies: a program that serves clients on the web's ports, never only scrapes. */
 const WEB_SERVER_IMAGE = /(^|\/)(nginx|nginx-unprivileged|openresty|envoy|haproxy|traefik|caddy|httpd)$/;

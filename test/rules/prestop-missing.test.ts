@@ -144,6 +144,13 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       yaml: wl({ podSpec: '      containers:\n      - name: c\n        image: quay.io/prometheus/node-exporter:v1.8.0\n        args: [--web.listen-address=:8080]\n        ports: [{name: http-metrics, containerPort: 8080}]\n', service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }),
     },
     {
+      // Alertmanager's cluster port (memberlist, 9094): the prometheus-community chart's names, and prometheus-operator's tcp-mesh.
+      name: 'a headless Service of Alertmanager cluster (gossip) ports only is peer membership, not traffic',
+      yaml: ['cluster-tcp', 'tcp-mesh', 'clusterpeer-tcp']
+        .map((n, i) => wl({ kind: 'StatefulSet', podSpec: '      containers:\n      - name: alertmanager\n        image: quay.io/prometheus/alertmanager:v0.28.1\n        ports: [{name: http, containerPort: 9093}, {name: clusterpeer-tcp, containerPort: 9094}]\n', service: `  clusterIP: None\n  selector: {app: web}\n  ports: [{name: ${n}, port: 9094, targetPort: clusterpeer-tcp}]` }).replace(/\b(web)\b/g, `web${i}`))
+        .join('---\n'),
+    },
+    {
       name: 'a Service of scrape and operator ports (Kong\'s kong-metrics: cmetrics, and status to cstatus) is not traffic',
       yaml: wl({
         podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: cmetrics, containerPort: 10255}, {name: cstatus, containerPort: 10254}]'),
@@ -296,6 +303,11 @@ spec:
     },
   ],
   invalid: [
+    {
+      name: 'Alertmanager behind its web port and its cluster port: only the web port is named',
+      yaml: wl({ kind: 'StatefulSet', podSpec: '      containers:\n      - name: alertmanager\n        image: quay.io/prometheus/alertmanager:v0.28.1\n        ports: [{name: http, containerPort: 9093}, {name: clusterpeer-tcp, containerPort: 9094}]\n', service: '  selector: {app: web}\n  ports: [{name: http, port: 9093, targetPort: http}, {name: cluster-tcp, port: 9094, targetPort: clusterpeer-tcp}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "alertmanager": serves port 9093 for Service web but has no preStop hook/ }],
+    },
     {
       // cortexproject/cortex-helm-chart: the distributor's only Service port is http-metrics, where every remote write arrives.
       name: 'the http-metrics port of a Cortex distributor, a Mimir query-frontend, a Loki write or a single-binary Loki is its API: traffic',
