@@ -1,7 +1,7 @@
 import { Rule, Severity } from '../engine/types';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
-import { budgetProblem, fmtIntOrPercent, PdbPods, pdbPods } from './rollout-util';
+import { budgetProblem, fmtIntOrPercent, operatorPdbPods, PdbPods, pdbPods } from './rollout-util';
 
 const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate the PDB with ${HINT.ignore}: pdb-blocks-eviction`;
 
@@ -22,9 +22,9 @@ export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBl
   // (Both minAvailable and maxUnavailable: the API rejects the budget, which pdb-missing reports.)
   if (budgetProblem(p) === 'both') return undefined;
   const matched = graph.workloadsForPdb(p);
-  if (!matched.length) return undefined;
-  const pods = pdbPods(graph, matched);
-  if (!pods.counted.length) return undefined;
+  // (No workload of the input: the StatefulSets prometheus-operator makes, counted the same way.)
+  const pods = matched.length ? pdbPods(graph, matched) : operatorPdbPods(graph, p);
+  if (!pods || !pods.parts.length) return undefined;
   const r = pods.replicas;
   if (r <= 0) return undefined;
   if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid' && p.maxUnavailable.value === 0) return { pods, field: 'maxUnavailable', severity: 'warning' };
@@ -61,7 +61,8 @@ Severity: **error** when \`r == 1\` and \`minAvailable\` is an integer >= 1 (the
 \`minAvailable: 1\` on a single replica) or a percentage below 100% (a majority such as \`"51%"\`, meant for a
 quorum of several replicas, rounds up to 1: the same budget); **warning** otherwise (\`"100%"\` and
 \`maxUnavailable: 0\` say "never evict" on purpose as often as not). PDBs that match no workload in the set, or only
-DaemonSets (drains skip DaemonSet pods), are not judged; when a PDB also matches DaemonSet or Job pods, whose count
+DaemonSets (drains skip DaemonSet pods), are not judged; the StatefulSets prometheus-operator makes from an
+\`Alertmanager\`, \`Prometheus\` (per shard) or \`ThanosRuler\` of the input count as workloads (\`spec.replicas\` each); when a PDB also matches DaemonSet or Job pods, whose count
 is unknown, only \`maxUnavailable: 0\` is reported.
 
 Opt-out: the "talk to me first" pattern the Kubernetes docs describe (a budget of zero so that an operator must be

@@ -1,10 +1,10 @@
 import { Fix, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, PdbView } from '../model/graph';
-import { isObject, JsonObject, KObject } from '../model/types';
+import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, existingPointer, fmtIntOrPercent, isCustomResource, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorWorkload, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 
@@ -151,17 +151,6 @@ function operatorPdbFix(graph: ObjectGraph, d: OperatorPdbDecision): Fix | undef
     safety: 'proposal',
     edits: objects.map((value) => ({ op: 'add-object' as const, value })),
   };
-}
-
-/** The prometheus-operator resources of the graph (operatorWorkload). */
-export function operatorWorkloads(graph: ObjectGraph): OperatorWorkload[] {
-  const out: OperatorWorkload[] = [];
-  for (const o of graph.objects as readonly KObject[]) {
-    if (!isCustomResource(o)) continue;
-    const ow = operatorWorkload(o);
-    if (ow) out.push(ow);
-  }
-  return out;
 }
 
 export const pdbMissing: Rule = {

@@ -327,6 +327,45 @@ export function operatorWorkload(o: KObject): OperatorWorkload | undefined {
   return { obj: o, kind, replicas: set === undefined || set < 0 ? 1 : set, replicasSet, shards, groups, selectLabels };
 }
 
+/** The prometheus-operator resources of the graph (operatorWorkload), read once per graph. */
+export function operatorWorkloads(graph: ObjectGraph): OperatorWorkload[] {
+  return graph.memo(operatorWorkloads, graph, () => {
+    const out: OperatorWorkload[] = [];
+    for (const o of graph.objects) {
+      if (!isCustomResource(o)) continue;
+      const ow = operatorWorkload(o);
+      if (ow) out.push(ow);
+    }
+    return out;
+  });
+}
+
+/**
+ * The pods of prometheus-operator's StatefulSets that a budget selects, counted as pdbPods counts a
+ * workload's (an HPA's minReplicas for an Alertmanager, whose scale subresource is spec.replicas;
+ * a shard's spec.replicas for a Prometheus): undefined when it selects none, or the pods of a
+ * PrometheusAgent in DaemonSet mode (a pod per node: not counted).
+ */
+export function operatorPdbPods(graph: ObjectGraph, p: PdbView): PdbPods | undefined {
+  const ns = p.obj.namespace ?? '';
+  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false };
+  for (const ow of operatorWorkloads(graph)) {
+    if ((ow.obj.namespace ?? '') !== ns) continue;
+    const groups = ow.groups.filter((g) => selectsOperatorPods(p.selector, g));
+    if (!groups.length) continue;
+    if (ow.replicas === undefined) return undefined;
+    const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
+    const each = hpa ? hpa.minReplicas : ow.replicas;
+    const phrase = hpa ? `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})` : `replicas ${ow.replicas}${ow.replicasSet ? '' : ' (default)'}`;
+    if (hpa) out.fromHpa = true;
+    for (const g of groups) {
+      out.replicas += each;
+      out.parts.push(`StatefulSet/${g.name} of ${ow.kind}/${ow.obj.name} ${phrase}`);
+    }
+  }
+  return out.parts.length ? out : undefined;
+}
+
 /**
  * Custom resources in the namespace whose pods the selector matches, so the selector is not stale:
  * for prometheus-operator's resources the labels it puts on their pods (operatorWorkload: a selector

@@ -42,6 +42,14 @@ const MAX = '/spec/maxUnavailable';
 
 ruleTester(pdbBlocksEviction, {
   valid: [
+    {
+      name: 'an Alertmanager of 3 replicas (prometheus-operator makes the StatefulSet) under minAvailable 1: one may go',
+      yaml: 'apiVersion: monitoring.coreos.com/v1\nkind: Alertmanager\nmetadata: {name: main}\nspec: {replicas: 3}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: am}\nspec: {minAvailable: 1, selector: {matchLabels: {app.kubernetes.io/name: alertmanager, alertmanager: main}}}\n',
+    },
+    {
+      name: 'a PrometheusAgent in DaemonSet mode: a pod per node, not counted',
+      yaml: 'apiVersion: monitoring.coreos.com/v1\nkind: PrometheusAgent\nmetadata: {name: main}\nspec: {mode: DaemonSet}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: ag}\nspec: {minAvailable: 1, selector: {matchLabels: {app.kubernetes.io/name: prometheus-agent}}}\n',
+    },
     { name: 'both minAvailable and maxUnavailable: the API rejects the budget (pdb-missing reports it), so it blocks nothing', yaml: wl('web', 3) + pdb('minAvailable: 3\n  maxUnavailable: 0') },
     { name: 'minAvailable 1 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 1') },
     { name: 'minAvailable 2 with replicas 3', yaml: wl('web', 3) + pdb('minAvailable: 2') },
@@ -58,6 +66,12 @@ ruleTester(pdbBlocksEviction, {
     { name: 'scaled to 0: no pods to evict', yaml: wl('web', 0) + pdb('minAvailable: 1') },
   ],
   invalid: [
+    {
+      // kube-prometheus-stack with alertmanager.podDisruptionBudget.enabled and the default one replica.
+      name: 'an Alertmanager of 1 replica under minAvailable 1: the StatefulSet prometheus-operator makes is counted like one in the input',
+      yaml: 'apiVersion: monitoring.coreos.com/v1\nkind: Alertmanager\nmetadata: {name: main}\nspec: {replicas: 1}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: am}\nspec: {minAvailable: 1, selector: {matchLabels: {app.kubernetes.io/name: alertmanager, alertmanager: main}}}\n',
+      findings: [{ severity: 'error', object: 'PodDisruptionBudget/am', message: /^minAvailable 1 with 1 pod \(StatefulSet\/alertmanager-main of Alertmanager\/main replicas 1\): the budget allows zero voluntary disruptions/ }],
+    },
     {
       name: 'minAvailable 1 with replicas 1: error (the common chart default)',
       yaml: wl('web', 1) + pdb('minAvailable: 1'),
