@@ -12,6 +12,7 @@ import { PAUSE_IMAGE, SHELL_PROGRAM, SLEEP_FOREVER_SCRIPT, SLEEP_PROGRAM, TAIL_P
 import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
+import { HEALTH_PROBE_BIND } from '../rules/probe-port';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import {
   ADDEND_VARIABLES,
@@ -372,7 +373,9 @@ function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 
   // (A port the catalog knows as the program's health check port is not reported: programProbePort.)
   const known = programProbePort('c', k, t, catalog);
   // dp: whether the container declares a port number, bound once per container (withDeclaredPorts).
-  return `(${base} && type(${h}.port) == int && dp && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port)${known === 'false' ? '' : ` && !${known}`})`;
+  // (controller-runtime's --health-probe-bind-address in a container of the pod names the port:
+  // rules/probe-port healthProbeBindPorts, read once per policy into a variable.)
+  return `(${base} && type(${h}.port) == int && dp && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port) && !(${h}.port in variables.healthProbeBindPorts)${known === 'false' ? '' : ` && !${known}`})`;
 }
 
 /** `body` with probePortProblem's `dp` bound for container `c`: whether it declares a port number (read once, not once per probe handler). */
@@ -820,7 +823,13 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         {
           severity: 'info',
           kinds: WORKLOADS,
-          variables: [],
+          variables: [
+            {
+              // rules/probe-port healthProbeBindPorts: the port of the first --health-probe-bind-address=[host]:N of each container's args, else -1.
+              name: 'healthProbeBindPorts',
+              expression: `${RUNNING}.map(c, has(c.args) && c.args.exists(a, a.matches(${str(HEALTH_PROBE_BIND.source)})) ? int(c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0].split(':')[size(c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0].split(':')) - 1]) : -1)`,
+            },
+          ],
           expression: `!${RUNNING}.exists(c, ${numPred})`,
           messageExpression:
             `${prefix('probe-port', 'info')} + ` +

@@ -20,8 +20,26 @@ interface Problem {
   pointer: string;
 }
 
+/**
+ * The ports of controller-runtime's `--health-probe-bind-address=[host]:N` (the first such argument
+ * of each container's args) in the pod: every kubebuilder operator probes it without declaring it.
+ * Per pod, since its containers share one network namespace and the kubelet probes the pod's IP.
+ */
+function healthProbeBindPorts(w: Workload): Set<number> {
+  const out = new Set<number>();
+  for (const c of [...w.containers, ...w.sidecars]) {
+    const args = Array.isArray(c.raw.args) ? c.raw.args : [];
+    const a = args.find((x): x is string => typeof x === 'string' && HEALTH_PROBE_BIND.test(x));
+    if (a !== undefined) out.add(Number(a.slice(a.lastIndexOf(':') + 1)));
+  }
+  return out;
+}
+
+/** controller-runtime's health probe listen address flag with its port (also read by the admission policy). */
+export const HEALTH_PROBE_BIND = /^--?health-probe-bind-address=.*:[0-9]{1,5}$/;
+
 /** What is wrong with one probe handler's port, if anything. */
-function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject): Problem | undefined {
+function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>): Problem | undefined {
   // An explicit host checks another host, whose ports this container does not declare.
   if (t === 'httpGet' && typeof get(h, 'host') === 'string' && get(h, 'host') !== '') return undefined;
   const port = h.port;
@@ -32,6 +50,8 @@ function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject): Pr
   }
   if (typeof port !== 'number' || c.ports.length === 0) return undefined;
   if (c.ports.some((p) => p.containerPort === port)) return undefined;
+  // controller-runtime's --health-probe-bind-address=:8081 names the port (every kubebuilder operator): not a typo.
+  if (bound.has(port)) return undefined;
   return { type: 'undeclared-number', kind, t, port, pointer };
 }
 
@@ -66,7 +86,9 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   number and is checked the same way. Not reported either: a port the catalog knows as the program's
   own health check port (a \`process-local-probe\` entry that pins it, e.g. the ingress-nginx controller's
   \`/healthz\` on 10254 and the OpenTelemetry Collector's health_check extension on 13133): the charts
-  probe it without declaring it, and it is right.
+  probe it without declaring it, and it is right. Nor the port of controller-runtime's
+  \`--health-probe-bind-address=[host]:N\` in the \`args\` of a container of the pod (the first such argument
+  of each), which every kubebuilder operator probes without declaring.
 
 Probes of one container that share the same bad port (liveness and readiness often do) are reported
 once, at the first of them.
@@ -87,6 +109,7 @@ readinessProbe:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
+      const bound = healthProbeBindPorts(w);
       for (const c of [...w.containers, ...w.sidecars]) {
         // One finding per container and port: liveness and readiness often share the same port.
         const groups = new Map<string, Problem[]>();
@@ -96,7 +119,7 @@ readinessProbe:
           for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
             const h = probe[t];
             if (!isObject(h)) continue;
-            const p = problemOf(c, kind, t, h);
+            const p = problemOf(c, kind, t, h, bound);
             if (!p) continue;
             // A port the catalog knows as the program's own health check port is not a typo.
             if (p.type === 'undeclared-number' && ctx.catalog.programProbePort(c, probe, t)) continue;

@@ -15,6 +15,26 @@ const C0 = '/spec/template/spec/containers/0';
 
 ruleTester(probePort, {
   valid: [
+    {
+      // rabbitmq/cluster-operator config/manager/manager.yaml; the kubebuilder scaffold.
+      name: 'an undeclared probe port that a listen address in args names (controller-runtime --health-probe-bind-address=:8081)',
+      yaml: deploy(`      containers:
+      - name: manager
+        image: ghcr.io/rabbitmq/cluster-operator:2.12.0
+        command: [/manager]
+        args: [--health-probe-bind-address=:8081, --metrics-bind-address=:8080]
+        ports: [{name: metrics, containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+`),
+    },
+    { name: 'the same with a host', yaml: deploy(`      containers:
+      - name: manager
+        image: ghcr.io/rabbitmq/cluster-operator:2.12.0
+        command: [/manager]
+        args: [--health-probe-bind-address=0.0.0.0:8081]
+        ports: [{name: metrics, containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+`) },
     { name: 'named port declared', yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: http}}')) },
     { name: 'numeric port declared', yaml: deploy(app('        livenessProbe: {tcpSocket: {port: 8080}}')) },
     { name: 'numeric port, container declares no ports at all', yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 9000}}', '[]')) },
@@ -52,6 +72,18 @@ ruleTester(probePort, {
     },
   ],
   invalid: [
+    {
+      name: 'a listen address on another port does not explain the probe port',
+      yaml: deploy(`      containers:
+      - name: manager
+        image: ghcr.io/rabbitmq/cluster-operator:2.12.0
+        command: [/manager]
+        args: [--health-probe-bind-address=:9440]
+        ports: [{name: metrics, containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+`),
+      findings: [{ severity: 'info', message: 'container "manager": readinessProbe httpGet.port 8081 is not declared by the container' }],
+    },
     {
       name: 'named port not declared: error',
       yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}')),
