@@ -40,13 +40,47 @@ function reachedPortNumber(p: ServedPort): number | undefined {
  */
 function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
   if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
+  const reached = reachedPortNumber(p);
+  if (reached !== undefined && reached === controllerRuntimeMetricsPort(p.container)) return true;
   const m = monitoringPortOf(graph, w, p.container);
-  return m?.port !== undefined && reachedPortNumber(p) === m.port;
+  return m?.port !== undefined && reached === m.port;
 }
+
+/** controller-runtime's metrics listen address flags: kubebuilder v3 and later, and v2's. */
+const METRICS_BIND = /^--?(?:metrics-bind-address|metrics-addr)=(?:.*:)?([0-9]{1,5})$/;
+
+/**
+ * The port of a controller-runtime manager's metrics server, `--metrics-bind-address=[host]:N`
+ * (`--metrics-addr` in kubebuilder v2) in the container's args: its metrics Service is scraped,
+ * whatever its port is named (kubebuilder's controller-manager-metrics-service, port https 8443;
+ * rabbitmq/cluster-operator's metrics Service, port http to container port metrics 8080). "0"
+ * turns the server off.
+ */
+export function controllerRuntimeMetricsPort(c: ContainerView): number | undefined {
+  const args = Array.isArray(c.raw.args) ? c.raw.args : [];
+  for (const a of args) {
+    const m = typeof a === 'string' ? METRICS_BIND.exec(a) : null;
+    if (m) return Number(m[1]) || undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A Service named for metrics: `metrics`, `*-metrics` (argocd-metrics, kube-state-metrics) or
+ * `*-metrics-service` (kubebuilder's controller-manager-metrics-service, rabbitmq/cluster-operator's
+ * rabbitmq-cluster-operator-metrics-service, whose port "http" reaches container port "metrics").
+ * Not metrics-server or custom-metrics-apiserver, which serve the metrics APIs to the API server.
+ */
+const METRICS_SERVICE_NAME = /(^|-)metrics(-service)?$/;
 
 function isExporterService(s: ServiceView, w: Workload): boolean {
   const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];
-  return component === EXPORTER_COMPONENT || component === METRICS_COMPONENT || w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT;
+  return (
+    component === EXPORTER_COMPONENT ||
+    component === METRICS_COMPONENT ||
+    w.templateLabels['app.kubernetes.io/component'] === EXPORTER_COMPONENT ||
+    METRICS_SERVICE_NAME.test(s.obj.name)
+  );
 }
 
 interface MonitorView {
@@ -174,7 +208,9 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
     const what =
       m?.port !== undefined && reachedPortNumber(p) === m.port && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
         ? `the monitoring server of container "${p.container.name}" (${m.derivation}; catalog entry ${m.entry.id})`
-        : isExporterService(p.service, w)
+        : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === controllerRuntimeMetricsPort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+          ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
+          : isExporterService(p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : isRbacProxiedMetrics(graph, p)
             ? 'a kube-rbac-proxy that a ServiceMonitor scrapes'

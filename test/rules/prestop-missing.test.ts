@@ -151,6 +151,16 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
         .join('---\n'),
     },
     {
+      // The kubebuilder v4 scaffold: controller-manager-metrics-service, port https 8443, no declared port.
+      name: 'a Service to the port of controller-runtime\'s --metrics-bind-address is scraped, whatever its port is named',
+      yaml: wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--metrics-bind-address=:8443, --health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: https, port: 8443, targetPort: 8443}]' }),
+    },
+    {
+      // rabbitmq/cluster-operator: rabbitmq-cluster-operator-metrics-service, port http to container port metrics 8080.
+      name: 'a Service named *-metrics-service is scraped, whatever its port is named',
+      yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: op-metrics-service}\nspec:\n  selector'),
+    },
+    {
       name: 'a Service of scrape and operator ports (Kong\'s kong-metrics: cmetrics, and status to cstatus) is not traffic',
       yaml: wl({
         podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{name: cmetrics, containerPort: 10255}, {name: cstatus, containerPort: 10254}]'),
@@ -303,6 +313,18 @@ spec:
     },
   ],
   invalid: [
+    {
+      // metrics-server serves the metrics API to the API server: client traffic.
+      name: 'a Service named metrics-server (not *-metrics) carries traffic; so does a port other than --metrics-bind-address\'s',
+      yaml:
+        wl({ service: '  selector: {app: web}\n  ports: [{name: https, port: 443, targetPort: http}]' }).replace('metadata: {name: web}\nspec:\n  selector', 'metadata: {name: metrics-server}\nspec:\n  selector') +
+        '---\n' +
+        wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--metrics-bind-address=:8443, --health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: https, port: 9443, targetPort: 9443}]' }).replace(/\b(web)\b/g, 'web2'),
+      findings: [
+        { severity: 'warning', message: /^container "app": serves port 8080 for Service metrics-server but has no preStop hook/ },
+        { severity: 'warning', message: /^container "manager": serves port 9443 for Service web2 but has no preStop hook/ },
+      ],
+    },
     {
       name: 'Alertmanager behind its web port and its cluster port: only the web port is named',
       yaml: wl({ kind: 'StatefulSet', podSpec: '      containers:\n      - name: alertmanager\n        image: quay.io/prometheus/alertmanager:v0.28.1\n        ports: [{name: http, containerPort: 9093}, {name: clusterpeer-tcp, containerPort: 9094}]\n', service: '  selector: {app: web}\n  ports: [{name: http, port: 9093, targetPort: http}, {name: cluster-tcp, port: 9094, targetPort: clusterpeer-tcp}]' }),
