@@ -178,7 +178,7 @@ downtime.
             },
         pointer,
         severity: 'warning',
-        message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so with fewer than ${nodes} nodes these pods can run on it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); matchLabelKeys cannot help with host ports: ${advice}`,
+        message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so on a cluster with fewer than ${nodes} nodes these pods can run on, it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); matchLabelKeys cannot help with host ports: ${advice}`,
       });
     }
 

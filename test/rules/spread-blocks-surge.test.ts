@@ -176,7 +176,7 @@ spec:
           severity: 'warning',
           pointer: '/spec/template/spec/containers/0/ports/0/hostPort',
           message:
-            /^the pod binds host ports \(container "envoy" hostPorts 80, 443\) while the rollout surges 1 pod and takes none down first \(maxSurge "10%" and maxUnavailable "25%" \(default\) with replicas 2\): the surge pod cannot run on a node that still runs an old pod \(the ports are taken there; kube-scheduler NodePorts: "node\(s\) didn't have free ports for the requested pod ports"\), so with fewer than 3 nodes these pods can run on it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds \(600s\); matchLabelKeys cannot help with host ports: set strategy.rollingUpdate to \{maxSurge: 0, maxUnavailable: 1\}/,
+            /^the pod binds host ports \(container "envoy" hostPorts 80, 443\) while the rollout surges 1 pod and takes none down first \(maxSurge "10%" and maxUnavailable "25%" \(default\) with replicas 2\): the surge pod cannot run on a node that still runs an old pod \(the ports are taken there; kube-scheduler NodePorts: "node\(s\) didn't have free ports for the requested pod ports"\), so on a cluster with fewer than 3 nodes these pods can run on, it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds \(600s\); matchLabelKeys cannot help with host ports: set strategy.rollingUpdate to \{maxSurge: 0, maxUnavailable: 1\}/,
         },
       ],
     },
