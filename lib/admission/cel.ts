@@ -265,6 +265,11 @@ function catalogMatch(e: CatalogEntry, c: string): string {
     const min = m.minVersion.split('.').map(Number) as [number, number, number];
     terms.push(bind(imageTagOf(c), 'tv', `!tv.matches(${str(versionBelowRegex(min))})`));
   }
+  if (m.beforeVersion !== undefined) {
+    // (lib/catalog: only a version tag below beforeVersion matches.)
+    const before = m.beforeVersion.split('.').map(Number) as [number, number, number];
+    terms.push(bind(imageTagOf(c), 'tb', `tb.matches(${str(versionBelowRegex(before))})`));
+  }
   if (m.ports?.length) {
     const keys = `[${m.ports.map((p) => str(String(p))).join(', ')}]`;
     terms.push(`has(${c}.ports) && ${c}.ports.exists(p, (has(p.containerPort) && string(p.containerPort) in ${keys}) || (has(p.name) && p.name in ${keys}))`);

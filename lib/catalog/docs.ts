@@ -47,6 +47,7 @@ function matchLines(e: CatalogEntry): string[] {
   if (m.command) out.push(`command and args match ${code(m.command)}`);
   if (m.args) out.push(`args match ${code(m.args)}`);
   if (m.minVersion) out.push(`image tag ${code(m.minVersion)} or newer (a tag that is not a version matches)`);
+  if (m.beforeVersion) out.push(`image tag a version below ${code(m.beforeVersion)} (a tag that is not a version does not match)`);
   if (e.preStop) out.push(`preStop exec command matches ${code(e.preStop.command)}`);
   return out.length ? out : ['any container'];
 }
@@ -164,13 +165,18 @@ export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
     '- **minVersion** is the first release of the program with the behaviour the entry states: an image whose',
     '  tag is an older version X.Y.Z (`v` prefix and suffixes such as `-alpine` allowed) does not match; a tag',
     '  that is not a version (none, `latest`, a commit, a `ko://` import path of the source) matches.',
+    '- **beforeVersion** is the first release of the program without the behaviour the entry states, for an entry',
+    '  about older releases: only an image whose tag is an older version X.Y.Z matches; a later version and a tag',
+    '  that is not a version, taken as current, do not. Such an entry follows the one for current releases (its',
+    '  `minVersion` is the same version), so that each tag matches one of them.',
     '- **command** is a regular expression on the container\'s `command` and `args` joined by spaces; **args** on',
     '  `args` alone. A preStop program\'s `command` is matched against the hook\'s `exec.command` joined by spaces.',
     '- **Probes** match on the handler: an `httpGet` path is compared whole, query string included',
     '  (`/healthz?full=true` is not `/healthz`); a numeric port matches a named probe port through the',
     '  container\'s ports.',
     '- Workload-level lookups (connection pattern, peer discovery) look at the main containers; the first match',
-    '  in catalog order wins.',
+    '  in catalog order wins. So does the known preStop program of a container: the first entry whose criteria',
+    '  and preStop command match.',
     '- Patterns are compiled once per catalog and results cached per container, so matching costs',
     '  O(containers) per workload. The shipped data is compiled into the package (`catalog.generated.ts`).',
     '',

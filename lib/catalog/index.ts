@@ -40,6 +40,12 @@ export interface CatalogMatchSpec {
    * version does not match; a tag that is no version (none, latest, a commit, ko://) matches.
    */
   minVersion?: string;
+  /**
+   * The program's first release without the entry's behaviour (`X.Y.Z`), for an entry about older
+   * releases: only an image tag that is an older version matches; a later version, or a tag that is
+   * no version (none, latest, a commit, ko://), taken as current, does not.
+   */
+  beforeVersion?: string;
 }
 
 export interface ArgDelay {
@@ -497,6 +503,7 @@ interface Compiled {
   images?: ((image: string) => boolean)[];
   tags?: RegExp[];
   minVersion?: [number, number, number];
+  beforeVersion?: [number, number, number];
   ports?: Set<string>;
   command?: RegExp;
   args?: RegExp;
@@ -529,6 +536,7 @@ function compile(e: CatalogEntry): Compiled {
     images: m.images?.map(imageTest),
     tags: m.tags?.map(imageGlob),
     minVersion: m.minVersion !== undefined ? (m.minVersion.split('.').map(Number) as [number, number, number]) : undefined,
+    beforeVersion: m.beforeVersion !== undefined ? (m.beforeVersion.split('.').map(Number) as [number, number, number]) : undefined,
     ports: m.ports ? new Set(m.ports.map(String)) : undefined,
     command: m.command !== undefined ? new RegExp(m.command) : undefined,
     args: m.args !== undefined ? new RegExp(m.args) : undefined,
@@ -557,6 +565,7 @@ function matchesContainer(c: Compiled, f: ContainerFacts, routed?: Set<string>):
   if (c.command && !c.command.test(f.commandLine)) return false;
   if (c.args && !c.args.test(f.argsLine)) return false;
   if (c.minVersion && f.version && versionBelow(f.version, c.minVersion)) return false;
+  if (c.beforeVersion && (!f.version || !versionBelow(f.version, c.beforeVersion))) return false;
   return true;
 }
 

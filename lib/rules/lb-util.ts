@@ -282,9 +282,16 @@ export function stsStrategy(w: Workload): StsStrategy {
 
 /**
  * The advice that gives a container's hook a delay of `seconds`: for a known program of the
- * catalog (e.g. ingress-nginx /wait-shutdown), its own knob (--shutdown-grace-period); else a sleep.
+ * catalog (e.g. ingress-nginx /wait-shutdown), its own knob (--shutdown-grace-period); for an
+ * httpGet that waits for such a program's hook in another container (Contour's Envoy calling its
+ * shutdown-manager's /shutdown), that program's knob there (a sleep in its place would drop the
+ * handshake: the health-check fail and the wait for connections to drain); else a sleep.
  */
 export function delayAdvice(version: KubeVersion, d: PreStopDelay, seconds: number): string {
+  if (d.kind === 'httpGet' && d.awaits !== undefined) {
+    const a = knownPreStopAdvice(d.program, undefined, seconds);
+    if (a) return `${a} of container "${d.awaits}", whose hook this one waits for`;
+  }
   return (d.kind === 'exec-known' && !d.hinted ? knownPreStopAdvice(d.program, d.command, seconds) : undefined) ?? sleepFix(version, seconds);
 }
 

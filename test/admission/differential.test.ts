@@ -79,6 +79,10 @@ const EDGE_CASES: string[] = [
   dep('catalog-wait-shutdown-other-image', '[{name: app, image: "example/controller", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
   dep('catalog-contour', exec(['/bin/contour', 'envoy', 'shutdown', '--check-delay=1m', '--drain-delay', '5s'], 'ghcr.io/projectcontour/contour:v1.28'), '{}', '      terminationGracePeriodSeconds: 60\n'),
   dep('catalog-contour-default', exec(['contour', 'envoy', 'shutdown'], 'projectcontour/contour'), '{}', '      terminationGracePeriodSeconds: 60\n'),
+  // --check-delay defaults to 60s before Contour 1.22.0 (catalog contour-envoy-shutdown-before-1-22), 0s from it.
+  dep('catalog-contour-before-1-22-default', exec(['/bin/contour', 'envoy', 'shutdown'], 'ghcr.io/projectcontour/contour:v1.21.3'), '{}', '      terminationGracePeriodSeconds: 45\n'),
+  dep('catalog-contour-1-22-default', exec(['/bin/contour', 'envoy', 'shutdown'], 'ghcr.io/projectcontour/contour:v1.22.0'), '{}', '      terminationGracePeriodSeconds: 45\n'),
+  dep('catalog-contour-1-33-drain-delay', exec(['/bin/contour', 'envoy', 'shutdown', '--drain-delay=50s'], 'ghcr.io/projectcontour/contour:v1.33.0'), '{}', '      terminationGracePeriodSeconds: 45\n'),
   dep('catalog-haproxy-soft-stop', exec(['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done'], 'haproxytech/kubernetes-ingress:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
   dep('catalog-haproxy-killall', exec(['killall', '-SIGUSR1', 'haproxy'], 'haproxy:3.2'), '{}', '      terminationGracePeriodSeconds: 5\n'),
   dep('catalog-haproxy-sleep-first', exec(['sh', '-c', 'sleep 40 && kill -USR1 $(pidof haproxy)'], 'haproxy:3.2')),

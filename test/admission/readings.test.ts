@@ -173,3 +173,22 @@ describe('catalog match.minVersion: the policy rules out the same image tags as 
     }
   });
 });
+
+describe('catalog match.beforeVersion: the policy matches the same image tags as the linter (a policy-added single-version entry for old releases)', () => {
+  const catalog = builtinCatalog().withOverride(
+    parseCatalogOverride({ add: [{ id: 'acme-db-old', kind: 'single-version', title: 'ACME db before 2.10.3', match: { images: ['*/acme/db'], beforeVersion: '2.10.3' }, why: 'one schema version at a time before 2.10.3', source: ['ACME runbook DB-3'] }] }),
+  );
+  const policy: ResolvedPolicy = { name: 'p', rules: new Map(), customRules: [], catalog };
+  const version = KubeVersion.parse('1.34');
+  const v = exportPolicies({ rules: ALL_RULES, policy, version, mode: 'validate' }).validations.find((x) => x.ruleId === 'recreate-strategy' && x.conditionSeverity === 'warning')!;
+  const deployment = (image: string) => webDeployment('', '', '').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector').replace('image: "web:1"', `image: ${JSON.stringify(image)}`);
+  const tags = ['2.10.3', '2.10.2', '2.9.99', '1.99.99', '02.010.003', 'v2.10.4-rc1', '2.10.2+build', '2.10.2.1', '2.11.0', '10.0.0', '3.0.0', '0.0.0', 'latest', '2.10', 'main-abc123'];
+  test.each(tags)('acme/db:%s', (tag) => {
+    const yaml = deployment(`registry.example.com/acme/db:${tag}`);
+    const linter = lintSources([{ file: 'web.yaml', text: yaml }], { rules: ALL_RULES, policy, version }).findings.filter((f) => f.ruleId === 'recreate-strategy' && f.severity === 'warning');
+    // Only a version tag below 2.10.3 matches (Recreate is then the entry's info); other tags, later versions and no version, do not.
+    const below = ['2.10.2', '2.9.99', '1.99.99', '2.10.2+build', '2.10.2.1', '0.0.0'].includes(tag);
+    expect(linter.length).toBe(below ? 0 : 1);
+    expect(validate(v.policy, parseText('web.yaml', yaml).objects[0].raw) !== undefined).toBe(!below);
+  });
+});

@@ -172,8 +172,16 @@ describe('known preStop programs', () => {
     ["{image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1', args: [/nginx-ingress-controller, --shutdown-grace-period, '20'], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}", 'ingress-nginx-wait-shutdown', 20, 'exact'],
     ["{image: 'nginx:1.27', lifecycle: {preStop: {exec: {command: [/usr/sbin/nginx, -s, quit]}}}}", 'nginx-quit', 0, 'exact'],
     ["{image: 'nginx:1.27', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'nginx -s quit']}}}}", 'nginx-quit', 0, 'exact'],
-    ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 60, 'at-least'],
+    // --check-delay defaults to 0s from Contour 1.22.0 (#4548), 60s before; a tag that is no version is current.
+    ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 0, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour:v1.22.0', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 0, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour:v1.22.0-rc.1', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 0, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour:main', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 0, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown', 0, 'at-least'],
+    ["{image: 'docker.io/projectcontour/contour:v1.21.3', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown-before-1-22', 60, 'at-least'],
+    ["{image: 'projectcontour/contour:v1.2.0', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}", 'contour-envoy-shutdown-before-1-22', 60, 'at-least'],
     ["{image: 'ghcr.io/projectcontour/contour:v1.30', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown, --check-delay=10s, --drain-delay=5s]}}}}", 'contour-envoy-shutdown', 15, 'at-least'],
+    ["{image: 'ghcr.io/projectcontour/contour:v1.21.0', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown, --check-delay=10s, --drain-delay=5s]}}}}", 'contour-envoy-shutdown-before-1-22', 15, 'at-least'],
     ["{image: 'haproxytech/kubernetes-ingress:3.2', lifecycle: {preStop: {exec: {command: [/bin/sh, -c, 'kill -USR1 $(pidof haproxy); while killall -0 haproxy; do sleep 1; done']}}}}", 'haproxy-soft-stop', 0, 'exact'],
     ["{image: 'haproxytech/haproxy-alpine:3.2', lifecycle: {preStop: {exec: {command: [sh, -c, 'kill -s SIGUSR1 `pidof haproxy`']}}}}", 'haproxy-soft-stop', 0, 'exact'],
     ["{image: 'haproxy:3.2', lifecycle: {preStop: {exec: {command: [killall, -USR1, haproxy]}}}}", 'haproxy-soft-stop', 0, 'exact'],
@@ -183,6 +191,17 @@ describe('known preStop programs', () => {
   ])('%s', (container, id, seconds, bound) => {
     const k = knownPreStopProgram(c(container));
     expect([k?.entry.id, k?.seconds, k?.bound]).toEqual([id, seconds, bound]);
+  });
+  test('match.beforeVersion: the entry for releases before 1.22 matches only version tags below it, even with the current entry disabled', () => {
+    const old = builtinCatalog().withOverride(parseCatalogOverride({ disable: ['contour-envoy-shutdown'] }));
+    const hook = (image: string) => old.knownPreStopProgram(c(`{image: '${image}', lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}}`))?.entry.id;
+    expect(hook('ghcr.io/projectcontour/contour:v1.21.3')).toBe('contour-envoy-shutdown-before-1-22');
+    expect(hook('ghcr.io/projectcontour/contour:1.21.3-debian')).toBe('contour-envoy-shutdown-before-1-22');
+    for (const tag of [':v1.22.0', ':v1.22.0-rc.1', ':v1.33.0', ':main', ':latest', '', '@sha256:aa']) expect([tag, hook(`ghcr.io/projectcontour/contour${tag}`)]).toEqual([tag, undefined]);
+    const d = shippedDoc();
+    const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'contour-envoy-shutdown-before-1-22');
+    ((d.entries as JsonObject[])[i].match as JsonObject).beforeVersion = '1.22';
+    expect(() => parseCatalogDocument(d)).toThrow(CatalogError);
   });
   test('kong quit --wait with something else than seconds leaves the delay unknown', () => {
     const k = knownPreStopProgram(c("{image: 'kong:3.9', lifecycle: {preStop: {exec: {command: [kong, quit, --wait=15s]}}}}"));

@@ -420,8 +420,9 @@ describe('termination timeline: sidecars and meshes', () => {
 });
 
 describe("Contour's shutdown-manager: Envoy's preStop waits for it", () => {
-  // projectcontour examples/render/contour.yaml, the envoy DaemonSet, reduced.
-  const contour = (grace: number) => `apiVersion: v1
+  // projectcontour examples/render/contour.yaml, the envoy DaemonSet, reduced; a release before
+  // 1.22.0, whose --check-delay defaults to 60s (0s from 1.22.0).
+  const contour = (grace: number, tag = 'v1.21.3') => `apiVersion: v1
 kind: Service
 metadata: {name: envoy, namespace: projectcontour}
 spec:
@@ -442,7 +443,7 @@ spec:
       terminationGracePeriodSeconds: ${grace}
       containers:
       - name: shutdown-manager
-        image: ghcr.io/projectcontour/contour:v1.30.0
+        image: ghcr.io/projectcontour/contour:${tag}
         command: [/bin/contour]
         args: [envoy, shutdown-manager]
         lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}
@@ -466,8 +467,8 @@ spec:
   test('the assumptions say who keeps serving: not the shutdown-manager', () => {
     const a = explainOne(contour(300)).assumptions.join('\n');
     expect(a).not.toMatch(/shutdown-manager.*keeps accepting/);
-    expect(a).toContain('"shutdown-manager": its preStop runs contour-envoy-shutdown (catalog), which lasts at least 60s; "envoy" waits for it in its own preStop and keeps serving until it ends');
-    expect(a).toContain('"envoy": its preStop httpGet returns when "shutdown-manager"\'s hook (contour-envoy-shutdown, catalog) does: at least 60s');
+    expect(a).toContain('"shutdown-manager": its preStop runs contour-envoy-shutdown-before-1-22 (catalog), which lasts at least 60s; "envoy" waits for it in its own preStop and keeps serving until it ends');
+    expect(a).toContain('"envoy": its preStop httpGet returns when "shutdown-manager"\'s hook (contour-envoy-shutdown-before-1-22, catalog) does: at least 60s');
     expect(a).not.toContain('"envoy": the preStop httpGet hook\'s duration is unknown');
   });
 
@@ -477,6 +478,18 @@ spec:
     expect(budget).toEqual(['envoy', 'shutdown-manager']);
     expect(t.violations.filter((v) => v.ruleId === 'grace-period-budget').map((v) => v.lane).sort()).toEqual(['envoy', 'shutdown-manager']);
     expect(lane(t, 'envoy').killedAt).toBe(65);
+  });
+
+  test('from Contour 1.22.0 (--check-delay 0s by default) the hook has no minimum: SIGTERM at 0s, and the LB window is reported with the program\'s --drain-delay as advice', () => {
+    const t = explainOne(contour(300, 'v1.33.0'));
+    expect(laneEvents(t, 'envoy')).toEqual(['prestop-start@0', 'sigterm@0', 'exit@10']);
+    expect(lane(t, 'envoy').detail).toBe('main, preStop httpGet, waits for shutdown-manager (>= 0s)');
+    expect(explainOne(contour(300, 'v1.33.0')).assumptions.join('\n')).toContain('"shutdown-manager": its preStop runs contour-envoy-shutdown (catalog), which lasts at least 0s');
+    const etp = t.findings.filter((f) => f.ruleId === 'external-traffic-local');
+    expect(etp).toHaveLength(1);
+    expect(etp[0].message).toContain('container "envoy": preStop delay 0s behind Service/envoy');
+    expect(etp[0].message).toContain('set --drain-delay=35s in the preStop command of container "shutdown-manager", whose hook this one waits for');
+    expect(t.findings.filter((f) => f.ruleId === 'grace-period-budget')).toEqual([]);
   });
 });
 

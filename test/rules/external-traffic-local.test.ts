@@ -42,6 +42,32 @@ ${policy ? `  externalTrafficPolicy: ${policy}\n` : ''}  selector: {app: edge}
 }
 
 const sleep = (n: number) => `{sleep: {seconds: ${n}}}`;
+
+/**
+ * Contour's Envoy DaemonSet (examples/render/contour.yaml, reduced) behind the Service: Envoy's
+ * httpGet /shutdown waits for the shutdown-manager's `contour envoy shutdown` hook.
+ */
+const contourEnvoy = (tag: string, shutdown = '/bin/contour, envoy, shutdown') => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: edge}
+spec:
+  selector: {matchLabels: {app: edge}}
+  template:
+    metadata: {labels: {app: edge}}
+    spec:
+      terminationGracePeriodSeconds: 300
+      containers:
+      - name: shutdown-manager
+        image: ghcr.io/projectcontour/contour:${tag}
+        command: [/bin/contour]
+        args: [envoy, shutdown-manager]
+        lifecycle: {preStop: {exec: {command: [${shutdown}]}}}
+      - name: envoy
+        image: docker.io/envoyproxy/envoy:distroless-v1.35.0
+        ports: [{name: http, containerPort: 8080, hostPort: 80}]
+        readinessProbe: {httpGet: {path: /ready, port: 8002}}
+        lifecycle: {preStop: {httpGet: {path: /shutdown, port: 8090}}}
+`;
 const SPREAD_HOST = `      topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: edge}}}
 `;
@@ -63,6 +89,8 @@ const C = '/spec/template/spec/containers/0';
 
 ruleTester(externalTrafficLocal, {
   valid: [
+    { name: "Contour before 1.22.0: the shutdown-manager's hook lasts at least 60s by default (--check-delay 60s), past the LB window", yaml: contourEnvoy('v1.21.3') + svc() },
+    { name: 'Contour 1.33 with --drain-delay=35s: the hook lasts at least 35s', yaml: contourEnvoy('v1.33.0', '/bin/contour, envoy, shutdown, --drain-delay=35s') + svc() },
     { name: 'one StatefulSet replica (the jenkins chart\'s controller): replaced only after it is gone, so a delay only shifts the outage (as prestop-missing)', yaml: workload({ kind: 'StatefulSet', replicas: 1 }) + svc() },
     {
       name: 'ingress-nginx /wait-shutdown with --shutdown-grace-period above the health-check window',
@@ -87,6 +115,22 @@ ruleTester(externalTrafficLocal, {
     },
   ],
   invalid: [
+    {
+      name: "Contour 1.22.0 and later: the shutdown-manager's hook lasts at least 0s by default (--check-delay 0s), so Envoy may stop inside the LB window; the advice is its --drain-delay, not a sleep in place of the /shutdown handshake",
+      yaml: contourEnvoy('v1.33.0') + svc(),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/containers/1/lifecycle/preStop',
+          message: 'container "envoy": preStop delay 0s behind Service/edge (type LoadBalancer, externalTrafficPolicy: Local) is shorter than the LB health-check window of 30s: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set --drain-delay=35s in the preStop command of container "shutdown-manager", whose hook this one waits for',
+        },
+      ],
+    },
+    {
+      name: 'Contour with an image tag that is no version (main): taken as current, 0s',
+      yaml: contourEnvoy('main') + svc(),
+      findings: [{ severity: 'warning', message: 'container "envoy": preStop delay 0s behind Service/edge' }],
+    },
     {
       name: 'ingress-nginx /wait-shutdown with the default --shutdown-grace-period (0): advice names the flag, no sleep rewrite',
       yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --election-id=x]") + svc(),

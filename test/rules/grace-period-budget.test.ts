@@ -32,13 +32,16 @@ const container = (lifecycle: string) => `      containers:
         ports: [{containerPort: 8080}]
 ${lifecycle}`;
 
-/** Contour's Envoy pod: Envoy's httpGet /shutdown on 8090 waits for the shutdown-manager's hook (at least 60s). */
-const contourPod = (grace: number) => `      terminationGracePeriodSeconds: ${grace}
+/**
+ * Contour's Envoy pod: Envoy's httpGet /shutdown on 8090 waits for the shutdown-manager's hook (at
+ * least --drain-delay + --check-delay: 60s by default before Contour 1.22.0, 0s from it).
+ */
+const contourPod = (grace: number, tag = 'v1.21.3', shutdown = '/bin/contour, envoy, shutdown') => `      terminationGracePeriodSeconds: ${grace}
       containers:
       - name: shutdown-manager
-        image: ghcr.io/projectcontour/contour:v1.30.0
+        image: ghcr.io/projectcontour/contour:${tag}
         args: [envoy, shutdown-manager]
-        lifecycle: {preStop: {exec: {command: [/bin/contour, envoy, shutdown]}}}
+        lifecycle: {preStop: {exec: {command: [${shutdown}]}}}
       - name: envoy
         image: envoyproxy/envoy:v1.31.0
         ports: [{containerPort: 8080}]
@@ -53,6 +56,8 @@ ruleTester(gracePeriodBudget, {
     { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: 'KEDA HTTP interceptor (kustomize config/default): KEDA_HTTP_SHUTDOWN_DELAY 5s + KEDA_HTTP_DRAIN_TIMEOUT 30s (defaults) fit its grace period of 45s', yaml: interceptor() },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
+    { name: 'Contour 1.22.0 and later with grace 45: --check-delay defaults to 0s, so the hook has no minimum to exceed the grace period', yaml: deploy(contourPod(45, 'v1.33.0')) },
+    { name: 'Contour with an image tag that is no version: taken as current (0s)', yaml: deploy(contourPod(45, 'main')) },
     { name: 'no preStop, default drain 10 < default grace 30', yaml: deploy(container('')) },
     { name: 'sleep 10 + drain 10 <= 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 10}}}')) },
     { name: 'exactly at the budget: 20 + 10 = 30', yaml: deploy(container('        lifecycle: {preStop: {sleep: {seconds: 20}}}')) },
@@ -97,7 +102,15 @@ ruleTester(gracePeriodBudget, {
       findings: [{ severity: 'warning', message: 'container "coredns": preStop 5s + serving after SIGTERM 20s (lameduck 20s in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile)) + drain 10s (assumed) = 35s exceeds' }],
     },
     {
-      name: "Contour with grace 65: the shutdown-manager's hook and Envoy's, which waits for it, both need 60 + 10",
+      name: 'Contour 1.33 with an explicit --drain-delay=40s and grace 45: both hooks need 40 + 10',
+      yaml: deploy(contourPod(45, 'v1.33.0', '/bin/contour, envoy, shutdown, --drain-delay=40s')),
+      findings: [
+        { severity: 'warning', message: 'container "envoy": preStop 40s + drain 10s (assumed) = 50s exceeds terminationGracePeriodSeconds (45s)' },
+        { severity: 'warning', message: 'container "shutdown-manager": preStop 40s + drain 10s (assumed) = 50s exceeds terminationGracePeriodSeconds (45s)' },
+      ],
+    },
+    {
+      name: "Contour before 1.22 with grace 65: the shutdown-manager's hook and Envoy's, which waits for it, both need 60 + 10",
       yaml: deploy(contourPod(65)),
       findings: [
         { severity: 'warning', message: 'container "envoy": preStop 60s + drain 10s (assumed) = 70s exceeds terminationGracePeriodSeconds (65s)' },

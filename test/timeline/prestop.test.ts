@@ -117,10 +117,13 @@ describe('known preStop programs of the catalog (exec-known)', () => {
     expect(classifyPreStop({ exec: { command: ['kong', 'quit'] } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'kong-quit' });
     expect(classifyPreStop({ exec: { command: ['kong', 'quit', '-w', '15'] } }).kind).toBe('exec-other');
   });
-  test('contour envoy shutdown: at least --drain-delay + --check-delay (defaults 0s + 60s)', () => {
-    const c = (cmd: string[]) => ({ image: 'ghcr.io/projectcontour/contour:v1.30.0', lifecycle: { preStop: { exec: { command: cmd } } } });
-    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown']), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 60, bound: 'at-least' });
+  test('contour envoy shutdown: at least --drain-delay + --check-delay (defaults 0s + 0s from 1.22.0, 0s + 60s before)', () => {
+    const c = (cmd: string[], tag = 'v1.30.0') => ({ image: `ghcr.io/projectcontour/contour:${tag}`, lifecycle: { preStop: { exec: { command: cmd } } } });
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown']), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 0, bound: 'at-least', program: 'contour-envoy-shutdown' });
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown', '--drain-delay', '30s']), name: 'shutdown-manager' }, {}).seconds).toBe(30);
     expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown', '--check-delay', '5s']), name: 'shutdown-manager' }, {}).seconds).toBe(5);
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown'], 'v1.21.1'), name: 'shutdown-manager' }, {})).toMatchObject({ kind: 'exec-known', seconds: 60, bound: 'at-least', program: 'contour-envoy-shutdown-before-1-22' });
+    expect(podPreStopDelay({ raw: c(['/bin/contour', 'envoy', 'shutdown', '--check-delay', '5s'], 'v1.21.1'), name: 'shutdown-manager' }, {}).seconds).toBe(5);
   });
   test('teleport wait stays a wait pattern (exec-wait)', () => {
     expect(classifyPreStop({ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }).kind).toBe('exec-wait');
@@ -132,16 +135,21 @@ describe('known preStop programs of the catalog (exec-known)', () => {
  * on the shutdown-manager's port 8090) answers only when that hook has finished (catalog awaitedBy).
  */
 describe('an httpGet hook that waits for another container hook (catalog awaitedBy)', () => {
-  const manager = (args: string[] = [], check?: string) => ({
+  const manager = (args: string[] = [], check?: string, tag = 'v1.21.3') => ({
     name: 'shutdown-manager',
-    raw: { name: 'shutdown-manager', image: 'ghcr.io/projectcontour/contour:v1.30.0', command: ['/bin/contour'], args: ['envoy', 'shutdown-manager', ...args], lifecycle: { preStop: { exec: { command: ['/bin/contour', 'envoy', 'shutdown', ...(check ? [`--check-delay=${check}`] : [])] } } } },
+    raw: { name: 'shutdown-manager', image: `ghcr.io/projectcontour/contour:${tag}`, command: ['/bin/contour'], args: ['envoy', 'shutdown-manager', ...args], lifecycle: { preStop: { exec: { command: ['/bin/contour', 'envoy', 'shutdown', ...(check ? [`--check-delay=${check}`] : [])] } } } },
   });
   const envoy = (httpGet: JsonObject = { path: '/shutdown', port: 8090 }, ports: JsonObject[] = []): { name: string; raw: JsonObject } => ({ name: 'envoy', raw: { name: 'envoy', image: 'envoyproxy/envoy:v1.31.0', ports, lifecycle: { preStop: { httpGet } } } });
   const delay = (e = envoy(), m = manager(), annotations: Record<string, string> = {}) => podPreStopDelay(e, annotations, undefined, [m, e]);
 
-  test('lasts as long as the shutdown-manager hook: at least 60s by default, its --check-delay when set', () => {
-    expect(delay()).toEqual({ kind: 'httpGet', awaits: 'shutdown-manager', program: 'contour-envoy-shutdown', seconds: 60, bound: 'at-least' });
+  test('lasts as long as the shutdown-manager hook: at least 60s by default before Contour 1.22, its --check-delay when set', () => {
+    expect(delay()).toEqual({ kind: 'httpGet', awaits: 'shutdown-manager', program: 'contour-envoy-shutdown-before-1-22', seconds: 60, bound: 'at-least' });
     expect(delay(envoy(), manager([], '20s')).seconds).toBe(20);
+  });
+
+  test('from Contour 1.22.0 the shutdown-manager hook lasts at least 0s by default (--check-delay 0s)', () => {
+    expect(delay(envoy(), manager([], undefined, 'v1.33.0'))).toEqual({ kind: 'httpGet', awaits: 'shutdown-manager', program: 'contour-envoy-shutdown', seconds: 0, bound: 'at-least' });
+    expect(delay(envoy(), manager([], '20s', 'v1.33.0')).seconds).toBe(20);
   });
 
   test('without the pod it is an httpGet of unknown duration, as before', () => {
