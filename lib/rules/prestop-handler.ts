@@ -1,6 +1,31 @@
+import { activeCatalog, knownPreStopAdvice } from '../catalog';
 import { Rule } from '../engine/types';
-import { get } from '../model/workload';
+import { ContainerView, get, Workload } from '../model/workload';
+import { podPreStopDelay } from '../timeline/prestop';
 import { portLabel, preStopFix } from './probe-util';
+
+/** The propagation delay advised when a known program's hook has less (graceful-termination.md TERM-002: 5-15 s). */
+const PROPAGATION_SECONDS = 10;
+
+/**
+ * The advice for an httpGet hook: the generic one (idempotent handler, respond after the
+ * propagation delay, or a sleep instead); for the half of a catalog handshake (the hook waits for a
+ * known preStop program of another container, catalog `awaitedBy`: Contour's Envoy calling its
+ * shutdown-manager's /shutdown), keep the handshake and set that program's delay, since a sleep in
+ * its place would drop what the program does (Contour: the health-check fail and the drain).
+ */
+function httpAdvice(w: Workload, c: ContainerView): string {
+  const generic = 'make the handler idempotent, start draining and respond only after the endpoint-propagation delay (5-15s), or use a sleep preStop';
+  const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
+  if (d.kind !== 'httpGet' || d.awaits === undefined || d.program === undefined) return generic;
+  const e = activeCatalog().get(d.program);
+  const which = `container "${d.awaits}"'s preStop program ${e?.title ?? d.program} (catalog entry ${d.program})`;
+  const keep = `it returns when ${which} ends, which drains this container: keep it (a sleep preStop in its place would skip that drain)`;
+  if (d.seconds !== undefined && d.seconds >= 5) return `${keep}; that hook already keeps it accepting for ${d.bound === 'at-least' ? 'at least ' : ''}${d.seconds}s, which covers the endpoint-propagation delay`;
+  const set = knownPreStopAdvice(d.program, undefined, PROPAGATION_SECONDS);
+  if (d.seconds === undefined || !set) return `${keep}, and let that hook give the endpoint-propagation delay (5-15s)`;
+  return `${keep}, and give it the endpoint-propagation delay (5-15s) with ${set} of container "${d.awaits}" (it keeps it accepting for ${d.bound === 'at-least' ? 'at least ' : ''}${d.seconds}s now)`;
+}
 
 export const prestopHandler: Rule = {
   meta: {
@@ -17,6 +42,12 @@ export const prestopHandler: Rule = {
 - delivery is **at-least-once**: the handler can be called twice, so it must be idempotent;
 - it helps only if the handler starts the drain and returns **after** the endpoint-propagation delay
   (5–15 s); a handler that returns at once gives no delay at all.
+
+When the hook is one half of a handshake the catalog knows (it waits for a known preStop program of
+another container of the pod, \`awaitedBy\` in docs/catalog.md: Contour's Envoy calling its
+shutdown-manager's \`/shutdown\`), the advice is to keep it and to set the program's own delay where it
+is under 5 s (Contour: \`--drain-delay\`), not to replace it by a sleep, which would skip the
+program's drain.
 
 **Conditions:**
 
@@ -57,7 +88,7 @@ lifecycle:
             object: w.obj,
             pointer: `${base}/httpGet`,
             severity: 'info',
-            message: `container "${c.name}": preStop httpGet ${typeof path === 'string' ? path : '/'} on port ${portLabel(c, get(http, 'port'))}: the kubelet blocks termination until it answers (the time counts against terminationGracePeriodSeconds), a failure only emits FailedPreStopHook, and it may be delivered more than once; make the handler idempotent, start draining and respond only after the endpoint-propagation delay (5-15s), or use a sleep preStop`,
+            message: `container "${c.name}": preStop httpGet ${typeof path === 'string' ? path : '/'} on port ${portLabel(c, get(http, 'port'))}: the kubelet blocks termination until it answers (the time counts against terminationGracePeriodSeconds), a failure only emits FailedPreStopHook, and it may be delivered more than once; ${httpAdvice(w, c)}`,
           });
         }
       }
