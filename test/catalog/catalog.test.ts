@@ -362,6 +362,19 @@ describe("a program's own monitoring port (Fluent Bit's HTTP server)", () => {
   });
 });
 
+describe("controllers' own metrics and health servers (Flagger's -port, Reloader's fixed :9090)", () => {
+  const fact = (o: object) => builtinCatalog().monitoringPort(o as unknown as JsonObject);
+  test.each([
+    [{ image: 'ghcr.io/fluxcd/flagger:1.44.0', command: ['./flagger', '-enable-leader-election=true'] }, 'flagger-http-server', 8080, 'default 8080'],
+    [{ image: 'weaveworks/flagger:1.0.0', command: ['./flagger'] }, 'flagger-http-server', 8080, 'default 8080'],
+    [{ image: 'ghcr.io/fluxcd/flagger:1.44.0', command: ['./flagger', '-port=9999'] }, 'flagger-http-server', 9999, '-port 9999'],
+    [{ image: 'ghcr.io/fluxcd/flagger:1.44.0', command: ['./flagger', '--port', '9998'] }, 'flagger-http-server', 9998, '-port 9998'],
+    [{ image: 'ghcr.io/stakater/reloader:v1.4.21' }, 'reloader-http-server', 9090, 'default 9090'],
+    [{ image: 'docker.io/stakater/reloader:v1.0.0', args: ['--port=8080'] }, 'reloader-http-server', 9090, 'default 9090'],
+  ])('%j', (container, id, port, derivation) => expect([fact(container)?.entry.id, fact(container)?.port, fact(container)?.derivation]).toEqual([id, port, derivation]));
+  test.each([['ghcr.io/fluxcd/flagger-loadtester:0.36.0'], ['example/flagger-dashboard:1'], ['ghcr.io/stakater/reloader-operator:1']])('%s does not match', (image) => expect(fact({ image })).toBeUndefined());
+});
+
 describe("a program's own monitoring port given as a listen address (Cluster Autoscaler's --address)", () => {
   const ca = (args: string[] = [], image = 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0') =>
     ({ image, command: ['./cluster-autoscaler', '--cloud-provider=aws', ...args] }) as unknown as JsonObject;

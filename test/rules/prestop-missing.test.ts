@@ -2,6 +2,7 @@ import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
 import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
+import { flagger, reloader } from '../helpers/metrics-servers';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
@@ -286,6 +287,13 @@ spec:
     { name: "Cluster Autoscaler chart: its Service's only port targets 8085, the --address default (metrics and /health-check)", yaml: clusterAutoscaler() },
     { name: 'Cluster Autoscaler with --address=:9090 and the port moved with it', yaml: clusterAutoscaler({ args: ['--address=:9090'], port: 9090 }) },
     { name: 'Cluster Autoscaler with --address 0.0.0.0:9091 (host and port, a separate argument)', yaml: clusterAutoscaler({ args: ['--address', '0.0.0.0:9091'], port: 9091 }) },
+    // Flagger's -port server (catalog flagger-http-server) and Reloader's :9090 (reloader-http-server): /metrics and health only.
+    { name: 'Flagger chart with serviceMonitor.enabled: its Service port http reaches 8080, the -port default (/metrics, /healthz)', yaml: flagger() },
+    { name: 'Flagger with -port=9999 and the port moved with it', yaml: flagger({ args: ['-port=9999'], port: 9999 }) },
+    { name: 'Flagger with --port 9998 (the Go flag with two dashes, a separate argument)', yaml: flagger({ args: ['--port', '9998'], port: 9998 }) },
+    { name: 'Flagger under its older image weaveworks/flagger', yaml: flagger({ image: 'weaveworks/flagger:1.0.0' }) },
+    { name: 'Reloader chart with reloader.service: its Service port http reaches 9090 (/metrics, /live)', yaml: reloader() },
+    { name: 'Reloader from Docker Hub, the Service targeting 9090 by number', yaml: reloader({ image: 'stakater/reloader:v1.0.0', targetPort: 9090 }) },
     { name: 'Fluent Bit: HTTP_Port 2021 in the config, the chart serving it as its metricsPort', yaml: fluentBit({ config: fluentBitConf('2021'), metricsPort: 2021 }) },
     { name: 'Fluent Bit: YAML config, http_port: 2021 in its service map', yaml: fluentBit({ config: 'service:\n  http_server: on\n  http_port: 2021\npipeline:\n  inputs:\n    - name: tail\n', configKey: 'fluent-bit.yaml', metricsPort: 2021 }) },
     { name: 'Fluent Bit: -P 2021 on the command line, the config setting none', yaml: fluentBit({ config: fluentBitConf(null), args: ['-c', '/fluent-bit/etc/conf/fluent-bit.conf', '-P', '2021'], metricsPort: 2021 }) },
@@ -511,6 +519,26 @@ spec:
       name: 'Cluster Autoscaler with an --address without a port (Go refuses it): the monitoring port is unknown, 8085 is judged as traffic',
       yaml: clusterAutoscaler({ args: ['--address=8085'] }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8085 for Service ca-aws-cluster-autoscaler' }],
+    },
+    {
+      name: 'Flagger whose -port moves the server to 9999 while its Service still reaches 8080: 8080 is then judged as traffic',
+      yaml: flagger({ args: ['-port=9999'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "flagger": serves port 8080 for Service flagger but has no preStop hook' }],
+    },
+    {
+      name: "another image with Flagger's shape (its load tester, which serves an API): port 8080 is client traffic",
+      yaml: flagger({ image: 'ghcr.io/fluxcd/flagger-loadtester:0.36.0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8080 for Service flagger' }],
+    },
+    {
+      name: "Reloader's server is fixed at 9090: a Service reaching another port of it is judged as traffic",
+      yaml: reloader({ port: 8080 }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8080 for Service reloader-reloader' }],
+    },
+    {
+      name: "another image with Reloader's shape: port 9090 is client traffic",
+      yaml: reloader({ image: 'example.com/team/reloader-api:1' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 9090 for Service reloader-reloader' }],
     },
     {
       name: 'another image with the Cluster Autoscaler shape: port 8085 is client traffic',
