@@ -4,7 +4,7 @@ import { ObjectGraph, PdbView } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 
@@ -96,12 +96,10 @@ export interface OperatorPdbDecision {
  * Undefined when every StatefulSet has a working budget, or fewer than 2 replicas.
  */
 export function operatorPdbDecision(graph: ObjectGraph, ow: OperatorWorkload): OperatorPdbDecision | undefined {
-  if (ow.replicas === undefined) return undefined;
+  const r = operatorReplicas(graph, ow);
+  if (!r || r.replicas < 2) return undefined;
+  const { replicas, phrase } = r;
   const ns = ow.obj.namespace ?? '';
-  const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
-  const replicas = hpa ? hpa.minReplicas : ow.replicas;
-  if (replicas < 2) return undefined;
-  const phrase = hpa ? `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})` : ow.replicasSet ? `replicas ${replicas}` : `replicas ${replicas} (default)`;
   const pdbs = graph.pdbs.filter((p) => (p.obj.namespace ?? '') === ns);
   const bare: OperatorPodGroup[] = [];
   const empty = new Set<PdbView>();

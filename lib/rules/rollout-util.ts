@@ -341,6 +341,20 @@ export function operatorWorkloads(graph: ObjectGraph): OperatorWorkload[] {
 }
 
 /**
+ * The replicas of each StatefulSet of a prometheus-operator resource, as replicaBasis gives a
+ * workload's: an HPA's minReplicas for an Alertmanager (its scale subresource is spec.replicas; a
+ * Prometheus's is spec.shards, so an HPA there does not change a shard's replicas), else
+ * spec.replicas. Undefined for a PrometheusAgent in DaemonSet mode (a pod per node).
+ */
+export function operatorReplicas(graph: ObjectGraph, ow: OperatorWorkload): { replicas: number; phrase: string; hpa?: HpaView } | undefined {
+  if (ow.replicas === undefined) return undefined;
+  const ns = ow.obj.namespace ?? '';
+  const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
+  if (hpa) return { replicas: hpa.minReplicas, phrase: `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})`, hpa };
+  return { replicas: ow.replicas, phrase: `replicas ${ow.replicas}${ow.replicasSet ? '' : ' (default)'}` };
+}
+
+/**
  * The pods of prometheus-operator's StatefulSets that a budget selects, counted as pdbPods counts a
  * workload's (an HPA's minReplicas for an Alertmanager, whose scale subresource is spec.replicas;
  * a shard's spec.replicas for a Prometheus): undefined when it selects none, or the pods of a
@@ -353,14 +367,12 @@ export function operatorPdbPods(graph: ObjectGraph, p: PdbView): PdbPods | undef
     if ((ow.obj.namespace ?? '') !== ns) continue;
     const groups = ow.groups.filter((g) => selectsOperatorPods(p.selector, g));
     if (!groups.length) continue;
-    if (ow.replicas === undefined) return undefined;
-    const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
-    const each = hpa ? hpa.minReplicas : ow.replicas;
-    const phrase = hpa ? `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})` : `replicas ${ow.replicas}${ow.replicasSet ? '' : ' (default)'}`;
-    if (hpa) out.fromHpa = true;
+    const r = operatorReplicas(graph, ow);
+    if (!r) return undefined;
+    if (r.hpa) out.fromHpa = true;
     for (const g of groups) {
-      out.replicas += each;
-      out.parts.push(`StatefulSet/${g.name} of ${ow.kind}/${ow.obj.name} ${phrase}`);
+      out.replicas += r.replicas;
+      out.parts.push(`StatefulSet/${g.name} of ${ow.kind}/${ow.obj.name} ${r.phrase}`);
     }
   }
   return out.parts.length ? out : undefined;
