@@ -83,8 +83,10 @@ export function progressDeadlineDecision(w: Workload, params: Record<string, unk
   if (hasGates) realisticParts.push(`readiness gates ${gate}s`);
   const base = { pds, mrs, step, parts, realistic, realisticParts };
   if (pds <= mrs) return { kind: 'rejected', ...base };
-  if (pds === NO_DEADLINE || pds >= step) return undefined;
-  return { kind: pds < realistic ? 'short' : 'slowest', ...base };
+  // (A readiness probe's initial delay can make the realistic step the longer one: the deadline must cover it too.)
+  const slowest = Math.max(step, realistic);
+  if (pds === NO_DEADLINE || pds >= slowest) return undefined;
+  return { kind: pds < realistic ? 'short' : 'slowest', ...base, step: slowest };
 }
 
 export const progressDeadline: Rule = {

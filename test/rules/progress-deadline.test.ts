@@ -43,6 +43,12 @@ ruleTester(progressDeadline, {
   ],
   invalid: [
     {
+      // The readiness probe's initial delay (120 s) outlasts the startup probe's budget (30 s): the realistic step is the longer one.
+      name: 'a readiness initialDelaySeconds longer than the startupProbe budget: the deadline must cover the realistic step, raised to it',
+      yaml: deploy({ pds: 150, app: `${startup('')}, readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 120}` }),
+      findings: [{ severity: 'warning', message: /^progressDeadlineSeconds 150 is shorter than a realistic rollout step of 180s \(minReadySeconds 0 \+ image pull 60s \+ probe delays 120s\): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least 180s$/ }],
+    },
+    {
       name: 'progressDeadlineSeconds equal to minReadySeconds: the API rejects it',
       yaml: deploy({ pds: 10, mrs: 10 }),
       findings: [{ severity: 'error', pointer: '/spec/progressDeadlineSeconds', object: 'Deployment/web', message: 'progressDeadlineSeconds 10 <= minReadySeconds 10: the API rejects it' }],
