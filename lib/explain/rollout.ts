@@ -214,7 +214,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
   // PDBs, spreading and fan-in clients: what shapes drains and rollouts beyond the strategy.
   if (N !== undefined && w.kind !== 'Pod') {
     for (const p of graph.pdbsFor(w)) {
-      const what = p.maxUnavailable ? `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)}` : p.minAvailable ? `minAvailable ${fmtIntOrPercent(p.minAvailable)}` : 'no budget';
+      const what = p.maxUnavailable ? `maxUnavailable ${fmtIntOrPercent(p.maxUnavailable)}` : p.minAvailable ? `minAvailable ${fmtIntOrPercent(p.minAvailable)}` : 'neither minAvailable nor maxUnavailable';
       const head = `PodDisruptionBudget/${p.obj.name} (${what})`;
       // Over every pod the budget matches, as pdb-blocks-eviction and the disruption controller count them.
       const blocks = pdbBlocksEvictionDecision(graph, p);

@@ -1,7 +1,7 @@
 import { Rule, Severity } from '../engine/types';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
-import { budgetProblem, fmtIntOrPercent, operatorPdbPods, PdbPods, pdbPods } from './rollout-util';
+import { budgetless, budgetProblem, fmtIntOrPercent, operatorPdbPods, PdbPods, pdbPods } from './rollout-util';
 
 const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate the PDB with ${HINT.ignore}: pdb-blocks-eviction`;
 
@@ -12,7 +12,7 @@ const OPT_OUT = `if the budget is a deliberate "talk to me first" gate, annotate
  */
 export interface PdbBlockDecision {
   pods: PdbPods;
-  field: 'maxUnavailable' | 'minAvailable';
+  field: 'maxUnavailable' | 'minAvailable' | 'neither';
   /** minAvailable resolved against the total (rounded up). */
   need?: number;
   severity: Severity;
@@ -27,6 +27,8 @@ export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBl
   if (!pods || !pods.parts.length) return undefined;
   const r = pods.replicas;
   if (r <= 0) return undefined;
+  // Neither field: the controller expects no pods and allows no disruption, whatever the count (budgetless).
+  if (budgetless(p)) return { pods, field: 'neither', severity: 'error' };
   if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid' && p.maxUnavailable.value === 0) return { pods, field: 'maxUnavailable', severity: 'warning' };
   // With DaemonSet or Job pods in the match, r is only a lower bound: minAvailable cannot be judged.
   if (pods.uncounted.length || !p.minAvailable || p.minAvailable.kind === 'invalid') return undefined;
@@ -55,7 +57,12 @@ With \`r\` = the total replicas of the workloads the PDB matches (for a workload
 - \`maxUnavailable\` resolves to 0 (\`0\` or \`"0%"\`);
 - \`minAvailable\` is \`"100%"\` or an integer \`>= r\`;
 - \`minAvailable\` is a percentage that rounds **up** to \`r\` or more (percentages round up in the disruption
-  controller: \`"90%"\` with \`r = 3\` is ceil(2.7) = 3).
+  controller: \`"90%"\` with \`r = 3\` is ceil(2.7) = 3);
+- the budget sets **neither** \`minAvailable\` nor \`maxUnavailable\` (a chart value left empty, such as
+  kubernetes-dashboard's PDB toggle with its defaults or tempo-distributed's \`maxUnavailable:\` with nothing after
+  it; the API accepts it): the disruption controller's \`getExpectedPodCount\` sets the expected pod count only in
+  its \`maxUnavailable\` and \`minAvailable\` branches, and \`updatePdbStatus\` allows no disruption while that count
+  is 0, so every eviction is refused, whatever \`r\` is (always an **error**).
 
 Severity: **error** when \`r == 1\` and \`minAvailable\` is an integer >= 1 (the common chart default
 \`minAvailable: 1\` on a single replica) or a percentage below 100% (a majority such as \`"51%"\`, meant for a
@@ -103,6 +110,15 @@ node) or no budget.`,
           ? // (A singleton, such as prometheus-operator, which has no leader election, must not run twice.)
             'run at least 2 replicas and use maxUnavailable: 1 if the program can run two at once; for a singleton, use maxUnavailable: 1 (a drain then evicts it: a short outage while it starts on another node) or remove the budget'
           : 'use maxUnavailable: 1';
+      if (d.field === 'neither') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec',
+          severity: d.severity,
+          message: `sets neither minAvailable nor maxUnavailable for ${podsText}: the disruption controller then expects no pods (it reads them only from one of the two fields) and allows no disruption at all, so every eviction is refused: kubectl drain never finishes and node upgrades stall; set maxUnavailable: 1${r === 1 ? ' (with one replica: a short outage while the pod starts on another node, or run 2 replicas)' : ''}`,
+        });
+        continue;
+      }
       if (d.field === 'maxUnavailable') {
         ctx.report({
           object: p.obj,

@@ -179,11 +179,11 @@ over \`spec.podMetadata.labels\`). Shards that no budget selects are named when 
 
 A budget that selects the pods but protects nothing does not count; it is reported at the budget instead:
 - **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;
-- **warning:** it sets neither: the disruption controller then requires no healthy pod (\`getExpectedPodCount\`
-  sets the desired healthy count only from one of the two fields) and allows every eviction. A chart renders
-  this when a value is left empty (tempo-distributed's \`maxUnavailable:\` with nothing after it);
 - **warning:** \`minAvailable: 0\` (or \`"0%"\`) or \`maxUnavailable: "100%"\`, which allow every eviction as written
   (argo-events renders \`minAvailable: 0\` from a \`maxUnavailable: 0\` value that Go templates read as false).
+
+A budget that sets neither field does count: it protects too much, refusing every eviction
+(\`pdb-blocks-eviction\` reports it).
 
 Fix: add a budget; \`maxUnavailable\` is preferred because it follows scale changes:
 \`\`\`yaml
@@ -271,7 +271,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         severity: both ? 'error' : 'warning',
         message: both
           ? `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so ${who} ${workloads.length === 1 ? 'has' : 'have'} no budget and a node drain or autoscaler consolidation may evict every replica at once; keep only maxUnavailable: 1 (it follows scale changes)`
-          : `PodDisruptionBudget/${p.obj.name} ${written ? `sets ${written}, which allows` : 'sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows'} every eviction, so ${who} ${workloads.length === 1 ? 'is' : 'are'} not protected; set maxUnavailable: 1`,
+          : `PodDisruptionBudget/${p.obj.name} sets ${written}, which allows every eviction, so ${who} ${workloads.length === 1 ? 'is' : 'are'} not protected; set maxUnavailable: 1`,
       });
     }
   },

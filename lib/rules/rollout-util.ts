@@ -148,18 +148,27 @@ export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
 
 /**
  * A budget that protects nothing: `both` minAvailable and maxUnavailable (mutually exclusive: the
- * API rejects the PDB, so it never exists), `neither` (the disruption controller then expects no
- * healthy pods and allows every eviction: disruption.go getExpectedPodCount sets desiredHealthy
- * only in the two branches; the API accepts it), or `all`: minAvailable 0 or "0%", or
- * maxUnavailable "100%", which allow every eviction as written (argo-events renders minAvailable: 0
- * from a maxUnavailable: 0 that Go templates read as false). Undefined for a working budget.
+ * API rejects the PDB, so it never exists), or `all`: minAvailable 0 or "0%", or maxUnavailable
+ * "100%", which allow every eviction as written (argo-events renders minAvailable: 0 from a
+ * maxUnavailable: 0 that Go templates read as false). Undefined for a working budget, and for one
+ * that sets neither field, which protects too much (budgetless: it allows no eviction at all).
  */
-export function budgetProblem(p: PdbView): 'both' | 'neither' | 'all' | undefined {
+export function budgetProblem(p: PdbView): 'both' | 'all' | undefined {
   if (p.minAvailable !== undefined && p.maxUnavailable !== undefined) return 'both';
-  if (p.minAvailable === undefined && p.maxUnavailable === undefined) return 'neither';
   if (p.minAvailable && p.minAvailable.kind !== 'invalid' && p.minAvailable.value === 0) return 'all';
   if (p.maxUnavailable && p.maxUnavailable.kind === 'percent' && p.maxUnavailable.value >= 100) return 'all';
   return undefined;
+}
+
+/**
+ * A budget that sets neither minAvailable nor maxUnavailable (a chart value left empty: the API
+ * accepts it). The disruption controller then counts no expected pods (getExpectedPodCount sets
+ * expectedCount and desiredHealthy only in its maxUnavailable and minAvailable branches) and
+ * updatePdbStatus allows no disruption while expectedCount <= 0: every eviction of its pods is
+ * refused (kubernetes/kubernetes pkg/controller/disruption/disruption.go).
+ */
+export function budgetless(p: PdbView): boolean {
+  return p.minAvailable === undefined && p.maxUnavailable === undefined;
 }
 
 /** Voluntary disruptions the PDB allows with all its pods healthy (PDB-002 arithmetic); undefined when unknown. */
@@ -169,6 +178,7 @@ export function pdbAllowance(graph: ObjectGraph, p: PdbView): { allowed: number;
   const pods = pdbPods(graph, graph.workloadsForPdb(p));
   if (pods.uncounted.length || pods.replicas <= 0) return undefined;
   const r = pods.replicas;
+  if (budgetless(p)) return { allowed: 0, of: r };
   if (p.maxUnavailable && p.maxUnavailable.kind !== 'invalid') return { allowed: Math.min(r, scaled(p.maxUnavailable, r, true)!), of: r };
   if (p.minAvailable && p.minAvailable.kind !== 'invalid') return { allowed: Math.max(0, r - scaled(p.minAvailable, r, true)!), of: r };
   return undefined;

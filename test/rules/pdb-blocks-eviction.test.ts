@@ -57,7 +57,6 @@ ruleTester(pdbBlocksEviction, {
     { name: 'maxUnavailable "10%" with replicas 1 rounds up to 1', yaml: wl('web', 1) + pdb('maxUnavailable: "10%"') },
     { name: 'minAvailable "66%" with r = 3: ceil(1.98) = 2 < 3', yaml: wl('web', 3) + pdb('minAvailable: "66%"') },
     { name: 'minAvailable "50%" with r = 2: ceil(1) = 1', yaml: wl('web', 2) + pdb('minAvailable: "50%"') },
-    { name: 'neither field set: no budget enforced', yaml: wl('web', 1) + pdb('unhealthyPodEvictionPolicy: AlwaysAllow') },
     { name: 'PDB matching nothing is pdb-selector\'s business', yaml: wl('api', 1) + pdb('minAvailable: 1') },
     { name: 'PDB matching only a DaemonSet: drains skip DaemonSet pods', yaml: wl('web', undefined, 'DaemonSet') + pdb('minAvailable: 1') },
     { name: 'DaemonSet pods in the match: r unknown, minAvailable not judged', yaml: wl('web', 1, 'Deployment', '{app: web, team: a}') + wl('agent', undefined, 'DaemonSet', '{app: agent, team: a}') + pdb('minAvailable: 1', TEAM) },
@@ -66,6 +65,17 @@ ruleTester(pdbBlocksEviction, {
     { name: 'scaled to 0: no pods to evict', yaml: wl('web', 0) + pdb('minAvailable: 1') },
   ],
   invalid: [
+    {
+      // kubernetes-dashboard's PDB toggle with its defaults renders neither field; disruption.go then allows no disruption.
+      name: 'neither field set, 3 replicas: every eviction is refused (error, whatever the replicas)',
+      yaml: wl('web', 3) + pdb('unhealthyPodEvictionPolicy: AlwaysAllow'),
+      findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: /^sets neither minAvailable nor maxUnavailable for 3 pods \(Deployment\/web replicas 3\): the disruption controller then expects no pods \(it reads them only from one of the two fields\) and allows no disruption at all, so every eviction is refused: kubectl drain never finishes and node upgrades stall; set maxUnavailable: 1$/ }],
+    },
+    {
+      name: 'neither field set, 1 replica: the same error, with the one-replica trade-off',
+      yaml: wl('web', 1) + pdb('unhealthyPodEvictionPolicy: AlwaysAllow'),
+      findings: [{ severity: 'error', message: /set maxUnavailable: 1 \(with one replica: a short outage while the pod starts on another node, or run 2 replicas\)$/ }],
+    },
     {
       // kube-prometheus-stack with alertmanager.podDisruptionBudget.enabled and the default one replica.
       name: 'an Alertmanager of 1 replica under minAvailable 1: the StatefulSet prometheus-operator makes is counted like one in the input',

@@ -69,6 +69,12 @@ spec:
 
 ruleTester(pdbMissing, {
   valid: [
+    {
+      // disruption.go: getExpectedPodCount counts no pods without either field, and updatePdbStatus then allows no
+      // disruption: the budget over-protects (pdb-blocks-eviction), it is not missing.
+      name: 'a PDB with neither field (tempo-distributed renders maxUnavailable: with no value) is a budget: it refuses every eviction, which pdb-blocks-eviction reports',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  maxUnavailable:\n'),
+    },
     { name: 'replicas 1: a budget cannot protect a single pod', yaml: wl('Deployment', 1) },
     { name: 'default replicas (1)', yaml: wl('Deployment', undefined) },
     { name: 'replicas 3 with a PDB selecting the pods', yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: web}}') },
@@ -112,16 +118,6 @@ ruleTester(pdbMissing, {
       name: 'a PDB with both minAvailable and maxUnavailable (retail-store-sample-app\'s charts): the API rejects it, so the pods have none (error, at the budget)',
       yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 2\n  maxUnavailable: 1\n'),
       findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so Deployment/web (replicas 3) has no budget' }],
-    },
-    {
-      name: 'a PDB with neither (tempo-distributed renders maxUnavailable: with no value): it allows every eviction',
-      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  maxUnavailable:\n'),
-      findings: [{ severity: 'warning', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets neither minAvailable nor maxUnavailable: the disruption controller then requires no healthy pod and allows every eviction, so StatefulSet/web (replicas 3) is not protected; set maxUnavailable: 1' }],
-    },
-    {
-      name: 'a budget with neither over two workloads: one finding at the budget, naming both',
-      yaml: wl('Deployment', 3).replace('tier: front', 'tier: front, team: a') + '---\n' + wl('Deployment', 2).replace('name: web', 'name: api').replace(/app: web/g, 'app: api').replace('tier: front', 'tier: front, team: a') + pdb('{matchLabels: {team: a}}').replace('  maxUnavailable: 1\n', ''),
-      findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'so Deployment/web (replicas 3), Deployment/api (replicas 2) are not protected' }],
     },
     {
       name: 'minAvailable: 0 (argo-events renders it from maxUnavailable: 0, which Go templates read as false) allows every eviction',
