@@ -825,9 +825,9 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           kinds: WORKLOADS,
           variables: [
             {
-              // rules/probe-port healthProbeBindPorts: the port of the first --health-probe-bind-address=[host]:N of each container's args, else -1.
+              // rules/probe-port healthProbeBindPorts: the port of the first health probe listen flag of each container's args (after the last '=', then the last ':'), else -1.
               name: 'healthProbeBindPorts',
-              expression: `${RUNNING}.map(c, has(c.args) && c.args.exists(a, a.matches(${str(HEALTH_PROBE_BIND.source)})) ? int(c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0].split(':')[size(c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0].split(':')) - 1]) : -1)`,
+              expression: `${RUNNING}.map(c, has(c.args) ? ${bind(`c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))`, 'hf', `size(hf) > 0 ? ${bind("hf[0].split('=')", 'he', bind("he[size(he) - 1].split(':')", 'hc', 'int(hc[size(hc) - 1])'))} : -1`)} : -1)`,
             },
           ],
           expression: `!${RUNNING}.exists(c, ${numPred})`,

@@ -21,8 +21,9 @@ interface Problem {
 }
 
 /**
- * The ports of controller-runtime's `--health-probe-bind-address=[host]:N` (the first such argument
- * of each container's args) in the pod: every kubebuilder operator probes it without declaring it.
+ * The ports of health probe listen flags (HEALTH_PROBE_BIND: the first such argument of each
+ * container's args) in the pod: every kubebuilder operator probes controller-runtime's
+ * --health-probe-bind-address port without declaring it.
  * Per pod, since its containers share one network namespace and the kubelet probes the pod's IP.
  */
 function healthProbeBindPorts(w: Workload): Set<number> {
@@ -30,13 +31,22 @@ function healthProbeBindPorts(w: Workload): Set<number> {
   for (const c of [...w.containers, ...w.sidecars]) {
     const args = Array.isArray(c.raw.args) ? c.raw.args : [];
     const a = args.find((x): x is string => typeof x === 'string' && HEALTH_PROBE_BIND.test(x));
-    if (a !== undefined) out.add(Number(a.slice(a.lastIndexOf(':') + 1)));
+    if (a !== undefined) out.add(flagPort(a));
   }
   return out;
 }
 
-/** controller-runtime's health probe listen address flag with its port (also read by the admission policy). */
-export const HEALTH_PROBE_BIND = /^--?health-probe-bind-address=.*:[0-9]{1,5}$/;
+/**
+ * A health probe listen flag with its port (also read by the admission policy): controller-runtime's
+ * --health-probe-bind-address=[host]:N, and --<x>-probe-port=N (trust-manager's --readiness-probe-port).
+ */
+export const HEALTH_PROBE_BIND = /^--?(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-port=)[0-9]{1,5}$/;
+
+/** The port of a HEALTH_PROBE_BIND argument: after the last '=', then after the last ':'. */
+function flagPort(a: string): number {
+  const v = a.slice(a.lastIndexOf('=') + 1);
+  return Number(v.slice(v.lastIndexOf(':') + 1));
+}
 
 /** What is wrong with one probe handler's port, if anything. */
 function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>): Problem | undefined {
@@ -86,9 +96,10 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   number and is checked the same way. Not reported either: a port the catalog knows as the program's
   own health check port (a \`process-local-probe\` entry that pins it, e.g. the ingress-nginx controller's
   \`/healthz\` on 10254 and the OpenTelemetry Collector's health_check extension on 13133): the charts
-  probe it without declaring it, and it is right. Nor the port of controller-runtime's
-  \`--health-probe-bind-address=[host]:N\` in the \`args\` of a container of the pod (the first such argument
-  of each), which every kubebuilder operator probes without declaring.
+  probe it without declaring it, and it is right. Nor the port of a health probe listen flag in the
+  \`args\` of a container of the pod (the first such argument of each): controller-runtime's
+  \`--health-probe-bind-address=[host]:N\`, which every kubebuilder operator probes without declaring, or a
+  \`--<name>-probe-port=N\` (trust-manager's \`--readiness-probe-port\`).
 
 Probes of one container that share the same bad port (liveness and readiness often do) are reported
 once, at the first of them.

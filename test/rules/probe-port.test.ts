@@ -16,6 +16,17 @@ const C0 = '/spec/template/spec/containers/0';
 ruleTester(probePort, {
   valid: [
     {
+      // cert-manager/trust-manager deploy/charts: args --readiness-probe-port=6060, readinessProbe on 6060 undeclared.
+      name: 'an undeclared probe port that a --<name>-probe-port flag names (trust-manager --readiness-probe-port=6060)',
+      yaml: deploy(`      containers:
+      - name: trust-manager
+        image: quay.io/jetstack/trust-manager:v0.12.0
+        args: [--readiness-probe-port=6060, --readiness-probe-path=/readyz, --webhook-port=6443]
+        ports: [{name: webhook, containerPort: 6443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 6060}}
+`),
+    },
+    {
       // rabbitmq/cluster-operator config/manager/manager.yaml; the kubebuilder scaffold.
       name: 'an undeclared probe port that a listen address in args names (controller-runtime --health-probe-bind-address=:8081)',
       yaml: deploy(`      containers:
