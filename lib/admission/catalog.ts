@@ -729,19 +729,18 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'spread-blocks-surge': {
     restriction:
-      'the warnings (hard spreading and host ports with a surge-only rollout, judged for Deployments; a DoNotSchedule constraint on a reserved key that is no well-known node label, for every workload kind), the surge judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
+      'the warnings (required anti-affinity and host ports with a surge-only rollout, judged for Deployments; a DoNotSchedule constraint on a reserved key that is no well-known node label, for every workload kind), the surge judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The info on a DoNotSchedule spread constraint without matchLabelKeys is not validated (the mutating policy adds matchLabelKeys: [pod-template-hash] to it). The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
     validate: (ctx) => [
       {
         severity: 'warning',
         kinds: WORKLOADS,
         variables: spreadVariables(ctx.version, true),
-        expression: '!(variables.surgeOnly && (variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) || variables.hostPorts)) && size(variables.unknownKeys) == 0',
+        expression: '!(variables.surgeOnly && (variables.termBlocks.exists(b, b) || variables.hostPorts)) && size(variables.unknownKeys) == 0',
         messageExpression:
           `${prefix('spread-blocks-surge', 'warning')} + (size(variables.unknownKeys) > 0 ? ` +
           `'a DoNotSchedule topologySpreadConstraint spreads over ' + variables.unknownKeys[0].topologyKey + ', a key under the prefixes Kubernetes reserves that is not a well-known node label: kube-scheduler rejects every node without it, so unless the nodes were labelled with it every pod stays Pending; use a label the nodes carry (topology.kubernetes.io/zone, kubernetes.io/hostname)' : ` +
-          `variables.tscBlocks.exists(b, b) || variables.termBlocks.exists(b, b) ? ` +
-          `(variables.tscBlocks.exists(b, b) ? 'a DoNotSchedule topologySpreadConstraint' : 'a required pod anti-affinity on a node or zone key') + ` +
-          `' counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod can stay Pending and the rollout stall; add matchLabelKeys: [pod-template-hash]' : ` +
+          `variables.termBlocks.exists(b, b) ? ` +
+          `'a required pod anti-affinity on a node or zone key counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod stays Pending when there are no more nodes (zones) than replicas, and the rollout stalls; add matchLabelKeys: [pod-template-hash]' : ` +
           `'the pod binds host ports while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod cannot run on a node that still runs an old pod, so with no spare node it stays Pending and the rollout stalls; set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}, or keep a spare node')`,
       },
     ],

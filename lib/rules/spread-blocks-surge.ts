@@ -10,26 +10,38 @@ export const spreadBlocksSurge: Rule = {
     spec: 'SPREAD-002',
     defaultSeverity: 'warning',
     severities: ['error', 'warning', 'info'],
-    description: 'DoNotSchedule spread or required anti-affinity plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge; DoNotSchedule on a reserved topologyKey no node carries by default',
-    doc: `During a rolling update the scheduler counts old and new pods together. A hard spreading rule (a
-topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\`, which is the default when the field is
-absent, or a required pod anti-affinity on \`kubernetes.io/hostname\` or a zone key) that selects the workload's own pods can
-then leave the surge pod Pending: on a small cluster every node or domain is already "full" with an old pod.
-When the rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the
-rollout stalls until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same
-revision are counted, so the new ReplicaSet spreads on its own. Host ports stall the same way, and there
+    description: 'required anti-affinity (warning) or DoNotSchedule spread (info) plus surge without matchLabelKeys: [pod-template-hash]; host ports plus surge; DoNotSchedule on a reserved topologyKey no node carries by default',
+    doc: `During a rolling update the scheduler counts old and new pods together. A required pod anti-affinity on
+\`kubernetes.io/hostname\` or a zone key that selects the workload's own pods keeps the surge pod off every node
+(zone) that still runs an old pod: on a cluster with no more nodes (zones) than replicas it stays Pending. When the
+rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the rollout stalls
+until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same revision are
+counted, so the new ReplicaSet places its pods on its own. Host ports stall the same way, and there
 \`matchLabelKeys\` cannot help: a node that runs an old pod has the port taken (kube-scheduler's NodePorts filter),
 so the surge pod needs a node without one.
+
+A topology spread constraint with \`whenUnsatisfiable: DoNotSchedule\` (the default when the field is absent) is
+milder. kube-scheduler's PodTopologySpread filter rejects a node only when its domain's count of matching pods, plus
+the new pod, minus the smallest count over the eligible domains exceeds \`maxSkew\`: the domains with the fewest pods
+always pass, so the constraint never makes every domain "full". Counting the old pods restricts the surge pod to the
+domains that run the fewest of them; it stays Pending only when those cannot take it: no room, or nodes the spread
+counts but the pod cannot run on (tainted or cordoned nodes count under the default \`nodeTaintsPolicy: Ignore\`: a
+tainted node pool or a control-plane node is an empty domain on \`kubernetes.io/hostname\`, so every pod must go to
+a node without one), or fewer eligible domains than \`minDomains\` (the smallest count is then taken as 0). Those
+depend on the cluster, and the lasting effect is an uneven spread once the old pods are gone
+(kubernetes/kubernetes#98215, the motivation of KEP-3243): hence info.
 
 **Conditions** (Deployments; surge and unavailability resolved as in section 4, with the HPA's \`minReplicas\`):
 
 - **warning:** resolved \`surge >= 1\` and resolved \`maxUnavailable\` 0 (the default 25%/25% with 2 or 3 replicas, or
-  an explicit \`maxUnavailable: 0\`), and either a DoNotSchedule spread constraint selecting the own pods without
+  an explicit \`maxUnavailable: 0\`), and a required hostname or zone anti-affinity term selecting the own pods without
+  \`matchLabelKeys: [${POD_TEMPLATE_HASH}]\` (a zone term keeps the surge pod out of every zone that runs an old pod: 3
+  replicas in 3 zones stall every rollout) (\`matchLabelKeys\` on affinity terms: \`MatchLabelKeysInPodAffinity\`,
+  alpha 1.29, beta and on 1.31, GA 1.33, KEP-3633). With \`maxUnavailable >= 1\` the controller removes an old pod and
+  frees room, so the rollout proceeds and nothing is reported.
+- **info:** the same surge-only rollout and a DoNotSchedule spread constraint selecting the own pods without
   \`matchLabelKeys: [${POD_TEMPLATE_HASH}]\` (the field works from 1.27: alpha 1.25 and off, so it does not count
-  below), or a required hostname or zone anti-affinity term selecting the own pods without it (a zone term keeps the
-  surge pod out of every zone that runs an old pod: 3 replicas in 3 zones stall every rollout) (\`matchLabelKeys\` on affinity
-  terms: \`MatchLabelKeysInPodAffinity\`, alpha 1.29, beta and on 1.31, GA 1.33, KEP-3633). With \`maxUnavailable >= 1\`
-  the controller removes an old pod and frees room, so the rollout proceeds and nothing is reported.
+  below): the surge pod may go only to the domains with the fewest of these pods, old ones included (see above).
 - **warning:** the same surge-only rollout of a pod that binds host ports: a \`hostPort\` (> 0) of a main container or
   native sidecar, or any declared port with \`hostPort\` unset under \`hostNetwork: true\` (the API defaults
   \`hostPort\` to \`containerPort\` in such a Pod). The rollout needs more nodes the pods can run on than replicas;
@@ -82,6 +94,8 @@ downtime.
       'kubernetes/enhancements keps/sig-scheduling/3243-respect-pod-topology-spread-after-rolling-upgrades/kep.yaml',
       'kubernetes/enhancements keps/sig-scheduling/3633-matchlabelkeys-to-podaffinity (KEP-3633)',
       'kubernetes/kubernetes pkg/apis/core/validation/validation.go (validateMinDomains)',
+      'kubernetes/kubernetes pkg/scheduler/framework/plugins/podtopologyspread/filtering.go (Filter: matchNum + selfMatchNum - minMatchNum > maxSkew; calPreFilterState: nodes counted by nodeAffinityPolicy/nodeTaintsPolicy)',
+      'kubernetes/kubernetes#98215 (spread not respected after a rolling update)',
     ],
   },
   check(ctx) {
@@ -122,12 +136,16 @@ downtime.
           if (c.minDomains !== undefined) edits.push({ op: 'remove', pointer: `${c.pointer}/minDomains` });
           repair = { description: `make topologySpreadConstraints[${c.index}] whenUnsatisfiable: ScheduleAnyway (matchLabelKeys needs >= 1.27)`, safety: 'proposal', edits };
         }
+        const node = c.topologyKey === HOSTNAME_KEY;
+        const where = node ? 'nodes' : 'domains';
+        // (nodeTaintsPolicy: Honor leaves out the nodes whose taints the pod does not tolerate.)
+        const taints = c.raw.nodeTaintsPolicy === 'Honor' ? '' : `, or ${node ? 'a tainted or cordoned node' : 'tainted or cordoned nodes'} the spread counts under ${c.raw.nodeTaintsPolicy === undefined ? 'the default ' : ''}nodeTaintsPolicy: Ignore${node ? ' (a tainted pool or a control-plane node is a domain with none of these pods, so the surge pod must go to a node without one)' : ''}`;
         ctx.report({
           object: w.obj,
           fix: repair,
           pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
-          severity: 'warning',
-          message: `${what} counts old and new pods together while ${rollout}: on a cluster with few nodes or domains the surge pod stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
+          severity: 'info',
+          message: `${what} counts old and new pods together while ${rollout}: the surge pod may go only to the ${where} that run the fewest of these pods, old ones included; when those cannot take it (no room${taints}${c.minDomains !== undefined ? `, or fewer eligible ${where} than minDomains ${c.minDomains}` : ''}) it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s), and once the old pods are gone the new ones can be spread unevenly (kubernetes/kubernetes#98215); ${fix}${portsNote}`,
         });
       }
       for (const t of antiAffinityTerms(w)) {

@@ -89,33 +89,52 @@ ruleTester(spreadBlocksSurge, {
       kubeVersion: '1.27',
       findings: [
         {
-          severity: 'warning',
+          severity: 'info',
           pointer: '/spec/template/spec/topologySpreadConstraints/0/whenUnsatisfiable',
-          message: /topologySpreadConstraints\[0\] \(topologyKey kubernetes\.io\/hostname, maxSkew 1, whenUnsatisfiable DoNotSchedule\) counts old and new pods together while the rollout surges 1 pod and takes none down first \(maxSurge "25%" \(default\) and maxUnavailable "25%" \(default\) with replicas 3\).*progressDeadlineSeconds \(600s\); add matchLabelKeys: \[pod-template-hash\]/,
+          message:
+            /^topologySpreadConstraints\[0\] \(topologyKey kubernetes\.io\/hostname, maxSkew 1, whenUnsatisfiable DoNotSchedule\) counts old and new pods together while the rollout surges 1 pod and takes none down first \(maxSurge "25%" \(default\) and maxUnavailable "25%" \(default\) with replicas 3\): the surge pod may go only to the nodes that run the fewest of these pods, old ones included; when those cannot take it \(no room, or a tainted or cordoned node the spread counts under the default nodeTaintsPolicy: Ignore \(a tainted pool or a control-plane node is a domain with none of these pods, so the surge pod must go to a node without one\)\) it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds \(600s\), and once the old pods are gone the new ones can be spread unevenly \(kubernetes\/kubernetes#98215\); add matchLabelKeys: \[pod-template-hash\]/,
         },
       ],
     },
     {
+      // (Ory's charts' values example, review round 10: the domains with the fewest pods always pass the skew check.)
+      name: 'a zone constraint: domains, not nodes; nodeTaintsPolicy: Honor leaves tainted nodes out; minDomains named',
+      yaml: deploy(keyed('topology.kubernetes.io/zone', `${dns}, nodeTaintsPolicy: Honor, minDomains: 3`)),
+      kubeVersion: '1.31',
+      findings: [
+        {
+          severity: 'info',
+          message: /the surge pod may go only to the domains that run the fewest of these pods, old ones included; when those cannot take it \(no room, or fewer eligible domains than minDomains 3\) it stays Pending/,
+        },
+      ],
+    },
+    {
+      name: 'nodeTaintsPolicy: Ignore written: not called the default',
+      yaml: deploy(keyed('topology.kubernetes.io/zone', `${dns}, nodeTaintsPolicy: Ignore`)),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'info', message: '(no room, or tainted or cordoned nodes the spread counts under nodeTaintsPolicy: Ignore) it stays Pending' }],
+    },
+    {
       name: 'whenUnsatisfiable absent is DoNotSchedule: pointer at the constraint',
       yaml: deploy(tsc('')),
-      findings: [{ severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints/0', message: 'whenUnsatisfiable DoNotSchedule by default' }],
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/topologySpreadConstraints/0', message: 'whenUnsatisfiable DoNotSchedule by default' }],
     },
     {
       name: 'below 1.27 matchLabelKeys is not available: a different fix',
       yaml: deploy(tsc(dns)),
       kubeVersion: '1.26',
-      findings: [{ severity: 'warning', message: 'matchLabelKeys: [pod-template-hash] needs >= 1.27 (off on 1.26): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1' }],
+      findings: [{ severity: 'info', message: 'matchLabelKeys: [pod-template-hash] needs >= 1.27 (off on 1.26): use whenUnsatisfiable: ScheduleAnyway, or allow maxUnavailable: 1' }],
     },
     {
       name: 'matchLabelKeys written but ignored on 1.26',
       yaml: deploy(tsc(`${dns}, ${hash}`)),
       kubeVersion: '1.26',
-      findings: [{ severity: 'warning', message: 'matchLabelKeys is ignored on 1.26' }],
+      findings: [{ severity: 'info', message: 'matchLabelKeys is ignored on 1.26' }],
     },
     {
       name: 'explicit surge-only strategy with more replicas',
       yaml: deploy(tsc(dns), { replicas: '5', strategy: rolling('1', '0') }),
-      findings: [{ severity: 'warning', message: '(maxSurge 1 and maxUnavailable 0 with replicas 5)' }],
+      findings: [{ severity: 'info', message: '(maxSurge 1 and maxUnavailable 0 with replicas 5)' }],
     },
     {
       name: 'HPA minReplicas decides the resolution',
@@ -130,7 +149,7 @@ spec:
   minReplicas: 2
   maxReplicas: 8
 `,
-      findings: [{ severity: 'warning', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web)' }],
+      findings: [{ severity: 'info', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web)' }],
     },
     {
       name: 'required zone anti-affinity (gke-stateful-mysql, 3 replicas in 3 zones): the surge pod finds no zone without an old pod',
@@ -238,13 +257,13 @@ spec:
       kubeVersion: '1.31',
       findings: [
         { severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints/0/topologyKey', message: 'spreads over a label no node carries' },
-        { severity: 'warning', pointer: '/spec/template/spec/topologySpreadConstraints/0/whenUnsatisfiable', message: 'counts old and new pods together' },
+        { severity: 'info', pointer: '/spec/template/spec/topologySpreadConstraints/0/whenUnsatisfiable', message: 'counts old and new pods together' },
       ],
     },
     {
       name: 'suppressed findings are kept, marked suppressed',
       yaml: deploy(tsc(dns), { annotations: '"kubegrace.dev/ignore": "spread-blocks-surge"' }),
-      findings: [{ severity: 'warning', suppressed: true }],
+      findings: [{ severity: 'info', suppressed: true }],
     },
   ],
 });
