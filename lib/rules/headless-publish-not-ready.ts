@@ -70,6 +70,18 @@ function servicesNamed(g: ObjectGraph, w: Workload, name: string): ServiceView |
 }
 
 /** StatefulSet spec fields other than replicas, template, updateStrategy, ordinals, minReadySeconds and the PVC retention policy cannot be updated. */
+/**
+ * The ports a Service translates (port to a different targetPort), as a clause: a headless Service
+ * does no translation, so its clients would dial the port on the pod address (review round 10:
+ * spire-server's 443 to grpc 8081, which every SPIRE agent dials).
+ */
+function translatedPorts(svc: ServiceView): string {
+  const moved = svc.ports.filter((p) => p.port !== undefined && p.targetPort !== undefined && p.targetPort !== p.port);
+  if (!moved.length) return '';
+  const list = moved.map((p) => `${p.port} to ${p.targetPort}`).join(', ');
+  return `, and port${moved.length === 1 ? '' : 's'} ${list} would no longer be translated (a headless Service maps no ports: clients would dial ${moved.length === 1 ? `port ${moved[0].port}` : 'those ports'} on the pod)`;
+}
+
 const SERVICE_NAME_IMMUTABLE = 'spec.serviceName cannot be changed on an existing StatefulSet: recreate it, e.g. kubectl delete statefulset --cascade=orphan, which keeps the pods, then apply';
 
 export const headlessPublishNotReady: Rule = {
@@ -182,7 +194,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: need ? 'warning' : 'info',
-          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; make Service/${svc.obj.name} headless (clusterIP: None; clusterIP is immutable, so delete and create it) or point serviceName at a headless Service selecting the pods (${SERVICE_NAME_IMMUTABLE})`,
+          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc)}`,
         });
         continue;
       }

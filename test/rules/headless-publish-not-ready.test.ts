@@ -85,7 +85,7 @@ ruleTester(headlessPublishNotReady, {
     {
       name: 'one replica of a clustered image has no peer to discover (a standalone RabbitMQ): serviceName on a ClusterIP Service is info, not the peer-discovery warning',
       yaml: sts({ image: 'rabbitmq:3-management' }).replace('replicas: 3', 'replicas: 1') + svc({ headless: false }),
-      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; make/ }],
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; add a headless Service/ }],
     },
     {
       name: 'Cassandra headless Service without publishNotReadyAddresses: info on the Service',
@@ -142,7 +142,20 @@ ruleTester(headlessPublishNotReady, {
           severity: 'warning',
           pointer: '/spec/serviceName',
           object: 'StatefulSet/db',
-          message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it, yet the app needs peer discovery .*; make Service\/db headless \(clusterIP: None; clusterIP is immutable, so delete and create it\) or point serviceName at a headless Service selecting the pods \(spec\.serviceName cannot be changed/,
+          message:
+            /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it, yet the app needs peer discovery .*; add a headless Service \(clusterIP: None\) selecting the pods and point serviceName at it \(spec\.serviceName cannot be changed.*\), keeping Service\/db for its clients: made headless itself, it would send them straight to pod addresses with no load balancing$/,
+        },
+      ],
+    },
+    {
+      // (Review round 10: spire-server's serviceName is the Service every SPIRE agent dials on 443, targetPort grpc 8081.)
+      name: 'serviceName names the client Service, which translates 443 to a named port: the advice keeps it and says why',
+      yaml: sts({ image: 'ghcr.io/spiffe/spire-server:1.15.3' }) + svc({ headless: false, ports: '[{name: grpc, port: 443, targetPort: grpc}, {name: http, port: 8080}]' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/serviceName',
+          message: /keeping Service\/db for its clients: made headless itself, it would send them straight to pod addresses with no load balancing, and port 443 to grpc would no longer be translated \(a headless Service maps no ports: clients would dial port 443 on the pod\)$/,
         },
       ],
     },
