@@ -39,6 +39,19 @@ export function neededGrace(graph: ObjectGraph, w: Workload, preStopOverride: Ma
   return need;
 }
 
+/**
+ * The main containers whose preStop hook runs for a time nothing tells (a custom program without a
+ * \`kubegrace.dev/prestop-seconds\` hint), unless overridden: neededGrace does not count them.
+ */
+export function unknownPreStops(graph: ObjectGraph, w: Workload, preStopOverride: Map<string, number> = new Map(), waitPatterns?: string[]): ContainerView[] {
+  const addends = shutdownAddends(graph, w);
+  return w.containers.filter((c) => {
+    if (preStopOverride.has(c.pointer)) return false;
+    const b = containerBudget(w, c, addends, waitPatterns, graph);
+    return b.preStop.kind !== 'none' && b.preStop.seconds === undefined;
+  });
+}
+
 /** The edit that raises terminationGracePeriodSeconds to `seconds`; never lowers an existing value. */
 export function raiseGraceEdit(w: Workload, seconds: number): FixEdit | undefined {
   if (w.grace !== 0 && w.grace >= seconds) return undefined;

@@ -1,8 +1,8 @@
 import { FixEdit, Rule } from '../engine/types';
 import { isIdleContainer } from '../model/idle';
-import { ContainerView, get, num, runningContainers, Workload } from '../model/workload';
+import { ContainerView, DEFAULTS, get, num, runningContainers, Workload } from '../model/workload';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
-import { neededGrace, preStopHandler } from './fix-util';
+import { neededGrace, preStopHandler, unknownPreStops } from './fix-util';
 import { containersWithoutPreStop } from './prestop-missing';
 
 export const zeroGracePeriod: Rule = {
@@ -41,7 +41,9 @@ A container that serves Service traffic without a preStop hook is named too: \`p
 reports it only once the grace period is above 0 (no hook runs before), so the advice here already
 counts the delay it needs.
 
-**\`--fix\` (safe):** sets \`terminationGracePeriodSeconds\` to preStop + drain + addend + 5 s. On >= 1.30
+**\`--fix\` (safe):** sets \`terminationGracePeriodSeconds\` to preStop + drain + addend + 5 s, and to at least the API
+default 30 s when a preStop hook runs for a time nothing tells (a program without the \`kubegrace.dev/prestop-seconds\`
+hint, such as calico-node's \`calico component node shutdown\`). On >= 1.30
 it also gives each such container the preStop sleep (10 s) that \`prestop-missing\` would ask for, and
 counts it in the grace period, so that one repair does what would otherwise take two rounds (unless
 \`prestop-missing\` is off in the policy or ignored on the object).`,
@@ -64,7 +66,12 @@ counts it in the grace period, so that one repair does what would otherwise take
       // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).
       const missing = ctx.active('prestop-missing', w.obj) ? containersWithoutPreStop(ctx.graph, ctx.catalog, w) : [];
       const safeHooks = preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).safety === 'safe' ? missing : [];
-      const grace = neededGrace(ctx.graph, w, new Map(safeHooks.map((c) => [c.pointer, DEFAULT_PRESTOP_SECONDS])));
+      const overrides = new Map(safeHooks.map((c) => [c.pointer, DEFAULT_PRESTOP_SECONDS]));
+      // A hook whose length nothing tells (a custom program, calico-node's `calico component node
+      // shutdown`) is not counted by neededGrace: the repair then gives at least the API default (what
+      // removing the field gives), not a grace of 0 that changes nothing (review round 10).
+      const unknown = unknownPreStops(ctx.graph, w, overrides);
+      const grace = Math.max(neededGrace(ctx.graph, w, overrides), unknown.length ? DEFAULTS.terminationGracePeriodSeconds : 0);
       const hooks = !sts && hasPreStop(w);
       const one = missing.length === 1;
       // (With no Service in the input for the namespace, prestop-missing assumes traffic from the declared ports: said so.)
@@ -80,7 +87,7 @@ counts it in the grace period, so that one repair does what would otherwise take
           ? `terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s${also}`
           : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`,
         fix: {
-          description: `set terminationGracePeriodSeconds to ${grace}${safeHooks.length ? ` and add ${preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).text} to ${containerList(safeHooks)}` : ''} (preStop + drain + addend + margin)`,
+          description: `set terminationGracePeriodSeconds to ${grace}${safeHooks.length ? ` and add ${preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).text} to ${containerList(safeHooks)}` : ''} (preStop + drain + addend + margin${unknown.length ? `; at least the API default ${DEFAULTS.terminationGracePeriodSeconds}s, since the preStop hook of ${containerList(unknown)} runs for an unknown time: set the kubegrace.dev/prestop-seconds annotation to size it` : ''})`,
           safety: 'safe',
           edits,
         },

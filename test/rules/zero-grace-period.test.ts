@@ -161,6 +161,19 @@ describe('zero-grace-period repairs what prestop-missing would ask for next', ()
     expect(sts.fix!.edits).toHaveLength(1);
   });
 
+  // (Review round 10: calico.yaml's calico-node, grace 0 next to `calico component node shutdown`.)
+  test('a preStop program of unknown length: the repair gives at least the API default 30s (it set 0, a no-op), and says how to size it', () => {
+    const program = wl('DaemonSet', '0', { served: false }).replace('image: postgres:16}', 'image: postgres:16, lifecycle: {preStop: {exec: {command: [calico, component, node, shutdown]}}}}');
+    const fix = fixOf(program);
+    expect(fix.edits).toEqual([{ op: 'set', pointer: POINTER, value: 30 }]);
+    expect(fix.description).toBe(
+      'set terminationGracePeriodSeconds to 30 (preStop + drain + addend + margin; at least the API default 30s, since the preStop hook of container "db" runs for an unknown time: set the kubegrace.dev/prestop-seconds annotation to size it)',
+    );
+    // With the hint the hook's length is known: preStop 40 + drain 10 + margin 5.
+    const hinted = wl('DaemonSet', '0', { served: false, annotations: '"kubegrace.dev/prestop-seconds": "40"' }).replace('image: postgres:16}', 'image: postgres:16, lifecycle: {preStop: {exec: {command: [calico, component, node, shutdown]}}}}');
+    expect(fixOf(hinted).edits).toEqual([{ op: 'set', pointer: POINTER, value: 55 }]);
+  });
+
   const lint = (yaml: string, policy: ResolvedPolicy) => lintSources([{ file: 'w.yaml', text: yaml }], { rules: [zeroGracePeriod], policy, version: KubeVersion.parse('1.33') }).findings;
 
   test('prestop-missing off in the policy, or ignored on the object: neither the advice nor the fix adds a hook', () => {
