@@ -2,7 +2,8 @@ import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
 import { assumedServedNote, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
-import { ObjectGraph } from '../model/graph';
+import { ObjectGraph, ServiceView } from '../model/graph';
+import { apiServerCalls } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
@@ -123,7 +124,7 @@ export const prestopMissing: Rule = {
     id: 'prestop-missing',
     spec: 'TERM-002',
     defaultSeverity: 'warning',
-    severities: ['error', 'warning'],
+    severities: ['error', 'warning', 'info'],
     description: 'container serving a Service port has no preStop delay, so endpoint removal races SIGTERM',
     doc: `When a pod is deleted, the kubelet signals the containers and the control plane removes the
 endpoint **in parallel**. kube-proxy, ingress controllers, meshes and cloud load balancers learn about
@@ -159,7 +160,12 @@ other commands) are not judged. For a known program the advice is its own settin
   (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
   \`cloud.google.com/load-balancer-neg-ready\`) or a Service selecting the pods with
   \`externalTrafficPolicy: Local\`. These LBs keep sending for seconds to tens of seconds after the endpoint
-  goes away, so the loss is certain.
+  goes away, so the loss is certain;
+- **info** when every Service that carries its traffic is called, in the input, only by validating admission
+  webhooks with \`failurePolicy: Ignore\` (no APIService, no mutating webhook, no webhook that fails closed): a
+  call refused while the endpoint removal propagates admits the object unchecked, and no request fails (ECK's
+  operator). A mutating webhook that fails open stays a warning: the object is admitted unmutated (a pod without
+  the proxy Linkerd's injector would have added).
 
 **Skipped:**
 
@@ -250,6 +256,10 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
       // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);
+      // The API server is the only caller, and only for validating webhooks that fail open: a refused
+      // call skips a check, no request fails (a mutating one admits the object unmutated, which can
+      // matter: Linkerd's proxy injector fails open too).
+      const uncheckedOnly = uncheckedCallsOnly(graph, traffic);
       // (Per workload, made at its first finding.)
       let proxyNote: string | undefined;
       for (const c of removedContainersOf(graph, w)) {
@@ -267,7 +277,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           'Service traffic';
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         let why: string;
-        let severity: 'error' | 'warning' = 'warning';
+        let severity: 'error' | 'warning' | 'info' = 'warning';
         // Behind an external LB the delay must cover the LB's own window, which another rule sizes
         // (10s is the in-cluster figure): said next to the advice, so the two numbers do not clash.
         let lbLonger = '';
@@ -279,6 +289,10 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           severity = 'error';
           lbLonger = ` (behind Service ${local.obj.name} the delay must also cover the LB health-check window: external-traffic-local gives the length)`;
           why = `Service ${local.obj.name} has externalTrafficPolicy: Local, so the external LB keeps sending to the node until its health check fails (interval x unhealthy threshold): requests are certain to fail`;
+        } else if (uncheckedOnly) {
+          // (Review round 10: ECK's operator, whose 16 validating webhooks all use Ignore.)
+          severity = 'info';
+          why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by validating admission webhooks with failurePolicy: Ignore (${uncheckedOnly}): a call refused while the endpoint removal propagates admits the object unchecked, and no client request fails`;
         } else if (headlessOnly) {
           // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
           why = `its Service${traffic.length === 1 ? ` ${traffic[0].obj.name} is` : 's are'} headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it, and clients keep addresses they resolved before (DNS caches, connection pools), so new connections can hit a closed socket`;
@@ -327,3 +341,19 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
     }
   },
 };
+
+/**
+ * When every Service is called only by validating webhooks with failurePolicy: Ignore in the input
+ * (no APIService, no mutating webhook, no webhook that fails closed): their names, else undefined.
+ */
+function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): string | undefined {
+  if (!traffic.length) return undefined;
+  const names: string[] = [];
+  for (const s of traffic) {
+    const calls = apiServerCalls(graph, s);
+    if (!calls.length || !calls.every((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy === 'Ignore')) return undefined;
+    for (const c of calls) names.push(c.name);
+  }
+  const shown = [...new Set(names)];
+  return shown.length > 3 ? `${shown.slice(0, 2).join(', ')} and ${shown.length - 2} more` : shown.join(', ');
+}

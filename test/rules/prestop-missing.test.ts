@@ -321,6 +321,43 @@ spec:
     },
   ],
   invalid: [
+    ...(
+      [
+        ['validating webhooks that fail open only: info (a refused call admits the object unchecked)', [['Validating', 'Ignore'], ['Validating', 'Ignore']], 'info'],
+        ['a validating webhook that fails closed: warning', [['Validating', 'Ignore'], ['Validating', 'Fail']], 'warning'],
+        ['failurePolicy unset on v1 is Fail: warning', [['Validating', '']], 'warning'],
+        ['a mutating webhook that fails open admits the object unmutated: warning', [['Mutating', 'Ignore']], 'warning'],
+      ] as const
+    ).map(([name, hooks, severity]) => ({
+      // (Review round 10: ECK's operator, whose Service is called by 16 validating webhooks, all Ignore.)
+      name: `a Service called only by the API server: ${name}`,
+      yaml: `${wl()}${hooks
+        .map(
+          ([kind, policy], i) => `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ${kind}WebhookConfiguration
+metadata: {name: hooks-${i}}
+webhooks:
+- name: check-${i}.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: web, namespace: default, path: /validate}}
+  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]
+`,
+        )
+        .join('')}`,
+      findings: [
+        {
+          severity,
+          pointer: POINTER,
+          message:
+            severity === 'info'
+              ? 'its Service web is called only by validating admission webhooks with failurePolicy: Ignore (check-0.example.com, check-1.example.com): a call refused while the endpoint removal propagates admits the object unchecked, and no client request fails'
+              : 'proxies, ingresses and meshes stop routing to it',
+        },
+      ],
+    })),
+
     {
       // metrics-server serves the metrics API to the API server: client traffic.
       name: 'a Service named metrics-server (not *-metrics) carries traffic; so does a port other than --metrics-bind-address\'s',

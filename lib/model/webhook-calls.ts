@@ -1,0 +1,55 @@
+import { ObjectGraph, ServiceView } from './graph';
+import { isObject } from './types';
+import { get } from './workload';
+
+/** A call the API server makes to a Service: an admission webhook, or an aggregated API (APIService). */
+export interface ApiServerCall {
+  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration' | 'APIService';
+  /** The configuration (or APIService) name. */
+  config: string;
+  /** The webhook's name (the APIService's name for an APIService). */
+  name: string;
+  /** The failurePolicy in effect (v1 defaults to Fail; the removed v1beta1 defaulted to Ignore); `Fail` for an APIService. */
+  failurePolicy: string;
+}
+
+/** By `namespace/name` of the Service called: every call of the graph's webhook configurations and APIServices. */
+function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
+  const out = new Map<string, ApiServerCall[]>();
+  const push = (key: string, call: ApiServerCall) => {
+    const l = out.get(key);
+    if (l) l.push(call);
+    else out.set(key, [call]);
+  };
+  // (Also by name alone, for a Service written without a namespace: a chart rendered without one.)
+  const add = (ns: unknown, name: unknown, call: ApiServerCall) => {
+    if (typeof ns !== 'string' || typeof name !== 'string') return;
+    push(`${ns}/${name}`, call);
+    push(`*/${name}`, call);
+  };
+  for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'] as const) {
+    for (const o of graph.ofKind(kind)) {
+      const hooks = o.raw.webhooks;
+      if (!Array.isArray(hooks)) continue;
+      const defaultPolicy = o.apiVersion === 'admissionregistration.k8s.io/v1beta1' ? 'Ignore' : 'Fail';
+      hooks.forEach((h, i) => {
+        if (!isObject(h)) return;
+        const svc = get(h, 'clientConfig', 'service');
+        if (!isObject(svc)) return;
+        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy });
+      });
+    }
+  }
+  for (const o of graph.ofKind('APIService')) {
+    const svc = get(o.raw, 'spec', 'service');
+    if (isObject(svc)) add(svc.namespace, svc.name, { kind: 'APIService', config: o.name, name: o.name, failurePolicy: 'Fail' });
+  }
+  return out;
+}
+
+/** The calls the API server makes to this Service, from the webhook configurations and APIServices in the input. */
+export function apiServerCalls(graph: ObjectGraph, svc: ServiceView): readonly ApiServerCall[] {
+  const all = graph.memo(callsByService, graph, callsByService);
+  const ns = get(svc.obj.raw, 'metadata', 'namespace');
+  return all.get(typeof ns === 'string' && ns !== '' ? `${ns}/${svc.obj.name}` : `*/${svc.obj.name}`) ?? [];
+}
