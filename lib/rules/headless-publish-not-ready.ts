@@ -82,6 +82,17 @@ function translatedPorts(svc: ServiceView): string {
   return `, and port${moved.length === 1 ? '' : 's'} ${list} would no longer be translated (a headless Service maps no ports: clients would dial ${moved.length === 1 ? `port ${moved[0].port}` : 'those ports'} on the pod)`;
 }
 
+/** Why a Service is an admin or operations one (its name, or a label value), else undefined. */
+function isAdminService(s: ServiceView): string | undefined {
+  const word = /(^|[-_.])(admin|ops|management|maintenance)$/i;
+  if (word.test(s.obj.name)) return `named ${s.obj.name}`;
+  const labels = get(s.obj.raw, 'metadata', 'labels');
+  if (labels && typeof labels === 'object' && !Array.isArray(labels)) {
+    for (const [k, v] of Object.entries(labels)) if (typeof v === 'string' && /^(admin|ops|management|maintenance)$/i.test(v)) return `label ${k}: ${v}`;
+  }
+  return undefined;
+}
+
 const SERVICE_NAME_IMMUTABLE = 'spec.serviceName cannot be changed on an existing StatefulSet: recreate it, e.g. kubectl delete statefulset --cascade=orphan, which keeps the pods, then apply';
 
 export const headlessPublishNotReady: Rule = {
@@ -117,7 +128,10 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   not-ready pods is wanted). A headless peer Service with it is correct and never reported. **info** when the
   Service selects only Vault pods: vault-helm sets it on purpose, so that a sealed or uninitialised Vault (which
   fails the chart's readiness probe) can be reached through the Service to init and unseal it; it is needed only
-  without auto-unseal.
+  without auto-unseal. **info** too for an admin or operations Service (named \`*-admin\`, \`*-ops\`, \`*-management\`
+  or \`*-maintenance\`, or labelled with one of those words as a value): reaching pods that are not Ready is its point
+  (the neo4j chart's admin Service, "available even if the deployment is not 'ready'", for backups), and clients use
+  another Service.
 - \`serviceName\` names a Service that is not headless: the pods get no per-pod DNS records. **warning** when the app
   needs peer discovery (as above), else **info**: many apps (e.g. the OpenTelemetry Collector chart's StatefulSet mode)
   never use their pods' DNS names, and nothing is lost.
@@ -217,13 +231,19 @@ spec:
       // Vault: a sealed or uninitialised server fails vault-helm's readiness probe (`vault status`
       // exits 2) and must still be reachable to init and unseal it: the chart sets the flag on purpose.
       const vault = ws.length > 0 && ws.every(runsVault);
+      // An admin or operations Service (neo4j's `<release>-admin`, "available even if the deployment is
+      // not ready", for backups): reaching pods that are not Ready is its point, and clients use
+      // another Service (review round 10).
+      const admin = !vault && isAdminService(s);
       ctx.report({
         object: s.obj,
         pointer: pnraPointer(s),
-        severity: vault ? 'info' : 'warning',
+        severity: vault || admin ? 'info' : 'warning',
         message: vault
           ? `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to Vault pods that are not Ready, sealed ones included (they answer 503), as its endpoints are marked ready regardless; vault-helm sets it so that a sealed or uninitialised Vault, which fails its readiness probe, can be reached through the Service to init and unseal it: with auto-unseal (a KMS or transit seal) remove it, with manual unsealing keep it`
-          : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
+          : admin
+            ? `Service/${s.obj.name}: ${field} on an admin Service (${admin}) with a cluster IP${selecting}: it reaches pods that are not Ready (starting, failing their readiness probe, or terminating), which suits operations such as backups or repair; keep application clients on another Service, and remove it here if they use this one`
+            : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
       });
     }
   },

@@ -159,6 +159,29 @@ ruleTester(headlessPublishNotReady, {
         },
       ],
     },
+    ...[
+      { what: 'named *-admin', name: 'db-admin', labels: '' },
+      { what: 'labelled admin', name: 'db-backup', labels: ', labels: {helm.neo4j.com/service: admin}' },
+    ].map(({ what, name, labels }) => ({
+      // (Review round 10: neo4j's admin Service, "available even if the deployment is not 'ready'", for backups.)
+      name: `publishNotReadyAddresses on an admin Service with a cluster IP (${what}): info`,
+      yaml: `${sts({ image: 'neo4j:5.17.0' })}${svc()}---
+apiVersion: v1
+kind: Service
+metadata: {name: ${name}${labels}}
+spec:
+  publishNotReadyAddresses: true
+  selector: {app: db}
+  ports: [{name: tcp-bolt, port: 7687}]
+`,
+      findings: [
+        {
+          severity: 'info' as const,
+          object: `Service/${name}`,
+          message: /publishNotReadyAddresses: true on an admin Service \((named db-admin|label helm\.neo4j\.com\/service: admin)\) with a cluster IP \(selecting StatefulSet\/db\): it reaches pods that are not Ready .*which suits operations such as backups or repair; keep application clients on another Service/,
+        },
+      ],
+    })),
     {
       name: 'serviceName names a Service that is not headless, no peer need: info',
       yaml: sts({ image: 'otel/opentelemetry-collector-k8s:0.158.0' }) + svc({ headless: false }),
