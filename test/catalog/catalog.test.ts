@@ -260,6 +260,7 @@ describe('serves after SIGTERM from a config file (CoreDNS lameduck)', () => {
     ['mcr.microsoft.com/oss/kubernetes/coredns:v1.9.4'],
     ['rancher/mirrored-coredns-coredns:1.12.0'],
     ['rancher/hardened-coredns:v1.14.1-build20260116'],
+    ['ghcr.io/chaos-mesh/chaos-coredns:v0.2.8'],
   ])('CoreDNS image %s matches', (image) => expect(builtinCatalog().servesAfterSigterm(coredns(undefined, image))?.entry.id).toBe('coredns-lameduck'));
   test.each([['example/coredns-exporter:1'], ['nginx:1']])('%s does not match', (image) => expect(builtinCatalog().servesAfterSigterm(coredns(undefined, image))).toBeUndefined());
 

@@ -74,6 +74,15 @@ const injector = (image = 'hashicorp/vault-k8s:1.7.6', path = '/health/ready') =
   const h = `{httpGet: {path: ${path}, port: 8080, scheme: HTTPS}, failureThreshold: 2, initialDelaySeconds: 5, periodSeconds: 2, successThreshold: 1, timeoutSeconds: 5}`;
   return deploy(`        args: [agent-inject, 2>&1]\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
 };
+/**
+ * The scylla-operator chart's webhook server (webhookserver.deployment.yaml): identical liveness and
+ * readiness /readyz on 5000, HTTPS (the readiness probe's window: periodSeconds 10, the default).
+ */
+const scylla = (args: string, opts: { image?: string; command?: string } = {}) => {
+  const h = '{httpGet: {path: /readyz, port: 5000, scheme: HTTPS}}';
+  return deploy(`${opts.command ? `        command: ${opts.command}\n` : ''}        args: ${args}\n${probes(h, h)}`).replace('image: web:1', `image: ${opts.image ?? 'docker.io/scylladb/scylla-operator:1.17.0'}`);
+};
+const SCYLLA_WEBHOOK_ARGS = '[run-webhook-server, --loglevel=2, --tls-cert-file=/tmp/k8s-webhook-server/serving-certs/tls.crt, --tls-private-key-file=/tmp/k8s-webhook-server/serving-certs/tls.key, --port=5000]';
 
 ruleTester(livenessEqualsReadiness, {
   valid: [
@@ -132,6 +141,9 @@ ruleTester(livenessEqualsReadiness, {
     // vault-k8s's handleReady always writes 204 (catalog vault-k8s-injector-ready).
     { name: 'catalog: the vault-helm injector, identical /health/ready on 8080, HTTPS', yaml: injector() },
     { name: 'catalog: the vault-k8s injector from a registry mirror', yaml: injector('registry.connect.redhat.com/hashicorp/vault-k8s:1.7.6-ubi') },
+    // scylla-operator's run-webhook-server: /readyz writes 200 "ok" (catalog scylla-operator-webhook-readyz).
+    { name: 'catalog: the scylla-operator webhook server, identical /readyz on 5000, HTTPS (chart)', yaml: scylla(SCYLLA_WEBHOOK_ARGS) },
+    { name: 'catalog: the scylla-operator webhook server, the subcommand after the binary in command', yaml: scylla('[run-webhook-server, --port=5000]', { command: '[/usr/bin/scylla-operator]', image: 'scylladb/scylla-operator:1.21.1' }) },
     // /ready of a role whose readiness is its own services only (catalog cortex-ready, mimir-ready, loki-ready, tempo-ready).
     ...[
       [CORTEX, '-target=distributor, -config.file=/etc/cortex/cortex.yaml'],
@@ -273,6 +285,16 @@ ruleTester(livenessEqualsReadiness, {
       yaml: role(image, args),
       findings: [{ severity: 'warning' as const, pointer: `${C0}/livenessProbe`, message: 'which checks /ready, a readiness path' }],
     })),
+    {
+      name: "scylla-operator's run-ignition (its /readyz waits for the node to be ignited) is not the webhook server",
+      yaml: scylla('[run-ignition, --service-name=basic-us-east-1-us-east-1a-0]'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /readyz, a readiness path' }],
+    },
+    {
+      name: 'run-webhook-server on another image still warns',
+      yaml: scylla(SCYLLA_WEBHOOK_ARGS, { image: 'example/webhook:1' }),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /readyz, a readiness path' }],
+    },
     {
       name: 'vault-k8s: the catalog covers /health/ready, not another path of the image',
       yaml: injector(undefined, '/v1/sys/health'),

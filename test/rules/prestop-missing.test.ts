@@ -276,6 +276,8 @@ spec:
       yaml: coredns(),
     },
     { name: "CoreDNS with kubeadm's lameduck 5s, image of the k3s mirror", yaml: coredns({ corefile: corefile('5s'), image: 'rancher/mirrored-coredns-coredns:1.12.0' }) },
+    // Chaos Mesh's DNS server is a CoreDNS build (k8s_dns_chaos): the same lameduck, read from its Corefile.
+    { name: "Chaos Mesh's chaos-coredns with the chart's lameduck 5s", yaml: coredns({ corefile: corefile('5s'), image: 'ghcr.io/chaos-mesh/chaos-coredns:v0.2.8' }) },
     // A delay is judged as a preStop sleep is: only 0 s gives no time (the LB rules size longer windows).
     { name: 'CoreDNS with lameduck 1s: judged as a 1 s preStop sleep is, not reported', yaml: coredns({ corefile: corefile('1s') }) },
     { name: '...the same 1 s as a preStop sleep, for comparison', yaml: coredns({ corefile: corefile(), lifecycle: 'lifecycle: {preStop: {sleep: {seconds: 1}}}' }) },
@@ -598,6 +600,11 @@ spec:
             'container "coredns": serves port 53 for Service kube-dns but has no preStop hook: SIGTERM arrives while clients are still routed to it; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket. Add lifecycle: {preStop: {sleep: {seconds: 10}}}, or use the program\'s own setting (CoreDNS health plugin lame duck mode, catalog entry coredns-lameduck): lameduck 10s on its own line inside the health block (health {, then lameduck, then }) in /etc/coredns/Corefile (ConfigMap kube-system/coredns, key Corefile) and keep',
         },
       ],
+    },
+    {
+      name: "Chaos Mesh's chaos-coredns without lameduck: judged from its Corefile as CoreDNS is, and the advice names lameduck",
+      yaml: coredns({ corefile: corefile(), image: 'ghcr.io/chaos-mesh/chaos-coredns:v0.2.8' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'catalog entry coredns-lameduck): lameduck 10s on its own line inside the health block' }],
     },
     { name: 'CoreDNS with lameduck 0s: no time, as a 0 s sleep', yaml: coredns({ corefile: corefile('0s') }), findings: [{ severity: 'warning', pointer: POINTER, message: 'but has no preStop hook' }] },
     {
