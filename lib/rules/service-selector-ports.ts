@@ -129,7 +129,10 @@ export const serviceSelectorPorts: Rule = {
   templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
   usually a typo or a stale port. Not reported when no container declares any port, nor when every declared port is
   a named side port (metrics, prom, diag, health, admin, debug, status, readiness...): such containers evidently do not declare
-  their serving ports (the istio gateway and Teleport charts declare only their metrics/diag port).
+  their serving ports (the istio gateway and Teleport charts declare only their metrics/diag port). **info** on a
+  headless Service: it maps no ports, so its clients dial the pod addresses DNS gives them on the port they know,
+  and the entry only names the port in the EndpointSlice and SRV records (the peer ports a clustered app opens by
+  itself, such as neo4j's discovery and raft ports 5000 and 7000 or RabbitMQ's 25672, which its charts do not declare).
 - **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
   rollout of either (deployment.md §Selector). Not reported for headless Services (clients resolve and pick pods
   themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
@@ -262,11 +265,16 @@ spec:
         if (all.some(({ c }) => c.ports.some((p) => p.containerPort === tp && p.protocol === sp.protocol))) continue;
         const other = all.find(({ c }) => c.ports.some((p) => p.containerPort === tp));
         const what = written === undefined ? `targetPort (defaults to port ${tp})` : written === 0 || written === '' ? `targetPort ${JSON.stringify(written)} (defaults to port ${tp})` : `targetPort ${tp}`;
+        // (A headless Service translates nothing: clients dial pod:port themselves. Review round 10:
+        // neo4j's internals Service, RabbitMQ's 25672.)
+        const head = `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${matched.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(matched)})`;
         ctx.report({
           object: s.obj,
           pointer,
-          severity: 'warning',
-          message: `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${matched.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(matched)}): it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
+          severity: s.headless ? 'info' : 'warning',
+          message: s.headless
+            ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
+            : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
         });
       }
     }

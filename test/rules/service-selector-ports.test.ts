@@ -353,6 +353,21 @@ spec:
       findings: [{ severity: 'warning', pointer: '/spec/ports/0/targetPort', message: 'targetPort 8000/TCP is not declared by any container of Deployment/web' }],
     },
     {
+      // (Review round 10: neo4j's internals Service; RabbitMQ's 25672.)
+      name: 'numeric targetPort not declared, on a headless Service: info (it maps no ports; clients dial pod:port themselves)',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'db', labels: 'app: db', serviceName: 'db-internals', ports: '[{name: bolt, containerPort: 7687}]' }) +
+        svc({ name: 'db-internals', selector: 'app: db', headless: true, ports: '[{name: tcp-bolt, port: 7687, targetPort: 7687}, {name: tcp-raft, port: 7000, targetPort: 7000}]' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/ports/1/targetPort',
+          message:
+            /^Service\/db-internals port "tcp-raft" \(7000\): targetPort 7000\/TCP is not declared by any container of StatefulSet\/db \(they declare bolt 7687\/TCP\): the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there/,
+        },
+      ],
+    },
+    {
       name: 'targetPort 0 or "" defaults to port as the API server does (SetDefaults_Service): judged as that port, and named so',
       yaml: wl() + svc({ ports: '[{name: a, port: 8080, targetPort: 0}, {name: b, port: 9090, targetPort: ""}]' }),
       findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: 'port "b" (9090): targetPort "" (defaults to port 9090)/TCP is not declared' }],
