@@ -104,6 +104,21 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
       fixes.push('a rollout that keeps one available (maxUnavailable: 0)');
     }
   }
+  // One replica rolled out with Recreate is how a program that must not run twice at once says so
+  // (antrea-controller: "supports only a single replica"; the Flink operator without leader election):
+  // the usual fix would break it, so it is offered only if the program can run twice, with the
+  // singleton's own remedy beside it (review round 10).
+  if (total === 1 && ws.length === 1 && ws[0].deployment && rolloutFor(ws[0], 1)?.type === 'Recreate') {
+    return {
+      workloads: ws,
+      who,
+      reasons,
+      fixes: [
+        `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (one replica with Recreate says so), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
+      ],
+      single: true,
+    };
+  }
   return { workloads: ws, who, reasons, fixes, single: total === 1 };
 }
 
@@ -344,7 +359,10 @@ spec:
 \`\`\`
 Plus hostname anti-affinity or topology spread so that one node does not hold every replica. \`failurePolicy: Ignore\`
 removes the outage where admitting an unchecked (or unmutated) object is acceptable; for policy enforcement it
-is not.`,
+is not. A program that must run as one instance (one replica rolled out with \`Recreate\` says so: antrea-controller,
+the Flink operator without leader election) cannot take more replicas: the advice then offers them only if the
+program can run twice at once, and otherwise a high \`priorityClassName\` so that its replacement is scheduled first,
+accepting the window.`,
     fixable: false,
     references: [
       'https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks (and #failure-policy, #matching-requests-namespaceselector)',

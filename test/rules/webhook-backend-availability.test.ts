@@ -163,6 +163,18 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /\. Fix: roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); or failurePolicy/ }],
     },
     {
+      // (Review round 10: antrea-controller "supports only a single replica"; the Flink operator without leader election.)
+      name: 'one replica with Recreate (how a singleton says so): the usual fix only if the program can run twice, and the singleton remedy beside it',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{type: Recreate}' }),
+      findings: [
+        {
+          severity: 'warning',
+          message:
+            /\. Fix: if the program can run twice at once \(leader election, or no shared state\), run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); and roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); if it must run as one instance \(one replica with Recreate says so\), keep it, give it a high priorityClassName so that its replacement is scheduled first \(preempting others\), and accept the window; or failurePolicy: Ignore/,
+        },
+      ],
+    },
+    {
       name: 'a single replica whose rollout removes it: both fixes',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{rollingUpdate: {maxUnavailable: 1}}' }),
       findings: [{ severity: 'warning', message: /\. Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); and a rollout that keeps one available \(maxUnavailable: 0\); or failurePolicy/ }],
