@@ -1,4 +1,6 @@
 import { Rule, Severity } from '../engine/types';
+import { isHelmHook } from './lb-util';
+import { plainScalarJson } from '../model/yaml11';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
 import { budgetless, budgetProblem, fmtIntOrPercent, operatorPdbPods, PdbPods, pdbPods } from './rollout-util';
@@ -106,7 +108,12 @@ node) or no budget.`,
       const podsText = `${r} pod${r === 1 ? '' : 's'} (${pods.parts.join(', ')})`;
       const hpaNote = pods.fromHpa ? ' whenever the HPA has scaled down to its minimum,' : '';
       const effect = `the budget allows zero voluntary disruptions:${hpaNote} kubectl drain never finishes and node upgrades stall`;
-      const fix = pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1
+      // One replica that a Service serves together with sibling workloads is a member of a group (the
+      // neo4j chart's one StatefulSet per cluster member): the budget belongs on the group (review round 10).
+      const group = r === 1 && !pods.fromHpa ? memberOf(ctx.graph, p) : undefined;
+      const fix = group
+        ? `its pods are one member of a group that Service/${group.svc} serves with ${group.siblings}: use one budget over the labels the members share, such as the Service's selector ${group.selector}, with maxUnavailable: 1 (or a minAvailable that keeps the group's quorum), in place of one budget per member; a budget of maxUnavailable: 1 per member would let concurrent drains evict several members at once`
+        : pods.fromHpa ? 'set HPA minReplicas to at least 2 and use maxUnavailable: 1' : r === 1
           ? // (A singleton, such as prometheus-operator, which has no leader election, must not run twice.)
             'run at least 2 replicas and use maxUnavailable: 1 if the program can run two at once; for a singleton, use maxUnavailable: 1 (a drain then evicts it: a short outage while it starts on another node) or remove the budget'
           : 'use maxUnavailable: 1';
@@ -115,7 +122,7 @@ node) or no budget.`,
           object: p.obj,
           pointer: '/spec',
           severity: d.severity,
-          message: `sets neither minAvailable nor maxUnavailable for ${podsText}: the disruption controller then expects no pods (it reads them only from one of the two fields) and allows no disruption at all, so every eviction is refused: kubectl drain never finishes and node upgrades stall; set maxUnavailable: 1${r === 1 ? ' (with one replica: a short outage while the pod starts on another node, or run 2 replicas)' : ''}`,
+          message: `sets neither minAvailable nor maxUnavailable for ${podsText}: the disruption controller then expects no pods (it reads them only from one of the two fields) and allows no disruption at all, so every eviction is refused: kubectl drain never finishes and node upgrades stall; ${group ? fix : `set maxUnavailable: 1${r === 1 ? ' (with one replica: a short outage while the pod starts on another node, or run 2 replicas)' : ''}`}`,
         });
         continue;
       }
@@ -136,3 +143,31 @@ node) or no budget.`,
     }
   },
 };
+
+/**
+ * When the budget's workloads are served, by one Service, together with other workloads that are not
+ * Helm hooks or Jobs: that Service, the siblings and its selector (what the members share).
+ */
+function memberOf(graph: ObjectGraph, p: PdbView): { svc: string; siblings: string; selector: string } | undefined {
+  const own = graph.workloadsForPdb(p);
+  if (!own.length) return undefined;
+  for (const w of own) {
+    for (const svc of graph.servicesFor(w)) {
+      if (svc.metricsOnly || svc.selector.kind !== 'selector') continue;
+      const siblings = graph.workloadsFor(svc).filter((x) => !own.includes(x) && !x.isBatch && !isHelmHook(x.obj));
+      if (!siblings.length) continue;
+      const names = siblings.map((x) => `${x.kind}/${x.obj.name}`);
+      return {
+        svc: svc.obj.name,
+        siblings: names.length > 3 ? `${names.slice(0, 2).join(', ')} and ${names.length - 2} more` : names.join(', '),
+        selector: `{${svc.selector.requirements.map((r) => `${r.key}: ${flowValue(r.values[0])}`).join(', ')}}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** A label value as a flow-YAML scalar: quoted when a plain one would read as something else (`"true"`, `"5"`). */
+function flowValue(v: string): string {
+  return /^[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(v) && plainScalarJson(v) === v ? v : JSON.stringify(v);
+}

@@ -88,6 +88,29 @@ ruleTester(pdbBlocksEviction, {
       findings: [{ severity: 'error', pointer: MIN, object: 'PodDisruptionBudget/web', message: 'minAvailable 1 with 1 pod (Deployment/web replicas 1): the budget allows zero voluntary disruptions' }],
     },
     {
+      // (Review round 10: the neo4j chart, one StatefulSet and one budget per cluster member, behind one Service.)
+      name: 'one replica that a Service serves with sibling workloads: a group member, so one budget over the shared labels',
+      yaml:
+        wl('web', 1, 'StatefulSet', '{app: web, cluster: "true"}') +
+        wl('web2', 1, 'StatefulSet', '{app: web2, cluster: "true"}') +
+        pdb('minAvailable: 1') +
+        `---
+apiVersion: v1
+kind: Service
+metadata: {name: lb}
+spec:
+  selector: {cluster: "true"}
+  ports: [{port: 7687}]
+`,
+      findings: [
+        {
+          severity: 'error',
+          message:
+            /; its pods are one member of a group that Service\/lb serves with StatefulSet\/web2: use one budget over the labels the members share, such as the Service's selector \{cluster: "true"\}, with maxUnavailable: 1 \(or a minAvailable that keeps the group's quorum\), in place of one budget per member; a budget of maxUnavailable: 1 per member would let concurrent drains evict several members at once$/,
+        },
+      ],
+    },
+    {
       // kube-prometheus-stack's prometheus-operator: one replica by design (no leader election), so "run 2" is not the only advice.
       name: 'one replica: the advice covers a singleton too (maxUnavailable: 1 or no budget)',
       yaml: wl('web', 1) + pdb('minAvailable: 1'),
