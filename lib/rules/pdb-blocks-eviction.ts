@@ -91,7 +91,11 @@ spec:
 \`\`\`
 A program that must not run twice at once (a controller without leader election, such as prometheus-operator)
 keeps one replica: give it \`maxUnavailable: 1\` (a drain then evicts it, a short outage while it starts on another
-node) or no budget.`,
+node) or no budget. A one-replica workload that a Service serves together with sibling workloads is a member of a
+group (the neo4j chart runs one StatefulSet, with its own budget, per cluster member): the budget belongs on the
+group, one PDB over the labels the members share (the Service's selector) with \`maxUnavailable: 1\` or a
+\`minAvailable\` that keeps the quorum; one \`maxUnavailable: 1\` budget per member would let concurrent drains
+evict several members at once.`,
     fixable: false,
     references: [
       'kubernetes/website content/en/docs/tasks/run-application/configure-pdb.md (zero voluntary evictions; rounding)',
