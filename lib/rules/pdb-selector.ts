@@ -33,7 +33,10 @@ Conditions:
 - **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
   budget lets one workload's disruptions use up the other's allowance. Not reported when every matched workload is a
   StatefulSet of one \`rollout-group\` (grafana/rollout-operator's zone-aware StatefulSets, Loki's and Mimir's
-  ingesters per zone): one budget over the group, allowing one pod down across all zones, is the design. Helm hooks (\`helm.sh/hook\`, such as the test
+  ingesters per zone): one budget over the group, allowing one pod down across all zones, is the design; nor when
+  they are StatefulSets that run the same images (the members of one clustered app, one StatefulSet each, as the
+  neo4j chart makes them; ECK's node sets, which ECK covers with one budget): one budget over the members keeps the
+  quorum, and one per member would not. Helm hooks (\`helm.sh/hook\`, such as the test
   Pod \`helm create\` labels like the Deployment) do not count: they exist only while the hook runs.
 
 Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):

@@ -10,7 +10,7 @@ import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timel
 import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
 import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
-import { delayAdvice, hookDelayWords, preStopDelayEdit, servicesSelecting } from './lb-util';
+import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
@@ -26,8 +26,22 @@ const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'Daemon
  */
 export function noOverlap(graph: ObjectGraph, w: Workload): boolean {
   if ((graph.effectiveReplicas(w) ?? 2) > 1) return false;
-  if (w.kind === 'StatefulSet' || w.kind === 'ReplicaSet') return true;
-  return w.kind === 'Deployment' && w.deployment !== undefined && w.deployment.surge === 0;
+  if (!(w.kind === 'StatefulSet' || w.kind === 'ReplicaSet' || (w.kind === 'Deployment' && w.deployment !== undefined && w.deployment.surge === 0))) return false;
+  return !servedWithSiblings(graph, w);
+}
+
+/**
+ * Whether a Service with a cluster IP that carries the workload's traffic also sends it to the pods
+ * of another workload (the members of a cluster split into one-replica StatefulSets, as the neo4j
+ * chart does behind one load balancer): then the Service has other endpoints while this pod
+ * terminates, and a delay lets them take its new connections (review round 10). A headless
+ * Service does not count: clients pick addresses themselves, and a governing Service spans
+ * different roles (a primary and its replicas).
+ */
+function servedWithSiblings(graph: ObjectGraph, w: Workload): boolean {
+  return graph.trafficServices(w).some(
+    (s) => !s.headless && !s.publishNotReadyAddresses && graph.workloadsFor(s).some((x) => x !== w && !x.isBatch && !isHelmHook(x.obj) && (graph.effectiveReplicas(x) ?? 1) > 0),
+  );
 }
 
 function servesAfterSigterm(w: Workload): number | undefined {
@@ -172,7 +186,9 @@ other commands) are not judged. For a known program the advice is its own settin
 - \`terminationGracePeriodSeconds: 0\`: no hook runs (\`zero-grace-period\` reports it, and names these containers in its advice and its repair);
 - a single pod that is replaced only after it is gone (a StatefulSet or bare ReplicaSet with 1 replica,
   a Deployment with 1 replica and no surge, counting HPA \`minReplicas\`): no other endpoint can take the
-  traffic while it terminates, so a delay changes nothing;
+  traffic while it terminates, so a delay changes nothing; unless a Service with a cluster IP sends the same
+  traffic to the pods of another workload too (the members of a cluster made of one-replica StatefulSets behind
+  one load balancer, as the neo4j chart makes them): then it has other endpoints, and the pod is judged;
 - containers the Istio injector writes at admission (\`image: auto\` with injection requested, as in the
   istio/gateway chart): their lifecycle is not in the manifest, and pilot-agent keeps Envoy serving for
   \`terminationDrainDuration\` after SIGTERM (\`istio-proxy-drain\` judges that duration);

@@ -1,4 +1,5 @@
 /** Helpers shared by the selector, ROLL-* and PDB-* rules. */
+import { imageRepository } from '../catalog';
 import { ClaimMount, HpaView, ObjectGraph, PdbView } from '../model/graph';
 import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
@@ -456,7 +457,14 @@ export function operatorStatefulSetsFor(graph: ObjectGraph, p: PdbView): string[
 export function rolloutGroup(ws: readonly Workload[]): string | undefined {
   if (ws.length < 2) return undefined;
   const v = ws[0].templateLabels['rollout-group'];
-  return v && ws.every((w) => w.kind === 'StatefulSet' && w.templateLabels['rollout-group'] === v) ? v : undefined;
+  if (v && ws.every((w) => w.kind === 'StatefulSet' && w.templateLabels['rollout-group'] === v)) return `rollout-group ${v}`;
+  // StatefulSets that run the same programs (the same image repositories, whatever the tags): the
+  // members of one clustered app, one StatefulSet each (the neo4j chart, one release per cluster
+  // member; ECK's node sets, which ECK itself covers with one budget). Review round 10.
+  if (!ws.every((w) => w.kind === 'StatefulSet')) return undefined;
+  const images = (w: Workload) => [...new Set(w.containers.map((c) => imageRepository(c.image).full))].sort().join(' ');
+  const first = images(ws[0]);
+  return first && ws.every((w) => images(w) === first) ? `StatefulSets of the image ${first}` : undefined;
 }
 
 function intOf(v: Json | undefined, dflt: number): number {

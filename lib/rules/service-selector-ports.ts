@@ -140,7 +140,9 @@ export const serviceSelectorPorts: Rule = {
   pods), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
   \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
   pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo),
-  nor when they are the StatefulSets of one \`rollout-group\` (zone-aware replicas of one component, grafana/rollout-operator).
+  nor when they are the StatefulSets of one \`rollout-group\` (zone-aware replicas of one component, grafana/rollout-operator)
+  or StatefulSets that run the same images (the members of one clustered app behind one Service, as the neo4j chart
+  makes them, one StatefulSet per member).
 
 **Fix:** make the selector equal to the workload's \`spec.selector.matchLabels\`, and use a declared port name:
 

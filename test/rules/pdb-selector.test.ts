@@ -42,6 +42,11 @@ spec:
 ruleTester(pdbSelector, {
   valid: [
     {
+      // (Review round 10: the neo4j chart's one StatefulSet per cluster member; ECK's node sets.)
+      name: 'one budget over StatefulSets that run the same image (the members of one clustered app)',
+      yaml: ['server-1', 'server-2', 'server-3'].map((m) => wl(m, `{app: ${m}, cluster: db}`, 'StatefulSet').replace(`image: ${m}:1`, 'image: "neo4j:5.17.0-enterprise"')).join('') + pdb('db', '{matchLabels: {cluster: db}}'),
+    },
+    {
       name: 'one budget over the zone StatefulSets of a rollout-group (Loki\'s ingester-rollout PDB: one ingester down across all zones)',
       yaml: ['a', 'b', 'c'].map((z) => wl(`ingester-zone-${z}`, `{app: ingester-zone-${z}, rollout-group: ingester}`, 'StatefulSet')).join('') + pdb('ingester-rollout', '{matchLabels: {rollout-group: ingester}}'),
     },

@@ -250,6 +250,13 @@ spec:
 `,
     },
     { name: 'single-replica StatefulSet: no other endpoint while it terminates', yaml: wl({ kind: 'StatefulSet', replicas: 1 }) },
+    {
+      name: 'single-replica StatefulSets whose only common Service is headless (a primary and its replicas under a governing Service): no other endpoint for the same role',
+      yaml:
+        wl({ kind: 'StatefulSet', replicas: 1, service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }) +
+        `---\n${wl({ kind: 'StatefulSet', replicas: 1, service: false }).replace('name: web\n', 'name: web-b\n')}`,
+    },
+
     { name: 'single-replica Deployment with Recreate', yaml: wl({ replicas: 1, strategy: '  strategy: {type: Recreate}\n' }) },
     { name: 'single-replica Deployment with maxSurge 0', yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }) },
     {
@@ -323,6 +330,16 @@ spec:
     },
   ],
   invalid: [
+    {
+      // (Review round 10: the neo4j chart's cluster, one one-replica StatefulSet per member behind one load balancer.)
+      name: 'single-replica StatefulSets behind one Service with a cluster IP: the Service has the other members as endpoints, so the pod is judged',
+      yaml: `${wl({ kind: 'StatefulSet', replicas: 1 })}---\n${wl({ kind: 'StatefulSet', replicas: 1, service: false }).replace('name: web\n', 'name: web-b\n')}`,
+      findings: [
+        { severity: 'warning', object: 'StatefulSet/web', pointer: POINTER, message: 'container "app": serves port 8080 for Service web but has no preStop hook' },
+        { severity: 'warning', object: 'StatefulSet/web-b', pointer: POINTER, message: 'container "app": serves port 8080 for Service web but has no preStop hook' },
+      ],
+    },
+
     ...(
       [
         ['validating webhooks that fail open only: info (a refused call admits the object unchecked)', [['Validating', 'Ignore'], ['Validating', 'Ignore']], 'info'],

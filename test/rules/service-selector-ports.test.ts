@@ -168,6 +168,11 @@ spec:
         svc({ name: 'guestbook', selector: 'app: guestbook', ports: '[{port: 3000, targetPort: http-server}]' }),
     },
     {
+      // (Review round 10: neo4j's load balancer over its members, one StatefulSet each; yugabyte's UI over masters and tservers.)
+      name: 'one Service over StatefulSets that run the same image (the members of one clustered app)',
+      yaml: ['server-1', 'server-2'].map((m) => wl({ kind: 'StatefulSet', name: m, labels: `app: ${m}, cluster: db` })).join('') + svc({ name: 'lb', selector: 'cluster: db' }),
+    },
+    {
       name: 'one Service over the zone StatefulSets of a rollout-group (Loki\'s loki-ingester over ingester-zone-a/b/c)',
       yaml: ['a', 'b'].map((z) => wl({ kind: 'StatefulSet', name: `ingester-zone-${z}`, labels: `app: ingester, zone: ${z}, rollout-group: ingester` })).join('') + svc({ name: 'ingester', selector: 'rollout-group: ingester' }),
     },
@@ -226,6 +231,15 @@ spec:
     { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
   ],
   invalid: [
+    {
+      name: 'StatefulSets of different images behind one Service: still mixed endpoints',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'db', labels: 'app: db, team: a' }) +
+        wl({ kind: 'StatefulSet', name: 'cache', labels: 'app: cache, team: a' }).replace('image: web:1', 'image: redis:7') +
+        svc({ name: 'team', selector: 'team: a' }),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (StatefulSet/db, StatefulSet/cache)' }],
+    },
+
     {
       name: 'a Service on a shard a Prometheus does not have (shard "2" of 2 shards, numbered from 0): no pod carries it',
       yaml:
