@@ -2,6 +2,7 @@ import { IntOrPercent, parseIntOrPercent } from './intstr';
 import { indexKey, Labels, matches, parseLabelSelector, parseMapSelector, Selector, stringMap } from './selector';
 import { isObject, Json, KObject } from './types';
 import { ContainerPort, ContainerView, get, num, Workload, workloadOf } from './workload';
+import { namedListenPort } from './listen-ports';
 
 export interface ServicePort {
   name?: string;
@@ -58,6 +59,14 @@ export interface ServedPort {
   servicePort: ServicePort;
   container: ContainerView;
   containerPort?: ContainerPort;
+  /**
+   * How the container was found for a numeric targetPort that no container declares, in a pod of
+   * several main containers (undefined when a container declares the port, or the pod has one main
+   * container): `config`, its own env or args name the port (`evidence`: `env WEBHOOK_SERVER_PORT=9443`);
+   * `guess`, nothing names it and resolveTargetPort ranked the candidates: the container may be the
+   * wrong one, so findings say "probably" and repairs on it are proposals (guessedContainer in traffic.ts).
+   */
+  pick?: { by: 'config'; evidence: string } | { by: 'guess' };
 }
 
 /**
@@ -401,7 +410,7 @@ export class ObjectGraph {
     for (const s of this.trafficServicesOf(w)) {
       for (const sp of s.ports) {
         const hit = resolveTargetPort(candidates, w.containers, sp, w.obj.name);
-        if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port });
+        if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port, ...(hit.pick && { pick: hit.pick }) });
       }
     }
     return out;
@@ -586,7 +595,7 @@ function resolveTargetPort(
   mains: ContainerView[],
   sp: ServicePort,
   workloadName: string,
-): { container: ContainerView; port?: ContainerPort } | undefined {
+): { container: ContainerView; port?: ContainerPort; pick?: ServedPort['pick'] } | undefined {
   const tp = sp.targetPort;
   if (typeof tp === 'string') {
     for (const c of candidates) {
@@ -600,19 +609,43 @@ function resolveTargetPort(
       const p = c.ports.find((x) => x.containerPort === tp && x.protocol === sp.protocol);
       if (p) return { container: c, port: p };
     }
-    // Ports need not be declared: a lone main container serves it, else one of those declaring no
-    // traffic port, ranked: one declaring an operator port (Teleport's diag: a server with its own
-    // admin listener) before one declaring nothing, before one declaring only metrics ports (an
-    // exporter beside the app). Among equals, the one named like the workload; else no guess.
+    // Ports need not be declared: a lone main container serves it.
     if (mains.length === 1) return { container: mains[0] };
-    const rank = (c: ContainerView) => (c.ports.length === 0 ? 1 : c.ports.some((p) => p.name !== undefined && OPERATOR_PORT.test(p.name)) ? 0 : 2);
-    const undeclared = mains.filter((c) => trafficEvidencePorts(c).length === 0);
-    const best = Math.min(...undeclared.map(rank));
-    const top = undeclared.filter((c) => rank(c) === best);
-    if (top.length === 1) return { container: top[0] };
-    const named = top.filter((c) => c.name === workloadName);
-    if (named.length === 1) return { container: named[0] };
+    // Else the one whose own env or args name the port as one it listens on (listen-ports.ts: Flink's
+    // flink-webhook, WEBHOOK_SERVER_PORT=9443, beside the operator declaring only health-port). A
+    // mesh proxy only by a listen address (Linkerd's LINKERD2_PROXY_INBOUND_LISTEN_ADDR=0.0.0.0:4143):
+    // its env's bare numbers are the app's ports it forwards to (LINKERD2_PROXY_INBOUND_PORTS).
+    const naming = mains
+      .map((c) => ({ c, evidence: namedListenPort(c, tp, mains, MESH_PROXY.has(c.name)) }))
+      .filter((x): x is { c: ContainerView; evidence: string } => x.evidence !== undefined);
+    if (naming.length === 1) return { container: naming[0].c, pick: { by: 'config', evidence: naming[0].evidence } };
+    // Else, beside a mesh proxy, the app it forwards to when it is the only other main container.
+    const apps = mains.filter((c) => !MESH_PROXY.has(c.name));
+    if (!naming.length && apps.length === 1) return { container: apps[0] };
+    // Else a guess, said so (ServedPort.pick): among those naming it, else among those declaring no
+    // traffic port, ranked.
+    const undeclared = (cs: ContainerView[]) => cs.filter((c) => trafficEvidencePorts(c).length === 0);
+    return (
+      (naming.length > 1 ? pickByRank(naming.map((x) => x.c), workloadName) : undefined) ??
+      pickByRank(undeclared(apps.length ? apps : mains), workloadName)
+    );
   }
+  return undefined;
+}
+
+/**
+ * A guess among containers for an undeclared numeric targetPort: one declaring an operator port
+ * (Teleport's diag: a server with its own admin listener) before one declaring nothing, before one
+ * declaring only metrics ports (an exporter beside the app). Among equals, the one named like the
+ * workload; else no guess.
+ */
+function pickByRank(among: ContainerView[], workloadName: string): { container: ContainerView; pick: ServedPort['pick'] } | undefined {
+  const rank = (c: ContainerView) => (c.ports.length === 0 ? 1 : c.ports.some((p) => p.name !== undefined && OPERATOR_PORT.test(p.name)) ? 0 : 2);
+  const best = Math.min(...among.map(rank));
+  const top = among.filter((c) => rank(c) === best);
+  if (top.length === 1) return { container: top[0], pick: { by: 'guess' } };
+  const named = top.filter((c) => c.name === workloadName);
+  if (named.length === 1) return { container: named[0], pick: { by: 'guess' } };
   return undefined;
 }
 

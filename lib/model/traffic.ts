@@ -171,6 +171,21 @@ function clientPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
 }
 
 /**
+ * When the served ports `of` reach the container only by resolveTargetPort's guess (ServedPort.pick
+ * `guess`: a numeric targetPort that no container of the pod declares or names in its env or args,
+ * and several main containers could serve it), why it is a guess, e.g. `no container declares port
+ * 9443 or names it in its env or args`; else undefined (a declared port, a lone main container, or
+ * the container's own configuration names the port). Findings on such a container say "probably",
+ * and their repairs are proposals: `--fix` must not edit a container that may be the wrong one.
+ */
+export function containerGuess(c: ContainerView, of: readonly ServedPort[]): string | undefined {
+  const mine = of.filter((p) => p.container === c);
+  if (!mine.length || !mine.every((p) => p.pick?.by === 'guess')) return undefined;
+  const nums = [...new Set(mine.map((p) => String(p.servicePort.targetPort)))];
+  return `no container declares ${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} or names ${nums.length > 1 ? 'them' : 'it'} in its env or args`;
+}
+
+/**
  * Served, unserved or unknown for the advice rules and explain: graph.servedState, except that a
  * workload served only through Services none of whose ports carries user traffic to it is
  * `unserved`: each port of each of them reaches a container port of the pods that trafficPorts
@@ -301,3 +316,16 @@ to it (a whole chart or app was linted): skipped. *Unknown* when the input holds
 not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...), since a
 port is declared to be reached, and the message says that it assumed the pods are served and how to say
 otherwise.`;
+
+/** Which container serves a numeric targetPort that no container declares, for the serving rules' docs (one text, so the docs agree). */
+export const UNDECLARED_PORT_DOC = `**Undeclared ports:** a numeric \`targetPort\` that no container declares is served by the lone main
+container of the pod. With several main containers, by the one whose own configuration names the port as one it
+listens on: an \`env\` value equal to the number or a listen address \`[host]:N\`, or an arg \`--*port*=N\`,
+\`--*=[host]:N\`, \`[host]:N\` or \`--*port* N\` (Flink's operator pod: \`flink-webhook\` with \`WEBHOOK_SERVER_PORT: '9443'\`,
+beside the operator container that declares only \`health-port\`); loopback addresses, host names and names of a
+port the container calls (\`upstream\`, \`backend\`, \`target\`, \`app\`, another container's name, ...) do not count. A
+mesh proxy (\`istio-proxy\`, \`linkerd-proxy\`) counts only by a listen address of its own: the other port numbers in its
+env are the app's, which it forwards to; beside it, a lone other main container serves the port. When no container
+names the port, the container is a guess (one declaring an operator port, else one declaring no port, else the one
+named like the workload), and the finding says so: \`probably container "x" (no container declares port 9443 or names
+it in its env or args)\`; any repair on such a container is a proposal, not a safe fix.`;

@@ -1,6 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
-import { assumedServedNote, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC } from '../model/traffic';
+import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { apiServerCalls } from '../model/webhook-calls';
@@ -8,7 +8,7 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
 import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
-import { cloudLbReadinessGate, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
+import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
 import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
@@ -120,15 +120,19 @@ export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w
   });
 }
 
-/** preStop delay for the container, plus the grace period it then needs (never lowered). */
-function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number): Fix {
+/**
+ * preStop delay for the container, plus the grace period it then needs (never lowered). A proposal
+ * when the container is a guess (`guessed`: traffic.ts containerGuess), since it may not be the one
+ * that serves the port.
+ */
+function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number, guessed: boolean): Fix {
   const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
   const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: h.handler }];
   const raise = raiseGraceEdit(w, grace);
   if (raise) edits.push(raise);
   return {
-    description: `add ${h.text} to container "${c.name}"${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}`,
-    safety: h.safety,
+    description: `add ${h.text} to container "${c.name}"${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}${guessed ? ' (a guess: no container declares the port or names it in its env or args)' : ''}`,
+    safety: guessed ? 'proposal' : h.safety,
     edits,
   };
 }
@@ -234,6 +238,8 @@ metadata:
 
 ${SERVED_STATUS_DOC}
 
+${UNDECLARED_PORT_DOC}
+
 **Fix:** a preStop delay of 5–15 s for in-cluster clients (longer behind an external LB, see
 \`lb-deregistration-delay\`), then check that \`grace-period-budget\` still holds. On Kubernetes >= 1.30 use the
 sleep action, which needs nothing in the image:
@@ -254,7 +260,7 @@ pod's Linkerd proxy is a classic container (as in the Linkerd identity controlle
 than the delay, the advice adds \`config.alpha.linkerd.io/proxy-wait-before-exit-seconds\`: the proxy stops with the
 pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hook is there).
 
-**\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice.`,
+**\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice. On a container that serves the port only by a guess (see Undeclared ports) the hook is added only with \`--fix-proposals\`, since it may be the wrong container.`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
     references: [
@@ -292,6 +298,9 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
           'Service traffic';
         const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
+        // (`probably container "x" (...)` when the port reaches it only by a guess.)
+        const who = containerRef(c, removedPortsOf(graph, w));
+        const guessed = containerGuess(c, removedPortsOf(graph, w)) !== undefined;
         let why: string;
         let severity: 'error' | 'warning' | 'info' = 'warning';
         // Behind an external LB the delay must cover the LB's own window, which another rule sizes
@@ -331,7 +340,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity,
-            message: `container "${c.name}": serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}${proxyNote}; ${instead}`,
+            message: `${who}: serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}${proxyNote}; ${instead}`,
             // Lengthening a hook the user wrote is a proposal (graceful-termination.md section 12); a
             // program's own flag is left to the advice.
             fix: edit && {
@@ -350,8 +359,8 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           object: w.obj,
           pointer: c.pointer,
           severity,
-          message: `container "${c.name}": serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}${proxyNote}; ${instead}`,
-          fix: addPreStopFix(ctx.version, w, c, grace),
+          message: `${who}: serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}${proxyNote}; ${instead}`,
+          fix: addPreStopFix(ctx.version, w, c, grace, guessed),
         });
       }
     }

@@ -1,5 +1,5 @@
 import { ObjectGraph, ServedPort, trafficEvidencePorts } from '../model/graph';
-import { trafficPortsOf } from '../model/traffic';
+import { containerGuess, trafficPortsOf } from '../model/traffic';
 export { trafficContainers, trafficPorts } from '../model/traffic';
 import { isObject, Json, JsonObject } from '../model/types';
 import { KubeVersion } from '../engine/version';
@@ -166,7 +166,20 @@ export function servedPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerVi
   // The container's own port numbers, "for" the Services that route to them (a Service's own port,
   // e.g. metrics-server's 443 in front of 10250, is another number).
   const also = peers.length ? ` (and peer port${peers.length > 1 ? 's' : ''} ${peers.join(', ')})` : '';
-  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} for ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}${also}`;
+  // An undeclared port found through the container's own env or args (ServedPort.pick): said how.
+  const named = [...new Set(shown.flatMap((p) => (p.pick?.by === 'config' ? [p.pick.evidence] : [])))];
+  const how = named.length ? ` (undeclared; named by its ${named.join(', ')})` : '';
+  return `${nums.length > 1 ? 'ports' : 'port'} ${nums.join(', ')} for ${svcs.length > 1 ? 'Services' : 'Service'} ${svcs.join(', ')}${how}${also}`;
+}
+
+/**
+ * `container "app"`, or `probably container "app" (no container declares port 9443 or names it in
+ * its env or args)` when the served ports `of` reach it only by a guess (traffic.ts containerGuess),
+ * for the start of a finding's message.
+ */
+export function containerRef(c: ContainerView, of: readonly ServedPort[]): string {
+  const guess = containerGuess(c, of);
+  return guess ? `probably container "${c.name}" (${guess})` : `container "${c.name}"`;
 }
 
 /**

@@ -2,8 +2,8 @@ import { Rule } from '../engine/types';
 import { isHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView } from '../model/workload';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
-import { injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
+import { containerRef, injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
 
 /** Well-known ports of protocols that are not HTTP (datastores, brokers): a TCP check fits them. */
 const NON_HTTP_PORTS = new Set([6379, 26379, 5432, 3306, 27017, 9042, 7000, 7001, 2181, 2888, 3888, 9092, 11211, 5672, 4222, 6222, 26257, 2379, 2380, 1433, 1521, 5556]);
@@ -74,6 +74,8 @@ template.
 
 ${SERVED_STATUS_DOC}
 
+${UNDECLARED_PORT_DOC}
+
 **Fix:**
 
 \`\`\`yaml
@@ -117,7 +119,7 @@ readinessProbe:
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          message: `container "${c.name}": serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
+          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
         });
       }
     }

@@ -4,6 +4,7 @@ import { ContainerView, DEFAULTS, get, num, runningContainers, Workload } from '
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 import { neededGrace, preStopHandler, unknownPreStops } from './fix-util';
 import { containersWithoutPreStop } from './prestop-missing';
+import { containerGuess, removedPortsOf } from '../model/traffic';
 
 export const zeroGracePeriod: Rule = {
   meta: {
@@ -46,7 +47,9 @@ default 30 s when a preStop hook runs for a time nothing tells (a program withou
 hint, such as calico-node's \`calico component node shutdown\`). On >= 1.30
 it also gives each such container the preStop sleep (10 s) that \`prestop-missing\` would ask for, and
 counts it in the grace period, so that one repair does what would otherwise take two rounds (unless
-\`prestop-missing\` is off in the policy or ignored on the object).`,
+\`prestop-missing\` is off in the policy or ignored on the object). Not a container that serves the port
+only by a guess (a numeric \`targetPort\` that no container of the pod declares or names in its env or args,
+see \`prestop-missing\`): the advice names it as a guess, and the repair leaves it alone.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md (deployment and scaling guarantees)',
@@ -65,7 +68,9 @@ counts it in the grace period, so that one repair does what would otherwise take
       // Containers prestop-missing reports once the grace period allows a hook: the advice counts
       // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).
       const missing = ctx.active('prestop-missing', w.obj) ? containersWithoutPreStop(ctx.graph, ctx.catalog, w) : [];
-      const safeHooks = preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).safety === 'safe' ? missing : [];
+      // (Not a container that serves the port only by a guess, which may be the wrong one: traffic.ts containerGuess.)
+      const sure = missing.filter((c) => containerGuess(c, removedPortsOf(ctx.graph, w)) === undefined);
+      const safeHooks = preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).safety === 'safe' ? sure : [];
       const overrides = new Map(safeHooks.map((c) => [c.pointer, DEFAULT_PRESTOP_SECONDS]));
       // A hook whose length nothing tells (a custom program, calico-node's `calico component node
       // shutdown`) is not counted by neededGrace: the repair then gives at least the API default (what
@@ -76,7 +81,9 @@ counts it in the grace period, so that one repair does what would otherwise take
       const one = missing.length === 1;
       // (With no Service in the input for the namespace, prestop-missing assumes traffic from the declared ports: said so.)
       const why = ctx.graph.servedState(w) === 'unknown' ? `${one ? 'it has' : 'they have'} none and ${one ? 'declares a port' : 'declare ports'}, so ${one ? 'it is' : 'they are'} assumed served (no Service in the input selects the pods)` : `${one ? 'it serves' : 'they serve'} Service traffic without one`;
-      const also = missing.length ? `, and give ${containerList(missing)} a preStop delay: ${why} (prestop-missing reports ${one ? 'it' : 'them'} once the grace period is above 0)` : '';
+      const guessed = missing.filter((c) => !sure.includes(c));
+      const probably = guessed.length ? ` (${guessed.map((c) => `"${c.name}" is a guess: ${containerGuess(c, removedPortsOf(ctx.graph, w))}`).join('; ')})` : '';
+      const also = missing.length ? `, and give ${containerList(missing)} a preStop delay: ${why}${probably} (prestop-missing reports ${one ? 'it' : 'them'} once the grace period is above 0)` : '';
       const edits: FixEdit[] = [{ op: 'set', pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`, value: grace }];
       for (const c of safeHooks) edits.push({ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).handler });
       ctx.report({

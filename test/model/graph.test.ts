@@ -269,4 +269,33 @@ spec:
     expect(who(served('web', c))).toEqual(['web']);
     expect(who(served('shop', c))).toEqual([]);
   });
+  /** Each served port's container and how it was found (ServedPort.pick). */
+  const picks = (g: ObjectGraph) => g.servedPorts(g.workloads[0]).map((p) => [p.container.name, p.pick]);
+  test('the ranked choices are guesses; a lone main container is not', () => {
+    expect(picks(served('kubegrace', '      - {name: teleport, image: teleport:11, ports: [{name: diag, containerPort: 3000}]}\n      - {name: operator, image: teleport-operator:11}'))).toEqual([['teleport', { by: 'guess' }]]);
+    expect(picks(served('web', '      - {name: worker, image: w:1}\n      - {name: web, image: web:1}'))).toEqual([['web', { by: 'guess' }]]);
+    expect(picks(served('web', '      - {name: app, image: web:1}'))).toEqual([['app', undefined]]);
+  });
+  test("the container whose env or args name the port wins over the ranking (Flink's webhook beside the operator)", () => {
+    const operator = '      - {name: operator, image: flink-operator:1, ports: [{name: health-port, containerPort: 8085}]}\n';
+    expect(picks(served('op', `${operator}      - {name: webhook, image: flink-operator:1, env: [{name: WEBHOOK_SERVER_PORT, value: '3080'}]}`))).toEqual([
+      ['webhook', { by: 'config', evidence: 'env WEBHOOK_SERVER_PORT=3080' }],
+    ]);
+    // Even a container that declares another traffic port.
+    expect(picks(served('op', `${operator}      - {name: webhook, image: w:1, args: ['--webhook-bind-address=:3080'], ports: [{name: http, containerPort: 8080}]}`))).toEqual([
+      ['webhook', { by: 'config', evidence: 'arg --webhook-bind-address=:3080' }],
+    ]);
+    // Both name it: a guess among the two (the operator port ranks first).
+    expect(picks(served('op', `${operator.replace('}]}', "}], args: ['--port=3080']}")}      - {name: webhook, image: w:1, env: [{name: PORT, value: '3080'}]}`))).toEqual([['operator', { by: 'guess' }]]);
+  });
+  test('a mesh proxy does not win over the app: its env names the ports it forwards to; the app beside it is no guess', () => {
+    const proxy = (env: string) => `      - {name: linkerd-proxy, image: cr.l5d.io/linkerd/proxy:stable, env: [${env}], ports: [{name: linkerd-admin, containerPort: 4191}]}`;
+    // (Before, istio-proxy declaring nothing outranked an app declaring its other port.)
+    expect(picks(served('web', '      - {name: app, image: web:1, ports: [{name: http, containerPort: 8080}]}\n      - {name: istio-proxy, image: docker.io/istio/proxyv2:1.22.0}'))).toEqual([['app', undefined]]);
+    expect(picks(served('web', `      - {name: app, image: web:1}\n${proxy("{name: LINKERD2_PROXY_INBOUND_PORTS, value: '3080'}")}`))).toEqual([['app', undefined]]);
+    // Its own listen address does name a port it serves.
+    expect(picks(served('web', `      - {name: app, image: web:1}\n${proxy("{name: LINKERD2_PROXY_INBOUND_LISTEN_ADDR, value: '0.0.0.0:3080'}")}`))).toEqual([
+      ['linkerd-proxy', { by: 'config', evidence: 'env LINKERD2_PROXY_INBOUND_LISTEN_ADDR=0.0.0.0:3080' }],
+    ]);
+  });
 });

@@ -1,0 +1,75 @@
+import { Json } from './types';
+import { ContainerView } from './workload';
+
+/**
+ * Whether a container's own configuration names a port number as one it listens on: the evidence
+ * resolveTargetPort (graph.ts) uses for a numeric targetPort that no container of a multi-container
+ * pod declares. Flink's operator pod: the webhook Service targets 9443, and only the `flink-webhook`
+ * container says so, with env `WEBHOOK_SERVER_PORT: '9443'` (FlinkOperatorWebhook binds that
+ * variable); its sibling `flink-kubernetes-operator` declares only `health-port`.
+ *
+ * Read, each compared with the port number N:
+ * - an env var whose value is N, or a listen address `[host]:N` (`LISTEN_ADDR=0.0.0.0:9443`, `ADDR=:9443`;
+ *   hostPort says which hosts);
+ * - an arg or command element (and each word of one, so `sh -c "exec app --port 9443"` counts)
+ *   `--*port*=N`, `--*=[host]:N` (controller-runtime's `--metrics-bind-address=:8080` and
+ *   `--health-probe-bind-address=:8081`, which traffic.ts and probe-port read for their own
+ *   purposes, are of this form), a bare `[host]:N`, or a `--*port*` flag followed by N (`-port 9443`).
+ *
+ * Not counted, as they name a port the container connects to rather than one it serves: a loopback
+ * host (`127.0.0.1:8080`, `localhost:8080`: a Service cannot reach a listener bound there, and an
+ * address there is how a helper reaches the app beside it), another host name (`postgres:5432`), a
+ * URL (`http://app:8080`), and names
+ * that say so: `upstream`, `backend`, `target`, `remote`, `client`, `dial`, `connect`, `forward`, `app`
+ * (a sidecar's `--app-port 8080`, Dapr's form, names the app's port beside it), or another
+ * container's name of the pod (`REDIS_PORT=6379` in the app beside a `redis` container). These err
+ * towards no evidence, where the caller guesses and says so.
+ *
+ * `addressOnly`: only listen addresses count (`[host]:N`), not a bare N, for a mesh proxy, whose env
+ * lists the app's ports it forwards to (Linkerd's LINKERD2_PROXY_INBOUND_PORTS=8080, Istio's
+ * ISTIO_META_POD_PORTS) beside its own listen addresses (LINKERD2_PROXY_INBOUND_LISTEN_ADDR=0.0.0.0:4143).
+ */
+export function namedListenPort(c: ContainerView, port: number, others: readonly ContainerView[], addressOnly = false): string | undefined {
+  const n = String(port);
+  const otherNames = others.filter((o) => o !== c).map((o) => o.name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
+  const clientName = (name: string) => {
+    const flat = name.toLowerCase().replace(/[^a-z0-9]+/g, '');
+    return CLIENT_WORDS.test(name) || otherNames.some((o) => o.length > 1 && flat.startsWith(o));
+  };
+  const env = Array.isArray(c.raw.env) ? c.raw.env : [];
+  for (const e of env) {
+    const name = (e as { name?: Json })?.name;
+    const value = (e as { value?: Json })?.value;
+    if (typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) continue;
+    const v = String(value).trim();
+    if (((v === n && !addressOnly) || hostPort(v) === port) && !clientName(name)) return `env ${name}=${v}`;
+  }
+  const words = [c.raw.command, c.raw.args].flatMap((a) => (Array.isArray(a) ? a : [])).flatMap((a) => (typeof a === 'string' ? a.trim().split(/\s+/) : typeof a === 'number' ? [String(a)] : []));
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i].replace(/^["']|["';]+$/g, '');
+    const flag = /^--?([A-Za-z0-9_.-]+)=(.*)$/.exec(w);
+    if (flag) {
+      if (clientName(flag[1])) continue;
+      if ((flag[2] === n && /port/i.test(flag[1]) && !addressOnly) || hostPort(flag[2]) === port) return `arg ${w}`;
+      continue;
+    }
+    if (hostPort(w) === port) return `arg ${w}`;
+    const bare = /^--?([A-Za-z0-9_.-]*port[A-Za-z0-9_.-]*)$/i.exec(w);
+    if (bare && !addressOnly && !clientName(bare[1]) && words[i + 1]?.replace(/^["']|["';]+$/g, '') === n) return `args ${w} ${n}`;
+  }
+  return undefined;
+}
+
+/** Names of a port the container connects to, not one it serves (as a part of the name). */
+const CLIENT_WORDS = /(^|[-_.])(upstream|backend|target|remote|client|dial|connect|forward|app|application)($|[-_.])/i;
+
+/**
+ * The port of a listen address `[host]:N`, the host empty, `*`, an IPv4 address, a bracketed IPv6
+ * one or a variable (`$(POD_IP)`, `${POD_IP}`); undefined for a loopback host, a host name (more
+ * often the address of a server the container calls: `postgres:5432`) or anything else.
+ */
+function hostPort(v: string): number | undefined {
+  const m = /^(|\*|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]*\]|\$\([A-Za-z0-9_]+\)|\$\{[A-Za-z0-9_]+\}):([0-9]{1,5})$/.exec(v);
+  if (!m || /^(127\.|\[::1\]$)/.test(m[1])) return undefined;
+  return Number(m[2]);
+}

@@ -1,0 +1,52 @@
+import { namedListenPort } from '../../lib/model/listen-ports';
+import { JsonObject } from '../../lib/model/types';
+import { ContainerView } from '../../lib/model/workload';
+
+const container = (name: string, raw: JsonObject): ContainerView => ({ raw: { name, ...raw }, name, pointer: '/spec/containers/0', role: 'main', ports: [], image: 'x:1' });
+
+describe('namedListenPort: a container whose own configuration names a port it listens on', () => {
+  const named = (raw: JsonObject, port = 9443, others: string[] = []) => {
+    const c = container('c', raw);
+    return namedListenPort(c, port, [c, ...others.map((o) => container(o, {}))]);
+  };
+  test('env: the number, or a listen address', () => {
+    expect(named({ env: [{ name: 'WEBHOOK_SERVER_PORT', value: '9443' }] })).toBe('env WEBHOOK_SERVER_PORT=9443');
+    expect(named({ env: [{ name: 'PORT', value: 9443 }] })).toBe('env PORT=9443');
+    for (const v of [':9443', '0.0.0.0:9443', '[::]:9443', '10.0.0.5:9443', '$(POD_IP):9443', '${POD_IP}:9443', '*:9443']) expect(named({ env: [{ name: 'LISTEN', value: v }] })).toBe(`env LISTEN=${v}`);
+  });
+  test('args and command: --*port*=N, --*=[host]:N, [host]:N, --*port* N, words of a shell command', () => {
+    expect(named({ args: ['--webhook-port=9443'] })).toBe('arg --webhook-port=9443');
+    expect(named({ args: ['--secure-listen-address=0.0.0.0:9443'] })).toBe('arg --secure-listen-address=0.0.0.0:9443');
+    expect(named({ args: ['-listen', ':9443'] })).toBe('arg :9443');
+    expect(named({ args: ['-port', '9443'] })).toBe('args -port 9443');
+    expect(named({ args: ['--port', 9443] })).toBe('args --port 9443');
+    expect(named({ command: ['sh', '-c', 'exec server --http-port=9443 --log=info'] })).toBe('arg --http-port=9443');
+  });
+  test("controller-runtime's bind flags (read by traffic.ts and probe-port for their own purposes) are of these forms", () => {
+    expect(named({ args: ['--metrics-bind-address=:8080'] }, 8080)).toBe('arg --metrics-bind-address=:8080');
+    expect(named({ args: ['--health-probe-bind-address=:8081'] }, 8081)).toBe('arg --health-probe-bind-address=:8081');
+    expect(named({ args: ['--readiness-probe-port=6060'] }, 6060)).toBe('arg --readiness-probe-port=6060');
+  });
+  test('not a port the container calls, nor another number, nor a flag without "port" in its name', () => {
+    expect(named({ env: [{ name: 'PORT', value: '9444' }] })).toBeUndefined();
+    expect(named({ env: [{ name: 'X', value: '19443' }] })).toBeUndefined();
+    expect(named({ args: ['--workers=9443'] })).toBeUndefined();
+    expect(named({ args: ['--replicas', '9443'] })).toBeUndefined();
+    for (const v of ['127.0.0.1:9443', 'localhost:9443', '[::1]:9443', 'postgres:9443', 'http://app:9443', 'https://0.0.0.0:9443']) expect(named({ env: [{ name: 'LISTEN', value: v }] })).toBeUndefined();
+    for (const n of ['UPSTREAM_PORT', 'BACKEND_PORT', 'TARGET_PORT', 'REMOTE_PORT', 'CLIENT_PORT', 'APP_PORT']) expect(named({ env: [{ name: n, value: '9443' }] })).toBeUndefined();
+    expect(named({ args: ['--upstream=http://127.0.0.1:9443/'] })).toBeUndefined();
+    expect(named({ args: ['--app-port', '9443'] })).toBeUndefined();
+    expect(named({ args: ['--upstream-port=9443'] })).toBeUndefined();
+    // Another container's name: the app's REDIS_PORT beside a redis container.
+    expect(named({ env: [{ name: 'REDIS_PORT', value: '6379' }] }, 6379, ['redis'])).toBeUndefined();
+    expect(named({ env: [{ name: 'REDIS_PORT', value: '6379' }] }, 6379)).toBe('env REDIS_PORT=6379');
+    // A value from a Secret or ConfigMap is not read.
+    expect(named({ env: [{ name: 'PORT', valueFrom: { configMapKeyRef: { name: 'c', key: 'port' } } }] })).toBeUndefined();
+  });
+  test('addressOnly (a mesh proxy): a listen address only', () => {
+    const c = container('linkerd-proxy', { env: [{ name: 'LINKERD2_PROXY_INBOUND_PORTS', value: '8080' }, { name: 'LINKERD2_PROXY_INBOUND_LISTEN_ADDR', value: '0.0.0.0:4143' }] });
+    expect(namedListenPort(c, 8080, [c], true)).toBeUndefined();
+    expect(namedListenPort(c, 8080, [c])).toBe('env LINKERD2_PROXY_INBOUND_PORTS=8080');
+    expect(namedListenPort(c, 4143, [c], true)).toBe('env LINKERD2_PROXY_INBOUND_LISTEN_ADDR=0.0.0.0:4143');
+  });
+});
