@@ -1,6 +1,6 @@
 import { Rule, Severity } from '../engine/types';
 import { isHelmHook } from './lb-util';
-import { plainScalarJson } from '../model/yaml11';
+import { flowValue } from './util';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
 import { budgetless, budgetProblem, fmtIntOrPercent, operatorPdbPods, PdbPods, pdbPods } from './rollout-util';
@@ -171,7 +171,3 @@ function memberOf(graph: ObjectGraph, p: PdbView): { svc: string; siblings: stri
   return undefined;
 }
 
-/** A label value as a flow-YAML scalar: quoted when a plain one would read as something else (`"true"`, `"5"`). */
-function flowValue(v: string): string {
-  return /^[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(v) && plainScalarJson(v) === v ? v : JSON.stringify(v);
-}

@@ -4,7 +4,7 @@ import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
 import { nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
-import { nameOf } from './util';
+import { flowValue, nameOf } from './util';
 
 /** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
 function oneEach(ws: Workload[]): Workload[] {
@@ -14,7 +14,7 @@ function oneEach(ws: Workload[]): Workload[] {
 
 function selectorText(sel: Selector): string {
   if (sel.kind !== 'selector') return '{}';
-  return `{${sel.requirements.map((r) => `${r.key}: ${r.values[0]}`).join(', ')}}`;
+  return `{${sel.requirements.map((r) => `${r.key}: ${flowValue(r.values[0])}`).join(', ')}}`;
 }
 
 /** The workload in the namespace whose template labels agree with the most selector pairs, with the pairs that differ. */

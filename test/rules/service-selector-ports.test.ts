@@ -232,6 +232,11 @@ spec:
   ],
   invalid: [
     {
+      name: 'the selector in the message is flow YAML that reads back the same: a label value "true" or "5" is quoted',
+      yaml: wl({ labels: 'app: web, ha: "false"' }) + svc({ selector: 'app: web, ha: "true", tier: "5"' }),
+      findings: [{ severity: 'error', message: 'spec.selector {app: web, ha: "true", tier: "5"} matches no pod template' }],
+    },
+    {
       name: 'StatefulSets of different images behind one Service: still mixed endpoints',
       yaml:
         wl({ kind: 'StatefulSet', name: 'db', labels: 'app: db, team: a' }) +
