@@ -2,7 +2,7 @@ import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
 import { isHelmHook } from './lb-util';
-import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, rolloutGroup, selectsOperatorPods } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbSelector: Rule = {
@@ -29,7 +29,9 @@ Conditions:
   ... over \`spec.podMetadata.labels\`), not the resource's own.
 - **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
-  support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels.
+  support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels, and
+  once per StatefulSet that prometheus-operator makes for a Prometheus, PrometheusAgent, Alertmanager or ThanosRuler
+  (at the resource's \`spec.podMetadata.labels\`).
 - **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
   budget lets one workload's disruptions use up the other's allowance. Not reported when every matched workload is a
   StatefulSet of one \`rollout-group\` (grafana/rollout-operator's zone-aware StatefulSets, Loki's and Mimir's
@@ -125,6 +127,20 @@ spec:
         severity: 'error',
         message: `its pods are matched by ${pdbs.length} PodDisruptionBudgets (${pdbs.map((p) => p.obj.name).join(', ')}): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; keep a single PodDisruptionBudget selecting ${labelsForPdb(w)}`,
       });
+    }
+    // The pods prometheus-operator makes (no pod template in the input): the same refusal.
+    for (const ow of operatorWorkloads(g)) {
+      const inNs = g.pdbs.filter((p) => (p.obj.namespace ?? '') === (ow.obj.namespace ?? ''));
+      for (const grp of ow.groups) {
+        const pdbs = inNs.filter((p) => selectsOperatorPods(p.selector, grp));
+        if (pdbs.length < 2) continue;
+        ctx.report({
+          object: ow.obj,
+          pointer: existingPointer(ow.obj.raw, 'spec', 'podMetadata', 'labels'),
+          severity: 'error',
+          message: `the pods of StatefulSet/${grp.name}, which prometheus-operator makes for ${ow.kind}/${ow.obj.name}, are matched by ${pdbs.length} PodDisruptionBudgets (${pdbs.map((p) => p.obj.name).join(', ')}): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; keep a single PodDisruptionBudget over them`,
+        });
+      }
     }
   },
 };

@@ -123,6 +123,21 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
       findings: [{ severity: 'warning', message: 'matches no workload' }],
     },
     {
+      name: 'two budgets over the pods prometheus-operator makes for a Prometheus: the eviction API refuses them too',
+      yaml:
+        prometheusCR('{team: obs}') +
+        pdb('kps-prometheus', '{matchLabels: {app.kubernetes.io/name: prometheus, operator.prometheus.io/name: k8s}}') +
+        pdb('team-obs', '{matchLabels: {team: obs}}'),
+      findings: [
+        {
+          severity: 'error',
+          object: 'Prometheus/k8s',
+          pointer: '/spec/podMetadata/labels',
+          message: 'the pods of StatefulSet/prometheus-k8s, which prometheus-operator makes for Prometheus/k8s, are matched by 2 PodDisruptionBudgets (kps-prometheus, team-obs): the eviction API refuses to evict a pod with more than one budget (HTTP 500)',
+        },
+      ],
+    },
+    {
       name: 'a rollout-group label on Deployments, or with different values, is no zone-aware group',
       yaml: wl('web', '{app: web, rollout-group: x}') + wl('api', '{app: api, rollout-group: x}') + wl('db-a', '{app: db-a, rollout-group: a, team: b}', 'StatefulSet') + wl('db-b', '{app: db-b, rollout-group: b, team: b}', 'StatefulSet') + pdb('x', '{matchLabels: {rollout-group: x}}') + pdb('db', '{matchLabels: {team: b}}'),
       findings: [
