@@ -7,7 +7,7 @@ import type { Document } from 'yaml';
 import { isClusterScoped, parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
-import { InputError, isObject, Json, KObject, refOf } from '../model/types';
+import { InputError, isObject, Json, JsonObject, KObject, refOf } from '../model/types';
 import { get, Workload, WORKLOAD_KINDS, workloadOf } from '../model/workload';
 import { withPreStopMemo } from '../timeline/prestop';
 import { variantWorlds } from './worlds';
@@ -127,9 +127,72 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   // Only when the objects that name it are the most, and the app itself (a workload or a Service)
   // names it: a chart whose templates write no namespace but put their ServiceMonitor, rules and
   // dashboards in \`monitoring\` (common values) is not all in \`monitoring\`.
-  if (named === undefined || unnamed === 0 || namedCount <= unnamed || !anchored) return undefined;
+  if (named === undefined || unnamed === 0) return undefined;
+  // Or when a workload that names no namespace uses a claim, ConfigMap or Secret that the input has only
+  // in that namespace: a pod reaches those only in its own namespace (a chart whose PVC and Secret
+  // templates write the namespace and whose Deployment does not: community-charts/outline, review
+  // round 11; otherwise its RWO claim is not found and surge-volume-deadlock says nothing).
+  if ((namedCount <= unnamed || !anchored) && !usesNamedOnly(without, objects, named)) return undefined;
   inNamespace(without, named, false);
   return { namespace: named, objects: unnamed };
+}
+
+const REFERENCED_KINDS = new Set(['PersistentVolumeClaim', 'ConfigMap', 'Secret']);
+
+/** Whether an object of `without` is a workload whose pods use a claim, ConfigMap or Secret found in the input only in namespace `ns`. */
+function usesNamedOnly(without: KObject[], objects: KObject[], ns: string): boolean {
+  const inNs = new Set<string>();
+  const unnamed = new Set<string>();
+  for (const o of objects) {
+    if (!REFERENCED_KINDS.has(o.kind)) continue;
+    (namedNamespace(o) === ns ? inNs : unnamed).add(`${o.kind}/${o.name}`);
+  }
+  if (!inNs.size) return false;
+  for (const o of without) {
+    const w = workloadOf(o);
+    if (!w) continue;
+    for (const ref of podReferences(w.podSpec)) if (inNs.has(ref) && !unnamed.has(ref)) return true;
+  }
+  return false;
+}
+
+/** `Kind/name` of the claims, ConfigMaps and Secrets a pod spec uses: volumes (also projected), envFrom, env valueFrom. */
+function podReferences(podSpec: JsonObject): string[] {
+  const out: string[] = [];
+  const add = (kind: string, name: Json | undefined) => {
+    if (typeof name === 'string' && name !== '') out.push(`${kind}/${name}`);
+  };
+  const volumes = podSpec.volumes;
+  if (Array.isArray(volumes)) {
+    for (const v of volumes) {
+      if (!isObject(v)) continue;
+      add('PersistentVolumeClaim', get(v, 'persistentVolumeClaim', 'claimName'));
+      add('ConfigMap', get(v, 'configMap', 'name'));
+      add('Secret', get(v, 'secret', 'secretName'));
+      const sources = get(v, 'projected', 'sources');
+      if (Array.isArray(sources)) for (const src of sources) {
+        add('ConfigMap', get(src, 'configMap', 'name'));
+        add('Secret', get(src, 'secret', 'name'));
+      }
+    }
+  }
+  for (const key of ['initContainers', 'containers'] as const) {
+    const cs = podSpec[key];
+    if (!Array.isArray(cs)) continue;
+    for (const c of cs) {
+      const envFrom = get(c, 'envFrom');
+      if (Array.isArray(envFrom)) for (const e of envFrom) {
+        add('ConfigMap', get(e, 'configMapRef', 'name'));
+        add('Secret', get(e, 'secretRef', 'name'));
+      }
+      const env = get(c, 'env');
+      if (Array.isArray(env)) for (const e of env) {
+        add('ConfigMap', get(e, 'valueFrom', 'configMapKeyRef', 'name'));
+        add('Secret', get(e, 'valueFrom', 'secretKeyRef', 'name'));
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -133,6 +133,21 @@ describe('lint --namespace on files', () => {
     expect(mon.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === undefined || f.object.namespace === 'default')).toBe(true);
   });
 
+  // (Review round 11: community-charts/outline, whose PVC and Secret templates write the namespace and whose Deployment does not.)
+  test('a workload that names no namespace but uses a claim, ConfigMap or Secret the file has only in one namespace is taken to be in it', () => {
+    const pvc = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: shop}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n';
+    const cm = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {a: b}\n`;
+    const mounting = DEPLOYMENT.replace('replicas: 2', 'replicas: 1').replace('        ports: [{name: http, containerPort: 8080}]', '        ports: [{name: http, containerPort: 8080}]\n        volumeMounts: [{name: data, mountPath: /data}]\n      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]');
+    // The named objects are fewer than the others and none is a workload or a Service: the claim decides.
+    fs.writeFileSync(path.join(dir, 'claim.yaml'), `${pvc}---\n${cm('one')}---\n${cm('two')}---\n${mounting}`);
+    const r = lint(['claim.yaml']);
+    expect(r.stderr).toContain('3 namespaced objects without metadata.namespace taken to be in namespace shop');
+    expect(r.json.findings.filter((f) => f.ruleId === 'surge-volume-deadlock').map((f) => `${f.object.namespace}/${f.object.name}`)).toEqual(['shop/web']);
+    // A claim of that name without a namespace in the file too: no evidence, no inference.
+    fs.writeFileSync(path.join(dir, 'claim2.yaml'), `${pvc}---\n${pvc.replace(', namespace: shop', '')}---\n${cm('one')}---\n${mounting}`);
+    expect(lint(['claim2.yaml']).stderr).toBe('');
+  });
+
   test('a namespace that is no string (an input error of its own) is neither counted as none nor moved', () => {
     fs.writeFileSync(path.join(dir, 'bad-ns.yaml'), `${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')}---\n${SERVICE}---\n${PDB.replace('namespace: shop', 'namespace: 5')}`);
     const r = runCli(['lint', 'bad-ns.yaml', '--format', 'json', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
