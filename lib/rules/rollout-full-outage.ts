@@ -14,7 +14,7 @@ import { DeploymentRollout, Workload } from '../model/workload';
  * A strategy change, so a proposal (section 12). Exclusive volumes never get here: the rule skips them,
  * because surge-first would deadlock (ROLL-002).
  */
-function surgeFirstFix(surge: number, maxSurge: IntOrPercent, maxSurgeSet: boolean): Fix {
+function surgeFirstFix(surge: number, maxSurge: IntOrPercent, maxSurgeSet: boolean, chosen = false): Fix {
   const unavailable = { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 0 } as const;
   if (surge >= 1) {
     return {
@@ -24,10 +24,15 @@ function surgeFirstFix(surge: number, maxSurge: IntOrPercent, maxSurgeSet: boole
     };
   }
   return {
-    description: 'set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first)',
+    description: `set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first)${chosen ? ': only if the program can run two at once (maxSurge 0 was written)' : ''}`,
     safety: 'proposal',
     edits: [{ op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 1 }, unavailable],
   };
+}
+
+/** One replica with maxSurge written as 0: no overlap was asked for (how a singleton without leader election says so). */
+export function noOverlapChosen(d: DeploymentRollout, replicas: number): boolean {
+  return replicas === 1 && d.maxSurgeSet && d.surge === 0;
 }
 
 /**
@@ -84,7 +89,7 @@ strategy:
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
 \`\`\`
 
-**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana, SonarQube Data Center Edition application nodes) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost).`,
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. One replica with \`maxSurge: 0\` written is also how a program that must not run twice at once (a controller without leader election, such as grafana's rollout-operator) says so: the advice and the proposal then hold only if the program can run two at once, and otherwise the outage is the price (suppress the finding with the reason). Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana, SonarQube Data Center Edition application nodes) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost).`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
@@ -119,12 +124,16 @@ strategy:
         ? `container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, whose old and new versions must not run side by side, so surge first is no repair and this strategy overlaps them too while old pods terminate: use strategy.type Recreate, which starts the new pods only once every old pod is gone (the outage then also spans the old pods' termination)`
         : ports.length
         ? `the pod binds host ports (${hostPortsPhrase(ports)}), so a surge pod needs a node that runs none of these pods (see spread-blocks-surge): run at least ${r + 1} replicas on different nodes with strategy.rollingUpdate {maxSurge: 0, maxUnavailable: 1}, or surge first ({maxSurge: 1, maxUnavailable: 0}) only where a spare node is always free`
-        : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)';
+        : noOverlapChosen(d, r)
+          ? // (grafana/rollout-operator: one replica, maxSurge 0, no leader election; two instances would
+            // each admit evictions with their own locks. Review round 11.)
+            'if the program can run two at once, set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first); if it must not (a controller without leader election: maxSurge 0 on one replica often says so), the outage is the price of that: keep it, and suppress this finding with the reason'
+          : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)';
       ctx.report({
         object: w.obj,
         pointer,
         message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; ${advice}${assumedServedNote(ctx.graph, w)}`,
-        fix: ports.length || single ? undefined : surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet),
+        fix: ports.length || single ? undefined : surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet, noOverlapChosen(d, r)),
       });
     }
   },

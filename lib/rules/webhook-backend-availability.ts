@@ -108,13 +108,15 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
   // (antrea-controller: "supports only a single replica"; the Flink operator without leader election):
   // the usual fix would break it, so it is offered only if the program can run twice, with the
   // singleton's own remedy beside it (review round 10).
-  if (total === 1 && ws.length === 1 && ws[0].deployment && rolloutFor(ws[0], 1)?.type === 'Recreate') {
+  const once = ws.length === 1 && ws[0].deployment ? rolloutFor(ws[0], 1) : undefined;
+  // (Or a rolling update with maxSurge written as 0: grafana/rollout-operator, review round 11.)
+  if (total === 1 && once && (once.type === 'Recreate' || (once.type === 'RollingUpdate' && once.maxSurgeSet && once.surge === 0))) {
     return {
       workloads: ws,
       who,
       reasons,
       fixes: [
-        `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (one replica with Recreate says so), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
+        `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (one replica with Recreate or maxSurge 0 says so), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
       ],
       single: true,
     };
@@ -359,8 +361,8 @@ spec:
 \`\`\`
 Plus hostname anti-affinity or topology spread so that one node does not hold every replica. \`failurePolicy: Ignore\`
 removes the outage where admitting an unchecked (or unmutated) object is acceptable; for policy enforcement it
-is not. A program that must run as one instance (one replica rolled out with \`Recreate\` says so: antrea-controller,
-the Flink operator without leader election) cannot take more replicas: the advice then offers them only if the
+is not. A program that must run as one instance (one replica rolled out with \`Recreate\`, or with \`maxSurge: 0\`, says
+so: antrea-controller, the Flink operator without leader election, grafana's rollout-operator) cannot take more replicas: the advice then offers them only if the
 program can run twice at once, and otherwise a high \`priorityClassName\` so that its replacement is scheduled first,
 accepting the window.`,
     fixable: false,

@@ -103,6 +103,18 @@ spec:
   ],
   invalid: [
     {
+      // (Review round 11: grafana/rollout-operator, one replica with maxSurge 0 and no leader election.)
+      name: 'one replica with maxSurge written as 0: the surge-first advice and proposal only if the program can run two at once',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }),
+      findings: [
+        {
+          severity: 'warning',
+          message:
+            /a full outage for the whole startup time; if the program can run two at once, set strategy\.rollingUpdate to \{maxSurge: 1, maxUnavailable: 0\} \(surge first\); if it must not \(a controller without leader election: maxSurge 0 on one replica often says so\), the outage is the price of that: keep it, and suppress this finding with the reason$/,
+        },
+      ],
+    },
+    {
       name: 'one replica on host ports (kind\'s ingress-nginx): the outage stands, but surge first is no repair (the surge pod needs a node without the pod): more replicas with delete-first, no fix',
       yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 80}]'),
       findings: [{ severity: 'warning', message: /a full outage for the whole startup time; the pod binds host ports \(container "app" hostPort 80\), so a surge pod needs a node that runs none of these pods \(see spread-blocks-surge\): run at least 2 replicas on different nodes with strategy.rollingUpdate \{maxSurge: 0, maxUnavailable: 1\}/ }],
@@ -211,4 +223,11 @@ test('rollout-full-outage: SonarQube DCE application nodes get no surge-first fi
   const yaml = (tag: string) => deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', `image: 'sonarqube:2026.4.0-${tag}'`);
   expect(runRule(rolloutFullOutage, yaml('datacenter-app')).map((f) => f.fix)).toEqual([undefined]);
   expect(runRule(rolloutFullOutage, yaml('datacenter-search'))[0].fix).toBeDefined();
+});
+
+test('the proposal for one replica with maxSurge written as 0 says it holds only if the program can run two at once; with maxUnavailable alone written, not', () => {
+  const [chosen] = runRule(rolloutFullOutage, deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }));
+  expect(chosen.fix?.description).toBe('set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first): only if the program can run two at once (maxSurge 0 was written)');
+  const [plain] = runRule(rolloutFullOutage, deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: 1}}' }));
+  expect(plain.message).toMatch(/; set strategy\.rollingUpdate to \{maxSurge: 1, maxUnavailable: 0\} \(surge first\)$/);
 });

@@ -163,6 +163,12 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /\. Fix: roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); or failurePolicy/ }],
     },
     {
+      // (Review round 11: grafana/rollout-operator, one replica with maxSurge 0 and maxUnavailable 1, no leader election.)
+      name: 'one replica with maxSurge written as 0: the singleton remedy too',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', message: /\. Fix: if the program can run twice at once .*; if it must run as one instance \(one replica with Recreate or maxSurge 0 says so\), keep it/ }],
+    },
+    {
       // (Review round 10: antrea-controller "supports only a single replica"; the Flink operator without leader election.)
       name: 'one replica with Recreate (how a singleton says so): the usual fix only if the program can run twice, and the singleton remedy beside it',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ strategy: '{type: Recreate}' }),
@@ -170,7 +176,7 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
         {
           severity: 'warning',
           message:
-            /\. Fix: if the program can run twice at once \(leader election, or no shared state\), run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); and roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); if it must run as one instance \(one replica with Recreate says so\), keep it, give it a high priorityClassName so that its replacement is scheduled first \(preempting others\), and accept the window; or failurePolicy: Ignore/,
+            /\. Fix: if the program can run twice at once \(leader election, or no shared state\), run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); and roll out with RollingUpdate keeping one available \(maxSurge: 1, maxUnavailable: 0\); if it must run as one instance \(one replica with Recreate or maxSurge 0 says so\), keep it, give it a high priorityClassName so that its replacement is scheduled first \(preempting others\), and accept the window; or failurePolicy: Ignore/,
         },
       ],
     },
