@@ -666,6 +666,22 @@ describe('process-local probes', () => {
     ["{image: 'grafana/tempo:2.10.8', args: [-target=compactor]}", '{httpGet: {path: /ready, port: 3200}}', true],
     ["{image: 'grafana/tempo:2.10.8', args: [-target=ingester]}", '{httpGet: {path: /ready, port: 3200}}', false],
     ["{image: 'grafana/loki:3.6.11', args: [-target=mimir-distributor]}", '{httpGet: {path: /ready, port: 3100}}', false],
+    // n8n: /healthz is constant in the main and webhook processes from 0.236.0 and in the worker from 1.63.0
+    // (catalog n8n-healthz, n8n-worker-healthz); /healthz/readiness checks the database.
+    ["{image: 'n8nio/n8n:1.116.2'}", '{httpGet: {path: /healthz, port: http}}', true],
+    ["{image: 'docker.n8n.io/n8nio/n8n:1.119.1', command: [n8n], args: [webhook]}", '{httpGet: {path: /healthz, port: 5678}}', true],
+    ["{image: 'n8nio/n8n:1.116.2', command: [n8n], args: [worker, --concurrency=10]}", '{httpGet: {path: /healthz, port: http}}', true],
+    ["{image: 'n8nio/n8n:1.60.1', command: [n8n], args: [worker]}", '{httpGet: {path: /healthz, port: http}}', false],
+    ["{image: 'n8nio/n8n:0.221.2'}", '{httpGet: {path: /healthz, port: 5678}}', false],
+    ["{image: 'n8nio/n8n:1.116.2'}", '{httpGet: {path: /healthz/readiness, port: 5678}}', false],
+    // MLflow tracking server: /health returns "OK", 200 (catalog mlflow-server-health), for `mlflow server` only.
+    ["{image: 'burakince/mlflow:3.15.1', command: [mlflow], args: [server, --host=0.0.0.0, --port=5000]}", '{httpGet: {path: /health, port: mlflow}}', true],
+    ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0', command: [mlflow, server, --app-name, basic-auth]}", '{httpGet: {path: /health, port: 5000}}', true],
+    ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0', command: [mlflow, server, --enable-workspaces]}", '{httpGet: {path: /health, port: 5000}}', false],
+    ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0', command: [mlflow, server, --app-name=oidc-auth]}", '{httpGet: {path: /health, port: 5000}}', false],
+    ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0', command: [mlflow, models, serve, -m, 'models:/m/1']}", '{httpGet: {path: /health, port: 5000}}', false],
+    ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0'}", '{httpGet: {path: /health, port: 5000}}', false],
+    ["{image: 'example/api:1', command: [mlflow, server]}", '{httpGet: {path: /health, port: 5000}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

@@ -84,6 +84,15 @@ const scylla = (args: string, opts: { image?: string; command?: string } = {}) =
 };
 const SCYLLA_WEBHOOK_ARGS = '[run-webhook-server, --loglevel=2, --tls-cert-file=/tmp/k8s-webhook-server/serving-certs/tls.crt, --tls-private-key-file=/tmp/k8s-webhook-server/serving-certs/tls.key, --port=5000]';
 
+/** The 8gears/n8n chart's containers: identical liveness and readiness /healthz on http (5678). */
+const n8n = (cmd: string, image = 'n8nio/n8n:1.116.2') =>
+  deploy(`${cmd}${probes('{httpGet: {path: /healthz, port: http}}', '{httpGet: {path: /healthz, port: http}}')}`).replace('image: web:1', `image: ${image}`);
+/** The community-charts/mlflow chart's tracking server: identical liveness and readiness /health on http. */
+const mlflow = (args: string, image = 'burakince/mlflow:3.15.1') => {
+  const h = '{httpGet: {path: /health, port: http}, failureThreshold: 5, initialDelaySeconds: 10, periodSeconds: 30, timeoutSeconds: 3}';
+  return deploy(`        command: [mlflow]\n        args: ${args}\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
+};
+
 ruleTester(livenessEqualsReadiness, {
   valid: [
     { name: 'same endpoint, liveness failureThreshold doubled', yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6}', '{httpGet: {path: /healthz, port: http}}')) },
@@ -144,6 +153,12 @@ ruleTester(livenessEqualsReadiness, {
     // scylla-operator's run-webhook-server: /readyz writes 200 "ok" (catalog scylla-operator-webhook-readyz).
     { name: 'catalog: the scylla-operator webhook server, identical /readyz on 5000, HTTPS (chart)', yaml: scylla(SCYLLA_WEBHOOK_ARGS) },
     { name: 'catalog: the scylla-operator webhook server, the subcommand after the binary in command', yaml: scylla('[run-webhook-server, --port=5000]', { command: '[/usr/bin/scylla-operator]', image: 'scylladb/scylla-operator:1.21.1' }) },
+    // n8n's /healthz sends {status: 'ok'} whatever the database does (catalog n8n-healthz, n8n-worker-healthz).
+    { name: 'catalog: n8n main process, identical /healthz (8gears/n8n chart)', yaml: n8n('') },
+    { name: 'catalog: n8n webhook process', yaml: n8n('        command: [n8n]\n        args: [webhook]\n', 'docker.n8n.io/n8nio/n8n:1.119.1') },
+    { name: 'catalog: n8n worker, 1.63.0 and later', yaml: n8n('        command: [n8n]\n        args: [worker, --concurrency=10]\n') },
+    // MLflow's /health returns "OK", 200 (catalog mlflow-server-health).
+    { name: 'catalog: the community-charts/mlflow tracking server, identical /health', yaml: mlflow('[server, --host=0.0.0.0, --port=5000, "--backend-store-uri=sqlite:///:memory:"]') },
     // /ready of a role whose readiness is its own services only (catalog cortex-ready, mimir-ready, loki-ready, tempo-ready).
     ...[
       [CORTEX, '-target=distributor, -config.file=/etc/cortex/cortex.yaml'],
@@ -172,6 +187,26 @@ ruleTester(livenessEqualsReadiness, {
     },
   ],
   invalid: [
+    {
+      name: "n8n before 0.236.0: /healthz queried the database (0.221.2), so the catalog's entry does not cover it",
+      yaml: n8n('', 'n8nio/n8n:0.221.2'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: "an n8n worker before 1.63.0: its /healthz pinged the database and Redis",
+      yaml: n8n('        command: [n8n]\n        args: [worker]\n', 'n8nio/n8n:1.60.1'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: 'mlflow with --enable-workspaces: every request resolves the default workspace from the store',
+      yaml: mlflow('[server, --enable-workspaces, --port=5000]'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: "the mlflow image running another command than mlflow server is not the catalog's tracking server",
+      yaml: mlflow('[models, serve, -m, "models:/m/1", --port, "5000"]'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
     {
       name: 'Online Boutique cartservice is not in the catalog entry: its health check pings Redis',
       yaml: deploy(probes('{grpc: {port: 9090}}', '{grpc: {port: 9090}}')).replace('image: web:1', 'image: us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/cartservice:v0.10.6'),
