@@ -223,6 +223,25 @@ interface Group {
   svcNs: string;
   svcName: string;
   hooks: { name: string; index: number; hook: JsonObject; policyWritten: boolean }[];
+  /** The APIService the calls go through, when they reach the Service through the aggregator. */
+  via?: string;
+}
+
+/**
+ * For a webhook whose clientConfig.service is the API server's own Service (default/kubernetes) and
+ * whose path is /apis/GROUP/VERSION/...: the Service of the APIService in the input that serves
+ * GROUP/VERSION, which the aggregator forwards the call to.
+ */
+function aggregatedBackend(graph: ObjectGraph, ref: JsonObject, services: ServiceIndex): { namespace: string; name: string; apiService: string } | undefined {
+  if (ref.name !== 'kubernetes' || ref.namespace !== 'default' || typeof ref.path !== 'string') return undefined;
+  const m = /^\/apis\/([^/]+)\/([^/]+)(?:\/|$)/.exec(ref.path);
+  if (!m || services.find('default', 'kubernetes')) return undefined;
+  for (const a of graph.ofKind('APIService')) {
+    if (get(a.raw, 'spec', 'group') !== m[1] || get(a.raw, 'spec', 'version') !== m[2]) continue;
+    const svc = get(a.raw, 'spec', 'service');
+    if (isObject(svc) && typeof svc.name === 'string' && typeof svc.namespace === 'string') return { namespace: svc.namespace, name: svc.name, apiService: a.name };
+  }
+  return undefined;
 }
 
 function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
@@ -235,11 +254,16 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     if (!isObject(h)) return;
     const policy = typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy;
     if (policy !== 'Fail') return;
-    const svc = get(h, 'clientConfig', 'service');
-    if (!isObject(svc) || typeof svc.name !== 'string' || typeof svc.namespace !== 'string') return; // url: outside the cluster
+    const ref = get(h, 'clientConfig', 'service');
+    if (!isObject(ref) || typeof ref.name !== 'string' || typeof ref.namespace !== 'string') return; // url: outside the cluster
+    // A webhook served by an aggregated API calls the API server itself (Service default/kubernetes) at
+    // /apis/GROUP/VERSION/...: the aggregator forwards it to that APIService's Service (tidb-operator's
+    // admission webhook, openshift/generic-admission-server; review round 11).
+    const via = aggregatedBackend(ctx.graph, ref, services);
+    const svc = via ? { namespace: via.namespace, name: via.name } : { namespace: ref.namespace, name: ref.name };
     const key = `${svc.namespace}/${svc.name}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { svcNs: svc.namespace, svcName: svc.name, hooks: [] }));
+    if (!g) groups.set(key, (g = { svcNs: svc.namespace, svcName: svc.name, hooks: [], via: via?.apiService }));
     g.hooks.push({ name: typeof h.name === 'string' ? h.name : `#${index}`, index, hook: h, policyWritten: typeof h.failurePolicy === 'string' });
   });
   for (const g of groups.values()) {
@@ -270,7 +294,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }
@@ -316,7 +340,11 @@ even block the pods that would replace the ones the drain evicted.
 - \`ValidatingWebhookConfiguration\` / \`MutatingWebhookConfiguration\`: each webhook whose \`failurePolicy\` is \`Fail\`,
   written or defaulted (\`admissionregistration.k8s.io/v1\` defaults to \`Fail\`; the removed \`v1beta1\` defaulted to
   \`Ignore\`), that calls an in-cluster \`clientConfig.service\`, and whose \`rules\` match something. Webhooks of one
-  configuration calling the same Service are reported together. \`clientConfig.url\` backends are outside the set.
+  configuration calling the same Service are reported together. \`clientConfig.url\` backends are outside the set. A
+  webhook that calls the API server itself (\`service: {namespace: default, name: kubernetes}\`) at
+  \`/apis/GROUP/VERSION/...\` is served by the APIService of that group and version, whose aggregator forwards the
+  call (openshift/generic-admission-server, as tidb-operator's admission webhook uses): it is judged by that
+  APIService's backend.
 - \`APIService\` with \`spec.service\` (an aggregated API; \`service: null\` is a built-in group and is skipped). There
   is no failure policy: an unavailable aggregated API always fails discovery for its group (kubectl errors,
   namespace deletion stuck with \`NamespaceDeletionDiscoveryFailure\`; for \`metrics.k8s.io\`, HPAs on CPU/memory and

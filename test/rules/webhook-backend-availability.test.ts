@@ -112,6 +112,8 @@ ruleTester(webhookBackendAvailability, {
     { name: 'APIService without a service (a built-in group)', yaml: apiService('null') + backend({ replicas: 1 }) },
     { name: 'APIService backed by replicas 2 with a PDB (metrics-server HA)', yaml: apiService() + backend({ replicas: 2 }) + pdb('minAvailable: 1') },
     { name: 'APIService whose Service is not in the set', yaml: apiService() },
+    { name: 'a webhook on default/kubernetes whose group has no APIService in the set', yaml: hook({ failurePolicy: 'Fail', clientConfig: '{service: {namespace: default, name: kubernetes, path: /apis/other.example.com/v1/checks}}' }) + '---\n' + apiService(undefined, 'admission.example.com') },
+
   ],
   invalid: [
     {
@@ -325,6 +327,24 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
           pointer: '/spec/service',
           message: /^APIService v1beta1\.metrics\.k8s\.io is served by Service guard\/guard-webhook, backed by Deployment\/guard replicas 1: a single replica.*aggregated API metrics\.k8s\.io\/v1beta1 is Unavailable: API discovery for the group fails .*kubectl top fails/,
         },
+      ],
+    },
+    {
+      // (Review round 11: tidb-operator 1.6's admission webhook, openshift/generic-admission-server.)
+      name: 'a webhook that calls the API server itself (default/kubernetes, /apis/GROUP/VERSION/...): judged by the APIService\'s backend',
+      yaml:
+        hook({ failurePolicy: 'Fail', clientConfig: '{service: {namespace: default, name: kubernetes, path: /apis/admission.example.com/v1beta1/checks}}' }) +
+        '---\n' +
+        apiService(undefined, 'admission.example.com') +
+        '---\n' +
+        backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'ValidatingWebhookConfiguration/guard',
+          message: /^webhook "guard\.example\.com" \(failurePolicy: Fail\) calls the API server, whose aggregator forwards the call \(APIService v1beta1\.admission\.example\.com\) to Service guard\/guard-webhook, backed by Deployment\/guard replicas 1: a single replica/,
+        },
+        { severity: 'warning', object: 'APIService/v1beta1.admission.example.com' },
       ],
     },
     {
