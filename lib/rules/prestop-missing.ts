@@ -226,6 +226,11 @@ data:
   \`KEDA_HTTP_DRAIN_TIMEOUT\` (default 30s). The 5s default counts as a 5s preStop sleep would: no finding.
   Set to 0, or from a ConfigMap, Secret or \`envFrom\` (not read), the finding stays and its advice names the
   variable (chart value \`interceptor.shutdownDelay\`);
+- programs the catalog knows to keep serving for a time fixed in their code, with no setting to read:
+  Knative's activator (\`knative-activator\`, 45s) and the knative.dev/pkg webhooks of Knative Serving and
+  Tekton Pipelines (at least 45s), and the Percona XtraDB Cluster operator (\`percona-xtradb-cluster-operator\`,
+  images 1.7.0 and later run with command \`percona-xtradb-cluster-operator\`: at least 5s, its webhook server
+  serving until it has slept 5s and no cluster is being deleted with finalizers);
 - apps that keep serving after SIGTERM by themselves (e.g. an app that sleeps in its SIGTERM handler before
   closing its listener). Mark such a workload, on the pod template or the workload metadata, with the
   number of seconds (> 0) it keeps accepting requests:

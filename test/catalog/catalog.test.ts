@@ -524,6 +524,33 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
   });
 });
 
+describe('serves after SIGTERM for a time fixed in the program (Percona XtraDB Cluster operator)', () => {
+  const c = (image: string, command?: string[]) => ({ image, ...(command ? { command } : {}) }) as unknown as JsonObject;
+  const OP = ['percona-xtradb-cluster-operator'];
+  test.each([
+    ['percona/percona-xtradb-cluster-operator:1.18.0', OP],
+    ['docker.io/percona/percona-xtradb-cluster-operator:v1.7.0', OP],
+    ['perconalab/percona-xtradb-cluster-operator:main', OP],
+    ['percona/percona-xtradb-cluster-operator@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665', ['/usr/local/bin/percona-xtradb-cluster-operator']],
+  ])('%s %j: at least 5s (stop() sleeps 5s, then waits for cluster finalizers)', (image, command) => {
+    const r = builtinCatalog().servesAfterSigterm(c(image, command));
+    expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual(['percona-xtradb-cluster-operator', 5, 'at least that long, fixed in the program']);
+  });
+  test.each([
+    ['before 1.7.0 mgr.Start took the signal handler itself', 'percona/percona-xtradb-cluster-operator:1.6.0', OP],
+    ['HAProxy from the same repository', 'percona/percona-xtradb-cluster-operator:1.10.0-haproxy', ['/opt/percona/haproxy-entrypoint.sh']],
+    ['ProxySQL from the same repository', 'percona/percona-xtradb-cluster-operator:1.10.0-proxysql', ['/entrypoint.sh']],
+    ['the operator image as the PXC init container', 'percona/percona-xtradb-cluster-operator:1.18.0', ['/pxc-init-entrypoint.sh']],
+    ['no command (the image has no ENTRYPOINT: not the operator as deployed)', 'percona/percona-xtradb-cluster-operator:1.18.0', undefined],
+    ['the Percona Server for MySQL operator: no delay', 'percona/percona-server-mysql-operator:1.1.0', ['/usr/local/bin/percona-server-mysql-operator']],
+    ['the Percona Server for MongoDB operator: no delay', 'percona/percona-server-mongodb-operator:1.22.0', ['percona-server-mongodb-operator']],
+    ['the Percona PostgreSQL operator: no delay', 'percona/percona-postgresql-operator:2.8.0', ['/usr/local/bin/postgres-operator']],
+  ])('not matched: %s', (_why, image, command) => expect(builtinCatalog().servesAfterSigterm(c(image, command))).toBeUndefined());
+  test('no setting to advise: the 5s is a constant', () => {
+    expect(builtinCatalog().servesAfterSigtermSetting(c('percona/percona-xtradb-cluster-operator:1.18.0', OP), 10)).toBeUndefined();
+  });
+});
+
 describe('serves after SIGTERM from an environment variable (KEDA HTTP add-on interceptor)', () => {
   const c = (image: string, env?: string, envFrom?: string) => yaml.load(`{image: '${image}'${env ? `, env: ${env}` : ''}${envFrom ? `, envFrom: ${envFrom}` : ''}}`) as JsonObject;
   const KO = 'ko://github.com/kedacore/http-add-on/interceptor';

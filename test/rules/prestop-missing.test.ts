@@ -5,6 +5,7 @@ import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
 import { flagger, reloader } from '../helpers/metrics-servers';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
+import { pxcOperator } from '../helpers/percona';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
@@ -310,6 +311,10 @@ spec:
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: 'Tekton Pipelines webhook (catalog): the same drainer (with a grace period that holds it: the default 30s is grace-period-budget\'s, tested there)', yaml: pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: 60 }) },
+    {
+      name: "Percona XtraDB Cluster operator (catalog): stop() sleeps 5s before it cancels the manager's context, so its webhook server keeps serving",
+      yaml: pxcOperator(),
+    },
     // From an environment variable of the container (catalog keda-http-interceptor).
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
@@ -457,6 +462,16 @@ ${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: 
       name: 'KEDA HTTP interceptor 0.14.0: the delay came in 0.15.0 (kedacore/http-add-on #1648), so the older proxy stops at SIGTERM',
       yaml: interceptor({ image: 'ghcr.io/kedacore/http-add-on-interceptor:0.14.0' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: /has no preStop hook: .*Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
+    },
+    {
+      name: 'Percona XtraDB Cluster operator 1.6.0: the delayed shutdown came in 1.7.0 (K8SPXC-529), so the older webhook stops at SIGTERM',
+      yaml: pxcOperator({ image: 'percona/percona-xtradb-cluster-operator:1.6.0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "percona-xtradb-cluster-operator": serves port 9443 for Service percona-xtradb-cluster-operator but has no preStop hook' }],
+    },
+    {
+      name: "HAProxy from the Percona XtraDB Cluster operator's image repository is not the operator",
+      yaml: pxcOperator({ image: 'percona/percona-xtradb-cluster-operator:1.10.0-haproxy', command: '[/opt/percona/haproxy-entrypoint.sh]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'but has no preStop hook' }],
     },
     {
       name: 'a webhook image of another project is not a catalog drainer',
