@@ -88,7 +88,8 @@ describe('rollout-full-outage fix details', () => {
   test('edits and description', () => {
     const [f] = runRule(rolloutFullOutage, deploy({ replicas: 1, strategy: RU('0', '1') }));
     expect(f.fix).toEqual({
-      description: 'set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first)',
+      // (maxSurge 0 written on one replica: the proposal holds only if the program can run two at once.)
+      description: 'set strategy.rollingUpdate to maxSurge 1, maxUnavailable 0 (surge first): only if the program can run two at once (maxSurge 0 was written)',
       safety: 'proposal',
       edits: [
         { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 1 },
