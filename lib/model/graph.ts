@@ -73,7 +73,7 @@ export interface ServedPort {
  * Port names that mark metrics endpoints (scraped, not user traffic): the words as a part of the
  * name (`http-metrics`, `prom_port`, redis-ha's `http-exporter-port`), "metrics" also at the end of one (Kong's `cmetrics`).
  */
-export const METRICS_PORT = /(^|[-_])(prometheus|prom|monitoring|telemetry|exporter)($|[-_])|metrics($|[-_])/i;
+export const METRICS_PORT = /(^|[-_])(prometheus|prom|monitor|monitoring|telemetry|exporter)($|[-_])|metrics($|[-_])/i;
 
 /**
  * Whether a Service routes to a workload's pods (graceful-termination.md section 0):

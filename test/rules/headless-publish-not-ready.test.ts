@@ -77,6 +77,8 @@ ruleTester(headlessPublishNotReady, {
     { name: 'serviceName names no Service, and there are no Services in the set at all', yaml: sts() },
     { name: 'serviceName names no Service; no headless Service selects the pods and no peer need', yaml: sts({ image: 'nginx:1', serviceName: 'missing' }) + svc({ name: 'web', headless: false, selector: 'app: web' }) },
     { name: 'no serviceName', yaml: sts({ serviceName: null }) + svc({ pnra: true }) },
+    // (Review round 12: the NATS chart's rocketchat-nats-metrics Service, port `monitor` 8222.)
+    { name: 'a Service whose only port is named monitor (NATS monitoring) is metrics-only too', yaml: sts() + svc({ pnra: true }) + svc({ name: 'db-metrics', headless: false, pnra: true, ports: '[{name: monitor, port: 8222}]' }) },
     { name: 'metrics-only ClusterIP Service with publishNotReadyAddresses (scraping not-ready pods is wanted)', yaml: sts() + svc({ pnra: true }) + svc({ name: 'db-metrics', headless: false, pnra: true, ports: '[{name: metrics, port: 9100}]' }) },
     { name: 'client Service without publishNotReadyAddresses next to the peer Service', yaml: sts() + svc({ pnra: true }) + svc({ name: 'db-client', headless: false }) },
     { name: 'custom image list', yaml: sts({ image: 'cassandra:4.1' }) + svc(), params: { peerDiscoveryImages: ['^scylla$'] } },
