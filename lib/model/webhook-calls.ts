@@ -1,5 +1,5 @@
 import { ObjectGraph, ServiceView } from './graph';
-import { isObject } from './types';
+import { isObject, JsonObject } from './types';
 import { get } from './workload';
 
 /** A call the API server makes to a Service: an admission webhook, or an aggregated API (APIService). */
@@ -11,7 +11,11 @@ export interface ApiServerCall {
   name: string;
   /** The failurePolicy in effect (v1 defaults to Fail; the removed v1beta1 defaulted to Ignore); `Fail` for an APIService. */
   failurePolicy: string;
+  /** The Service port called (clientConfig.service.port or spec.service.port; 443 when unset). */
+  port: number;
 }
+
+const portOf = (ref: JsonObject): number => (typeof ref.port === 'number' ? ref.port : 443);
 
 /** By `namespace/name` of the Service called: every call of the graph's webhook configurations and APIServices. */
 function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
@@ -36,13 +40,13 @@ function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
         if (!isObject(h)) return;
         const svc = get(h, 'clientConfig', 'service');
         if (!isObject(svc)) return;
-        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy });
+        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy, port: portOf(svc) });
       });
     }
   }
   for (const o of graph.ofKind('APIService')) {
     const svc = get(o.raw, 'spec', 'service');
-    if (isObject(svc)) add(svc.namespace, svc.name, { kind: 'APIService', config: o.name, name: o.name, failurePolicy: 'Fail' });
+    if (isObject(svc)) add(svc.namespace, svc.name, { kind: 'APIService', config: o.name, name: o.name, failurePolicy: 'Fail', port: portOf(svc) });
   }
   return out;
 }

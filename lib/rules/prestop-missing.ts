@@ -2,7 +2,7 @@ import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
 import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
-import { ObjectGraph, ServiceView } from '../model/graph';
+import { notClientPort, ObjectGraph, ServiceView } from '../model/graph';
 import { apiServerCalls } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
@@ -180,7 +180,8 @@ other commands) are not judged. For a known program the advice is its own settin
   \`externalTrafficPolicy: Local\`. These LBs keep sending for seconds to tens of seconds after the endpoint
   goes away, so the loss is certain;
 - **info** when every Service that carries its traffic is called, in the input, only by validating admission
-  webhooks with \`failurePolicy: Ignore\` (no APIService, no mutating webhook, no webhook that fails closed): a
+  webhooks with \`failurePolicy: Ignore\` (no APIService, no mutating webhook, no webhook that fails closed), on
+  every client port it has (\`clientConfig.service.port\`, 443 when unset; another port has other clients): a
   call refused while the endpoint removal propagates admits the object unchecked, and no request fails (ECK's
   operator). A mutating webhook that fails open stays a warning: the object is admitted unmutated (a pod without
   the proxy Linkerd's injector would have added).
@@ -382,6 +383,10 @@ function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[])
   for (const s of traffic) {
     const calls = apiServerCalls(graph, s);
     if (!calls.length || !calls.every((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy === 'Ignore')) return undefined;
+    // Every client port of the Service is a port the webhooks call: another port has other clients
+    // (Gloo's Service: 443 for its validation webhook, 9977 and 9976 for the Envoys' xDS; review round 12).
+    const called = new Set(calls.map((c) => c.port));
+    if (s.ports.some((p) => !notClientPort(p) && (p.port === undefined || !called.has(p.port)))) return undefined;
     for (const c of calls) names.push(c.name);
   }
   const shown = [...new Set(names)];

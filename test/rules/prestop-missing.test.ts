@@ -345,6 +345,23 @@ spec:
       ],
     },
 
+    {
+      // (Review round 12: Gloo's Service carries its validation webhook on 443 and the Envoys' xDS on 9977.)
+      name: 'a Service whose webhook port is called by a validating webhook that fails open, but with another client port too: warning',
+      yaml: `${wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: http}]' })}---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hooks}
+webhooks:
+- name: check.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Ignore
+  clientConfig: {service: {name: web, namespace: default, path: /validate}}
+  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}]
+`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'proxies, ingresses and meshes stop routing to it' }],
+    },
     ...(
       [
         ['validating webhooks that fail open only: info (a refused call admits the object unchecked)', [['Validating', 'Ignore'], ['Validating', 'Ignore']], 'info'],
@@ -365,7 +382,7 @@ webhooks:
 - name: check-${i}.example.com
   admissionReviewVersions: [v1]
   sideEffects: None
-${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: web, namespace: default, path: /validate}}
+${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: web, namespace: default, path: /validate, port: 80}}
   rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]
 `,
         )
