@@ -153,8 +153,24 @@ export interface EnvValueSpec {
   chartValue?: string;
 }
 
-/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, fixed, or from an environment variable. */
-export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec | EnvValueSpec;
+/**
+ * A time a program reads from one flag of its command and args, for the whole process (Skipper's
+ * -wait-for-healthcheck-interval): the flag, else what the config file named by `configFile.flag`
+ * sets (the program reads the file before its flags, so the flag wins; a file the input does not
+ * hold makes the time unknown), else `default`.
+ */
+export interface FlagValueSpec {
+  flag: string;
+  unit: 'seconds' | 'duration';
+  default: number;
+  /** The arg that sets the value, with `{value}` (advice in messages). */
+  setting?: string;
+  /** A config file that can also set the value, read only when its flag names one; the last line matching `value` counts. */
+  configFile?: { flag: string; comment?: string; value: string };
+}
+
+/** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, fixed, from an environment variable, or from one flag. */
+export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec | EnvValueSpec | FlagValueSpec;
 
 /** How a catalog entry reads how long a program drains once it stops accepting: per listener from its args, or from an environment variable. */
 export type DrainSpec = PerListenerSpec | EnvValueSpec;
@@ -173,6 +189,10 @@ export function isFixedSecondsSpec(s: ServesAfterSigtermSpec): s is FixedSeconds
 
 export function isPerListenerSpec(s: ServesAfterSigtermSpec | DrainSpec): s is PerListenerSpec {
   return 'listener' in s;
+}
+
+export function isFlagValueSpec(s: ServesAfterSigtermSpec | DrainSpec): s is FlagValueSpec {
+  return 'flag' in s;
 }
 
 /**
@@ -286,6 +306,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/preStop/command`, e.preStop?.command],
       [`${p}/servesAfterSigterm/listener`, e.servesAfterSigterm && isPerListenerSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.listener : undefined],
       [`${p}/servesAfterSigterm/value`, e.servesAfterSigterm && (isPerListenerSpec(e.servesAfterSigterm) || isConfigValueSpec(e.servesAfterSigterm)) ? e.servesAfterSigterm.value : undefined],
+      [`${p}/servesAfterSigterm/configFile/value`, e.servesAfterSigterm && isFlagValueSpec(e.servesAfterSigterm) ? e.servesAfterSigterm.configFile?.value : undefined],
       [`${p}/drain/listener`, e.drain && isPerListenerSpec(e.drain) ? e.drain.listener : undefined],
       [`${p}/drain/value`, e.drain && isPerListenerSpec(e.drain) ? e.drain.value : undefined],
       ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
@@ -298,6 +319,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
     }
     const sas = e.servesAfterSigterm;
     if (sas && isConfigValueSpec(sas) && !/\(\?<value>/.test(sas.value)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/servesAfterSigterm/value`);
+    if (sas && isFlagValueSpec(sas) && sas.configFile && !/\(\?<value>/.test(sas.configFile.value)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/servesAfterSigterm/configFile/value`);
     const mp = e.monitoringPort?.value;
     if (mp !== undefined && !/\(\?<value>/.test(mp)) throw new CatalogError('the value regex needs a (?<value>...) group', `${p}/monitoringPort/value`);
     for (const key of ['servesAfterSigterm', 'drain'] as const) {
@@ -546,7 +568,12 @@ function compile(e: CatalogEntry): Compiled {
       drain: e.drain && isPerListenerSpec(e.drain) ? { listener: new RegExp(e.drain.listener), value: new RegExp(e.drain.value) } : undefined,
     },
     probeExec: e.probes?.map((p) => (p.exec ? new RegExp(p.exec.command) : undefined)),
-    configValue: e.servesAfterSigterm && isConfigValueSpec(e.servesAfterSigterm) ? new RegExp(e.servesAfterSigterm.value) : undefined,
+    configValue:
+      e.servesAfterSigterm && isConfigValueSpec(e.servesAfterSigterm)
+        ? new RegExp(e.servesAfterSigterm.value)
+        : e.servesAfterSigterm && isFlagValueSpec(e.servesAfterSigterm) && e.servesAfterSigterm.configFile
+          ? new RegExp(e.servesAfterSigterm.configFile.value)
+          : undefined,
     monitoringValue: e.monitoringPort?.value !== undefined ? new RegExp(e.monitoringPort.value) : undefined,
   };
 }
@@ -898,6 +925,7 @@ export class Catalog {
     if (isConfigValueSpec(spec)) return this.configValue(x, spec, c, readFile);
     if (isFixedSecondsSpec(spec)) return { entry: x.entry, seconds: spec.seconds, derivation: spec.bound === 'at-least' ? 'at least that long, fixed in the program' : 'fixed in the program' };
     if (isEnvValueSpec(spec)) return { entry: x.entry, ...envSeconds(c, spec) };
+    if (isFlagValueSpec(spec)) return this.flagValue(x, spec, c, readFile);
     return this.perListener(c, 'serves');
   }
 
@@ -920,12 +948,41 @@ export class Catalog {
       const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
       return { entry: x.entry, text: `env {name: ${spec.env}, value: "${value}"} in the container (${spec.chartValue ? `chart value ${spec.chartValue}: ${value}; ` : ''}now ${now.derivation})` };
     }
+    if (isFlagValueSpec(spec)) {
+      if (!spec.setting) return undefined;
+      const now = this.flagValue(x, spec, c, readFile);
+      if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
+      const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+      return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in the container's args (now ${now.derivation})` };
+    }
     if (!spec.setting) return undefined;
     const now = this.configValue(x, spec, c, readFile);
     if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
     const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
     const where = now.file?.where ?? `${now.file?.path} (${now.file?.missing})`;
     return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in ${where}` };
+  }
+
+  /** A flag for the whole process (Skipper's -wait-for-healthcheck-interval), else its config file's line, else the default. */
+  private flagValue(x: Compiled, spec: FlagValueSpec, c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact {
+    const words = spec.unit === 'seconds' ? 'number of seconds' : 'duration';
+    const args = factsOf(c).args;
+    const v = flagValue(args, spec.flag);
+    if (v !== undefined) {
+      const seconds = valueSeconds(v, spec.unit);
+      return seconds === undefined ? { entry: x.entry, derivation: `${spec.flag}=${v} is not a ${words}` } : { entry: x.entry, seconds, derivation: `${spec.flag}=${v}` };
+    }
+    const byDefault = `${spec.flag} not set, default ${spec.default}s`;
+    const cf = spec.configFile;
+    if (!cf || !x.configValue || flagValue(args, cf.flag) === undefined) return { entry: x.entry, seconds: spec.default, derivation: byDefault };
+    // The file the program reads before its flags: its last line that sets the value counts.
+    const read = configFileMatches({ flag: cf.flag, default: '' }, cf.comment, x.configValue, c, readFile);
+    if ('missing' in read) return { entry: x.entry, file: { path: read.path, missing: read.missing }, derivation: `${spec.flag} not set, and ${read.path} (${cf.flag}) may set it but cannot be read (${read.missing})` };
+    const out: ServesAfterSigtermFact = { entry: x.entry, file: { path: read.path, where: read.where } };
+    const last = read.values[read.values.length - 1];
+    if (!last) return { ...out, seconds: spec.default, derivation: `${byDefault} (${read.where} sets none)` };
+    const seconds = valueSeconds(last.value, spec.unit);
+    return seconds === undefined ? { ...out, derivation: `"${last.text}" in ${read.where} is not a ${words}` } : { ...out, seconds, derivation: `${last.text} in ${read.where}` };
   }
 
   private configValue(x: Compiled, spec: ConfigValueSpec, c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact {

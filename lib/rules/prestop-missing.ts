@@ -227,6 +227,10 @@ data:
   \`KEDA_HTTP_DRAIN_TIMEOUT\` (default 30s). The 5s default counts as a 5s preStop sleep would: no finding.
   Set to 0, or from a ConfigMap, Secret or \`envFrom\` (not read), the finding stays and its advice names the
   variable (chart value \`interceptor.shutdownDelay\`);
+- Skipper (\`skipper-wait-for-healthcheck\`, images \`*/teapot/skipper\` and \`*/zalando/skipper\` v0.10.185 and later
+  running the \`skipper\` binary): on SIGTERM its \`/kube-system/healthz\` route answers 503 while it keeps
+  proxying for \`-wait-for-healthcheck-interval\` (default 45s; a \`-config-file\` YAML may set it, read from its
+  ConfigMap), then it shuts down gracefully. Set to 0, the finding stays and its advice names the flag;
 - programs the catalog knows to keep serving for a time fixed in their code, with no setting to read:
   Knative's activator (\`knative-activator\`, 45s) and the knative.dev/pkg webhooks of Knative Serving and
   Tekton Pipelines (at least 45s), and the Percona XtraDB Cluster operator (\`percona-xtradb-cluster-operator\`,

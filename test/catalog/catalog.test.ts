@@ -551,6 +551,69 @@ describe('serves after SIGTERM for a time fixed in the program (Percona XtraDB C
   });
 });
 
+describe('serves after SIGTERM from one flag (Skipper -wait-for-healthcheck-interval)', () => {
+  const c = (image: string, args?: string[], command?: string[]) => ({ image, ...(args ? { args } : {}), ...(command ? { command } : {}) }) as unknown as JsonObject;
+  const IMAGE = 'registry.opensource.zalan.do/teapot/skipper:v0.22.170';
+  const ARGS = ['skipper', '-kubernetes', '-kubernetes-in-cluster', '-address=:9999'];
+  const fact = (x: JsonObject, readFile?: Parameters<Catalog['servesAfterSigterm']>[1]) => {
+    const r = builtinCatalog().servesAfterSigterm(x, readFile);
+    return [r?.entry.id, r?.seconds, r?.derivation];
+  };
+  test.each([
+    [IMAGE, ARGS, undefined],
+    ['ghcr.io/zalando/skipper:v0.24.1', ARGS, undefined],
+    ['container-registry.zalando.net/teapot/skipper:v0.21.0', ARGS, undefined],
+    ['registry.opensource.zalan.do/teapot/skipper-arm64:v0.22.170', ARGS, undefined],
+    // The image's CMD is /usr/bin/skipper: no command and no args run skipper too.
+    [IMAGE, undefined, undefined],
+    [IMAGE, ['-kubernetes'], ['/usr/bin/skipper']],
+  ])('%s %j %j: the default 45s', (image, args, command) => expect(fact(c(image, args, command))).toEqual(['skipper-wait-for-healthcheck', 45, '-wait-for-healthcheck-interval not set, default 45s']));
+  test('the flag in any form Go reads, as a Go duration', () => {
+    expect(fact(c(IMAGE, [...ARGS, '-wait-for-healthcheck-interval=10s']))).toEqual(['skipper-wait-for-healthcheck', 10, '-wait-for-healthcheck-interval=10s']);
+    expect(fact(c(IMAGE, [...ARGS, '--wait-for-healthcheck-interval', '1m30s']))[1]).toBe(90);
+    expect(fact(c(IMAGE, [...ARGS, '-wait-for-healthcheck-interval=0']))[1]).toBe(0);
+    expect(fact(c(IMAGE, [...ARGS, '-wait-for-healthcheck-interval=soon']))).toEqual(['skipper-wait-for-healthcheck', undefined, '-wait-for-healthcheck-interval=soon is not a duration']);
+  });
+  test('-config-file: its wait-for-healthcheck-interval when the input holds it; the flag wins; unknown when the file is not there', () => {
+    const files =
+      (text: string) =>
+      (p: string): { text: string; where: string } | { missing: string } =>
+        p === '/etc/skipper/config.yaml' ? { text, where: `${p} (ConfigMap kube-system/skipper-config, key config.yaml)` } : { missing: `no volume is mounted at ${p}` };
+    const withFile = c(IMAGE, [...ARGS, '-config-file=/etc/skipper/config.yaml']);
+    expect(fact(withFile, files('kubernetes: true\nwait-for-healthcheck-interval: "20s" # LB health check\n'))).toEqual([
+      'skipper-wait-for-healthcheck',
+      20,
+      'wait-for-healthcheck-interval: "20s" in /etc/skipper/config.yaml (ConfigMap kube-system/skipper-config, key config.yaml)',
+    ]);
+    expect(fact(withFile, files('kubernetes: true\n# wait-for-healthcheck-interval: 5s\n'))).toEqual([
+      'skipper-wait-for-healthcheck',
+      45,
+      '-wait-for-healthcheck-interval not set, default 45s (/etc/skipper/config.yaml (ConfigMap kube-system/skipper-config, key config.yaml) sets none)',
+    ]);
+    expect(fact(c(IMAGE, [...ARGS, '-config-file=/etc/skipper/config.yaml', '-wait-for-healthcheck-interval=5s']), files('wait-for-healthcheck-interval: 20s\n'))[1]).toBe(5);
+    const missing = builtinCatalog().servesAfterSigterm(c(IMAGE, [...ARGS, '-config-file', '/cfg/skipper.yaml']), files(''));
+    expect([missing?.seconds, missing?.file]).toEqual([undefined, { path: '/cfg/skipper.yaml', missing: 'no volume is mounted at /cfg/skipper.yaml' }]);
+  });
+  test.each([
+    ['before v0.10.185 skipper stopped at SIGTERM (#988 added the wait)', 'registry.opensource.zalan.do/teapot/skipper:v0.10.180', ARGS],
+    ["the skipper image's webhook binary", IMAGE, ['webhook', '--address=:9085']],
+    ["the skipper image's routesrv binary", IMAGE, ['routesrv', '-kubernetes']],
+    ['another image named skipper', 'example.com/acme/skipper:1', ARGS],
+  ])('not matched: %s', (_why, image, args) => expect(builtinCatalog().servesAfterSigterm(c(image, args))).toBeUndefined());
+  test("the advice: the program's own flag, where it is short", () => {
+    expect(builtinCatalog().servesAfterSigtermSetting(c(IMAGE, [...ARGS, '-wait-for-healthcheck-interval=5s']), 10)?.text).toBe(
+      "-wait-for-healthcheck-interval=10s in the container's args (now -wait-for-healthcheck-interval=5s)",
+    );
+    expect(builtinCatalog().servesAfterSigtermSetting(c(IMAGE, ARGS), 10)).toBeUndefined();
+  });
+  test('a flag entry with a config file needs a (?<value>) group', () => {
+    const d = shippedDoc();
+    const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'skipper-wait-for-healthcheck');
+    (((d.entries as JsonObject[])[i].servesAfterSigterm as JsonObject).configFile as JsonObject).value = '^wait-for-healthcheck-interval: (\\S+)';
+    expect(() => parseCatalogDocument(d)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/servesAfterSigterm/configFile/value`, message: 'the value regex needs a (?<value>...) group' }));
+  });
+});
+
 describe('serves after SIGTERM from an environment variable (KEDA HTTP add-on interceptor)', () => {
   const c = (image: string, env?: string, envFrom?: string) => yaml.load(`{image: '${image}'${env ? `, env: ${env}` : ''}${envFrom ? `, envFrom: ${envFrom}` : ''}}`) as JsonObject;
   const KO = 'ko://github.com/kedacore/http-add-on/interceptor';
@@ -679,6 +742,12 @@ describe('process-local probes', () => {
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /stats/prometheus, port: 19001}}', false],
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready?x=1, port: 19003}}', false],
     ["{image: 'docker.io/envoyproxy/gateway:v1.5.0'}", '{httpGet: {path: /ready, port: 19003}}', false],
+    // cloudflared: /ready is 200 while this connector holds an edge connection (catalog cloudflared-ready); tunnel subcommand only.
+    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [tunnel, --no-autoupdate, --metrics, '0.0.0.0:2000', run]}", '{httpGet: {path: /ready, port: 2000}}', true],
+    ["{image: 'docker.io/cloudflare/cloudflared:latest', args: [tunnel, --config, /etc/cloudflared/config/config.yaml, run]}", '{httpGet: {path: /ready, port: 2000}}', true],
+    ["{image: 'cloudflare/cloudflared:2020.11.11', args: [tunnel, run]}", '{httpGet: {path: /ready, port: 2000}}', false],
+    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [access, tcp, --hostname, db.example.com]}", '{httpGet: {path: /ready, port: 2000}}', false],
+    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [tunnel, run]}", '{httpGet: {path: /metrics, port: 2000}}', false],
     // vault-k8s: handleReady always 204; Cortex-family /ready: only for a -target whose readiness is the process's own services.
     ["{image: 'hashicorp/vault-k8s:1.7.6', args: [agent-inject]}", '{httpGet: {path: /health/ready, port: 8080, scheme: HTTPS}}', true],
     ["{image: 'hashicorp/vault:1.20.0'}", '{httpGet: {path: /health/ready, port: 8200}}', false],

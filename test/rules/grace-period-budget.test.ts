@@ -3,6 +3,7 @@ import { coredns, corefile } from '../helpers/coredns';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
+import { skipper } from '../helpers/skipper';
 
 /** A served Deployment: the Service selects app=web. */
 function deploy(podSpec: string, annotations = ''): string {
@@ -53,6 +54,8 @@ ruleTester(gracePeriodBudget, {
     { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
     { name: 'Knative activator: 45s serving after SIGTERM + drain 10s fit its grace period of 600s', yaml: activator() },
+    { name: 'Skipper: -wait-for-healthcheck-interval 45s (default) + drain 10s fit a grace period of 60s', yaml: skipper({ grace: 60 }) },
+    { name: 'Skipper with -wait-for-healthcheck-interval=15s: 15s + drain 10s fit the default 30s', yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=15s'] }) },
     { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: 'KEDA HTTP interceptor (kustomize config/default): KEDA_HTTP_SHUTDOWN_DELAY 5s + KEDA_HTTP_DRAIN_TIMEOUT 30s (defaults) fit its grace period of 45s', yaml: interceptor() },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
@@ -260,6 +263,22 @@ describe('grace-period-budget: programs that serve a fixed time after SIGTERM (c
     const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }));
     expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
     expect(got[0].message).toContain('container "webhook": serving after SIGTERM 45s (at least that long, fixed in the program) + drain 10s (assumed) = 55s exceeds the default grace period (30s)');
+  });
+});
+
+describe('grace-period-budget: Skipper (catalog skipper-wait-for-healthcheck: the wait from its flag)', () => {
+  test("docs/kubernetes/deploy's Skipper with the default grace period: SIGKILL at 30s, inside the 45s wait, before its graceful shutdown starts", () => {
+    const got = runRule(gracePeriodBudget, skipper());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
+    expect(got[0].message).toContain(
+      'container "skipper-ingress": serving after SIGTERM 45s (-wait-for-healthcheck-interval not set, default 45s) + drain 10s (assumed) = 55s exceeds the default grace period (30s)',
+    );
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 60 }]);
+  });
+  test('the wait a -config-file ConfigMap sets counts', () => {
+    const yaml = skipper({ args: ['skipper', '-kubernetes', '-config-file=/etc/skipper/config.yaml'], grace: 30, configMap: 'wait-for-healthcheck-interval: 25s' });
+    const got = runRule(gracePeriodBudget, yaml);
+    expect(got.map((f) => f.message)).toEqual([expect.stringContaining('serving after SIGTERM 25s (wait-for-healthcheck-interval: 25s in /etc/skipper/config.yaml (ConfigMap kube-system/skipper-config, key config.yaml)) + drain 10s (assumed) = 35s exceeds terminationGracePeriodSeconds (30s)')]);
   });
 });
 

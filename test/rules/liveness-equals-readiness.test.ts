@@ -62,6 +62,23 @@ spec:
 `;
 const C0 = '/spec/template/spec/containers/0';
 
+/** cloudflare/helm-charts cloudflare-tunnel-remote: cloudflared tunnel run, liveness /ready on the metrics port 2000, no Service. */
+const cloudflared = (image: string, readiness = false) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cloudflared, namespace: cloudflare}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: cloudflared}}
+  template:
+    metadata: {labels: {app: cloudflared}}
+    spec:
+      containers:
+      - name: cloudflared
+        image: ${image}
+        args: [tunnel, --no-autoupdate, --metrics, '0.0.0.0:2000', run]
+        livenessProbe: {httpGet: {path: /ready, port: 2000}, failureThreshold: 1, initialDelaySeconds: 10, periodSeconds: 10}
+${readiness ? '        readinessProbe: {httpGet: {path: /ready, port: 2000}, failureThreshold: 1, initialDelaySeconds: 10, periodSeconds: 10}\n' : ''}`;
+
 /** One role of Cortex, Mimir, Loki or Tempo: identical liveness and readiness /ready on http (the Cortex chart's). */
 const role = (image: string, args: string, opts: { command?: boolean } = {}) =>
   deploy(`        ${opts.command ? 'command' : 'args'}: [${args}]\n${probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /ready, port: http}}')}`).replace('image: web:1', `image: ${image}`);
@@ -147,6 +164,9 @@ ruleTester(livenessEqualsReadiness, {
     // CloudNativePG's operator: /readyz on its webhook server writes "OK" (catalog cloudnative-pg-readyz).
     { name: 'catalog: CloudNativePG operator, identical /readyz on the webhook port (chart 0.29.0)', yaml: cnpg('[controller, --leader-elect, --max-concurrent-reconciles=10, --webhook-port=9443]') },
     { name: 'catalog: CloudNativePG operator, /readyz on the port number 9443 (config/manager/manager.yaml)', yaml: cnpg('[controller, --leader-elect, --webhook-port=9443]', '9443') },
+    // cloudflared's /ready: 200 while this connector holds an edge connection, else 503, when it carries no traffic (catalog cloudflared-ready).
+    { name: 'catalog: cloudflared liveness /ready on the metrics port (cloudflare/helm-charts cloudflare-tunnel-remote, no readiness probe)', yaml: cloudflared('cloudflare/cloudflared:2024.8.3') },
+    { name: 'catalog: cloudflared with identical liveness and readiness /ready', yaml: cloudflared('docker.io/cloudflare/cloudflared:latest', true) },
     // vault-k8s's handleReady always writes 204 (catalog vault-k8s-injector-ready).
     { name: 'catalog: the vault-helm injector, identical /health/ready on 8080, HTTPS', yaml: injector() },
     { name: 'catalog: the vault-k8s injector from a registry mirror', yaml: injector('registry.connect.redhat.com/hashicorp/vault-k8s:1.7.6-ubi') },
@@ -187,6 +207,11 @@ ruleTester(livenessEqualsReadiness, {
     },
   ],
   invalid: [
+    {
+      name: 'cloudflared in another role than tunnel (access tcp) has no /ready: the catalog entry does not cover it',
+      yaml: cloudflared('cloudflare/cloudflared:2024.8.3').replace('[tunnel, --no-autoupdate, --metrics, \'0.0.0.0:2000\', run]', '[access, tcp, --hostname, db.example.com, --url, "0.0.0.0:5432"]'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: /livenessProbe checks \/ready, a path that suggests readiness or dependency checks/ }],
+    },
     {
       name: "n8n before 0.236.0: /healthz queried the database (0.221.2), so the catalog's entry does not cover it",
       yaml: n8n('', 'n8nio/n8n:0.221.2'),

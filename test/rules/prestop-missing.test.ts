@@ -6,6 +6,7 @@ import { flagger, reloader } from '../helpers/metrics-servers';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { pxcOperator } from '../helpers/percona';
+import { skipper } from '../helpers/skipper';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
@@ -315,6 +316,13 @@ spec:
       name: "Percona XtraDB Cluster operator (catalog): stop() sleeps 5s before it cancels the manager's context, so its webhook server keeps serving",
       yaml: pxcOperator(),
     },
+    // From one flag of the container (catalog skipper-wait-for-healthcheck).
+    {
+      name: "Skipper as docs/kubernetes/deploy has it: -wait-for-healthcheck-interval defaults to 45s, during which it keeps proxying while /kube-system/healthz answers 503 (the default grace period is grace-period-budget's, tested there)",
+      yaml: skipper({ grace: 60 }),
+    },
+    { name: 'Skipper run with no args (the image CMD is /usr/bin/skipper)', yaml: skipper({ args: null, grace: 60 }) },
+    { name: 'Skipper with -wait-for-healthcheck-interval=15s set (which the default grace period holds)', yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=15s'] }) },
     // From an environment variable of the container (catalog keda-http-interceptor).
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
@@ -489,6 +497,22 @@ ${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: 
       name: "HAProxy from the Percona XtraDB Cluster operator's image repository is not the operator",
       yaml: pxcOperator({ image: 'percona/percona-xtradb-cluster-operator:1.10.0-haproxy', command: '[/opt/percona/haproxy-entrypoint.sh]' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'but has no preStop hook' }],
+    },
+    {
+      name: 'Skipper with -wait-for-healthcheck-interval=0 stops accepting at SIGTERM: the hook is asked for, and its own flag offered',
+      yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=0'] }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /serves port 9999 for Service skipper-ingress but has no preStop hook: .*or use the program's own setting \(Skipper .*catalog entry skipper-wait-for-healthcheck\): -wait-for-healthcheck-interval=10s in the container's args \(now -wait-for-healthcheck-interval=0\)/,
+        },
+      ],
+    },
+    {
+      name: 'Skipper before v0.10.185 stopped at SIGTERM (the wait came with #988)',
+      yaml: skipper({ image: 'registry.opensource.zalan.do/teapot/skipper:v0.10.180' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "skipper-ingress": serves port 9999 for Service skipper-ingress but has no preStop hook' }],
     },
     {
       name: 'a webhook image of another project is not a catalog drainer',
