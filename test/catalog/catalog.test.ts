@@ -742,12 +742,6 @@ describe('process-local probes', () => {
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /stats/prometheus, port: 19001}}', false],
     ["{image: 'docker.io/envoyproxy/envoy:distroless-v1.35.0'}", '{httpGet: {path: /ready?x=1, port: 19003}}', false],
     ["{image: 'docker.io/envoyproxy/gateway:v1.5.0'}", '{httpGet: {path: /ready, port: 19003}}', false],
-    // cloudflared: /ready is 200 while this connector holds an edge connection (catalog cloudflared-ready); tunnel subcommand only.
-    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [tunnel, --no-autoupdate, --metrics, '0.0.0.0:2000', run]}", '{httpGet: {path: /ready, port: 2000}}', true],
-    ["{image: 'docker.io/cloudflare/cloudflared:latest', args: [tunnel, --config, /etc/cloudflared/config/config.yaml, run]}", '{httpGet: {path: /ready, port: 2000}}', true],
-    ["{image: 'cloudflare/cloudflared:2020.11.11', args: [tunnel, run]}", '{httpGet: {path: /ready, port: 2000}}', false],
-    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [access, tcp, --hostname, db.example.com]}", '{httpGet: {path: /ready, port: 2000}}', false],
-    ["{image: 'cloudflare/cloudflared:2024.8.3', args: [tunnel, run]}", '{httpGet: {path: /metrics, port: 2000}}', false],
     // vault-k8s: handleReady always 204; Cortex-family /ready: only for a -target whose readiness is the process's own services.
     ["{image: 'hashicorp/vault-k8s:1.7.6', args: [agent-inject]}", '{httpGet: {path: /health/ready, port: 8080, scheme: HTTPS}}', true],
     ["{image: 'hashicorp/vault:1.20.0'}", '{httpGet: {path: /health/ready, port: 8200}}', false],
