@@ -376,6 +376,19 @@ describe("controllers' own metrics and health servers (Flagger's -port, Reloader
   test.each([['ghcr.io/fluxcd/flagger-loadtester:0.36.0'], ['example/flagger-dashboard:1'], ['ghcr.io/stakater/reloader-operator:1']])('%s does not match', (image) => expect(fact({ image })).toBeUndefined());
 });
 
+describe("Sourcegraph's background workers: a health server on a fixed port (worker :3189, precise-code-intel-worker :3188)", () => {
+  const fact = (o: object) => builtinCatalog().monitoringPort(o as unknown as JsonObject);
+  test.each([
+    [{ image: 'index.docker.io/sourcegraph/worker:6.0.0@sha256:4892c5aa107d4384f811afcf1980e0fb2cb8beb5585a15adcb64353a2d8abf5a' }, 'sourcegraph-worker-health', 3189],
+    [{ image: 'sourcegraph/worker:5.3.0' }, 'sourcegraph-worker-health', 3189],
+    [{ image: 'registry.example.com/mirror/sourcegraph/precise-code-intel-worker:6.0.0' }, 'sourcegraph-precise-code-intel-worker-health', 3188],
+  ])('%j', (container, id, port) => expect([fact(container)?.entry.id, fact(container)?.port, fact(container)?.derivation]).toEqual([id, port, `default ${port}`]));
+  // syntactic-code-intel-worker's health server moves with SYNTACTIC_CODE_INTEL_WORKER_ADDR; the others serve requests.
+  test.each([['sourcegraph/syntactic-code-intel-worker:6.0.0'], ['sourcegraph/frontend:6.0.0'], ['sourcegraph/searcher:6.0.0'], ['sourcegraph/gitserver:6.0.0'], ['example/worker:1'], ['sourcegraph/executor-worker:1']])('%s does not match', (image) =>
+    expect(fact({ image })).toBeUndefined(),
+  );
+});
+
 describe("a program's own monitoring port given as a listen address (Cluster Autoscaler's --address)", () => {
   const ca = (args: string[] = [], image = 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0') =>
     ({ image, command: ['./cluster-autoscaler', '--cloud-provider=aws', ...args] }) as unknown as JsonObject;

@@ -3,6 +3,7 @@ import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
 import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
 import { flagger, reloader } from '../helpers/metrics-servers';
+import { sourcegraphWorker } from '../helpers/sourcegraph';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { pxcOperator } from '../helpers/percona';
@@ -305,6 +306,11 @@ spec:
     { name: 'Flagger under its older image weaveworks/flagger', yaml: flagger({ image: 'weaveworks/flagger:1.0.0' }) },
     { name: 'Reloader chart with reloader.service: its Service port http reaches 9090 (/metrics, /live)', yaml: reloader() },
     { name: 'Reloader from Docker Hub, the Service targeting 9090 by number', yaml: reloader({ image: 'stakater/reloader:v1.0.0', targetPort: 9090 }) },
+    // Sourcegraph's background workers (catalog sourcegraph-worker-health, sourcegraph-precise-code-intel-worker-health):
+    // port http is their health server (/healthz only), beside the debug server on http-debug 6060.
+    { name: "Sourcegraph chart's worker: its Service's port http reaches 3189, the worker's health server", yaml: sourcegraphWorker('worker') },
+    { name: "Sourcegraph chart's precise-code-intel-worker: port http reaches 3188, its health server", yaml: sourcegraphWorker('precise-code-intel-worker', { replicas: 2 }) },
+    { name: 'Sourcegraph worker from Docker Hub without a registry host', yaml: sourcegraphWorker('worker', { image: 'sourcegraph/worker:5.3.0' }) },
     { name: 'Fluent Bit: HTTP_Port 2021 in the config, the chart serving it as its metricsPort', yaml: fluentBit({ config: fluentBitConf('2021'), metricsPort: 2021 }) },
     { name: 'Fluent Bit: YAML config, http_port: 2021 in its service map', yaml: fluentBit({ config: 'service:\n  http_server: on\n  http_port: 2021\npipeline:\n  inputs:\n    - name: tail\n', configKey: 'fluent-bit.yaml', metricsPort: 2021 }) },
     { name: 'Fluent Bit: -P 2021 on the command line, the config setting none', yaml: fluentBit({ config: fluentBitConf(null), args: ['-c', '/fluent-bit/etc/conf/fluent-bit.conf', '-P', '2021'], metricsPort: 2021 }) },
@@ -646,6 +652,16 @@ spec:
       name: "Reloader's server is fixed at 9090: a Service reaching another port of it is judged as traffic",
       yaml: reloader({ port: 8080 }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 8080 for Service reloader-reloader' }],
+    },
+    {
+      name: "Sourcegraph's worker health server is fixed at 3189: a Service reaching another port of it is judged as traffic",
+      yaml: sourcegraphWorker('worker', { port: 8080 }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "worker": serves port 8080 for Service worker but has no preStop hook' }],
+    },
+    {
+      name: "another image with the Sourcegraph workers' shape (syntect-server serves requests): port 3188 is client traffic",
+      yaml: sourcegraphWorker('precise-code-intel-worker', { image: 'index.docker.io/sourcegraph/syntect-server:6.0.0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 3188 for Service precise-code-intel-worker' }],
     },
     {
       name: "another image with Reloader's shape: port 9090 is client traffic",

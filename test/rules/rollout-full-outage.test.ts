@@ -1,5 +1,6 @@
 import { rolloutFullOutage } from '../../lib/rules/rollout-full-outage';
 import { ruleTester, runRule } from '../helpers/rule-tester';
+import { sourcegraphWorker } from '../helpers/sourcegraph';
 
 interface Opts {
   replicas?: number;
@@ -100,6 +101,10 @@ spec:
   ports: [{name: metrics, port: 9090}]
 `,
     },
+    {
+      name: "Sourcegraph chart's worker (replicas 1, maxUnavailable 1): its Service reaches only the health and debug servers (catalog sourcegraph-worker-health), so no client sees the gap",
+      yaml: sourcegraphWorker('worker'),
+    },
   ],
   invalid: [
     {
@@ -193,6 +198,11 @@ spec:
       name: 'served by the hint alone',
       yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', service: false, annotations: '"kubegrace.dev/served": "true"' }),
       findings: [{ severity: 'warning', object: 'Deployment/web' }],
+    },
+    {
+      name: "another image with the Sourcegraph worker's shape: port 3189 is client traffic, the outage is reported",
+      yaml: sourcegraphWorker('worker', { image: 'example.com/team/worker:1' }),
+      findings: [{ severity: 'warning', object: 'Deployment/worker', pointer: MU }],
     },
     {
       name: 'suppressed with kubegrace.dev/ignore',
