@@ -21,6 +21,7 @@ import {
   addendSeconds,
   ann,
   DRAIN_SECONDS,
+  SERVES_AFTER_SECONDS,
   execSleepSeconds,
   ExportError,
   goDurationSeconds,
@@ -166,6 +167,8 @@ function budgetVariables(waitPatterns: string[], catalog: Catalog): CelVariable[
     { name: 'preStops', expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns, catalog)})` },
     { name: 'drainDeclared', expression: annHasDrain() },
     { name: 'drain', expression: DRAIN_SECONDS },
+    // The user's kubegrace.dev/serves-after-sigterm-seconds hint: time the app keeps serving after SIGTERM (lib/timeline/serves-after-sigterm.ts).
+    { name: 'servesAfter', expression: SERVES_AFTER_SECONDS },
     ...ADDEND_VARIABLES,
     { name: 'addend', expression: `size(variables.sidecars) > ${MAX_SUMMED_SIDECARS} ? -1.0 : ${addendSeconds()}` },
   ];
@@ -495,7 +498,7 @@ const LK_WAIT_EXCEEDS = "variables.lkMode == 'classic' && variables.lkWait > 0.0
 export const ADMISSION: Record<string, RuleAdmission> = {
   'grace-period-budget': {
     restriction:
-      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; pods with more than 40 main containers are not judged (a bound on the cost of one evaluation); preStop programs of the policy\'s catalog of well-known workloads get their known delays, as in the linter; a program\'s own time serving after SIGTERM (the catalog\'s serves-after-sigterm entries: Traefik\'s flag per entry point needs capture groups, CoreDNS\'s lameduck is in another object, the fixed times of Knative\'s activator and webhooks and of the Percona XtraDB Cluster operator, the KEDA HTTP interceptor\'s KEDA_HTTP_SHUTDOWN_DELAY and Skipper\'s -wait-for-healthcheck-interval are not carried) is not counted, nor is a drain the catalog reads from the program\'s own settings (Traefik\'s graceTimeOut, the KEDA interceptor\'s KEDA_HTTP_DRAIN_TIMEOUT: the policy takes kubegrace.dev/drain-seconds, else 10s); Go durations with fractions or units below a second in hints are not read',
+      'judged from the workload alone: native sidecars in the manifest and mesh proxies whose native mode an annotation requests count as addends; a Namespace-level mesh injection does not (the policy does not read the Namespace); up to 16 native sidecars are summed, beyond that the warning is not judged; pods with more than 40 main containers are not judged (a bound on the cost of one evaluation); preStop programs of the policy\'s catalog of well-known workloads get their known delays, as in the linter; a program\'s own time serving after SIGTERM (the catalog\'s serves-after-sigterm entries: Traefik\'s flag per entry point needs capture groups, CoreDNS\'s lameduck is in another object, the fixed times of Knative\'s activator and webhooks and of the Percona XtraDB Cluster operator, the KEDA HTTP interceptor\'s KEDA_HTTP_SHUTDOWN_DELAY and Skipper\'s -wait-for-healthcheck-interval are not carried) is not counted (the kubegrace.dev/serves-after-sigterm-seconds hint is), nor is a drain the catalog reads from the program\'s own settings (Traefik\'s graceTimeOut, the KEDA interceptor\'s KEDA_HTTP_DRAIN_TIMEOUT: the policy takes kubegrace.dev/drain-seconds, else 10s); Go durations with fractions or units below a second in hints are not read',
     validate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
       const served = judgesOnlyServed(ctx.rule, ctx.version);
@@ -508,8 +511,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns, ctx.catalog)})})`,
       };
       const warnPred =
-        `(r.s >= 0.0 || (r.s == -1.0 && variables.drainDeclared)) && !(${errPred}) && ` +
-        `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.drain + variables.addend > double(variables.grace)`;
+        `(r.s >= 0.0 || (r.s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && !(${errPred}) && ` +
+        `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.servesAfter + variables.drain + variables.addend > double(variables.grace)`;
       return [
         {
           severity: 'error',
@@ -528,7 +531,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           expression: `!variables.hookBad && (${gate}variables.grace == 0 || !variables.rows.exists(r, ${warnPred}))`,
           messageExpression:
             `${prefix('grace-period-budget', 'warning')} + (variables.hookBad ? 'kubegrace.dev/prestop-seconds cannot be read: write seconds ("25"), a duration ("25s") or name=seconds entries ("app=25,worker=40"); the hook is not judged' : 'container "' + variables.rows.filter(r, ${warnPred})[0].name + '": preStop ' + ` +
-            `${secs(`(variables.rows.filter(r, ${warnPred})[0].s < 0.0 ? 0.0 : variables.rows.filter(r, ${warnPred})[0].s)`)} + ' + drain ' + ${secs('variables.drain')} + ' + addend ' + ${secs('variables.addend')} + ` +
+            `${secs(`(variables.rows.filter(r, ${warnPred})[0].s < 0.0 ? 0.0 : variables.rows.filter(r, ${warnPred})[0].s)`)} + (variables.servesAfter > 0.0 ? ' + serving after SIGTERM ' + ${secs('variables.servesAfter')} : '') + ' + drain ' + ${secs('variables.drain')} + ' + addend ' + ${secs('variables.addend')} + ` +
             `' exceeds terminationGracePeriodSeconds ' + string(variables.grace) + 's: raise it to preStop + drain + addend + 5s')`,
         },
       ];
@@ -543,9 +546,9 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         // A max without a list library: bounded at 32 containers with a hook, so the nested scan stays small.
         expression: 'size(variables.known) == 0 || size(variables.known) > 32 ? -1.0 : variables.known.filter(x, variables.known.all(y, y <= x))[0]',
       };
-      const need: CelVariable = { name: 'need', expression: `variables.maxPreStop < 0.0 || variables.addend < 0.0 ? 0 : ${ceil('variables.maxPreStop + variables.drain + variables.addend + 5.0')}` };
+      const need: CelVariable = { name: 'need', expression: `variables.maxPreStop < 0.0 || variables.addend < 0.0 ? 0 : ${ceil('variables.maxPreStop + variables.servesAfter + variables.drain + variables.addend + 5.0')}` };
       const err = 'variables.preStops.exists(s, s >= 0.0 && s >= double(variables.grace))';
-      const warn = `variables.preStops.exists(s, (s >= 0.0 || (s == -1.0 && variables.drainDeclared)) && (s < 0.0 ? 0.0 : s) + variables.drain + variables.addend > double(variables.grace))`;
+      const warn = `variables.preStops.exists(s, (s >= 0.0 || (s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && (s < 0.0 ? 0.0 : s) + variables.servesAfter + variables.drain + variables.addend > double(variables.grace))`;
       const path = "object.kind == 'Pod' ? '/spec/terminationGracePeriodSeconds' : object.kind == 'CronJob' ? '/spec/jobTemplate/spec/template/spec/terminationGracePeriodSeconds' : '/spec/template/spec/terminationGracePeriodSeconds'";
       return {
         kinds: WORKLOADS,

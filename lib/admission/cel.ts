@@ -388,6 +388,9 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
 /** `kubegrace.dev/drain-seconds`, else 10 (lib/timeline/budget drainSeconds). */
 export const DRAIN_SECONDS = bind(seconds(ann('kubegrace.dev/drain-seconds')), 'dv', 'dv >= 0.0 ? dv : 10.0');
 
+/** `kubegrace.dev/serves-after-sigterm-seconds` when above 0, else 0 (lib/timeline/serves-after-sigterm servesAfterSigtermHint). */
+export const SERVES_AFTER_SECONDS = bind(seconds(ann('kubegrace.dev/serves-after-sigterm-seconds')), 'sv', 'sv > 0.0 ? sv : 0.0');
+
 /**
  * Variables reading a per-container seconds hint ("5" for all, or "app=25,worker=40"; the parsers
  * of lib/timeline: parseSidecarDrainHint, parsePreStopHint): `<prefix>Entries` (the non-empty

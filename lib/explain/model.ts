@@ -477,6 +477,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const A = stopOfContainer(c)?.servesAfter ?? 0;
     const after = servesAfterSigterm(c, w!, graph);
     if (after && A > 0) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): keeps accepting ${secs(A)} after SIGTERM${after.derivation ? ` (${after.derivation})` : ''}, then drains; see docs/catalog.md`);
+    else if (A > 0 && after?.seconds === undefined) assumptions.push(`"${c.name}": keeps accepting ${secs(A)} after SIGTERM, then drains (the ${HINT.servesAfterSigterm} hint)`);
     else if (after?.seconds === undefined && after?.derivation) assumptions.push(`"${c.name}": ${after.entry.title} (catalog ${after.entry.id}): ${after.derivation}; drawn as accepting nothing after SIGTERM`);
     // Its drain: the schedule's (declared, else its program's own setting in the catalog, else the default).
     const Dc = stopOfContainer(c)?.appDrain ?? D;

@@ -89,6 +89,7 @@ export type ServedState = 'served' | 'unserved' | 'unknown';
 export const HINT = {
   served: 'kubegrace.dev/served',
   drainSeconds: 'kubegrace.dev/drain-seconds',
+  servesAfterSigterm: 'kubegrace.dev/serves-after-sigterm-seconds',
   connectionPattern: 'kubegrace.dev/connection-pattern',
   reconnectProbability: 'kubegrace.dev/reconnect-probability',
   reconnectBackoff: 'kubegrace.dev/reconnect-backoff',

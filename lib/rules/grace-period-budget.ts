@@ -18,7 +18,7 @@ import { graceMessageRef, gracePointer } from './util';
  * (schedule.ts `judged`).
  */
 function noBudgetVerdict(w: Workload, catalog: Catalog): boolean {
-  if (w.annotations[PRESTOP_SECONDS_HINT] !== undefined || w.annotations[HINT.drainSeconds] !== undefined) return false;
+  if (w.annotations[PRESTOP_SECONDS_HINT] !== undefined || w.annotations[HINT.drainSeconds] !== undefined || w.annotations[HINT.servesAfterSigterm] !== undefined) return false;
   for (const c of w.containers) {
     const h = get(c.raw, 'lifecycle', 'preStop');
     if (h !== undefined && h !== null) return false;
@@ -64,7 +64,9 @@ drains only after that time: preStop + that time + drain + addend must fit, and 
 with no hook and no declared drain. Its drain is the program's own when the catalog reads it (Traefik's
 \`graceTimeOut\`, the interceptor's \`KEDA_HTTP_DRAIN_TIMEOUT\`, default 30s), unless
 \`kubegrace.dev/drain-seconds\` declares one. A Corefile whose ConfigMap is not in the input, or a variable set
-from a ConfigMap or Secret, is not assumed.
+from a ConfigMap or Secret, is not assumed. The user's \`kubegrace.dev/serves-after-sigterm-seconds\` hint, which
+\`prestop-missing\` takes in place of a preStop delay, counts the same way for the main containers whose program the
+catalog does not time.
 
 The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`, the one that
 \`kubegrace explain\` draws, so the picture and the findings cannot disagree.

@@ -2,7 +2,7 @@ import { Fix, FixEdit, Rule } from '../engine/types';
 import { Catalog } from '../catalog';
 import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
-import { notClientPort, ObjectGraph, ServiceView } from '../model/graph';
+import { HINT, notClientPort, ObjectGraph, ServiceView } from '../model/graph';
 import { apiServerCalls } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
@@ -16,7 +16,7 @@ import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
-export const SERVES_AFTER_SIGTERM = 'kubegrace.dev/serves-after-sigterm-seconds';
+export const SERVES_AFTER_SIGTERM = HINT.servesAfterSigterm;
 
 const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 

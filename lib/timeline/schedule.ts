@@ -27,7 +27,7 @@ import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarD
 import { Addend, containerDrainAssumed, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
-import { servesAfterSigterm } from './serves-after-sigterm';
+import { servesAfterSigterm, servesAfterSigtermHint } from './serves-after-sigterm';
 
 /** Seconds for messages: "5s", "2.5s". */
 function secs(n: number): string {
@@ -235,11 +235,14 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     // A program that keeps serving after SIGTERM (CoreDNS's lameduck from its ConfigMap) exits only
     // after that and its drain: a known delay, judged as a known hook is.
     const after = servesAfterSigterm(c, w, graph);
-    const A = after?.seconds ?? 0;
+    // (Else the user's kubegrace.dev/serves-after-sigterm-seconds hint, for a main container.)
+    const hinted = after?.seconds === undefined ? servesAfterSigtermHint(w) : undefined;
+    const A = after?.seconds ?? hinted ?? 0;
     const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0);
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
     const m = stopOf(c.name, c, pre, s, judged, proxy, A, containerDrainSeconds(w, c));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
+    else if (hinted !== undefined) m.servesAfterWords = `${HINT.servesAfterSigterm} hint`;
     mains.push(m);
   }
   if (classicLinkerd && !classicLinkerd.proxy) mains.push(stopOf(LINKERD.proxyContainer, undefined, { kind: 'none' }, 0, false, 'linkerd'));

@@ -7,7 +7,8 @@
  * section 1: the process still runs, and serves, until it has finished both).
  */
 import { activeCatalog, Catalog, ServesAfterSigtermFact } from '../catalog';
-import { ObjectGraph } from '../model/graph';
+import { HINT, ObjectGraph } from '../model/graph';
+import { parseSeconds } from './duration';
 import { mountedConfigMapFile } from '../model/mounts';
 import { ContainerView, Workload } from '../model/workload';
 
@@ -20,9 +21,23 @@ export function servesAfterSigterm(c: ContainerView, w: Workload, graph?: Object
   return catalog.servesAfterSigterm(c, graph && ((file) => mountedConfigMapFile(graph, w, c, file)));
 }
 
-/** The seconds of servesAfterSigterm, 0 when none or unknown: what the schedule places after SIGTERM. */
+/**
+ * The seconds of servesAfterSigterm, 0 when none or unknown: what the schedule places after SIGTERM.
+ * Without a catalog answer, the user's `kubegrace.dev/serves-after-sigterm-seconds` hint on the
+ * workload stands for its main containers: prestop-missing takes it in place of a preStop delay, so
+ * the budget must count it as it counts a program's own (review round 12: a hint of 45 s against a
+ * grace of 30 s was never compared).
+ */
 export function servesAfterSigtermSeconds(c: ContainerView, w: Workload, graph?: ObjectGraph, catalog?: Catalog): number {
-  return servesAfterSigterm(c, w, graph, catalog)?.seconds ?? 0;
+  const known = servesAfterSigterm(c, w, graph, catalog)?.seconds;
+  if (known !== undefined) return known;
+  return c.role === 'main' ? servesAfterSigtermHint(w) ?? 0 : 0;
+}
+
+/** The workload's `kubegrace.dev/serves-after-sigterm-seconds` hint, when it is a duration above 0. */
+export function servesAfterSigtermHint(w: Workload): number | undefined {
+  const s = parseSeconds(w.annotations[HINT.servesAfterSigterm]);
+  return s !== undefined && s > 0 ? s : undefined;
 }
 
 /** What to write so the program itself keeps accepting for `seconds` (its own setting, where it is short), for advice. */

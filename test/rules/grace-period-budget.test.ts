@@ -88,6 +88,18 @@ ruleTester(gracePeriodBudget, {
   ],
   invalid: [
     {
+      // (Review round 12: the hint stands in place of a preStop delay for prestop-missing, so the budget counts it.)
+      name: 'the serves-after-sigterm hint counts like a program\'s own time serving after SIGTERM: 45s + drain 10s > grace 30s',
+      yaml: deploy(`      terminationGracePeriodSeconds: 30\n${container('')}`, '"kubegrace.dev/serves-after-sigterm-seconds": "45"'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/terminationGracePeriodSeconds',
+          message: 'container "app": serving after SIGTERM 45s (kubegrace.dev/serves-after-sigterm-seconds hint) + drain 10s (assumed) = 55s exceeds terminationGracePeriodSeconds (30s)',
+        },
+      ],
+    },
+    {
       name: 'CoreDNS lameduck 25s: it exits only after the lameduck and its drain, beyond the default 30s',
       yaml: coredns({ corefile: corefile('25s') }),
       findings: [
