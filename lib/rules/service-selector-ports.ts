@@ -5,6 +5,8 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
 import { nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
+import { namedListenPort } from '../model/listen-ports';
+import { apiServerCalls } from '../model/webhook-calls';
 
 /** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
 function oneEach(ws: Workload[]): Workload[] {
@@ -133,6 +135,10 @@ export const serviceSelectorPorts: Rule = {
   headless Service: it maps no ports, so its clients dial the pod addresses DNS gives them on the port they know,
   and the entry only names the port in the EndpointSlice and SRV records (the peer ports a clustered app opens by
   itself, such as neo4j's discovery and raft ports 5000 and 7000 or RabbitMQ's 25672, which its charts do not declare).
+  **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
+  args name it as a listen port or address (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
+  \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`), or the API server calls that Service port
+  for an admission webhook or an aggregated API (Gloo's validation webhook on 8443).
 - **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
   rollout of either (deployment.md §Selector). Not reported for headless Services (clients resolve and pick pods
   themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
@@ -270,15 +276,36 @@ spec:
         // (A headless Service translates nothing: clients dial pod:port themselves. Review round 10:
         // neo4j's internals Service, RabbitMQ's 25672.)
         const head = `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${matched.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(matched)})`;
+        // Evidence that the app listens there after all (review round 12): a container's own env or args
+        // name the port (supabase's imgproxy, IMGPROXY_BIND=":5001" beside a stale containerPort 8080), or
+        // the API server calls this Service port for a webhook or an aggregated API (Gloo's validation
+        // webhook on 8443, undeclared). Then the Service is right and the declaration is what is missing.
+        const listens = listenEvidence(ctx.graph, s, sp, matched, tp);
         ctx.report({
           object: s.obj,
           pointer,
-          severity: s.headless ? 'info' : 'warning',
-          message: s.headless
-            ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
-            : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
+          severity: s.headless || listens ? 'info' : 'warning',
+          message: listens
+            ? `${head}: ${listens.text}, so the app listens there: declare containerPort ${tp} in ${listens.container ? `container "${listens.container}"` : 'the container that serves it'} (a declared port it no longer uses may be stale); do not point targetPort elsewhere`
+            : s.headless
+              ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
+              : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
         });
       }
     }
   },
 };
+
+/** What shows that a container of the workloads listens on port `tp` undeclared: its env or args, or the API server calling the Service port. */
+function listenEvidence(graph: ObjectGraph, s: ServiceView, sp: ServicePort, ws: Workload[], tp: number): { text: string; container?: string } | undefined {
+  for (const w of ws) {
+    const all = [...w.containers, ...w.sidecars];
+    for (const c of all) {
+      const e = namedListenPort(c, tp, all);
+      if (e) return { text: `container "${c.name}" of ${nameOf(w)} names it in its ${e}`, container: c.name };
+    }
+  }
+  const call = apiServerCalls(graph, s).find((c) => c.port === sp.port);
+  if (call) return { text: `the API server calls this port for ${call.kind === 'APIService' ? `APIService ${call.name}` : `webhook "${call.name}" (${call.kind}/${call.config})`}` };
+  return undefined;
+}

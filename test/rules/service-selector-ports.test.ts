@@ -367,6 +367,37 @@ spec:
       findings: [{ severity: 'error', pointer: '/spec/ports/0/targetPort' }],
     },
     {
+      // (Review round 12: supabase's imgproxy, IMGPROXY_BIND=":5001" beside a stale containerPort 8080.)
+      name: 'numeric targetPort not declared, but the container\'s env names it as its listen address: info, declare it',
+      yaml: wl().replace('image: web:1', 'image: web:1, env: [{name: IMGPROXY_BIND, value: ":5001"}]') + svc({ ports: '[{name: http, port: 80, targetPort: 5001}]' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/ports/0/targetPort',
+          message: /targetPort 5001\/TCP is not declared by any container of Deployment\/web \(they declare http 8080\/TCP\): container "app" of Deployment\/web names it in its env IMGPROXY_BIND=:5001, so the app listens there: declare containerPort 5001 in container "app" .*do not point targetPort elsewhere$/,
+        },
+      ],
+    },
+    {
+      // (Review round 12: Gloo's validation webhook on 8443, which its chart does not declare.)
+      name: 'numeric targetPort not declared, but the API server calls that Service port for a webhook: info, declare it',
+      yaml:
+        wl() +
+        svc({ ports: '[{name: https, port: 443, targetPort: 8443}]' }) +
+        `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hooks}
+webhooks:
+- name: check.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {service: {name: web, namespace: default, path: /validate}}
+  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}]
+`,
+      findings: [{ severity: 'info', pointer: '/spec/ports/0/targetPort', message: 'the API server calls this port for webhook "check.example.com" (ValidatingWebhookConfiguration/hooks), so the app listens there: declare containerPort 8443 in the container that serves it' }],
+    },
+    {
       name: 'numeric targetPort not declared while others are: warning',
       yaml: wl() + svc({ ports: '[{port: 80, targetPort: 8000}]' }),
       findings: [{ severity: 'warning', pointer: '/spec/ports/0/targetPort', message: 'targetPort 8000/TCP is not declared by any container of Deployment/web' }],
