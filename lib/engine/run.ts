@@ -139,19 +139,35 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
 
 const REFERENCED_KINDS = new Set(['PersistentVolumeClaim', 'ConfigMap', 'Secret']);
 
-/** Whether an object of `without` is a workload whose pods use a claim, ConfigMap or Secret found in the input only in namespace `ns`. */
+/**
+ * Whether the objects that name no namespace and those in `ns` refer to each other, as only objects
+ * of one namespace can (a chart whose templates write the namespace on some objects only):
+ * - a workload of `without` uses a claim, ConfigMap or Secret the input has only in `ns`
+ *   (community-charts/outline: the PVC names it, the Deployment does not);
+ * - a workload in `ns` uses one the input has only without a namespace (the supabase chart: its
+ *   Deployments name it, their claims and Secrets do not);
+ * - a Service of `without` selects pods that only workloads in `ns` make (supabase's Services).
+ */
 function usesNamedOnly(without: KObject[], objects: KObject[], ns: string): boolean {
   const inNs = new Set<string>();
   const unnamed = new Set<string>();
+  const nsWorkloads: Workload[] = [];
+  const unnamedWorkloads: Workload[] = [];
   for (const o of objects) {
-    if (!REFERENCED_KINDS.has(o.kind)) continue;
-    (namedNamespace(o) === ns ? inNs : unnamed).add(`${o.kind}/${o.name}`);
-  }
-  if (!inNs.size) return false;
-  for (const o of without) {
+    const own = namedNamespace(o);
+    if (own !== undefined && own !== ns) continue;
+    if (REFERENCED_KINDS.has(o.kind)) (own === ns ? inNs : unnamed).add(`${o.kind}/${o.name}`);
     const w = workloadOf(o);
-    if (!w) continue;
-    for (const ref of podReferences(w.podSpec)) if (inNs.has(ref) && !unnamed.has(ref)) return true;
+    if (w) (own === ns ? nsWorkloads : unnamedWorkloads).push(w);
+  }
+  for (const w of unnamedWorkloads) for (const ref of podReferences(w.podSpec)) if (inNs.has(ref) && !unnamed.has(ref)) return true;
+  for (const w of nsWorkloads) for (const ref of podReferences(w.podSpec)) if (unnamed.has(ref) && !inNs.has(ref)) return true;
+  for (const o of without) {
+    if (o.kind !== 'Service' || o.apiVersion !== 'v1') continue;
+    const sel = get(o.raw, 'spec', 'selector');
+    if (!isObject(sel) || !Object.keys(sel).length) continue;
+    const selects = (w: Workload) => Object.entries(sel).every(([k, v]) => w.templateLabels[k] === v);
+    if (nsWorkloads.some(selects) && !unnamedWorkloads.some(selects)) return true;
   }
   return false;
 }

@@ -148,6 +148,21 @@ describe('lint --namespace on files', () => {
     expect(lint(['claim2.yaml']).stderr).toBe('');
   });
 
+  // (Review round 12: the supabase chart, whose Deployments name the namespace and whose Services, claims and Secrets do not.)
+  test('workloads that name the namespace beside a Service that names none and selects only their pods, or claims they use that name none: the others are taken to be in it', () => {
+    const svc = SERVICE.replace(', namespace: shop', '');
+    const cm = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {a: b}\n`;
+    const named = DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}');
+    fs.writeFileSync(path.join(dir, 'svc-only.yaml'), `${named}---\n${svc}---\n${cm('a')}---\n${cm('b')}`);
+    const r = lint(['svc-only.yaml']);
+    expect(r.stderr).toContain('3 namespaced objects without metadata.namespace taken to be in namespace shop');
+    expect(r.json.findings.filter((f) => f.ruleId === 'service-selector-ports')).toEqual([]);
+    const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n';
+    const mounting = named.replace('        ports: [{name: http, containerPort: 8080}]', '        ports: [{name: http, containerPort: 8080}]\n        volumeMounts: [{name: data, mountPath: /data}]\n      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]');
+    fs.writeFileSync(path.join(dir, 'claim-unnamed.yaml'), `${mounting}---\n${claim}---\n${cm('a')}---\n${cm('b')}`);
+    expect(lint(['claim-unnamed.yaml']).stderr).toContain('3 namespaced objects without metadata.namespace taken to be in namespace shop');
+  });
+
   test('a namespace that is no string (an input error of its own) is neither counted as none nor moved', () => {
     fs.writeFileSync(path.join(dir, 'bad-ns.yaml'), `${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')}---\n${SERVICE}---\n${PDB.replace('namespace: shop', 'namespace: 5')}`);
     const r = runCli(['lint', 'bad-ns.yaml', '--format', 'json', '--kube-version', '1.33'], { cwd: dir, encoding: 'utf8' });
