@@ -411,6 +411,10 @@ export class ObjectGraph {
     for (const s of this.trafficServicesOf(w)) {
       for (const sp of s.ports) {
         const hit = resolveTargetPort(candidates, w.containers, sp, w.obj.name);
+        // A headless Service maps no ports: an undeclared port on it that nothing names is no evidence that any
+        // container listens there (the NATS chart's leafnodes and gateways ports, open only when configured:
+        // a guess put them on its config reloader; review round 12).
+        if (hit && s.headless && hit.pick?.by === 'guess') continue;
         if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port, ...(hit.pick && { pick: hit.pick }) });
       }
     }

@@ -141,3 +141,44 @@ spec:
     expect(p.fix?.safety).toBe('safe');
   });
 });
+
+// (Review round 12: the NATS chart's headless Service lists leafnodes 7422 and gateways 7522, which nats opens only when
+// configured; a guess put them on the config-reloader sidecar, and readiness-probe-missing advised a tcpSocket probe there.)
+describe('an undeclared port of a headless Service that nothing names is served by no container', () => {
+  const nats = (svcExtra = '', clusterIP = '  clusterIP: None\n') => `apiVersion: v1
+kind: Service
+metadata: {name: nats}
+spec:
+${clusterIP}  selector: {app: nats}
+  ports:
+  - {name: client, port: 4222}
+  - {name: leafnodes, port: 7422}${svcExtra}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: nats}
+spec:
+  replicas: 3
+  serviceName: nats
+  selector: {matchLabels: {app: nats}}
+  template:
+    metadata: {labels: {app: nats}}
+    spec:
+      containers:
+      - name: nats
+        image: nats:2.10
+        ports: [{name: client, containerPort: 4222}]
+        readinessProbe: {tcpSocket: {port: 4222}}
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+      - name: reloader
+        image: natsio/nats-server-config-reloader:0.14.0
+`;
+  test('headless: no finding names the reloader', () => {
+    expect(runRule(readinessProbeMissing, nats(), '1.31')).toEqual([]);
+    expect(runRule(prestopMissing, nats(), '1.31')).toEqual([]);
+  });
+  test('with a cluster IP the guess stands, said so (kube-proxy does send there)', () => {
+    const [r] = runRule(readinessProbeMissing, nats('', ''), '1.31');
+    expect(r.message).toMatch(/^probably container "reloader"/);
+  });
+});
