@@ -29,3 +29,22 @@ ${opts.annotations ? `      annotations: {${opts.annotations}}\n` : ''}    spec:
 ${podSpec}
 ${svc}`;
 }
+
+/**
+ * An admission webhook configuration (a document with its leading `---`) whose one webhook calls
+ * Service `service` in `default` (`port`: clientConfig.service.port, 443 when unset): for the rules
+ * that read who calls a Service (prestop-missing, service-selector-ports).
+ */
+export function webhookConfig(o: { kind?: 'Validating' | 'Mutating'; name?: string; hook?: string; service?: string; failurePolicy?: string; port?: number } = {}): string {
+  return `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ${o.kind ?? 'Validating'}WebhookConfiguration
+metadata: {name: ${o.name ?? 'hooks'}}
+webhooks:
+- name: ${o.hook ?? 'check.example.com'}
+  admissionReviewVersions: [v1]
+  sideEffects: None
+${o.failurePolicy ? `  failurePolicy: ${o.failurePolicy}\n` : ''}  clientConfig: {service: {name: ${o.service ?? 'web'}, namespace: default, path: /validate${o.port === undefined ? '' : `, port: ${o.port}`}}}
+  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]
+`;
+}

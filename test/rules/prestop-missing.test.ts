@@ -9,6 +9,7 @@ import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } fr
 import { pxcOperator } from '../helpers/percona';
 import { skipper } from '../helpers/skipper';
 import { ruleTester, runRule } from '../helpers/rule-tester';
+import { webhookConfig } from '../helpers/manifests';
 
 interface Opts {
   kind?: string;
@@ -362,18 +363,7 @@ spec:
     {
       // (Review round 12: Gloo's Service carries its validation webhook on 443 and the Envoys' xDS on 9977.)
       name: 'a Service whose webhook port is called by a validating webhook that fails open, but with another client port too: warning',
-      yaml: `${wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: http}]' })}---
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata: {name: hooks}
-webhooks:
-- name: check.example.com
-  admissionReviewVersions: [v1]
-  sideEffects: None
-  failurePolicy: Ignore
-  clientConfig: {service: {name: web, namespace: default, path: /validate}}
-  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}]
-`,
+      yaml: wl({ service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: http}]' }) + webhookConfig({ failurePolicy: 'Ignore' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'proxies, ingresses and meshes stop routing to it' }],
     },
     ...(
@@ -386,21 +376,7 @@ webhooks:
     ).map(([name, hooks, severity]) => ({
       // (Review round 10: ECK's operator, whose Service is called by 16 validating webhooks, all Ignore.)
       name: `a Service called only by the API server: ${name}`,
-      yaml: `${wl()}${hooks
-        .map(
-          ([kind, policy], i) => `---
-apiVersion: admissionregistration.k8s.io/v1
-kind: ${kind}WebhookConfiguration
-metadata: {name: hooks-${i}}
-webhooks:
-- name: check-${i}.example.com
-  admissionReviewVersions: [v1]
-  sideEffects: None
-${policy ? `  failurePolicy: ${policy}\n` : ''}  clientConfig: {service: {name: web, namespace: default, path: /validate, port: 80}}
-  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]
-`,
-        )
-        .join('')}`,
+      yaml: `${wl()}${hooks.map(([kind, policy], i) => webhookConfig({ kind, name: `hooks-${i}`, hook: `check-${i}.example.com`, failurePolicy: policy || undefined, port: 80 })).join('')}`,
       findings: [
         {
           severity,

@@ -1,5 +1,6 @@
 import { serviceSelectorPorts } from '../../lib/rules/service-selector-ports';
 import { ruleTester } from '../helpers/rule-tester';
+import { webhookConfig } from '../helpers/manifests';
 
 /** A prometheus-operator resource (monitoring.coreos.com/v1) as a document of the input. */
 const opResource = (kind: string, metadata: string, spec: string) => `---\napiVersion: monitoring.coreos.com/v1\nkind: ${kind}\nmetadata: ${metadata}\nspec: ${spec}\n`;
@@ -382,19 +383,7 @@ spec:
       // (Review round 12: Gloo's validation webhook on 8443, which its chart does not declare.)
       name: 'numeric targetPort not declared, but the API server calls that Service port for a webhook: info, declare it',
       yaml:
-        wl() +
-        svc({ ports: '[{name: https, port: 443, targetPort: 8443}]' }) +
-        `---
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata: {name: hooks}
-webhooks:
-- name: check.example.com
-  admissionReviewVersions: [v1]
-  sideEffects: None
-  clientConfig: {service: {name: web, namespace: default, path: /validate}}
-  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}]
-`,
+        wl() + svc({ ports: '[{name: https, port: 443, targetPort: 8443}]' }) + webhookConfig(),
       findings: [{ severity: 'info', pointer: '/spec/ports/0/targetPort', message: 'the API server calls this port for webhook "check.example.com" (ValidatingWebhookConfiguration/hooks), so the app listens there: declare containerPort 8443 in the container that serves it' }],
     },
     {
