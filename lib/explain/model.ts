@@ -139,6 +139,8 @@ export interface Timeline {
   sigkillAt: number;
   /** When the whole pod is gone. */
   podGoneAt: number;
+  /** podGoneAt is a lower bound: a main container's preStop runs for a time nothing tells. */
+  podGoneAtLeast?: boolean;
   lanes: Lane[];
   events: TimelineEvent[];
   violations: Violation[];
@@ -264,6 +266,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const violations: Violation[] = [];
   const events: TimelineEvent[] = [];
   const lanes: Lane[] = [];
+  /** Whether a main container's preStop runs for a time nothing tells (its SIGTERM and the pod's end are then lower bounds). */
+  let hookOfUnknownLength = false;
   const D = drainSeconds(w);
   const drainDeclared = w.annotations[HINT.drainSeconds] !== undefined;
   // (Containers whose program's own setting gives the drain say so in their own lines.)
@@ -484,7 +488,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const drainFrom = drainDeclared ? undefined : activeCatalog().drainSeconds(c);
     if (drainFrom?.seconds !== undefined) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): drains ${secs(Dc)} after it stops accepting, from its own settings${drainFrom.derivation ? ` (${drainFrom.derivation})` : ''}; see docs/catalog.md`);
     else if (drainFrom?.derivation) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): its drain cannot be read (${drainFrom.derivation}); drawn as ${secs(Dc)}`);
-    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A);
+    const unknownHook = pre.kind !== 'none' && pre.kind !== 'tcpSocket' && !(pre.seconds !== undefined && knownDelay(pre));
+    if (unknownHook) hookOfUnknownLength = true;
+    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook);
   }
 
   /** The schedule's stop of a main container of the manifest. */
@@ -493,8 +499,10 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   }
 
   /** preStop [0,S], SIGTERM, drain, deadline handling, shared by app containers and classic proxies. */
-  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0): Lane {
-    if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}` });
+  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0, unknownHook = false): Lane {
+    // (A hook of unknown length is drawn as returning at once: the kubelet signals only when it returns,
+    // so SIGTERM and what follows are lower bounds, and the events say so; review round 12.)
+    if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}${unknownHook ? ' (length unknown)' : ''}` });
     if (S >= G && hasHook) {
       // The hook outlives the grace period: the kubelet cuts it, SIGTERM, then 2s, then SIGKILL.
       // One red span: from the deadline to where the hook would have ended (at least the 2 s).
@@ -515,7 +523,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     lane.sigterm = S;
     // Served with no time at all between deletion and the listener closing (prestop-missing).
     const closesAtOnce = S === 0 && isServed && !hasHook && servesAfter === 0;
-    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: `SIGTERM → ${lane.name}`, violation: closesAtOnce });
+    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: unknownHook ? `SIGTERM → ${lane.name} when its preStop returns (length unknown: drawn at ${secs(S)}, a lower bound)` : `SIGTERM → ${lane.name}`, violation: closesAtOnce });
     if (closesAtOnce) {
       violations.push({ ruleId: 'prestop-missing', severity: 'warning', lane: lane.name, at: 0, message: `"${lane.name}" gets SIGTERM at 0s while clients are still routed to it (no preStop)` });
     }
@@ -657,7 +665,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const podGoneAt = Math.max(0, ...exits);
     const sigkillAt = Math.max(G, ...lanes.map((l) => l.killedAt ?? 0));
     events.push({ at: G, kind: 'deadline', label: G === 0 ? `grace period 0: only the kubelet's ${MINIMUM_GRACE_AFTER_HOOK}s minimum before SIGKILL` : `grace deadline (${secs(G)}): SIGKILL to whatever still runs` });
-    events.push({ at: podGoneAt, kind: 'gone', label: 'pod gone' });
+    events.push({ at: podGoneAt, kind: 'gone', label: hookOfUnknownLength ? 'pod gone (at the earliest: a preStop of unknown length runs first)' : 'pod gone' });
     const order: Record<EventKind, number> = { deletion: 0, endpoints: 1, 'prestop-start': 2, 'prestop-end': 3, sigterm: 4, exit: 5, deadline: 6, sigkill: 7, gone: 8 };
     const laneIndex = new Map(lanes.map((l, i) => [l.name, i]));
     events.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind] || (laneIndex.get(a.lane ?? '') ?? -1) - (laneIndex.get(b.lane ?? '') ?? -1));
@@ -676,6 +684,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       graceSet: w!.graceSet,
       sigkillAt,
       podGoneAt,
+      ...(hookOfUnknownLength && { podGoneAtLeast: true }),
       lanes,
       events,
       violations,

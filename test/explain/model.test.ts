@@ -135,6 +135,10 @@ describe('termination timeline: main containers', () => {
     expect(t.budget.binding).toBeUndefined();
     // Not a missing preStop.
     expect(t.violations.some((v) => v.ruleId === 'prestop-missing')).toBe(false);
+    // (Review round 12: the events and the pod's end say that SIGTERM waits for the hook, drawn at 0s.)
+    expect(t.events.find((e) => e.kind === 'sigterm' && e.lane === 'app')?.label).toBe('SIGTERM → app when its preStop returns (length unknown: drawn at 0s, a lower bound)');
+    expect(t.podGoneAtLeast).toBe(true);
+    expect(explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 30 })).podGoneAtLeast).toBeUndefined();
   });
 
   test('a custom program declared by kubegrace.dev/prestop-seconds is drawn with its duration and judged like grace-period-budget', () => {
