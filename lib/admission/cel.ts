@@ -123,6 +123,8 @@ const SLEEP_BIN = '^(?:/usr)?(?:/bin/)?sleep$';
 const SHELL = '^(?:/usr)?(?:/bin/)?(?:ba|da|a)?sh$';
 const ONLY = '^(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*;?$';
 const FIRST = '^(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*(?:;|&&)';
+/** lib/timeline/prestop.ts LAST_SLEEP: a script that ends with a sleep after other commands. */
+const LAST = '(?:;|&&)\\s*(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*;?$';
 
 /** Raised when a policy parameter cannot be expressed in CEL; the message says which and why. */
 export class ExportError extends Error {}
@@ -373,7 +375,8 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
   const onlyArg = `(${lastTok} == ';' && size(tk) > 1 ? tk[size(tk) - 2] : ${lastTok}.endsWith(';') ? ${lastTok}.substring(0, size(${lastTok}) - 1) : ${lastTok})`;
   const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
   const firstVal = `(sc.matches(${str(FIRST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds("tk[1].split(';')[0].split('&&')[0]"))} : -2.0)`;
-  const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${waitVal}`)}`);
+  const lastVal = `(sc.matches(${str(LAST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
+  const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? lv : ${waitVal}`)}`)}`);
   const shell = bind('cmd[2].trim()', 'sc', shellBody);
   const exec = bind(
     'h.exec.command',

@@ -175,7 +175,7 @@ export function secs(n: number): string {
   return Number.isInteger(n) ? `${n}s` : `${Math.round(n * 10) / 10}s`;
 }
 
-const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait', 'exec-known']);
+const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-then-sleep', 'exec-wait', 'exec-known']);
 
 /**
  * A delay explain can draw: a known kind, a program whose duration the prestop-seconds hint
@@ -197,6 +197,8 @@ function preStopWords(p: PreStopDelay): string {
       return `preStop exec sleep ${secs(p.seconds!)}`;
     case 'exec-sleep-then':
       return `preStop sleeps ${secs(p.seconds!)}, then more`;
+    case 'exec-then-sleep':
+      return `preStop runs a command, then sleeps ${secs(p.seconds!)}`;
     case 'exec-wait':
       return `preStop wait ${secs(p.seconds!)}`;
     case 'exec-known':
@@ -467,6 +469,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     }
     const atLeast = pre.bound === 'at-least' ? 'at least ' : '';
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
+    if (pre.kind === 'exec-then-sleep') assumptions.push(`"${c.name}": its preStop runs a command before sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound), serving meanwhile (unless that command stops the app)`);
     if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) {
       if (activeCatalog().get(pre.program!)?.preStop?.awaitedBy) {
         // The program drains another container (Contour's shutdown-manager drains Envoy): it does not

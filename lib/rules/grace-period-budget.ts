@@ -48,8 +48,10 @@ holds the Deployment alone is judged too. Native sidecars' drain (\`kubegrace.de
 default 5 s each) is part of the addend, since they are stopped only after the main containers exit.
 
 Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
-time (the default is an assumption; \`prestop-missing\` reports the missing hook). A hook that runs a
-program of unknown duration (an exec other than a bare sleep, an httpGet) is judged only when
+time (the default is an assumption; \`prestop-missing\` reports the missing hook). A shell hook that sleeps first
+(\`sleep 5 && nginx -s quit\`) or last (\`wget .../healthcheck/fail; sleep 25\`, Gloo's gateway-proxy) lasts at least
+that sleep, a lower bound that is judged. A hook that runs a
+program of unknown duration (an exec other than those sleeps, an httpGet) is judged only when
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
 the declared duration also wins over a recognised wait command or a sleep followed by more work. An httpGet
 hook that another container's known hook answers lasts as long as that hook (Contour's Envoy calls

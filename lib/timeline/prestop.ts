@@ -7,6 +7,9 @@ import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './dura
  * What a container's preStop hook does to the termination timeline.
  * - `sleep`: the sleep action; `exec-sleep`: an exec that runs only a sleep;
  * - `exec-sleep-then`: a shell that sleeps and then does more (seconds is a lower bound);
+ * - `exec-then-sleep`: a shell that does something and then sleeps (`wget .../healthcheck/fail; sleep 25`,
+ *   Gloo's gateway-proxy): the hook lasts at least the sleep (seconds is a lower bound of its length;
+ *   whether the app serves meanwhile depends on what ran first);
  * - `exec-wait`: a known wait command (e.g. `teleport wait duration 30s`) matched by a pattern;
  * - `exec-known`: a program of the catalog of well-known programs (lib/catalog/catalog.yaml, e.g.
  *   ingress-nginx `/wait-shutdown`): `seconds` is how long the container keeps accepting once the
@@ -15,7 +18,7 @@ import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './dura
  * - `exec-other`, `httpGet`, `tcpSocket`: delay unknown (an `httpGet` that waits for another
  *   container's known hook takes that hook's: see podPreStopDelay); `none`: no preStop hook.
  */
-export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
+export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-then-sleep' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
 
 export interface PreStopDelay {
   kind: PreStopKind;
@@ -47,6 +50,8 @@ export const DEFAULT_PRESTOP_SECONDS = 10;
 export const DEFAULT_WAIT_PATTERNS = ['^(?:\\S*/)?teleport wait duration (?<d>\\S+)$'];
 
 const SLEEP_BIN = /^(?:\/usr)?(?:\/bin\/)?sleep$/;
+/** A shell script that ends with a sleep after other commands (`...; sleep 25`, `... && sleep 25`); the admission policies use the same pattern. */
+export const LAST_SLEEP = /(?:;|&&)\s*(?:exec\s+)?(?:\/usr)?(?:\/bin\/)?sleep\s+(\S+?)\s*;?$/;
 const SHELL = /^(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh$/;
 
 function durationOf(s: string): number | undefined {
@@ -86,6 +91,12 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
     if (first) {
       const s = durationOf(first[1]);
       if (s !== undefined) return { kind: 'exec-sleep-then', seconds: s, command };
+    }
+    // (Review round 12: Gloo's gracefulShutdown hook, `wget --post-data "" .../healthcheck/fail; sleep 25`.)
+    const last = LAST_SLEEP.exec(script);
+    if (last) {
+      const s = durationOf(last[1]);
+      if (s !== undefined) return { kind: 'exec-then-sleep', seconds: s, command };
     }
   }
   const joined = command.join(' ').trim();

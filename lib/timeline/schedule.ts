@@ -54,7 +54,7 @@ export interface ScheduleOptions {
 export const SCHEDULE_DEFAULTS = { maxSidecarPreStopSleepSeconds: 5 } as const;
 
 /** preStop kinds whose delay is a known sleep or wait (a native sidecar's own sleep). */
-const SLEEPS = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-wait']);
+const SLEEPS = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-then-sleep', 'exec-wait']);
 
 const SHELL = /^(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh$/;
 /** Signals that only reload, rotate or probe: they do not make a process exit. */

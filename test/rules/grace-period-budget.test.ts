@@ -88,6 +88,12 @@ ruleTester(gracePeriodBudget, {
   ],
   invalid: [
     {
+      // (Review round 12: Gloo's gateway-proxy gracefulShutdown hook with sleepTimeSeconds 25 and a 20s grace.)
+      name: 'a shell hook that ends with a sleep lasts at least that sleep: 25s >= grace 20s',
+      yaml: deploy(`      terminationGracePeriodSeconds: 20\n${container('        lifecycle: {preStop: {exec: {command: [/bin/sh, -c, "wget -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 25"]}}}\n')}`),
+      findings: [{ severity: 'error', message: 'container "app": preStop delay 25s >= terminationGracePeriodSeconds (20s)' }],
+    },
+    {
       // (Review round 12: the hint stands in place of a preStop delay for prestop-missing, so the budget counts it.)
       name: 'the serves-after-sigterm hint counts like a program\'s own time serving after SIGTERM: 45s + drain 10s > grace 30s',
       yaml: deploy(`      terminationGracePeriodSeconds: 30\n${container('')}`, '"kubegrace.dev/serves-after-sigterm-seconds": "45"'),

@@ -13,6 +13,10 @@ describe('preStop classification', () => {
     [{ exec: { command: ['sh', '-c', 'sleep 20'] } }, 'exec-sleep', 20],
     [{ exec: { command: ['/bin/sh', '-c', 'exec sleep 7;'] } }, 'exec-sleep', 7],
     [{ exec: { command: ['/bin/bash', '-c', 'sleep 5 && nginx -s quit'] } }, 'exec-sleep-then', 5],
+    // (Review round 12: Gloo's gracefulShutdown hook: the hook lasts at least the trailing sleep.)
+    [{ exec: { command: ['/bin/sh', '-c', 'wget --post-data "" -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 25'] } }, 'exec-then-sleep', 25],
+    [{ exec: { command: ['sh', '-c', 'curl -X POST localhost:9901/drain_listeners && sleep 30s;'] } }, 'exec-then-sleep', 30],
+    [{ exec: { command: ['sh', '-c', 'kill -TERM 1; sleep forever'] } }, 'exec-other', undefined],
     [{ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }, 'exec-wait', 30],
     [{ exec: { command: ['/usr/local/bin/teleport', 'wait', 'duration', '1m30s'] } }, 'exec-wait', 90],
     [{ exec: { command: ['/wait-shutdown'] } }, 'exec-other', undefined],
