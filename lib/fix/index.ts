@@ -811,6 +811,16 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
       else if (f.fix.safety === 'proposal' && !opts.proposals) reason = PROPOSAL_REASON;
       else if (failed.has(key)) reason = failed.get(key);
       else if (noop.has(key)) reason = 'the fix is already in place, yet the rule still reports it; fix it by hand';
+      else {
+        // A number Kubernetes cannot take (every number a fix writes goes to an integer field): a hook
+        // of 1e23 seconds makes a grace period of 1e+23, which the API server refuses.
+        for (const e of f.fix.edits) {
+          if ((e.op === 'set' || e.op === 'append') && typeof e.value === 'number' && !Number.isSafeInteger(e.value)) {
+            reason = `the fix would write ${String(e.value)} to ${e.pointer}, which is no integer Kubernetes accepts; fix it by hand`;
+            break;
+          }
+        }
+      }
       if (reason) skip.push({ finding: f, reason });
       else todo.push({ f, fix: f.fix, obj: obj!, file: file! });
     }

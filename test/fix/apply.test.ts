@@ -277,6 +277,15 @@ items:
     expect(r.skipped.map((s) => s.reason)).toEqual([PROPOSAL_REASON]);
   });
 
+  test('a fix that would write a number Kubernetes cannot take (1e+23, 2.5) is skipped with a reason, and the file is left as it is', () => {
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: "1"}\n';
+    for (const value of [1e23, 2.5]) {
+      const r = fix(text, [setX(value)]);
+      expect(r.files[0].text).toBe(text);
+      expect(r.skipped.map((s) => s.reason)).toEqual([`the fix would write ${String(value)} to /data/x, which is no integer Kubernetes accepts; fix it by hand`]);
+    }
+  });
+
   test('a JSON file cannot take a second document: the fix is skipped with a reason', () => {
     const text = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'a' }, spec: {} });
     const r = fix([{ file: 'd.json', text }], [addPdbOnce], { proposals: true });
