@@ -132,7 +132,7 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   // in that namespace: a pod reaches those only in its own namespace (a chart whose PVC and Secret
   // templates write the namespace and whose Deployment does not: community-charts/outline, review
   // round 11; otherwise its RWO claim is not found and surge-volume-deadlock says nothing).
-  if ((namedCount <= unnamed || !anchored) && !usesNamedOnly(without, objects, named)) return undefined;
+  if ((namedCount <= unnamed || !anchored) && !refersAcross(without, objects, named)) return undefined;
   inNamespace(without, named, false);
   return { namespace: named, objects: unnamed };
 }
@@ -148,7 +148,7 @@ const REFERENCED_KINDS = new Set(['PersistentVolumeClaim', 'ConfigMap', 'Secret'
  *   Deployments name it, their claims and Secrets do not);
  * - a Service of `without` selects pods that only workloads in `ns` make (supabase's Services).
  */
-function usesNamedOnly(without: KObject[], objects: KObject[], ns: string): boolean {
+function refersAcross(without: KObject[], objects: KObject[], ns: string): boolean {
   const inNs = new Set<string>();
   const unnamed = new Set<string>();
   const nsWorkloads: Workload[] = [];

@@ -2,7 +2,7 @@ import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
 import { isHelmHook } from './lb-util';
-import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, rolloutGroup, selectsOperatorPods } from './rollout-util';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, selectsOperatorPods } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbSelector: Rule = {
@@ -108,7 +108,7 @@ spec:
       // A Helm hook (the test Pod `helm create` writes with the chart's labels) exists only while
       // the hook runs: it does not share the budget with the workload.
       const lasting = matched.filter((w) => !isHelmHook(w.obj));
-      if (lasting.length >= 2 && !rolloutGroup(lasting)) {
+      if (lasting.length >= 2 && !memberGroup(lasting)) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',

@@ -448,13 +448,14 @@ export function operatorStatefulSetsFor(graph: ObjectGraph, p: PdbView): string[
 }
 
 /**
- * The `rollout-group` the workloads share, when all of them carry it on their pod templates with
- * the same value: grafana/rollout-operator's zone-aware StatefulSets (Loki, Mimir, Tempo ingesters
+ * What makes the workloads the members of one group that one budget and one Service cover by design,
+ * or undefined: StatefulSets that run the same images (below), or the `rollout-group` they share,
+ * when all of them carry it on their pod templates with the same value: grafana/rollout-operator's zone-aware StatefulSets (Loki, Mimir, Tempo ingesters
  * in zones a, b and c). One budget and one Service over the group are the design (Loki's
  * ingester-rollout PDB allows one ingester down across all zones; following "one budget per
  * workload" would allow one per zone, every replica of a stream at once), not a mistake.
  */
-export function rolloutGroup(ws: readonly Workload[]): string | undefined {
+export function memberGroup(ws: readonly Workload[]): string | undefined {
   if (ws.length < 2) return undefined;
   const v = ws[0].templateLabels['rollout-group'];
   if (v && ws.every((w) => w.kind === 'StatefulSet' && w.templateLabels['rollout-group'] === v)) return `rollout-group ${v}`;

@@ -3,7 +3,7 @@ import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } fr
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
-import { nsPhrase, operatorResourcesFor, rolloutGroup } from './rollout-util';
+import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
 import { namedListenPort } from '../model/listen-ports';
 import { apiServerCalls } from '../model/webhook-calls';
@@ -230,7 +230,7 @@ spec:
       // documented canary pattern.
       const lasting = matched.filter((w) => !isHelmHook(w.obj));
       // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
-      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !rolloutGroup(lasting)) {
+      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !memberGroup(lasting)) {
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',
