@@ -6,7 +6,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { stringify } from 'yaml';
 import { exportPolicies, ExportResult } from '../../lib/admission/policies';
 import { ResolvedPolicy } from '../../lib/engine/policy';
 import { lintSources } from '../../lib/engine/run';
@@ -33,10 +32,23 @@ export function policyFor(s: Subject): ResolvedPolicy {
   return { name: 'test', rules: new Map(s.params ? [[s.params.ruleId, { params: s.params.params }]] : []), customRules: [] };
 }
 
-/** Lints one object alone (what admission sees) with every rule. */
+/**
+ * Lints one object alone (what admission sees) with every rule: the object as JSON (what the API
+ * server hands a policy; the JSON reader gives exactly these values). The same object under the
+ * same policy and version is linted once (an object marked served is also its twin subject, see
+ * withTwins); the findings are not changed by the callers.
+ */
+const lintedAlone = new Map<string, Finding[]>();
 export function lintAlone(raw: JsonObject, s: Subject): Finding[] {
-  const r = lintSources([{ file: 'object.yaml', text: stringify(raw) }], { rules: ALL_RULES, policy: policyFor(s), version: KubeVersion.parse(s.version) });
-  return r.findings;
+  const text = JSON.stringify(raw);
+  const key = `${s.version} ${JSON.stringify(s.params ?? null)} ${text}`;
+  let findings = lintedAlone.get(key);
+  if (!findings) {
+    findings = lintSources([{ file: 'object.json', text }], { rules: ALL_RULES, policy: policyFor(s), version: KubeVersion.parse(s.version) }).findings;
+    if (lintedAlone.size >= 4096) lintedAlone.clear();
+    lintedAlone.set(key, findings);
+  }
+  return findings;
 }
 
 const exported = new Map<string, ExportResult>();
