@@ -7,7 +7,7 @@ import { KubeVersion } from '../engine/version';
 import { applySourceNamespace, parseSource } from '../engine/run';
 import { ParsedObjects } from '../model/fast-json';
 import { parseYamlFast } from '../model/fast-yaml';
-import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments } from '../model/parse';
+import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments, withoutStacks } from '../model/parse';
 import { K8sValue, k8sValue } from '../model/yaml11';
 import { Source } from '../model/sources';
 import { JsonObject, KObject, ObjectRef } from '../model/types';
@@ -313,7 +313,7 @@ function docOf(model: FileModel, i: number, text: FileText, counters: FixWork, d
 
 /** The only documents (empty ones included) of a text read alone. */
 function readAlone(text: string): Document.Parsed[] {
-  return Array.from(parseAllDocuments(text, PARSE_OPTIONS) as Iterable<Document.Parsed>);
+  return withoutStacks(() => Array.from(parseAllDocuments(text, PARSE_OPTIONS) as Iterable<Document.Parsed>));
 }
 
 type Rendered = { text: FileText; next?: PiecewiseFile; pieces?: Piece[]; lines: (line: number) => number } | { error: string };

@@ -47,7 +47,7 @@ import { Document, LineCounter, Node, parseDocument } from 'yaml';
 import * as fs from 'fs';
 import { isAscii } from 'buffer';
 import { BOM, ChunkWindow, CHUNK_BYTES, FileStamp, ParsedObjects, ReadAgain, readAgainFrom, textOf, withStampedFile } from './fast-json';
-import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, parsedFromDocuments, pointerSegments, readDocuments, textLineCounter } from './parse';
+import { isKubernetesObject, locateNode, MAX_DEPTH, MAX_NODES, ObjectView, PARSE_OPTIONS, parsedFromDocuments, pointerSegments, readDocuments, textLineCounter, withoutStacks } from './parse';
 import { InputError, Json, JsonObject, Position } from './types';
 import { plainScalarJson } from './yaml11';
 import { readQuick, VIEW_MIN } from './quick-yaml';
@@ -218,7 +218,7 @@ class Span {
     if (!d) return fallback;
     if (!d.doc) {
       d.lc = new LineCounter();
-      d.doc = parseDocument(d.text.slice(d.start, d.end), { ...PARSE_OPTIONS, lineCounter: d.lc });
+      d.doc = withoutStacks(() => parseDocument(d.text.slice(d.start, d.end), { ...PARSE_OPTIONS, lineCounter: d.lc! }));
     }
     const shift = this.line - 1;
     const p = locateNode(d.doc.contents as Node, segments, d.lc!, { line: fallback.line - shift, column: fallback.column }, d.doc);

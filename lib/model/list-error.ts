@@ -30,7 +30,7 @@
 import { Lexer, LineCounter, parseAllDocuments } from 'yaml';
 import { InputError } from './types';
 import { lineIndex } from './lines';
-import { PARSE_OPTIONS, parsedFromDocuments, readDocuments, textLineCounter } from './parse';
+import { PARSE_OPTIONS, parsedFromDocuments, readDocuments, textLineCounter, withoutStacks } from './parse';
 
 /** A run of whole lines of a document: its text (ending with a line feed) and the line it starts on in the file. */
 export interface ListPart {
@@ -52,7 +52,7 @@ export const LIST_DECLINED_MAX = 1024;
  */
 export function itemsBroken(items: string): boolean {
   try {
-    return Array.from(parseAllDocuments(`items:\n${items}`, PARSE_OPTIONS) as Iterable<{ errors: unknown[] }>).some((d) => d.errors.length > 0);
+    return withoutStacks(() => Array.from(parseAllDocuments(`items:\n${items}`, PARSE_OPTIONS) as Iterable<{ errors: unknown[] }>)).some((d) => d.errors.length > 0);
   } catch {
     return true;
   }

@@ -19,6 +19,29 @@ export interface ParsedFile {
   lineCounter: LineCounter;
 }
 
+/**
+ * Runs a `yaml` parse with no stack traces captured: the parser makes a YAMLError (an Error) for
+ * every syntax error and warning, and V8 captures the stack of each; we report message and
+ * position only. On a broken file (thousands of errors) that capture was half the parse time.
+ * Error.stackTraceLimit is restored before returning; nothing else runs in between. A parse that
+ * throws (a bug: the parser reports syntax errors, it does not throw them) is run once more with
+ * stack traces, so that the internal-error report carries one.
+ */
+export function withoutStacks<T>(parse: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let result: T;
+  try {
+    result = parse();
+  } catch {
+    Error.stackTraceLimit = limit;
+    return parse();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return result;
+}
+
 /** Kinds without a namespace; everything else defaults to `default`. */
 const CLUSTER_SCOPED = new Set([
   'Namespace', 'Node', 'PersistentVolume', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass',
@@ -277,7 +300,7 @@ const PARSER_TOKEN_ERROR = /^Unexpected [a-z-]+ token in YAML (?:document|stream
  */
 export function readDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] {
   // parseAllDocuments returns an EmptyStream (array-like) for empty input.
-  const docs = ownErrors(Array.from(parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter }) as Iterable<Document.Parsed>));
+  const docs = ownErrors(withoutStacks(() => Array.from(parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter }) as Iterable<Document.Parsed>)));
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
     if (!d.errors.length) continue;
@@ -297,7 +320,7 @@ export function readDocuments(text: string, lineCounter: LineCounter): Document.
     }
     if (cut < 0) continue;
     const masked = text.slice(0, cut).replace(/[^\n]/g, ' ') + text.slice(cut);
-    const rest = ownErrors(Array.from(parseAllDocuments(masked, PARSE_OPTIONS) as Iterable<Document.Parsed>)).filter((x) => x.range[0] >= cut);
+    const rest = ownErrors(withoutStacks(() => Array.from(parseAllDocuments(masked, PARSE_OPTIONS) as Iterable<Document.Parsed>))).filter((x) => x.range[0] >= cut);
     d.range = [start, Math.min(d.range[1], cut), cut];
     // Errors past the cut belong to the documents read again.
     d.errors = d.errors.filter((e) => e.pos[0] < cut);

@@ -1,4 +1,4 @@
-import { parseText } from '../../lib/model/parse';
+import { parseText, withoutStacks } from '../../lib/model/parse';
 import { collectSources, decodeText } from '../../lib/model/sources';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -172,6 +172,30 @@ metadata: {name: c}
     expect(p.errors).toHaveLength(1);
     expect(p.errors[0].message).toMatch(/excessive aliasing/);
     expect(p.errors[0].message).toMatch(/alias bomb/);
+  });
+
+  test('syntax errors are made without stack traces (the parse of a broken file), and the limit is restored; a parse that throws is run again with stack traces', () => {
+    const limit = Error.stackTraceLimit;
+    const p = parseText('broken.yaml', 'a: [b\n- c: d\n  e\n"x\n---\nb: 1\n');
+    expect(p.errors.length).toBeGreaterThan(0);
+    const err = withoutStacks(() => new Error('inside'));
+    expect(err.stack).toBe('Error: inside');
+    expect(Error.stackTraceLimit).toBe(limit);
+    // A parse that throws is a bug: it is run again with stack traces, for the internal-error report.
+    let runs = 0;
+    let thrown: Error | undefined;
+    try {
+      withoutStacks(() => {
+        runs++;
+        throw new Error('thrown');
+      });
+    } catch (e) {
+      thrown = e as Error;
+    }
+    expect(runs).toBe(2);
+    expect(thrown?.stack).toMatch(/^Error: thrown\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('after').stack).toMatch(/\n\s+at /);
   });
 
   test('absurdly deep nesting is refused, not a crash', () => {
