@@ -41,6 +41,9 @@ afterAll(() => {
     self,
     children,
     wall: (Date.now() - startWall) / 1000,
+    // When and in which worker it ran: gaps between a worker's files show it idle (or loading).
+    start: startWall,
+    worker: process.pid,
     load: fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '',
   };
   fs.appendFileSync(logFile, JSON.stringify(line) + '\n');
