@@ -217,14 +217,29 @@ describe.each(['high', 'low'] as const)('examples/app-repo with the peers at the
         '',
       ].join('\n'),
     );
-    for (const [module, resolution] of [
+    // One tsc process checks the three (`tsc -b` over one tsconfig per resolution, sharing what it
+    // parsed of the declarations: 2.5 s instead of 6.2 s), each with the options of
+    // `tsc --noEmit --strict --skipLibCheck --types node --module M --moduleResolution R imports.ts`.
+    // On a failure, each resolution is checked alone to say which one fails.
+    const resolutions = [
       ['commonjs', 'node10'],
       ['node16', 'node16'],
       ['esnext', 'bundler'],
-    ]) {
-      const r = run(process.execPath, [bin('tsc'), '--noEmit', '--strict', '--skipLibCheck', '--types', 'node', '--module', module, '--moduleResolution', resolution, 'imports.ts'], app);
-      expect([resolution, r.stdout + r.stderr]).toEqual([resolution, '']);
+    ];
+    const configs = resolutions.map(([module, resolution]) => {
+      const file = `tsconfig.imports-${resolution}.json`;
+      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: true, types: ['node'], module, moduleResolution: resolution };
+      fs.writeFileSync(path.join(app, file), JSON.stringify({ compilerOptions, files: ['imports.ts'] }, null, 2));
+      return file;
+    });
+    const all = run(process.execPath, [bin('tsc'), '-b', ...configs], app);
+    if (all.status !== 0 || all.stdout + all.stderr !== '') {
+      for (const [i, [, resolution]] of resolutions.entries()) {
+        const r = run(process.execPath, [bin('tsc'), '-p', configs[i]], app);
+        expect([resolution, r.stdout + r.stderr]).toEqual([resolution, '']);
+      }
     }
+    expect([all.status, all.stdout + all.stderr]).toEqual([0, '']);
   }, 300_000);
 
   test(
