@@ -376,7 +376,10 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
   const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
   const firstVal = `(sc.matches(${str(FIRST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds("tk[1].split(';')[0].split('&&')[0]"))} : -2.0)`;
   const lastVal = `(sc.matches(${str(LAST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
-  const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? lv : ${waitVal}`)}`)}`);
+  // A trailing sleep after a catalog program with a known delay: the program's (classifyPreStop).
+  const known = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
+  const afterLast = known === '-2.0' ? 'lv' : bind(known, 'kv', 'kv >= 0.0 ? kv : lv');
+  const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? ${afterLast} : ${waitVal}`)}`)}`);
   const shell = bind('cmd[2].trim()', 'sc', shellBody);
   const exec = bind(
     'h.exec.command',

@@ -16,6 +16,7 @@ import { describeAjvErrors } from '../engine/policy';
 import { isObject, Json, JsonObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
+import { LAST_SLEEP } from '../timeline/prestop';
 
 export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version';
 export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
@@ -1254,7 +1255,8 @@ export function knownPreStopAdvice(programId: string | undefined, command: strin
     return `${a.flag}=${v} in ${where}${a.chartValue ? ` (chart value ${a.chartValue}: "${v}")` : ''}`;
   }
   if (a.sleepBefore && command?.length) {
-    const script = command.join(' ').replace(/^(?:(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh -c )/, '');
+    // (A sleep after the program, `nginx -s quit; sleep 10`, is what the sleep before replaces.)
+    const script = command.join(' ').replace(/^(?:(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh -c )/, '').replace(LAST_SLEEP, '');
     return `lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "sleep ${seconds} && ${script.replace(/"/g, '\\"')}"]}}}`;
   }
   return undefined;

@@ -93,10 +93,13 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
       if (s !== undefined) return { kind: 'exec-sleep-then', seconds: s, command };
     }
     // (Review round 12: Gloo's gracefulShutdown hook, `wget --post-data "" .../healthcheck/fail; sleep 25`.)
+    // A program of the catalog with a known delay before the sleep says what the container does
+    // meanwhile: `nginx -s quit; sleep 10` closes the listeners at once (review round 13), and the
+    // sleep only delays SIGTERM to a server that has stopped accepting.
     const last = LAST_SLEEP.exec(script);
     if (last) {
       const s = durationOf(last[1]);
-      if (s !== undefined) return { kind: 'exec-then-sleep', seconds: s, command };
+      if (s !== undefined) return knownProgram(handler, command, container, true) ?? { kind: 'exec-then-sleep', seconds: s, command };
     }
   }
   const joined = command.join(' ').trim();
@@ -107,14 +110,17 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
       if (s !== undefined) return { kind: 'exec-wait', seconds: s, command };
     }
   }
+  return knownProgram(handler, command, container, false) ?? { kind: 'exec-other', command };
+}
+
+/** The catalog's preStop program the hook runs (with a known delay only, when `knownDelay`). */
+function knownProgram(handler: JsonObject, command: string[], container: Json | undefined, knownDelay: boolean): PreStopDelay | undefined {
   const self: JsonObject = isObject(container) ? container : { lifecycle: { preStop: handler } };
   const known = activeCatalog().knownPreStopProgram(self, command);
-  if (known) {
-    const d: PreStopDelay = { kind: 'exec-known', command, program: known.entry.id, bound: known.bound };
-    if (known.seconds !== undefined) d.seconds = known.seconds;
-    return d;
-  }
-  return { kind: 'exec-other', command };
+  if (!known || (knownDelay && known.seconds === undefined)) return undefined;
+  const d: PreStopDelay = { kind: 'exec-known', command, program: known.entry.id, bound: known.bound };
+  if (known.seconds !== undefined) d.seconds = known.seconds;
+  return d;
 }
 
 /** Compiled wait patterns (a few per policy; emptied when it grows past a bound). */

@@ -75,6 +75,10 @@ const EDGE_CASES: string[] = [
   // Catalog preStop programs (lib/catalog knownPreStopProgram): fixed delays, flags in the container's args or the hook, images with registries, tags and digests.
   dep('catalog-nginx-quit', exec(['nginx', '-s', 'quit'], 'nginx:1'), '{}', '      terminationGracePeriodSeconds: 5\n'),
   dep('catalog-nginx-quit-shell', exec(['sh', '-c', '/usr/sbin/nginx -s quit ;'], 'nginx:1'), '{}', '      terminationGracePeriodSeconds: 5\n'),
+  // A catalog program before a trailing sleep: the program's delay (0 s), not the sleep's.
+  dep('catalog-nginx-quit-then-sleep', exec(['/bin/sh', '-c', 'nginx -s quit; sleep 10'], 'nginx:1'), '{}', '      terminationGracePeriodSeconds: 8\n'),
+  dep('catalog-haproxy-usr1-then-sleep', exec(['sh', '-c', 'kill -USR1 $(pidof haproxy) && sleep 20s;'], 'haproxytech/haproxy-alpine:3.0')),
+  dep('sleep-nginx-quit-sleep', exec(['sh', '-c', 'sleep 10; nginx -s quit; sleep 5'], 'nginx:1')),
   dep('catalog-wait-shutdown-digest', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller:v1.9@sha256:aa", args: ["--shutdown-grace-period=40"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
   dep('catalog-wait-shutdown-space', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller:v1.9", args: ["--shutdown-grace-period", "50"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),
   dep('catalog-wait-shutdown-bad', '[{name: app, image: "registry.k8s.io/ingress-nginx/controller", args: ["-shutdown-grace-period=abc"], lifecycle: {preStop: {exec: {command: [/wait-shutdown]}}}}]'),

@@ -934,6 +934,19 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(runRule(prestopMissing, wl({ podSpec: HAPROXY_SOFT_STOP(), annotations: '"kubegrace.dev/prestop-seconds": "10"' }))).toEqual([]);
   });
 
+  test('a sleep after nginx -s quit or HAProxy\'s soft-stop is no delay: the listeners close when the hook starts, the sleep only delays SIGTERM (review round 13); the advice puts the sleep first', () => {
+    const nginx = runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "nginx -s quit; sleep 10"]}}}').replace('web:1', 'nginx:1.27') }));
+    expect(nginx).toHaveLength(1);
+    expect(nginx[0]).toMatchObject({ severity: 'warning', pointer: PRESTOP });
+    expect(nginx[0].message).toContain('its preStop program nginx -s quit (graceful shutdown) (keeps accepting for 0s; catalog entry nginx-quit) gives no delay');
+    expect(nginx[0].message).toContain('Set lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "sleep 10 && nginx -s quit"]}}}');
+    const haproxy = runRule(prestopMissing, wl({ podSpec: HAPROXY_SOFT_STOP().replace('; while killall -0 haproxy; do sleep 1; done', '; sleep 15') }));
+    expect(haproxy).toHaveLength(1);
+    expect(haproxy[0].message).toContain('catalog entry haproxy-soft-stop) gives no delay');
+    // A command that keeps the server listening (Envoy fails its health check and drains) keeps the trailing sleep as its delay.
+    expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "wget -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 10"]}}}') }))).toEqual([]);
+  });
+
   test('a zero sleep gets a proposal that lengthens it (with the grace it needs); a program\'s flag is left to the advice', () => {
     const [sleep0] = runRule(prestopMissing, wl({ podSpec: `      terminationGracePeriodSeconds: 12\n${app('        lifecycle: {preStop: {sleep: {seconds: 0}}}')}` }));
     expect(sleep0.fix).toEqual({

@@ -17,6 +17,14 @@ describe('preStop classification', () => {
     [{ exec: { command: ['/bin/sh', '-c', 'wget --post-data "" -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 25'] } }, 'exec-then-sleep', 25],
     [{ exec: { command: ['sh', '-c', 'curl -X POST localhost:9901/drain_listeners && sleep 30s;'] } }, 'exec-then-sleep', 30],
     [{ exec: { command: ['sh', '-c', 'kill -TERM 1; sleep forever'] } }, 'exec-other', undefined],
+    // (Review round 13: a catalog program that stops accepting at once, then a sleep: the program's
+    // delay, 0 s; the sleep only delays SIGTERM. nginx's QUIT and HAProxy's soft-stop close the listeners.)
+    [{ exec: { command: ['/bin/sh', '-c', 'nginx -s quit; sleep 10'] } }, 'exec-known', 0],
+    [{ exec: { command: ['sh', '-c', '/usr/sbin/nginx -s quit && sleep 5s;'] } }, 'exec-known', 0],
+    [{ exec: { command: ['sh', '-c', 'nginx -s quit; while pgrep -x nginx; do sleep 1; done'] } }, 'exec-known', 0],
+    [{ exec: { command: ['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); sleep 15'] } }, 'exec-known', 0],
+    // (A sleep before the program is the delay it needs.)
+    [{ exec: { command: ['sh', '-c', 'sleep 10; nginx -s quit; sleep 5'] } }, 'exec-sleep-then', 10],
     [{ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }, 'exec-wait', 30],
     [{ exec: { command: ['/usr/local/bin/teleport', 'wait', 'duration', '1m30s'] } }, 'exec-wait', 90],
     [{ exec: { command: ['/wait-shutdown'] } }, 'exec-other', undefined],
