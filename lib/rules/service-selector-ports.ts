@@ -7,6 +7,7 @@ import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
 import { namedListenPort } from '../model/listen-ports';
 import { apiServerCalls } from '../model/webhook-calls';
+import { closest as closestName } from '../engine/suggest';
 
 /** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
 function oneEach(ws: Workload[]): Workload[] {
@@ -171,21 +172,24 @@ spec:
   check(ctx) {
     const g = ctx.graph;
     /** The label keys and values of the pod templates of each namespace (pods of a dump whose controller is not in it too), read once. */
-    let byNs: Map<string, { keys: Set<string>; values: Set<string> }> | undefined;
-    const templateLabels = (namespace: string | undefined): { keys: Set<string>; values: Set<string> } => {
+    type Labels = { keys: Map<string, Set<string>>; values: Set<string> };
+    let byNs: Map<string, Labels> | undefined;
+    const templateLabels = (namespace: string | undefined): Labels => {
       if (!byNs) {
         byNs = new Map();
         for (const w of [...g.workloads, ...g.ownedWorkloads]) {
           const ns = w.obj.namespace ?? '';
           let e = byNs.get(ns);
-          if (!e) byNs.set(ns, (e = { keys: new Set(), values: new Set() }));
+          if (!e) byNs.set(ns, (e = { keys: new Map(), values: new Set() }));
           for (const [k, v] of Object.entries(w.templateLabels)) {
-            e.keys.add(k);
+            let vs = e.keys.get(k);
+            if (!vs) e.keys.set(k, (vs = new Set()));
+            vs.add(v);
             e.values.add(v);
           }
         }
       }
-      return byNs.get(namespace ?? '') ?? { keys: new Set(), values: new Set() };
+      return byNs.get(namespace ?? '') ?? { keys: new Map(), values: new Set() };
     };
     for (const s of g.services) {
       if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
@@ -205,20 +209,31 @@ spec:
         const near = closest(g, s);
         const hint = near ? ` (closest: ${nameOf(near.w)}, where ${near.diff.join(', ')})` : '';
         const sts = governed.length ? `; ${governed.map(nameOf).join(', ')} name${governed.length === 1 ? 's' : ''} it as serviceName, so its pods get no DNS records` : '';
-        // A selector whose label keys no pod template of the namespace uses, and that no StatefulSet
-        // names: likely a Service for pods made elsewhere (another release, an operator's custom
-        // resource not in the input: kube-thanos's thanos-sidecar Service selects the Prometheus
-        // pods prometheus-operator makes), not a typo of a workload here. Said, as a warning.
-        // (A value that a template of the namespace carries under another key is a typo of the key,
-        // \`app: shop\` for \`app.kubernetes.io/name: shop\`: still the error.)
+        // A selector that no pod template of the namespace comes close to, and that no StatefulSet
+        // names: likely a Service for pods made elsewhere (another release or addon, an operator's
+        // custom resource not in the input: kube-thanos's thanos-sidecar Service selects the
+        // Prometheus pods prometheus-operator makes; NodeLocal DNSCache's kube-dns-upstream selects
+        // CoreDNS's k8s-app: kube-dns beside its own k8s-app: node-local-dns), not a typo of a
+        // workload here. Said, as a warning, and without pointing at a workload of the input: copying
+        // node-local-dns's selector would make every node cache forward to itself. A typo is a value
+        // a template of the namespace carries under another key (\`app: shop\` for
+        // \`app.kubernetes.io/name: shop\`), or a value close to one it carries under the same key
+        // (\`app: wbe\` for \`app: web\`): still the error. (Conventional keys such as \`app\` are
+        // shared by unrelated apps: a shared key alone is no sign of a typo.)
         const { keys, values } = templateLabels(s.obj.namespace);
-        const foreign = !near && !governed.length && s.selector.kind === 'selector' && !s.selector.requirements.some((r) => keys.has(r.key) || r.values.some((v) => values.has(v)));
+        // (Pods an operator's resource of the input makes count as templates: a Service for a shard
+        // the Prometheus does not have shares its other labels.)
+        const sel = s.selector;
+        const typo =
+          sel.kind === 'selector' &&
+          sel.requirements.some((r) => r.values.some((v) => values.has(v) || closestName(v, keys.get(r.key) ?? []) !== undefined) || operatorResourcesFor(g, s.obj.namespace, { ...sel, requirements: [r] }).length > 0);
+        const foreign = !near && !governed.length && !typo;
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',
           severity: foreign ? 'warning' : 'error',
           message: foreign
-            ? `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}, and no workload there uses its label keys: if its pods come from elsewhere (another release, an operator's custom resource), lint them together; otherwise the Service has no endpoints: copy the workload's spec.selector.matchLabels into the Service selector`
+            ? `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}, and no workload there carries its labels or labels close to them: if its pods come from elsewhere (another release or addon, an operator's custom resource), lint them together; otherwise the Service has no endpoints: make the selector match the labels of the pods it is for`
             : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
           absence: true,
         });

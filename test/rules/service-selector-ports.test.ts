@@ -260,8 +260,8 @@ spec:
         wl({ name: 'grafana', labels: 'app.kubernetes.io/name: grafana' }) +
         opResource('Prometheus', '{name: k8s}', '{replicas: 2, shards: 2}') +
         svc({ name: 'wrong', selector: 'prometheus: k8s, statefulset.kubernetes.io/pod-name: prometheus-k8s-1-0', ports: '[{port: 10901, targetPort: 10901}]' }),
-      // (A warning: no pod template of the namespace uses its label keys.)
-      findings: [{ severity: 'warning', object: 'Service/wrong', message: 'matches no pod template' }],
+      // (An error: the Prometheus of the input makes pods labelled prometheus: k8s, none of them this one.)
+      findings: [{ severity: 'error', object: 'Service/wrong', message: 'matches no pod template' }],
     },
     {
       name: 'a Service on the resource\'s own metadata labels: prometheus-operator puts them on the StatefulSet, not on its pods',
@@ -295,7 +295,7 @@ spec:
         {
           severity: 'warning',
           pointer: '/spec/selector',
-          message: 'Service/thanos-sidecar: spec.selector {app: prometheus} matches no pod template in namespace thanos, and no workload there uses its label keys: if its pods come from elsewhere (another release, an operator\'s custom resource), lint them together; otherwise the Service has no endpoints',
+          message: 'Service/thanos-sidecar: spec.selector {app: prometheus} matches no pod template in namespace thanos, and no workload there carries its labels or labels close to them: if its pods come from elsewhere (another release or addon, an operator\'s custom resource), lint them together; otherwise the Service has no endpoints: make the selector match the labels of the pods it is for',
         },
       ],
     },
@@ -305,9 +305,24 @@ spec:
       findings: [{ severity: 'error', message: 'matches no pod template in namespace shop, so the Service has no endpoints' }],
     },
     {
-      name: 'a foreign key beside a key a workload uses: still an error (a typo is likelier)',
+      // Review round 13: a shared conventional key (app, k8s-app) with an unrelated value is no sign of a typo.
+      name: 'a key a workload uses with a value far from its: pods made elsewhere, likely: the warning',
       yaml: wl({ namespace: 'thanos', labels: 'app: thanos-query' }) + svc({ namespace: 'thanos', name: 'thanos-sidecar', selector: 'app: prometheus' }),
-      findings: [{ severity: 'error', message: 'matches no pod template in namespace thanos, so the Service has no endpoints' }],
+      findings: [{ severity: 'warning', message: 'matches no pod template in namespace thanos, and no workload there carries its labels or labels close to them' }],
+    },
+    {
+      // Review round 13: NodeLocal DNSCache's kube-dns-upstream selects CoreDNS's pods, of another addon.
+      // Copying node-local-dns's own selector (the old advice) makes every node cache forward to itself.
+      name: 'NodeLocal DNSCache: kube-dns-upstream selects k8s-app: kube-dns beside k8s-app: node-local-dns: the warning, and no workload of the input named as the fix',
+      yaml:
+        wl({ kind: 'DaemonSet', namespace: 'kube-system', name: 'node-local-dns', labels: '"k8s-app": node-local-dns' }) +
+        svc({ namespace: 'kube-system', name: 'kube-dns-upstream', selector: '"k8s-app": kube-dns' }),
+      findings: [{ severity: 'warning', message: /if its pods come from elsewhere \(another release or addon.*make the selector match the labels of the pods it is for$/ }],
+    },
+    {
+      name: 'a value close to one a workload carries under the same key: a typo, the error',
+      yaml: wl({ namespace: 'kube-system', name: 'coredns', labels: '"k8s-app": kube-dns' }) + svc({ namespace: 'kube-system', name: 'kube-dns', selector: '"k8s-app": kube-dsn' }),
+      findings: [{ severity: 'error', message: 'matches no pod template in namespace kube-system, so the Service has no endpoints' }],
     },
     {
       // bitnami/zookeeper with one replica: the pods declare client only; follower and election only with several replicas.
@@ -433,7 +448,7 @@ spec:
     },
     {
       name: 'suppressed',
-      yaml: wl() + svc({ selector: 'app: nope', annotations: '"kubegrace.dev/ignore": "service-selector-ports", "kubegrace.dev/ignore-reason": "pods created by a controller"' }),
+      yaml: wl() + svc({ selector: 'app: wbe', annotations: '"kubegrace.dev/ignore": "service-selector-ports", "kubegrace.dev/ignore-reason": "pods created by a controller"' }),
       findings: [{ severity: 'error', suppressed: true }],
     },
   ],
