@@ -108,9 +108,13 @@ export const serviceSelectorPorts: Rule = {
   \`Alertmanager\` and \`ThanosRuler\`, the labels the operator puts on their pods, a shard's own
   \`operator.prometheus.io/shard\` included, not the resource's own labels), nor when a ReplicationController's
   template in the namespace carries the labels (the legacy controller of the upstream guestbook-go example). When no
-  workload of the namespace uses any of the selector's label keys or values (and no StatefulSet names the Service), the pods
-  are likely made elsewhere (another release, an operator's custom resource not in the input: kube-thanos's
-  \`thanos-sidecar\` Service selects the Prometheus pods prometheus-operator makes), not a typo: **warning**, saying so. Labels a pod gets besides its
+  pod template of the namespace comes close to the selector (no workload shares a label with it, none carries one of its
+  values under any key or a value close to one under the same key, no pods of an operator's resource in the input share a
+  label with it, and no StatefulSet names the Service), the pods are likely made elsewhere (another release or addon, an
+  operator's custom resource not in the input: kube-thanos's \`thanos-sidecar\` Service selects the Prometheus pods
+  prometheus-operator makes; NodeLocal DNSCache's \`kube-dns-upstream\` selects CoreDNS's \`k8s-app: kube-dns\` beside its
+  own \`k8s-app: node-local-dns\`: a shared conventional key is no sign of a typo), not a typo: **warning**, saying so, and
+  naming no workload of the input to copy. Labels a pod gets besides its
   template's count: those its controller adds (\`pod-template-hash\`, \`statefulset.kubernetes.io/pod-name\`,
   \`apps.kubernetes.io/pod-index\`, \`controller-revision-hash\`: per-pod Services) and those Vault writes on its own
   pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
