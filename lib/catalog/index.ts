@@ -475,6 +475,15 @@ interface ContainerFacts {
   commandLine: string;
   argsLine: string;
   args: string[];
+  /**
+   * The words of the program's command line: `args`, but for a shell running a script (`sh -c
+   * SCRIPT`, `/bin/sh -ec SCRIPT`, as charts that build a command line with templates write it)
+   * the script's words (scriptWords). Only a flag for the whole process (FlagValueSpec) is read
+   * from them.
+   */
+  words: string[];
+  /** Whether `words` come from a shell script. */
+  script: boolean;
 }
 
 /** A container view, or a raw container object (as the timeline functions see it). */
@@ -507,6 +516,8 @@ function factsOf(c: ContainerLike): ContainerFacts {
   }
   const command = strings(raw.command);
   const args = strings(raw.args);
+  const argv = [...command, ...args];
+  const script = shellScript(argv);
   f = {
     image: imageRepository(typeof raw.image === 'string' ? raw.image : ''),
     version: imageVersion(typeof raw.image === 'string' ? raw.image : ''),
@@ -515,10 +526,37 @@ function factsOf(c: ContainerLike): ContainerFacts {
     portsByName,
     commandLine: [...command, ...args].join(' '),
     argsLine: args.join(' '),
-    args: [...command, ...args],
+    args: argv,
+    words: script === undefined ? argv : scriptWords(script),
+    script: script !== undefined,
   };
   factsCache.set(raw, f);
   return f;
+}
+
+/** A shell, by path or name (sh, bash, dash, ash). */
+const SHELL_PROGRAM = /^(?:\S*\/)?(?:ba|da|a)?sh$/;
+
+/**
+ * The script of `sh -c SCRIPT [NAME ARGS...]`, with the options before `c` in one word (`-ec`,
+ * `-xc`): undefined for any other command line.
+ */
+export function shellScript(argv: string[]): string | undefined {
+  return argv.length >= 3 && SHELL_PROGRAM.test(argv[0]) && /^-[a-z]*c$/.test(argv[1]) ? argv[2] : undefined;
+}
+
+/**
+ * A shell script's words, for reading a flag: line continuations (a backslash before the line's
+ * end) joined, split at white space and at `;`, `&&`, `||` and `|`, and one pair of quotes taken off
+ * a word or off what follows its first `=` (`-flag="10"`). Expansions (`${POD_NAME}`) stay as they
+ * are; a value with spaces inside quotes is cut at them (and then is no valid value).
+ */
+export function scriptWords(script: string): string[] {
+  return script
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\s+|;|&&|\|\||\|/)
+    .filter((w) => w !== '')
+    .map((w) => w.replace(/^([^=]*=)?(["'])(.*)\2$/s, '$1$3'));
 }
 
 interface Compiled {
@@ -954,7 +992,8 @@ export class Catalog {
       const now = this.flagValue(x, spec, c, readFile);
       if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
       const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
-      return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in the container's args (now ${now.derivation})` };
+      const where = factsOf(c).script ? "the container's shell script, on the program's command line" : "the container's args";
+      return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in ${where} (now ${now.derivation})` };
     }
     if (!spec.setting) return undefined;
     const now = this.configValue(x, spec, c, readFile);
@@ -968,7 +1007,8 @@ export class Catalog {
   private flagValue(x: Compiled, spec: FlagValueSpec, c: ContainerLike, readFile?: ReadContainerFile): ServesAfterSigtermFact {
     const words = spec.unit === 'seconds' ? 'number of seconds' : 'duration';
     const args = factsOf(c).args;
-    const v = flagValue(args, spec.flag);
+    // The flag also where a shell script runs the program (`sh -ec "exec weed volume -preStopSeconds=5"`).
+    const v = flagValue(factsOf(c).words, spec.flag);
     if (v !== undefined) {
       const seconds = valueSeconds(v, spec.unit);
       return seconds === undefined ? { entry: x.entry, derivation: `${spec.flag}=${v} is not a ${words}` } : { entry: x.entry, seconds, derivation: `${spec.flag}=${v}` };

@@ -61,7 +61,8 @@ the catalog's \`awaitedBy\`, docs/catalog.md), so it is judged with that delay.
 A program the catalog knows to keep accepting after SIGTERM by itself (\`serves-after-sigterm\` entries in
 docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, Traefik's
 \`requestAcceptGraceTimeout\`, the KEDA HTTP add-on interceptor's \`KEDA_HTTP_SHUTDOWN_DELAY\` in its \`env\`,
-Skipper's \`-wait-for-healthcheck-interval\`, default 45s, which the default grace period of 30s cannot hold)
+Skipper's \`-wait-for-healthcheck-interval\`, default 45s, which the default grace period of 30s cannot hold,
+the SeaweedFS volume server's \`-preStopSeconds\`, default 10s, VictoriaMetrics' \`-http.shutdownDelay\`)
 drains only after that time: preStop + that time + drain + addend must fit, and such a container is judged even
 with no hook and no declared drain. Its drain is the program's own when the catalog reads it (Traefik's
 \`graceTimeOut\`, the interceptor's \`KEDA_HTTP_DRAIN_TIMEOUT\`, default 30s), unless

@@ -231,6 +231,15 @@ data:
   running the \`skipper\` binary): on SIGTERM its \`/kube-system/healthz\` route answers 503 while it keeps
   proxying for \`-wait-for-healthcheck-interval\` (default 45s; a \`-config-file\` YAML may set it, read from its
   ConfigMap), then it shuts down gracefully. Set to 0, the finding stays and its advice names the flag;
+- the SeaweedFS volume server (\`seaweedfs-volume-prestop-seconds\`, images \`*/seaweedfs\` running \`weed volume\`,
+  not its master, filer, s3, \`weed server\` or the Rust \`weed-volume\`): on SIGTERM it stops heartbeating, so the
+  master stops handing out its address, turns \`/healthz\` to 503 and keeps serving for \`-preStopSeconds\` (default
+  10s), read from the container's command and args and from inside a \`sh -c\` script such as the chart's. Set to 0,
+  the finding stays and its advice names the flag;
+- VictoriaMetrics (\`victoriametrics-http-shutdown-delay\`, images \`victoriametrics/victoria-metrics\`, \`vmagent\`,
+  \`vmalert\`, \`vmauth\`, \`vminsert\`, \`vmselect\`, \`vmstorage\`, v1.35.3 and later): on SIGTERM \`/health\` answers 503
+  while the HTTP server keeps serving for \`-http.shutdownDelay\` (\`--http.shutdownDelay\` in the charts). Its
+  default is 0, so without the flag the finding stays and its advice names it;
 - programs the catalog knows to keep serving for a time fixed in their code, with no setting to read:
   Knative's activator (\`knative-activator\`, 45s) and the knative.dev/pkg webhooks of Knative Serving and
   Tekton Pipelines (at least 45s), and the Percona XtraDB Cluster operator (\`percona-xtradb-cluster-operator\`,

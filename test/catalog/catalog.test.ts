@@ -19,7 +19,10 @@ import {
   needsPeerDiscovery,
   parseCatalogDocument,
   parseCatalogOverride,
+  scriptWords,
+  shellScript,
 } from '../../lib/catalog';
+import { weedVolumeScript } from '../helpers/seaweedfs';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { Workload, workloadOf } from '../../lib/model/workload';
@@ -624,6 +627,100 @@ describe('serves after SIGTERM from one flag (Skipper -wait-for-healthcheck-inte
     const i = (d.entries as JsonObject[]).findIndex((e) => e.id === 'skipper-wait-for-healthcheck');
     (((d.entries as JsonObject[])[i].servesAfterSigterm as JsonObject).configFile as JsonObject).value = '^wait-for-healthcheck-interval: (\\S+)';
     expect(() => parseCatalogDocument(d)).toThrow(expect.objectContaining({ pointer: `/entries/${i}/servesAfterSigterm/configFile/value`, message: 'the value regex needs a (?<value>...) group' }));
+  });
+});
+
+describe('a flag inside a shell script (scriptWords)', () => {
+  test.each([
+    [['/bin/sh', '-ec', 'exec weed volume'], 'exec weed volume'],
+    [['sh', '-c', 'x', 'name', 'arg'], 'x'],
+    [['bash', '-xc', 'x'], 'x'],
+    [['/usr/bin/dash', '-c', 'x'], 'x'],
+  ])('%j is a script', (argv, script) => expect(shellScript(argv)).toBe(script));
+  test.each([[['sh', 'script.sh']], [['sh', '-e', 'x']], [['weed', '-c', 'x']], [['/bin/sh', '-c']]])('%j is not', (argv) => expect(shellScript(argv)).toBeUndefined());
+  test('continued lines, command separators and quotes', () => {
+    expect(scriptWords('exec /usr/bin/weed \\\n  -v=1 \\\r\n  volume -preStopSeconds="5" -ip=${POD_NAME}.x;echo a&&b || c|d \'-x\'')).toEqual([
+      'exec', '/usr/bin/weed', '-v=1', 'volume', '-preStopSeconds=5', '-ip=${POD_NAME}.x', 'echo', 'a', 'b', 'c', 'd', '-x',
+    ]);
+  });
+});
+
+describe('serves after SIGTERM from one flag (SeaweedFS volume server -preStopSeconds)', () => {
+  const c = (image: string, command?: string[], args?: string[]) => ({ image, ...(command ? { command } : {}), ...(args ? { args } : {}) }) as unknown as JsonObject;
+  const IMAGE = 'chrislusf/seaweedfs:4.00';
+  const fact = (x: JsonObject) => {
+    const r = builtinCatalog().servesAfterSigterm(x);
+    return [r?.entry.id, r?.seconds, r?.derivation];
+  };
+  const ID = 'seaweedfs-volume-prestop-seconds';
+  test.each([
+    ["the chart's script (continued lines, global flags before volume)", IMAGE, ['/bin/sh', '-ec', weedVolumeScript()], undefined],
+    ['weed volume as the command', IMAGE, ['weed', 'volume', '-port=8080'], undefined],
+    ['/usr/bin/weed with global flags, args apart', IMAGE, ['/usr/bin/weed'], ['-logtostderr=true', '-v', '2', 'volume', '-dir=/data']],
+    ['the image ENTRYPOINT with args [volume, ...]', IMAGE, undefined, ['volume', '-port=8080']],
+    ['the ENTRYPOINT named in command', IMAGE, ['/entrypoint.sh'], ['volume']],
+    ['another registry', 'registry.example.com/mirror/seaweedfs:3.80', ['weed', 'volume'], undefined],
+  ])('%s: the default 10s', (_why, image, command, args) => expect(fact(c(image, command, args))).toEqual([ID, 10, '-preStopSeconds not set, default 10s']));
+  test('the flag, in the args or inside the script, in seconds', () => {
+    expect(fact(c(IMAGE, ['weed', 'volume', '-preStopSeconds=30']))).toEqual([ID, 30, '-preStopSeconds=30']);
+    expect(fact(c(IMAGE, undefined, ['volume', '--preStopSeconds', '0']))).toEqual([ID, 0, '-preStopSeconds=0']);
+    expect(fact(c(IMAGE, ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=25'])]))).toEqual([ID, 25, '-preStopSeconds=25']);
+    expect(fact(c(IMAGE, ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=10s'])]))).toEqual([ID, undefined, '-preStopSeconds=10s is not a number of seconds']);
+  });
+  test.each([
+    ['weed master', IMAGE, ['/bin/sh', '-ec', 'exec /usr/bin/weed -logtostderr=true master -mdir=/data']],
+    ['weed filer', IMAGE, ['weed', 'filer', '-port=8888']],
+    ['weed s3', IMAGE, ['weed', 's3']],
+    ['weed server runs a master and a filer in the same process', IMAGE, ['weed', 'server', '-dir=/data', '-volume.preStopSeconds=10']],
+    ["the chart's Rust volume server", IMAGE, ['/bin/sh', '-ec', 'exec /usr/bin/weed-volume \\\n  -port=8080 \\\n']],
+    ["the image's default CMD (weed mini)", IMAGE, undefined],
+    ['another image running a volume', 'example.com/acme/storage:1', ['weed', 'volume']],
+  ])('not matched: %s', (_why, image, command) => expect(builtinCatalog().servesAfterSigterm(c(image, command))).toBeUndefined());
+  test("the advice: the flag, placed in the script when a shell runs the program", () => {
+    expect(builtinCatalog().servesAfterSigtermSetting(c(IMAGE, ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=0'])]), 10)?.text).toBe(
+      "-preStopSeconds=10 in the container's shell script, on the program's command line (now -preStopSeconds=0)",
+    );
+    expect(builtinCatalog().servesAfterSigtermSetting(c(IMAGE, ['weed', 'volume', '-preStopSeconds=5']), 10)?.text).toBe("-preStopSeconds=10 in the container's args (now -preStopSeconds=5)");
+    expect(builtinCatalog().servesAfterSigtermSetting(c(IMAGE, ['/bin/sh', '-ec', weedVolumeScript()]), 10)).toBeUndefined();
+  });
+});
+
+describe('serves after SIGTERM from one flag (VictoriaMetrics -http.shutdownDelay)', () => {
+  const c = (image: string, args?: string[]) => ({ image, ...(args ? { args } : {}) }) as unknown as JsonObject;
+  const fact = (x: JsonObject) => {
+    const r = builtinCatalog().servesAfterSigterm(x);
+    return [r?.entry.id, r?.seconds, r?.derivation];
+  };
+  const ID = 'victoriametrics-http-shutdown-delay';
+  test.each([
+    'victoriametrics/victoria-metrics:v1.150.0',
+    'victoriametrics/vmagent:v1.150.0',
+    'victoriametrics/vmalert:v1.150.0',
+    'victoriametrics/vmauth:v1.150.0',
+    'victoriametrics/vminsert:v1.150.0-cluster',
+    'victoriametrics/vmselect:v1.150.0-cluster',
+    'quay.io/victoriametrics/vmstorage:v1.150.0-cluster',
+    'docker.io/victoriametrics/vminsert:v1.35.3-cluster',
+    'victoriametrics/vmagent:latest',
+  ])('%s without the flag: the default 0s', (image) => expect(fact(c(image, ['--httpListenAddr=:8480']))).toEqual([ID, 0, '-http.shutdownDelay not set, default 0s']));
+  test('the flag with one dash or two, = or a separate value, as a Go duration', () => {
+    const image = 'victoriametrics/vminsert:v1.150.0-cluster';
+    expect(fact(c(image, ['--http.shutdownDelay=15s']))).toEqual([ID, 15, '-http.shutdownDelay=15s']);
+    expect(fact(c(image, ['-http.shutdownDelay=1m']))[1]).toBe(60);
+    expect(fact(c(image, ['-http.shutdownDelay', '500ms']))[1]).toBe(0.5);
+    expect(fact(c(image, ['--http.shutdownDelay=soon']))).toEqual([ID, undefined, '-http.shutdownDelay=soon is not a duration']);
+  });
+  test.each([
+    ['before v1.35.3 there was no delay', 'victoriametrics/vminsert:v1.35.2-cluster'],
+    ['vmbackup serves no traffic to keep', 'victoriametrics/vmbackup:v1.150.0'],
+    ['VictoriaLogs images are not covered', 'victoriametrics/victoria-logs:v1.30.0'],
+    ['another image named vminsert', 'example.com/acme/vminsert:v1.150.0'],
+  ])('not matched: %s', (_why, image) => expect(builtinCatalog().servesAfterSigterm(c(image, ['--http.shutdownDelay=15s']))).toBeUndefined());
+  test("the advice: the flag, where it is short", () => {
+    expect(builtinCatalog().servesAfterSigtermSetting(c('victoriametrics/vmselect:v1.150.0-cluster', ['--dedup.minScrapeInterval=1ms']), 10)?.text).toBe(
+      "-http.shutdownDelay=10s in the container's args (now -http.shutdownDelay not set, default 0s)",
+    );
+    expect(builtinCatalog().servesAfterSigtermSetting(c('victoriametrics/vmselect:v1.150.0-cluster', ['--http.shutdownDelay=30s']), 10)).toBeUndefined();
   });
 });
 

@@ -8,6 +8,8 @@ import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { pxcOperator } from '../helpers/percona';
 import { skipper } from '../helpers/skipper';
+import { seaweedfsVolume, weedVolumeScript } from '../helpers/seaweedfs';
+import { vminsert } from '../helpers/victoriametrics';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { webhookConfig } from '../helpers/manifests';
 
@@ -330,6 +332,16 @@ spec:
     },
     { name: 'Skipper run with no args (the image CMD is /usr/bin/skipper)', yaml: skipper({ args: null, grace: 60 }) },
     { name: 'Skipper with -wait-for-healthcheck-interval=15s set (which the default grace period holds)', yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=15s'] }) },
+    // From one flag, read inside the chart's `sh -ec` script too (catalog seaweedfs-volume-prestop-seconds).
+    {
+      name: "SeaweedFS chart's volume server: weed volume stops heartbeating (the master stops routing to it) and serves for -preStopSeconds, default 10s",
+      yaml: seaweedfsVolume(),
+    },
+    { name: 'SeaweedFS volume server with -preStopSeconds=30 in its script (chart volume.extraArgs)', yaml: seaweedfsVolume({ command: ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=30'])] }) },
+    { name: 'SeaweedFS volume server run through the image ENTRYPOINT, args [volume, ...]', yaml: seaweedfsVolume({ command: null, args: ['volume', '-port=8080', '-master=seaweedfs-master:9333'] }) },
+    // From one flag of the container (catalog victoriametrics-http-shutdown-delay).
+    { name: 'vminsert with --http.shutdownDelay=15s (the chart form of extraArgs): /health answers 503 while it keeps serving', yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=15s'] }) },
+    { name: 'vminsert with -http.shutdownDelay 10s (one dash, a separate value)', yaml: vminsert({ args: ['-httpListenAddr=:8480', '-http.shutdownDelay', '10s'] }) },
     // From an environment variable of the container (catalog keda-http-interceptor).
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
@@ -490,6 +502,48 @@ spec:
           message: /serves port 9999 for Service skipper-ingress but has no preStop hook: .*or use the program's own setting \(Skipper .*catalog entry skipper-wait-for-healthcheck\): -wait-for-healthcheck-interval=10s in the container's args \(now -wait-for-healthcheck-interval=0\)/,
         },
       ],
+    },
+    {
+      name: 'SeaweedFS volume server with -preStopSeconds=0 in its script stops at SIGTERM: the hook is asked for, and its own flag offered',
+      yaml: seaweedfsVolume({ command: ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=0'])] }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /serves ports 8080, 18080 for Service seaweedfs-volume but has no preStop hook: .*or use the program's own setting \(SeaweedFS volume server .*catalog entry seaweedfs-volume-prestop-seconds\): -preStopSeconds=\d+ in the container's shell script, on the program's command line \(now -preStopSeconds=0\)/,
+        },
+      ],
+    },
+    {
+      name: "SeaweedFS master (the same image) closes at SIGTERM: not the volume server's entry",
+      yaml: seaweedfsVolume({ command: ['/bin/sh', '-ec', 'exec /usr/bin/weed -logtostderr=true master -port=8080 -mdir=/data'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "seaweedfs": serves ports 8080, 18080 for Service seaweedfs-volume but has no preStop hook' }],
+    },
+    {
+      name: "the chart's Rust volume server (volume.rust: exec /usr/bin/weed-volume) is another program",
+      yaml: seaweedfsVolume({ command: ['/bin/sh', '-ec', weedVolumeScript([], '/usr/bin/weed-volume')] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "seaweedfs": serves ports 8080, 18080 for Service seaweedfs-volume but has no preStop hook' }],
+    },
+    {
+      name: 'vminsert as the victoria-metrics-cluster chart renders it (no -http.shutdownDelay, default 0): the hook is asked for, and the flag offered',
+      yaml: vminsert(),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message: /serves port 8480 for Service vminsert but has no preStop hook: .*or use the program's own setting \(VictoriaMetrics components .*catalog entry victoriametrics-http-shutdown-delay\): -http\.shutdownDelay=\d+s in the container's args \(now -http\.shutdownDelay not set, default 0s\)/,
+        },
+      ],
+    },
+    {
+      name: 'vminsert with --http.shutdownDelay=0s',
+      yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=0s'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /no preStop hook: .*-http\.shutdownDelay=\d+s in the container's args \(now -http\.shutdownDelay=0s\)/ }],
+    },
+    {
+      name: 'vminsert v1.35.2: -http.shutdownDelay came in v1.35.3',
+      yaml: vminsert({ image: 'victoriametrics/vminsert:v1.35.2-cluster', args: ['--httpListenAddr=:8480', '--http.shutdownDelay=15s'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "vminsert": serves port 8480 for Service vminsert but has no preStop hook' }],
     },
     {
       name: 'Skipper before v0.10.185 stopped at SIGTERM (the wait came with #988)',
