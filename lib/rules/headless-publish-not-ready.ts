@@ -75,10 +75,14 @@ function servicesNamed(g: ObjectGraph, w: Workload, name: string): ServiceView |
  * does no translation, so its clients would dial the port on the pod address (review round 10:
  * spire-server's 443 to grpc 8081, which every SPIRE agent dials).
  */
-function translatedPorts(svc: ServiceView): string {
-  const moved = svc.ports.filter((p) => p.port !== undefined && p.targetPort !== undefined && p.targetPort !== p.port);
+function translatedPorts(svc: ServiceView, w: Workload): string {
+  // A named targetPort is the number the pods declare under that name (fluentd's metrics port 24231
+  // is containerPort 24231 named metrics: no translation; review round 13).
+  const resolve = (tp: number | string, protocol: string): number | string =>
+    typeof tp === 'number' ? tp : ([...w.containers, ...w.sidecars].flatMap((c) => c.ports).find((x) => x.name === tp && x.protocol === protocol)?.containerPort ?? tp);
+  const moved = svc.ports.filter((p) => p.port !== undefined && p.targetPort !== undefined && resolve(p.targetPort, p.protocol) !== p.port);
   if (!moved.length) return '';
-  const list = moved.map((p) => `${p.port} to ${p.targetPort}`).join(', ');
+  const list = moved.map((p) => `${p.port} to ${p.targetPort}${typeof p.targetPort === 'string' && resolve(p.targetPort, p.protocol) !== p.targetPort ? ` (${resolve(p.targetPort, p.protocol)})` : ''}`).join(', ');
   return `, and port${moved.length === 1 ? '' : 's'} ${list} would no longer be translated (a headless Service maps no ports: clients would dial ${moved.length === 1 ? `port ${moved[0].port}` : 'those ports'} on the pod)`;
 }
 
@@ -208,7 +212,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: need ? 'warning' : 'info',
-          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc)}`,
+          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc, w)}`,
         });
         continue;
       }

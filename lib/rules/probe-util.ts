@@ -114,14 +114,30 @@ export function canonicalHandler(c: ContainerView, p: JsonObject): string | unde
 }
 
 /** A short human description of a probe handler: "httpGet /healthz on port 8080". */
+/**
+ * What a copy of the check must keep besides path and port: its host (NodeLocal DNSCache probes
+ * 169.254.20.10, the link-local address its health server listens on, from a hostNetwork pod: the
+ * same check on the pod IP never passes), scheme and headers (review round 13).
+ */
+function requestParts(h: Json | undefined): string {
+  const parts: string[] = [];
+  const host = get(h, 'host');
+  if (typeof host === 'string' && host !== '') parts.push(`host ${host}`);
+  const scheme = get(h, 'scheme');
+  if (typeof scheme === 'string' && scheme !== '' && scheme.toUpperCase() !== 'HTTP') parts.push(`scheme ${scheme}`);
+  const headers = get(h, 'httpHeaders');
+  if (Array.isArray(headers) && headers.length) parts.push(`httpHeaders ${headers.map((x) => `${String(get(x, 'name'))}: ${String(get(x, 'value'))}`).join(', ')}`);
+  return parts.length ? `, ${parts.join(', ')}` : '';
+}
+
 export function describeHandler(c: ContainerView, p: JsonObject): string {
   const t = handlerType(p);
   const h = t ? p[t] : undefined;
   switch (t) {
     case 'httpGet':
-      return `httpGet ${requestPath(get(h, 'path'))} on port ${portLabel(c, get(h, 'port'))}`;
+      return `httpGet ${requestPath(get(h, 'path'))} on port ${portLabel(c, get(h, 'port'))}${requestParts(h)}`;
     case 'tcpSocket':
-      return `tcpSocket on port ${portLabel(c, get(h, 'port'))}`;
+      return `tcpSocket on port ${portLabel(c, get(h, 'port'))}${requestParts(h)}`;
     case 'grpc': {
       const svc = str(get(h, 'service'));
       return `grpc on port ${String(num(get(h, 'port')))}${svc ? ` (service "${svc}")` : ''}`;

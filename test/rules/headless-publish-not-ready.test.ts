@@ -161,6 +161,14 @@ ruleTester(headlessPublishNotReady, {
         },
       ],
     },
+    {
+      // (Review round 13: fluentd's Service maps 24231 to metrics, which the pods declare as 24231: no translation.)
+      name: 'a named targetPort is resolved: the port it names is translated only when its number differs',
+      yaml:
+        sts({ image: 'ghcr.io/spiffe/spire-server:1.15.3', containers: '[{name: db, image: "ghcr.io/spiffe/spire-server:1.15.3", ports: [{name: grpc, containerPort: 8081}, {name: metrics, containerPort: 9988}]}]' }) +
+        svc({ headless: false, ports: '[{name: grpc, port: 443, targetPort: grpc}, {name: metrics, port: 9988, targetPort: metrics}]' }),
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /, and port 443 to grpc \(8081\) would no longer be translated \(a headless Service maps no ports: clients would dial port 443 on the pod\)$/ }],
+    },
     ...[
       { what: 'named *-admin', name: 'db-admin', labels: '' },
       { what: 'labelled admin', name: 'db-backup', labels: ', labels: {helm.neo4j.com/service: admin}' },

@@ -54,6 +54,13 @@ ruleTester(startupProbe, {
   ],
   invalid: [
     {
+      // Review round 13: NodeLocal DNSCache's health server listens on 169.254.20.10 only (hostNetwork):
+      // a startupProbe copied without the host checks the node IP and never passes.
+      name: 'the same check keeps its host, scheme and headers',
+      yaml: deploy('        livenessProbe: {httpGet: {host: 169.254.20.10, path: /health, port: 8080, scheme: HTTPS, httpHeaders: [{name: X-Probe, value: "1"}]}, initialDelaySeconds: 60}'),
+      findings: [{ severity: 'info', message: 'add a startupProbe with the same check (httpGet /health on port 8080, host 169.254.20.10, scheme HTTPS, httpHeaders X-Probe: 1), periodSeconds 10' }],
+    },
+    {
       name: 'liveness cats a file the app writes (not a preset volume): a slow start can fail it',
       yaml: fileCheck('[cat, /tmp/healthy]', 'configMap: {name: redis-ha}'),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds` }],
