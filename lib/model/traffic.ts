@@ -4,6 +4,7 @@ import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
+import { apiServerCalls } from './webhook-calls';
 import { ContainerView, get, Workload } from './workload';
 
 /**
@@ -73,8 +74,15 @@ export function controllerRuntimeMetricsPort(c: ContainerView): number | undefin
  */
 const METRICS_SERVICE_NAME = /(^|-)metrics(-service)?$/;
 
-function isExporterService(s: ServiceView, w: Workload): boolean {
+/**
+ * A Service of an exporter or metrics component, whose endpoints are scraped, not called: by its
+ * labels or name. Never one the API server calls, for an APIService or an admission webhook: the
+ * prometheus-community prometheus-adapter chart labels the Service of the custom metrics API
+ * `app.kubernetes.io/component: metrics` (review round 13).
+ */
+function isExporterService(graph: ObjectGraph, s: ServiceView, w: Workload): boolean {
   const component = stringMap(get(s.obj.raw, 'metadata', 'labels'))['app.kubernetes.io/component'];
+  if (apiServerCalls(graph, s).length) return false;
   return (
     component === EXPORTER_COMPONENT ||
     component === METRICS_COMPONENT ||
@@ -167,7 +175,7 @@ export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly Served
 
 /** Whether a served port carries user traffic (trafficPorts' reading of one port). */
 function clientPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
-  return !notClientServedPort(graph, w, p) && !isExporterService(p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw);
+  return !notClientServedPort(graph, w, p) && !isExporterService(graph, p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw);
 }
 
 /**
@@ -225,7 +233,7 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
         ? `the monitoring server of container "${p.container.name}" (${m.derivation}; catalog entry ${m.entry.id})`
         : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === controllerRuntimeMetricsPort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
           ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
-          : isExporterService(p.service, w)
+          : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : isRbacProxiedMetrics(graph, p)
             ? 'a kube-rbac-proxy that a ServiceMonitor scrapes'

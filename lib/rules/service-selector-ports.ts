@@ -247,7 +247,13 @@ spec:
       // pick pods themselves (a governing Service often spans the StatefulSets of one app); metrics-only
       // Services are scraped per endpoint; a version split (track: stable/canary, version: v1/v2) is the
       // documented canary pattern.
-      const lasting = matched.filter((w) => !isHelmHook(w.obj));
+      // A workload whose pods resolve none of the Service's ports (named targetPorts their containers
+      // do not declare) gets no traffic from it: the EndpointSlice controller skips the ports it
+      // cannot find (FindPort), and a pod with no port takes no connection (Grafana OnCall's migrate
+      // Job beside its engine, review round 13).
+      const resolvesAny = (w: Workload) =>
+        s.ports.some((sp) => typeof sp.targetPort !== 'string' || [...w.containers, ...w.sidecars].some((c) => c.ports.some((p) => p.name === sp.targetPort && p.protocol === sp.protocol)));
+      const lasting = matched.filter((w) => !isHelmHook(w.obj) && resolvesAny(w));
       // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
       if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !memberGroup(lasting)) {
         ctx.report({

@@ -971,6 +971,44 @@ describe('prestop-missing: a classic Linkerd proxy in the pod', () => {
   });
 });
 
+describe('prestop-missing: a Service the API server calls is no metrics Service, whatever its labels', () => {
+  // Review round 13: the prometheus-community prometheus-adapter chart labels the Service of the custom
+  // metrics API app.kubernetes.io/component: metrics; kube-apiserver calls it for every custom metric.
+  const adapter = (labels: string, apiService: boolean) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: adapter, namespace: monitoring}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: adapter}}
+  template:
+    metadata: {labels: {app: adapter}}
+    spec:
+      containers:
+      - name: adapter
+        image: registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0
+        args: [/adapter, --secure-port=6443]
+        ports: [{name: https, containerPort: 6443}]
+        readinessProbe: {httpGet: {path: /healthz, port: https, scheme: HTTPS}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: adapter, namespace: monitoring, labels: {${labels}}}
+spec:
+  selector: {app: adapter}
+  ports: [{name: https, port: 443, targetPort: https}]
+${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.custom.metrics.k8s.io}\nspec: {service: {name: adapter, namespace: monitoring}, group: custom.metrics.k8s.io, version: v1beta1, groupPriorityMinimum: 100, versionPriority: 100}\n' : ''}`;
+
+  test('an APIService backend labelled component: metrics: the warning', () => {
+    const f = runRule(prestopMissing, adapter('app.kubernetes.io/component: metrics', true));
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ severity: 'warning', message: expect.stringContaining('serves port 6443 for Service adapter but has no preStop hook') });
+  });
+
+  test('the same Service without an APIService is a metrics component\'s: scraped, not called', () => {
+    expect(runRule(prestopMissing, adapter('app.kubernetes.io/component: metrics', false))).toEqual([]);
+  });
+});
+
 describe('prestop-missing: hooks that give no delay', () => {
   test('valid: ingress-nginx /wait-shutdown with --shutdown-grace-period > 0, an unknown command, a sleep > 0, a hint > 0', () => {
     expect(runRule(prestopMissing, wl({ podSpec: INGRESS_NGINX('--shutdown-grace-period=15') }))).toEqual([]);

@@ -69,6 +69,12 @@ ${o.type ? `  type: ${o.type}\n` : ''}${o.headless ? '  clusterIP: None\n' : ''}
 
 ruleTester(serviceSelectorPorts, {
   valid: [
+    {
+      // Review round 13: Grafana OnCall's migrate Job carries the engine's labels but declares no port: the
+      // EndpointSlice controller finds no "http" in its pods, which take no traffic from the Service.
+      name: 'a second workload whose pods resolve none of the Service\'s named ports is no mixed endpoint',
+      yaml: wl({ name: 'web', labels: 'app: web' }) + wl({ name: 'migrate', labels: 'app: web', ports: '' }) + svc(),
+    },
     { name: 'selector matches, named targetPort resolves', yaml: wl() + svc() },
     { name: 'Service-only input: no workloads in the namespace, not judged', yaml: svc({ selector: 'app: elsewhere' }) },
     { name: 'a pods,svc dump without the controller: the Pods are the endpoints, the named targetPort resolves on them', yaml: pod('web-x-1', 'web-x') + pod('web-x-2', 'web-x') + svc() },
