@@ -62,7 +62,7 @@ This rule is about the start of a pod's life.
 not Jobs or CronJobs; every main container and native sidecar that receives a Service-targeted port
 carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named, and except a metrics name on the one HTTP server of a Loki, Mimir, Tempo or Cortex component whose API clients call, such as the distributor or the query-frontend, by its \`-target\`: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
-(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service; a Service named \`*-metrics\` or \`*-metrics-service\`), the port of a controller-runtime manager's \`--metrics-bind-address\`, gossip ports (a name with \`gossip\`, \`memberlist\`, \`serf\` or \`clusterpeer\` as a part of it, such as
+(\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service; a Service named \`*-metrics\` or \`*-metrics-service\`; never one an APIService or an admission webhook calls), the port of a controller-runtime manager's \`--metrics-bind-address\`, gossip ports (a name with \`gossip\`, \`memberlist\`, \`serf\` or \`clusterpeer\` as a part of it, such as
 \`http-memberlist\` or \`serflan-tcp\`, and Alertmanager's \`cluster-tcp\` and \`tcp-mesh\`: peer membership), kube-rbac-proxy ports that a ServiceMonitor scrapes and the
 monitoring server of a program the catalog knows (Fluent Bit's HTTP server on its \`HTTP_Port\`, 2020 by default) do not
 count, and neither do idle containers (the pause image, or a command that only sleeps forever such as
