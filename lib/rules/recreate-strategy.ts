@@ -1,7 +1,7 @@
 import { singleVersionProgram } from '../catalog';
 import { Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
-import { hostPortBindings } from './mesh-util';
+import { hostPortBindings, hostPortsPhrase } from './mesh-util';
 import { claimExclusivity, existingPointer, replicaBasis, startupEstimate } from './rollout-util';
 import { scarceRequests } from './surge-resource-deadlock';
 
@@ -49,7 +49,12 @@ Fix (proposed, not automatic):
 strategy:
   type: RollingUpdate
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
-\`\`\``,
+\`\`\`
+
+Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are advised
+\`{maxSurge: 0, maxUnavailable: 1}\` instead: a surge pod needs a node that runs none of them
+(\`spread-blocks-surge\`), and one pod at a time keeps the others serving. One such replica is not
+reported: Recreate is then the trade.`,
     fixable: false,
     references: ['kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#recreate-deployment'],
   },
@@ -77,7 +82,13 @@ strategy:
       const one = basis.replicas === 1;
       // Surge first is no repair for one pod that holds an accelerator (a surge pod waits for a spare
       // device: surge-resource-deadlock) or binds host ports (spread-blocks-surge): Recreate is the trade.
-      if (one && (scarceRequests(w).some((x) => x.scarcity === 'accelerator') || hostPortBindings(w).length > 0)) continue;
+      const hostPorts = hostPortBindings(w);
+      if (one && (scarceRequests(w).some((x) => x.scarcity === 'accelerator') || hostPorts.length > 0)) continue;
+      // Several pods that bind host ports: a surge pod needs a node that runs none of them (jitsi's
+      // JVB bridges on hostPort 10000, review round 13), so one pod at a time is the rollout that keeps the others serving.
+      const advice = hostPorts.length
+        ? `use RollingUpdate with {maxSurge: 0, maxUnavailable: 1}: the pods bind host ports (${hostPortsPhrase(hostPorts)}), so a surge pod would need a node that runs none of them (see spread-blocks-surge), while replacing one pod at a time keeps the others serving`
+        : 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}';
       ctx.report({
         object: w.obj,
         pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
@@ -85,7 +96,7 @@ strategy:
         ...(one ? { severity: 'info' as const } : {}),
         message: one
           ? `strategy Recreate with ${basis.phrase} on a served workload${shared}: the pod is terminated before its replacement starts, so each rollout is a full outage of termination plus startup time, which the default RollingUpdate (surge first) avoids; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}, unless the program must never run twice at once (then keep Recreate and suppress this finding with the reason)${assumedServedNote(ctx.graph, w)}`
-          : `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}${assumedServedNote(ctx.graph, w)}`,
+          : `strategy Recreate with ${basis.phrase} on a served workload${shared}: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; ${advice}${assumedServedNote(ctx.graph, w)}`,
       });
     }
   },

@@ -75,6 +75,18 @@ ruleTester(recreateStrategy, {
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
   ],
   invalid: [
+    {
+      // Review round 13: jitsi's JVB bridges bind hostPort 10000; the chart forces Recreate with it. A surge
+      // pod needs a node that runs none of them, so the advice is one pod at a time.
+      name: 'Recreate with 3 replicas that bind a host port: warning, advising maxSurge 0, maxUnavailable 1',
+      yaml: deploy({ replicas: 3 }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 8080}]'),
+      findings: [
+        {
+          severity: 'warning',
+          message: 'use RollingUpdate with {maxSurge: 0, maxUnavailable: 1}: the pods bind host ports (container "app" hostPort 8080), so a surge pod would need a node that runs none of them (see spread-blocks-surge), while replacing one pod at a time keeps the others serving',
+        },
+      ],
+    },
     // One replica: info (ROLL-005's warning is for replicated workloads; one replica may be a singleton).
     // opensearch-dashboards' chart: Recreate on its one stateless, served replica.
     {
