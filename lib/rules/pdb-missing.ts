@@ -2,6 +2,7 @@ import { Fix, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, PdbView } from '../model/graph';
 import { isObject, JsonObject } from '../model/types';
+import { matches, parseLabelSelector } from '../model/selector';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
 import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
@@ -16,10 +17,8 @@ const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
  * AlwaysAllow on >= 1.27 except for StatefulSets, treated as data stores (section 12).
  */
 function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix | undefined {
-  const sel = w.obj.raw.spec && isObject(w.obj.raw.spec) ? w.obj.raw.spec.selector : undefined;
-  const hasSel = isObject(sel) && ((isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || (Array.isArray(sel.matchExpressions) && sel.matchExpressions.length > 0));
-  const selector: JsonObject | undefined = hasSel ? copyJson(sel) : Object.keys(w.templateLabels).length ? { matchLabels: { ...w.templateLabels } } : undefined;
-  if (!selector) return undefined;
+  const selector = pdbSelector(w);
+  if (!selector || alsoSelected(graph, w, selector).length) return undefined;
   // An index lookup per candidate name: filtering every PDB per workload made this quadratic.
   const taken = { has: (n: string) => graph.pdbNamed(w.obj.namespace, n) !== undefined };
   let name = w.obj.name;
@@ -35,6 +34,37 @@ function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix |
     safety: 'proposal',
     edits: [{ op: 'add-object', value: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec } }],
   };
+}
+
+/** The selector the proposed budget copies: the workload's own, else its template labels. */
+function pdbSelector(w: Workload): JsonObject | undefined {
+  const sel = w.obj.raw.spec && isObject(w.obj.raw.spec) ? w.obj.raw.spec.selector : undefined;
+  const hasSel = isObject(sel) && ((isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || (Array.isArray(sel.matchExpressions) && sel.matchExpressions.length > 0));
+  return hasSel ? copyJson(sel) : Object.keys(w.templateLabels).length ? { matchLabels: { ...w.templateLabels } } : undefined;
+}
+
+/**
+ * The workloads of the namespace without a scale subresource (Jobs, CronJobs, DaemonSets, bare
+ * Pods) whose pods that selector also selects (Grafana OnCall's migrate Job carries its engine's
+ * labels, review round 13). The disruption controller cannot size a budget over their pods ("does
+ * not implement the scale subresource") and allows no disruption while one exists, so no budget
+ * is proposed and the message says to narrow it. (Sibling Deployments or StatefulSets under one
+ * budget, a canary beside its stable track, are a budget's normal use.)
+ */
+const NO_SCALE = new Set(['Job', 'CronJob', 'DaemonSet', 'Pod']);
+function alsoSelected(graph: ObjectGraph, w: Workload, selector: JsonObject): Workload[] {
+  const sel = parseLabelSelector(selector);
+  return graph
+    .workloadsIn(w.obj.namespace)
+    .filter((o) => o !== w && NO_SCALE.has(o.kind) && (o.obj.namespace ?? '') === (w.obj.namespace ?? '') && Object.keys(o.templateLabels).length > 0 && matches(sel, o.templateLabels));
+}
+
+/** The message's note when the workload's selector also selects other workloads' pods. */
+function others(graph: ObjectGraph, w: Workload): string {
+  const selector = pdbSelector(w);
+  const also = selector ? alsoSelected(graph, w, selector) : [];
+  if (!also.length) return '';
+  return `, narrowed by a label that only its pods carry: that selector also selects the pods of ${also.map((o) => `${o.kind}/${o.obj.name}`).join(', ')}, which a budget with maxUnavailable cannot size (they have no scale subresource), so it would allow no disruption while they exist`;
 }
 
 /**
@@ -197,7 +227,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,
@@ -227,7 +257,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
-        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}`,
+        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,
       });

@@ -1,5 +1,5 @@
 import { pdbMissing } from '../../lib/rules/pdb-missing';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function wl(kind: string, replicas: number | undefined, o: { ns?: string; annotations?: string; meta?: string } = {}): string {
   return `apiVersion: apps/v1
@@ -115,6 +115,19 @@ ruleTester(pdbMissing, {
   ],
   invalid: [
     {
+      // Review round 13: Grafana OnCall's migrate Job carries the engine's labels. A budget over them cannot be
+      // sized (the Job has no scale subresource) and allows no disruption: no budget proposed, the advice says why.
+      name: 'the workload\'s selector also selects a Job\'s pods: no proposed budget, and the advice to narrow it',
+      yaml: wl('Deployment', 3) + '---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: web-migrate}\nspec:\n  template:\n    metadata: {labels: {app: web, tier: front}}\n    spec: {restartPolicy: Never, containers: [{name: migrate, image: web:1}]}\n',
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/web',
+          message: 'selector.matchLabels {app: web}, narrowed by a label that only its pods carry: that selector also selects the pods of Job/web-migrate, which a budget with maxUnavailable cannot size (they have no scale subresource), so it would allow no disruption while they exist',
+        },
+      ],
+    },
+    {
       name: 'a PDB with both minAvailable and maxUnavailable (retail-store-sample-app\'s charts): the API rejects it, so the pods have none (error, at the budget)',
       yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 2\n  maxUnavailable: 1\n'),
       findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so Deployment/web (replicas 3) has no budget' }],
@@ -216,4 +229,13 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+test('no budget is proposed over a Job\'s pods; a sibling Deployment under the same selector keeps the proposal (a canary beside its stable track)', () => {
+  const job = '---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: web-migrate}\nspec:\n  template:\n    metadata: {labels: {app: web, tier: front}}\n    spec: {restartPolicy: Never, containers: [{name: migrate, image: web:1}]}\n';
+  const [withJob] = runRule(pdbMissing, wl('Deployment', 3) + job);
+  expect(withJob.fix).toBeUndefined();
+  const canary = wl('Deployment', 1).replace('name: web', 'name: web-canary');
+  const [stable] = runRule(pdbMissing, wl('Deployment', 3) + '---\n' + canary);
+  expect(stable.fix?.description).toBe('add PodDisruptionBudget web (maxUnavailable: 1) for Deployment/web');
 });
