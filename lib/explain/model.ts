@@ -262,6 +262,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const servedState = servedStateOf(graph, w);
   /** Why Services that select the pods carry no client traffic to them (traffic.ts sideOnlyReason), when that is why they are not served. */
   const sideOnly = sideOnlyReason(graph, w);
+  // Services that select the pods but whose every port is a side port (a metrics-only Service: the
+  // aws-efs-csi-driver controller's efs-csi-controller on "metrics" 3301; review round 13).
+  const sideServices = sideOnly === undefined && servedState === 'unserved' ? graph.servicesFor(w).filter((s) => s.metricsOnly) : [];
   const served = servedState === 'served';
   const servedContainers = new Set(trafficContainers(graph, w).map((c) => c.name));
   const assumptions: string[] = [];
@@ -374,7 +377,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
         ? 'served: unknown (no Service in the input): endpoint removal is not drawn; the budget is judged all the same'
         : sideOnly !== undefined
           ? `not served: ${sideOnly}, so there is no client traffic whose endpoint removal to wait for`
-          : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',
+          : sideServices.length
+            ? `not served: ${sideServices.map((s) => `Service ${s.obj.name}`).join(', ')} ${sideServices.length === 1 ? 'routes' : 'route'} to these pods only ports named for metrics, operators or peers (${[...new Set(sideServices.flatMap((s) => s.ports.map((p) => String(p.name ?? p.port))))].join(', ')}), so there is no client traffic whose endpoint removal to wait for`
+            : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',
     );
   }
 

@@ -908,6 +908,35 @@ describe('determinism and selection', () => {
   });
 });
 
+describe('a metrics-only Service is named in the assumptions, not "no Service"', () => {
+  // Review round 13: the aws-efs-csi-driver controller with enableMetrics: Service efs-csi-controller on "metrics" 3301.
+  test('not served: the Service and its ports are said', () => {
+    const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: efs, namespace: kube-system}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: efs}}
+  template:
+    metadata: {labels: {app: efs}}
+    spec:
+      containers: [{name: efs-plugin, image: "public.ecr.aws/efs-csi-driver/amazon/aws-efs-csi-driver:v3.4.1", ports: [{name: metrics, containerPort: 3301}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: efs-csi-controller, namespace: kube-system}
+spec:
+  selector: {app: efs}
+  ports: [{name: metrics, port: 3301, targetPort: 3301}]
+`;
+    const t = explainOne(text);
+    expect(t.servedState).toBe('unserved');
+    expect(t.assumptions.filter((a) => a.startsWith('not served'))).toEqual([
+      'not served: Service efs-csi-controller routes to these pods only ports named for metrics, operators or peers (metrics), so there is no client traffic whose endpoint removal to wait for',
+    ]);
+  });
+});
+
 describe("a Service that reaches only a program's monitoring server does not serve the pods", () => {
   test('Fluent Bit: not served, and the header says which port reaches what', () => {
     const t = explainOne(fluentBit());
