@@ -212,7 +212,7 @@ spec:
           object: w.obj,
           pointer: '/spec/serviceName',
           severity: need ? 'warning' : 'info',
-          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc, w)}`,
+          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; ${need ? '' : `if nothing resolves those names (its clients use Service/${svc.obj.name}), nothing is lost and this can stay; otherwise `}add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc, w)}`,
         });
         continue;
       }

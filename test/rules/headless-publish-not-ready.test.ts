@@ -87,7 +87,7 @@ ruleTester(headlessPublishNotReady, {
     {
       name: 'one replica of a clustered image has no peer to discover (a standalone RabbitMQ): serviceName on a ClusterIP Service is info, not the peer-discovery warning',
       yaml: sts({ image: 'rabbitmq:3-management' }).replace('replicas: 3', 'replicas: 1') + svc({ headless: false }),
-      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; add a headless Service/ }],
+      findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; if nothing resolves those names \(its clients use Service\/db\), nothing is lost and this can stay; otherwise add a headless Service/ }],
     },
     {
       name: 'Cassandra headless Service without publishNotReadyAddresses: info on the Service',
