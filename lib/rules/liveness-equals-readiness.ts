@@ -23,6 +23,44 @@ export const DEFAULT_DEPENDENCY_CHECK_PATHS = [
   '/deep',
 ];
 
+// A process-existence check: pgrep or pidof (read the process table) or kill -0 (signal 0: is the PID
+// alive), run directly or as the only command of `sh -c`. Like a TCP connect, it cannot depend on
+// another service. Words are literal (unquoted without shell metacharacters, or quoted without
+// expansions), separated by spaces or tabs only (a newline would start another command); only
+// kill -0's PIDs may be expanded, from a variable, a file read with cat, or pidof/pgrep.
+const WORD = String.raw`(?:[^\s;&|<>()\`$'"\\]+|'[^'\n]*'|"[^"$\`\\\n]*")+`;
+const PATH_PREFIX = String.raw`(?:[\w./-]*/)?`;
+const PID_SOURCE = String.raw`${PATH_PREFIX}(?:cat|pidof|pgrep)(?:[ \t]+${WORD})+`;
+const PID_EXPANSION = String.raw`(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|\$\([ \t]*${PID_SOURCE}[ \t]*\)|\`[ \t]*${PID_SOURCE}[ \t]*\`)`;
+const PID = String.raw`(?:[0-9]+|${PID_EXPANSION}|"${PID_EXPANSION}")`;
+const TO_DEV_NULL = String.raw`(?:[ \t]+(?:[12]?>>?|&>)[ \t]*/dev/null|[ \t]+[12]>&[12])`;
+const PROCESS_CHECK_SCRIPT = new RegExp(
+  String.raw`^(?:exec[ \t]+)?(?:${PATH_PREFIX}(?:pgrep|pidof)(?:[ \t]+${WORD})+|${PATH_PREFIX}kill[ \t]+(?:-0|-s[ \t]+0)(?:[ \t]+${PID})+)${TO_DEV_NULL}*$`,
+);
+const SHELL = /^(?:[\w./-]*\/)?(?:ba|da|a)?sh$/;
+const SHELL_C = /^-[elux]*c[elux]*$/;
+
+/**
+ * Whether an exec command only checks that a process exists: `pgrep [-x|-f|...] NAME`, `pidof NAME`
+ * or `kill -0 PID` (exec'd directly, or as the whole script of `sh -c`, `bash -c`, ..., optionally
+ * with output sent to /dev/null). A script that does anything more (`pgrep x && curl db`) is not.
+ */
+export function isProcessExistenceCheck(command: readonly string[]): boolean {
+  if (!command.length) return false;
+  const [bin, ...args] = command;
+  const name = bin.replace(/^[\w./-]*\//, '');
+  if (name === 'pgrep' || name === 'pidof') return args.length > 0 && /^[\w./-]*$/.test(bin);
+  if (name === 'kill') return /^[\w./-]*$/.test(bin) && args[0] === '-0' && args.length > 1 && args.slice(1).every((a) => /^[0-9]+$/.test(a));
+  if (SHELL.test(bin) && args.length === 2 && SHELL_C.test(args[0])) return PROCESS_CHECK_SCRIPT.test(args[1].trim());
+  return false;
+}
+
+/** The exec command of a probe, when it is a list of strings. */
+function execCommand(p: JsonObject): string[] {
+  const cmd = get(p, 'exec', 'command');
+  return Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') ? (cmd as string[]) : [];
+}
+
 /** Why a probe looks like a dependency check ("checks a readiness path", "asks for a full check"), or undefined. */
 function dependencyCheck(p: JsonObject, depPaths: Set<string>): string | undefined {
   if (handlerType(p) !== 'httpGet') return undefined;
@@ -59,9 +97,11 @@ failure the probe documentation warns about. The recommended pattern is the same
      \`dependencyCheckPaths\`, or its query asks for a full/deep check such as \`?full=true\`);
    - **info** otherwise: whether a generic \`/healthz\`, gRPC health service or script checks dependencies
      cannot be seen from the manifest, so this is the documentation's advice, not a predicted outage;
-   - **not reported** for \`tcpSocket\` (a TCP connect to the process cannot depend on another service) and for
-     checks that the catalog of well-known workloads marks as process-local (e.g. the OpenTelemetry collector's
-     health_check extension), where unready and dead are the same state.
+   - **not reported** for \`tcpSocket\` (a TCP connect to the process cannot depend on another service), for an
+     \`exec\` that only checks that a process exists (\`pgrep [-x|-f] NAME\`, \`pidof NAME\` or \`kill -0 PID\`, run
+     directly or as the whole script of \`sh -c\`, output to /dev/null allowed; \`pgrep x && curl db\` is still
+     reported), and for checks that the catalog of well-known workloads marks as process-local (e.g. the
+     OpenTelemetry collector's health_check extension), where unready and dead are the same state.
 2. The liveness \`httpGet\` path is in the param \`dependencyCheckPaths\` (exact match, query and trailing
    slash ignored) (**warning**): it suggests the check includes readiness or dependencies, so a dependency
    outage restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
@@ -103,8 +143,10 @@ readinessProbe:
           const lw = probeWindow(live);
           const rw = probeWindow(ready);
           if (lw.seconds === rw.seconds) {
-            // A TCP connect, or a check known to look only at the process: unready means dead anyway.
+            // A TCP connect, a check that a process exists, or a check known to look only at the
+            // process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
+            if (handlerType(live) === 'exec' && isProcessExistenceCheck(execCommand(live))) continue;
             const deep = dependencyCheck(live, depPaths);
             // One replica: nothing is restarted "together", but the restart still adds to the outage.
             const single = ctx.graph.effectiveReplicas(w) === 1;

@@ -122,6 +122,21 @@ ruleTester(livenessEqualsReadiness, {
     { name: 'different exec commands', yaml: deploy(probes('{exec: {command: [alive]}}', '{exec: {command: [ready]}}')) },
     { name: 'identical tcpSocket, named and numeric: a TCP connect cannot check a dependency', yaml: deploy(probes('{tcpSocket: {port: http}}', '{tcpSocket: {port: 8080}}')) },
     { name: 'query strings differ: /healthz?full=true (liveness) vs /healthz (readiness) are two checks', yaml: deploy(probes('{httpGet: {path: "/healthz?full=true", port: http}}', '{httpGet: {path: /healthz, port: http}}')) },
+    // A check that a process exists (pgrep, pidof, kill -0) cannot depend on another service, like a TCP connect.
+    ...[
+      ['[/bin/sh, -c, pgrep -f ^sidekiq]', "bitnami discourse's sidekiq container"],
+      ['[pgrep, -x, nginx]', 'pgrep exec\'d directly'],
+      ['[/usr/bin/pidof, redis-server]', 'pidof by path'],
+      ['[bash, -ec, "pidof nginx > /dev/null 2>&1"]', 'bash -ec, output to /dev/null'],
+      ['[sh, -c, "kill -0 $(cat /var/run/app.pid)"]', 'kill -0 of the PID in a file'],
+      ['[sh, -c, "kill -0 \\"$(pidof nginx)\\""]', 'kill -0 of a quoted $(pidof)'],
+      ['[kill, "-0", "1"]', 'kill -0 1 exec\'d directly'],
+      ['[sh, -c, "exec pgrep -f \'sidekiq 7\'"]', 'exec and a quoted pattern'],
+    ].map(([command, why]) => ({ name: `identical exec that only checks a process exists: ${why}`, yaml: deploy(probes(`{exec: {command: ${command}}}`, `{exec: {command: ${command}}}`)) })),
+    {
+      name: 'the bitnami discourse sidekiq probes (one replica, failureThreshold 6)',
+      yaml: deploy(probes('{exec: {command: [/bin/sh, -c, pgrep -f ^sidekiq]}, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 6}', '{exec: {command: [/bin/sh, -c, pgrep -f ^sidekiq]}, initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 6}'), { served: false }).replace('replicas: 2', 'replicas: 1'),
+    },
     {
       name: 'a check the catalog marks process-local (OpenTelemetry collector health_check on 13133)',
       yaml: deploy(probes('{httpGet: {path: /, port: 13133}}', '{httpGet: {path: /, port: 13133}}')).replace('image: web:1', 'image: otel/opentelemetry-collector-k8s:0.138.0'),
@@ -288,6 +303,21 @@ ruleTester(livenessEqualsReadiness, {
       yaml: deploy(probes('{exec: {command: [sh, -c, check.sh]}}', '{exec: {command: [sh, -c, check.sh]}}')),
       findings: [{ severity: 'info', message: 'exec ["sh","-c","check.sh"]' }],
     },
+    // A script that does more than check a process exists may look beyond the process: still reported.
+    ...[
+      ['[sh, -c, "pgrep x && curl db"]', 'pgrep and then a call to another service'],
+      ['[sh, -c, "pgrep x; curl -f http://db:5432"]', 'two commands'],
+      ['[sh, -c, "pgrep -f worker\\ncurl db"]', 'a second command on another line'],
+      ['[sh, -c, "ps aux | grep -q sidekiq"]', 'a pipeline'],
+      ['[sh, -c, "pgrep -f $(curl -s db/name)"]', 'a command substitution in the pattern'],
+      ['[sh, -c, "kill -0 $(curl -s http://db/pid)"]', 'kill -0 of a PID fetched from elsewhere'],
+      ['[sh, -c, /health/pgrep-and-ping.sh]', 'a script'],
+      ['[sh, -c, "pgrep -f sidekiq", extra]', 'sh -c with a $0 argument'],
+    ].map(([command, why]) => ({
+      name: `identical exec that does more than check a process: ${why}`,
+      yaml: deploy(probes(`{exec: {command: ${command}}}`, `{exec: {command: ${command}}}`)),
+      findings: [{ severity: 'info' as const, pointer: `${C0}/livenessProbe`, message: 'run the same check (exec [' }],
+    })),
     {
       name: 'identical grpc',
       yaml: deploy(probes('{grpc: {port: 9090}, periodSeconds: 5}', '{grpc: {port: 9090}, periodSeconds: 5}')),
