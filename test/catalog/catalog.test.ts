@@ -882,6 +882,21 @@ describe('process-local probes', () => {
     ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0', command: [mlflow, models, serve, -m, 'models:/m/1']}", '{httpGet: {path: /health, port: 5000}}', false],
     ["{image: 'ghcr.io/mlflow/mlflow:v3.5.0'}", '{httpGet: {path: /health, port: 5000}}', false],
     ["{image: 'example/api:1', command: [mlflow, server]}", '{httpGet: {path: /health, port: 5000}}', false],
+    // node_exporter: / is the static landing page (catalog node-exporter-landing-page) unless --web.telemetry-path=/ puts the collectors there.
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1', args: ['--web.listen-address=[$(HOST_IP)]:9100'], ports: [{name: metrics, containerPort: 9100}]}", '{httpGet: {path: /, port: metrics}}', true],
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1', args: ['--web.listen-address=[$(HOST_IP)]:8100']}", '{httpGet: {host: 127.0.0.1, path: /, port: 8100}}', true],
+    ["{image: 'prom/node-exporter:v1.8.2'}", '{httpGet: {port: 9100}}', true],
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1', args: [--web.telemetry-path=/metrics]}", '{httpGet: {path: /, port: 9100}}', true],
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1'}", '{httpGet: {path: /metrics, port: 9100}}', false],
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1', args: [--web.telemetry-path=/]}", '{httpGet: {path: /, port: 9100}}', false],
+    ["{image: 'quay.io/prometheus/node-exporter:v1.12.1', args: [--web.telemetry-path, /]}", '{httpGet: {path: /, port: 9100}}', false],
+    ["{image: 'example/node-exporter:1'}", '{httpGet: {path: /, port: 9100}}', false],
+    // prometheus-adapter: /healthz holds k8s.io/apiserver's default checks (catalog prometheus-adapter-healthz); /readyz adds informer sync.
+    ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0', args: [/adapter, --secure-port=6443], ports: [{name: https, containerPort: 6443}]}", '{httpGet: {path: /healthz, port: https, scheme: HTTPS}}', true],
+    ["{image: 'k8s.gcr.io/prometheus-adapter/prometheus-adapter:v0.10.0'}", '{httpGet: {path: /healthz, port: 6443, scheme: HTTPS}}', true],
+    ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /readyz, port: 6443, scheme: HTTPS}}', false],
+    ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /livez, port: 6443, scheme: HTTPS}}', false],
+    ["{image: 'registry.k8s.io/metrics-server/metrics-server:v0.8.0'}", '{httpGet: {path: /healthz, port: 10250, scheme: HTTPS}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

@@ -110,6 +110,30 @@ const mlflow = (args: string, image = 'burakince/mlflow:3.15.1') => {
   return deploy(`        command: [mlflow]\n        args: ${args}\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
 };
 
+/** The prometheus-node-exporter chart's DaemonSet (4.56.1): identical liveness and readiness / on the metrics port. */
+const nodeExporter = (args = "['--web.listen-address=[$(HOST_IP)]:9100']", h = '{httpGet: {path: /, port: metrics}}') => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-exporter, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: node-exporter}}
+  template:
+    metadata: {labels: {app: node-exporter}}
+    spec:
+      hostNetwork: true
+      containers:
+      - name: node-exporter
+        image: quay.io/prometheus/node-exporter:v1.12.1
+        args: ${args}
+        ports: [{name: metrics, containerPort: 9100}]
+        livenessProbe: ${h}
+        readinessProbe: ${h}
+`;
+/** The prometheus-adapter chart's Deployment (5.3.0): identical liveness and readiness /healthz on https, HTTPS. */
+const adapter = (h = '{httpGet: {path: /healthz, port: https, scheme: HTTPS}, initialDelaySeconds: 30, timeoutSeconds: 5}') =>
+  deploy(`        args: [/adapter, --secure-port=6443]\n${probes(h, h)}`)
+    .replace('image: web:1', 'image: registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0')
+    .replace('{name: http, containerPort: 8080}', '{name: https, containerPort: 6443}');
+
 ruleTester(livenessEqualsReadiness, {
   valid: [
     { name: 'same endpoint, liveness failureThreshold doubled', yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6}', '{httpGet: {path: /healthz, port: http}}')) },
@@ -151,6 +175,13 @@ ruleTester(livenessEqualsReadiness, {
       ['Bank of Anthos frontend /ready (returns 200 ok unconditionally)', 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10@sha256:076294ce717309f711743fa3b72a9809c7f156edf1c4fa58505fd9f436d65345', '{httpGet: {path: /ready, port: 8080}}'],
       ['redis-ha sentinel_liveness.sh (pings the local sentinel)', 'public.ecr.aws/docker/library/redis:8.2.3-alpine', '{exec: {command: [sh, -c, /health/sentinel_liveness.sh]}}'],
     ].map(([name, image, handler]) => ({ name: `catalog: ${name}`, yaml: deploy(probes(handler, handler)).replace('image: web:1', `image: ${image}`) })),
+    // node_exporter's landing page and prometheus-adapter's /healthz (catalog node-exporter-landing-page, prometheus-adapter-healthz).
+    { name: 'catalog: the prometheus-node-exporter chart, identical / on the metrics port', yaml: nodeExporter() },
+    {
+      name: 'catalog: the prometheus-node-exporter chart behind kube-rbac-proxy (host 127.0.0.1, port 8100)',
+      yaml: nodeExporter("['--web.listen-address=[$(HOST_IP)]:8100']", '{httpGet: {host: 127.0.0.1, path: /, port: 8100}}'),
+    },
+    { name: 'catalog: the prometheus-adapter chart, identical /healthz on https (HTTPS)', yaml: adapter() },
     {
       name: 'catalog: Bank of Anthos frontend as kubernetes-manifests/frontend.yaml has it (liveness /ready with other windows: the path alone does not warn)',
       yaml: deploy(probes('{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 60, periodSeconds: 15, timeoutSeconds: 30}', '{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 10, periodSeconds: 5, timeoutSeconds: 10}')).replace(
@@ -247,6 +278,21 @@ ruleTester(livenessEqualsReadiness, {
       name: "the mlflow image running another command than mlflow server is not the catalog's tracking server",
       yaml: mlflow('[models, serve, -m, "models:/m/1", --port, "5000"]'),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: 'node_exporter with --web.telemetry-path=/: the probe runs the collectors, not the landing page',
+      yaml: nodeExporter("['--web.listen-address=[$(HOST_IP)]:9100', --web.telemetry-path=/]"),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: 'node_exporter: the catalog covers /, not /metrics (the collectors)',
+      yaml: nodeExporter(undefined, '{httpGet: {path: /metrics, port: metrics}}'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: "prometheus-adapter's /readyz (informer sync, the Kubernetes API) is not the catalog's /healthz",
+      yaml: adapter('{httpGet: {path: /readyz, port: https, scheme: HTTPS}}'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which checks /readyz, a readiness path' }],
     },
     {
       name: 'Online Boutique cartservice is not in the catalog entry: its health check pings Redis',
