@@ -8,6 +8,7 @@ import { copyJson } from './fix-util';
 import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
+import { isHelmHook } from './lb-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -49,14 +50,15 @@ function pdbSelector(w: Workload): JsonObject | undefined {
  * labels, review round 13). The disruption controller cannot size a budget over their pods ("does
  * not implement the scale subresource") and allows no disruption while one exists, so no budget
  * is proposed and the message says to narrow it. (Sibling Deployments or StatefulSets under one
- * budget, a canary beside its stable track, are a budget's normal use.)
+ * budget, a canary beside its stable track, are a budget's normal use; so are the pods of Helm
+ * hooks, the charts' test-connection Pods, which exist only while \`helm test\` runs.)
  */
 const NO_SCALE = new Set(['Job', 'CronJob', 'DaemonSet', 'Pod']);
 function alsoSelected(graph: ObjectGraph, w: Workload, selector: JsonObject): Workload[] {
   const sel = parseLabelSelector(selector);
   return graph
     .workloadsIn(w.obj.namespace)
-    .filter((o) => o !== w && NO_SCALE.has(o.kind) && (o.obj.namespace ?? '') === (w.obj.namespace ?? '') && Object.keys(o.templateLabels).length > 0 && matches(sel, o.templateLabels));
+    .filter((o) => o !== w && NO_SCALE.has(o.kind) && !isHelmHook(o.obj) && (o.obj.namespace ?? '') === (w.obj.namespace ?? '') && Object.keys(o.templateLabels).length > 0 && matches(sel, o.templateLabels));
 }
 
 /** The message's note when the workload's selector also selects other workloads' pods. */
@@ -227,7 +229,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,

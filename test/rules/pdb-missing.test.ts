@@ -238,4 +238,9 @@ test('no budget is proposed over a Job\'s pods; a sibling Deployment under the s
   const canary = wl('Deployment', 1).replace('name: web', 'name: web-canary');
   const [stable] = runRule(pdbMissing, wl('Deployment', 3) + '---\n' + canary);
   expect(stable.fix?.description).toBe('add PodDisruptionBudget web (maxUnavailable: 1) for Deployment/web');
+  // A chart's test-connection Pod (a Helm test hook) exists only while `helm test` runs.
+  const hook = '---\napiVersion: v1\nkind: Pod\nmetadata: {name: web-test-connection, annotations: {helm.sh/hook: test}, labels: {app: web, tier: front}}\nspec: {restartPolicy: Never, containers: [{name: wget, image: busybox}]}\n';
+  const [tested] = runRule(pdbMissing, wl('Deployment', 3) + hook);
+  expect(tested.fix?.description).toBe('add PodDisruptionBudget web (maxUnavailable: 1) for Deployment/web');
+  expect(tested.message).not.toContain('narrowed');
 });
