@@ -35,6 +35,11 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined): 
   // on 6379 named redis-server. Dex's http on 5556 stays HTTP.)
   const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum) && !/(^|[-_])https?($|[-_])/i.test(name);
   const http = health !== undefined || (!nonHttp && (HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum))));
+  // A TLS port (named https or tls, or 443/8443, a webhook server's): a plain-HTTP probe there gets Go's
+  // "400 Client sent an HTTP request to an HTTPS server" and never passes (volcano's admission
+  // webhook on 8443, review round 13). The probe says HTTPS; a TCP check is the fallback.
+  const tls = health === undefined && (/(^|[-_])(https|tls|ssl)($|[-_])/i.test(name) || (portNum !== undefined && [443, 8443, 9443].includes(portNum)));
+  if (http && tls) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app's own readiness path, or tcpSocket: {port: ${ref}} if it has none)`;
   if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
   return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
 }

@@ -111,6 +111,16 @@ spec:
   ],
   invalid: [
     {
+      // Review round 13: volcano's admission webhook serves TLS only on 8443; a plain-HTTP probe never passes.
+      name: 'a TLS port (8443, or named https): the example probe says scheme HTTPS, with tcpSocket as the fallback',
+      yaml: wl(`      containers:
+      - name: admission
+        image: volcanosh/vc-webhook-manager:v1.12.0
+        ports: [{containerPort: 8443}]
+`, { service: '  selector: {app: web}\n  ports: [{port: 443, targetPort: 8443}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: 8443, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app\'s own readiness path, or tcpSocket: {port: 8443} if it has none)' }],
+    },
+    {
       name: 'Cluster Autoscaler whose --address moves the server to :9090 while the Service still targets 8085',
       yaml: clusterAutoscaler({ args: ['--address=:9090'] }),
       findings: [{ severity: 'warning', pointer: C0, message: 'container "aws-cluster-autoscaler": serves port 8085 for Service ca-aws-cluster-autoscaler but has no readinessProbe' }],
