@@ -1,6 +1,8 @@
 import { Rule } from '../engine/types';
 import { isObject, JsonObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
+import { ObjectGraph } from '../model/graph';
+import { mountedConfigMapFile } from '../model/mounts';
 import { PROBE_KINDS, probeOf } from './probe-util';
 
 function declared(c: ContainerView): string {
@@ -26,15 +28,42 @@ interface Problem {
  * --health-probe-bind-address port without declaring it.
  * Per pod, since its containers share one network namespace and the kubelet probes the pod's IP.
  */
-function healthProbeBindPorts(w: Workload): Set<number> {
+function healthProbeBindPorts(graph: ObjectGraph, w: Workload): Set<number> {
   const out = new Set<number>();
   for (const c of [...w.containers, ...w.sidecars]) {
     const args = Array.isArray(c.raw.args) ? c.raw.args : [];
     const a = args.find((x): x is string => typeof x === 'string' && HEALTH_PROBE_BIND.test(x));
     if (a !== undefined) out.add(flagPort(a));
+    // The same setting in the manager's config file (controller-runtime's ComponentConfig,
+    // `health: {healthProbeBindAddress: ":8081"}`, read with --config: kueue's chart; review round 13).
+    const file = configFlag(args);
+    if (file === undefined) continue;
+    const read = mountedConfigMapFile(graph, w, c, file);
+    const m = 'text' in read ? CONFIG_HEALTH_PROBE_BIND.exec(read.text) : null;
+    if (m) out.add(Number(m[1]));
   }
   return out;
 }
+
+/** controller-runtime's `--config FILE` / `--config=FILE` (an absolute path). */
+function configFlag(args: unknown[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (typeof a !== 'string') continue;
+    const m = /^--?config(?:=(\/\S+))?$/.exec(a);
+    if (!m) continue;
+    const v = m[1] ?? (typeof args[i + 1] === 'string' ? (args[i + 1] as string) : undefined);
+    return v !== undefined && v.startsWith('/') ? v : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * controller-runtime v1alpha1 ControllerManagerConfiguration's health.healthProbeBindAddress
+ * (json "healthProbeBindAddress"; sigs.k8s.io/controller-runtime pkg/config/v1alpha1 ControllerHealth),
+ * which kueue's Configuration keeps: the port after the last ':'.
+ */
+const CONFIG_HEALTH_PROBE_BIND = /^\s*healthProbeBindAddress:\s*["']?[^\s"':]*:(\d{1,5})["']?\s*$/m;
 
 /**
  * A health probe listen flag with its port (also read by the admission policy): controller-runtime's
@@ -99,7 +128,9 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   probe it without declaring it, and it is right. Nor the port of a health probe listen flag in the
   \`args\` of a container of the pod (the first such argument of each): controller-runtime's
   \`--health-probe-bind-address=[host]:N\`, which every kubebuilder operator probes without declaring, or a
-  \`--<name>-probe-port=N\` (trust-manager's \`--readiness-probe-port\`).
+  \`--<name>-probe-port=N\` (trust-manager's \`--readiness-probe-port\`); nor the same setting in the config file a
+  controller-runtime manager reads with \`--config FILE\` (\`health: {healthProbeBindAddress: ":N"}\`, kueue's chart),
+  when a ConfigMap of the input provides that file.
 
 Probes of one container that share the same bad port (liveness and readiness often do) are reported
 once, at the first of them.
@@ -120,7 +151,7 @@ readinessProbe:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      const bound = healthProbeBindPorts(w);
+      const bound = healthProbeBindPorts(ctx.graph, w);
       for (const c of [...w.containers, ...w.sidecars]) {
         // One finding per container and port: liveness and readiness often share the same port.
         const groups = new Map<string, Problem[]>();

@@ -1,6 +1,6 @@
 import { probePort } from '../../lib/rules/probe-port';
 import { servedDeployment } from '../helpers/manifests';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function deploy(containers: string, opts: { served?: boolean; annotations?: string } = {}): string {
   return servedDeployment(containers, opts);
@@ -46,6 +46,30 @@ ruleTester(probePort, {
         ports: [{name: metrics, containerPort: 8080}]
         readinessProbe: {httpGet: {path: /readyz, port: 8081}}
 `) },
+    {
+      // Review round 13: kueue's chart sets the health port in the manager's config file, read with --config.
+      name: 'an undeclared probe port that the manager\'s config file names (healthProbeBindAddress, a ConfigMap of the input)',
+      yaml: `apiVersion: v1
+kind: ConfigMap
+metadata: {name: mgr-config}
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta1
+    kind: Configuration
+    health:
+      healthProbeBindAddress: :8081
+---
+${deploy(`      containers:
+      - name: manager
+        image: registry.k8s.io/kueue/kueue:v0.14.1
+        command: [/manager]
+        args: [--config=/controller_manager_config.yaml]
+        ports: [{name: webhook-server, containerPort: 9443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+        volumeMounts: [{name: cfg, mountPath: /controller_manager_config.yaml, subPath: controller_manager_config.yaml}]
+      volumes: [{name: cfg, configMap: {name: mgr-config}}]
+`)}`,
+    },
     { name: 'named port declared', yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: http}}')) },
     { name: 'numeric port declared', yaml: deploy(app('        livenessProbe: {tcpSocket: {port: 8080}}')) },
     { name: 'numeric port, container declares no ports at all', yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 9000}}', '[]')) },
@@ -195,4 +219,29 @@ ruleTester(probePort, {
       findings: [{ severity: 'error', suppressed: true }],
     },
   ],
+});
+
+test('the config file is read only when a ConfigMap of the input provides it: without it the undeclared port stays the info', () => {
+  const manager = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mgr}
+spec:
+  selector: {matchLabels: {app: mgr}}
+  template:
+    metadata: {labels: {app: mgr}}
+    spec:
+      containers:
+      - name: manager
+        image: registry.k8s.io/kueue/kueue:v0.14.1
+        args: [--config=/controller_manager_config.yaml]
+        ports: [{name: webhook-server, containerPort: 9443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+        volumeMounts: [{name: cfg, mountPath: /controller_manager_config.yaml, subPath: controller_manager_config.yaml}]
+      volumes: [{name: cfg, configMap: {name: mgr-config}}]
+`;
+  const config = (addr: string) => `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: mgr-config}\ndata:\n  controller_manager_config.yaml: |\n    health:\n      healthProbeBindAddress: ${addr}\n`;
+  expect(runRule(probePort, manager).map((f) => f.severity)).toEqual(['info']);
+  expect(runRule(probePort, manager + config(':8081'))).toEqual([]);
+  expect(runRule(probePort, manager + config('"0.0.0.0:8081"'))).toEqual([]);
+  expect(runRule(probePort, manager + config(':9090')).map((f) => f.severity)).toEqual(['info']);
 });
