@@ -379,6 +379,45 @@ describe("controllers' own metrics and health servers (Flagger's -port, Reloader
   test.each([['ghcr.io/fluxcd/flagger-loadtester:0.36.0'], ['example/flagger-dashboard:1'], ['ghcr.io/stakater/reloader-operator:1']])('%s does not match', (image) => expect(fact({ image })).toBeUndefined());
 });
 
+describe("Logstash's monitoring API (api.http.port in logstash.yml, default 9600)", () => {
+  const ls = (image = 'docker.elastic.co/logstash/logstash:8.5.1', args?: string[]) => ({ image, ...(args ? { args } : {}) }) as unknown as JsonObject;
+  const YML = '/usr/share/logstash/config/logstash.yml';
+  const files =
+    (text: string) =>
+    (p: string): { text: string; where: string } | { missing: string } =>
+      p === YML ? { text, where: `${p} (ConfigMap logging/logstash-logstash-config, key logstash.yml)` } : { missing: `no volume is mounted at ${p}` };
+  const fact = (text?: string, c = ls()) => builtinCatalog().monitoringPort(c, text === undefined ? undefined : files(text));
+  const port = (text: string) => fact(text)?.port;
+
+  test.each([['docker.elastic.co/logstash/logstash:8.5.1'], ['docker.elastic.co/logstash/logstash-oss:7.10.2'], ['logstash:9.2.0'], ['docker.io/library/logstash:8.19.0'], ['mirror.example.com/elastic/logstash/logstash:9.0.0']])('image %s matches', (image) =>
+    expect([fact(undefined, ls(image))?.entry.id, fact(undefined, ls(image))?.port]).toEqual(['logstash-api', 9600]),
+  );
+  test.each([['example/logstash-exporter:1'], ['kuskoman/logstash-exporter:v1'], ['docker.elastic.co/beats/filebeat:8.5.1']])('%s does not match', (image) => expect(fact(undefined, ls(image))).toBeUndefined());
+
+  test("the chart's logstash.yml (http.host only) sets none: the default 9600, said so", () => {
+    const r = fact('http.host: 0.0.0.0\n');
+    expect([r?.port, r?.derivation]).toEqual([9600, 'default 9600 (/usr/share/logstash/config/logstash.yml (ConfigMap logging/logstash-logstash-config, key logstash.yml) sets none)']);
+  });
+  test('api.http.port, its alias http.port (before 9.0), quoted, nested, or a range (its first port); comments ignored', () => {
+    expect(port('api.http.host: 0.0.0.0\napi.http.port: 9601\n')).toBe(9601);
+    expect(port('http.host: "0.0.0.0"\nhttp.port: 9602\n')).toBe(9602);
+    expect(port('api.http.port: "9603"\n')).toBe(9603);
+    expect(port("api.http.port: '9604-9700'\n")).toBe(9604);
+    expect(port('api.http.port: 9605-9700 # a range\n')).toBe(9605);
+    expect(port('api:\n  http:\n    host: 0.0.0.0\n    port: 9606\n')).toBe(9606);
+    expect(port('# api.http.port: 9607\npipeline.workers: 2\n')).toBe(9600);
+  });
+  test('a value Logstash substitutes (${VAR}, as env2yaml writes API_HTTP_PORT): unknown, with why', () => {
+    const r = fact('api.http.port: ${API_HTTP_PORT}\n');
+    expect([r?.port, r?.derivation]).toEqual([undefined, '"api.http.port: ${API_HTTP_PORT}" in /usr/share/logstash/config/logstash.yml (ConfigMap logging/logstash-logstash-config, key logstash.yml) is not a port number']);
+  });
+  test('logstash.yml not in the input: the default 9600, said so; flags are not read (Logstash applies them over logstash.yml)', () => {
+    const r = builtinCatalog().monitoringPort(ls(), () => ({ missing: 'no volume is mounted at /usr/share/logstash/config/logstash.yml' }));
+    expect([r?.port, r?.derivation]).toEqual([9600, 'default 9600 (/usr/share/logstash/config/logstash.yml cannot be read: no volume is mounted at /usr/share/logstash/config/logstash.yml)']);
+    expect(fact(undefined, ls(undefined, ['--api.http.port', '9700']))?.port).toBe(9600);
+  });
+});
+
 describe("Sourcegraph's background workers: a health server on a fixed port (worker :3189, precise-code-intel-worker :3188)", () => {
   const fact = (o: object) => builtinCatalog().monitoringPort(o as unknown as JsonObject);
   test.each([
@@ -897,6 +936,17 @@ describe('process-local probes', () => {
     ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /readyz, port: 6443, scheme: HTTPS}}', false],
     ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /livez, port: 6443, scheme: HTTPS}}', false],
     ["{image: 'registry.k8s.io/metrics-server/metrics-server:v0.8.0'}", '{httpGet: {path: /healthz, port: 10250, scheme: HTTPS}}', false],
+    // Logstash: / on the monitoring API answers the node's own info (catalog logstash-api-root); ?wait_for_status=
+    // waits on the pipelines' health; /_node/stats is not listed. Not pinned to 9600 (the exported probe-port-info
+    // policy's CEL cost), so / on another port (an http input's) is matched too.
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: http, containerPort: 9600}]}", '{httpGet: {path: /, port: http}}', true],
+    ["{image: 'docker.elastic.co/logstash/logstash-oss:7.10.2'}", '{httpGet: {path: /, port: 9600}}', true],
+    ["{image: 'logstash:9.2.0'}", '{httpGet: {port: 9600}}', true],
+    ["{image: 'docker.elastic.co/logstash/logstash:9.2.0'}", "{httpGet: {path: '/?wait_for_status=green&timeout=5s', port: 9600}}", false],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{httpGet: {path: /_node/stats, port: 9600}}', false],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", "{httpGet: {path: /, port: 9601}}", true],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{tcpSocket: {port: 9600}}', false],
+    ["{image: 'example/logstash-exporter:1'}", '{httpGet: {path: /, port: 9600}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

@@ -1,5 +1,6 @@
 import { livenessEqualsReadiness } from '../../lib/rules/liveness-equals-readiness';
 import { ruleTester } from '../helpers/rule-tester';
+import { logstash } from '../helpers/logstash';
 
 function deploy(container: string, opts: { served?: boolean; annotations?: string } = {}): string {
   const svc =
@@ -182,6 +183,10 @@ ruleTester(livenessEqualsReadiness, {
       yaml: nodeExporter("['--web.listen-address=[$(HOST_IP)]:8100']", '{httpGet: {host: 127.0.0.1, path: /, port: 8100}}'),
     },
     { name: 'catalog: the prometheus-adapter chart, identical /healthz on https (HTTPS)', yaml: adapter() },
+    // Logstash's API root / on 9600: the node's own info (catalog logstash-api-root).
+    { name: 'catalog: the elastic/helm-charts logstash chart, identical / on http (the monitoring API, 9600)', yaml: logstash() },
+    { name: 'catalog: Logstash OSS, identical / on 9600 by number', yaml: logstash({ image: 'docker.elastic.co/logstash/logstash-oss:7.10.2', probe: '{httpGet: {path: /, port: 9600}}' }) },
+    { name: 'catalog: Logstash whose logstash.yml moves the API to 9601, identical / on it', yaml: logstash({ logstashYml: 'api.http.port: 9601\n', httpPort: 9601 }) },
     {
       name: 'catalog: Bank of Anthos frontend as kubernetes-manifests/frontend.yaml has it (liveness /ready with other windows: the path alone does not warn)',
       yaml: deploy(probes('{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 60, periodSeconds: 15, timeoutSeconds: 30}', '{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 10, periodSeconds: 5, timeoutSeconds: 10}')).replace(
@@ -258,6 +263,17 @@ ruleTester(livenessEqualsReadiness, {
       name: 'cloudflared tunnel with liveness /ready (cloudflare-tunnel-remote): /ready follows the edge connections, a dependency',
       yaml: cloudflared('cloudflare/cloudflared:2024.8.3'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: /livenessProbe checks \/ready, a path that suggests readiness or dependency checks/ }],
+    },
+    {
+      // GET /_node/stats gathers the pipelines' flow and queue metrics, JVM and OS stats: not read far enough to list.
+      name: "Logstash with identical /_node/stats on the API: the catalog's entry covers / only",
+      yaml: logstash({ probe: '{httpGet: {path: /_node/stats, port: http}}' }),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: "Logstash with identical /?wait_for_status=green: it waits on the pipelines' health, not matched",
+      yaml: logstash({ probe: "{httpGet: {path: '/?wait_for_status=green&timeout=5s', port: http}}" }),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {
       name: "n8n before 0.236.0: /healthz queried the database (0.221.2), so the catalog's entry does not cover it",

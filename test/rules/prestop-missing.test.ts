@@ -3,6 +3,7 @@ import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
 import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
 import { flagger, reloader } from '../helpers/metrics-servers';
+import { logstash } from '../helpers/logstash';
 import { sourcegraphWorker } from '../helpers/sourcegraph';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
@@ -309,6 +310,10 @@ spec:
     { name: 'Flagger under its older image weaveworks/flagger', yaml: flagger({ image: 'weaveworks/flagger:1.0.0' }) },
     { name: 'Reloader chart with reloader.service: its Service port http reaches 9090 (/metrics, /live)', yaml: reloader() },
     { name: 'Reloader from Docker Hub, the Service targeting 9090 by number', yaml: reloader({ image: 'stakater/reloader:v1.0.0', targetPort: 9090 }) },
+    // Logstash's monitoring API (catalog logstash-api): the chart's headless Service exposes only port http 9600.
+    { name: "Logstash chart: its headless Service's only port, http 9600, is the monitoring API (api.http.port default)", yaml: logstash() },
+    { name: 'Logstash with api.http.port: 9601 in the mounted logstash.yml and the chart serving it as httpPort', yaml: logstash({ logstashYml: 'api.http.host: 0.0.0.0\napi.http.port: 9601\n', httpPort: 9601 }) },
+    { name: 'Logstash OSS image, logstash.yml not in the input: the default 9600', yaml: logstash({ image: 'docker.elastic.co/logstash/logstash-oss:7.10.2', logstashYml: false }) },
     // Sourcegraph's background workers (catalog sourcegraph-worker-health, sourcegraph-precise-code-intel-worker-health):
     // port http is their health server (/healthz only), beside the debug server on http-debug 6060.
     { name: "Sourcegraph chart's worker: its Service's port http reaches 3189, the worker's health server", yaml: sourcegraphWorker('worker') },
@@ -647,6 +652,21 @@ spec:
       name: 'Fluent Bit with a forward input (the chart\'s extraPorts): port 24224 carries records from clients, 2020 does not',
       yaml: fluentBit({ extraPorts: [{ name: 'forward', port: 24224 }] }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'container "fluent-bit": serves port 24224 for Service fb-fluent-bit but has no preStop hook' }],
+    },
+    {
+      name: "Logstash chart's HA example (a beats input, the client Service on 5044): the warning names 5044 and that Service only, not the API on 9600",
+      yaml: logstash({ beats: true }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "logstash": serves port 5044 for Service logstash-logstash but has no preStop hook' }],
+    },
+    {
+      name: 'Logstash whose logstash.yml moves the API to 9601 while the headless Service still reaches 9600: 9600 is then judged as traffic',
+      yaml: logstash({ logstashYml: 'api.http.port: 9601\n' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "logstash": serves port 9600 for Service logstash-logstash-headless but has no preStop hook' }],
+    },
+    {
+      name: "another image with the Logstash chart's shape: port 9600 is client traffic",
+      yaml: logstash({ image: 'example.com/team/log-gateway:1' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port 9600 for Service logstash-logstash-headless' }],
     },
     {
       name: 'Fluent Bit whose config moves its HTTP server to 2021: port 2020 is then not the monitoring server',
