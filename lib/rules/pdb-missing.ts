@@ -55,10 +55,29 @@ function pdbSelector(w: Workload): JsonObject | undefined {
  */
 const NO_SCALE = new Set(['Job', 'CronJob', 'DaemonSet', 'Pod']);
 function alsoSelected(graph: ObjectGraph, w: Workload, selector: JsonObject): Workload[] {
+  const candidates = noScaleWorkloads(graph).get(w.obj.namespace ?? '');
+  if (!candidates) return [];
   const sel = parseLabelSelector(selector);
-  return graph
-    .workloadsIn(w.obj.namespace)
-    .filter((o) => o !== w && NO_SCALE.has(o.kind) && !isHelmHook(o.obj) && (o.obj.namespace ?? '') === (w.obj.namespace ?? '') && Object.keys(o.templateLabels).length > 0 && matches(sel, o.templateLabels));
+  return candidates.filter((o) => o !== w && matches(sel, o.templateLabels));
+}
+
+/**
+ * The workloads without a scale subresource that carry pod labels (Helm hooks left out), by
+ * namespace, listed once per graph: each workload then checks only those (usually a few Jobs and
+ * DaemonSets), not every workload of its namespace (issue 16: every rule O(n)).
+ */
+function noScaleWorkloads(graph: ObjectGraph): Map<string, Workload[]> {
+  return graph.memo(noScaleWorkloads, graph, () => {
+    const out = new Map<string, Workload[]>();
+    for (const o of graph.workloads) {
+      if (!NO_SCALE.has(o.kind) || isHelmHook(o.obj) || Object.keys(o.templateLabels).length === 0) continue;
+      const ns = o.obj.namespace ?? '';
+      const l = out.get(ns);
+      if (l) l.push(o);
+      else out.set(ns, [o]);
+    }
+    return out;
+  });
 }
 
 /** The message's note when the workload's selector also selects other workloads' pods. */
