@@ -3,6 +3,7 @@ import { isObject, JsonObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { ObjectGraph } from '../model/graph';
 import { mountedConfigMapFile } from '../model/mounts';
+import { flagValue } from '../catalog';
 import { PROBE_KINDS, probeOf } from './probe-util';
 
 function declared(c: ContainerView): string {
@@ -36,26 +37,13 @@ function healthProbeBindPorts(graph: ObjectGraph, w: Workload): Set<number> {
     if (a !== undefined) out.add(flagPort(a));
     // The same setting in the manager's config file (controller-runtime's ComponentConfig,
     // `health: {healthProbeBindAddress: ":8081"}`, read with --config: kueue's chart; review round 13).
-    const file = configFlag(args);
-    if (file === undefined) continue;
+    const file = flagValue(args.filter((x): x is string => typeof x === 'string'), '--config');
+    if (file === undefined || !file.startsWith('/')) continue;
     const read = mountedConfigMapFile(graph, w, c, file);
     const m = 'text' in read ? CONFIG_HEALTH_PROBE_BIND.exec(read.text) : null;
     if (m) out.add(Number(m[1]));
   }
   return out;
-}
-
-/** controller-runtime's `--config FILE` / `--config=FILE` (an absolute path). */
-function configFlag(args: unknown[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (typeof a !== 'string') continue;
-    const m = /^--?config(?:=(\/\S+))?$/.exec(a);
-    if (!m) continue;
-    const v = m[1] ?? (typeof args[i + 1] === 'string' ? (args[i + 1] as string) : undefined);
-    return v !== undefined && v.startsWith('/') ? v : undefined;
-  }
-  return undefined;
 }
 
 /**
