@@ -179,6 +179,7 @@ spec:
     const g = ctx.graph;
     const raw = Array.isArray(ctx.params.peerDiscoveryImages) ? (ctx.params.peerDiscoveryImages as unknown[]) : undefined;
     const patterns = raw?.filter((x): x is string => typeof x === 'string').map((x) => new RegExp(x, 'i'));
+    const peerless = new Map<ServiceView, { ws: Workload[]; need: string }>();
     for (const w of g.workloads) {
       if (w.kind !== 'StatefulSet') continue;
       const serviceName = get(w.obj.raw, 'spec', 'serviceName');
@@ -219,11 +220,20 @@ spec:
       if (!need || toleratesUnready(svc)) continue;
       const peer = servicesSelecting(g, w).find((s) => s !== svc && toleratesUnready(s));
       if (peer) continue;
+      // Said once per Service: one headless Service may govern several StatefulSets (bitnami
+      // mongodb-sharded's config servers and shards, review round 13).
+      const e = peerless.get(svc);
+      if (e) e.ws.push(w);
+      else peerless.set(svc, { ws: [w], need });
+    }
+    for (const [svc, { ws, need }] of peerless) {
+      const names = ws.map(nameOf);
+      const of = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
       ctx.report({
         object: svc.obj,
         pointer: pnraPointer(svc),
         severity: 'info',
-        message: `Service/${svc.obj.name}: the headless Service of ${nameOf(w)} does not set publishNotReadyAddresses: true${legacyAnnotationOnly(svc) ? ` (its ${TOLERATE_UNREADY} annotation is ignored by the EndpointSlice controller that kube-proxy and CoreDNS read)` : ''}, but the app needs peer discovery before readiness (${need}): members that are not Ready yet are not in DNS, so the cluster may fail to bootstrap or to recover after a full restart; set publishNotReadyAddresses: true on this peer Service and keep clients on a separate Service without it`,
+        message: `Service/${svc.obj.name}: the headless Service of ${of} does not set publishNotReadyAddresses: true${legacyAnnotationOnly(svc) ? ` (its ${TOLERATE_UNREADY} annotation is ignored by the EndpointSlice controller that kube-proxy and CoreDNS read)` : ''}, but the app needs peer discovery before readiness (${need}): members that are not Ready yet are not in DNS, so the cluster may fail to bootstrap or to recover after a full restart; set publishNotReadyAddresses: true on this peer Service and keep clients on a separate Service without it`,
       });
     }
     for (const s of g.services) {

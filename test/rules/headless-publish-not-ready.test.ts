@@ -90,6 +90,12 @@ ruleTester(headlessPublishNotReady, {
       findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; if nothing resolves those names \(its clients use Service\/db\), nothing is lost and this can stay; otherwise add a headless Service/ }],
     },
     {
+      // Review round 13: bitnami mongodb-sharded's config servers and shards share one headless Service.
+      name: 'one headless Service that governs several peer StatefulSets: one info, naming them all',
+      yaml: sts() + '---\n' + sts().replace('name: db}', 'name: db-shard}').replace(/app: db/g, 'app: db, part: shard') + svc({ selector: 'app: db' }),
+      findings: [{ severity: 'info', pointer: '/spec', object: 'Service/db', message: 'the headless Service of StatefulSet/db and StatefulSet/db-shard does not set publishNotReadyAddresses: true' }],
+    },
+    {
       name: 'Cassandra headless Service without publishNotReadyAddresses: info on the Service',
       yaml: sts() + svc(),
       findings: [{ severity: 'info', pointer: '/spec', object: 'Service/db', message: 'the headless Service of StatefulSet/db does not set publishNotReadyAddresses: true, but the app needs peer discovery before readiness (image cassandra:4.1' }],
