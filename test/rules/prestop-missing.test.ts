@@ -11,6 +11,7 @@ import { pxcOperator } from '../helpers/percona';
 import { skipper } from '../helpers/skipper';
 import { seaweedfsVolume, weedVolumeScript } from '../helpers/seaweedfs';
 import { vminsert } from '../helpers/victoriametrics';
+import { bitnamiShard, mongod } from '../helpers/mongodb';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { webhookConfig } from '../helpers/manifests';
 
@@ -347,7 +348,12 @@ spec:
     // From one flag of the container (catalog victoriametrics-http-shutdown-delay).
     { name: 'vminsert with --http.shutdownDelay=15s (the chart form of extraArgs): /health answers 503 while it keeps serving', yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=15s'] }) },
     { name: 'vminsert with -http.shutdownDelay 10s (one dash, a separate value)', yaml: vminsert({ args: ['-httpListenAddr=:8480', '-http.shutdownDelay', '10s'] }) },
-    // From an environment variable of the container (catalog keda-http-interceptor).
+    // MongoDB 5.0+ quiesce (catalog mongodb-quiesce, mongodb-sharded-quiesce): a replica-set member or
+    // mongos keeps accepting for shutdownTimeoutMillisForSignaledShutdown (15s) while hello tells clients to go.
+    { name: 'mongod --replSet (official image 7.0) behind a client Service: quiesces 15s after SIGTERM', yaml: mongod() },
+    { name: 'mongod --replSet=rs0 as one arg, the image ENTRYPOINT adding mongod', yaml: mongod({ image: 'mongo:8.0.4', args: ['--replSet=rs0'] }) },
+    { name: 'mongos (official image)', yaml: mongod({ args: ['mongos', '--configdb', 'cfg/cfg-0.cfg:27019'] }) },
+    { name: "Bitnami mongodb-sharded's shard member (a replica set by the chart's env) behind its headless Service", yaml: bitnamiShard() },
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
       name: 'KEDA HTTP interceptor, chart 0.15.0 (release image, KEDA_HTTP_SHUTDOWN_DELAY 5s and KEDA_HTTP_DRAIN_TIMEOUT 30s in env)',
@@ -544,6 +550,26 @@ spec:
       name: 'vminsert with --http.shutdownDelay=0s',
       yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=0s'] }),
       findings: [{ severity: 'warning', pointer: POINTER, message: /no preStop hook: .*-http\.shutdownDelay=\d+s in the container's args \(now -http\.shutdownDelay=0s\)/ }],
+    },
+    {
+      name: 'a standalone mongod (no replica set) does not quiesce',
+      yaml: mongod({ args: ['mongod', '--bind_ip_all'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "mongodb": serves port 27017 for Services mongo-headless, mongo but has no preStop hook' }],
+    },
+    {
+      name: 'mongod 4.4 --replSet: quiesce came in 5.0 (an X.Y tag read by the entry\'s tag globs)',
+      yaml: mongod({ image: 'mongo:4.4' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "mongodb": serves port 27017 for Services mongo-headless, mongo but has no preStop hook' }],
+    },
+    {
+      name: 'Bitnami mongodb-sharded 4.4',
+      yaml: bitnamiShard('docker.io/bitnami/mongodb-sharded:4.4.15-debian-10-r8'),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "mongodb": serves port 27017 for Service mongo-headless but has no preStop hook' }],
+    },
+    {
+      name: 'a replica set named only in a config file (-f) is not read: the finding stays',
+      yaml: mongod({ args: ['mongod', '-f', '/etc/mongod.conf'] }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "mongodb": serves port 27017 for Services mongo-headless, mongo but has no preStop hook' }],
     },
     {
       name: 'vminsert v1.35.2: -http.shutdownDelay came in v1.35.3',
