@@ -271,7 +271,7 @@ function checkDeployment(ctx: Ctx, w: Workload, reqs: PodRequest[]): void {
     object: w.obj,
     pointer: judged[0].parts[0].pointer,
     severity,
-    message: `${describeRequests(judged)}; ${strategy}: no old pod may go before the surge pod is available, so every rollout first needs ${need} free beyond the ${held} the running pods hold (${scarcity}); otherwise the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds. Keep that spare capacity, or ${FIX}, ${outage}`,
+    message: `every rollout first needs ${need} free beyond the ${held} the running pods hold (${describeRequests(judged)}), since ${strategy}: no old pod may go before the surge pod is available (${scarcity}); otherwise the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds. Keep that spare capacity, or ${FIX}, ${outage}`,
   });
 }
 
@@ -292,6 +292,6 @@ function checkDaemonSet(ctx: Ctx, w: Workload, reqs: PodRequest[]): void {
     object: w.obj,
     pointer: judged[0].parts[0].pointer,
     severity: accel.length ? 'warning' : 'info',
-    message: `${describeRequests(judged)}; updateStrategy maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0: each node's new pod must run on the same node next to the old one, so it needs ${need} free on that node${accel.length ? ', which a node whose accelerators the old pod holds never has' : ''}; the update then stalls node by node. Set updateStrategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1} (each node's pod is down while its replacement starts) or keep that spare per node`,
+    message: `each node's new pod needs ${need} free on that node next to the old one (${describeRequests(judged)}), since updateStrategy maxSurge ${fmtIntOrPercent(surgeRaw)} with maxUnavailable 0 starts it before the old one stops${accel.length ? ', which a node whose accelerators the old pod holds never has' : ''}; the update then stalls node by node. Set updateStrategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1} (each node's pod is down while its replacement starts) or keep that spare per node`,
   });
 }

@@ -73,7 +73,8 @@ ruleTester(surgeResourceDeadlock, {
           pointer: GPU_REQ,
           object: 'Deployment/llm',
           message:
-            'nvidia.com/gpu: 1 per pod (container "server"); maxSurge "25%" (default) resolves to 1 and maxUnavailable "25%" (default) to 0 with replicas 1: no old pod may go before the surge pod is available, so every rollout first needs 1 nvidia.com/gpu free beyond the 1 nvidia.com/gpu the running pods hold',
+            // The first sentence (the text output's row) says what fails (review round 14: vLLM's row read "nvidia.com/gpu: 1 per pod").
+            'every rollout first needs 1 nvidia.com/gpu free beyond the 1 nvidia.com/gpu the running pods hold (nvidia.com/gpu: 1 per pod (container "server")), since maxSurge "25%" (default) resolves to 1 and maxUnavailable "25%" (default) to 0 with replicas 1: no old pod may go before the surge pod is available (a pool sized for the running pods rarely has them); otherwise the surge pod stays Pending',
         },
       ],
     },
@@ -141,7 +142,7 @@ ruleTester(surgeResourceDeadlock, {
     {
       name: 'accelerator and unknown resource together: the accelerator is reported',
       yaml: deploy({ resources: '{limits: {example.com/dongle: 1, nvidia.com/gpu: 1}}' }),
-      findings: [{ severity: 'warning', message: /^nvidia\.com\/gpu: 1 per pod \(container "server"\); maxSurge/ }],
+      findings: [{ severity: 'warning', message: /^every rollout first needs 1 nvidia\.com\/gpu free beyond the 1 nvidia\.com\/gpu the running pods hold \(nvidia\.com\/gpu: 1 per pod \(container "server"\)\), since maxSurge/ }],
     },
     {
       name: 'HPA minReplicas 2 is the replica basis',
