@@ -15,7 +15,8 @@ const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /**
  * A new PDB right after the workload (a proposal: a new object): maxUnavailable 1 never blocks an
  * eviction and follows scale changes; the selector is a copy of the workload's own (never edited);
- * AlwaysAllow on >= 1.27 except for StatefulSets, treated as data stores (section 12).
+ * AlwaysAllow on >= 1.27 except for StatefulSets, treated as data stores (section 12), whose budget
+ * states IfHealthyBudget.
  */
 function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix | undefined {
   const selector = pdbSelector(w);
@@ -28,7 +29,9 @@ function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix |
   const rawNs = isObject(w.obj.raw.metadata) ? w.obj.raw.metadata.namespace : undefined;
   if (typeof rawNs === 'string' && rawNs !== '') metadata.namespace = rawNs;
   const spec: JsonObject = { maxUnavailable: 1 };
-  if (version.atLeast(1, 27) && w.kind !== 'StatefulSet') spec.unhealthyPodEvictionPolicy = 'AlwaysAllow';
+  // (A StatefulSet's budget says IfHealthyBudget, the default, explicitly: pdb-unhealthy-eviction-policy
+  // reads the explicit value as the choice made, and would report the proposal otherwise.)
+  if (version.atLeast(1, 27)) spec.unhealthyPodEvictionPolicy = w.kind === 'StatefulSet' ? 'IfHealthyBudget' : 'AlwaysAllow';
   spec.selector = selector;
   return {
     description: `add PodDisruptionBudget ${name} (maxUnavailable: 1) for ${w.kind}/${w.obj.name}`,
@@ -175,10 +178,10 @@ function groupNames(gs: readonly OperatorPodGroup[], total: number): string {
  * The proposed budgets for a prometheus-operator resource: one over all its pods (its
  * app.kubernetes.io/name and name labels, every shard) when no StatefulSet of it has one, else one
  * per unprotected shard (with its operator.prometheus.io/shard label), so no pod gets two budgets.
- * Named after the StatefulSet (alertmanager-main, prometheus-k8s: kube-prometheus's names), no
- * AlwaysAllow (a StatefulSet: section 12).
+ * Named after the StatefulSet (alertmanager-main, prometheus-k8s: kube-prometheus's names), with
+ * IfHealthyBudget stated on >= 1.27, not AlwaysAllow (a StatefulSet: section 12), as newPdbFix.
  */
-function operatorPdbFix(graph: ObjectGraph, d: OperatorPdbDecision): Fix | undefined {
+function operatorPdbFix(graph: ObjectGraph, version: KubeVersion, d: OperatorPdbDecision): Fix | undefined {
   const { ow } = d;
   if (d.empty.length) return undefined;
   const all = d.bare.length === ow.groups.length;
@@ -192,7 +195,10 @@ function operatorPdbFix(graph: ObjectGraph, d: OperatorPdbDecision): Fix | undef
     used.add(name);
     const metadata: JsonObject = { name };
     if (typeof rawNs === 'string' && rawNs !== '') metadata.namespace = rawNs;
-    return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec: { maxUnavailable: 1, selector: { matchLabels: { ...t.labels } } } };
+    const spec: JsonObject = { maxUnavailable: 1 };
+    if (version.atLeast(1, 27)) spec.unhealthyPodEvictionPolicy = 'IfHealthyBudget';
+    spec.selector = { matchLabels: { ...t.labels } };
+    return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec };
   });
   const names = objects.map((o) => (o.metadata as JsonObject).name as string);
   return {
@@ -248,7 +254,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 except for StatefulSets. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets (data stores, whose Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,
@@ -307,7 +313,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         object: ow.obj,
         pointer: d.phrase.startsWith('HPA') ? existingPointer(ow.obj.raw, 'spec') : existingPointer(ow.obj.raw, 'spec', 'replicas'),
         message: `${d.phrase}${pods}: a node drain or autoscaler consolidation may evict every replica${sharded ? ' of a shard' : ''} at once; ${advice}`,
-        fix: operatorPdbFix(ctx.graph, d),
+        fix: operatorPdbFix(ctx.graph, ctx.version, d),
         absence: true,
       });
     }

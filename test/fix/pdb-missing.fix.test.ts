@@ -1,5 +1,9 @@
 import { parseAllDocuments } from 'yaml';
 import { pdbMissing } from '../../lib/rules/pdb-missing';
+import { loadPolicy } from '../../lib/engine/policy';
+import { KubeVersion } from '../../lib/engine/version';
+import { fixSources } from '../../lib/fix';
+import { ALL_RULES } from '../../lib/rules';
 import { fixTester, fixWith } from '../helpers/fix-tester';
 
 function wl(kind: string, o: { ns?: string; selector?: string; extra?: string } = {}): string {
@@ -36,10 +40,12 @@ fixTester(pdbMissing, [
     ],
   },
   {
-    name: 'StatefulSet (data store): no AlwaysAllow; matchExpressions selector copied',
+    // IfHealthyBudget stated: pdb-unhealthy-eviction-policy takes it as the choice made, where it reported
+    // the budget it had just proposed (review round 14: woodpecker-agent, topolvm, juicefs).
+    name: 'StatefulSet (data store): IfHealthyBudget stated, no AlwaysAllow; matchExpressions selector copied',
     yaml: wl('StatefulSet', { selector: '{matchExpressions: [{key: app, operator: In, values: [web]}]}' }),
     proposals: true,
-    contains: ['matchExpressions:', 'operator: In'],
+    contains: ['  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: IfHealthyBudget\n  selector:\n', 'matchExpressions:', 'operator: In'],
   },
   {
     name: 'before 1.27: no unhealthyPodEvictionPolicy',
@@ -91,13 +97,13 @@ metadata: {name: main, namespace: monitoring}
 spec: ${spec}
 `;
   const docsOf = (text: string) => (parseAllDocuments(text) as unknown as { toJS(): Record<string, unknown> }[]).map((d) => d.toJS());
-  test('an Alertmanager gets a budget named after its StatefulSet, selecting the operator\'s pod labels, no AlwaysAllow (a StatefulSet)', () => {
+  test('an Alertmanager gets a budget named after its StatefulSet, selecting the operator\'s pod labels, IfHealthyBudget stated (a StatefulSet)', () => {
     const r = fixWith(pdbMissing, cr('Alertmanager', '{replicas: 3}'), { proposals: true });
     expect(docsOf(r.files[0].text)[1]).toEqual({
       apiVersion: 'policy/v1',
       kind: 'PodDisruptionBudget',
       metadata: { name: 'alertmanager-main', namespace: 'monitoring' },
-      spec: { maxUnavailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'alertmanager', alertmanager: 'main' } } },
+      spec: { maxUnavailable: 1, unhealthyPodEvictionPolicy: 'IfHealthyBudget', selector: { matchLabels: { 'app.kubernetes.io/name': 'alertmanager', alertmanager: 'main' } } },
     });
   });
   test('a sharded Prometheus with shard 0 protected: one budget per other shard, with its shard label as a string', () => {
@@ -110,5 +116,15 @@ spec: ${spec}
     ]);
     // Applied, the input then has a budget on every shard.
     expect(fixWith(pdbMissing, r.files[0].text, { proposals: true }).files[0].applied).toEqual([]);
+  });
+});
+
+describe('pdb-missing fix with every rule of the recommended policy', () => {
+  // Review round 14 (woodpecker-agent, topolvm-controller, juicefs-csi-controller): the budget proposed
+  // for a StatefulSet was reported by pdb-unhealthy-eviction-policy in the lint after the repair.
+  test.each(['StatefulSet', 'Deployment'])('the budget proposed for a %s draws no finding from another rule', (kind) => {
+    const r = fixSources([{ file: 'test.yaml', text: wl(kind) }], { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31'), proposals: true });
+    expect(r.files[0].applied.map((a) => a.ruleId)).toContain('pdb-missing');
+    expect(r.lint.findings.filter((f) => f.object.kind === 'PodDisruptionBudget').map((f) => `${f.ruleId}: ${f.message}`)).toEqual([]);
   });
 });
