@@ -393,7 +393,8 @@ export function spreadPointer(w: Workload): string {
  * pod (not in the template): `statefulset.kubernetes.io/pod-name` (`<name>-<ordinal>`) and
  * `apps.kubernetes.io/pod-index` on StatefulSet pods, `controller-revision-hash` on StatefulSet and
  * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches);
- * and those a well-known app writes on its own pod (VAULT_POD_LABELS, LONGHORN_POD_LABELS).
+ * and those a well-known app writes on its own pod (VAULT_POD_LABELS, LONGHORN_POD_LABELS,
+ * KUBE_OVN_POD_LABELS, Patroni's role label).
  */
 export function selectsPodsOf(sel: Selector, w: Workload): boolean {
   if (matches(sel, w.templateLabels)) return true;
@@ -444,10 +445,41 @@ const LONGHORN_MANAGER_IMAGE = /^(?:.+\/)?longhorn-manager$/;
 const ANY = () => true;
 const LONGHORN_POD_LABELS: Record<string, (v: string) => boolean> = { 'longhorn.io/admission-webhook': ANY, 'longhorn.io/conversion-webhook': ANY, 'longhorn.io/recovery-backend': ANY };
 
+/**
+ * kube-ovn's ovn-central pods (image kubeovn/kube-ovn) label themselves with the raft leadership of
+ * each database, "true"/"false", and the chart's Services ovn-nb, ovn-sb and ovn-northd select the
+ * leader (kubeovn/kube-ovn pkg/ovn_leader_checker/ovn.go doOvnLeaderCheck: util.PatchLabels with
+ * ovn-nb-leader, ovn-sb-leader, ovn-northd-leader; review round 14).
+ */
+const KUBE_OVN_IMAGE = /^(?:.+\/)?kube-ovn$/;
+const KUBE_OVN_POD_LABELS: Record<string, (v: string) => boolean> = { 'ovn-nb-leader': BOOL, 'ovn-sb-leader': BOOL, 'ovn-northd-leader': BOOL };
+
+/**
+ * Patroni on Kubernetes sets its Postgres role on its own pod, in the label named by
+ * PATRONI_KUBERNETES_ROLE_LABEL (kubernetes.role_label; default `role`), with values such as
+ * master/primary, replica, standby-leader: the leader Service selects it (patroni/patroni
+ * docs/ENVIRONMENT.rst and docs/kubernetes.rst; the timescaledb-single chart's Services select
+ * role: master and role: replica; review round 14). A container runs Patroni when its command or
+ * args run `patroni` or it has PATRONI_KUBERNETES_* variables. A role label set only in Patroni's
+ * config file is not read: the default is assumed.
+ */
+const PATRONI_COMMAND = /(?:^|[\s/])patroni(?:\s|$)/;
+function patroniRoleLabel(c: ContainerView): string | undefined {
+  const words = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [])).join(' ');
+  const env = (Array.isArray(c.raw.env) ? c.raw.env : []).filter(isObject);
+  const patroniEnv = env.some((e) => typeof e.name === 'string' && e.name.startsWith('PATRONI_KUBERNETES_'));
+  if (!PATRONI_COMMAND.test(words) && !patroniEnv) return undefined;
+  const set = env.filter((e) => e.name === 'PATRONI_KUBERNETES_ROLE_LABEL' && typeof e.value === 'string' && e.value !== '').pop();
+  return set ? (set.value as string) : 'role';
+}
+
 function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   const byController = controllerAdded(w);
   if (runsVault(w)) return { ...byController, ...VAULT_POD_LABELS };
   if (w.containers.some((c) => LONGHORN_MANAGER_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...LONGHORN_POD_LABELS };
+  if (w.containers.some((c) => KUBE_OVN_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...KUBE_OVN_POD_LABELS };
+  const role = w.containers.map(patroniRoleLabel).find((x) => x !== undefined);
+  if (role !== undefined) return { ...byController, [role]: ANY };
   return byController;
 }
 

@@ -120,7 +120,11 @@ export const serviceSelectorPorts: Rule = {
   pod with \`service_registration "kubernetes"\` (\`vault-active\`, \`vault-sealed\`, \`vault-initialized\`,
   \`vault-perf-standby\`: \`"true"\`/\`"false"\`, and \`vault-version\`), which vault-helm's HA Services select, and those
   longhorn-manager writes on its own pod once its webhooks and recovery backend serve (\`longhorn.io/admission-webhook\`,
-  \`longhorn.io/conversion-webhook\`, \`longhorn.io/recovery-backend\`), which the Longhorn chart's Services select. Pods and ReplicaSets in the set whose
+  \`longhorn.io/conversion-webhook\`, \`longhorn.io/recovery-backend\`), which the Longhorn chart's Services select, those
+  kube-ovn's ovn-central writes on its own pod for the raft leader of each database (\`ovn-nb-leader\`, \`ovn-sb-leader\`,
+  \`ovn-northd-leader\`: \`"true"\`/\`"false"\`), which its Services ovn-nb, ovn-sb and ovn-northd select, and Patroni's role
+  label (\`PATRONI_KUBERNETES_ROLE_LABEL\`, default \`role\`, any value) on a container that runs \`patroni\` or has
+  \`PATRONI_KUBERNETES_*\` variables, which a leader Service selects (timescaledb-single's \`role: master\`). Pods and ReplicaSets in the set whose
   controller is not (a \`kubectl get pods,svc -o yaml\` dump) are endpoints too: a Service matching them is checked
   against them (one pod per controller), and they are not said to be mixed (pods of two ReplicaSets are also one
   Deployment mid-rollout). A headless Service without ports

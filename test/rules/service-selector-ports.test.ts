@@ -199,6 +199,29 @@ spec:
         svc({ name: 'longhorn-recovery-backend', selector: 'longhorn.io/recovery-backend: longhorn-recovery-backend', ports: '[{name: recovery-backend, port: 9503}]' }),
     },
     {
+      // Review round 14: kube-ovn's ovn-central labels itself with the raft leadership of each database.
+      name: 'kube-ovn: ovn-nb, ovn-sb and ovn-northd select the leader labels ovn-central writes on its own pod',
+      yaml:
+        wl({ name: 'ovn-central', labels: 'app: ovn-central', ports: '' }).replace('image: web:1', 'image: docker.io/kubeovn/kube-ovn:v1.17.0, command: [bash, /kube-ovn/start-db.sh]') +
+        svc({ name: 'ovn-nb', selector: 'app: ovn-central, ovn-nb-leader: "true"', ports: '[{name: ovn-nb, port: 6641, targetPort: 6641}]' }) +
+        svc({ name: 'ovn-sb', selector: 'app: ovn-central, ovn-sb-leader: "true"', ports: '[{name: ovn-sb, port: 6642, targetPort: 6642}]' }) +
+        svc({ name: 'ovn-northd', selector: 'app: ovn-central, ovn-northd-leader: "true"', ports: '[{name: ovn-northd, port: 6643, targetPort: 6643}]' }),
+    },
+    {
+      // Review round 14: timescaledb-single's primary and replica Services select Patroni's role label.
+      name: 'Patroni: the primary and replica Services select the role label Patroni writes on its own pod',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'pg', labels: 'app: pg', ports: '[{name: postgresql, containerPort: 5432}]', serviceName: 'pg' }).replace('image: web:1', 'image: timescale/timescaledb-ha:pg14.6-ts2.9.1-p1, command: [/bin/bash, -c, "exec patroni /etc/timescaledb/patroni.yaml"]') +
+        svc({ name: 'pg', selector: 'app: pg, role: master', ports: '[{name: postgresql, port: 5432, targetPort: postgresql}]' }) +
+        svc({ name: 'pg-replica', selector: 'app: pg, role: replica', ports: '[{name: postgresql, port: 5432, targetPort: postgresql}]' }),
+    },
+    {
+      name: 'Patroni with PATRONI_KUBERNETES_ROLE_LABEL set (spilo-role, as Spilo has it)',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'pg', labels: 'app: pg', ports: '[{name: postgresql, containerPort: 5432}]', serviceName: 'pg' }).replace('image: web:1', 'image: example/postgres:16, env: [{name: PATRONI_KUBERNETES_ROLE_LABEL, value: spilo-role}]') +
+        svc({ name: 'pg', selector: 'app: pg, spilo-role: primary', ports: '[{name: postgresql, port: 5432, targetPort: postgresql}]' }),
+    },
+    {
       name: 'per-pod Service selecting statefulset.kubernetes.io/pod-name (redis-ha announce)',
       yaml: wl({ kind: 'StatefulSet', name: 'redis', labels: 'app: redis', ports: '[{name: redis, containerPort: 6379}]', serviceName: 'redis' }) + svc({ name: 'redis-announce-0', selector: 'app: redis, statefulset.kubernetes.io/pod-name: redis-0', ports: '[{port: 6379, targetPort: redis}]' }),
     },
@@ -238,6 +261,14 @@ spec:
     { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
   ],
   invalid: [
+    {
+      // The role label counts only for a container that runs Patroni; the same selector otherwise matches nothing.
+      name: 'role: master without Patroni in the pod: no endpoints',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'pg', labels: 'app: pg', ports: '[{name: postgresql, containerPort: 5432}]', serviceName: 'pg' }).replace('image: web:1', 'image: postgres:16') +
+        svc({ name: 'pg', selector: 'app: pg, role: master', ports: '[{name: postgresql, port: 5432, targetPort: postgresql}]' }),
+      findings: [{ severity: 'error', object: 'Service/pg', message: 'matches no pod template' }],
+    },
     {
       name: 'the selector in the message is flow YAML that reads back the same: a label value "true" or "5" is quoted',
       yaml: wl({ labels: 'app: web, ha: "false"' }) + svc({ selector: 'app: web, ha: "true", tier: "5"' }),
