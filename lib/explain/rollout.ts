@@ -230,7 +230,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
     if (noPdb)
       plan.notes.push(
         noPdb.oneNodeEach
-          ? `no PodDisruptionBudget: ${noPdb.oneNodeEach} keeps one replica per node, but concurrent drains may evict every replica together${cite(pdbMissing.meta.id)}`
+          ? `no PodDisruptionBudget: ${noPdb.oneNodeEach}, but concurrent drains may evict every replica together${cite(pdbMissing.meta.id)}`
           : `no PodDisruptionBudget: a node drain may evict every replica at once${cite(pdbMissing.meta.id)}`,
       );
     if (N >= 2) {

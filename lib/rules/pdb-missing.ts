@@ -92,12 +92,15 @@ function others(graph: ObjectGraph, w: Workload): string {
 }
 
 /**
- * What places at most one replica per node (required hostname anti-affinity on its own pods, or a
- * DoNotSchedule hostname spread with maxSkew 1), for the message; undefined otherwise.
+ * What keeps a single drain to one replica, as a clause for the message: required hostname
+ * anti-affinity on its own pods (at most one per node), or a DoNotSchedule hostname spread with
+ * maxSkew 1, which only evens the counts out (with fewer nodes than replicas a node holds two:
+ * review round 14, timescaledb); undefined otherwise.
  */
 function oneNodeEach(w: Workload): string | undefined {
-  if (antiAffinityTerms(w).some((t) => t.required && t.selectsOwn && t.topologyKey === HOSTNAME_KEY)) return 'required pod anti-affinity on kubernetes.io/hostname';
-  if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey === HOSTNAME_KEY && c.whenUnsatisfiable === 'DoNotSchedule' && c.maxSkew === 1)) return 'a DoNotSchedule topology spread on kubernetes.io/hostname';
+  if (antiAffinityTerms(w).some((t) => t.required && t.selectsOwn && t.topologyKey === HOSTNAME_KEY)) return 'required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, so a single drain takes only one';
+  if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey === HOSTNAME_KEY && c.whenUnsatisfiable === 'DoNotSchedule' && c.maxSkew === 1))
+    return 'a DoNotSchedule topology spread on kubernetes.io/hostname (maxSkew 1) evens the replicas out over the nodes, so a single drain takes only one while there are at least as many nodes as replicas';
   return undefined;
 }
 
@@ -284,7 +287,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
-        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each} keeps one replica per node, so a single drain takes only one, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
+        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each}, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,
       });

@@ -772,7 +772,7 @@ describe('rollout notes say what pdb-missing decides, and name it when it report
   test('one replica per node (required hostname anti-affinity): the note says what the rule says', () => {
     const t = explainOne(unserved.replace('    spec:\n', '    spec:\n      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n'));
     expect(lintIds(t)).toContain('pdb-missing');
-    expect(notes(t)).toContain('no PodDisruptionBudget: required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, but concurrent drains may evict every replica together (pdb-missing)');
+    expect(notes(t)).toContain('no PodDisruptionBudget: required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, so a single drain takes only one, but concurrent drains may evict every replica together (pdb-missing)');
   });
 
   test('1 replica: not reported, no note', () => {

@@ -149,6 +149,17 @@ ruleTester(pdbMissing, {
     },
     { name: 'StatefulSet replicas 2', yaml: wl('StatefulSet', 2, { ns: 'db' }), findings: [{ severity: 'warning', object: 'StatefulSet/web', message: 'replicas 2 but no PodDisruptionBudget in namespace db' }] },
     { name: 'standalone ReplicaSet replicas 2', yaml: wl('ReplicaSet', 2), findings: [{ severity: 'warning', object: 'ReplicaSet/web' }] },
+    {
+      name: 'required hostname anti-affinity: one replica per node, so one drain takes one',
+      yaml: wl('StatefulSet', 3).replace('    spec:\n', '    spec:\n      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n'),
+      findings: [{ severity: 'warning', message: 'selects its pods: required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, so a single drain takes only one, but drains run concurrently' }],
+    },
+    {
+      // maxSkew bounds the difference between nodes, not the count per node (review round 14: timescaledb's 3 replicas on 2 nodes).
+      name: 'a DoNotSchedule hostname spread evens the replicas out: one per node only with as many nodes as replicas',
+      yaml: wl('StatefulSet', 3).replace('    spec:\n', '    spec:\n      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n'),
+      findings: [{ severity: 'warning', message: 'selects its pods: a DoNotSchedule topology spread on kubernetes.io/hostname (maxSkew 1) evens the replicas out over the nodes, so a single drain takes only one while there are at least as many nodes as replicas, but drains run concurrently' }],
+    },
     { name: 'replicas sharing a ReadWriteMany claim still need a budget', yaml: withClaim(wl('Deployment', 2)) + pvc('[ReadWriteMany]'), findings: [{ severity: 'warning', message: 'replicas 2 but no PodDisruptionBudget' }] },
     { name: 'a claim whose PVC is not in the input: access mode unknown, still reported', yaml: withClaim(wl('Deployment', 2)), findings: [{ severity: 'warning', message: 'replicas 2 but no PodDisruptionBudget' }] },
     {
