@@ -2,6 +2,8 @@ import { Rule } from '../engine/types';
 import { isHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView } from '../model/workload';
+import { namedListenPort } from '../model/listen-ports';
+import { imageRepository } from '../catalog';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { containerRef, injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
 
@@ -11,29 +13,51 @@ const HTTP_NAME = /(^|[-_])(http|https|web|api|ui|server|www|rest|admin-http)($|
 const HEALTH_NAME = /(^|[-_])(health|healthz|probe|ready|readyz|status)($|[-_])/i;
 
 /**
+ * Images of datastores whose well-known ports (NON_HTTP_PORTS) do not speak HTTP whatever the port is
+ * named: Open WebUI's chart names its Redis port 6379 \`http\` (review round 14), and a Redis that
+ * reads \`GET /readyz\` answers -ERR and closes the connection at the Host: line.
+ */
+const DATASTORE_IMAGE = /(^|\/)(redis|redis-stack-server|valkey|keydb|dragonfly|memcached|postgres|postgresql|mysql|mariadb|mongo|mongodb)$/;
+
+/** kube-rbac-proxy authenticates every request on its secure port: the kubelet's probe gets 401. */
+const RBAC_PROXY_IMAGE = /(^|\/)kube-rbac-proxy$/;
+
+/**
  * A copy-pasteable readinessProbe for the container: on a declared health port if it has one, else on
  * the port it serves; \`grpc\` for gRPC ports (by name) unless the container also declares an HTTP port,
  * \`httpGet\` for HTTP ports (by name or a usual HTTP number), \`tcpSocket\` otherwise (a datastore or
- * broker port, or nothing shows it speaks HTTP).
+ * broker port, or nothing shows it speaks HTTP). A port another container of the pod names as its
+ * listen port in its args or env is not this container's (a CSI driver's livenessprobe sidecar,
+ * \`--health-port=9909\`, serves only /healthz for the driver's liveness: review round 14, juicefs), and
+ * no HTTP probe is offered on kube-rbac-proxy's port (it answers the kubelet 401) nor on a UDP port
+ * (no kubelet probe checks UDP: telegraf's statsd).
  */
-export function readinessExample(c: ContainerView, sp: ServedPort | undefined): string {
-  const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name));
+export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = []): string {
+  const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
+  const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name) && mine(p));
   const served = sp?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? c.ports.find((p) => p.containerPort === sp.servicePort.targetPort) : undefined);
-  const chosen = health ?? served ?? c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)));
+  const chosen = health ?? served ?? c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)) && mine(p));
   const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
   const ref = chosen?.name ?? portNum ?? 8080;
   const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';
+  if (health === undefined && (chosen?.protocol === 'UDP' || (chosen === undefined && sp?.servicePort.protocol === 'UDP'))) {
+    return `an exec readinessProbe running the app's own health command, or an httpGet on a TCP health endpoint the app serves (port ${ref} is UDP, which no kubelet probe can check: a tcpSocket or httpGet probe on it never passes)`;
+  }
+  const image = imageRepository(c.image).path;
+  if (health === undefined && RBAC_PROXY_IMAGE.test(image)) {
+    return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (kube-rbac-proxy authenticates every request on this port, so an httpGet probe gets 401 and never passes; its --proxy-endpoints-port, from v0.14, serves an unauthenticated /healthz over HTTPS)`;
+  }
   if (/grpc/i.test(name)) {
     // A gRPC probe works only if the app serves grpc.health.v1; an HTTP port the container also
     // declares (CockroachDB: grpc 26257 and http 8080, whose /health?ready=1 is its readiness
     // check) is the likelier home of a health endpoint.
-    const httpPort = health === undefined ? c.ports.find((p) => p.name !== undefined && HTTP_NAME.test(p.name) && !/grpc/i.test(p.name) && !METRICS_PORT.test(p.name)) : undefined;
+    const httpPort = health === undefined ? c.ports.find((p) => p.name !== undefined && HTTP_NAME.test(p.name) && !/grpc/i.test(p.name) && !METRICS_PORT.test(p.name) && mine(p)) : undefined;
     if (httpPort) return `readinessProbe: {httpGet: {path: /readyz, port: ${httpPort.name}}, periodSeconds: 5} (use the app's own readiness path; a grpc probe on port ${portNum ?? name} works only if the app serves the gRPC health service)`;
     return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
   }
   // (A datastore's or broker's well-known port number wins over a name that does not say http: Redis
-  // on 6379 named redis-server. Dex's http on 5556 stays HTTP.)
-  const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum) && !/(^|[-_])https?($|[-_])/i.test(name);
+  // on 6379 named redis-server. Dex's http on 5556 stays HTTP; a datastore image's port does not.)
+  const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum) && (!/(^|[-_])https?($|[-_])/i.test(name) || DATASTORE_IMAGE.test(image));
   const http = health !== undefined || (!nonHttp && (HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum))));
   // A TLS port (named https or tls, or 443/8443, a webhook server's): a plain-HTTP probe there gets Go's
   // "400 Client sent an HTTP request to an HTTPS server" and never passes (volcano's admission
@@ -68,7 +92,7 @@ not Jobs or CronJobs; every main container and native sidecar that receives a Se
 carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named, and except a metrics name on the one HTTP server of a Loki, Mimir, Tempo or Cortex component whose API clients call, such as the distributor or the query-frontend, by its \`-target\`: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
 (\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service; a Service named \`*-metrics\` or \`*-metrics-service\`; never one an APIService or an admission webhook calls), the port of a controller-runtime manager's \`--metrics-bind-address\`, gossip ports (a name with \`gossip\`, \`memberlist\`, \`serf\` or \`clusterpeer\` as a part of it, such as
-\`http-memberlist\` or \`serflan-tcp\`, and Alertmanager's \`cluster-tcp\` and \`tcp-mesh\`: peer membership), kube-rbac-proxy ports that a ServiceMonitor scrapes and the
+\`http-memberlist\` or \`serflan-tcp\`, and Alertmanager's \`cluster-tcp\` and \`tcp-mesh\`: peer membership), kube-rbac-proxy ports that a ServiceMonitor scrapes or whose \`--upstream\` is a loopback address on the pod's controller-runtime metrics port, and the
 monitoring server of a program the catalog knows (Fluent Bit's HTTP server on its \`HTTP_Port\`, 2020 by default) do not
 count, and neither do idle containers (the pause image, or a command that only sleeps forever such as
 \`sleep infinity\`: nothing listens there; Istio's \`samples/curl\`) or containers the Istio injector
@@ -124,7 +148,7 @@ readinessProbe:
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp)}${assumedServedNote(graph, w)}`,
+          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers)}${assumedServedNote(graph, w)}`,
         });
       }
     }

@@ -111,6 +111,53 @@ spec:
   ],
   invalid: [
     {
+      // Review round 14 (juicefs-csi-driver): port healthz is the CSI livenessprobe sidecar's (--health-port), which
+      // serves only /healthz for the driver's liveness; a readiness probe there keeps the pod unready.
+      name: 'a health port that a sidecar names as its listen port is not the container\'s: the example probes the served port',
+      yaml: wl(`      containers:
+      - name: plugin
+        image: juicedata/juicefs-csi-driver:v0.32.4
+        args: [--leader-election, --webhook=true]
+        ports: [{name: healthz, containerPort: 9909}]
+        livenessProbe: {httpGet: {path: /healthz, port: healthz}}
+      - name: liveness-probe
+        image: registry.k8s.io/sig-storage/livenessprobe:v2.12.0
+        args: [--csi-address=/csi/csi.sock, --health-port=9909]
+`, { service: '  selector: {app: web}\n  ports: [{port: 443, targetPort: 9444}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: 9444}, periodSeconds: 5}' }],
+    },
+    {
+      // Review round 14 (telegraf's statsd): no kubelet probe checks UDP.
+      name: 'a UDP port: no tcpSocket or httpGet example on it',
+      yaml: wl(`      containers:
+      - name: telegraf
+        image: telegraf:1.34
+        ports: [{name: statsd, containerPort: 8125, protocol: UDP}]
+`, { service: '  selector: {app: web}\n  ports: [{name: statsd, port: 8125, targetPort: statsd, protocol: UDP}]' }),
+      findings: [{ severity: 'warning', message: "e.g. an exec readinessProbe running the app's own health command, or an httpGet on a TCP health endpoint the app serves (port statsd is UDP, which no kubelet probe can check" }],
+    },
+    {
+      // Review round 14 (Open WebUI's Redis, port 6379 named http): Redis answers -ERR to GET /readyz.
+      name: 'a datastore image on its well-known port named http: a TCP check, not httpGet',
+      yaml: wl(`      containers:
+      - name: redis
+        image: redis:7.4.2-alpine3.21
+        ports: [{name: http, containerPort: 6379}]
+`),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: http}, periodSeconds: 5}' }],
+    },
+    {
+      // Review round 14 (KServe's controller): kube-rbac-proxy answers the kubelet 401.
+      name: 'kube-rbac-proxy\'s port: a TCP check, not httpGet',
+      yaml: wl(`      containers:
+      - name: kube-rbac-proxy
+        image: quay.io/brancz/kube-rbac-proxy:v0.18.0
+        args: [--secure-listen-address=0.0.0.0:8443, --upstream=http://127.0.0.1:9090/]
+        ports: [{name: https, containerPort: 8443}]
+`, { service: '  selector: {app: web}\n  ports: [{port: 8443, targetPort: https}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: https}, periodSeconds: 5} (kube-rbac-proxy authenticates every request on this port' }],
+    },
+    {
       // Review round 13: volcano's admission webhook serves TLS only on 8443; a plain-HTTP probe never passes.
       name: 'a TLS port (8443, or named https): the example probe says scheme HTTPS, with tcpSocket as the fallback',
       yaml: wl(`      containers:
