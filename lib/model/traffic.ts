@@ -149,18 +149,34 @@ function scrapedByServiceMonitor(graph: ObjectGraph, p: ServedPort): boolean {
 }
 
 /**
- * kube-rbac-proxy in front of a port a ServiceMonitor scrapes: the metrics-auth pattern of
- * kube-prometheus and operator-sdk projects (ports named "https", so the name rule misses them).
+ * kube-rbac-proxy in front of metrics: the metrics-auth pattern of kube-prometheus and operator-sdk
+ * projects (ports named "https", so the name rule misses them), when a ServiceMonitor scrapes the
+ * port, or when its --upstream is a loopback address on the port of a controller-runtime metrics
+ * server of the pod (kubebuilder's scaffold: --metrics-bind-address=127.0.0.1:8080 beside
+ * --upstream=http://127.0.0.1:8080/; KServe's controller, whose Service for it has no metrics name:
+ * review round 14).
  */
-function isRbacProxiedMetrics(graph: ObjectGraph, p: ServedPort): boolean {
-  return /(^|\/)kube-rbac-proxy(:|@|$)/.test(p.container.image) && scrapedByServiceMonitor(graph, p);
+function isRbacProxiedMetrics(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
+  if (!/(^|\/)kube-rbac-proxy(:|@|$)/.test(p.container.image)) return false;
+  return scrapedByServiceMonitor(graph, p) || proxiesMetricsServer(w, p.container);
+}
+
+const LOOPBACK_UPSTREAM = /^--upstream=https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})(?:\/.*)?$/;
+
+/** Whether the container's --upstream is a loopback address on a controller-runtime metrics port of the pod. */
+function proxiesMetricsServer(w: Workload, c: ContainerView): boolean {
+  const args = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a : []));
+  const up = args.map((a) => (typeof a === 'string' ? LOOPBACK_UPSTREAM.exec(a.trim()) : null)).find((m) => m !== null);
+  if (!up) return false;
+  const port = Number(up[1]);
+  return w.containers.some((o) => o !== c && controllerRuntimeMetricsPort(o) === port);
 }
 
 /**
  * Served ports that carry user traffic: graph.servedPorts without the ports for scrapes, operators
  * and peers (graph.ts notClientPort: metrics- and operator-named ports except on port 80 or 443 of
  * a web server and on the API port of a Loki, Mimir, Tempo or Cortex component clients call, gossip ports), without Services of exporters and metrics components, and without kube-rbac-proxy
- * ports that a ServiceMonitor scrapes. Prometheus scrapes through the endpoints, not through
+ * ports in front of metrics (isRbacProxiedMetrics). Prometheus scrapes through the endpoints, not through
  * kube-proxy, and a missed scrape is not lost traffic. Nor ports of idle containers (idle.ts: the
  * pause image, a sleep forever), where nothing listens.
  */
@@ -175,7 +191,7 @@ export function trafficPortsOf(graph: ObjectGraph, w: Workload): readonly Served
 
 /** Whether a served port carries user traffic (trafficPorts' reading of one port). */
 function clientPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
-  return !notClientServedPort(graph, w, p) && !isExporterService(graph, p.service, w) && !isRbacProxiedMetrics(graph, p) && !isIdleContainer(p.container.raw);
+  return !notClientServedPort(graph, w, p) && !isExporterService(graph, p.service, w) && !isRbacProxiedMetrics(graph, w, p) && !isIdleContainer(p.container.raw);
 }
 
 /**
@@ -235,8 +251,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
-          : isRbacProxiedMetrics(graph, p)
-            ? 'a kube-rbac-proxy that a ServiceMonitor scrapes'
+          : isRbacProxiedMetrics(graph, w, p)
+            ? 'a kube-rbac-proxy in front of metrics (a ServiceMonitor scrapes it, or its --upstream is the pod\'s controller-runtime metrics server)'
             : 'a port named for metrics, operators or peers';
     return `Service ${p.service.obj.name} port ${p.servicePort.port ?? p.servicePort.name} reaches ${what}`;
   });

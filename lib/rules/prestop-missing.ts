@@ -158,7 +158,7 @@ name, else the name of the container port it reaches; \`metrics\`, \`http-metric
 \`admin\`, \`health\`, ...), Services of exporters and metrics components (\`app.kubernetes.io/component:
 exporter\`, or \`metrics\` on the Service; a Service named \`*-metrics\` or \`*-metrics-service\`; never one an APIService or an admission webhook calls), the port of a controller-runtime manager's \`--metrics-bind-address\`, gossip ports (a name with \`gossip\`, \`memberlist\`, \`serf\` or \`clusterpeer\` as a part of it, such as
 \`http-memberlist\` or \`serflan-tcp\`, and Alertmanager's \`cluster-tcp\` and \`tcp-mesh\`: peer membership), kube-rbac-proxy ports that a
-ServiceMonitor scrapes and the monitoring server of a program the catalog knows (Fluent Bit's HTTP server on its
+ServiceMonitor scrapes or whose \`--upstream\` is a loopback address on the pod's controller-runtime metrics port, and the monitoring server of a program the catalog knows (Fluent Bit's HTTP server on its
 \`HTTP_Port\`, 2020 by default, which its chart names \`http\`; see docs/catalog.md) do not count: Prometheus scrapes the endpoints directly, and a missed scrape is
 not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a data store's peer Service): the
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is

@@ -234,6 +234,17 @@ spec:
 `,
     },
     {
+      // Review round 14 (KServe's controller: Service kserve-controller-manager-service, no metrics name, no ServiceMonitor).
+      name: "kube-rbac-proxy whose --upstream is the loopback address of the manager's controller-runtime metrics server (kubebuilder's scaffold)",
+      yaml: wl({
+        podSpec: `      containers:
+      - {name: manager, image: example/manager:v1, args: [--metrics-addr=127.0.0.1:8080], ports: [{name: webhook, containerPort: 9443}], lifecycle: {preStop: {sleep: {seconds: 10}}}}
+      - {name: kube-rbac-proxy, image: "quay.io/brancz/kube-rbac-proxy:v0.18.0", args: [--secure-listen-address=0.0.0.0:8443, --upstream=http://127.0.0.1:8080/], ports: [{name: https, containerPort: 8443}]}
+`,
+        service: '  selector: {app: web}\n  ports: [{port: 8443, targetPort: https}]',
+      }),
+    },
+    {
       name: 'kube-rbac-proxy port scraped by a ServiceMonitor in another namespace that lists this one (matchNames)',
       yaml: `${rbacProxied()}---
 apiVersion: monitoring.coreos.com/v1
@@ -550,6 +561,17 @@ spec:
       name: 'vminsert with --http.shutdownDelay=0s',
       yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=0s'] }),
       findings: [{ severity: 'warning', pointer: POINTER, message: /no preStop hook: .*-http\.shutdownDelay=\d+s in the container's args \(now -http\.shutdownDelay=0s\)/ }],
+    },
+    {
+      name: 'kube-rbac-proxy whose --upstream is another port than the metrics server (it fronts an API): still traffic',
+      yaml: wl({
+        podSpec: `      containers:
+      - {name: manager, image: example/manager:v1, args: [--metrics-bind-address=127.0.0.1:8080], lifecycle: {preStop: {sleep: {seconds: 10}}}}
+      - {name: kube-rbac-proxy, image: "quay.io/brancz/kube-rbac-proxy:v0.18.0", args: [--secure-listen-address=0.0.0.0:8443, --upstream=http://127.0.0.1:9090/], ports: [{name: https, containerPort: 8443}]}
+`,
+        service: '  selector: {app: web}\n  ports: [{port: 8443, targetPort: https}]',
+      }),
+      findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/1', message: 'container "kube-rbac-proxy": serves port 8443 for Service web but has no preStop hook' }],
     },
     {
       name: 'a standalone mongod (no replica set) does not quiesce',
