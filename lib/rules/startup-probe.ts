@@ -112,14 +112,19 @@ livenessProbe:
         if (!live || delay === undefined || delay < threshold || probeOf(c, 'startupProbe')) continue;
         if (presetFileCheck(w, c, live as Json)) continue;
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
+        // A check that may take timeoutSeconds (kube-ovn's health scripts: 45s) keeps it: with the default
+        // 1s every check of a slow script times out, the restart loop the advice is meant to end
+        // (review round 14); and checks come no closer than it.
         const lw = probeWindow(live);
-        const period = Math.min(lw.periodSeconds, 10);
+        const rawTimeout = num(live.timeoutSeconds);
+        const timeout = rawTimeout !== undefined && rawTimeout > 1 ? rawTimeout : undefined;
+        const period = Math.max(Math.min(lw.periodSeconds, 10), timeout ?? 0);
         const failures = Math.ceil((delay + lw.seconds) / period);
         ctx.report({
           object: w.obj,
           pointer: `${c.pointer}/livenessProbe/initialDelaySeconds`,
           severity: 'info',
-          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than about ${delay + lw.seconds}s (the delay plus ${lw.failureThreshold} failed checks ${lw.periodSeconds}s apart) ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
+          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than about ${delay + lw.seconds}s (the delay plus ${lw.failureThreshold} failed checks ${lw.periodSeconds}s apart) ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period}${timeout !== undefined ? `, timeoutSeconds ${timeout} (the liveness check's)` : ''} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
         });
       }
     }

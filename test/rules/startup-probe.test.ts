@@ -96,6 +96,12 @@ ruleTester(startupProbe, {
       findings: [{ severity: 'info', message: 'periodSeconds 10 and failureThreshold 9 (90s to start)' }],
     },
     {
+      // Review round 14 (kube-ovn's ovs-ovn: a health script with timeoutSeconds 45): with the default 1s every check times out.
+      name: "the liveness check's timeoutSeconds is kept, and checks come no closer than it",
+      yaml: deploy('        livenessProbe: {exec: {command: [bash, /kube-ovn/ovs-healthcheck.sh]}, initialDelaySeconds: 60, periodSeconds: 5, failureThreshold: 5, timeoutSeconds: 45}'),
+      findings: [{ severity: 'info', message: 'periodSeconds 45, timeoutSeconds 45 (the liveness check\'s) and failureThreshold 2 (90s to start)' }],
+    },
+    {
       name: 'exactly at the threshold (30)',
       yaml: deploy('        livenessProbe: {exec: {command: [check]}, initialDelaySeconds: 30, periodSeconds: 15}'),
       findings: [{ severity: 'info', message: 'initialDelaySeconds 30s' }],
