@@ -55,9 +55,12 @@ const CONFIG_HEALTH_PROBE_BIND = /^\s*healthProbeBindAddress:\s*["']?[^\s"':]*:(
 
 /**
  * A health probe listen flag with its port (also read by the admission policy): controller-runtime's
- * --health-probe-bind-address=[host]:N, and --<x>-probe-port=N (trust-manager's --readiness-probe-port).
+ * --health-probe-bind-address=[host]:N, --<x>-probe-port=N (trust-manager's --readiness-probe-port),
+ * and the kubernetes-csi livenessprobe sidecar's --health-port=N and --http-endpoint=[host]:N, whose
+ * /healthz the CSI driver container beside it probes without declaring the port (csi-driver-smb,
+ * juicefs; review round 14).
  */
-export const HEALTH_PROBE_BIND = /^--?(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-port=)[0-9]{1,5}$/;
+export const HEALTH_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-port=)|health-port=|http-endpoint=.*:)[0-9]{1,5}$/;
 
 /** The port of a HEALTH_PROBE_BIND argument: after the last '=', then after the last ':'. */
 function flagPort(a: string): number {
@@ -115,8 +118,9 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   \`/healthz\` on 10254 and the OpenTelemetry Collector's health_check extension on 13133): the charts
   probe it without declaring it, and it is right. Nor the port of a health probe listen flag in the
   \`args\` of a container of the pod (the first such argument of each): controller-runtime's
-  \`--health-probe-bind-address=[host]:N\`, which every kubebuilder operator probes without declaring, or a
-  \`--<name>-probe-port=N\` (trust-manager's \`--readiness-probe-port\`); nor the same setting in the config file a
+  \`--health-probe-bind-address=[host]:N\`, which every kubebuilder operator probes without declaring, a
+  \`--<name>-probe-port=N\` (trust-manager's \`--readiness-probe-port\`), or the kubernetes-csi livenessprobe
+  sidecar's \`--health-port=N\` or \`--http-endpoint=[host]:N\`, whose \`/healthz\` the CSI driver beside it probes; nor the same setting in the config file a
   controller-runtime manager reads with \`--config FILE\` (\`health: {healthProbeBindAddress: ":N"}\`, kueue's chart),
   when a ConfigMap of the input provides that file.
 

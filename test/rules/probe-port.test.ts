@@ -27,6 +27,31 @@ ruleTester(probePort, {
 `),
     },
     {
+      // Review round 14 (csi-driver-smb, juicefs): the kubernetes-csi livenessprobe sidecar serves /healthz for the driver.
+      name: "the CSI livenessprobe sidecar's --http-endpoint port, probed by the driver container beside it",
+      yaml: deploy(`      containers:
+      - name: liveness-probe
+        image: registry.k8s.io/sig-storage/livenessprobe:v2.19.0
+        args: [--csi-address=/csi/csi.sock, --http-endpoint=:29642]
+      - name: plugin
+        image: example/csi-plugin:1
+        ports: [{name: metrics, containerPort: 29644}]
+        livenessProbe: {httpGet: {path: /healthz, port: 29642}}
+`),
+    },
+    {
+      name: "the CSI livenessprobe sidecar's --health-port (older releases)",
+      yaml: deploy(`      containers:
+      - name: plugin
+        image: example/csi-plugin:1
+        ports: [{name: metrics, containerPort: 29644}]
+        livenessProbe: {httpGet: {path: /healthz, port: 9808}}
+      - name: liveness-probe
+        image: registry.k8s.io/sig-storage/livenessprobe:v2.12.0
+        args: [--csi-address=/csi/csi.sock, --health-port=9808]
+`),
+    },
+    {
       // rabbitmq/cluster-operator config/manager/manager.yaml; the kubebuilder scaffold.
       name: 'an undeclared probe port that a listen address in args names (controller-runtime --health-probe-bind-address=:8081)',
       yaml: deploy(`      containers:
