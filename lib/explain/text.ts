@@ -127,8 +127,11 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
     if (!l.judged && !ok) verdict = `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)} with the assumed drain (not judged without a preStop hook or kubegrace.dev/drain-seconds)`;
     // Over the grace period: what to raise it to. Within it: the least it could be, which is not
     // advice to cut a longer grace period (a data store's 120s may be for its own flush).
-    const rec = ok ? `at least ${secs(l.recommended!)} with the margin` : `recommended grace ${secs(l.recommended!)}`;
-    out.push(`${indent}${l.container}: ${parts.join(' + ')} = ${secs(l.needed)} needed, ${verdict} (${rec})`);
+    // (Within it but not with the margin: "fits grace 10s (at least 15s with the margin)" read as both;
+    // review round 14, ARC's controller.)
+    const tight = ok && l.recommended! > t.grace;
+    const rec = tight ? `${secs(l.recommended!)} with it` : ok ? `at least ${secs(l.recommended!)} with the margin` : `recommended grace ${secs(l.recommended!)}`;
+    out.push(`${indent}${l.container}: ${parts.join(' + ')} = ${secs(l.needed)} needed, ${verdict}${tight ? ', without the margin' : ''} (${rec})`);
   }
   for (const a of t.budget.addends) out.push(`${indent}  addend: ${a.source} ${secs(a.seconds)}`);
   out.push('');

@@ -62,6 +62,13 @@ describe('termination timeline: main containers', () => {
     expect(t.assumptions.some((a) => /drain after SIGTERM/.test(a))).toBe(false);
   });
 
+  test('a budget that fits the grace period only without the margin says so (review round 14: ARC controller, grace 10s)', () => {
+    const t = explainOne(deployment({ containers: container('app'), grace: 10, served: false, annotations: { 'kubegrace.dev/served': 'false' } }));
+    expect(timelineText(t, { color: false })).toContain('app: preStop 0s + drain 10s = 10s needed, fits grace 10s, without the margin (15s with it)');
+    const roomy = explainOne(deployment({ containers: container('app'), grace: 30, served: false, annotations: { 'kubegrace.dev/served': 'false' } }));
+    expect(timelineText(roomy, { color: false })).toContain('app: preStop 0s + drain 10s = 10s needed, fits grace 30s (at least 15s with the margin)');
+  });
+
   test('no preStop on a served container: SIGTERM at 0 is a violation (prestop-missing)', () => {
     const t = explainOne(deployment({ containers: container('app'), grace: 30 }));
     expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'exit@10']);
