@@ -538,7 +538,7 @@ spec:
   });
 });
 
-describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks)', () => {
+describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks, Langfuse web)', () => {
   const c = (image: string) => ({ image }) as unknown as JsonObject;
   const DIGEST = '@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665';
   test.each([
@@ -547,6 +547,9 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`gcr.io/knative-releases/knative.dev/serving/cmd/webhook${DIGEST}`, 'knative-serving-webhook', 45, 'at least that long, fixed in the program'],
     [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/webhook:v1.3.0${DIGEST}`, 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
     ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/webhook:v0.50.0', 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
+    ['docker.langfuse.com/langfuse/langfuse:4.4.0', 'langfuse-web', 110, 'fixed in the program'],
+    ['langfuse/langfuse:3', 'langfuse-web', 110, 'fixed in the program'],
+    ['ghcr.io/langfuse/langfuse:v2.81.0', 'langfuse-web', 110, 'fixed in the program'],
   ])('%s: %s, %ss (%s)', (image, id, seconds, derivation) => {
     const r = builtinCatalog().servesAfterSigterm(c(image));
     expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual([id, seconds, derivation]);
@@ -557,6 +560,8 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`gcr.io/knative-releases/knative.dev/eventing/cmd/webhook${DIGEST}`],
     [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/controller:v1.3.0`],
     ['example/activator:1'],
+    ['docker.langfuse.com/langfuse/langfuse-worker:4.4.0'],
+    ['langfuse/langfuse:2.80.0'],
   ])('%s is not matched', (image) => expect(builtinCatalog().servesAfterSigterm(c(image))).toBeUndefined());
   test('no setting to advise: the time is not configurable', () => {
     expect(builtinCatalog().servesAfterSigtermSetting(c(`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`), 60)).toBeUndefined();

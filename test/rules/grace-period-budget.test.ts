@@ -1,6 +1,7 @@
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
+import { langfuseWeb } from '../helpers/langfuse';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { skipper } from '../helpers/skipper';
@@ -54,6 +55,7 @@ ruleTester(gracePeriodBudget, {
     { name: 'CoreDNS lameduck 25s with a grace period of 40s', yaml: coredns({ corefile: corefile('25s'), grace: 40 }) },
     { name: 'CoreDNS whose ConfigMap is not in the input: no lameduck is assumed', yaml: coredns({ corefile: false, grace: 5 }) },
     { name: 'Knative activator: 45s serving after SIGTERM + drain 10s fit its grace period of 600s', yaml: activator() },
+    { name: 'Langfuse web: 110s serving after SIGTERM + drain 10s fit a grace period of 125s', yaml: langfuseWeb({ grace: 125 }) },
     { name: 'Skipper: -wait-for-healthcheck-interval 45s (default) + drain 10s fit a grace period of 60s', yaml: skipper({ grace: 60 }) },
     { name: 'Skipper with -wait-for-healthcheck-interval=15s: 15s + drain 10s fit the default 30s', yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=15s'] }) },
     { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
@@ -276,6 +278,16 @@ describe('grace-period-budget: programs that serve a fixed time after SIGTERM (c
     const got = runRule(gracePeriodBudget, activator({ grace: null }));
     expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
     expect(got[0].message).toContain('container "activator": serving after SIGTERM 45s (fixed in the program) + drain 10s (assumed) = 55s exceeds the default grace period (30s)');
+  });
+  test("Langfuse web as the langfuse-k8s chart renders it (no grace period): SIGKILL at 30s while it still serves, inside its 110s wait", () => {
+    const got = runRule(gracePeriodBudget, langfuseWeb());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
+    expect(got[0].message).toContain('container "langfuse-web": serving after SIGTERM 110s (fixed in the program) + drain 10s (assumed) = 120s exceeds the default grace period (30s)');
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 125 }]);
+  });
+  test('Langfuse web with a grace period of 60s: still inside the 110s wait', () => {
+    const got = runRule(gracePeriodBudget, langfuseWeb({ grace: 60 }));
+    expect(got.map((f) => f.message)).toEqual([expect.stringContaining('container "langfuse-web": serving after SIGTERM 110s (fixed in the program) + drain 10s (assumed) = 120s exceeds terminationGracePeriodSeconds (60s)')]);
   });
   test("Tekton Pipelines webhook: its manifest sets no grace period, so SIGKILL at 30s cuts the drainer's quiet period of at least 45s", () => {
     const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }));

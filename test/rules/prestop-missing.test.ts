@@ -12,6 +12,7 @@ import { skipper } from '../helpers/skipper';
 import { seaweedfsVolume, weedVolumeScript } from '../helpers/seaweedfs';
 import { vminsert } from '../helpers/victoriametrics';
 import { bitnamiShard, mongod } from '../helpers/mongodb';
+import { langfuseWeb } from '../helpers/langfuse';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { webhookConfig } from '../helpers/manifests';
 
@@ -365,6 +366,13 @@ spec:
     { name: 'mongod --replSet=rs0 as one arg, the image ENTRYPOINT adding mongod', yaml: mongod({ image: 'mongo:8.0.4', args: ['--replSet=rs0'] }) },
     { name: 'mongos (official image)', yaml: mongod({ args: ['mongos', '--configdb', 'cfg/cfg-0.cfg:27019'] }) },
     { name: "Bitnami mongodb-sharded's shard member (a replica set by the chart's env) behind its headless Service", yaml: bitnamiShard() },
+    // Langfuse web (catalog langfuse-web): its prexit SIGTERM handler waits 110s before it exits, the
+    // listener open and /api/public/ready answering 500. A grace period of 125s here: the chart's
+    // default 30s is grace-period-budget's finding (test/rules/grace-period-budget.test.ts), which
+    // the exported policy does not judge, so it stays out of the rule tables.
+    { name: 'Langfuse web 4.4.0 (the langfuse-k8s chart\'s image): keeps serving 110s after SIGTERM', yaml: langfuseWeb({ grace: 125 }) },
+    { name: 'Langfuse web from Docker Hub with a major-version tag (langfuse/langfuse:3)', yaml: langfuseWeb({ image: 'langfuse/langfuse:3', grace: 125 }) },
+    { name: 'Langfuse web v2.81.0 (ghcr.io), the first release with the 110s wait', yaml: langfuseWeb({ image: 'ghcr.io/langfuse/langfuse:2.81.0', grace: 125 }) },
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
       name: 'KEDA HTTP interceptor, chart 0.15.0 (release image, KEDA_HTTP_SHUTDOWN_DELAY 5s and KEDA_HTTP_DRAIN_TIMEOUT 30s in env)',
@@ -572,6 +580,16 @@ spec:
         service: '  selector: {app: web}\n  ports: [{port: 8443, targetPort: https}]',
       }),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/containers/1', message: 'container "kube-rbac-proxy": serves port 8443 for Service web but has no preStop hook' }],
+    },
+    {
+      name: 'Langfuse web v2.80.0: its wait was 200s before v2.81.0, not matched',
+      yaml: langfuseWeb({ image: 'langfuse/langfuse:2.80.0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "langfuse-web": serves port 3000 for Service langfuse-web but has no preStop hook' }],
+    },
+    {
+      name: 'the Langfuse worker image is another program (worker/Dockerfile): not matched',
+      yaml: langfuseWeb({ image: 'docker.langfuse.com/langfuse/langfuse-worker:4.4.0', name: 'langfuse-worker' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "langfuse-worker": serves port 3000 for Service langfuse-worker but has no preStop hook' }],
     },
     {
       name: 'a standalone mongod (no replica set) does not quiesce',
