@@ -952,6 +952,11 @@ describe('process-local probes', () => {
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", "{httpGet: {path: /, port: 9601}}", true],
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{tcpSocket: {port: 9600}}', false],
     ["{image: 'example/logstash-exporter:1'}", '{httpGet: {path: /, port: 9600}}', false],
+    // Atlantis: /healthz writes {"status": "ok"} (catalog atlantis-healthz); /readyz pings the locking database.
+    ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0', args: [server]}", '{httpGet: {path: /healthz, port: 4141, scheme: HTTP}}', true],
+    ["{image: 'runatlantis/atlantis:v0.17.0'}", '{httpGet: {path: /healthz, port: atlantis}}', true],
+    ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0', args: [server]}", '{httpGet: {path: /readyz, port: 4141}}', false],
+    ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0'}", '{tcpSocket: {port: 4141}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

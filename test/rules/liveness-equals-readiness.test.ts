@@ -105,6 +105,11 @@ const SCYLLA_WEBHOOK_ARGS = '[run-webhook-server, --loglevel=2, --tls-cert-file=
 /** The 8gears/n8n chart's containers: identical liveness and readiness /healthz on http (5678). */
 const n8n = (cmd: string, image = 'n8nio/n8n:1.116.2') =>
   deploy(`${cmd}${probes('{httpGet: {path: /healthz, port: http}}', '{httpGet: {path: /healthz, port: http}}')}`).replace('image: web:1', `image: ${image}`);
+/** The runatlantis/helm-charts atlantis chart (6.9.3): args [server], identical liveness and readiness on 4141. */
+const atlantis = (path = '/healthz', image = 'ghcr.io/runatlantis/atlantis:v0.46.0') => {
+  const h = `{httpGet: {path: ${path}, port: 4141, scheme: HTTP}, initialDelaySeconds: 5, periodSeconds: 60, timeoutSeconds: 5, failureThreshold: 5}`;
+  return deploy(`        args: [server]\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
+};
 /** The community-charts/mlflow chart's tracking server: identical liveness and readiness /health on http. */
 const mlflow = (args: string, image = 'burakince/mlflow:3.15.1') => {
   const h = '{httpGet: {path: /health, port: http}, failureThreshold: 5, initialDelaySeconds: 10, periodSeconds: 30, timeoutSeconds: 3}';
@@ -225,6 +230,9 @@ ruleTester(livenessEqualsReadiness, {
     { name: 'catalog: n8n main process, identical /healthz (8gears/n8n chart)', yaml: n8n('') },
     { name: 'catalog: n8n webhook process', yaml: n8n('        command: [n8n]\n        args: [webhook]\n', 'docker.n8n.io/n8nio/n8n:1.119.1') },
     { name: 'catalog: n8n worker, 1.63.0 and later', yaml: n8n('        command: [n8n]\n        args: [worker, --concurrency=10]\n') },
+    // Atlantis's /healthz writes {"status": "ok"} whatever the locking database does (catalog atlantis-healthz).
+    { name: 'catalog: the runatlantis atlantis chart, identical /healthz on 4141', yaml: atlantis() },
+    { name: 'catalog: Atlantis from Docker Hub before /readyz existed (v0.22.0), identical /healthz', yaml: atlantis('/healthz', 'runatlantis/atlantis:v0.22.0') },
     // MLflow's /health returns "OK", 200 (catalog mlflow-server-health).
     { name: 'catalog: the community-charts/mlflow tracking server, identical /health', yaml: mlflow('[server, --host=0.0.0.0, --port=5000, "--backend-store-uri=sqlite:///:memory:"]') },
     // /ready of a role whose readiness is its own services only (catalog cortex-ready, mimir-ready, loki-ready, tempo-ready).
@@ -284,6 +292,11 @@ ruleTester(livenessEqualsReadiness, {
       name: "an n8n worker before 1.63.0: its /healthz pinged the database and Redis",
       yaml: n8n('        command: [n8n]\n        args: [worker]\n', 'n8nio/n8n:1.60.1'),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      name: "Atlantis with identical /readyz: it pings the locking database, not the catalog's /healthz",
+      yaml: atlantis('/readyz'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: /httpGet \/readyz on port 4141\), which checks \/readyz, a readiness path/ }],
     },
     {
       name: 'mlflow with --enable-workspaces: every request resolves the default workspace from the store',
