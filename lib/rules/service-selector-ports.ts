@@ -88,6 +88,15 @@ function portLabel(sp: ServicePort): string {
   return sp.name !== undefined ? `port "${sp.name}" (${sp.port ?? '?'})` : `port ${sp.port ?? '?'}`;
 }
 
+/** When the endpoints mix: always, also during rollouts; with batch workloads, while their pods run. */
+function mixWhen(ws: Workload[]): string {
+  const batch = ws.filter((w) => w.isBatch);
+  if (!batch.length) return ', also while either rolls out';
+  const lasting = ws.length - batch.length;
+  const names = batch.map((w) => `${w.kind}/${w.obj.name}`).join(', ');
+  return ` while the pods of ${names} run (a Job's pods are endpoints until they complete)${lasting > 1 ? ', and those of the others always, also while either rolls out' : ''}`;
+}
+
 export const serviceSelectorPorts: Rule = {
   meta: {
     id: 'service-selector-ports',
@@ -149,7 +158,8 @@ export const serviceSelectorPorts: Rule = {
   \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`), or the API server calls that Service port
   for an admission webhook or an aggregated API (Gloo's validation webhook on 8443).
 - **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
-  rollout of either (deployment.md §Selector). Not reported for headless Services (clients resolve and pick pods
+  rollout of either (deployment.md §Selector); with a Job's or CronJob's pods, while those run (they are endpoints until
+  they complete, and do not roll out). Not reported for headless Services (clients resolve and pick pods
   themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
   metrics-only Services (scraped per endpoint), when the other matches are Helm hooks (\`helm.sh/hook\`, e.g. test
   pods), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
@@ -264,7 +274,9 @@ spec:
           object: s.obj,
           pointer: '/spec/selector',
           severity: 'warning',
-          message: `${who}: spec.selector ${selectorText(s.selector)} matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): the Service mixes their endpoints, also while either rolls out; add a label that only one workload's template carries (e.g. app.kubernetes.io/component) to the selector`,
+          // (A Job's or CronJob's pods are endpoints while they run, then Completed; they do not roll out:
+          // step-certificates' bootstrap Job, review round 14.)
+          message: `${who}: spec.selector ${selectorText(s.selector)} matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): the Service mixes their endpoints${mixWhen(lasting)}; add a label that only one workload's template carries (e.g. app.kubernetes.io/component) to the selector`,
         });
       }
       const all = portsOf(matched);

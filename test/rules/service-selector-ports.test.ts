@@ -471,7 +471,13 @@ spec:
     {
       name: 'selector spans two workloads: warning',
       yaml: wl({ name: 'web', labels: 'app: web, c: a' }) + wl({ name: 'worker', labels: 'app: web, c: b' }) + svc(),
-      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/worker)' }],
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/worker): the Service mixes their endpoints, also while either rolls out;' }],
+    },
+    {
+      // Review round 14 (step-certificates' bootstrap Job): a Job's pods do not roll out; they are endpoints while they run.
+      name: "selector spans a Deployment and a Job: the endpoints mix while the Job's pods run",
+      yaml: wl({ name: 'web', labels: 'app: web' }) + wl({ kind: 'Job', name: 'bootstrap', labels: 'app: web' }).replace('  selector: {matchLabels: {app: web}}\n', '') + svc(),
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: "matches the pods of 2 workloads (Deployment/web, Job/bootstrap): the Service mixes their endpoints while the pods of Job/bootstrap run (a Job's pods are endpoints until they complete);" }],
     },
     {
       name: 'two workloads with the same version label value are not a version split',
