@@ -46,7 +46,9 @@ When the gate is off, the API server drops the field: updates go one pod at a ti
   at least 1). The API rejects it whenever the gate is on; with the gate off it is dropped today and rejected after
   an upgrade that turns the gate on. A negative value, a percentage above 100% or a string that is not a percentage
   is rejected the same way.
-- **warning:** the field is set and the target version has the gate off, so it is silently ignored. With
+- **warning:** the field is set and the target version has the gate off, so it is silently ignored. Not when it
+  resolves to 1 (\`1\`, or a percentage of \`spec.replicas\` that rounds up to 1, without an HPA): that is what the
+  StatefulSet does without it, so dropping it changes nothing. With
   \`--kube-version 1.35\` (no patch release) the state depends on the patch release (on in 1.35.0–1.35.3, off from
   1.35.4): also a warning, saying so; give the full version (e.g. \`1.35.2\`) to decide.
 
@@ -103,6 +105,11 @@ spec:
         continue;
       }
       if (gate === 'on') continue;
+      // 1 (or a percentage of the replicas that rounds up to 1) is what the StatefulSet does without the
+      // field: dropping it changes nothing (the Tyk chart writes 1; review round 14). With an HPA the
+      // replicas vary, so a percentage is judged as written.
+      const resolved = mu.kind === 'int' ? mu.value : mu.kind === 'percent' && w.replicas !== undefined && !ctx.graph.hpaFor(w) ? Math.ceil((mu.value * w.replicas) / 100) : undefined;
+      if (resolved === 1) continue;
       const why =
         gate === 'off'
           ? `the MaxUnavailableStatefulSet gate is off on ${v}, so the API server drops the field and updates go one pod at a time`

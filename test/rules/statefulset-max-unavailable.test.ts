@@ -50,6 +50,9 @@ ruleTester(statefulsetMaxUnavailable, {
     { name: 'gate on at 1.35.3 (last patch with it on)', yaml: sts('2'), kubeVersion: '1.35.3' },
     { name: 'gate on again at 1.37', yaml: sts('"40%"'), kubeVersion: '1.37' },
     { name: 'a small percentage rounds up to 1 (1.37)', yaml: sts('"1%"'), kubeVersion: '1.37.1' },
+    // Review round 14 (the Tyk chart as a StatefulSet writes maxUnavailable: 1): without the field it is one pod at a time too.
+    { name: '1 with the gate off (1.31): dropping it changes nothing', yaml: sts('1'), kubeVersion: '1.31' },
+    { name: '"20%" of 5 replicas rounds up to 1 with the gate off', yaml: sts('"20%"'), kubeVersion: '1.36' },
   ],
   invalid: [
     {
@@ -75,6 +78,12 @@ ruleTester(statefulsetMaxUnavailable, {
       yaml: sts('2'),
       kubeVersion: '1.35',
       findings: [{ severity: 'warning', pointer: P, message: /depends on the patch release: MaxUnavailableStatefulSet is on in 1\.35\.0-1\.35\.3 and off from 1\.35\.4.*--kube-version 1\.35\.4/ }],
+    },
+    {
+      name: 'a percentage with an HPA: the replicas vary, so it is judged as written',
+      yaml: sts('"20%"') + '---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: db}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: db}\n  minReplicas: 5\n  maxReplicas: 20\n',
+      kubeVersion: '1.36',
+      findings: [{ severity: 'warning', message: 'maxUnavailable "20%" is set, but the MaxUnavailableStatefulSet gate is off on 1.36' }],
     },
     {
       name: '1.36: off',
