@@ -9,6 +9,7 @@ import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, JsonObject, KObject, refOf } from '../model/types';
 import { get, Workload, WORKLOAD_KINDS, workloadOf } from '../model/workload';
+import { matches, parseLabelSelector } from '../model/selector';
 import { withPreStopMemo } from '../timeline/prestop';
 import { variantWorlds } from './worlds';
 import { ResolvedPolicy, RuleSetting } from './policy';
@@ -77,7 +78,8 @@ const PARTIAL = new WeakSet<KObject>();
  * The namespace of the source's request (Source.namespace, applyNamespace) on its objects that name
  * none. Without one, a file whose namespaced objects that name a namespace all name the same one
  * has its other namespaced objects taken to be in it too (their identity only), when they are fewer
- * than the objects that name it: a chart template
+ * than the objects that name it (and a workload or Service names it), when the two sides refer to
+ * each other (refersAcross), or when a workload on each side is of one release (sameRelease): a chart template
  * that forgets \`namespace: {{ .Release.Namespace }}\` (helm template --namespace writes only what the
  * templates write) is installed with \`helm install -n\` into the release namespace with the rest,
  * and an app split between that namespace and \`default\` would not work at all. Returns what was
@@ -132,9 +134,30 @@ function inferNamespace(objects: KObject[]): InferredNamespace | undefined {
   // in that namespace: a pod reaches those only in its own namespace (a chart whose PVC and Secret
   // templates write the namespace and whose Deployment does not: community-charts/outline, review
   // round 11; otherwise its RWO claim is not found and surge-volume-deadlock says nothing).
-  if ((namedCount <= unnamed || !anchored) && !refersAcross(without, objects, named)) return undefined;
+  // Or when a workload that names it and one that names none are of one release (the same
+  // app.kubernetes.io/instance): a chart whose operator templates write the namespace and whose other
+  // templates do not (openmetadata's omjob-operator, review round 15) installs them all in one.
+  if ((namedCount <= unnamed || !anchored) && !refersAcross(objects, named) && !sameRelease(objects, named)) return undefined;
   inNamespace(without, named, false);
   return { namespace: named, objects: unnamed };
+}
+
+const INSTANCE = 'app.kubernetes.io/instance';
+
+/** Whether a workload in `ns` and one that names no namespace carry the same app.kubernetes.io/instance (on the object or its pods). */
+function sameRelease(objects: KObject[], ns: string): boolean {
+  const inNs = new Set<string>();
+  const unnamed = new Set<string>();
+  for (const o of objects) {
+    const w = workloadOf(o);
+    if (!w) continue;
+    const own = namedNamespace(o);
+    if (own !== undefined && own !== ns) continue;
+    const labels = get(o.raw, 'metadata', 'labels');
+    for (const v of [isObject(labels) ? labels[INSTANCE] : undefined, w.templateLabels[INSTANCE]]) if (typeof v === 'string' && v !== '') (own === ns ? inNs : unnamed).add(v);
+  }
+  for (const v of inNs) if (unnamed.has(v)) return true;
+  return false;
 }
 
 const REFERENCED_KINDS = new Set(['PersistentVolumeClaim', 'ConfigMap', 'Secret']);
@@ -146,9 +169,10 @@ const REFERENCED_KINDS = new Set(['PersistentVolumeClaim', 'ConfigMap', 'Secret'
  *   (community-charts/outline: the PVC names it, the Deployment does not);
  * - a workload in `ns` uses one the input has only without a namespace (the supabase chart: its
  *   Deployments name it, their claims and Secrets do not);
- * - a Service of `without` selects pods that only workloads in `ns` make (supabase's Services).
+ * - a Service, PodDisruptionBudget or HorizontalPodAutoscaler on one side selects or targets only
+ *   workloads of the other (supabase's Services; the vernemq chart's PDB, which alone names the namespace).
  */
-function refersAcross(without: KObject[], objects: KObject[], ns: string): boolean {
+function refersAcross(objects: KObject[], ns: string): boolean {
   const inNs = new Set<string>();
   const unnamed = new Set<string>();
   const nsWorkloads: Workload[] = [];
@@ -162,12 +186,30 @@ function refersAcross(without: KObject[], objects: KObject[], ns: string): boole
   }
   for (const w of unnamedWorkloads) for (const ref of podReferences(w.podSpec)) if (inNs.has(ref) && !unnamed.has(ref)) return true;
   for (const w of nsWorkloads) for (const ref of podReferences(w.podSpec)) if (unnamed.has(ref) && !inNs.has(ref)) return true;
-  for (const o of without) {
-    if (o.kind !== 'Service' || o.apiVersion !== 'v1') continue;
-    const sel = get(o.raw, 'spec', 'selector');
-    if (!isObject(sel) || !Object.keys(sel).length) continue;
-    const selects = (w: Workload) => Object.entries(sel).every(([k, v]) => w.templateLabels[k] === v);
-    if (nsWorkloads.some(selects) && !unnamedWorkloads.some(selects)) return true;
+  // A Service, PodDisruptionBudget or HorizontalPodAutoscaler on one side that selects or targets only
+  // workloads of the other: each acts only within its own namespace (the vernemq chart writes the
+  // namespace on its PDB alone, review round 15).
+  const only = (here: Workload[], there: Workload[], hit: (w: Workload) => boolean) => there.some(hit) && !here.some(hit);
+  for (const o of objects) {
+    const own = namedNamespace(o);
+    if (own !== undefined && own !== ns) continue;
+    const [here, there] = own === ns ? [nsWorkloads, unnamedWorkloads] : [unnamedWorkloads, nsWorkloads];
+    if (o.kind === 'Service' && o.apiVersion === 'v1') {
+      const sel = get(o.raw, 'spec', 'selector');
+      if (!isObject(sel) || !Object.keys(sel).length) continue;
+      const selects = (w: Workload) => Object.entries(sel).every(([k, v]) => w.templateLabels[k] === v);
+      if (only(here, there, selects)) return true;
+    } else if (o.kind === 'PodDisruptionBudget') {
+      const sel = parseLabelSelector(get(o.raw, 'spec', 'selector'));
+      // (An empty selector selects every pod of the namespace: no evidence either way.)
+      if (sel.kind !== 'selector') continue;
+      if (only(here, there, (w) => matches(sel, w.templateLabels))) return true;
+    } else if (o.kind === 'HorizontalPodAutoscaler') {
+      const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
+      const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
+      if (typeof kind !== 'string' || typeof name !== 'string') continue;
+      if (only(here, there, (w) => w.kind === kind && w.obj.name === name)) return true;
+    }
   }
   return false;
 }

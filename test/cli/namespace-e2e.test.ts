@@ -118,11 +118,35 @@ describe('lint --namespace on files', () => {
     expect(other.stderr).toBe('');
   });
 
-  test('no inference when the objects that name the namespace are not the most (a chart that puts only its ServiceMonitor in monitoring)', () => {
-    fs.writeFileSync(path.join(dir, 'few.yaml'), `${DEPLOYMENT}---\n${PDB}`);
+  test('no inference when the objects that name the namespace are not the most and nothing ties them to the others (a chart that puts only its ServiceMonitor in monitoring)', () => {
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dashboards, namespace: monitoring}\ndata: {a: b}\n';
+    fs.writeFileSync(path.join(dir, 'few.yaml'), `${DEPLOYMENT}---\n${cm}`);
     const few = lint(['few.yaml']);
     expect(pdbMissing(few.json)).toEqual(['default/web']);
     expect(few.stderr).toBe('');
+  });
+
+  // (Review round 15: the vernemq chart writes the namespace on its PodDisruptionBudget alone.)
+  test('a PodDisruptionBudget that names the namespace and selects only the pods of workloads that name none: they are taken to be in it', () => {
+    fs.writeFileSync(path.join(dir, 'pdb-only.yaml'), `${DEPLOYMENT}---\n${PDB}`);
+    const r = lint(['pdb-only.yaml']);
+    expect(r.stderr).toContain('1 namespaced object without metadata.namespace taken to be in namespace shop');
+    expect(pdbMissing(r.json)).toEqual([]);
+    // A budget selecting pods on both sides ties nothing.
+    fs.writeFileSync(path.join(dir, 'pdb-both.yaml'), `${DEPLOYMENT}---\n${DEPLOYMENT.replace('metadata: {name: web}', 'metadata: {name: web2, namespace: shop}')}---\n${PDB}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {a: b}\n`);
+    expect(lint(['pdb-both.yaml']).stderr).toBe('');
+  });
+
+  // (Review round 15: openmetadata's omjob-operator templates write the namespace, the server's do not.)
+  test('a workload that names the namespace and one that names none of the same release (app.kubernetes.io/instance): the others are taken to be in it', () => {
+    const release = (d: string) => d.replace('labels: {app: web}', 'labels: {app: web, app.kubernetes.io/instance: om}');
+    const operator = release(DEPLOYMENT).replace('metadata: {name: web}', 'metadata: {name: operator, namespace: om}').replace(/app: web/g, 'app: op');
+    const cm = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {a: b}\n`;
+    fs.writeFileSync(path.join(dir, 'release.yaml'), `${release(DEPLOYMENT)}---\n${operator}---\n${cm('a')}---\n${cm('b')}`);
+    expect(lint(['release.yaml']).stderr).toContain('3 namespaced objects without metadata.namespace taken to be in namespace om');
+    // Another release's workload: no inference.
+    fs.writeFileSync(path.join(dir, 'release2.yaml'), `${release(DEPLOYMENT)}---\n${operator.replace('instance: om', 'instance: other')}---\n${cm('a')}---\n${cm('b')}`);
+    expect(lint(['release2.yaml']).stderr).toBe('');
   });
 
   test('no inference when only objects beside the app name the namespace (a chart that puts its ServiceMonitor, rules and dashboards in monitoring)', () => {
