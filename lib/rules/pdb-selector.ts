@@ -2,8 +2,36 @@ import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
 import { isHelmHook } from './lb-util';
-import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, selectsOperatorPods } from './rollout-util';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, pdbAllowance, selectsOperatorPods } from './rollout-util';
+import { ObjectGraph, PdbView } from '../model/graph';
+import { get, Workload } from '../model/workload';
 import { nameOf } from './util';
+
+/**
+ * Advice for a budget over the pods of several workloads. When its selector is one workload's own
+ * spec.selector, which the others' pods also match (openmetadata's server Deployment and its
+ * omjob-operator, review round 15), copying that selector changes nothing: the budget needs a label
+ * only that workload's template carries, and the others' pods widen what it allows.
+ */
+function sharedBudgetAdvice(g: ObjectGraph, p: PdbView, lasting: Workload[]): string {
+  const key = (sel: unknown) => JSON.stringify(canonicalSelector(sel));
+  const own = lasting.filter((w) => key(get(w.obj.raw, 'spec', 'selector')) === key(p.selectorRaw));
+  if (own.length !== 1) return 'one budget counts the pods of all of them, so the pods of one can use up or widen the disruptions the others are allowed; use one PodDisruptionBudget per workload, selecting only its pods (its spec.selector.matchLabels, with a label only its template carries where other workloads share those labels)';
+  const w = own[0];
+  const others = lasting.filter((x) => x !== w).map(nameOf).join(', ');
+  const a = pdbAllowance(g, p);
+  const r = g.effectiveReplicas(w);
+  const widened = a && r !== undefined && a.of > r ? ` it counts ${a.of} pods, ${r} of them ${nameOf(w)}'s, and allows ${a.allowed} disruption${a.allowed === 1 ? '' : 's'}${a.allowed >= r ? `: a drain may evict every pod of ${nameOf(w)} at once` : ''};` : '';
+  return `the selector is ${nameOf(w)}'s own spec.selector, which the pods of ${others} also match, so copying it changes nothing:${widened} add a label that only ${nameOf(w)}'s template carries (e.g. app.kubernetes.io/component) and select it in the budget (the workload's own selector can stay: it is immutable)`;
+}
+
+/** A label selector as matchLabels and matchExpressions in a fixed order, for comparison. */
+function canonicalSelector(sel: unknown): unknown {
+  if (!isObject(sel)) return sel;
+  const ml = isObject(sel.matchLabels) ? Object.fromEntries(Object.entries(sel.matchLabels).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : {};
+  const me = Array.isArray(sel.matchExpressions) ? sel.matchExpressions.map((e) => JSON.stringify(e)).sort() : [];
+  return { ml, me };
+}
 
 export const pdbSelector: Rule = {
   meta: {
@@ -113,7 +141,7 @@ spec:
           object: p.obj,
           pointer: '/spec/selector',
           severity: 'warning',
-          message: `spec.selector matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): use one PodDisruptionBudget per workload, selecting its spec.selector.matchLabels`,
+          message: `spec.selector matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): ${sharedBudgetAdvice(g, p, lasting)}`,
         });
       }
     }

@@ -148,7 +148,24 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
     {
       name: 'a PDB matching the pods of several workloads',
       yaml: wl('web') + wl('api') + pdb('team', '{matchLabels: {team: a}}'),
-      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/api)' }],
+      findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/web, Deployment/api): one budget counts the pods of all of them, so the pods of one can use up or widen the disruptions the others are allowed; use one PodDisruptionBudget per workload, selecting only its pods' }],
+    },
+    {
+      // Review round 15 (openmetadata): the budget's selector is the server Deployment's own, which the
+      // omjob-operator's pods also match; "select its spec.selector.matchLabels" changed nothing.
+      name: "a PDB whose selector is one workload's own, which another workload's pods also match: a label only its template carries",
+      yaml:
+        wl('server', '{app: om}').replace('selector: {matchLabels: {app: server}}', 'selector: {matchLabels: {app: om}}') +
+        wl('operator', '{app: om, component: operator}').replace('selector: {matchLabels: {app: operator}}', 'selector: {matchLabels: {app: om, component: operator}}').replace('replicas: 2', 'replicas: 1') +
+        pdb('server', '{matchLabels: {app: om}}').replace('maxUnavailable: 1', 'minAvailable: 1'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/selector',
+          message:
+            "matches the pods of 2 workloads (Deployment/server, Deployment/operator): the selector is Deployment/server's own spec.selector, which the pods of Deployment/operator also match, so copying it changes nothing: it counts 3 pods, 2 of them Deployment/server's, and allows 2 disruptions: a drain may evict every pod of Deployment/server at once; add a label that only Deployment/server's template carries",
+        },
+      ],
     },
     {
       name: 'a workload matched by two PDBs: error once, at its template labels',
