@@ -25,6 +25,8 @@ Options:
   --policy NAME|FILE    policy whose rule settings the findings use (default recommended)
   --config FILE         config file (default: .kubegrace.yaml found upward)
   --values FILE         values for a Helm chart PATH (rendered with helm template); repeatable
+  -n, --namespace NS    the namespace of objects that name none, as in kubegrace lint (charts are
+                        rendered with it)
   --no-color            never colour the text (colour is used only on a terminal, and never with NO_COLOR)
 
 Exit codes: 0 drawn; 2 usage error, no workload in the input, --object not found, or input that
@@ -43,6 +45,7 @@ export function runExplain(argv: string[], io: CliIO): number {
       policy: { type: 'string' },
       config: { type: 'string' },
       values: { type: 'string', multiple: true },
+      namespace: { type: 'string', short: 'n' },
       color: { type: 'boolean' },
       'no-color': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -72,8 +75,10 @@ export function runExplain(argv: string[], io: CliIO): number {
   const valuesFiles = (values.values ?? []).map((f) => path.resolve(io.cwd, f));
   for (const [i, f] of valuesFiles.entries()) if (!fs.existsSync(f)) throw new UsageError(`values file ${values.values![i]} does not exist`);
   // A chart directory is rendered as lint renders it; its failures come back as input errors.
-  const renderChart = helmChartRenderer({ kubeVersion: version.toString(), valuesFiles });
+  const renderChart = helmChartRenderer({ kubeVersion: version.toString(), valuesFiles, ...(values.namespace !== undefined ? { namespace: values.namespace } : {}) });
   const { sources, errors } = collectSources(positionals, { cwd: io.cwd, readStdin: io.readStdin, renderChart });
+  // Files and stdin are applied into --namespace as lint applies them (review round 15: explain had no way to say it).
+  if (values.namespace !== undefined) for (const s of sources) if (s.namespace === undefined) s.applyNamespace = values.namespace;
   // A missing path that reads as a workload (`explain FILE deploy/web`, as kubectl takes it): say how to pick one.
   for (const e of errors) {
     if (values.object === undefined && looksLikeWorkloadRef(e.file) && !fs.existsSync(path.resolve(io.cwd, e.file))) e.message += `; to draw only this workload, pass it as --object ${e.file}`;

@@ -64,7 +64,7 @@ ${'${fix}'}  --values FILE         values file for the Helm charts linted (repea
   -n, --namespace NS    the namespace of objects that name none, as kubectl apply -n and helm
                         install -n put them (charts are rendered with it; default: helm's; for
                         a file without it, the namespace its other objects name, when they are
-                        the most, else default)
+                        the most or tied to the others (see README), else default)
 
 Several outputs in one run: each --output belongs to the --format before it, and one format at
 most goes to stdout, e.g.  --format text --format sarif --output kubegrace.sarif

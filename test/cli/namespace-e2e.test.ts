@@ -77,6 +77,16 @@ describe('lint --namespace on files', () => {
     expect(shop.json.findings.filter((f) => f.object.name === 'web').every((f) => f.object.namespace === 'shop')).toBe(true);
   });
 
+  // (Review round 15: explain had no --namespace, so a render whose budget alone names the namespace could not be placed.)
+  test('explain -n places the objects that name none as lint -n does', () => {
+    const explain = (args: string[]) => runCli(['explain', 'pdb.yaml', 'deployment.yaml', ...args, '--kube-version', '1.33', '--no-color'], { cwd: dir, encoding: 'utf8' });
+    const rollout = (out: string) => out.split('\n').filter((l) => /PodDisruptionBudget|no PodDisruptionBudget/.test(l)).join('\n');
+    expect(rollout(explain([]).stdout)).toContain('no PodDisruptionBudget');
+    const r = explain(['-n', 'shop']);
+    expect(r.status).toBe(0);
+    expect(rollout(r.stdout)).toContain('PodDisruptionBudget/web (maxUnavailable 1) allows 1 eviction at a time with 2 pods');
+  });
+
   test('-n is --namespace, as in kubectl and helm', () => {
     expect(pdbMissing(lint(['deployment.yaml', 'pdb.yaml', '-n', 'shop']).json)).toEqual([]);
   });
