@@ -12,7 +12,7 @@ import { PAUSE_IMAGE, SHELL_PROGRAM, SLEEP_FOREVER_SCRIPT, SLEEP_PROGRAM, TAIL_P
 import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
-import { HEALTH_PROBE_BIND } from '../rules/probe-port';
+import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import {
   ADDEND_VARIABLES,
@@ -49,6 +49,11 @@ export interface ValidationSpec {
   variables: CelVariable[];
   expression: string;
   messageExpression: string;
+  /**
+   * Further validations of the same policy, for another condition of the rule at the same severity
+   * (each an expression of its own, so each keeps its own cost; the policy fires when any fails).
+   */
+  more?: { expression: string; messageExpression: string }[];
 }
 
 /** A safe repair (section 12) as JSON patches; `patch` evaluates to a list of JSONPatch. */
@@ -395,6 +400,21 @@ function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: str
     }
   }
   return out;
+}
+
+/**
+ * A probe handler without a host on a port bound to a loopback address only (lib/rules/probe-port
+ * problemOf, 'loopback'), for handler `t` of probe `k` of container `c`: the port is a number in
+ * variables.loopbackPorts, or a name that `c` declares with such a containerPort. `value` is the
+ * port number it resolves to (used once the predicate holds).
+ */
+function loopbackTerm(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc'): { pred: string; field: string; port: string; value: string; t: string } {
+  const h = `c.${k}.${t}`;
+  const base = `has(c.${k}) && has(${h}) && has(${h}.port)${t === 'grpc' ? '' : ` && !(has(${h}.host) && ${h}.host != '')`}`;
+  const named = `has(c.ports) && c.ports.exists(p, has(p.name) && p.name == ${h}.port && has(p.containerPort) && p.containerPort in variables.loopbackPorts)`;
+  const pred = t === 'grpc' ? `(${base} && type(${h}.port) == int && ${h}.port in variables.loopbackPorts)` : `(${base} && (type(${h}.port) == int ? ${h}.port in variables.loopbackPorts : type(${h}.port) == string && ${named}))`;
+  const value = t === 'grpc' ? `${h}.port` : `(type(${h}.port) == int ? ${h}.port : c.ports.filter(p, has(p.name) && p.name == ${h}.port)[0].containerPort)`;
+  return { pred, field: `${k} ${t}.port`, port: `${h}.port`, value, t };
 }
 
 /** "<field> <port>" of the first term that holds for `c` (a chain of conditionals; the caller knows one does). */
@@ -800,7 +820,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'probe-port': {
     restriction:
-      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 6 (error) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
+      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 12 (error: 6 for the names, and 6 in a validation of its own for the ports bound to a loopback address, read once into a variable from the listen flags) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
     validate: (ctx) => {
       const named = probePortTerms('named', ctx.catalog);
       const num = probePortTerms('number', ctx.catalog);
@@ -808,11 +828,39 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       // (The catalog's terms read whether the container is a known program: decided once per container.)
       const numPred = withDeclaredPorts(withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || ')));
       const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
+      const lb = PROBES.flatMap((k) => (['httpGet', 'tcpSocket', 'grpc'] as const).map((t) => loopbackTerm(k, t)));
+      const lbPred = lb.map((t) => t.pred).join(' || ');
+      // The listen flag that binds the probe's port (the first container's), and the advice: under
+      // hostNetwork host: 127.0.0.1 (not for grpc, which has no host); else listen on all interfaces.
+      // (The first term that holds is found once, as its index i; the rest selects by i.)
+      const byIndex = (pick: (t: (typeof lb)[number]) => string, none: string) => lb.reduceRight((out, t, i) => `(i == ${i} ? ${pick(t)} : ${out})`, none);
+      const lbMessage = bind(
+        lb.reduceRight((out, t, i) => `(${t.pred} ? ${i} : ${out})`, '-1'),
+        'i',
+        bind(
+          `variables.loopbackBinds.filter(b, b.p == string(${byIndex((t) => t.value, '-1')}))[0]`,
+          'b',
+          `'container "' + c.name + '": ' + ${byIndex((t) => `${str(t.field + ' ')} + string(${t.port})`, "''")} + ' is a port ' + (b.c == c.name ? 'the container itself listens' : 'container "' + b.c + '" listens') + ' on only at a loopback address (' + b.a + '): without a host the kubelet probes the pod\\'s IP' + ` +
+            `(variables.hostNetwork ? ' (the node\\'s IP, hostNetwork: true)' : '') + ', where nothing accepts on that port, so the probe fails every time; ' + ` +
+            `(variables.hostNetwork ? (${byIndex((t) => (t.t === 'grpc' ? 'true' : 'false'), 'false')} ? 'grpc has no host: make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + ')' : 'set ' + ${byIndex((t) => str(t.t), "''")} + '.host: ' + b.h + ' (under hostNetwork the kubelet shares the node\\'s loopback), or make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + ')') : ` +
+            `'make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + '): the kubelet cannot reach the pod\\'s loopback, and host: 127.0.0.1 would probe the node\\'s own loopback')`,
+        ),
+      );
       return [
         {
           severity: 'error',
           kinds: WORKLOADS,
-          variables: [],
+          variables: [
+            {
+              // rules/probe-port loopbackBinds: the first health probe listen flag of each container's args when it binds a loopback host only: the container, the flag, its port (as text) and the host a probe under hostNetwork should set (rules/probe-port loopbackHost).
+              name: 'loopbackBinds',
+              expression:
+                `${RUNNING}.filter(c, has(c.args) && c.args.exists(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))).map(c, ` +
+                `${bind(`c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0]`, 'a', `{'c': c.name, 'a': a, 'p': a.matches(${str(LOOPBACK_PROBE_BIND.source)}) ? a.split(':')[size(a.split(':')) - 1] : '', 'h': a.matches(${str(LOOPBACK_PROBE_BIND.source)}) ? ${bind("a.split('=')[1]", 'v', bind("v.substring(0, v.lastIndexOf(':')).replace('[', '').replace(']', '')", 'hh', "hh == 'localhost' ? '127.0.0.1' : hh"))} : ''}`)}).filter(b, b.p != '')`,
+            },
+            { name: 'loopbackPorts', expression: "variables.loopbackBinds.map(b, int(b.p))" },
+            { name: 'hostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },
+          ],
           expression: `!${RUNNING}.exists(c, ${namedPred})`,
           messageExpression:
             `${prefix('probe-port', 'error')} + ` +
@@ -821,6 +869,14 @@ export const ADMISSION: Record<string, RuleAdmission> = {
               `'container "' + c.name + '": ' + ${firstTerm(named, true)} + ': ' + ` +
                 `(${named.map((t) => `(${t.pred} && ${t.port}.matches('^[0-9]+$'))`).join(' || ')} ? 'the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes' : 'not a port name of this container: the kubelet cannot resolve it and the probe fails every time; use a declared port name or number, or declare {name: <name>, containerPort: N}')`,
             ),
+          // A probe without a host on a port bound to a loopback address only: a validation of its
+          // own, so that neither expression grows (rules/probe-port problemOf, 'loopback').
+          more: [
+            {
+              expression: `size(variables.loopbackPorts) == 0 || !${RUNNING}.exists(c, ${lbPred})`,
+              messageExpression: `${prefix('probe-port', 'error')} + ${first(lbPred, lbMessage)}`,
+            },
+          ],
         },
         {
           severity: 'info',

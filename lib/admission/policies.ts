@@ -116,7 +116,7 @@ function validationObjects(apiVersion: string, ruleId: string, spec: ValidationS
       matchConstraints: { resourceRules: resourceRules(spec.kinds) },
       matchConditions: matchConditions(ruleId, spec.kinds),
       variables: variablesOf(spec),
-      validations: [{ expression: spec.expression, messageExpression: spec.messageExpression, reason: 'Invalid' }],
+      validations: [{ expression: spec.expression, messageExpression: spec.messageExpression }, ...(spec.more ?? [])].map((v) => ({ expression: v.expression, messageExpression: v.messageExpression, reason: 'Invalid' })),
     },
   };
   const binding: JsonObject = {

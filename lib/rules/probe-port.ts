@@ -16,11 +16,20 @@ function declaredElsewhere(w: Workload, c: ContainerView, port: number | string)
 }
 
 interface Problem {
-  type: 'named' | 'numeric-string' | 'undeclared-number';
+  type: 'named' | 'numeric-string' | 'undeclared-number' | 'loopback';
   kind: string;
   t: string;
   port: number | string;
   pointer: string;
+  /** For 'loopback': the listen flag that binds the (resolved) port to a loopback host only. */
+  bind?: LoopbackBind;
+}
+
+/** A health probe listen flag that binds its port to a loopback host only (LOOPBACK_PROBE_BIND). */
+interface LoopbackBind {
+  container: ContainerView;
+  arg: string;
+  port: number;
 }
 
 /**
@@ -62,6 +71,44 @@ const CONFIG_HEALTH_PROBE_BIND = /^\s*healthProbeBindAddress:\s*["']?[^\s"':]*:(
  */
 export const HEALTH_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-port=)|health-port=|http-endpoint=.*:)[0-9]{1,5}$/;
 
+/**
+ * A HEALTH_PROBE_BIND argument whose host is a loopback address (also read by the admission policy):
+ * controller-runtime's --health-probe-bind-address=127.0.0.1:8081 or the CSI livenessprobe sidecar's
+ * --http-endpoint=127.0.0.1:29643 (the host 127.0.0.0/8, localhost, [::1] or ::1). The program then
+ * accepts connections on that port only at the loopback interface of the pod's network namespace
+ * (the node's, under hostNetwork), never at the pod's IP, which is where the kubelet sends a probe
+ * without a host: kubernetes/kubernetes pkg/probe/http/request.go:46-48 (@008b3652959c) (NewRequestForHTTPGetAction:
+ * `host := httpGet.Host; if host == "" { host = podIP }`, called from pkg/kubelet/prober/prober.go
+ * runProbe with status.PodIP) and pkg/kubelet/prober/prober.go runProbe (tcpSocket: `host :=
+ * p.TCPSocket.Host; if host == "" { host = status.PodIP }`; grpc: `host := status.PodIP`, no host
+ * field); under hostNetwork the pod's IP is the node's IP. The Kubernetes docs (kubernetes/website
+ * content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md,
+ * "HTTP probes": host "defaults to the pod IP"; "Suppose the container listens on 127.0.0.1 and the
+ * Pod's hostNetwork field is true. Then host, under httpGet, should be set to 127.0.0.1").
+ * kubernetes-csi/csi-driver-smb charts/latest ships exactly this since 8c342afd0 ("fix: Drop host: localhost in
+ * probes to better fulfill PSA": the node and controller pods, both hostNetwork; still so at 95c696805).
+ * (--<x>-probe-port=N and --health-port=N carry no host: all interfaces.)
+ */
+export const LOOPBACK_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe-bind-address|http-endpoint)=(?:127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|localhost|\[::1\]|::1):[0-9]{1,5}$/;
+
+/**
+ * The ports that a container of the pod binds to a loopback host only, by its health probe listen
+ * flag (the first HEALTH_PROBE_BIND argument of its args, as healthProbeBindPorts), each with the
+ * first container and argument that bind it. (Only the args: the --config file's
+ * healthProbeBindAddress is not read for this.)
+ */
+function loopbackBinds(w: Workload): Map<number, LoopbackBind> {
+  const out = new Map<number, LoopbackBind>();
+  for (const c of [...w.containers, ...w.sidecars]) {
+    const args = Array.isArray(c.raw.args) ? c.raw.args : [];
+    const a = args.find((x): x is string => typeof x === 'string' && HEALTH_PROBE_BIND.test(x));
+    if (a === undefined || !LOOPBACK_PROBE_BIND.test(a)) continue;
+    const port = flagPort(a);
+    if (!out.has(port)) out.set(port, { container: c, arg: a, port });
+  }
+  return out;
+}
+
 /** The port of a HEALTH_PROBE_BIND argument: after the last '=', then after the last ':'. */
 function flagPort(a: string): number {
   const v = a.slice(a.lastIndexOf('=') + 1);
@@ -69,11 +116,20 @@ function flagPort(a: string): number {
 }
 
 /** What is wrong with one probe handler's port, if anything. */
-function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>): Problem | undefined {
+function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>, loopback: Map<number, LoopbackBind>): Problem | undefined {
+  const withHost = (t === 'httpGet' || t === 'tcpSocket') && typeof get(h, 'host') === 'string' && get(h, 'host') !== '';
   // An explicit host checks another host, whose ports this container does not declare.
-  if (t === 'httpGet' && typeof get(h, 'host') === 'string' && get(h, 'host') !== '') return undefined;
+  if (t === 'httpGet' && withHost) return undefined;
   const port = h.port;
   const pointer = `${c.pointer}/${kind}/${t}/port`;
+  // Without a host the kubelet connects to the pod's IP (grpc has no host): a port that a container
+  // of the pod listens on only at a loopback address (LOOPBACK_PROBE_BIND) never answers there. The
+  // port is a number, or a name this container declares (resolved through its own ports, as the kubelet does).
+  if (!withHost) {
+    const n = typeof port === 'number' ? port : typeof port === 'string' && t !== 'grpc' ? c.ports.find((p) => p.name === port)?.containerPort : undefined;
+    const bind = n === undefined ? undefined : loopback.get(n);
+    if (bind) return { type: 'loopback', kind, t, port: port as number | string, pointer, bind };
+  }
   if (typeof port === 'string' && t !== 'grpc') {
     if (c.ports.some((p) => p.name === port)) return undefined;
     return { type: /^\d+$/.test(port) ? 'numeric-string' : 'named', kind, t, port, pointer };
@@ -97,11 +153,24 @@ export const probePort: Rule = {
     defaultSeverity: 'error',
     severities: ['error', 'info'],
     description:
-      'a probe uses a named port the container does not declare, so it can never succeed (error); a numeric port not declared by the container (info: works, but often a typo)',
+      'a probe uses a named port the container does not declare, or probes without a host a port that a container of the pod listens on only at a loopback address, so it can never succeed (error); a numeric port not declared by the container (info: works, but often a typo)',
     doc: `The kubelet resolves a probe's named port through the **container's own** \`ports[].name\`, as the
 EndpointSlice controller does for a Service's named \`targetPort\` (SVC-001). A name the container does not
 declare cannot be resolved: the probe fails every time, so a readiness probe keeps the pod out of its
 Services forever, and a liveness or startup probe restarts it in a loop.
+
+A probe without a \`host\` connects to the **pod's IP** (the node's IP under \`hostNetwork: true\`):
+kubernetes/kubernetes pkg/probe/http/request.go:46-48 (@008b3652959c) (\`NewRequestForHTTPGetAction\`: an empty
+\`httpGet.host\` becomes the pod IP that pkg/kubelet/prober/prober.go \`runProbe\` passes, \`status.PodIP\`)
+and pkg/kubelet/prober/prober.go \`runProbe\` (an empty \`tcpSocket.host\` becomes \`status.PodIP\`; \`grpc\`
+always probes \`status.PodIP\`). The Kubernetes docs say the same (configure-liveness-readiness-startup-probes,
+"HTTP probes": \`host\` "defaults to the pod IP"; a container that listens on 127.0.0.1 in a
+\`hostNetwork\` pod needs \`host: 127.0.0.1\`). A program that listens only at a loopback address
+(127.0.0.1, localhost, [::1]) accepts nothing there, so such a probe fails every time: the CSI
+livenessprobe sidecar with \`--http-endpoint=127.0.0.1:29643\` beside a driver whose liveness probe is
+\`httpGet {path: /healthz, port: 29643}\` restarts the driver every few minutes on every node
+(kubernetes-csi/csi-driver-smb charts/latest since 8c342afd0, "fix: Drop host: localhost in probes to better fulfill PSA",
+still so at 95c696805).
 
 **Applies to:** \`livenessProbe\`, \`readinessProbe\` and \`startupProbe\` of main containers and native
 sidecars. Probes with an explicit \`httpGet.host\` check another host and are skipped.
@@ -110,6 +179,12 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
 
 - **error:** \`httpGet.port\` or \`tcpSocket.port\` is a string (a port name) that the container does not
   declare in its \`ports\` (also when another container of the pod declares it: lookup is per container).
+- **error:** a probe without a host (\`httpGet\` or \`tcpSocket\` without \`host\`, and every \`grpc\` probe)
+  is on a port that a container of the pod listens on only at a loopback address: the health probe listen
+  flag of its \`args\` (the first one, see below) is \`--health-probe-bind-address=HOST:N\` or
+  \`--http-endpoint=HOST:N\` with HOST 127.0.0.0/8, \`localhost\`, \`[::1]\` or \`::1\`, and the probe's port is
+  N, or a name that the probing container declares with \`containerPort: N\`. The finding names the
+  listening container and its flag. (A port set only in a \`--config\` file is not read for this.)
 - **info:** the port is a number that the container does not declare, while it declares at least one
   port. Probing an undeclared port works (ports need not be declared), but it is often a typo or a stale
   port after a change. Containers that declare no ports at all are not reported. \`grpc.port\` is always a
@@ -134,16 +209,36 @@ ports:
 - {name: http, containerPort: 8080}
 readinessProbe:
   httpGet: {path: /readyz, port: http}
+\`\`\`
+
+For a port bound to a loopback address: under \`hostNetwork: true\` the kubelet shares the node's
+loopback, so set \`httpGet.host: 127.0.0.1\` (the address the program listens on: \`::1\` for \`[::1]\`;
+\`tcpSocket.host\` likewise; \`grpc\` has no host, so make the program listen on all interfaces). Without \`hostNetwork\`, make the program listen on all interfaces
+(\`--http-endpoint=:29643\`, \`--health-probe-bind-address=:8081\`): the kubelet cannot reach the pod's
+loopback, and \`host: 127.0.0.1\` would probe the node's own loopback.
+
+\`\`\`yaml
+hostNetwork: true
+containers:
+- name: liveness-probe
+  args: [--csi-address=/csi/csi.sock, --http-endpoint=127.0.0.1:29643]
+- name: smb
+  livenessProbe:
+    httpGet: {host: 127.0.0.1, path: /healthz, port: 29643}
 \`\`\``,
     fixable: false,
     references: [
       'kubernetes/kubernetes pkg/api/v1/pod/util.go (FindPort)',
-      'kubernetes/kubernetes pkg/kubelet/prober/prober.go (named probe ports resolved through the container ports)',
+      'kubernetes/kubernetes pkg/kubelet/prober/prober.go (named probe ports resolved through the container ports; runProbe: tcpSocket and grpc probes connect to status.PodIP when no host is set)',
+      'kubernetes/kubernetes @008b3652959c pkg/probe/http/request.go:46-48 (NewRequestForHTTPGetAction: an empty httpGet.host becomes the pod IP)',
+      'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md ("HTTP probes": host defaults to the pod IP; 127.0.0.1 under hostNetwork)',
+      'kubernetes-csi/csi-driver-smb 8c342afd0 ("fix: Drop host: localhost in probes to better fulfill PSA": charts/latest, livenessprobe --http-endpoint=127.0.0.1:29643, driver probe without host)',
     ],
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
       const bound = healthProbeBindPorts(ctx.graph, w);
+      const loopback = loopbackBinds(w);
       for (const c of [...w.containers, ...w.sidecars]) {
         // One finding per container and port: liveness and readiness often share the same port.
         const groups = new Map<string, Problem[]>();
@@ -153,11 +248,12 @@ readinessProbe:
           for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
             const h = probe[t];
             if (!isObject(h)) continue;
-            const p = problemOf(c, kind, t, h, bound);
+            const p = problemOf(c, kind, t, h, bound, loopback);
             if (!p) continue;
             // A port the catalog knows as the program's own health check port is not a typo.
             if (p.type === 'undeclared-number' && ctx.catalog.programProbePort(c, probe, t)) continue;
-            const key = `${p.type}:${String(p.port)}`;
+            // (A loopback-bound port is grouped by its number: a name and the number it resolves to are one port.)
+            const key = p.type === 'loopback' ? `loopback:${p.bind!.port}` : `${p.type}:${String(p.port)}`;
             groups.set(key, [...(groups.get(key) ?? []), p]);
           }
         }
@@ -172,7 +268,9 @@ readinessProbe:
       const many = ps.length > 1;
       const port = first.port;
       let message: string;
-      if (first.type === 'numeric-string') {
+      if (first.type === 'loopback') {
+        message = loopbackMessage(w, c, ps, fields);
+      } else if (first.type === 'numeric-string') {
         message = `container "${c.name}": ${fields} ${many ? 'are' : 'is'} the string "${port}": the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes: port: ${port}`;
       } else if (first.type === 'named') {
         const other = declaredElsewhere(w, c, port);
@@ -185,3 +283,35 @@ readinessProbe:
     }
   },
 };
+
+/** The host a probe under hostNetwork should connect to for a LOOPBACK_PROBE_BIND argument: its own address (127.0.0.1 for localhost, ::1 unbracketed). */
+function loopbackHost(arg: string): string {
+  const v = arg.slice(arg.indexOf('=') + 1);
+  const h = v.slice(0, v.lastIndexOf(':')).replace('[', '').replace(']', '');
+  return h === 'localhost' ? '127.0.0.1' : h;
+}
+
+/** The error for probes without a host on a port that a container of the pod binds to a loopback address only. */
+function loopbackMessage(w: Workload, c: ContainerView, ps: Problem[], fields: string): string {
+  const b = ps[0].bind!;
+  const many = ps.length > 1;
+  const shown = ps.map((p) => p.port).filter((x, i, xs) => xs.indexOf(x) === i);
+  const port = shown.map((x) => (typeof x === 'string' ? `"${x}" (${b.port})` : String(x))).join(' and ');
+  const hostNetwork = w.podSpec.hostNetwork === true;
+  const restarts = ps.some((p) => p.kind !== 'readinessProbe');
+  const allInterfaces = `${b.arg.slice(0, b.arg.indexOf('=') + 1)}:${b.port}`;
+  const where = b.container === c ? 'the container itself listens' : `container "${b.container.name}" listens`;
+  const head =
+    `container "${c.name}": ${fields} ${many ? `are ${port}, a port` : `${port} is a port`} ${where} on only at a loopback address (${b.arg}): ` +
+    `without a host the kubelet probes the pod's IP${hostNetwork ? " (the node's IP, hostNetwork: true)" : ''}, where nothing accepts on that port, so the ${many ? 'probes fail' : 'probe fails'} every time` +
+    ` (${restarts ? 'the container is restarted in a loop' : 'the pod never becomes ready'}); `;
+  const grpc = ps.some((p) => p.t === 'grpc');
+  const hosts = [...new Set(ps.filter((p) => p.t !== 'grpc').map((p) => p.t))].map((t) => `${t}.host: ${loopbackHost(b.arg)}`);
+  if (hostNetwork && !grpc) {
+    return `${head}set ${list(hosts)} (under hostNetwork the kubelet shares the node's loopback), or make it listen on all interfaces (${allInterfaces})`;
+  }
+  if (hostNetwork) {
+    return `${head}grpc has no host: make it listen on all interfaces (${allInterfaces})${hosts.length ? `, or set ${list(hosts)} on the other probes (under hostNetwork the kubelet shares the node's loopback)` : ''}`;
+  }
+  return `${head}make it listen on all interfaces (${allInterfaces}): the kubelet cannot reach the pod's loopback, and host: 127.0.0.1 would probe the node's own loopback`;
+}

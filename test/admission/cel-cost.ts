@@ -12,7 +12,7 @@ export const MATCH_CONDITIONS_BUDGET = 2_500_000;
 const STRING_LEN = 256;
 const HINT_ENTRIES = 16;
 const STRING_FUNCS = new Set(['matches', 'split', 'join', 'replace', 'trim', 'contains', 'startsWith', 'endsWith', 'lowerAscii', 'substring', 'indexOf', 'double', 'duration', '_+_', '_==_', '_!=_']);
-const CONTAINER_LIST = /variables\.(mains|inits|sidecars|preStops|known|rows|sidecarDrains)|\.containers|\.ownerReferences/;
+const CONTAINER_LIST = /variables\.(mains|inits|sidecars|preStops|known|rows|sidecarDrains|loopbackBinds)|\.containers|\.ownerReferences/;
 export const BOUNDED_NESTED = /variables\.known\.all/;
 
 interface Cost {

@@ -13,6 +13,44 @@ const app = (probes: string, ports = '[{name: http, containerPort: 8080}]') => `
 ${probes}`;
 const C0 = '/spec/template/spec/containers/0';
 
+/**
+ * kubernetes-csi/csi-driver-smb charts/latest since 8c342afd0 ("fix: Drop host: localhost in probes to better fulfill PSA"):
+ * a hostNetwork DaemonSet whose livenessprobe sidecar listens on 127.0.0.1:29643 only, while the
+ * driver's liveness probe has no host (`probe`: the driver's livenessProbe handler).
+ */
+const smbNode = (probe: string, endpoint = '127.0.0.1:29643', hostNetwork = true) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: csi-smb-node, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: csi-smb-node}}
+  template:
+    metadata: {labels: {app: csi-smb-node}}
+    spec:
+${hostNetwork ? '      hostNetwork: true\n' : ''}      containers:
+      - name: liveness-probe
+        image: registry.k8s.io/sig-storage/livenessprobe:v2.19.0
+        args: [--csi-address=/csi/csi.sock, --probe-timeout=3s, "--http-endpoint=${endpoint}"]
+      - name: smb
+        image: registry.k8s.io/sig-storage/smbplugin:v1.20.1
+        args: [--endpoint=unix:///csi/csi.sock]
+        livenessProbe:
+          failureThreshold: 5
+          ${probe}
+          initialDelaySeconds: 30
+          timeoutSeconds: 10
+          periodSeconds: 30
+`;
+
+/** A kubebuilder manager whose health probes listen at `bind` (controller-runtime --health-probe-bind-address). */
+const manager = (bind: string, probes: string, ports = '[{name: metrics, containerPort: 8080}]', extra = '') =>
+  deploy(`${extra}      containers:
+      - name: manager
+        image: example/operator:1
+        command: [/manager]
+        args: [--health-probe-bind-address=${bind}, --metrics-bind-address=:8080]
+        ports: ${ports}
+${probes}`);
+
 ruleTester(probePort, {
   valid: [
     {
@@ -95,6 +133,16 @@ ${deploy(`      containers:
       volumes: [{name: cfg, configMap: {name: mgr-config}}]
 `)}`,
     },
+    // A listen flag bound to a loopback address (review: csi-driver-smb since 8c342afd0).
+    { name: 'loopback-bound port probed with host: 127.0.0.1 under hostNetwork (the repair of the csi-driver-smb shape)', yaml: smbNode('httpGet: {host: 127.0.0.1, path: /healthz, port: 29643}') },
+    { name: 'the sidecar listens on all interfaces (--http-endpoint=:29643)', yaml: smbNode('httpGet: {path: /healthz, port: 29643}', ':29643') },
+    { name: 'the manager listens on 0.0.0.0:8081', yaml: manager('0.0.0.0:8081', '        readinessProbe: {httpGet: {path: /readyz, port: 8081}}') },
+    { name: 'a probe on another port than the loopback-bound one', yaml: manager('127.0.0.1:8081', '        readinessProbe: {httpGet: {path: /readyz, port: 8080}}') },
+    {
+      name: 'a tcpSocket probe with host: 127.0.0.1 under hostNetwork',
+      yaml: manager('localhost:8081', '        livenessProbe: {tcpSocket: {host: 127.0.0.1, port: 8081}}', '[{name: health, containerPort: 8081}]', '      hostNetwork: true\n'),
+    },
+    { name: 'a named port that resolves to another port', yaml: manager('127.0.0.1:8081', '        readinessProbe: {httpGet: {path: /metrics, port: metrics}}') },
     { name: 'named port declared', yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: http}}')) },
     { name: 'numeric port declared', yaml: deploy(app('        livenessProbe: {tcpSocket: {port: 8080}}')) },
     { name: 'numeric port, container declares no ports at all', yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: 9000}}', '[]')) },
@@ -132,6 +180,60 @@ ${deploy(`      containers:
     },
   ],
   invalid: [
+    {
+      // The shape of kubernetes-csi/csi-driver-smb charts/latest since 8c342afd0: the driver restarts every few minutes on every node.
+      name: 'hostNetwork: the livenessprobe sidecar listens on 127.0.0.1 only, the driver probes it without a host: error advising host: 127.0.0.1',
+      yaml: smbNode('httpGet: {path: /healthz, port: 29643}'),
+      findings: [
+        {
+          severity: 'error',
+          pointer: '/spec/template/spec/containers/1/livenessProbe/httpGet/port',
+          message:
+            'container "smb": livenessProbe httpGet.port 29643 is a port container "liveness-probe" listens on only at a loopback address (--http-endpoint=127.0.0.1:29643): without a host the kubelet probes the pod\'s IP (the node\'s IP, hostNetwork: true), where nothing accepts on that port, so the probe fails every time (the container is restarted in a loop); set httpGet.host: 127.0.0.1 (under hostNetwork the kubelet shares the node\'s loopback), or make it listen on all interfaces (--http-endpoint=:29643)',
+        },
+      ],
+    },
+    {
+      name: 'the same without hostNetwork: error advising to listen on all interfaces',
+      yaml: smbNode('httpGet: {path: /healthz, port: 29643}', '127.0.0.1:29643', false),
+      findings: [{ severity: 'error', message: 'make it listen on all interfaces (--http-endpoint=:29643): the kubelet cannot reach the pod\'s loopback, and host: 127.0.0.1 would probe the node\'s own loopback' }],
+    },
+    {
+      name: 'a tcpSocket probe without a host, the sidecar on [::1]: error advising tcpSocket.host',
+      yaml: smbNode('tcpSocket: {port: 29643}', '[::1]:29643'),
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/containers/1/livenessProbe/tcpSocket/port', message: 'set tcpSocket.host: ::1 (under hostNetwork' }],
+    },
+    {
+      name: 'controller-runtime --health-probe-bind-address=127.0.0.1:8081 without hostNetwork, readinessProbe on 8081: error advising all interfaces',
+      yaml: manager('127.0.0.1:8081', '        readinessProbe: {httpGet: {path: /readyz, port: 8081}}'),
+      findings: [
+        {
+          severity: 'error',
+          pointer: `${C0}/readinessProbe/httpGet/port`,
+          message:
+            'container "manager": readinessProbe httpGet.port 8081 is a port the container itself listens on only at a loopback address (--health-probe-bind-address=127.0.0.1:8081): without a host the kubelet probes the pod\'s IP, where nothing accepts on that port, so the probe fails every time (the pod never becomes ready); make it listen on all interfaces (--health-probe-bind-address=:8081)',
+        },
+      ],
+    },
+    {
+      name: 'a named port the container declares as 8081, liveness and readiness: one error naming both',
+      yaml: manager('127.0.0.1:8081', '        livenessProbe: {httpGet: {path: /healthz, port: health}}\n        readinessProbe: {httpGet: {path: /readyz, port: 8081}}', '[{name: health, containerPort: 8081}]'),
+      findings: [{ severity: 'error', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'container "manager": livenessProbe and readinessProbe httpGet.port are "health" (8081) and 8081, a port the container itself listens on only at a loopback address' }],
+    },
+    {
+      name: 'a grpc probe under hostNetwork: error, grpc has no host',
+      yaml: manager('localhost:8081', '        startupProbe: {grpc: {port: 8081}}', undefined, '      hostNetwork: true\n'),
+      findings: [{ severity: 'error', pointer: `${C0}/startupProbe/grpc/port`, message: 'grpc has no host: make it listen on all interfaces (--health-probe-bind-address=:8081)' }],
+    },
+    {
+      name: 'a native sidecar probing the loopback-bound port of a main container',
+      yaml: deploy(`      initContainers:
+      - {name: watcher, image: w:1, restartPolicy: Always, readinessProbe: {httpGet: {path: /healthz, port: 9808}}}
+      containers:
+      - {name: liveness-probe, image: registry.k8s.io/sig-storage/livenessprobe:v2.19.0, args: ["--http-endpoint=127.0.0.2:9808"]}
+`),
+      findings: [{ severity: 'error', pointer: '/spec/template/spec/initContainers/0/readinessProbe/httpGet/port', message: 'container "watcher": readinessProbe httpGet.port 9808 is a port container "liveness-probe" listens on only at a loopback address' }],
+    },
     {
       name: 'a listen address on another port does not explain the probe port',
       yaml: deploy(`      containers:
