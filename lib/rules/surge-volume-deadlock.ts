@@ -377,7 +377,10 @@ runs. When both mount the same exclusive PersistentVolumeClaim, the new pod cann
 - \`ReadWriteOncePod\` (GA 1.29) is pod-exclusive: the surge pod never starts. The rollout always deadlocks (**error**).
 - \`ReadWriteOnce\` is node-exclusive: the surge pod can mount it only if it lands on the old pod's node, so the
   deadlock is intermittent: the new pod stays Pending with Multi-Attach errors, the old pod is never removed, and the
-  rollout ends in \`ProgressDeadlineExceeded\` (**warning**). Not reported when the template is pinned to one node
+  rollout ends in \`ProgressDeadlineExceeded\` (**warning**). When the template keeps the surge pod off the old pod's
+  node (a required pod anti-affinity on the hostname or a zone, a \`DoNotSchedule\` spread with \`maxSkew: 1\` on one,
+  host ports) and maxUnavailable resolves to 0, it never lands there, so on a cluster of more than one node every
+  rollout deadlocks (**error**; the gitea chart's hard anti-affinity with one replica). Not reported when the template is pinned to one node
   (\`nodeName\`, a \`kubernetes.io/hostname\` nodeSelector, or required node affinity on \`kubernetes.io/hostname\`),
   or when the claim also lists \`ReadWriteMany\`/\`ReadOnlyMany\` (multi-attach is then allowed).
 
@@ -500,11 +503,17 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
             message: `volume "${c.volumeName}" mounts PVC "${c.claimName}" (ReadWriteOncePod) and ${surge}: the surge pod can never use the claim while the old pod holds it, so every rollout deadlocks; set strategy.type: Recreate (or RollingUpdate with maxSurge: 0, maxUnavailable: 1), or move to a StatefulSet with volumeClaimTemplates`,
           });
         } else {
+          // The template keeps the surge pod off the old pod's node while no old pod goes first: it can
+          // only land where the volume is not (gitea's chart: hard anti-affinity, one replica; review round 15).
+          const apart = keptApart(w);
+          const certain = apart?.hard && d.unavailable === 0;
           ctx.report({
             object: w.obj,
             pointer: c.pointer,
-            severity: 'warning',
-            message: `volume "${c.volumeName}" mounts PVC "${c.claimName}" (ReadWriteOnce) and ${surge}: a surge pod scheduled on another node stays Pending on Multi-Attach while the old pod keeps the volume, and the rollout stalls until progressDeadlineSeconds; set strategy.type: Recreate (or RollingUpdate with maxSurge: 0, maxUnavailable: 1)`,
+            severity: certain ? 'error' : 'warning',
+            message: certain
+              ? `volume "${c.volumeName}" mounts PVC "${c.claimName}" (ReadWriteOnce) and ${surge}: ${apart!.what} keeps the surge pod off the node of the old pod, which holds the volume, and maxUnavailable ${fmtIntOrPercent(d.maxUnavailable)}${d.maxUnavailableSet ? '' : ' (default)'} resolves to 0, so no old pod goes first: on a cluster of more than one node the surge pod stays in ContainerCreating on a Multi-Attach error, and every rollout deadlocks until progressDeadlineSeconds; set strategy.type: Recreate (or RollingUpdate with maxSurge: 0, maxUnavailable: 1)`
+              : `volume "${c.volumeName}" mounts PVC "${c.claimName}" (ReadWriteOnce) and ${surge}: a surge pod scheduled on another node stays Pending on Multi-Attach while the old pod keeps the volume, and the rollout stalls until progressDeadlineSeconds; set strategy.type: Recreate (or RollingUpdate with maxSurge: 0, maxUnavailable: 1)`,
           });
         }
       }

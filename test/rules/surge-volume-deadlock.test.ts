@@ -187,6 +187,33 @@ ruleTester(surgeVolumeDeadlock, {
       findings: [{ severity: 'warning', object: 'ReplicaSet/web', message: SHARED_RWO }],
     },
     {
+      // Review round 15 (the gitea chart: one replica, hard hostname anti-affinity, a ReadWriteOnce claim).
+      name: 'RWO, one replica, surge with maxUnavailable 0 and a required hostname anti-affinity: the surge pod never lands beside the volume (error)',
+      yaml: deploy({
+        replicas: 1,
+        podExtra: '      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n',
+        extra: pvc('[ReadWriteOnce]'),
+      }),
+      findings: [
+        {
+          severity: 'error',
+          pointer: VOL0,
+          message:
+            'required pod anti-affinity on kubernetes.io/hostname keeps the surge pod off the node of the old pod, which holds the volume, and maxUnavailable "25%" (default) resolves to 0, so no old pod goes first: on a cluster of more than one node the surge pod stays in ContainerCreating on a Multi-Attach error, and every rollout deadlocks',
+        },
+      ],
+    },
+    {
+      name: 'the same with maxUnavailable 1: the old pod goes first and frees the volume (warning only)',
+      yaml: deploy({
+        replicas: 1,
+        strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}',
+        podExtra: '      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n',
+        extra: pvc('[ReadWriteOnce]'),
+      }),
+      findings: [{ severity: 'warning', pointer: VOL0, message: 'a surge pod scheduled on another node stays Pending on Multi-Attach' }],
+    },
+    {
       name: 'RWO shared by replicas 2 with a required hostname anti-affinity: they are kept apart, so all but one fail (error)',
       yaml: deploy({
         replicas: 2,
