@@ -8,7 +8,7 @@ import { ContainerView } from './workload';
  * container says so, with env `WEBHOOK_SERVER_PORT: '9443'` (FlinkOperatorWebhook binds that
  * variable); its sibling `flink-kubernetes-operator` declares only `health-port`.
  *
- * Read, each compared with the port number N:
+ * Read, each compared with the port number N, the args first:
  * - an env var whose value is N, or a listen address `[host]:N` (`LISTEN_ADDR=0.0.0.0:9443`, `ADDR=:9443`;
  *   hostPort says which hosts);
  * - an arg or command element (and each word of one, so `sh -c "exec app --port 9443"` counts)
@@ -36,14 +36,6 @@ export function namedListenPort(c: ContainerView, port: number, others: readonly
     const flat = name.toLowerCase().replace(/[^a-z0-9]+/g, '');
     return CLIENT_WORDS.test(name) || otherNames.some((o) => o.length > 1 && flat.startsWith(o));
   };
-  const env = Array.isArray(c.raw.env) ? c.raw.env : [];
-  for (const e of env) {
-    const name = (e as { name?: Json })?.name;
-    const value = (e as { value?: Json })?.value;
-    if (typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) continue;
-    const v = String(value).trim();
-    if (((v === n && !addressOnly) || hostPort(v) === port) && !clientName(name)) return `env ${name}=${v}`;
-  }
   const words = [c.raw.command, c.raw.args].flatMap((a) => (Array.isArray(a) ? a : [])).flatMap((a) => (typeof a === 'string' ? a.trim().split(/\s+/) : typeof a === 'number' ? [String(a)] : []));
   for (let i = 0; i < words.length; i++) {
     const w = words[i].replace(/^["']|["';]+$/g, '');
@@ -57,11 +49,21 @@ export function namedListenPort(c: ContainerView, port: number, others: readonly
     const bare = /^--?([A-Za-z0-9_.-]*port[A-Za-z0-9_.-]*)$/i.exec(w);
     if (bare && !addressOnly && !clientName(bare[1]) && words[i + 1]?.replace(/^["']|["';]+$/g, '') === n) return `args ${w} ${n}`;
   }
+  // (After the args: an arg says how the program is run, an env var may name another's port: Tyk's
+  // operator has TYK_HTTP_INGRESS_PORT=8080 beside its --metrics-bind-address=:8080; review round 15.)
+  const env = Array.isArray(c.raw.env) ? c.raw.env : [];
+  for (const e of env) {
+    const name = (e as { name?: Json })?.name;
+    const value = (e as { value?: Json })?.value;
+    if (typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) continue;
+    const v = String(value).trim();
+    if (((v === n && !addressOnly) || hostPort(v) === port) && !clientName(name)) return `env ${name}=${v}`;
+  }
   return undefined;
 }
 
 /** Names of a port the container connects to, not one it serves (as a part of the name). */
-const CLIENT_WORDS = /(^|[-_.])(upstream|backend|target|remote|client|dial|connect|forward|app|application)($|[-_.])/i;
+const CLIENT_WORDS = /(^|[-_.])(upstream|backend|target|remote|client|dial|connect|forward|app|application|ingress|egress)($|[-_.])/i;
 
 /**
  * The port of a listen address `[host]:N`, the host empty, `*`, an IPv4 address, a bracketed IPv6

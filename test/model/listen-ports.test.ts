@@ -33,7 +33,7 @@ describe('namedListenPort: a container whose own configuration names a port it l
     expect(named({ args: ['--workers=9443'] })).toBeUndefined();
     expect(named({ args: ['--replicas', '9443'] })).toBeUndefined();
     for (const v of ['127.0.0.1:9443', 'localhost:9443', '[::1]:9443', 'postgres:9443', 'http://app:9443', 'https://0.0.0.0:9443']) expect(named({ env: [{ name: 'LISTEN', value: v }] })).toBeUndefined();
-    for (const n of ['UPSTREAM_PORT', 'BACKEND_PORT', 'TARGET_PORT', 'REMOTE_PORT', 'CLIENT_PORT', 'APP_PORT']) expect(named({ env: [{ name: n, value: '9443' }] })).toBeUndefined();
+    for (const n of ['UPSTREAM_PORT', 'BACKEND_PORT', 'TARGET_PORT', 'REMOTE_PORT', 'CLIENT_PORT', 'APP_PORT', 'TYK_HTTP_INGRESS_PORT', 'EGRESS_PORT']) expect(named({ env: [{ name: n, value: '9443' }] })).toBeUndefined();
     expect(named({ args: ['--upstream=http://127.0.0.1:9443/'] })).toBeUndefined();
     expect(named({ args: ['--app-port', '9443'] })).toBeUndefined();
     expect(named({ args: ['--upstream-port=9443'] })).toBeUndefined();
@@ -42,6 +42,10 @@ describe('namedListenPort: a container whose own configuration names a port it l
     expect(named({ env: [{ name: 'REDIS_PORT', value: '6379' }] }, 6379)).toBe('env REDIS_PORT=6379');
     // A value from a Secret or ConfigMap is not read.
     expect(named({ env: [{ name: 'PORT', valueFrom: { configMapKeyRef: { name: 'c', key: 'port' } } }] })).toBeUndefined();
+  });
+  // Review round 15 (Tyk's operator: TYK_HTTP_INGRESS_PORT=8080 is the gateway's port, --metrics-bind-address=:8080 its own).
+  test('the args are read before the env: the evidence cited is how the program is run', () => {
+    expect(named({ env: [{ name: 'HTTP_PORT', value: '8080' }], args: ['--metrics-bind-address=:8080'] }, 8080)).toBe('arg --metrics-bind-address=:8080');
   });
   test('addressOnly (a mesh proxy): a listen address only', () => {
     const c = container('linkerd-proxy', { env: [{ name: 'LINKERD2_PROXY_INBOUND_PORTS', value: '8080' }, { name: 'LINKERD2_PROXY_INBOUND_LISTEN_ADDR', value: '0.0.0.0:4143' }] });
