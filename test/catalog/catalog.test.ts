@@ -868,6 +868,34 @@ describe('serves after SIGTERM from an environment variable (KEDA HTTP add-on in
   });
 });
 
+describe('serves after SIGTERM from an environment variable in seconds (Tyk Gateway graceful_shutdown_delay_seconds)', () => {
+  const c = (image: string, env?: string) => yaml.load(`{image: '${image}'${env ? `, env: ${env}` : ''}}`) as JsonObject;
+  const IMAGE = 'docker.tyk.io/tyk-gateway/tyk-gateway:v5.14.0';
+  const cat = () => builtinCatalog();
+  test.each([
+    [IMAGE, undefined, 0, 'TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS unset, default 0s'],
+    [IMAGE, '[{name: TYK_GW_LISTENPORT, value: "8080"}, {name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "15"}]', 15, 'TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=15'],
+    ['tykio/tyk-gateway:v5.15.0', '[{name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "0"}]', 0, 'TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=0'],
+    ['tykio/tyk-gateway-ee:v5.14.0', '[{name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "20"}]', 20, 'TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=20'],
+    // An int of seconds: a Go duration is not what the gateway reads (envconfig fails on it).
+    [IMAGE, '[{name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: 15s}]', undefined, 'TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=15s is not a number of seconds'],
+  ])('%s env %s: %ss (%s)', (image, env, seconds, derivation) => {
+    const r = cat().servesAfterSigterm(c(image, env));
+    expect([r?.entry.id, r?.seconds, r?.derivation]).toEqual(['tyk-gateway-shutdown-delay', seconds, derivation]);
+  });
+  test.each([
+    ['docker.tyk.io/tyk-gateway/tyk-gateway:v5.13.1'],
+    ['tykio/tyk-gateway:v5.8.15'],
+    ['tykio/tyk-pump-docker-pub:v1.13.0'],
+    ['docker.tyk.io/tyk-dashboard/tyk-dashboard:v5.14.0'],
+  ])('%s is not matched (the delay is in v5.14.0 and later gateways only)', (image) => expect(cat().servesAfterSigterm(c(image))).toBeUndefined());
+  test('advice: the variable in seconds where it is 0 or short; nothing where it is long enough; no drain of its own is read', () => {
+    expect(cat().servesAfterSigtermSetting(c(IMAGE), 10)?.text).toBe('env {name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "10"} in the container (now TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS unset, default 0s)');
+    expect(cat().servesAfterSigtermSetting(c(IMAGE, '[{name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "15"}]'), 10)).toBeUndefined();
+    expect(cat().drainSeconds(c(IMAGE))).toBeUndefined();
+  });
+});
+
 describe('process-local probes', () => {
   const probe = (p: string) => yaml.load(p) as JsonObject;
   const c = (o: string) => yaml.load(o) as JsonObject;

@@ -2,6 +2,7 @@ import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
 import { langfuseWeb } from '../helpers/langfuse';
+import { tykGateway } from '../helpers/tyk';
 import { activator, pkgWebhook, SERVING_WEBHOOK_IMAGE, TEKTON_WEBHOOK_IMAGE } from '../helpers/knative';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { skipper } from '../helpers/skipper';
@@ -288,6 +289,16 @@ describe('grace-period-budget: programs that serve a fixed time after SIGTERM (c
   test('Langfuse web with a grace period of 60s: still inside the 110s wait', () => {
     const got = runRule(gracePeriodBudget, langfuseWeb({ grace: 60 }));
     expect(got.map((f) => f.message)).toEqual([expect.stringContaining('container "langfuse-web": serving after SIGTERM 110s (fixed in the program) + drain 10s (assumed) = 120s exceeds terminationGracePeriodSeconds (60s)')]);
+  });
+  test('Tyk Gateway v5.14.0 with TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS 45 and a grace period of 30s: SIGKILL inside the delay', () => {
+    const got = runRule(gracePeriodBudget, tykGateway({ delay: '45', grace: 30 }));
+    expect(got.map((f) => [f.severity, f.message])).toEqual([
+      ['warning', expect.stringContaining('container "gateway-tyk-gateway": serving after SIGTERM 45s (TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=45) + drain 10s (assumed) = 55s exceeds terminationGracePeriodSeconds (30s)')],
+    ]);
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 60 }]);
+  });
+  test('Tyk Gateway v5.13.1: the variable is not read (no delay before v5.14.0), so the same pod fits', () => {
+    expect(runRule(gracePeriodBudget, tykGateway({ image: 'docker.tyk.io/tyk-gateway/tyk-gateway:v5.13.1', delay: '45', grace: 30 }))).toEqual([]);
   });
   test("Tekton Pipelines webhook: its manifest sets no grace period, so SIGKILL at 30s cuts the drainer's quiet period of at least 45s", () => {
     const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }));

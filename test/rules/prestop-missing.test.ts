@@ -13,6 +13,7 @@ import { seaweedfsVolume, weedVolumeScript } from '../helpers/seaweedfs';
 import { vminsert } from '../helpers/victoriametrics';
 import { bitnamiShard, mongod } from '../helpers/mongodb';
 import { langfuseWeb } from '../helpers/langfuse';
+import { tykGateway } from '../helpers/tyk';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { webhookConfig } from '../helpers/manifests';
 
@@ -373,6 +374,10 @@ spec:
     { name: 'Langfuse web 4.4.0 (the langfuse-k8s chart\'s image): keeps serving 110s after SIGTERM', yaml: langfuseWeb({ grace: 125 }) },
     { name: 'Langfuse web from Docker Hub with a major-version tag (langfuse/langfuse:3)', yaml: langfuseWeb({ image: 'langfuse/langfuse:3', grace: 125 }) },
     { name: 'Langfuse web v2.81.0 (ghcr.io), the first release with the 110s wait', yaml: langfuseWeb({ image: 'ghcr.io/langfuse/langfuse:2.81.0', grace: 125 }) },
+    // Tyk Gateway v5.14.0+ (catalog tyk-gateway-shutdown-delay): with TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS above 0
+    // its listeners keep accepting that long after SIGTERM while /ready answers 503.
+    { name: 'Tyk Gateway v5.14.0 with TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS 15: keeps serving 15s after SIGTERM', yaml: tykGateway({ delay: '15' }) },
+    { name: 'Tyk Gateway from Docker Hub (tykio/tyk-gateway v5.15.0), delay 10s', yaml: tykGateway({ image: 'tykio/tyk-gateway:v5.15.0', delay: '10' }) },
     { name: 'KEDA HTTP interceptor, kustomize config/default (ko:// image, no KEDA_HTTP_SHUTDOWN_DELAY): the default 5s of serving after SIGTERM', yaml: interceptor() },
     {
       name: 'KEDA HTTP interceptor, chart 0.15.0 (release image, KEDA_HTTP_SHUTDOWN_DELAY 5s and KEDA_HTTP_DRAIN_TIMEOUT 30s in env)',
@@ -506,6 +511,28 @@ spec:
       name: 'KEDA HTTP interceptor: a ConfigMap in envFrom may set KEDA_HTTP_SHUTDOWN_DELAY (not read)',
       yaml: interceptor({ envFrom: '[{configMapRef: {name: keda-http-env}}]' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'now KEDA_HTTP_SHUTDOWN_DELAY is not in env, and envFrom (ConfigMap keda-http-env) may set it (not read))' }],
+    },
+    {
+      name: 'Tyk Gateway v5.14.0 without TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS (default 0): its listeners close at SIGTERM; the advice names the variable',
+      yaml: tykGateway(),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message:
+            'container "gateway-tyk-gateway": serves port 8080 for Service gw but has no preStop hook: SIGTERM arrives while clients are still routed to it; proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket. Add lifecycle: {preStop: {sleep: {seconds: 10}}}, or use the program\'s own setting (Tyk Gateway (graceful_shutdown_delay_seconds keeps its listeners serving after SIGTERM), catalog entry tyk-gateway-shutdown-delay): env {name: TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS, value: "10"} in the container (now TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS unset, default 0s) and keep the delay plus drain time within terminationGracePeriodSeconds (60s)',
+        },
+      ],
+    },
+    {
+      name: 'Tyk Gateway with TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS 0 set explicitly',
+      yaml: tykGateway({ delay: '0' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: '(now TYK_GW_GRACEFULSHUTDOWNDELAYSECONDS=0)' }],
+    },
+    {
+      name: "Tyk Gateway v5.13.1 (the tyk-charts default image, the review's reproducer): the delay came in v5.14.0 (#8241), so the variable does nothing there",
+      yaml: tykGateway({ image: 'docker.tyk.io/tyk-gateway/tyk-gateway:v5.13.1', delay: '15' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /has no preStop hook: .*Add lifecycle: \{preStop: \{sleep: \{seconds: 10\}\}\} and keep/ }],
     },
     {
       name: 'KEDA HTTP interceptor 0.14.0: the delay came in 0.15.0 (kedacore/http-add-on #1648), so the older proxy stops at SIGTERM',
