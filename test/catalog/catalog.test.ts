@@ -985,6 +985,15 @@ describe('process-local probes', () => {
     ["{image: 'runatlantis/atlantis:v0.17.0'}", '{httpGet: {path: /healthz, port: atlantis}}', true],
     ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0', args: [server]}", '{httpGet: {path: /readyz, port: 4141}}', false],
     ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0'}", '{tcpSocket: {port: 4141}}', false],
+    // VerneMQ: /health/ping answers a constant 200 (catalog vernemq-health-ping, 2.0.0 and later); /health checks
+    // cluster membership and the listeners, /health/listeners the listeners.
+    ["{image: 'vernemq/vernemq:2.1.1-alpine', ports: [{name: api, containerPort: 8888}]}", '{httpGet: {path: /health/ping, port: api}}', true],
+    ["{image: 'docker.io/vernemq/vernemq:2.0.0'}", '{httpGet: {path: /health/ping, port: 8888}}', true],
+    ["{image: 'vernemq/vernemq:latest'}", '{httpGet: {path: /health/ping, port: 8888}}', true],
+    ["{image: 'vernemq/vernemq:2.1.1-alpine'}", '{httpGet: {path: /health, port: 8888}}', false],
+    ["{image: 'vernemq/vernemq:2.1.1-alpine'}", '{httpGet: {path: /health/listeners, port: 8888}}', false],
+    ["{image: 'vernemq/vernemq:1.13.0'}", '{httpGet: {path: /health/ping, port: 8888}}', false],
+    ["{image: 'example/app:1'}", '{httpGet: {path: /health/ping, port: 8888}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

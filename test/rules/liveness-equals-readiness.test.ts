@@ -110,6 +110,30 @@ const atlantis = (path = '/healthz', image = 'ghcr.io/runatlantis/atlantis:v0.46
   const h = `{httpGet: {path: ${path}, port: 4141, scheme: HTTP}, initialDelaySeconds: 5, periodSeconds: 60, timeoutSeconds: 5, failureThreshold: 5}`;
   return deploy(`        args: [server]\n${probes(h, h)}`).replace('image: web:1', `image: ${image}`);
 };
+/** The review's VerneMQ StatefulSet (vernemq-health-ping.yaml): identical liveness and readiness on the HTTP listener (api, 8888). */
+const vernemq = (path = '/health/ping', image = 'vernemq/vernemq:2.1.1-alpine') => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: vernemq}
+spec:
+  serviceName: vernemq-headless
+  replicas: 3
+  selector: {matchLabels: {app: vernemq}}
+  template:
+    metadata: {labels: {app: vernemq}}
+    spec:
+      containers:
+      - name: vernemq
+        image: ${image}
+        ports: [{name: mqtt, containerPort: 1883}, {name: api, containerPort: 8888}]
+${probes(`{httpGet: {path: ${path}, port: api}}`, `{httpGet: {path: ${path}, port: api}}`)}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vernemq}
+spec:
+  selector: {app: vernemq}
+  ports: [{name: mqtt, port: 1883, targetPort: mqtt}]
+`;
 /** The community-charts/mlflow chart's tracking server: identical liveness and readiness /health on http. */
 const mlflow = (args: string, image = 'burakince/mlflow:3.15.1') => {
   const h = '{httpGet: {path: /health, port: http}, failureThreshold: 5, initialDelaySeconds: 10, periodSeconds: 30, timeoutSeconds: 3}';
@@ -233,6 +257,9 @@ ruleTester(livenessEqualsReadiness, {
     // Atlantis's /healthz writes {"status": "ok"} whatever the locking database does (catalog atlantis-healthz).
     { name: 'catalog: the runatlantis atlantis chart, identical /healthz on 4141', yaml: atlantis() },
     { name: 'catalog: Atlantis from Docker Hub before /readyz existed (v0.22.0), identical /healthz', yaml: atlantis('/healthz', 'runatlantis/atlantis:v0.22.0') },
+    // VerneMQ's /health/ping answers a constant 200 (catalog vernemq-health-ping, 2.0.0 and later).
+    { name: 'catalog: VerneMQ 2.1.1, identical /health/ping on the HTTP listener', yaml: vernemq() },
+    { name: 'catalog: VerneMQ 2.0.0 (the first with /health/ping)', yaml: vernemq('/health/ping', 'docker.io/vernemq/vernemq:2.0.0') },
     // MLflow's /health returns "OK", 200 (catalog mlflow-server-health).
     { name: 'catalog: the community-charts/mlflow tracking server, identical /health', yaml: mlflow('[server, --host=0.0.0.0, --port=5000, "--backend-store-uri=sqlite:///:memory:"]') },
     // /ready of a role whose readiness is its own services only (catalog cortex-ready, mimir-ready, loki-ready, tempo-ready).
@@ -297,6 +324,11 @@ ruleTester(livenessEqualsReadiness, {
       name: "Atlantis with identical /readyz: it pings the locking database, not the catalog's /healthz",
       yaml: atlantis('/readyz'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: /httpGet \/readyz on port 4141\), which checks \/readyz, a readiness path/ }],
+    },
+    {
+      name: "VerneMQ with identical /health: it checks cluster membership and the listeners, not the catalog's /health/ping",
+      yaml: vernemq('/health'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {
       name: 'mlflow with --enable-workspaces: every request resolves the default workspace from the store',
