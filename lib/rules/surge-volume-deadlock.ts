@@ -293,8 +293,9 @@ function usersApart(graph: ObjectGraph, users: Workload[]): { what: string; hard
     for (const u of users) {
       for (const t of podTerms(graph, u, 'podAntiAffinity')) {
         if (t.required !== required || t.topologyKey === undefined || !SPREAD_KEYS.has(t.topologyKey)) continue;
-        const hit = t.targets?.find((x) => users.includes(x));
-        if (hit) return `the ${required ? 'required' : 'preferred'} pod anti-affinity of ${name(u)} on ${t.topologyKey} against the pods of ${name(hit)}`;
+        // (Every user the term selects is named: matomo's anti-affinity selects both its CronJobs; review round 15.)
+        const hits = t.targets?.filter((x) => users.includes(x) && x !== u) ?? [];
+        if (hits.length) return `the ${required ? 'required' : 'preferred'} pod anti-affinity of ${name(u)} on ${t.topologyKey} against the pods of ${andList(hits.map(name))}`;
       }
     }
     return undefined;

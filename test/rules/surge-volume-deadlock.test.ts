@@ -516,6 +516,12 @@ ruleTester(surgeVolumeDeadlock, {
       findings: [{ severity: 'error', message: 'and the required pod anti-affinity of Deployment/b on kubernetes.io/hostname against the pods of Deployment/a keeps them on different nodes' }],
     },
     {
+      // Review round 15 (matomo: the Deployment's anti-affinity selects both CronJobs; only one was named).
+      name: 'an anti-affinity against the pods of two other users names both',
+      yaml: pvc('[ReadWriteOnce]') + wl('a', { labels: '{app: a, tier: batch}' }) + wl('c', { labels: '{app: c, tier: batch}' }) + wl('b', { podExtra: "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {tier: batch}}}]}}\n" }),
+      findings: [{ severity: 'error', message: 'the required pod anti-affinity of Deployment/b on kubernetes.io/hostname against the pods of Deployment/a and Deployment/c keeps them on different nodes' }],
+    },
+    {
       name: 'a bare Pod, a Job and a DaemonSet with no node selection on one RWO claim: error (the DaemonSet runs everywhere)',
       yaml: pvc('[ReadWriteOnce]') + wl('tool', { kind: 'Pod' }) + wl('backup', { kind: 'Job' }) + wl('agent', { kind: 'DaemonSet' }),
       findings: [{ severity: 'error', object: 'Pod/tool', pointer: '/spec/volumes/0', message: 'and the pods of Job/backup and DaemonSet/agent mount it too: a ReadWriteOnce volume attaches to one node at a time (read-only mounts included), and DaemonSet/agent, which runs a pod on every node, keeps them' }],
