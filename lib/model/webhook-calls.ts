@@ -17,6 +17,50 @@ export interface ApiServerCall {
 
 const portOf = (ref: JsonObject): number => (typeof ref.port === 'number' ? ref.port : 443);
 
+/** A failurePolicy that a Job of the input writes into a webhook configuration after it is applied. */
+export interface PatchedPolicy {
+  policy: string;
+  /** `Job/NAME` and its arg, for messages. */
+  by: string;
+}
+
+/**
+ * The failurePolicy that kube-webhook-certgen's `patch` writes into the webhook configurations named
+ * by --webhook-name (every webhook of the validating and the mutating configuration of that name,
+ * unless --patch-validating=false or --patch-mutating=false) when --patch-failure-policy is given:
+ * the ingress-nginx and kubevela charts render their webhooks with Ignore and let a post-install
+ * hook Job patch them to Fail (review round 16). By `Kind/name` of the configuration.
+ */
+function patchedPolicies(graph: ObjectGraph): Map<string, PatchedPolicy> {
+  const out = new Map<string, PatchedPolicy>();
+  for (const w of graph.workloads) {
+    if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;
+    for (const c of w.containers) {
+      const words = [c.raw.command, c.raw.args].flatMap((a) => (Array.isArray(a) ? a : [])).filter((x): x is string => typeof x === 'string').flatMap((x) => x.trim().split(/\s+/));
+      if (!words.includes('patch')) continue;
+      const flag = (name: string): string | undefined => {
+        for (let i = 0; i < words.length; i++) {
+          if (words[i].startsWith(`--${name}=`)) return words[i].slice(name.length + 3);
+          if (words[i] === `--${name}` && words[i + 1] !== undefined && !words[i + 1].startsWith('-')) return words[i + 1];
+        }
+        return undefined;
+      };
+      const webhook = flag('webhook-name');
+      const policy = flag('patch-failure-policy');
+      if (webhook === undefined || (policy !== 'Fail' && policy !== 'Ignore')) continue;
+      const by = `${w.kind}/${w.obj.name} (kube-webhook-certgen patch --patch-failure-policy=${policy})`;
+      if (flag('patch-validating') !== 'false') out.set(`ValidatingWebhookConfiguration/${webhook}`, { policy, by });
+      if (flag('patch-mutating') !== 'false') out.set(`MutatingWebhookConfiguration/${webhook}`, { policy, by });
+    }
+  }
+  return out;
+}
+
+/** The failurePolicy a Job of the input patches into this webhook configuration, if any (patchedPolicies). */
+export function patchedFailurePolicy(graph: ObjectGraph, kind: string, config: string): PatchedPolicy | undefined {
+  return graph.memo(patchedPolicies, graph, patchedPolicies).get(`${kind}/${config}`);
+}
+
 /** By `namespace/name` of the Service called: every call of the graph's webhook configurations and APIServices. */
 function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
   const out = new Map<string, ApiServerCall[]>();
@@ -36,11 +80,12 @@ function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
       const hooks = o.raw.webhooks;
       if (!Array.isArray(hooks)) continue;
       const defaultPolicy = o.apiVersion === 'admissionregistration.k8s.io/v1beta1' ? 'Ignore' : 'Fail';
+      const patched = patchedFailurePolicy(graph, kind, o.name)?.policy;
       hooks.forEach((h, i) => {
         if (!isObject(h)) return;
         const svc = get(h, 'clientConfig', 'service');
         if (!isObject(svc)) return;
-        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy, port: portOf(svc) });
+        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: patched ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy), port: portOf(svc) });
       });
     }
   }

@@ -6,6 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
+import { patchedFailurePolicy } from '../model/webhook-calls';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
 class ServiceIndex {
@@ -250,9 +251,11 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
   // admissionregistration.k8s.io/v1 defaults failurePolicy to Fail; v1beta1 (removed in 1.22) defaulted to Ignore.
   const defaultPolicy = o.apiVersion === 'admissionregistration.k8s.io/v1beta1' ? 'Ignore' : 'Fail';
   const groups = new Map<string, Group>();
+  // A Job of the input that patches the configuration's failurePolicy after install decides it.
+  const patched = patchedFailurePolicy(ctx.graph, o.kind, o.name);
   hooks.forEach((h, index) => {
     if (!isObject(h)) return;
-    const policy = typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy;
+    const policy = patched?.policy ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy);
     if (policy !== 'Fail') return;
     const ref = get(h, 'clientConfig', 'service');
     if (!isObject(ref) || typeof ref.name !== 'string' || typeof ref.namespace !== 'string') return; // url: outside the cluster
@@ -275,7 +278,11 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     if (!backend || backend.reasons.length === 0) continue;
     const first = scoped[0];
     const names = scoped.map((x) => `"${x.name}"`).join(', ');
-    const policy = scoped.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
+    const policy = patched
+      ? `failurePolicy Fail, which ${patched.by} writes after install${scoped.some((x) => x.hook.failurePolicy === 'Ignore') ? ' over the Ignore of the manifest' : ''}`
+      : scoped.every((x) => x.policyWritten)
+        ? 'failurePolicy: Fail'
+        : 'failurePolicy Fail (the v1 default when unset)';
     // What is rejected where: the webhooks grouped by their reach (one webhook without selectors
     // rejects its resources everywhere, another with an opt-in namespaceSelector only there).
     const byReach = new Map<string, JsonObject[]>();
@@ -294,7 +301,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `--patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }
@@ -337,7 +344,10 @@ rollout) turn into a cluster-wide admission or discovery outage, and a webhook t
 even block the pods that would replace the ones the drain evicted.
 
 **Judged objects.**
-- \`ValidatingWebhookConfiguration\` / \`MutatingWebhookConfiguration\`: each webhook whose \`failurePolicy\` is \`Fail\`,
+- \`ValidatingWebhookConfiguration\` / \`MutatingWebhookConfiguration\`: each webhook whose \`failurePolicy\` is \`Fail\` (as written,
+  the v1 default when unset, or as a Job of the input patches it after install: kube-webhook-certgen's \`patch
+  --webhook-name=NAME --patch-failure-policy=Fail\`, which the ingress-nginx and kubevela charts run as a hook over
+  webhooks rendered with \`Ignore\`),
   written or defaulted (\`admissionregistration.k8s.io/v1\` defaults to \`Fail\`; the removed \`v1beta1\` defaulted to
   \`Ignore\`), that calls an in-cluster \`clientConfig.service\`, and whose \`rules\` match something. Webhooks of one
   configuration calling the same Service are reported together. \`clientConfig.url\` backends are outside the set. A

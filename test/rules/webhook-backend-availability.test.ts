@@ -91,10 +91,24 @@ spec:
 `;
 
 const POD_RULES = '[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]';
+/** kube-webhook-certgen's patch Job as the ingress-nginx and kubevela charts run it (a post-install hook). */
+const patchJob = (args: string) => `---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: guard-admission-patch, namespace: guard, annotations: {helm.sh/hook: "post-install,post-upgrade"}}
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: patch, image: registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.2, args: ${args}}]
+`;
 const HA = pdb('maxUnavailable: 1');
 
 ruleTester(webhookBackendAvailability, {
   valid: [
+    // Review round 16 (kubevela): the patch Job writes the chart's failurePolicy after install.
+    { name: 'Fail in the manifest, patched to Ignore by a kube-webhook-certgen Job', yaml: hook({ failurePolicy: 'Fail' }) + backend() + patchJob('[patch, --webhook-name=guard, --namespace=guard, --patch-failure-policy=Ignore]') },
+    { name: 'Ignore in the manifest, the patch Job patches only the mutating configuration (--patch-validating=false)', yaml: hook({ failurePolicy: 'Ignore' }) + backend() + patchJob('[patch, --webhook-name=guard, --patch-validating=false, --patch-failure-policy=Fail]') },
     { name: 'failurePolicy Ignore with a single replica', yaml: hook({ failurePolicy: 'Ignore' }) + backend({ replicas: 1 }) },
     { name: 'v1beta1 without failurePolicy defaults to Ignore', yaml: hook({ apiVersion: 'admissionregistration.k8s.io/v1beta1' }) + backend({ replicas: 1 }) },
     { name: 'clientConfig.url: the backend is outside the set', yaml: hook({ clientConfig: '{url: "https://guard.example.com/validate"}' }) + backend({ replicas: 1 }) },
@@ -116,6 +130,18 @@ ruleTester(webhookBackendAvailability, {
 
   ],
   invalid: [
+    {
+      // Review round 16 (kubevela's vela-core-admission: rendered Ignore, patched to Fail by its post-install hook Job).
+      name: 'Ignore in the manifest, patched to Fail after install by a kube-webhook-certgen Job',
+      yaml: hook({ failurePolicy: 'Ignore' }) + backend() + patchJob('[patch, --webhook-name=guard, --namespace=guard, --patch-mutating=false, --secret-name=guard, --patch-failure-policy=Fail]'),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/webhooks/0/failurePolicy',
+          message: /^webhook "guard\.example\.com" \(failurePolicy Fail, which Job\/guard-admission-patch \(kube-webhook-certgen patch --patch-failure-policy=Fail\) writes after install over the Ignore of the manifest\) calls Service guard\/guard-webhook.*; or --patch-failure-policy=Ignore in Job\/guard-admission-patch where admitting unchecked objects is acceptable$/,
+        },
+      ],
+    },
     {
       name: 'a Helm test Pod labelled like the backend (opentelemetry-operator\'s wget tests) is no backend: the finding names the Deployment alone',
       yaml: `${hook()}---\n${backend({ replicas: 1 })}---
