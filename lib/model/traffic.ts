@@ -42,9 +42,26 @@ function reachedPortNumber(p: ServedPort): number | undefined {
 function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
   if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
   const reached = reachedPortNumber(p);
-  if (reached !== undefined && reached === controllerRuntimeMetricsPort(p.container)) return true;
+  if (reached !== undefined && (reached === controllerRuntimeMetricsPort(p.container) || reached === healthProbePort(p.container))) return true;
   const m = monitoringPortOf(graph, w, p.container);
   return m?.port !== undefined && reached === m.port;
+}
+
+/**
+ * A health probe listen flag of the container's own args: controller-runtime's
+ * --health-probe-bind-address=[host]:N (its health probe server serves /healthz and /readyz only),
+ * a --<name>-probe-port=N (trust-manager's --readiness-probe-port) or --health-port=N. A Service port
+ * that reaches it carries probes and checks, not client traffic (grafana's alloy-operator chart
+ * exposes 8081 on its Service; review round 16). The first such arg.
+ */
+const HEALTH_BIND = /^--?(?:health-probe-bind-address=.*:|(?:[a-z0-9]+-)*probe-port=|health-port=)([0-9]{1,5})$/;
+export function healthProbePort(c: ContainerView): number | undefined {
+  const args = Array.isArray(c.raw.args) ? c.raw.args : [];
+  for (const a of args) {
+    const m = typeof a === 'string' ? HEALTH_BIND.exec(a) : null;
+    if (m) return Number(m[1]) || undefined;
+  }
+  return undefined;
 }
 
 /** controller-runtime's metrics listen address flags: kubebuilder v3 and later, and v2's. */
@@ -249,6 +266,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
         ? `the monitoring server of container "${p.container.name}" (${m.derivation}; catalog entry ${m.entry.id})`
         : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === controllerRuntimeMetricsPort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
           ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
+          : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === healthProbePort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+          ? `the health probe server of container "${p.container.name}" (its health probe listen flag)`
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : isRbacProxiedMetrics(graph, w, p)

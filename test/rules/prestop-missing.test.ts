@@ -162,6 +162,15 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
         .join('---\n'),
     },
     {
+      // Review round 16 (grafana's alloy-operator chart exposes its health probe port 8081 on its Service).
+      name: "a Service to the port of controller-runtime's --health-probe-bind-address carries probes, not clients",
+      yaml: wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--metrics-bind-address=:8082, --health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: health, port: 8081, targetPort: 8081}, {name: http-metrics, port: 8082, targetPort: 8082}]' }),
+    },
+    {
+      name: 'the same Service port named http: the flag, not the name, says what it is',
+      yaml: wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: 8081}]' }),
+    },
+    {
       // The kubebuilder v4 scaffold: controller-manager-metrics-service, port https 8443, no declared port.
       name: 'a Service to the port of controller-runtime\'s --metrics-bind-address is scraped, whatever its port is named',
       yaml: wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--metrics-bind-address=:8443, --health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: https, port: 8443, targetPort: 8443}]' }),
