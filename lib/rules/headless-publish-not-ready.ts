@@ -257,7 +257,7 @@ spec:
           ? `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to Vault pods that are not Ready, sealed ones included (they answer 503), as its endpoints are marked ready regardless; vault-helm sets it so that a sealed or uninitialised Vault, which fails its readiness probe, can be reached through the Service to init and unseal it: with auto-unseal (a KMS or transit seal) remove it, with manual unsealing keep it`
           : admin
             ? `Service/${s.obj.name}: ${field} on an admin Service (${admin}) with a cluster IP${selecting}: it reaches pods that are not Ready (starting, failing their readiness probe, or terminating), which suits operations such as backups or repair; keep application clients on another Service, and remove it here if they use this one`
-            : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service`,
+            : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them, as appsmith's rts waits for its backend), on a separate Service for that caller`,
       });
     }
   },

@@ -113,7 +113,16 @@ ruleTester(headlessPublishNotReady, {
     {
       name: 'publishNotReadyAddresses on a client-facing ClusterIP Service: warning',
       yaml: sts({ image: 'nginx:1' }) + svc() + svc({ name: 'db-client', headless: false, pnra: true }),
-      findings: [{ severity: 'warning', pointer: '/spec/publishNotReadyAddresses', object: 'Service/db-client', message: 'publishNotReadyAddresses: true on a Service with a cluster IP (selecting StatefulSet/db): clients are sent to pods that are not Ready' }],
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/publishNotReadyAddresses',
+          object: 'Service/db-client',
+          // (Review round 16: appsmith keeps the flag so that another workload's init container reaches the backend before it is Ready.)
+          message:
+            'publishNotReadyAddresses: true on a Service with a cluster IP (selecting StatefulSet/db): clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them',
+        },
+      ],
     },
     {
       name: 'the same on vault-helm\'s client Service: info, it lets a sealed Vault be reached to unseal it',
