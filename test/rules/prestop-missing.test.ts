@@ -345,6 +345,14 @@ spec:
     { name: 'Fluent Bit: HTTP_Port 2021 in the config, the chart serving it as its metricsPort', yaml: fluentBit({ config: fluentBitConf('2021'), metricsPort: 2021 }) },
     { name: 'Fluent Bit: YAML config, http_port: 2021 in its service map', yaml: fluentBit({ config: 'service:\n  http_server: on\n  http_port: 2021\npipeline:\n  inputs:\n    - name: tail\n', configKey: 'fluent-bit.yaml', metricsPort: 2021 }) },
     { name: 'Fluent Bit: -P 2021 on the command line, the config setting none', yaml: fluentBit({ config: fluentBitConf(null), args: ['-c', '/fluent-bit/etc/conf/fluent-bit.conf', '-P', '2021'], metricsPort: 2021 }) },
+    {
+      // Review round 16 (catalog synthetic-monitoring-agent-http): the agent's only listener serves /metrics and /ready.
+      name: "Grafana's Synthetic Monitoring agent: its Service reaches the -listen-address server (two-arg form), scrapes only",
+      yaml: wl({
+        podSpec: '      containers:\n      - name: agent\n        image: docker.io/grafana/synthetic-monitoring-agent:v0.63.0\n        args: [-api-server-address, synthetic-monitoring-grpc.grafana.net:443, -listen-address, ":4050"]\n        ports: [{name: http, containerPort: 4050}]\n',
+        service: '  selector: {app: web}\n  ports: [{name: http, port: 4050, targetPort: http}]',
+      }),
+    },
     // Fixed in the program's code (catalog knative-activator, knative-serving-webhook, tekton-pipeline-webhook).
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
