@@ -2,7 +2,8 @@ import { Rule } from '../engine/types';
 import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
-import { isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
+import { annotationsOf, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
+import { KObject } from '../model/types';
 import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
 import { namedListenPort } from '../model/listen-ports';
@@ -97,6 +98,16 @@ function mixWhen(ws: Workload[]): string {
   return ` while the pods of ${names} run (a Job's pods are endpoints until they complete)${lasting > 1 ? ', and those of the others always, also while either rolls out' : ''}`;
 }
 
+/**
+ * A Helm hook whose pods never share a live Service with the release's pods: a test hook (it runs only
+ * under `helm test`), or a hook of no phase but pre-install (the release's Service is created after it).
+ */
+function whileNoTraffic(o: KObject): boolean {
+  if (!isHelmHook(o)) return false;
+  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return phases.length > 0 && phases.every((x) => x === 'pre-install' || x === 'crd-install' || x.startsWith('test'));
+}
+
 export const serviceSelectorPorts: Rule = {
   meta: {
     id: 'service-selector-ports',
@@ -161,8 +172,9 @@ export const serviceSelectorPorts: Rule = {
   rollout of either (deployment.md §Selector); with a Job's or CronJob's pods, while those run (they are endpoints until
   they complete, and do not roll out). Not reported for headless Services (clients resolve and pick pods
   themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
-  metrics-only Services (scraped per endpoint), when the other matches are Helm hooks (\`helm.sh/hook\`, e.g. test
-  pods), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
+  metrics-only Services (scraped per endpoint), when the other matches are Helm test hooks (\`helm.sh/hook: test\`,
+  the chart's test pods) or pre-install hooks, which run before the release's Service exists (upgrade and rollback hooks
+  run beside the serving pods and count), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
   \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
   pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo),
   nor when they are the StatefulSets of one \`rollout-group\` (zone-aware replicas of one component, grafana/rollout-operator)
@@ -257,7 +269,9 @@ spec:
         });
         continue;
       }
-      // Helm hooks (test pods) exist only while the hook runs; headless Services are resolved by clients that
+      // Helm test hooks (test pods) exist only while `helm test` runs, and pre-install hooks before the release's
+      // Service does (upgrade and rollback hooks run beside the serving pods: kubevela's certgen Jobs carry the
+      // webhook Service's labels; review round 16); headless Services are resolved by clients that
       // pick pods themselves (a governing Service often spans the StatefulSets of one app); metrics-only
       // Services are scraped per endpoint; a version split (track: stable/canary, version: v1/v2) is the
       // documented canary pattern.
@@ -267,7 +281,7 @@ spec:
       // Job beside its engine, review round 13).
       const resolvesAny = (w: Workload) =>
         s.ports.some((sp) => typeof sp.targetPort !== 'string' || [...w.containers, ...w.sidecars].some((c) => c.ports.some((p) => p.name === sp.targetPort && p.protocol === sp.protocol)));
-      const lasting = matched.filter((w) => !isHelmHook(w.obj) && resolvesAny(w));
+      const lasting = matched.filter((w) => !whileNoTraffic(w.obj) && resolvesAny(w));
       // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
       if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !memberGroup(lasting)) {
         ctx.report({
@@ -279,7 +293,11 @@ spec:
           message: `${who}: spec.selector ${selectorText(s.selector)} matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}): the Service mixes their endpoints${mixWhen(lasting)}; add a label that only one workload's template carries (e.g. app.kubernetes.io/component) to the selector`,
         });
       }
-      const all = portsOf(matched);
+      // (Helm test and pre-install hooks never share the Service with the serving pods: their ports are not
+      // judged, nor named, unless they are all the Service selects.)
+      const live2 = matched.filter((w) => !whileNoTraffic(w.obj));
+      const judged = live2.length ? live2 : matched;
+      const all = portsOf(judged);
       const anyDeclared = all.some(({ c }) => c.ports.length > 0);
       for (const sp of s.ports) {
         const rawPorts = get(s.obj.raw, 'spec', 'ports');
@@ -292,7 +310,7 @@ spec:
           const otherProto = other?.c.ports.find((p) => p.name === tp)?.protocol;
           const why = other
             ? `container "${other.c.name}" of ${nameOf(other.w)} declares "${tp}" with protocol ${otherProto}, not ${sp.protocol} (the match is protocol-sensitive)`
-            : `no container of ${matched.map(nameOf).join(', ')} declares a port named "${tp}" (they declare ${declared(matched)})`;
+            : `no container of ${judged.map(nameOf).join(', ')} declares a port named "${tp}" (they declare ${declared(judged)})`;
           // A headless Service whose other ports resolve: clients reach the pods by their addresses,
           // which DNS still gives; the port only lacks its SRV records. Bitnami's ZooKeeper and
           // Cassandra name peer ports (follower, election; tls) that the pods declare only with
@@ -316,12 +334,12 @@ spec:
         const what = written === undefined ? `targetPort (defaults to port ${tp})` : written === 0 || written === '' ? `targetPort ${JSON.stringify(written)} (defaults to port ${tp})` : `targetPort ${tp}`;
         // (A headless Service translates nothing: clients dial pod:port themselves. Review round 10:
         // neo4j's internals Service, RabbitMQ's 25672.)
-        const head = `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${matched.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(matched)})`;
+        const head = `${who} ${portLabel(sp)}: ${what}/${sp.protocol} is not declared by any container of ${judged.map(nameOf).join(', ')} (${other ? `"${other.c.name}" declares ${tp} with another protocol; ` : ''}they declare ${declared(judged)})`;
         // Evidence that the app listens there after all (review round 12): a container's own env or args
         // name the port (supabase's imgproxy, IMGPROXY_BIND=":5001" beside a stale containerPort 8080), or
         // the API server calls this Service port for a webhook or an aggregated API (Gloo's validation
         // webhook on 8443, undeclared). Then the Service is right and the declaration is what is missing.
-        const listens = listenEvidence(ctx.graph, s, sp, matched, tp);
+        const listens = listenEvidence(ctx.graph, s, sp, judged, tp);
         ctx.report({
           object: s.obj,
           pointer,

@@ -67,6 +67,21 @@ ${o.namespace ? `  namespace: ${o.namespace}\n` : ''}${o.annotations ? `  annota
 ${o.type ? `  type: ${o.type}\n` : ''}${o.headless ? '  clusterIP: None\n' : ''}${o.selector === '' ? '' : `  selector: {${o.selector ?? 'app: web'}}\n`}${o.ports === '' ? '' : `  ports: ${o.ports ?? '[{name: http, port: 80, targetPort: http}]'}\n`}`;
 }
 
+/** A Helm hook Job carrying the workload's labels; PHASE is its helm.sh/hook value. */
+const HOOK_JOB = `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: web-hook
+  annotations: {helm.sh/hook: "PHASE"}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: job, image: web:1, ports: [{name: http, containerPort: 8080}]}]
+`;
+
 ruleTester(serviceSelectorPorts, {
   valid: [
     {
@@ -256,11 +271,27 @@ spec:
   containers: [{name: test, image: busybox}]
 `,
     },
+    { name: 'a pre-install hook Job with the same labels runs before the Service exists', yaml: wl() + svc() + HOOK_JOB.replace('PHASE', 'pre-install') },
     { name: 'metrics-only Service spanning two workloads', yaml: wl({ name: 'a', labels: 'app: x, c: a' }) + wl({ name: 'b', labels: 'app: x, c: b' }) + svc({ name: 'x-metrics', selector: 'app: x', ports: '[{name: metrics, port: 9090, targetPort: 8080}]' }) },
     { name: 'Service without selector (manual EndpointSlices)', yaml: wl() + svc({ selector: '' }) },
     { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
   ],
   invalid: [
+    {
+      // Review round 16 (rocketchat's nats: the chart's helm test Pod carries the StatefulSet's labels).
+      name: 'an undeclared port: a Helm test Pod with the same labels is neither judged nor named',
+      yaml:
+        wl({ ports: '[{name: http, containerPort: 8080}]' }) +
+        svc({ ports: '[{name: admin, port: 9090}]' }) +
+        HOOK_JOB.replace('PHASE', 'test').replace('kind: Job', 'kind: Job').replace('name: web-hook', 'name: web-test').replace('ports: [{name: http, containerPort: 8080}]', 'ports: [{name: admin, containerPort: 9090}]'),
+      findings: [{ severity: 'warning', message: 'targetPort (defaults to port 9090)/TCP is not declared by any container of Deployment/web (they declare http 8080/TCP)' }],
+    },
+    {
+      // Review round 16 (kubevela's certgen Jobs carry the webhook Service's labels and run on every upgrade).
+      name: 'an upgrade hook Job with the same labels: its pods are endpoints while they run',
+      yaml: wl() + svc() + HOOK_JOB.replace('PHASE', 'pre-upgrade,post-upgrade'),
+      findings: [{ severity: 'warning', object: 'Service/web', message: "matches the pods of 2 workloads (Deployment/web, Job/web-hook): the Service mixes their endpoints while the pods of Job/web-hook run" }],
+    },
     {
       // The role label counts only for a container that runs Patroni; the same selector otherwise matches nothing.
       name: 'role: master without Patroni in the pod: no endpoints',
