@@ -278,8 +278,10 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     if (!backend || backend.reasons.length === 0) continue;
     const first = scoped[0];
     const names = scoped.map((x) => `"${x.name}"`).join(', ');
-    const policy = patched
-      ? `failurePolicy Fail, which ${patched.by} writes after install${scoped.some((x) => x.hook.failurePolicy === 'Ignore') ? ' over the Ignore of the manifest' : ''}`
+    // (The patch is named only where it changes what the manifest says: ingress-nginx writes Fail and patches Fail.)
+    const changed = patched && scoped.some((x) => x.hook.failurePolicy === 'Ignore');
+    const policy = changed
+      ? `failurePolicy Fail, which ${patched.by} writes after install over the Ignore of the manifest`
       : scoped.every((x) => x.policyWritten)
         ? 'failurePolicy: Fail'
         : 'failurePolicy Fail (the v1 default when unset)';
@@ -301,7 +303,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `--patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
     });
   }
 }

@@ -138,7 +138,7 @@ ruleTester(webhookBackendAvailability, {
         {
           severity: 'warning',
           pointer: '/webhooks/0/failurePolicy',
-          message: /^webhook "guard\.example\.com" \(failurePolicy Fail, which Job\/guard-admission-patch \(kube-webhook-certgen patch --patch-failure-policy=Fail\) writes after install over the Ignore of the manifest\) calls Service guard\/guard-webhook.*; or --patch-failure-policy=Ignore in Job\/guard-admission-patch where admitting unchecked objects is acceptable$/,
+          message: /^webhook "guard\.example\.com" \(failurePolicy Fail, which Job\/guard-admission-patch \(kube-webhook-certgen patch --patch-failure-policy=Fail\) writes after install over the Ignore of the manifest\) calls Service guard\/guard-webhook.*; or failurePolicy: Ignore and --patch-failure-policy=Ignore in Job\/guard-admission-patch where admitting unchecked objects is acceptable$/,
         },
       ],
     },
