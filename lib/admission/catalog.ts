@@ -13,6 +13,7 @@ import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
+import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import {
   ADDEND_VARIABLES,
@@ -1045,14 +1046,16 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'readiness-probe-missing': {
     restriction:
-      'judged as the linter judges the workload alone: the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
+      'judged as the linter judges the workload alone (a readinessProbe that is an exec of echo, true or printf counts as none, as in the linter): the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
     validate: () => {
       const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
       // (Idle containers, where nothing listens, serve nothing.)
       const traffic = (c: string) => `(${c}.name != 'istio-proxy' && ${c}.name != 'linkerd-proxy' && has(${c}.ports) && ${c}.ports.exists(p, ${port}) && !${idle(c)})`;
       const inject = `(${annHas('sidecar.istio.io/inject')} ? ${ann('sidecar.istio.io/inject')} : has(variables.podMeta.labels) && 'sidecar.istio.io/inject' in variables.podMeta.labels ? variables.podMeta.labels['sidecar.istio.io/inject'] : '')`;
       const injected = `(has(c.image) && c.image == 'auto' && (${annHas('inject.istio.io/templates')} || ${inject} == 'true'))`;
-      const bad = (c: string) => `(!has(${c}.readinessProbe) && !${injected.replace(/\bc\./g, `${c}.`)})`;
+      // (No readinessProbe, or one that can never fail: an exec of echo, true or printf, as the linter's VACUOUS_EXEC.)
+      const vacuous = (c: string) => `(has(${c}.readinessProbe.exec) && has(${c}.readinessProbe.exec.command) && size(${c}.readinessProbe.exec.command) > 0 && ${c}.readinessProbe.exec.command[0].matches(${str(VACUOUS_EXEC.source)}))`;
+      const bad = (c: string) => `((!has(${c}.readinessProbe) || ${vacuous(c)}) && !${injected.replace(/\bc\./g, `${c}.`)})`;
       const hintSet = annHas('kubegrace.dev/served');
       const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')})`;
       const pred = `${traffic('c')} && ${bad('c')}`;
@@ -1064,7 +1067,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it.)
           expression: `(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations) || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
           messageExpression:
-            `${prefix('readiness-probe-missing', 'warning')} + 'container "' + (${RUNNING}.exists(c, ${pred}) ? ${RUNNING}.filter(c, ${pred})[0].name : variables.mains[0].name) + '": serves traffic but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint' + ` +
+            `${prefix('readiness-probe-missing', 'warning')} + 'container "' + (${RUNNING}.exists(c, ${pred}) ? ${RUNNING}.filter(c, ${pred})[0].name : variables.mains[0].name) + '": serves traffic but has no readinessProbe, or one that can never fail (an exec of echo, true or printf, which exits 0: the kubelet runs no shell): it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint' + ` +
             `(${hintSet} ? '' : ' (no kubegrace.dev/served annotation, but it declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];

@@ -1,7 +1,8 @@
 import { Rule } from '../engine/types';
 import { isHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
-import { ContainerView } from '../model/workload';
+import { ContainerView, get } from '../model/workload';
+import { JsonObject } from '../model/types';
 import { namedListenPort } from '../model/listen-ports';
 import { imageRepository } from '../catalog';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
@@ -68,6 +69,23 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
 }
 
+/**
+ * An exec command that always succeeds, whatever the app does (also read by the admission policy):
+ * echo, true or printf run directly (the kubelet runs the command without a shell, so a pipe or
+ * \`&&\` written as an argument is just printed). Mailu's chart probes clamd with
+ * \`[echo, PING, "|", nc, localhost, "3310", "|", grep, PONG]\` (review round 16).
+ */
+export const VACUOUS_EXEC = /^(?:\/usr)?(?:\/bin\/)?(?:echo|true|printf)$/;
+
+/** Why an exec probe can never fail, or undefined. */
+function vacuousExec(probe: JsonObject): string | undefined {
+  const cmd = get(probe, 'exec', 'command');
+  if (!Array.isArray(cmd) || typeof cmd[0] !== 'string' || !VACUOUS_EXEC.test(cmd[0])) return undefined;
+  const shown = JSON.stringify(cmd.length > 6 ? [...cmd.slice(0, 6), '...'] : cmd);
+  const piped = cmd.slice(1).some((a) => typeof a === 'string' && ['|', '||', '&&', ';'].includes(a.trim()));
+  return `exec ${shown} runs ${cmd[0]}, which exits 0${piped ? ' (the kubelet runs the command without a shell, so the pipe or operator among its arguments is only printed)' : ''}`;
+}
+
 export const readinessProbeMissing: Rule = {
   meta: {
     id: 'readiness-probe-missing',
@@ -99,7 +117,9 @@ count, and neither do idle containers (the pause image, or a command that only s
 writes at admission (\`image: auto\`, as in the istio/gateway chart), whose probes come from the injection
 template.
 
-**Condition:** \`readinessProbe\` is absent. **Severity:** warning.
+**Condition:** \`readinessProbe\` is absent, or it can never fail: an \`exec\` whose command is \`echo\`, \`true\` or
+\`printf\` (the kubelet runs the command without a shell, so \`[echo, PING, "|", nc, localhost, "3310", "|", grep, PONG]\`
+only prints its arguments and exits 0: Mailu's clamav). **Severity:** warning.
 
 ${SERVED_STATUS_DOC}
 
@@ -122,7 +142,9 @@ readinessProbe:
       // (A Helm hook, such as a chart's test Pod that happens to carry the Service's labels, is a client for the time the hook runs.)
       if (w.isBatch || isHelmHook(w.obj) || !likelyServed(graph, w)) continue;
       for (const c of trafficContainers(graph, w)) {
-        if (probeOf(c, 'readinessProbe') || injectedAtAdmission(w, c)) continue;
+        const rp = probeOf(c, 'readinessProbe');
+        const vacuous = rp ? vacuousExec(rp) : undefined;
+        if ((rp && !vacuous) || injectedAtAdmission(w, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
@@ -145,6 +167,14 @@ readinessProbe:
           : notReadyAddresses
             ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
             : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';
+        if (vacuous) {
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/readinessProbe/exec/command`,
+            message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but its readinessProbe can never fail: ${vacuous}; so ${notReadyAddresses ? 'rollouts cannot tell a broken pod from a working one' : 'it counts as ready as soon as it starts, gets traffic before the app can serve, and rollouts cannot tell a broken pod from a working one'}; run the check in a shell (command: [sh, -c, "..."]) or use the app's own health check${assumedServedNote(graph, w)}`,
+          });
+          continue;
+        }
         ctx.report({
           object: w.obj,
           pointer: c.pointer,

@@ -43,6 +43,7 @@ const C0 = '/spec/template/spec/containers/0';
 
 ruleTester(readinessProbeMissing, {
   valid: [
+    { name: 'the same check in a shell can fail', yaml: wl(app(`        readinessProbe: {exec: {command: [sh, -c, "echo PING | nc localhost 8080 | grep PONG"]}}\n`)) },
     {
       name: 'a Helm test Pod that carries the Service\'s labels (redpanda console\'s wget test) is a client while the hook runs, not a server',
       yaml: wl(app(READY)) + `---
@@ -110,6 +111,24 @@ spec:
     },
   ],
   invalid: [
+    {
+      // Review round 16 (Mailu's clamav): the kubelet runs no shell, so the pipe is only echo's arguments.
+      name: 'an exec readinessProbe of echo (a pipeline written without a shell) can never fail',
+      yaml: wl(`      containers:
+      - name: clamav
+        image: ghcr.io/mailu/clamav:2024.06
+        ports: [{name: clamav, containerPort: 3310}]
+        readinessProbe: {exec: {command: [echo, PING, "|", nc, localhost, "3310", "|", grep, PONG]}}
+`, { service: '  selector: {app: web}\n  ports: [{port: 3310, targetPort: clamav}]' }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/containers/0/readinessProbe/exec/command',
+          message: 'container "clamav": serves port 3310 for Service web but its readinessProbe can never fail: exec ["echo","PING","|","nc","localhost","3310","..."] runs echo, which exits 0 (the kubelet runs the command without a shell, so the pipe or operator among its arguments is only printed)',
+        },
+      ],
+    },
+    { name: 'an exec readinessProbe of /bin/true', yaml: wl(app(`        readinessProbe: {exec: {command: [/bin/true]}}\n`)), findings: [{ severity: 'warning', message: 'its readinessProbe can never fail: exec ["/bin/true"] runs /bin/true, which exits 0;' }] },
     {
       // Review round 14 (juicefs-csi-driver): port healthz is the CSI livenessprobe sidecar's (--health-port), which
       // serves only /healthz for the driver's liveness; a readiness probe there keeps the pod unready.
