@@ -111,13 +111,17 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
   // singleton's own remedy beside it (review round 10).
   const once = ws.length === 1 && ws[0].deployment ? rolloutFor(ws[0], 1) : undefined;
   // (Or a rolling update with maxSurge written as 0: grafana/rollout-operator, review round 11.)
-  if (total === 1 && once && (once.type === 'Recreate' || (once.type === 'RollingUpdate' && once.maxSurgeSet && once.surge === 0))) {
+  // (Or RBAC in the input that binds the pods' ServiceAccount to roles granting no lock for leader
+  // election: kanister's operator, which the chart runs as one replica; review round 16.)
+  const noLock = total === 1 && once ? noLeaderElectionLock(graph, ws[0]) : undefined;
+  if (total === 1 && once && (once.type === 'Recreate' || (once.type === 'RollingUpdate' && once.maxSurgeSet && once.surge === 0) || noLock)) {
+    const says = noLock && once.type !== 'Recreate' && !(once.maxSurgeSet && once.surge === 0) ? `the roles bound to its ServiceAccount, ${noLock}, grant no leases for leader election` : 'one replica with Recreate or maxSurge 0 says so';
     return {
       workloads: ws,
       who,
       reasons,
       fixes: [
-        `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (one replica with Recreate or maxSurge 0 says so), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
+        `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (${says}), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
       ],
       single: true,
     };
@@ -243,6 +247,44 @@ function aggregatedBackend(graph: ObjectGraph, ref: JsonObject, services: Servic
     if (isObject(svc) && typeof svc.name === 'string' && typeof svc.namespace === 'string') return { namespace: svc.namespace, name: svc.name, apiService: a.name };
   }
   return undefined;
+}
+
+/**
+ * The roles bound to the workload's ServiceAccount, when the input holds its bindings and every role
+ * they name, and none grants what client-go's leader election locks on (leases of
+ * coordination.k8s.io; configmaps or endpoints for the older locks): `Role/x, ClusterRole/y`. Undefined
+ * when a lock is granted, or the input lacks the bindings or a role (nothing then says it).
+ */
+function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | undefined {
+  const sa = typeof w.podSpec.serviceAccountName === 'string' && w.podSpec.serviceAccountName !== '' ? w.podSpec.serviceAccountName : 'default';
+  const ns = w.obj.namespace ?? 'default';
+  const roles: KObject[] = [];
+  for (const kind of ['RoleBinding', 'ClusterRoleBinding']) {
+    for (const b of graph.ofKind(kind)) {
+      if (kind === 'RoleBinding' && (b.namespace ?? 'default') !== ns) continue;
+      const subjects = b.raw.subjects;
+      const bound = Array.isArray(subjects) && subjects.some((x) => isObject(x) && x.kind === 'ServiceAccount' && x.name === sa && (x.namespace ?? (kind === 'RoleBinding' ? b.namespace ?? 'default' : undefined)) === ns);
+      if (!bound) continue;
+      const ref = b.raw.roleRef;
+      if (!isObject(ref) || typeof ref.name !== 'string' || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')) return undefined;
+      const role = graph.ofKind(ref.kind).find((r) => r.name === ref.name && (ref.kind === 'ClusterRole' || (r.namespace ?? 'default') === (b.namespace ?? 'default')));
+      if (!role) return undefined;
+      roles.push(role);
+    }
+  }
+  if (!roles.length) return undefined;
+  const has = (list: unknown, x: string) => Array.isArray(list) && (list.includes(x) || list.includes('*'));
+  for (const r of roles) {
+    // (An aggregated ClusterRole's rules are filled in by the controller: unknown.)
+    if (isObject(r.raw.aggregationRule)) return undefined;
+    const rules = Array.isArray(r.raw.rules) ? r.raw.rules : [];
+    for (const rule of rules) {
+      if (!isObject(rule)) continue;
+      if (has(rule.apiGroups, 'coordination.k8s.io') && has(rule.resources, 'leases')) return undefined;
+      if (has(rule.apiGroups, '') && (has(rule.resources, 'configmaps') || has(rule.resources, 'endpoints')) && (has(rule.verbs, 'update') || has(rule.verbs, 'create'))) return undefined;
+    }
+  }
+  return [...new Set(roles.map((r) => `${r.kind}/${r.name}`))].join(', ');
 }
 
 function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
@@ -402,7 +444,9 @@ spec:
 Plus hostname anti-affinity or topology spread so that one node does not hold every replica. \`failurePolicy: Ignore\`
 removes the outage where admitting an unchecked (or unmutated) object is acceptable; for policy enforcement it
 is not. A program that must run as one instance (one replica rolled out with \`Recreate\`, or with \`maxSurge: 0\`, says
-so: antrea-controller, the Flink operator without leader election, grafana's rollout-operator) cannot take more replicas: the advice then offers them only if the
+so: antrea-controller, the Flink operator without leader election, grafana's rollout-operator; so does RBAC in the input
+that binds its ServiceAccount only to roles granting no leader-election lock, leases of \`coordination.k8s.io\` or the
+older configmaps and endpoints locks: kanister's operator) cannot take more replicas: the advice then offers them only if the
 program can run twice at once, and otherwise a high \`priorityClassName\` so that its replacement is scheduled first,
 accepting the window.`,
     fixable: false,

@@ -104,6 +104,20 @@ spec:
 `;
 const HA = pdb('maxUnavailable: 1');
 
+/** A ClusterRole bound to the backend's ServiceAccount (default in namespace guard); RULES is its rules. */
+const RBAC = `---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: guard}
+rules: RULES
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: guard}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: guard}
+subjects: [{kind: ServiceAccount, name: default, namespace: guard}]
+`;
+
 ruleTester(webhookBackendAvailability, {
   valid: [
     // Review round 16 (kubevela): the patch Job writes the chart's failurePolicy after install.
@@ -130,6 +144,17 @@ ruleTester(webhookBackendAvailability, {
 
   ],
   invalid: [
+    {
+      // Review round 16 (kanister's operator: no leader election, one replica): two replicas would be two active controllers.
+      name: 'one replica whose ServiceAccount has roles in the input granting no leases: the advice is conditional',
+      yaml: hook() + backend() + RBAC.replace('RULES', '[{apiGroups: [cr.kanister.io], resources: [actionsets], verbs: ["*"]}]'),
+      findings: [{ severity: 'warning', message: 'if it must run as one instance (the roles bound to its ServiceAccount, ClusterRole/guard, grant no leases for leader election), keep it' }],
+    },
+    {
+      name: 'one replica whose roles grant leases (leader election): the plain advice',
+      yaml: hook() + backend() + RBAC.replace('RULES', '[{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}]'),
+      findings: [{ severity: 'warning', message: /Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget \(maxUnavailable: 1\); or failurePolicy: Ignore/ }],
+    },
     {
       // Review round 16 (kubevela's vela-core-admission: rendered Ignore, patched to Fail by its post-install hook Job).
       name: 'Ignore in the manifest, patched to Fail after install by a kube-webhook-certgen Job',
