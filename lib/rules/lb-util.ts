@@ -394,7 +394,7 @@ export function spreadPointer(w: Workload): string {
  * `apps.kubernetes.io/pod-index` on StatefulSet pods, `controller-revision-hash` on StatefulSet and
  * DaemonSet pods, `pod-template-hash` on Deployment pods (hash values cannot be known: any matches);
  * and those a well-known app writes on its own pod (VAULT_POD_LABELS, LONGHORN_POD_LABELS,
- * KUBE_OVN_POD_LABELS, Patroni's role label).
+ * KUBE_OVN_POD_LABELS, MINIO_OPERATOR_POD_LABELS, Patroni's role label).
  */
 export function selectsPodsOf(sel: Selector, w: Workload): boolean {
   if (matches(sel, w.templateLabels)) return true;
@@ -473,11 +473,21 @@ function patroniRoleLabel(c: ContainerView): string | undefined {
   return set ? (set.value as string) : 'role';
 }
 
+/**
+ * MinIO Operator (image minio/operator): the pod elected leader patches `operator: leader` onto itself
+ * (and removes it when it loses the lease), and the chart's Service "operator" (the in-place upgrade
+ * file server on 4221, which only the leader runs) selects it (minio/operator @0ee2c254677e
+ * pkg/controller/main-controller.go OnNewLeader / OnStoppedLeading; review round 17).
+ */
+const MINIO_OPERATOR_IMAGE = /^(?:.+\/)?minio\/operator$/;
+const MINIO_OPERATOR_POD_LABELS: Record<string, (v: string) => boolean> = { operator: (v) => v === 'leader' };
+
 function computeControllerLabels(w: Workload): Record<string, (v: string) => boolean> {
   const byController = controllerAdded(w);
   if (runsVault(w)) return { ...byController, ...VAULT_POD_LABELS };
   if (w.containers.some((c) => LONGHORN_MANAGER_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...LONGHORN_POD_LABELS };
   if (w.containers.some((c) => KUBE_OVN_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...KUBE_OVN_POD_LABELS };
+  if (w.containers.some((c) => MINIO_OPERATOR_IMAGE.test(imageRepository(c.image).path))) return { ...byController, ...MINIO_OPERATOR_POD_LABELS };
   const role = w.containers.map(patroniRoleLabel).find((x) => x !== undefined);
   if (role !== undefined) return { ...byController, [role]: ANY };
   return byController;

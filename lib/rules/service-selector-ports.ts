@@ -142,7 +142,8 @@ export const serviceSelectorPorts: Rule = {
   longhorn-manager writes on its own pod once its webhooks and recovery backend serve (\`longhorn.io/admission-webhook\`,
   \`longhorn.io/conversion-webhook\`, \`longhorn.io/recovery-backend\`), which the Longhorn chart's Services select, those
   kube-ovn's ovn-central writes on its own pod for the raft leader of each database (\`ovn-nb-leader\`, \`ovn-sb-leader\`,
-  \`ovn-northd-leader\`: \`"true"\`/\`"false"\`), which its Services ovn-nb, ovn-sb and ovn-northd select, and Patroni's role
+  \`ovn-northd-leader\`: \`"true"\`/\`"false"\`), which its Services ovn-nb, ovn-sb and ovn-northd select, MinIO Operator's
+  \`operator: leader\` on its elected pod, which its chart's Service \`operator\` selects, and Patroni's role
   label (\`PATRONI_KUBERNETES_ROLE_LABEL\`, default \`role\`, any value) on a container that runs \`patroni\` or has
   \`PATRONI_KUBERNETES_*\` variables, which a leader Service selects (timescaledb-single's \`role: master\`). Pods and ReplicaSets in the set whose
   controller is not (a \`kubectl get pods,svc -o yaml\` dump) are endpoints too: a Service matching them is checked

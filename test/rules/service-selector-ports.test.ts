@@ -223,6 +223,13 @@ spec:
         svc({ name: 'ovn-northd', selector: 'app: ovn-central, ovn-northd-leader: "true"', ports: '[{name: ovn-northd, port: 6643, targetPort: 6643}]' }),
     },
     {
+      // Review round 17: MinIO Operator's leader labels itself operator=leader; the chart's Service "operator" selects it.
+      name: "MinIO Operator: the Service selects the leader label the elected pod writes on itself",
+      yaml:
+        wl({ name: 'minio-operator', labels: 'app.kubernetes.io/name: operator', ports: '[{name: http, containerPort: 4221}]' }).replace('image: web:1', 'image: quay.io/minio/operator:v7.1.1') +
+        svc({ name: 'operator', selector: 'operator: leader, app.kubernetes.io/name: operator', ports: '[{name: http, port: 4221}]' }),
+    },
+    {
       // Review round 14: timescaledb-single's primary and replica Services select Patroni's role label.
       name: 'Patroni: the primary and replica Services select the role label Patroni writes on its own pod',
       yaml:
