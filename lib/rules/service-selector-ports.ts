@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { METRICS_PORT, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
+import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { annotationsOf, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
@@ -165,6 +165,9 @@ export const serviceSelectorPorts: Rule = {
   headless Service: it maps no ports, so its clients dial the pod addresses DNS gives them on the port they know,
   and the entry only names the port in the EndpointSlice and SRV records (the peer ports a clustered app opens by
   itself, such as neo4j's discovery and raft ports 5000 and 7000 or RabbitMQ's 25672, which its charts do not declare).
+  **info** on a Service port named for metrics, operators or peers (\`metrics\`, \`http-metrics\`, \`diag\`, gossip
+  names): a wrong number there costs scrapes, not client traffic, and the advice never points it at a serving port
+  (jspolicy's \`metrics\` on controller-runtime's undeclared :8080).
   **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
   args name it as a listen port or address (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
   \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`), or the API server calls that Service port
@@ -341,12 +344,18 @@ spec:
         // the API server calls this Service port for a webhook or an aggregated API (Gloo's validation
         // webhook on 8443, undeclared). Then the Service is right and the declaration is what is missing.
         const listens = listenEvidence(ctx.graph, s, sp, judged, tp);
+        // A port for scrapes, operators or peers by its name (jspolicy's "metrics" on controller-runtime's
+        // undeclared :8080; review round 17): a wrong number costs scrapes, not client traffic, and the
+        // declared ports are the app's, which a scrape must not be pointed at.
+        const aside = !listens && !s.headless && notClientPort(sp);
         ctx.report({
           object: s.obj,
           pointer,
-          severity: s.headless || listens ? 'info' : 'warning',
+          severity: s.headless || listens || aside ? 'info' : 'warning',
           message: listens
             ? `${head}: ${listens.text}, so the app listens there: declare containerPort ${tp} in ${listens.container ? `container "${listens.container}"` : 'the container that serves it'} (a declared port it no longer uses may be stale); do not point targetPort elsewhere`
+            : aside
+              ? `${head}: the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`
             : s.headless
               ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
               : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,

@@ -285,12 +285,18 @@ spec:
   ],
   invalid: [
     {
+      // Review round 17 (jspolicy: "metrics" on controller-runtime's undeclared :8080 beside the declared webhook port).
+      name: 'an undeclared numeric targetPort on a metrics-named Service port: info, and never pointed at a serving port',
+      yaml: wl({ ports: '[{name: webhook, containerPort: 8443}]' }) + svc({ ports: '[{name: webhook, port: 443, targetPort: webhook}, {name: metrics, port: 8080, targetPort: 8080}]' }),
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: 'the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort 8080, else correct the number; do not point it at a serving port' }],
+    },
+    {
       // Review round 16 (rocketchat's nats: the chart's helm test Pod carries the StatefulSet's labels).
       name: 'an undeclared port: a Helm test Pod with the same labels is neither judged nor named',
       yaml:
         wl({ ports: '[{name: http, containerPort: 8080}]' }) +
-        svc({ ports: '[{name: admin, port: 9090}]' }) +
-        HOOK_JOB.replace('PHASE', 'test').replace('kind: Job', 'kind: Job').replace('name: web-hook', 'name: web-test').replace('ports: [{name: http, containerPort: 8080}]', 'ports: [{name: admin, containerPort: 9090}]'),
+        svc({ ports: '[{name: api, port: 9090}]' }) +
+        HOOK_JOB.replace('PHASE', 'test').replace('name: web-hook', 'name: web-test').replace('ports: [{name: http, containerPort: 8080}]', 'ports: [{name: api, containerPort: 9090}]'),
       findings: [{ severity: 'warning', message: 'targetPort (defaults to port 9090)/TCP is not declared by any container of Deployment/web (they declare http 8080/TCP)' }],
     },
     {
