@@ -342,12 +342,39 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
         ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
         : '';
     const pointer = first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/service`;
+    // Webhooks that match only custom resources (API groups of no built-in API): while no backend is
+    // Ready, only writes of those are rejected, which their clients retry, and the program that acts on
+    // them is the one that is down (volcano, cluster-api-operator, kanister, approver-policy; review
+    // rounds 13-17). Built-in kinds and pods are blocked cluster-wide: a warning.
+    const custom = customResourcesOnly(scoped.map((x) => x.hook));
     ctx.report({
       object: o,
       pointer,
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable`,
+      severity: custom ? 'info' : 'warning',
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${custom ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready, and their clients (kubectl, GitOps, the operator's own controllers) retry them` : ''}`,
     });
   }
+}
+
+/**
+ * The API groups, when every rule of the webhooks names only groups of no built-in API (a dot, and not
+ * *.k8s.io: Gateway API's gateway.networking.k8s.io counts as built-in) and no \`*\` group, whatever
+ * resources of those groups (cert-manager's webhook names all of cert-manager.io); else undefined.
+ */
+function customResourcesOnly(hooks: JsonObject[]): string | undefined {
+  const groups = new Set<string>();
+  for (const h of hooks) {
+    const rules = Array.isArray(h.rules) ? h.rules : [];
+    if (!rules.length) return undefined;
+    for (const r of rules) {
+      if (!isObject(r) || !Array.isArray(r.apiGroups) || !r.apiGroups.length) return undefined;
+      for (const g of r.apiGroups) {
+        if (typeof g !== 'string' || g === '*' || !g.includes('.') || g.endsWith('.k8s.io')) return undefined;
+        groups.add(g);
+      }
+    }
+  }
+  return [...groups].join(', ');
 }
 
 function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
@@ -378,7 +405,7 @@ export const webhookBackendAvailability: Rule = {
     id: 'webhook-backend-availability',
     spec: 'new (PDB-001 and ROLL-001 applied to admission backends)',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['warning', 'info'],
     description: 'a failurePolicy: Fail admission webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
     doc: `An admission webhook with \`failurePolicy: Fail\` makes the API server reject every request it matches while the
 webhook cannot be reached; an aggregated APIService that has no Ready backend makes its API group \`Unavailable\`,
@@ -448,7 +475,13 @@ so: antrea-controller, the Flink operator without leader election, grafana's rol
 that binds its ServiceAccount only to roles granting no leader-election lock, leases of \`coordination.k8s.io\` or the
 older configmaps and endpoints locks: kanister's operator) cannot take more replicas: the advice then offers them only if the
 program can run twice at once, and otherwise a high \`priorityClassName\` so that its replacement is scheduled first,
-accepting the window.`,
+accepting the window.
+
+**info** instead of warning when every webhook of the finding matches only custom resources (each rule names only API
+groups of no built-in API: a dot and not \`*.k8s.io\`; no \`*\` group), such as an operator's webhook on its
+own CRDs: while no backend is Ready only writes of those resources fail, which their clients (kubectl, GitOps, the
+operator's own controllers) retry, and nothing else in the cluster is blocked (volcano, cluster-api-operator,
+kanister, cert-manager's approver-policy; cert-manager's own webhook, whose resources its controller writes). Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).`,
     fixable: false,
     references: [
       'https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks (and #failure-policy, #matching-requests-namespaceselector)',

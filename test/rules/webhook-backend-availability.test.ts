@@ -145,6 +145,27 @@ ruleTester(webhookBackendAvailability, {
   ],
   invalid: [
     {
+      // Review rounds 13-17 (volcano, cluster-api-operator, kanister, approver-policy): only custom resources are rejected.
+      name: "a webhook on custom resources only (an operator's own CRDs): info",
+      yaml: hook({ rules: '[{apiGroups: [batch.volcano.sh], apiVersions: [v1alpha1], operations: [CREATE, UPDATE], resources: [jobs]}]' }) + backend(),
+      findings: [{ severity: 'info', message: '; they match only custom resources (batch.volcano.sh), so this is an info: only writes of those fail while no backend is Ready' }],
+    },
+    {
+      name: "cert-manager's webhook names every resource of its own groups: still custom resources only (info)",
+      yaml: hook({ rules: '[{apiGroups: [cert-manager.io, acme.cert-manager.io], apiVersions: ["v1"], operations: [CREATE, UPDATE], resources: ["*/*"]}]' }) + backend(),
+      findings: [{ severity: 'info', message: 'custom resources (cert-manager.io, acme.cert-manager.io)' }],
+    },
+    {
+      name: 'Gateway API (gateway.networking.k8s.io) counts as built-in: warning',
+      yaml: hook({ rules: '[{apiGroups: [gateway.networking.k8s.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [httproutes]}]' }) + backend(),
+      findings: [{ severity: 'warning', message: 'httproutes (gateway.networking.k8s.io)' }],
+    },
+    {
+      name: 'custom resources and pods: warning',
+      yaml: hook({ rules: '[{apiGroups: [batch.volcano.sh], apiVersions: [v1alpha1], operations: [CREATE], resources: [jobs]}, {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]' }) + backend(),
+      findings: [{ severity: 'warning', message: 'CREATE of pods' }],
+    },
+    {
       // Review round 16 (kanister's operator: no leader election, one replica): two replicas would be two active controllers.
       name: 'one replica whose ServiceAccount has roles in the input granting no leases: the advice is conditional',
       yaml: hook() + backend() + RBAC.replace('RULES', '[{apiGroups: [cr.kanister.io], resources: [actionsets], verbs: ["*"]}]'),
