@@ -353,6 +353,14 @@ spec:
         service: '  selector: {app: web}\n  ports: [{name: http, port: 4050, targetPort: http}]',
       }),
     },
+    {
+      // Review round 17 (catalog airflow-worker-log-server): a preStop sleep only let the Celery worker take more tasks.
+      name: "Airflow's Celery worker: its Services reach the task-log server (8793), fetched by pod name",
+      yaml: wl({
+        podSpec: '      containers:\n      - name: airflow-worker\n        image: docker.io/bitnami/airflow:3.0.5-debian-12-r0\n        env: [{name: AIRFLOW_COMPONENT_TYPE, value: worker}]\n        ports: [{name: worker, containerPort: 8793}]\n',
+        service: '  selector: {app: web}\n  ports: [{name: tcp-worker, port: 8793, targetPort: worker}]',
+      }),
+    },
     // Fixed in the program's code (catalog knative-activator, knative-serving-webhook, tekton-pipeline-webhook).
     { name: 'Knative activator (catalog): sleeps 45s after SIGTERM, failing readiness while its servers still accept', yaml: activator() },
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
