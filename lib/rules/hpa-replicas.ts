@@ -3,6 +3,7 @@ import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, servedStateOf } fro
 import { HpaView } from '../model/graph';
 import { nameOf } from './util';
 import { replicaExclusiveClaims } from './surge-volume-deadlock';
+import { get } from '../model/workload';
 
 const SCALED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -23,7 +24,7 @@ export const hpaReplicas: Rule = {
     spec: 'PDB-005 extras',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'spec.replicas set on an HPA-managed Deployment; HPA minReplicas < 2 on a served workload',
+    description: 'spec.replicas set on an HPA-managed Deployment; an HPA whose target kind is miscased; HPA minReplicas < 2 on a served workload',
     doc: `A HorizontalPodAutoscaler owns the replica count of the workload it targets.
 
 **Conditions:**
@@ -32,6 +33,8 @@ export const hpaReplicas: Rule = {
   (\`spec.scaleTargetRef\`). Every \`kubectl apply\`, Helm upgrade or GitOps sync writes that number back, scaling the
   workload away from what the HPA chose (a scale-down in the middle of a traffic peak) until the HPA corrects it again;
   the Deployment docs say to remove \`spec.replicas\` from the manifest when an HPA manages it.
+- **warning:** the HPA's \`scaleTargetRef.kind\` names a workload of that name only without regard to case
+  (\`statefulset\`): the HPA controller resolves kinds case-sensitively, reports \`FailedGetScale\` and never scales it.
 - **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
   \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
   node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005). Not reported for a
@@ -98,6 +101,24 @@ spec:
           fix: minReplicasFix(h),
         });
       }
+    }
+    // An HPA whose scaleTargetRef.kind matches a workload of that name only without regard to case: the
+    // HPA controller resolves kinds case-sensitively and reports FailedGetScale, so it never scales
+    // (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834; review round 17).
+    for (const o of g.ofKind('HorizontalPodAutoscaler')) {
+      const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
+      const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
+      if (typeof kind !== 'string' || typeof name !== 'string') continue;
+      const ws = g.workloadsIn(o.namespace).filter((w) => w.obj.name === name);
+      if (ws.some((w) => w.kind === kind)) continue;
+      const near = ws.find((w) => w.kind.toLowerCase() === kind.toLowerCase());
+      if (!near) continue;
+      ctx.report({
+        object: o,
+        pointer: '/spec/scaleTargetRef/kind',
+        severity: 'warning',
+        message: `scaleTargetRef.kind "${kind}" names no workload: kinds are case-sensitive, so the HPA controller cannot find ${near.kind}/${name} (FailedGetScale) and never scales it; write kind: ${near.kind}`,
+      });
     }
   },
 };

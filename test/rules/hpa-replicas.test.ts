@@ -92,6 +92,12 @@ spec:
   ],
   invalid: [
     {
+      // Review round 17 (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834).
+      name: 'scaleTargetRef.kind in the wrong case: the HPA controller never finds the workload',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: statefulset, name: web}'),
+      findings: [{ severity: 'warning', object: 'HorizontalPodAutoscaler/web', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "statefulset" names no workload: kinds are case-sensitive, so the HPA controller cannot find StatefulSet/web (FailedGetScale) and never scales it; write kind: StatefulSet' }],
+    },
+    {
       name: 'spec.replicas set on an HPA-managed Deployment: warning',
       yaml: set({ replicas: 3 }),
       findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'spec.replicas 3 is set although HorizontalPodAutoscaler/web manages its replica count' }],
