@@ -593,7 +593,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       },
       {
         severity: 'warning',
-        kinds: WORKLOADS.filter((k) => k !== 'StatefulSet'),
+        kinds: WORKLOADS.filter((k) => k !== 'StatefulSet' && k !== 'Job' && k !== 'CronJob'),
         variables: [],
         expression: `variables.grace != 0 || ${RUNNING}.all(c, ${idle()})`,
         messageExpression: `${prefix('zero-grace-period', 'warning')} + 'terminationGracePeriodSeconds is 0: ' + (${RUNNING}.exists(c, has(c.lifecycle) && has(c.lifecycle.preStop)) ? 'its preStop hooks are skipped and the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to preStop + drain + 5s' : 'the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to drain + 5s')`,

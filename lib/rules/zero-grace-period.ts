@@ -11,7 +11,7 @@ export const zeroGracePeriod: Rule = {
     id: 'zero-grace-period',
     spec: 'TERM-005',
     defaultSeverity: 'error',
-    severities: ['error', 'warning'],
+    severities: ['error', 'warning', 'info'],
     description: 'terminationGracePeriodSeconds: 0',
     doc: `\`terminationGracePeriodSeconds: 0\` means "stop immediately via the kill signal (no opportunity to
 shut down)": the pod object is removed from the API at once, without waiting for the kubelet to confirm
@@ -23,8 +23,11 @@ SIGTERM and SIGKILL.
 - **error** on a StatefulSet: the StatefulSet docs call it unsafe and strongly discourage it. Pod
   identity and storage guarantees rely on the old pod being really gone before its replacement (same
   name, same volume) starts; with 0 the new pod can run next to the old one.
-- **warning** on every other workload kind: in-flight requests and work are killed on every rollout,
-  scale-down and eviction.
+- **warning** on Deployments, DaemonSets, ReplicaSets and Pods: in-flight requests and work are killed on every
+  rollout, scale-down and eviction.
+- **info** on Jobs and CronJobs: their pods do not roll out or scale down; an eviction or a drain cuts the work,
+  and the Job runs it again (a failure counted against \`backoffLimit\` unless a \`podFailurePolicy\` ignores
+  disruptions). The exported admission policy carries the warning only, so it passes them.
 - Not reported when every container is idle (the pause image, or a command that only sleeps forever, such as
   \`sleep infinity\`): there is no work to cut, and a sleep as PID 1 ignores SIGTERM, so a grace period only delays
   its SIGKILL (Istio's \`samples/curl\`, JupyterHub's user placeholders and image pullers set 0 on purpose).
@@ -89,8 +92,12 @@ see \`prestop-missing\`): the advice names it as a guess, and the repair leaves 
       ctx.report({
         object: w.obj,
         pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`,
-        severity: sts ? 'error' : 'warning',
-        message: sts
+        // (A Job's or CronJob's pods do not roll out or scale down: an eviction cuts the work, and the Job
+        // runs it again; review round 18, milvus's minio-provisioning hook Job.)
+        severity: sts ? 'error' : w.isBatch ? 'info' : 'warning',
+        message: w.isBatch
+          ? `terminationGracePeriodSeconds is 0: when a pod of this ${w.kind} is evicted or its node drained, ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL, so its work is cut and the ${w.kind === 'CronJob' ? 'Job' : w.kind} runs it again (a failure counted against backoffLimit unless a podFailurePolicy ignores disruptions); remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`
+          : sts
           ? `terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s${also}`
           : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`,
         fix: {
