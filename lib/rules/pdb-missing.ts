@@ -6,7 +6,7 @@ import { matches, parseLabelSelector } from '../model/selector';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
 import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
-import { antiAffinityTerms, HOSTNAME_KEY, spreadConstraints } from './mesh-util';
+import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook } from './lb-util';
 
@@ -99,6 +99,10 @@ function others(graph: ObjectGraph, w: Workload): string {
  */
 function oneNodeEach(w: Workload): string | undefined {
   if (antiAffinityTerms(w).some((t) => t.required && t.selectsOwn && t.topologyKey === HOSTNAME_KEY)) return 'required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, so a single drain takes only one';
+  // (Host ports, also a hostNetwork pod's declared ports: the scheduler puts at most one such pod on a
+  // node; review round 18, azuredisk-csi-driver's controller.)
+  const ports = hostPortBindings(w);
+  if (ports.length) return `host ports (${hostPortsPhrase(ports)}) keep one replica per node, so a single drain takes only one`;
   if (spreadConstraints(w).some((c) => c.selectsOwn && c.topologyKey === HOSTNAME_KEY && c.whenUnsatisfiable === 'DoNotSchedule' && c.maxSkew === 1))
     return 'a DoNotSchedule topology spread on kubernetes.io/hostname (maxSkew 1) evens the replicas out over the nodes, so a single drain takes only one while there are at least as many nodes as replicas';
   return undefined;

@@ -155,6 +155,12 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'warning', message: 'selects its pods: required pod anti-affinity on kubernetes.io/hostname keeps one replica per node, so a single drain takes only one, but drains run concurrently' }],
     },
     {
+      // Review round 18 (azuredisk-csi-driver's controller: hostNetwork with a declared port).
+      name: 'host ports: one replica per node, so one drain takes one',
+      yaml: wl('Deployment', 2).replace('containers: [{name: app, image: web:1}]', 'hostNetwork: true\n      containers: [{name: app, image: web:1, ports: [{containerPort: 29604}]}]'),
+      findings: [{ severity: 'warning', message: 'selects its pods: host ports (container "app" port 29604 (hostNetwork: true makes every declared port a host port)) keep one replica per node, so a single drain takes only one, but drains run concurrently' }],
+    },
+    {
       // maxSkew bounds the difference between nodes, not the count per node (review round 14: timescaledb's 3 replicas on 2 nodes).
       name: 'a DoNotSchedule hostname spread evens the replicas out: one per node only with as many nodes as replicas',
       yaml: wl('StatefulSet', 3).replace('    spec:\n', '    spec:\n      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n'),
