@@ -86,6 +86,15 @@ function vacuousExec(probe: JsonObject): string | undefined {
   return `exec ${shown} runs ${cmd[0]}, which exits 0${piped ? ' (the kubelet runs the command without a shell, so the pipe or operator among its arguments is only printed)' : ''}`;
 }
 
+/** Peer ports of clustered datastores (quorum, election, raft, transport, distribution), by number or name. */
+const PEER_PORT_NUMBERS = new Set([2888, 3888, 2380, 7000, 7001, 9300, 6222, 4369, 25672, 5701]);
+const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft|transport|internode|intra|cluster|dist)($|[-_])/i;
+function peerPort(p: ServedPort): boolean {
+  const num = p.containerPort?.containerPort ?? (typeof p.servicePort.targetPort === 'number' ? p.servicePort.targetPort : undefined);
+  const names = [p.containerPort?.name, p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined];
+  return (num !== undefined && PEER_PORT_NUMBERS.has(num)) || names.some((n) => n !== undefined && PEER_PORT_NAME.test(n));
+}
+
 export const readinessProbeMissing: Rule = {
   meta: {
     id: 'readiness-probe-missing',
@@ -153,7 +162,9 @@ readinessProbe:
           (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
           'Service traffic';
         const ports = trafficPorts(graph, w).filter((p) => p.container === c);
-        const sp = ports[0];
+        // (The example probes a port clients use, not a peer port the app may open only in some roles:
+        // ZooKeeper's quorum port 2888 listens only on the leader; review round 18, cp-helm-charts.)
+        const sp = ports.find((p) => !peerPort(p)) ?? ports[0];
         // Services that publish not-ready addresses route to the pod whatever its readiness: then only
         // the rollout needs the probe.
         const notReadyAddresses = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses);

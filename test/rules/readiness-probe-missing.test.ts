@@ -112,6 +112,16 @@ spec:
   ],
   invalid: [
     {
+      // Review round 18 (cp-helm-charts' ZooKeeper: the headless Service lists the quorum port 2888 first, which only the leader opens).
+      name: "the example probes the client port, not a peer port the app opens only in some roles",
+      yaml: wl(`      containers:
+      - name: zookeeper
+        image: confluentinc/cp-zookeeper:6.1.0
+        ports: [{name: server, containerPort: 2888}, {name: leader-election, containerPort: 3888}, {name: client, containerPort: 2181}]
+`, { service: '  selector: {app: web}\n  ports: [{name: server, port: 2888}, {name: leader-election, port: 3888}, {name: client, port: 2181}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: client}, periodSeconds: 5}' }],
+    },
+    {
       // Review round 16 (Mailu's clamav): the kubelet runs no shell, so the pipe is only echo's arguments.
       name: 'an exec readinessProbe of echo (a pipeline written without a shell) can never fail',
       yaml: wl(`      containers:
