@@ -168,6 +168,8 @@ export const serviceSelectorPorts: Rule = {
   **info** on a Service port named for metrics, operators or peers (\`metrics\`, \`http-metrics\`, \`diag\`, gossip
   names): a wrong number there costs scrapes, not client traffic, and the advice never points it at a serving port
   (jspolicy's \`metrics\` on controller-runtime's undeclared :8080).
+  **info** when a container declares the number with another protocol: the traffic is routed anyway, the declaration
+  is what is wrong, and naming the port would leave it without endpoints (ESS's LiveKit UDP mux declared as TCP).
   **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
   args name it as a listen port or address (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
   \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`), or the API server calls that Service port
@@ -348,11 +350,17 @@ spec:
         // undeclared :8080; review round 17): a wrong number costs scrapes, not client traffic, and the
         // declared ports are the app's, which a scrape must not be pointed at.
         const aside = !listens && !s.headless && notClientPort(sp);
+        // The number is declared with another protocol (ESS's LiveKit: containerPort 30002/TCP for its UDP
+        // mux, which the Service sends as UDP; review round 18): traffic reaches the port either way, the
+        // declaration is what is wrong, and naming the port would leave it without endpoints.
+        const otherProto = !listens && !s.headless && !aside && other !== undefined;
         ctx.report({
           object: s.obj,
           pointer,
-          severity: s.headless || listens || aside ? 'info' : 'warning',
-          message: listens
+          severity: s.headless || listens || aside || otherProto ? 'info' : 'warning',
+          message: otherProto
+            ? `${head}: a numeric targetPort is routed whatever the container declares, so if the app listens on ${tp}/${sp.protocol} the traffic arrives; correct the protocol of containerPort ${tp} in "${other!.c.name}" to ${sp.protocol} (naming the port here would not help: a named targetPort also has to match the protocol, so it would have no endpoints)`
+            : listens
             ? `${head}: ${listens.text}, so the app listens there: declare containerPort ${tp} in ${listens.container ? `container "${listens.container}"` : 'the container that serves it'} (a declared port it no longer uses may be stale); do not point targetPort elsewhere`
             : aside
               ? `${head}: the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`

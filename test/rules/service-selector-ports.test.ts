@@ -285,6 +285,12 @@ spec:
   ],
   invalid: [
     {
+      // Review round 18 (ESS's LiveKit: containerPort 30002 declared TCP, the Service sends UDP, the app listens on UDP).
+      name: 'a numeric targetPort declared only with another protocol: info, correct the declaration (a name would not match)',
+      yaml: wl({ ports: '[{name: http, containerPort: 7880}, {name: rtc, containerPort: 30002}]' }) + svc({ ports: '[{name: rtc-udp, port: 30002, targetPort: 30002, protocol: UDP}]' }),
+      findings: [{ severity: 'info', message: 'a numeric targetPort is routed whatever the container declares, so if the app listens on 30002/UDP the traffic arrives; correct the protocol of containerPort 30002 in "app" to UDP (naming the port here would not help' }],
+    },
+    {
       // Review round 17 (jspolicy: "metrics" on controller-runtime's undeclared :8080 beside the declared webhook port).
       name: 'an undeclared numeric targetPort on a metrics-named Service port: info, and never pointed at a serving port',
       yaml: wl({ ports: '[{name: webhook, containerPort: 8443}]' }) + svc({ ports: '[{name: webhook, port: 443, targetPort: webhook}, {name: metrics, port: 8080, targetPort: 8080}]' }),
