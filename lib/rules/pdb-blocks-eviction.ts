@@ -1,3 +1,4 @@
+import { KubeVersion } from '../engine/version';
 import { Rule, Severity } from '../engine/types';
 import { isHelmHook } from './lb-util';
 import { flowValue } from './util';
@@ -20,9 +21,10 @@ export interface PdbBlockDecision {
   severity: Severity;
 }
 
-export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView): PdbBlockDecision | undefined {
-  // (Both minAvailable and maxUnavailable: the API rejects the budget, which pdb-missing reports.)
-  if (budgetProblem(p) === 'both') return undefined;
+export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView, version?: KubeVersion): PdbBlockDecision | undefined {
+  // (Both minAvailable and maxUnavailable, or an API version no longer served: the API rejects the budget, which pdb-missing reports.)
+  const problem = budgetProblem(p, version);
+  if (problem === 'both' || problem === 'removed') return undefined;
   const matched = graph.workloadsForPdb(p);
   // (No workload of the input: the StatefulSets prometheus-operator makes, counted the same way.)
   const pods = matched.length ? pdbPods(graph, matched) : operatorPdbPods(graph, p);
@@ -105,7 +107,7 @@ evict several members at once.`,
   },
   check(ctx) {
     for (const p of ctx.graph.pdbs) {
-      const d = pdbBlocksEvictionDecision(ctx.graph, p);
+      const d = pdbBlocksEvictionDecision(ctx.graph, p, ctx.version);
       if (!d) continue;
       const { pods } = d;
       const r = pods.replicas;

@@ -117,12 +117,12 @@ function oneNodeEach(w: Workload): string | undefined {
  * replica cannot attach the volume on another node while another replica holds it, so a budget
  * stalls the drain.
  */
-export function pdbMissingDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; oneNodeEach?: string; empty: PdbView[] } | undefined {
+export function pdbMissingDecision(graph: ObjectGraph, w: Workload, version?: KubeVersion): { basis: ReplicaBasis; oneNodeEach?: string; empty: PdbView[] } | undefined {
   if (!KINDS.has(w.kind)) return undefined;
   const basis = replicaBasis(graph, w);
   if (!basis || basis.replicas < 2) return undefined;
   const budgets = graph.pdbsFor(w);
-  if (budgets.some((p) => budgetProblem(p) === undefined)) return undefined;
+  if (budgets.some((p) => budgetProblem(p, version) === undefined)) return undefined;
   // (A budget that selects them but protects nothing is still a mistake in that budget, said at it.)
   if (budgets.length === 0 && sharedClaimDecision(graph, w)) return undefined;
   return { basis, oneNodeEach: oneNodeEach(w), empty: budgets };
@@ -156,7 +156,7 @@ export interface OperatorPdbDecision {
  * scale subresource is spec.shards, so an HPA on it does not change the replicas of a shard.
  * Undefined when every StatefulSet has a working budget, or fewer than 2 replicas.
  */
-export function operatorPdbDecision(graph: ObjectGraph, ow: OperatorWorkload): OperatorPdbDecision | undefined {
+export function operatorPdbDecision(graph: ObjectGraph, ow: OperatorWorkload, version?: KubeVersion): OperatorPdbDecision | undefined {
   const r = operatorReplicas(graph, ow);
   if (!r || r.replicas < 2) return undefined;
   const { replicas, phrase } = r;
@@ -166,7 +166,7 @@ export function operatorPdbDecision(graph: ObjectGraph, ow: OperatorWorkload): O
   const empty = new Set<PdbView>();
   for (const gr of ow.groups) {
     const budgets = pdbs.filter((p) => selectsOperatorPods(p.selector, gr));
-    if (budgets.some((p) => budgetProblem(p) === undefined)) continue;
+    if (budgets.some((p) => budgetProblem(p, version) === undefined)) continue;
     if (budgets.length) for (const p of budgets) empty.add(p);
     else bare.push(gr);
   }
@@ -249,6 +249,10 @@ A budget that selects the pods but protects nothing does not count; it is report
 A budget that sets neither field does count: it protects too much, refusing every eviction
 (\`pdb-blocks-eviction\` reports it).
 
+A budget of \`apiVersion: policy/v1beta1\` on >= 1.25 does not count either, and is an **error** at the budget: the API
+server no longer serves that version (removed in 1.25, deprecated-api-migration-guide), so applying it fails
+(cp-helm-charts' ZooKeeper budget). \`pdb-unhealthy-eviction-policy\` and \`pdb-blocks-eviction\` skip it.
+
 Fix: add a budget; \`maxUnavailable\` is preferred because it follows scale changes:
 \`\`\`yaml
 apiVersion: policy/v1
@@ -274,7 +278,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
   check(ctx) {
     const empty = new Map<PdbView, string[]>();
     for (const w of ctx.graph.workloads) {
-      const d = pdbMissingDecision(ctx.graph, w);
+      const d = pdbMissingDecision(ctx.graph, w, ctx.version);
       if (!d) continue;
       const { basis, oneNodeEach: each } = d;
       const ns = nsPhrase(w.obj);
@@ -298,7 +302,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
     }
     // Resources prometheus-operator runs as StatefulSets (their pods are in no template of the input).
     for (const ow of operatorWorkloads(ctx.graph)) {
-      const d = operatorPdbDecision(ctx.graph, ow);
+      const d = operatorPdbDecision(ctx.graph, ow, ctx.version);
       if (!d) continue;
       const who = `${ow.kind}/${ow.obj.name} (${d.phrase}${ow.shards > 1 ? ` in each of ${ow.shards} shards` : ''})`;
       for (const p of d.empty) {
@@ -325,9 +329,18 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
       });
     }
     for (const [p, workloads] of empty) {
-      const problem = budgetProblem(p);
+      const problem = budgetProblem(p, ctx.version);
       const both = problem === 'both';
       const who = workloads.join(', ');
+      if (problem === 'removed') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/apiVersion',
+          severity: 'error',
+          message: `PodDisruptionBudget/${p.obj.name} is policy/v1beta1, which the API server no longer serves from 1.25 (on ${ctx.version.toString()} applying it fails): ${who} ${workloads.length === 1 ? 'has' : 'have'} no budget, so a node drain or autoscaler consolidation may evict every replica at once; use apiVersion: policy/v1 (the same fields; in v1 an empty selector selects every pod of the namespace)`,
+        });
+        continue;
+      }
       const written = problem === 'all' ? (p.minAvailable ? `minAvailable: ${fmtIntOrPercent(p.minAvailable)}` : `maxUnavailable: ${fmtIntOrPercent(p.maxUnavailable!)}`) : undefined;
       ctx.report({
         object: p.obj,

@@ -95,7 +95,7 @@ describe('every rule a rollout note names is reported by lint', () => {
           const id = m[1];
           if (!RULE_IDS.has(id)) continue;
           const pdb = /^PodDisruptionBudget\/(\S+) /.exec(note)?.[1];
-          const ok = id === 'pdb-blocks-eviction' && pdb ? on('PodDisruptionBudget', pdb, id) : on(o.kind, o.name, id);
+          const ok = (id === 'pdb-blocks-eviction' || id === 'pdb-missing') && pdb ? on('PodDisruptionBudget', pdb, id) : on(o.kind, o.name, id);
           if (!ok) out.push(`${o.file} ${o.kind}/${o.name}: ${id}: ${note}`);
         }
       }

@@ -70,6 +70,13 @@ spec:
 ruleTester(pdbMissing, {
   valid: [
     {
+      // traefik's and teleport's charts pick the version from the cluster's API versions, which helm template does not know.
+      name: 'a policy/v1beta1 budget of a Helm render on 1.31: the chart may pick v1 at install, so it counts',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1').replace('metadata: {name: web}', 'metadata: {name: web, labels: {helm.sh/chart: web-1.0.0}}'),
+      kubeVersion: '1.31',
+    },
+    { name: 'a policy/v1beta1 budget on 1.24, where it is served', yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1'), kubeVersion: '1.24' },
+    {
       // disruption.go: getExpectedPodCount counts no pods without either field, and updatePdbStatus then allows no
       // disruption: the budget over-protects (pdb-blocks-eviction), it is not missing.
       name: 'a PDB with neither field (tempo-distributed renders maxUnavailable: with no value) is a budget: it refuses every eviction, which pdb-blocks-eviction reports',
@@ -114,6 +121,13 @@ ruleTester(pdbMissing, {
     { name: 'ReplicaSet owned by a Deployment (kubectl dump): not a workload of its own', yaml: wl('ReplicaSet', 3, { meta: '  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u1, controller: true}]\n' }) },
   ],
   invalid: [
+    {
+      // Review round 18 (cp-helm-charts' ZooKeeper budget is policy/v1beta1): not served from 1.25, so it never exists.
+      name: 'a policy/v1beta1 budget on 1.31: the API does not serve it, so the workload has none',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1'),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'error', pointer: '/apiVersion', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web is policy/v1beta1, which the API server no longer serves from 1.25 (on 1.31 applying it fails): StatefulSet/web (replicas 3) has no budget' }],
+    },
     {
       // Review round 13: Grafana OnCall's migrate Job carries the engine's labels. A budget over them cannot be
       // sized (the Job has no scale subresource) and allows no disruption: no budget proposed, the advice says why.
