@@ -91,7 +91,8 @@ failure the probe documentation warns about. The recommended pattern is the same
 
 1. \`livenessProbe\` and \`readinessProbe\` are deep-equal on the handler (\`httpGet\` path **including its
    query string**, port, host, scheme and headers; \`exec.command\`; \`grpc\` port and service) **and** on
-   \`failureThreshold × periodSeconds\` (defaults 3 × 10 s). Named ports are resolved through the container's
+   \`failureThreshold × periodSeconds\` (defaults 3 × 10 s), or the liveness window is the shorter one, which restarts
+   the container before it even turns unready (flyteadmin: 5 s × 3 beside 10 s × 3). Named ports are resolved through the container's
    ports, so \`port: http\` and \`port: 8080\` compare equal.
    - **warning** when the shared check looks like a readiness or dependency check (its path is in
      \`dependencyCheckPaths\`, or its query asks for a full/deep check such as \`?full=true\`);
@@ -142,7 +143,12 @@ readinessProbe:
         if (ready && lh !== undefined && lh === canonicalHandler(c, ready)) {
           const lw = probeWindow(live);
           const rw = probeWindow(ready);
-          if (lw.seconds === rw.seconds) {
+          // (A shorter liveness window is worse: the container is restarted before it is even taken out
+          // of its Services; flyteadmin's 5s x 3 liveness beside 10s x 3 readiness, review round 18.)
+          if (lw.seconds <= rw.seconds) {
+            const shorter = lw.seconds < rw.seconds;
+            const windowWords = shorter ? 'with a shorter liveness failure window' : 'with the same failure window';
+            const when = shorter ? 'restarted before it even turns unready (and leaves its Services)' : 'restarted the moment it turns unready';
             // A TCP connect, a check that a process exists, or a check known to look only at the
             // process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
@@ -155,8 +161,8 @@ readinessProbe:
               pointer: `${c.pointer}/livenessProbe`,
               severity: deep ? 'warning' : 'info',
               message: deep
-                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): ${single ? 'when a dependency fails, the only replica turns unready and is restarted, which does not fix the dependency and adds restarts (and their start-up time) to the outage' : 'when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one'}; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
-                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) with the same failure window (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is restarted the moment it turns unready; if the check looks at anything beyond the process, a dependency outage restarts ${single ? 'the only replica while it lasts' : 'every replica together'}. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
+                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): ${single ? 'when a dependency fails, the only replica turns unready and is restarted, which does not fix the dependency and adds restarts (and their start-up time) to the outage' : 'when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one'}; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
+                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is ${when}; if the check looks at anything beyond the process, a dependency outage restarts ${single ? 'the only replica while it lasts' : 'every replica together'}. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
             });
             continue;
           }

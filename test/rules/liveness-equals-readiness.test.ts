@@ -376,6 +376,12 @@ ruleTester(livenessEqualsReadiness, {
       findings: [{ severity: 'info', message: 'a dependency outage restarts the only replica while it lasts.' }],
     },
     {
+      // Review round 18 (flyteadmin: liveness 5s x 3 beside readiness 10s x 3 on the same check).
+      name: 'the same check with a shorter liveness window: restarted before it even turns unready (info)',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}, periodSeconds: 5}', '{httpGet: {path: /healthz, port: 8080}}')),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with a shorter liveness failure window (liveness 3 x 5s = 15s, readiness 3 x 10s = 30s), so the container is restarted before it even turns unready' }],
+    },
+    {
       name: 'identical generic httpGet /healthz and default windows: info (whether it checks dependencies cannot be seen)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with the same failure window (liveness 3 x 10s = 30s, readiness 3 x 10s = 30s)' }],
