@@ -2,7 +2,7 @@ import { singleVersionProgram } from '../catalog';
 import { Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
-import { claimExclusivity, existingPointer, replicaBasis, startupEstimate } from './rollout-util';
+import { claimExclusivity, existingPointer, replicaBasis, startupEstimate, noLeaderElectionLock } from './rollout-util';
 import { scarceRequests } from './surge-resource-deadlock';
 
 export const recreateStrategy: Rule = {
@@ -26,7 +26,10 @@ its access mode is unknown (the PVC is not in the linted set). A claim whose PVC
 replica is the outage that \`rollout-full-outage\` reports for a RollingUpdate with \`maxUnavailable: 1\` on one
 replica, while the default RollingUpdate would start the new pod first (opensearch-dashboards' chart sets Recreate on
 its one stateless replica); but one replica with Recreate is also how a program that must never run twice at once
-(a singleton) says so, and the finding names that case.
+(a singleton) says so, and the finding names that case. Not reported when RBAC in the input binds the pods'
+ServiceAccount only to roles that grant no leader-election lock (leases of \`coordination.k8s.io\`, or the older
+configmaps and endpoints locks): a controller that cannot elect a leader must not run twice (flyte-binary runs
+flytepropeller without leader election).
 
 Recreate only orders pods during a rollout: a manually deleted pod is replaced at once, so it is not an
 "at most one pod" guarantee either.
@@ -84,6 +87,10 @@ reported: Recreate is then the trade.`,
       // device: surge-resource-deadlock) or binds host ports (spread-blocks-surge): Recreate is the trade.
       const hostPorts = hostPortBindings(w);
       if (one && (scarceRequests(w).some((x) => x.scarcity === 'accelerator') || hostPorts.length > 0)) continue;
+      // Nor for one replica whose ServiceAccount's roles in the input grant no leader-election lock: a
+      // controller that cannot elect a leader must not run twice, and Recreate is how it says so
+      // (flyte-binary runs flytepropeller without leader election; review round 18).
+      if (one && noLeaderElectionLock(ctx.graph, w)) continue;
       // Several pods that bind host ports: a surge pod needs a node that runs none of them (jitsi's
       // JVB bridges on hostPort 10000, review round 13), so one pod at a time is the rollout that keeps the others serving.
       const advice = hostPorts.length

@@ -7,6 +7,7 @@ import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
 import { patchedFailurePolicy } from '../model/webhook-calls';
+import { noLeaderElectionLock } from './rollout-util';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
 class ServiceIndex {
@@ -247,44 +248,6 @@ function aggregatedBackend(graph: ObjectGraph, ref: JsonObject, services: Servic
     if (isObject(svc) && typeof svc.name === 'string' && typeof svc.namespace === 'string') return { namespace: svc.namespace, name: svc.name, apiService: a.name };
   }
   return undefined;
-}
-
-/**
- * The roles bound to the workload's ServiceAccount, when the input holds its bindings and every role
- * they name, and none grants what client-go's leader election locks on (leases of
- * coordination.k8s.io; configmaps or endpoints for the older locks): `Role/x, ClusterRole/y`. Undefined
- * when a lock is granted, or the input lacks the bindings or a role (nothing then says it).
- */
-function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | undefined {
-  const sa = typeof w.podSpec.serviceAccountName === 'string' && w.podSpec.serviceAccountName !== '' ? w.podSpec.serviceAccountName : 'default';
-  const ns = w.obj.namespace ?? 'default';
-  const roles: KObject[] = [];
-  for (const kind of ['RoleBinding', 'ClusterRoleBinding']) {
-    for (const b of graph.ofKind(kind)) {
-      if (kind === 'RoleBinding' && (b.namespace ?? 'default') !== ns) continue;
-      const subjects = b.raw.subjects;
-      const bound = Array.isArray(subjects) && subjects.some((x) => isObject(x) && x.kind === 'ServiceAccount' && x.name === sa && (x.namespace ?? (kind === 'RoleBinding' ? b.namespace ?? 'default' : undefined)) === ns);
-      if (!bound) continue;
-      const ref = b.raw.roleRef;
-      if (!isObject(ref) || typeof ref.name !== 'string' || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')) return undefined;
-      const role = graph.ofKind(ref.kind).find((r) => r.name === ref.name && (ref.kind === 'ClusterRole' || (r.namespace ?? 'default') === (b.namespace ?? 'default')));
-      if (!role) return undefined;
-      roles.push(role);
-    }
-  }
-  if (!roles.length) return undefined;
-  const has = (list: unknown, x: string) => Array.isArray(list) && (list.includes(x) || list.includes('*'));
-  for (const r of roles) {
-    // (An aggregated ClusterRole's rules are filled in by the controller: unknown.)
-    if (isObject(r.raw.aggregationRule)) return undefined;
-    const rules = Array.isArray(r.raw.rules) ? r.raw.rules : [];
-    for (const rule of rules) {
-      if (!isObject(rule)) continue;
-      if (has(rule.apiGroups, 'coordination.k8s.io') && has(rule.resources, 'leases')) return undefined;
-      if (has(rule.apiGroups, '') && (has(rule.resources, 'configmaps') || has(rule.resources, 'endpoints')) && (has(rule.verbs, 'update') || has(rule.verbs, 'create'))) return undefined;
-    }
-  }
-  return [...new Set(roles.map((r) => `${r.kind}/${r.name}`))].join(', ');
 }
 
 function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject): void {

@@ -59,8 +59,24 @@ spec:
   maxReplicas: 10
 `;
 
+/** RBAC binding the default ServiceAccount to a role without leases (no leader election). */
+const RBAC_NO_LEASES = `---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: web}
+rules: [{apiGroups: [flyte.lyft.com], resources: [flyteworkflows], verbs: ["*"]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: web}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: web}
+subjects: [{kind: ServiceAccount, name: default, namespace: default}]
+`;
+
 ruleTester(recreateStrategy, {
   valid: [
+    // Review round 18 (flyte-binary: one replica, Recreate, a controller without leader election).
+    { name: "Recreate with replicas 1 whose ServiceAccount's roles grant no leader-election lock: a singleton", yaml: deploy({ replicas: 1, extra: RBAC_NO_LEASES }) },
     // One pod holding a GPU or binding host ports: surge first is no repair (the surge pod waits for a spare
     // device, or for a node without the ports), so the one-replica info is not given.
     { name: 'one replica requesting a GPU: Recreate is the trade (surge-resource-deadlock)', yaml: deploy({ container: ', resources: {limits: {nvidia.com/gpu: 1}}' }) },
@@ -101,6 +117,11 @@ ruleTester(recreateStrategy, {
       ],
     },
     { name: 'Recreate with replicas 1', yaml: deploy({ replicas: 1 }), findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 on a served workload' }] },
+    {
+      name: 'Recreate with replicas 1 whose roles grant leases (it can elect a leader): reported',
+      yaml: deploy({ replicas: 1, extra: RBAC_NO_LEASES.replace('rules: [{apiGroups: [flyte.lyft.com]', 'rules: [{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}, {apiGroups: [flyte.lyft.com]') }),
+      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 on a served workload' }],
+    },
     { name: 'HPA minReplicas 1 is what counts, not replicas 3: info', yaml: deploy({ replicas: 3, extra: hpa(1) }), findings: [{ severity: 'info' }] },
     {
       name: 'Kibana (catalog single-version: no rolling upgrades): Recreate is required, reported as info with its price, and RollingUpdate is not advised',
