@@ -27,8 +27,8 @@ replica is the outage that \`rollout-full-outage\` reports for a RollingUpdate w
 replica, while the default RollingUpdate would start the new pod first (opensearch-dashboards' chart sets Recreate on
 its one stateless replica); but one replica with Recreate is also how a program that must never run twice at once
 (a singleton) says so, and the finding names that case. Not reported when RBAC in the input binds the pods'
-ServiceAccount only to roles that grant no leader-election lock (leases of \`coordination.k8s.io\`, or the older
-configmaps and endpoints locks): a controller that cannot elect a leader must not run twice (flyte-binary runs
+ServiceAccount only to roles that write to the cluster but grant no leader-election lock (leases of
+\`coordination.k8s.io\`, or the older configmaps and endpoints locks; a reader such as Prometheus does not count): a controller that cannot elect a leader must not run twice (flyte-binary runs
 flytepropeller without leader election).
 
 Recreate only orders pods during a rollout: a manually deleted pod is replaced at once, so it is not an

@@ -518,8 +518,10 @@ export function startupEstimate(w: Workload): { seconds: number; basis: string }
 /**
  * The roles bound to the workload's ServiceAccount, when the input holds its bindings and every role
  * they name, and none grants what client-go's leader election locks on (leases of
- * coordination.k8s.io; configmaps or endpoints for the older locks): `Role/x, ClusterRole/y`. Undefined
- * when a lock is granted, or the input lacks the bindings or a role (nothing then says it).
+ * coordination.k8s.io; configmaps or endpoints for the older locks) while some grants a write, so the
+ * program acts on the cluster as a controller: `Role/x, ClusterRole/y`. Undefined when a lock is granted,
+ * nothing is written (a reader such as Prometheus runs twice without a leader), or the input lacks the
+ * bindings or a role (nothing then says it).
  */
 export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | undefined {
   const sa = typeof w.podSpec.serviceAccountName === 'string' && w.podSpec.serviceAccountName !== '' ? w.podSpec.serviceAccountName : 'default';
@@ -550,5 +552,9 @@ export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | 
       if (has(rule.apiGroups, '') && (has(rule.resources, 'configmaps') || has(rule.resources, 'endpoints')) && (has(rule.verbs, 'update') || has(rule.verbs, 'create'))) return undefined;
     }
   }
+  // Only a program that writes to the cluster acts as a controller that two instances would do twice:
+  // a reader (Prometheus' get, list and watch for discovery) can run twice without a leader.
+  const writes = roles.some((r) => (Array.isArray(r.raw.rules) ? r.raw.rules : []).some((rule) => isObject(rule) && Array.isArray(rule.verbs) && rule.verbs.some((v) => ['create', 'update', 'patch', 'delete', 'deletecollection', '*'].includes(String(v)))));
+  if (!writes) return undefined;
   return [...new Set(roles.map((r) => `${r.kind}/${r.name}`))].join(', ');
 }

@@ -435,8 +435,8 @@ Plus hostname anti-affinity or topology spread so that one node does not hold ev
 removes the outage where admitting an unchecked (or unmutated) object is acceptable; for policy enforcement it
 is not. A program that must run as one instance (one replica rolled out with \`Recreate\`, or with \`maxSurge: 0\`, says
 so: antrea-controller, the Flink operator without leader election, grafana's rollout-operator; so does RBAC in the input
-that binds its ServiceAccount only to roles granting no leader-election lock, leases of \`coordination.k8s.io\` or the
-older configmaps and endpoints locks: kanister's operator) cannot take more replicas: the advice then offers them only if the
+that binds its ServiceAccount only to roles that write to the cluster but grant no leader-election lock, leases of
+\`coordination.k8s.io\` or the older configmaps and endpoints locks: kanister's operator) cannot take more replicas: the advice then offers them only if the
 program can run twice at once, and otherwise a high \`priorityClassName\` so that its replacement is scheduled first,
 accepting the window.
 
