@@ -85,6 +85,12 @@ ruleTester(headlessPublishNotReady, {
   ],
   invalid: [
     {
+      // Review round 18 (cp-helm-charts runs Confluent's cp-server broker image).
+      name: "Confluent's cp-server broker image is Kafka: peer discovery before readiness",
+      yaml: sts({ image: 'confluentinc/cp-server:7.5.0' }) + svc(),
+      findings: [{ severity: 'info', message: 'image confluentinc/cp-server:7.5.0 is a clustered datastore whose members discover each other through this Service' }],
+    },
+    {
       name: 'one replica of a clustered image has no peer to discover (a standalone RabbitMQ): serviceName on a ClusterIP Service is info, not the peer-discovery warning',
       yaml: sts({ image: 'rabbitmq:3-management' }).replace('replicas: 3', 'replicas: 1') + svc({ headless: false }),
       findings: [{ severity: 'info', pointer: '/spec/serviceName', message: /which is not headless \(it has a cluster IP\): the pods get no per-pod DNS records \(db-0\.db\) from it; if nothing resolves those names \(its clients use Service\/db\), nothing is lost and this can stay; otherwise add a headless Service/ }],
