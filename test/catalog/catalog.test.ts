@@ -757,9 +757,12 @@ describe('serves after SIGTERM from one flag (VictoriaMetrics -http.shutdownDela
   test.each([
     ['before v1.35.3 there was no delay', 'victoriametrics/vminsert:v1.35.2-cluster'],
     ['vmbackup serves no traffic to keep', 'victoriametrics/vmbackup:v1.150.0'],
-    ['VictoriaLogs images are not covered', 'victoriametrics/victoria-logs:v1.30.0'],
     ['another image named vminsert', 'example.com/acme/vminsert:v1.150.0'],
   ])('not matched: %s', (_why, image) => expect(builtinCatalog().servesAfterSigterm(c(image, ['--http.shutdownDelay=15s']))).toBeUndefined());
+  // Review round 19: VictoriaLogs has the same lib/httpserver (its own entry, no minVersion).
+  test('VictoriaLogs images: entry victorialogs-http-shutdown-delay', () => {
+    expect(builtinCatalog().servesAfterSigterm(c('victoriametrics/victoria-logs:v1.30.0', ['--http.shutdownDelay=15s']))).toMatchObject({ entry: { id: 'victorialogs-http-shutdown-delay' }, seconds: 15 });
+  });
   test("the advice: the flag, where it is short", () => {
     expect(builtinCatalog().servesAfterSigtermSetting(c('victoriametrics/vmselect:v1.150.0-cluster', ['--dedup.minScrapeInterval=1ms']), 10)?.text).toBe(
       "-http.shutdownDelay=10s in the container's args (now -http.shutdownDelay not set, default 0s)",

@@ -383,6 +383,8 @@ spec:
     },
     { name: 'SeaweedFS volume server with -preStopSeconds=30 in its script (chart volume.extraArgs)', yaml: seaweedfsVolume({ command: ['/bin/sh', '-ec', weedVolumeScript(['-preStopSeconds=30'])] }) },
     { name: 'SeaweedFS volume server run through the image ENTRYPOINT, args [volume, ...]', yaml: seaweedfsVolume({ command: null, args: ['volume', '-port=8080', '-master=seaweedfs-master:9333'] }) },
+    // Review round 19 (catalog victorialogs-http-shutdown-delay: the victoria-logs-single chart sets 15s).
+    { name: 'VictoriaLogs with --http.shutdownDelay=15s (the chart default): serves while /health answers 503', yaml: vminsert({ image: 'victoriametrics/victoria-logs:v1.52.0', args: ['--httpListenAddr=:9428', '--http.shutdownDelay=15s'] }) },
     // From one flag of the container (catalog victoriametrics-http-shutdown-delay).
     { name: 'vminsert with --http.shutdownDelay=15s (the chart form of extraArgs): /health answers 503 while it keeps serving', yaml: vminsert({ args: ['--httpListenAddr=:8480', '--http.shutdownDelay=15s'] }) },
     { name: 'vminsert with -http.shutdownDelay 10s (one dash, a separate value)', yaml: vminsert({ args: ['-httpListenAddr=:8480', '-http.shutdownDelay', '10s'] }) },
