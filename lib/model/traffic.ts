@@ -54,7 +54,7 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
  * that reaches it carries probes and checks, not client traffic (grafana's alloy-operator chart
  * exposes 8081 on its Service; review round 16). The first such arg.
  */
-const HEALTH_BIND = /^--?(?:health-probe-bind-address=.*:|(?:[a-z0-9]+-)*probe-port=|health-port=)([0-9]{1,5})$/;
+const HEALTH_BIND = /^--?(?:health-probe-(?:bind-address|addr)=.*:|(?:[a-z0-9]+-)*probe-port=|health-port=)([0-9]{1,5})$/;
 export function healthProbePort(c: ContainerView): number | undefined {
   const args = Array.isArray(c.raw.args) ? c.raw.args : [];
   for (const a of args) {

@@ -64,12 +64,13 @@ const CONFIG_HEALTH_PROBE_BIND = /^\s*healthProbeBindAddress:\s*["']?[^\s"':]*:(
 
 /**
  * A health probe listen flag with its port (also read by the admission policy): controller-runtime's
- * --health-probe-bind-address=[host]:N, --<x>-probe-port=N (trust-manager's --readiness-probe-port),
+ * --health-probe-bind-address=[host]:N (the OpenTelemetry operator spells it --health-probe-addr), --<x>-probe-port=N
+ * (trust-manager's --readiness-probe-port),
  * and the kubernetes-csi livenessprobe sidecar's --health-port=N and --http-endpoint=[host]:N, whose
  * /healthz the CSI driver container beside it probes without declaring the port (csi-driver-smb,
  * juicefs; review round 14).
  */
-export const HEALTH_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-port=)|health-port=|http-endpoint=.*:)[0-9]{1,5}$/;
+export const HEALTH_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe(?:-bind-address=.*:|-addr=.*:|-port=)|health-port=|http-endpoint=.*:)[0-9]{1,5}$/;
 
 /**
  * A HEALTH_PROBE_BIND argument whose host is a loopback address (also read by the admission policy):
@@ -89,7 +90,7 @@ export const HEALTH_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe(?:-bind-address=.*
  * probes to better fulfill PSA": the node and controller pods, both hostNetwork; still so at 95c696805).
  * (--<x>-probe-port=N and --health-port=N carry no host: all interfaces.)
  */
-export const LOOPBACK_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe-bind-address|http-endpoint)=(?:127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|localhost|\[::1\]|::1):[0-9]{1,5}$/;
+export const LOOPBACK_PROBE_BIND = /^--?(?:(?:[a-z0-9]+-)*probe-(?:bind-address|addr)|http-endpoint)=(?:127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|localhost|\[::1\]|::1):[0-9]{1,5}$/;
 
 /**
  * The ports that a container of the pod binds to a loopback host only, by its health probe listen

@@ -90,6 +90,17 @@ ruleTester(probePort, {
 `),
     },
     {
+      // Review round 19 (the OpenTelemetry operator's chart: --health-probe-addr=:8081).
+      name: 'an undeclared probe port that the OpenTelemetry operator spelling --health-probe-addr names',
+      yaml: deploy(`      containers:
+      - name: manager
+        image: ghcr.io/open-telemetry/opentelemetry-operator/opentelemetry-operator:0.119.0
+        args: [--metrics-addr=0.0.0.0:8080, --health-probe-addr=:8081]
+        ports: [{name: metrics, containerPort: 8080}]
+        livenessProbe: {httpGet: {path: /healthz, port: 8081}}
+`),
+    },
+    {
       // rabbitmq/cluster-operator config/manager/manager.yaml; the kubebuilder scaffold.
       name: 'an undeclared probe port that a listen address in args names (controller-runtime --health-probe-bind-address=:8081)',
       yaml: deploy(`      containers:
