@@ -314,7 +314,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
       object: o,
       pointer,
       severity: custom ? 'info' : 'warning',
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${custom ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready, and their clients (kubectl, GitOps, the operator's own controllers) retry them` : ''}`,
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${custom ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again` : ''}`,
     });
   }
 }
@@ -442,8 +442,9 @@ accepting the window.
 
 **info** instead of warning when every webhook of the finding matches only custom resources (each rule names only API
 groups of no built-in API: a dot and not \`*.k8s.io\`; no \`*\` group), such as an operator's webhook on its
-own CRDs: while no backend is Ready only writes of those resources fail, which their clients (kubectl, GitOps, the
-operator's own controllers) retry, and nothing else in the cluster is blocked (volcano, cluster-api-operator,
+own CRDs: while no backend is Ready only writes of those resources fail (GitOps controllers and the operator's own
+reconcilers retry; a one-shot \`kubectl apply\` or \`helm upgrade\` fails: client-go retries only a 429 or 5xx with
+Retry-After), and nothing else in the cluster is blocked (volcano, cluster-api-operator,
 kanister, cert-manager's approver-policy; cert-manager's own webhook, whose resources its controller writes). Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).`,
     fixable: false,
     references: [

@@ -148,7 +148,7 @@ ruleTester(webhookBackendAvailability, {
       // Review rounds 13-17 (volcano, cluster-api-operator, kanister, approver-policy): only custom resources are rejected.
       name: "a webhook on custom resources only (an operator's own CRDs): info",
       yaml: hook({ rules: '[{apiGroups: [batch.volcano.sh], apiVersions: [v1alpha1], operations: [CREATE, UPDATE], resources: [jobs]}]' }) + backend(),
-      findings: [{ severity: 'info', message: '; they match only custom resources (batch.volcano.sh), so this is an info: only writes of those fail while no backend is Ready' }],
+      findings: [{ severity: 'info', message: '; they match only custom resources (batch.volcano.sh), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator\'s own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again' }],
     },
     {
       name: "cert-manager's webhook names every resource of its own groups: still custom resources only (info)",
