@@ -249,6 +249,14 @@ spec:
       // not ready", for backups): reaching pods that are not Ready is its point, and clients use
       // another Service (review round 10).
       const admin = !vault && isAdminService(s);
+      // A headless twin over the same pods that already publishes them (Loki's query-frontend and
+      // query-frontend-headless): the callers that need not-ready pods move there first (Loki's v1
+      // queriers connect through the client Service, and the frontend is Ready only once one has;
+      // review round 19).
+      const twin = g.servicesIn(s.obj.namespace).find((t) => t !== s && t.headless && toleratesUnready(t) && ws.length > 0 && g.workloadsFor(t).length === ws.length && ws.every((w) => g.workloadsFor(t).includes(w)));
+      const advice = twin
+        ? `Service/${twin.obj.name}, headless over the same pods, already publishes not-ready addresses: first point the callers that need pods before they are Ready at it (a component configured with this Service's name, such as Loki's queriers with frontend_address, whose query-frontend turns Ready only once a querier has connected), then remove it here`
+        : "remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them, as appsmith's rts waits for its backend), on a separate Service for that caller";
       ctx.report({
         object: s.obj,
         pointer: pnraPointer(s),
@@ -257,7 +265,7 @@ spec:
           ? `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to Vault pods that are not Ready, sealed ones included (they answer 503), as its endpoints are marked ready regardless; vault-helm sets it so that a sealed or uninitialised Vault, which fails its readiness probe, can be reached through the Service to init and unseal it: with auto-unseal (a KMS or transit seal) remove it, with manual unsealing keep it`
           : admin
             ? `Service/${s.obj.name}: ${field} on an admin Service (${admin}) with a cluster IP${selecting}: it reaches pods that are not Ready (starting, failing their readiness probe, or terminating), which suits operations such as backups or repair; keep application clients on another Service, and remove it here if they use this one`
-            : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them, as appsmith's rts waits for its backend), on a separate Service for that caller`,
+            : `Service/${s.obj.name}: ${field} on a Service with a cluster IP${selecting}: clients are sent to pods that are not Ready (starting, failing their readiness probe, or terminating), as its endpoints are marked ready regardless; ${advice}`,
       });
     }
   },

@@ -85,6 +85,12 @@ ruleTester(headlessPublishNotReady, {
   ],
   invalid: [
     {
+      // Review round 19 (bitnami grafana-loki: query-frontend beside query-frontend-headless).
+      name: 'publishNotReadyAddresses on a ClusterIP Service with a headless twin that publishes them too: move the callers there first',
+      yaml: sts({ image: 'nginx:1' }) + svc({ pnra: true }) + svc({ name: 'db-client', headless: false, pnra: true }),
+      findings: [{ severity: 'warning', object: 'Service/db-client', message: 'as its endpoints are marked ready regardless; Service/db, headless over the same pods, already publishes not-ready addresses: first point the callers that need pods before they are Ready at it' }],
+    },
+    {
       // Review round 18 (cp-helm-charts runs Confluent's cp-server broker image).
       name: "Confluent's cp-server broker image is Kafka: peer discovery before readiness",
       yaml: sts({ image: 'confluentinc/cp-server:7.5.0' }) + svc(),
