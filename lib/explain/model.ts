@@ -672,7 +672,17 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const exits = lanes.map((l) => l.exit ?? 0);
     const podGoneAt = Math.max(0, ...exits);
     const sigkillAt = Math.max(G, ...lanes.map((l) => l.killedAt ?? 0));
-    events.push({ at: G, kind: 'deadline', label: G === 0 ? `grace period 0: only the kubelet's ${MINIMUM_GRACE_AFTER_HOOK}s minimum before SIGKILL` : `grace deadline (${secs(G)}): SIGKILL to whatever still runs` });
+    // (Below the kubelet's minimum, killContainer raises the grace period to it: no SIGKILL at 1s; review round 20.)
+    events.push({
+      at: G,
+      kind: 'deadline',
+      label:
+        G === 0
+          ? `grace period 0: only the kubelet's ${MINIMUM_GRACE_AFTER_HOOK}s minimum before SIGKILL`
+          : G < MINIMUM_GRACE_AFTER_HOOK
+            ? `grace period ${secs(G)} ends: the kubelet raises it to its ${MINIMUM_GRACE_AFTER_HOOK}s minimum before SIGKILL`
+            : `grace deadline (${secs(G)}): SIGKILL to whatever still runs`,
+    });
     events.push({ at: podGoneAt, kind: 'gone', label: hookOfUnknownLength ? 'pod gone (at the earliest: a preStop of unknown length runs first)' : 'pod gone' });
     const order: Record<EventKind, number> = { deletion: 0, endpoints: 1, 'prestop-start': 2, 'prestop-end': 3, sigterm: 4, exit: 5, deadline: 6, sigkill: 7, gone: 8 };
     const laneIndex = new Map(lanes.map((l, i) => [l.name, i]));

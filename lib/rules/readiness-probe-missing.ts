@@ -41,6 +41,9 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
   const ref = chosen?.name ?? portNum ?? 8080;
   const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';
+  // (A UDP port also declared with TCP, as DNS does, takes the TCP one.)
+  const tcpTwin = chosen?.protocol === 'UDP' ? c.ports.find((p) => p.containerPort === chosen.containerPort && p.protocol === 'TCP') : undefined;
+  if (tcpTwin) return readinessExample({ ...c, ports: c.ports.filter((p) => p !== chosen) }, undefined, pod);
   if (health === undefined && (chosen?.protocol === 'UDP' || (chosen === undefined && sp?.servicePort.protocol === 'UDP'))) {
     return `an exec readinessProbe running the app's own health command, or an httpGet on a TCP health endpoint the app serves (port ${ref} is UDP, which no kubelet probe can check: a tcpSocket or httpGet probe on it never passes)`;
   }
@@ -164,7 +167,8 @@ readinessProbe:
         const ports = trafficPorts(graph, w).filter((p) => p.container === c);
         // (The example probes a port clients use, not a peer port the app may open only in some roles:
         // ZooKeeper's quorum port 2888 listens only on the leader; review round 18, cp-helm-charts.)
-        const sp = ports.find((p) => !peerPort(p)) ?? ports[0];
+        // (A TCP port first: DNS serves 53 on UDP and TCP, and a kubelet probe can check only TCP; review round 20.)
+        const sp = ports.find((p) => !peerPort(p) && p.servicePort.protocol === 'TCP') ?? ports.find((p) => !peerPort(p)) ?? ports[0];
         // Services that publish not-ready addresses route to the pod whatever its readiness: then only
         // the rollout needs the probe.
         const notReadyAddresses = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses);

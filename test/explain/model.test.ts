@@ -62,6 +62,13 @@ describe('termination timeline: main containers', () => {
     expect(t.assumptions.some((a) => /drain after SIGTERM/.test(a))).toBe(false);
   });
 
+  test('a grace period below the kubelet minimum: no SIGKILL at its end (review round 20: submariner, grace 1s)', () => {
+    const t = explainOne(deployment({ containers: container('app'), grace: 1, served: false, annotations: { 'kubegrace.dev/served': 'false' } }));
+    const text = timelineText(t, { color: false });
+    expect(text).toContain('grace period 1s ends: the kubelet raises it to its 2s minimum before SIGKILL');
+    expect(text).not.toContain('grace deadline (1s): SIGKILL');
+  });
+
   test('a budget that fits the grace period only without the margin says so (review round 14: ARC controller, grace 10s)', () => {
     const t = explainOne(deployment({ containers: container('app'), grace: 10, served: false, annotations: { 'kubegrace.dev/served': 'false' } }));
     expect(timelineText(t, { color: false })).toContain('app: preStop 0s + drain 10s = 10s needed, fits grace 10s, without the margin (15s with it)');

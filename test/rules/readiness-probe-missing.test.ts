@@ -112,6 +112,16 @@ spec:
   ],
   invalid: [
     {
+      // Review round 20 (submariner's lighthouse CoreDNS: 53 over UDP and TCP).
+      name: 'a port served over UDP and TCP: the example probes the TCP one, without the UDP claim',
+      yaml: wl(`      containers:
+      - name: coredns
+        image: registry.k8s.io/coredns/coredns:v1.11.1
+        ports: [{name: dns, containerPort: 53, protocol: UDP}, {name: dns-tcp, containerPort: 53, protocol: TCP}]
+`, { service: '  selector: {app: web}\n  ports: [{name: dns, port: 53, targetPort: dns, protocol: UDP}, {name: dns-tcp, port: 53, targetPort: dns-tcp, protocol: TCP}]' }),
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: dns-tcp}, periodSeconds: 5}' }],
+    },
+    {
       // Review round 18 (cp-helm-charts' ZooKeeper: the headless Service lists the quorum port 2888 first, which only the leader opens).
       name: "the example probes the client port, not a peer port the app opens only in some roles",
       yaml: wl(`      containers:
