@@ -4,7 +4,7 @@ import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlLatin1 } from '../model/fast-yaml';
 import type { Document } from 'yaml';
-import { isClusterScoped, parseText } from '../model/parse';
+import { indentQuotedContinuations, isClusterScoped, parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
 import { InputError, isObject, Json, JsonObject, KObject, refOf } from '../model/types';
@@ -268,6 +268,28 @@ function inNamespace(objects: KObject[], ns: string, written: boolean): void {
 }
 
 function readSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
+  const p = readSourceOnce(s, decoded, releaseBytes, onObjects);
+  if (!p.errors.some((e) => CUT_QUOTE.test(e.message))) return p;
+  // A quoted scalar whose later lines are indented less than YAML 1.2 allows, which Kubernetes
+  // reads (parse.ts's indentQuotedContinuations): read as it reads it, from the text with those
+  // lines indented. --fix would write that text, so it leaves the file alone and says why.
+  const original = s.text;
+  const r = indentQuotedContinuations(original);
+  if (!r) return p;
+  s.text = r.text;
+  const again = readSourceOnce(s, decoded, releaseBytes);
+  if (again.errors.length >= p.errors.length) {
+    s.text = original;
+    return p;
+  }
+  const at = r.lines.length === 1 ? `line ${r.lines[0]}` : `lines ${r.lines.slice(0, 5).join(', ')}${r.lines.length > 5 ? ', …' : ''}`;
+  s.unwritable ??= `a quoted value continues on ${at} indented less than its key, which Kubernetes' YAML reader (go-yaml) accepts and YAML 1.2 does not; the lint reads it as Kubernetes does, but --fix would rewrite those lines, so it leaves the file as it is: indent them past the opening quote and run --fix again`;
+  return again;
+}
+/** parse.ts's message for a quoted scalar yaml cut short (yamlErrorMessage keeps yaml's words). */
+const CUT_QUOTE = /Missing closing ["']quote/;
+
+function readSourceOnce(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:
   // a JSON List item by item, YAML document by document.
   // A large file the plain lint did not keep (sources.ts): a JSON List or YAML is read in chunks.

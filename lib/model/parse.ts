@@ -1,4 +1,4 @@
-import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, YAMLError, YAMLParseError } from 'yaml';
+import { Document, isAlias, isMap, isPair, isSeq, LineCounter, Node, parseAllDocuments, visit, YAMLError, YAMLParseError } from 'yaml';
 import { isList, listItem, notAnObject } from './not-an-object';
 import { InputError, isObject, JsonObject, KObject, Position } from './types';
 import { AliasError, DecodeLimits, isMergeKey, K8sValue, k8sValue, scalarKeyString } from './yaml11';
@@ -335,6 +335,92 @@ export function readDocuments(text: string, lineCounter: LineCounter): Document.
     docs.splice(i + 1, docs.length, ...rest);
   }
   return docs;
+}
+
+/** yaml's error for a quoted scalar it cut short (lexer.ts parseQuotedScalar): the quote is the 16th character. */
+const MISSING_QUOTE = /^Missing closing ["']quote/;
+
+/**
+ * `text` with the continuation lines of its quoted scalars indented under their opening quote,
+ * where some were indented less than yaml accepts, or undefined when none was (or the file has no
+ * such error). YAML 1.2 wants a multi-line quoted scalar's later lines indented more than the
+ * node it is in; libyaml, and go-yaml after it (sigs.k8s.io/yaml: kubectl, helm, the API
+ * server), look only for the closing quote and a document marker, so charts render, and clusters
+ * take, `value: "-Xms1g \` followed by lines at column 1 (Sonatype's nxrm-ha). Both fold a line
+ * break in a quoted scalar and drop the white space that starts the next line, so the padding
+ * changes no value; lines and every other line's columns stay as they were. A line that starts
+ * with a document marker ends the scalar in go-yaml too (an error): it is left alone.
+ */
+export function indentQuotedContinuations(text: string): { text: string; lines: number[] } | undefined {
+  let cur = text;
+  const lines = new Set<number>();
+  // Each round pads the scalars yaml cut short; a scalar behind one of them is found in the next.
+  for (let round = 0; round < 16; round++) {
+    const docs = withoutStacks(() => Array.from(parseAllDocuments(cur, PARSE_OPTIONS) as Iterable<Document.Parsed>));
+    const pads = new Map<number, number>();
+    for (const d of docs) {
+      const cuts = new Map<number, string>();
+      for (const e of d.errors) if (e.code === 'MISSING_CHAR' && MISSING_QUOTE.test(e.message)) cuts.set(e.pos[0], e.message[16]);
+      if (!cuts.size) continue;
+      // The scalar yaml cut short ends where its error stands, and starts at its opening quote.
+      const opens: number[] = [];
+      visit(d, {
+        Scalar(_, n) {
+          if ((n.type === 'QUOTE_DOUBLE' || n.type === 'QUOTE_SINGLE') && n.range && cuts.get(n.range[1]) === cur[n.range[0]]) opens.push(n.range[0]);
+        },
+      });
+      for (const open of opens) padContinuations(cur, open, pads);
+    }
+    if (!pads.size) break;
+    const at = [...pads.keys()].sort((a, b) => a - b);
+    let out = '';
+    let from = 0;
+    for (const ls of at) {
+      out += cur.slice(from, ls) + ' '.repeat(pads.get(ls)!);
+      from = ls;
+    }
+    out += cur.slice(from);
+    const lc = textLineCounter(cur);
+    for (const ls of at) lines.add(lc.linePos(ls).line);
+    cur = out;
+  }
+  return cur === text ? undefined : { text: cur, lines: [...lines].sort((a, b) => a - b) };
+}
+
+/** Pads, in `pads` (line start: spaces), the lines of the quoted scalar opened at `open` that are indented less than its quote. */
+function padContinuations(cur: string, open: number, pads: Map<number, number>): void {
+  const close = closingQuote(cur, open);
+  if (close < 0) return;
+  const want = open - (cur.lastIndexOf('\n', open - 1) + 1);
+  const mine = new Map<number, number>();
+  for (let nl = cur.indexOf('\n', open); nl >= 0 && nl < close; nl = cur.indexOf('\n', nl + 1)) {
+    const ls = nl + 1;
+    if (DOC_MARKER_AT.test(cur.slice(ls, ls + 4))) return;
+    let n = 0;
+    while (cur[ls + n] === ' ') n++;
+    if (cur[ls + n] === '\n' || (cur[ls + n] === '\r' && cur[ls + n + 1] === '\n')) continue;
+    if (n < want) mine.set(ls, want - n);
+  }
+  for (const [ls, n] of mine) pads.set(ls, n);
+}
+/** A line that starts with a document marker. */
+const DOC_MARKER_AT = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/;
+
+/** The offset of the quote that closes the quoted scalar opened at `open`, found as yaml's lexer finds it; -1 when none does. */
+function closingQuote(text: string, open: number): number {
+  const quote = text[open];
+  let end = text.indexOf(quote, open + 1);
+  if (quote === "'") {
+    while (end !== -1 && text[end + 1] === "'") end = text.indexOf("'", end + 2);
+  } else {
+    while (end !== -1) {
+      let n = 0;
+      while (text[end - 1 - n] === '\\') n++;
+      if (n % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
+    }
+  }
+  return end;
 }
 
 /**

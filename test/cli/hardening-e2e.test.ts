@@ -295,6 +295,26 @@ describe('item 14: one bad document never hides the others', () => {
   });
 });
 
+describe('quoted values continued on lines indented less than their key (go-yaml accepts them)', () => {
+  // Sonatype's nxrm-ha chart renders `value: "-Xms1g \` with its later lines at column 11 under
+  // a key at column 15; helm and kubectl take it.
+  const text = BAD_GRACE.replace('        image: example/api:1.0\n', '        image: example/api:1.0\n        env:\n        - name: OPTS\n          value: "-Xms1g \\\n    -Dfoo=bar"\n');
+  test('lint reads the workload (no input error) and reports its findings at their lines', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), text);
+    const out = json(kg(['lint', 'x.yaml', '--format', 'json'], d).stdout);
+    expect(out.errors).toEqual([]);
+    expect(out.findings.map((f) => f.ruleId)).toContain('grace-period-budget');
+  });
+  test('--fix leaves the file as it is and says why', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'x.yaml'), text);
+    const r = kg(['lint', 'x.yaml', '--fix', '--format', 'json'], d);
+    expect(fs.readFileSync(path.join(d, 'x.yaml'), 'utf8')).toBe(text);
+    expect(json(r.stdout).errors.map((e) => e.message)).toEqual([expect.stringMatching(/^--fix did not write this file: a quoted value continues on line 20 indented less than its key/)]);
+  });
+});
+
 describe('item 15: precise messages', () => {
   test('UTF-16 is called UTF-16, not binary', () => {
     const d = tmp();

@@ -1,4 +1,4 @@
-import { parseText, withoutStacks } from '../../lib/model/parse';
+import { indentQuotedContinuations, parseText, withoutStacks } from '../../lib/model/parse';
 import { collectSources, decodeText } from '../../lib/model/sources';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -251,5 +251,34 @@ describe('sources', () => {
     const { sources, errors } = collectSources([dir, path.join(dir, 'missing.yaml')], { cwd: dir });
     expect(sources.map((s) => s.file)).toEqual(['a.yml', 'b.yaml', 'sub/c.json', 'sub/deeper/d.YAML']);
     expect(errors).toEqual([{ file: path.join(dir, 'missing.yaml'), line: 1, column: 1, message: expect.stringMatching(/no such file/) }]);
+  });
+});
+
+describe('indentQuotedContinuations: quoted scalars as go-yaml reads them', () => {
+  // Values as libyaml reads them (PyYAML's safe_load of the same text; go-yaml is its port):
+  // a folded line break, the white space that starts a continuation line dropped.
+  const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n${data}`;
+  test('continuation lines indented less than the key are read, with the values go-yaml gives', () => {
+    const text = cm(`  a: "-Xms1g \\\n-Dfoo=bar  \n\n  -Dx=\\"y\\""\n  b: 'one\n two''s\nthree'\n  c: "p\n\t q"\n`);
+    expect(parseText('x', text).errors[0].message).toMatch(/Missing closing "quote/);
+    const r = indentQuotedContinuations(text)!;
+    expect(r.lines).toEqual([7, 9, 11, 12, 14]);
+    // Only white space is added, at the start of those lines: the same lines, the same other columns.
+    expect(r.text.split('\n').map((l) => l.trimStart())).toEqual(text.split('\n').map((l) => l.trimStart()));
+    const p = parseText('x', r.text);
+    expect(p.errors).toEqual([]);
+    expect(p.objects[0].raw.data).toEqual({ a: '-Xms1g -Dfoo=bar\n-Dx="y"', b: "one two's three", c: 'p q' });
+  });
+  test('a file yaml reads as it is, or with a quote never closed, is left alone', () => {
+    expect(indentQuotedContinuations(cm('  a: "one\n    two"\n'))).toBeUndefined();
+    expect(indentQuotedContinuations(cm('  a: "one\ntwo\n'))).toBeUndefined();
+  });
+  test('a document marker inside the quotes ends the scalar in go-yaml too: no padding', () => {
+    expect(indentQuotedContinuations(cm('  a: "one\n---\ntwo"\n'))).toBeUndefined();
+  });
+  test('CRLF line ends', () => {
+    const text = cm('  a: "one\r\ntwo"\r\n').replace(/\n/g, '\r\n').replace(/\r\r/g, '\r');
+    const r = indentQuotedContinuations(text)!;
+    expect(parseText('x', r.text).objects[0].raw.data).toEqual({ a: 'one two' });
   });
 });
