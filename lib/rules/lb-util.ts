@@ -525,6 +525,13 @@ export function servicesSelecting(graph: ObjectGraph, w: Workload): ServiceView[
   return graph.servicesIn(w.obj.namespace).filter((s) => s.selector.kind === 'selector' && selectsPodsOf(s.selector, w));
 }
 
+/** A Helm test hook (`helm.sh/hook: test`, test-success): its pods exist only while `helm test` runs. */
+export function isHelmTestHook(o: KObject): boolean {
+  if (!isHelmHook(o)) return false;
+  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return phases.length > 0 && phases.every((x) => x.startsWith('test'));
+}
+
 /** A Helm hook (test pod, pre-install job...): exists only while the hook runs. */
 export function isHelmHook(o: KObject): boolean {
   return annotationsOf(o)['helm.sh/hook'] !== undefined;

@@ -5,6 +5,7 @@ import { isObject, Json, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { antiAffinityTerms, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, spreadConstraints, ZONE_KEYS } from './mesh-util';
 import { claimExclusivity, fmtIntOrPercent, HOSTNAME_LABEL, nodePinning, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
+import { isHelmTestHook } from './lb-util';
 
 /** A claim whose pods cannot run apart: `pod` (ReadWriteOncePod) or `node` (ReadWriteOnce, template not pinned to one node). */
 export interface ExclusiveClaim {
@@ -320,7 +321,8 @@ export function crossWorkloadClaims(graph: ObjectGraph): CrossWorkloadClaim[] {
   return graph.memo(crossWorkloadClaims, graph, () => {
     const groups = new Map<KObject, { exclusivity: 'pod' | 'node'; users: ClaimUser[] }>();
     for (const w of graph.workloads) {
-      if (!runsPods(graph, w)) continue;
+      // A `helm test` Pod exists only while the test runs: it can hang the test, never a rollout or a drain.
+      if (!runsPods(graph, w) || isHelmTestHook(w.obj)) continue;
       const shared = sharedClaimDecision(graph, w);
       for (const claim of graph.claimsOf(w)) {
         const ex = claimExclusivity(claim);

@@ -414,8 +414,20 @@ ruleTester(surgeVolumeDeadlock, {
     { name: 'one of them scaled to 0', yaml: pvc('[ReadWriteOncePod]') + wl('a') + wl('b', { replicas: 0 }) },
     { name: 'a suspended CronJob runs no pod', yaml: pvc('[ReadWriteOncePod]') + wl('a') + wl('media', { kind: 'CronJob' }).replace('  schedule:', '  suspend: true\n  schedule:') },
     { name: 'one workload alone on a RWOP claim', yaml: pvc('[ReadWriteOncePod]') + wl('a') },
+    {
+      // nexus-repository-manager's test-check-logs Pod reads the data volume: it runs only under
+      // `helm test` (and can hang only that), never beside a rollout or a drain of the Deployment.
+      name: 'a helm test hook Pod mounting the workload\'s RWO claim',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('a-test', { kind: 'Pod' }).replace('metadata: {name: a-test,', 'metadata: {annotations: {helm.sh/hook: test, helm.sh/hook-delete-policy: hook-succeeded}, name: a-test,'),
+    },
   ],
   invalid: [
+    {
+      // A pre-upgrade hook Job runs while the release's pods still hold the volume.
+      name: 'a pre-upgrade hook Job mounting the RWO claim still counts',
+      yaml: pvc('[ReadWriteOnce]') + wl('a') + wl('migrate', { kind: 'Job' }).replace('metadata: {name: migrate}', 'metadata: {name: migrate, annotations: {helm.sh/hook: pre-upgrade}}'),
+      findings: [{ severity: 'warning', object: 'Deployment/a', message: 'Job/migrate' }],
+    },
     {
       name: 'the mastodon repro: web and sidekiq Deployments (Recreate, one replica each) on one RWO claim: one warning at the first, naming the other',
       yaml: MASTODON,
