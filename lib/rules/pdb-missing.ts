@@ -5,7 +5,7 @@ import { isObject, JsonObject } from '../model/types';
 import { matches, parseLabelSelector } from '../model/selector';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook } from './lb-util';
@@ -265,7 +265,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets (data stores, whose Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets (data stores, whose Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) None either when a budget of the namespace that selects no workload misses this one's pods by one label value (a template label under the same key with another value; among several such workloads, the one the budget is named after, or whose value contains the wanted one): the message names that budget and the label to correct, since a second budget would leave the pods with two once it is corrected, and the eviction API refuses every eviction of such a pod. For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,
@@ -292,10 +292,23 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         }
         continue;
       }
+      const risk = each ? `${each}, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once';
+      const near = nearMissBudgets(ctx.graph).byWorkload.get(w);
+      if (near) {
+        // A budget meant for these pods with one label wrong: correcting it is the fix; a second
+        // budget beside it would leave the pods with two once it is corrected.
+        ctx.report({
+          object: w.obj,
+          pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
+          message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${risk}; PodDisruptionBudget/${near.pdb.obj.name} looks meant for them but selects ${near.key}: ${near.want}, and the template has ${near.key}: ${near.has}: correct that budget's selector rather than adding one (with a second budget, the pods would have two once it is corrected, and the eviction API refuses every eviction of a pod that two budgets select)`,
+          absence: true,
+        });
+        continue;
+      }
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
-        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${each ? `${each}, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once'}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
+        message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${risk}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,
       });

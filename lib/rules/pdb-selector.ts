@@ -2,7 +2,7 @@ import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
 import { isHelmHook } from './lb-util';
-import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, pdbAllowance, selectsOperatorPods } from './rollout-util';
+import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, nearMissBudgets, pdbAllowance, selectsOperatorPods } from './rollout-util';
 import { ObjectGraph, PdbView } from '../model/graph';
 import { get, Workload } from '../model/workload';
 import { nameOf } from './util';
@@ -54,7 +54,9 @@ Conditions:
   \`spec.podMetadata.labels\`): an operator creates those pods. For prometheus-operator's \`Prometheus\`,
   \`PrometheusAgent\`, \`Alertmanager\` and \`ThanosRuler\` the labels are those the operator puts on their pods
   (\`app.kubernetes.io/name\`, \`operator.prometheus.io/name\`, \`operator.prometheus.io/shard\` per shard, \`alertmanager: NAME\`,
-  ... over \`spec.podMetadata.labels\`), not the resource's own.
+  ... over \`spec.podMetadata.labels\`), not the resource's own. When the selector misses one workload's pods by one label value (the
+  same key with another value; among several, the one the budget is named after, or whose value contains the wanted
+  one), the message names that workload and the label to correct.
 - **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels, and
@@ -124,11 +126,14 @@ spec:
         if (operatorResourcesFor(g, p.obj.namespace, p.selector).length) continue;
         // Pods of a controller not in the set (`kubectl get pods,pdb -o yaml`).
         if (g.ownedSelected(p.obj.namespace, p.selector).length) continue;
+        const near = nearMissBudgets(g).byPdb.get(p);
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',
           severity: 'warning',
-          message: `spec.selector matches no workload${ns} in the linted set, so the budget protects nothing; check the labels against the workload's spec.selector.matchLabels`,
+          message: near
+            ? `spec.selector matches no workload${ns} in the linted set, so the budget protects nothing; it comes closest to ${nameOf(near.w)}, whose pods carry ${near.key}: ${near.has} where the budget selects ${near.key}: ${near.want}: correct that label in the budget`
+            : `spec.selector matches no workload${ns} in the linted set, so the budget protects nothing; check the labels against the workload's spec.selector.matchLabels`,
           absence: true,
         });
         continue;

@@ -1,6 +1,7 @@
 import { KubeVersion } from '../engine/version';
 /** Helpers shared by the selector, ROLL-* and PDB-* rules. */
 import { imageRepository } from '../catalog';
+import { closest as closestName } from '../engine/suggest';
 import { ClaimMount, HpaView, ObjectGraph, PdbView } from '../model/graph';
 import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
@@ -557,4 +558,57 @@ export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | 
   const writes = roles.some((r) => (Array.isArray(r.raw.rules) ? r.raw.rules : []).some((rule) => isObject(rule) && Array.isArray(rule.verbs) && rule.verbs.some((v) => ['create', 'update', 'patch', 'delete', 'deletecollection', '*'].includes(String(v)))));
   if (!writes) return undefined;
   return [...new Set(roles.map((r) => `${r.kind}/${r.name}`))].join(', ');
+}
+
+/** How a budget's selector misses a workload's pods by one label: the value it wants under a key whose template value differs. */
+export interface NearMiss {
+  pdb: PdbView;
+  w: Workload;
+  key: string;
+  want: string;
+  has: string;
+}
+
+/**
+ * Budgets that select no workload but miss exactly one workload of their namespace by one label
+ * value: a template label under the same key with another value, while another of the selector's
+ * labels matches or the value is a near spelling. A stale or mistyped selector meant for that
+ * workload (bitnami/concourse's worker budget selects `component: worker`; the StatefulSet's pods
+ * carry `component: ci-concourse-worker`): the fix is that budget's selector, not a second budget,
+ * which the pods would have as well once it is corrected (two budgets: every eviction refused).
+ * By budget and by workload, once per graph.
+ */
+export function nearMissBudgets(graph: ObjectGraph): { byPdb: Map<PdbView, NearMiss>; byWorkload: Map<Workload, NearMiss> } {
+  return graph.memo(nearMissBudgets, graph, () => {
+    const byPdb = new Map<PdbView, NearMiss>();
+    const byWorkload = new Map<Workload, NearMiss>();
+    for (const pdb of graph.pdbs) {
+      if (pdb.selector.kind !== 'selector' || graph.workloadsForPdb(pdb).length) continue;
+      // Pods an operator makes, or pods of a controller not in the set, are what it selects.
+      if (operatorResourcesFor(graph, pdb.obj.namespace, pdb.selector).length || graph.ownedSelected(pdb.obj.namespace, pdb.selector).length) continue;
+      const reqs = pdb.selector.requirements;
+      if (!reqs.length || reqs.some((r) => r.operator !== 'In' || r.values.length !== 1)) continue;
+      const ns = pdb.obj.namespace ?? '';
+      const near: NearMiss[] = [];
+      for (const w of graph.workloadsIn(pdb.obj.namespace)) {
+        if ((w.obj.namespace ?? '') !== ns) continue;
+        const miss = reqs.filter((r) => w.templateLabels[r.key] !== r.values[0]);
+        if (miss.length !== 1) continue;
+        const r = miss[0];
+        const has = w.templateLabels[r.key];
+        if (has === undefined) continue;
+        if (reqs.length === 1 && closestName(r.values[0], [has]) === undefined) continue;
+        near.push({ pdb, w, key: r.key, want: r.values[0], has });
+      }
+      // Several so near (concourse's web pods carry component: web): the one the budget is named
+      // after, else the one whose value contains the wanted one or is a near spelling of it.
+      const base = pdb.obj.name.replace(/-(?:pdb|budget)$/, '');
+      const like = (m: NearMiss) => (Math.min(m.has.length, m.want.length) >= 3 && (m.has.includes(m.want) || m.want.includes(m.has))) || closestName(m.want, [m.has]) !== undefined;
+      const pick = [near, near.filter((m) => m.w.obj.name === base), near.filter(like)].find((l) => l.length === 1)?.[0];
+      if (!pick || byWorkload.has(pick.w)) continue;
+      byPdb.set(pdb, pick);
+      byWorkload.set(pick.w, pick);
+    }
+    return { byPdb, byWorkload };
+  });
 }

@@ -21,11 +21,21 @@ function selectorText(sel: Selector): string {
   return `{${sel.requirements.map((r) => `${r.key}: ${flowValue(r.values[0])}`).join(', ')}}`;
 }
 
-/** The workload in the namespace whose template labels agree with the most selector pairs, with the pairs that differ. */
+/**
+ * The workload in the namespace whose template labels agree with the most selector pairs, with the
+ * pairs that differ. A StatefulSet whose spec.serviceName names the Service is the one it is meant
+ * for, and comes first (bitnami/concourse's worker Service: its web Deployment misses by one label too).
+ */
 function closest(g: ObjectGraph, s: ServiceView): { w: Workload; diff: string[] } | undefined {
   if (s.selector.kind !== 'selector') return undefined;
+  const governed = governedStatefulSets(g, s);
+  return closestOf(s, governed) ?? closestOf(s, g.workloadsIn(s.obj.namespace));
+}
+
+function closestOf(s: ServiceView, ws: readonly Workload[]): { w: Workload; diff: string[] } | undefined {
+  if (s.selector.kind !== 'selector') return undefined;
   let best: { w: Workload; diff: string[]; hits: number } | undefined;
-  for (const w of g.workloadsIn(s.obj.namespace)) {
+  for (const w of ws) {
     if ((w.obj.namespace ?? '') !== (s.obj.namespace ?? '')) continue;
     const diff: string[] = [];
     let hits = 0;
@@ -270,7 +280,7 @@ spec:
           severity: foreign ? 'warning' : 'error',
           message: foreign
             ? `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}, and no workload there carries its labels or labels close to them: if its pods come from elsewhere (another release or addon, an operator's custom resource), lint them together; otherwise the Service has no endpoints: make the selector match the labels of the pods it is for`
-            : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy the workload's spec.selector.matchLabels into the Service selector`,
+            : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy ${near ? `${nameOf(near.w)}'s` : "the workload's"} spec.selector.matchLabels into the Service selector`,
           absence: true,
         });
         continue;

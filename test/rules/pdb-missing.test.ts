@@ -122,6 +122,13 @@ ruleTester(pdbMissing, {
   ],
   invalid: [
     {
+      // bitnami/concourse: the worker budget's selector has one label wrong; a second budget beside it
+      // would give the pods two once it is corrected (every eviction refused).
+      name: 'a budget one label value off: correct it, no second budget proposed',
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: back}}'),
+      findings: [{ severity: 'warning', message: "PodDisruptionBudget/web looks meant for them but selects tier: back, and the template has tier: front: correct that budget's selector rather than adding one" }],
+    },
+    {
       // Review round 18 (cp-helm-charts' ZooKeeper budget is policy/v1beta1): not served from 1.25, so it never exists.
       name: 'a policy/v1beta1 budget on 1.31: the API does not serve it, so the workload has none',
       yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1'),
@@ -274,4 +281,12 @@ test('no budget is proposed over a Job\'s pods; a sibling Deployment under the s
   const [tested] = runRule(pdbMissing, wl('Deployment', 3) + hook);
   expect(tested.fix?.description).toBe('add PodDisruptionBudget web (maxUnavailable: 1) for Deployment/web');
   expect(tested.message).not.toContain('narrowed');
+});
+
+test('pdb-missing: no budget is proposed beside a budget one label value off (it would be a second budget once that one is corrected)', () => {
+  const [f] = runRule(pdbMissing, wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: back}}'));
+  expect(f.message).toContain('looks meant for them');
+  expect(f.fix).toBeUndefined();
+  // The same workload without that budget gets the proposal.
+  expect(runRule(pdbMissing, wl('StatefulSet', 3))[0].fix).toBeDefined();
 });

@@ -113,6 +113,28 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
       findings: [{ severity: 'warning', pointer: '/spec/selector', message: 'spec.selector matches no workload in its namespace in the linted set' }],
     },
     {
+      // bitnami/concourse: the worker budget selects component: worker, the pods carry component: ci-concourse-worker.
+      name: 'one label value off from one workload: that workload and the label are named',
+      yaml: wl('worker', '{app: ci, component: ci-worker}') + wl('web', '{app: ci, component: web}') + pdb('worker', '{matchLabels: {app: ci, component: worker}}'),
+      findings: [{ severity: 'warning', message: 'it comes closest to Deployment/worker, whose pods carry component: ci-worker where the budget selects component: worker: correct that label in the budget' }],
+    },
+    {
+      name: 'one label value off from two workloads: no workload is named',
+      yaml: wl('worker', '{app: ci, component: ci-worker}') + wl('web', '{app: ci, component: web}') + pdb('ci', '{matchLabels: {app: ci, component: db}}'),
+      findings: [{ severity: 'warning', message: "check the labels against the workload's spec.selector.matchLabels" }],
+    },
+    {
+      // The real concourse render: web's pods carry component: web, one value off too.
+      name: 'two workloads one value off: the one whose value contains the wanted one',
+      yaml: wl('ci-web', '{app: ci, component: web}') + wl('ci-worker', '{app: ci, component: ci-worker}') + pdb('ci', '{matchLabels: {app: ci, component: worker}}'),
+      findings: [{ severity: 'warning', message: 'it comes closest to Deployment/ci-worker' }],
+    },
+    {
+      name: 'a single label, spelt close to the one workload\'s value',
+      yaml: wl('web') + pdb('web', '{matchLabels: {app: wbe}}'),
+      findings: [{ severity: 'warning', message: 'it comes closest to Deployment/web, whose pods carry app: web where the budget selects app: wbe' }],
+    },
+    {
       name: 'the workload lives in another namespace',
       yaml: wl('web', undefined, 'Deployment', 'shop') + pdb('web', '{matchLabels: {app: web}}', { ns: 'other' }),
       findings: [{ severity: 'warning', message: 'matches no workload in namespace other' }],

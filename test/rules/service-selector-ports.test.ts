@@ -374,6 +374,15 @@ spec:
       findings: [{ severity: 'error', pointer: '/spec/selector', object: 'Service/web', message: 'spec.selector {app: web, tier: front} matches no pod template in its namespace (closest: Deployment/web, where tier is not a template label), so the Service has no endpoints' }],
     },
     {
+      // bitnami/concourse: the worker StatefulSet's pods carry component: ci-worker; web's, component: web (also one value off, and first).
+      name: 'the StatefulSet that names the Service as serviceName is the closest, and the one to copy from',
+      yaml:
+        wl({ name: 'ci-web', labels: 'app: ci, component: web' }) +
+        wl({ name: 'ci-worker', kind: 'StatefulSet', serviceName: 'ci-worker', labels: 'app: ci, component: ci-worker', ports: '' }) +
+        svc({ name: 'ci-worker', headless: true, selector: 'app: ci, component: worker', ports: '' }),
+      findings: [{ severity: 'error', object: 'Service/ci-worker', message: "(closest: StatefulSet/ci-worker, where component: ci-worker in the template), so the Service has no endpoints; StatefulSet/ci-worker names it as serviceName, so its pods get no DNS records; copy StatefulSet/ci-worker's spec.selector.matchLabels" }],
+    },
+    {
       // kube-thanos examples/all: the thanos-sidecar Service selects the Prometheus pods prometheus-operator
       // makes (app: prometheus) beside Thanos workloads labelled app.kubernetes.io/*.
       name: 'a selector whose keys no workload of the namespace uses: pods made elsewhere, likely: a warning that says so',
