@@ -18,6 +18,9 @@ function minReplicasFix(h: HpaView): Fix {
   return { description: raiseMax ? 'set minReplicas and maxReplicas to 2' : 'set minReplicas to 2', safety: 'proposal', edits };
 }
 
+/** The built-in kinds with a scale subresource an HPA can target. */
+const SCALABLE_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController'];
+
 export const hpaReplicas: Rule = {
   meta: {
     id: 'hpa-replicas',
@@ -35,6 +38,9 @@ export const hpaReplicas: Rule = {
   the Deployment docs say to remove \`spec.replicas\` from the manifest when an HPA manages it.
 - **warning:** the HPA's \`scaleTargetRef.kind\` names a workload of that name only without regard to case
   (\`statefulset\`): the HPA controller resolves kinds case-sensitively, reports \`FailedGetScale\` and never scales it.
+  Also when no workload of the set has that name: a miscased built-in scalable kind (Deployment, StatefulSet,
+  ReplicaSet, ReplicationController) names nothing in any cluster; the message then also doubts the name when the set
+  holds workloads of the namespace, naming the one of that kind whose name starts with it.
 - **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
   \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
   node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005). Not reported for a
@@ -112,12 +118,29 @@ spec:
       const ws = g.workloadsIn(o.namespace).filter((w) => w.obj.name === name);
       if (ws.some((w) => w.kind === kind)) continue;
       const near = ws.find((w) => w.kind.toLowerCase() === kind.toLowerCase());
-      if (!near) continue;
+      if (near) {
+        ctx.report({
+          object: o,
+          pointer: '/spec/scaleTargetRef/kind',
+          severity: 'warning',
+          message: `scaleTargetRef.kind "${kind}" names no workload: kinds are case-sensitive, so the HPA controller cannot find ${near.kind}/${name} (FailedGetScale) and never scales it; write kind: ${near.kind}`,
+        });
+        continue;
+      }
+      // A built-in scalable kind miscased, with no workload of that name in the set either (bitnami/
+      // concourse's worker HPA: kind: statefulset, name: the chart's full name without -worker).
+      const builtin = SCALABLE_KINDS.find((k) => k.toLowerCase() === kind.toLowerCase());
+      if (!builtin || builtin === kind) continue;
+      const sameNs = g.workloadsIn(o.namespace).filter((w) => (w.obj.namespace ?? '') === (o.namespace ?? ''));
+      const like = sameNs.filter((w) => w.kind === builtin && w.obj.name.startsWith(name));
+      const nameNote = sameNs.length && !ws.length
+        ? `; no workload in the set is named ${name} either${like.length === 1 ? ` (did you mean ${nameOf(like[0])}?)` : ''}, so check scaleTargetRef.name too`
+        : '';
       ctx.report({
         object: o,
         pointer: '/spec/scaleTargetRef/kind',
         severity: 'warning',
-        message: `scaleTargetRef.kind "${kind}" names no workload: kinds are case-sensitive, so the HPA controller cannot find ${near.kind}/${name} (FailedGetScale) and never scales it; write kind: ${near.kind}`,
+        message: `scaleTargetRef.kind "${kind}" is no kind: kinds are case-sensitive, so the HPA controller cannot resolve its target (FailedGetScale) and never scales it; write kind: ${builtin}${nameNote}`,
       });
     }
   },

@@ -98,6 +98,22 @@ spec:
       findings: [{ severity: 'warning', object: 'HorizontalPodAutoscaler/web', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "statefulset" names no workload: kinds are case-sensitive, so the HPA controller cannot find StatefulSet/web (FailedGetScale) and never scales it; write kind: StatefulSet' }],
     },
     {
+      // bitnami/concourse: kind: statefulset, name: ci-concourse, for StatefulSet/ci-concourse-worker.
+      name: 'a miscased kind and a name no workload has: both said, the likely workload named',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: statefulset, name: we}'),
+      findings: [{ severity: 'warning', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "statefulset" is no kind: kinds are case-sensitive, so the HPA controller cannot resolve its target (FailedGetScale) and never scales it; write kind: StatefulSet; no workload in the set is named we either (did you mean StatefulSet/web?), so check scaleTargetRef.name too' }],
+    },
+    {
+      name: 'a miscased kind linted alone: the kind is said, nothing about the name',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: deployment, name: web}').replace(/^apiVersion: apps\/v1\nkind: StatefulSet[\s\S]*?---\n/m, ''),
+      findings: [{ severity: 'warning', message: /write kind: Deployment$/ }],
+    },
+    {
+      name: 'a miscased kind beside a workload of that name but another kind: the name is not doubted',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: deployment, name: web}'),
+      findings: [{ severity: 'warning', message: /write kind: Deployment$/ }],
+    },
+    {
       name: 'spec.replicas set on an HPA-managed Deployment: warning',
       yaml: set({ replicas: 3 }),
       findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'Deployment/web', message: 'spec.replicas 3 is set although HorizontalPodAutoscaler/web manages its replica count' }],
