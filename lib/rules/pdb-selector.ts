@@ -54,9 +54,9 @@ Conditions:
   \`spec.podMetadata.labels\`): an operator creates those pods. For prometheus-operator's \`Prometheus\`,
   \`PrometheusAgent\`, \`Alertmanager\` and \`ThanosRuler\` the labels are those the operator puts on their pods
   (\`app.kubernetes.io/name\`, \`operator.prometheus.io/name\`, \`operator.prometheus.io/shard\` per shard, \`alertmanager: NAME\`,
-  ... over \`spec.podMetadata.labels\`), not the resource's own. When the selector misses one workload's pods by one label value (the
-  same key with another value; among several, the one the budget is named after, or whose value contains the wanted
-  one), the message names that workload and the label to correct.
+  ... over \`spec.podMetadata.labels\`), not the resource's own. When the selector misses the pods of one workload that no budget protects
+  by one label value (the same key, with a value that contains the wanted one or is a near spelling of it; among
+  several, the one the budget is named after), the message names that workload and the label to correct.
 - **error:** a pod template is matched by **two or more** PDBs: the eviction API then refuses every eviction of those
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels, and

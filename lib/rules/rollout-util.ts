@@ -570,9 +570,9 @@ export interface NearMiss {
 }
 
 /**
- * Budgets that select no workload but miss exactly one workload of their namespace by one label
- * value: a template label under the same key with another value, while another of the selector's
- * labels matches or the value is a near spelling. A stale or mistyped selector meant for that
+ * Budgets that select no workload but miss exactly one workload of their namespace, one no budget
+ * protects, by one label value: a template label under the same key whose value contains the
+ * wanted one or is a near spelling of it. A stale or mistyped selector meant for that
  * workload (bitnami/concourse's worker budget selects `component: worker`; the StatefulSet's pods
  * carry `component: ci-concourse-worker`): the fix is that budget's selector, not a second budget,
  * which the pods would have as well once it is corrected (two budgets: every eviction refused).
@@ -597,14 +597,16 @@ export function nearMissBudgets(graph: ObjectGraph): { byPdb: Map<PdbView, NearM
         const r = miss[0];
         const has = w.templateLabels[r.key];
         if (has === undefined) continue;
-        if (reqs.length === 1 && closestName(r.values[0], [has]) === undefined) continue;
+        // A value that contains the wanted one or is a near spelling of it; and a workload that no
+        // budget protects yet (bitnami/kafka's broker budget, left for a broker pool of 0 replicas
+        // the chart does not render, is not meant for the controller-eligible StatefulSet, which has its own).
+        const like = (Math.min(has.length, r.values[0].length) >= 3 && (has.includes(r.values[0]) || r.values[0].includes(has))) || closestName(r.values[0], [has]) !== undefined;
+        if (!like || graph.pdbsFor(w).length) continue;
         near.push({ pdb, w, key: r.key, want: r.values[0], has });
       }
-      // Several so near (concourse's web pods carry component: web): the one the budget is named
-      // after, else the one whose value contains the wanted one or is a near spelling of it.
+      // Several so near: the one the budget is named after.
       const base = pdb.obj.name.replace(/-(?:pdb|budget)$/, '');
-      const like = (m: NearMiss) => (Math.min(m.has.length, m.want.length) >= 3 && (m.has.includes(m.want) || m.want.includes(m.has))) || closestName(m.want, [m.has]) !== undefined;
-      const pick = [near, near.filter((m) => m.w.obj.name === base), near.filter(like)].find((l) => l.length === 1)?.[0];
+      const pick = [near, near.filter((m) => m.w.obj.name === base)].find((l) => l.length === 1)?.[0];
       if (!pick || byWorkload.has(pick.w)) continue;
       byPdb.set(pdb, pick);
       byWorkload.set(pick.w, pick);

@@ -125,8 +125,8 @@ ruleTester(pdbMissing, {
       // bitnami/concourse: the worker budget's selector has one label wrong; a second budget beside it
       // would give the pods two once it is corrected (every eviction refused).
       name: 'a budget one label value off: correct it, no second budget proposed',
-      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: back}}'),
-      findings: [{ severity: 'warning', message: "PodDisruptionBudget/web looks meant for them but selects tier: back, and the template has tier: front: correct that budget's selector rather than adding one" }],
+      yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: frontend}}'),
+      findings: [{ severity: 'warning', message: "PodDisruptionBudget/web looks meant for them but selects tier: frontend, and the template has tier: front: correct that budget's selector rather than adding one" }],
     },
     {
       // Review round 18 (cp-helm-charts' ZooKeeper budget is policy/v1beta1): not served from 1.25, so it never exists.
@@ -284,9 +284,13 @@ test('no budget is proposed over a Job\'s pods; a sibling Deployment under the s
 });
 
 test('pdb-missing: no budget is proposed beside a budget one label value off (it would be a second budget once that one is corrected)', () => {
-  const [f] = runRule(pdbMissing, wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: back}}'));
+  const [f] = runRule(pdbMissing, wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: frontend}}'));
   expect(f.message).toContain('looks meant for them');
   expect(f.fix).toBeUndefined();
-  // The same workload without that budget gets the proposal.
+  // The same workload without that budget gets the proposal; and beside a budget whose value is
+  // unlike its own (bitnami/kafka's broker budget, for a pool the chart did not render), too.
   expect(runRule(pdbMissing, wl('StatefulSet', 3))[0].fix).toBeDefined();
+  const stray = runRule(pdbMissing, wl('StatefulSet', 3) + pdb('{matchLabels: {app: web, tier: back}}'));
+  expect(stray[0].message).not.toContain('looks meant for them');
+  expect(stray[0].fix).toBeDefined();
 });
