@@ -16,7 +16,7 @@ import { ContainerView, Workload, workloadOf } from '../model/workload';
 import { lbFronts } from '../rules/lb-util';
 import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
 import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
-import { Addend, containerBudget, containerDrainSeconds, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
+import { Addend, containerBudget, containerDrainRead, containerDrainSeconds, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
 import { BudgetVerdict, budgetTerms, MainStop, terminationSchedule } from '../timeline/schedule';
@@ -282,7 +282,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const budgetLines: ContainerBudgetLine[] = w.containers.map((c) => {
     const b = containerBudget(w, c, addends, patterns, graph);
     const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
-    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared || b.servesAfter > 0);
+    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared || b.servesAfter > 0 || containerDrainRead(c));
     return { container: c.name, preStop: b.preStop, servesAfter: b.servesAfter, drain: b.drain, addend: b.addend, needed: b.needed, recommended: s === undefined ? undefined : recommendedGrace(s + b.servesAfter, b.drain, b.addend), judged };
   });
   const binding = budgetLines.filter((l) => l.needed !== undefined).reduce<ContainerBudgetLine | undefined>((a, l) => (!a || l.needed! > a.needed! ? l : a), undefined);
@@ -498,7 +498,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     else if (drainFrom?.derivation) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): its drain cannot be read (${drainFrom.derivation}); drawn as ${secs(Dc)}`);
     const unknownHook = pre.kind !== 'none' && pre.kind !== 'tcpSocket' && !(pre.seconds !== undefined && knownDelay(pre));
     if (unknownHook) hookOfUnknownLength = true;
-    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook);
+    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c));
   }
 
   /** The schedule's stop of a main container of the manifest. */
@@ -507,7 +507,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   }
 
   /** preStop [0,S], SIGTERM, drain, deadline handling, shared by app containers and classic proxies. */
-  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0, unknownHook = false): Lane {
+  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0, unknownHook = false, drainRead = false): Lane {
     // (A hook of unknown length is drawn as returning at once: the kubelet signals only when it returns,
     // so SIGTERM and what follows are lower bounds, and the events say so; review round 12.)
     if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}${unknownHook ? ' (length unknown)' : ''}` });
@@ -548,8 +548,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     }
     S += servesAfter;
     const end = S + drain;
-    // Like grace-period-budget: without a hook, the default drain is an assumption, not judged.
-    const assumed = drainKind === 'drain' && !hasHook && !drainDeclared && servesAfter === 0;
+    // Like grace-period-budget: without a hook, the default drain is an assumption, not judged (a
+    // drain read from the program's own settings is known).
+    const assumed = drainKind === 'drain' && !hasHook && !drainDeclared && servesAfter === 0 && !drainRead;
     if (end > kill) {
       lane.phases.push({ kind: drainKind, start: S, end: kill, label: drainLabel ?? `drain ${secs(drain)}${assumed ? ' (assumed)' : ''}`, shortLabel: drainShort, open: drainOpen || assumed });
       if (!drainOpen && !assumed) {

@@ -48,7 +48,10 @@ holds the Deployment alone is judged too. Native sidecars' drain (\`kubegrace.de
 default 5 s each) is part of the addend, since they are stopped only after the main containers exit.
 
 Without a preStop hook the budget is judged only when \`kubegrace.dev/drain-seconds\` declares the drain
-time (the default is an assumption; \`prestop-missing\` reports the missing hook). A shell hook that sleeps first
+time, or the catalog reads it from the program's own settings (the AWS Node Termination Handler waits at SIGTERM for
+the node drains in flight, each bounded by \`NODE_TERMINATION_GRACE_PERIOD\`, default 120 s; the KEDA interceptor's
+\`KEDA_HTTP_DRAIN_TIMEOUT\`), whose source the message names (the default is an assumption; \`prestop-missing\`
+reports the missing hook). A shell hook that sleeps first
 (\`sleep 5 && nginx -s quit\`) or last (\`wget .../healthcheck/fail; sleep 25\`, Gloo's gateway-proxy) lasts at least
 that sleep, a lower bound that is judged. A hook that runs a
 program of unknown duration (an exec other than those sleeps, an httpGet) is judged only when

@@ -29,6 +29,11 @@ export function containerDrainSeconds(w: Pick<Workload, 'annotations'>, c: Conta
   return catalog.drainSeconds(c)?.seconds ?? DEFAULT_DRAIN_SECONDS;
 }
 
+/** Whether the catalog reads the container's drain from its program's own settings (NTH's NODE_TERMINATION_GRACE_PERIOD): a fact to judge, like a declared drain. */
+export function containerDrainRead(c: ContainerView, catalog: Catalog = activeCatalog()): boolean {
+  return catalog.drainSeconds(c)?.seconds !== undefined;
+}
+
 /** Whether containerDrainSeconds is the default: neither the declared drain nor the program's own setting gives it. */
 export function containerDrainAssumed(w: Pick<Workload, 'annotations'>, c: ContainerView, catalog: Catalog = activeCatalog()): boolean {
   return parseSeconds(w.annotations[HINT.drainSeconds]) === undefined && catalog.drainSeconds(c) === undefined;

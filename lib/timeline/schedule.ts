@@ -21,10 +21,11 @@
  *   duration drawn as returning at once, a mesh mode that is only a default); a cut that only the
  *   assumption causes is drawn as such and judged by no rule.
  */
+import { activeCatalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT, DEFAULT_SIDECAR_DRAIN_SECONDS } from './addends';
-import { Addend, containerDrainAssumed, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
+import { Addend, containerDrainAssumed, containerDrainRead, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
 import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
 import { servesAfterSigterm, servesAfterSigtermHint } from './serves-after-sigterm';
@@ -165,6 +166,8 @@ export interface BudgetVerdict {
   drain: number;
   /** The drain is the default: neither kubegrace.dev/drain-seconds nor the program's own setting (catalog) gives it. */
   drainAssumed?: boolean;
+  /** Where the drain comes from when the program's own setting (catalog) gives it. */
+  drainWords?: string;
   addends: Addend[];
   /** What the pod needs, seconds after deletion. */
   needed: number;
@@ -205,7 +208,7 @@ export function budgetTerms(v: BudgetVerdict, hinted = '', fmt: (n: number) => s
   return [
     ...(noHook ? [] : [`preStop ${fmt(v.preStop)}${hinted}`]),
     ...(v.servesAfter > 0 ? [`serving after SIGTERM ${fmt(v.servesAfter)}${v.servesAfterWords ? ` (${v.servesAfterWords})` : ''}`] : []),
-    `drain ${fmt(v.drain)}${v.drainAssumed ? ` (assumed)` : ''}`,
+    `drain ${fmt(v.drain)}${v.drainAssumed ? ` (assumed)` : v.drainWords ? ` (${v.drainWords})` : ''}`,
     ...v.addends.map((a) => `${a.source} ${fmt(a.seconds)}`),
   ];
 }
@@ -238,7 +241,9 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     // (Else the user's kubegrace.dev/serves-after-sigterm-seconds hint, for a main container.)
     const hinted = after?.seconds === undefined ? servesAfterSigtermHint(w) : undefined;
     const A = after?.seconds ?? hinted ?? 0;
-    const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0);
+    // (A drain the catalog reads from the program's own settings is known, as a declared one is:
+    // the AWS Node Termination Handler waits for its node drains, NODE_TERMINATION_GRACE_PERIOD.)
+    const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0 || containerDrainRead(c));
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
     const m = stopOf(c.name, c, pre, s, judged, proxy, A, containerDrainSeconds(w, c));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
@@ -323,7 +328,10 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
       // The container's own drain: the declared one, else its program's setting (catalog), else the default.
       const Dc = m.appDrain;
       const drainAssumed = containerDrainAssumed(w, m.container);
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
+      // Where a drain read from the program's own settings comes from (NODE_TERMINATION_GRACE_PERIOD=120).
+      const read = drainDeclared ? undefined : activeCatalog().drainSeconds(m.container);
+      const drainWords = read?.seconds !== undefined && read.seconds === Dc ? read.derivation : undefined;
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, drainWords, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
       if (m.preStop.kind !== 'none' && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
       else if (s + A + Dc + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }

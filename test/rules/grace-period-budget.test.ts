@@ -328,13 +328,13 @@ describe('grace-period-budget: the KEDA HTTP interceptor (catalog keda-http-inte
   test('the default grace period cannot hold the default 5s serving after SIGTERM + 30s drain', () => {
     const got = runRule(gracePeriodBudget, interceptor({ grace: null }));
     expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
-    expect(got[0].message).toContain('container "interceptor": serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s) + drain 30s = 35s exceeds the default grace period (30s)');
+    expect(got[0].message).toContain('container "interceptor": serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY unset, default 5s) + drain 30s (KEDA_HTTP_DRAIN_TIMEOUT unset, default 30s) = 35s exceeds the default grace period (30s)');
     expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 40s');
   });
   test('KEDA_HTTP_DRAIN_TIMEOUT 60s is its drain: 5s + 60s do not fit 45s', () => {
     const got = runRule(gracePeriodBudget, interceptor({ image: KEDA_CHART_IMAGE, env: ['{name: KEDA_HTTP_SHUTDOWN_DELAY, value: 5s}', '{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 1m}'] }));
     expect(got).toHaveLength(1);
-    expect(got[0].message).toContain('serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY=5s) + drain 60s = 65s exceeds terminationGracePeriodSeconds (45s)');
+    expect(got[0].message).toContain('serving after SIGTERM 5s (KEDA_HTTP_SHUTDOWN_DELAY=5s) + drain 60s (KEDA_HTTP_DRAIN_TIMEOUT=1m) = 65s exceeds terminationGracePeriodSeconds (45s)');
   });
   test('a declared kubegrace.dev/drain-seconds wins over KEDA_HTTP_DRAIN_TIMEOUT', () => {
     const env = ['{name: KEDA_HTTP_DRAIN_TIMEOUT, value: 2m}'];
@@ -347,5 +347,41 @@ describe('grace-period-budget: the KEDA HTTP interceptor (catalog keda-http-inte
   });
   test('0.14.0 does not delay or drain by itself: nothing to judge without a hook', () => {
     expect(runRule(gracePeriodBudget, interceptor({ image: 'ghcr.io/kedacore/http-add-on-interceptor:0.14.0', grace: null }))).toEqual([]);
+  });
+});
+
+// A program whose drain the catalog reads from its own settings is judged without a hook, as a
+// declared drain is (review round 20: the AWS Node Termination Handler waits for the node drains
+// in flight, each bounded by NODE_TERMINATION_GRACE_PERIOD, default 120s; its chart leaves the grace period at 30s).
+describe('grace-period-budget: the AWS Node Termination Handler (catalog aws-node-termination-handler: drain from env)', () => {
+  const nth = (o: { grace?: number; env?: string; image?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nth, namespace: kube-system}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: nth}}
+  template:
+    metadata: {labels: {app: nth}}
+    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: aws-node-termination-handler
+        image: ${o.image ?? 'public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.25.6'}
+        env: [{name: ENABLE_SQS_TERMINATION_DRAINING, value: "true"}${o.env ? `, ${o.env}` : ''}]
+`;
+  test('the chart default: drains of up to 120s in flight, killed at the default 30s', () => {
+    const got = runRule(gracePeriodBudget, nth());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
+    expect(got[0].message).toContain('container "aws-node-termination-handler": preStop 0s + drain 120s (NODE_TERMINATION_GRACE_PERIOD unset, default 120s) = 120s exceeds the default grace period (30s)');
+    expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 125s');
+  });
+  test('NODE_TERMINATION_GRACE_PERIOD 60 within a 90s grace period: fits', () => {
+    expect(runRule(gracePeriodBudget, nth({ grace: 90, env: '{name: NODE_TERMINATION_GRACE_PERIOD, value: "60"}' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, nth({ grace: 90, env: '{name: NODE_TERMINATION_GRACE_PERIOD, value: "120"}' }))).toHaveLength(1);
+  });
+  test('set from a ConfigMap: the drain is unknown, not judged', () => {
+    expect(runRule(gracePeriodBudget, nth({ env: '{name: NODE_TERMINATION_GRACE_PERIOD, valueFrom: {configMapKeyRef: {name: nth, key: grace}}}' }))).toEqual([]);
+  });
+  test('before v1.12.0 (no waiting for drains at exit): not matched', () => {
+    expect(runRule(gracePeriodBudget, nth({ image: 'public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.11.0' }))).toEqual([]);
   });
 });
