@@ -5,6 +5,7 @@
  * so the picture and the linter agree; the linter's own findings for the object are attached too.
  */
 import { activeCatalog } from '../catalog';
+import { sigtermIgnored } from '../timeline/sigterm';
 import { RuleSetting } from '../engine/policy';
 import { applySetting } from '../engine/run';
 import { Finding } from '../engine/types';
@@ -498,6 +499,13 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     else if (drainFrom?.derivation) assumptions.push(`"${c.name}": ${drainFrom.entry.title} (catalog ${drainFrom.entry.id}): its drain cannot be read (${drainFrom.derivation}); drawn as ${secs(Dc)}`);
     const unknownHook = pre.kind !== 'none' && pre.kind !== 'tcpSocket' && !(pre.seconds !== undefined && knownDelay(pre));
     if (unknownHook) hookOfUnknownLength = true;
+    // PID 1 that never receives SIGTERM (tail, sleep, a shell without a trap): it runs until SIGKILL.
+    const ignored = w ? sigtermIgnored(w, c) : undefined;
+    if (ignored && G > 0) {
+      const kill = Math.max(G, S + MINIMUM_GRACE_AFTER_HOOK);
+      assumptions.push(`"${c.name}": runs ${ignored.how}, which never receives SIGTERM: drawn running until SIGKILL at ${secs(kill)} (grace-period-budget)`);
+      return signalLane(lane, S, kill - S + 1, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', 'ignores SIGTERM: runs until SIGKILL', true, 'ignores SIGTERM', 0, unknownHook, true);
+    }
     return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c));
   }
 

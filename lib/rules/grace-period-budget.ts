@@ -27,6 +27,8 @@ function noBudgetVerdict(w: Workload, catalog: Catalog): boolean {
   return true;
 }
 
+import { sigtermIgnored } from '../timeline/sigterm';
+
 export const gracePeriodBudget: Rule = {
   meta: {
     id: 'grace-period-budget',
@@ -77,6 +79,14 @@ catalog does not time.
 The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`, the one that
 \`kubegrace explain\` draws, so the picture and the findings cannot disagree.
 
+- **info:** a container whose PID 1 never receives SIGTERM: the kernel delivers a signal to a PID namespace's init only
+  if it handles it (pid_namespaces(7)), and \`tail\` and \`sleep\` do not, nor does a shell without a \`trap\` that
+  runs only them (\`sh -c 'tail -F /log/x'\`, \`while true; do sleep 30; done\`, \`sleep infinity\`). It runs until
+  SIGKILL at the deadline, so every deletion of a pod takes the whole grace period. Judged where the manifest decides PID 1:
+  \`command\` set (it replaces the image's ENTRYPOINT), or \`args\` alone on busybox, alpine, debian or ubuntu (no
+  ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is then the pause process), nor in Jobs and CronJobs.
+  \`kubegrace explain\` draws such a container running until SIGKILL. Not in the exported admission policy.
+
 Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.
 
 **\`--fix\` (safe):** raises \`terminationGracePeriodSeconds\` to the neediest main container's preStop + drain + addend + 5 s; it never lowers a grace period.`,
@@ -88,6 +98,20 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
     for (const w of ctx.graph.workloads) {
+      // A container whose PID 1 ignores SIGTERM runs to the deadline, whatever the budget (a Job's
+      // pods end by themselves: their deletion is no routine).
+      if (w.grace > 0 && !w.isBatch) {
+        for (const c of [...w.containers, ...w.sidecars]) {
+          const ig = sigtermIgnored(w, c);
+          if (!ig) continue;
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/${ig.field}`,
+            severity: 'info',
+            message: `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so the container runs until SIGKILL at ${graceMessageRef(w)} and every deletion of a pod (rollout, drain, scale-down) takes that long; make it exit on SIGTERM: trap it in a script (sh -c 'trap "exit 0" TERM; … & wait'), or run it under an init that forwards signals if the image has one (tini, dumb-init)`,
+          });
+        }
+      }
       if (noBudgetVerdict(w, ctx.catalog)) continue;
       // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws:
       // consistency of what is configured, whatever routes to the pods (TERM-001 applies to all).

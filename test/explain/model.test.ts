@@ -977,3 +977,25 @@ test("a Recreate rollout of Kibana (catalog single-version) says why Recreate is
   expect(t.rollout.notes).toContain('Recreate is required: container "kibana" runs Kibana (does not support rolling upgrades), whose old and new versions must not run side by side (catalog entry kibana)');
   expect(t.findings.filter((f) => f.ruleId === 'recreate-strategy').map((f) => f.severity)).toEqual(['info']);
 });
+
+describe('termination timeline: a PID 1 that never receives SIGTERM', () => {
+  // Review round 20 (Sonatype nxrm-ha): a log sidecar `sh -c 'tail -F …'` on busybox.
+  const text = deployment({
+    containers: `${container('app', '{sleep: {seconds: 10}}')}
+      - name: request-log
+        image: busybox:1.33.1
+        args: [/bin/sh, -c, 'tail -n+1 -F /data/log/request.log']`,
+    grace: 120,
+  });
+  test('drawn running until SIGKILL at the deadline, the pod gone then, and said as an assumption', () => {
+    const t = explainOne(text);
+    const l = lane(t, 'request-log');
+    expect(l.exit).toBe(120);
+    expect(l.phases.map((p) => [p.kind, p.start, p.end, p.label])).toEqual([['drain', 0, 120, 'ignores SIGTERM: runs until SIGKILL']]);
+    expect(t.podGoneAt).toBe(120);
+    expect(t.violations).toEqual([]);
+    expect(t.assumptions).toContainEqual('"request-log": runs sh -c as PID 1 with only tail under it and no TERM trap, which never receives SIGTERM: drawn running until SIGKILL at 120s (grace-period-budget)');
+    // The app beside it is unchanged.
+    expect(lane(t, 'app').exit).toBe(20);
+  });
+});

@@ -385,3 +385,35 @@ ${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\
     expect(runRule(gracePeriodBudget, nth({ image: 'public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.11.0' }))).toEqual([]);
   });
 });
+
+// Review round 20 (Sonatype nxrm-ha's log sidecars): a PID 1 without a SIGTERM handler never
+// receives the signal, so the container runs until SIGKILL at the deadline.
+describe('grace-period-budget: PID 1 that never receives SIGTERM (info)', () => {
+  const wl = (kind: string, container: string, grace = 'terminationGracePeriodSeconds: 120') => `apiVersion: ${kind === 'Job' ? 'batch/v1' : 'apps/v1'}
+kind: ${kind}
+metadata: {name: web}
+spec:
+${kind === 'Job' ? '' : '  selector: {matchLabels: {app: web}}\n'}  template:
+    metadata: {labels: {app: web}}
+    spec:
+      ${grace}
+${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
+      - {name: app, image: example/app:1}
+      - ${container}
+`;
+  test('a busybox sidecar running tail under sh -c: info at its args, with the grace period it waits', () => {
+    const got = runRule(gracePeriodBudget, wl('StatefulSet', "{name: request-log, image: busybox:1.33.1, args: [/bin/sh, -c, 'tail -n+1 -F /data/request.log']}").replace('spec:\n  selector', 'spec:\n  serviceName: web\n  selector'));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/1/args']]);
+    expect(got[0].message).toContain('container "request-log" runs sh -c as PID 1 with only tail under it and no TERM trap: the kernel drops a signal to PID 1 unless it handles it');
+    expect(got[0].message).toContain('runs until SIGKILL at terminationGracePeriodSeconds (120s)');
+  });
+  test('sleep infinity as the command of a native sidecar: info at its command', () => {
+    const text = wl('Deployment', '{name: x, image: example/x:1}').replace('      containers:', '      initContainers:\n      - {name: keep, image: alpine, restartPolicy: Always, command: [sleep, infinity]}\n      containers:');
+    expect(runRule(gracePeriodBudget, text).map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/initContainers/0/command']]);
+  });
+  test('not in a Job (its pods end by themselves), nor with grace 0, nor with a TERM trap', () => {
+    expect(runRule(gracePeriodBudget, wl('Job', '{name: t, image: busybox, command: [sleep, "60"]}'))).toEqual([]);
+    expect(runRule(gracePeriodBudget, wl('Deployment', '{name: t, image: busybox, command: [sleep, "60"]}', 'terminationGracePeriodSeconds: 0'))).toEqual([]);
+    expect(runRule(gracePeriodBudget, wl('Deployment', "{name: t, image: busybox, command: [sh, -c, 'trap \"exit 0\" TERM; sleep 3600 & wait']}"))).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * PID 1 that never receives SIGTERM (pid_namespaces(7): the kernel delivers a signal to a
+ * namespace's init only if it handles it). Review round 20: Sonatype nxrm-ha's log sidecars run
+ * `tail -n+1 -F` under `sh -c` on busybox, and every pod deletion waits the whole 120s grace period.
+ */
+import { parseText } from '../../lib/model/parse';
+import { workloadOf } from '../../lib/model/workload';
+import { sigtermIgnored } from '../../lib/timeline/sigterm';
+
+function judge(container: string, pod = ''): string | undefined {
+  const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+${pod}      containers:
+      - ${container}
+`;
+  const w = workloadOf(parseText('x.yaml', text).objects[0])!;
+  const r = sigtermIgnored(w, w.containers[0]);
+  return r && `${r.how} | ${r.field}`;
+}
+
+describe('sigtermIgnored', () => {
+  test.each([
+    ['tail as command', '{name: a, image: busybox:1.36, command: [tail, -F, /log/x]}', 'tail as PID 1 | command'],
+    ['sleep infinity, path-qualified', '{name: a, image: ubuntu:24.04, command: [/bin/sleep, infinity]}', 'sleep as PID 1 | command'],
+    ['the busybox applet form', '{name: a, image: busybox, command: [busybox, sleep, "3600"]}', 'sleep as PID 1 | command'],
+    ['args alone on busybox (no ENTRYPOINT): the nxrm-ha sidecar', "{name: a, image: busybox:1.33.1, args: [/bin/sh, -c, 'tail -n+1 -F /nexus-data/log/request.log']}", 'sh -c as PID 1 with only tail under it and no TERM trap | args'],
+    ['two tails and wait', "{name: a, image: alpine, command: [sh, -c, 'tail -F a & tail -F b & wait']}", 'sh -c as PID 1 with only tail under it and no TERM trap | command'],
+    ['a sleep loop', "{name: a, image: debian, command: [bash, -ec, 'while true; do sleep 30; done']}", 'bash -c as PID 1 with only sleep under it and no TERM trap | command'],
+    ['echo first, then exec tail', "{name: a, image: alpine, command: [sh, -c, 'echo start; exec tail -f /dev/null']}", 'sh -c as PID 1 with only tail under it and no TERM trap | command'],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test.each([
+    ['a TERM trap', "{name: a, image: alpine, command: [sh, -c, 'trap \"exit 0\" TERM; tail -F a & wait']}"],
+    ['a program with a handler under the shell', "{name: a, image: alpine, command: [sh, -c, 'nginx -g \"daemon off;\"']}"],
+    ['tail under tini', '{name: a, image: app, command: [tini, --, tail, -F, x]}'],
+    ['args alone on an image whose ENTRYPOINT the manifest does not show', '{name: a, image: example/app:1, args: [tail, -F, x]}'],
+    ['no command and no args', '{name: a, image: busybox}'],
+    ['a command substitution (unknown program)', "{name: a, image: alpine, command: [sh, -c, 'tail -F $(ls /log/*)']}"],
+    ['a script file', '{name: a, image: alpine, command: [sh, /run.sh]}'],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
+  test('a shared process namespace: PID 1 is the pause process, and tail gets the signal', () => {
+    expect(judge('{name: a, image: busybox, command: [tail, -F, x]}', '      shareProcessNamespace: true\n')).toBeUndefined();
+  });
+});
