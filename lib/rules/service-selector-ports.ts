@@ -280,7 +280,7 @@ spec:
           severity: foreign ? 'warning' : 'error',
           message: foreign
             ? `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}, and no workload there carries its labels or labels close to them: if its pods come from elsewhere (another release or addon, an operator's custom resource), lint them together; otherwise the Service has no endpoints: make the selector match the labels of the pods it is for`
-            : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy ${near ? `${nameOf(near.w)}'s` : "the workload's"} spec.selector.matchLabels into the Service selector`,
+            : `${who}: spec.selector ${selectorText(s.selector)} matches no pod template${nsPhrase(s.obj)}${hint}, so the Service has no endpoints${sts}; copy ${near && governed.includes(near.w) ? `${nameOf(near.w)}'s` : "the workload's"} spec.selector.matchLabels into the Service selector`,
           absence: true,
         });
         continue;

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { Labels, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
+import { imageRepository } from '../catalog';
 import { parseGoDuration } from './duration';
 import { preStopDelay } from './prestop';
 
@@ -366,9 +367,18 @@ export function parseIstioProxyConfig(text: string): { config: IstioProxyConfig;
  * Mode: a rendered proxy decides; else `sidecar.istio.io/nativeSidecar` (as the injection template
  * reads it: anything but "false" is native); else `nativeDefault`.
  */
+/** Istio ambient's ztunnel (istio/ztunnel): its image, or `proxy ztunnel` as its args. */
+function isZtunnel(c: ContainerView): boolean {
+  const args = get(c.raw, 'args');
+  return /(^|\/)ztunnel$/.test(imageRepository(c.image).path) || (Array.isArray(args) && args[0] === 'proxy' && args[1] === 'ztunnel');
+}
+
 export function istioMesh(w: Workload, opts: MeshOptions = {}): IstioMesh | undefined {
   const ns = opts.namespace;
   const proxy = findContainer(w, ISTIO.proxyContainer);
+  // Ambient's node proxy names its container istio-proxy too (image ztunnel, args proxy ztunnel):
+  // no sidecar, no terminationDrainDuration (it drains for its own TERMINATION_GRACE_PERIOD_SECONDS).
+  if (proxy && isZtunnel(proxy)) return undefined;
   const podInject = w.templateLabels[ISTIO.inject] ?? w.annotations[ISTIO.inject];
   const nsLabels = namespaceLabels(ns);
   const nsInjects = nsLabels[ISTIO.nsInjectionLabel] === 'enabled' || (nsLabels[ISTIO.nsRevisionLabel] !== undefined && nsLabels[ISTIO.nsInjectionLabel] !== 'disabled');

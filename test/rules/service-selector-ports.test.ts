@@ -374,6 +374,13 @@ spec:
       findings: [{ severity: 'error', pointer: '/spec/selector', object: 'Service/web', message: 'spec.selector {app: web, tier: front} matches no pod template in its namespace (closest: Deployment/web, where tier is not a template label), so the Service has no endpoints' }],
     },
     {
+      // bitnami/grafana-loki: the table-manager Service of a component not rendered; the compactor is only
+      // the closest by label count, and copying its selector would send table-manager traffic to it.
+      name: 'a closest workload that does not name the Service: hinted, but the advice names none',
+      yaml: wl({ name: 'loki-compactor', labels: 'app: loki, component: compactor' }) + svc({ name: 'loki-table-manager', selector: 'app: loki, component: table-manager' }),
+      findings: [{ severity: 'error', message: "(closest: Deployment/loki-compactor, where component: compactor in the template), so the Service has no endpoints; copy the workload's spec.selector.matchLabels" }],
+    },
+    {
       // bitnami/concourse: the worker StatefulSet's pods carry component: ci-worker; web's, component: web (also one value off, and first).
       name: 'the StatefulSet that names the Service as serviceName is the closest, and the one to copy from',
       yaml:
