@@ -159,3 +159,30 @@ describeCorpus('istio-proxy-drain on the corpus', () => {
     }
   });
 });
+
+// Review round 21 (istio ambient): ztunnel names its container istio-proxy, but it is the node proxy
+// (image ztunnel, args proxy ztunnel), with no terminationDrainDuration: it drains for its own
+// TERMINATION_GRACE_PERIOD_SECONDS (istio/ztunnel src/config.rs).
+test('istio-proxy-drain: ambient ztunnel with the chart\'s grace 5s is no sidecar proxy', () => {
+  const ds = (image: string, args: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ztunnel, namespace: istio-system}
+spec:
+  selector: {matchLabels: {app: ztunnel}}
+  template:
+    metadata:
+      labels: {app: ztunnel, sidecar.istio.io/inject: "false"}
+    spec:
+      terminationGracePeriodSeconds: 5
+      containers:
+      - name: istio-proxy
+        image: ${image}
+        args: ${args}
+        env: [{name: TERMINATION_GRACE_PERIOD_SECONDS, value: "5"}]
+`;
+  expect(runRule(istioProxyDrain, ds('docker.io/istio/ztunnel:1.27.0', '[proxy, ztunnel]'))).toEqual([]);
+  // A private mirror of the image: the args tell.
+  expect(runRule(istioProxyDrain, ds('registry.example.com/mesh/zt:1.27.0', '[proxy, ztunnel]'))).toEqual([]);
+  // An Envoy sidecar under that name still counts.
+  expect(runRule(istioProxyDrain, ds('docker.io/istio/proxyv2:1.27.0', '[proxy, sidecar]'))).toHaveLength(1);
+});
