@@ -28,6 +28,7 @@ function noBudgetVerdict(w: Workload, catalog: Catalog): boolean {
 }
 
 import { sigtermIgnored } from '../timeline/sigterm';
+import { isHelmHook } from './lb-util';
 
 export const gracePeriodBudget: Rule = {
   meta: {
@@ -82,10 +83,20 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
 - **info:** a container whose PID 1 never receives SIGTERM: the kernel delivers a signal to a PID namespace's init only
   if it handles it (pid_namespaces(7)), and \`tail\` and \`sleep\` do not, nor does a shell without a \`trap\` that
   runs only them (\`sh -c 'tail -F /log/x'\`, \`while true; do sleep 30; done\`, \`sleep infinity\`). It runs until
-  SIGKILL at the deadline, so every deletion of a pod takes the whole grace period. Judged where the manifest decides PID 1:
-  \`command\` set (it replaces the image's ENTRYPOINT), or \`args\` alone on busybox, alpine, debian or ubuntu (no
-  ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is then the pause process), nor in Jobs and CronJobs.
-  \`kubegrace explain\` draws such a container running until SIGKILL. Not in the exported admission policy.
+  SIGKILL at the deadline, so every deletion of a pod takes the whole grace period.
+- **warning:** a shell that stays PID 1 above the app, which then never gets SIGTERM (its graceful shutdown never runs;
+  it is SIGKILLed at the deadline): the script waits for a background job (\`app & wait\`), or runs a pipeline or a
+  loop last (no shell replaces itself with those), or \`sh\` is dash, which runs even the last command as its child
+  (checked: dash 0.5.12 on Debian 12; bash 5.2 execs a last simple command), on a Docker Official Image built on
+  Debian or Ubuntu (python, node, ruby, golang, nginx, … but not their alpine variants). Not when the last command
+  runs with \`exec\`, or the script has a \`trap\` or a command substitution; an image whose \`/bin/sh\` is not
+  known is not judged.
+
+  Both are judged where the manifest decides PID 1: \`command\` set (it replaces the image's ENTRYPOINT), or \`args\`
+  alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is
+  then the pause process), nor in Jobs, CronJobs, Pods that run to completion or Helm hooks. \`kubegrace explain\`
+  draws such a container running until SIGKILL, and \`prestop-missing\` does not report it (its socket stays open
+  until then). Not in the exported admission policy.
 
 Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a margin of 5 s.
 
@@ -100,15 +111,18 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
     for (const w of ctx.graph.workloads) {
       // A container whose PID 1 ignores SIGTERM runs to the deadline, whatever the budget (a Job's
       // pods end by themselves: their deletion is no routine).
-      if (w.grace > 0 && !w.isBatch) {
+      if (w.grace > 0 && !w.isBatch && !isHelmHook(w.obj)) {
         for (const c of [...w.containers, ...w.sidecars]) {
           const ig = sigtermIgnored(w, c);
           if (!ig) continue;
+          const held = ig.kind === 'shell-holds';
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/${ig.field}`,
-            severity: 'info',
-            message: `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so the container runs until SIGKILL at ${graceMessageRef(w)} and every deletion of a pod (rollout, drain, scale-down) takes that long; make it exit on SIGTERM: trap it in a script (sh -c 'trap "exit 0" TERM; … & wait'), or run it under an init that forwards signals if the image has one (tini, dumb-init)`,
+            severity: held ? 'warning' : 'info',
+            message: held
+              ? `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so ${ig.under} never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at ${graceMessageRef(w)}, which every deletion of a pod (rollout, drain, scale-down) then takes; ${ig.advice}`
+              : `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so the container runs until SIGKILL at ${graceMessageRef(w)} and every deletion of a pod (rollout, drain, scale-down) takes that long; ${ig.advice}`,
           });
         }
       }

@@ -10,6 +10,7 @@ import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timel
 import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
 import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
+import { sigtermIgnored } from '../timeline/sigterm';
 import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
@@ -164,7 +165,9 @@ not lost traffic. Nor do Services with \`publishNotReadyAddresses: true\` (a dat
 EndpointSlice controller keeps a terminating pod as a ready endpoint of such a Service until the pod is
 deleted, so its clients are routed to the pod through the whole termination whatever a hook does: there is
 no removal for a delay to wait for (\`headless-publish-not-ready\` judges the flag itself). Nor do idle containers (the
-pause image, or a command that only sleeps forever such as \`sleep infinity\`): nothing listens there.
+pause image, or a command that only sleeps forever such as \`sleep infinity\`): nothing listens there. Nor does a
+container whose PID 1 never gets SIGTERM (a shell held above the server, such as \`sh -c 'gunicorn …'\` where \`sh\`
+is dash: see \`grace-period-budget\`, which warns about it): its socket stays open until SIGKILL at the deadline.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's
@@ -309,6 +312,9 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
         const zero = preStop !== undefined && preStop !== null ? zeroDelayHook(c, w) : undefined;
         if (preStop !== undefined && preStop !== null && !zero) continue;
         if (!judged(graph, ctx.catalog, w, c)) continue;
+        // PID 1 never gets SIGTERM (a shell above the server, tail): the socket stays open until
+        // SIGKILL at the deadline; grace-period-budget says so instead.
+        if (sigtermIgnored(w, c)) continue;
         const declared = declaredPortsLabel(c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).

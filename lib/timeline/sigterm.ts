@@ -26,8 +26,18 @@ const KEYWORDS = new Set(['do', 'then', 'else', 'while', 'until', '{', '(']);
 const HARMLESS = new Set(['wait', 'true', ':', 'done', '}', ')', 'echo', 'printf', 'set', 'cd', 'export', 'mkdir', 'touch']);
 
 export interface SigtermIgnored {
+  /**
+   * no-handler: PID 1 runs only programs that have no use for SIGTERM (tail, sleep): the pod just
+   * waits out the grace period. shell-holds: a shell stays PID 1 above the app, which never gets
+   * the signal, so its own graceful shutdown never runs.
+   */
+  kind: 'no-handler' | 'shell-holds';
   /** The program that does not handle SIGTERM (`tail`, `sleep`, or `sh` waiting for them). */
   program: string;
+  /** For shell-holds: the programs under the shell that never get SIGTERM. */
+  under?: string;
+  /** What to do, for messages. */
+  advice: string;
   /** Why no handler takes SIGTERM, for messages. */
   noHandler: string;
   /** How it runs, for messages: `tail as PID 1`, `sh -c with only tail under it and no TERM trap`. */
@@ -41,6 +51,9 @@ const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 /** Whether the container's PID 1 is a program known to ignore SIGTERM, and which. */
 export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): SigtermIgnored | undefined {
   if (get(w.podSpec, 'shareProcessNamespace') === true) return undefined;
+  // Pods that run to completion (a Job's, a test Pod's) end by themselves; their deletion is no routine.
+  const restart = get(w.podSpec, 'restartPolicy');
+  if (restart === 'Never' || restart === 'OnFailure') return undefined;
   const strings = (v: unknown): string[] | undefined => (v === undefined || v === null ? [] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
   const command = strings(get(c.raw, 'command'));
   const args = strings(get(c.raw, 'args'));
@@ -53,19 +66,34 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
   if (base(argv[0]) === 'busybox' && argv.length > 1) argv = argv.slice(1);
   const first = base(argv[0]);
   const field = command.length ? 'command' : 'args';
-  if (NO_HANDLER.has(first)) return { program: first, how: `${first} as PID 1`, noHandler: `${first} does not handle SIGTERM`, field };
+  if (NO_HANDLER.has(first)) return { kind: 'no-handler', program: first, how: `${first} as PID 1`, noHandler: `${first} does not handle SIGTERM`, advice: NO_HANDLER_ADVICE, field };
   if (!SHELLS.has(first)) return undefined;
   // `sh -c SCRIPT` (also with other single-letter options: `-ec`, `-x -c`).
   let i = 1;
   let c_ = false;
   for (; i < argv.length && /^-[a-z]+$/.test(argv[i]); i++) if (argv[i].includes('c')) c_ = true;
   if (!c_ || i >= argv.length) return undefined;
-  const waitedFor = scriptWaitsOnly(argv[i]);
-  if (!waitedFor) return undefined;
+  const script = argv[i];
+  const waitedFor = scriptWaitsOnly(script);
+  if (!waitedFor) {
+    const held = shellHolds(script, first, c.image);
+    if (!held) return undefined;
+    return {
+      kind: 'shell-holds',
+      program: first,
+      under: held.under,
+      how: `${first} -c as PID 1 (${held.why})`,
+      noHandler: `${first} has no SIGTERM handler and does not pass the signal on`,
+      advice: held.advice,
+      field,
+    };
+  }
   return {
+    kind: 'no-handler',
     program: first,
     how: `${first} -c as PID 1 with only ${waitedFor} under it and no TERM trap`,
     noHandler: `neither ${first} without a trap nor ${waitedFor} handles SIGTERM (whether ${first} execs the last command or waits for it)`,
+    advice: NO_HANDLER_ADVICE,
     field,
   };
 }
@@ -73,8 +101,8 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
 /**
  * The programs a shell script runs when it runs nothing but programs without a SIGTERM handler
  * (`tail -F a & tail -F b & wait`, `while true; do sleep 30; done`, `exec sleep infinity`), and no
- * `trap`; undefined otherwise. Whether the shell execs its last command (bash and dash do, for a
- * simple one) or waits for it, PID 1 then has no handler.
+ * `trap`; undefined otherwise. Whether the shell execs its last command (bash does, for a simple
+ * one; Debian's dash 0.5.12 does not) or waits for it, PID 1 then has no handler.
  */
 function scriptWaitsOnly(script: string): string | undefined {
   if (/\btrap\b/.test(script) || /[`$]\(|`/.test(script)) return undefined;
@@ -90,4 +118,115 @@ function scriptWaitsOnly(script: string): string | undefined {
     programs.add(p);
   }
   return programs.size ? [...programs].sort().join(' and ') : undefined;
+}
+
+const NO_HANDLER_ADVICE = `make it exit on SIGTERM: trap it in a script (sh -c 'trap "exit 0" TERM; … & wait'), or run it under an init that forwards signals if the image has one (tini, dumb-init)`;
+const EXEC_ADVICE = (p: string) => `put exec before the last command (sh -c '…; exec ${p} …') so that ${p} is PID 1 and gets SIGTERM, or run the script under an init that forwards signals (tini, dumb-init)`;
+const TRAP_ADVICE = `pass the signal on: sh -c 'app & pid=$!; trap "kill -TERM $pid" TERM; wait $pid; wait $pid', or run one program with exec, or under an init that forwards signals (tini, dumb-init)`;
+
+/** Docker Official Images built on Debian or Ubuntu, whose /bin/sh is dash (their alpine variants are not). */
+const DASH_IMAGES = new Set(['debian', 'ubuntu', 'buildpack-deps', 'python', 'node', 'ruby', 'golang', 'perl', 'php', 'nginx', 'httpd', 'postgres', 'redis', 'eclipse-temurin', 'openjdk', 'rust']);
+const COMPOUND_END = /(?:^|[\s;])(?:done|fi|esac|\}|\))$/;
+
+/** A command of a script and the separator after it (`;`, `&&`, `||`, `|`, `&`, a line end, or none at the end). */
+interface Part {
+  words: string[];
+  sep: string;
+}
+
+/** The script's commands, split at separators outside quotes; undefined for a quote never closed. */
+function splitScript(script: string): Part[] | undefined {
+  const parts: Part[] = [];
+  let cur = '';
+  let q: string | undefined;
+  const push = (sep: string) => {
+    const words = cur.trim().split(/\s+/).filter((x) => x !== '');
+    if (words.length) parts.push({ words, sep });
+    else if (parts.length && sep !== '\n' && sep !== '') parts[parts.length - 1].sep = sep;
+    cur = '';
+  };
+  for (let i = 0; i < script.length; i++) {
+    const ch = script[i];
+    if (q) {
+      // Inside quotes: text (a backslash escapes the next character between double quotes).
+      if (ch === q) q = undefined;
+      else if (ch === '\\' && q === '"' && i + 1 < script.length) cur += script[++i];
+      else cur += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      q = ch;
+      continue;
+    }
+    if (ch === '\\') {
+      cur += script[++i] ?? '';
+      continue;
+    }
+    const two = script.slice(i, i + 2);
+    if (two === '&&' || two === '||') {
+      push(two);
+      i++;
+    } else if (ch === ';' || ch === '\n' || ch === '&' || ch === '|') {
+      // (`2>&1` and `>&2` are redirections, not a background job.)
+      if (ch === '&' && (script[i - 1] === '>' || script[i + 1] === '>')) {
+        cur += ch;
+        continue;
+      }
+      push(ch);
+    } else cur += ch;
+  }
+  if (q) return undefined;
+  push('');
+  return parts;
+}
+
+/** A command's program: its first word past keywords, `exec`, `busybox` and variable assignments. */
+function programOf(p: Part): { name?: string; exec: boolean } {
+  const w = [...p.words];
+  while (w.length && (KEYWORDS.has(w[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]))) w.shift();
+  const exec = w[0] === 'exec';
+  if (exec) w.shift();
+  if (w.length > 1 && base(w[0]) === 'busybox') w.shift();
+  return { name: w.length ? base(w[0]) : undefined, exec };
+}
+
+/**
+ * Whether the shell running `script` stays PID 1 above the programs it starts, which then never get
+ * SIGTERM: it waits for a background job (\`app & wait\`), runs a pipeline or a loop last (no shell
+ * execs those), or it is dash (\`sh\` on a Debian or Ubuntu image), which execs no command, not
+ * even the last (checked: dash 0.5.12, Debian 12: \`dash -c 'sleep 30'\` stays the parent of sleep;
+ * bash 5.2 execs it). A last command run with \`exec\` is PID 1 itself; a \`trap\` or a command
+ * substitution (a program not read) leaves it unjudged.
+ */
+function shellHolds(script: string, shell: string, image: string): { why: string; under: string; advice: string } | undefined {
+  if (/\btrap\b/.test(script) || /[`$]\(|`/.test(script)) return undefined;
+  const parts = splitScript(script);
+  if (!parts || !parts.length) return undefined;
+  const named = (ps: Part[]) => [...new Set(ps.map((p) => programOf(p).name).filter((n): n is string => n !== undefined && !HARMLESS.has(n) && !KEYWORDS.has(n)))];
+  const bg = parts.filter((p) => p.sep === '&');
+  if (bg.length && parts.some((p, k) => k > parts.indexOf(bg[0]) && programOf(p).name === 'wait')) {
+    const under = named(bg);
+    if (under.length) return { why: `it runs ${under.join(', ')} in the background and waits`, under: under.join(', '), advice: TRAP_ADVICE };
+  }
+  const last = parts[parts.length - 1];
+  if (programOf(last).exec) return undefined;
+  if (COMPOUND_END.test(script.trim().replace(/[;\s]+$/, ''))) {
+    const under = named(parts);
+    if (under.length) return { why: `it runs ${under.join(', ')} in a loop or block, which no shell replaces itself with`, under: under.join(', '), advice: TRAP_ADVICE };
+    return undefined;
+  }
+  const k = parts.length - 1;
+  if (k > 0 && parts[k - 1].sep === '|') {
+    let j = k - 1;
+    while (j > 0 && parts[j - 1].sep === '|') j--;
+    const under = named(parts.slice(j));
+    if (under.length) return { why: `it runs the pipeline ${under.join(' | ')} last, which no shell replaces itself with`, under: under.join(', '), advice: `run ${under[0]} with exec, its output redirected rather than piped, or under an init that forwards signals (tini, dumb-init)` };
+  }
+  const repo = imageRepository(image);
+  const tag = image.slice(image.lastIndexOf(':') + 1);
+  if (shell === 'sh' && DASH_IMAGES.has(repo.path) && !/alpine/i.test(image.includes(':') ? tag : '')) {
+    const p = programOf(last).name;
+    if (p && !HARMLESS.has(p) && p !== 'wait') return { why: `on ${repo.path}, /bin/sh is dash, which runs even the last command ${p} as its child instead of replacing itself with it`, under: p, advice: EXEC_ADVICE(p) };
+  }
+  return undefined;
 }

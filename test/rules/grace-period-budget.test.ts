@@ -411,6 +411,22 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     const text = wl('Deployment', '{name: x, image: example/x:1}').replace('      containers:', '      initContainers:\n      - {name: keep, image: alpine, restartPolicy: Always, command: [sleep, infinity]}\n      containers:');
     expect(runRule(gracePeriodBudget, text).map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/initContainers/0/command']]);
   });
+  test('a shell held above the app (sh on a Debian-based image is dash): warning, with exec as the advice', () => {
+    const got = runRule(gracePeriodBudget, wl('Deployment', "{name: worker, image: python:3.11-slim-bookworm, command: [/bin/sh, -c, '. /app/bootstrap.sh; celery --app=tasks worker']}", 'terminationGracePeriodSeconds: 30'));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/1/command']]);
+    expect(got[0].message).toContain('container "worker" runs sh -c as PID 1 (on python, /bin/sh is dash, which runs even the last command celery as its child instead of replacing itself with it)');
+    expect(got[0].message).toContain('so celery never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at terminationGracePeriodSeconds (30s)');
+    expect(got[0].message).toContain("put exec before the last command (sh -c '…; exec celery …')");
+  });
+  test('a Helm test hook Pod is not judged', () => {
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: t, annotations: {helm.sh/hook: test}}
+spec:
+  containers: [{name: curl, image: curlimages/curl, command: [sh, -c, 'curl -s x | grep ok']}]
+`;
+    expect(runRule(gracePeriodBudget, pod)).toEqual([]);
+  });
   test('not in a Job (its pods end by themselves), nor with grace 0, nor with a TERM trap', () => {
     expect(runRule(gracePeriodBudget, wl('Job', '{name: t, image: busybox, command: [sleep, "60"]}'))).toEqual([]);
     expect(runRule(gracePeriodBudget, wl('Deployment', '{name: t, image: busybox, command: [sleep, "60"]}', 'terminationGracePeriodSeconds: 0'))).toEqual([]);

@@ -1193,3 +1193,33 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(nginx.fix).toBeUndefined();
   });
 });
+
+// Review round 21 (Apache Superset): when a shell stays PID 1 above the server, SIGTERM never
+// reaches it and its socket stays open until SIGKILL: no race with endpoint removal to report
+// (grace-period-budget warns about the shell instead).
+test('prestop-missing: not when PID 1 is a shell that never passes SIGTERM on to the server', () => {
+  const yaml = (command: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: python:3.12
+        command: ${command}
+        ports: [{containerPort: 8088}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8088}]
+`;
+  expect(runRule(prestopMissing, yaml("[sh, -c, 'gunicorn -b :8088 app:app']"))).toEqual([]);
+  expect(runRule(prestopMissing, yaml("[sh, -c, 'exec gunicorn -b :8088 app:app']"))).toHaveLength(1);
+});

@@ -45,6 +45,31 @@ describe('sigtermIgnored', () => {
     ['a script file', '{name: a, image: alpine, command: [sh, /run.sh]}'],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
+  // A shell that stays PID 1 above the app: the app never gets SIGTERM (review round 21, Apache
+  // Superset's celery workers under sh -c; dash 0.5.12 on Debian 12 checked: `dash -c 'sleep 30'`
+  // stays the parent of sleep, while bash 5.2 execs it).
+  test.each([
+    ['a background job and wait', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve & wait']}", 'sh -c as PID 1 (it runs app in the background and waits) | command'],
+    ['a pipeline last', "{name: a, image: example/app:1, command: [bash, -c, 'app 2>&1 | tee /log/app.log']}", 'bash -c as PID 1 (it runs the pipeline app | tee last, which no shell replaces itself with) | command'],
+    ['a restart loop', "{name: a, image: example/app:1, command: [sh, -c, 'while true; do app; sleep 5; done']}", 'sh -c as PID 1 (it runs app, sleep in a loop or block, which no shell replaces itself with) | command'],
+    ['sh on a Debian-based official image: dash', "{name: a, image: python:3.12-slim, command: [sh, -c, 'cd /app && python -m server']}", 'sh -c as PID 1 (on python, /bin/sh is dash, which runs even the last command python as its child instead of replacing itself with it) | command'],
+    ['a quoted separator is no separator', `{name: a, image: nginx:1.27, command: [sh, -c, "envsubst < /t > /etc/nginx/conf.d/x.conf; nginx -g 'daemon off;'"]}`, 'sh -c as PID 1 (on nginx, /bin/sh is dash, which runs even the last command nginx as its child instead of replacing itself with it) | command'],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test.each([
+    ['exec before the last command', "{name: a, image: python:3.12, command: [sh, -c, 'cd /app && exec python -m server']}"],
+    ['a variable assignment and exec', "{name: a, image: python:3.12, command: [sh, -c, 'OPTS=-v exec python -m server']}"],
+    ['an alpine variant (busybox ash)', "{name: a, image: python:3.12-alpine, command: [sh, -c, 'python -m server']}"],
+    ['bash, which execs a last simple command', "{name: a, image: python:3.12, command: [bash, -c, 'cd /app; python -m server']}"],
+    ['an image whose /bin/sh is not known', "{name: a, image: example/app:1, command: [sh, -c, 'cd /app; app']}"],
+    ['a redirection with &, not a background job', "{name: a, image: example/app:1, command: [sh, -c, 'app >/log 2>&1']}"],
+    ['a trap that passes the signal on', `{name: a, image: example/app:1, command: [sh, -c, 'app & pid=$!; trap "kill $pid" TERM; wait']}`],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
+  test('a Pod that runs to completion (a test Pod): not judged', () => {
+    expect(judge("{name: a, image: example/app:1, command: [sh, -c, 'curl -s x | grep ok']}", '      restartPolicy: Never\n')).toBeUndefined();
+  });
+
   test('a shared process namespace: PID 1 is the pause process, and tail gets the signal', () => {
     expect(judge('{name: a, image: busybox, command: [tail, -F, x]}', '      shareProcessNamespace: true\n')).toBeUndefined();
   });
