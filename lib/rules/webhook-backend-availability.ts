@@ -41,8 +41,6 @@ interface Backend {
   reasons: string[];
   /** What to change, one item per reason (the parts of a highly available backend that are missing). */
   fixes: string[];
-  /** One pod in total (the self-admission deadlock is judged only then). */
-  single: boolean;
 }
 
 function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined {
@@ -124,10 +122,9 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
       fixes: [
         `if the program can run twice at once (leader election, or no shared state), ${fixes.join('; and ')}; if it must run as one instance (${says}), keep it, give it a high priorityClassName so that its replacement is scheduled first (preempting others), and accept the window`,
       ],
-      single: true,
     };
   }
-  return { workloads: ws, who, reasons, fixes, single: total === 1 };
+  return { workloads: ws, who, reasons, fixes };
 }
 
 /**
@@ -280,9 +277,25 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     const svc = services.find(g.svcNs, g.svcName);
     if (!svc) continue;
     const backend = judgeBackend(ctx.graph, svc);
-    if (!backend || backend.reasons.length === 0) continue;
+    if (!backend) continue;
     const first = scoped[0];
     const names = scoped.map((x) => `"${x.name}"`).join(', ');
+    // A webhook on pod CREATE whose selectors match its own backend's pods: once every backend pod is
+    // gone at once, none can be admitted again, however many replicas and budgets there are (a zone
+    // or node failure, a cluster restart: the Kubernetes docs' "avoiding deadlocks in self-hosted webhooks";
+    // the kruise chart with createNamespace=false, review round 21).
+    const selfHosted = scoped.some((x) => x.scope!.createsPods && backend.workloads.some((w) => admitsOwnPods(ctx.graph, x.hook, w, g.svcNs) === true));
+    const pointerOf = () => (first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/service`);
+    if (backend.reasons.length === 0) {
+      if (selfHosted)
+        ctx.report({
+          object: o,
+          pointer: pointerOf(),
+          severity: 'info',
+          message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (failurePolicy Fail) intercept${scoped.length > 1 ? '' : 's'} pod creation, and ${scoped.length > 1 ? 'their' : 'its'} selectors match the pods of ${scoped.length > 1 ? 'their' : 'its'} own backend, ${backend.who}: if every backend pod is gone at once (a zone or node failure, a cluster restart), no replacement can be admitted, a deadlock broken only by deleting the ${o.kind} or exempting the namespace; exclude the backend's namespace or pods with a namespaceSelector or objectSelector (the Kubernetes docs: avoiding deadlocks in self-hosted webhooks)`,
+        });
+      continue;
+    }
     // (The patch is named only where it changes what the manifest says: ingress-nginx writes Fail and patches Fail.)
     const changed = patched && scoped.some((x) => x.hook.failurePolicy === 'Ignore');
     const policy = changed
@@ -300,11 +313,10 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
       else byReach.set(r, [x.hook]);
     }
     const rejected = [...byReach].map(([reach, hooks]) => `${scopeOf(hooks.flatMap((h) => (Array.isArray(h.rules) ? h.rules : [])))!.text} ${reach}`).join(', and ');
-    const self =
-      backend.single && scoped.some((x) => x.scope!.createsPods && admitsOwnPods(ctx.graph, x.hook, backend.workloads[0], g.svcNs) === true)
-        ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
-        : '';
-    const pointer = first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/service`;
+    const self = selfHosted
+      ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
+      : '';
+    const pointer = pointerOf();
     // Webhooks that match only custom resources (API groups of no built-in API): while no backend is
     // Ready, only writes of those are rejected, which their clients retry, and the program that acts on
     // them is the one that is down (volcano, cluster-api-operator, kanister, approver-policy; review
@@ -404,10 +416,12 @@ DaemonSet backs it (\`kubectl drain\` skips DaemonSet pods, and their count is t
 - **a rollout that removes every replica**: \`strategy.type: Recreate\`, or a RollingUpdate whose resolved
   \`maxUnavailable\` (section 4) reaches the replicas (e.g. \`replicas: 1, maxUnavailable: 1\`).
 
-With a single replica the message also says when the webhook intercepts pod \`CREATE\` and its \`objectSelector\` and
+The message also says when the webhook intercepts pod \`CREATE\` and its \`objectSelector\` and
 \`namespaceSelector\` match the backend's own pods (judged only when the namespace labels are known: the
 \`kubernetes.io/metadata.name\` label, or the Namespace in the set): the webhook's own replacement can then not be
-admitted, a deadlock broken only by deleting the configuration.
+admitted, a deadlock broken only by deleting the configuration. With none of the conditions above (several replicas
+and a budget), that self-admission alone is an **info**: every backend pod can still go at once, involuntarily (a
+zone or node failure, a cluster restart), and nothing could then be admitted again.
 
 **Not exemptions.** A \`namespaceSelector\`/\`objectSelector\` that excludes the webhook's own namespace avoids that
 self-deadlock but still blocks every other namespace it selects; the message then says "in the namespaces and for

@@ -310,6 +310,18 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide; its selectors also match the backend's own pods, .* deleting the MutatingWebhookConfiguration .*failurePolicy: Ignore where admitting unmutated objects/ }],
     },
     {
+      // openkruise's kruise chart with createNamespace=false (review round 21): 2 replicas and a budget,
+      // and mpod.kb.io still admits (or refuses) the manager's own pods.
+      name: 'pod CREATE webhook matching its own pods, backed by 2 replicas with a budget: info, the deadlock once all are gone',
+      yaml: hook({ kind: 'MutatingWebhookConfiguration', rules: POD_RULES }) + backend({ replicas: 2 }) + HA,
+      findings: [{ severity: 'info', message: "intercepts pod creation, and its selectors match the pods of its own backend, Deployment/guard replicas 2: if every backend pod is gone at once (a zone or node failure, a cluster restart), no replacement can be admitted" }],
+    },
+    {
+      name: 'pod CREATE webhook matching its own pods, 2 replicas and no budget: the warning says the deadlock too',
+      yaml: hook({ kind: 'MutatingWebhookConfiguration', rules: POD_RULES }) + backend({ replicas: 2 }),
+      findings: [{ severity: 'warning', message: "its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either" }],
+    },
+    {
       name: 'objectSelector excluding its own pods: no self-deadlock, still blocks everything else it selects',
       yaml: hook({ rules: POD_RULES, fields: '  objectSelector: {matchExpressions: [{key: app, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
       findings: [{ severity: 'warning', message: /rejects CREATE of pods in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
