@@ -717,7 +717,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       violations,
       budget,
       findings: own,
-      rollout: rolloutPlan(graph, w!, version, podGoneAt, { ruleSettings: opts.ruleSettings }),
+      rollout: rolloutPlan(graph, w!, version, podGoneAt, { ruleSettings: opts.ruleSettings, shutdownAtLeast: hookOfUnknownLength }),
       assumptions,
       horizon,
     };

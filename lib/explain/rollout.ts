@@ -46,6 +46,8 @@ export interface RolloutPlan {
   durationSeconds?: number;
   /** How the duration is composed, in words. */
   durationBasis?: string;
+  /** The duration counts a pod shutdown that is only a lower bound (a preStop hook of unknown length). */
+  durationAtLeast?: boolean;
   notes: string[];
 }
 
@@ -54,6 +56,8 @@ function fmtS(n: number): string {
 }
 
 export interface RolloutOptions {
+  /** The pod shutdown is a lower bound: a preStop hook of unknown length is drawn as returning at once. */
+  shutdownAtLeast?: boolean;
   /**
    * The policy's rule settings: a note names the rule that judges its condition only when that
    * rule's own decision reports it, with the policy's params, and the policy does not turn it off.
@@ -75,7 +79,11 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
   }
   const N = plan.replicas;
   const minReady = num(get(w.obj.raw, 'spec', 'minReadySeconds')) ?? DEFAULTS.minReadySeconds;
-  const shutdown = fmtS(podShutdownSeconds);
+  const shutdown = `${opts.shutdownAtLeast ? 'at least ' : ''}${fmtS(podShutdownSeconds)}`;
+  // (A duration that counts the shutdown is then a lower bound too.)
+  const countsShutdown = () => {
+    if (opts.shutdownAtLeast) plan.durationAtLeast = true;
+  };
 
   switch (w.kind) {
     case 'Deployment': {
@@ -90,8 +98,9 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
         plan.steps = 1;
         plan.stepSeconds = podShutdownSeconds + startup.seconds + ro.minReadySeconds;
         plan.durationSeconds = plan.stepSeconds;
+        countsShutdown();
         plan.durationBasis = `pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s`;
-        plan.notes.push(`downtime: nothing serves from the old pods' SIGTERM until a new pod is Ready (about ${fmtS(podShutdownSeconds + startup.seconds)})`);
+        plan.notes.push(`downtime: nothing serves from the old pods' SIGTERM until a new pod is Ready (${opts.shutdownAtLeast ? 'at least' : 'about'} ${fmtS(podShutdownSeconds + startup.seconds)})`);
         const single = singleVersionProgram(w);
         if (single) plan.notes.push(`Recreate is required: container "${single.container.name}" runs ${single.entry.title}, whose old and new versions must not run side by side (catalog entry ${single.entry.id})`);
         break;
@@ -104,7 +113,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       plan.steps = Math.ceil(n / per);
       plan.stepSeconds = startup.seconds + ro.minReadySeconds;
       plan.durationSeconds = plan.steps * plan.stepSeconds;
-      plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s); old pods terminate in parallel (up to ${shutdown} each), after the last step too`;
+      plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s); old pods terminate in parallel (${opts.shutdownAtLeast ? shutdown : `up to ${shutdown}`} each), after the last step too`;
       plan.notes.push(`capacity during the rollout: at least ${Math.max(0, n - ro.unavailable)} of ${n} pods available, at most ${n + ro.surge} pods plus the terminating ones`);
       if (ro.unavailable >= n) plan.notes.push(`maxUnavailable ${ro.unavailable} >= replicas ${n}: every pod can be down at once, a full outage for the startup time${fullOutageDecision(graph, w) ? cite(rolloutFullOutage.meta.id) : ''}`);
       // progress-deadline's decision (its realistic step counts image pull and the startup-probe budget);
@@ -143,6 +152,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       plan.steps = Math.ceil(updated / per);
       plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
       plan.durationSeconds = plan.steps * plan.stepSeconds;
+      countsShutdown();
       plan.durationBasis = `${plan.steps} step${plan.steps === 1 ? '' : 's'} x (old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s): a pod's replacement keeps its name, so it is created only after the old pod is gone`;
       // statefulset-ordered-ready's decision: the hand repair is OrderedReady's (Forced rollback); the rule
       // reports it from minReplicas (param) up.
@@ -185,8 +195,9 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
         plan.durationBasis = `per batch of ${batch.kind === 'int' ? batch.value : fmtIntOrPercent(batch)} node(s): startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s; the old pod stops once the new one is available`;
       } else {
         plan.stepSeconds = podShutdownSeconds + startup.seconds + minReady;
+        countsShutdown();
         plan.durationBasis = `per batch of ${batch.kind === 'int' ? batch.value : fmtIntOrPercent(batch)} node(s): old pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${minReady}s, during which the node has no pod`;
-        const without = `each node is without its pod for about ${fmtS(podShutdownSeconds + startup.seconds)}`;
+        const without = `each node is without its pod for ${opts.shutdownAtLeast ? 'at least' : 'about'} ${fmtS(podShutdownSeconds + startup.seconds)}`;
         if (ds?.kind !== 'no-surge' || ds.reason === undefined) plan.notes.push(without);
         else if (ds.fires) plan.notes.push(`${without}: node-local traffic through it is dropped${cite(daemonsetSurge.meta.id)}`);
         else if (ds.hostPorts.length > 0)

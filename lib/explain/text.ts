@@ -157,8 +157,9 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
   else if (r.podsPerStep !== undefined) out.push(`${indent}batch: ${r.podsPerStep} node${r.podsPerStep === 1 ? '' : 's'} per step`);
   if (r.minReadySeconds !== undefined) out.push(`${indent}minReadySeconds: ${r.minReadySeconds}${r.progressDeadlineSeconds !== undefined ? `, progressDeadlineSeconds: ${r.progressDeadlineSeconds}` : ''}`);
   if (r.strategy !== 'none' && r.stepSeconds !== undefined) out.push(`${indent}startup: ${secs(r.startupSeconds)}: ${r.startupBasis}`);
-  if (r.durationSeconds !== undefined) out.push(`${indent}expected duration: about ${secs(r.durationSeconds)} = ${r.durationBasis}`);
-  else if (r.stepSeconds !== undefined) out.push(`${indent}per step: about ${secs(r.stepSeconds)} = ${r.durationBasis}`);
+  const about = r.durationAtLeast ? 'at least' : 'about';
+  if (r.durationSeconds !== undefined) out.push(`${indent}expected duration: ${about} ${secs(r.durationSeconds)} = ${r.durationBasis}`);
+  else if (r.stepSeconds !== undefined) out.push(`${indent}per step: ${about} ${secs(r.stepSeconds)} = ${r.durationBasis}`);
   for (const n of r.notes) out.push(`${indent}- ${n}`);
   if (t.assumptions.length) {
     out.push('');

@@ -999,3 +999,17 @@ describe('termination timeline: a PID 1 that never receives SIGTERM', () => {
     expect(lane(t, 'app').exit).toBe(20);
   });
 });
+
+describe('rollout estimate with a preStop hook of unknown length', () => {
+  // Review round 21 (the official Concourse chart's worker retire hook): the shutdown drawn is a lower bound.
+  test('the expected duration says "at least", as the shutdown in it', () => {
+    const text = deployment({ containers: container('app', '{exec: {command: [/bin/bash, /pre-stop-hook.sh]}}'), grace: 60 }).replace('kind: Deployment', 'kind: StatefulSet').replace('spec:\n  replicas', 'spec:\n  serviceName: web\n  replicas');
+    const t = explainOne(text);
+    expect(t.rollout.durationAtLeast).toBe(true);
+    expect(t.rollout.durationBasis).toContain('old pod shutdown at least ');
+    expect(timelineText(t, { color: false })).toMatch(/expected duration: at least \d+s = /);
+    // A known hook: about.
+    const known = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), grace: 60 }).replace('kind: Deployment', 'kind: StatefulSet').replace('spec:\n  replicas', 'spec:\n  serviceName: web\n  replicas'));
+    expect(known.rollout.durationAtLeast).toBeUndefined();
+  });
+});
