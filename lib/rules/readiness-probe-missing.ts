@@ -177,8 +177,8 @@ readinessProbe:
         // and it stays ready until it exits.
         const why = probeOf(c, 'startupProbe')
           ? notReadyAddresses
-            ? `only its startupProbe gates readiness: once that passes it counts as ready until it exits, so rollouts count a pod that starts but cannot serve as available (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
-            : 'only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving (overloaded, or a dependency lost), and rollouts count a pod that starts but cannot serve as available'
+            ? `only its startupProbe gates readiness: once that passes it counts as ready until it exits, so a rollout counts it available even if it stops serving right after (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
+            : 'only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving (overloaded, or a dependency lost), and a rollout counts it available even if it stops serving right after'
           : notReadyAddresses
             ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
             : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';

@@ -230,14 +230,14 @@ spec:
         {
           severity: 'warning',
           pointer: C0,
-          message: /no readinessProbe: only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving \(overloaded, or a dependency lost\), and rollouts count a pod that starts but cannot serve as available; add/,
+          message: /no readinessProbe: only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving \(overloaded, or a dependency lost\), and a rollout counts it available even if it stops serving right after; add/,
         },
       ],
     },
     {
       name: 'a startupProbe alone behind a Service that publishes not-ready addresses: the rollout reason alone',
       yaml: wl(app('        startupProbe: {tcpSocket: {port: http}}\n'), { service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
-      findings: [{ severity: 'warning', pointer: C0, message: /only its startupProbe gates readiness: once that passes it counts as ready until it exits, so rollouts count a pod that starts but cannot serve as available \(its Service publishes not-ready addresses/ }],
+      findings: [{ severity: 'warning', pointer: C0, message: /only its startupProbe gates readiness: once that passes it counts as ready until it exits, so a rollout counts it available even if it stops serving right after \(its Service publishes not-ready addresses/ }],
     },
     {
       name: 'served only through a Service that publishes not-ready addresses: the rollout reason alone (readiness does not gate that traffic)',
