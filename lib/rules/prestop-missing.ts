@@ -3,7 +3,7 @@ import { Catalog } from '../catalog';
 import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { HINT, notClientPort, ObjectGraph, ServiceView } from '../model/graph';
-import { apiServerCalls } from '../model/webhook-calls';
+import { ApiServerCall, apiServerCalls } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
@@ -176,7 +176,9 @@ that the \`kubegrace.dev/prestop-seconds\` hint says takes 0 s. Hooks whose dela
 other commands) are not judged. For a known program the advice is its own setting
 (\`--shutdown-grace-period=10\`, chart value \`controller.extraArgs.shutdown-grace-period\`).
 
-- **warning** by default;
+- **warning** by default (when the API server is the only caller of its Services, through admission webhooks or an
+  APIService, the message says so and what fails in the window: requests its fail-closed webhooks intercept are
+  rejected, objects are admitted unmutated or unchecked, the aggregated API answers errors);
 - **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
   (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
   \`cloud.google.com/load-balancer-neg-ready\`) or a Service selecting the pods with
@@ -304,6 +306,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
       // call skips a check, no request fails (a mutating one admits the object unmutated, which can
       // matter: Linkerd's proxy injector fails open too).
       const uncheckedOnly = uncheckedCallsOnly(graph, traffic);
+      const apiServerOnly = apiServerCallsOnly(graph, traffic);
       // (Per workload, made at its first finding.)
       let proxyNote: string | undefined;
       for (const c of removedContainersOf(graph, w)) {
@@ -343,6 +346,10 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           // (Review round 10: ECK's operator, whose 16 validating webhooks all use Ignore.)
           severity = 'info';
           why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by validating admission webhooks with failurePolicy: Ignore (${uncheckedOnly}): a call refused while the endpoint removal propagates admits the object unchecked, and no client request fails`;
+        } else if (apiServerOnly) {
+          // The API server is the only client (review rounds 20 and 21: kruise-manager, a webhook backend
+          // reached by nothing else): no proxy or ingress is involved, and what fails is admission.
+          why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by the API server (${apiServerOnly.names}), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: ${apiServerOnly.effect}`;
         } else if (headlessOnly) {
           // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
           why = `its Service${traffic.length === 1 ? ` ${traffic[0].obj.name} is` : 's are'} headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it, and clients keep addresses they resolved before (DNS caches, connection pools), so new connections can hit a closed socket`;
@@ -396,6 +403,30 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
  * When every Service is called only by validating webhooks with failurePolicy: Ignore in the input
  * (no APIService, no mutating webhook, no webhook that fails closed): their names, else undefined.
  */
+/**
+ * When the API server is the only caller of every traffic Service (admission webhooks, aggregated
+ * APIServices) on every client port: who calls, and what fails while a call is refused.
+ */
+function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): { names: string; effect: string } | undefined {
+  if (!traffic.length) return undefined;
+  const calls: ApiServerCall[] = [];
+  for (const s of traffic) {
+    const cs = apiServerCalls(graph, s);
+    if (!cs.length) return undefined;
+    const called = new Set(cs.map((c) => c.port));
+    if (s.ports.some((p) => !notClientPort(p) && (p.port === undefined || !called.has(p.port)))) return undefined;
+    calls.push(...cs);
+  }
+  const shown = [...new Set(calls.map((c) => (c.kind === 'APIService' ? `APIService ${c.name}` : c.name)))];
+  const names = shown.length > 3 ? `${shown.slice(0, 2).join(', ')} and ${shown.length - 2} more` : shown.join(', ');
+  const effects: string[] = [];
+  if (calls.some((c) => c.kind !== 'APIService' && c.failurePolicy === 'Fail')) effects.push('the requests its webhooks with failurePolicy: Fail intercept are rejected');
+  if (calls.some((c) => c.kind === 'MutatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated');
+  if (calls.some((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked');
+  if (calls.some((c) => c.kind === 'APIService')) effects.push('requests to its aggregated API fail (503)');
+  return { names, effect: effects.join('; ') };
+}
+
 function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): string | undefined {
   if (!traffic.length) return undefined;
   const names: string[] = [];

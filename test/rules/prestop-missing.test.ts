@@ -442,12 +442,17 @@ spec:
     },
     ...(
       [
-        ['validating webhooks that fail open only: info (a refused call admits the object unchecked)', [['Validating', 'Ignore'], ['Validating', 'Ignore']], 'info'],
-        ['a validating webhook that fails closed: warning', [['Validating', 'Ignore'], ['Validating', 'Fail']], 'warning'],
-        ['failurePolicy unset on v1 is Fail: warning', [['Validating', '']], 'warning'],
-        ['a mutating webhook that fails open admits the object unmutated: warning', [['Mutating', 'Ignore']], 'warning'],
+        ['validating webhooks that fail open only: info (a refused call admits the object unchecked)', [['Validating', 'Ignore'], ['Validating', 'Ignore']], 'info', ''],
+        [
+          'a validating webhook that fails closed: warning',
+          [['Validating', 'Ignore'], ['Validating', 'Fail']],
+          'warning',
+          'its Service web is called only by the API server (check-0.example.com, check-1.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected; objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked. Add',
+        ],
+        ['failurePolicy unset on v1 is Fail: warning', [['Validating', '']], 'warning', 'so its calls in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected. Add'],
+        ['a mutating webhook that fails open admits the object unmutated: warning', [['Mutating', 'Ignore']], 'warning', 'so its calls in that window hit a closed socket: objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated. Add'],
       ] as const
-    ).map(([name, hooks, severity]) => ({
+    ).map(([name, hooks, severity, said]) => ({
       // (Review round 10: ECK's operator, whose Service is called by 16 validating webhooks, all Ignore.)
       name: `a Service called only by the API server: ${name}`,
       yaml: `${wl()}${hooks.map(([kind, policy], i) => webhookConfig({ kind, name: `hooks-${i}`, hook: `check-${i}.example.com`, failurePolicy: policy || undefined, port: 80 })).join('')}`,
@@ -458,7 +463,7 @@ spec:
           message:
             severity === 'info'
               ? 'its Service web is called only by validating admission webhooks with failurePolicy: Ignore (check-0.example.com, check-1.example.com): a call refused while the endpoint removal propagates admits the object unchecked, and no client request fails'
-              : 'proxies, ingresses and meshes stop routing to it',
+              : said,
         },
       ],
     })),
@@ -1142,6 +1147,8 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     const f = runRule(prestopMissing, adapter('app.kubernetes.io/component: metrics', true));
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ severity: 'warning', message: expect.stringContaining('serves port 6443 for Service adapter but has no preStop hook') });
+    // The API server is its only client: what fails is the aggregated API (review round 21).
+    expect(f[0].message).toContain('its Service adapter is called only by the API server (APIService v1beta1.custom.metrics.k8s.io), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: requests to its aggregated API fail (503)');
   });
 
   test('the same Service without an APIService is a metrics component\'s: scraped, not called', () => {
