@@ -480,10 +480,11 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
  * Alertmanager's cluster port (--cluster.listen-address, 9094, memberlist underneath), by the names
  * its manifests give it: clusterpeer-tcp/-udp (prometheus-community/helm-charts alertmanager
  * StatefulSet), cluster-tcp/-udp (its headless Service), tcp-mesh/udp-mesh (prometheus-operator's
- * alertmanager-operated Service). Whole names for the last two: "cluster" and "mesh" alone are too
- * broad (NATS's route port, a service mesh's ports).
+ * alertmanager-operated Service), and cluster-tcp-18300 / cluster-udp-18301 (NeuVector's controllers, whose
+ * embedded Consul joins its peers through the headless Service; review round 22). Whole names for
+ * the last two: "cluster" and "mesh" alone are too broad (NATS's route port, a service mesh's ports).
  */
-const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan|clusterpeer)($|[-_])|^cluster-(tcp|udp)$|^(tcp|udp)-mesh$/i;
+const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan|clusterpeer)($|[-_])|^cluster-(tcp|udp)(-\d+)?$|^(tcp|udp)-mesh$/i;
 
 /** Web servers and proxies: a program that serves clients on the web's ports, never only scrapes. */
 const WEB_SERVER_IMAGE = /(^|\/)(nginx|nginx-unprivileged|openresty|envoy|haproxy|traefik|caddy|httpd)$/;

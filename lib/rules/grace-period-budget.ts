@@ -116,13 +116,15 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
           const ig = sigtermIgnored(w, c);
           if (!ig) continue;
           const held = ig.kind === 'shell-holds';
+          // (kubectl drain leaves DaemonSet pods alone, and a DaemonSet has no scale-down: review round 22.)
+          const deletions = w.kind === 'DaemonSet' ? 'every rollout step and node removal' : 'every deletion of a pod (rollout, drain, scale-down)';
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/${ig.field}`,
             severity: held ? 'warning' : 'info',
             message: held
-              ? `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so ${ig.under} never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at ${graceMessageRef(w)}, which every deletion of a pod (rollout, drain, scale-down) then takes; ${ig.advice}`
-              : `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so the container runs until SIGKILL at ${graceMessageRef(w)} and every deletion of a pod (rollout, drain, scale-down) takes that long; ${ig.advice}`,
+              ? `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so ${ig.under} never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at ${graceMessageRef(w)}, which ${deletions} then takes; ${ig.advice}`
+              : `container "${c.name}" runs ${ig.how}: the kernel drops a signal to PID 1 unless it handles it, and ${ig.noHandler}, so the container runs until SIGKILL at ${graceMessageRef(w)} and ${deletions} takes that long; ${ig.advice}`,
           });
         }
       }

@@ -418,6 +418,11 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('so celery never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at terminationGracePeriodSeconds (30s)');
     expect(got[0].message).toContain("put exec before the last command (sh -c '…; exec celery …')");
   });
+  test('a DaemonSet: every rollout step and node removal, not drains and scale-downs (review round 22, tetragon)', () => {
+    const ds = wl('Deployment', '{name: export-logs, image: alpine:3.20, command: [tail, -F, /var/run/tetragon/tetragon.log]}').replace('kind: Deployment', 'kind: DaemonSet');
+    const [f] = runRule(gracePeriodBudget, ds);
+    expect(f.message).toContain('runs until SIGKILL at terminationGracePeriodSeconds (120s) and every rollout step and node removal takes that long');
+  });
   test('a Helm test hook Pod is not judged', () => {
     const pod = `apiVersion: v1
 kind: Pod

@@ -162,6 +162,15 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
         .join('---\n'),
     },
     {
+      // Review round 22: NeuVector's controllers join their embedded Consul through a headless Service
+      // whose ports are named cluster-tcp-18300, cluster-tcp-18301, cluster-udp-18301.
+      name: 'a headless Service of numbered cluster-tcp-N / cluster-udp-N ports only is peer membership',
+      yaml: wl({
+        podSpec: '      containers:\n      - name: ctl\n        image: neuvector/controller:5.6.0\n        ports: [{containerPort: 18300}, {containerPort: 18301}, {containerPort: 18301, protocol: UDP}]\n',
+        service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: cluster-tcp-18300, port: 18300}, {name: cluster-tcp-18301, port: 18301}, {name: cluster-udp-18301, port: 18301, protocol: UDP}]',
+      }),
+    },
+    {
       // Review round 16 (grafana's alloy-operator chart exposes its health probe port 8081 on its Service).
       name: "a Service to the port of controller-runtime's --health-probe-bind-address carries probes, not clients",
       yaml: wl({ podSpec: '      containers:\n      - name: manager\n        image: controller:latest\n        args: [--metrics-bind-address=:8082, --health-probe-bind-address=:8081]\n', service: '  selector: {app: web}\n  ports: [{name: health, port: 8081, targetPort: 8081}, {name: http-metrics, port: 8082, targetPort: 8082}]' }),
