@@ -1,7 +1,8 @@
 import { readinessProbeMissing } from '../../lib/rules/readiness-probe-missing';
 import { fluentBit } from '../helpers/fluent-bit';
 import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
+import { prestopMissing } from '../../lib/rules/prestop-missing';
 
 interface Opts {
   kind?: string;
@@ -309,4 +310,38 @@ spec:
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+// Review round 22 (drone/charts): a Drone runner pulls its work; its :3000 listener serves /healthz
+// (and a dashboard behind basic auth), which only health checks reach: no client traffic to gate or drain.
+describe('a Drone runner health port (catalog drone-runner-health)', () => {
+  const runner = (image: string) => `apiVersion: v1
+kind: Service
+metadata: {name: runner}
+spec:
+  selector: {app: runner}
+  ports: [{name: http, port: 3000, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: runner}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: runner}}
+  template:
+    metadata: {labels: {app: runner}}
+    spec:
+      containers:
+      - name: server
+        image: ${image}
+        ports: [{name: http, containerPort: 3000}]
+`;
+  test.each(['drone/drone-runner-kube:1.0.0-rc.3', 'docker.io/drone/drone-runner-docker:1'])('%s: neither readiness-probe-missing nor prestop-missing', (image) => {
+    expect(runRule(readinessProbeMissing, runner(image))).toEqual([]);
+    expect(runRule(prestopMissing, runner(image))).toEqual([]);
+  });
+  test('another image on the same port: both', () => {
+    expect(runRule(readinessProbeMissing, runner('example/app:1'))).toHaveLength(1);
+    expect(runRule(prestopMissing, runner('example/app:1'))).toHaveLength(1);
+  });
 });
