@@ -5,7 +5,7 @@ import { isObject, JsonObject } from '../model/types';
 import { matches, parseLabelSelector } from '../model/selector';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, existingPointer, fmtIntOrPercent, labelsForPdb, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsForPdb, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook } from './lb-util';
@@ -31,7 +31,7 @@ function newPdbFix(graph: ObjectGraph, version: KubeVersion, w: Workload): Fix |
   const spec: JsonObject = { maxUnavailable: 1 };
   // (A StatefulSet's budget says IfHealthyBudget, the default, explicitly: pdb-unhealthy-eviction-policy
   // reads the explicit value as the choice made, and would report the proposal otherwise.)
-  if (version.atLeast(1, 27)) spec.unhealthyPodEvictionPolicy = w.kind === 'StatefulSet' ? 'IfHealthyBudget' : 'AlwaysAllow';
+  if (version.atLeast(1, 27)) spec.unhealthyPodEvictionPolicy = isDataStore(w) ? 'IfHealthyBudget' : 'AlwaysAllow';
   spec.selector = selector;
   return {
     description: `add PodDisruptionBudget ${name} (maxUnavailable: 1) for ${w.kind}/${w.obj.name}`,
@@ -265,7 +265,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets (data stores, whose Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) None either when a budget of the namespace that selects no workload misses this one's pods by one label value (a template label under the same key whose value contains the wanted one or is a near spelling of it; among several such workloads, the one the budget is named after): the message names that budget and the label to correct, since a second budget would leave the pods with two once it is corrected, and the eviction API refuses every eviction of such a pod. For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets that keep data (data stores: volumeClaimTemplates, a PersistentVolumeClaim or a hostPath volume; their Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) None either when a budget of the namespace that selects no workload misses this one's pods by one label value (a template label under the same key whose value contains the wanted one or is a near spelling of it; among several such workloads, the one the budget is named after): the message names that budget and the label to correct, since a second budget would leave the pods with two once it is corrected, and the eviction API refuses every eviction of such a pod. For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,

@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { budgetProblem, existingPointer, operatorStatefulSetsFor, pdbAllowance } from './rollout-util';
+import { budgetProblem, existingPointer, isDataStore, operatorStatefulSetsFor, pdbAllowance } from './rollout-util';
 import { nameOf } from './util';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
@@ -22,8 +22,9 @@ policy/v1 API comment on \`IfHealthyBudget\` leaves that condition out).
 
 Conditions (**info**, only when the target Kubernetes version is >= 1.27):
 - \`unhealthyPodEvictionPolicy\` is absent (it behaves as \`IfHealthyBudget\`);
-- it is explicitly \`IfHealthyBudget\`, unless the PDB matches a StatefulSet: data stores keep \`IfHealthyBudget\` on
-  purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so. The StatefulSets
+- it is explicitly \`IfHealthyBudget\`, unless the PDB matches a StatefulSet that keeps data (volumeClaimTemplates, a
+  PersistentVolumeClaim or a hostPath volume; one with emptyDir caches only is stateless): data stores keep
+  \`IfHealthyBudget\` on purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so. The StatefulSets
   prometheus-operator makes from a \`Prometheus\`, \`PrometheusAgent\`, \`Alertmanager\` or \`ThanosRuler\` in the input
   count as StatefulSets here.
 
@@ -33,7 +34,7 @@ spec:
   unhealthyPodEvictionPolicy: AlwaysAllow   # >= 1.27 (beta, on); GA 1.31
 \`\`\`
 
-**\`--fix\`:** adds \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 (safe), never for PDBs over StatefulSets (data stores); changing an explicit \`IfHealthyBudget\` is a proposal (\`--fix-proposals\`).`,
+**\`--fix\`:** adds \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27 (safe), never for PDBs over StatefulSets that keep data (data stores); changing an explicit \`IfHealthyBudget\` is a proposal (\`--fix-proposals\`).`,
     fixable: true,
     versionGate: 'PDBUnhealthyPodEvictionPolicy: alpha 1.26, beta (on) 1.27, GA 1.31; reported only for targets >= 1.27',
     references: [
@@ -60,7 +61,8 @@ spec:
           ? ` (This budget requires no healthy pod of ${a.of}, yet it still blocks the eviction of a not-Ready one: the eviction API evicts a not-Ready pod under IfHealthyBudget without spending the budget only when the budget requires at least one healthy pod, and otherwise needs an allowed disruption, which is 0 while no pod is healthy; so it lets a drain evict the healthy pod${a.of > 1 ? 's' : ''} but not a crash-looping one.)`
           : '';
       // (With the StatefulSets prometheus-operator makes from a Prometheus, Alertmanager... in the input.)
-      const sts = [...ctx.graph.workloadsForPdb(p).filter((w) => w.kind === 'StatefulSet').map(nameOf), ...operatorStatefulSetsFor(ctx.graph, p)];
+      // (StatefulSets that keep no data, emptyDir caches only, are not data stores: isDataStore.)
+      const sts = [...ctx.graph.workloadsForPdb(p).filter(isDataStore).map(nameOf), ...operatorStatefulSetsFor(ctx.graph, p)];
       if (policy === undefined) {
         const dataNote = sts.length
           ? ` If ${sts.join(', ')} is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly instead.`

@@ -614,3 +614,18 @@ export function nearMissBudgets(graph: ObjectGraph): { byPdb: Map<PdbView, NearM
     return { byPdb, byWorkload };
   });
 }
+
+/**
+ * A StatefulSet treated as a data store (graceful-termination.md section 12: its budget keeps
+ * IfHealthyBudget, so a drain does not evict a recovering member while the budget is short): one
+ * that keeps data, in volumeClaimTemplates, a PersistentVolumeClaim or a hostPath volume. A
+ * StatefulSet with none (emptyDir caches only, as Quickwit's searchers: review round 22) is a
+ * stateless one, whose crash-looping pods should not block drains.
+ */
+export function isDataStore(w: Workload): boolean {
+  if (w.kind !== 'StatefulSet') return false;
+  const vct = get(w.obj.raw, 'spec', 'volumeClaimTemplates');
+  if (Array.isArray(vct) && vct.length > 0) return true;
+  const vols = w.podSpec.volumes;
+  return Array.isArray(vols) && vols.some((v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.hostPath)));
+}

@@ -43,9 +43,16 @@ fixTester(pdbMissing, [
     // IfHealthyBudget stated: pdb-unhealthy-eviction-policy takes it as the choice made, where it reported
     // the budget it had just proposed (review round 14: woodpecker-agent, topolvm, juicefs).
     name: 'StatefulSet (data store): IfHealthyBudget stated, no AlwaysAllow; matchExpressions selector copied',
-    yaml: wl('StatefulSet', { selector: '{matchExpressions: [{key: app, operator: In, values: [web]}]}' }),
+    yaml: wl('StatefulSet', { selector: '{matchExpressions: [{key: app, operator: In, values: [web]}]}' }).replace('  replicas: 3 # HA\n', '  replicas: 3 # HA\n  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]\n'),
     proposals: true,
     contains: ['  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: IfHealthyBudget\n  selector:\n', 'matchExpressions:', 'operator: In'],
+  },
+  {
+    // Review round 22 (Quickwit's searchers): a StatefulSet with no volume keeps no data: AlwaysAllow.
+    name: 'a StatefulSet that keeps no data (no claim, no hostPath): AlwaysAllow',
+    yaml: wl('StatefulSet'),
+    proposals: true,
+    contains: ['  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: AlwaysAllow\n  selector:\n'],
   },
   {
     name: 'before 1.27: no unhealthyPodEvictionPolicy',

@@ -6,7 +6,7 @@ kind: ${target}
 metadata: {name: web}
 spec:
   replicas: 3
-  selector: {matchLabels: {app: web}}
+${target === 'StatefulSet' ? '  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]\n' : ''}  selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: app, image: web}]}

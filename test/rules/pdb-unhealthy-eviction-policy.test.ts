@@ -1,13 +1,14 @@
 import { pdbUnhealthyEvictionPolicy } from '../../lib/rules/pdb-unhealthy-eviction-policy';
 import { ruleTester } from '../helpers/rule-tester';
 
-function wl(kind: string): string {
+/** A workload; a StatefulSet keeps data (a volumeClaimTemplate) unless `stateless`. */
+function wl(kind: string, stateless = false): string {
   return `apiVersion: apps/v1
 kind: ${kind}
 metadata: {name: web}
 spec:
   replicas: 3
-  selector: {matchLabels: {app: web}}
+${kind === 'StatefulSet' && !stateless ? '  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]\n' : ''}  selector: {matchLabels: {app: web}}
   template:
     metadata:
       labels: {app: web}
@@ -58,6 +59,17 @@ ruleTester(pdbUnhealthyEvictionPolicy, {
       name: 'absent on a StatefulSet\'s PDB: info, pointing to the explicit opt-out',
       yaml: wl('StatefulSet') + pdb(),
       findings: [{ severity: 'info', message: 'If StatefulSet/web is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly' }],
+    },
+    {
+      // Review round 22 (Quickwit's searchers: emptyDir caches only): not a data store.
+      name: 'absent on a StatefulSet that keeps no data: info, without the data-store opt-out',
+      yaml: wl('StatefulSet', true) + pdb(),
+      findings: [{ severity: 'info', message: /set unhealthyPodEvictionPolicy: AlwaysAllow \(available since 1\.27\)\.$/ }],
+    },
+    {
+      name: 'explicit IfHealthyBudget on a StatefulSet that keeps no data: info, prefer AlwaysAllow',
+      yaml: wl('StatefulSet', true) + pdb('IfHealthyBudget'),
+      findings: [{ severity: 'info', message: 'prefer AlwaysAllow unless evicting an unready pod is really unsafe' }],
     },
     {
       name: 'explicit IfHealthyBudget on a Deployment: info at the field',
