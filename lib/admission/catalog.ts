@@ -988,21 +988,26 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'recreate-strategy': {
     restriction:
-      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warning only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries: Kibana, SonarQube DCE application nodes by image tag) gets the linter\'s info, which is not exported, so the policy passes it',
+      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warnings only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries: Kibana, SonarQube DCE application nodes by image tag, Celery beat, the Quickwit control plane and janitor) gets the linter\'s info under Recreate, which is not exported, so the policy passes it; under a RollingUpdate it gets the warning, as in the linter, with spec.replicas for the replicas',
     validate: (ctx) => [
       {
         severity: 'warning',
         kinds: ['Deployment'],
-        variables: [
-          { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
-          { name: 'served', expression: likelyServedAlone() },
-          { name: 'claims', expression: 'has(variables.podSpec.volumes) && variables.podSpec.volumes.exists(v, has(v.persistentVolumeClaim) && has(v.persistentVolumeClaim.claimName))' },
-          { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) },
-        ],
+        // (outageVariables: replicas, the resolved rollout and claims; one policy per severity, so the
+        // RollingUpdate warning is a second validation over the same variables.)
+        variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }],
         expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type != 'Recreate' || variables.replicas < 2 || !variables.served || variables.claims || variables.singleVersion",
         messageExpression:
           `${prefix('recreate-strategy', 'warning')} + 'strategy Recreate with replicas ' + string(variables.replicas) + ' on a served workload: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' + ` +
           `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
+        // A single-version program rolled with a RollingUpdate (old and new side by side); a rolling
+        // update that removes every old pod first is rollout-full-outage's.
+        more: [
+          {
+            expression: '!variables.rolling || !variables.singleVersion || variables.replicas < 1 || variables.unavailable >= variables.replicas',
+            messageExpression: `${prefix('recreate-strategy', 'warning')} + 'strategy RollingUpdate with replicas ' + string(variables.replicas) + ' runs old and new pods side by side, but a container runs a program that must not run that way (a catalog single-version entry: Kibana, SonarQube DCE application nodes, Celery beat, the Quickwit control plane or janitor); use strategy.type: Recreate, which starts the new pods only once every old pod is gone'`,
+          },
+        ],
       },
     ],
     mutateNote: 'none: a strategy change is a proposal in section 12',

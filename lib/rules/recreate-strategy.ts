@@ -1,9 +1,33 @@
 import { singleVersionProgram } from '../catalog';
-import { Rule } from '../engine/types';
+import { Rule, RuleContext } from '../engine/types';
+import { Workload } from '../model/workload';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
-import { claimExclusivity, existingPointer, replicaBasis, startupEstimate, noLeaderElectionLock } from './rollout-util';
+import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor, startupEstimate, noLeaderElectionLock } from './rollout-util';
 import { scarceRequests } from './surge-resource-deadlock';
+
+/**
+ * A program whose old and new versions must not run side by side (catalog single-version), rolled
+ * with a RollingUpdate: new pods start while old ones run, and old ones keep running through their
+ * termination (review rounds 21 and 22: Kibana with the default strategy was silent; Apache
+ * Superset's celery beat, one scheduler at a time, surged). A rolling update whose resolved
+ * maxUnavailable removes every old pod first is rollout-full-outage's, which advises Recreate too.
+ */
+function singleVersionRolled(ctx: RuleContext, w: Workload): void {
+  const single = singleVersionProgram(w, ctx.catalog);
+  if (!single) return;
+  const basis = replicaBasis(ctx.graph, w);
+  if (!basis || basis.replicas < 1) return;
+  const d = rolloutFor(w, basis.replicas)!;
+  if (d.unavailable >= basis.replicas) return;
+  const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'} resolves to ${d.surge}`;
+  ctx.report({
+    object: w.obj,
+    pointer: existingPointer(w.obj.raw, 'spec', 'strategy'),
+    severity: 'warning',
+    message: `strategy RollingUpdate with ${basis.phrase} runs old and new pods side by side (${d.surge > 0 ? `${surge}: a new pod starts while the old ones run` : 'each old pod keeps running through its termination while its replacement starts'}), but container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, which must not run that way; use strategy.type: Recreate, which starts the new pods only once every old pod is gone (the price: an outage from the old pods' termination until a new pod is Ready on every rollout)`,
+  });
+}
 
 export const recreateStrategy: Rule = {
   meta: {
@@ -11,7 +35,7 @@ export const recreateStrategy: Rule = {
     spec: 'ROLL-005',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'Recreate on a served workload without an exclusive volume to justify it',
+    description: 'Recreate on a served workload without an exclusive volume to justify it; RollingUpdate on a program that must not run two versions (or instances) side by side',
     doc: `With \`strategy.type: Recreate\` the Deployment controller terminates every pod before it creates any new one,
 so each rollout is an outage of termination plus startup time. That is the right trade only when the pods cannot
 overlap, typically because they share an exclusive volume (see \`surge-volume-deadlock\`).
@@ -45,6 +69,11 @@ startup and readiness probes; image pull and process start come on top). It does
 \`rollout-full-outage\` advises Recreate for such a program instead of surge first. A policy can add such programs
 (\`spec.catalog\`, kind \`single-version\`).
 
+**Warning** the other way round: such a program in a Deployment with \`strategy.type: RollingUpdate\` (the default),
+whatever its served status: new pods start while old ones run, and each old pod keeps running through its
+termination, so old and new run side by side on every rollout. The advice is Recreate. A rolling update whose resolved
+\`maxUnavailable\` reaches the replicas is left to \`rollout-full-outage\`, which advises Recreate for it too.
+
 ${SERVED_STATUS_DOC}
 
 Fix (proposed, not automatic):
@@ -63,6 +92,10 @@ reported: Recreate is then the trade.`,
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
+      if (w.kind === 'Deployment' && w.deployment?.type === 'RollingUpdate') {
+        singleVersionRolled(ctx, w);
+        continue;
+      }
       if (w.kind !== 'Deployment' || w.deployment?.type !== 'Recreate') continue;
       const basis = replicaBasis(ctx.graph, w);
       if (!basis || basis.replicas < 1 || !likelyServed(ctx.graph, w)) continue;

@@ -89,8 +89,34 @@ ruleTester(recreateStrategy, {
     { name: 'one RWX and one RWO claim: the RWO one justifies it', yaml: deploy({ replicas: 3, volumes: `[${claim('shared')}, ${claim('data')}]`, extra: pvc('shared', '[ReadWriteMany]') + pvc('data', '[ReadWriteOnce]') }) },
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: deploy({ replicas: 3, service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
+    // Review rounds 21 and 22: a single-version program under a RollingUpdate.
+    { name: 'Kibana with a RollingUpdate that removes every old pod first: rollout-full-outage\'s', yaml: deploy({ replicas: 1, image: 'kibana:8.15.0', strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
+    { name: 'a celery worker without beat', yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate}', container: ", command: [sh, -c, 'celery --app=tasks worker --concurrency 4']" }) },
+    { name: 'celery beat under Recreate, unserved', yaml: deploy({ replicas: 1, service: false, container: ", command: [celery, -A, tasks, beat]" }).replace('ports: [{containerPort: 8080}], ', '') },
   ],
   invalid: [
+    {
+      name: 'Kibana with the default RollingUpdate: old and new side by side, served or not',
+      yaml: deploy({ replicas: 2, image: 'docker.elastic.co/kibana/kibana:8.15.0', service: false, strategy: '{type: RollingUpdate}' }),
+      findings: [{ severity: 'warning', object: 'Deployment/web', message: 'strategy RollingUpdate with replicas 2 runs old and new pods side by side (maxSurge "25%" (default) resolves to 1: a new pod starts while the old ones run), but container "app" runs Kibana (does not support rolling upgrades; catalog entry kibana), which must not run that way; use strategy.type: Recreate' }],
+    },
+    {
+      // Apache Superset's celery beat Deployment: one replica, no strategy.
+      name: 'celery beat in a shell script with the default strategy: warning (duplicate periodic tasks)',
+      yaml: deploy({ replicas: 1, service: false, container: ", command: [/bin/sh, -c, '. /app/bootstrap.sh; celery --app=superset.tasks.celery_app:app beat --pidfile /tmp/celerybeat.pid']" }).replace('  strategy: {type: Recreate}\n', ''),
+      findings: [{ severity: 'warning', message: 'runs Celery beat (the periodic task scheduler, one at a time; catalog entry celery-beat)' }],
+    },
+    {
+      name: 'a celery worker with beat embedded (-B): the same scheduler',
+      yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', container: ", command: [celery, -A, tasks, worker, -B, -l, info]" }),
+      findings: [{ severity: 'warning', message: 'catalog entry celery-beat' }],
+    },
+    {
+      // The quickwit chart hard-codes Recreate and one replica for the control plane (review round 22).
+      name: 'the Quickwit control plane under Recreate: required, said as an info',
+      yaml: deploy({ replicas: 1, image: 'quickwit/quickwit:v0.8.2', container: ', args: [run, --service, control_plane]' }),
+      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs Quickwit control plane (one per cluster; catalog entry quickwit-control-plane)' }],
+    },
     {
       // Review round 13: jitsi's JVB bridges bind hostPort 10000; the chart forces Recreate with it. A surge
       // pod needs a node that runs none of them, so the advice is one pod at a time.
