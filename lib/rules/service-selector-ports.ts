@@ -1,9 +1,9 @@
-import { Rule } from '../engine/types';
+import { Rule, RuleContext } from '../engine/types';
 import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { annotationsOf, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
-import { KObject } from '../model/types';
+import { isObject, KObject } from '../model/types';
 import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
 import { namedListenPort } from '../model/listen-ports';
@@ -197,6 +197,14 @@ export const serviceSelectorPorts: Rule = {
   or StatefulSets that run the same images (the members of one clustered app behind one Service, as the neo4j chart
   makes them, one StatefulSet per member).
 
+- **warning:** the selector holds a label whose value changes with every chart release (\`helm.sh/chart\`,
+  \`app.kubernetes.io/version\`, \`chart\`, with a digit in the value), which the selected workloads' own selectors do not
+  hold (tetragon's chart selects its full label set): an upgrade updates the Service at once, and it then selects none
+  of the old pods, so it has no endpoints until a new pod is Ready and only the new pods until the rollout ends.
+  **Info** for a metrics-only Service, or one whose only callers are validating webhooks with \`failurePolicy: Ignore\`
+  (Kong's validation webhook). Not when another workload of the namespace differs from the selected ones only in
+  that label (a Service pinned to one of two versions on purpose).
+
 **Fix:** make the selector equal to the workload's \`spec.selector.matchLabels\`, and use a declared port name:
 
 \`\`\`yaml
@@ -380,8 +388,62 @@ spec:
         });
       }
     }
+    releaseLabelSelectors(ctx);
   },
 };
+
+/**
+ * Selector labels whose value changes with every release of a chart: Helm's chart label (name and
+ * chart version) and the app version, when the value carries a digit (a version, not blue/green).
+ */
+const RELEASE_LABEL = /^(helm\.sh\/chart|app\.kubernetes\.io\/version|chart)$/;
+
+/** The label keys a workload's own spec.selector uses (matchLabels and matchExpressions). */
+function ownSelectorKeys(w: Workload): Set<string> {
+  const sel = get(w.obj.raw, 'spec', 'selector');
+  const keys = new Set<string>();
+  if (isObject(sel) && isObject(sel.matchLabels)) for (const k of Object.keys(sel.matchLabels)) keys.add(k);
+  if (isObject(sel) && Array.isArray(sel.matchExpressions)) for (const e of sel.matchExpressions) if (isObject(e) && typeof e.key === 'string') keys.add(e.key);
+  return keys;
+}
+
+/**
+ * A Service whose selector holds a label that changes with every release (tetragon's chart selects
+ * its full label set, helm.sh/chart and app.kubernetes.io/version included; review round 22): on an
+ * upgrade to a new chart version the Service is updated at once and selects none of the old pods,
+ * so it has no endpoints until a new pod is Ready, and only new pods until the rollout ends. Not
+ * when another workload of the namespace differs from the selected ones only in that label (a
+ * Service pinned to one of two versions on purpose, blue/green), nor when the workloads' own
+ * selectors hold the label (their selector is immutable: that chart cannot upgrade in place anyway).
+ */
+function releaseLabelSelectors(ctx: RuleContext): void {
+  const g = ctx.graph;
+  for (const s of g.services) {
+    if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
+    const ws = selectedWorkloads(g, s).filter((w) => !w.isBatch && !isHelmHook(w.obj));
+    if (!ws.length) continue;
+    const reqs = s.selector.requirements;
+    const volatile = reqs.filter(
+      (r) => r.operator === 'In' && r.values.length === 1 && RELEASE_LABEL.test(r.key) && /\d/.test(r.values[0]) && ws.every((w) => !ownSelectorKeys(w).has(r.key)),
+    );
+    if (!volatile.length) continue;
+    const rest = { kind: 'selector' as const, requirements: reqs.filter((r) => !volatile.includes(r)) };
+    const pinned = rest.requirements.length > 0 && g.workloadsIn(s.obj.namespace).some((w) => (w.obj.namespace ?? '') === (s.obj.namespace ?? '') && !ws.includes(w) && matches(rest, w.templateLabels));
+    if (pinned) continue;
+    const labels = volatile.map((r) => `${r.key}: ${r.values[0]}`).join(', ');
+    // Called only by validating webhooks that fail open (Kong's validation webhook): objects are
+    // admitted unchecked meanwhile, no request fails.
+    const calls = apiServerCalls(g, s);
+    const unchecked = calls.length > 0 && calls.every((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy === 'Ignore');
+    const stable = ws.length === 1 ? ` (${nameOf(ws[0])}'s spec.selector.matchLabels, or labels every release keeps)` : ' (the workloads\' spec.selector.matchLabels, or labels every release keeps)';
+    ctx.report({
+      object: s.obj,
+      pointer: '/spec/selector',
+      severity: s.metricsOnly || unchecked ? 'info' : 'warning',
+      message: `Service/${s.obj.name}: spec.selector holds ${labels}, ${volatile.length === 1 ? 'a label whose value changes' : 'labels whose values change'} with every chart release: an upgrade updates the Service at once, and it then selects none of the old pods, so it has no endpoints until a new pod is Ready and only the new pods until the rollout ends${s.metricsOnly ? ' (scrapes through it miss the old pods)' : unchecked ? ' (its only callers are validating webhooks with failurePolicy: Ignore, so objects are admitted unchecked meanwhile)' : ''}; select only stable labels${stable}`,
+    });
+  }
+}
 
 /** What shows that a container of the workloads listens on port `tp` undeclared: its env or args, or the API server calling the Service port. */
 function listenEvidence(graph: ObjectGraph, s: ServiceView, sp: ServicePort, ws: Workload[], tp: number): { text: string; container?: string } | undefined {

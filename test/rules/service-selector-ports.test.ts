@@ -1,5 +1,5 @@
 import { serviceSelectorPorts } from '../../lib/rules/service-selector-ports';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 import { webhookConfig } from '../helpers/manifests';
 
 /** A prometheus-operator resource (monitoring.coreos.com/v1) as a document of the input. */
@@ -561,4 +561,32 @@ spec:
       findings: [{ severity: 'error', suppressed: true }],
     },
   ],
+});
+
+// Review round 22 (cilium/tetragon: its Service selects the chart's full label set): a selector label
+// whose value changes with every chart release selects none of the old pods after an upgrade.
+describe('service-selector-ports: labels that change with every release', () => {
+  const REL = 'app.kubernetes.io/name: web, helm.sh/chart: web-1.7.0, app.kubernetes.io/version: "1.7.0"';
+  const set = (svc: string, extra = '') =>
+    wl({ labels: REL }).replace('  selector: {matchLabels: {' + REL + '}}', '  selector: {matchLabels: {app.kubernetes.io/name: web}}') + svc + extra;
+  test('a served Service: warning, naming the labels and the workload selector to use', () => {
+    const got = runRule(serviceSelectorPorts, set(svc({ selector: REL })));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/selector']]);
+    expect(got[0].message).toContain('spec.selector holds helm.sh/chart: web-1.7.0, app.kubernetes.io/version: 1.7.0, labels whose values change with every chart release: an upgrade updates the Service at once, and it then selects none of the old pods');
+    expect(got[0].message).toContain("select only stable labels (Deployment/web's spec.selector.matchLabels, or labels every release keeps)");
+  });
+  test('a metrics-only Service: info', () => {
+    const got = runRule(serviceSelectorPorts, set(svc({ selector: REL, ports: '[{name: metrics, port: 2112, targetPort: 2112}]' }))).filter((f) => f.message.includes('every chart release'));
+    expect(got.map((f) => f.severity)).toEqual(['info']);
+    expect(got[0].message).toContain('(scrapes through it miss the old pods)');
+  });
+  test('a blue/green pin: another workload differs only in the version label', () => {
+    const green = wl({ name: 'web-green', labels: 'app.kubernetes.io/name: web, app.kubernetes.io/version: "1.8.0"' }).replace('  selector: {matchLabels: {app.kubernetes.io/name: web, app.kubernetes.io/version: "1.8.0"}}', '  selector: {matchLabels: {app.kubernetes.io/name: web, app.kubernetes.io/version: "1.8.0"}}');
+    const blue = wl({ name: 'web-blue', labels: 'app.kubernetes.io/name: web, app.kubernetes.io/version: "1.7.0"' });
+    expect(runRule(serviceSelectorPorts, blue + green + svc({ selector: 'app.kubernetes.io/name: web, app.kubernetes.io/version: "1.7.0"' }))).toEqual([]);
+  });
+  test('a version value without a digit (blue, green) and stable labels: nothing', () => {
+    expect(runRule(serviceSelectorPorts, wl({ labels: 'app: web, version: blue' }) + svc({ selector: 'app: web, version: blue' }))).toEqual([]);
+    expect(runRule(serviceSelectorPorts, set(svc({ selector: 'app.kubernetes.io/name: web' })))).toEqual([]);
+  });
 });
