@@ -22,9 +22,10 @@ policy/v1 API comment on \`IfHealthyBudget\` leaves that condition out).
 
 Conditions (**info**, only when the target Kubernetes version is >= 1.27):
 - \`unhealthyPodEvictionPolicy\` is absent (it behaves as \`IfHealthyBudget\`);
-- it is explicitly \`IfHealthyBudget\`, unless the PDB matches a StatefulSet that keeps data (volumeClaimTemplates, a
-  PersistentVolumeClaim or a hostPath volume; one with emptyDir caches only is stateless): data stores keep
-  \`IfHealthyBudget\` on purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so. The StatefulSets
+- it is explicitly \`IfHealthyBudget\`, unless the PDB matches a StatefulSet: data stores keep \`IfHealthyBudget\` on
+  purpose, because evicting a recovering member is risky. Setting it explicitly is how to say so. (When it is absent,
+  the message suggests that opt-out, and the repair is withheld, only for StatefulSets that keep data:
+  volumeClaimTemplates, a PersistentVolumeClaim or a hostPath volume; one with emptyDir caches only is stateless.) The StatefulSets
   prometheus-operator makes from a \`Prometheus\`, \`PrometheusAgent\`, \`Alertmanager\` or \`ThanosRuler\` in the input
   count as StatefulSets here.
 
@@ -62,7 +63,10 @@ spec:
           : '';
       // (With the StatefulSets prometheus-operator makes from a Prometheus, Alertmanager... in the input.)
       // (StatefulSets that keep no data, emptyDir caches only, are not data stores: isDataStore.)
-      const sts = [...ctx.graph.workloadsForPdb(p).filter(isDataStore).map(nameOf), ...operatorStatefulSetsFor(ctx.graph, p)];
+      const operatorSts = operatorStatefulSetsFor(ctx.graph, p);
+      const sts = [...ctx.graph.workloadsForPdb(p).filter(isDataStore).map(nameOf), ...operatorSts];
+      // An explicit IfHealthyBudget over any StatefulSet is the choice made (the constructs write it).
+      const anySts = operatorSts.length > 0 || ctx.graph.workloadsForPdb(p).some((w) => w.kind === 'StatefulSet');
       if (policy === undefined) {
         const dataNote = sts.length
           ? ` If ${sts.join(', ')} is a data store where evicting a recovering member is risky, set unhealthyPodEvictionPolicy: IfHealthyBudget explicitly instead.`
@@ -75,7 +79,7 @@ spec:
           // Data stores keep IfHealthyBudget (section 12), so no repair is offered for them.
           fix: sts.length ? undefined : { description: 'set unhealthyPodEvictionPolicy: AlwaysAllow', safety: 'safe', edits: [{ op: 'set', pointer: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }] },
         });
-      } else if (policy === 'IfHealthyBudget' && sts.length === 0) {
+      } else if (policy === 'IfHealthyBudget' && !anySts) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/unhealthyPodEvictionPolicy',
