@@ -56,9 +56,14 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
  */
 const HEALTH_BIND = /^--?(?:health-probe-(?:bind-address|addr)=.*:|(?:[a-z0-9]+-)*probe-port=|health-port=)([0-9]{1,5})$/;
 export function healthProbePort(c: ContainerView): number | undefined {
+  return firstArgPort(c, HEALTH_BIND);
+}
+
+/** The port (capture group 1) of the first of the container's args that `flag` matches; undefined for none, or 0. */
+function firstArgPort(c: ContainerView, flag: RegExp): number | undefined {
   const args = Array.isArray(c.raw.args) ? c.raw.args : [];
   for (const a of args) {
-    const m = typeof a === 'string' ? HEALTH_BIND.exec(a) : null;
+    const m = typeof a === 'string' ? flag.exec(a) : null;
     if (m) return Number(m[1]) || undefined;
   }
   return undefined;
@@ -75,12 +80,7 @@ const METRICS_BIND = /^--?(?:metrics-bind-address|metrics-addr)=(?:.*:)?([0-9]{1
  * turns the server off.
  */
 export function controllerRuntimeMetricsPort(c: ContainerView): number | undefined {
-  const args = Array.isArray(c.raw.args) ? c.raw.args : [];
-  for (const a of args) {
-    const m = typeof a === 'string' ? METRICS_BIND.exec(a) : null;
-    if (m) return Number(m[1]) || undefined;
-  }
-  return undefined;
+  return firstArgPort(c, METRICS_BIND);
 }
 
 /**
