@@ -119,7 +119,8 @@ lifecycle:
             object: w.obj,
             pointer,
             severity: 'info',
-            message: `container "${c.name}": preStop exec ${cmd} only sleeps ${n}s; on ${ctx.version.toString()} the kubelet can do it without a shell or sleep binary in the image: use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
+            // (The first clause is what the short output shows: say the point there; review round 23.)
+            message: `container "${c.name}": preStop exec ${cmd} only sleeps ${n}s, which the kubelet's sleep action does without a shell or sleep binary in the image (on ${ctx.version.toString()}); use lifecycle: {preStop: {sleep: {seconds: ${n}}}}`,
             fix: toSleep,
           });
         }

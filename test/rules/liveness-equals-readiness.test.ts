@@ -1,5 +1,5 @@
 import { livenessEqualsReadiness } from '../../lib/rules/liveness-equals-readiness';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 import { logstash } from '../helpers/logstash';
 
 function deploy(container: string, opts: { served?: boolean; annotations?: string } = {}): string {
@@ -548,4 +548,26 @@ spec:
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+// Review round 23 (centrifugal/helm-charts): Centrifugo's /health writes {} and checks nothing beyond the process.
+test('liveness-equals-readiness: Centrifugo /health is process-local (catalog centrifugo-health)', () => {
+  const yaml = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: centrifugo}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: c}}
+  template:
+    metadata: {labels: {app: c}}
+    spec:
+      containers:
+      - name: centrifugo
+        image: ${image}
+        ports: [{name: http, containerPort: 8000}, {name: internal, containerPort: 9000}]
+        livenessProbe: {httpGet: {path: /health, port: internal}}
+        readinessProbe: {httpGet: {path: /health, port: internal}}
+`;
+  expect(runRule(livenessEqualsReadiness, yaml('centrifugo/centrifugo:v6.9.1'))).toEqual([]);
+  expect(runRule(livenessEqualsReadiness, yaml('example/app:1'))).toHaveLength(1);
 });

@@ -1,5 +1,5 @@
 import { minReadySeconds } from '../../lib/rules/min-ready-seconds';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function app(opts: { kind?: string; replicas?: number; minReady?: number; annotations?: string; deadline?: number; extra?: string; svcAnnotations?: string; container?: string; svcPorts?: string } = {}): string {
   const kind = opts.kind ?? 'Deployment';
@@ -151,4 +151,31 @@ ruleTester(minReadySeconds, {
       findings: [{ severity: 'warning', suppressed: true }],
     },
   ],
+});
+
+// Review round 23: Centrifugo's clients hold WebSocket/SSE connections to one replica and reconnect
+// with centrifuge-js's backoff (full jitter, 0.5 s doubling to 20 s): long-lived without a hint.
+test('min-ready-seconds: Centrifugo is long-lived by the catalog (entry centrifugo)', () => {
+  const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: centrifugo}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: c}}
+  template:
+    metadata: {labels: {app: c}}
+    spec:
+      containers:
+      - {name: centrifugo, image: centrifugo/centrifugo:v6.9.1, ports: [{name: http, containerPort: 8000}], readinessProbe: {httpGet: {path: /health, port: 8000}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: centrifugo}
+spec:
+  selector: {app: c}
+  ports: [{name: http, port: 8000, targetPort: http}]
+`;
+  const got = runRule(minReadySeconds, yaml);
+  expect(got.map((f) => f.severity)).toEqual(['info']);
+  expect(got[0].message).toContain('catalog entry centrifugo');
 });

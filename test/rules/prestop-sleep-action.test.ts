@@ -66,7 +66,7 @@ ruleTester(prestopSleepAction, {
       name: 'exec sleep on a served container, 1.30: info with the sleep-action fix',
       yaml: deploy(app(EXEC_SLEEP)),
       kubeVersion: '1.30',
-      findings: [{ severity: 'info', pointer: `${C0}/lifecycle/preStop/exec`, message: 'container "app": preStop exec ["sleep","10"] only sleeps 10s; on 1.30' }],
+      findings: [{ severity: 'info', pointer: `${C0}/lifecycle/preStop/exec`, message: 'container "app": preStop exec ["sleep","10"] only sleeps 10s, which the kubelet\'s sleep action does without a shell or sleep binary in the image (on 1.30); use' }],
     },
     {
       name: 'sh -c "sleep 5": info',
