@@ -1,5 +1,7 @@
 import { Rule } from '../engine/types';
 import { graceMessageRef, gracePointer } from './util';
+import { stringMap } from '../model/selector';
+import { get } from '../model/workload';
 
 export const DEFAULT_AUTOSCALER_MAX_GRACEFUL_TERMINATION_SECONDS = 600;
 
@@ -32,7 +34,8 @@ longer than:
 **Fix:** make the app finish within the shortest deadline (checkpoint long work, shorten drains), or raise the other
 deadline (e.g. \`--max-graceful-termination-sec\`), or keep such pods off nodes the autoscaler removes
 (\`cluster-autoscaler.kubernetes.io/safe-to-evict: "false"\`). A grace period above the real deadline only hides the
-kill.`,
+kill. Pods that carry that annotation (on the pod template) are not judged against the autoscaler's limit: it does not
+remove their node.`,
     fixable: false,
     versionGate: 'node-shutdown deadline checked on >= 1.21 (GracefulNodeShutdown beta, on by default)',
     paramsSchema: {
@@ -54,12 +57,13 @@ kill.`,
   check(ctx) {
     const ca = ctx.params.autoscalerMaxGracefulTerminationSeconds;
     const shutdown = ctx.params.nodeShutdownGracePeriodSeconds;
-    const deadlines: { seconds: number; what: string; fix: string }[] = [];
+    const deadlines: { seconds: number; what: string; fix: string; autoscaler?: boolean }[] = [];
     if (typeof ca === 'number' && ca > 0) {
       deadlines.push({
         seconds: ca,
         what: `the cluster-autoscaler's --max-graceful-termination-sec (${ca}s)`,
         fix: 'the autoscaler kills the pod at its limit when it drains the node for scale-down',
+        autoscaler: true,
       });
     }
     if (typeof shutdown === 'number' && shutdown > 0 && ctx.version.atLeast(1, 21)) {
@@ -70,12 +74,18 @@ kill.`,
       });
     }
     for (const w of ctx.graph.workloads) {
+      // The autoscaler does not scale down a node that runs a pod annotated safe-to-evict "false"
+      // (Windmill's workers, which run jobs for up to their 7-day grace; review round 23).
+      // (The pods' annotation: the template's, or a bare Pod's own.)
+      const podAnnotations = stringMap(w.templatePointer ? get(w.obj.raw, ...w.templatePointer.slice(1).split('/'), 'metadata', 'annotations') : get(w.obj.raw, 'metadata', 'annotations'));
+      const keptByAutoscaler = (podAnnotations['cluster-autoscaler.kubernetes.io/safe-to-evict'] ?? '').trim() === 'false';
       for (const d of deadlines) {
         if (w.grace <= d.seconds) continue;
+        if (d.autoscaler && keptByAutoscaler) continue;
         ctx.report({
           object: w.obj,
           pointer: gracePointer(w),
-          message: `${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline`,
+          message: `${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline${d.autoscaler ? ', or keep the autoscaler from removing its node (pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false")' : ''}`,
         });
       }
     }

@@ -525,6 +525,25 @@ export function servicesSelecting(graph: ObjectGraph, w: Workload): ServiceView[
   return graph.servicesIn(w.obj.namespace).filter((s) => s.selector.kind === 'selector' && selectsPodsOf(s.selector, w));
 }
 
+/**
+ * A Helm hook whose object stays after it ran: Helm deletes a hook only by its
+ * `helm.sh/hook-delete-policy` (default before-hook-creation: at the next run of that hook), so a
+ * Job without `hook-succeeded` (or `ttlSecondsAfterFinished`) and its Completed pod outlive the
+ * install; the disruption controller still lists that pod under a budget that selects it, and a
+ * Job has no scale subresource (openfga's migration Job carries the server's labels; review round 23).
+ */
+export function lastingHelmHook(o: KObject): boolean {
+  if (!isHelmHook(o)) return false;
+  // A delete hook runs at `helm uninstall`, when the release's budget goes too (the
+  // VictoriaMetrics operator's pre-delete cleanup Job).
+  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (phases.every((x) => x === 'pre-delete' || x === 'post-delete')) return false;
+  const policies = String(annotationsOf(o)['helm.sh/hook-delete-policy'] ?? '').split(',').map((x) => x.trim());
+  if (policies.includes('hook-succeeded')) return false;
+  if (o.kind === 'Job' && typeof get(o.raw, 'spec', 'ttlSecondsAfterFinished') === 'number') return false;
+  return true;
+}
+
 /** A Helm test hook (`helm.sh/hook: test`, test-success): its pods exist only while `helm test` runs. */
 export function isHelmTestHook(o: KObject): boolean {
   if (!isHelmHook(o)) return false;

@@ -8,7 +8,7 @@ import { copyJson } from './fix-util';
 import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsForPdb, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
-import { isHelmHook } from './lb-util';
+import { isHelmHook, lastingHelmHook } from './lb-util';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -65,7 +65,7 @@ function alsoSelected(graph: ObjectGraph, w: Workload, selector: JsonObject): Wo
 }
 
 /**
- * The workloads without a scale subresource that carry pod labels (Helm hooks left out), by
+ * The workloads without a scale subresource that carry pod labels (Helm hooks left out unless a hook Job stays after it ran), by
  * namespace, listed once per graph: each workload then checks only those (usually a few Jobs and
  * DaemonSets), not every workload of its namespace (issue 16: every rule O(n)).
  */
@@ -73,7 +73,8 @@ function noScaleWorkloads(graph: ObjectGraph): Map<string, Workload[]> {
   return graph.memo(noScaleWorkloads, graph, () => {
     const out = new Map<string, Workload[]>();
     for (const o of graph.workloads) {
-      if (!NO_SCALE.has(o.kind) || isHelmHook(o.obj) || Object.keys(o.templateLabels).length === 0) continue;
+      // (A Helm hook Job that stays after it ran, with its Completed pod, counts: lastingHelmHook.)
+      if (!NO_SCALE.has(o.kind) || (isHelmHook(o.obj) && !(lastingHelmHook(o.obj) && o.kind !== 'Pod')) || Object.keys(o.templateLabels).length === 0) continue;
       const ns = o.obj.namespace ?? '';
       const l = out.get(ns);
       if (l) l.push(o);
@@ -265,7 +266,7 @@ spec:
     matchLabels: {app: web}
 \`\`\`
 
-**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets that keep data (data stores: volumeClaimTemplates, a PersistentVolumeClaim or a hostPath volume; their Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: they exist only while the hook runs.) None either when a budget of the namespace that selects no workload misses this one's pods by one label value (a template label under the same key whose value contains the wanted one or is a near spelling of it; among several such workloads, the one the budget is named after): the message names that budget and the label to correct, since a second budget would leave the pods with two once it is corrected, and the eviction API refuses every eviction of such a pod. For a prometheus-operator resource, the budget is named after its
+**\`--fix-proposals\`:** adds a PodDisruptionBudget named after the workload (suffixed if the name is taken) as a new document right after it: \`maxUnavailable: 1\`, the workload's own \`spec.selector\` copied, \`unhealthyPodEvictionPolicy: AlwaysAllow\` on >= 1.27, and for StatefulSets that keep data (data stores: volumeClaimTemplates, a PersistentVolumeClaim or a hostPath volume; their Running-but-not-Ready pods a drain should not evict while the budget is short) \`IfHealthyBudget\` stated explicitly, which pdb-unhealthy-eviction-policy takes as the choice made. None when that selector also selects the pods of a Job, CronJob, DaemonSet or bare Pod of the namespace (a migration Job carrying the app's labels): the disruption controller cannot size a \`maxUnavailable\` budget over pods whose controller has no scale subresource and then allows no disruption, so the message says to narrow the selector by a label only the workload's pods carry. (The Pods of Helm hooks, a chart's test-connection Pod, do not count: the disruption controller leaves pods without a controller out. A hook Job does count unless its \`helm.sh/hook-delete-policy\` has \`hook-succeeded\` or it sets \`ttlSecondsAfterFinished\`: Helm deletes it only before the hook runs again, so it stays, with its Completed pod, which a budget selecting it still lists, as openfga's migration Job.) None either when a budget of the namespace that selects no workload misses this one's pods by one label value (a template label under the same key whose value contains the wanted one or is a near spelling of it; among several such workloads, the one the budget is named after): the message names that budget and the label to correct, since a second budget would leave the pods with two once it is corrected, and the eviction API refuses every eviction of such a pod. For a prometheus-operator resource, the budget is named after its
 StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubernetes.io/name\` and the resource's name label
 (every shard of a Prometheus); when some shards already have a budget, one budget per unprotected shard, with its
 \`operator.prometheus.io/shard\` label, so that no pod gets two budgets.`,

@@ -1,7 +1,7 @@
 import { Rule } from '../engine/types';
 import { isObject } from '../model/types';
 import { matches } from '../model/selector';
-import { isHelmHook } from './lb-util';
+import { isHelmHook, lastingHelmHook } from './lb-util';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, nearMissBudgets, pdbAllowance, selectsOperatorPods } from './rollout-util';
 import { ObjectGraph, PdbView } from '../model/graph';
 import { get, Workload } from '../model/workload';
@@ -69,7 +69,13 @@ Conditions:
   they are StatefulSets that run the same images (the members of one clustered app, one StatefulSet each, as the
   neo4j chart makes them; ECK's node sets, which ECK covers with one budget): one budget over the members keeps the
   quorum, and one per member would not. Helm hooks (\`helm.sh/hook\`, such as the test
-  Pod \`helm create\` labels like the Deployment) do not count: they exist only while the hook runs.
+  Pod \`helm create\` labels like the Deployment) do not count, except an install, upgrade or rollback hook Job that stays after it ran (no
+  \`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`, no \`ttlSecondsAfterFinished\`): Helm deletes it only before
+  the hook runs again, and its Completed pod stays under the budget.
+- **error** instead, when among those workloads is a Job, CronJob or DaemonSet and the budget is sized from its
+  controllers' scale (\`maxUnavailable\`, or a percentage \`minAvailable\`): the disruption controller cannot size it
+  ("does not implement the scale subresource") and allows no disruption, so every eviction of the pods it selects is
+  refused (openfga's migration Job carries the server's labels).
 
 Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):
 \`\`\`yaml
@@ -138,10 +144,24 @@ spec:
         });
         continue;
       }
-      // A Helm hook (the test Pod `helm create` writes with the chart's labels) exists only while
-      // the hook runs: it does not share the budget with the workload.
-      const lasting = matched.filter((w) => !isHelmHook(w.obj));
-      if (lasting.length >= 2 && !memberGroup(lasting)) {
+      // A Helm hook (the test Pod `helm create` writes with the chart's labels) does not share the
+      // budget with the workload, unless it is a Job that stays after it ran (lastingHelmHook).
+      const lasting = matched.filter((w) => !isHelmHook(w.obj) || (lastingHelmHook(w.obj) && w.kind !== 'Pod'));
+      // A budget sized from its controllers' scale (maxUnavailable, or a percentage minAvailable)
+      // over the pods of a controller without a scale subresource (a Job, CronJob or DaemonSet):
+      // the disruption controller fails to size it ("does not implement the scale subresource") and
+      // allows no disruption, so every eviction of the pods it selects is refused (openfga's
+      // migration Job, which stays after it ran; review round 23).
+      const scaled = p.maxUnavailable !== undefined || (p.minAvailable !== undefined && p.minAvailable.kind === 'percent');
+      const noScale = scaled ? lasting.filter((w) => w.kind === 'Job' || w.kind === 'CronJob' || w.kind === 'DaemonSet') : [];
+      if (lasting.length >= 2 && noScale.length) {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'error',
+          message: `spec.selector matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}), among them those of ${noScale.map(nameOf).join(', ')}, whose controller has no scale subresource: the disruption controller cannot size a ${p.maxUnavailable !== undefined ? 'maxUnavailable' : 'percentage minAvailable'} budget over them and allows no disruption, so every eviction of these pods is refused and node drains stall while they exist; ${sharedBudgetAdvice(g, p, lasting)}`,
+        });
+      } else if (lasting.length >= 2 && !memberGroup(lasting)) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',

@@ -93,3 +93,31 @@ describe('prestop-sleep-action fix: safety', () => {
     expect(r.skipped).toEqual([]);
   });
 });
+
+// Review round 23 (Windmill's app: a 30s exec sleep in 40s of grace): the repair's grace raise,
+// which the budget's margin asks for, is named in its description.
+test('prestop-sleep-action fix: a grace raise is said in the description', () => {
+  const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 40
+      containers:
+      - name: web
+        image: example/web:1
+        lifecycle: {preStop: {exec: {command: [/bin/sh, -c, sleep 30]}}}
+        ports: [{containerPort: 8000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8000}]}
+`;
+  const r = fixWith(prestopSleepAction, yaml, { proposals: true });
+  expect(r.files[0].applied.map((a) => a.description)).toEqual(['replace the exec sleep preStop of container "web" with the sleep action (30s) and raise terminationGracePeriodSeconds to 45 (the delay, the drain and a margin)']);
+});

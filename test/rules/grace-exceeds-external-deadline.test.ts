@@ -1,5 +1,5 @@
 import { graceExceedsExternalDeadline } from '../../lib/rules/grace-exceeds-external-deadline';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function deploy(grace?: number, annotations = '', kind = 'Deployment'): string {
   return `apiVersion: apps/v1
@@ -70,4 +70,25 @@ ruleTester(graceExceedsExternalDeadline, {
       findings: [{ severity: 'info', suppressed: true }],
     },
   ],
+});
+
+// Review round 23 (Windmill's workers: a 7-day grace for their jobs, pods annotated safe-to-evict "false").
+test('grace-exceeds-external-deadline: pods the autoscaler may not evict are not judged against its limit', () => {
+  const yaml = (ann: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata:
+      labels: {app: w}
+${ann}    spec:
+      terminationGracePeriodSeconds: 604800
+      containers: [{name: w, image: example/worker:1}]
+`;
+  const flagged = runRule(graceExceedsExternalDeadline, yaml(''));
+  expect(flagged).toHaveLength(1);
+  expect(flagged[0].message).toContain('or keep the autoscaler from removing its node (pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false")');
+  expect(runRule(graceExceedsExternalDeadline, yaml('      annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict: "false"}\n'))).toEqual([]);
 });

@@ -294,3 +294,24 @@ test('pdb-missing: no budget is proposed beside a budget one label value off (it
   expect(stray[0].message).not.toContain('looks meant for them');
   expect(stray[0].fix).toBeDefined();
 });
+
+// Review round 23 (openfga): a Helm hook Job without hook-succeeded stays after it ran, with its
+// Completed pod, which a proposed maxUnavailable budget would select: no budget is proposed.
+test('pdb-missing: a lasting Helm hook Job with the workload\'s labels withholds the proposal; one deleted on success does not', () => {
+  const job = (annotations: string) => `---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate, annotations: {${annotations}}}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: m, image: web:1}]
+`;
+  const lasting = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: post-install'));
+  expect(lasting[0].fix).toBeUndefined();
+  expect(lasting[0].message).toContain('that selector also selects the pods of Job/migrate');
+  const deleted = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: post-install, helm.sh/hook-delete-policy: hook-succeeded'));
+  expect(deleted[0].fix).toBeDefined();
+});

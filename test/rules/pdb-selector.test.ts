@@ -1,5 +1,5 @@
 import { pdbSelector } from '../../lib/rules/pdb-selector';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 function wl(name: string, labels = `{app: ${name}, team: a}`, kind = 'Deployment', ns = ''): string {
   return `---
@@ -226,3 +226,40 @@ spec:
     },
   ],
 });
+
+// Review round 23 (openfga's migration Job carries the server's labels and stays after it ran).
+describe('pdb-selector: a budget over the pods of a Job', () => {
+  const job = (annotations = '') => `---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate${annotations ? `, annotations: {${annotations}}` : ''}}
+spec:
+  template:
+    metadata: {labels: {app: web, team: a}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: m, image: web:1}]
+`;
+  test('maxUnavailable over a Deployment and a Job: error, every eviction refused', () => {
+    const got = runRuleSel(wl('web') + job() + pdb('web', '{matchLabels: {app: web}}'));
+    expect(got.map((f) => f.severity)).toEqual(['error']);
+    expect(got[0].message).toContain('among them those of Job/migrate, whose controller has no scale subresource: the disruption controller cannot size a maxUnavailable budget over them and allows no disruption');
+  });
+  test('a Helm hook Job that stays after it ran (no hook-succeeded): counts', () => {
+    expect(runRuleSel(wl('web') + job('helm.sh/hook: post-install') + pdb('web', '{matchLabels: {app: web}}')).map((f) => f.severity)).toEqual(['error']);
+  });
+  test('a pre-delete hook Job (it runs at uninstall, when the budget goes too): does not', () => {
+    expect(runRuleSel(wl('web') + job('helm.sh/hook: pre-delete, helm.sh/hook-delete-policy: before-hook-creation') + pdb('web', '{matchLabels: {app: web}}'))).toEqual([]);
+  });
+  test('a Helm hook Job deleted when it succeeds, or with a TTL: does not', () => {
+    expect(runRuleSel(wl('web') + job('helm.sh/hook: post-install, helm.sh/hook-delete-policy: "before-hook-creation,hook-succeeded"') + pdb('web', '{matchLabels: {app: web}}'))).toEqual([]);
+    expect(runRuleSel(wl('web') + job('helm.sh/hook: post-install').replace('spec:\n  template:', 'spec:\n  ttlSecondsAfterFinished: 300\n  template:') + pdb('web', '{matchLabels: {app: web}}'))).toEqual([]);
+  });
+  test('an integer minAvailable counts pods, not scale: the shared-budget warning', () => {
+    const got = runRuleSel(wl('web') + job() + pdb('web', '{matchLabels: {app: web}}').replace('maxUnavailable: 1', 'minAvailable: 1'));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+  });
+});
+function runRuleSel(yaml: string) {
+  return runRule(pdbSelector, yaml);
+}
