@@ -7,6 +7,7 @@ import { ISTIO, istioMesh, LINKERD, linkerdMesh } from '../timeline/mesh';
 import { graceEdit } from './lb-util';
 import { namespaceOf } from './mesh-util';
 import { trafficContainersOf } from '../model/traffic';
+import { imageRepository } from '../catalog';
 
 /** Helpers needed while the app shuts down (graceful-termination.md SIDE-001). */
 export const DEFAULT_SIDECAR_NAMES = ['istio-proxy', 'linkerd-proxy', 'envoy', 'cloud-sql-proxy', 'fluent-bit'];
@@ -16,6 +17,16 @@ function meshSwitch(c: ContainerView): string {
   if (c.name === ISTIO.proxyContainer) return ` (Istio: annotation ${ISTIO.nativeSidecar}: "true", or istiod ENABLE_NATIVE_SIDECARS)`;
   if (c.name === LINKERD.proxyContainer) return ` (Linkerd: annotation ${LINKERD.nativeSidecar[0]}: "true", or the chart value proxy.nativeSidecar)`;
   return '';
+}
+
+/**
+ * A Docker-in-Docker daemon (Docker Official Image \`docker\`, a dind tag): the app beside it runs its
+ * work in containers of that daemon, which dockerd stops when it gets SIGTERM (Kestra's workers and
+ * their dind sidecar; review round 23).
+ */
+function dockerDaemon(c: ContainerView): boolean {
+  const tag = c.image.includes(':') ? c.image.slice(c.image.lastIndexOf(':') + 1) : '';
+  return imageRepository(c.image).path === 'docker' && /dind/.test(tag);
 }
 
 export const nativeSidecar: Rule = {
@@ -35,7 +46,8 @@ after all of them have exited; its readiness counts toward the pod's.
 **Conditions:**
 
 - **info:** a main container (\`containers[]\`) whose name is a shutdown-critical helper (param
-  \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`) runs
+  \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`), or a Docker
+  daemon by its image (\`docker\` with a \`dind\` tag: dockerd stops the containers it runs for the app when it exits), runs
   next to at least one other main container, and the target is >= 1.29. A helper that is the pod's only
   main container is the application itself (an Istio gateway, a fluent-bit DaemonSet) and is not reported, nor
   is one that is the only main container receiving the pod's traffic while the others declare no port that
@@ -104,7 +116,7 @@ containers:
         continue;
       }
       if (w.containers.length < 2) continue;
-      const helpers = w.containers.filter((c) => names.has(c.name) && !deliberateClassic(w, c) && !theServer(w, c));
+      const helpers = w.containers.filter((c) => (names.has(c.name) || dockerDaemon(c)) && !deliberateClassic(w, c) && !theServer(w, c));
       if (!helpers.length) continue;
       const movable = helpers.filter((c) => !namedPortBlocks(w, c));
       const fix = toNativeFix(w, movable);
@@ -124,7 +136,9 @@ containers:
             object: w.obj,
             pointer: c.pointer,
             severity: 'info',
-            message: `"${c.name}" runs as a classic container: it gets SIGTERM together with ${others}, in no defined order, and can exit before they finish draining, so their shutdown-time calls fail; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)}), which is stopped only after the main containers exit`,
+            message: dockerDaemon(c)
+              ? `"${c.name}" runs a Docker daemon (${c.image}) as a classic container: it gets SIGTERM together with ${others}, and dockerd stops the containers it runs when it exits (within its --shutdown-timeout, 15s by default), so the work they do for ${others} is cut while ${others} still wait for it; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always), which is stopped only after the main containers exit`
+              : `"${c.name}" runs as a classic container: it gets SIGTERM together with ${others}, in no defined order, and can exit before they finish draining, so their shutdown-time calls fail; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)}), which is stopped only after the main containers exit`,
             fix: c === fixOn ? fix : undefined,
           });
         }

@@ -189,3 +189,26 @@ describeCorpus('native-sidecar on the corpus', () => {
     expect(runRule(nativeSidecar, corpusFile('istio-gateway.yaml'), '1.31')).toEqual([]);
   });
 });
+
+// Review round 23 (kestra's workers run their tasks in a dind sidecar; dockerd stops its containers at SIGTERM).
+test('native-sidecar: a Docker-in-Docker daemon beside the app is a shutdown-critical helper, by its image', () => {
+  const yaml = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      terminationGracePeriodSeconds: 360
+      containers:
+      - {name: kestra, image: kestra/kestra:v1.3.15, ports: [{name: http, containerPort: 8080}]}
+      - {name: dind, image: ${image}, securityContext: {privileged: true}}
+`;
+  const got = runRule(nativeSidecar, yaml('docker:dind-rootless'));
+  expect(got.map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/1']]);
+  expect(got[0].message).toContain('"dind" runs a Docker daemon (docker:dind-rootless) as a classic container');
+  expect(got[0].fix).toBeDefined();
+  expect(runRule(nativeSidecar, yaml('docker:27-cli'))).toEqual([]);
+});
