@@ -88,7 +88,8 @@ spec:
           object: w.obj,
           pointer: '/spec/replicas',
           severity: 'warning',
-          message: `spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pods until the HPA scales it again; remove spec.replicas from the manifest`,
+          // (Below the HPA's minReplicas the reset is certain to remove pods, not a maybe: kestra's worker groups; review round 23.)
+          message: `spec.replicas ${w.replicas} is set although ${hpaName} manages its replica count: every apply or sync resets the workload to ${w.replicas} pod${w.replicas === 1 ? '' : 's'}${h.minReplicas > (w.replicas ?? 0) ? `, below the HPA's minReplicas ${h.minReplicas}, so every apply terminates pods the HPA then has to start again` : ' until the HPA scales it again'}; remove spec.replicas from the manifest`,
           // A proposal: with client-side `kubectl apply`, the first apply after the removal resets the
           // workload to 1 replica once (the field disappears from last-applied-configuration); the
           // HPA migration guide has the one-off step that avoids it.

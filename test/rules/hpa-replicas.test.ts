@@ -1,5 +1,5 @@
 import { hpaReplicas } from '../../lib/rules/hpa-replicas';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface Opts {
   kind?: string;
@@ -170,4 +170,12 @@ spec:
       ],
     },
   ],
+});
+
+// Review round 23 (kestra's worker groups: replicas 1 under an HPA with minReplicas 2).
+test('hpa-replicas: spec.replicas below the HPA\'s minReplicas: every apply terminates pods', () => {
+  const [f] = runRule(hpaReplicas, set({ replicas: 1, min: 2 }));
+  expect(f.message).toContain('resets the workload to 1 pod, below the HPA\'s minReplicas 2, so every apply terminates pods the HPA then has to start again');
+  const [g] = runRule(hpaReplicas, set({ replicas: 3, min: 2 }));
+  expect(g.message).toContain('resets the workload to 3 pods until the HPA scales it again');
 });
