@@ -1,6 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { HINT, trafficEvidencePorts } from '../model/graph';
-import { ContainerView, Workload } from '../model/workload';
+import { ContainerView, get, Workload } from '../model/workload';
 import { parseSidecarDrainHint, shutdownAddends, SIDECAR_DRAIN_HINT, sidecarDrainSeconds } from '../timeline/addends';
 import { Addend, containerBudget, recommendedGrace } from '../timeline/budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from '../timeline/mesh';
@@ -26,7 +26,11 @@ function meshSwitch(c: ContainerView): string {
  */
 function dockerDaemon(c: ContainerView): boolean {
   const tag = c.image.includes(':') ? c.image.slice(c.image.lastIndexOf(':') + 1) : '';
-  return imageRepository(c.image).path === 'docker' && /dind/.test(tag);
+  if (imageRepository(c.image).path !== 'docker' || !/dind/.test(tag)) return false;
+  // A preStop hook of its own keeps the daemon up until its containers are done (the drone-runner-docker
+  // chart's waits until no container runs): SIGTERM comes only after it returns.
+  const hook = get(c.raw, 'lifecycle', 'preStop');
+  return hook === undefined || hook === null;
 }
 
 export const nativeSidecar: Rule = {
@@ -47,7 +51,8 @@ after all of them have exited; its readiness counts toward the pod's.
 
 - **info:** a main container (\`containers[]\`) whose name is a shutdown-critical helper (param
   \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`), or a Docker
-  daemon by its image (\`docker\` with a \`dind\` tag: dockerd stops the containers it runs for the app when it exits), runs
+  daemon by its image (\`docker\` with a \`dind\` tag, and no preStop hook of its own to wait for its containers: dockerd
+  stops the containers it runs for the app when it exits), runs
   next to at least one other main container, and the target is >= 1.29. A helper that is the pod's only
   main container is the application itself (an Istio gateway, a fluent-bit DaemonSet) and is not reported, nor
   is one that is the only main container receiving the pod's traffic while the others declare no port that

@@ -211,4 +211,6 @@ spec:
   expect(got[0].message).toContain('"dind" runs a Docker daemon (docker:dind-rootless) as a classic container');
   expect(got[0].fix).toBeDefined();
   expect(runRule(nativeSidecar, yaml('docker:27-cli'))).toEqual([]);
+  // drone-runner-docker's dind waits in its own preStop until no container runs: left alone.
+  expect(runRule(nativeSidecar, yaml('docker:20-dind').replace('securityContext: {privileged: true}}', "securityContext: {privileged: true}, lifecycle: {preStop: {exec: {command: [sh, -c, 'while [ -n \"$(docker ps -q)\" ]; do sleep 5; done']}}}}"))).toEqual([]);
 });
