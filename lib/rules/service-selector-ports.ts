@@ -420,7 +420,8 @@ function releaseLabelSelectors(ctx: RuleContext): void {
   const g = ctx.graph;
   for (const s of g.services) {
     if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
-    const ws = selectedWorkloads(g, s).filter((w) => !w.isBatch && !isHelmHook(w.obj));
+    // (The graph's own Service-to-workloads map: a Service that selects nothing has nothing to lose.)
+    const ws = g.workloadsFor(s).filter((w) => !w.isBatch && !isHelmHook(w.obj));
     if (!ws.length) continue;
     const reqs = s.selector.requirements;
     const volatile = reqs.filter(
