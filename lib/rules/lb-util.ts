@@ -536,10 +536,8 @@ export function lastingHelmHook(o: KObject): boolean {
   if (!isHelmHook(o)) return false;
   // A delete hook runs at `helm uninstall`, when the release's budget goes too (the
   // VictoriaMetrics operator's pre-delete cleanup Job).
-  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
-  if (phases.every((x) => x === 'pre-delete' || x === 'post-delete')) return false;
-  const policies = String(annotationsOf(o)['helm.sh/hook-delete-policy'] ?? '').split(',').map((x) => x.trim());
-  if (policies.includes('hook-succeeded')) return false;
+  if (helmAnnotationList(o, 'helm.sh/hook').every((x) => x === 'pre-delete' || x === 'post-delete')) return false;
+  if (helmAnnotationList(o, 'helm.sh/hook-delete-policy').includes('hook-succeeded')) return false;
   if (o.kind === 'Job' && typeof get(o.raw, 'spec', 'ttlSecondsAfterFinished') === 'number') return false;
   return true;
 }
@@ -547,8 +545,13 @@ export function lastingHelmHook(o: KObject): boolean {
 /** A Helm test hook (`helm.sh/hook: test`, test-success): its pods exist only while `helm test` runs. */
 export function isHelmTestHook(o: KObject): boolean {
   if (!isHelmHook(o)) return false;
-  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const phases = helmAnnotationList(o, 'helm.sh/hook');
   return phases.length > 0 && phases.every((x) => x.startsWith('test'));
+}
+
+/** A comma-separated Helm annotation as its entries (`helm.sh/hook`, `helm.sh/hook-delete-policy`). */
+export function helmAnnotationList(o: KObject, key: 'helm.sh/hook' | 'helm.sh/hook-delete-policy'): string[] {
+  return String(annotationsOf(o)[key] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
 }
 
 /** A Helm hook (test pod, pre-install job...): exists only while the hook runs. */

@@ -2,7 +2,7 @@ import { Rule, RuleContext } from '../engine/types';
 import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
-import { annotationsOf, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
+import { helmAnnotationList, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
 import { isObject, KObject } from '../model/types';
 import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
@@ -114,7 +114,7 @@ function mixWhen(ws: Workload[]): string {
  */
 function whileNoTraffic(o: KObject): boolean {
   if (!isHelmHook(o)) return false;
-  const phases = String(annotationsOf(o)['helm.sh/hook']).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const phases = helmAnnotationList(o, 'helm.sh/hook');
   return phases.length > 0 && phases.every((x) => x === 'pre-install' || x === 'crd-install' || x.startsWith('test'));
 }
 
