@@ -14,7 +14,7 @@ import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
 import { changedLineCount, commentTokens, detectStyle, dominantEol, lineMapping, lostComments, mergeEdit, mergeEditMixed } from './format';
-import { assemblePieces, FileText, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, sliceStarts } from './pieces';
+import { assemblePieces, FileText, markerSlices, MovedObject, Piece, PiecewiseFile, piecewiseText, shiftDocument, SliceLines, sliceStarts } from './pieces';
 import { Chunked, lineChunks, linesText } from './chunks';
 import { applyJsonEdits, TextTree } from './splice';
 import { DocEdit, surgicalEdit, treeEdit } from './surgical';
@@ -238,8 +238,8 @@ interface FileModel {
   /** Each document's objects in the current text (piecewise files). */
   objects: KObject[][];
   documents: number;
-  /** The text's line starts, when a piecewise read-back computed them. */
-  lineStarts?: number[];
+  /** The line each document's slice starts on, when a piecewise read-back counted them (pieces.ts SliceLines). */
+  sliceLines?: SliceLines;
   /** Each document's slice of the text, when the model was read back piecewise (its pieces). */
   texts?: string[];
 }
@@ -357,7 +357,7 @@ function renderFile(
       if (r.spliced) counters.documentsSpliced++;
       seg = r.text;
       if (r.doc || r.objects) {
-        pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: old });
+        pieces.push({ kind: 'new', text: seg, doc: r.doc, objects: r.objects, oldStart: from, oldText: old, oldIndex: i });
         counters.documentsReadBack++;
       } else piecewise = false;
     } else pieces.push({ kind: 'kept', text: seg, doc: original[i], oldStart: from, oldIndex: i });
@@ -412,7 +412,7 @@ function renderFile(
       if (!sameValue(toJs(docs[0], decoded).value, a.value)) return { error: 'a new document would not read back as the object added' };
       pieces[a.k].doc = docs[0];
     }
-    const next = assemblePieces(pieces, text, model.lineStarts);
+    const next = assemblePieces(pieces, model.sliceLines);
     if (next) return { text: next.text, next, pieces, lines: next.lines };
   }
   const out = parts.join('');
@@ -933,7 +933,7 @@ function piecewiseModel(file: string, model: FileModel, next: PiecewiseFile, pie
   }
   const documents = model.documents + pieces.length - model.starts.length;
   return {
-    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents, lineStarts: next.lineStarts, texts: pieces.map((p) => p.text) },
+    model: { docs: next.docs, starts: next.starts, piecewise: true, objects, documents, sliceLines: next.sliceLines, texts: pieces.map((p) => p.text) },
     parsed: { file, objects: objects.flat(), errors: [], documents },
   };
 }

@@ -9,7 +9,7 @@
  * parsing the whole file again. Anything outside these conditions is read back whole.
  */
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import { lineIndex } from '../model/lines';
+import { lineFeeds } from '../model/lines';
 import { JsonObject, KObject, Position } from '../model/types';
 import { lineMapping } from './format';
 
@@ -71,28 +71,6 @@ export function lineStarts(text: string): number[] {
   const s = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) s.push(i + 1);
   return s;
-}
-
-/**
- * lineStarts of the pieces joined (piece k at offset starts[k]): a kept piece's from the old
- * text's line starts (its text is the old text's from oldStart), moved; a new piece's from its text.
- */
-function joinedLineStarts(pieces: Piece[], starts: number[], oldStarts: number[]): number[] {
-  const out = [0];
-  for (let k = 0; k < pieces.length; k++) {
-    const p = pieces[k];
-    const at = starts[k];
-    if (p.kind === 'kept') {
-      // The old line starts just past each line break of the piece: (oldStart, oldStart + length].
-      const end = p.oldStart + p.text.length;
-      const d = at - p.oldStart;
-      for (let i = lineIndex(oldStarts, p.oldStart) + 1; i < oldStarts.length && oldStarts[i] <= end; i++) out.push(oldStarts[i] + d);
-    } else {
-      const t = p.text;
-      for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) out.push(at + i + 1);
-    }
-  }
-  return out;
 }
 
 export function lineCounterOf(starts: number[]): LineCounter {
@@ -188,12 +166,21 @@ export class FileText {
 /** One slice of a fixed file: an unchanged document (parsed or not), or new text read back alone. */
 export type Piece =
   | { kind: 'kept'; text: string; doc?: Document.Parsed; oldStart: number; oldIndex: number }
-  | { kind: 'new'; text: string; doc?: Document.Parsed; objects?: KObject[]; oldStart?: number; oldText?: string };
+  | { kind: 'new'; text: string; doc?: Document.Parsed; objects?: KObject[]; oldStart?: number; oldText?: string; oldIndex?: number };
+
+/**
+ * Where the lines of a text held as slices (a file's documents) start: `first[i]` is the 0-based
+ * line slice i starts on, and the last entry (one past the slices) is the number of line feeds in
+ * the whole text. Every slice but the first starts at the start of a line, so the slices' lines
+ * are told apart without a table of every line start (a million entries at 10k corpus objects,
+ * built again at every pass).
+ */
+export type SliceLines = number[];
 
 export interface PiecewiseFile {
   text: FileText;
-  /** Offsets of the text's line starts (lineStarts). */
-  lineStarts: number[];
+  /** The line each piece starts on, and the text's line feeds (SliceLines). */
+  sliceLines: SliceLines;
   /** The documents, offsets in `text` (unparsed kept documents stay undefined). */
   docs: (Document.Parsed | undefined)[];
   starts: number[];
@@ -211,9 +198,10 @@ export interface PiecewiseFile {
  * The fixed file from its pieces, or undefined when its documents could not be told apart by
  * their slices alone (then the caller reads the whole file back). New pieces must each be exactly
  * one document read back alone (the caller checked their values); every piece but the first must
- * start at the start of a line and hold a document that starts with `---`.
+ * start at the start of a line and hold a document that starts with `---`. `oldLines`: the line
+ * each document of the old text starts on, when the previous pass assembled it (else counted).
  */
-export function assemblePieces(pieces: Piece[], oldText: FileText, oldLineStarts?: number[]): PiecewiseFile | undefined {
+export function assemblePieces(pieces: Piece[], oldLines?: SliceLines): PiecewiseFile | undefined {
   const text = new FileText(pieces.map((p) => p.text));
   const starts: number[] = [];
   let at = 0;
@@ -233,38 +221,74 @@ export function assemblePieces(pieces: Piece[], oldText: FileText, oldLineStarts
   }
   // Offsets: kept documents move with the text before them; new ones were read from offset 0.
   pieces.forEach((p, k) => p.doc && shiftDocument(p.doc, starts[k] - (p.kind === 'kept' ? p.oldStart : 0)));
-  // (The previous pass's reading of the old text has its line starts.)
-  const oldStarts = oldLineStarts ?? lineStarts(oldText.value);
-  const newStarts = joinedLineStarts(pieces, starts, oldStarts);
+  // The pieces read from the old text, in its order (added documents have no old text): they tile it.
+  const old = pieces.flatMap((p, k) => (p.oldStart === undefined ? [] : [k]));
+  const oldPos = new Map(old.map((k, at) => [k, at]));
+  const oldTextOf = (p: Piece) => (p.kind === 'kept' ? p.text : p.oldText!);
+  // The old text's slice lines: the previous pass's (by old index), else counted here once.
+  let oldFirst: (k: number) => number;
+  let oldTotal: number;
+  if (oldLines && old.every((k) => pieces[k].oldIndex !== undefined) && old.length + 1 === oldLines.length) {
+    oldFirst = (k) => oldLines[pieces[k].oldIndex!];
+    oldTotal = oldLines[oldLines.length - 1];
+  } else {
+    const firsts = new Map<number, number>();
+    let n = 0;
+    for (const k of old) {
+      firsts.set(k, n);
+      n += lineFeeds(oldTextOf(pieces[k]));
+    }
+    oldFirst = (k) => firsts.get(k)!;
+    oldTotal = n;
+  }
+  // The new text's: a kept piece has its old line feeds, a new one is counted.
+  const newFirst: SliceLines = [];
+  let total = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    newFirst.push(total);
+    const p = pieces[k];
+    total += p.kind === 'kept' ? keptFeeds(k) : lineFeeds(p.text);
+  }
+  newFirst.push(total);
+  /** A kept piece's line feeds: the lines to the next old piece's start (or the old text's end). */
+  function keptFeeds(k: number): number {
+    const at = oldPos.get(k)!;
+    return (at + 1 < old.length ? oldFirst(old[at + 1]) : oldTotal) - oldFirst(k);
+  }
   const moved = new Map<number, number>();
   pieces.forEach((p, k) => {
-    if (p.kind === 'kept') moved.set(k, lineIndex(newStarts, starts[k]) - lineIndex(oldStarts, p.oldStart));
-    else if (!p.doc) moved.set(k, lineIndex(newStarts, starts[k]));
+    if (p.kind === 'kept') moved.set(k, newFirst[k] - oldFirst(k));
+    else if (!p.doc) moved.set(k, newFirst[k]);
   });
-  const last = Math.max(1, newStarts.length - (text.endsWithLineFeed() ? 1 : 0));
-  const local = new Map<number, { oldStarts: number[]; newStarts: number[]; map: (line: number) => number }>();
-  // The pieces read from the old text, in its order (added documents have no old text).
-  const old = pieces.flatMap((p, k) => (p.oldStart === undefined ? [] : [k]));
+  const last = Math.max(1, total + 1 - (text.endsWithLineFeed() ? 1 : 0));
+  const local = new Map<number, { newLines: number; map: (line: number) => number }>();
   const lines = (line: number): number => {
-    const o = oldStarts[Math.min(Math.max(line, 1), oldStarts.length) - 1];
-    // The piece holding offset o: the last one starting at or before it (they tile the old text).
+    // The old line's 0-based index (past the end: the last line).
+    const at = Math.min(Math.max(line, 1), oldTotal + 1) - 1;
+    // The piece holding it: the last one starting at or before it (they tile the old text, each
+    // but the first at the start of a line).
     let lo = 0;
     let hi = old.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (pieces[old[mid]].oldStart! <= o) lo = mid;
+      if (oldFirst(old[mid]) <= at) lo = mid;
       else hi = mid - 1;
     }
-    const k = old.length && pieces[old[lo]].oldStart! <= o ? old[lo] : -1;
+    const k = old.length && oldFirst(old[lo]) <= at ? old[lo] : -1;
     const p = pieces[k];
-    // Past the old text's end, only the last piece takes an offset.
-    if (p?.oldStart !== undefined && (o < p.oldStart + (p.kind === 'kept' ? p.text.length : p.oldText!.length) || k === pieces.length - 1)) {
-      if (p.kind === 'kept') return Math.min(last, lineIndex(newStarts, o - p.oldStart + starts[k]) + 1);
-      // An edited document: its own lines mapped as the whole-text mapping would.
-      let m = local.get(k);
-      if (!m) local.set(k, (m = { oldStarts: lineStarts(p.oldText!), newStarts: lineStarts(p.text), map: lineMapping(p.oldText!, p.text) }));
-      const to = m.map(lineIndex(m.oldStarts, o - p.oldStart) + 1);
-      return Math.min(last, lineIndex(newStarts, starts[k] + m.newStarts[Math.min(to, m.newStarts.length) - 1]) + 1);
+    if (p?.oldStart !== undefined) {
+      // The line starts the old piece holds: one per line feed, and one after the last unless it ends the piece.
+      const t = oldTextOf(p);
+      const held = lo + 1 < old.length ? oldFirst(old[lo + 1]) - oldFirst(k) : oldTotal - oldFirst(k) + (t.length && !t.endsWith('\n') ? 1 : 0);
+      // Past the old text's end, only the last piece takes a line.
+      if (at < oldFirst(k) + held || k === pieces.length - 1) {
+        if (p.kind === 'kept') return Math.min(last, newFirst[k] + (at - oldFirst(k)) + 1);
+        // An edited document: its own lines mapped as the whole-text mapping would.
+        let m = local.get(k);
+        if (!m) local.set(k, (m = { newLines: lineFeeds(p.text) + 1, map: lineMapping(p.oldText!, p.text) }));
+        const to = m.map(at - oldFirst(k) + 1);
+        return Math.min(last, newFirst[k] + Math.min(to, m.newLines));
+      }
     }
     return Math.min(last, line);
   };
@@ -273,10 +297,18 @@ export function assemblePieces(pieces: Piece[], oldText: FileText, oldLineStarts
     text,
     docs: pieces.map((p) => p.doc),
     starts,
-    lineStarts: newStarts,
-    // Only documents read by yaml need it: made when first asked for.
+    sliceLines: newFirst,
+    // Only documents read by yaml need it (rare): made when first asked for, from the pieces' texts.
     get lineCounter() {
-      return (lc ??= lineCounterOf(newStarts));
+      if (!lc) {
+        const all = [0];
+        pieces.forEach((p, k) => {
+          const t = p.text;
+          for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) all.push(starts[k] + i + 1);
+        });
+        lc = lineCounterOf(all);
+      }
+      return lc;
     },
     lines,
     moved,
