@@ -525,15 +525,56 @@ function strings(v: Json | undefined): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-/** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */
-export function apiOnMetricsPort(c: ContainerView): boolean {
-  if (!API_ON_METRICS_PORT_IMAGE.test(imageRepo(c.image))) return false;
+/** The components a container of those programs runs: its last -target flag's list, undefined without one. */
+function dskitTargets(c: ContainerView): string[] | undefined {
   const argv = [...strings(c.raw.command), ...strings(c.raw.args)];
   let targets: string[] | undefined;
   argv.forEach((a, i) => {
     const m = /^--?target(?:=(.*))?$/.exec(a);
     if (m) targets = (m[1] ?? argv[i + 1] ?? '').split(',').map((t) => t.trim());
   });
+  return targets;
+}
+
+/**
+ * Components of those programs that no client reaches through a Service, by program:
+ * - ring members, which the distributors and queriers pick from the hash ring (memberlist) and
+ *   dial by pod address: the ingester, Mimir's and Cortex's store-gateway, Loki's pattern-ingester,
+ *   Tempo's metrics-generator and live-store (Mimir: pkg/distributor/distributor.go, ring.DoBatch;
+ *   pkg/querier/blocks_store_replicated_set.go). At SIGTERM the instance leaves the ring (LEAVING),
+ *   and the replication factor covers the calls made to it meanwhile;
+ * - workers that pull their work: Mimir's, Cortex's and Tempo's querier (from the query-frontend
+ *   or scheduler, which it tells it is shutting down: Mimir pkg/querier/worker), Tempo's backend
+ *   worker, and the consumers of Kafka (Mimir's block-builder, Tempo's block-builder);
+ * - Mimir's and Cortex's query-scheduler, which its clients find by the pod addresses of its
+ *   headless Service or the ring and tell they are shutting down (Mimir pkg/scheduler, SHUTTING_DOWN),
+ *   their compactor (sharded by the ring, serving nothing) and overrides-exporter (only metrics).
+ * Not Loki's querier (its gateway proxies the tail API to the querier Service), index-gateway
+ * (queriers may call its Service) or compactor (the delete API).
+ */
+const PEER_ROUTED_TARGETS: ReadonlyArray<readonly [RegExp, ReadonlySet<string>]> = [
+  [/(^|\/)(mimir|enterprise-metrics|cortex)$/, new Set(['ingester', 'store-gateway', 'querier', 'query-scheduler', 'compactor', 'overrides-exporter', 'block-builder', 'block-builder-scheduler'])],
+  [/(^|\/)(loki|enterprise-logs)$/, new Set(['ingester', 'pattern-ingester'])],
+  [/(^|\/)(tempo|enterprise-traces)$/, new Set(['ingester', 'metrics-generator', 'live-store', 'querier', 'compactor', 'block-builder', 'backend-worker'])],
+];
+
+/**
+ * The components (PEER_ROUTED_TARGETS) when the container runs only components of its program that
+ * no client reaches through a Service, e.g. `ingester`; else undefined (no -target: the single
+ * binary, which serves its APIs).
+ */
+export function peerRoutedTargets(c: ContainerView): string[] | undefined {
+  const repo = imageRepo(c.image);
+  const known = PEER_ROUTED_TARGETS.find(([re]) => re.test(repo))?.[1];
+  if (!known) return undefined;
+  const targets = dskitTargets(c)?.filter((t) => t !== '');
+  return targets?.length && targets.every((t) => known.has(t)) ? targets : undefined;
+}
+
+/** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */
+export function apiOnMetricsPort(c: ContainerView): boolean {
+  if (!API_ON_METRICS_PORT_IMAGE.test(imageRepo(c.image))) return false;
+  const targets = dskitTargets(c);
   // (Loki's compactor serves the delete API; Mimir's and Cortex's serve nothing clients call. Tempo's
   // distributor takes its pushes on the receivers' own ports, so of Tempo only the query-frontend.)
   const repo = imageRepo(c.image);

@@ -151,6 +151,30 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
         .join('---\n'),
     },
     {
+      // Review round 24 (grafana/mimir-distributed): distributors and queriers dial ingesters and
+      // store-gateways by the addresses in the hash ring; queriers pull their work from the
+      // scheduler; nothing calls the query-scheduler's ClusterIP Service or the overrides-exporter's gRPC port.
+      name: "the gRPC port of a ring member (Mimir ingester and store-gateway, Loki ingester, Tempo metrics-generator) or of a component that pulls its work or only exports metrics is reached by no Service client",
+      yaml: [
+        'grafana/mimir:2.14.0|-target=ingester',
+        'grafana/mimir:2.14.0|-target=store-gateway',
+        'grafana/mimir:2.14.0|-target=querier',
+        'grafana/mimir:2.14.0|-target=query-scheduler',
+        'grafana/mimir:2.14.0|-target=overrides-exporter',
+        'quay.io/cortexproject/cortex:v1.21.1|-target=ingester',
+        'grafana/loki:3.4.0|-target=ingester',
+        'grafana/tempo:2.6.0|-target=metrics-generator',
+      ]
+        .map((x, i) =>
+          wl({
+            kind: 'StatefulSet',
+            podSpec: '      containers:\n      - name: c\n        image: IMG\n        args: [ARG]\n        ports: [{name: http-metrics, containerPort: 8080}, {name: grpc, containerPort: 9095}]\n'.replace('IMG', x.split('|')[0]).replace('ARG', x.split('|')[1]),
+            service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}, {name: grpc, port: 9095, targetPort: grpc}]',
+          }).replace(/\b(web)\b/g, `web${i}`),
+        )
+        .join('---\n'),
+    },
+    {
       name: 'a metrics-named port of another program (node-exporter) stays scraped',
       yaml: wl({ podSpec: '      containers:\n      - name: c\n        image: quay.io/prometheus/node-exporter:v1.8.0\n        args: [--web.listen-address=:8080]\n        ports: [{name: http-metrics, containerPort: 8080}]\n', service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }),
     },
@@ -501,6 +525,30 @@ spec:
         .map((x, i) => wl({ podSpec: '      containers:\n      - name: c\n        image: IMG\n        args: [ARG]\n        ports: [{name: http-metrics, containerPort: 8080}]\n'.replace('IMG', x.split('|')[0]).replace('ARG', x.split('|')[1]), service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }).replace(/\b(web)\b/g, `web${i}`))
         .join('---\n'),
       findings: [0, 1, 2, 3, 4].map(() => ({ severity: 'warning', pointer: POINTER, message: /^container "c": serves port 8080 for Service web\d but has no preStop hook/ })),
+    },
+    {
+      // Review round 24: the distributor takes pushes, Loki's querier serves the tail API its gateway
+      // proxies to the querier Service, a list with an API component serves it, and without -target the
+      // single binary serves everything.
+      name: 'the gRPC port of a Mimir distributor, a Loki querier, an ingester run with a distributor, or the single binary is traffic',
+      yaml: ['grafana/mimir:2.14.0|-target=distributor', 'grafana/loki:3.4.0|-target=querier', 'grafana/mimir:2.14.0|"-target=ingester,distributor"', 'grafana/mimir:2.14.0|-config.file=/etc/mimir.yaml']
+        .map((x, i) =>
+          wl({
+            podSpec: '      containers:\n      - name: c\n        image: IMG\n        args: [ARG]\n        ports: [{name: http-metrics, containerPort: 8080}, {name: grpc, containerPort: 9095}]\n'.replace('IMG', x.split('|')[0]).replace('ARG', x.split('|')[1]),
+            service: '  selector: {app: web}\n  ports: [{name: grpc, port: 9095, targetPort: grpc}]',
+          }).replace(/\b(web)\b/g, `web${i}`),
+        )
+        .join('---\n'),
+      findings: [0, 1, 2, 3].map(() => ({ severity: 'warning', pointer: POINTER, message: /^container "c": serves port 9095 for Service web\d but has no preStop hook/ })),
+    },
+    {
+      // Mimir, Loki and Tempo sleep -shutdown-delay after SIGTERM with every listener open (catalog grafana-dskit-shutdown-delay).
+      name: "a Mimir distributor with -shutdown-delay=20s serves after SIGTERM; without it the advice names the flag",
+      yaml:
+        wl({ podSpec: '      containers:\n      - name: c\n        image: grafana/mimir:2.14.0\n        args: [-target=distributor, -shutdown-delay=20s]\n        ports: [{name: grpc, containerPort: 9095}]\n', service: '  selector: {app: web}\n  ports: [{name: grpc, port: 9095, targetPort: grpc}]' }) +
+        '---\n' +
+        wl({ podSpec: '      containers:\n      - name: c\n        image: grafana/loki:3.4.0\n        args: [-target=distributor]\n        ports: [{name: grpc, containerPort: 9095}]\n', service: '  selector: {app: web}\n  ports: [{name: grpc, port: 9095, targetPort: grpc}]' }).replace(/\b(web)\b/g, 'web1'),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "c": serves port 9095 for Service web1 but has no preStop hook.*or use the program's own setting \(.*catalog entry grafana-dskit-shutdown-delay\): -shutdown-delay=10s in the container's args/ }],
     },
     {
       // etcd: the client port is what the finding is about; the peer port is named apart.
