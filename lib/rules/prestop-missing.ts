@@ -167,7 +167,13 @@ deleted, so its clients are routed to the pod through the whole termination what
 no removal for a delay to wait for (\`headless-publish-not-ready\` judges the flag itself). Nor do idle containers (the
 pause image, or a command that only sleeps forever such as \`sleep infinity\`): nothing listens there. Nor does a
 container whose PID 1 never gets SIGTERM (a shell held above the server, such as \`sh -c 'gunicorn …'\` where \`sh\`
-is dash: see \`grace-period-budget\`, which warns about it): its socket stays open until SIGKILL at the deadline.
+is dash: see \`grace-period-budget\`, which warns about it): its socket stays open until SIGKILL at the deadline. Nor do the
+components of Grafana Loki, Mimir and Tempo (and Cortex) that no client reaches through a Service, by their \`-target\`:
+ring members, which the distributors and queriers pick from the hash ring and dial by pod address (the ingester, the
+store-gateway, Tempo's metrics-generator), the querier of Mimir, Cortex and Tempo, which pulls its work from the
+query-frontend or scheduler, and Mimir's query-scheduler and overrides-exporter: at SIGTERM they leave the ring or tell
+their clients they are stopping, and no endpoint removal is raced (Loki's querier stays judged: its gateway proxies the
+tail API to its Service).
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's
