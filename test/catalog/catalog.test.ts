@@ -997,6 +997,20 @@ describe('process-local probes', () => {
     ["{image: 'vernemq/vernemq:2.1.1-alpine'}", '{httpGet: {path: /health/listeners, port: 8888}}', false],
     ["{image: 'vernemq/vernemq:1.13.0'}", '{httpGet: {path: /health/ping, port: 8888}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /health/ping, port: 8888}}', false],
+    // lakeFS: /_health writes "alive!" from the process alone (catalog lakefs-health); review round 24, the treeverse lakefs chart.
+    ["{image: 'treeverse/lakefs:1.84.0', args: [run, --config, /etc/lakefs/config.yaml], ports: [{name: http, containerPort: 8000}]}", '{httpGet: {path: /_health, port: http, scheme: HTTP}}', true],
+    ["{image: 'docker.io/treeverse/lakefs:latest'}", '{httpGet: {path: /_health, port: 8000}}', true],
+    ["{image: 'treeverse/lakefs:1.84.0'}", '{httpGet: {path: /api/v1/healthcheck, port: 8000}}', false],
+    ["{image: 'treeverse/lakefs:1.84.0'}", '{tcpSocket: {port: 8000}}', false],
+    ["{image: 'example/lakefs-gateway:1'}", '{httpGet: {path: /_health, port: 8000}}', false],
+    // Dragonfly: the image's healthcheck.sh sends PING to its own port with nc (catalog dragonfly-healthcheck-sh); review round 24, the dragonfly chart.
+    ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", '{exec: {command: [/bin/sh, /usr/local/bin/healthcheck.sh]}}', true],
+    ["{image: 'ghcr.io/dragonflydb/dragonfly:v1.40.1'}", '{exec: {command: [/usr/local/bin/healthcheck.sh]}}', true],
+    ["{image: 'ghcr.io/dragonflydb/dragonfly:v1.40.1'}", '{exec: {command: [sh, -c, /usr/local/bin/healthcheck.sh]}}', true],
+    ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", "{exec: {command: [/bin/sh, -c, '/usr/local/bin/healthcheck.sh && redis-cli -h df-master ping']}}", false],
+    ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", '{exec: {command: [redis-cli, ping]}}', false],
+    ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", '{httpGet: {path: /healthz, port: 6379}}', false],
+    ["{image: 'example/cache:1'}", '{exec: {command: [/bin/sh, /usr/local/bin/healthcheck.sh]}}', false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

@@ -571,3 +571,49 @@ spec:
   expect(runRule(livenessEqualsReadiness, yaml('centrifugo/centrifugo:v6.9.1'))).toEqual([]);
   expect(runRule(livenessEqualsReadiness, yaml('example/app:1'))).toHaveLength(1);
 });
+
+// Review round 24 (treeverse/charts lakefs, dragonflydb/dragonfly contrib/charts/dragonfly): lakeFS's /_health
+// writes "alive!" and checks nothing else; Dragonfly's healthcheck.sh sends PING to the process's own port.
+describe('liveness-equals-readiness: lakeFS /_health and Dragonfly healthcheck.sh are process-local (catalog lakefs-health, dragonfly-healthcheck-sh)', () => {
+  const pod = (image: string, port: string, probe: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: app
+        image: ${image}
+        ports: [${port}]
+        livenessProbe: ${probe}
+        readinessProbe: ${probe}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: app}
+spec:
+  selector: {app: a}
+  ports: [{port: 80, targetPort: 8000}]
+`;
+  const LAKEFS_PORT = '{name: http, containerPort: 8000}';
+  const LAKEFS_PROBE = '{httpGet: {path: /_health, port: http, scheme: HTTP}}';
+  const DF_PORT = '{name: dragonfly, containerPort: 6379}';
+  const DF_PROBE = '{exec: {command: [/bin/sh, /usr/local/bin/healthcheck.sh]}, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3}';
+  test('the lakefs chart (treeverse/lakefs:1.84.0, identical /_health on http): silent', () => {
+    expect(runRule(livenessEqualsReadiness, pod('treeverse/lakefs:1.84.0', LAKEFS_PORT, LAKEFS_PROBE))).toEqual([]);
+  });
+  test('the dragonfly chart (v1.40.1, identical exec healthcheck.sh): silent', () => {
+    expect(runRule(livenessEqualsReadiness, pod('docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1', DF_PORT, DF_PROBE))).toEqual([]);
+  });
+  test.each([
+    ['/_health on another image', pod('example/app:1', LAKEFS_PORT, LAKEFS_PROBE)],
+    ["lakeFS's API health check (not listed)", pod('treeverse/lakefs:1.84.0', LAKEFS_PORT, '{httpGet: {path: /api/v1/healthcheck, port: http}}')],
+    ['healthcheck.sh on another image', pod('example/cache:1', DF_PORT, DF_PROBE)],
+    ['Dragonfly with a script that also asks another host', pod('docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1', DF_PORT, "{exec: {command: [/bin/sh, -c, '/usr/local/bin/healthcheck.sh && redis-cli -h df-master ping']}}")],
+  ])('near miss stays reported: %s', (_name, yaml) => {
+    expect(runRule(livenessEqualsReadiness, yaml).map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/0/livenessProbe']]);
+  });
+});
