@@ -4,6 +4,7 @@
  * selected workload.
  */
 import { ResolvedPolicy } from '../engine/policy';
+import { isHelmTestHook } from '../rules/lb-util';
 import { lintSources, LintResult } from '../engine/run';
 import { Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
@@ -117,7 +118,8 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
   const worlds = variantWorlds(objects).map((w) => new ObjectGraph(w));
   const workloads = collectFrom(worlds, (g) => g.workloads, graphOf, seen, order);
   const owned = collectFrom(worlds, (g) => g.ownedWorkloads, graphOf, seen, order);
-  const selected = opts.object === undefined ? workloads : selectWorkloads([...workloads, ...owned], opts.object);
+  // (A Helm test hook's pod exists only while `helm test` runs: drawn only when --object names it; review round 24.)
+  const selected = opts.object === undefined ? workloads.filter((w) => !isHelmTestHook(w.obj)) : selectWorkloads([...workloads, ...owned], opts.object);
   const waitPatterns = params(opts.policy, opts.rules, 'grace-period-budget').waitPatterns;
   const linkerd = params(opts.policy, opts.rules, 'linkerd-proxy-drain').nativeDefault;
   const istio = params(opts.policy, opts.rules, 'istio-proxy-drain').istioNativeDefault;

@@ -14,7 +14,7 @@ import { HINT, ObjectGraph, ServedState } from '../model/graph';
 import { servedStateOf, sideOnlyReason, trafficContainers } from '../model/traffic';
 import { KObject } from '../model/types';
 import { ContainerView, Workload, workloadOf } from '../model/workload';
-import { lbFronts } from '../rules/lb-util';
+import { isHelmTestHook, lbFronts } from '../rules/lb-util';
 import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
 import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
 import { Addend, containerBudget, containerDrainRead, containerDrainSeconds, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
@@ -134,6 +134,8 @@ export interface Timeline {
   servedState: ServedState;
   /** Why a workload that Services select is not served (their ports carry no client traffic: sideOnlyReason). */
   servedReason?: string;
+  /** A Helm test hook (helm.sh/hook: test): its pod exists only while `helm test` runs. */
+  helmTestHook?: boolean;
   grace: number;
   graceSet: boolean;
   /** Seconds the SIGKILL of the last container comes at (grace, or grace + 2 after an over-long hook). */
@@ -707,6 +709,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       served,
       servedState,
       ...(sideOnly !== undefined ? { servedReason: sideOnly } : {}),
+      ...(isHelmTestHook(w!.obj) && { helmTestHook: true }),
       grace: G,
       graceSet: w!.graceSet,
       sigkillAt,

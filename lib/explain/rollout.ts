@@ -15,7 +15,7 @@ import { surgeVolumeDeadlock } from '../rules/surge-volume-deadlock';
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
 import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
-import { progressDeadline, progressDeadlineDecision } from '../rules/progress-deadline';
+import { oldPodWaitDecision, progressDeadline, progressDeadlineDecision } from '../rules/progress-deadline';
 import { budgetProblem, fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor, startupEstimate } from '../rules/rollout-util';
 
 export { startupEstimate };
@@ -123,6 +123,10 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       else if (pd?.kind === 'short') plan.notes.push(`a realistic step takes about ${pd.realistic}s (${pd.realisticParts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a healthy rollout can be reported failed${cite(progressDeadline.meta.id)}`);
       else if (pd) plan.notes.push(`the slowest step the startup probes allow takes ${pd.step}s (${pd.parts.join(' + ')}), above progressDeadlineSeconds ${pd.pds}s: a pod that starts that slowly is reported failed while the kubelet still waits for it${cite(progressDeadline.meta.id)}`);
       else if (plan.stepSeconds >= ro.progressDeadlineSeconds) plan.notes.push(`a step takes about ${fmtS(plan.stepSeconds)}, not below progressDeadlineSeconds ${ro.progressDeadlineSeconds}s: the rollout is reported failed`);
+      // progress-deadline's other decision: a replacement that must wait for the old pod's node.
+      const wait = pd?.kind === 'rejected' ? undefined : oldPodWaitDecision(graph, w, version, params(progressDeadline));
+      if (wait) plan.durationBasis += `, when a spare node takes the replacements (without one, each step waits for an old pod's termination: see below)`;
+      if (wait) plan.notes.push(`${wait.what} keep${wait.what.startsWith('host ports') ? '' : 's'} a new pod off a node with an old one: without a spare node each step waits for an old pod's termination (${wait.termination.words}), not in parallel, and that is longer than progressDeadlineSeconds ${wait.pds}s: the rollout is reported ProgressDeadlineExceeded; raise it to at least ${wait.needed}s${cite(progressDeadline.meta.id)}`);
       break;
     }
     case 'StatefulSet': {
@@ -235,7 +239,8 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       const blocks = pdbBlocksEvictionDecision(graph, p, version);
       const allowance = pdbAllowance(graph, p);
       const pods = blocks?.pods ?? pdbPods(graph, graph.workloadsForPdb(p));
-      const podsText = `${pods.replicas} pod${pods.replicas === 1 ? '' : 's'}${pods.counted.length > 1 ? ` (of ${pods.counted.length} workloads)` : ''}`;
+      const hooks = pods.testHooks.length ? ` (Helm test hook ${pods.testHooks.map((x) => `${x.kind}/${x.obj.name}`).join(', ')} left out: it exists only while \`helm test\` runs)` : '';
+      const podsText = `${pods.replicas} pod${pods.replicas === 1 ? '' : 's'}${pods.counted.length > 1 ? ` (of ${pods.counted.length} workloads)` : ''}${hooks}`;
       if (blocks) plan.notes.push(`${head} allows 0 evictions with ${podsText}: node drains block${cite(pdbBlocksEviction.meta.id)}; rollouts do not consult PDBs`);
       else if (!allowance) plan.notes.push(`${head}: cannot be evaluated${pods.uncounted.length ? ' (it also matches pods whose number is not in the manifests)' : ''}`);
       else if (allowance.allowed === 0) plan.notes.push(`${head} allows 0 evictions with ${podsText}: node drains block; rollouts do not consult PDBs`);

@@ -63,6 +63,7 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
   const out: string[] = [];
   const o = t.object;
   out.push(paint('bold', `${o.kind}/${o.name}`) + `${o.namespace ? ` (namespace ${o.namespace})` : ''}  ${o.file}:${o.line}:${o.column}`);
+  if (t.helmTestHook) out.push('Helm test hook (helm.sh/hook: test): this pod exists only while `helm test` runs: no rollout or node drain replaces it, and the PodDisruptionBudget counts of the other workloads leave it out');
   out.push(`Termination timeline: grace ${secs(t.grace)}${t.graceSet ? ' (terminationGracePeriodSeconds)' : ' (default)'}; ${t.servedState === 'served' ? 'served by a Service' : t.servedState === 'unknown' ? 'served: unknown (no Service in the input)' : `not served${t.servedReason ? ` (${t.servedReason})` : ''}`}; pod gone at ${secs(t.podGoneAt)}${t.podGoneAtLeast ? ' at the earliest (a preStop of unknown length runs first)' : ''}`);
   out.push('');
 

@@ -8,6 +8,7 @@ import { escapeSegment } from '../model/parse';
 import { Labels, matches, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { DEFAULTS, DeploymentRollout, get, num, resolveDeploymentRollout, Workload } from '../model/workload';
+import { isHelmTestHook } from './lb-util';
 import { nameOf } from './util';
 
 /**
@@ -125,11 +126,18 @@ export interface PdbPods {
   /** "Deployment/web replicas 1", "Deployment/api HPA minReplicas 1 (...)"; one per counted workload. */
   parts: string[];
   fromHpa: boolean;
+  /** Helm test hooks the PDB matches, not counted: their pods exist only while `helm test` runs. */
+  testHooks: Workload[];
 }
 
 export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
-  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false };
+  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false, testHooks: [] };
   for (const w of matched) {
+    // (A chart's test Pod often carries the selector labels: LiveKit's test-connection; review round 24.)
+    if (isHelmTestHook(w.obj)) {
+      out.testHooks.push(w);
+      continue;
+    }
     if (w.kind === 'Pod') {
       out.counted.push(w);
       out.replicas += 1;
@@ -386,7 +394,7 @@ export function operatorReplicas(graph: ObjectGraph, ow: OperatorWorkload): { re
  */
 export function operatorPdbPods(graph: ObjectGraph, p: PdbView): PdbPods | undefined {
   const ns = p.obj.namespace ?? '';
-  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false };
+  const out: PdbPods = { counted: [], replicas: 0, uncounted: [], parts: [], fromHpa: false, testHooks: [] };
   for (const ow of operatorWorkloads(graph)) {
     if ((ow.obj.namespace ?? '') !== ns) continue;
     const groups = ow.groups.filter((g) => selectsOperatorPods(p.selector, g));

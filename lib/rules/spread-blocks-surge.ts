@@ -3,6 +3,7 @@ import { get } from '../model/workload';
 import { DeploymentRollout, Workload } from '../model/workload';
 import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints, unknownReservedKey, ZONE_KEYS } from './mesh-util';
 import { existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
+import { oldPodWaitDecision, PROGRESS_DEADLINE_DEFAULTS } from './progress-deadline';
 
 export const spreadBlocksSurge: Rule = {
   meta: {
@@ -80,9 +81,13 @@ For a required hostname anti-affinity: add \`matchLabelKeys: [pod-template-hash]
 use \`preferredDuringSchedulingIgnoredDuringExecution\` or the spread constraint above.
 For host ports: \`strategy.rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\` (an old pod frees its node first; one
 pod less serves meanwhile), or keep a spare node the pods can run on; with one replica, only the spare node avoids
-downtime.
+downtime. With maxSurge 0 each step waits for an old pod's termination before its replacement can take the node
+(kube-scheduler counts a terminating pod until its containers exit): when that termination (preStop + a declared or
+known drain, else up to the grace period) is longer than \`progressDeadlineSeconds\`, the message says so and the
+proposal also raises \`progressDeadlineSeconds\` to the termination plus a realistic step (see \`progress-deadline\`),
+else every rollout is reported ProgressDeadlineExceeded.
 
-**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100. For host ports with 2 or more replicas, with \`--fix-proposals\`: \`maxSurge: 0, maxUnavailable: 1\` (never safe: it trades capacity during the rollout for progress); with one replica, no fix. For a reserved key that is not a well-known node label, with \`--fix-proposals\`: the well-known key of the same name (\`zone\`, \`region\`, \`hostname\`, \`os\`, \`arch\`, \`instance-type\`), when there is one.`,
+**\`--fix\`:** appends \`pod-template-hash\` to the constraint's \`matchLabelKeys\` on >= 1.27, or to the anti-affinity term's on >= 1.31 (safe). Before that, with \`--fix-proposals\`: \`whenUnsatisfiable: ScheduleAnyway\` (dropping \`minDomains\`), or the required term moved to \`preferredDuringSchedulingIgnoredDuringExecution\` with weight 100. For host ports with 2 or more replicas, with \`--fix-proposals\`: \`maxSurge: 0, maxUnavailable: 1\` (never safe: it trades capacity during the rollout for progress), and a \`progressDeadlineSeconds\` above an old pod's termination when that is longer than the deadline; with one replica, no fix. For a reserved key that is not a well-known node label, with \`--fix-proposals\`: the well-known key of the same name (\`zone\`, \`region\`, \`hostname\`, \`os\`, \`arch\`, \`instance-type\`), when there is one.`,
     fixable: true,
     versionGate:
       'matchLabelKeys (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27; minDomains: beta (on) 1.27, GA 1.30; matchLabelKeys on pod affinity terms (MatchLabelKeysInPodAffinity, KEP-3633): alpha 1.29, beta (on) 1.31, GA 1.33',
@@ -179,20 +184,32 @@ downtime.
       const pointer = ports.find((p) => !p.viaHostNetwork)?.pointer ?? existingPointer(w.obj.raw, ...w.podSpecPointer.slice(1).split('/'), 'hostNetwork');
       const nodes = basis.replicas + 1;
       const single = basis.replicas === 1;
+      // With maxSurge 0 each step waits for an old pod's whole termination before its replacement can
+      // take the node (progress-deadline's oldPodWaitDecision, judged as if the proposal were applied):
+      // a termination longer than progressDeadlineSeconds makes every rollout report ProgressDeadlineExceeded,
+      // so the proposal says so and raises the deadline with the strategy (review round 24, LiveKit).
+      const wait = single ? undefined : oldPodWaitDecision(ctx.graph, w, ctx.version, PROGRESS_DEADLINE_DEFAULTS, true);
+      const waitNote = wait
+        ? `; but an old pod's termination lasts ${wait.termination.words}, longer than progressDeadlineSeconds (${wait.pds}s): with maxSurge 0 each step waits for it before the replacement can take the node, with one pod less serving all that time, so also raise progressDeadlineSeconds to at least ${wait.needed}s (the termination + ${wait.realisticParts.join(' + ')}), else every rollout is reported ProgressDeadlineExceeded and \`kubectl rollout status\` (and CD tools) fail it (progress-deadline); a spare node avoids the wait`
+        : '';
       const advice = single
         ? `keep a second node these pods can run on (maxSurge: 0 with maxUnavailable: 1 would take the only replica down at every rollout)`
-        : `set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1} so an old pod frees its node first (one pod less serves during the rollout), or keep a spare node`;
+        : `set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1} so an old pod frees its node first (one pod less serves during the rollout), or keep a spare node${waitNote}`;
+      const edits: FixEdit[] = [
+        { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 0 },
+        { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 1 },
+      ];
+      if (wait) edits.push({ op: 'set', pointer: '/spec/progressDeadlineSeconds', value: wait.needed });
       ctx.report({
         object: w.obj,
         fix: single
           ? undefined
           : {
-              description: 'set strategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so a surge pod needs a spare node)',
+              description: wait
+                ? `set strategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so a surge pod needs a spare node) and progressDeadlineSeconds to ${wait.needed} (each step then waits for an old pod's termination, ${wait.termination.words})`
+                : 'set strategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so a surge pod needs a spare node)',
               safety: 'proposal',
-              edits: [
-                { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 0 },
-                { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 1 },
-              ],
+              edits,
             },
         pointer,
         severity: 'warning',

@@ -1013,3 +1013,55 @@ describe('rollout estimate with a preStop hook of unknown length', () => {
     expect(known.rollout.durationAtLeast).toBeUndefined();
   });
 });
+
+describe('Helm test hooks in explain (review round 24, LiveKit test-connection)', () => {
+  // Two replicas of "web", a PDB over them, and the chart's test Pod carrying the same labels.
+  const yaml = `${deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 2 })}---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-test-connection
+  labels: {app: web}
+  annotations: {helm.sh/hook: test}
+spec:
+  restartPolicy: Never
+  containers: [{name: wget, image: busybox, command: [wget, 'web:80']}]
+`;
+  test('the PDB counts the Deployment\'s pods only, and says the test hook is left out', () => {
+    const notes = explainOne(yaml, { object: 'Deployment/web' }).rollout.notes.join('\n');
+    expect(notes).toContain('PodDisruptionBudget/web (maxUnavailable 1) allows 1 eviction at a time with 2 pods (Helm test hook Pod/web-test-connection left out: it exists only while `helm test` runs)');
+    expect(notes).not.toContain('of 2 workloads');
+  });
+  test('no timeline for the test hook unless --object names it, and then it is labelled', () => {
+    expect(explainText(yaml).map((t) => `${t.object.kind}/${t.object.name}`)).toEqual(['Deployment/web']);
+    const hook = explainOne(yaml, { object: 'Pod/web-test-connection' });
+    expect(hook.helmTestHook).toBe(true);
+    expect(timelineText(hook, { color: false })).toContain('Helm test hook (helm.sh/hook: test): this pod exists only while `helm test` runs');
+  });
+  test('without the hook annotation the Pod still counts (near miss)', () => {
+    const notes = explainOne(yaml.replace('  annotations: {helm.sh/hook: test}\n', ''), { object: 'Deployment/web' }).rollout.notes.join('\n');
+    expect(notes).toContain('with 3 pods (of 2 workloads)');
+  });
+});
+
+describe('explain: a one-pod-per-node rollout waits for old pods (review round 24, LiveKit)', () => {
+  const lk = (grace: number) =>
+    deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 2, grace })
+      .replace('  replicas: 2\n', '  replicas: 2\n  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n')
+      .replace(/(\n {4}spec:\n)/, '$1      hostNetwork: true\n');
+  test('grace 18000: the note says each step waits for an old pod and names progress-deadline', () => {
+    const t = explainOne(lk(18000), { object: 'Deployment/web' });
+    expect(t.rollout.notes.join('\n')).toMatch(/without a spare node each step waits for an old pod's termination \(up to its grace period, 18000s\), not in parallel.*raise it to at least 18060s \(progress-deadline\)/);
+    expect(citedRules(t)).toContain('progress-deadline');
+  });
+  test('grace 60: no such note', () => {
+    expect(explainOne(lk(60), { object: 'Deployment/web' }).rollout.notes.join('\n')).not.toContain('not in parallel');
+  });
+});

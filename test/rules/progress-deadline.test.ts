@@ -27,6 +27,33 @@ ${o.podExtra ?? ''}      containers:
 `;
 }
 
+/** LiveKit-style (review round 24): hostNetwork pods, 2 replicas, maxSurge 0 / maxUnavailable 1 (spread-blocks-surge's proposal). */
+function hostNetDeploy(o: { grace?: number; drain?: string; pds?: number; strategy?: string; ports?: boolean; podExtra?: string } = {}): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: lk}
+spec:
+  replicas: 2
+${o.pds === undefined ? '' : `  progressDeadlineSeconds: ${o.pds}\n`}  strategy:
+    rollingUpdate: ${o.strategy ?? '{maxSurge: 0, maxUnavailable: 1}'}
+  selector: {matchLabels: {app: lk}}
+  template:
+    metadata:
+      labels: {app: lk}
+${o.drain ? `      annotations: {kubegrace.dev/drain-seconds: "${o.drain}"}\n` : ''}    spec:
+${o.ports === false ? '' : '      hostNetwork: true\n'}${o.podExtra ?? ''}${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: livekit-server
+        image: livekit/livekit-server:v1.9.0
+        ports: [{name: http, containerPort: 7880}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+`;
+}
+const antiHost = (extra = '') => `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: lk}}${extra}}
+`;
+
 const startup = (s: string) => `startupProbe: {httpGet: {path: /healthz, port: 8080}${s ? `, ${s}` : ''}}`;
 const gates = '      readinessGates: [{conditionType: target-health.elbv2.k8s.aws/web}]\n';
 
@@ -40,8 +67,47 @@ ruleTester(progressDeadline, {
     { name: 'imagePullSeconds param 0: 20 > 10', yaml: deploy({ pds: 20, mrs: 10 }), params: { imagePullSeconds: 0 } },
     { name: 'progressDeadlineSeconds MaxInt32 means no deadline', yaml: deploy({ pds: 2147483647, app: startup('failureThreshold: 1000, periodSeconds: 10') }) },
     { name: 'StatefulSet: no progress deadline', yaml: deploy({ kind: 'StatefulSet', mrs: 700 }) },
+    // One pod per node and a long termination (review round 24), near misses:
+    { name: 'host ports, maxUnavailable 1, grace 590 below the default deadline: no finding', yaml: hostNetDeploy({ grace: 590 }) },
+    { name: 'host ports, grace 18000 but a declared drain of 30 s: the pod is gone at 40 s', yaml: hostNetDeploy({ grace: 18000, drain: '30' }) },
+    { name: 'host ports, grace 18000, deadline 18100 above it', yaml: hostNetDeploy({ grace: 18000, pds: 18100 }) },
+    { name: 'grace 18000 without host ports or anti-affinity: the replacement need not wait for the node', yaml: hostNetDeploy({ grace: 18000, ports: false }) },
+    { name: 'host ports, surge only (maxUnavailable 0): the rollout stalls outright, which is spread-blocks-surge\'s finding', yaml: hostNetDeploy({ grace: 18000, strategy: '{maxSurge: 1, maxUnavailable: 0}' }) },
+    { name: 'required hostname anti-affinity with matchLabelKeys [pod-template-hash] on 1.31: new pods do not count old ones', yaml: hostNetDeploy({ grace: 18000, ports: false, podExtra: antiHost(', matchLabelKeys: [pod-template-hash]') }), kubeVersion: '1.31' },
+    { name: 'progressDeadlineSeconds MaxInt32: no deadline', yaml: hostNetDeploy({ grace: 18000, pds: 2147483647 }) },
   ],
   invalid: [
+    {
+      // LiveKit (review round 24): hostNetwork, the chart's grace 18000, spread-blocks-surge's proposal applied, drain not declared.
+      name: 'host ports, maxUnavailable 1, grace 18000 above the default deadline: each step waits for an old pod, raise to grace + step',
+      yaml: hostNetDeploy({ grace: 18000 }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec',
+          message:
+            /^the default progressDeadlineSeconds \(600\) is shorter than a rollout step of this Deployment: it takes pods down first \(maxUnavailable >= 1\) and host ports \(container "livekit-server" port 7880 \(hostNetwork: true makes every declared port a host port\)\) keep a new pod off a node that still runs an old one, .*an old pod's termination lasts up to its grace period, 18000s: .*ProgressDeadlineExceeded.*raise progressDeadlineSeconds to at least 18060s \(the termination \+ minReadySeconds 0 \+ image pull 60s\), or declare the real drain with kubegrace.dev\/drain-seconds/,
+        },
+      ],
+    },
+    {
+      // The report's repro: drain-seconds 3600 declared, grace 3700: the termination is the schedule's 10 + 3600.
+      name: 'a declared drain of 3600 s: the termination is preStop + drain, 3610 s',
+      yaml: hostNetDeploy({ grace: 3700, drain: '3600' }),
+      findings: [{ severity: 'warning', message: /lasts about 3610s \(preStop and the declared or known drain, grace 3700s\).*at least 3670s \(the termination \+ minReadySeconds 0 \+ image pull 60s\), or keep a spare node/ }],
+    },
+    {
+      name: 'required hostname anti-affinity, no host ports, grace 1200 above a set deadline of 900: warning at the field',
+      yaml: hostNetDeploy({ grace: 1200, pds: 900, ports: false, podExtra: antiHost() }),
+      kubeVersion: '1.30',
+      findings: [{ severity: 'warning', pointer: '/spec/progressDeadlineSeconds', message: /^progressDeadlineSeconds 900 is shorter than a rollout step of this Deployment: .*a required pod anti-affinity on kubernetes.io\/hostname \(requiredDuringSchedulingIgnoredDuringExecution\[0\]\) keeps a new pod off/ }],
+    },
+    {
+      name: 'matchLabelKeys on the anti-affinity term is off before 1.31: still one pod per node',
+      yaml: hostNetDeploy({ grace: 1200, ports: false, podExtra: antiHost(', matchLabelKeys: [pod-template-hash]') }),
+      kubeVersion: '1.30',
+      findings: [{ severity: 'warning', message: 'required pod anti-affinity on kubernetes.io/hostname' }],
+    },
     {
       // The readiness probe's initial delay (120 s) outlasts the startup probe's budget (30 s): the realistic step is the longer one.
       name: 'a readiness initialDelaySeconds longer than the startupProbe budget: the deadline must cover the realistic step, raised to it',

@@ -200,6 +200,19 @@ spec:
       ],
     },
     {
+      // LiveKit (review round 24): grace 18000 for participants to leave; the proposal's maxSurge 0 makes each step wait for it.
+      name: 'host ports and a grace period longer than progressDeadlineSeconds: the advice says each step waits for an old pod, and to raise the deadline',
+      yaml: deploy(hostNet + '      terminationGracePeriodSeconds: 18000\n', { replicas: '2', containers: declared }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/template/spec/hostNetwork',
+          message:
+            /set strategy.rollingUpdate to \{maxSurge: 0, maxUnavailable: 1\} so an old pod frees its node first \(one pod less serves during the rollout\), or keep a spare node; but an old pod's termination lasts up to its grace period, 18000s, longer than progressDeadlineSeconds \(600s\): with maxSurge 0 each step waits for it .*raise progressDeadlineSeconds to at least 18060s/,
+        },
+      ],
+    },
+    {
       name: 'hostNetwork: every declared port is a host port (the API defaults hostPort to containerPort); pointer at hostNetwork',
       yaml: deploy(hostNet, { containers: declared }),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/hostNetwork', message: 'container "app" ports 9234, 9963 (hostNetwork: true makes every declared port a host port)' }],
@@ -312,5 +325,28 @@ describeCorpus('spread-blocks-surge on the corpus', () => {
   });
   test('linkerd HA: required anti-affinity, but maxUnavailable 1 lets the rollout free a node', () => {
     expect(runRule(spreadBlocksSurge, corpusFile('linkerd-control-plane-ha.yaml'), '1.31')).toEqual([]);
+  });
+});
+
+describe('spread-blocks-surge host-port proposal and a long termination (review round 24)', () => {
+  const edits = (yaml: string) => runRule(spreadBlocksSurge, yaml, '1.31').find((f) => f.message.startsWith('the pod binds host'))!.fix!;
+  test('grace 18000 above the deadline: the proposal also raises progressDeadlineSeconds to grace + a realistic step', () => {
+    const fix = edits(deploy(hostNet + '      terminationGracePeriodSeconds: 18000\n', { replicas: '2', containers: declared }));
+    expect(fix.description).toMatch(/and progressDeadlineSeconds to 18060 \(each step then waits for an old pod's termination, up to its grace period, 18000s\)$/);
+    expect(fix.edits).toEqual([
+      { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxSurge', value: 0 },
+      { op: 'set', pointer: '/spec/strategy/rollingUpdate/maxUnavailable', value: 1 },
+      { op: 'set', pointer: '/spec/progressDeadlineSeconds', value: 18060 },
+    ]);
+  });
+  test('a declared drain that ends well before the deadline: the strategy change only', () => {
+    const fix = edits(deploy(hostNet + '      terminationGracePeriodSeconds: 18000\n', { replicas: '2', containers: declared, annotations: 'kubegrace.dev/drain-seconds: "30"' }));
+    expect(fix.description).toBe('set strategy.rollingUpdate to maxSurge 0, maxUnavailable 1 (the pod binds host ports, so a surge pod needs a spare node)');
+    expect(fix.edits).toHaveLength(2);
+  });
+  test('the default grace period (30 s): the strategy change only, and no word of the deadline', () => {
+    const f = runRule(spreadBlocksSurge, deploy(hostNet, { replicas: '2', containers: declared }), '1.31').find((x) => x.message.startsWith('the pod binds host'))!;
+    expect(f.fix!.edits).toHaveLength(2);
+    expect(f.message).not.toMatch(/termination lasts/);
   });
 });
