@@ -3,7 +3,7 @@
  * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
  * rewrites it, and a test fails when the committed page differs.
  */
-import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, FlagValueSpec, isConfigValueSpec, isEnvValueSpec, isFlagValueSpec, MonitoringPortSpec, isFixedSecondsSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
+import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, FlagValueSpec, isConfigValueSpec, isEnvValueSpec, isFlagValueSpec, MonitoringPortSpec, isFixedSecondsSpec, isUnreadSettingSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
 
 export const CATALOG_DOC = 'docs/catalog.md';
 
@@ -23,7 +23,7 @@ const KIND_USE: Record<CatalogKind, string> = {
   'prestop-program':
     'The preStop classification (`lib/timeline/prestop.ts`, kind `exec-known`) gives these hooks the delay below, so `grace-period-budget`, the load-balancer rules, the mesh rules and `kubegrace explain` count the same seconds. The delay is how long the container keeps accepting new connections once the hook starts. `kubegrace.dev/prestop-seconds` still wins. Messages advise the program\'s own knob instead of a sleep.',
   'serves-after-sigterm':
-    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags, from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or from an environment variable of the container (a literal `env` value, else the program\'s default; set from a ConfigMap, Secret or field, or possibly by `envFrom`, it is unknown and counts as none), or from one flag of the container (else the config file a flag names, else the program\'s default), or fixed in its code (no setting to advise). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
+    'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags, from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or from an environment variable of the container (a literal `env` value, else the program\'s default; set from a ConfigMap, Secret or field, or possibly by `envFrom`, it is unknown and counts as none), or from one flag of the container (else the config file a flag names, else the program\'s default), or fixed in its code (no setting to advise); a drain may also be the program\'s default for a setting the catalog does not read (a Spring property: then `kubegrace.dev/drain-seconds` states a changed value). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
   'process-local-probe':
     'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
   'peer-discovery':
@@ -99,6 +99,7 @@ function servesAfterSigtermWords(s: ServesAfterSigtermSpec): string {
 }
 
 function drainWords(s: DrainSpec): string {
+  if (isUnreadSettingSpec(s)) return `${s.default}s, the default of ${code(s.setting)}, which the catalog does not read (state a changed value with ${code('kubegrace.dev/drain-seconds')})`;
   return isEnvValueSpec(s) ? envValueWords(s) : perListenerWords(s);
 }
 

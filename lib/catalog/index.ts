@@ -170,11 +170,23 @@ export interface FlagValueSpec {
   configFile?: { flag: string; comment?: string; value: string };
 }
 
+/**
+ * A drain the program reads from a setting the catalog does not read (the Zeebe gateway's Spring
+ * property spring.lifecycle.timeout-per-shutdown-phase, which the environment, a mounted
+ * application.yaml or JVM arguments may set): counted as the program's `default`; a changed value
+ * is stated with `kubegrace.dev/drain-seconds`.
+ */
+export interface UnreadSettingSpec {
+  /** The setting, for messages and docs. */
+  setting: string;
+  default: number;
+}
+
 /** How a catalog entry reads what a program does after SIGTERM: per listener from its args, from its config file, fixed, from an environment variable, or from one flag. */
 export type ServesAfterSigtermSpec = PerListenerSpec | ConfigValueSpec | FixedSecondsSpec | EnvValueSpec | FlagValueSpec;
 
-/** How a catalog entry reads how long a program drains once it stops accepting: per listener from its args, or from an environment variable. */
-export type DrainSpec = PerListenerSpec | EnvValueSpec;
+/** How a catalog entry reads how long a program drains once it stops accepting: per listener from its args, from an environment variable, or the default of a setting it does not read. */
+export type DrainSpec = PerListenerSpec | EnvValueSpec | UnreadSettingSpec;
 
 export function isEnvValueSpec(s: ServesAfterSigtermSpec | DrainSpec): s is EnvValueSpec {
   return 'env' in s;
@@ -186,6 +198,11 @@ export function isConfigValueSpec(s: ServesAfterSigtermSpec): s is ConfigValueSp
 
 export function isFixedSecondsSpec(s: ServesAfterSigtermSpec): s is FixedSecondsSpec {
   return 'seconds' in s;
+}
+
+export function isUnreadSettingSpec(s: ServesAfterSigtermSpec | DrainSpec): s is UnreadSettingSpec {
+  // (A per-listener spec may have a `setting` too, but always a `listener`.)
+  return 'setting' in s && 'default' in s && !('listener' in s) && !('flag' in s) && !('file' in s);
 }
 
 export function isPerListenerSpec(s: ServesAfterSigtermSpec | DrainSpec): s is PerListenerSpec {
@@ -1080,6 +1097,8 @@ export class Catalog {
     // KEDA_HTTP_DRAIN_TIMEOUT): one time for the whole process, after it stops accepting.
     const env = this.compiledFor(c, 'serves-after-sigterm').find((y) => y.entry.drain);
     if (env && isEnvValueSpec(env.entry.drain!)) return { entry: env.entry, ...envSeconds(c, env.entry.drain) };
+    // A setting the catalog does not read (the Zeebe gateway's Spring shutdown-phase timeout): its default.
+    if (env && isUnreadSettingSpec(env.entry.drain!)) return { entry: env.entry, seconds: env.entry.drain.default, derivation: `${env.entry.drain.setting} not read, default ${env.entry.drain.default}s` };
     const d = this.listenerValues(c, 'drain');
     if (!d) return undefined;
     if (!d.used.length) return { entry: d.entry, seconds: d.spec.default };

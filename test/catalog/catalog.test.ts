@@ -871,6 +871,70 @@ describe('serves after SIGTERM from an environment variable (KEDA HTTP add-on in
   });
 });
 
+// Review round 24 (camunda-platform chart): the standalone gateway's gRPC drain is the Spring
+// shutdown-phase timeout, which the catalog does not read (a drain of kind unreadSetting).
+describe('drain from a setting the catalog does not read (Zeebe standalone gateway)', () => {
+  const c = (o: string): JsonObject => yaml.load(o) as JsonObject;
+  const gw = (image: string, ports = '[{name: gateway, containerPort: 26500}, {name: http, containerPort: 9600}]') =>
+    c(`{image: '${image}', env: [{name: ZEEBE_STANDALONE_GATEWAY, value: "true"}], ports: ${ports}}`);
+  test('the gateway: accepts 0s after SIGTERM, drains the default 30s', () => {
+    expect(builtinCatalog().servesAfterSigterm(gw('camunda/zeebe:8.7.37'))).toMatchObject({ entry: { id: 'zeebe-standalone-gateway' }, seconds: 0 });
+    const d = builtinCatalog().drainSeconds(gw('docker.io/camunda/zeebe:8.7.37'));
+    expect([d?.entry.id, d?.seconds, d?.derivation]).toEqual(['zeebe-standalone-gateway', 30, 'spring.lifecycle.timeout-per-shutdown-phase not read, default 30s']);
+  });
+  test.each([
+    ['the broker of the chart (ports 9600, 26501, 26502)', 'camunda/zeebe:8.7.37', '[{name: http, containerPort: 9600}, {name: command, containerPort: 26501}, {name: internal, containerPort: 26502}]'],
+    ['another image with port 26500', 'example.com/acme/gateway:1.0.0', '[{name: gateway, containerPort: 26500}]'],
+    ['no ports declared', 'camunda/zeebe:8.7.37', '[]'],
+  ])('not matched: %s', (_why, image, ports) => {
+    expect(builtinCatalog().drainSeconds(gw(image, ports))).toBeUndefined();
+    expect(builtinCatalog().servesAfterSigterm(gw(image, ports))).toBeUndefined();
+  });
+  test('the schema takes {setting, default} as a drain, and not without the default', () => {
+    const doc = shippedDoc();
+    const i = (doc.entries as JsonObject[]).findIndex((e) => e.id === 'zeebe-standalone-gateway');
+    expect(() => parseCatalogDocument(doc)).not.toThrow();
+    const bad = JSON.parse(JSON.stringify(doc)) as JsonObject;
+    delete ((bad.entries as JsonObject[])[i].drain as JsonObject).default;
+    let pointer = '';
+    try {
+      parseCatalogDocument(bad);
+    } catch (e) {
+      pointer = (e as CatalogError).pointer;
+    }
+    expect(pointer).toMatch(new RegExp(`^/entries/${i}/drain`));
+  });
+});
+
+// Review round 24 (netbox chart): RQ's warm shutdown waits for the running job, bounded by its
+// timeout, NetBox's RQ_DEFAULT_TIMEOUT (read from env as netbox-docker's configuration.py does).
+describe('drain from an environment variable in seconds (NetBox rqworker, RQ_DEFAULT_TIMEOUT)', () => {
+  const c = (command: string, env?: string, image = 'ghcr.io/netbox-community/netbox:v4.6.8'): JsonObject =>
+    yaml.load(`{image: '${image}', command: ${command}${env ? `, env: ${env}` : ''}}`) as JsonObject;
+  const WORKER = '[/opt/netbox/venv/bin/python, /opt/netbox/netbox/manage.py, rqworker]';
+  test.each([
+    [undefined, 300, 'RQ_DEFAULT_TIMEOUT unset, default 300s'],
+    ['[{name: RQ_DEFAULT_TIMEOUT, value: "900"}]', 900, 'RQ_DEFAULT_TIMEOUT=900'],
+    ['[{name: RQ_DEFAULT_TIMEOUT, valueFrom: {configMapKeyRef: {name: netbox, key: timeout}}}]', undefined, 'RQ_DEFAULT_TIMEOUT is set from ConfigMap netbox, key timeout (not read)'],
+  ])('env %s: %ss (%s)', (env, seconds, derivation) => {
+    const d = builtinCatalog().drainSeconds(c(WORKER, env));
+    expect([d?.entry.id, d?.seconds, d?.derivation]).toEqual(['netbox-rqworker', seconds, derivation]);
+    expect(builtinCatalog().servesAfterSigterm(c(WORKER, env))).toMatchObject({ entry: { id: 'netbox-rqworker' }, seconds: 0 });
+  });
+  test('netbox-docker images and its compose command match', () => {
+    expect(builtinCatalog().drainSeconds(c(WORKER, undefined, 'docker.io/netboxcommunity/netbox:v4.6.8'))?.entry.id).toBe('netbox-rqworker');
+    expect(builtinCatalog().drainSeconds(c('[python, manage.py, rqworker, high, default, low]'))?.entry.id).toBe('netbox-rqworker');
+  });
+  test.each([
+    ['the web container (no command)', '[]'],
+    ['housekeeping', '[/opt/netbox/housekeeping.sh]'],
+    ['another manage.py command', '[/opt/netbox/venv/bin/python, /opt/netbox/netbox/manage.py, rqworker_status]'],
+  ])('not matched: %s', (_why, command) => expect(builtinCatalog().drainSeconds(c(command))).toBeUndefined());
+  test('another image running rqworker: not matched', () => {
+    expect(builtinCatalog().drainSeconds(c(WORKER, undefined, 'example.com/acme/app:1.0.0'))).toBeUndefined();
+  });
+});
+
 describe('serves after SIGTERM from an environment variable in seconds (Tyk Gateway graceful_shutdown_delay_seconds)', () => {
   const c = (image: string, env?: string) => yaml.load(`{image: '${image}'${env ? `, env: ${env}` : ''}}`) as JsonObject;
   const IMAGE = 'docker.tyk.io/tyk-gateway/tyk-gateway:v5.14.0';

@@ -438,3 +438,75 @@ spec:
     expect(runRule(gracePeriodBudget, wl('Deployment', "{name: t, image: busybox, command: [sh, -c, 'trap \"exit 0\" TERM; sleep 3600 & wait']}"))).toEqual([]);
   });
 });
+
+// Review round 24: the Zeebe standalone gateway (camunda-platform chart) drains gRPC calls for the
+// default 30s of a Spring setting the catalog does not read; NetBox's rqworker (netbox chart) waits
+// for the running job up to RQ_DEFAULT_TIMEOUT (300s by default).
+describe('grace-period-budget: the Zeebe standalone gateway (catalog zeebe-standalone-gateway: 30s drain)', () => {
+  const gw = (o: { grace?: number; image?: string; annotations?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: zeebe-gateway}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: zeebe-gateway}}
+  template:
+    metadata:
+      labels: {app: zeebe-gateway}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: zeebe-gateway
+        image: ${o.image ?? 'camunda/zeebe:8.7.37'}
+        ports: [{name: gateway, containerPort: 26500}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+`;
+  test('a 10s preStop with the default grace period: 10 + 30 > 30', () => {
+    const got = runRule(gracePeriodBudget, gw());
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('container "zeebe-gateway": preStop 10s + drain 30s (spring.lifecycle.timeout-per-shutdown-phase not read, default 30s) = 40s exceeds the default grace period (30s)');
+    expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 45s');
+  });
+  test('grace 45 holds it; kubegrace.dev/drain-seconds states a changed setting', () => {
+    expect(runRule(gracePeriodBudget, gw({ grace: 45 }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, gw({ annotations: '"kubegrace.dev/drain-seconds": "15"' }))).toEqual([]);
+  });
+  test('another image: the default 10s drain, which fits', () => {
+    expect(runRule(gracePeriodBudget, gw({ image: 'example.com/acme/gateway:1.0.0' }))).toEqual([]);
+  });
+});
+
+describe('grace-period-budget: the NetBox rqworker (catalog netbox-rqworker: drain up to the job timeout)', () => {
+  const worker = (o: { grace?: number; env?: string; image?: string; command?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: netbox-worker, namespace: netbox}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: netbox-worker}}
+  template:
+    metadata:
+      labels: {app: netbox-worker}
+      annotations: {kubegrace.dev/served: "false"}
+    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: netbox-worker
+        image: ${o.image ?? 'ghcr.io/netbox-community/netbox:v4.6.8'}
+        command: ${o.command ?? '[/opt/netbox/venv/bin/python, /opt/netbox/netbox/manage.py, rqworker]'}
+${o.env ? `        env: [${o.env}]\n` : ''}`;
+  test('the chart default: jobs of up to 300s, killed at the default 30s', () => {
+    const got = runRule(gracePeriodBudget, worker());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
+    expect(got[0].message).toContain('container "netbox-worker": preStop 0s + drain 300s (RQ_DEFAULT_TIMEOUT unset, default 300s) = 300s exceeds the default grace period (30s)');
+    expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 305s');
+  });
+  test('RQ_DEFAULT_TIMEOUT from env (netbox-docker) is judged; a grace period that holds it fits', () => {
+    expect(runRule(gracePeriodBudget, worker({ grace: 120, env: '{name: RQ_DEFAULT_TIMEOUT, value: "90"}' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, worker({ grace: 120, env: '{name: RQ_DEFAULT_TIMEOUT, value: "600"}' }))).toHaveLength(1);
+    expect(runRule(gracePeriodBudget, worker({ grace: 305 }))).toEqual([]);
+  });
+  test('set from a ConfigMap: unknown, not judged', () => {
+    expect(runRule(gracePeriodBudget, worker({ env: '{name: RQ_DEFAULT_TIMEOUT, valueFrom: {configMapKeyRef: {name: netbox, key: timeout}}}' }))).toEqual([]);
+  });
+  test('near misses: the web container, another image: not matched', () => {
+    expect(runRule(gracePeriodBudget, worker({ command: '[/opt/netbox/launch-netbox.sh]' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, worker({ image: 'example.com/acme/app:1.0.0' }))).toEqual([]);
+  });
+});

@@ -1287,3 +1287,47 @@ spec:
   expect(runRule(prestopMissing, yaml("[sh, -c, 'gunicorn -b :8088 app:app']"))).toEqual([]);
   expect(runRule(prestopMissing, yaml("[sh, -c, 'exec gunicorn -b :8088 app:app']"))).toHaveLength(1);
 });
+
+// Review round 24 (camunda-platform chart): the Zeebe standalone gateway drains its gRPC calls for
+// up to spring.lifecycle.timeout-per-shutdown-phase (default 30s) after SIGTERM, so the fix that adds
+// the preStop sleep raises the grace period to hold sleep + 30s + margin, not the default 10s drain.
+describe('prestop-missing: the Zeebe standalone gateway (catalog zeebe-standalone-gateway: 30s drain)', () => {
+  const gateway = (o: { image?: string; port?: number; grace?: number } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: zeebe-gateway}
+spec:
+  selector: {app: zeebe-gateway}
+  ports: [{name: gateway, port: ${o.port ?? 26500}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: zeebe-gateway}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: zeebe-gateway}}
+  template:
+    metadata:
+      labels: {app: zeebe-gateway}
+    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: zeebe-gateway
+        image: ${o.image ?? 'camunda/zeebe:8.7.37'}
+        env: [{name: ZEEBE_STANDALONE_GATEWAY, value: "true"}]
+        ports: [{name: gateway, containerPort: ${o.port ?? 26500}}, {name: http, containerPort: 9600}]
+        readinessProbe: {httpGet: {path: /actuator/health/readiness, port: http}}
+`;
+  const graceEdit = (yaml: string) => runRule(prestopMissing, yaml)[0]?.fix?.edits.find((e) => e.pointer === '/spec/template/spec/terminationGracePeriodSeconds');
+  test('the fix adds the 10s sleep and raises the grace period to 10 + 30 + 5 = 45', () => {
+    const got = runRule(prestopMissing, gateway());
+    expect(got).toHaveLength(1);
+    expect(got[0].fix?.description).toBe('add preStop sleep 10s to container "zeebe-gateway" and raise terminationGracePeriodSeconds to 45');
+    expect(graceEdit(gateway())).toMatchObject({ value: 45 });
+  });
+  test('a grace period that already holds it is left alone', () => {
+    expect(graceEdit(gateway({ grace: 60 }))).toBeUndefined();
+  });
+  test('near misses keep the default 10s drain (grace 30 already holds 10 + 10 + 5)', () => {
+    expect(graceEdit(gateway({ image: 'example.com/acme/gateway:1.0.0' }))).toBeUndefined();
+    expect(graceEdit(gateway({ port: 26501 }))).toBeUndefined();
+  });
+});
