@@ -1316,7 +1316,7 @@ ${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\
         ports: [{name: gateway, containerPort: ${o.port ?? 26500}}, {name: http, containerPort: 9600}]
         readinessProbe: {httpGet: {path: /actuator/health/readiness, port: http}}
 `;
-  const graceEdit = (yaml: string) => runRule(prestopMissing, yaml)[0]?.fix?.edits.find((e) => e.pointer === '/spec/template/spec/terminationGracePeriodSeconds');
+  const graceEdit = (yaml: string) => runRule(prestopMissing, yaml)[0]?.fix?.edits.find((e) => e.op !== 'add-object' && e.pointer === '/spec/template/spec/terminationGracePeriodSeconds');
   test('the fix adds the 10s sleep and raises the grace period to 10 + 30 + 5 = 45', () => {
     const got = runRule(prestopMissing, gateway());
     expect(got).toHaveLength(1);
