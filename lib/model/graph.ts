@@ -359,15 +359,90 @@ export class ObjectGraph {
   private trafficServicesOf(w: Workload): readonly ServiceView[] {
     let l = this.trafficServiceLists.get(w);
     // (A Service on port 80 or 443 of a web server in the pod serves clients, whatever its ports are
-    // named, as does a metrics-named port of a program whose API is there: portProgram.)
+    // named, as does a metrics-named port of a program whose API is there, portProgram, and a port an
+    // Ingress or route sends traffic to: routedPort.)
     if (!l) {
       const programs = [...new Set(w.containers.map((c) => portProgram(c)).filter((x) => x !== undefined))];
-      l = this.servicesFor(w).filter((s) => !s.metricsOnly || s.ports.some((p) => programs.some((k) => !notClientPort(p, undefined, k))));
+      l = this.servicesFor(w).filter((s) => !s.metricsOnly || s.ports.some((p) => this.routedPort(s, p) || programs.some((k) => !notClientPort(p, undefined, k))));
       this.trafficServiceLists.set(w, l);
     }
     return l;
   }
   private readonly trafficServiceLists = new Map<Workload, ServiceView[]>();
+
+  /**
+   * Whether an Ingress or a route sends traffic to this port of the Service: then it carries client
+   * traffic, whatever it is named (plane's admin UI, Service port `admin-3000`, which a Traefik
+   * IngressRoute routes /god-mode to; review round 25). Read: Ingress backends in the Service's
+   * namespace (networking.k8s.io/v1 `service.port.number` or `.name`; v1beta1 `serviceName` and
+   * `servicePort`), Gateway API routes' `rules[].backendRefs[]` of kind Service (HTTPRoute, GRPCRoute,
+   * TLSRoute, TCPRoute, UDPRoute; `namespace` or the route's, `port` a Service port number) and Traefik
+   * IngressRoutes' `routes[].services[]` of kind Service (IngressRoute, IngressRouteTCP,
+   * IngressRouteUDP; `port` a number or a Service port name).
+   */
+  routedPort(s: ServiceView, sp: ServicePort): boolean {
+    const ports = this.routedPorts().get(`${s.obj.namespace ?? ''}/${s.obj.name}`);
+    if (!ports) return false;
+    return (sp.port !== undefined && ports.has(`#${sp.port}`)) || (sp.name !== undefined && ports.has(`:${sp.name}`));
+  }
+  private routedPorts(): Map<string, Set<string>> {
+    if (this.routed) return this.routed;
+    const m = new Map<string, Set<string>>();
+    const add = (ns: string | undefined, name: Json | undefined, port: Json | undefined) => {
+      if (typeof name !== 'string' || (typeof port !== 'number' && typeof port !== 'string')) return;
+      const key = `${ns ?? ''}/${name}`;
+      let set = m.get(key);
+      if (!set) m.set(key, (set = new Set()));
+      set.add(typeof port === 'number' ? `#${port}` : `:${port}`);
+    };
+    const isService = (ref: Json | undefined) => {
+      const kind = get(ref, 'kind');
+      const group = get(ref, 'group');
+      return (kind === undefined || kind === 'Service') && (group === undefined || group === '');
+    };
+    for (const o of this.ofKind('Ingress')) {
+      const backend = (b: Json | undefined) => {
+        if (isObject(get(b, 'service'))) add(o.namespace, get(b, 'service', 'name'), get(b, 'service', 'port', 'number') ?? get(b, 'service', 'port', 'name'));
+        else add(o.namespace, get(b, 'serviceName'), get(b, 'servicePort'));
+      };
+      backend(get(o.raw, 'spec', 'defaultBackend'));
+      backend(get(o.raw, 'spec', 'backend'));
+      const rules = get(o.raw, 'spec', 'rules');
+      for (const r of Array.isArray(rules) ? rules : []) {
+        const paths = get(r, 'http', 'paths');
+        for (const x of Array.isArray(paths) ? paths : []) backend(get(x, 'backend'));
+      }
+    }
+    for (const kind of ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']) {
+      for (const o of this.ofKind(kind)) {
+        if (!o.apiVersion.startsWith('gateway.networking.k8s.io/')) continue;
+        const rules = get(o.raw, 'spec', 'rules');
+        for (const r of Array.isArray(rules) ? rules : []) {
+          const refs = get(r, 'backendRefs');
+          for (const b of Array.isArray(refs) ? refs : []) {
+            const ns = get(b, 'namespace');
+            if (isService(b)) add(typeof ns === 'string' ? ns : o.namespace, get(b, 'name'), get(b, 'port'));
+          }
+        }
+      }
+    }
+    for (const kind of ['IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP']) {
+      for (const o of this.ofKind(kind)) {
+        if (!o.apiVersion.startsWith('traefik.')) continue;
+        const routes = get(o.raw, 'spec', 'routes');
+        for (const r of Array.isArray(routes) ? routes : []) {
+          const services = get(r, 'services');
+          for (const b of Array.isArray(services) ? services : []) {
+            const kindOf = get(b, 'kind');
+            const ns = get(b, 'namespace');
+            if (kindOf === undefined || kindOf === 'Service') add(typeof ns === 'string' ? ns : o.namespace, get(b, 'name'), get(b, 'port'));
+          }
+        }
+      }
+    }
+    return (this.routed = m);
+  }
+  private routed: Map<string, Set<string>> | undefined;
 
   /** The `kubegrace.dev/served` hint: true, false, or undefined when absent. */
   servedHint(w: Workload): boolean | undefined {

@@ -40,6 +40,8 @@ function reachedPortNumber(p: ServedPort): number | undefined {
  * (monitoringPortOf: Fluent Bit's port 2020, named `http` by its chart).
  */
 function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): boolean {
+  // A port an Ingress or route sends traffic to is client traffic, whatever its names say.
+  if (graph.routedPort(p.service, p.servicePort)) return false;
   if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
   // (A Loki, Mimir, Tempo or Cortex component that clients reach through the ring, or that pulls its work.)
   if (peerRoutedTargets(p.container)) return true;

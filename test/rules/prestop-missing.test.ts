@@ -175,6 +175,32 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
         .join('---\n'),
     },
     {
+      // Review round 25: a route to the port makes it client traffic (below); without one, or with one
+      // to another Service, another port, or from an Ingress in another namespace, the name decides.
+      name: 'an admin-named Service port that no Ingress or route in its namespace sends traffic to stays an operator port',
+      yaml:
+        wl({ service: '  selector: {app: web}\n  ports: [{name: admin-3000, port: 3000, targetPort: 3000}]', podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{containerPort: 3000}]') }) +
+        `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: other, namespace: elsewhere}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 3000}}}}]}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: other-port}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 3001}}}}]}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: other-service}
+spec:
+  rules: [{backendRefs: [{name: web2, port: 3000}]}]
+`,
+    },
+    {
       name: 'a metrics-named port of another program (node-exporter) stays scraped',
       yaml: wl({ podSpec: '      containers:\n      - name: c\n        image: quay.io/prometheus/node-exporter:v1.8.0\n        args: [--web.listen-address=:8080]\n        ports: [{name: http-metrics, containerPort: 8080}]\n', service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }),
     },
@@ -549,6 +575,42 @@ spec:
         '---\n' +
         wl({ podSpec: '      containers:\n      - name: c\n        image: grafana/loki:3.4.0\n        args: [-target=distributor]\n        ports: [{name: grpc, containerPort: 9095}]\n', service: '  selector: {app: web}\n  ports: [{name: grpc, port: 9095, targetPort: grpc}]' }).replace(/\b(web)\b/g, 'web1'),
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "c": serves port 9095 for Service web1 but has no preStop hook.*or use the program's own setting \(.*catalog entry grafana-dskit-shutdown-delay\): -shutdown-delay=10s in the container's args/ }],
+    },
+    {
+      // Review round 25 (plane-ce): its admin UI's only Service port is admin-3000, which its IngressRoute sends /god-mode to.
+      name: 'an admin-named Service port is client traffic when an Ingress, an HTTPRoute or a Traefik IngressRoute sends traffic to it',
+      yaml: [
+        `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: ing}
+spec:
+  rules: [{http: {paths: [{path: /god-mode, pathType: Prefix, backend: {service: {name: web, port: {number: 3000}}}}]}}]`,
+        `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: ing}
+spec:
+  defaultBackend: {service: {name: web, port: {name: admin-3000}}}`,
+        `apiVersion: networking.k8s.io/v1beta1
+kind: Ingress
+metadata: {name: ing}
+spec:
+  rules: [{http: {paths: [{path: /, backend: {serviceName: web, servicePort: admin-3000}}]}}]`,
+        `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: rt, namespace: gateways}
+spec:
+  rules: [{backendRefs: [{name: web, namespace: default, port: 3000}]}]`,
+        `apiVersion: traefik.io/v1alpha1
+kind: IngressRoute
+metadata: {name: rt}
+spec:
+  routes: [{kind: Rule, match: "PathPrefix(/god-mode)", services: [{name: web, port: 3000}]}]`,
+      ]
+        .map((route, i) =>
+          (wl({ service: '  selector: {app: web}\n  ports: [{name: admin-3000, port: 3000, targetPort: 3000}]', podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{containerPort: 3000}]') }) + '---\n' + route + '\n').replace(/\b(web)\b/g, `web${i}`),
+        )
+        .join('---\n'),
+      findings: [0, 1, 2, 3, 4].map(() => ({ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 3000 for Service web\d but has no preStop hook/ })),
     },
     {
       // etcd: the client port is what the finding is about; the peer port is named apart.
