@@ -118,6 +118,18 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs Quickwit control plane (one per cluster; catalog entry quickwit-control-plane)' }],
     },
     {
+      // Review round 25: the kube-arangodb chart runs its operator with --mode.single (no leader election) under Recreate.
+      name: 'the ArangoDB operator in single mode under Recreate: required, said as an info; without the flag it elects a leader',
+      yaml:
+        deploy({ replicas: 1, image: 'arangodb/kube-arangodb:1.4.4', container: ', args: [--operator.deployment, --mode.single]' }) +
+        '---\n' +
+        deploy({ replicas: 1, image: 'arangodb/kube-arangodb:1.4.4', container: ', args: [--operator.deployment]' }).replace(/\b(web)\b/g, 'web1'),
+      findings: [
+        { severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs ArangoDB Kubernetes operator in single mode (--mode.single, no leader election; catalog entry kube-arangodb-single-mode)' },
+        { severity: 'info', message: /^strategy Recreate with replicas 1 (?!is required)/ },
+      ],
+    },
+    {
       // Review round 13: jitsi's JVB bridges bind hostPort 10000; the chart forces Recreate with it. A surge
       // pod needs a node that runs none of them, so the advice is one pod at a time.
       name: 'Recreate with 3 replicas that bind a host port: warning, advising maxSurge 0, maxUnavailable 1',
