@@ -638,12 +638,39 @@ const PEER_ROUTED_TARGETS: ReadonlyArray<readonly [RegExp, ReadonlySet<string>]>
  * no client reaches through a Service, e.g. `ingester`; else undefined (no -target: the single
  * binary, which serves its APIs).
  */
-export function peerRoutedTargets(c: ContainerView): string[] | undefined {
+function peerRoutedTargets(c: ContainerView): string[] | undefined {
   const repo = imageRepo(c.image);
   const known = PEER_ROUTED_TARGETS.find(([re]) => re.test(repo))?.[1];
   if (!known) return undefined;
   const targets = dskitTargets(c)?.filter((t) => t !== '');
   return targets?.length && targets.every((t) => known.has(t)) ? targets : undefined;
+}
+
+/**
+ * A Flink TaskManager: the official image's `taskmanager` argument (apache/flink-docker
+ * docker-entrypoint.sh), or Bitnami's FLINK_MODE=taskmanager. It registers with the JobManager's
+ * ResourceManager under its own address (taskmanager.host, else the pod's), and the JobManager (RPC)
+ * and the other TaskManagers (the data port) dial that address: Flink's standalone Kubernetes setup
+ * gives TaskManagers no Service at all, and a Service that selects them (bitnami/flink's) carries no
+ * client traffic (review round 25).
+ */
+function flinkTaskManager(c: ContainerView): boolean {
+  if (!/(^|\/)flink$/.test(imageRepo(c.image))) return false;
+  const argv = [...strings(c.raw.command), ...strings(c.raw.args)];
+  if (argv[0] === 'taskmanager' || (argv.length > 1 && /(^|\/)docker-entrypoint\.sh$/.test(argv[0]) && argv[1] === 'taskmanager')) return true;
+  const env = c.raw.env;
+  return Array.isArray(env) && env.some((e) => isObject(e) && e.name === 'FLINK_MODE' && e.value === 'taskmanager');
+}
+
+/**
+ * What a container runs that no client reaches through a Service, in words (`-target ingester`, `a
+ * Flink TaskManager`); else undefined: the Loki, Mimir, Tempo and Cortex components of
+ * PEER_ROUTED_TARGETS, and Flink's TaskManagers. Their Services' ports carry no client traffic.
+ */
+export function peerRouted(c: ContainerView): string | undefined {
+  const targets = peerRoutedTargets(c);
+  if (targets) return `-target ${targets.join(',')}`;
+  return flinkTaskManager(c) ? 'a Flink TaskManager' : undefined;
 }
 
 /** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */

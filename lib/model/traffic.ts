@@ -1,5 +1,5 @@
 import { activeCatalog, MonitoringPortFact } from '../catalog';
-import { notClientPort, ObjectGraph, peerRoutedTargets, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
+import { notClientPort, ObjectGraph, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
 import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
@@ -43,8 +43,9 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
   // A port an Ingress or route sends traffic to is client traffic, whatever its names say.
   if (graph.routedPort(p.service, p.servicePort)) return false;
   if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
-  // (A Loki, Mimir, Tempo or Cortex component that clients reach through the ring, or that pulls its work.)
-  if (peerRoutedTargets(p.container)) return true;
+  // (A Loki, Mimir, Tempo or Cortex component that clients reach through the ring, or that pulls its
+  // work; a Flink TaskManager, which the JobManager and its peers dial by its own address.)
+  if (peerRouted(p.container)) return true;
   const reached = reachedPortNumber(p);
   if (reached !== undefined && (reached === controllerRuntimeMetricsPort(p.container) || reached === healthProbePort(p.container))) return true;
   const m = monitoringPortOf(graph, w, p.container);
@@ -272,8 +273,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
           : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === healthProbePort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
           ? `the health probe server of container "${p.container.name}" (its health probe listen flag)`
-          : peerRoutedTargets(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
-          ? `container "${p.container.name}", whose -target ${peerRoutedTargets(p.container)!.join(',')} no client reaches through a Service (its peers dial the pods they pick from the hash ring, or it pulls its work)`
+          : peerRouted(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+          ? `container "${p.container.name}", which runs ${peerRouted(p.container)!}, which no client reaches through a Service (its peers dial the pods by the addresses they know from the hash ring or from its registration, or it pulls its work)`
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : isRbacProxiedMetrics(graph, w, p)

@@ -173,7 +173,9 @@ ring members, which the distributors and queriers pick from the hash ring and di
 store-gateway, Tempo's metrics-generator), the querier of Mimir, Cortex and Tempo, which pulls its work from the
 query-frontend or scheduler, and Mimir's query-scheduler and overrides-exporter: at SIGTERM they leave the ring or tell
 their clients they are stopping, and no endpoint removal is raced (Loki's querier stays judged: its gateway proxies the
-tail API to its Service).
+tail API to its Service). Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
+\`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. A Service
+port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffic to counts whatever it is named.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's

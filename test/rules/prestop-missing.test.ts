@@ -201,6 +201,23 @@ spec:
 `,
     },
     {
+      // Review round 25 (bitnami/flink): the JobManager and the other TaskManagers dial a TaskManager
+      // by the address it registered with; nothing reaches it through the Service that selects it.
+      name: 'a Flink TaskManager (Bitnami FLINK_MODE=taskmanager, or the official image\'s taskmanager argument) is reached by no Service client',
+      yaml: [
+        "        image: docker.io/bitnami/flink:2.1.0-debian-12-r1\n        env: [{name: FLINK_MODE, value: taskmanager}]\n",
+        '        image: flink:1.20\n        args: [taskmanager]\n',
+      ]
+        .map((img, i) =>
+          wl({
+            kind: 'StatefulSet',
+            podSpec: `      containers:\n      - name: tm\n${img}        ports: [{name: data, containerPort: 6121}, {name: rpc, containerPort: 6122}]\n`,
+            service: '  selector: {app: web}\n  ports: [{name: data, port: 6121, targetPort: data}, {name: rpc, port: 6122, targetPort: rpc}]',
+          }).replace(/\b(web)\b/g, `web${i}`),
+        )
+        .join('---\n'),
+    },
+    {
       name: 'a metrics-named port of another program (node-exporter) stays scraped',
       yaml: wl({ podSpec: '      containers:\n      - name: c\n        image: quay.io/prometheus/node-exporter:v1.8.0\n        args: [--web.listen-address=:8080]\n        ports: [{name: http-metrics, containerPort: 8080}]\n', service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 8080, targetPort: http-metrics}]' }),
     },
@@ -611,6 +628,15 @@ spec:
         )
         .join('---\n'),
       findings: [0, 1, 2, 3, 4].map(() => ({ severity: 'warning', pointer: POINTER, message: /^container "app": serves port 3000 for Service web\d but has no preStop hook/ })),
+    },
+    {
+      // The Flink JobManager's REST and RPC ports are called through its Service.
+      name: 'a Flink JobManager is served',
+      yaml: wl({
+        podSpec: '      containers:\n      - name: jm\n        image: flink:1.20\n        args: [jobmanager]\n        ports: [{name: rpc, containerPort: 6123}, {name: ui, containerPort: 8081}]\n',
+        service: '  selector: {app: web}\n  ports: [{name: rpc, port: 6123, targetPort: rpc}, {name: ui, port: 8081, targetPort: ui}]',
+      }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: /^container "jm": serves ports 6123, 8081 for Service web but has no preStop hook/ }],
     },
     {
       // etcd: the client port is what the finding is about; the peer port is named apart.
