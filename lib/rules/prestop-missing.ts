@@ -306,7 +306,11 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
       if (w.grace === 0 || !inScope(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
       // (Services with publishNotReadyAddresses keep the terminating pod as an endpoint: removedPortsOf.)
-      const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses);
+      // The Services whose client ports lose the endpoint (removedPortsOf), not those that carry only
+      // scrapes (jobset's jobset-metrics-service beside its webhook Service; review round 26): who calls
+      // those decides the wording below.
+      const clients = new Set(removedPortsOf(graph, w).map((p) => p.service));
+      const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses && (!clients.size || clients.has(s)));
       const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
       // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);

@@ -1296,6 +1296,53 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     expect(f[0].message).toContain('its Service adapter is called only by the API server (APIService v1beta1.custom.metrics.k8s.io), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: requests to its aggregated API fail (503)');
   });
 
+  test('a scrape-only Service beside the webhook Service does not change who calls (jobset: jobset-metrics-service; review round 26)', () => {
+    const yaml = `apiVersion: v1
+kind: Service
+metadata: {name: jobset-metrics-service, namespace: js}
+spec:
+  selector: {app: jobset}
+  ports: [{name: https, port: 8443, targetPort: 8443}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: jobset-webhook-service, namespace: js}
+spec:
+  selector: {app: jobset}
+  ports: [{name: webhook, port: 443, targetPort: webhook}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: jobset-controller, namespace: js}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: jobset}}
+  template:
+    metadata: {labels: {app: jobset}}
+    spec:
+      containers:
+      - name: controller
+        image: jobset:main
+        ports: [{name: webhook, containerPort: 9443}, {name: metrics, containerPort: 8443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: jobset-validating-webhook-configuration}
+webhooks:
+- name: validate--v1-pod.x-k8s.io
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {service: {name: jobset-webhook-service, namespace: js, path: /validate--v1-pod}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+`;
+    const f = runRule(prestopMissing, yaml);
+    expect(f).toHaveLength(1);
+    expect(f[0].message).toContain('serves port 9443 for Service jobset-webhook-service but has no preStop hook');
+    expect(f[0].message).toContain('its Service jobset-webhook-service is called only by the API server (validate--v1-pod.x-k8s.io)');
+    expect(f[0].message).toContain('the requests its webhooks with failurePolicy: Fail intercept are rejected');
+  });
+
   test('the same Service without an APIService is a metrics component\'s: scraped, not called', () => {
     expect(runRule(prestopMissing, adapter('app.kubernetes.io/component: metrics', false))).toEqual([]);
   });
