@@ -9,7 +9,8 @@ import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
 import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
 import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
-import { neededGrace, preStopHandler, raiseGraceEdit } from './fix-util';
+import { neededGrace, preStopHandler, raiseGraceEdit, sleepActionAvailable } from './fix-util';
+import { defaultShellLessImage } from './prestop-sleep-action';
 import { sigtermIgnored } from '../timeline/sigterm';
 import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
@@ -337,7 +338,12 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           servedPortsLabel(graph, w, c, removedPortsOf(graph, w)) ??
           (declared && graph.servedState(w) === 'unknown' ? `${declared} (assumed served: no Service in the input selects it)` : declared) ??
           'Service traffic';
-        const fix = preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
+        // Before 1.30 the only hook is an exec sleep, which a shell-less image cannot run (karmada's
+        // registry.k8s.io/kube-apiserver; review round 26): no repair then, and the advice says why.
+        const noSleep = !sleepActionAvailable(ctx.version) && defaultShellLessImage(c.image);
+        const fix = noSleep
+          ? `a preStop delay another way: the image "${c.image}" has no sleep binary for an exec hook and the sleep action needs Kubernetes >= 1.30, so use the program's own shutdown delay or a sleep binary in the image`
+          : preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
         // (`probably container "x" (...)` when the port reaches it only by a guess.)
         const who = containerRef(c, removedPortsOf(graph, w));
         const guessed = containerGuess(c, removedPortsOf(graph, w)) !== undefined;
@@ -404,7 +410,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           pointer: c.pointer,
           severity,
           message: `${who}: serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}${proxyNote}; ${instead}`,
-          fix: addPreStopFix(ctx.version, w, c, grace, guessed),
+          fix: noSleep ? undefined : addPreStopFix(ctx.version, w, c, grace, guessed),
         });
       }
     }

@@ -12,12 +12,26 @@ import { graceMessageRef } from './util';
  * Distroless `:debug` tags ship a busybox shell, so they are excluded. Images built FROM scratch have
  * no recognisable name; add patterns for them (and for in-house minimal bases) in the policy.
  */
-export const DEFAULT_SHELL_LESS_IMAGE_PATTERNS = ['^(?!.*:debug)[^@]*distroless/', '(^|/)chainguard/static(:|@|$)'];
+export const DEFAULT_SHELL_LESS_IMAGE_PATTERNS = [
+  '^(?!.*:debug)[^@]*distroless/',
+  '(^|/)chainguard/static(:|@|$)',
+  // The control plane's images are built on go-runner, which wraps gcr.io/distroless/static
+  // (kubernetes build/common.sh: KUBE_APISERVER_BASE_IMAGE and its siblings default to
+  // KUBE_GORUNNER_IMAGE; kubernetes/release images/build/go-runner); karmada's chart runs
+  // registry.k8s.io/kube-apiserver (review round 26).
+  '(^|/)(registry\\.k8s\\.io|k8s\\.gcr\\.io)/kube-(apiserver|controller-manager|scheduler)(:|@|$)',
+];
 
 const SERVED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 const HOOKS = ['preStop', 'postStart'] as const;
 
 /** Compiles the image patterns; a pattern that is not a valid regular expression matches literally. */
+/** Whether the image looks shell-less by the default patterns (DEFAULT_SHELL_LESS_IMAGE_PATTERNS): no `sleep` binary for an exec hook. */
+export function defaultShellLessImage(image: string): boolean {
+  return (defaultMatchers ??= imageMatchers(DEFAULT_SHELL_LESS_IMAGE_PATTERNS)).some((m) => m(image));
+}
+let defaultMatchers: ((image: string) => boolean)[] | undefined;
+
 function imageMatchers(patterns: string[]): ((image: string) => boolean)[] {
   return patterns.map((p) => {
     try {
@@ -54,7 +68,9 @@ was meant to give silently disappears (real case: linkerd/linkerd2#14011).
   sleep action.
 - **warning:** the same exec sleep in any running container (main or native sidecar, any workload) whose
   image looks shell-less (param \`shellLessImagePatterns\`: regular expressions matched against the image;
-  default \`distroless/\` except \`:debug\` tags, and \`chainguard/static\`; add your own scratch-based or
+  default \`distroless/\` except \`:debug\` tags, \`chainguard/static\`, and the control plane's images on
+  \`registry.k8s.io\` or \`k8s.gcr.io\` (\`kube-apiserver\`, \`kube-controller-manager\`, \`kube-scheduler\`, built on the
+  distroless go-runner); add your own scratch-based or
   minimal images in the policy). The hook cannot run on
   any version; before 1.30 the message says so and suggests an image with a \`sleep\` binary.
 - **error:** the \`sleep\` action (in \`preStop\` or \`postStart\`, any container) on a target version where

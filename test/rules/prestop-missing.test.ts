@@ -1296,6 +1296,19 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     expect(f[0].message).toContain('its Service adapter is called only by the API server (APIService v1beta1.custom.metrics.k8s.io), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: requests to its aggregated API fail (503)');
   });
 
+  test('before 1.30 a shell-less image gets no exec sleep repair, and the advice says why (karmada\'s kube-apiserver; review round 26)', () => {
+    const yaml = wl({ podSpec: '      containers:\n      - name: app\n        image: registry.k8s.io/kube-apiserver:v1.29.0\n        ports: [{name: http, containerPort: 8080}]\n' });
+    const old = runRule(prestopMissing, yaml, '1.29');
+    expect(old).toHaveLength(1);
+    expect(old[0].fix).toBeUndefined();
+    expect(old[0].message).toContain('Add a preStop delay another way: the image "registry.k8s.io/kube-apiserver:v1.29.0" has no sleep binary for an exec hook and the sleep action needs Kubernetes >= 1.30');
+    // On 1.30 the sleep action needs no binary: the repair is there.
+    const now = runRule(prestopMissing, yaml, '1.30');
+    expect(now[0].fix?.description).toBe('add preStop sleep 10s to container "app"');
+    // Another image before 1.30 still gets the exec sleep proposal.
+    expect(runRule(prestopMissing, yaml.replace('registry.k8s.io/kube-apiserver:v1.29.0', 'web:1'), '1.29')[0].fix?.safety).toBe('proposal');
+  });
+
   test('a scrape-only Service beside the webhook Service does not change who calls (jobset: jobset-metrics-service; review round 26)', () => {
     const yaml = `apiVersion: v1
 kind: Service

@@ -84,6 +84,15 @@ ruleTester(prestopSleepAction, {
       findings: [{ severity: 'warning', pointer: `${C0}/lifecycle/preStop/exec`, message: 'cannot run in the shell-less image "gcr.io/distroless/static-debian12:nonroot"' }],
     },
     {
+      // Review round 26 (karmada): the control plane's images are built on the distroless go-runner.
+      name: 'registry.k8s.io/kube-apiserver (and k8s.gcr.io/kube-scheduler): shell-less, warning',
+      yaml: deploy(app(EXEC_SLEEP, 'registry.k8s.io/kube-apiserver:v1.31.0')) + '---\n' + deploy(app(EXEC_SLEEP, 'k8s.gcr.io/kube-scheduler:v1.22.0')).replace(/\bweb\b/g, 'web1'),
+      findings: [
+        { severity: 'warning', message: 'cannot run in the shell-less image "registry.k8s.io/kube-apiserver:v1.31.0"' },
+        { severity: 'warning', message: 'cannot run in the shell-less image "k8s.gcr.io/kube-scheduler:v1.22.0"' },
+      ],
+    },
+    {
       name: 'chainguard static image: warning even when not served',
       yaml: deploy(app(SH_SLEEP, 'cgr.dev/chainguard/static:latest'), { served: false }),
       findings: [{ severity: 'warning', message: 'FailedPreStopHook' }],
