@@ -71,6 +71,19 @@ function dependencyCheck(p: JsonObject, depPaths: Set<string>): string | undefin
   return undefined;
 }
 
+/**
+ * The advice of the path guess: an endpoint of the process alone for liveness, with examples that are
+ * not the readiness probe's own path (policy-reporter's readiness is on /healthz: advising /healthz for
+ * liveness would make the two probes the same check; review round 26), and what to do with the path.
+ */
+function processOnlyAdvice(norm: string, ready: JsonObject | undefined): string {
+  const readyPath = ready && handlerType(ready) === 'httpGet' ? normalizePath(get(ready, 'httpGet', 'path')) : undefined;
+  const examples = ['/livez', '/healthz'].filter((p) => p !== readyPath).join(' or ');
+  return readyPath === undefined || readyPath === norm
+    ? `point liveness at an endpoint that checks only the process itself (e.g. ${examples}) and keep ${norm} for the readinessProbe`
+    : `point liveness at an endpoint that checks only the process itself (e.g. ${examples}; the readinessProbe checks ${readyPath})`;
+}
+
 export const livenessEqualsReadiness: Rule = {
   meta: {
     id: 'liveness-equals-readiness',
@@ -175,7 +188,7 @@ readinessProbe:
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe/httpGet/path`,
-              message: `container "${c.name}": livenessProbe checks ${String(path)}, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts every replica, which does not fix the dependency and turns a partial outage into a full one; point liveness at an endpoint that checks only the process itself (e.g. /livez or /healthz) and keep ${norm} for the readinessProbe`,
+              message: `container "${c.name}": livenessProbe checks ${String(path)}, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts every replica, which does not fix the dependency and turns a partial outage into a full one; ${processOnlyAdvice(norm, ready)}`,
             });
           }
         }

@@ -442,6 +442,13 @@ ruleTester(livenessEqualsReadiness, {
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: 'container "app": livenessProbe checks /readyz, a path that suggests readiness or dependency checks' }],
     },
     {
+      // Review round 26 (policy-reporter): liveness /ready, readiness /healthz. Advising /healthz for
+      // liveness would make the two probes one check.
+      name: "liveness on /ready beside readiness on /healthz: the examples leave out the readiness probe's path",
+      yaml: deploy(probes('{httpGet: {path: /ready, port: http}}', '{httpGet: {path: /healthz, port: http}}')),
+      findings: [{ severity: 'warning', message: 'point liveness at an endpoint that checks only the process itself (e.g. /livez; the readinessProbe checks /healthz)' }],
+    },
+    {
       name: 'liveness on /health/deep/ (trailing slash, query) without readiness',
       yaml: deploy('        livenessProbe: {httpGet: {path: "/health/deep/?x=1", port: http}}'),
       findings: [{ severity: 'warning', message: 'keep /health/deep for the readinessProbe' }],
