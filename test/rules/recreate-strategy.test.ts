@@ -118,6 +118,14 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs Quickwit control plane (one per cluster; catalog entry quickwit-control-plane)' }],
     },
     {
+      // Review round 26: the yunikorn chart rolls its one scheduler with the default RollingUpdate.
+      name: 'the YuniKorn scheduler under the default strategy: warning; its plugin build and admission controller are not matched',
+      yaml: ['apache/yunikorn:scheduler-1.6.0', 'apache/yunikorn:scheduler-plugin-1.6.0', 'apache/yunikorn:admission-1.6.0']
+        .map((img, i) => deploy({ replicas: 1, service: false, image: img }).replace('  strategy: {type: Recreate}\n', '').replace(/\bweb\b/g, `web${i}`))
+        .join('---\n'),
+      findings: [{ severity: 'warning', message: 'runs Apache YuniKorn scheduler (standalone; one instance, no leader election; catalog entry yunikorn-scheduler)' }],
+    },
+    {
       // Review round 25: the kube-arangodb chart runs its operator with --mode.single (no leader election) under Recreate.
       name: 'the ArangoDB operator in single mode under Recreate: required, said as an info; without the flag it elects a leader',
       yaml:
