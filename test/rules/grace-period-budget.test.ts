@@ -510,3 +510,30 @@ ${o.env ? `        env: [${o.env}]\n` : ''}`;
     expect(runRule(gracePeriodBudget, worker({ image: 'example.com/acme/app:1.0.0' }))).toEqual([]);
   });
 });
+
+describe('grace-period-budget: kubevuln (catalog kubescape-kubevuln: 5s HTTP shutdown + 20s of running scans)', () => {
+  const kv = (o: { grace?: number; image?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kubevuln}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: kubevuln}}
+  template:
+    metadata: {labels: {app: kubevuln}}
+    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: kubevuln
+        image: ${o.image ?? 'quay.io/kubescape/kubevuln:v0.3.159'}
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+`;
+  test('a 10s preStop with the default grace period: 10 + 25 > 30 (review round 26)', () => {
+    const got = runRule(gracePeriodBudget, kv());
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('preStop 10s + drain 25s (5s of HTTP shutdown + shutdownTimeout not read, default 25s) = 35s exceeds the default grace period (30s)');
+  });
+  test('grace 40 holds it; another image keeps the default drain', () => {
+    expect(runRule(gracePeriodBudget, kv({ grace: 40 }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, kv({ image: 'quay.io/kubescape/storage:v0.0.1' }))).toEqual([]);
+  });
+});
