@@ -1,5 +1,5 @@
 import { ObjectGraph, ServiceView } from './graph';
-import { isObject, JsonObject } from './types';
+import { isObject, Json, JsonObject } from './types';
 import { get } from './workload';
 
 /** A call the API server makes to a Service: an admission webhook, or an aggregated API (APIService). */
@@ -16,6 +16,27 @@ export interface ApiServerCall {
 }
 
 const portOf = (ref: JsonObject): number => (typeof ref.port === 'number' ? ref.port : 443);
+
+/** `https://NAME.NAMESPACE.svc[.cluster.local][:PORT][/PATH]`: a webhook URL that names an in-cluster Service. */
+const SERVICE_URL = /^https:\/\/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{1,5}))?(\/[^?#]*)?$/;
+
+/**
+ * The Service a webhook calls: clientConfig.service, or the Service its clientConfig.url names by
+ * its cluster DNS name (`https://karmada-webhook.karmada-system.svc:443/...`, karmada's 19
+ * webhooks; review round 26), which the API server reaches through the Service's cluster IP as it
+ * reaches a service reference. `url` tells which field it came from; undefined for another URL.
+ */
+export function webhookServiceRef(hook: Json | undefined): (JsonObject & { url?: true }) | undefined {
+  const svc = get(hook, 'clientConfig', 'service');
+  if (isObject(svc)) return svc;
+  const url = get(hook, 'clientConfig', 'url');
+  const m = typeof url === 'string' ? SERVICE_URL.exec(url.trim()) : null;
+  if (!m) return undefined;
+  const ref: JsonObject & { url?: true } = { name: m[1], namespace: m[2], port: m[3] === undefined ? 443 : Number(m[3]) };
+  if (m[4] !== undefined) ref.path = m[4];
+  ref.url = true;
+  return ref;
+}
 
 /** A failurePolicy that a Job of the input writes into a webhook configuration after it is applied. */
 export interface PatchedPolicy {
@@ -83,8 +104,8 @@ function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
       const patched = patchedFailurePolicy(graph, kind, o.name)?.policy;
       hooks.forEach((h, i) => {
         if (!isObject(h)) return;
-        const svc = get(h, 'clientConfig', 'service');
-        if (!isObject(svc)) return;
+        const svc = webhookServiceRef(h);
+        if (!svc) return;
         add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: patched ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy), port: portOf(svc) });
       });
     }

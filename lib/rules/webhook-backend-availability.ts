@@ -6,7 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
-import { patchedFailurePolicy } from '../model/webhook-calls';
+import { patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
 import { noLeaderElectionLock } from './rollout-util';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
@@ -225,7 +225,7 @@ function admitsOwnPods(graph: ObjectGraph, hook: JsonObject, w: Workload, ns: st
 interface Group {
   svcNs: string;
   svcName: string;
-  hooks: { name: string; index: number; hook: JsonObject; policyWritten: boolean }[];
+  hooks: { name: string; index: number; hook: JsonObject; policyWritten: boolean; url: boolean }[];
   /** The APIService the calls go through, when they reach the Service through the aggregator. */
   via?: string;
 }
@@ -259,8 +259,9 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     if (!isObject(h)) return;
     const policy = patched?.policy ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy);
     if (policy !== 'Fail') return;
-    const ref = get(h, 'clientConfig', 'service');
-    if (!isObject(ref) || typeof ref.name !== 'string' || typeof ref.namespace !== 'string') return; // url: outside the cluster
+    // (A url naming an in-cluster Service by its DNS name counts as that Service; any other url is outside the cluster.)
+    const ref = webhookServiceRef(h);
+    if (!ref || typeof ref.name !== 'string' || typeof ref.namespace !== 'string') return;
     // A webhook served by an aggregated API calls the API server itself (Service default/kubernetes) at
     // /apis/GROUP/VERSION/...: the aggregator forwards it to that APIService's Service (tidb-operator's
     // admission webhook, openshift/generic-admission-server; review round 11).
@@ -269,7 +270,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     const key = `${svc.namespace}/${svc.name}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { svcNs: svc.namespace, svcName: svc.name, hooks: [], via: via?.apiService }));
-    g.hooks.push({ name: typeof h.name === 'string' ? h.name : `#${index}`, index, hook: h, policyWritten: typeof h.failurePolicy === 'string' });
+    g.hooks.push({ name: typeof h.name === 'string' ? h.name : `#${index}`, index, hook: h, policyWritten: typeof h.failurePolicy === 'string', url: ref.url === true });
   });
   for (const g of groups.values()) {
     const scoped = g.hooks.map((x) => ({ ...x, scope: scopeOf(x.hook.rules) })).filter((x) => x.scope !== undefined);
@@ -285,7 +286,7 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     // or node failure, a cluster restart: the Kubernetes docs' "avoiding deadlocks in self-hosted webhooks";
     // the kruise chart with createNamespace=false, review round 21).
     const selfHosted = scoped.some((x) => x.scope!.createsPods && backend.workloads.some((w) => admitsOwnPods(ctx.graph, x.hook, w, g.svcNs) === true));
-    const pointerOf = () => (first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/service`);
+    const pointerOf = () => (first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/${first.url ? 'url' : 'service'}`);
     if (backend.reasons.length === 0) {
       if (selfHosted)
         ctx.report({
@@ -395,8 +396,10 @@ even block the pods that would replace the ones the drain evicted.
   --webhook-name=NAME --patch-failure-policy=Fail\`, which the ingress-nginx and kubevela charts run as a hook over
   webhooks rendered with \`Ignore\`),
   written or defaulted (\`admissionregistration.k8s.io/v1\` defaults to \`Fail\`; the removed \`v1beta1\` defaulted to
-  \`Ignore\`), that calls an in-cluster \`clientConfig.service\`, and whose \`rules\` match something. Webhooks of one
-  configuration calling the same Service are reported together. \`clientConfig.url\` backends are outside the set. A
+  \`Ignore\`), that calls an in-cluster \`clientConfig.service\` (or a \`clientConfig.url\` that names one by its DNS name,
+  \`https://NAME.NAMESPACE.svc[.cluster.local][:PORT]/...\`, as karmada's webhooks do), and whose \`rules\` match something.
+  Webhooks of one configuration calling the same Service are reported together. Other \`clientConfig.url\` backends are
+  outside the set. A
   webhook that calls the API server itself (\`service: {namespace: default, name: kubernetes}\`) at
   \`/apis/GROUP/VERSION/...\` is served by the APIService of that group and version, whose aggregator forwards the
   call (openshift/generic-admission-server, as tidb-operator's admission webhook uses): it is judged by that

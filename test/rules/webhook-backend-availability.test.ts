@@ -212,6 +212,23 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       ],
     },
     {
+      // Review round 26 (karmada): 19 webhooks call https://karmada-webhook.karmada-system.svc:443/...
+      name: 'a clientConfig.url naming an in-cluster Service by its DNS name counts as that Service: pointed at the url',
+      yaml: hook({ clientConfig: '{url: "https://guard-webhook.guard.svc:443/validate"}' }) + backend({ replicas: 1 }),
+      findings: [{ severity: 'warning', pointer: '/webhooks/0/clientConfig/url', message: /^webhook "guard.example.com" \(failurePolicy Fail \(the v1 default when unset\)\) calls Service guard\/guard-webhook, backed by Deployment\/guard replicas 1: a single replica/ }],
+    },
+    {
+      name: 'a url with .svc.cluster.local and no port is the same Service; a url outside the cluster, or naming another Service, is not judged',
+      yaml:
+        hook({ clientConfig: '{url: "https://guard-webhook.guard.svc.cluster.local/validate"}' }) +
+        backend({ replicas: 1 }) +
+        '---\n' +
+        hook({ clientConfig: '{url: "https://hooks.example.com/validate"}' }).replace('name: guard}', 'name: guard-external}') +
+        '---\n' +
+        hook({ clientConfig: '{url: "https://other.guard.svc/validate"}' }).replace('name: guard}', 'name: guard-other}'),
+      findings: [{ severity: 'warning', pointer: '/webhooks/0/clientConfig/url', object: 'ValidatingWebhookConfiguration/guard' }],
+    },
+    {
       name: 'failurePolicy: Fail written: pointed at it; default replicas 1',
       yaml: hook({ failurePolicy: 'Fail' }) + backend(),
       findings: [{ severity: 'warning', pointer: '/webhooks/0/failurePolicy', message: '(failurePolicy: Fail) calls Service guard/guard-webhook, backed by Deployment/guard replicas 1 (default): a single replica' }],
