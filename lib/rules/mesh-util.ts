@@ -179,6 +179,8 @@ export interface AntiAffinityTerm {
   index: number;
   /** Pointer of the PodAffinityTerm itself. */
   pointer: string;
+  /** The PodAffinityTerm as written. */
+  raw: JsonObject;
   topologyKey?: string;
   matchLabelKeys: string[];
   selectsOwn: boolean;
@@ -194,6 +196,7 @@ export function antiAffinityTerms(w: Workload): AntiAffinityTerm[] {
       required,
       index,
       pointer,
+      raw: t,
       topologyKey: typeof t.topologyKey === 'string' ? t.topologyKey : undefined,
       matchLabelKeys: stringList(t.matchLabelKeys),
       selectsOwn: matches(parseLabelSelector(t.labelSelector), w.templateLabels),

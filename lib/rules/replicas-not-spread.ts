@@ -4,7 +4,9 @@ import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { antiAffinityTerms, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, ownLabels, spreadConstraints, unknownReservedKey, WELL_KNOWN_NODE_LABELS, ZONE_KEYS } from './mesh-util';
-import { existingPointer, nodePinning, pdbAllowance, ReplicaBasis, replicaBasis } from './rollout-util';
+import { existingPointer, nearLabelValue, nodePinning, operatorResourcesFor, pdbAllowance, ReplicaBasis, replicaBasis } from './rollout-util';
+import { matches, parseLabelSelector } from '../model/selector';
+import { escapeSegment } from '../model/parse';
 import { ObjectGraph } from '../model/graph';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 
@@ -33,6 +35,40 @@ function spreadFix(w: Workload, version: KubeVersion): Fix | undefined {
     safety: 'proposal',
     edits: [{ op: 'append', pointer: `${w.podSpecPointer}/topologySpreadConstraints`, value: constraint }],
   };
+}
+
+/**
+ * A spreading rule's selector that matches no pod of the input but misses the workload's own pod
+ * labels by one value under the same key (a value that contains the pods' one, or a near spelling:
+ * the style of nearMissBudgets). bitnami/dremio's executor builds its hard anti-affinity with
+ * `component: executor-default` while the pods carry `component: executor` (and `engine: default`),
+ * so the term selects no pod and keeps nothing apart (review round 25). Not for terms over other
+ * namespaces (namespaces, namespaceSelector: pods the input may not hold), nor when a workload, pods
+ * of a controller not in the set or an operator's pods in the input carry the labels.
+ */
+export interface DeadSelector {
+  key: string;
+  want: string;
+  has: string;
+  /** The pointer of the wrong value, when it is written in matchLabels (what a proposal corrects). */
+  valuePointer?: string;
+}
+
+function deadSelector(graph: ObjectGraph, w: Workload, rule: JsonObject, pointer: string): DeadSelector | undefined {
+  const nsList = rule.namespaces;
+  if ((Array.isArray(nsList) && nsList.length > 0) || (rule.namespaceSelector !== undefined && rule.namespaceSelector !== null)) return undefined;
+  const sel = parseLabelSelector(rule.labelSelector);
+  if (sel.kind !== 'selector' || sel.requirements.some((r) => r.operator !== 'In' || r.values.length !== 1)) return undefined;
+  const miss = sel.requirements.filter((r) => w.templateLabels[r.key] !== r.values[0]);
+  if (miss.length !== 1) return undefined;
+  const r = miss[0];
+  const has = w.templateLabels[r.key];
+  if (has === undefined || !nearLabelValue(r.values[0], has)) return undefined;
+  const ns = w.obj.namespace;
+  if (graph.workloads.some((x) => matches(sel, x.templateLabels)) || graph.ownedSelected(ns, sel).length || operatorResourcesFor(graph, ns, sel).length) return undefined;
+  const ml = isObject(rule.labelSelector) && isObject(rule.labelSelector.matchLabels) ? rule.labelSelector.matchLabels : undefined;
+  const inMatchLabels = ml !== undefined && ml[r.key] !== undefined && String(ml[r.key]) === r.values[0];
+  return { key: r.key, want: r.values[0], has, valuePointer: inMatchLabels ? `${pointer}/labelSelector/matchLabels/${escapeSegment(r.key)}` : undefined };
 }
 
 /** What spreads the pods across nodes or zones, in words, as the rule counts it; undefined when nothing does. */
@@ -105,7 +141,11 @@ a replica on another node cannot attach the volume, so spreading them makes them
 reports the shared claim instead.
 
 When the template has spreading rules that do not count, the message names each one and why: a selector that
-does not select the own pods; a key under the prefixes Kubernetes reserves that is not a well-known node label, so
+does not select the own pods; a hostname or zone rule whose selector matches no pod in the input and misses the
+pods' own labels by one value under the same key (bitnami/dremio's executor anti-affinity wants
+\`component: executor-default\`, its pods carry \`component: executor\` and \`engine: default\`): the message names the
+label to correct and advises only that, since a soft constraint beside it would quietly replace a hard spread the
+chart asked for; a key under the prefixes Kubernetes reserves that is not a well-known node label, so
 no node carries it unless an admin labelled nodes with it (\`kubernetes.io/zone\` for \`topology.kubernetes.io/zone\`:
 the message names the well-known key it likely meant); a region key (one domain in a one-region cluster); another
 well-known node label (OS, architecture, instance type); or a custom label, which may or may not keep replicas
@@ -129,7 +169,9 @@ topologySpreadConstraints:
   matchLabelKeys: [pod-template-hash]
 \`\`\`
 
-**\`--fix-proposals\`:** appends a \`kubernetes.io/hostname\` constraint with \`maxSkew: 1\`, \`whenUnsatisfiable: ScheduleAnyway\`, the selector's labels, and \`matchLabelKeys: [pod-template-hash]\` for Deployments on >= 1.27.`,
+**\`--fix-proposals\`:** for such a one-value-off selector, sets that label of its \`matchLabels\` to the pods'
+value (none for a hard rule of a Deployment, which once corrected holds the surge pod off every node with a replica:
+see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); otherwise appends a \`kubernetes.io/hostname\` constraint with \`maxSkew: 1\`, \`whenUnsatisfiable: ScheduleAnyway\`, the selector's labels, and \`matchLabelKeys: [pod-template-hash]\` for Deployments on >= 1.27.`,
     fixable: true,
     versionGate: 'matchLabelKeys in the suggested fix (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27',
     paramsSchema: { type: 'object', properties: {}, additionalProperties: false },
@@ -158,22 +200,46 @@ topologySpreadConstraints:
       const present = notCounted(w);
       const why = present.length ? present.map((e) => e.why).join('; ') : 'no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods';
       const retype = present.filter((e) => e.meant).map((e) => `set the topologyKey of ${e.what} to ${e.meant}, or `).join('');
+      // A hostname or zone rule whose selector is one label value off the pods' own: the repair is that
+      // value, not a second, soft constraint beside it (which would quietly weaken a hard spread the
+      // chart asked for). A proposal corrects the value where it is in matchLabels, except for a hard
+      // rule of a Deployment: corrected, it holds the surge pod off every node with a replica
+      // (spread-blocks-surge), so the advice says what to change and no fix is offered.
+      const dead = present.filter((e): e is (typeof present)[number] & { dead: DeadSelector } => e.dead !== undefined);
+      const surgeBlocked = dead.some((e) => e.strict && w.kind === 'Deployment');
+      const correctable = dead.length > 0 && !surgeBlocked && dead.every((e) => e.dead.valuePointer !== undefined);
+      const correction: Fix | undefined = correctable
+        ? {
+            description: dead.map((e) => `set ${e.dead.key} to ${e.dead.has} in the labelSelector of ${e.what}`).join('; '),
+            safety: 'proposal',
+            edits: dead.map((e) => ({ op: 'set' as const, pointer: e.dead.valuePointer!, value: e.dead.has })),
+          }
+        : undefined;
+      const advice = dead.length
+        ? `correct the selector: ${dead.map((e) => `set ${e.dead.key} to ${e.dead.has} in the labelSelector of ${e.what}`).join('; ')}, so that it selects the pods' own labels and keeps them apart as written${dead.some((e) => e.strict) ? ' (a hard rule: replicas beyond the number of nodes or zones then stay Pending)' : ''}${surgeBlocked ? `; on a Deployment a corrected hard rule also holds the surge pod off every node with a replica, so pair it with matchLabelKeys: [pod-template-hash] or maxSurge: 0 (see spread-blocks-surge)` : ''}`
+        : `${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})`;
       ctx.report({
         object: w.obj,
         pointer,
-        fix: spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}; ${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})${assumedServedNote(ctx.graph, w)}`,
+        fix: dead.length ? correction : spreadFix(w, ctx.version),
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}; ${advice}${assumedServedNote(ctx.graph, w)}`,
       });
     }
 
     /** The spreading rules the template has, each with why it does not count (all of them, when this rule reports). */
-    function notCounted(w: Workload): { what: string; why: string; meant?: string }[] {
+    function notCounted(w: Workload): { what: string; why: string; meant?: string; dead?: DeadSelector; strict: boolean }[] {
       const own = ownLabels(w);
       const entries = [
-        ...spreadConstraints(w).map((c) => ({ what: `topologySpreadConstraints[${c.index}]`, key: c.topologyKey, selectsOwn: c.selectsOwn, hard: c.whenUnsatisfiable === 'DoNotSchedule' })),
-        ...antiAffinityTerms(w).map((t) => ({ what: `${t.required ? 'required' : 'preferred'} pod anti-affinity term ${t.index}`, key: t.topologyKey, selectsOwn: t.selectsOwn, hard: false })),
+        ...spreadConstraints(w).map((c) => ({ what: `topologySpreadConstraints[${c.index}]`, key: c.topologyKey, selectsOwn: c.selectsOwn, hard: c.whenUnsatisfiable === 'DoNotSchedule', strict: c.whenUnsatisfiable === 'DoNotSchedule', raw: c.raw, at: c.pointer })),
+        ...antiAffinityTerms(w).map((t) => ({ what: `${t.required ? 'required' : 'preferred'} pod anti-affinity term ${t.index}`, key: t.topologyKey, selectsOwn: t.selectsOwn, hard: false, strict: t.required, raw: t.raw, at: t.pointer })),
       ];
-      return entries.map((e) => ({ what: e.what, why: `${e.what} ${whyNot(e.key, e.selectsOwn, own, e.hard)}`, meant: e.key === undefined ? undefined : unknownReservedKey(e.key)?.meant }));
+      return entries.map((e) => {
+        const dead = e.key !== undefined && SPREAD_KEYS.has(e.key) && !e.selectsOwn ? deadSelector(ctx.graph, w, e.raw, e.at) : undefined;
+        const why = dead
+          ? `${e.what} (topologyKey ${e.key}) matches no pod in the input: its labelSelector wants ${dead.key}: ${dead.want}, and the pods carry ${dead.key}: ${dead.has}, so it keeps nothing apart`
+          : `${e.what} ${whyNot(e.key, e.selectsOwn, own, e.hard)}`;
+        return { what: e.what, why, meant: e.key === undefined ? undefined : unknownReservedKey(e.key)?.meant, dead, strict: e.strict };
+      });
     }
 
     /** `hard`: a DoNotSchedule constraint, which on a key no node carries leaves every pod Pending (spread-blocks-surge says so). */

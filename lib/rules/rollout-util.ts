@@ -568,6 +568,15 @@ export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | 
   return [...new Set(roles.map((r) => `${r.kind}/${r.name}`))].join(', ');
 }
 
+/**
+ * A label value that looks meant for another: one contains the other (3 characters at least), or it
+ * is a near spelling of it. `component: worker` for `ci-concourse-worker`; `executor-default` for
+ * `executor`.
+ */
+export function nearLabelValue(want: string, has: string): boolean {
+  return (Math.min(has.length, want.length) >= 3 && (has.includes(want) || want.includes(has))) || closestName(want, [has]) !== undefined;
+}
+
 /** How a budget's selector misses a workload's pods by one label: the value it wants under a key whose template value differs. */
 export interface NearMiss {
   pdb: PdbView;
@@ -608,8 +617,7 @@ export function nearMissBudgets(graph: ObjectGraph): { byPdb: Map<PdbView, NearM
         // A value that contains the wanted one or is a near spelling of it; and a workload that no
         // budget protects yet (bitnami/kafka's broker budget, left for a broker pool of 0 replicas
         // the chart does not render, is not meant for the controller-eligible StatefulSet, which has its own).
-        const like = (Math.min(has.length, r.values[0].length) >= 3 && (has.includes(r.values[0]) || r.values[0].includes(has))) || closestName(r.values[0], [has]) !== undefined;
-        if (!like || graph.pdbsFor(w).length) continue;
+        if (!nearLabelValue(r.values[0], has) || graph.pdbsFor(w).length) continue;
         near.push({ pdb, w, key: r.key, want: r.values[0], has });
       }
       // Several so near: the one the budget is named after.

@@ -123,7 +123,7 @@ export const serviceSelectorPorts: Rule = {
     id: 'service-selector-ports',
     spec: 'SVC-001',
     defaultSeverity: 'error',
-    severities: ['error', 'warning'],
+    severities: ['error', 'warning', 'info'],
     description: 'Service selects no pod template; named targetPort matches no container port; selector spans several workloads',
     doc: `A Service's endpoints are the ready pods its \`spec.selector\` matches, and for each port the container port its
 \`targetPort\` resolves to in each pod (\`FindPort\`, used by the EndpointSlice controller).
@@ -164,9 +164,14 @@ export const serviceSelectorPorts: Rule = {
 - **error:** a \`ports[].targetPort\` is a name that matches no \`ports[].name\` with the same \`protocol\` (default TCP)
   in the selected templates' main containers and native sidecars (recent EndpointSlice controllers also search the
   named ports of native sidecars; **[unverified]** since which version). The port gets no endpoints.
-  On a headless Service whose other ports resolve, this is a **warning**: clients reach the pods by the addresses DNS
-  still gives, and the port only lacks its SRV records (bitnami ZooKeeper's follower and election ports, which its
-  pods declare only with several replicas; Cassandra's tls port without internode TLS).
+  On a headless Service whose other ports resolve, this is **info**: clients reach the pods by the addresses DNS
+  still gives (the EndpointSlice controller lists every selected pod, one none of whose ports resolve in a slice
+  without ports, and CoreDNS answers A records for it), and the port only lacks its SRV records and its EndpointSlice
+  port (bitnami ZooKeeper's follower and election ports, which its pods declare only with several replicas;
+  Cassandra's tls port without internode TLS; bitnami Dremio's peer Service, \`fabric\` and \`conduit\` for the
+  declared \`server-fabric\` and \`server-conduit\`). A **warning** when the input shows the port used through the
+  Service: an Ingress, Gateway API route or Traefik IngressRoute backend on it, or its SRV name
+  (\`_<port>._<protocol>.<service>\`) in another object of the namespace (env, args, a ConfigMap).
 - **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
   templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
   usually a typo or a stale port. Not reported when no container declares any port, nor when every declared port is
@@ -339,15 +344,22 @@ spec:
           // which DNS still gives; the port only lacks its SRV records. Bitnami's ZooKeeper and
           // Cassandra name peer ports (follower, election; tls) that the pods declare only with
           // several replicas or internode TLS: the endpoints controller skips the port (FindPort's
-          // error) and keeps the others. A warning, said so.
+          // error) and keeps the others. The EndpointSlice controller lists every selected pod's
+          // address even when none of its ports resolve (a slice without ports: getEndpointPorts,
+          // reconcileByAddressType), and CoreDNS answers A records for such a slice (a sentinel
+          // port), so only the SRV records and the slice's port are lost: info (bitnami/dremio's
+          // peer Service with fabric/conduit for server-fabric/server-conduit; review round 25),
+          // unless the input shows a client using the port through the Service: an Ingress or
+          // route backend, or an SRV name of the port.
           const resolves = (x: (typeof s.ports)[number]) => (typeof x.targetPort === 'string' ? all.some(({ c }) => c.ports.some((p) => p.name === x.targetPort && p.protocol === x.protocol)) : true);
           const softened = s.headless && s.ports.some((x) => x !== sp && resolves(x));
+          const used = softened ? portUse(ctx.graph, s, sp) : undefined;
           ctx.report({
             object: s.obj,
             pointer,
-            severity: softened ? 'warning' : 'error',
+            severity: softened ? (used ? 'warning' : 'info') : 'error',
             message: softened
-              ? `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller skips this port for these pods (no SRV records for it), while the Service is headless and its other ports resolve, so the pods' addresses are still published; if the app opens this port only in some configurations (peer ports with several replicas, TLS), nothing is lost, else declare it or use its number`
+              ? `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller skips this port for these pods (no SRV records for it), while the Service is headless and its other ports resolve, so the pods' addresses are still published${used ? `; but ${used}, which gets no endpoint for it: declare the port "${tp}" in the container that listens there, or use its number` : `; nothing in the input uses this port through the Service (no route to it, no SRV lookup of it), so only its SRV records and its EndpointSlice port are missing: declare it or use its number (if the app opens this port only in some configurations, such as peer ports with several replicas or TLS, nothing is lost)`}`
               : `${who} ${portLabel(sp)}: targetPort "${tp}" with protocol ${sp.protocol} cannot be resolved: ${why}; the EndpointSlice controller finds no target port, so this port has no endpoints; use a declared port name with the same protocol, or its number`,
           });
           continue;
@@ -458,4 +470,17 @@ function listenEvidence(graph: ObjectGraph, s: ServiceView, sp: ServicePort, ws:
   const call = apiServerCalls(graph, s).find((c) => c.port === sp.port);
   if (call) return { text: `the API server calls this port for ${call.kind === 'APIService' ? `APIService ${call.name}` : `webhook "${call.name}" (${call.kind}/${call.config})`}` };
   return undefined;
+}
+
+/**
+ * What in the input uses a port of a headless Service through it: an Ingress or route backend
+ * naming the port (ObjectGraph.routedPort), or an SRV name of it (`_<port>._<proto>.<service>`,
+ * the DNS name Kubernetes publishes per named port) in another object's text: env, args, config.
+ */
+function portUse(graph: ObjectGraph, s: ServiceView, sp: ServicePort): string | undefined {
+  if (graph.routedPort(s, sp)) return 'an Ingress or route in the input sends traffic to this Service port';
+  if (sp.name === undefined) return undefined;
+  const srv = `_${sp.name}._${sp.protocol}.${s.obj.name}`.toLowerCase();
+  const o = graph.objects.find((x) => x !== s.obj && (x.namespace ?? '') === (s.obj.namespace ?? '') && JSON.stringify(x.raw).toLowerCase().includes(srv));
+  return o && `${o.kind}/${o.name} names its SRV record ${srv}`;
 }

@@ -239,3 +239,126 @@ describeCorpus('replicas-not-spread on the corpus', () => {
     expect(runRule(replicasNotSpread, corpusFile('ingress-nginx-ha.yaml'), '1.31').map((f) => f.object.name)).toEqual(['ingress-nginx-controller']);
   });
 });
+
+/** Review round 25 (bitnami/dremio): a hostname or zone rule whose selector is one label value off the pods' own. */
+describe('replicas-not-spread: a spreading rule that matches no pod, one label value off', () => {
+  const AA = '/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0';
+  /** bitnami/dremio's executor (templates/executor/statefulset.yaml): component executor-<engine> in the term, executor on the pods. */
+  const DREMIO = `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: dremio-executor-default, namespace: dremio}
+spec:
+  maxUnavailable: 1
+  unhealthyPodEvictionPolicy: AlwaysAllow
+  selector: {matchLabels: {app.kubernetes.io/name: dremio, app.kubernetes.io/component: executor, engine: default}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: dremio-executor-default, namespace: dremio}
+spec:
+  replicas: 3
+  serviceName: dremio-headless
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app.kubernetes.io/name: dremio, app.kubernetes.io/component: executor, engine: default}}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: dremio, app.kubernetes.io/component: executor, engine: default}
+      annotations: {kubegrace.dev/ignore: prestop-missing, kubegrace.dev/ignore-reason: not the subject of this repro}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchLabels: {app.kubernetes.io/name: dremio, app.kubernetes.io/component: executor-default}
+            topologyKey: kubernetes.io/hostname
+      containers:
+      - name: dremio
+        image: docker.io/bitnami/dremio:26.0.0-debian-12-r5
+        ports:
+        - {name: liveness, containerPort: 44349}
+        - {name: server-fabric, containerPort: 45678}
+        readinessProbe:
+          tcpSocket: {port: liveness}
+        livenessProbe:
+          tcpSocket: {port: liveness}
+          periodSeconds: 20
+---
+apiVersion: v1
+kind: Service
+metadata: {name: dremio-headless, namespace: dremio}
+spec:
+  clusterIP: None
+  selector: {app.kubernetes.io/name: dremio}
+  ports:
+  - {name: tcp-fabric, port: 45678, targetPort: server-fabric}
+`;
+  const other = (labels: string) => `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: other}
+spec:
+  replicas: 1
+  selector: {matchLabels: {${labels}}}
+  template:
+    metadata: {labels: {${labels}}}
+    spec: {containers: [{name: app, image: other}]}
+`;
+
+  test('the Dremio executor: the message names the label to correct, and the proposal corrects it instead of adding a soft spread', () => {
+    const got = runRule(replicasNotSpread, DREMIO, '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain(
+      'required pod anti-affinity term 0 (topologyKey kubernetes.io/hostname) matches no pod in the input: its labelSelector wants app.kubernetes.io/component: executor-default, and the pods carry app.kubernetes.io/component: executor, so it keeps nothing apart',
+    );
+    expect(got[0].message).toContain('correct the selector: set app.kubernetes.io/component to executor in the labelSelector of required pod anti-affinity term 0');
+    expect(got[0].message).not.toContain('selects other pods than its own');
+    expect(got[0].message).not.toContain('ScheduleAnyway');
+    expect(got[0].fix?.safety).toBe('proposal');
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: `${AA}/labelSelector/matchLabels/app.kubernetes.io~1component`, value: 'executor' }]);
+  });
+
+  test('a StatefulSet\'s required term: corrected by a proposal', () => {
+    const got = runRule(replicasNotSpread, workload(anti('required', 'kubernetes.io/hostname', '{matchLabels: {app: web, tier: front-end}}'), { kind: 'StatefulSet' }), '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain('its labelSelector wants tier: front-end, and the pods carry tier: front');
+    expect(got[0].message).toContain('(a hard rule: replicas beyond the number of nodes or zones then stay Pending)');
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: `${AA}/labelSelector/matchLabels/tier`, value: 'front' }]);
+  });
+
+  test('a soft spread constraint one value off: corrected in place', () => {
+    const got = runRule(replicasNotSpread, workload(tsc('topology.kubernetes.io/zone', '{matchLabels: {app: webapp}}')), '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain('topologySpreadConstraints[0] (topologyKey topology.kubernetes.io/zone) matches no pod in the input: its labelSelector wants app: webapp, and the pods carry app: web');
+    expect(got[0].message).not.toContain('a hard rule');
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/topologySpreadConstraints/0/labelSelector/matchLabels/app', value: 'web' }]);
+  });
+
+  test('a Deployment\'s required term: no fix (corrected, it would hold the surge pod off every node with a replica), the advice says what to change', () => {
+    const got = runRule(replicasNotSpread, workload(anti('required', 'kubernetes.io/hostname', '{matchLabels: {app: web, tier: front-end}}')), '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toMatch(/correct the selector: set tier to front in the labelSelector of required pod anti-affinity term 0, .*see spread-blocks-surge\)$/);
+    expect(got[0].fix).toBeUndefined();
+  });
+
+  test('the value in matchExpressions: named, no fix', () => {
+    const got = runRule(replicasNotSpread, workload(anti('required', 'kubernetes.io/hostname', '{matchExpressions: [{key: tier, operator: In, values: [front-end]}]}'), { kind: 'StatefulSet' }), '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain('matches no pod in the input: its labelSelector wants tier: front-end, and the pods carry tier: front');
+    expect(got[0].fix).toBeUndefined();
+  });
+
+  test('near misses stay as before: a selector another workload\'s pods match, an unlike value, a term over other namespaces', () => {
+    const cases = [
+      workload(anti('required', 'kubernetes.io/hostname', '{matchLabels: {app: web, tier: front-end}}'), { kind: 'StatefulSet' }) + other('app: web, tier: front-end'),
+      workload(anti('required', 'kubernetes.io/hostname', '{matchLabels: {app: web, tier: db}}'), { kind: 'StatefulSet' }),
+      workload(anti('required', 'kubernetes.io/hostname', '{matchLabels: {app: web, tier: front-end}}, namespaces: [edge]'), { kind: 'StatefulSet' }),
+    ];
+    for (const yaml of cases) {
+      const got = runRule(replicasNotSpread, yaml, '1.31');
+      expect(got).toHaveLength(1);
+      expect(got[0].message).toContain('required pod anti-affinity term 0 (topologyKey kubernetes.io/hostname) selects other pods than its own {app: web}');
+      expect(got[0].message).toContain('add topologySpreadConstraints with topologyKey kubernetes.io/hostname');
+      expect(got[0].fix?.description).toBe('add a topologySpreadConstraint spreading StatefulSet/web over kubernetes.io/hostname (ScheduleAnyway)');
+    }
+  });
+});

@@ -429,14 +429,56 @@ spec:
     },
     {
       // bitnami/zookeeper with one replica: the pods declare client only; follower and election only with several replicas.
-      name: 'a headless Service whose other ports resolve: an unresolvable named port is a warning (no SRV records; the addresses are published)',
+      name: 'a headless Service whose other ports resolve: an unresolvable named port is info (only its SRV records and EndpointSlice port are missing; the addresses are published)',
       yaml:
         wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) +
         svc({ name: 'zk-headless', selector: 'app: zk', headless: true, ports: '[{name: tcp-client, port: 2181, targetPort: client}, {name: tcp-follower, port: 2888, targetPort: follower}, {name: tcp-election, port: 3888, targetPort: election}]' }),
       findings: [
-        { severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /targetPort "follower" with protocol TCP cannot be resolved: .*skips this port for these pods \(no SRV records for it\), while the Service is headless and its other ports resolve/ },
-        { severity: 'warning', pointer: '/spec/ports/2/targetPort', message: 'targetPort "election"' },
+        { severity: 'info', pointer: '/spec/ports/1/targetPort', message: /targetPort "follower" with protocol TCP cannot be resolved: .*skips this port for these pods \(no SRV records for it\), while the Service is headless and its other ports resolve, so the pods' addresses are still published; nothing in the input uses this port through the Service \(no route to it, no SRV lookup of it\)/ },
+        { severity: 'info', pointer: '/spec/ports/2/targetPort', message: 'targetPort "election"' },
       ],
+    },
+    {
+      // bitnami/dremio (review round 25): fabric/conduit for the declared server-fabric/server-conduit; the
+      // executors declare no port the Service names, and their addresses are still published (EndpointSlice).
+      name: 'bitnami/dremio\'s peer Service: typos in named targetPorts of a headless Service are info, also for pods none of whose ports resolve',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'master', labels: 'app: dremio, component: master', serviceName: 'dremio-headless', ports: '[{name: web, containerPort: 9047}, {name: server-fabric, containerPort: 45678}]' }) +
+        wl({ kind: 'StatefulSet', name: 'executor', labels: 'app: dremio, component: executor', serviceName: 'dremio-headless', ports: '[{name: server-fabric, containerPort: 45678}]' }) +
+        svc({ name: 'dremio-headless', selector: 'app: dremio', headless: true, ports: '[{name: http-web, port: 9047, targetPort: web}, {name: tcp-fabric, port: 45678, targetPort: fabric}]' }),
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: /^Service\/dremio-headless port "tcp-fabric" \(45678\): targetPort "fabric" with protocol TCP cannot be resolved: no container of StatefulSet\/master, StatefulSet\/executor declares a port named "fabric"/ }],
+    },
+    {
+      name: 'a headless Service port an Ingress routes to: an unresolvable named port stays a warning',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) +
+        svc({ name: 'zk-headless', selector: 'app: zk', headless: true, ports: '[{name: tcp-client, port: 2181, targetPort: client}, {name: tcp-follower, port: 2888, targetPort: follower}]' }) +
+        `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: zk}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: zk-headless, port: {name: tcp-follower}}}}]}}]
+`,
+      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /; but an Ingress or route in the input sends traffic to this Service port, which gets no endpoint for it: declare the port "follower"/ }],
+    },
+    {
+      name: 'a headless Service port whose SRV name another object of the namespace looks up: an unresolvable named port stays a warning',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) +
+        svc({ name: 'zk-headless', selector: 'app: zk', headless: true, ports: '[{name: tcp-client, port: 2181, targetPort: client}, {name: tcp-follower, port: 2888, targetPort: follower}]' }) +
+        `---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: peers}
+data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
+`,
+      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: 'but ConfigMap/peers names its SRV record _tcp-follower._tcp.zk-headless' }],
+    },
+    {
+      name: 'a ClusterIP Service whose other ports resolve: an unresolvable named port is still an error (kube-proxy has no endpoint for it)',
+      yaml: wl({ kind: 'StatefulSet', name: 'zk', labels: 'app: zk', serviceName: 'zk-headless', ports: '[{name: client, containerPort: 2181}]' }) + svc({ name: 'zk', selector: 'app: zk', ports: '[{name: tcp-client, port: 2181, targetPort: client}, {name: tcp-follower, port: 2888, targetPort: follower}]' }),
+      findings: [{ severity: 'error', pointer: '/spec/ports/1/targetPort', message: 'so this port has no endpoints' }],
     },
     {
       name: 'a headless Service whose only port cannot be resolved: still an error',
