@@ -117,7 +117,9 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
 - **info:** the headless Service named by a StatefulSet's \`serviceName\` has no \`publishNotReadyAddresses: true\`
   while the app needs peer discovery before readiness. The legacy annotation \`${TOLERATE_UNREADY}: "true"\`
   does not count: the EndpointSlice controller, which kube-proxy and CoreDNS read, ignores it
-  (kubernetes/kubernetes#49061 deprecated it), and the finding says so. The app needs peer discovery when
+  (kubernetes/kubernetes#49061 deprecated it), and the finding says so; it does say what the Service's authors
+  meant, so a governing Service that carries it counts as needing peer discovery whatever the app (cetic's NiFi
+  chart). Otherwise the app needs peer discovery when
   the pod template or StatefulSet carries \`${PEER_DISCOVERY_HINT}: "true"\`, or a main container runs a known clustered
   datastore: the peer-discovery entries of the catalog of well-known workloads ([docs/catalog.md](../catalog.md):
   Cassandra, CockroachDB, etcd, ZooKeeper, Kafka, Elasticsearch/OpenSearch, Redis Cluster/Sentinel images, MongoDB,
@@ -217,14 +219,18 @@ spec:
         });
         continue;
       }
-      if (!need || toleratesUnready(svc)) continue;
+      // The legacy annotation on the governing Service says its authors meant not-ready members to be
+      // published (cetic/nifi: members give their per-pod name as their cluster address; review round
+      // 27), whether or not the app is known to need it.
+      const needed = need ?? (legacyAnnotationOnly(svc) ? "its legacy annotation says its members are meant to be reached before they are Ready" : undefined);
+      if (!needed || toleratesUnready(svc)) continue;
       const peer = servicesSelecting(g, w).find((s) => s !== svc && toleratesUnready(s));
       if (peer) continue;
       // Said once per Service: one headless Service may govern several StatefulSets (bitnami
       // mongodb-sharded's config servers and shards, review round 13).
       const e = peerless.get(svc);
       if (e) e.ws.push(w);
-      else peerless.set(svc, { ws: [w], need });
+      else peerless.set(svc, { ws: [w], need: needed });
     }
     for (const [svc, { ws, need }] of peerless) {
       const names = ws.map(nameOf);

@@ -153,6 +153,18 @@ ruleTester(headlessPublishNotReady, {
       ],
     },
     {
+      // Review round 27 (cetic/nifi): an app the catalog does not know, whose governing Service carries the legacy annotation.
+      name: 'the legacy annotation on the governing headless Service of an unknown app: its authors meant not-ready members published, info',
+      yaml: sts({ image: 'apache/nifi:1.23.2' }) + svc({ annotations: '"service.alpha.kubernetes.io/tolerate-unready-endpoints": "true"' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/metadata/annotations/service.alpha.kubernetes.io~1tolerate-unready-endpoints',
+          message: /annotation is ignored by the EndpointSlice controller that kube-proxy and CoreDNS read\), but the app needs peer discovery before readiness \(its legacy annotation says its members are meant to be reached before they are Ready\)/,
+        },
+      ],
+    },
+    {
       name: 'serviceName names no Service while a non-headless Service of the set selects the pods (no peer need): info',
       yaml: sts({ image: 'nginx:1', serviceName: 'db-governing' }) + svc({ name: 'db-client', headless: false }),
       findings: [
