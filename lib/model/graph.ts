@@ -381,7 +381,10 @@ export class ObjectGraph {
    * IngressRouteUDP; `port` a number or a Service port name).
    */
   routedPort(s: ServiceView, sp: ServicePort): boolean {
-    const ports = this.routedPorts().get(`${s.obj.namespace ?? ''}/${s.obj.name}`);
+    // (A Service rendered without a namespace, as `helm template` leaves it, is matched by name alone:
+    // the chart's routes name the release namespace; review round 27, opa-kube-mgmt.)
+    const ns = get(s.obj.raw, 'metadata', 'namespace');
+    const ports = this.routedPorts().get(typeof ns === 'string' && ns !== '' ? `${ns}/${s.obj.name}` : `*/${s.obj.name}`);
     if (!ports) return false;
     return (sp.port !== undefined && ports.has(`#${sp.port}`)) || (sp.name !== undefined && ports.has(`:${sp.name}`));
   }
@@ -390,10 +393,11 @@ export class ObjectGraph {
     const m = new Map<string, Set<string>>();
     const add = (ns: string | undefined, name: Json | undefined, port: Json | undefined) => {
       if (typeof name !== 'string' || (typeof port !== 'number' && typeof port !== 'string')) return;
-      const key = `${ns ?? ''}/${name}`;
-      let set = m.get(key);
-      if (!set) m.set(key, (set = new Set()));
-      set.add(typeof port === 'number' ? `#${port}` : `:${port}`);
+      for (const key of [`${ns ?? ''}/${name}`, `*/${name}`]) {
+        let set = m.get(key);
+        if (!set) m.set(key, (set = new Set()));
+        set.add(typeof port === 'number' ? `#${port}` : `:${port}`);
+      }
     };
     const isService = (ref: Json | undefined) => {
       const kind = get(ref, 'kind');

@@ -430,7 +430,8 @@ function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[])
   const calls: ApiServerCall[] = [];
   for (const s of traffic) {
     const cs = apiServerCalls(graph, s);
-    if (!cs.length) return undefined;
+    // (An Ingress or a route to one of its ports has other clients: review round 27, opa-kube-mgmt.)
+    if (!cs.length || s.ports.some((p) => graph.routedPort(s, p))) return undefined;
     const called = new Set(cs.map((c) => c.port));
     if (s.ports.some((p) => !notClientPort(p) && (p.port === undefined || !called.has(p.port)))) return undefined;
     calls.push(...cs);
@@ -451,6 +452,7 @@ function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[])
   for (const s of traffic) {
     const calls = apiServerCalls(graph, s);
     if (!calls.length || !calls.every((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy === 'Ignore')) return undefined;
+    if (s.ports.some((p) => graph.routedPort(s, p))) return undefined;
     // Every client port of the Service is a port the webhooks call: another port has other clients
     // (Gloo's Service: 443 for its validation webhook, 9977 and 9976 for the Envoys' xDS; review round 12).
     const called = new Set(calls.map((c) => c.port));

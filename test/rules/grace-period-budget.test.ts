@@ -537,3 +537,29 @@ ${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\
     expect(runRule(gracePeriodBudget, kv({ image: 'quay.io/kubescape/storage:v0.0.1' }))).toEqual([]);
   });
 });
+
+describe('grace-period-budget: OPA (catalog opa-shutdown-wait-period)', () => {
+  const opa = (wait: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: opa}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: opa}}
+  template:
+    metadata: {labels: {app: opa}}
+    spec:
+      containers:
+      - name: opa
+        image: openpolicyagent/opa:1.4.2
+        args: [run, --server, ${wait}]
+        ports: [{containerPort: 8181}]
+`;
+  test('--shutdown-wait-period=40 with the default grace period: 40 + 10 > 30 (review round 27)', () => {
+    const got = runRule(gracePeriodBudget, opa('--shutdown-wait-period=40'));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('serving after SIGTERM 40s (--shutdown-wait-period=40) + drain 10s (assumed) = 50s exceeds the default grace period (30s)');
+  });
+  test('a wait of 15 fits', () => {
+    expect(runRule(gracePeriodBudget, opa('--shutdown-wait-period=15'))).toEqual([]);
+  });
+});

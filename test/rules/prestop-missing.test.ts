@@ -179,7 +179,9 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
       // to another Service, another port, or from an Ingress in another namespace, the name decides.
       name: 'an admin-named Service port that no Ingress or route in its namespace sends traffic to stays an operator port',
       yaml:
-        wl({ service: '  selector: {app: web}\n  ports: [{name: admin-3000, port: 3000, targetPort: 3000}]', podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{containerPort: 3000}]') }) +
+        wl({ service: '  selector: {app: web}\n  ports: [{name: admin-3000, port: 3000, targetPort: 3000}]', podSpec: app().replace('[{name: http, containerPort: 8080}]', '[{containerPort: 3000}]') })
+          .replace('metadata: {name: web}', 'metadata: {name: web, namespace: shop}')
+          .replace('metadata:\n  name: web\n', 'metadata:\n  name: web\n  namespace: shop\n') +
         `---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -189,13 +191,13 @@ spec:
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
-metadata: {name: other-port}
+metadata: {name: other-port, namespace: shop}
 spec:
   rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 3001}}}}]}}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: other-service}
+metadata: {name: other-service, namespace: shop}
 spec:
   rules: [{backendRefs: [{name: web2, port: 3000}]}]
 `,
@@ -1307,6 +1309,58 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     expect(now[0].fix?.description).toBe('add preStop sleep 10s to container "app"');
     // Another image before 1.30 still gets the exec sleep proposal.
     expect(runRule(prestopMissing, yaml.replace('registry.k8s.io/kube-apiserver:v1.29.0', 'web:1'), '1.29')[0].fix?.safety).toBe('proposal');
+  });
+
+  test('a Service also routed by an Ingress is not called only by webhooks; a route naming the release namespace matches a Service rendered without one (opa-kube-mgmt; review round 27)', () => {
+    const opa = (args: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: opa}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: opa}}
+  template:
+    metadata: {labels: {app: opa}}
+    spec:
+      containers:
+      - name: opa
+        image: openpolicyagent/opa:1.4.2
+        args: [${args}]
+        ports: [{name: http, containerPort: 8181}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: opa}
+spec:
+  selector: {app: opa}
+  ports: [{name: https, port: 443, targetPort: 8181}]
+`;
+    const webhook = `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: opa}
+webhooks:
+- name: webhook.openpolicyagent.org
+  failurePolicy: Ignore
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {service: {name: opa, namespace: opa, port: 443}}
+  rules: [{apiGroups: ["*"], apiVersions: ["*"], operations: [CREATE], resources: ["*"]}]
+`;
+    const route = `---
+apiVersion: traefik.io/v1alpha1
+kind: IngressRouteTCP
+metadata: {name: opa, namespace: opa}
+spec:
+  routes: [{match: "HostSNI(\`*\`)", services: [{name: opa, namespace: opa, port: 443}]}]
+`;
+    // Only the fail-open webhook calls it: info.
+    expect(runRule(prestopMissing, opa('run, --server') + webhook).map((f) => f.severity)).toEqual(['info']);
+    // An IngressRouteTCP (namespace opa) also sends clients to it: the warning, with the generic wording.
+    const routed = runRule(prestopMissing, opa('run, --server') + webhook + route);
+    expect(routed.map((f) => f.severity)).toEqual(['warning']);
+    expect(routed[0].message).toContain('proxies, ingresses and meshes stop routing to it');
+    // OPA's --shutdown-wait-period keeps it serving after SIGTERM (catalog opa-shutdown-wait-period).
+    expect(runRule(prestopMissing, opa('run, --server, --shutdown-wait-period=15') + webhook + route)).toEqual([]);
   });
 
   test('a scrape-only Service beside the webhook Service does not change who calls (jobset: jobset-metrics-service; review round 26)', () => {
