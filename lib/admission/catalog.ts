@@ -699,7 +699,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
   },
   'statefulset-ordered-ready': {
-    restriction: 'judged against spec.replicas: an HPA\'s minReplicas (which the linter uses when an HPA targets the StatefulSet) is not visible at admission',
+    restriction: 'judged against spec.replicas: an HPA\'s minReplicas (which the linter uses when an HPA targets the StatefulSet) is not visible at admission; the error for an etcd StatefulSet whose readiness needs the quorum (it never starts under OrderedReady) is the linter\'s only',
     validate: (ctx) => {
       const min = typeof ctx.params.minReplicas === 'number' ? ctx.params.minReplicas : 2;
       const pmp = "(has(object.spec.podManagementPolicy) ? object.spec.podManagementPolicy : 'OrderedReady')";

@@ -1,8 +1,28 @@
 import { Rule } from '../engine/types';
 import { ObjectGraph } from '../model/graph';
-import { Workload } from '../model/workload';
+import { ContainerView, get, Workload } from '../model/workload';
+import { imageName } from './headless-publish-not-ready';
 import { stsStrategy } from './lb-util';
+import { normalizePath, probeOf } from './probe-util';
 import { ReplicaBasis, replicaBasis } from './rollout-util';
+
+/**
+ * An etcd container whose readiness probe passes only when the cluster has a leader, in words; else
+ * undefined. etcd's /readyz runs a linearizable_read check ("checks if there is consensus in the
+ * cluster"), and /health answers 503 without a leader; /readyz?exclude=linearizable_read and
+ * /health?serializable=true are answered by a member alone (etcd server/etcdserver/api/etcdhttp/health.go
+ * and its tests: "Unhealthy if no leader", "Healthy if no leader and serializable=true").
+ */
+export function quorumReadiness(c: ContainerView): string | undefined {
+  if (imageName(c.image) !== 'etcd') return undefined;
+  const path = get(probeOf(c, 'readinessProbe'), 'httpGet', 'path');
+  if (typeof path !== 'string') return undefined;
+  const query = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  const p = normalizePath(path);
+  if (p === '/readyz' && !/(^|&)exclude=linearizable_read(&|$)/.test(query)) return `readinessProbe httpGet ${path}, whose linearizable_read check needs the cluster's quorum`;
+  if (p === '/health' && !/(^|&)serializable=true(&|$)/.test(query)) return `readinessProbe httpGet ${path}, which answers 503 while the member has no leader`;
+  return undefined;
+}
 
 /**
  * The rule's decision for one workload, shared with explain: undefined unless it is an OrderedReady
@@ -27,8 +47,8 @@ export const statefulsetOrderedReady: Rule = {
     id: 'statefulset-ordered-ready',
     spec: 'STS-001',
     defaultSeverity: 'info',
-    severities: ['info'],
-    description: 'OrderedReady + RollingUpdate: a bad revision stalls and needs manual pod deletion',
+    severities: ['info', 'error'],
+    description: 'OrderedReady + RollingUpdate: a bad revision stalls and needs manual pod deletion; OrderedReady with a readiness that needs quorum never starts',
     doc: `With \`podManagementPolicy: OrderedReady\` (the default) and \`updateStrategy.type: RollingUpdate\` (the
 default), the StatefulSet controller replaces pods one by one, from the highest ordinal down, and waits for each
 new pod to be Running and Ready. If a new revision never becomes Ready (a bad image, a crash loop, a failing
@@ -53,7 +73,15 @@ kubectl rollout undo statefulset/db          # or re-apply the previous template
 kubectl delete pod db-2                      # every pod still at the bad revision
 \`\`\`
 
-\`OnDelete\` makes every update manual instead; that is a choice, not a fix.`,
+\`OnDelete\` makes every update manual instead; that is a choice, not a fix.
+
+**Condition (error):** an OrderedReady StatefulSet (any update strategy) of 2 or more replicas whose etcd container
+reports Ready only when the cluster has a leader: a readinessProbe on \`/readyz\` (its \`linearizable_read\` check needs
+the quorum) or \`/health\` (503 without a leader), unless \`?exclude=linearizable_read\` or \`?serializable=true\` makes it
+a member's own check. The controller creates pod N+1 only once pod N is Running and Ready, and pod 0 alone never has a
+leader: the cluster never forms, at the first install and after every pod is gone at once (karmada's chart; review round
+26). The fix is \`podManagementPolicy: Parallel\` (immutable: delete the StatefulSet with \`--cascade=orphan\` and apply it
+again; the bitnami etcd chart sets it), or a readiness check the member answers alone.`,
     fixable: false,
     paramsSchema: { type: 'object', properties: { minReplicas: { type: 'integer', minimum: 0, default: 2 } }, additionalProperties: false },
     defaults: { minReplicas: 2 },
@@ -62,11 +90,24 @@ kubectl delete pod db-2                      # every pod still at the bad revisi
       'kubernetes/website content/en/docs/concepts/workloads/controllers/statefulset.md#pod-management-policies',
       'https://github.com/kubernetes/kubernetes/issues/67250',
       'kubernetes/kubernetes staging/src/k8s.io/api/apps/v1/types.go',
+      'etcd-io/etcd server/etcdserver/api/etcdhttp/health.go',
     ],
   },
   check(ctx) {
     const minReplicas = minReplicasParam(ctx.params);
     for (const w of ctx.graph.workloads) {
+      if (w.kind === 'StatefulSet') {
+        const s = stsStrategy(w);
+        const n = ctx.graph.effectiveReplicas(w);
+        const etcd = s.podManagementPolicy === 'OrderedReady' && n !== undefined && n >= 2 ? w.containers.map((c) => ({ c, why: quorumReadiness(c) })).find((x) => x.why) : undefined;
+        if (etcd)
+          ctx.report({
+            object: w.obj,
+            pointer: s.podManagementPolicySet ? '/spec/podManagementPolicy' : '/spec',
+            severity: 'error',
+            message: `podManagementPolicy OrderedReady${s.podManagementPolicySet ? '' : ' (default)'} with replicas ${n}, and container "${etcd.c.name}" reports Ready only when the etcd cluster has a leader (${etcd.why!}): the StatefulSet controller creates pod 1 only once pod 0 is Ready, and pod 0 alone never has a leader, so the cluster never forms, at the first install and after every pod is gone at once (a full restart); set podManagementPolicy: Parallel (immutable: delete the StatefulSet with --cascade=orphan and apply it again), or probe a check a member answers alone (/readyz?exclude=linearizable_read, /health?serializable=true)`,
+          });
+      }
       const d = orderedReadyDecision(ctx.graph, w, minReplicas);
       if (!d?.fires || !d.basis) continue;
       const { basis, strategy: s } = d;

@@ -33,9 +33,17 @@ spec:
   maxReplicas: 5
 `;
 
+const etcd = (probe: string, spec = '', replicas = 3) =>
+  sts({ replicas, spec }).replace('containers: [{name: db, image: db:1}]', `containers: [{name: etcd, image: registry.k8s.io/etcd:3.5.21-0, readinessProbe: {httpGet: {path: "${probe}", port: 2381}}}]`);
+
 ruleTester(statefulsetOrderedReady, {
   valid: [
     { name: 'single replica (default): ordinary, not reported by default', yaml: sts() },
+    // Review round 26 (karmada's etcd): the quorum deadlock needs OrderedReady, 2+ replicas and a quorum check.
+    { name: 'etcd under Parallel with /readyz: no deadlock', yaml: etcd('/readyz', '  podManagementPolicy: Parallel\n') },
+    { name: 'etcd OrderedReady OnDelete with a member check (/readyz?exclude=linearizable_read, /health?serializable=true)', yaml: etcd('/readyz?exclude=linearizable_read', '  updateStrategy: {type: OnDelete}\n') + '---\n' + etcd('/health?serializable=true', '  updateStrategy: {type: OnDelete}\n').replace(/\bdb\b/g, 'db1') },
+    { name: 'a single etcd member with /readyz', yaml: etcd('/readyz', '', 1) },
+
     { name: 'explicit replicas 1', yaml: sts({ replicas: 1 }) },
     { name: 'scaled to 0', yaml: sts({ replicas: 0 }), params: { minReplicas: 0 } },
     { name: 'Parallel pod management', yaml: sts({ replicas: 3, spec: '  podManagementPolicy: Parallel\n' }) },
@@ -57,6 +65,25 @@ spec:
     },
   ],
   invalid: [
+    {
+      // Review round 26 (karmada): 3 etcd members, OrderedReady (default), readiness on /readyz.
+      name: 'etcd with OrderedReady (default) and a readiness that needs the quorum: error, the cluster never forms (besides the rollout info)',
+      yaml: etcd('/readyz'),
+      findings: [
+        {
+          severity: 'error',
+          pointer: '/spec',
+          message:
+            'podManagementPolicy OrderedReady (default) with replicas 3, and container "etcd" reports Ready only when the etcd cluster has a leader (readinessProbe httpGet /readyz, whose linearizable_read check needs the cluster\'s quorum): the StatefulSet controller creates pod 1 only once pod 0 is Ready, and pod 0 alone never has a leader, so the cluster never forms',
+        },
+        { severity: 'info', message: /^podManagementPolicy OrderedReady \(default\) with updateStrategy RollingUpdate/ },
+      ],
+    },
+    {
+      name: 'etcd /health under an explicit OrderedReady and OnDelete: the error alone',
+      yaml: etcd('/health', '  podManagementPolicy: OrderedReady\n  updateStrategy: {type: OnDelete}\n', 2),
+      findings: [{ severity: 'error', pointer: '/spec/podManagementPolicy', message: /^podManagementPolicy OrderedReady with replicas 2, and container "etcd" reports Ready only when the etcd cluster has a leader \(readinessProbe httpGet \/health, which answers 503 while the member has no leader\)/ }],
+    },
     {
       name: 'defaults with replicas 3: info at /spec',
       yaml: sts({ replicas: 3 }),
