@@ -417,29 +417,21 @@ export class ObjectGraph {
         for (const x of Array.isArray(paths) ? paths : []) backend(get(x, 'backend'));
       }
     }
-    for (const kind of ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']) {
-      for (const o of this.ofKind(kind)) {
-        if (!o.apiVersion.startsWith('gateway.networking.k8s.io/')) continue;
-        const rules = get(o.raw, 'spec', 'rules');
-        for (const r of Array.isArray(rules) ? rules : []) {
-          const refs = get(r, 'backendRefs');
+    // Gateway API routes (rules[].backendRefs[]) and Traefik's IngressRoutes (routes[].services[]):
+    // backends of kind Service, in their own namespace field or the route's.
+    const routeKinds = [
+      { kinds: ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'], api: 'gateway.networking.k8s.io/', list: 'rules', refs: 'backendRefs' },
+      { kinds: ['IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP'], api: 'traefik.', list: 'routes', refs: 'services' },
+    ];
+    for (const rk of routeKinds) {
+      for (const o of rk.kinds.flatMap((k) => this.ofKind(k))) {
+        if (!o.apiVersion.startsWith(rk.api)) continue;
+        const list = get(o.raw, 'spec', rk.list);
+        for (const r of Array.isArray(list) ? list : []) {
+          const refs = get(r, rk.refs);
           for (const b of Array.isArray(refs) ? refs : []) {
             const ns = get(b, 'namespace');
             if (isService(b)) add(typeof ns === 'string' ? ns : o.namespace, get(b, 'name'), get(b, 'port'));
-          }
-        }
-      }
-    }
-    for (const kind of ['IngressRoute', 'IngressRouteTCP', 'IngressRouteUDP']) {
-      for (const o of this.ofKind(kind)) {
-        if (!o.apiVersion.startsWith('traefik.')) continue;
-        const routes = get(o.raw, 'spec', 'routes');
-        for (const r of Array.isArray(routes) ? routes : []) {
-          const services = get(r, 'services');
-          for (const b of Array.isArray(services) ? services : []) {
-            const kindOf = get(b, 'kind');
-            const ns = get(b, 'namespace');
-            if (kindOf === undefined || kindOf === 'Service') add(typeof ns === 'string' ? ns : o.namespace, get(b, 'name'), get(b, 'port'));
           }
         }
       }
