@@ -161,7 +161,12 @@ readinessProbe:
           if (lw.seconds <= rw.seconds) {
             const shorter = lw.seconds < rw.seconds;
             const windowWords = shorter ? 'with a shorter liveness failure window' : 'with the same failure window';
-            const when = shorter ? 'restarted before it even turns unready (and leaves its Services)' : 'restarted the moment it turns unready';
+            // A longer liveness timeout spares an answer that is only slow (bitnami mediawiki's
+            // apache-exporter: liveness 5s, readiness 1s; review round 28): said, since a failing
+            // dependency still fails both.
+            const timeout = (p: JsonObject) => (typeof p.timeoutSeconds === 'number' && p.timeoutSeconds > 0 ? p.timeoutSeconds : 1);
+            const slow = timeout(live) > timeout(ready) ? ` (an answer slower than the readiness timeout ${timeout(ready)}s but within the liveness timeout ${timeout(live)}s fails readiness alone)` : '';
+            const when = (shorter ? 'restarted before it even turns unready (and leaves its Services)' : 'restarted the moment it turns unready') + slow;
             // A TCP connect, a check that a process exists, or a check known to look only at the
             // process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
