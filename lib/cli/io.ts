@@ -100,6 +100,37 @@ function writeAll(fd: number, buf: Buffer, n: number): void {
   for (let at = 0; at < n; ) at += fs.writeSync(fd, buf, at, n - at);
 }
 
+/** Bytes compared at a time by fileHolds. */
+const COMPARE_CHUNK = 1 << 20;
+
+/**
+ * Whether the file's bytes are exactly `bytes` (false when it cannot be read), compared a chunk
+ * at a time: reading a large file whole into a new buffer costs several times as much (its pages
+ * are touched for the first time), for the same answer.
+ */
+export function fileHolds(file: string, bytes: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (fs.fstatSync(fd).size !== bytes.length) return false;
+    const buf = Buffer.allocUnsafe(Math.min(COMPARE_CHUNK, Math.max(bytes.length, 1)));
+    for (let at = 0; ; ) {
+      const n = fs.readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) return at === bytes.length;
+      if (at + n > bytes.length || buf.compare(bytes, at, at + n, 0, n) !== 0) return false;
+      at += n;
+    }
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Writes via a temporary file in the same directory and a rename: exclusive creation under a
  * random name, the existing file's mode and (where permitted) owner kept, and, with `expect`,
@@ -133,15 +164,7 @@ export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWri
     } finally {
       fs.closeSync(tmp.fd);
     }
-    if (opts.expect) {
-      let now: Buffer | undefined;
-      try {
-        now = fs.readFileSync(file);
-      } catch {
-        now = undefined;
-      }
-      if (!now || !now.equals(opts.expect)) throw new WriteRefused('the file changed while kubegrace was running; not overwritten (run --fix again)');
-    }
+    if (opts.expect && !fileHolds(file, opts.expect)) throw new WriteRefused('the file changed while kubegrace was running; not overwritten (run --fix again)');
     fs.renameSync(tmp.path, file);
   } catch (e) {
     fs.rmSync(tmp.path, { force: true });

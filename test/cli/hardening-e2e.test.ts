@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { writeAtomic, WriteRefused, writeText } from '../../lib/cli/io';
+import { fileHolds, writeAtomic, WriteRefused, writeText } from '../../lib/cli/io';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'build/lib/cli/main.js');
@@ -113,6 +113,28 @@ describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, 
     writeAtomic(f, 'a: 4\n', { expect: fs.readFileSync(f) });
     expect(fs.readFileSync(f, 'utf8')).toBe('a: 4\n');
     expect(fs.readdirSync(d)).toEqual(['x.yaml']);
+  });
+
+  test('fileHolds compares a file with bytes chunk by chunk: a change in any chunk, one byte more or less, or no file is false', () => {
+    const d = tmp();
+    const f = path.join(d, 'big.yaml');
+    // Over two chunks of 1 MiB, so that the comparison crosses chunk boundaries.
+    const bytes = Buffer.alloc(2 * (1 << 20) + 123, 'abc: 1\n');
+    fs.writeFileSync(f, bytes);
+    expect(fileHolds(f, bytes)).toBe(true);
+    for (const at of [0, (1 << 20) - 1, 1 << 20, 2 * (1 << 20) + 5, bytes.length - 1]) {
+      const other = Buffer.from(bytes);
+      other[at] ^= 1;
+      expect(fileHolds(f, other)).toBe(false);
+    }
+    expect(fileHolds(f, bytes.subarray(0, bytes.length - 1))).toBe(false);
+    expect(fileHolds(f, Buffer.concat([bytes, Buffer.from('x')]))).toBe(false);
+    const empty = path.join(d, 'empty.yaml');
+    fs.writeFileSync(empty, '');
+    expect(fileHolds(empty, Buffer.alloc(0))).toBe(true);
+    expect(fileHolds(empty, Buffer.from('a'))).toBe(false);
+    expect(fileHolds(path.join(d, 'missing.yaml'), Buffer.alloc(0))).toBe(false);
+    expect(fileHolds(d, Buffer.alloc(0))).toBe(false);
   });
 
   test('writeText writes exactly the UTF-8 of the text in chunks of any size, never splitting a surrogate pair', () => {
