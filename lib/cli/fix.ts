@@ -94,7 +94,7 @@ export function runFixes(
   const plans = new Map<string, ReturnType<typeof lineChunksBoth>>();
   if (!mode.write)
     for (const f of result.files) {
-      if (f.text === f.original) continue;
+      if (!f.changed) continue;
       const plan = lineChunksBoth(f.original, f.text);
       plans.set(f.file, plan);
       maps.set(f.file, positionMapping(f.text, f.original, { chunks: plan.backward }));
@@ -110,7 +110,7 @@ export function runFixes(
     errors.push({ file: src.file, line: 1, column: 1, message: `--fix did not write this file: ${reason}` });
   };
   // Every file is checked before any is written, so a problem never leaves the set half fixed.
-  const writes: Array<{ src: Source; text: string; target: string }> = [];
+  const writes: Array<{ src: Source; text: readonly string[]; target: string }> = [];
   for (const f of result.files) {
     const src = sources.find((s) => s.file === f.file)!;
     if (!mode.write) {
@@ -121,7 +121,7 @@ export function runFixes(
     } else if (src.path === undefined) {
       // stdin: never written anywhere; the fixed YAML goes to stdout.
       io.stdout(f.text);
-    } else if (f.text !== f.original) {
+    } else if (f.changed) {
       if (src.unwritable) {
         refuse(src, src.unwritable);
         continue;
@@ -136,7 +136,7 @@ export function runFixes(
       }
       const problem = fixWriteProblem(target);
       if (problem) refuse(src, problem);
-      else writes.push({ src, text: f.text, target });
+      else writes.push({ src, text: f.chunks(), target });
     }
   }
   for (const p of writes) {
@@ -156,7 +156,7 @@ export function runFixes(
         .sort((x, y) => x.line - y.line || x.i - y.i)
         .map((x) => x.a),
     );
-  const changedFiles = result.files.filter((f) => f.text !== f.original && !refused.has(f.file)).length;
+  const changedFiles = result.files.filter((f) => f.changed && !refused.has(f.file)).length;
   const verb = mode.write ? 'fixed' : 'would fix';
   // Fixes found in files that could not be written are not "nothing to fix".
   const unwritten = result.files.filter((f) => refused.has(f.file)).reduce((n, f) => n + f.applied.length, 0);
@@ -174,7 +174,15 @@ export function runFixes(
   // The report is about what is on disk: a file not written keeps its text.
   const fixed = sources.map((s) => {
     const f = result.files.find((x) => x.file === s.file);
-    return f && f.text !== s.text && !refused.has(s.file) ? { ...s, text: f.text } : s;
+    if (!f || !f.changed || refused.has(s.file)) return s;
+    // (Its text is made whole only if something reads it: the fixer's last lint has read it.)
+    const copy = { ...s };
+    return Object.defineProperty(copy, 'text', {
+      enumerable: true,
+      configurable: true,
+      get: () => f.text,
+      set: (v: string) => Object.defineProperty(copy, 'text', { enumerable: true, configurable: true, writable: true, value: v }),
+    });
   });
   const relocate = (r: LintResult): LintResult => {
     if (!maps.size) return r;

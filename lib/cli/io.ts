@@ -96,6 +96,25 @@ export function writeText(fd: number, text: string, chunk = WRITE_CHUNK_CHARS): 
   }
 }
 
+/**
+ * Writes the UTF-8 of the concatenation of `parts`, part by part (writeText), without making it
+ * one string. A surrogate pair that a part boundary splits is written whole.
+ */
+export function writeTexts(fd: number, parts: readonly string[], chunk = WRITE_CHUNK_CHARS): void {
+  let carry = '';
+  for (let i = 0; i < parts.length; i++) {
+    let t = carry + parts[i];
+    carry = '';
+    const last = t.charCodeAt(t.length - 1);
+    if (i < parts.length - 1 && last >= 0xd800 && last <= 0xdbff) {
+      carry = t.slice(-1);
+      t = t.slice(0, -1);
+    }
+    if (t) writeText(fd, t, chunk);
+  }
+  if (carry) writeText(fd, carry, chunk);
+}
+
 function writeAll(fd: number, buf: Buffer, n: number): void {
   for (let at = 0; at < n; ) at += fs.writeSync(fd, buf, at, n - at);
 }
@@ -136,7 +155,7 @@ export function fileHolds(file: string, bytes: Buffer): boolean {
  * random name, the existing file's mode and (where permitted) owner kept, and, with `expect`,
  * a check that nobody changed the file meanwhile.
  */
-export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWriteOptions = {}): void {
+export function writeAtomic(file: string, text: string | readonly string[] | Buffer, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   let st: fs.Stats | undefined;
@@ -151,7 +170,8 @@ export function writeAtomic(file: string, text: string | Buffer, opts: AtomicWri
   try {
     try {
       if (typeof text === 'string') writeText(tmp.fd, text);
-      else writeAll(tmp.fd, text, text.length);
+      else if (Buffer.isBuffer(text)) writeAll(tmp.fd, text, text.length);
+      else writeTexts(tmp.fd, text);
       if (st) {
         fs.fchmodSync(tmp.fd, mode);
         try {

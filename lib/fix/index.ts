@@ -72,9 +72,35 @@ export interface FixedFile {
   file: string;
   path?: string;
   original: string;
-  /** The fixed text (equal to `original` when nothing was applied). */
-  text: string;
+  /** The fixed text (equal to `original` when nothing was applied), made whole when first read. */
+  readonly text: string;
+  /** Whether `text` differs from `original`. */
+  readonly changed: boolean;
+  /**
+   * The fixed text as consecutive slices (its documents), whose concatenation is `text`: a writer
+   * can write them one by one without making the whole text, which costs a copy of the file in
+   * memory (two bytes a character once one character is outside Latin-1).
+   */
+  chunks(): readonly string[];
   applied: AppliedFix[];
+}
+
+/** A FixedFile whose text is `bom` and `fixed` (undefined: the original), joined only when read. */
+function fixedFile(file: string, original: string, bom: string, fixed: FileText | undefined, applied: AppliedFix[]): FixedFile {
+  let text: string | undefined = fixed ? undefined : original;
+  const whole = () => (text ??= bom + fixed!.value);
+  // Texts of different lengths differ; texts of the same length are compared whole.
+  const changed = fixed !== undefined && (bom.length + fixed.length !== original.length || whole() !== original);
+  return {
+    file,
+    original,
+    get text() {
+      return whole();
+    },
+    changed,
+    chunks: () => (text !== undefined ? [text] : bom ? [bom, ...fixed!.parts()] : fixed!.parts()),
+    applied,
+  };
 }
 
 export interface SkippedFix {
@@ -899,7 +925,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   }
 
   const files: FixedFile[] = states.map((s) => {
-    const ff: FixedFile = { file: s.source.file, original: s.source.text, text: s.applied.length ? s.bom + s.text.value : s.source.text, applied: s.applied };
+    const ff = fixedFile(s.source.file, s.source.text, s.bom, s.applied.length ? s.text : undefined, s.applied);
     if (s.source.path !== undefined) ff.path = s.source.path;
     return ff;
   });

@@ -139,26 +139,30 @@ export function markerSlices(text: string): number[] {
  */
 export class FileText {
   private joined?: string;
-  private parts: string[];
+  private slices: string[];
   readonly length: number;
   constructor(parts: string[] | string) {
-    this.parts = typeof parts === 'string' ? [parts] : parts;
-    if (this.parts.length === 1) this.joined = this.parts[0];
+    this.slices = typeof parts === 'string' ? [parts] : parts;
+    if (this.slices.length === 1) this.joined = this.slices[0];
     let n = 0;
-    for (const p of this.parts) n += p.length;
+    for (const p of this.slices) n += p.length;
     this.length = n;
   }
   /** The whole text (joined on first use). */
   get value(): string {
     if (this.joined === undefined) {
-      this.joined = this.parts.join('');
-      this.parts = [this.joined];
+      this.joined = this.slices.join('');
+      this.slices = [this.joined];
     }
     return this.joined;
   }
+  /** The text as consecutive slices (without joining it). */
+  parts(): readonly string[] {
+    return this.joined !== undefined ? [this.joined] : this.slices;
+  }
   /** Whether the text ends with a line feed (without joining it). */
   endsWithLineFeed(): boolean {
-    for (let i = this.parts.length - 1; i >= 0; i--) if (this.parts[i].length) return this.parts[i].endsWith('\n');
+    for (let i = this.slices.length - 1; i >= 0; i--) if (this.slices[i].length) return this.slices[i].endsWith('\n');
     return false;
   }
 }

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { fileHolds, writeAtomic, WriteRefused, writeText } from '../../lib/cli/io';
+import { fileHolds, writeAtomic, WriteRefused, writeText, writeTexts } from '../../lib/cli/io';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'build/lib/cli/main.js');
@@ -135,6 +135,22 @@ describe('item 4: --fix keeps the BOM, refuses read-only and hard-linked files, 
     expect(fileHolds(empty, Buffer.from('a'))).toBe(false);
     expect(fileHolds(path.join(d, 'missing.yaml'), Buffer.alloc(0))).toBe(false);
     expect(fileHolds(d, Buffer.alloc(0))).toBe(false);
+  });
+
+  test('writeTexts writes the UTF-8 of its parts joined, a surrogate pair split between two parts included', () => {
+    const d = tmp();
+    const f = path.join(d, 'x.yaml');
+    const cases: string[][] = [[], [''], ['a', 'b'], ['a\ud83d', '\ude80b'], ['\ud83d', '', '\ude80'], ['x\ud83d'], ['\ud83d', '\ud83d', '\ude80'], ['\u00e9\u20ac', 'd: 1\n', '']];
+    for (const parts of cases) {
+      for (const chunk of [1, 2, 3, 1024]) {
+        const fd = fs.openSync(f, 'w');
+        writeTexts(fd, parts, chunk);
+        fs.closeSync(fd);
+        expect(fs.readFileSync(f)).toEqual(Buffer.from(parts.join(''), 'utf8'));
+      }
+    }
+    writeAtomic(f, ['a: 1\n', '---\n', 'b: \ud83d', '\ude80\n']);
+    expect(fs.readFileSync(f, 'utf8')).toBe('a: 1\n---\nb: \ud83d\ude80\n');
   });
 
   test('writeText writes exactly the UTF-8 of the text in chunks of any size, never splitting a surrogate pair', () => {

@@ -81,7 +81,11 @@ describe('--fix over the corpus', () => {
           const opts = { rules: ALL_RULES, policy: POLICY, version: KubeVersion.parse(version), proposals: true, verifyPiecewise: true };
           const r = fixSources([{ file, text }], opts);
           const f = r.files[0];
+          // The slices a writer takes (before anything makes the text whole) are the text.
+          const chunks = f.chunks();
           expect(f.original).toBe(text);
+          expect(chunks.join('')).toBe(f.text);
+          expect(f.changed).toBe(f.text !== text);
           // The yaml Document route everywhere (no text splices) writes the same file and reports the same.
           if (version === VERSIONS[0]) {
             const routed = fixSources([{ file, text }], { ...opts, textSplice: false });
