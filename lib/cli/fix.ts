@@ -175,8 +175,9 @@ export function runFixes(
   const fixed = sources.map((s) => {
     const f = result.files.find((x) => x.file === s.file);
     if (!f || !f.changed || refused.has(s.file)) return s;
-    // (Its text is made whole only if something reads it: the fixer's last lint has read it.)
-    const copy = { ...s };
+    // (Its text is made whole only if something reads it: the fixer's last lint has read it. The
+    // copy takes the source's properties as they are, without reading its text.)
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(s)) as Source;
     return Object.defineProperty(copy, 'text', {
       enumerable: true,
       configurable: true,

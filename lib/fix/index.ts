@@ -9,7 +9,7 @@ import { ParsedObjects } from '../model/fast-json';
 import { parseYamlFast } from '../model/fast-yaml';
 import { PARSE_OPTIONS, ParsedFile, parsedFromDocuments, parseText, pointerSegments, withoutStacks } from '../model/parse';
 import { K8sValue, k8sValue } from '../model/yaml11';
-import { Source } from '../model/sources';
+import { latin1Made, Source } from '../model/sources';
 import { JsonObject, KObject, ObjectRef } from '../model/types';
 import { cloneDocument } from './clone';
 import { applyEdits, FixError } from './edit';
@@ -71,7 +71,8 @@ export interface AppliedFix {
 export interface FixedFile {
   file: string;
   path?: string;
-  original: string;
+  /** The text as read, made whole when first read. */
+  readonly original: string;
   /** The fixed text (equal to `original` when nothing was applied), made whole when first read. */
   readonly text: string;
   /** Whether `text` differs from `original`. */
@@ -85,20 +86,27 @@ export interface FixedFile {
   applied: AppliedFix[];
 }
 
-/** A FixedFile whose text is `bom` and `fixed` (undefined: the original), joined only when read. */
-function fixedFile(file: string, original: string, bom: string, fixed: FileText | undefined, applied: AppliedFix[]): FixedFile {
-  let text: string | undefined = fixed ? undefined : original;
-  const whole = () => (text ??= bom + fixed!.value);
+/**
+ * A FixedFile of `bom` and the text as read, and `fixed` (undefined: the text as read), each made
+ * whole only when read.
+ */
+function fixedFile(file: string, bom: string, read: FileText, fixed: FileText | undefined, applied: AppliedFix[]): FixedFile {
+  let original: string | undefined;
+  let text: string | undefined;
+  const originalText = () => (original ??= bom + read.value);
+  const whole = () => (text ??= fixed ? bom + fixed.value : originalText());
   // Texts of different lengths differ; texts of the same length are compared whole.
-  const changed = fixed !== undefined && (bom.length + fixed.length !== original.length || whole() !== original);
+  const changed = fixed !== undefined && (fixed.length !== read.length || whole() !== originalText());
   return {
     file,
-    original,
+    get original() {
+      return originalText();
+    },
     get text() {
       return whole();
     },
     changed,
-    chunks: () => (text !== undefined ? [text] : bom ? [bom, ...fixed!.parts()] : fixed!.parts()),
+    chunks: () => (text !== undefined ? [text] : fixed ? (bom ? [bom, ...fixed.parts()] : fixed.parts()) : [whole()]),
     applied,
   };
 }
@@ -134,6 +142,8 @@ interface FileState {
   bom: string;
   /** Current text without the BOM (the pieces of the last pass until joined: pieces.ts). */
   text: FileText;
+  /** The text as read, without the BOM. */
+  original: FileText;
   /** The text is JSON (a JSON file stays JSON: its edits keep it JSON, and nothing is added before its first document). */
   json: boolean;
   /**
@@ -296,11 +306,22 @@ function wholeModel(text: string, full: ParsedFile): FileModel {
 }
 
 /** The model of a fast path's reading (no documents yet), or undefined when it cannot be sliced. */
-function fastModel(text: string, parsed: ParsedObjects): FileModel | undefined {
-  if (parsed.errors.length || !piecewiseText(text)) return undefined;
-  const starts = markerSlices(text);
+function fastModel(text: FileText, parsed: ParsedObjects): FileModel | undefined {
+  if (parsed.errors.length) return undefined;
+  // A text known by its Latin-1 reading: its documents decoded alone (FileText.latin1Documents).
+  const alone = text.latin1Documents();
+  let starts: number[];
+  let texts: string[] | undefined;
+  if (alone) ({ starts, texts } = alone);
+  else {
+    const t = text.value;
+    if (!piecewiseText(t)) return undefined;
+    starts = markerSlices(t);
+  }
   if (parsed.objects.some((o) => o.docIndex >= starts.length)) return undefined;
-  return { docs: new Array<undefined>(starts.length).fill(undefined), starts, piecewise: true, objects: groupObjects(parsed.objects, starts.length), documents: parsed.documents };
+  const model: FileModel = { docs: new Array<undefined>(starts.length).fill(undefined), starts, piecewise: true, objects: groupObjects(parsed.objects, starts.length), documents: parsed.documents };
+  if (texts) model.texts = texts;
+  return model;
 }
 
 function groupObjects(objects: KObject[], n: number): KObject[][] {
@@ -633,9 +654,20 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   const states: FileState[] = sources.map((s) => {
     // (Read first: the text is then made from the reading's Latin-1 string, see sources.ts.)
     const parsed = parseSource(s, decoded);
+    // A file the YAML fast path read as Latin-1 is not decoded whole unless something needs the
+    // whole text (FileText.fromLatin1): its documents are, one by one, when it has fixes. (Its
+    // BOM, line breaks and first character are ASCII or the BOM's bytes there.)
+    const l = latin1Made(s);
+    if (l !== undefined) {
+      const bom = l.startsWith('\xef\xbb\xbf') ? '\ufeff' : '';
+      const body = bom ? l.slice(3) : l;
+      const text = FileText.fromLatin1(body, () => s.text.slice(bom.length));
+      return { source: s, bom, text, original: text, json: isJsonText(body), crlf: body.includes('\r\n'), applied: [], parsed };
+    }
     const bom = s.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
     const text = s.text.slice(bom.length);
-    return { source: s, bom, text: new FileText(text), json: isJsonText(text), crlf: text.includes('\r\n'), applied: [], parsed };
+    const t = new FileText(text);
+    return { source: s, bom, text: t, original: t, json: isJsonText(text), crlf: text.includes('\r\n'), applied: [], parsed };
   });
   const byFile = new Map(states.map((s, i) => [s.source.file, i]));
   const fileOrder = sources.map((s) => s.file);
@@ -660,8 +692,8 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     // has them; after a fast path, the documents to edit are parsed alone from their slices.
     if (!st.model) {
       const p = st.parsed;
-      const text = st.text.value;
-      st.model = 'docs' in p ? wholeModel(text, p as ParsedFile) : (fastModel(text, p) ?? wholeModel(text, parseWhole(st.source.file, text)));
+      if ('docs' in p) st.model = wholeModel(st.text.value, p as ParsedFile);
+      else st.model = fastModel(st.text, p) ?? wholeModel(st.text.value, parseWhole(st.source.file, st.text.value));
     }
     const json = st.json;
     // A document the fixer knows the whole value of (one object, the document itself) may be spliced.
@@ -925,7 +957,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
   }
 
   const files: FixedFile[] = states.map((s) => {
-    const ff = fixedFile(s.source.file, s.source.text, s.bom, s.applied.length ? s.text : undefined, s.applied);
+    const ff = fixedFile(s.source.file, s.bom, s.original, s.applied.length ? s.text : undefined, s.applied);
     if (s.source.path !== undefined) ff.path = s.source.path;
     return ff;
   });

@@ -122,12 +122,13 @@ export function shiftDocument(doc: Document.Parsed, delta: number): void {
  * marker joining the first document unless it has content (as yaml and fast-yaml.ts count
  * documents). The text must pass piecewiseText.
  */
-export function markerSlices(text: string): number[] {
+export function markerSlices(text: string, slice: (a: number, b: number) => string = (a, b) => text.slice(a, b)): number[] {
   const starts = [0];
   const re = new RegExp(MARKER.source, 'gm');
   for (let m = re.exec(text); m; m = re.exec(text)) if (m.index > 0) starts.push(m.index);
-  // Comments and blank lines before the first marker belong to the document it starts.
-  if (starts.length > 1 && !MARKER.test(text.slice(0, 4)) && !/^[ \t]*[^\s#]/m.test(text.slice(0, starts[1]))) starts.splice(1, 1);
+  // Comments and blank lines before the first marker belong to the document it starts. (`slice`:
+  // the text of a range, for a Latin-1 reading, where \s must be tested on the decoded text.)
+  if (starts.length > 1 && !MARKER.test(text.slice(0, 4)) && !/^[ \t]*[^\s#]/m.test(slice(0, starts[1]))) starts.splice(1, 1);
   return starts;
 }
 
@@ -140,31 +141,110 @@ export function markerSlices(text: string): number[] {
 export class FileText {
   private joined?: string;
   private slices: string[];
-  readonly length: number;
+  private len?: number;
+  /** A UTF-8 text's Latin-1 reading (one character a byte) and its decoding, for FileText.fromLatin1. */
+  private latin1?: { l: string; decode: () => string };
   constructor(parts: string[] | string) {
     this.slices = typeof parts === 'string' ? [parts] : parts;
     if (this.slices.length === 1) this.joined = this.slices[0];
-    let n = 0;
-    for (const p of this.slices) n += p.length;
-    this.length = n;
+  }
+  /**
+   * A UTF-8 text known by its bytes' Latin-1 reading `l` (sources.ts's latin1Of), decoded whole
+   * (`decode`) only when something needs the whole text: its documents are decoded one by one
+   * instead (latin1Documents), so that a large file with a few characters outside ASCII is not
+   * made again as one two-byte string.
+   */
+  static fromLatin1(l: string, decode: () => string): FileText {
+    const t = new FileText([]);
+    t.latin1 = { l, decode };
+    return t;
+  }
+  /** The length of the text in UTF-16 code units. */
+  get length(): number {
+    if (this.len === undefined) {
+      if (this.joined !== undefined) this.len = this.joined.length;
+      else if (this.latin1) this.len = utf16Length(this.latin1.l);
+      else {
+        let n = 0;
+        for (const p of this.slices) n += p.length;
+        this.len = n;
+      }
+    }
+    return this.len;
   }
   /** The whole text (joined on first use). */
   get value(): string {
     if (this.joined === undefined) {
-      this.joined = this.slices.join('');
+      this.joined = this.latin1 ? this.latin1.decode() : this.slices.join('');
       this.slices = [this.joined];
+      this.latin1 = undefined;
     }
     return this.joined;
   }
   /** The text as consecutive slices (without joining it). */
   parts(): readonly string[] {
-    return this.joined !== undefined ? [this.joined] : this.slices;
+    return this.joined !== undefined ? [this.joined] : this.latin1 ? [this.value] : this.slices;
   }
   /** Whether the text ends with a line feed (without joining it). */
   endsWithLineFeed(): boolean {
+    if (this.latin1 && this.joined === undefined) return this.latin1.l.endsWith('\n');
     for (let i = this.slices.length - 1; i >= 0; i--) if (this.slices[i].length) return this.slices[i].endsWith('\n');
     return false;
   }
+  /**
+   * For a text made by fromLatin1 and not yet decoded whole: markerSlices' slices of the text,
+   * with their starts in the text (UTF-16 offsets), each decoded alone, where the text passes
+   * piecewiseText; undefined otherwise (the caller reads the whole text). The slices are cut at
+   * `---` lines, so each is whole UTF-8 and their decodings joined are the text's. A text with
+   * U+2028 or U+2029 (a line terminator to `^` in the decoded text, not in its Latin-1 reading)
+   * is left to the whole text.
+   */
+  latin1Documents(): { starts: number[]; texts: string[] } | undefined {
+    if (!this.latin1 || this.joined !== undefined) return undefined;
+    const l = this.latin1.l;
+    if (l.includes('\xe2\x80\xa8') || l.includes('\xe2\x80\xa9') || !piecewiseText(l)) return undefined;
+    const cuts = markerSlices(l, (a, b) => decodeLatin1(l.slice(a, b)));
+    const texts: string[] = [];
+    const starts: number[] = [];
+    const wide = /[\x80-\xff]/g;
+    let nextWide = -2;
+    let at = 0;
+    for (let i = 0; i < cuts.length; i++) {
+      const a = cuts[i];
+      const b = i + 1 < cuts.length ? cuts[i + 1] : l.length;
+      // The first byte outside ASCII at or after a (found again only once passed).
+      if (nextWide !== -1 && nextWide < a) {
+        wide.lastIndex = a;
+        nextWide = wide.exec(l)?.index ?? -1;
+      }
+      const t = nextWide >= 0 && nextWide < b ? decodeLatin1(l.slice(a, b)) : l.slice(a, b);
+      starts.push(at);
+      texts.push(t);
+      at += t.length;
+    }
+    this.len = at;
+    return { starts, texts };
+  }
+}
+
+/** The UTF-8 decoding of bytes given as their Latin-1 reading. */
+function decodeLatin1(l: string): string {
+  return Buffer.from(l, 'latin1').toString('utf8');
+}
+
+/** The UTF-16 length of the UTF-8 text whose bytes' Latin-1 reading is `l` (valid UTF-8). */
+function utf16Length(l: string): number {
+  let n = l.length;
+  const re = /[\x80-\xff]+/g;
+  for (let m = re.exec(l); m; m = re.exec(l)) {
+    // A lead byte of 2 or 3 bytes is one unit, of 4 bytes two; continuation bytes none.
+    for (let i = 0; i < m[0].length; i++) {
+      const c = m[0].charCodeAt(i);
+      if (c < 0xc0) n--;
+      else if (c >= 0xf0) n++;
+    }
+  }
+  return n;
 }
 
 /** One slice of a fixed file: an unchanged document (parsed or not), or new text read back alone. */

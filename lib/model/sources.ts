@@ -125,6 +125,14 @@ export function latin1Of(s: Source, release: boolean): string | undefined {
   return l;
 }
 
+/**
+ * The Latin-1 reading of a utf8Source's bytes when a reader has made it already (latin1Of), and
+ * its text is still their decoding; else undefined. Nothing is made here.
+ */
+export function latin1Made(s: Source): string | undefined {
+  return UNDECODED.has(s) ? LATIN1.get(s) : undefined;
+}
+
 /** Files read in chunks (fileSource): where they are, how they were when checked, and whether JSON. */
 interface Streamed {
   path: string;
