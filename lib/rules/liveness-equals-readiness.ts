@@ -115,7 +115,8 @@ failure the probe documentation warns about. The recommended pattern is the same
      \`exec\` that only checks that a process exists (\`pgrep [-x|-f] NAME\`, \`pidof NAME\` or \`kill -0 PID\`, run
      directly or as the whole script of \`sh -c\`, output to /dev/null allowed; \`pgrep x && curl db\` is still
      reported), and for checks that the catalog of well-known workloads marks as process-local (e.g. the
-     OpenTelemetry collector's health_check extension), where unready and dead are the same state.
+     OpenTelemetry collector's health_check extension, Meilisearch's \`/health\`, ZooKeeper's \`ruok\` sent to
+     localhost), where unready and dead are the same state.
 2. The liveness \`httpGet\` path is in the param \`dependencyCheckPaths\` (exact match, query and trailing
    slash ignored) (**warning**): it suggests the check includes readiness or dependencies, so a dependency
    outage restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.

@@ -1075,6 +1075,20 @@ describe('process-local probes', () => {
     ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", '{exec: {command: [redis-cli, ping]}}', false],
     ["{image: 'docker.dragonflydb.io/dragonflydb/dragonfly:v1.40.1'}", '{httpGet: {path: /healthz, port: 6379}}', false],
     ["{image: 'example/cache:1'}", '{exec: {command: [/bin/sh, /usr/local/bin/healthcheck.sh]}}', false],
+    // Meilisearch: /health reads the process's own state (catalog meilisearch-health); review p18, the meilisearch chart.
+    ["{image: 'getmeili/meilisearch:v1.48.3', ports: [{name: http, containerPort: 7700}]}", '{httpGet: {path: /health, port: http}}', true],
+    ["{image: 'docker.io/getmeili/meilisearch-enterprise:v1.50.0'}", '{httpGet: {path: /health, port: 7700}}', true],
+    ["{image: 'getmeili/meilisearch:v1.48.3'}", '{httpGet: {path: /stats, port: 7700}}', false],
+    ["{image: 'example/search:1'}", '{httpGet: {path: /health, port: 7700}}', false],
+    // ZooKeeper's ruok sent to localhost, any image (catalog zookeeper-ruok); review p17/p18, the pulsar, milvus and pinot charts.
+    ["{image: 'apachepulsar/pulsar:3.0.7'}", "{exec: {command: [timeout, '30', bash, -c, 'echo ruok | nc -q 1 localhost 2181 | grep imok']}}", true],
+    ["{image: 'apachepulsar/pulsar-all:4.0.12'}", "{exec: {command: [bash, -c, '{ echo ruok; sleep 1; } | nc 127.0.0.1 2181 | grep imok']}}", true],
+    ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo ruok | nc -w 5 localhost 2181 | grep imok']}}", true],
+    ["{image: 'example/zk:1'}", "{exec: {command: [/bin/bash, -ec, 'echo \"ruok\" | timeout 2 nc -w 2 localhost $ZK_PORT | grep -q imok']}}", true],
+    ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo ruok | nc zk-0.zk-headless 2181 | grep imok']}}", false],
+    ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo ruok | nc localhost 2181 | grep imok && curl -f http://db:8080/']}}", false],
+    ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo stat | nc localhost 2181 | grep Mode']}}", false],
+    ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo ruok | nc -x proxy:1080 localhost 2181 | grep imok']}}", false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));

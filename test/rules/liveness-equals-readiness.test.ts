@@ -624,3 +624,43 @@ spec:
     expect(runRule(livenessEqualsReadiness, yaml).map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/0/livenessProbe']]);
   });
 });
+
+// Review p18 (meilisearch-kubernetes; milvus-helm's pulsarv3 zookeeper): Meilisearch's /health reads only the process's
+// own state, and ZooKeeper answers ruok with imok whenever its process runs, quorum or not.
+describe('liveness-equals-readiness: Meilisearch /health and ZooKeeper ruok are process-local (catalog meilisearch-health, zookeeper-ruok)', () => {
+  const sts = (image: string, port: string, probe: string) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: app}
+spec:
+  replicas: 3
+  serviceName: app
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: app
+        image: ${image}
+        ports: [${port}]
+        livenessProbe: ${probe}
+        readinessProbe: ${probe}
+`;
+  const MEILI_PORT = '{name: http, containerPort: 7700}';
+  const MEILI_PROBE = '{httpGet: {path: /health, port: http}, periodSeconds: 10, timeoutSeconds: 10}';
+  const ZK_PORT = '{name: client, containerPort: 2181}';
+  const ZK_PROBE = `{exec: {command: ["timeout", "30", "bash", "-c", "echo ruok | nc -q 1 localhost 2181 | grep imok"]}, periodSeconds: 30, failureThreshold: 10}`;
+  test('the meilisearch chart (getmeili/meilisearch:v1.48.3, identical /health): silent', () => {
+    expect(runRule(livenessEqualsReadiness, sts('getmeili/meilisearch:v1.48.3', MEILI_PORT, MEILI_PROBE))).toEqual([]);
+  });
+  test("the pulsarv3 zookeeper (apachepulsar/pulsar:3.0.7, identical ruok to localhost): silent", () => {
+    expect(runRule(livenessEqualsReadiness, sts('apachepulsar/pulsar:3.0.7', ZK_PORT, ZK_PROBE))).toEqual([]);
+  });
+  test.each([
+    ['/health on another image', sts('example/search:1', MEILI_PORT, MEILI_PROBE)],
+    ['ruok to another member', sts('apachepulsar/pulsar:3.0.7', ZK_PORT, `{exec: {command: [bash, -c, "echo ruok | nc zk-0.zk 2181 | grep imok"]}}`)],
+    ['a script that checks more than ruok', sts('zookeeper:3.9.3', ZK_PORT, `{exec: {command: [bash, -c, "echo ruok | nc localhost 2181 | grep imok && zkCli.sh ls /"]}}`)],
+  ])('near miss stays reported: %s', (_name, yaml) => {
+    expect(runRule(livenessEqualsReadiness, yaml).map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/0/livenessProbe']]);
+  });
+});
+
