@@ -27,7 +27,7 @@ export { estimateReconnect, formatBackoff, parseBackoff, reconnectProbabilityWit
 export type { Backoff, ReconnectEstimate } from './timeline/reconnect';
 
 // The catalog of well-known workloads and programs (docs/catalog.md): matching and the hint-aware helpers.
-export { builtinCatalog, Catalog, catalogMatches, connectionPatternOf, isProcessLocalProbe, knownPreStopProgram, needsPeerDiscovery } from './catalog';
+export { builtinCatalog, Catalog, catalogMatches, connectionPatternOf, dependencyProbe, isProcessLocalProbe, knownPreStopProgram, needsPeerDiscovery } from './catalog';
 export type { CatalogEntry, CatalogKind, CatalogOverride, ConnectionPatternResult, KnownPreStop, PeerDiscoveryResult } from './catalog';
 
 // Repairs (`kubegrace lint --fix`): fixes applied to the YAML in place, comments kept.

@@ -1090,7 +1090,7 @@ export const NOT_EXPORTED: Record<string, string> = {
   'prestop-missing':
     'the serving containers of a workload alone are decidable (as for readiness-probe-missing), but the rule skips containers that keep accepting after SIGTERM by the catalog\'s serves-after-sigterm entries, which read per-listener flag values with capture groups (Traefik\'s requestAcceptGraceTimeout per entry point, the smallest over the entry points that carry traffic): the CEL subset used has no capture groups or find(); its error also depends on a Service with externalTrafficPolicy: Local, which admission does not see',
   'grace-exceeds-external-deadline': 'advice about cluster-level deadlines (autoscaler, node shutdown) that the policy cannot read',
-  'liveness-equals-readiness': 'compares whole probe handlers (headers, query strings) and the catalog of process-local handlers: not expressible in the CEL subset used',
+  'liveness-equals-readiness': 'compares whole probe handlers (headers, query strings) and the catalog of process-local and dependency-check handlers: not expressible in the CEL subset used',
   'selector-mismatch': 'the API server\'s own validation rejects it before validating admission runs',
   'surge-volume-deadlock': `${NEEDS_OTHERS}: the PersistentVolumeClaims' access modes`,
   'min-ready-seconds': `${NEEDS_OTHERS}: served status, external load balancers, HPA replicas; and the reconnect model`,

@@ -12,6 +12,7 @@ const KIND_TITLE: Record<CatalogKind, string> = {
   'prestop-program': 'Known preStop programs',
   'serves-after-sigterm': 'Programs that keep serving after SIGTERM',
   'process-local-probe': 'Probes that are process-local by design',
+  'dependency-probe': 'Probes known to check a dependency',
   'peer-discovery': 'Peer discovery before readiness',
   'monitoring-port': "Programs' own monitoring ports",
   'single-version': 'Programs that must not run two versions at once',
@@ -26,6 +27,8 @@ const KIND_USE: Record<CatalogKind, string> = {
     'API (`Catalog.servesAfterSigterm`, `Catalog.drainSeconds`): how long the program keeps accepting after SIGTERM and how long it then drains, read from its flags, from its config file (read from a ConfigMap of the input mounted where the program reads it; when the input does not hold that ConfigMap the time is unknown and counts as none), or from an environment variable of the container (a literal `env` value, else the program\'s default; set from a ConfigMap, Secret or field, or possibly by `envFrom`, it is unknown and counts as none), or from one flag of the container (else the config file a flag names, else the program\'s default), or fixed in its code (no setting to advise); a drain may also be the program\'s default for a setting the catalog does not read (a Spring property: then `kubegrace.dev/drain-seconds` states a changed value). `prestop-missing` does not ask such a program for a preStop hook when the time is above 0 s, and its advice names the program\'s own setting; the termination schedule (`grace-period-budget`, `kubegrace explain`) places the time after SIGTERM, before the drain, so the grace period must hold both. `kubegrace.dev/serves-after-sigterm-seconds` wins (for `prestop-missing`).',
   'process-local-probe':
     'API `isProcessLocalProbe(container, probe)`, used by `liveness-equals-readiness`: identical liveness and readiness on a check that looks only at the process itself cannot restart every replica because a dependency is down. An entry whose probe pins a port also tells `probe-port` (API `programProbePort`) that the program serves its health check there, so probing it without declaring it is not reported (its admission policy reads the same entries).',
+  'dependency-probe':
+    'API `dependencyProbe(container, probe)`, used by `liveness-equals-readiness`: the mirror of a process-local probe. The program\'s handler fails when something outside the process fails (a database, the cluster\'s seed nodes, an operator\'s maintenance switch), so identical liveness and readiness on it restart every replica when that dependency fails: a **warning**, where a check the manifest cannot see into is only an info. An entry whose dependency depends on the configuration applies only when the container\'s `env` selects it literally. Not read by the admission policies (`liveness-equals-readiness` is not exported) nor by `probe-port`.',
   'peer-discovery':
     'Used by `headless-publish-not-ready` when the StatefulSet has no `kubegrace.dev/peer-discovery` hint (the param `peerDiscoveryImages`, when a policy sets it, replaces these entries).',
   'monitoring-port':
@@ -130,6 +133,10 @@ function effectLines(e: CatalogEntry): string[] {
       return [`**Keeps accepting after SIGTERM:** ${servesAfterSigtermWords(e.servesAfterSigterm!)}`, ...(e.drain ? [`**Then drains:** ${drainWords(e.drain)}`] : [])];
     case 'process-local-probe':
       return [`**Process-local probes:** ${e.probes!.map(probeWords).join('; ')}`];
+    case 'dependency-probe': {
+      const env = e.dependency!.env;
+      return [`**Probes that check a dependency:** ${e.probes!.map(probeWords).join('; ')}`, `**Depends on:** ${e.dependency!.on}${env ? ` (only when the container's env sets ${code(env.name)} to ${env.values.map(code).join(' or ')})` : ''}`];
+    }
     case 'peer-discovery':
       return ['**Peer discovery:** members must find each other (per-pod DNS through the headless Service) before they are Ready'];
     case 'monitoring-port':
@@ -141,7 +148,7 @@ function effectLines(e: CatalogEntry): string[] {
 
 /** The whole page. */
 export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
-  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
+  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
   const L: string[] = [];
   L.push('# Catalog of well-known workloads and programs', '');
   L.push('_Generated from `lib/catalog/catalog.yaml` by `node build/scripts/gen-catalog.js`; do not edit by hand._', '');

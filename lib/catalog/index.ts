@@ -1,7 +1,7 @@
 /**
  * The catalog of well-known workloads and programs (catalog.yaml): connection patterns, known
  * preStop programs and their real delays, programs that keep serving after SIGTERM, probes that
- * are process-local by design, and apps whose members need peer discovery before readiness.
+ * are process-local by design and probes known to check a dependency, and apps whose members need peer discovery before readiness.
  *
  * Data, not code: the YAML is validated with ajv against catalog.schema.json the first time it is
  * needed (lazily, once), and every pattern is compiled once, so matching a workload costs
@@ -18,8 +18,8 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { LAST_SLEEP } from '../timeline/prestop';
 
-export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version';
-export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
+export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'dependency-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version';
+export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
 export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 
 export interface CatalogMatchSpec {
@@ -237,6 +237,18 @@ export interface ProbeSpec {
   exec?: { command: string };
 }
 
+/**
+ * What a probe of a dependency-probe entry checks beyond the process (`on`, for messages: "the
+ * metadata database"), and, when that depends on the program's configuration, the environment
+ * variable that must select it (`env`): the container's last `env` entry of that name with a literal
+ * value among `values`. Unset (the program's default), set from elsewhere (valueFrom, $(VAR),
+ * envFrom) or another value: the entry does not apply.
+ */
+export interface DependencySpec {
+  on: string;
+  env?: { name: string; values: string[] };
+}
+
 export interface CatalogEntry {
   id: string;
   kind: CatalogKind;
@@ -250,6 +262,7 @@ export interface CatalogEntry {
   servesAfterSigterm?: ServesAfterSigtermSpec;
   drain?: DrainSpec;
   probes?: ProbeSpec[];
+  dependency?: DependencySpec;
   monitoringPort?: MonitoringPortSpec;
 }
 
@@ -763,6 +776,19 @@ export function envSeconds(c: ContainerLike, spec: EnvValueSpec): { seconds?: nu
   return { seconds, derivation: `${spec.env}=${v}` };
 }
 
+/**
+ * The literal value of the container's environment variable `name` (its last `env` entry, which
+ * wins over envFrom); undefined when unset, set from valueFrom, or referring to another variable.
+ */
+function literalEnv(c: ContainerLike, name: string): string | undefined {
+  const raw = rawOf(c);
+  let hit: JsonObject | undefined;
+  for (const e of Array.isArray(raw.env) ? raw.env : []) if (isObject(e) && e.name === name) hit = e;
+  if (!hit || (hit.valueFrom !== undefined && hit.valueFrom !== null)) return undefined;
+  const v = hit.value === undefined || hit.value === null ? '' : String(hit.value);
+  return v === '' || v.includes('$(') ? undefined : v;
+}
+
 function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
   const t = v.trim();
   if (unit === 'seconds') return /^\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
@@ -836,6 +862,7 @@ export class Catalog {
   private applies(x: Compiled, raw: JsonObject): boolean {
     if (x.entry.kind === 'prestop-program') return this.knownPreStopProgram(raw)?.entry === x.entry;
     if (x.entry.kind === 'process-local-probe') return ['livenessProbe', 'readinessProbe', 'startupProbe'].some((k) => this.isProcessLocalProbe(raw, raw[k]) === x.entry);
+    if (x.entry.kind === 'dependency-probe') return ['livenessProbe', 'readinessProbe', 'startupProbe'].some((k) => this.dependencyProbe(raw, raw[k]) === x.entry);
     return true;
   }
 
@@ -922,6 +949,22 @@ export class Catalog {
     if (!isObject(probe)) return undefined;
     const f = factsOf(c);
     for (const x of this.compiledFor(c, 'process-local-probe')) {
+      if (x.entry.probes!.some((spec, i) => probeMatches(spec, x.probeExec?.[i], probe, f))) return x.entry;
+    }
+    return undefined;
+  }
+
+  /**
+   * The dependency-probe entry that says this probe of this container checks something beyond the
+   * process (a database, the cluster's seed nodes), if any: one of its probes is this one, and its
+   * `dependency.env` condition, when it has one, holds.
+   */
+  dependencyProbe(c: ContainerLike, probe: Json | undefined): CatalogEntry | undefined {
+    if (!isObject(probe)) return undefined;
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'dependency-probe')) {
+      const env = x.entry.dependency?.env;
+      if (env && !env.values.includes(literalEnv(c, env.name) ?? '')) continue;
       if (x.entry.probes!.some((spec, i) => probeMatches(spec, x.probeExec?.[i], probe, f))) return x.entry;
     }
     return undefined;
@@ -1263,6 +1306,15 @@ export function knownPreStopProgram(c: ContainerLike, catalog: Catalog = activeC
  */
 export function isProcessLocalProbe(c: ContainerLike, probe: Json | undefined, catalog: Catalog = activeCatalog()): boolean {
   return catalog.isProcessLocalProbe(c, probe) !== undefined;
+}
+
+/**
+ * The catalog entry saying this probe handler of this container checks a dependency (see
+ * Catalog.dependencyProbe), so identical liveness and readiness on it restart every replica when
+ * that dependency fails.
+ */
+export function dependencyProbe(c: ContainerLike, probe: Json | undefined, catalog: Catalog = activeCatalog()): CatalogEntry | undefined {
+  return catalog.dependencyProbe(c, probe);
 }
 
 export interface PeerDiscoveryResult {

@@ -1,7 +1,7 @@
 import { Rule } from '../engine/types';
 import { JsonObject } from '../model/types';
 import { get } from '../model/workload';
-import { isProcessLocalProbe } from '../catalog';
+import { dependencyProbe, isProcessLocalProbe } from '../catalog';
 import { canonicalHandler, describeHandler, handlerType, normalizePath, probeOf, probeWindow } from './probe-util';
 
 /**
@@ -61,8 +61,14 @@ function execCommand(p: JsonObject): string[] {
   return Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') ? (cmd as string[]) : [];
 }
 
-/** Why a probe looks like a dependency check ("checks a readiness path", "asks for a full check"), or undefined. */
-function dependencyCheck(p: JsonObject, depPaths: Set<string>): string | undefined {
+/**
+ * Why a probe looks like a dependency check ("checks a readiness path", "asks for a full check",
+ * "depends on the metadata database (catalog ...)"), or undefined.
+ */
+function dependencyCheck(c: Parameters<typeof dependencyProbe>[0], p: JsonObject, depPaths: Set<string>): string | undefined {
+  // The catalog knows the program's handler (Hasura's /healthz pings its metadata database).
+  const known = dependencyProbe(c, p);
+  if (known) return `depends on ${known.dependency!.on} (catalog ${known.id})`;
   if (handlerType(p) !== 'httpGet') return undefined;
   const path = get(p, 'httpGet', 'path');
   if (depPaths.has(normalizePath(path))) return `checks ${normalizePath(path)}, a readiness path`;
@@ -108,8 +114,11 @@ failure the probe documentation warns about. The recommended pattern is the same
    the container before it even turns unready (flyteadmin: 5 s × 3 beside 10 s × 3). Named ports are resolved through the container's
    ports, so \`port: http\` and \`port: 8080\` compare equal.
    - **warning** when the shared check looks like a readiness or dependency check (its path is in
-     \`dependencyCheckPaths\`, or its query asks for a full/deep check such as \`?full=true\`);
-   - **info** otherwise: whether a generic \`/healthz\`, gRPC health service or script checks dependencies
+     \`dependencyCheckPaths\`, or its query asks for a full/deep check such as \`?full=true\`), or when the
+     catalog of well-known workloads knows it checks a dependency (e.g. Hasura's \`/healthz\`, which fails
+     when the metadata database does; CouchDB's \`/_up\`, 404 in maintenance mode or while the node syncs
+     from its seeds; Woodpecker's \`/healthz\` with a PostgreSQL or MySQL database);
+   - **info** otherwise: whether another generic \`/healthz\`, gRPC health service or script checks dependencies
      cannot be seen from the manifest, so this is the documentation's advice, not a predicted outage;
    - **not reported** for \`tcpSocket\` (a TCP connect to the process cannot depend on another service), for an
      \`exec\` that only checks that a process exists (\`pgrep [-x|-f] NAME\`, \`pidof NAME\` or \`kill -0 PID\`, run
@@ -172,7 +181,7 @@ readinessProbe:
             // process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
             if (handlerType(live) === 'exec' && isProcessExistenceCheck(execCommand(live))) continue;
-            const deep = dependencyCheck(live, depPaths);
+            const deep = dependencyCheck(c, live, depPaths);
             // One replica: nothing is restarted "together", but the restart still adds to the outage.
             const single = ctx.graph.effectiveReplicas(w) === 1;
             ctx.report({

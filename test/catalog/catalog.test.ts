@@ -10,6 +10,7 @@ import {
   catalogFile,
   catalogMatches,
   connectionPatternOf,
+  dependencyProbe,
   imageGlob,
   imageRepository,
   imageTag,
@@ -71,7 +72,7 @@ describe('shipped data', () => {
   });
   test('covers every entry type', () => {
     const kinds = new Set(builtinCatalog().entries.map((e) => e.kind));
-    expect([...kinds].sort()).toEqual(['connection-pattern', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm', 'single-version']);
+    expect([...kinds].sort()).toEqual(['connection-pattern', 'dependency-probe', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm', 'single-version']);
   });
 });
 
@@ -1092,6 +1093,50 @@ describe('process-local probes', () => {
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));
+});
+
+// Review p19/p20: the mirror of process-local probes, handlers known to fail when a dependency does.
+describe('dependency probes', () => {
+  const probe = (p: string) => yaml.load(p) as JsonObject;
+  const c = (o: string) => yaml.load(o) as JsonObject;
+  test.each([
+    // Hasura: /healthz (and /hasura/healthz) answers 500 when the metadata database check fails.
+    ["{image: 'hasura/graphql-engine:v2.48.6'}", '{httpGet: {path: /healthz, port: 8080}}', 'hasura-healthz'],
+    ["{image: 'docker.io/hasura/graphql-engine:v2.48.6.cli-migrations-v3'}", '{httpGet: {path: /hasura/healthz, port: 8080}}', 'hasura-healthz'],
+    ["{image: 'hasura/graphql-engine:v2.48.6'}", '{httpGet: {path: /healthz?strict=true, port: 8080}}', 'hasura-healthz'],
+    ["{image: 'hasura/graphql-engine:v2.48.6'}", '{httpGet: {path: /v1/version, port: 8080}}', undefined],
+    ["{image: 'hasura/graphql-engine:v2.48.6'}", '{tcpSocket: {port: 8080}}', undefined],
+    ["{image: 'example/graphql-engine:1'}", '{httpGet: {path: /healthz, port: 8080}}', undefined],
+    // CouchDB: /_up is 404 in maintenance mode and while the node seeds; / (the welcome handler) is not listed.
+    ["{image: 'couchdb:3.5.0'}", '{httpGet: {path: /_up, port: 5984}}', 'couchdb-up'],
+    ["{image: 'apache/couchdb:3.3.3'}", '{httpGet: {path: /_up, port: 5984}}', 'couchdb-up'],
+    ["{image: 'couchdb:3.5.0'}", '{httpGet: {path: /, port: 5984}}', undefined],
+    // Woodpecker: /healthz pings the store, a database server only with the postgres or mysql driver.
+    ["{image: 'docker.io/woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: postgres}]}", '{httpGet: {path: /healthz, port: 8000}}', 'woodpecker-server-healthz'],
+    ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: sqlite3}, {name: WOODPECKER_DATABASE_DRIVER, value: mysql}]}", '{httpGet: {path: /healthz, port: 8000}}', 'woodpecker-server-healthz'],
+    ["{image: 'woodpeckerci/woodpecker-server:v3.16.0'}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
+    ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: sqlite3}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
+    ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, valueFrom: {secretKeyRef: {name: db, key: driver}}}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
+    ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', envFrom: [{secretRef: {name: db}}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
+    ["{image: 'woodpeckerci/woodpecker-agent:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: postgres}]}", '{httpGet: {path: /healthz, port: 3000}}', undefined],
+  ])('%s %s -> %s', (container, p, expected) => expect(dependencyProbe(c(container), probe(p))?.id).toBe(expected));
+
+  test('matchContainer lists a dependency-probe entry only when a probe of the container is one of its probes', () => {
+    const cat = builtinCatalog();
+    const on = c("{image: 'couchdb:3.5.0', livenessProbe: {httpGet: {path: /_up, port: 5984}}}");
+    const off = c("{image: 'couchdb:3.5.0', livenessProbe: {httpGet: {path: /, port: 5984}}}");
+    expect(cat.matchContainer(on, 'dependency-probe').map((e) => e.id)).toEqual(['couchdb-up']);
+    expect(cat.matchContainer(off, 'dependency-probe')).toEqual([]);
+  });
+
+  test('a dependency-probe entry needs probes and a dependency; no other kind may have a dependency', () => {
+    const entry = (o: JsonObject): JsonObject => ({ id: 'x', title: 'X', match: { images: ['*/x'] }, why: 'x x x x x x x', source: ['x x x x x'], ...o });
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'dependency-probe', probes: [{ httpGet: { path: '/healthz' } }], dependency: { on: 'its database' } })] })).not.toThrow();
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'dependency-probe', probes: [{ httpGet: { path: '/healthz' } }] })] })).toThrow(CatalogError);
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'dependency-probe', dependency: { on: 'its database' } })] })).toThrow(CatalogError);
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'process-local-probe', probes: [{ httpGet: { path: '/healthz' } }], dependency: { on: 'its database' } })] })).toThrow(CatalogError);
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'dependency-probe', probes: [{ httpGet: { path: '/healthz' } }], dependency: { on: 'its database', env: { name: 'DB', values: [] } } })] })).toThrow(CatalogError);
+  });
 });
 
 describe('peer discovery', () => {

@@ -664,3 +664,56 @@ spec:
   });
 });
 
+// Review p19/p20 (hasura/helm-charts graphql-engine, apache/couchdb-helm, woodpecker-ci/helm): identical liveness and
+// readiness on a handler the catalog knows to check a dependency is a warning, not the docs' advice.
+describe('liveness-equals-readiness: a catalog dependency probe makes the identical pair a warning (hasura-healthz, couchdb-up, woodpecker-server-healthz)', () => {
+  const dep = (image: string, port: string, probe: string, env = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: app
+        image: ${image}
+        ports: [${port}]${env}
+        livenessProbe: ${probe}
+        readinessProbe: ${probe}
+`;
+  const HASURA_PROBE = '{httpGet: {path: /healthz, port: 8080}, initialDelaySeconds: 5, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 5}';
+  test('the graphql-engine chart (hasura/graphql-engine:v2.48.6, identical /healthz): warning naming the metadata database', () => {
+    const f = runRule(livenessEqualsReadiness, dep('hasura/graphql-engine:v2.48.6', '{name: http, containerPort: 8080}', HASURA_PROBE));
+    expect(f.map((x) => [x.severity, x.pointer])).toEqual([['warning', '/spec/template/spec/containers/0/livenessProbe']]);
+    expect(f[0].message).toContain('which depends on its metadata database (a failed connection check answers 500) (catalog hasura-healthz), with the same failure window (liveness 5 x 10s = 50s, readiness 5 x 10s = 50s)');
+    expect(f[0].message).toContain('every replica turns unready and is restarted at the same moment');
+  });
+  test('the couchdb chart (couchdb:3.5.0, identical /_up): warning', () => {
+    const f = runRule(livenessEqualsReadiness, dep('couchdb:3.5.0', '{name: couchdb, containerPort: 5984}', '{httpGet: {path: /_up, port: 5984}}'));
+    expect(f.map((x) => [x.severity, x.message.includes('(catalog couchdb-up)')])).toEqual([['warning', true]]);
+  });
+  const WP_PORT = '{name: http, containerPort: 8000}';
+  const WP_PROBE = '{httpGet: {path: /healthz, port: 8000}, timeoutSeconds: 10}';
+  const driver = (v: string) => `\n        env: [{name: WOODPECKER_DATABASE_DRIVER, value: ${v}}]`;
+  test('woodpecker server with WOODPECKER_DATABASE_DRIVER postgres: warning; with the default sqlite3: info', () => {
+    const sev = (env: string) => runRule(livenessEqualsReadiness, dep('docker.io/woodpeckerci/woodpecker-server:v3.16.0', WP_PORT, WP_PROBE, env)).map((x) => x.severity);
+    expect(sev(driver('postgres'))).toEqual(['warning']);
+    expect(sev('')).toEqual(['info']);
+    expect(sev(driver('sqlite3'))).toEqual(['info']);
+  });
+  test.each([
+    ['/healthz on another image', dep('example/api:1', '{name: http, containerPort: 8080}', HASURA_PROBE)],
+    ["CouchDB's welcome handler /", dep('couchdb:3.5.0', '{name: couchdb, containerPort: 5984}', '{httpGet: {path: /, port: 5984}}')],
+  ])('not a known dependency check, still an info: %s', (_name, yaml) => {
+    expect(runRule(livenessEqualsReadiness, yaml).map((f) => f.severity)).toEqual(['info']);
+  });
+  test('a longer liveness window on a dependency probe is not condition 1 (and /healthz is no readiness path)', () => {
+    const yaml = dep('hasura/graphql-engine:v2.48.6', '{name: http, containerPort: 8080}', HASURA_PROBE).replace(
+      /livenessProbe: .*/,
+      'livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 10, failureThreshold: 10}',
+    );
+    expect(runRule(livenessEqualsReadiness, yaml)).toEqual([]);
+  });
+});
