@@ -415,6 +415,10 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, s
         catalog,
         version: opts.version,
         params,
+        paramsOf(id) {
+          const other = allRules.find((r) => r.meta.id === id);
+          return { ...(other?.meta.defaults ?? {}), ...(opts.policy.rules.get(id)?.params ?? {}) };
+        },
         active(id, o) {
           if (opts.policy.rules.get(id)?.off) return false;
           const sup = suppression(o);

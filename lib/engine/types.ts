@@ -85,6 +85,12 @@ export interface RuleContext {
   /** The rule's params: defaults merged with the policy's. */
   readonly params: Record<string, unknown>;
   /**
+   * Another rule's params in this run (its defaults, when it is one of the run's rules, merged with
+   * the policy's), whether or not it is on: for a rule that must agree with it on a fact (which
+   * images are shell-less: prestop-sleep-action's shellLessImagePatterns).
+   */
+  paramsOf(ruleId: string): Record<string, unknown>;
+  /**
    * Reports a finding; false when the run already has it (the same finding of an object that is
    * in several worlds of variants: engine/worlds.ts), which is then not reported again.
    */

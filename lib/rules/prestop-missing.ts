@@ -10,7 +10,7 @@ import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timel
 import { servesAfterSigterm as programServesAfterSigterm, servesAfterSigtermSetting } from '../timeline/serves-after-sigterm';
 import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, servedPortsLabel, declaredPortsLabel } from './probe-util';
 import { neededGrace, preStopHandler, raiseGraceEdit, sleepActionAvailable } from './fix-util';
-import { defaultShellLessImage } from './prestop-sleep-action';
+import { shellLessImage, shellLessPatterns } from '../timeline/shell-less';
 import { sigtermIgnored } from '../timeline/sigterm';
 import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
@@ -303,6 +303,7 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
   },
   check(ctx) {
     const { graph } = ctx;
+    const shellLess = shellLessPatterns(ctx.paramsOf('prestop-sleep-action'));
     for (const w of graph.workloads) {
       if (w.grace === 0 || !inScope(graph, w)) continue;
       const gate = cloudLbReadinessGate(w);
@@ -340,7 +341,8 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           'Service traffic';
         // Before 1.30 the only hook is an exec sleep, which a shell-less image cannot run (karmada's
         // registry.k8s.io/kube-apiserver; review round 26): no repair then, and the advice says why.
-        const noSleep = !sleepActionAvailable(ctx.version) && defaultShellLessImage(c.image);
+        // (The images prestop-sleep-action's shellLessImagePatterns name, the policy's too: zitadel's scratch image; review round 29.)
+        const noSleep = !sleepActionAvailable(ctx.version) && shellLessImage(c.image, shellLess);
         const fix = noSleep
           ? `a preStop delay another way: the image "${c.image}" has no sleep binary for an exec hook and the sleep action needs Kubernetes >= 1.30, so use the program's own shutdown delay or a sleep binary in the image`
           : preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);

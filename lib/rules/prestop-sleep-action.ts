@@ -3,45 +3,15 @@ import { isObject } from '../model/types';
 import { ContainerView, get, Workload } from '../model/workload';
 import { containerDrainSeconds, recommendedGrace } from '../timeline/budget';
 import { classifyPreStop } from '../timeline/prestop';
+import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS, shellLessImage, shellLessPatterns } from '../timeline/shell-less';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { trafficContainers } from './probe-util';
 import { graceMessageRef } from './util';
 
-/**
- * Images without a shell or coreutils (regular expressions, matched against the image reference).
- * Distroless `:debug` tags ship a busybox shell, so they are excluded. Images built FROM scratch have
- * no recognisable name; add patterns for them (and for in-house minimal bases) in the policy.
- */
-export const DEFAULT_SHELL_LESS_IMAGE_PATTERNS = [
-  '^(?!.*:debug)[^@]*distroless/',
-  '(^|/)chainguard/static(:|@|$)',
-  // The control plane's images are built on go-runner, which wraps gcr.io/distroless/static
-  // (kubernetes build/common.sh: KUBE_APISERVER_BASE_IMAGE and its siblings default to
-  // KUBE_GORUNNER_IMAGE; kubernetes/release images/build/go-runner); karmada's chart runs
-  // registry.k8s.io/kube-apiserver (review round 26).
-  '(^|/)(registry\\.k8s\\.io|k8s\\.gcr\\.io)/kube-(apiserver|controller-manager|scheduler)(:|@|$)',
-];
+export { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from '../timeline/shell-less';
 
 const SERVED_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 const HOOKS = ['preStop', 'postStart'] as const;
-
-/** Compiles the image patterns; a pattern that is not a valid regular expression matches literally. */
-/** Whether the image looks shell-less by the default patterns (DEFAULT_SHELL_LESS_IMAGE_PATTERNS): no `sleep` binary for an exec hook. */
-export function defaultShellLessImage(image: string): boolean {
-  return (defaultMatchers ??= imageMatchers(DEFAULT_SHELL_LESS_IMAGE_PATTERNS)).some((m) => m(image));
-}
-let defaultMatchers: ((image: string) => boolean)[] | undefined;
-
-function imageMatchers(patterns: string[]): ((image: string) => boolean)[] {
-  return patterns.map((p) => {
-    try {
-      const re = new RegExp(p);
-      return (image: string) => re.test(image);
-    } catch {
-      return (image: string) => image.includes(p);
-    }
-  });
-}
 
 function secondsText(s: number): string {
   return Number.isInteger(s) ? String(s) : String(Math.ceil(s));
@@ -70,7 +40,8 @@ was meant to give silently disappears (real case: linkerd/linkerd2#14011).
   image looks shell-less (param \`shellLessImagePatterns\`: regular expressions matched against the image;
   default \`distroless/\` except \`:debug\` tags, \`chainguard/static\`, and the control plane's images on
   \`registry.k8s.io\` or \`k8s.gcr.io\` (\`kube-apiserver\`, \`kube-controller-manager\`, \`kube-scheduler\`, built on the
-  distroless go-runner); add your own scratch-based or
+  distroless go-runner), \`oauth2-proxy/oauth2-proxy\` from v7.6.0 and \`latest\` except \`-alpine\` tags (distroless),
+  and \`zitadel/zitadel\` except \`-debug\` tags (scratch); add your own scratch-based or
   minimal images in the policy). The hook cannot run on
   any version; before 1.30 the message says so and suggests an image with a \`sleep\` binary.
 - **error:** the \`sleep\` action (in \`preStop\` or \`postStart\`, any container) on a target version where
@@ -106,7 +77,7 @@ lifecycle:
     ],
   },
   check(ctx) {
-    const shellLess = imageMatchers(ctx.params.shellLessImagePatterns as string[]);
+    const patterns = shellLessPatterns(ctx.params);
     const sleepOn = ctx.version.atLeast(1, 30);
     const zeroOk = ctx.version.atLeast(1, 33);
     for (const w of ctx.graph.workloads) {
@@ -120,7 +91,7 @@ lifecycle:
         const cmd = JSON.stringify(pre.command ?? []);
         const pointer = `${c.pointer}/lifecycle/preStop/exec`;
         const toSleep = sleepOn ? toSleepAction(w, c, Number(n)) : undefined;
-        if (c.image && shellLess.some((m) => m(c.image))) {
+        if (shellLessImage(c.image, patterns)) {
           ctx.report({
             object: w.obj,
             pointer,

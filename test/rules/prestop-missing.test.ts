@@ -1,3 +1,6 @@
+import { ResolvedPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
 import { prestopMissing } from '../../lib/rules/prestop-missing';
 import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
@@ -1309,6 +1312,21 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     expect(now[0].fix?.description).toBe('add preStop sleep 10s to container "app"');
     // Another image before 1.30 still gets the exec sleep proposal.
     expect(runRule(prestopMissing, yaml.replace('registry.k8s.io/kube-apiserver:v1.29.0', 'web:1'), '1.29')[0].fix?.safety).toBe('proposal');
+  });
+
+  test("before 1.30 zitadel's scratch image gets no exec sleep repair either, and the policy's shellLessImagePatterns count (review round 29)", () => {
+    const yaml = wl({ podSpec: '      containers:\n      - name: app\n        image: ghcr.io/zitadel/zitadel:v4.13.0\n        ports: [{name: http, containerPort: 8080}]\n' });
+    const old = runRule(prestopMissing, yaml, '1.29');
+    expect(old[0].fix).toBeUndefined();
+    expect(old[0].message).toContain('Add a preStop delay another way: the image "ghcr.io/zitadel/zitadel:v4.13.0" has no sleep binary for an exec hook');
+    // The -debug tag is the debian stage: the exec sleep proposal stays.
+    expect(runRule(prestopMissing, yaml.replace('v4.13.0', 'v4.13.0-debug'), '1.29')[0].fix?.safety).toBe('proposal');
+    // An image the policy names shell-less for prestop-sleep-action.
+    const custom = yaml.replace('ghcr.io/zitadel/zitadel:v4.13.0', 'reg.example.com/minimal/app:1');
+    const policy: ResolvedPolicy = { name: 't', rules: new Map([['prestop-sleep-action', { params: { shellLessImagePatterns: ['/minimal/'] } }]]), customRules: [] };
+    const f = lintSources([{ file: 't.yaml', text: custom }], { rules: [prestopMissing], policy, version: KubeVersion.parse('1.29') }).findings;
+    expect(f).toHaveLength(1);
+    expect(f[0].fix).toBeUndefined();
   });
 
   test('a Service also routed by an Ingress is not called only by webhooks; a route naming the release namespace matches a Service rendered without one (opa-kube-mgmt; review round 27)', () => {

@@ -54,6 +54,12 @@ ruleTester(prestopSleepAction, {
     { name: 'sleep seconds 0 on 1.33 (PodLifecycleSleepActionAllowZero on)', yaml: deploy(app('{preStop: {sleep: {seconds: 0}}}')), kubeVersion: '1.33' },
     { name: 'distroless :debug tag has a busybox shell', yaml: deploy(app(EXEC_SLEEP, 'gcr.io/distroless/static:debug'), { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'unserved exec sleep in a normal image', yaml: deploy(app(SH_SLEEP, 'nginx:1.27'), { annotations: '"kubegrace.dev/served": "false"' }) },
+    // Review round 29: only these tags of the two projects have a shell (oauth2-proxy Makefile build-alpine;
+    // zitadel's debug stage), and oauth2-proxy was alpine-based up to v7.5.1.
+    ...['quay.io/oauth2-proxy/oauth2-proxy:v7.15.3-alpine', 'quay.io/oauth2-proxy/oauth2-proxy:latest-alpine', 'quay.io/oauth2-proxy/oauth2-proxy:v7.5.1', 'quay.io/oauth2-proxy/oauth2-proxy@sha256:0123abcd', 'ghcr.io/zitadel/zitadel:v2.68.1-debug', 'ghcr.io/zitadel/zitadel-login:v4.13.0'].map((image) => ({
+      name: `${image}: has a shell, no warning`,
+      yaml: deploy(app(SH_SLEEP, image), { annotations: '"kubegrace.dev/served": "false"' }),
+    })),
   ],
   invalid: [
     {
@@ -90,6 +96,20 @@ ruleTester(prestopSleepAction, {
       findings: [
         { severity: 'warning', message: 'cannot run in the shell-less image "registry.k8s.io/kube-apiserver:v1.31.0"' },
         { severity: 'warning', message: 'cannot run in the shell-less image "k8s.gcr.io/kube-scheduler:v1.22.0"' },
+      ],
+    },
+    {
+      // Review round 29: the oauth2-proxy chart's default image is distroless (oauth2-proxy Makefile:61,
+      // :82-83) and its values.yaml suggests sh -c "sleep 60"; zitadel's is FROM scratch.
+      name: 'oauth2-proxy (v7.6.0 and later, latest, bare name) and zitadel images: shell-less, warning',
+      yaml: ['quay.io/oauth2-proxy/oauth2-proxy:v7.15.3', 'quay.io/oauth2-proxy/oauth2-proxy', 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0-amd64@sha256:0123abcd', 'ghcr.io/zitadel/zitadel:v4.13.0']
+        .map((image, i) => deploy(app(SH_SLEEP, image), { served: false }).replace(/\bweb\b/g, `web${i}`))
+        .join('---\n'),
+      findings: [
+        { severity: 'warning', message: 'cannot run in the shell-less image "quay.io/oauth2-proxy/oauth2-proxy:v7.15.3"' },
+        { severity: 'warning', message: 'cannot run in the shell-less image "quay.io/oauth2-proxy/oauth2-proxy"' },
+        { severity: 'warning', message: 'cannot run in the shell-less image "quay.io/oauth2-proxy/oauth2-proxy:v7.6.0-amd64@sha256:0123abcd"' },
+        { severity: 'warning', message: 'cannot run in the shell-less image "ghcr.io/zitadel/zitadel:v4.13.0"' },
       ],
     },
     {
