@@ -15,6 +15,7 @@ import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
 import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
+import { shellLessPatterns } from '../timeline/shell-less';
 import {
   ADDEND_VARIABLES,
   annHas,
@@ -69,6 +70,8 @@ export interface MutationSpec {
 
 export interface ExportContext {
   params: Record<string, unknown>;
+  /** Another rule's params (its defaults merged with the policy's), as the linter's RuleContext.paramsOf. */
+  paramsOf(ruleId: string): Record<string, unknown>;
   version: KubeVersion;
   rule: Rule;
   /** The policy's catalog of well-known workloads (its preStop programs have known delays). */
@@ -167,10 +170,10 @@ spec:
 }
 
 /** Variables of grace-period-budget: per main container its preStop seconds, the drain and the addend. */
-function budgetVariables(waitPatterns: string[], catalog: Catalog): CelVariable[] {
+function budgetVariables(waitPatterns: string[], catalog: Catalog, shellLess: string): CelVariable[] {
   return [
     ...PRESTOP_HINT_VARIABLES,
-    { name: 'preStops', expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns, catalog)})` },
+    { name: 'preStops', expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns, catalog, shellLess)})` },
     { name: 'drainDeclared', expression: annHasDrain() },
     { name: 'drain', expression: DRAIN_SECONDS },
     // The user's kubegrace.dev/serves-after-sigterm-seconds hint: time the app keeps serving after SIGTERM (lib/timeline/serves-after-sigterm.ts).
@@ -183,6 +186,16 @@ function budgetVariables(waitPatterns: string[], catalog: Catalog): CelVariable[
 function annHasDrain(): string {
   const k = "'kubegrace.dev/drain-seconds'";
   return `(has(variables.podMeta.annotations) && ${k} in variables.podMeta.annotations) || (has(object.metadata.annotations) && ${k} in object.metadata.annotations)`;
+}
+
+/**
+ * prestop-sleep-action's shellLessImagePatterns as a CEL predicate on `c.image`: grace-period-budget
+ * counts an exec sleep in such an image as no hook, as the linter does (lib/timeline/shell-less).
+ */
+function shellLessImageOf(ctx: ExportContext): string {
+  return shellLessPatterns(ctx.paramsOf('prestop-sleep-action'))
+    .map((p) => imagePattern(p, 'c.image'))
+    .join(' || ') || 'false';
 }
 
 function waitPatternsOf(ctx: ExportContext): string[] {
@@ -524,12 +537,13 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const patterns = waitPatternsOf(ctx);
       const served = judgesOnlyServed(ctx.rule, ctx.version);
       const gate = served ? `!(${SERVED_HINT}) || ` : '';
-      const vars = budgetVariables(patterns, ctx.catalog).filter((v) => v.name !== 'preStops');
+      const shellLess = shellLessImageOf(ctx);
+      const vars = budgetVariables(patterns, ctx.catalog, shellLess).filter((v) => v.name !== 'preStops');
       const errPred = 'r.s >= 0.0 && r.s >= double(variables.grace)';
       // Each main container's name with its preStop seconds (a map of mixed types: dyn).
       const withRows: CelVariable = {
         name: 'rows',
-        expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns, ctx.catalog)})})`,
+        expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns, ctx.catalog, shellLess)})})`,
       };
       const warnPred =
         `(r.s >= 0.0 || (r.s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && !(${errPred}) && ` +
@@ -559,7 +573,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     },
     mutate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
-      const vars = budgetVariables(patterns, ctx.catalog);
+      const vars = budgetVariables(patterns, ctx.catalog, shellLessImageOf(ctx));
       // neededGrace: the largest main-container preStop (0 without a hook; unknown delays skipped).
       const known: CelVariable = { name: 'known', expression: 'variables.preStops.filter(s, s != -2.0).map(s, s < 0.0 ? 0.0 : s)' };
       const maxS: CelVariable = {

@@ -448,9 +448,15 @@ export function programHook(c: string): string {
   return `(has(${c}.lifecycle) && has(${h}) && !has(${h}.sleep) && (has(${h}.httpGet) || (!has(${h}.tcpSocket) && has(${h}.exec) && has(${h}.exec.command) && ${execSleepSeconds(c)} < 0.0)))`;
 }
 
-/** The preStop seconds of `c` with the hint applied (lib/timeline/prestop applyPreStopHint). Needs PRESTOP_HINT_VARIABLES. */
-export function hintedPreStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog()): string {
-  return bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns, catalog)}`);
+/**
+ * The preStop seconds of `c` with the hint applied (lib/timeline/prestop applyPreStopHint). Needs
+ * PRESTOP_HINT_VARIABLES. With `shellLess` (a CEL predicate on `c`'s image: prestop-sleep-action's
+ * patterns), an exec sleep in such an image cannot run and counts as no hook, -1.0
+ * (lib/timeline/prestop runningPreStopDelay, as the termination schedule reads it).
+ */
+export function hintedPreStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog(), shellLess?: string): string {
+  const s = bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns, catalog)}`);
+  return shellLess ? `(has(${c}.image) && ${c}.image != '' && (${shellLess}) && ${execSleepSeconds(c)} >= 0.0 ? -1.0 : ${s})` : s;
 }
 
 /**

@@ -175,7 +175,13 @@ export function exportPolicies(opts: ExportOptions): ExportResult {
       result.skipped.push({ ruleId: id, reason: 'no admission translation (see kubegrace rules)' });
       continue;
     }
-    const ctx: ExportContext = { params: { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) }, version: opts.version, rule, catalog: opts.policy.catalog ?? builtinCatalog() };
+    const ctx: ExportContext = {
+      params: { ...(rule.meta.defaults ?? {}), ...(setting?.params ?? {}) },
+      paramsOf: (other) => ({ ...(opts.rules.find((r) => r.meta.id === other)?.meta.defaults ?? {}), ...(opts.policy.rules.get(other)?.params ?? {}) }),
+      version: opts.version,
+      rule,
+      catalog: opts.policy.catalog ?? builtinCatalog(),
+    };
     if (wantValidate && a.validate) {
       for (const spec of a.validate(ctx)) {
         const severity = applySetting(spec.severity, setting);

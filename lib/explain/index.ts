@@ -14,6 +14,7 @@ import { Source } from '../model/sources';
 import { InputError, KObject } from '../model/types';
 import { Workload } from '../model/workload';
 import { explainWorkload, ExplainOptions, Timeline } from './model';
+import { shellLessPatterns } from '../timeline/shell-less';
 
 export * from './model';
 export { rolloutPlan, startupEstimate } from './rollout';
@@ -124,6 +125,7 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
   const linkerd = params(opts.policy, opts.rules, 'linkerd-proxy-drain').nativeDefault;
   const istio = params(opts.policy, opts.rules, 'istio-proxy-drain').istioNativeDefault;
   const sidecarParams = params(opts.policy, opts.rules, 'native-sidecar-grace-budget');
+  const shellLess = shellLessPatterns(params(opts.policy, opts.rules, 'prestop-sleep-action'));
   const eo: ExplainOptions = {
     findings: lint.findings,
     ruleSettings: opts.policy.rules,
@@ -132,6 +134,7 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
     istioNativeDefault: typeof istio === 'boolean' ? istio : undefined,
     maxSidecarPreStopSleepSeconds: typeof sidecarParams.maxSidecarPreStopSleepSeconds === 'number' ? sidecarParams.maxSidecarPreStopSleepSeconds : undefined,
     exitPatterns: Array.isArray(sidecarParams.exitPatterns) ? (sidecarParams.exitPatterns as string[]) : undefined,
+    shellLessImagePatterns: shellLess,
   };
   return { lint, workloads, timelines: selected.map((w) => explainWorkload(graphOf.get(w)!, w, opts.version, eo)), errors: lint.errors };
 }

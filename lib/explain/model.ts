@@ -19,7 +19,8 @@ import { LB_PROPAGATION_DEFAULTS } from '../rules/lb-deregistration-delay';
 import { parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT } from '../timeline/addends';
 import { Addend, containerBudget, containerDrainRead, containerDrainSeconds, drainSeconds, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from '../timeline/budget';
 import { ISTIO, IstioMesh, istioMesh, istioNativeByDefault, LINKERD, LinkerdMesh, linkerdMesh } from '../timeline/mesh';
-import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
+import { DEFAULT_WAIT_PATTERNS, hookRuns, PRESTOP_SECONDS_HINT, PreStopDelay, podPreStopDelay } from '../timeline/prestop';
+import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from '../timeline/shell-less';
 import { BudgetVerdict, budgetTerms, MainStop, terminationSchedule } from '../timeline/schedule';
 import { servesAfterSigterm } from '../timeline/serves-after-sigterm';
 import { RolloutPlan, rolloutPlan } from './rollout';
@@ -169,6 +170,8 @@ export interface ExplainOptions {
   /** native-sidecar-grace-budget params. */
   maxSidecarPreStopSleepSeconds?: number;
   exitPatterns?: string[];
+  /** prestop-sleep-action param shellLessImagePatterns: an exec sleep hook in such an image cannot run (0 s). */
+  shellLessImagePatterns?: readonly string[];
   /** The linter's findings of the whole run; those of this object are attached. */
   findings?: Finding[];
 }
@@ -192,6 +195,7 @@ function knownDelay(p: PreStopDelay): boolean {
 const ADVISORY = new Set(['prestop-missing', 'lb-deregistration-delay', 'linkerd-proxy-drain', 'istio-proxy-drain']);
 
 function preStopWords(p: PreStopDelay): string {
+  if (p.cannotRun) return `preStop exec sleep ${secs(p.cannotRun.seconds)} that cannot run (shell-less image)`;
   if (p.hinted && p.seconds !== undefined) return `preStop ${p.kind === 'httpGet' ? 'httpGet' : 'program'} ${secs(p.seconds)} (${PRESTOP_SECONDS_HINT})`;
   switch (p.kind) {
     case 'sleep':
@@ -250,6 +254,8 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   // A hook may wait for another container's (podPreStopDelay, catalog awaitedBy).
   const pod = w.containers;
   const patterns = opts.waitPatterns ?? DEFAULT_WAIT_PATTERNS;
+  // An exec sleep in an image without a shell or sleep binary fails at once (the schedule's reading).
+  const shellLess = opts.shellLessImagePatterns ?? DEFAULT_SHELL_LESS_IMAGE_PATTERNS;
   const namespace = graph.namespace(w.obj.namespace ?? 'default');
   const lk = linkerdMesh(w, { namespace, nativeDefault: opts.linkerdNativeDefault ?? false });
   const is = istioMesh(w, { namespace, nativeDefault: istioNativeByDefault(opts.istioNativeDefault ?? true, version) });
@@ -259,6 +265,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     waitPatterns: patterns,
     maxSidecarPreStopSleepSeconds: opts.maxSidecarPreStopSleepSeconds,
     exitPatterns: opts.exitPatterns,
+    shellLessImagePatterns: shellLess,
     linkerdNativeDefault: lk?.mode === 'native',
     istioNativeDefault: is?.mode === 'native',
   });
@@ -283,9 +290,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
 
   // ---- budget (exactly what grace-period-budget computes)
   const budgetLines: ContainerBudgetLine[] = w.containers.map((c) => {
-    const b = containerBudget(w, c, addends, patterns, graph);
+    const b = containerBudget(w, c, addends, patterns, graph, shellLess);
     const s = b.preStop.kind === 'none' ? 0 : b.preStop.seconds;
-    const judged = s !== undefined && (b.preStop.kind !== 'none' || drainDeclared || b.servesAfter > 0 || containerDrainRead(c));
+    const judged = s !== undefined && (hookRuns(b.preStop) || drainDeclared || b.servesAfter > 0 || containerDrainRead(c));
     return { container: c.name, preStop: b.preStop, servesAfter: b.servesAfter, drain: b.drain, addend: b.addend, needed: b.needed, recommended: s === undefined ? undefined : recommendedGrace(s + b.servesAfter, b.drain, b.addend), judged };
   });
   const binding = budgetLines.filter((l) => l.needed !== undefined).reduce<ContainerBudgetLine | undefined>((a, l) => (!a || l.needed! > a.needed! ? l : a), undefined);
@@ -345,7 +352,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   const servedPreStops: { at: number; serving: boolean }[] = [];
   for (const c of w.containers) {
     if (!servedContainers.has(c.name)) continue;
-    const p = podPreStopDelay(c, annotations, patterns, pod);
+    const p = podPreStopDelay(c, annotations, patterns, pod, shellLess);
     const A = stopOfContainer(c)?.servesAfter ?? 0;
     servedPreStops.push({ at: Math.min(G, Math.min(G, p.kind === 'none' ? 0 : (p.seconds ?? 0)) + A), serving: A > 0 });
   }
@@ -464,7 +471,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   // -------------------------------------------------------------------------------------------
 
   function appLane(c: ContainerView): Lane {
-    const pre = podPreStopDelay(c, annotations, patterns, pod);
+    const pre = podPreStopDelay(c, annotations, patterns, pod, shellLess);
     const lane: Lane = { name: c.name, role: 'main', detail: `main, ${preStopWords(pre)}`, preStop: pre, phases: [] };
     let S: number;
     if (pre.kind === 'none') S = 0;
@@ -476,13 +483,15 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       else assumptions.push(`"${c.name}": the ${preStopWords(pre)} hook's duration is unknown (it blocks until it returns, at most the grace period); drawn as returning at once; declare it with ${PRESTOP_SECONDS_HINT} to have it judged`);
     }
     const atLeast = pre.bound === 'at-least' ? 'at least ' : '';
+    // (The oauth2-proxy chart's own suggestion, sh -c "sleep 60" in its distroless image; review round 29.)
+    if (pre.cannotRun) assumptions.push(`"${c.name}": its preStop exec sleep ${secs(pre.cannotRun.seconds)} cannot run in the shell-less image "${pre.cannotRun.image}": the hook fails (FailedPreStopHook) and SIGTERM comes at once; drawn with no delay (prestop-sleep-action)`);
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
     if (pre.kind === 'exec-then-sleep') assumptions.push(`"${c.name}": its preStop runs a command before sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound), serving meanwhile (unless that command stops the app)`);
     if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) {
       if (activeCatalog().get(pre.program!)?.preStop?.awaitedBy) {
         // The program drains another container (Contour's shutdown-manager drains Envoy): it does not
         // accept traffic itself; the containers whose preStop waits for it keep serving.
-        const waiters = pod.filter((o) => o.name !== c.name && podPreStopDelay(o, annotations, patterns, pod).awaits === c.name).map((o) => `"${o.name}"`);
+        const waiters = pod.filter((o) => o.name !== c.name && podPreStopDelay(o, annotations, patterns, pod, shellLess).awaits === c.name).map((o) => `"${o.name}"`);
         const held = waiters.length ? `; ${waiters.join(', ')} ${waiters.length === 1 ? 'waits' : 'wait'} for it in ${waiters.length === 1 ? 'its' : 'their'} own preStop and ${waiters.length === 1 ? 'keeps' : 'keep'} serving until it ends` : '';
         assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which lasts ${atLeast}${secs(S)}${held}; see docs/catalog.md`);
       } else assumptions.push(`"${c.name}": its preStop runs ${pre.program} (catalog), which keeps accepting for ${atLeast}${secs(S)}; see docs/catalog.md`);
@@ -506,9 +515,9 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     if (ignored && G > 0) {
       const kill = Math.max(G, S + MINIMUM_GRACE_AFTER_HOOK);
       assumptions.push(`"${c.name}": runs ${ignored.how}, which never receives SIGTERM: drawn running until SIGKILL at ${secs(kill)} (grace-period-budget)`);
-      return signalLane(lane, S, kill - S + 1, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', 'ignores SIGTERM: runs until SIGKILL', true, 'ignores SIGTERM', 0, unknownHook, true);
+      return signalLane(lane, S, kill - S + 1, hookRuns(pre) && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', 'ignores SIGTERM: runs until SIGKILL', true, 'ignores SIGTERM', 0, unknownHook, true);
     }
-    return signalLane(lane, S, Dc, pre.kind !== 'none' && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c));
+    return signalLane(lane, S, Dc, hookRuns(pre) && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c));
   }
 
   /** The schedule's stop of a main container of the manifest. */
@@ -602,7 +611,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     const window = m.exitOnZeroActiveConnections ? m.minimumDrainDurationSeconds : m.terminationDrainDurationSeconds;
     const what = m.exitOnZeroActiveConnections ? `MINIMUM_DRAIN_DURATION ${secs(window)}, then until 0 connections` : `terminationDrainDuration ${secs(window)}`;
     const lane: Lane = { name: ISTIO.proxyContainer, role: 'proxy-classic', detail: `istio proxy, classic${c ? '' : ', injected'}`, injected: !c, phases: [] };
-    const pre = c ? podPreStopDelay(c, annotations, patterns, pod) : ({ kind: 'none' } as PreStopDelay);
+    const pre = c ? podPreStopDelay(c, annotations, patterns, pod, shellLess) : ({ kind: 'none' } as PreStopDelay);
     const S = pre.seconds !== undefined && knownDelay(pre) ? pre.seconds : 0;
     return signalLane(lane, S, window, S > 0, false, 'istio-proxy-drain', 'mesh-drain', `Envoy drains: ${what}`, m.exitOnZeroActiveConnections, `drain ${secs(window)}`);
   }

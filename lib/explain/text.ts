@@ -122,7 +122,7 @@ export function timelineText(t: Timeline, opts: TextOptions): string {
       continue;
     }
     const s = l.preStop.kind === 'none' ? 0 : (l.preStop.seconds ?? 0);
-    const parts = [`preStop ${secs(s)}`, ...(l.servesAfter ? [`serving after SIGTERM ${secs(l.servesAfter)}`] : []), `drain ${secs(l.drain)}`, ...(l.addend ? [`addends ${secs(l.addend)}`] : [])];
+    const parts = [`preStop ${secs(s)}${l.preStop.cannotRun ? ` (its exec sleep ${secs(l.preStop.cannotRun.seconds)} cannot run in the shell-less image)` : ''}`, ...(l.servesAfter ? [`serving after SIGTERM ${secs(l.servesAfter)}`] : []), `drain ${secs(l.drain)}`, ...(l.addend ? [`addends ${secs(l.addend)}`] : [])];
     const ok = l.needed <= t.grace;
     let verdict = ok ? paint('green', `fits grace ${secs(t.grace)}`) : paint('red', `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)}`);
     if (!l.judged && !ok) verdict = `> grace ${secs(t.grace)} by ${secs(l.needed - t.grace)} with the assumed drain (not judged without a preStop hook or kubegrace.dev/drain-seconds)`;

@@ -24,13 +24,13 @@ export function preStopHandler(version: KubeVersion, seconds: number): { handler
  * The grace period the workload needs (max over main containers of preStop + drain + addend +
  * margin, lib/timeline/budget.ts), with some containers' preStop delay replaced by `preStopOverride`
  * (container pointer -> seconds), as it will be after a fix. Containers with an unknown delay count
- * only when overridden.
+ * only when overridden. An exec sleep that cannot run in the image (`shellLess` patterns) counts as 0 s.
  */
-export function neededGrace(graph: ObjectGraph, w: Workload, preStopOverride: Map<string, number> = new Map(), waitPatterns?: string[]): number {
+export function neededGrace(graph: ObjectGraph, w: Workload, preStopOverride: Map<string, number> = new Map(), waitPatterns?: string[], shellLess?: readonly string[]): number {
   const addends = shutdownAddends(graph, w);
   let need = 0;
   for (const c of w.containers) {
-    const b = containerBudget(w, c, addends, waitPatterns, graph);
+    const b = containerBudget(w, c, addends, waitPatterns, graph, shellLess);
     const s = preStopOverride.get(c.pointer) ?? (b.preStop.kind === 'none' ? 0 : b.preStop.seconds);
     if (s === undefined) continue;
     // A program that keeps serving after SIGTERM (CoreDNS's lameduck) drains only after that.

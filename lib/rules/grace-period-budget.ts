@@ -5,6 +5,7 @@ import { get, Workload } from '../model/workload';
 import { MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
 import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
 import { budgetTerms, terminationSchedule } from '../timeline/schedule';
+import { shellLessPatterns } from '../timeline/shell-less';
 import { annotationPointer } from './mesh-util';
 import { neededGrace, raiseGraceEdit } from './fix-util';
 import { graceMessageRef, gracePointer } from './util';
@@ -62,7 +63,10 @@ program of unknown duration (an exec other than those sleeps, an httpGet) is jud
 the declared duration also wins over a recognised wait command or a sleep followed by more work. An httpGet
 hook that another container's known hook answers lasts as long as that hook (Contour's Envoy calls
 \`/shutdown\` on its shutdown-manager, which answers when the shutdown-manager's own hook has drained Envoy:
-the catalog's \`awaitedBy\`, docs/catalog.md), so it is judged with that delay.
+the catalog's \`awaitedBy\`, docs/catalog.md), so it is judged with that delay. An exec hook that only sleeps, in
+an image without a shell or \`sleep\` binary (\`prestop-sleep-action\`'s \`shellLessImagePatterns\`, the policy's
+included), fails at once (FailedPreStopHook) and SIGTERM follows: it counts as no hook (0 s), and
+\`prestop-sleep-action\` reports it; raising the grace period would not bring the delay back.
 
 A program the catalog knows to keep accepting after SIGTERM by itself (\`serves-after-sigterm\` entries in
 docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap it mounts, Traefik's
@@ -108,6 +112,8 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
   },
   check(ctx) {
     const patterns = ctx.params.waitPatterns as string[];
+    // Which images cannot run an exec sleep: prestop-sleep-action's param, so the two agree (review round 29).
+    const shellLess = shellLessPatterns(ctx.paramsOf('prestop-sleep-action'));
     for (const w of ctx.graph.workloads) {
       // A container whose PID 1 ignores SIGTERM runs to the deadline, whatever the budget (a Job's
       // pods end by themselves: their deletion is no routine).
@@ -131,12 +137,12 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
       if (noBudgetVerdict(w, ctx.catalog)) continue;
       // The decision is the termination schedule's (lib/timeline/schedule.ts), which explain draws:
       // consistency of what is configured, whatever routes to the pods (TERM-001 applies to all).
-      const all = terminationSchedule(ctx.graph, w, { waitPatterns: patterns }).verdicts.filter((v) => v.ruleId === 'grace-period-budget');
+      const all = terminationSchedule(ctx.graph, w, { waitPatterns: patterns, shellLessImagePatterns: shellLess }).verdicts.filter((v) => v.ruleId === 'grace-period-budget');
       for (const v of all) if (v.kind === 'hint') ctx.report({ object: w.obj, pointer: annotationPointer(w, v.hintKey!), severity: 'warning', message: v.why! });
       const verdicts = all.filter((v) => v.kind !== 'hint');
       if (!verdicts.length) continue;
       // One repair for every container: the grace period the neediest container requires.
-      const grace = neededGrace(ctx.graph, w, undefined, patterns);
+      const grace = neededGrace(ctx.graph, w, undefined, patterns, shellLess);
       const edit = raiseGraceEdit(w, grace);
       const fix = edit && { description: `raise terminationGracePeriodSeconds to ${grace} (preStop + drain + addend + margin)`, safety: 'safe' as const, edits: [edit] };
       for (const v of verdicts) {

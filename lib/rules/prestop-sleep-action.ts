@@ -43,7 +43,8 @@ was meant to give silently disappears (real case: linkerd/linkerd2#14011).
   distroless go-runner), \`oauth2-proxy/oauth2-proxy\` from v7.6.0 and \`latest\` except \`-alpine\` tags (distroless),
   and \`zitadel/zitadel\` except \`-debug\` tags (scratch); add your own scratch-based or
   minimal images in the policy). The hook cannot run on
-  any version; before 1.30 the message says so and suggests an image with a \`sleep\` binary.
+  any version; before 1.30 the message says so and suggests an image with a \`sleep\` binary. Such a hook gives no
+  delay, so \`grace-period-budget\` and \`kubegrace explain\` count it as 0 s (the same patterns, the policy's included).
 - **error:** the \`sleep\` action (in \`preStop\` or \`postStart\`, any container) on a target version where
   \`PodLifecycleSleepAction\` is not enabled (< 1.30): the API server drops the field and rejects the
   handler.
@@ -118,7 +119,7 @@ lifecycle:
     function toSleepAction(w: Workload, c: ContainerView, seconds: number): Fix | undefined {
       if (seconds <= 0 && !(seconds === 0 && zeroOk)) return undefined;
       const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: { sleep: { seconds } } }];
-      const raise = raiseGraceEdit(w, Math.max(seconds, c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0));
+      const raise = raiseGraceEdit(w, Math.max(seconds, c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]]), undefined, patterns) : 0));
       if (raise) edits.push(raise);
       // (A grace raise the repair makes is said: the budget's margin can ask for one that no finding
       // reported; Windmill's app, 30s of sleep in 40s of grace; review round 23.)
@@ -129,7 +130,7 @@ lifecycle:
     /** The API requires sleep.seconds <= the grace period: raise the grace period (safe, section 12). */
     /** The grace period a sleep needs: the sleep, the container's drain and the margin, or grace-period-budget's need with the sleep (the larger). */
     function sleepGraceNeed(w: Workload, c: ContainerView, hook: string, seconds: number): number {
-      return Math.max(recommendedGrace(seconds, containerDrainSeconds(w, c)), hook === 'preStop' && c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]])) : 0);
+      return Math.max(recommendedGrace(seconds, containerDrainSeconds(w, c)), hook === 'preStop' && c.role === 'main' ? neededGrace(ctx.graph, w, new Map([[c.pointer, seconds]]), undefined, patterns) : 0);
     }
 
     function graceForSleep(w: Workload, c: ContainerView, hook: string, seconds: number): Fix | undefined {

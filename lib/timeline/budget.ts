@@ -4,6 +4,7 @@ import { ContainerView, Workload } from '../model/workload';
 import { parseSeconds } from './duration';
 import { PreStopDelay, podPreStopDelay } from './prestop';
 import { servesAfterSigtermSeconds } from './serves-after-sigterm';
+import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from './shell-less';
 
 /** Default application drain time after SIGTERM (RULES.md hint `kubegrace.dev/drain-seconds`). */
 export const DEFAULT_DRAIN_SECONDS = 10;
@@ -63,10 +64,12 @@ export interface ContainerBudget {
  * The termination budget of one container: what it needs against what the grace period gives. A
  * custom preStop program counts with its `kubegrace.dev/prestop-seconds` duration; a program that
  * keeps accepting after SIGTERM by itself (lib/timeline/serves-after-sigterm.ts: CoreDNS's lameduck,
- * read from its ConfigMap in `graph`) drains only after that time.
+ * read from its ConfigMap in `graph`) drains only after that time. An exec sleep that cannot run in
+ * the image (`shellLess`: prestop-sleep-action's shellLessImagePatterns, its defaults when not
+ * given) counts as 0 s, as in the termination schedule.
  */
-export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph): ContainerBudget {
-  const preStop = podPreStopDelay(c, w.annotations, waitPatterns, w.containers);
+export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph, shellLess: readonly string[] = DEFAULT_SHELL_LESS_IMAGE_PATTERNS): ContainerBudget {
+  const preStop = podPreStopDelay(c, w.annotations, waitPatterns, w.containers, shellLess);
   const servesAfter = servesAfterSigtermSeconds(c, w, graph);
   const drain = containerDrainSeconds(w, c);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);

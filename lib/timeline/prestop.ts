@@ -2,6 +2,7 @@ import { activeCatalog, Catalog } from '../catalog';
 import { isObject, Json, JsonObject } from '../model/types';
 import { get } from '../model/workload';
 import { parseGoDuration, parsePerContainerSeconds, parseSleepArg } from './duration';
+import { shellLessImage } from './shell-less';
 
 /**
  * What a container's preStop hook does to the termination timeline.
@@ -38,6 +39,11 @@ export interface PreStopDelay {
    * that hook's.
    */
   awaits?: string;
+  /**
+   * An exec that only sleeps, in an image without a shell or sleep binary (runningPreStopDelay):
+   * the hook fails at once, so `seconds` is 0; this is the image and the delay it was meant to give.
+   */
+  cannotRun?: { image: string; seconds: number };
 }
 
 /**
@@ -222,19 +228,42 @@ export function applyPreStopHint(d: PreStopDelay, containerName: string, hint: P
 }
 
 /**
+ * The hook as it runs in the container's image: an exec that only sleeps (`["sleep", "60"]`,
+ * `["sh", "-c", "sleep 60"]`) cannot run in an image without a shell or sleep binary (`shellLess`:
+ * prestop-sleep-action's shellLessImagePatterns, whose warning this is): the kubelet reports
+ * FailedPreStopHook and sends the stop signal at once (kubernetes/kubernetes
+ * pkg/kubelet/kuberuntime/kuberuntime_container.go executePreStopHook: a failed hook is only an
+ * event). So it delays nothing: 0 s, with `cannotRun` saying what it was meant to give. Other hooks
+ * are returned unchanged.
+ */
+export function runningPreStopDelay(d: PreStopDelay, image: Json | undefined, shellLess?: readonly string[]): PreStopDelay {
+  if (d.kind !== 'exec-sleep' || d.seconds === undefined || typeof image !== 'string' || !shellLessImage(image, shellLess)) return d;
+  return { ...d, seconds: 0, cannotRun: { image, seconds: d.seconds } };
+}
+
+/** Whether a hook delays the stop signal as written: there is one, and it can run in the image (not runningPreStopDelay's `cannotRun`). */
+export function hookRuns(d: PreStopDelay): boolean {
+  return d.kind !== 'none' && d.cannotRun === undefined;
+}
+
+/**
  * The preStop delay of a container in a pod whose (workload or template) annotations may carry
  * `kubegrace.dev/prestop-seconds`. The one place the hint is read: constructs, rules and explain
  * all call this. With `pod` (the pod's containers), an httpGet hook that another container's hook
- * answers (catalog `awaitedBy`) gets that hook's delay.
+ * answers (catalog `awaitedBy`) gets that hook's delay. With `shellLess` (image patterns; the
+ * termination timeline and budget pass them), a hook that cannot run in the image is 0 s
+ * (runningPreStopDelay).
  */
 export function podPreStopDelay(
   container: { raw: Json; name: string },
   annotations: Readonly<Record<string, string>> | undefined,
   waitPatterns?: string[],
   pod?: readonly { raw: Json; name: string }[],
+  shellLess?: readonly string[],
 ): PreStopDelay {
   let d = preStopDelay(container.raw, waitPatterns);
-  if (d.kind === 'httpGet' && pod) d = awaitedDelay(container, annotations, waitPatterns, pod) ?? d;
+  if (d.kind === 'httpGet' && pod) d = awaitedDelay(container, annotations, waitPatterns, pod, shellLess) ?? d;
+  if (shellLess) d = runningPreStopDelay(d, get(container.raw, 'image'), shellLess);
   const v = annotations?.[PRESTOP_SECONDS_HINT];
   return v === undefined ? d : applyPreStopHint(d, container.name, parsePreStopHint(v));
 }
@@ -251,6 +280,7 @@ function awaitedDelay(
   annotations: Readonly<Record<string, string>> | undefined,
   waitPatterns: string[] | undefined,
   pod: readonly { raw: Json; name: string }[],
+  shellLess?: readonly string[],
 ): PreStopDelay | undefined {
   const h = get(container.raw, 'lifecycle', 'preStop', 'httpGet');
   if (!isObject(h) || (typeof h.host === 'string' && h.host !== '')) return undefined;
@@ -266,7 +296,7 @@ function awaitedDelay(
     if (other.name === container.name || !isObject(other.raw)) continue;
     const a = activeCatalog().awaitedHook(other.raw);
     if (!a || a.port !== port || a.path !== path) continue;
-    const theirs = podPreStopDelay(other, annotations, waitPatterns);
+    const theirs = podPreStopDelay(other, annotations, waitPatterns, undefined, shellLess);
     const out: PreStopDelay = { kind: 'httpGet', awaits: other.name, program: a.entry.id, bound: theirs.bound ?? 'exact' };
     if (theirs.seconds !== undefined) out.seconds = theirs.seconds;
     return out;

@@ -27,7 +27,8 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT, DEFAULT_SIDECAR_DRAIN_SECONDS } from './addends';
 import { Addend, containerDrainAssumed, containerDrainRead, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
-import { classifyPreStop, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay } from './prestop';
+import { classifyPreStop, hookRuns, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay, runningPreStopDelay } from './prestop';
+import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from './shell-less';
 import { servesAfterSigterm, servesAfterSigtermHint } from './serves-after-sigterm';
 
 /** Seconds for messages: "5s", "2.5s". */
@@ -42,6 +43,11 @@ export interface ScheduleOptions {
   maxSidecarPreStopSleepSeconds?: number;
   /** native-sidecar-grace-budget param exitPatterns. */
   exitPatterns?: string[];
+  /**
+   * prestop-sleep-action param shellLessImagePatterns (its defaults when not given): an exec sleep
+   * hook in such an image cannot run and delays nothing (prestop.ts runningPreStopDelay).
+   */
+  shellLessImagePatterns?: readonly string[];
   /**
    * Mesh modes assumed when nothing says (linkerd-proxy-drain nativeDefault, istio-proxy-drain's
    * version-resolved default), for the drawing only: a proxy whose mode is only a default is placed
@@ -160,6 +166,8 @@ export interface BudgetVerdict {
   preStop: number;
   /** preStop comes from the kubegrace.dev/prestop-seconds hint. */
   hinted: boolean;
+  /** The hook is an exec sleep that cannot run in the image (PreStopDelay.cannotRun): preStop is 0. */
+  preStopCannotRun?: { image: string; seconds: number };
   /** Seconds the program keeps accepting after SIGTERM before it drains (MainStop.servesAfter). */
   servesAfter: number;
   servesAfterWords?: string;
@@ -205,8 +213,10 @@ export interface TerminationSchedule {
  */
 export function budgetTerms(v: BudgetVerdict, hinted = '', fmt: (n: number) => string = (n) => `${n}s`): string[] {
   const noHook = v.containerView !== undefined && v.servesAfter > 0 && v.preStop === 0 && (get(v.containerView.raw, 'lifecycle', 'preStop') ?? null) === null;
+  // (A hook that cannot run in the image delays nothing: said, so that the 0 is not read as a bug; review round 29.)
+  const failed = v.preStopCannotRun ? ` (its exec sleep ${fmt(v.preStopCannotRun.seconds)} cannot run in the shell-less image: see prestop-sleep-action)` : '';
   return [
-    ...(noHook ? [] : [`preStop ${fmt(v.preStop)}${hinted}`]),
+    ...(noHook ? [] : [`preStop ${fmt(v.preStop)}${hinted}${failed}`]),
     ...(v.servesAfter > 0 ? [`serving after SIGTERM ${fmt(v.servesAfter)}${v.servesAfterWords ? ` (${v.servesAfterWords})` : ''}`] : []),
     `drain ${fmt(v.drain)}${v.drainAssumed ? ` (assumed)` : v.drainWords ? ` (${v.drainWords})` : ''}`,
     ...v.addends.map((a) => `${a.source} ${fmt(a.seconds)}`),
@@ -231,9 +241,11 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   const evident = (m: { modeOrigin: string } | undefined) => m !== undefined && m.modeOrigin !== 'default';
 
   const kill = (sigterm: number) => Math.max(G, sigterm + MINIMUM_GRACE_AFTER_HOOK);
+  // An exec sleep in an image without a shell or sleep binary fails at once: no delay (prestop-sleep-action reports it).
+  const shellLess = opts.shellLessImagePatterns ?? DEFAULT_SHELL_LESS_IMAGE_PATTERNS;
   const mains: MainStop[] = [];
   for (const c of w.containers) {
-    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers);
+    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers, shellLess);
     const s = pre.kind === 'none' ? 0 : pre.seconds;
     // A program that keeps serving after SIGTERM (CoreDNS's lameduck from its ConfigMap) exits only
     // after that and its drain: a known delay, judged as a known hook is.
@@ -243,7 +255,8 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     const A = after?.seconds ?? hinted ?? 0;
     // (A drain the catalog reads from the program's own settings is known, as a declared one is:
     // the AWS Node Termination Handler waits for its node drains, NODE_TERMINATION_GRACE_PERIOD.)
-    const judged = s !== undefined && (pre.kind !== 'none' || drainDeclared || A > 0 || containerDrainRead(c));
+    // (A hook that cannot run in the image counts as none: SIGTERM at once; review round 29.)
+    const judged = s !== undefined && (hookRuns(pre) || drainDeclared || A > 0 || containerDrainRead(c));
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
     const m = stopOf(c.name, c, pre, s, judged, proxy, A, containerDrainSeconds(w, c));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
@@ -275,7 +288,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
   // them before the other init containers), so they are stopped last.
   const hint = parseSidecarDrainHint(w.annotations[SIDECAR_DRAIN_HINT]);
   const declared: Omit<SidecarStop, 'turn' | 'sigterm' | 'noTurn' | 'exit' | 'cut'>[] = w.sidecars.map((c) => {
-    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers);
+    const pre = podPreStopDelay(c, w.annotations, opts.waitPatterns, w.containers, shellLess);
     return {
       name: c.name,
       container: c,
@@ -312,7 +325,8 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     if (hint.problem) verdicts.push({ ruleId: 'native-sidecar-grace-budget', severity: 'warning', kind: 'hint', container: '', hintKey: SIDECAR_DRAIN_HINT, why: `${SIDECAR_DRAIN_HINT} ${hint.problem}`, ...none });
     const maxSleep = opts.maxSidecarPreStopSleepSeconds ?? SCHEDULE_DEFAULTS.maxSidecarPreStopSleepSeconds;
     for (const c of w.sidecars) {
-      const pre = classifyPreStop(get(c.raw, 'lifecycle', 'preStop'));
+      // (A sleep that cannot run in the image delays nothing: prestop-sleep-action reports it.)
+      const pre = runningPreStopDelay(classifyPreStop(get(c.raw, 'lifecycle', 'preStop')), c.image, shellLess);
       const exits = pre.command ? exitingPreStop(pre.command, opts.exitPatterns ?? []) : undefined;
       if (exits) verdicts.push({ ruleId: 'native-sidecar-grace-budget', severity: 'warning', kind: 'sidecar-prestop-exit', container: c.name, containerView: c, sidecar: c.name, why: exits, ...none });
       else if (SLEEPS.has(pre.kind) && pre.seconds !== undefined && pre.seconds > maxSleep) {
@@ -331,8 +345,8 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
       // Where a drain read from the program's own settings comes from (NODE_TERMINATION_GRACE_PERIOD=120).
       const read = drainDeclared ? undefined : activeCatalog().drainSeconds(m.container);
       const drainWords = read?.seconds !== undefined && read.seconds === Dc ? read.derivation : undefined;
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, drainWords, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
-      if (m.preStop.kind !== 'none' && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, ...(m.preStop.cannotRun ? { preStopCannotRun: m.preStop.cannotRun } : {}), servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, drainWords, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
+      if (hookRuns(m.preStop) && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
       else if (s + A + Dc + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }
     // SIDE-002: the sidecars' turn comes too late because of what grace-period-budget does not judge

@@ -2,7 +2,8 @@
  * Images without a shell or coreutils, in which an exec preStop that only sleeps (`["sleep", "10"]`,
  * `["sh", "-c", "sleep 10"]`) cannot run: the kubelet reports FailedPreStopHook and sends the stop
  * signal at once. prestop-sleep-action warns about such a hook (its param `shellLessImagePatterns`,
- * these by default), and prestop-missing proposes no exec sleep for such an image before 1.30.
+ * these by default), prestop-missing proposes no exec sleep for such an image before 1.30, and the
+ * termination timeline and budget count such a hook as no delay (prestop.ts runningPreStopDelay).
  */
 
 /**

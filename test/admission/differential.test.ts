@@ -70,6 +70,11 @@ const EDGE_CASES: string[] = [
   dep('distroless-exec-sleep', exec(['sleep', '5'], 'gcr.io/distroless/static:nonroot')),
   dep('distroless-debug', exec(['sleep', '5'], 'gcr.io/distroless/base:debug')),
   dep('chainguard-static-sh', exec(['sh', '-c', 'sleep 5'], 'cgr.dev/chainguard/static:latest')),
+  // An exec sleep that cannot run in a shell-less image counts as no hook for grace-period-budget (review round 29).
+  dep('oauth2-proxy-distroless-sleep', exec(['sh', '-c', 'sleep 60'], 'quay.io/oauth2-proxy/oauth2-proxy:v7.15.3'), '{}', '      terminationGracePeriodSeconds: 65\n'),
+  dep('oauth2-proxy-alpine-sleep', exec(['sh', '-c', 'sleep 60'], 'quay.io/oauth2-proxy/oauth2-proxy:v7.15.3-alpine'), '{}', '      terminationGracePeriodSeconds: 65\n'),
+  dep('zitadel-sleep-drain-declared', exec(['sleep', '60'], 'ghcr.io/zitadel/zitadel:v4.13.0'), '{"kubegrace.dev/drain-seconds": "80"}', '      terminationGracePeriodSeconds: 65\n'),
+  dep('distroless-sleep-over-grace', exec(['sleep', '40'], 'gcr.io/distroless/static')),
   dep('suppressed', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "prestop-handler, grace-period-budget"}'),
   dep('suppressed-all', exec(['sleep', '40']), '{"kubegrace.dev/ignore": "all"}'),
   // Catalog preStop programs (lib/catalog knownPreStopProgram): fixed delays, flags in the container's args or the hook, images with registries, tags and digests.

@@ -1065,3 +1065,33 @@ describe('explain: a one-pod-per-node rollout waits for old pods (review round 2
     expect(explainOne(lk(60), { object: 'Deployment/web' }).rollout.notes.join('\n')).not.toContain('not in parallel');
   });
 });
+
+describe('termination timeline: an exec sleep that cannot run in a shell-less image (review round 29)', () => {
+  // The oauth2-proxy chart's commented block (grace 65, sh -c "sleep 60") with its distroless default image.
+  const text = (image: string) =>
+    deployment({
+      grace: 65,
+      containers: `      - name: app
+        image: ${image}
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {exec: {command: [sh, -c, "sleep 60"]}}}`,
+    });
+  test('drawn as no delay, as grace-period-budget budgets it: SIGTERM at 0, the budget fits, and an assumption says why', () => {
+    const t = explainOne(text('quay.io/oauth2-proxy/oauth2-proxy:v7.15.3'), { version: KubeVersion.parse('1.31') });
+    expect(laneEvents(t, 'app')).toEqual(['sigterm@0', 'exit@10']);
+    expect(lane(t, 'app').detail).toBe('main, preStop exec sleep 60s that cannot run (shell-less image)');
+    expect(t.budget.containers[0]).toMatchObject({ needed: 10, judged: false });
+    expect(t.violations).toEqual([]);
+    // (Besides the unrelated pdb, spread and readiness findings of this bare Deployment.)
+    expect(t.findings.filter((f) => /prestop|grace/.test(f.ruleId)).map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['prestop-sleep-action warning']);
+    expect(t.assumptions).toContain('"app": its preStop exec sleep 60s cannot run in the shell-less image "quay.io/oauth2-proxy/oauth2-proxy:v7.15.3": the hook fails (FailedPreStopHook) and SIGTERM comes at once; drawn with no delay (prestop-sleep-action)');
+    expect(timelineText(t, { color: false })).toContain('app: preStop 0s (its exec sleep 60s cannot run in the shell-less image) + drain 10s = 10s needed, fits grace 65s');
+  });
+  test("the image with a shell sleeps 60s; the policy's shellLessImagePatterns are honoured", () => {
+    const alpine = explainOne(text('quay.io/oauth2-proxy/oauth2-proxy:v7.15.3-alpine'), { version: KubeVersion.parse('1.31') });
+    expect(laneEvents(alpine, 'app')).toEqual(['prestop-start@0', 'prestop-end@60', 'sigterm@60', 'sigkill@65']);
+    const custom = explainOne(text('reg.example.com/minimal/proxy:1'), { version: KubeVersion.parse('1.31'), policy: policyWithParams('prestop-sleep-action', { shellLessImagePatterns: ['/minimal/'] }) });
+    expect(laneEvents(custom, 'app')).toEqual(['sigterm@0', 'exit@10']);
+    expect(custom.findings.filter((f) => /prestop|grace/.test(f.ruleId)).map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['prestop-sleep-action warning']);
+  });
+});

@@ -1,3 +1,6 @@
+import { ResolvedPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
 import { gracePeriodBudget } from '../../lib/rules/grace-period-budget';
 import { coredns, corefile } from '../helpers/coredns';
 import { interceptor, KEDA_CHART_IMAGE } from '../helpers/keda';
@@ -561,5 +564,57 @@ spec:
   });
   test('a wait of 15 fits', () => {
     expect(runRule(gracePeriodBudget, opa('--shutdown-wait-period=15'))).toEqual([]);
+  });
+});
+
+describe('grace-period-budget: an exec sleep that cannot run in a shell-less image (prestop-sleep-action)', () => {
+  // Review round 29: the oauth2-proxy chart's commented "graceful shutdown" block (grace 65, preStop
+  // sh -c "sleep 60") with its default image, which is distroless (oauth2-proxy Makefile:61, :82-83).
+  const oauth2Proxy = (o: { image?: string; drain?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: oauth2-proxy, namespace: auth}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: oauth2-proxy}}
+  template:
+    metadata:
+      labels: {app: oauth2-proxy}
+${o.drain ? `      annotations: {kubegrace.dev/drain-seconds: "${o.drain}"}\n` : ''}    spec:
+      terminationGracePeriodSeconds: 65
+      containers:
+      - name: oauth2-proxy
+        image: ${o.image ?? 'quay.io/oauth2-proxy/oauth2-proxy:v7.15.3'}
+        ports: [{containerPort: 4180, name: http}]
+        lifecycle:
+          preStop:
+            exec:
+              command: [ "sh", "-c", "sleep 60" ]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: oauth2-proxy, namespace: auth}
+spec:
+  selector: {app: oauth2-proxy}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
+  test('the hook fails at once, so it delays nothing: 0 + 10 fits 65, and no grace raise is advised', () => {
+    expect(runRule(gracePeriodBudget, oauth2Proxy())).toEqual([]);
+  });
+  test('the -alpine image has a shell: the 60s sleep runs, and 60 + 10 > 65', () => {
+    const got = runRule(gracePeriodBudget, oauth2Proxy({ image: 'quay.io/oauth2-proxy/oauth2-proxy:v7.15.3-alpine' }));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('preStop 60s + drain 10s (assumed) = 70s exceeds terminationGracePeriodSeconds (65s)');
+  });
+  test('a failed hook counts as none: judged only on a declared drain, whose message says why the preStop is 0', () => {
+    const got = runRule(gracePeriodBudget, oauth2Proxy({ drain: '80' }));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('preStop 0s (its exec sleep 60s cannot run in the shell-less image: see prestop-sleep-action) + drain 80s = 80s exceeds terminationGracePeriodSeconds (65s)');
+    expect(got[0].fix?.description).toBe('raise terminationGracePeriodSeconds to 85 (preStop + drain + addend + margin)');
+  });
+  test("prestop-sleep-action's shellLessImagePatterns in the policy count too (the two rules agree)", () => {
+    const yaml = oauth2Proxy({ image: 'registry.example.com/minimal/proxy:1' });
+    expect(runRule(gracePeriodBudget, yaml).map((f) => f.severity)).toEqual(['warning']);
+    const policy: ResolvedPolicy = { name: 't', rules: new Map([['prestop-sleep-action', { params: { shellLessImagePatterns: ['/minimal/'] } }]]), customRules: [] };
+    expect(lintSources([{ file: 't.yaml', text: yaml }], { rules: [gracePeriodBudget], policy, version: KubeVersion.parse('1.31') }).findings).toEqual([]);
   });
 });

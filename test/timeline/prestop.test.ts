@@ -1,5 +1,6 @@
 import { parseGoDuration, parseSeconds, parseSleepArg } from '../../lib/timeline/duration';
-import { classifyPreStop, parsePreStopHint, podPreStopDelay, PRESTOP_SECONDS_HINT } from '../../lib/timeline/prestop';
+import { classifyPreStop, hookRuns, parsePreStopHint, podPreStopDelay, PRESTOP_SECONDS_HINT, runningPreStopDelay } from '../../lib/timeline/prestop';
+import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from '../../lib/timeline/shell-less';
 import { drainSeconds, recommendedGrace } from '../../lib/timeline/budget';
 import { JsonObject } from '../../lib/model/types';
 
@@ -184,5 +185,27 @@ describe('an httpGet hook that waits for another container hook (catalog awaited
   test('the prestop-seconds hint: the waiting hook own entry wins; the shutdown-manager entry carries over', () => {
     expect(delay(envoy(), manager(), { [PRESTOP_SECONDS_HINT]: 'envoy=90' })).toMatchObject({ seconds: 90, hinted: true });
     expect(delay(envoy(), manager(), { [PRESTOP_SECONDS_HINT]: 'shutdown-manager=120' })).toMatchObject({ awaits: 'shutdown-manager', seconds: 120 });
+  });
+});
+
+describe('runningPreStopDelay: an exec sleep that cannot run in the image (review round 29)', () => {
+  const c = (image: string, command: string[]) => ({ name: 'app', raw: { name: 'app', image, lifecycle: { preStop: { exec: { command } } } } as JsonObject });
+  test('in a shell-less image the hook fails at once: 0s, and cannotRun says what it was meant to give', () => {
+    const d = podPreStopDelay(c('quay.io/oauth2-proxy/oauth2-proxy:v7.15.3', ['sh', '-c', 'sleep 60']), {}, undefined, undefined, DEFAULT_SHELL_LESS_IMAGE_PATTERNS);
+    expect(d).toMatchObject({ kind: 'exec-sleep', seconds: 0, cannotRun: { image: 'quay.io/oauth2-proxy/oauth2-proxy:v7.15.3', seconds: 60 } });
+    expect(hookRuns(d)).toBe(false);
+  });
+  test('without patterns (rules other than the budget), in an image with a shell, or for another hook: unchanged', () => {
+    expect(podPreStopDelay(c('quay.io/oauth2-proxy/oauth2-proxy:v7.15.3', ['sleep', '60']), {})).toMatchObject({ kind: 'exec-sleep', seconds: 60 });
+    expect(podPreStopDelay(c('quay.io/oauth2-proxy/oauth2-proxy:v7.15.3-alpine', ['sleep', '60']), {}, undefined, undefined, DEFAULT_SHELL_LESS_IMAGE_PATTERNS)).toMatchObject({ kind: 'exec-sleep', seconds: 60 });
+    // The image's own program runs: not judged here.
+    const own = podPreStopDelay(c('gcr.io/distroless/static', ['/app', 'drain']), {}, undefined, undefined, DEFAULT_SHELL_LESS_IMAGE_PATTERNS);
+    expect(own.kind).toBe('exec-other');
+    expect(own.cannotRun).toBeUndefined();
+    expect(runningPreStopDelay({ kind: 'sleep', seconds: 10 }, 'gcr.io/distroless/static', DEFAULT_SHELL_LESS_IMAGE_PATTERNS)).toEqual({ kind: 'sleep', seconds: 10 });
+  });
+  test('custom patterns replace the defaults', () => {
+    expect(runningPreStopDelay({ kind: 'exec-sleep', seconds: 5, command: ['sleep', '5'] }, 'reg/minimal/app:1', ['/minimal/']).seconds).toBe(0);
+    expect(runningPreStopDelay({ kind: 'exec-sleep', seconds: 5, command: ['sleep', '5'] }, 'gcr.io/distroless/static', ['/minimal/']).seconds).toBe(5);
   });
 });

@@ -86,6 +86,25 @@ describe('terminationSchedule', () => {
     expect(s.verdicts).toEqual([]);
   });
 
+  test('an exec sleep that cannot run in a shell-less image is placed as no hook: SIGTERM at 0, not judged (review round 29)', () => {
+    const failing = `{name: app, image: "gcr.io/distroless/static:nonroot", lifecycle: {preStop: {exec: {command: [sh, -c, "sleep 60"]}}}}`;
+    const s = schedule('', pod(65, failing));
+    expect(s.mains[0]).toMatchObject({ name: 'app', preStopSeconds: 0, sigterm: 0, exit: 10, judged: false, hookCut: false });
+    expect(s.mains[0].preStop.cannotRun).toEqual({ image: 'gcr.io/distroless/static:nonroot', seconds: 60 });
+    expect(s.verdicts).toEqual([]);
+    // A native sidecar's own sleep that cannot run holds nothing, and is not reported as too long.
+    const sidecar = `{name: proxy, image: "gcr.io/distroless/static", restartPolicy: Always, lifecycle: {preStop: {exec: {command: [sleep, "30"]}}}}`;
+    const t = schedule('', pod(30, app(5), [sidecar]));
+    expect(t.sidecars[0]).toMatchObject({ preStopSeconds: 0, sigterm: 15 });
+    expect(t.verdicts).toEqual([]);
+  });
+
+  test('with a declared drain the failed hook is judged as none, and the verdict carries why its preStop is 0', () => {
+    const failing = `{name: app, image: "gcr.io/distroless/static:nonroot", lifecycle: {preStop: {exec: {command: [sh, -c, "sleep 60"]}}}}`;
+    const s = schedule('kubegrace.dev/drain-seconds: "80"', pod(65, failing));
+    expect(s.verdicts.map((v) => [v.kind, v.preStop, v.needed, v.recommended, v.preStopCannotRun?.seconds])).toEqual([['budget', 0, 80, 85, 60]]);
+  });
+
   describe('a program that keeps serving after SIGTERM (catalog): CoreDNS lameduck from its ConfigMap', () => {
     const of = (text: string) => {
       const graph = new ObjectGraph(parseText('coredns.yaml', text).objects);
