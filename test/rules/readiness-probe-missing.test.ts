@@ -345,3 +345,49 @@ spec:
     expect(runRule(prestopMissing, runner('example/app:1'))).toHaveLength(1);
   });
 });
+
+// Review rounds 17 and 18 (apache/pulsar-helm-chart, milvus's pulsarv3): `bookkeeper autorecovery`
+// serves nothing; its port 8000 is BookKeeper's admin and metrics HTTP server, behind only the
+// StatefulSet's headless governing Service (catalog bookkeeper-autorecovery-http).
+describe('BookKeeper AutoRecovery in the Pulsar image (catalog bookkeeper-autorecovery-http)', () => {
+  const recovery = (image: string, script: string) => `apiVersion: v1
+kind: Service
+metadata: {name: pulsar-recovery}
+spec:
+  clusterIP: None
+  selector: {app: pulsar, component: recovery}
+  ports: [{name: http, port: 8000}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pulsar-recovery}
+spec:
+  serviceName: pulsar-recovery
+  replicas: 2
+  selector: {matchLabels: {app: pulsar, component: recovery}}
+  template:
+    metadata: {labels: {app: pulsar, component: recovery}}
+    spec:
+      containers:
+      - name: pulsar-recovery
+        image: ${image}
+        command: [sh, -c]
+        args:
+        - |
+          bin/apply-config-from-env.py conf/bookkeeper.conf;
+          ${script}
+        ports: [{name: http, containerPort: 8000}]
+`;
+  test.each([
+    ['apachepulsar/pulsar-all:4.0.12', 'OPTS="${OPTS} -Dlog4j2.formatMsgNoLookups=true" exec bin/bookkeeper autorecovery'],
+    ['docker.io/apachepulsar/pulsar:3.0.7', 'exec bin/bookkeeper autorecovery'],
+  ])('%s: neither readiness-probe-missing nor prestop-missing', (image, script) => {
+    expect(runRule(readinessProbeMissing, recovery(image, script))).toEqual([]);
+    expect(runRule(prestopMissing, recovery(image, script))).toEqual([]);
+  });
+  test('a bookie of the same image on the same port (bin/pulsar bookie): both', () => {
+    const bookie = recovery('apachepulsar/pulsar-all:4.0.12', 'exec bin/pulsar bookie');
+    expect(runRule(readinessProbeMissing, bookie)).toHaveLength(1);
+    expect(runRule(prestopMissing, bookie)).toHaveLength(1);
+  });
+});
