@@ -541,6 +541,56 @@ ${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\
   });
 });
 
+// Review rounds 17 (M1) and 18: the Pulsar broker unloads its bundles after SIGTERM for up to
+// brokerShutdownTimeoutMs (60000 ms by default); the apache/pulsar-helm-chart gives it 30s.
+describe('grace-period-budget: the Pulsar broker (catalog pulsar-broker: brokerShutdownTimeoutMs, 60s)', () => {
+  const broker = (o: { grace?: number; image?: string; script?: string; annotations?: string; preStop?: boolean } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: pulsar-broker}
+spec:
+  selector: {app: pulsar, component: broker}
+  ports: [{name: http, port: 8080}, {name: pulsar, port: 6650}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pulsar-broker}
+spec:
+  serviceName: pulsar-broker
+  replicas: 3
+  selector: {matchLabels: {app: pulsar, component: broker}}
+  template:
+    metadata:
+      labels: {app: pulsar, component: broker}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      terminationGracePeriodSeconds: ${o.grace ?? 30}
+      containers:
+      - name: pulsar-broker
+        image: ${o.image ?? 'apachepulsar/pulsar-all:4.0.12'}
+        command: [sh, -c]
+        args:
+        - |
+          bin/apply-config-from-env.py conf/broker.conf;
+          ${o.script ?? 'OPTS="${OPTS} -Dlog4j2.formatMsgNoLookups=true" exec bin/pulsar broker;'}
+        ports: [{name: http, containerPort: 8080}, {name: pulsar, containerPort: 6650}]
+${o.preStop ? '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n' : ''}`;
+  test("the chart's grace period of 30s, no hook: 60s of shutdown budget are cut (the drain is the program's own)", () => {
+    const got = runRule(gracePeriodBudget, broker());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/terminationGracePeriodSeconds']]);
+    expect(got[0].message).toContain('container "pulsar-broker": preStop 0s + drain 60s (brokerShutdownTimeoutMs not read, default 60s) = 60s exceeds terminationGracePeriodSeconds (30s)');
+    expect(got[0].message).toContain('raise terminationGracePeriodSeconds to 65s');
+  });
+  test('with a 10s preStop: 10 + 60; grace 75 holds it; kubegrace.dev/drain-seconds states a lowered setting', () => {
+    expect(runRule(gracePeriodBudget, broker({ preStop: true }))[0].message).toContain('preStop 10s + drain 60s (brokerShutdownTimeoutMs not read, default 60s) = 70s');
+    expect(runRule(gracePeriodBudget, broker({ preStop: true, grace: 75 }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, broker({ annotations: '"kubegrace.dev/drain-seconds": "20"' }))).toEqual([]);
+  });
+  test('near misses: a bookie or the proxy of the same image, another image: not matched', () => {
+    expect(runRule(gracePeriodBudget, broker({ script: 'exec bin/pulsar bookie;' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, broker({ script: 'exec bin/pulsar proxy' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, broker({ image: 'example.com/acme/broker:1.0.0' }))).toEqual([]);
+  });
+});
+
 describe('grace-period-budget: OPA (catalog opa-shutdown-wait-period)', () => {
   const opa = (wait: string) => `apiVersion: apps/v1
 kind: Deployment
