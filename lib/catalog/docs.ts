@@ -66,11 +66,12 @@ function perListenerWords(s: PerListenerSpec): string {
 function configValueWords(s: ConfigValueSpec): string {
   const file = fileWords(s.file);
   const combine = s.combine === 'sum' ? 'the sum over the lines (the program waits for each in turn)' : 'the smallest over the lines';
-  return `from ${file}, each line${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}: ${combine}; ${s.default}s when none does${s.setting ? `; advised as ${code(s.setting)}` : ''}`;
+  return `from ${file}, each line${s.comment ? ` (${code(s.comment)} comments removed)` : ''} matching ${code(s.value)}${s.unit === 'milliseconds' ? ' (milliseconds)' : ''}: ${combine}; ${s.default}s when none does${s.setting ? `; advised as ${code(s.setting)}` : ''}`;
 }
 
 function fileWords(f: ConfigFileSpec): string {
   const flags = [...(f.flag ? [f.flag] : []), ...(f.aliases ?? [])];
+  if (f.default === undefined) return `the file named by ${flags.map(code).join(' or ')} (none when not given)`;
   return `${flags.length ? `the file named by ${flags.map(code).join(' or ')} (default ${code(f.default)})` : code(f.default)}${f.default.startsWith('/') ? '' : ", a relative path taken from the container's workingDir, else `/`"}`;
 }
 

@@ -81,12 +81,16 @@ export interface PerListenerSpec {
   ignore?: string[];
 }
 
-/** A program's config file: the value of `flag` (or an alias) in the container's command and args, else `default` (relative: from workingDir, else /). */
+/**
+ * A program's config file: the value of `flag` (or an alias) in the container's command and args,
+ * else `default` (relative: from workingDir, else /); without a `default`, a container whose args
+ * name no file reads none (Pinot's StartBroker without -configFileName: the program's defaults).
+ */
 export interface ConfigFileSpec {
   flag?: string;
   /** Other spellings of the flag (a short option: Fluent Bit's `-c` for `--config`). */
   aliases?: string[];
-  default: string;
+  default?: string;
 }
 
 /**
@@ -123,7 +127,8 @@ export interface ConfigValueSpec {
   comment?: string;
   value: string;
   combine: 'sum' | 'min';
-  unit: 'seconds' | 'duration';
+  /** `milliseconds`: an integer of milliseconds (Pinot's pinot.broker.delayShutdownTimeMs). */
+  unit: 'seconds' | 'duration' | 'milliseconds';
   default: number;
   /** What to write in the file, with `{value}` (advice in messages). */
   setting?: string;
@@ -721,7 +726,10 @@ function configFileMatches(
   const args = factsOf(raw).args;
   let flagged: string | undefined;
   for (const f of [...(file.flag ? [file.flag] : []), ...(file.aliases ?? [])]) if ((flagged = flagValue(args, f)) !== undefined) break;
-  const p = containerPath(flagged ?? file.default, raw.workingDir);
+  const named = flagged ?? file.default;
+  // No file named and none by default: the program reads none, so no line sets the value.
+  if (named === undefined) return { path: '', where: `no config file (${[file.flag, ...(file.aliases ?? [])].filter((f) => f).join(' or ')} not given)`, values: [] };
+  const p = containerPath(named, raw.workingDir);
   const read = readFile?.(p);
   if (!read || 'missing' in read) return { path: p, missing: read?.missing ?? 'not read' };
   const values: { value: string; text: string }[] = [];
@@ -789,9 +797,10 @@ function literalEnv(c: ContainerLike, name: string): string | undefined {
   return v === '' || v.includes('$(') ? undefined : v;
 }
 
-function valueSeconds(v: string, unit: 'seconds' | 'duration'): number | undefined {
+function valueSeconds(v: string, unit: 'seconds' | 'duration' | 'milliseconds'): number | undefined {
   const t = v.trim();
   if (unit === 'seconds') return /^\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
+  if (unit === 'milliseconds') return /^\d+$/.test(t) ? Number(t) / 1000 : undefined;
   return parseSeconds(t);
 }
 
@@ -1058,7 +1067,7 @@ export class Catalog {
     if (!spec.setting) return undefined;
     const now = this.configValue(x, spec, c, readFile);
     if (now.seconds !== undefined && now.seconds >= seconds) return undefined;
-    const value = spec.unit === 'duration' ? `${seconds}s` : String(seconds);
+    const value = spec.unit === 'duration' ? `${seconds}s` : spec.unit === 'milliseconds' ? String(seconds * 1000) : String(seconds);
     const where = now.file?.where ?? `${now.file?.path} (${now.file?.missing})`;
     return { entry: x.entry, text: `${spec.setting.replace('{value}', () => value)} in ${where}` };
   }
@@ -1093,7 +1102,7 @@ export class Catalog {
     const out: ServesAfterSigtermFact = { entry: x.entry, file: { path: read.path, where: read.where } };
     if (!values.length) return { ...out, seconds: spec.default, derivation: `${read.where} sets none (default ${spec.default}s)` };
     const bad = values.find((v) => v.seconds === undefined);
-    if (bad) return { ...out, derivation: `"${bad.text}" in ${read.where} is not a ${spec.unit === 'seconds' ? 'number of seconds' : 'duration'}` };
+    if (bad) return { ...out, derivation: `"${bad.text}" in ${read.where} is not a ${spec.unit === 'duration' ? 'duration' : `number of ${spec.unit}`}` };
     const all = values.map((v) => v.seconds!);
     const seconds = spec.combine === 'sum' ? all.reduce((a, b) => a + b, 0) : Math.min(...all);
     return { ...out, seconds, derivation: `${values.map((v) => v.text).join(', ')} in ${read.where}` };

@@ -1594,3 +1594,66 @@ spec:
     expect(got[0].fix?.description).toBe('add preStop sleep 10s to container "mv-pulsarv3-broker" and raise terminationGracePeriodSeconds to 75');
   });
 });
+
+// Review round 17 (W3, apache/pinot helm chart): the Pinot broker leaves the Helix external view at
+// SIGTERM and keeps answering queries for pinot.broker.delayShutdownTimeMs (10000 ms by default),
+// read from the properties file of -configFileName (catalog pinot-broker-delay-shutdown).
+describe('prestop-missing: the Pinot broker (catalog pinot-broker-delay-shutdown)', () => {
+  const broker = (o: { conf?: string | false; args?: string[]; image?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: pinot-broker}
+spec:
+  selector: {app: pinot, component: broker}
+  ports: [{name: broker, port: 8099}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pinot-broker}
+spec:
+  serviceName: pinot-broker-headless
+  replicas: 3
+  selector: {matchLabels: {app: pinot, component: broker}}
+  template:
+    metadata: {labels: {app: pinot, component: broker}}
+    spec:
+      containers:
+      - name: broker
+        image: ${o.image ?? 'apachepinot/pinot:1.3.0'}
+        args: ${JSON.stringify(o.args ?? ['StartBroker', '-clusterName', 'pinot-quickstart', '-zkAddress', 'pinot-zookeeper:2181', '-configFileName', '/var/pinot/broker/config/pinot-broker.conf'])}
+        ports: [{name: broker, containerPort: 8099}]
+        readinessProbe: {httpGet: {path: /health, port: 8099}}
+        volumeMounts: [{name: config, mountPath: /var/pinot/broker/config}]
+      volumes: [{name: config, configMap: {name: pinot-broker-config}}]
+${
+  o.conf === false
+    ? ''
+    : `---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: pinot-broker-config}
+data:
+  pinot-broker.conf: |-
+    pinot.broker.client.queryPort=8099
+    pinot.broker.routing.table.builder.class=random
+${o.conf ? `    ${o.conf}\n` : ''}`
+}`;
+  test("the chart's config sets no delay: the default 10s of serving after SIGTERM, no finding", () => {
+    expect(runRule(prestopMissing, broker())).toEqual([]);
+  });
+  test('no -configFileName: StartBroker reads no file, the default holds', () => {
+    expect(runRule(prestopMissing, broker({ args: ['StartBroker', '-zkAddress', 'pinot-zookeeper:2181'] }))).toEqual([]);
+  });
+  test('pinot.broker.delayShutdownTimeMs=0 in the config: a warning that advises the setting in milliseconds', () => {
+    const got = runRule(prestopMissing, broker({ conf: 'pinot.broker.delayShutdownTimeMs=0' }));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('pinot.broker.delayShutdownTimeMs=10000 in /var/pinot/broker/config/pinot-broker.conf');
+  });
+  test('pinot.broker.delayShutdownTimeMs = 15000 (spaces around "="): no finding', () => {
+    expect(runRule(prestopMissing, broker({ conf: 'pinot.broker.delayShutdownTimeMs = 15000' }))).toEqual([]);
+  });
+  test('near misses: the file not in the input (unknown), the controller of the same image, another image', () => {
+    expect(runRule(prestopMissing, broker({ conf: false }))).toHaveLength(1);
+    expect(runRule(prestopMissing, broker({ args: ['StartController', '-configFileName', '/var/pinot/controller/config/pinot-controller.conf'] }))).toHaveLength(1);
+    expect(runRule(prestopMissing, broker({ image: 'example.com/acme/broker:1.0.0' }))).toHaveLength(1);
+  });
+});
