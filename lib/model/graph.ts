@@ -659,14 +659,41 @@ function flinkTaskManager(c: ContainerView): boolean {
 }
 
 /**
+ * A Trino worker: the trinodb/trino image, whose run-trino starts the launcher with --etc-dir
+ * /etc/trino, and `coordinator=false` in that directory's config.properties (read through
+ * `readFile`, from the ConfigMap the container mounts there; Trino's default is true, so a worker
+ * always says it, and without the file nothing is assumed). A worker announces its own HTTP URI to
+ * the coordinator's discovery service, and the coordinator (and the other workers, for exchanges)
+ * send it tasks and fetch results at that URI: the trinodb/charts worker Service is headless and
+ * exists for the JMX exporter and extra ports (review round 17). Returns where the setting was read.
+ */
+function trinoWorker(c: ContainerView, readFile?: PeerRoutedReadFile): string | undefined {
+  if (!readFile || !/(^|\/)trinodb\/trino$/.test(imageRepo(c.image))) return undefined;
+  const f = readFile('/etc/trino/config.properties');
+  if (!f) return undefined;
+  let coordinator: string | undefined;
+  for (const line of f.text.split(/\r?\n/)) {
+    const m = /^\s*coordinator\s*[=:]\s*(\S+)\s*$/.exec(line);
+    if (m) coordinator = m[1];
+  }
+  return coordinator !== undefined && coordinator.toLowerCase() === 'false' ? f.where : undefined;
+}
+
+/** Reads a file as the container sees it (an absolute path): its text and where it comes from, or undefined when the input does not hold it. */
+export type PeerRoutedReadFile = (path: string) => { text: string; where: string } | undefined;
+
+/**
  * What a container runs that no client reaches through a Service, in words (`-target ingester`, `a
  * Flink TaskManager`); else undefined: the Loki, Mimir, Tempo and Cortex components of
- * PEER_ROUTED_TARGETS, and Flink's TaskManagers. Their Services' ports carry no client traffic.
+ * PEER_ROUTED_TARGETS, Flink's TaskManagers, and Trino's workers (their config.properties read
+ * through `readFile`). Their Services' ports carry no client traffic.
  */
-export function peerRouted(c: ContainerView): string | undefined {
+export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): string | undefined {
   const targets = peerRoutedTargets(c);
   if (targets) return `-target ${targets.join(',')}`;
-  return flinkTaskManager(c) ? 'a Flink TaskManager' : undefined;
+  if (flinkTaskManager(c)) return 'a Flink TaskManager';
+  const trino = trinoWorker(c, readFile);
+  return trino ? `a Trino worker (coordinator=false in ${trino})` : undefined;
 }
 
 /** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */

@@ -29,6 +29,19 @@ export function monitoringPortOf(graph: ObjectGraph, w: Workload, c: ContainerVi
   return graph.memo(monitoringPortOf, c, () => activeCatalog().monitoringPort(c, (file) => mountedConfigMapFile(graph, w, c, file)));
 }
 
+/**
+ * graph.ts peerRouted for a container of the workload, with its config files read from the
+ * ConfigMaps it mounts (a Trino worker's /etc/trino/config.properties), once per container and run.
+ */
+export function peerRoutedOf(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
+  return graph.memo(peerRoutedOf, c, () =>
+    peerRouted(c, (file) => {
+      const m = mountedConfigMapFile(graph, w, c, file);
+      return 'text' in m ? { text: m.text, where: m.where } : undefined;
+    }),
+  );
+}
+
 /** The container port number a served port reaches: the declared port's, else a numeric targetPort. */
 function reachedPortNumber(p: ServedPort): number | undefined {
   return p.containerPort?.containerPort ?? (typeof p.servicePort.targetPort === 'number' ? p.servicePort.targetPort : undefined);
@@ -44,8 +57,9 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
   if (graph.routedPort(p.service, p.servicePort)) return false;
   if (notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))) return true;
   // (A Loki, Mimir, Tempo or Cortex component that clients reach through the ring, or that pulls its
-  // work; a Flink TaskManager, which the JobManager and its peers dial by its own address.)
-  if (peerRouted(p.container)) return true;
+  // work; a Flink TaskManager, which the JobManager and its peers dial by its own address; a Trino
+  // worker, which the coordinator dials at the URI it announced.)
+  if (peerRoutedOf(graph, w, p.container)) return true;
   const reached = reachedPortNumber(p);
   if (reached !== undefined && (reached === controllerRuntimeMetricsPort(p.container) || reached === healthProbePort(p.container))) return true;
   const m = monitoringPortOf(graph, w, p.container);
@@ -273,8 +287,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `the controller-runtime metrics server of container "${p.container.name}" (--metrics-bind-address)`
           : reachedPortNumber(p) !== undefined && reachedPortNumber(p) === healthProbePort(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
           ? `the health probe server of container "${p.container.name}" (its health probe listen flag)`
-          : peerRouted(p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
-          ? `container "${p.container.name}", which runs ${peerRouted(p.container)!}, which no client reaches through a Service (its peers dial the pods by the addresses they know from the hash ring or from its registration, or it pulls its work)`
+          : peerRoutedOf(graph, w, p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+          ? `container "${p.container.name}", which runs ${peerRoutedOf(graph, w, p.container)!}, which no client reaches through a Service (its peers dial the pods by the addresses they know from the hash ring or from its registration, or it pulls its work)`
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : isRbacProxiedMetrics(graph, w, p)

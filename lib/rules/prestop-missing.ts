@@ -175,7 +175,9 @@ store-gateway, Tempo's metrics-generator), the querier of Mimir, Cortex and Temp
 query-frontend or scheduler, and Mimir's query-scheduler and overrides-exporter: at SIGTERM they leave the ring or tell
 their clients they are stopping, and no endpoint removal is raced (Loki's querier stays judged: its gateway proxies the
 tail API to its Service). Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
-\`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. A Service
+\`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. Nor do
+Trino workers (the \`trinodb/trino\` image with \`coordinator=false\` in the \`/etc/trino/config.properties\` of a ConfigMap of
+the input): the coordinator sends tasks to the URI each worker announced to it. A Service
 port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffic to counts whatever it is named.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of

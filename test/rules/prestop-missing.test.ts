@@ -1657,3 +1657,55 @@ ${o.conf ? `    ${o.conf}\n` : ''}`
     expect(runRule(prestopMissing, broker({ image: 'example.com/acme/broker:1.0.0' }))).toHaveLength(1);
   });
 });
+
+// Review round 17 (W2, trinodb/charts): a Trino worker announces its own URI to the coordinator,
+// which sends it tasks there; the chart's headless worker Service exists for the JMX exporter. A
+// worker says coordinator=false in /etc/trino/config.properties (Trino's default is true).
+describe('prestop-missing: a Trino worker is reached by no Service client (graph.ts peerRouted)', () => {
+  const trino = (o: { config?: string | false; image?: string; mountPath?: string } = {}) => `apiVersion: v1
+kind: ConfigMap
+metadata: {name: trino-worker}
+data:
+  config.properties: |
+${(o.config === false || o.config === undefined ? 'coordinator=false\nhttp-server.http.port=8080\ndiscovery.uri=http://trino:8080' : o.config)
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: trino-worker}
+spec:
+  clusterIP: None
+  selector: {app: trino, component: worker}
+  ports: [{name: http, port: 8080, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trino-worker}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: trino, component: worker}}
+  template:
+    metadata: {labels: {app: trino, component: worker}}
+    spec:
+      volumes: [{name: config-volume, configMap: {name: ${o.config === false ? 'elsewhere' : 'trino-worker'}}}]
+      containers:
+      - name: trino-worker
+        image: ${o.image ?? 'trinodb/trino:480'}
+        volumeMounts: [{mountPath: ${o.mountPath ?? '/etc/trino'}, name: config-volume}]
+        ports: [{name: http, containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /v1/info, port: http}}
+`;
+  test('the chart\'s worker (coordinator=false in the mounted config.properties): no finding', () => {
+    expect(runRule(prestopMissing, trino())).toEqual([]);
+    expect(runRule(prestopMissing, trino({ image: 'docker.io/trinodb/trino:475', config: 'coordinator = FALSE' }))).toEqual([]);
+  });
+  test('the coordinator (coordinator=true, or the default), a config not in the input, another mount path or image: still a warning', () => {
+    expect(runRule(prestopMissing, trino({ config: 'coordinator=true\nnode-scheduler.include-coordinator=false' }))).toHaveLength(1);
+    expect(runRule(prestopMissing, trino({ config: 'http-server.http.port=8080' }))).toHaveLength(1);
+    expect(runRule(prestopMissing, trino({ config: false }))).toHaveLength(1);
+    expect(runRule(prestopMissing, trino({ mountPath: '/opt/trino/etc' }))).toHaveLength(1);
+    expect(runRule(prestopMissing, trino({ image: 'example.com/acme/trino:480' }))).toHaveLength(1);
+  });
+});
