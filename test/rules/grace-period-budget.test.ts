@@ -591,6 +591,38 @@ ${o.preStop ? '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n' : ''}`;
   });
 });
 
+// Review round 20 (hasura/helm-charts graphql-engine): after SIGTERM graphql-engine waits up to
+// HASURA_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT (60s by default) for in-flight events and async actions.
+describe('grace-period-budget: Hasura GraphQL Engine (catalog hasura-graphql-engine: HASURA_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT, 60s)', () => {
+  const hasura = (o: { grace?: number; image?: string; env?: string; preStop?: boolean } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hasura-graphql-engine}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: hasura}}
+  template:
+    metadata: {labels: {app: hasura}}
+    spec:
+${o.grace === undefined ? '' : `      terminationGracePeriodSeconds: ${o.grace}\n`}      containers:
+      - name: graphql-engine
+        image: ${o.image ?? 'hasura/graphql-engine:v2.48.6'}
+        ports: [{name: http, containerPort: 8080}]
+${o.env ? `        env: [${o.env}]\n` : ''}${o.preStop === false ? '' : '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n'}`;
+  test('a 10s preStop with the default grace period: 10 + 60 > 30', () => {
+    const got = runRule(gracePeriodBudget, hasura());
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('container "graphql-engine": preStop 10s + drain 60s (HASURA_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT unset, default 60s) = 70s exceeds the default grace period (30s)');
+  });
+  test("the chart as rendered (no hook, no grace period): the program's own drain is judged", () => {
+    expect(runRule(gracePeriodBudget, hasura({ preStop: false }))[0].message).toContain('preStop 0s + drain 60s (HASURA_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT unset, default 60s) = 60s exceeds the default grace period (30s)');
+  });
+  test('the variable set to 15, or a grace period of 75, fits; a 1.x image keeps the default drain', () => {
+    expect(runRule(gracePeriodBudget, hasura({ env: '{name: HASURA_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT, value: "15"}' }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, hasura({ grace: 75 }))).toEqual([]);
+    expect(runRule(gracePeriodBudget, hasura({ image: 'hasura/graphql-engine:v1.3.3' }))).toEqual([]);
+  });
+});
+
 describe('grace-period-budget: OPA (catalog opa-shutdown-wait-period)', () => {
   const opa = (wait: string) => `apiVersion: apps/v1
 kind: Deployment
