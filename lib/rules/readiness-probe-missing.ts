@@ -37,7 +37,11 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
   const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name) && mine(p));
   const served = sp?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? c.ports.find((p) => p.containerPort === sp.servicePort.targetPort) : undefined);
-  const chosen = health ?? served ?? c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)) && mine(p));
+  // A numeric targetPort no container declares is where the app listens (service-selector-ports
+  // says so): the probe goes there, not to a declared port of another number (couchbase's admission
+  // controller declares https 443 and serves 8443; review round 30).
+  const undeclared = served === undefined && typeof sp?.servicePort.targetPort === 'number';
+  const chosen = health ?? served ?? (undeclared ? undefined : c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)) && mine(p)));
   const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
   const ref = chosen?.name ?? portNum ?? 8080;
   const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';

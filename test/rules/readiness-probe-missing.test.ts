@@ -208,6 +208,18 @@ spec:
       findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: 8443, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app\'s own readiness path, or tcpSocket: {port: 8443} if it has none)' }],
     },
     {
+      // Review round 30: couchbase-operator's admission controller declares https 443 and serves the
+      // Service's numeric targetPort 8443, which no container declares: the example probe goes to
+      // 8443 (a probe on `https` would resolve to 443, never pass, and stall every rollout).
+      name: 'a numeric targetPort no container declares: the example probe uses that number, not a declared port of another number',
+      yaml: wl(`      containers:
+      - name: couchbase-operator
+        image: couchbase/admission-controller:2.8.1
+        ports: [{name: https, containerPort: 443}]
+`, { service: '  selector: {app: web}\n  ports: [{port: 443, targetPort: 8443}]' }),
+      findings: [{ severity: 'warning', message: 'serves port 8443 for Service web but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. readinessProbe: {httpGet: {path: /readyz, port: 8443, scheme: HTTPS}, periodSeconds: 5}' }],
+    },
+    {
       name: 'Cluster Autoscaler whose --address moves the server to :9090 while the Service still targets 8085',
       yaml: clusterAutoscaler({ args: ['--address=:9090'] }),
       findings: [{ severity: 'warning', pointer: C0, message: 'container "aws-cluster-autoscaler": serves port 8085 for Service ca-aws-cluster-autoscaler but has no readinessProbe' }],
