@@ -16,6 +16,7 @@ import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSele
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
+import { loopbackBackends } from '../model/loopback';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
 export const SERVES_AFTER_SIGTERM = HINT.servesAfterSigterm;
@@ -295,6 +296,15 @@ pod's Linkerd proxy is a classic container (as in the Linkerd identity controlle
 than the delay, the advice adds \`config.alpha.linkerd.io/proxy-wait-before-exit-seconds\`: the proxy stops with the
 pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hook is there).
 
+**Loopback backends:** a main container that a served container of the same pod reaches over loopback gets
+its stop signal when its own preStop ends, so it must wait at least as long as the front: nginx in front of
+php-fpm (\`fastcgi_pass 127.0.0.1:9000\`), Pi-hole forwarding to cloudflared (\`127.0.0.1#5053\`). The evidence
+is a loopback address and port in the front's env values, command, args or a file of a ConfigMap of the input
+that it mounts, on a port the backend declares, checks with a probe or, for a php-fpm image (\`*-fpm\`), 9000.
+When the front has a preStop delay of known length and the backend a shorter one (or none), the backend is
+reported (**warning**), with a repair that gives it the front's delay (raising the grace period if needed). A
+front without a delay is reported as above first; its backends are judged once it has one.
+
 **\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice. On a container that serves the port only by a guess (see Undeclared ports) the hook is added only with \`--fix-proposals\`, since it may be the wrong container.`,
     fixable: true,
     versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
@@ -417,9 +427,57 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
           fix: noSleep ? undefined : addPreStopFix(ctx.version, w, c, grace, guessed),
         });
       }
+      loopbackBackendFindings(ctx, w, shellLess);
     }
   },
 };
+
+/**
+ * A container that a served container of the pod reaches over loopback (nginx's fastcgi_pass
+ * 127.0.0.1:9000 to php-fpm, Pi-hole's upstream 127.0.0.1#5053 to cloudflared: model/loopback.ts)
+ * gets its stop signal when its own preStop ends: with a shorter delay than the front's (none), it
+ * stops while the front still accepts, and what the front takes then fails at the backend (a 502).
+ * Judged only where the front's delay is known and runs (a front without one is reported above; once
+ * it has one, the next lint, or --fix's next pass, judges its backends). Review round 30: the
+ * nextcloud chart's fpm flavour, pihole with cloudflared.
+ */
+function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload, shellLess: readonly string[]): void {
+  const { graph } = ctx;
+  const done = new Set<ContainerView>();
+  for (const front of removedContainersOf(graph, w)) {
+    if (front.role !== 'main') continue;
+    const d = podPreStopDelay(front, w.annotations, undefined, w.containers, shellLess);
+    if (d.kind === 'none' || d.seconds === undefined || d.seconds <= 0) continue;
+    const seconds = Math.ceil(d.seconds);
+    for (const use of loopbackBackends(graph, w, front)) {
+      const b = use.backend;
+      if (done.has(b) || sigtermIgnored(w, b)) continue;
+      const own = podPreStopDelay(b, w.annotations, undefined, w.containers, shellLess);
+      const ownSeconds = own.kind === 'none' ? 0 : own.seconds;
+      // (A hook of unknown length is not judged.)
+      if (ownSeconds === undefined || ownSeconds >= d.seconds) continue;
+      done.add(b);
+      const grace = neededGrace(graph, w, new Map([[b.pointer, seconds]]));
+      const edit = preStopDelayEdit(ctx.version, b, seconds);
+      const raise = edit ? raiseGraceEdit(w, grace) : undefined;
+      const has = own.kind === 'none' ? 'has no preStop hook, so it gets its stop signal as soon as termination starts' : `stops after its own preStop (${ownSeconds}s)`;
+      const budget = grace > w.grace ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s)` : '';
+      ctx.report({
+        object: w.obj,
+        pointer: own.kind === 'none' ? b.pointer : `${b.pointer}/lifecycle/preStop`,
+        severity: 'warning',
+        message: `container "${b.name}": container "${front.name}" of the same pod reaches it over loopback (${use.evidence}) and keeps accepting for ${d.seconds}s after termination starts (its preStop), but "${b.name}" ${has}: what "${front.name}" takes in that window fails at its backend (a proxy answers 502, a forwarder times out). Give "${b.name}" a preStop delay at least as long as "${front.name}"'s: ${own.kind === 'none' ? `add ${preStopFix(ctx.version, seconds)} to it` : `make its delay ${seconds}s`}${budget}`,
+        fix: edit && {
+          description: `${edit.text}${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}`,
+          // A new sleep action is the rule's safe repair; changing a hook the user wrote, or an exec sleep
+          // (the image needs a sleep binary), is a proposal.
+          safety: edit.safe ? 'safe' : 'proposal',
+          edits: raise ? [...edit.edits, raise] : edit.edits,
+        },
+      });
+    }
+  }
+}
 
 /**
  * When every Service is called only by validating webhooks with failurePolicy: Ignore in the input

@@ -1,0 +1,152 @@
+/**
+ * prestop-missing on a container that a served container of the same pod reaches over loopback
+ * (model/loopback.ts; review round 30: the nextcloud chart's fpm flavour, nginx in front of php-fpm
+ * on 127.0.0.1:9000; pihole forwarding to cloudflared on 127.0.0.1#5053): the backend must not stop
+ * before the front stops accepting.
+ */
+import { loadPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { fixSources } from '../../lib/fix';
+import { Source } from '../../lib/model/sources';
+import { ALL_RULES } from '../../lib/rules';
+import { prestopMissing } from '../../lib/rules/prestop-missing';
+import { runRule } from '../helpers/rule-tester';
+
+const NGINX_CONF = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: nginx-conf, namespace: cloud}
+data:
+  default.conf: |
+    upstream php-handler {
+        server 127.0.0.1:9000;
+    }
+    server {
+        listen 80;
+        location ~ \\.php(?:$|/) { fastcgi_pass php-handler; }
+    }
+`;
+
+function nextcloud(o: { nginxHook?: string; fpmHook?: string; fpm?: string; mount?: string; extra?: string } = {}): string {
+  const nginxHook = o.nginxHook ?? '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n';
+  return `${NGINX_CONF}---
+apiVersion: v1
+kind: Service
+metadata: {name: nc, namespace: cloud}
+spec:
+  selector: {app: nextcloud}
+  ports: [{name: http, port: 8080, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nc, namespace: cloud}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: nextcloud}}
+  template:
+    metadata: {labels: {app: nextcloud}}
+    spec:
+      containers:
+      - name: nextcloud
+        image: nextcloud:34.0.1-fpm
+${o.fpm ?? '        readinessProbe: {tcpSocket: {port: 9000}}\n'}${o.fpmHook ?? ''}      - name: nextcloud-nginx
+        image: nginx:alpine
+        ports: [{name: http, containerPort: 80}]
+${nginxHook}        readinessProbe: {httpGet: {path: /status.php, port: 80}}
+        volumeMounts: [{name: nginx-config, mountPath: ${o.mount ?? '/etc/nginx/conf.d/'}}]
+${o.extra ?? ''}      volumes:
+      - name: nginx-config
+        configMap: {name: nginx-conf}
+`;
+}
+
+const PIHOLE = (cloudflaredHook = '') => `apiVersion: v1
+kind: Service
+metadata: {name: pihole-dns, namespace: dns}
+spec:
+  selector: {app: pihole}
+  ports: [{name: dns-udp, port: 53, targetPort: dns-udp, protocol: UDP}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pihole, namespace: dns}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: pihole}}
+  template:
+    metadata: {labels: {app: pihole}}
+    spec:
+      terminationGracePeriodSeconds: 50
+      containers:
+      - name: cloudflared
+        image: crazymax/cloudflared:latest
+        ports: [{containerPort: 5053, name: cloudflared-udp, protocol: UDP}]
+${cloudflaredHook}      - name: pihole
+        image: pihole/pihole:2026.07.2
+        env:
+        - {name: FTLCONF_dns_upstreams, value: "127.0.0.1#5053"}
+        lifecycle: {preStop: {sleep: {seconds: 35}}}
+        ports: [{containerPort: 53, name: dns-udp, protocol: UDP}]
+`;
+
+const loopback = (yaml: string, version?: string) => runRule(prestopMissing, yaml, version).filter((f) => /over loopback/.test(f.message));
+
+describe('prestop-missing: a loopback backend of a served container', () => {
+  test('php-fpm behind nginx (fastcgi_pass 127.0.0.1:9000 in the mounted ConfigMap) stops at 0s while nginx accepts for 10s: a warning on php-fpm with a safe repair', () => {
+    const [f, ...rest] = loopback(nextcloud());
+    expect(rest).toEqual([]);
+    expect(f.severity).toBe('warning');
+    expect(f.pointer).toBe('/spec/template/spec/containers/0');
+    expect(f.message).toContain('container "nextcloud": container "nextcloud-nginx" of the same pod reaches it over loopback (127.0.0.1:9000 in /etc/nginx/conf.d/default.conf (ConfigMap cloud/nginx-conf, key default.conf)) and keeps accepting for 10s');
+    expect(f.message).toContain('add lifecycle: {preStop: {sleep: {seconds: 10}}} to it');
+    expect(f.fix?.safety).toBe('safe');
+    expect(f.fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', value: { sleep: { seconds: 10 } } }]);
+  });
+
+  test('a subPath mount of the one file, and an exec sleep before 1.30 (a proposal)', () => {
+    const [f] = loopback(nextcloud({ mount: '/etc/nginx/conf.d/default.conf\n          subPath: default.conf' }).replace('mountPath: /etc/nginx/conf.d/default.conf\n          subPath: default.conf}]', 'mountPath: /etc/nginx/conf.d/default.conf, subPath: default.conf}]'), '1.29');
+    expect(f.message).toContain('127.0.0.1:9000 in /etc/nginx/conf.d/default.conf (ConfigMap cloud/nginx-conf, key default.conf)');
+    expect(f.fix?.safety).toBe('proposal');
+  });
+
+  test('an fpm image listens on 9000 without declaring it (the nextcloud chart declares no port or probe on its fpm container)', () => {
+    const [f] = loopback(nextcloud({ fpm: '' }));
+    expect(f.message).toContain('container "nextcloud": container "nextcloud-nginx" of the same pod reaches it over loopback (127.0.0.1:9000');
+  });
+
+  test('Pi-hole forwarding to cloudflared (env 127.0.0.1#5053, a UDP port): cloudflared needs the 35s too, and the grace period holds it', () => {
+    const [f] = loopback(PIHOLE());
+    expect(f.message).toContain('container "cloudflared": container "pihole" of the same pod reaches it over loopback (127.0.0.1#5053 in env FTLCONF_dns_upstreams) and keeps accepting for 35s');
+    expect(f.fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', value: { sleep: { seconds: 35 } } }]);
+  });
+
+  test('a shorter hook on the backend is reported at the hook, and its repair lengthens it (a proposal)', () => {
+    const [f] = loopback(PIHOLE('        lifecycle: {preStop: {sleep: {seconds: 5}}}\n'));
+    expect(f.pointer).toBe('/spec/template/spec/containers/0/lifecycle/preStop');
+    expect(f.message).toContain('stops after its own preStop (5s)');
+    expect(f.fix?.safety).toBe('proposal');
+  });
+
+  test('not reported: the backend waits as long, the front has no delay yet (its own finding comes first), the port is the front\'s own or nobody\'s, the backend is a mesh proxy, or its hook has no known length', () => {
+    expect(loopback(nextcloud({ fpmHook: '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n' }))).toEqual([]);
+    expect(loopback(PIHOLE('        lifecycle: {preStop: {sleep: {seconds: 40}}}\n'))).toEqual([]);
+    // No hook on nginx: prestop-missing reports nginx; php-fpm is judged once nginx has its delay.
+    const noFront = runRule(prestopMissing, nextcloud({ nginxHook: '' }));
+    expect(noFront.map((f) => f.message.slice(0, 40))).toEqual(['container "nextcloud-nginx": serves port']);
+    // A backend that listens on nothing the input shows (no port, no probe port, not an fpm image): no evidence of 9000.
+    expect(loopback(nextcloud({ fpm: '' }).replace('image: nextcloud:34.0.1-fpm', 'image: nextcloud:34.0.1-apache'))).toEqual([]);
+    // The front's own port (nginx listens on 127.0.0.1:80 too) is not a backend's.
+    expect(loopback(nextcloud({ fpm: '        readinessProbe: {tcpSocket: {port: 80}}\n' }).replace('server 127.0.0.1:9000', 'server 127.0.0.1:80'))).toEqual([]);
+    expect(loopback(PIHOLE().replace('name: cloudflared\n', 'name: istio-proxy\n'))).toEqual([]);
+    expect(loopback(nextcloud({ fpmHook: '        lifecycle: {preStop: {exec: {command: [/usr/local/bin/drain.sh]}}}\n' }))).toEqual([]);
+  });
+
+  test('--fix gives nginx its delay, then php-fpm the same in the next pass, and the pod lints clean of it', () => {
+    const opts = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
+    const r = fixSources([{ file: 'nc.yaml', text: nextcloud({ nginxHook: '' }) } as Source], opts);
+    expect(r.converged).toBe(true);
+    expect(r.files[0].applied.map((a) => a.description)).toEqual(expect.arrayContaining(['add preStop sleep 10s to container "nextcloud-nginx"', 'add preStop sleep 10s to container "nextcloud"']));
+    const after = lintSources([{ file: 'nc.yaml', text: r.files[0].text }], opts);
+    expect(after.findings.filter((f) => f.ruleId === 'prestop-missing')).toEqual([]);
+  });
+});
