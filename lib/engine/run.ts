@@ -4,10 +4,10 @@ import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlLatin1 } from '../model/fast-yaml';
 import type { Document } from 'yaml';
-import { indentQuotedContinuations, isClusterScoped, parseText } from '../model/parse';
+import { indentContinuations, isClusterScoped, parseText } from '../model/parse';
 import type { K8sValue } from '../model/yaml11';
 import { latin1Of, Source, streamedFile, utf8Bytes } from '../model/sources';
-import { InputError, isObject, Json, JsonObject, KObject, refOf } from '../model/types';
+import { InputError, isObject, Json, JsonObject, KObject, Position, refOf } from '../model/types';
 import { get, Workload, WORKLOAD_KINDS, workloadOf } from '../model/workload';
 import { matches, parseLabelSelector } from '../model/selector';
 import { withPreStopMemo } from '../timeline/prestop';
@@ -269,12 +269,13 @@ function inNamespace(objects: KObject[], ns: string, written: boolean): void {
 
 function readSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   const p = readSourceOnce(s, decoded, releaseBytes, onObjects);
-  if (!p.errors.some((e) => CUT_QUOTE.test(e.message))) return p;
-  // A quoted scalar whose later lines are indented less than YAML 1.2 allows, which Kubernetes
-  // reads (parse.ts's indentQuotedContinuations): read as it reads it, from the text with those
-  // lines indented. --fix would write that text, so it leaves the file alone and says why.
+  if (!p.errors.some((e) => CUT_QUOTE.test(e.message) || CUT_FLOW.test(e.message))) return p;
+  // A quoted scalar or a flow collection whose later lines are indented less than YAML 1.2
+  // allows, which Kubernetes reads (parse.ts's indentContinuations): read as it reads it, from
+  // the text with those lines indented, and reported at the columns of the file. --fix would
+  // write that text, so it leaves the file alone and says why.
   const original = s.text;
-  const r = indentQuotedContinuations(original);
+  const r = indentContinuations(original);
   if (!r) return p;
   s.text = r.text;
   const again = readSourceOnce(s, decoded, releaseBytes);
@@ -282,12 +283,37 @@ function readSource(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseByt
     s.text = original;
     return p;
   }
-  const at = r.lines.length === 1 ? `line ${r.lines[0]}` : `lines ${r.lines.slice(0, 5).join(', ')}${r.lines.length > 5 ? ', …' : ''}`;
-  s.unwritable ??= `a quoted value continues on ${at} indented less than its key, which Kubernetes' YAML reader (go-yaml) accepts and YAML 1.2 does not; the lint reads it as Kubernetes does, but --fix would rewrite those lines, so it leaves the file as it is: indent them past the opening quote and run --fix again`;
+  unpad(again, r.pads);
+  const at = (lines: number[]) => (lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''}`);
+  const what = [
+    r.quoted.length ? `a quoted value continues on ${at(r.quoted)} indented less than its key` : '',
+    r.flow.length ? `a flow collection ([…] or {…}) continues on ${at(r.flow)} indented no more than its key` : '',
+  ].filter(Boolean).join(', and ');
+  const past = r.quoted.length && r.flow.length ? 'the opening quote or bracket' : r.flow.length ? 'the opening bracket' : 'the opening quote';
+  s.unwritable ??= `${what}, which Kubernetes' YAML reader (go-yaml) accepts and YAML 1.2 does not; the lint reads it as Kubernetes does, but --fix would rewrite those lines, so it leaves the file as it is: indent them past ${past} and run --fix again`;
   return again;
 }
 /** parse.ts's message for a quoted scalar yaml cut short (yamlErrorMessage keeps yaml's words). */
 const CUT_QUOTE = /Missing closing ["']quote/;
+/** parse.ts's message for a flow collection yaml cut short at a line indented too little. */
+const CUT_FLOW = /Flow (?:sequence|map) in block collection must be sufficiently indented/;
+
+/**
+ * Positions of objects and errors read from a text padded by indentContinuations, moved back to
+ * the columns of the file: `pads` spaces were added at the start of each padded line.
+ */
+function unpad(p: ParsedObjects, pads: Map<number, number>): void {
+  const at = (q: Position): Position => {
+    const n = pads.get(q.line);
+    return n ? { line: q.line, column: Math.max(1, q.column - n) } : q;
+  };
+  for (const e of p.errors) e.column = at(e).column;
+  for (const o of p.objects) {
+    const locate = o.locate.bind(o);
+    Object.defineProperty(o, 'column', { value: at(o).column, enumerable: true, configurable: true });
+    Object.defineProperty(o, 'locate', { value: (pointer: string) => at(locate(pointer)), configurable: true, writable: true });
+  }
+}
 
 function readSourceOnce(s: Source, decoded?: WeakMap<Document, K8sValue>, releaseBytes = false, onObjects?: (objects: number, fraction: number) => void): ParsedObjects {
   // A file is read from its bytes where it can be, without making its whole text as one string:

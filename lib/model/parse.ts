@@ -340,56 +340,113 @@ export function readDocuments(text: string, lineCounter: LineCounter): Document.
 /** yaml's error for a quoted scalar it cut short (lexer.ts parseQuotedScalar): the quote is the 16th character. */
 const MISSING_QUOTE = /^Missing closing ["']quote/;
 
+/** yaml's error for a flow collection in a block collection that it cut short at a line indented too little (compose/resolve-flow-collection.ts). */
+const FLOW_CUT = /^Flow (?:sequence|map) in block collection must be sufficiently indented/;
+
+/** What indentContinuations padded. */
+export interface Continuations {
+  text: string;
+  /** Lines (1-based) padded, in order. */
+  lines: number[];
+  /** Spaces added at the start of each padded line (1-based line: count). */
+  pads: Map<number, number>;
+  /** The padded lines of quoted scalars, and of flow collections. */
+  quoted: number[];
+  flow: number[];
+}
+
 /**
- * `text` with the continuation lines of its quoted scalars indented under their opening quote,
- * where some were indented less than yaml accepts, or undefined when none was (or the file has no
- * such error). YAML 1.2 wants a multi-line quoted scalar's later lines indented more than the
- * node it is in; libyaml, and go-yaml after it (sigs.k8s.io/yaml: kubectl, helm, the API
- * server), look only for the closing quote and a document marker, so charts render, and clusters
- * take, `value: "-Xms1g \` followed by lines at column 1 (Sonatype's nxrm-ha). Both fold a line
- * break in a quoted scalar and drop the white space that starts the next line, so the padding
- * changes no value; lines and every other line's columns stay as they were. A line that starts
- * with a document marker ends the scalar in go-yaml too (an error): it is left alone.
+ * `text` with the continuation lines of its quoted scalars and flow collections indented under
+ * their opening quote or bracket, where some were indented less than yaml accepts, or undefined
+ * when none was (or the file has no such error). Kubernetes reads them; YAML 1.2 does not.
+ * - A quoted scalar: YAML 1.2 wants its later lines indented more than the node it is in;
+ *   libyaml, and go-yaml after it (sigs.k8s.io/yaml: kubectl, helm, the API server), look only for
+ *   the closing quote and a document marker, so charts render, and clusters take, `value:
+ *   "-Xms1g \` followed by lines at column 1 (Sonatype's nxrm-ha).
+ * - A flow collection (`command: [ "/bin/sh",` with its later items on lines indented like the
+ *   key: helm/charts' stable/minio): YAML 1.2 wants its lines indented more than the block
+ *   collection it is in (yaml: "Flow sequence in block collection must be sufficiently
+ *   indented"); go-yaml's scanner tracks indentation only outside flow collections
+ *   (go.yaml.in/yaml/v2 v2.4.2, yaml/go-yaml@246a95c2 scannerc.go:934-938 and 968-972,
+ *   yaml_parser_roll_indent and yaml_parser_unroll_indent: "In the flow context, do nothing.";
+ *   a plain scalar ends at a line indented less only "if parser.flow_level == 0", :2692).
+ * Both fold a line break in a quoted scalar, a plain scalar or between flow entries, and drop the
+ * white space that starts the next line (no block scalar can stand in a flow collection), so the
+ * padding changes no value; lines and every other line's columns stay as they were (`pads` says
+ * by how much the padded lines' columns moved). A line that starts with a document marker ends
+ * the node in go-yaml too (an error): it is left alone.
  */
-export function indentQuotedContinuations(text: string): { text: string; lines: number[] } | undefined {
+export function indentContinuations(text: string): Continuations | undefined {
   let cur = text;
-  const lines = new Set<number>();
-  // Each round pads the scalars yaml cut short; a scalar behind one of them is found in the next.
+  const pads = new Map<number, number>();
+  const quoted = new Set<number>();
+  const flow = new Set<number>();
+  // Each round pads the nodes yaml cut short; a node behind one of them is found in the next.
   for (let round = 0; round < 16; round++) {
     const docs = withoutStacks(() => Array.from(parseAllDocuments(cur, PARSE_OPTIONS) as Iterable<Document.Parsed>));
-    const pads = new Map<number, number>();
+    const quotePads = new Map<number, number>();
+    const flowPads = new Map<number, number>();
     for (const d of docs) {
       const cuts = new Map<number, string>();
-      for (const e of d.errors) if (e.code === 'MISSING_CHAR' && MISSING_QUOTE.test(e.message)) cuts.set(e.pos[0], e.message[16]);
-      if (!cuts.size) continue;
-      // The scalar yaml cut short ends where its error stands, and starts at its opening quote.
+      const flowCuts = new Set<number>();
+      for (const e of d.errors) {
+        if (e.code === 'MISSING_CHAR' && MISSING_QUOTE.test(e.message)) cuts.set(e.pos[0], e.message[16]);
+        else if (e.code === 'BAD_INDENT' && FLOW_CUT.test(e.message)) flowCuts.add(e.pos[0]);
+      }
+      if (!cuts.size && !flowCuts.size) continue;
+      // The scalar yaml cut short ends where its error stands, and starts at its opening quote;
+      // a flow collection likewise, at its opening bracket.
       const opens: number[] = [];
+      const brackets: number[] = [];
       visit(d, {
         Scalar(_, n) {
           if ((n.type === 'QUOTE_DOUBLE' || n.type === 'QUOTE_SINGLE') && n.range && cuts.get(n.range[1]) === cur[n.range[0]]) opens.push(n.range[0]);
         },
+        Seq(_, n) {
+          if (n.flow && n.range && flowCuts.has(n.range[1]) && cur[n.range[0]] === '[') brackets.push(n.range[0]);
+        },
+        Map(_, n) {
+          if (n.flow && n.range && flowCuts.has(n.range[1]) && cur[n.range[0]] === '{') brackets.push(n.range[0]);
+        },
       });
-      for (const open of opens) padContinuations(cur, open, pads);
+      for (const open of opens) padContinuations(cur, open, closingQuote(cur, open), quotePads);
+      for (const open of brackets) padContinuations(cur, open, closingBracket(cur, open), flowPads);
     }
-    if (!pads.size) break;
-    const at = [...pads.keys()].sort((a, b) => a - b);
+    if (!quotePads.size && !flowPads.size) break;
+    const lc = textLineCounter(cur);
+    const roundPads = new Map<number, number>();
+    for (const [ls, n] of quotePads) {
+      roundPads.set(ls, n);
+      quoted.add(lc.linePos(ls).line);
+    }
+    for (const [ls, n] of flowPads) {
+      roundPads.set(ls, Math.max(n, roundPads.get(ls) ?? 0));
+      flow.add(lc.linePos(ls).line);
+    }
+    const at = [...roundPads.keys()].sort((a, b) => a - b);
     let out = '';
     let from = 0;
     for (const ls of at) {
-      out += cur.slice(from, ls) + ' '.repeat(pads.get(ls)!);
+      const n = roundPads.get(ls)!;
+      out += cur.slice(from, ls) + ' '.repeat(n);
       from = ls;
+      const line = lc.linePos(ls).line;
+      pads.set(line, (pads.get(line) ?? 0) + n);
     }
     out += cur.slice(from);
-    const lc = textLineCounter(cur);
-    for (const ls of at) lines.add(lc.linePos(ls).line);
     cur = out;
   }
-  return cur === text ? undefined : { text: cur, lines: [...lines].sort((a, b) => a - b) };
+  if (cur === text) return undefined;
+  const sorted = (s: Set<number> | Iterable<number>) => [...s].sort((a, b) => a - b);
+  return { text: cur, lines: sorted(pads.keys()), pads, quoted: sorted(quoted), flow: sorted(flow) };
 }
 
-/** Pads, in `pads` (line start: spaces), the lines of the quoted scalar opened at `open` that are indented less than its quote. */
-function padContinuations(cur: string, open: number, pads: Map<number, number>): void {
-  const close = closingQuote(cur, open);
+/**
+ * Pads, in `pads` (line start: spaces), the lines of the node opened at `open` (a quote or a
+ * bracket) and closed at `close` that are indented less than its opening character; nothing when
+ * it is not closed (-1) or a line within starts with a document marker.
+ */
+function padContinuations(cur: string, open: number, close: number, pads: Map<number, number>): void {
   if (close < 0) return;
   const want = open - (cur.lastIndexOf('\n', open - 1) + 1);
   const mine = new Map<number, number>();
@@ -401,7 +458,7 @@ function padContinuations(cur: string, open: number, pads: Map<number, number>):
     if (cur[ls + n] === '\n' || (cur[ls + n] === '\r' && cur[ls + n + 1] === '\n')) continue;
     if (n < want) mine.set(ls, want - n);
   }
-  for (const [ls, n] of mine) pads.set(ls, n);
+  for (const [ls, n] of mine) pads.set(ls, Math.max(n, pads.get(ls) ?? 0));
 }
 /** A line that starts with a document marker. */
 const DOC_MARKER_AT = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/;
@@ -421,6 +478,40 @@ function closingQuote(text: string, open: number): number {
     }
   }
   return end;
+}
+
+/**
+ * The offset of the bracket that closes the flow collection opened at `open` (`[` or `{`), read
+ * as a flow collection is read: quoted scalars (a quote after an indicator or at the start of an
+ * entry) and comments (`#` after white space) skipped, nested collections counted; -1 when none
+ * closes it.
+ */
+function closingBracket(text: string, open: number): number {
+  let depth = 0;
+  let prev = '';
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
+    if (c === '#' && /[ \t\r\n]/.test(text[i - 1])) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) return -1;
+      i = nl - 1;
+      continue;
+    }
+    if ((c === '"' || c === "'") && /^[[{,:?]$/.test(prev)) {
+      const end = closingQuote(text, i);
+      if (end < 0) return -1;
+      i = end;
+      prev = c;
+      continue;
+    }
+    if (c === '[' || c === '{') depth++;
+    else if (c === ']' || c === '}') {
+      if (--depth === 0) return i;
+    }
+    prev = c;
+  }
+  return -1;
 }
 
 /**

@@ -353,6 +353,94 @@ describe('quoted values continued on lines indented less than their key (go-yaml
   });
 });
 
+describe('flow collections continued at their key\'s column (go-yaml accepts them)', () => {
+  // Review round 30: helm/charts stable/minio 5.0.26 (vendored by mattermost-enterprise-edition)
+  // renders `command: [ "/bin/sh",` with its later items at the key's column; kubectl and helm
+  // install read it. The reviewer's reproducer 02 (01 plus another workload in the namespace).
+  const text = `apiVersion: v1
+kind: Service
+metadata:
+  name: minio
+  namespace: demo
+spec:
+  selector:
+    app: minio
+  ports:
+  - name: http
+    port: 9000
+    targetPort: 9000
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: minio
+  namespace: demo
+spec:
+  replicas: 1
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 100%
+      maxUnavailable: 0
+  selector:
+    matchLabels:
+      app: minio
+  template:
+    metadata:
+      labels:
+        app: minio
+    spec:
+      containers:
+        - name: minio
+          image: "minio/minio:RELEASE.2019-05-14T23-57-45Z"
+          command: [ "/bin/sh",
+          "-ce",
+          "/usr/bin/docker-entrypoint.sh minio server /export" ]
+          ports:
+            - name: http
+              containerPort: 9000
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: demo
+spec:
+  serviceName: db
+  replicas: 1
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: db
+          image: mysql:8
+`;
+  test('lint reads the Deployment (no input error, exit 0) and reports its findings at the file\'s columns', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'm.yaml'), text);
+    const r = kg(['lint', 'm.yaml', '--format', 'json'], d);
+    expect(r.code).toBe(0);
+    const out = json(r.stdout);
+    expect(out.errors).toEqual([]);
+    expect(out.summary.objects).toBe(3);
+    const findings = out.findings as unknown as Array<{ ruleId: string; object: { kind: string; name: string }; line: number; column: number }>;
+    expect(findings.map((f) => `${f.ruleId} ${f.object.kind}/${f.object.name} ${f.line}:${f.column}`).sort()).toEqual([
+      'prestop-missing Deployment/minio 35:11',
+      'readiness-probe-missing Deployment/minio 35:11',
+    ]);
+  });
+  test('--fix leaves the file as it is and says why', () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'm.yaml'), text);
+    const r = kg(['lint', 'm.yaml', '--fix', '--format', 'json'], d);
+    expect(fs.readFileSync(path.join(d, 'm.yaml'), 'utf8')).toBe(text);
+    expect(json(r.stdout).errors.map((e) => e.message)).toEqual([expect.stringMatching(/^--fix did not write this file: a flow collection \(\[…\] or \{…\}\) continues on lines 38, 39 indented no more than its key/)]);
+  });
+});
+
 describe('item 15: precise messages', () => {
   test('UTF-16 is called UTF-16, not binary', () => {
     const d = tmp();

@@ -1,5 +1,6 @@
-import { indentQuotedContinuations, parseText, withoutStacks } from '../../lib/model/parse';
-import { collectSources, decodeText } from '../../lib/model/sources';
+import { indentContinuations, parseText, withoutStacks } from '../../lib/model/parse';
+import { collectSources, decodeText, Source } from '../../lib/model/sources';
+import { parseSource } from '../../lib/engine/run';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -254,14 +255,14 @@ describe('sources', () => {
   });
 });
 
-describe('indentQuotedContinuations: quoted scalars as go-yaml reads them', () => {
+describe('indentContinuations: quoted scalars as go-yaml reads them', () => {
   // Values as libyaml reads them (PyYAML's safe_load of the same text; go-yaml is its port):
   // a folded line break, the white space that starts a continuation line dropped.
   const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n${data}`;
   test('continuation lines indented less than the key are read, with the values go-yaml gives', () => {
     const text = cm(`  a: "-Xms1g \\\n-Dfoo=bar  \n\n  -Dx=\\"y\\""\n  b: 'one\n two''s\nthree'\n  c: "p\n\t q"\n`);
     expect(parseText('x', text).errors[0].message).toMatch(/Missing closing "quote/);
-    const r = indentQuotedContinuations(text)!;
+    const r = indentContinuations(text)!;
     expect(r.lines).toEqual([7, 9, 11, 12, 14]);
     // Only white space is added, at the start of those lines: the same lines, the same other columns.
     expect(r.text.split('\n').map((l) => l.trimStart())).toEqual(text.split('\n').map((l) => l.trimStart()));
@@ -270,15 +271,68 @@ describe('indentQuotedContinuations: quoted scalars as go-yaml reads them', () =
     expect(p.objects[0].raw.data).toEqual({ a: '-Xms1g -Dfoo=bar\n-Dx="y"', b: "one two's three", c: 'p q' });
   });
   test('a file yaml reads as it is, or with a quote never closed, is left alone', () => {
-    expect(indentQuotedContinuations(cm('  a: "one\n    two"\n'))).toBeUndefined();
-    expect(indentQuotedContinuations(cm('  a: "one\ntwo\n'))).toBeUndefined();
+    expect(indentContinuations(cm('  a: "one\n    two"\n'))).toBeUndefined();
+    expect(indentContinuations(cm('  a: "one\ntwo\n'))).toBeUndefined();
   });
   test('a document marker inside the quotes ends the scalar in go-yaml too: no padding', () => {
-    expect(indentQuotedContinuations(cm('  a: "one\n---\ntwo"\n'))).toBeUndefined();
+    expect(indentContinuations(cm('  a: "one\n---\ntwo"\n'))).toBeUndefined();
   });
   test('CRLF line ends', () => {
     const text = cm('  a: "one\r\ntwo"\r\n').replace(/\n/g, '\r\n').replace(/\r\r/g, '\r');
-    const r = indentQuotedContinuations(text)!;
+    const r = indentContinuations(text)!;
     expect(parseText('x', r.text).objects[0].raw.data).toEqual({ a: 'one two' });
+  });
+});
+
+describe('indentContinuations: flow collections as go-yaml reads them', () => {
+  // Review round 30 (helm/charts stable/minio 5.0.26, vendored by mattermost-enterprise-edition):
+  // `command: [ "/bin/sh",` with its later items at the key's column. yaml refuses it (YAML 1.2);
+  // go-yaml tracks no indentation inside a flow collection. Oracle: kubectl 1.32 `label --local -f
+  // FILE x=y -o json` (sigs.k8s.io/yaml) on this very text, which gives the values below.
+  const cm = (meta: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n${meta}data:\n  m: |\n    ok\n`;
+  test('a flow sequence continued at its key\'s column is read, with positions of the file', () => {
+    const dep = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: minio\nspec:\n  template:\n    spec:\n      containers:\n        - name: minio\n          command: [ "/bin/sh",\n          "-ce",\n          "/usr/bin/docker-entrypoint.sh minio server /export" ]\n          ports:\n            - containerPort: 9000\n`;
+    expect(parseText('x', dep).errors[0].message).toMatch(/Flow sequence in block collection must be sufficiently indented/);
+    const r = indentContinuations(dep)!;
+    expect(r.lines).toEqual([11, 12]);
+    expect(r.flow).toEqual([11, 12]);
+    expect(r.quoted).toEqual([]);
+    expect([...r.pads]).toEqual([[11, 9], [12, 9]]);
+    expect(r.text.split('\n').map((l) => l.trimStart())).toEqual(dep.split('\n').map((l) => l.trimStart()));
+    const p = parseText('x', r.text);
+    expect(p.errors).toEqual([]);
+    const c = (p.objects[0].raw as unknown as { spec: { template: { spec: { containers: { command: unknown; ports: unknown }[] } } } }).spec.template.spec.containers[0];
+    expect(c.command).toEqual(['/bin/sh', '-ce', '/usr/bin/docker-entrypoint.sh minio server /export']);
+    expect(c.ports).toEqual([{ containerPort: 9000 }]);
+    // The lint's reading (parseSource) reports the padded lines at the file's columns, and marks
+    // the file unwritable for --fix.
+    const s = { file: 'x', text: dep } as Source;
+    const o = parseSource(s).objects[0];
+    const at = (pointer: string) => o.locate(`/spec/template/spec/containers/0/${pointer}`);
+    expect([at('command'), at('command/1'), at('command/2'), at('ports')]).toEqual([
+      { line: 10, column: 11 },
+      { line: 11, column: 11 },
+      { line: 12, column: 11 },
+      { line: 13, column: 11 },
+    ]);
+    expect(s.unwritable).toMatch(/^a flow collection \(\[…\] or \{…\}\) continues on lines 11, 12 indented no more than its key, which Kubernetes' YAML reader \(go-yaml\) accepts/);
+  });
+  test('flow mappings, lines at column 0, plain and quoted scalars folded across them', () => {
+    const text = cm('  labels: {a: b,\n  c: d}\n  annotations: {\nk1: "one\n two", k2: plain\ncontinued,\n k3: "[x, y,\nz]"}\n');
+    expect(parseText('x', text).errors[0].message).toMatch(/Flow map in block collection must be sufficiently indented/);
+    const r = indentContinuations(text)!;
+    const p = parseText('x', r.text);
+    expect(p.errors).toEqual([]);
+    expect(p.objects[0].raw.metadata).toEqual({ name: 'x', labels: { a: 'b', c: 'd' }, annotations: { k1: 'one two', k2: 'plain continued', k3: '[x, y, z]' } });
+    expect(p.objects[0].raw.data).toEqual({ m: 'ok\n' });
+  });
+  test('a flow collection never closed, or cut by a document marker, is left alone', () => {
+    expect(indentContinuations(cm('  labels: {a: b,\n  c: d\n'))).toBeUndefined();
+    expect(indentContinuations(cm('  labels: {a: b,\n---\n  c: d}\n'))).toBeUndefined();
+    // (A bracket inside quotes or a comment closes nothing.)
+    expect(indentContinuations(cm('  labels: {a: "}",  # }\n  c: d\n'))).toBeUndefined();
+  });
+  test('a file yaml reads as it is is left alone', () => {
+    expect(indentContinuations(cm('  labels: {a: b,\n    c: d}\n'))).toBeUndefined();
   });
 });
