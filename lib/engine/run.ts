@@ -68,8 +68,23 @@ export function parseSource(s: Source, decoded?: WeakMap<Document, K8sValue>, re
   const inferred = applySourceNamespace(s, p.objects);
   if (inferred) p.inferredNamespace = inferred;
   if (s.partial?.length) for (const o of p.objects) PARTIAL.add(o);
+  const unread = p.errors.filter((e) => UNREADABLE_DOCUMENT.test(e.message));
+  if (unread.length) {
+    const lines = unread.slice(0, 3).map((e) => e.line).join(', ') + (unread.length > 3 ? ', …' : '');
+    const where = unread.length === 1 ? `a document of this file could not be read (the input error at line ${lines})` : `${unread.length} documents of this file could not be read (the input errors at lines ${lines})`;
+    for (const o of p.objects) BESIDE_UNREADABLE.set(o, where);
+  }
   return p;
 }
+
+/**
+ * Objects of a file with documents that could not be read (a YAML syntax error), and which
+ * those are: what a rule finds missing (`absence`) may be in them (review round 30: the
+ * stable/minio Deployment dropped for a syntax error, its Service then said to match no pod).
+ */
+const BESIDE_UNREADABLE = new WeakMap<KObject, string>();
+/** The messages of a document parse.ts could not read at all (yamlErrorMessage; parseText). */
+const UNREADABLE_DOCUMENT = /^(?:YAML syntax error: |document nests too deeply to parse|cannot parse: )/;
 
 /** Objects of a chart rendered without some of its templates (Source.partial). */
 const PARTIAL = new WeakSet<KObject>();
@@ -453,10 +468,17 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, s
         report(r): boolean {
           // What seems missing may be in the templates that did not render.
           if (r.absence && PARTIAL.has(r.object)) return false;
-          const severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
+          let severity = applySetting(r.severity ?? rule.meta.defaultSeverity, setting);
+          let message = r.message;
+          // ... or in a document of its file that could not be read: said, at most as info.
+          const unread = r.absence ? BESIDE_UNREADABLE.get(r.object) : undefined;
+          if (unread) {
+            if (SEVERITY_RANK[severity] > SEVERITY_RANK.info) severity = 'info';
+            message = `${unread}, and what this finds missing may be there: ${message}`;
+          }
           if (reported) {
             // The same finding of an object that is in several worlds (a file without variants).
-            const key = `${rule.meta.id}\u0000${severity}\u0000${r.pointer}\u0000${r.message}`;
+            const key = `${rule.meta.id}\u0000${severity}\u0000${r.pointer}\u0000${message}`;
             let keys = reported.get(r.object);
             if (!keys) reported.set(r.object, (keys = new Set()));
             if (keys.has(key)) return false;
@@ -467,7 +489,7 @@ function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, s
           const f: Finding = {
             ruleId: rule.meta.id,
             severity,
-            message: r.message,
+            message,
             file: r.object.file,
             line: 0,
             column: 0,

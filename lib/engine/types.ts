@@ -45,7 +45,9 @@ export interface Report {
   /**
    * The finding concludes that something is missing from the linted set (no pod template for a
    * Service, no workload for a budget, no budget for a workload): not reported for an object of a
-   * Helm chart rendered without some of its templates (the missing thing may be in them).
+   * Helm chart rendered without some of its templates (the missing thing may be in them), and
+   * reported at most as info, saying why, for an object of a file with a document that could
+   * not be read (a YAML syntax error: the missing thing may be in it).
    */
   absence?: true;
 }

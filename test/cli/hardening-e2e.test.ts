@@ -432,6 +432,19 @@ spec:
       'readiness-probe-missing Deployment/minio 35:11',
     ]);
   });
+  test('a document that cannot be read: what the others find missing is info, and says why', () => {
+    // The same file with the flow sequence really broken (no comma, no closing bracket): the
+    // Deployment is not read, and the Service's "matches no pod template" may be wrong.
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'm.yaml'), text.replace('"-ce",', '"-ce"').replace('server /export" ]', 'server /export"'));
+    const r = kg(['lint', 'm.yaml', '--format', 'json'], d);
+    expect(r.code).toBe(2);
+    const out = json(r.stdout);
+    expect(out.errors.map((e) => `${e.line}:${e.column} ${e.message.slice(0, 17)}`)).toEqual(['38:11 YAML syntax error']);
+    const findings = out.findings as unknown as Array<{ ruleId: string; severity: string; message: string }>;
+    expect(findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['service-selector-ports info']);
+    expect(findings[0].message).toMatch(/^a document of this file could not be read \(the input error at line 38\), and what this finds missing may be there: Service\/minio: spec.selector \{app: minio\} matches no pod template/);
+  });
   test('--fix leaves the file as it is and says why', () => {
     const d = tmp();
     fs.writeFileSync(path.join(d, 'm.yaml'), text);
