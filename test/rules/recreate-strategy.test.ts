@@ -138,6 +138,21 @@ ruleTester(recreateStrategy, {
       ],
     },
     {
+      // Review round 30 (report p21 item 2): the nextcloud chart's prod values (3 replicas, RWX claim, Recreate). The
+      // image's entrypoint rsyncs the new release over the shared /var/www/html and runs occ upgrade at start.
+      name: 'Nextcloud under Recreate with 3 replicas: required, said as an info; under a RollingUpdate: warning; Nextcloud AIO is not matched',
+      yaml:
+        deploy({ replicas: 3, image: 'docker.io/library/nextcloud:34.0.1-apache' }) +
+        '---\n' +
+        deploy({ replicas: 2, service: false, image: 'lscr.io/linuxserver/nextcloud:31.0.0', strategy: '{type: RollingUpdate}' }).replace(/\b(web)\b/g, 'web1') +
+        '---\n' +
+        deploy({ replicas: 1, service: false, image: 'nextcloud/aio-nextcloud:latest', strategy: '{type: RollingUpdate}' }).replace(/\b(web)\b/g, 'web2'),
+      findings: [
+        { severity: 'info', object: 'Deployment/web', message: 'strategy Recreate with replicas 3 is required here: container "app" runs Nextcloud (the image upgrades the shared installation at start; catalog entry nextcloud)' },
+        { severity: 'warning', object: 'Deployment/web1', message: 'runs Nextcloud (the image upgrades the shared installation at start; catalog entry nextcloud), which must not run that way; use strategy.type: Recreate' },
+      ],
+    },
+    {
       // Review round 13: jitsi's JVB bridges bind hostPort 10000; the chart forces Recreate with it. A surge
       // pod needs a node that runs none of them, so the advice is one pod at a time.
       name: 'Recreate with 3 replicas that bind a host port: warning, advising maxSurge 0, maxUnavailable 1',
