@@ -679,21 +679,51 @@ function trinoWorker(c: ContainerView, readFile?: PeerRoutedReadFile): string | 
   return coordinator !== undefined && coordinator.toLowerCase() === 'false' ? f.where : undefined;
 }
 
+/** The Druid services whose callers dial the host:port each one announced (druidPeerRole). */
+const DRUID_PEER_ROLES = new Set(['historical', 'middleManager', 'indexer']);
+
+/**
+ * An Apache Druid data server: a Historical, a MiddleManager or an Indexer, named by the service
+ * argument of the image's entrypoint (apache/druid: ENTRYPOINT /druid.sh, whose first argument is
+ * the service it runs as `org.apache.druid.cli.Main server <service>`), of a druid.sh or
+ * run-druid(.sh) script in the command (the druid-operator's [/druid.sh or bin/run-druid.sh,
+ * nodeType], also inside a shell script), or of the Java main class itself. Each announces its
+ * host:port (druid.host, the pod IP by the image's DRUID_SET_HOST=1 default) through Druid's
+ * discovery (ZooKeeper or Kubernetes), and its callers dial that address: the Brokers query the
+ * Historicals and Indexers (BrokerServerView: a DirectDruidClient for server.getHost() of each
+ * announced data server), the Overlord assigns tasks to the MiddleManagers and Indexers
+ * (HttpRemoteTaskRunner, workers from DruidNodeDiscovery). A Service that selects them carries no
+ * client traffic (review round 30: asdf2014/druid-helm). The Broker, Router, Coordinator and
+ * Overlord stay judged: clients reach them through Services. Returns the service.
+ */
+function druidPeerRole(c: ContainerView): string | undefined {
+  const command = strings(c.raw.command);
+  const argv = [...command, ...strings(c.raw.args)];
+  if (command.length === 0 && /(^|\/)druid$/.test(imageRepo(c.image)) && DRUID_PEER_ROLES.has(argv[0] ?? '')) return argv[0];
+  const script = /(?:^|[\s/])(?:druid\.sh|run-druid(?:\.sh)?)\s+(historical|middleManager|indexer)(?=$|[\s;&|'"])/.exec(argv.join(' '));
+  if (script) return script[1];
+  const main = /\borg\.apache\.druid\.cli\.Main\s+server\s+(historical|middleManager|indexer)(?=$|[\s;&|'"])/.exec(argv.join(' '));
+  return main?.[1];
+}
+
 /** Reads a file as the container sees it (an absolute path): its text and where it comes from, or undefined when the input does not hold it. */
 export type PeerRoutedReadFile = (path: string) => { text: string; where: string } | undefined;
 
 /**
  * What a container runs that no client reaches through a Service, in words (`-target ingester`, `a
  * Flink TaskManager`); else undefined: the Loki, Mimir, Tempo and Cortex components of
- * PEER_ROUTED_TARGETS, Flink's TaskManagers, and Trino's workers (their config.properties read
- * through `readFile`). Their Services' ports carry no client traffic.
+ * PEER_ROUTED_TARGETS, Flink's TaskManagers, Trino's workers (their config.properties read
+ * through `readFile`) and Druid's Historicals, MiddleManagers and Indexers. Their Services' ports
+ * carry no client traffic.
  */
 export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): string | undefined {
   const targets = peerRoutedTargets(c);
   if (targets) return `-target ${targets.join(',')}`;
   if (flinkTaskManager(c)) return 'a Flink TaskManager';
   const trino = trinoWorker(c, readFile);
-  return trino ? `a Trino worker (coordinator=false in ${trino})` : undefined;
+  if (trino) return `a Trino worker (coordinator=false in ${trino})`;
+  const druid = druidPeerRole(c);
+  return druid ? `a Druid ${druid} (service argument "${druid}")` : undefined;
 }
 
 /** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */

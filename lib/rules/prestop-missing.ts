@@ -178,7 +178,12 @@ their clients they are stopping, and no endpoint removal is raced (Loki's querie
 tail API to its Service). Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
 \`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. Nor do
 Trino workers (the \`trinodb/trino\` image with \`coordinator=false\` in the \`/etc/trino/config.properties\` of a ConfigMap of
-the input): the coordinator sends tasks to the URI each worker announced to it. A Service
+the input): the coordinator sends tasks to the URI each worker announced to it. Nor do Druid's Historicals, MiddleManagers
+and Indexers (the service argument \`historical\`, \`middleManager\` or \`indexer\` of the \`apache/druid\` image's
+entrypoint, of a \`druid.sh\` or \`run-druid\` script, or of \`org.apache.druid.cli.Main server\`): the Brokers and the Overlord
+dial the host:port each one announced, and a preStop sleep only delays its unannouncement; what covers the window between
+the unannouncement and the stop is Druid's own \`druid.server.http.unannouncePropagationDelay\` (then
+\`druid.server.http.gracefulShutdownTimeout\` for the queries in flight; both \`PT0S\` by default). A Service
 port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffic to counts whatever it is named.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of

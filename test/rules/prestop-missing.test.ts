@@ -1709,3 +1709,58 @@ spec:
     expect(runRule(prestopMissing, trino({ image: 'example.com/acme/trino:480' }))).toHaveLength(1);
   });
 });
+
+// Review round 30 (report p24 item C, asdf2014/druid-helm): the Brokers query the Historicals, and the Overlord
+// assigns tasks to the MiddleManagers, at the host:port each announced through Druid's discovery (the pod IP), not
+// through the chart's Services. The Broker and the Router stay judged: clients reach them through Services.
+describe('prestop-missing: Druid data servers are reached by no Service client (graph.ts peerRouted)', () => {
+  const druid = (o: { image?: string; container?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: druid-historical}
+spec:
+  selector: {app: druid, component: historical}
+  ports: [{name: http, port: 8083, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: druid-historical}
+spec:
+  serviceName: druid-historical
+  replicas: 3
+  selector: {matchLabels: {app: druid, component: historical}}
+  template:
+    metadata: {labels: {app: druid, component: historical}}
+    spec:
+      containers:
+      - name: druid
+        image: ${o.image ?? 'apache/druid:37.0.0'}
+        ${o.container ?? 'args: [historical]'}
+        ports: [{name: http, containerPort: 8083}]
+        readinessProbe: {httpGet: {path: /status/health, port: 8083}}
+`;
+  test('a Historical, MiddleManager or Indexer by the image entrypoint\'s argument, a druid.sh or run-druid script, or the main class: no finding', () => {
+    for (const container of [
+      'args: [historical]',
+      'args: [middleManager]',
+      'args: [indexer]',
+      'command: [/druid.sh, historical]',
+      'command: [bin/run-druid.sh, middleManager]',
+      "command: [/bin/bash, -c]\n        args: ['/stackable/druid/bin/run-druid historical /stackable/rwconfig & wait']",
+      'command: [java, -cp, "conf:lib/*", org.apache.druid.cli.Main, server, historical]',
+    ]) {
+      expect([container, runRule(prestopMissing, druid({ container }))]).toEqual([container, []]);
+    }
+    expect(runRule(prestopMissing, druid({ image: 'docker.io/apache/druid:30.0.1' }))).toEqual([]);
+  });
+  test('a Broker or Router, another entrypoint, another image, or a role name that is not the service argument: still a warning', () => {
+    for (const [image, container] of [
+      ['apache/druid:37.0.0', 'args: [broker]'],
+      ['apache/druid:37.0.0', 'args: [router]'],
+      ['apache/druid:37.0.0', 'command: [/opt/custom-start.sh]\n        args: [historical]'],
+      ['example.com/acme/server:1', 'args: [historical]'],
+      ['apache/druid:37.0.0', 'args: [broker, --historical]'],
+    ]) {
+      expect([container, runRule(prestopMissing, druid({ image, container }))]).toEqual([container, [expect.objectContaining({ ruleId: 'prestop-missing' })]]);
+    }
+  });
+});
