@@ -1125,7 +1125,7 @@ export const NOT_EXPORTED: Record<string, string> = {
   'istio-proxy-drain':
     'every condition depends on the drain window (terminationDrainDuration, or MINIMUM_DRAIN_DURATION with EXIT_ON_ZERO_ACTIVE_CONNECTIONS) or the malformed-value checks of the proxy.istio.io/config annotation, a YAML or JSON document inside a string, which CEL cannot parse; with the annotation absent the defaults would apply, but the policy cannot tell an absent window from one it cannot read, and the default mode depends on istiod (param istioNativeDefault and the cluster version)',
   'surge-resource-deadlock': `${NEEDS_OTHERS}: HPA minReplicas decide the resolved surge; and the classification of extended resources (quantities, which the CEL subset used cannot compare)`,
-  'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration or APIService, the backing Service, workload and PDBs`,
+  'webhook-backend-availability': `${NEEDS_OTHERS}: the webhook configuration, APIService or CustomResourceDefinition, the backing Service, workload and PDBs`,
 };
 
 export interface AdmissionSupport {

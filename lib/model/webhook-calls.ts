@@ -2,14 +2,20 @@ import { ObjectGraph, ServiceView } from './graph';
 import { isObject, Json, JsonObject } from './types';
 import { get } from './workload';
 
-/** A call the API server makes to a Service: an admission webhook, or an aggregated API (APIService). */
+/**
+ * A call the API server makes to a Service: an admission webhook, an aggregated API (APIService), or
+ * the conversion webhook of a CustomResourceDefinition (crdConversionWebhook).
+ */
 export interface ApiServerCall {
-  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration' | 'APIService';
-  /** The configuration (or APIService) name. */
+  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration' | 'APIService' | 'CustomResourceDefinition';
+  /** The configuration (APIService, CustomResourceDefinition) name. */
   config: string;
-  /** The webhook's name (the APIService's name for an APIService). */
+  /** The webhook's name (the APIService's or the CustomResourceDefinition's name for those). */
   name: string;
-  /** The failurePolicy in effect (v1 defaults to Fail; the removed v1beta1 defaulted to Ignore); `Fail` for an APIService. */
+  /**
+   * The failurePolicy in effect (v1 defaults to Fail; the removed v1beta1 defaulted to Ignore); `Fail`
+   * for an APIService and a conversion webhook, which have none and always fail closed.
+   */
   failurePolicy: string;
   /** The Service port called (clientConfig.service.port or spec.service.port; 443 when unset). */
   port: number;
@@ -36,6 +42,28 @@ export function webhookServiceRef(hook: Json | undefined): (JsonObject & { url?:
   if (m[4] !== undefined) ref.path = m[4];
   ref.url = true;
   return ref;
+}
+
+/**
+ * The conversion webhook of a CustomResourceDefinition: with spec.conversion.strategy Webhook and
+ * more than one version (with one, nothing is ever converted), the API server calls it to convert
+ * every object it reads or writes in a version other than the one it is stored in (requests in
+ * another served version; objects still stored in an older version after the storage version
+ * changed), reads and watches included, and fails the request when the call fails: a conversion
+ * webhook has no failure policy (kubernetes/website custom-resource-definition-versioning.md,
+ * "Writing, reading, and updating versioned CustomResourceDefinition objects"). Its clientConfig
+ * (spec.conversion.webhook.clientConfig; spec.conversion.webhookClientConfig in the removed
+ * apiextensions.k8s.io/v1beta1), as an admission webhook's.
+ */
+export function crdConversionWebhook(crd: Json | undefined): { clientConfig: JsonObject; pointer: string } | undefined {
+  const conversion = get(crd, 'spec', 'conversion');
+  if (!isObject(conversion) || conversion.strategy !== 'Webhook') return undefined;
+  const versions = get(crd, 'spec', 'versions');
+  if (!Array.isArray(versions) || versions.filter(isObject).length < 2) return undefined;
+  const v1 = get(conversion, 'webhook', 'clientConfig');
+  if (isObject(v1)) return { clientConfig: v1, pointer: '/spec/conversion/webhook/clientConfig' };
+  const beta = conversion.webhookClientConfig;
+  return isObject(beta) ? { clientConfig: beta, pointer: '/spec/conversion/webhookClientConfig' } : undefined;
 }
 
 /** A failurePolicy that a Job of the input writes into a webhook configuration after it is applied. */
@@ -82,7 +110,7 @@ export function patchedFailurePolicy(graph: ObjectGraph, kind: string, config: s
   return graph.memo(patchedPolicies, graph, patchedPolicies).get(`${kind}/${config}`);
 }
 
-/** By `namespace/name` of the Service called: every call of the graph's webhook configurations and APIServices. */
+/** By `namespace/name` of the Service called: every call of the graph's webhook configurations, APIServices and CRD conversion webhooks. */
 function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
   const out = new Map<string, ApiServerCall[]>();
   const push = (key: string, call: ApiServerCall) => {
@@ -114,10 +142,15 @@ function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
     const svc = get(o.raw, 'spec', 'service');
     if (isObject(svc)) add(svc.namespace, svc.name, { kind: 'APIService', config: o.name, name: o.name, failurePolicy: 'Fail', port: portOf(svc) });
   }
+  for (const o of graph.ofKind('CustomResourceDefinition')) {
+    const conv = crdConversionWebhook(o.raw);
+    const svc = conv && webhookServiceRef({ clientConfig: conv.clientConfig });
+    if (svc) add(svc.namespace, svc.name, { kind: 'CustomResourceDefinition', config: o.name, name: o.name, failurePolicy: 'Fail', port: portOf(svc) });
+  }
   return out;
 }
 
-/** The calls the API server makes to this Service, from the webhook configurations and APIServices in the input. */
+/** The calls the API server makes to this Service, from the webhook configurations, APIServices and CRD conversion webhooks in the input. */
 export function apiServerCalls(graph: ObjectGraph, svc: ServiceView): readonly ApiServerCall[] {
   const all = graph.memo(callsByService, graph, callsByService);
   const ns = get(svc.obj.raw, 'metadata', 'namespace');

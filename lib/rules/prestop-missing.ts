@@ -193,9 +193,10 @@ that the \`kubegrace.dev/prestop-seconds\` hint says takes 0 s. Hooks whose dela
 other commands) are not judged. For a known program the advice is its own setting
 (\`--shutdown-grace-period=10\`, chart value \`controller.extraArgs.shutdown-grace-period\`).
 
-- **warning** by default (when the API server is the only caller of its Services, through admission webhooks or an
-  APIService, the message says so and what fails in the window: requests its fail-closed webhooks intercept are
-  rejected, objects are admitted unmutated or unchecked, the aggregated API answers errors);
+- **warning** by default (when the API server is the only caller of its Services, through admission webhooks, an
+  APIService or the conversion webhook of a CustomResourceDefinition, the message says so and what fails in the
+  window: requests its fail-closed webhooks intercept are rejected, objects are admitted unmutated or unchecked, the
+  aggregated API answers errors, reads and writes of custom resources that need a conversion fail);
 - **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
   (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
   \`cloud.google.com/load-balancer-neg-ready\`) or a Service selecting the pods with
@@ -490,7 +491,7 @@ function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload,
  */
 /**
  * When the API server is the only caller of every traffic Service (admission webhooks, aggregated
- * APIServices) on every client port: who calls, and what fails while a call is refused.
+ * APIServices, CRD conversion webhooks) on every client port: who calls, and what fails while a call is refused.
  */
 function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): { names: string; effect: string } | undefined {
   if (!traffic.length) return undefined;
@@ -503,13 +504,15 @@ function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[])
     if (s.ports.some((p) => !notClientPort(p) && (p.port === undefined || !called.has(p.port)))) return undefined;
     calls.push(...cs);
   }
-  const shown = [...new Set(calls.map((c) => (c.kind === 'APIService' ? `APIService ${c.name}` : c.name)))];
+  const shown = [...new Set(calls.map((c) => (c.kind === 'APIService' ? `APIService ${c.name}` : c.kind === 'CustomResourceDefinition' ? `the conversion webhook of CustomResourceDefinition ${c.name}` : c.name)))];
   const names = shown.length > 3 ? `${shown.slice(0, 2).join(', ')} and ${shown.length - 2} more` : shown.join(', ');
   const effects: string[] = [];
-  if (calls.some((c) => c.kind !== 'APIService' && c.failurePolicy === 'Fail')) effects.push('the requests its webhooks with failurePolicy: Fail intercept are rejected');
+  if (calls.some((c) => (c.kind === 'ValidatingWebhookConfiguration' || c.kind === 'MutatingWebhookConfiguration') && c.failurePolicy === 'Fail')) effects.push('the requests its webhooks with failurePolicy: Fail intercept are rejected');
   if (calls.some((c) => c.kind === 'MutatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated');
   if (calls.some((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked');
   if (calls.some((c) => c.kind === 'APIService')) effects.push('requests to its aggregated API fail (503)');
+  // (A conversion webhook has no failure policy: the request that needed the conversion fails.)
+  if (calls.some((c) => c.kind === 'CustomResourceDefinition')) effects.push('reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail');
   return { names, effect: effects.join('; ') };
 }
 

@@ -468,7 +468,7 @@ function listenEvidence(graph: ObjectGraph, s: ServiceView, sp: ServicePort, ws:
     }
   }
   const call = apiServerCalls(graph, s).find((c) => c.port === sp.port);
-  if (call) return { text: `the API server calls this port for ${call.kind === 'APIService' ? `APIService ${call.name}` : `webhook "${call.name}" (${call.kind}/${call.config})`}` };
+  if (call) return { text: `the API server calls this port for ${call.kind === 'APIService' ? `APIService ${call.name}` : call.kind === 'CustomResourceDefinition' ? `the conversion webhook of CustomResourceDefinition ${call.name}` : `webhook "${call.name}" (${call.kind}/${call.config})`}` };
   return undefined;
 }
 

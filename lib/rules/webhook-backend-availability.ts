@@ -6,7 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
-import { patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
+import { crdConversionWebhook, patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
 import { noLeaderElectionLock } from './rollout-util';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
@@ -353,6 +353,37 @@ function customResourcesOnly(hooks: JsonObject[]): string | undefined {
   return [...groups].join(', ');
 }
 
+/**
+ * The conversion webhook of a CustomResourceDefinition (webhook-calls.ts crdConversionWebhook): it has
+ * no failure policy, so while no backend is Ready every read and write of the resource that needs a
+ * conversion fails. It converts only that custom resource, so it is judged as a fail-closed admission
+ * webhook that matches only custom resources: an info (review round 30: kserve's llmisvc CRDs, whose
+ * one-replica controller serves the conversion of v1alpha1 and v1alpha2).
+ */
+function checkCrdConversion(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
+  const conv = crdConversionWebhook(o.raw);
+  if (!conv) return;
+  const ref = webhookServiceRef({ clientConfig: conv.clientConfig });
+  if (!ref || typeof ref.name !== 'string' || typeof ref.namespace !== 'string') return;
+  const svc = services.find(ref.namespace, ref.name);
+  if (!svc) return;
+  const backend = judgeBackend(ctx.graph, svc);
+  if (!backend || backend.reasons.length === 0) return;
+  const plural = get(o.raw, 'spec', 'names', 'plural');
+  const group = get(o.raw, 'spec', 'group');
+  const resource = typeof plural === 'string' && typeof group === 'string' ? `${plural} (${group})` : o.name;
+  const versions = (get(o.raw, 'spec', 'versions') as Json[]).filter(isObject);
+  const served = versions.filter((v) => v.served === true && typeof v.name === 'string').map((v) => v.name as string);
+  const storage = versions.find((v) => v.storage === true && typeof v.name === 'string')?.name;
+  const stored = typeof storage === 'string' ? `, stored as ${storage}` : '';
+  ctx.report({
+    object: o,
+    pointer: `${conv.pointer}/${ref.url ? 'url' : 'service'}`,
+    severity: 'info',
+    message: `the conversion webhook of CustomResourceDefinition ${o.name} (no failurePolicy: a conversion webhook always fails closed) calls Service ${ref.namespace}/${ref.name}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server fails every read and write of ${resource} that needs a conversion: requests in a served version other than the stored one (served ${served.length ? served.join(', ') : 'none'}${stored}), and any request for objects still stored in an older version (written before the storage version changed), lists and watches included. Fix: ${backend.fixes.join('; and ')}; it converts only custom resources (${typeof group === 'string' ? group : o.name}), so this is an info: only requests for those fail while no backend is Ready: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again`,
+  });
+}
+
 function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
   const svcRef = get(o.raw, 'spec', 'service');
   if (!isObject(svcRef) || typeof svcRef.name !== 'string' || typeof svcRef.namespace !== 'string') return; // local (built-in) API
@@ -382,7 +413,7 @@ export const webhookBackendAvailability: Rule = {
     spec: 'new (PDB-001 and ROLL-001 applied to admission backends)',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'a failurePolicy: Fail admission webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
+    description: 'a failurePolicy: Fail admission webhook, a CRD conversion webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
     doc: `An admission webhook with \`failurePolicy: Fail\` makes the API server reject every request it matches while the
 webhook cannot be reached; an aggregated APIService that has no Ready backend makes its API group \`Unavailable\`,
 which breaks discovery for everyone. When the backend is a single pod, or several pods that a drain may evict
@@ -408,6 +439,12 @@ even block the pods that would replace the ones the drain evicted.
   is no failure policy: an unavailable aggregated API always fails discovery for its group (kubectl errors,
   namespace deletion stuck with \`NamespaceDeletionDiscoveryFailure\`; for \`metrics.k8s.io\`, HPAs on CPU/memory and
   \`kubectl top\`).
+- \`CustomResourceDefinition\` with \`spec.conversion.strategy: Webhook\` and two or more versions, whose
+  \`spec.conversion.webhook.clientConfig\` (\`spec.conversion.webhookClientConfig\` in the removed \`v1beta1\`) calls an
+  in-cluster Service (or a \`url\` that names one). The API server calls it for every read and write of the resource
+  that needs a conversion: requests in a served version other than the stored one, and objects still stored in an
+  older version after the storage version changed, lists and watches included. There is no failure policy: such a
+  request fails while the webhook cannot be reached. Always an **info** (see below): it converts only custom resources.
 
 **The backend** is the Service named by namespace and name (a Service written without a namespace also matches by
 name) and the workloads its selector matches. Not judged when the Service or its pods are not in the set, or when a
@@ -462,7 +499,9 @@ groups of no built-in API: a dot and not \`*.k8s.io\`; no \`*\` group), such as 
 own CRDs: while no backend is Ready only writes of those resources fail (GitOps controllers and the operator's own
 reconcilers retry; a one-shot \`kubectl apply\` or \`helm upgrade\` fails: client-go retries only a 429 or 5xx with
 Retry-After), and nothing else in the cluster is blocked (volcano, cluster-api-operator,
-kanister, cert-manager's approver-policy; cert-manager's own webhook, whose resources its controller writes). Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).`,
+kanister, cert-manager's approver-policy; cert-manager's own webhook, whose resources its controller writes). So is the
+conversion webhook of a CustomResourceDefinition (kserve's llmisvc CRDs), which fails the requests for its resource
+that need a conversion, reads included. Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).`,
     fixable: false,
     references: [
       'https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks (and #failure-policy, #matching-requests-namespaceselector)',
@@ -475,9 +514,11 @@ kanister, cert-manager's approver-policy; cert-manager's own webhook, whose reso
   check(ctx) {
     const configs = [...ctx.graph.ofKind('ValidatingWebhookConfiguration'), ...ctx.graph.ofKind('MutatingWebhookConfiguration')];
     const apis = ctx.graph.ofKind('APIService');
-    if (!configs.length && !apis.length) return;
+    const crds = ctx.graph.ofKind('CustomResourceDefinition');
+    if (!configs.length && !apis.length && !crds.length) return;
     const services = new ServiceIndex(ctx.graph.services);
     for (const o of configs) checkWebhookConfig(ctx, services, o);
     for (const o of apis) checkApiService(ctx, services, o);
+    for (const o of crds) checkCrdConversion(ctx, services, o);
   },
 };

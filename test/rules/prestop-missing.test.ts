@@ -550,6 +550,30 @@ spec:
     })),
 
     {
+      // Review round 30 (report p23 item 4): kserve's llmisvc controller serves its CRDs' conversion webhook. A
+      // conversion webhook has no failure policy: beside validating webhooks that fail open, it is no longer the info.
+      name: 'a Service called only by the API server for a CRD conversion webhook (and a validating webhook that fails open): warning, saying what fails',
+      yaml: `${wl()}${webhookConfig({ failurePolicy: 'Ignore', port: 80 })}---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  conversion: {strategy: Webhook, webhook: {clientConfig: {service: {name: web, namespace: default, path: /convert, port: 80}}, conversionReviewVersions: [v1]}}
+  versions: [{name: v1alpha1, served: true, storage: false}, {name: v1, served: true, storage: true}]
+`,
+      findings: [
+        {
+          severity: 'warning',
+          pointer: POINTER,
+          message:
+            'its Service web is called only by the API server (check.example.com, the conversion webhook of CustomResourceDefinition widgets.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked; reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail. Add',
+        },
+      ],
+    },
+    {
       // metrics-server serves the metrics API to the API server: client traffic.
       name: 'a Service named metrics-server (not *-metrics) carries traffic; so does a port other than --metrics-bind-address\'s',
       yaml:

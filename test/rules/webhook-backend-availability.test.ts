@@ -90,6 +90,17 @@ spec:
   service: ${service}
 `;
 
+/** A CustomResourceDefinition converted by a webhook (kserve's llmisvc CRDs, review round 30). */
+const crd = (o: { conversion?: string; versions?: string } = {}) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: guards.guard.example.com}
+spec:
+  group: guard.example.com
+  names: {kind: Guard, plural: guards, singular: guard}
+  scope: Namespaced
+  conversion: ${o.conversion ?? '{strategy: Webhook, webhook: {clientConfig: {service: {namespace: guard, name: guard-webhook, path: /convert}}, conversionReviewVersions: [v1]}}'}
+  versions: ${o.versions ?? '[{name: v1alpha1, served: true, storage: false, schema: {openAPIV3Schema: {type: object}}}, {name: v1alpha2, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]'}
+`;
 const POD_RULES = '[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]';
 /** kube-webhook-certgen's patch Job as the ingress-nginx and kubevela charts run it (a post-install hook). */
 const patchJob = (args: string) => `---
@@ -138,6 +149,10 @@ ruleTester(webhookBackendAvailability, {
     { name: 'backend scaled to 0', yaml: hook() + backend({ replicas: 0 }) },
     { name: 'sideEffects and timeoutSeconds do not matter: HA backend stays clean', yaml: hook({ fields: '  timeoutSeconds: 30\n' }) + backend({ replicas: 2 }) + HA },
     { name: 'APIService without a service (a built-in group)', yaml: apiService('null') + backend({ replicas: 1 }) },
+    { name: 'CRD conversion webhook backed by replicas 2 with a PDB', yaml: crd() + backend({ replicas: 2 }) + HA },
+    { name: 'CRD with strategy None', yaml: crd({ conversion: '{strategy: None}' }) + backend({ replicas: 1 }) },
+    { name: 'CRD conversion webhook with a single version (nothing to convert)', yaml: crd({ versions: '[{name: v1, served: true, storage: true}]' }) + backend({ replicas: 1 }) },
+    { name: 'CRD conversion webhook on an outside url', yaml: crd({ conversion: '{strategy: Webhook, webhook: {clientConfig: {url: "https://convert.example.com/convert"}, conversionReviewVersions: [v1]}}' }) + backend({ replicas: 1 }) },
     { name: 'APIService backed by replicas 2 with a PDB (metrics-server HA)', yaml: apiService() + backend({ replicas: 2 }) + pdb('minAvailable: 1') },
     { name: 'APIService whose Service is not in the set', yaml: apiService() },
     { name: 'a webhook on default/kubernetes whose group has no APIService in the set', yaml: hook({ failurePolicy: 'Fail', clientConfig: '{service: {namespace: default, name: kubernetes, path: /apis/other.example.com/v1/checks}}' }) + '---\n' + apiService(undefined, 'admission.example.com') },
@@ -447,6 +462,26 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
         },
         { severity: 'warning', object: 'APIService/v1beta1.admission.example.com' },
       ],
+    },
+    {
+      // Review round 30 (report p23 item 4): kserve's llmisvc CRDs convert v1alpha1 <-> v1alpha2 through the
+      // one-replica llmisvc-controller-manager; a conversion webhook has no failurePolicy.
+      name: 'CRD conversion webhook backed by a single replica: info, like a fail-closed webhook on custom resources only',
+      yaml: crd() + backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'info',
+          object: 'CustomResourceDefinition/guards.guard.example.com',
+          pointer: '/spec/conversion/webhook/clientConfig/service',
+          message:
+            'the conversion webhook of CustomResourceDefinition guards.guard.example.com (no failurePolicy: a conversion webhook always fails closed) calls Service guard/guard-webhook, backed by Deployment/guard replicas 1: a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready. While no backend is Ready the API server fails every read and write of guards (guard.example.com) that needs a conversion: requests in a served version other than the stored one (served v1alpha1, v1alpha2, stored as v1alpha2), and any request for objects still stored in an older version (written before the storage version changed), lists and watches included. Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1); it converts only custom resources (guard.example.com), so this is an info: only requests for those fail while no backend is Ready: GitOps controllers and the operator\'s own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again',
+        },
+      ],
+    },
+    {
+      name: 'CRD conversion webhook by a cluster DNS url (apiextensions v1beta1 webhookClientConfig), 2 replicas without a PDB',
+      yaml: crd({ conversion: '{strategy: Webhook, webhookClientConfig: {url: "https://guard-webhook.guard.svc:443/convert"}}' }).replace('apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1') + backend({ replicas: 2 }),
+      findings: [{ severity: 'info', pointer: '/spec/conversion/webhookClientConfig/url', message: /backed by Deployment\/guard replicas 2: no PodDisruptionBudget selects Deployment\/guard/ }],
     },
     {
       name: 'APIService of another group, replicas 2 without a PDB',
