@@ -125,6 +125,21 @@ const ONLY = '^(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*;?$';
 const FIRST = '^(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*(?:;|&&)';
 /** lib/timeline/prestop.ts LAST_SLEEP: a script that ends with a sleep after other commands. */
 const LAST = '(?:;|&&)\\s*(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s+(\\S+?)\\s*;?$';
+/** lib/timeline/prestop.ts CONTINUED_LINE: a script line after which the command goes on. */
+const CONTINUED_LINE = '(?:&&|\\|[|&]?|\\\\)[ \\t\\r]*$';
+
+/**
+ * lib/timeline/prestop.ts shellNewlines of the script `s`: each newline `;`, or a space after a
+ * CONTINUED_LINE (every line gets its separator, and the last one's is cut off).
+ */
+function shellNewlines(s: string): string {
+  return bind(`${s}.split('\\n').map(ln, ln.matches(${str(CONTINUED_LINE)}) ? ln + ' ' : ln + ';').join('')`, 'nl', 'nl.substring(0, size(nl) - 1)');
+}
+
+/** lib/timeline/prestop.ts unquote: a sleep argument of a script without one pair of matching quotes. */
+function unquote(s: string): string {
+  return bind(s, 'uq', `size(uq) >= 2 && (uq.startsWith("'") || uq.startsWith('"')) && uq.endsWith(uq.substring(0, 1)) ? uq.substring(1, size(uq) - 1) : uq`);
+}
 
 /** Raised when a policy parameter cannot be expressed in CEL; the message says which and why. */
 export class ExportError extends Error {}
@@ -373,14 +388,15 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
   const waitVal = wait === '-2.0' ? wait : waitPatterns.length ? bind("cmd.join(' ').trim()", 'jn', wait) : wait;
   const lastTok = 'tk[size(tk) - 1]';
   const onlyArg = `(${lastTok} == ';' && size(tk) > 1 ? tk[size(tk) - 2] : ${lastTok}.endsWith(';') ? ${lastTok}.substring(0, size(${lastTok}) - 1) : ${lastTok})`;
-  const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
-  const firstVal = `(sc.matches(${str(FIRST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds("tk[1].split(';')[0].split('&&')[0]"))} : -2.0)`;
-  const lastVal = `(sc.matches(${str(LAST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(onlyArg))} : -2.0)`;
+  // (A quoted sleep argument of a script, `sleep '30'`: unquote; review round 30.)
+  const onlyVal = `(sc.matches(${str(ONLY)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(unquote(onlyArg)))} : -2.0)`;
+  const firstVal = `(sc.matches(${str(FIRST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(unquote("tk[1].split(';')[0].split('&&')[0]")))} : -2.0)`;
+  const lastVal = `(sc.matches(${str(LAST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(unquote(onlyArg)))} : -2.0)`;
   // A trailing sleep after a catalog program with a known delay: the program's (classifyPreStop).
   const known = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
   const afterLast = known === '-2.0' ? 'lv' : bind(known, 'kv', 'kv >= 0.0 ? kv : lv');
   const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? ${afterLast} : ${waitVal}`)}`)}`);
-  const shell = bind('cmd[2].trim()', 'sc', shellBody);
+  const shell = bind(shellNewlines('cmd[2].trim()'), 'sc', shellBody);
   const exec = bind(
     'h.exec.command',
     'cmd',

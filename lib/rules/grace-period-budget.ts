@@ -57,7 +57,8 @@ the node drains in flight, each bounded by \`NODE_TERMINATION_GRACE_PERIOD\`, de
 \`KEDA_HTTP_DRAIN_TIMEOUT\`), whose source the message names (the default is an assumption; \`prestop-missing\`
 reports the missing hook). A shell hook that sleeps first
 (\`sleep 5 && nginx -s quit\`) or last (\`wget .../healthcheck/fail; sleep 25\`, Gloo's gateway-proxy) lasts at least
-that sleep, a lower bound that is judged. A hook that runs a
+that sleep, a lower bound that is judged (a newline separates commands as \`;\` does, and the sleep's argument may be
+quoted: Seldon Core v2's Envoy hook, \`echo ... > /dev/tcp/localhost/9901\` then \`sleep '30'\` on its own line). A hook that runs a
 program of unknown duration (an exec other than those sleeps, an httpGet) is judged only when
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
 the declared duration also wins over a recognised wait command or a sleep followed by more work. An httpGet

@@ -64,6 +64,40 @@ function durationOf(s: string): number | undefined {
   return parseSleepArg(s) ?? parseGoDuration(s);
 }
 
+/** A script line after which the command goes on: it ends with `&&`, `||`, `|`, `|&` or a backslash (lib/admission/cel.ts uses the same pattern). */
+export const CONTINUED_LINE = /(?:&&|\|[|&]?|\\)[ \t\r]*$/;
+
+/**
+ * A `sh -c` script with its newlines read as the shell reads them (review round 30: Seldon Core v2's
+ * Envoy hook, `echo ... > /dev/tcp/localhost/9901` newline `sleep '30'`). A newline ends a command
+ * like `;` (GNU bash manual, Lists of Commands,
+ * https://www.gnu.org/software/bash/manual/html_node/Lists.html: "A sequence of one or more newlines
+ * may appear in a list to delimit commands, equivalent to a semicolon"; POSIX's grammar reads a
+ * `newline_list` as a `separator`), so it becomes `;`; after `&&`, `||`, `|` or a backslash
+ * (CONTINUED_LINE) the command goes on, and it becomes a space. A lone `&` runs the command in the
+ * background and the next one starts: `;` too. Then the script's patterns (LAST_SLEEP etc.) read
+ * `a` newline `sleep 30` as `a;sleep 30`. Quotes are not tracked: a newline inside a quoted argument
+ * becomes `;` too, which leaves a quote in what follows and so reads no sleep there (the admission policy,
+ * lib/admission/cel.ts, reads the script the same way, line by line).
+ */
+export function shellNewlines(script: string): string {
+  const lines = script.split('\n');
+  return lines.map((l, i) => (i === lines.length - 1 ? l : l + (CONTINUED_LINE.test(l) ? ' ' : ';'))).join('');
+}
+
+/**
+ * A sleep argument of a shell script with one pair of matching quotes removed (`sleep '30'`,
+ * `sleep "30"`: quote removal, POSIX 2.6.7, hands sleep the bare word). Only for scripts: an exec
+ * argument `'30'` reaches sleep with its quotes and fails.
+ */
+function unquote(s: string): string {
+  return s.length >= 2 && (s[0] === "'" || s[0] === '"') && s[s.length - 1] === s[0] ? s.slice(1, -1) : s;
+}
+
+function scriptDurationOf(s: string): number | undefined {
+  return durationOf(unquote(s));
+}
+
 /**
  * Classifies a preStop handler (the value of `lifecycle.preStop`). `container`, when given, lets
  * catalog programs match on the image and read their delay from the container's flags.
@@ -87,15 +121,16 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
   }
   // ["sh", "-c", "sleep N"], also "exec sleep N" and a trailing ";"
   if (command.length === 3 && SHELL.test(command[0]) && command[1] === '-c') {
-    const script = command[2].trim();
+    // (Newlines as the shell reads them, and a quoted sleep argument: review round 30.)
+    const script = shellNewlines(command[2].trim());
     const only = /^(?:exec\s+)?(?:\/usr)?(?:\/bin\/)?sleep\s+(\S+?)\s*;?$/.exec(script);
     if (only) {
-      const s = durationOf(only[1]);
+      const s = scriptDurationOf(only[1]);
       if (s !== undefined) return { kind: 'exec-sleep', seconds: s, command };
     }
     const first = /^(?:\/usr)?(?:\/bin\/)?sleep\s+(\S+?)\s*(?:;|&&)/.exec(script);
     if (first) {
-      const s = durationOf(first[1]);
+      const s = scriptDurationOf(first[1]);
       if (s !== undefined) return { kind: 'exec-sleep-then', seconds: s, command };
     }
     // (Review round 12: Gloo's gracefulShutdown hook, `wget --post-data "" .../healthcheck/fail; sleep 25`.)
@@ -104,7 +139,7 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
     // sleep only delays SIGTERM to a server that has stopped accepting.
     const last = LAST_SLEEP.exec(script);
     if (last) {
-      const s = durationOf(last[1]);
+      const s = scriptDurationOf(last[1]);
       if (s !== undefined) return knownProgram(handler, command, container, true) ?? { kind: 'exec-then-sleep', seconds: s, command };
     }
   }

@@ -100,6 +100,17 @@ ruleTester(gracePeriodBudget, {
       findings: [{ severity: 'error', message: 'container "app": preStop delay 25s >= terminationGracePeriodSeconds (20s)' }],
     },
     {
+      // (Review round 30: Seldon Core v2's Envoy hook, SeldonConfig seldon-envoy: the sleep on its own
+      // line with a quoted argument; a newline ends a command like ';'.)
+      name: 'a script whose last line is a quoted sleep lasts at least that sleep: 30s >= grace 20s',
+      yaml: deploy(
+        `      terminationGracePeriodSeconds: 20\n${container(
+          '        lifecycle: {preStop: {exec: {command: [/bin/sh, -c, "echo -ne \\"POST /healthcheck/fail HTTP/1.1\\\\r\\\\n\\\\r\\\\n\\" > /dev/tcp/localhost/9901\\nsleep \'30\'\\n"]}}}\n',
+        )}`,
+      ),
+      findings: [{ severity: 'error', message: 'container "app": preStop delay 30s >= terminationGracePeriodSeconds (20s)' }],
+    },
+    {
       // (Review round 12: the hint stands in place of a preStop delay for prestop-missing, so the budget counts it.)
       name: 'the serves-after-sigterm hint counts like a program\'s own time serving after SIGTERM: 45s + drain 10s > grace 30s',
       yaml: deploy(`      terminationGracePeriodSeconds: 30\n${container('')}`, '"kubegrace.dev/serves-after-sigterm-seconds": "45"'),

@@ -26,6 +26,27 @@ describe('preStop classification', () => {
     [{ exec: { command: ['/bin/sh', '-c', 'kill -USR1 $(pidof haproxy); sleep 15'] } }, 'exec-known', 0],
     // (A sleep before the program is the delay it needs.)
     [{ exec: { command: ['sh', '-c', 'sleep 10; nginx -s quit; sleep 5'] } }, 'exec-sleep-then', 10],
+    // (Review round 30: a newline ends a command like ';', and a script's sleep argument may be
+    // quoted. Seldon Core v2's Envoy hook, SeldonConfig seldon-envoy:)
+    [{ exec: { command: ['/bin/sh', '-c', 'echo -ne "POST /healthcheck/fail HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n" > /dev/tcp/localhost/9901\nsleep \'30\'\n'] } }, 'exec-then-sleep', 30],
+    [{ exec: { command: ['sh', '-c', 'sleep "20"'] } }, 'exec-sleep', 20],
+    [{ exec: { command: ['sh', '-c', "exec sleep '15s';"] } }, 'exec-sleep', 15],
+    [{ exec: { command: ['sh', '-c', 'curl -X POST localhost:9901/drain_listeners &&\n  sleep 25'] } }, 'exec-then-sleep', 25],
+    [{ exec: { command: ['sh', '-c', 'touch /tmp/draining\r\n\n  sleep 12'] } }, 'exec-then-sleep', 12],
+    [{ exec: { command: ['sh', '-c', '/app/drain &\nsleep 12'] } }, 'exec-then-sleep', 12],
+    // (A sleep followed by more work stays a lower bound, on its own line too.)
+    [{ exec: { command: ['sh', '-c', "sleep '10'\n/app/drain"] } }, 'exec-sleep-then', 10],
+    // Near misses: a sleep that runs only when the command fails, a continued line (arguments of
+    // the command before), `sleep` and its argument on two lines, a newline inside quotes, a
+    // half-quoted argument, and an exec without a shell (sleep gets the quotes).
+    [{ exec: { command: ['sh', '-c', 'curl -X POST localhost:9901/drain_listeners ||\nsleep 25'] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', 'curl -X POST localhost:9901/drain_listeners | \nsleep 25'] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', 'echo draining \\\nsleep 25'] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', 'sleep\n25'] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', 'echo "done\nsleep 25"'] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', "echo bye; sleep '25"] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sh', '-c', 'echo bye; sleep "25\''] } }, 'exec-other', undefined],
+    [{ exec: { command: ['sleep', "'25'"] } }, 'exec-other', undefined],
     [{ exec: { command: ['teleport', 'wait', 'duration', '30s'] } }, 'exec-wait', 30],
     [{ exec: { command: ['/usr/local/bin/teleport', 'wait', 'duration', '1m30s'] } }, 'exec-wait', 90],
     [{ exec: { command: ['/wait-shutdown'] } }, 'exec-other', undefined],
