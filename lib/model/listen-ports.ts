@@ -1,4 +1,4 @@
-import { Json } from './types';
+import { isObject, Json } from './types';
 import { ContainerView } from './workload';
 
 /**
@@ -18,8 +18,8 @@ import { ContainerView } from './workload';
  *
  * Not counted, as they name a port the container connects to rather than one it serves: a loopback
  * host (`127.0.0.1:8080`, `localhost:8080`: a Service cannot reach a listener bound there, and an
- * address there is how a helper reaches the app beside it), another host name (`postgres:5432`), a
- * URL (`http://app:8080`), and names
+ * address there is how a helper reaches the app beside it), another host name (`postgres:5432`, or
+ * as a pair of env vars `DB_HOST=postgres`, `DB_PORT=5432`: dialedPort), a URL (`http://app:8080`), and names
  * that say so: `upstream`, `backend`, `target`, `remote`, `client`, `dial`, `connect`, `forward`, `app`
  * (a sidecar's `--app-port 8080`, Dapr's form, names the app's port beside it), or another
  * container's name of the pod (`REDIS_PORT=6379` in the app beside a `redis` container). These err
@@ -57,10 +57,42 @@ export function namedListenPort(c: ContainerView, port: number, others: readonly
     const value = (e as { value?: Json })?.value;
     if (typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) continue;
     const v = String(value).trim();
-    if (((v === n && !addressOnly) || hostPort(v) === port) && !clientName(name)) return `env ${name}=${v}`;
+    if (v === n && !addressOnly && !clientName(name) && !dialedPort(name, env)) return `env ${name}=${v}`;
+    if (hostPort(v) === port && !clientName(name)) return `env ${name}=${v}`;
   }
   return undefined;
 }
+
+/**
+ * Whether env `name` is the port half of a host/port pair the container dials: `<P>_PORT` (or
+ * `<P>PORT`) beside `<P>_HOST`, `_HOSTNAME`, `_ADDR`, `_ADDRESS`, `_SERVER` or `_SERVICE_HOST` (the
+ * same separator) whose value names another host (review round 30: Seldon Core v2's agent has
+ * SELDON_SCHEDULER_HOST=seldon-scheduler and SELDON_SCHEDULER_PORT=9005, the scheduler it connects
+ * to, SeldonIO/seldon-core scheduler/cmd/agent/cli/cli.go: flags scheduler-host and scheduler-port;
+ * likewise DB_HOST/DB_PORT, REDIS_HOST/REDIS_PORT). Like `postgres:5432` written as one address.
+ * Not when the host is where a server binds: empty, a wildcard (`0.0.0.0`, `::`, `*`), loopback, or a
+ * variable or field reference (`$(POD_IP)`, fieldRef status.podIP). A host from a Secret or ConfigMap
+ * counts as another host (connection settings are what those usually carry). A bare `PORT` has no
+ * pair.
+ */
+function dialedPort(name: string, env: readonly Json[]): boolean {
+  const m = /^(.*[A-Za-z0-9])(_?)PORT$/i.exec(name);
+  if (!m) return false;
+  const [, prefix, sep] = m;
+  const hostNames = HOST_SUFFIXES.map((h) => `${prefix}${sep}${h}`.toUpperCase());
+  return env.some((e) => {
+    if (!isObject(e) || typeof e.name !== 'string' || !hostNames.includes(e.name.toUpperCase())) return false;
+    if (typeof e.value === 'string') return !LOCAL_HOST.test(e.value.trim());
+    const from = e.valueFrom;
+    return isObject(from) && (from.secretKeyRef !== undefined || from.configMapKeyRef !== undefined);
+  });
+}
+
+/** The host halves of a host/port pair (dialedPort). */
+const HOST_SUFFIXES = ['HOST', 'HOSTNAME', 'ADDR', 'ADDRESS', 'SERVER', 'SERVICE_HOST'];
+
+/** A host a server binds to (dialedPort): empty, a wildcard, loopback, or a reference resolved in the pod (`$(POD_IP)`). */
+const LOCAL_HOST = /^(|0\.0\.0\.0|::|\[::\]|\*|localhost|127(?:\.[0-9]{1,3}){3}|::1|\[::1\]|\$\([A-Za-z0-9_]+\)|\$\{[A-Za-z0-9_]+\})$/i;
 
 /** Names of a port the container connects to, not one it serves (as a part of the name). */
 const CLIENT_WORDS = /(^|[-_.])(upstream|backend|target|remote|client|dial|connect|forward|app|application|ingress|egress)($|[-_.])/i;

@@ -187,7 +187,8 @@ export const serviceSelectorPorts: Rule = {
   is what is wrong, and naming the port would leave it without endpoints (ESS's LiveKit UDP mux declared as TCP).
   **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
   args name it as a listen port or address (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
-  \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`), or the API server calls that Service port
+  \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`; not a \`<P>_PORT\` beside a \`<P>_HOST\` or
+  \`<P>_ADDR\` naming another host, the server it dials, as Seldon Core v2's agent's \`SELDON_SCHEDULER_PORT\`), or the API server calls that Service port
   for an admission webhook or an aggregated API (Gloo's validation webhook on 8443).
 - **warning:** the selector matches the pods of several workloads: the Service mixes their endpoints, also during a
   rollout of either (deployment.md §Selector); with a Job's or CronJob's pods, while those run (they are endpoints until

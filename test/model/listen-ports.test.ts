@@ -40,8 +40,25 @@ describe('namedListenPort: a container whose own configuration names a port it l
     // Another container's name: the app's REDIS_PORT beside a redis container.
     expect(named({ env: [{ name: 'REDIS_PORT', value: '6379' }] }, 6379, ['redis'])).toBeUndefined();
     expect(named({ env: [{ name: 'REDIS_PORT', value: '6379' }] }, 6379)).toBe('env REDIS_PORT=6379');
+    // A port beside the host it goes with names a server the container dials (review round 30:
+    // Seldon Core v2's agent, SELDON_SCHEDULER_HOST=seldon-scheduler, SELDON_SCHEDULER_PORT=9005).
+    const pair = (host: JsonObject, portName = 'SELDON_SCHEDULER_PORT') => named({ env: [host, { name: portName, value: '9005' }] }, 9005);
+    expect(pair({ name: 'SELDON_SCHEDULER_HOST', value: 'seldon-scheduler' })).toBeUndefined();
+    for (const h of ['SELDON_SCHEDULER_ADDR', 'SELDON_SCHEDULER_ADDRESS', 'seldon_scheduler_server', 'SELDON_SCHEDULER_HOSTNAME']) expect(pair({ name: h, value: 'scheduler.seldon.svc' })).toBeUndefined();
+    expect(pair({ name: 'DBHOST', value: '10.1.2.3' }, 'DBPORT')).toBeUndefined();
+    expect(pair({ name: 'DB_HOST', valueFrom: { secretKeyRef: { name: 'db', key: 'host' } } }, 'DB_PORT')).toBeUndefined();
     // A value from a Secret or ConfigMap is not read.
     expect(named({ env: [{ name: 'PORT', valueFrom: { configMapKeyRef: { name: 'c', key: 'port' } } }] })).toBeUndefined();
+  });
+  test('a port beside a host a server binds to (or of another prefix, or a bare PORT) still counts', () => {
+    const pair = (host: JsonObject, portName = 'GRPC_PORT') => named({ env: [host, { name: portName, value: '9005' }] }, 9005);
+    for (const v of ['', '0.0.0.0', '::', '[::]', '*', 'localhost', '127.0.0.1', '$(POD_IP)', '${POD_IP}']) expect(pair({ name: 'GRPC_HOST', value: v })).toBe('env GRPC_PORT=9005');
+    expect(pair({ name: 'GRPC_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } })).toBe('env GRPC_PORT=9005');
+    expect(pair({ name: 'GRPC_HOST', value: 'seldon-scheduler' }, 'HTTP_PORT')).toBe('env HTTP_PORT=9005');
+    expect(pair({ name: 'GRPCHOST', value: 'seldon-scheduler' })).toBe('env GRPC_PORT=9005');
+    expect(pair({ name: 'HOST', value: 'example.com' }, 'PORT')).toBe('env PORT=9005');
+    // A listen address is read as before, beside any host.
+    expect(named({ env: [{ name: 'GRPC_HOST', value: 'scheduler' }, { name: 'GRPC_PORT', value: ':9005' }] }, 9005)).toBe('env GRPC_PORT=:9005');
   });
   // Review round 15 (Tyk's operator: TYK_HTTP_INGRESS_PORT=8080 is the gateway's port, --metrics-bind-address=:8080 its own).
   test('the args are read before the env: the evidence cited is how the program is run', () => {

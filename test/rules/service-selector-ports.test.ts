@@ -540,6 +540,21 @@ data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
       ],
     },
     {
+      // (Review round 30: Seldon Core v2's agent dials the scheduler at SELDON_SCHEDULER_HOST:SELDON_SCHEDULER_PORT;
+      // the operator's per-server Service port "agent" 9005 is a stale copy of the scheduler's.)
+      name: 'numeric targetPort not declared, and the env names it only as the port of a host the container dials: warning',
+      yaml:
+        wl().replace('image: web:1', 'image: web:1, env: [{name: SELDON_SCHEDULER_HOST, value: seldon-scheduler}, {name: SELDON_SCHEDULER_PORT, value: "9005"}]') +
+        svc({ ports: '[{name: http, port: 80, targetPort: http}, {name: agent, port: 9005, targetPort: 9005}]' }),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: '/spec/ports/1/targetPort',
+          message: /targetPort 9005\/TCP is not declared by any container of Deployment\/web \(they declare http 8080\/TCP\): it works only if the app listens there anyway/,
+        },
+      ],
+    },
+    {
       // (Review round 12: Gloo's validation webhook on 8443, which its chart does not declare.)
       name: 'numeric targetPort not declared, but the API server calls that Service port for a webhook: info, declare it',
       yaml:
