@@ -784,6 +784,15 @@ export function notClientPort(sp: ServicePort, containerPortName?: string, progr
  */
 export const OPERATOR_PORT = /(^|[-_])(diag|diagnostics|health|healthz|admin|debug|pprof|profiling|probe|probes|readiness|liveness|stat|stats|status)($|[-_])/i;
 
+/**
+ * A Service named for operators: `<name>-admin`, `-diag`, `-diagnostics`, `-debug`, `-pprof` or
+ * `-profiling` (emissary-ingress's `emissary-admin`, its diagnostics and snapshot ports, scraped by
+ * the chart's ServiceMonitor: review round 30). The words of OPERATOR_PORT that name an interface
+ * for people and tools, not a check another system acts on (health, readiness, status: a load
+ * balancer may probe those).
+ */
+export const OPERATOR_SERVICE_NAME = /(^|-)(admin|diag|diagnostics|debug|pprof|profiling)$/;
+
 /** The declared TCP ports of a container that suggest client traffic (not metrics/operator ports). */
 export function trafficEvidencePorts(c: ContainerView): ContainerPort[] {
   return c.ports.filter((p) => p.protocol === 'TCP' && !(p.name !== undefined && (METRICS_PORT.test(p.name) || OPERATOR_PORT.test(p.name))));

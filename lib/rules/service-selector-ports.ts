@@ -1,5 +1,5 @@
 import { Rule, RuleContext } from '../engine/types';
-import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, ServicePort, ServiceView } from '../model/graph';
+import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, OPERATOR_SERVICE_NAME, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
 import { helmAnnotationList, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
@@ -182,7 +182,10 @@ export const serviceSelectorPorts: Rule = {
   itself, such as neo4j's discovery and raft ports 5000 and 7000 or RabbitMQ's 25672, which its charts do not declare).
   **info** on a Service port named for metrics, operators or peers (\`metrics\`, \`http-metrics\`, \`diag\`, gossip
   names): a wrong number there costs scrapes, not client traffic, and the advice never points it at a serving port
-  (jspolicy's \`metrics\` on controller-runtime's undeclared :8080).
+  (jspolicy's \`metrics\` on controller-runtime's undeclared :8080), and on any port of a Service named for operators
+  (\`<name>-admin\`, \`-diag\`, \`-diagnostics\`, \`-debug\`, \`-pprof\`, \`-profiling\`) that no Ingress or route uses
+  and the API server does not call (emissary-ingress's \`emissary-admin\`: port 8005, Emissary's snapshot server, which
+  the container does not declare).
   **info** when a container declares the number with another protocol: the traffic is routed anyway, the declaration
   is what is wrong, and naming the port would leave it without endpoints (ESS's LiveKit UDP mux declared as TCP).
   **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
@@ -380,7 +383,10 @@ spec:
         // A port for scrapes, operators or peers by its name (jspolicy's "metrics" on controller-runtime's
         // undeclared :8080; review round 17): a wrong number costs scrapes, not client traffic, and the
         // declared ports are the app's, which a scrape must not be pointed at.
-        const aside = !listens && !s.headless && notClientPort(sp);
+        // Or on a Service named for operators (emissary-admin's undeclared 8005, Emissary's snapshot
+        // server, beside its admin port; review round 30), unless a route or the API server uses it.
+        const asideByName = !listens && !s.headless && !notClientPort(sp) && operatorService(ctx.graph, s);
+        const aside = (!listens && !s.headless && notClientPort(sp)) || asideByName;
         // The number is declared with another protocol (ESS's LiveKit: containerPort 30002/TCP for its UDP
         // mux, which the Service sends as UDP; review round 18): traffic reaches the port either way, the
         // declaration is what is wrong, and naming the port would leave it without endpoints.
@@ -393,6 +399,8 @@ spec:
             ? `${head}: a numeric targetPort is routed whatever the container declares, so if the app listens on ${tp}/${sp.protocol} the traffic arrives; correct the protocol of containerPort ${tp} in "${other!.c.name}" to ${sp.protocol} (naming the port here would not help: a named targetPort also has to match the protocol, so it would have no endpoints)`
             : listens
             ? `${head}: ${listens.text}, so the app listens there: declare containerPort ${tp} in ${listens.container ? `container "${listens.container}"` : 'the container that serves it'} (a declared port it no longer uses may be stale); do not point targetPort elsewhere`
+            : asideByName
+              ? `${head}: the Service is named for operators (diagnostics, administration), so a wrong number here costs operators' tools, not client traffic; if the app listens there (an endpoint it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`
             : aside
               ? `${head}: the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`
             : s.headless
@@ -457,6 +465,14 @@ function releaseLabelSelectors(ctx: RuleContext): void {
       message: `Service/${s.obj.name}: spec.selector holds ${labels}, ${volatile.length === 1 ? 'a label whose value changes' : 'labels whose values change'} with every chart release: an upgrade updates the Service at once, and it then selects none of the old pods, so it has no endpoints until a new pod is Ready and only the new pods until the rollout ends${s.metricsOnly ? ' (scrapes through it miss the old pods)' : unchecked ? ' (its only callers are validating webhooks with failurePolicy: Ignore, so objects are admitted unchecked meanwhile)' : ''}; select only stable labels${stable}`,
     });
   }
+}
+
+/**
+ * A Service for operators by its name (OPERATOR_SERVICE_NAME: `emissary-admin`) that no Ingress or
+ * route uses and the API server does not call: what it reaches serves diagnostics and tools.
+ */
+function operatorService(graph: ObjectGraph, s: ServiceView): boolean {
+  return OPERATOR_SERVICE_NAME.test(s.obj.name) && !s.ports.some((p) => graph.routedPort(s, p)) && apiServerCalls(graph, s).length === 0;
 }
 
 /** What shows that a container of the workloads listens on port `tp` undeclared: its env or args, or the API server calling the Service port. */

@@ -297,6 +297,43 @@ spec:
       findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: 'the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort 8080, else correct the number; do not point it at a serving port' }],
     },
     {
+      // Review round 30 (emissary-ingress: emissary-admin's "ambassador-snapshot" 8005, Emissary's snapshot
+      // server, which the Ambassador agent reads, beside the declared admin port).
+      name: 'an undeclared numeric targetPort on a Service named for operators (-admin): info',
+      yaml:
+        wl({ ports: '[{name: http, containerPort: 8080}, {name: admin, containerPort: 8877}]' }) +
+        svc({ name: 'emissary-admin', ports: '[{name: ambassador-admin, port: 8877, targetPort: admin}, {name: ambassador-snapshot, port: 8005, targetPort: 8005}]' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/ports/1/targetPort',
+          message: 'Service/emissary-admin port "ambassador-snapshot" (8005): targetPort 8005/TCP is not declared by any container of Deployment/web (they declare http 8080/TCP, admin 8877/TCP): the Service is named for operators (diagnostics, administration), so a wrong number here costs operators\' tools, not client traffic',
+        },
+      ],
+    },
+    {
+      // The same port on a client Service, on a Service whose name only contains "admin", or on an admin
+      // Service an Ingress routes to: the rule's warning.
+      name: 'an undeclared numeric targetPort on a client Service, a name that is not an operator suffix, or a routed -admin Service: warning',
+      yaml:
+        wl({ ports: '[{name: http, containerPort: 8080}, {name: admin, containerPort: 8877}]' }) +
+        svc({ name: 'emissary', ports: '[{name: snapshot, port: 8005, targetPort: 8005}]' }) +
+        svc({ name: 'pgadmin', ports: '[{name: snapshot, port: 8005, targetPort: 8005}]' }) +
+        svc({ name: 'shop-admin', ports: '[{name: snapshot, port: 8005, targetPort: 8005}]' }) +
+        `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: shop-admin}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: shop-admin, port: {number: 8005}}}}]}}]
+`,
+      findings: [
+        { severity: 'warning', message: /^Service\/emissary port "snapshot" \(8005\): .*it works only if the app listens there anyway/ },
+        { severity: 'warning', message: /^Service\/pgadmin port "snapshot" \(8005\): .*it works only if the app listens there anyway/ },
+        { severity: 'warning', message: /^Service\/shop-admin port "snapshot" \(8005\): .*it works only if the app listens there anyway/ },
+      ],
+    },
+    {
       // Review round 16 (rocketchat's nats: the chart's helm test Pod carries the StatefulSet's labels).
       name: 'an undeclared port: a Helm test Pod with the same labels is neither judged nor named',
       yaml:
