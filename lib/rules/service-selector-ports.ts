@@ -95,6 +95,27 @@ function versionSplit(ws: Workload[]): string | undefined {
   });
 }
 
+/**
+ * Whether `w` is the canary of `other`: it is named `<other>-canary`, or its template carries the
+ * value `canary` under a key where `other`'s does not (emissary-ingress's chart: `profile: canary`
+ * beside `profile: main`, the Deployment `emissary-canary` beside `emissary`; review round 30).
+ */
+function canaryOf(w: Workload, other: Workload): boolean {
+  if (w.obj.name === `${other.obj.name}-canary`) return true;
+  return Object.entries(w.templateLabels).some(([k, v]) => v.toLowerCase() === 'canary' && other.templateLabels[k]?.toLowerCase() !== 'canary');
+}
+
+/**
+ * One workload and its canaries (canaryOf): a Service over both is the canary pattern whatever the
+ * label key (emissary's `canary.mixPods: true`, "allows for requests to the main ambassador to hit
+ * either the pods from the main deployment or the canary deployment", charts/emissary-ingress
+ * values.yaml). Undefined when more than one workload is no canary of another.
+ */
+function canarySplit(ws: Workload[]): Workload | undefined {
+  const mains = ws.filter((w) => !ws.some((o) => o !== w && canaryOf(w, o)));
+  return mains.length === 1 ? mains[0] : undefined;
+}
+
 function portLabel(sp: ServicePort): string {
   return sp.name !== undefined ? `port "${sp.name}" (${sp.port ?? '?'})` : `port ${sp.port ?? '?'}`;
 }
@@ -202,6 +223,9 @@ export const serviceSelectorPorts: Rule = {
   run beside the serving pods and count), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
   \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
   pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo),
+  nor when all but one of them are canaries of another: a template carrying the value \`canary\` under a key where
+  the other's does not, or a workload named \`<other>-canary\` (emissary-ingress's \`profile: main\` and
+  \`profile: canary\` Deployments, mixed on purpose by the chart's \`canary.mixPods\`),
   nor when they are the StatefulSets of one \`rollout-group\` (zone-aware replicas of one component, grafana/rollout-operator)
   or StatefulSets that run the same images (the members of one clustered app behind one Service, as the neo4j chart
   makes them, one StatefulSet per member).
@@ -316,7 +340,7 @@ spec:
         s.ports.some((sp) => typeof sp.targetPort !== 'string' || [...w.containers, ...w.sidecars].some((c) => c.ports.some((p) => p.name === sp.targetPort && p.protocol === sp.protocol)));
       const lasting = matched.filter((w) => !whileNoTraffic(w.obj) && resolvesAny(w));
       // (Pods of several controllers in a dump are also an old and a new ReplicaSet mid-rollout.)
-      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !memberGroup(lasting)) {
+      if (!live.length && lasting.length >= 2 && !s.headless && !s.metricsOnly && !versionSplit(lasting) && !canarySplit(lasting) && !memberGroup(lasting)) {
         ctx.report({
           object: s.obj,
           pointer: '/spec/selector',

@@ -261,6 +261,21 @@ spec:
       name: 'headless governing Service spanning two StatefulSets of one app (bitnami redis)',
       yaml: wl({ kind: 'StatefulSet', name: 'master', labels: 'app: redis, role: master', serviceName: 'redis-headless' }) + wl({ kind: 'StatefulSet', name: 'replicas', labels: 'app: redis, role: replica', serviceName: 'redis-headless' }) + svc({ name: 'redis-headless', headless: true, selector: 'app: redis' }),
     },
+    // Review round 30 (emissary-ingress, canary.mixPods: true): the chart tells main and canary apart by
+    // `profile: main` / `profile: canary`, and its main Service selects both on purpose.
+    {
+      name: 'a workload and its canary by a label value "canary" under any key, or by the name <name>-canary',
+      yaml:
+        wl({ name: 'emissary', labels: 'app: emissary, profile: main' }) +
+        wl({ name: 'emissary-canary', labels: 'app: emissary, profile: canary' }) +
+        svc({ name: 'emissary', selector: 'app: emissary' }) +
+        wl({ name: 'shop', labels: 'app: shop, tier: web' }) +
+        wl({ name: 'shop-canary', labels: 'app: shop, tier: front' }) +
+        svc({ name: 'shop', selector: 'app: shop' }) +
+        wl({ name: 'api', labels: 'app: api' }) +
+        wl({ name: 'api-next', labels: 'app: api, release-kind: Canary' }) +
+        svc({ name: 'api', selector: 'app: api' }),
+    },
     { name: 'versioned Deployments behind one Service (canary / Istio subsets)', yaml: wl({ name: 'reviews-v1', labels: 'app: reviews, version: v1' }) + wl({ name: 'reviews-v2', labels: 'app: reviews, version: v2' }) + svc({ selector: 'app: reviews' }) },
     {
       name: 'Helm test pod with the same labels does not count as a second workload',
@@ -638,6 +653,23 @@ data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
       name: "selector spans a Deployment and a Job: the endpoints mix while the Job's pods run",
       yaml: wl({ name: 'web', labels: 'app: web' }) + wl({ kind: 'Job', name: 'bootstrap', labels: 'app: web' }).replace('  selector: {matchLabels: {app: web}}\n', '') + svc(),
       findings: [{ severity: 'warning', pointer: '/spec/selector', message: "matches the pods of 2 workloads (Deployment/web, Job/bootstrap): the Service mixes their endpoints while the pods of Job/bootstrap run (a Job's pods are endpoints until they complete);" }],
+    },
+    {
+      // A canary beside two workloads that are not canaries of each other, and two templates that both
+      // say canary: the Service still mixes unrelated pods.
+      name: 'a canary does not excuse a third workload, nor two canaries each other',
+      yaml:
+        wl({ name: 'web', labels: 'app: web, c: a' }) +
+        wl({ name: 'web-canary', labels: 'app: web, c: b' }) +
+        wl({ name: 'worker', labels: 'app: web, c: d' }) +
+        svc() +
+        wl({ name: 'a', labels: 'app: x, track: canary, c: a' }) +
+        wl({ name: 'b', labels: 'app: x, track: canary, c: b' }) +
+        svc({ name: 'x', selector: 'app: x' }),
+      findings: [
+        { severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 3 workloads' },
+        { severity: 'warning', pointer: '/spec/selector', message: 'matches the pods of 2 workloads (Deployment/a, Deployment/b)' },
+      ],
     },
     {
       name: 'two workloads with the same version label value are not a version split',
