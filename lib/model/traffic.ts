@@ -1,4 +1,4 @@
-import { activeCatalog, MonitoringPortFact } from '../catalog';
+import { activeCatalog, imageRepository, MonitoringPortFact } from '../catalog';
 import { notClientPort, ObjectGraph, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
 import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
@@ -60,10 +60,36 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
   // work; a Flink TaskManager, which the JobManager and its peers dial by its own address; a Trino
   // worker, which the coordinator dials at the URI it announced.)
   if (peerRoutedOf(graph, w, p.container)) return true;
+  if (exporterPort(graph, p)) return true;
   const reached = reachedPortNumber(p);
   if (reached !== undefined && (reached === controllerRuntimeMetricsPort(p.container) || reached === healthProbePort(p.container))) return true;
   const m = monitoringPortOf(graph, w, p.container);
   return m?.port !== undefined && reached === m.port;
+}
+
+/**
+ * The image of a Prometheus exporter: its repository's last part ends in `-exporter` or
+ * `_exporter`, the exporters' own naming (prom/node-exporter, prom/mysqld-exporter,
+ * oliver006/redis_exporter, couchbasesamples/sync-gateway-prometheus-exporter). An exporter serves
+ * /metrics for Prometheus to scrape: what it answers is a scrape, not client traffic.
+ */
+const EXPORTER_IMAGE = /(^|[-_])exporter$/;
+export function exporterImage(c: ContainerView): boolean {
+  const last = imageRepository(c.image).path.split('/').pop() ?? '';
+  return EXPORTER_IMAGE.test(last);
+}
+
+/**
+ * A Service port that reaches a Prometheus exporter's container (exporterImage), the container it
+ * declares or names (not resolveTargetPort's guess), and that the API server does not call:
+ * Couchbase's sync-gateway-prometheus-exporter sidecar behind the chart's `sync-gateway-exporter`
+ * Service, ports named `http` (review round 30). The program that answers decides, whatever the
+ * chart calls the Service or the port. (The caller checks routes first: an Ingress or route to the
+ * port is client traffic.)
+ */
+function exporterPort(graph: ObjectGraph, p: ServedPort): boolean {
+  if (p.pick?.by === 'guess' || !exporterImage(p.container)) return false;
+  return !apiServerCalls(graph, p.service).some((c) => c.port === p.servicePort.port);
 }
 
 /**
@@ -291,6 +317,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `container "${p.container.name}", which runs ${peerRoutedOf(graph, w, p.container)!}, which no client reaches through a Service (its peers dial the pods by the addresses they know from the hash ring or from its registration, or it pulls its work)`
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
+          : exporterPort(graph, p) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+          ? `container "${p.container.name}", a Prometheus exporter (image ${p.container.image})`
           : isRbacProxiedMetrics(graph, w, p)
             ? 'a kube-rbac-proxy in front of metrics (a ServiceMonitor scrapes it, or its --upstream is the pod\'s controller-runtime metrics server)'
             : 'a port named for metrics, operators or peers';
@@ -372,7 +400,7 @@ export function assumedServedNote(graph: ObjectGraph, w: Workload): string {
 /** The served-status decision of the advice rules, for their docs (one text, so the docs agree). */
 export const SERVED_STATUS_DOC = `**Served status** (graceful-termination.md section 0): *served* when a Service in the input selects the
 pod template and one of its ports carries user traffic to it (Services whose every port is for metrics, operators or
-peers do not count: named so, an exporter's, or the monitoring server of a program the catalog knows, such as Fluent
+peers do not count: named so, an exporter's (by its labels or name, or the exporter image its port reaches), or the monitoring server of a program the catalog knows, such as Fluent
 Bit's port 2020) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
 when the hint says \`"false"\`, or the input holds Services in the workload's namespace and none of them routes
 to it (a whole chart or app was linted): skipped. *Unknown* when the input holds no Service in that namespace

@@ -403,3 +403,64 @@ spec:
     expect(runRule(prestopMissing, bookie)).toHaveLength(1);
   });
 });
+
+// Review round 30 (couchbase-operator chart, syncGateway.monitoring.prometheus.enabled): the Prometheus
+// exporter sidecar couchbasesamples/sync-gateway-prometheus-exporter behind the Service
+// sync-gateway-exporter, ports named http. The program that answers decides: a scrape, not client traffic.
+describe('a Service port that reaches a Prometheus exporter (image *-exporter, *_exporter) carries no client traffic', () => {
+  const gateway = (exporterImage: string, extra = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sync-gateway, namespace: cb}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: sg}}
+  template:
+    metadata: {labels: {app: sg}}
+    spec:
+      containers:
+      - name: sync-gateway
+        image: couchbase/sync-gateway:3.2.1-enterprise
+        ports: [{containerPort: 4984, name: public}]
+        readinessProbe: {httpGet: {path: /_ping, port: public}}
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+      - name: exporter
+        image: ${exporterImage}
+        ports: [{name: http, containerPort: 9421}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sync-gateway, namespace: cb}
+spec:
+  selector: {app: sg}
+  ports: [{name: public, port: 4984, targetPort: public}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sync-gateway-exporter, namespace: cb}
+spec:
+  selector: {app: sg}
+  ports: [{name: http, port: 9421, targetPort: http}]
+${extra}`;
+  test.each(['couchbasesamples/sync-gateway-prometheus-exporter:latest', 'quay.io/oliver006/redis_exporter:v1.62.0', 'prom/mysqld-exporter@sha256:00', 'registry.example.com:5000/exporter:1'])('%s: neither rule', (image) => {
+    expect(runRule(readinessProbeMissing, gateway(image))).toEqual([]);
+    expect(runRule(prestopMissing, gateway(image))).toEqual([]);
+  });
+  test('another image, an image whose name only contains "exporter", or an Ingress to the port: both', () => {
+    for (const image of ['example/sidecar:1', 'example/exporter-ui:1', 'example/data-exporters:1']) {
+      expect(runRule(readinessProbeMissing, gateway(image))).toHaveLength(1);
+      expect(runRule(prestopMissing, gateway(image))).toHaveLength(1);
+    }
+    const routed = gateway(
+      'couchbasesamples/sync-gateway-prometheus-exporter:latest',
+      `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: metrics, namespace: cb}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: sync-gateway-exporter, port: {number: 9421}}}}]}}]
+`,
+    );
+    expect(runRule(readinessProbeMissing, routed)).toHaveLength(1);
+    expect(runRule(prestopMissing, routed)).toHaveLength(1);
+  });
+});
