@@ -78,7 +78,7 @@ export function rolloutStepTimes(w: Workload, mrs: number, params: Record<string
   const parts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...startup.parts];
   if (hasGates) parts.push(`readiness gates ${gate}s`);
   // The startup probes' budget is the most a start may take, not what it takes: a step as the probes
-  // pass at their first try (their initial delays, as startupEstimate counts them) is the realistic one.
+  // pass at their first try (the larger of their initial delays, as startupEstimate counts them) is the realistic one.
   const expected = startup.parts.length ? startupEstimate(w) : undefined;
   const realistic = mrs + pull + (expected?.seconds ?? 0) + (hasGates ? gate : 0);
   const realisticParts = [`minReadySeconds ${mrs}`, `image pull ${pull}s`, ...(expected && expected.seconds > 0 ? [`probe delays ${expected.seconds}s`] : [])];
@@ -189,7 +189,9 @@ Conditions:
   \`minReadySeconds\` + image pull (param \`imagePullSeconds\`, default 60) + the startup-probe budget
   as the probes pass + readiness-gate registration
   (param \`readinessGateSeconds\`, default 60, counted only when the template has \`readinessGates\`), where the
-  startup probes pass at their first try (their \`initialDelaySeconds\`, and the readiness probe's).
+  startup probes pass at their first try: the larger of the startupProbe's and the readinessProbe's
+  \`initialDelaySeconds\` (the kubelet counts both from the container's start and runs the readiness probe as soon
+  as the startup probe has passed), plus the readiness probe's further successes.
 - **info:** \`progressDeadlineSeconds\` is long enough for that step but shorter than the slowest step the
   startup probes allow, with their whole budget (\`initialDelaySeconds + failureThreshold × periodSeconds\`, defaults
   0/3/10: the largest among main containers, plus each native sidecar's, since sidecars start one after another). A

@@ -522,6 +522,16 @@ describe('rollout summary', () => {
     expect(r.parameters).toContain('maxSurge 1 → 1, maxUnavailable 0 → 0');
   });
 
+  test('startup and readiness delays overlap (the kubelet counts both from the container start): Ready at the larger, not the sum (keycloakx, review round 30)', () => {
+    const text = deployment({
+      containers: `      - name: app\n        image: a\n        ports: [{containerPort: 8080}]\n        startupProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 15, periodSeconds: 5, failureThreshold: 60}\n        readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 10, periodSeconds: 3, successThreshold: 2}`,
+      replicas: 2,
+    });
+    const r = explainOne(text).rollout;
+    expect(r.startupSeconds).toBe(18);
+    expect(r.startupBasis).toBe('"app": max(startupProbe initialDelaySeconds 15, readinessProbe initialDelaySeconds 10; the kubelet counts both from the container\'s start) + (successThreshold 2 - 1) x periodSeconds 3 (probes pass at the first try; image pull and process start not counted)');
+  });
+
   test('Deployment defaults (25%/25%) with 8 replicas: 2 + 2 per step', () => {
     const r = explainOne(deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 8 })).rollout;
     expect(r).toMatchObject({ podsPerStep: 4, steps: 2 });

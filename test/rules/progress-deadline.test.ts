@@ -115,6 +115,17 @@ ruleTester(progressDeadline, {
       findings: [{ severity: 'warning', message: /^progressDeadlineSeconds 150 is shorter than a realistic rollout step of 180s \(minReadySeconds 0 \+ image pull 60s \+ probe delays 120s\): a healthy rollout can be marked ProgressDeadlineExceeded and fail CI; raise progressDeadlineSeconds to at least 180s$/ }],
     },
     {
+      // Review round 30 (repro p21/06): the kubelet counts both initial delays from the container's start, so Ready at max(330, 300), not 630.
+      name: 'startupProbe initialDelaySeconds 330 and readiness 300 overlap: the realistic step is 60 + 330 = 390s, inside 600: nothing',
+      yaml: deploy({ pds: 600, app: `${startup('initialDelaySeconds: 330, periodSeconds: 10, failureThreshold: 3')}, readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 300}` }),
+      findings: [],
+    },
+    {
+      name: 'the same delays with a deadline of 380: warning, the realistic step counts the larger delay',
+      yaml: deploy({ pds: 380, app: `${startup('initialDelaySeconds: 330, periodSeconds: 10, failureThreshold: 3')}, readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 300}` }),
+      findings: [{ severity: 'warning', message: /^progressDeadlineSeconds 380 is shorter than a realistic rollout step of 390s \(minReadySeconds 0 \+ image pull 60s \+ probe delays 330s\)/ }],
+    },
+    {
       name: 'progressDeadlineSeconds equal to minReadySeconds: the API rejects it',
       yaml: deploy({ pds: 10, mrs: 10 }),
       findings: [{ severity: 'error', pointer: '/spec/progressDeadlineSeconds', object: 'Deployment/web', message: 'progressDeadlineSeconds 10 <= minReadySeconds 10: the API rejects it' }],
