@@ -385,7 +385,11 @@ runs. When both mount the same exclusive PersistentVolumeClaim, the new pod cann
   host ports) and maxUnavailable resolves to 0, it never lands there, so on a cluster of more than one node every
   rollout deadlocks (**error**; the gitea chart's hard anti-affinity with one replica). Not reported when the template is pinned to one node
   (\`nodeName\`, a \`kubernetes.io/hostname\` nodeSelector, or required node affinity on \`kubernetes.io/hostname\`),
-  or when the claim also lists \`ReadWriteMany\`/\`ReadOnlyMany\` (multi-attach is then allowed).
+  or when the claim also lists \`ReadWriteMany\`/\`ReadOnlyMany\` (multi-attach is then allowed). Nor when
+  maxUnavailable resolves to the replica count or more (one replica with \`{maxSurge: 1, maxUnavailable: 1}\`): the
+  controller scales the old ReplicaSet down in the same sync that creates the surge pod, so the old pod releases the
+  volume without waiting for the new one, which then starts; the rollout behaves like Recreate, an outage
+  (kubernetes \`pkg/controller/deployment/rolling.go\`, \`reconcileOldReplicaSets\`).
 
 **Replicas sharing an exclusive PVC.** The same reading applies to the replicas themselves: a Deployment,
 ReplicaSet or StatefulSet with \`replicas >= 2\` (the HPA's \`minReplicas\` when an HPA targets it), whatever its strategy,
@@ -492,6 +496,13 @@ share the data, or a StatefulSet with \`volumeClaimTemplates\` if each replica c
       if (!basis || basis.replicas <= 0) continue;
       const d = rolloutFor(w, basis.replicas)!;
       if (d.surge < 1) continue;
+      // maxUnavailable covers every replica: in the sync that creates the surge pod the controller also
+      // scales the old ReplicaSet down (reconcileOldReplicaSets: minAvailable = replicas - maxUnavailable
+      // <= 0, maxScaledDown = allPods - minAvailable - newRSUnavailable >= the old pods), so the old pods
+      // release the claim without waiting for the surge pod, which then starts: it rolls like Recreate,
+      // nothing stalls (kubernetes pkg/controller/deployment/rolling.go; review round 30: pihole's chart,
+      // replicas 1 with maxSurge 1 and maxUnavailable 1). rollout-full-outage speaks of that outage.
+      if (d.unavailable >= basis.replicas) continue;
       const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'} resolves to ${d.surge} with ${basis.phrase}`;
       for (const { claim: c, exclusivity: ex } of exclusiveClaims(ctx.graph, w)) {
         // Said by the replicas' finding (or the cross-workload one it is folded into), whose fix covers the surge pod too.

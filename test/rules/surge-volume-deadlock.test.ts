@@ -79,6 +79,9 @@ ruleTester(surgeVolumeDeadlock, {
     { name: 'RWO claim with strategy Recreate', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') }) },
     { name: 'RWOP claim with strategy Recreate', yaml: deploy({ strategy: '{type: Recreate}', extra: pvc('[ReadWriteOncePod]') }) },
     { name: 'RWO claim with maxSurge 0, maxUnavailable 1: surge 0', yaml: deploy({ strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', extra: pvc('[ReadWriteOnce]') }) },
+    // Review round 30 (pihole's chart): the controller scales the old ReplicaSet down in the sync that creates the surge pod.
+    { name: 'RWO claim, replicas 1 with maxSurge 1 and maxUnavailable 1: the old pod goes at once, nothing stalls', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}', extra: pvc('[ReadWriteOnce]') }) },
+    { name: 'RWOP claim, replicas 1 with maxSurge 1 and maxUnavailable "100%": the old pod goes at once', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: "100%"}}', extra: pvc('[ReadWriteOncePod]') }) },
     { name: 'maxSurge "0%" resolves to 0 with replicas 1', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: "0%", maxUnavailable: 1}}', extra: pvc('[ReadWriteOncePod]') }) },
     { name: 'PVC not in the linted set: access mode unknown, skipped', yaml: deploy() },
     // (The Deployment names its namespace: one that names none, beside a claim it uses that the file has only in
@@ -204,14 +207,14 @@ ruleTester(surgeVolumeDeadlock, {
       ],
     },
     {
-      name: 'the same with maxUnavailable 1: the old pod goes first and frees the volume (warning only)',
+      name: 'the same with maxUnavailable 1 on 1 replica: the old pod goes in the sync that creates the surge pod and frees the volume: nothing (review round 30)',
       yaml: deploy({
         replicas: 1,
         strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}',
         podExtra: '      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n',
         extra: pvc('[ReadWriteOnce]'),
       }),
-      findings: [{ severity: 'warning', pointer: VOL0, message: 'a surge pod scheduled on another node stays Pending on Multi-Attach' }],
+      findings: [],
     },
     {
       name: 'RWO shared by replicas 2 with a required hostname anti-affinity: they are kept apart, so all but one fail (error)',
