@@ -47,7 +47,8 @@ unhealthy threshold), so the pod must keep serving that long. A terminating pod 
   anti-affinity (required or preferred) on \`kubernetes.io/hostname\`, selecting the pods' own labels. Replicas packed
   on one node get that node's single share of the LB traffic (imbalance), and draining that node removes all of them
   from the LB at once. DaemonSets are spread by construction and skipped.
-- a container behind the Service's ports has a preStop delay shorter than the LB health-check window
+- a container behind the Service's client ports (not those for scrapes, operators or peers, which \`prestop-missing\`
+  skips too: metrics-named ports, an exporter's) has a preStop delay shorter than the LB health-check window
   (\`LBHealthWindow\`): param \`lbHealthWindowSeconds\` (default ${DEFAULT_LB_HEALTH_WINDOW_SECONDS} = 10 s × 3), or, when the
   Service carries \`${AWS.healthcheckInterval}\` / \`${AWS.healthcheckUnhealthyThreshold}\`, their product (AWS defaults
   10 s and 3 for the missing one). No hook counts as 0 s; hooks whose delay is unknown (\`httpGet\`, other commands) are

@@ -80,7 +80,8 @@ app's drain.
 - GKE container-native load balancing: a Service with \`cloud.google.com/neg\`;
 - LoadBalancer/NodePort Services with \`externalTrafficPolicy: Local\`.
 
-The containers checked are those behind the fronting Service's ports. Let \`S\` = the preStop delay (0 without a
+The containers checked are those behind the fronting Service's client ports (not those for scrapes, operators or
+peers, which \`prestop-missing\` skips too: metrics-named ports, an exporter's). Let \`S\` = the preStop delay (0 without a
 hook; hooks whose delay is unknown, such as \`httpGet\` or other commands, are skipped), \`G\` = the grace period,
 \`drain\` = \`kubegrace.dev/drain-seconds\` (default 10).
 

@@ -3,6 +3,7 @@ import { FixEdit } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { escapeSegment } from '../model/parse';
+import { trafficPortsOf } from '../model/traffic';
 import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
@@ -238,9 +239,14 @@ export function readinessGates(w: Workload): string[] {
   return gates.map((g) => get(g, 'conditionType')).filter((t): t is string => typeof t === 'string');
 }
 
-/** Containers behind the given Services' ports (main containers and native sidecars). */
+/**
+ * Containers behind the given Services' client ports (main containers and native sidecars): the
+ * traffic ports prestop-missing judges (trafficPortsOf), not the ports for scrapes, operators or peers
+ * a Service may carry too: pihole's chart puts its exporter sidecar's `prometheus` port 9617 on the DNS
+ * LoadBalancer Service, and a missed scrape is no lost request (review round 30).
+ */
 export function containersBehind(graph: ObjectGraph, w: Workload, services: ReadonlySet<ServiceView>): ContainerView[] {
-  const hit = new Set(graph.servedPorts(w).filter((p) => services.has(p.service)).map((p) => p.container));
+  const hit = new Set(trafficPortsOf(graph, w).filter((p) => services.has(p.service)).map((p) => p.container));
   return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
 }
 

@@ -96,6 +96,11 @@ ruleTester(externalTrafficLocal, {
       name: 'ingress-nginx /wait-shutdown with --shutdown-grace-period above the health-check window',
       yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --shutdown-grace-period=40]") + svc(),
     },
+    {
+      // Review round 30 (pihole's chart: the exporter sidecar's port on the DNS LoadBalancer Service): a missed scrape is no lost request, as prestop-missing reads it.
+      name: 'a metrics-named port of an exporter sidecar on the Local LB Service: not judged',
+      yaml: workload({ replicas: 1, grace: 50, lifecycle: sleep(35) }).replace('      containers:\n', '      containers:\n      - {name: exporter, image: ekofr/pihole-exporter:v1.0.0, ports: [{name: prometheus, containerPort: 9617}]}\n') + svc().replace('ports: [{port: 80, targetPort: http}]', 'ports: [{name: http, port: 80, targetPort: http}, {name: prometheus, port: 9617, targetPort: prometheus}]'),
+    },
     { name: 'Cluster policy', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', 'Cluster') },
     { name: 'no policy (defaults to Cluster)', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', null) },
     { name: 'Local on a ClusterIP Service is not external', yaml: workload({ replicas: 3 }) + svc('ClusterIP') },
