@@ -199,8 +199,8 @@ other commands) are not judged. For a known program the advice is its own settin
   aggregated API answers errors, reads and writes of custom resources that need a conversion fail);
 - **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
   (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
-  \`cloud.google.com/load-balancer-neg-ready\`) or a Service selecting the pods with
-  \`externalTrafficPolicy: Local\`. These LBs keep sending for seconds to tens of seconds after the endpoint
+  \`cloud.google.com/load-balancer-neg-ready\`) or a Service with \`externalTrafficPolicy: Local\` whose ports
+  reach the container (a Local Service that carries only another container's ports leaves it a warning). These LBs keep sending for seconds to tens of seconds after the endpoint
   goes away, so the loss is certain;
 - **info** when every Service that carries its traffic is called, in the input, only by validating admission
   webhooks with \`failurePolicy: Ignore\` (no APIService, no mutating webhook, no webhook that fails closed), on
@@ -331,7 +331,8 @@ front without a delay is reported as above first; its backends are judged once i
       // those decides the wording below.
       const clients = new Set(removedPortsOf(graph, w).map((p) => p.service));
       const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses && (!clients.size || clients.has(s)));
-      const local = traffic.find((s) => s.externalTrafficPolicy === 'Local');
+      // (Which Local Service raises the error is decided per container below.)
+      const locals = traffic.filter((s) => s.externalTrafficPolicy === 'Local');
       // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);
       // The API server is the only caller, and only for validating webhooks that fail open: a refused
@@ -367,6 +368,11 @@ front without a delay is reported as above first; its backends are judged once i
         // (`probably container "x" (...)` when the port reaches it only by a guess.)
         const who = containerRef(c, removedPortsOf(graph, w));
         const guessed = containerGuess(c, removedPortsOf(graph, w)) !== undefined;
+        // A Local Service raises the error only for the containers behind its own ports: pihole's chart
+        // puts cloudflared's port on a ClusterIP Service beside the Local LoadBalancer one that carries
+        // only pihole's DNS port (review round 30), and what that LB does never reaches cloudflared.
+        const mine = new Set(removedPortsOf(graph, w).filter((p) => p.container === c).map((p) => p.service));
+        const local = locals.find((s) => mine.has(s));
         let why: string;
         let severity: 'error' | 'warning' | 'info' = 'warning';
         // Behind an external LB the delay must cover the LB's own window, which another rule sizes

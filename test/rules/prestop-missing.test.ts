@@ -1136,6 +1136,21 @@ spec:
       findings: [{ severity: 'error', message: 'externalTrafficPolicy: Local' }],
     },
     {
+      // Review round 30 (pihole's chart with DoH): the Local LB Service carries only pihole's DNS port; cloudflared is reached through a ClusterIP Service.
+      name: 'externalTrafficPolicy: Local on a Service that carries only another container\'s port: a warning for this one',
+      yaml: `apiVersion: v1
+kind: Service
+metadata: {name: dns}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  selector: {app: web}
+  ports: [{name: dns, port: 53, targetPort: dns, protocol: UDP}]
+---
+${wl({ podSpec: `      containers:\n      - {name: side, image: side:1, ports: [{name: side-api, containerPort: 49312}]}\n      - {name: dns, image: dns:1, ports: [{name: dns, containerPort: 53, protocol: UDP}], lifecycle: {preStop: {sleep: {seconds: 35}}}}`, service: '  selector: {app: web}\n  ports: [{name: side-api, port: 49312, targetPort: side-api}]' })}`,
+      findings: [{ severity: 'warning', message: /^container "side": serves port 49312 for Service web but has no preStop hook.*proxies, ingresses and meshes stop routing/ }],
+    },
+    {
       name: 'served by hint "true" without a Service',
       yaml: wl({ service: false, annotations: '"kubegrace.dev/served": "true"' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port http/8080 but has no preStop hook' }],
