@@ -1118,7 +1118,7 @@ export const NOT_EXPORTED: Record<string, string> = {
   'gke-neg-readiness': `${NEEDS_OTHERS}: NEG Services`,
   'service-selector-ports': `${NEEDS_OTHERS}: a Service and the workloads it selects`,
   'headless-publish-not-ready': `${NEEDS_OTHERS}: the StatefulSet's Services`,
-  'external-traffic-local': `${NEEDS_OTHERS}: a LoadBalancer/NodePort Service and the workloads behind it`,
+  'external-traffic-local': `${NEEDS_OTHERS}: a LoadBalancer Service with externalTrafficPolicy: Local and the workloads behind it`,
   'native-sidecar': 'the error (restartPolicy: Always where native sidecars are off) concerns versions before 1.29, below the 1.30 minimum of ValidatingAdmissionPolicy; the info/warning need the catalog of shutdown-critical helpers',
   'native-sidecar-grace-budget':
     'its warning is the termination schedule (lib/timeline/schedule): native sidecars are signalled one at a time in reverse declaration order after every main container has exited, each after its own preStop, and a classic Istio proxy among the main containers drains for terminationDrainDuration from the proxy.istio.io/config annotation; that sequence is a fold over the sidecars (no fold in the CEL subset used) and that annotation is YAML inside a string (CEL cannot parse it). The sidecar-preStop conditions share the warning\'s severity, so exporting them alone would give a policy that is silent where the linter warns',

@@ -33,8 +33,11 @@ export const externalTrafficLocal: Rule = {
     defaultSeverity: 'warning',
     severities: ['warning'],
     description: 'externalTrafficPolicy: Local without spreading, or preStop shorter than the LB health-check window',
-    doc: `With \`externalTrafficPolicy: Local\` on a \`LoadBalancer\` or \`NodePort\` Service, the external load balancer sends
-traffic only to nodes that run a ready endpoint, and steers by kube-proxy's \`healthCheckNodePort\`. With
+    doc: `With \`externalTrafficPolicy: Local\` on a \`LoadBalancer\` Service, the external load balancer sends
+traffic only to nodes that run a ready endpoint, and steers by kube-proxy's \`healthCheckNodePort\`, which the API
+server allocates for \`type: LoadBalancer\` with \`Local\` only (\`needsHCNodePort\`). A \`NodePort\` Service with
+\`Local\` is not judged here: it has no health check and no LB pool, clients address a node themselves, and a node
+whose only pod terminates drops them whatever the pod's delay (\`prestop-missing\` covers the endpoint removal). With
 ProxyTerminatingEndpoints (GA 1.28) kube-proxy fails that health check once a node has only terminating endpoints,
 but keeps forwarding arriving traffic to terminating endpoints that are still \`serving\` when no other ready endpoint
 is on the node. The node stays in the LB's pool until the health check has failed enough times (interval ×

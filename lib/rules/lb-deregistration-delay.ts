@@ -78,7 +78,7 @@ app's drain.
   LoadBalancer Service with \`service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\` (or
   \`aws-load-balancer-type: nlb-ip\`), a \`TargetGroupBinding\` with \`targetType: ip\` (see \`lb-readiness-gate\`);
 - GKE container-native load balancing: a Service with \`cloud.google.com/neg\`;
-- LoadBalancer/NodePort Services with \`externalTrafficPolicy: Local\`.
+- LoadBalancer Services with \`externalTrafficPolicy: Local\` (a NodePort Service gets no health check and no LB).
 
 The containers checked are those behind the fronting Service's client ports (not those for scrapes, operators or
 peers, which \`prestop-missing\` skips too: metrics-named ports, an exporter's). Let \`S\` = the preStop delay (0 without a

@@ -82,7 +82,7 @@ export function withDeregistrationDelay(attrs: string | undefined, seconds: numb
  * - `nlb-ip`: a LoadBalancer Service provisioned as an NLB with IP targets;
  * - `tgb-ip`: a TargetGroupBinding (elbv2.k8s.aws) with `targetType: ip` (ALB or NLB target group);
  * - `neg`: a GKE Service with network endpoint groups (`cloud.google.com/neg`);
- * - `local`: a LoadBalancer/NodePort Service with `externalTrafficPolicy: Local`.
+ * - `local`: a LoadBalancer Service with `externalTrafficPolicy: Local`.
  */
 export type FrontKind = 'alb-ip' | 'nlb-ip' | 'tgb-ip' | 'neg' | 'local';
 
@@ -130,8 +130,16 @@ export function isNegService(s: ServiceView): boolean {
   }
 }
 
+/**
+ * A LoadBalancer Service with `externalTrafficPolicy: Local`: the cloud LB steers by kube-proxy's
+ * healthCheckNodePort, which the API server allocates for that type only (kubernetes
+ * pkg/registry/core/service/storage/alloc.go needsHCNodePort: `if svc.Spec.Type !=
+ * api.ServiceTypeLoadBalancer { return false }`). A NodePort Service with Local has no health check
+ * and no LB pool: clients address a node themselves, so there is no LB window to outlast (review
+ * round 30: pihole's NodePort DNS Services).
+ */
 export function isExternalLocal(s: ServiceView): boolean {
-  return s.externalTrafficPolicy === 'Local' && (s.type === 'LoadBalancer' || s.type === 'NodePort');
+  return s.externalTrafficPolicy === 'Local' && s.type === 'LoadBalancer';
 }
 
 function sameNs(a: KObject, b: KObject): boolean {

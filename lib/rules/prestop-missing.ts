@@ -12,7 +12,7 @@ import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, se
 import { neededGrace, preStopHandler, raiseGraceEdit, sleepActionAvailable } from './fix-util';
 import { shellLessImage, shellLessPatterns } from '../timeline/shell-less';
 import { sigtermIgnored } from '../timeline/sigterm';
-import { delayAdvice, hookDelayWords, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
+import { delayAdvice, hookDelayWords, isExternalLocal, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
@@ -200,7 +200,8 @@ other commands) are not judged. For a known program the advice is its own settin
 - **error** when an external load balancer gates the pods: a cloud LB readiness gate in the template
   (\`readinessGates[].conditionType\` starting \`target-health.elbv2.k8s.aws/\`, or
   \`cloud.google.com/load-balancer-neg-ready\`) or a Service with \`externalTrafficPolicy: Local\` whose ports
-  reach the container (a Local Service that carries only another container's ports leaves it a warning). These LBs keep sending for seconds to tens of seconds after the endpoint
+  reach the container (a Local Service that carries only another container's ports leaves it a warning), of type
+  \`LoadBalancer\` (a \`NodePort\` Service gets no \`healthCheckNodePort\` and no LB: a warning). These LBs keep sending for seconds to tens of seconds after the endpoint
   goes away, so the loss is certain;
 - **info** when every Service that carries its traffic is called, in the input, only by validating admission
   webhooks with \`failurePolicy: Ignore\` (no APIService, no mutating webhook, no webhook that fails closed), on
@@ -332,7 +333,8 @@ front without a delay is reported as above first; its backends are judged once i
       const clients = new Set(removedPortsOf(graph, w).map((p) => p.service));
       const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses && (!clients.size || clients.has(s)));
       // (Which Local Service raises the error is decided per container below.)
-      const locals = traffic.filter((s) => s.externalTrafficPolicy === 'Local');
+      // (LoadBalancer only: a NodePort Service with Local has no LB and no health check, isExternalLocal.)
+      const locals = traffic.filter(isExternalLocal);
       // (Per-pod Services, such as redis-ha's "announce" ones, reach the pods through kube-proxy too.)
       const headlessOnly = traffic.length > 0 && traffic.every((s) => s.headless) && servicesSelecting(graph, w).every((s) => s.headless || s.metricsOnly);
       // The API server is the only caller, and only for validating webhooks that fail open: a refused

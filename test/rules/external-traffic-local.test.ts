@@ -101,12 +101,14 @@ ruleTester(externalTrafficLocal, {
       name: 'a metrics-named port of an exporter sidecar on the Local LB Service: not judged',
       yaml: workload({ replicas: 1, grace: 50, lifecycle: sleep(35) }).replace('      containers:\n', '      containers:\n      - {name: exporter, image: ekofr/pihole-exporter:v1.0.0, ports: [{name: prometheus, containerPort: 9617}]}\n') + svc().replace('ports: [{port: 80, targetPort: http}]', 'ports: [{name: http, port: 80, targetPort: http}, {name: prometheus, port: 9617, targetPort: prometheus}]'),
     },
+    // Review round 30 (pihole's NodePort DNS Services): only type LoadBalancer gets a healthCheckNodePort (needsHCNodePort): no LB, no window, nothing to spread for.
+    { name: 'Local on a NodePort Service: no LB health check, not judged (no hook, 3 replicas packed)', yaml: workload({ replicas: 3 }) + svc('NodePort') },
     { name: 'Cluster policy', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', 'Cluster') },
     { name: 'no policy (defaults to Cluster)', yaml: workload({ replicas: 3 }) + svc('LoadBalancer', null) },
     { name: 'Local on a ClusterIP Service is not external', yaml: workload({ replicas: 3 }) + svc('ClusterIP') },
     { name: 'Local, spread on hostname, preStop 35', yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(35), podSpecExtra: SPREAD_HOST }) + svc() },
     { name: 'Local, zone spread counts', yaml: workload({ replicas: 3, grace: 50, lifecycle: sleep(30), podSpecExtra: SPREAD_ZONE }) + svc() },
-    { name: 'Local, preferred hostname anti-affinity counts', yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_PREFERRED }) + svc('NodePort') },
+    { name: 'Local, preferred hostname anti-affinity counts', yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_PREFERRED }) + svc() },
     { name: 'Local, replicas 1: nothing to spread', yaml: workload({ replicas: 1, grace: 50, lifecycle: sleep(30) }) + svc() },
     { name: 'DaemonSet is spread by construction', yaml: workload({ kind: 'DaemonSet', grace: 50, lifecycle: sleep(30) }) + svc() },
     { name: 'httpGet preStop: delay unknown', yaml: workload({ replicas: 1, lifecycle: '{httpGet: {path: /drain, port: 8080}}' }) + svc() },
@@ -148,7 +150,7 @@ ruleTester(externalTrafficLocal, {
     },
     {
       name: 'anti-affinity selecting other pods does not count: pointer at the anti-affinity',
-      yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_OTHER }) + svc('NodePort'),
+      yaml: workload({ replicas: 2, grace: 50, lifecycle: sleep(30), podSpecExtra: ANTI_OTHER }) + svc(),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/affinity/podAntiAffinity' }],
     },
     {

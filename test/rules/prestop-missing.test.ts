@@ -1151,6 +1151,12 @@ ${wl({ podSpec: `      containers:\n      - {name: side, image: side:1, ports: [
       findings: [{ severity: 'warning', message: /^container "side": serves port 49312 for Service web but has no preStop hook.*proxies, ingresses and meshes stop routing/ }],
     },
     {
+      // Review round 30: only type LoadBalancer gets a healthCheckNodePort (needsHCNodePort); a NodePort Service has no LB window.
+      name: 'externalTrafficPolicy: Local on a NodePort Service: a warning, no LB to keep sending',
+      yaml: wl({ service: '  type: NodePort\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
+      findings: [{ severity: 'warning', message: /proxies, ingresses and meshes stop routing/ }],
+    },
+    {
       name: 'served by hint "true" without a Service',
       yaml: wl({ service: false, annotations: '"kubegrace.dev/served": "true"' }),
       findings: [{ severity: 'warning', pointer: POINTER, message: 'serves port http/8080 but has no preStop hook' }],
