@@ -142,6 +142,9 @@ function maxGuarded(list: string, bound: number, none: string): string {
   return `size(${list}) == 0 || size(${list}) > ${bound} ? ${none} : ${list}.filter(x, ${list}.all(y, y <= x))[0]`;
 }
 
+/** lb-util isHelmTestHook: every phase of the object's helm.sh/hook annotation is a test one. */
+const HELM_TEST_HOOK = "(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations && object.metadata.annotations['helm.sh/hook'].split(',').filter(x, x.trim() != '').size() > 0 && object.metadata.annotations['helm.sh/hook'].split(',').filter(x, x.trim() != '').all(x, x.trim().startsWith('test')))";
+
 const SERVED_HINT = `${ann('kubegrace.dev/served')}.trim().lowerAscii() == 'true'`;
 
 /**
@@ -609,7 +612,9 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         severity: 'warning',
         kinds: WORKLOADS.filter((k) => k !== 'StatefulSet' && k !== 'Job' && k !== 'CronJob'),
         variables: [],
-        expression: `variables.grace != 0 || ${RUNNING}.all(c, ${idle()})`,
+        // (Nor a Helm test hook, which exists only while helm test runs, nor a bare Pod that runs to
+        // completion, an info in the linter like a Job's pod.)
+        expression: `variables.grace != 0 || ${RUNNING}.all(c, ${idle()}) || ${HELM_TEST_HOOK} || (object.kind == 'Pod' && has(variables.podSpec.restartPolicy) && variables.podSpec.restartPolicy in ['Never', 'OnFailure'])`,
         messageExpression: `${prefix('zero-grace-period', 'warning')} + 'terminationGracePeriodSeconds is 0: ' + (${RUNNING}.exists(c, has(c.lifecycle) && has(c.lifecycle.preStop)) ? 'its preStop hooks are skipped and the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to preStop + drain + 5s' : 'the app gets only 2s between SIGTERM and SIGKILL; remove the field (default 30s) or set it to drain + 5s')`,
       },
     ],

@@ -5,6 +5,7 @@ import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 import { neededGrace, preStopHandler, unknownPreStops } from './fix-util';
 import { containersWithoutPreStop } from './prestop-missing';
 import { containerGuess, removedPortsOf } from '../model/traffic';
+import { isHelmTestHook } from './lb-util';
 
 export const zeroGracePeriod: Rule = {
   meta: {
@@ -24,10 +25,12 @@ SIGTERM and SIGKILL.
   identity and storage guarantees rely on the old pod being really gone before its replacement (same
   name, same volume) starts; with 0 the new pod can run next to the old one.
 - **warning** on Deployments, DaemonSets, ReplicaSets and Pods: in-flight requests and work are killed on every
-  rollout, scale-down and eviction.
+  rollout, scale-down and eviction (for a bare Pod: every deletion, eviction and node drain).
 - **info** on Jobs and CronJobs: their pods do not roll out or scale down; an eviction or a drain cuts the work,
   and the Job runs it again (a failure counted against \`backoffLimit\` unless a \`podFailurePolicy\` ignores
-  disruptions). The exported admission policy carries the warning only, so it passes them.
+  disruptions). The same for a bare Pod that runs to completion (\`restartPolicy: Never\` or \`OnFailure\`), except that
+  nothing runs it again. The exported admission policy carries the warning only, so it passes them.
+- Not reported on a Helm test hook Pod (\`helm.sh/hook: test\`): it exists only while \`helm test\` runs.
 - Not reported when every container is idle (the pause image, or a command that only sleeps forever, such as
   \`sleep infinity\`): there is no work to cut, and a sleep as PID 1 ignores SIGTERM, so a grace period only delays
   its SIGKILL (Istio's \`samples/curl\`, JupyterHub's user placeholders and image pullers set 0 on purpose).
@@ -67,6 +70,13 @@ see \`prestop-missing\`): the advice names it as a guess, and the repair leaves 
       // JupyterHub's user placeholders set 0 on purpose). A StatefulSet's identity guarantee matters
       // only for the volumes it gives its pods, which such pods do not use.
       if ([...w.containers, ...w.sidecars].every((c) => isIdleContainer(c.raw))) continue;
+      // A Helm test hook Pod exists only while \`helm test\` runs (one curl in pihole's chart): no rollout,
+      // scale-down or drain ever touches it (review round 30).
+      if (isHelmTestHook(w.obj)) continue;
+      // A bare Pod that runs to completion is a one-off task like a Job's pod: nothing rolls it out or
+      // scales it down; only an eviction or a drain cuts its work, and no controller runs it again.
+      const restart = w.podSpec.restartPolicy;
+      const oneOff = w.kind === 'Pod' && (restart === 'Never' || restart === 'OnFailure');
       const sts = w.kind === 'StatefulSet';
       // Containers prestop-missing reports once the grace period allows a hook: the advice counts
       // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).
@@ -94,12 +104,14 @@ see \`prestop-missing\`): the advice names it as a guess, and the repair leaves 
         pointer: `${w.podSpecPointer}/terminationGracePeriodSeconds`,
         // (A Job's or CronJob's pods do not roll out or scale down: an eviction cuts the work, and the Job
         // runs it again; review round 18, milvus's minio-provisioning hook Job.)
-        severity: sts ? 'error' : w.isBatch ? 'info' : 'warning',
-        message: w.isBatch
+        severity: sts ? 'error' : w.isBatch || oneOff ? 'info' : 'warning',
+        message: oneOff
+          ? `terminationGracePeriodSeconds is 0: this Pod runs to completion (restartPolicy ${restart}), so no rollout or scale-down replaces it, but when it is evicted or its node drained, ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL, so its work is cut, and nothing runs it again (a bare Pod has no controller); remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`
+          : w.isBatch
           ? `terminationGracePeriodSeconds is 0: when a pod of this ${w.kind} is evicted or its node drained, ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL, so its work is cut and the ${w.kind === 'CronJob' ? 'Job' : w.kind} runs it again (a failure counted against backoffLimit unless a podFailurePolicy ignores disruptions); remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`
           : sts
           ? `terminationGracePeriodSeconds is 0 on a StatefulSet: the pod object is deleted at once, before its containers have stopped, so the replacement with the same identity and volume can start while the old pod still runs (the StatefulSet docs call this unsafe); remove the field (default 30s) or set it to preStop + drain + 5s${also}`
-          : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every rollout, scale-down and eviction, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`,
+          : `terminationGracePeriodSeconds is 0: ${hooks ? 'its preStop hooks are skipped and ' : ''}the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every ${w.kind === 'Pod' ? 'deletion, eviction and node drain' : 'rollout, scale-down and eviction'}, so in-flight work is killed; remove the field (default 30s) or set it to ${hooks || missing.length ? 'preStop + drain + 5s' : 'drain + 5s'}${also}`,
         fix: {
           description: `set terminationGracePeriodSeconds to ${grace}${safeHooks.length ? ` and add ${preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).text} to ${containerList(safeHooks)}` : ''} (preStop + drain + addend + margin${unknown.length ? `; at least the API default ${DEFAULTS.terminationGracePeriodSeconds}s, since the preStop hook of ${containerList(unknown)} runs for an unknown time: set the kubegrace.dev/prestop-seconds annotation to size it` : ''})`,
           safety: 'safe',

@@ -35,6 +35,20 @@ const POINTER = '/spec/template/spec/terminationGracePeriodSeconds';
 
 ruleTester(zeroGracePeriod, {
   valid: [
+    // Review round 30 (pihole's chart, templates/tests/test-pihole-endpoint.yml): exists only while helm test runs.
+    {
+      name: 'Helm test hook Pod with grace 0',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata:
+  name: smoke-test
+  annotations: {"helm.sh/hook": test}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  containers: [{name: t, image: curlimages/curl, command: [sh, -c, "curl http://web:80/"]}]
+`,
+    },
     { name: 'grace absent (default 30)', yaml: wl('StatefulSet', '') },
     { name: 'grace 1', yaml: wl('StatefulSet', '1') },
     { name: 'grace 30 on a Deployment', yaml: wl('Deployment', '30') },
@@ -105,7 +119,26 @@ spec:
   terminationGracePeriodSeconds: 0
   containers: [{name: app, image: a:1}]
 `,
-      findings: [{ severity: 'warning', pointer: '/spec/terminationGracePeriodSeconds', line: 5 }],
+      findings: [{ severity: 'warning', pointer: '/spec/terminationGracePeriodSeconds', line: 5, message: "the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL on every deletion, eviction and node drain" }],
+    },
+    {
+      // Review round 30 (pihole's smoke test without the hook annotation): a run-to-completion bare Pod is a one-off task, like a Job's pod.
+      name: 'bare Pod with restartPolicy Never and grace 0: info, no rollout or scale-down replaces it',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  containers: [{name: app, image: a:1}]
+`,
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/terminationGracePeriodSeconds',
+          message: "terminationGracePeriodSeconds is 0: this Pod runs to completion (restartPolicy Never), so no rollout or scale-down replaces it, but when it is evicted or its node drained, the app gets only the kubelet's 2s minimum between SIGTERM and SIGKILL, so its work is cut, and nothing runs it again (a bare Pod has no controller); remove the field (default 30s) or set it to drain + 5s",
+        },
+      ],
     },
     {
       // Review round 18 (milvus's minio-provisioning hook Job): a batch pod's work is cut by an eviction and run again.
