@@ -19,6 +19,8 @@ export interface ApiServerCall {
   failurePolicy: string;
   /** The Service port called (clientConfig.service.port or spec.service.port; 443 when unset). */
   port: number;
+  /** The webhook entry (not for an APIService). */
+  hook?: JsonObject;
 }
 
 const portOf = (ref: JsonObject): number => (typeof ref.port === 'number' ? ref.port : 443);
@@ -134,7 +136,7 @@ function callsByService(graph: ObjectGraph): Map<string, ApiServerCall[]> {
         if (!isObject(h)) return;
         const svc = webhookServiceRef(h);
         if (!svc) return;
-        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: patched ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy), port: portOf(svc) });
+        add(svc.namespace, svc.name, { kind, config: o.name, name: typeof h.name === 'string' ? h.name : `#${i}`, failurePolicy: patched ?? (typeof h.failurePolicy === 'string' ? h.failurePolicy : defaultPolicy), port: portOf(svc), hook: h });
       });
     }
   }
@@ -155,4 +157,26 @@ export function apiServerCalls(graph: ObjectGraph, svc: ServiceView): readonly A
   const all = graph.memo(callsByService, graph, callsByService);
   const ns = get(svc.obj.raw, 'metadata', 'namespace');
   return all.get(typeof ns === 'string' && ns !== '' ? `${ns}/${svc.obj.name}` : `*/${svc.obj.name}`) ?? [];
+}
+
+/**
+ * The API groups, when every rule of the webhooks names only groups of no built-in API (a dot, and not
+ * *.k8s.io: Gateway API's gateway.networking.k8s.io counts as built-in) and no `*` group, whatever
+ * resources of those groups (cert-manager's webhook names all of cert-manager.io); else undefined.
+ * webhook-backend-availability lowers its finding to info on them, and prestop-missing too (review round 30).
+ */
+export function customResourcesOnly(hooks: JsonObject[]): string | undefined {
+  const groups = new Set<string>();
+  for (const h of hooks) {
+    const rules = Array.isArray(h.rules) ? h.rules : [];
+    if (!rules.length) return undefined;
+    for (const r of rules) {
+      if (!isObject(r) || !Array.isArray(r.apiGroups) || !r.apiGroups.length) return undefined;
+      for (const g of r.apiGroups) {
+        if (typeof g !== 'string' || g === '*' || !g.includes('.') || g.endsWith('.k8s.io')) return undefined;
+        groups.add(g);
+      }
+    }
+  }
+  return [...groups].join(', ');
 }

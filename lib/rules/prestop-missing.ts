@@ -3,7 +3,7 @@ import { Catalog } from '../catalog';
 import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { HINT, notClientPort, ObjectGraph, ServiceView } from '../model/graph';
-import { ApiServerCall, apiServerCalls } from '../model/webhook-calls';
+import { ApiServerCall, apiServerCalls, customResourcesOnly } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
@@ -208,7 +208,13 @@ other commands) are not judged. For a known program the advice is its own settin
   every client port it has (\`clientConfig.service.port\`, 443 when unset; another port has other clients): a
   call refused while the endpoint removal propagates admits the object unchecked, and no request fails (ECK's
   operator). A mutating webhook that fails open stays a warning: the object is admitted unmutated (a pod without
-  the proxy Linkerd's injector would have added).
+  the proxy Linkerd's injector would have added);
+- **info** too when the API server is the only caller through webhooks alone (no APIService), some failing closed,
+  none a mutating one that fails open, and every one matches only custom resources (API groups of no built-in API,
+  as \`webhook-backend-availability\` reads them, which rates the longer outage of the same calls as info), a CRD's
+  conversion webhook counting as one that fails closed on its own custom resource: only requests for those fail in
+  the window (writes; reads too where a conversion is needed), and their clients (GitOps controllers, the
+  operator's reconcilers) retry them.
 
 **Skipped:**
 
@@ -396,6 +402,10 @@ front without a delay is reported as above first; its backends are judged once i
           // The API server is the only client (review rounds 20 and 21: kruise-manager, a webhook backend
           // reached by nothing else): no proxy or ingress is involved, and what fails is admission.
           why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by the API server (${apiServerOnly.names}), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: ${apiServerOnly.effect}`;
+          if (apiServerOnly.custom) {
+            severity = 'info';
+            why += `; they match only custom resources (${apiServerOnly.custom}), so this is an info: only ${apiServerOnly.conversion ? 'requests' : 'writes'} of those fail in that window: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again`;
+          }
         } else if (headlessOnly) {
           // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
           why = `its Service${traffic.length === 1 ? ` ${traffic[0].obj.name} is` : 's are'} headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it, and clients keep addresses they resolved before (DNS caches, connection pools), so new connections can hit a closed socket`;
@@ -501,7 +511,7 @@ function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload,
  * When the API server is the only caller of every traffic Service (admission webhooks, aggregated
  * APIServices, CRD conversion webhooks) on every client port: who calls, and what fails while a call is refused.
  */
-function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): { names: string; effect: string } | undefined {
+function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): { names: string; effect: string; custom?: string; conversion?: boolean } | undefined {
   if (!traffic.length) return undefined;
   const calls: ApiServerCall[] = [];
   for (const s of traffic) {
@@ -521,7 +531,21 @@ function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[])
   if (calls.some((c) => c.kind === 'APIService')) effects.push('requests to its aggregated API fail (503)');
   // (A conversion webhook has no failure policy: the request that needed the conversion fails.)
   if (calls.some((c) => c.kind === 'CustomResourceDefinition')) effects.push('reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail');
-  return { names, effect: effects.join('; ') };
+  // Webhooks that match only custom resources, none of them a mutating one that fails open (an object
+  // admitted unmutated stays so), and CRD conversion webhooks (they convert only their custom
+  // resource): only requests for those fail, and their clients retry them, as
+  // webhook-backend-availability rates the longer outage of the same calls (review round 30: the
+  // couchbase-operator chart's admission controller, couchbase.com only; kserve's llmisvc conversion).
+  const hooks = calls.filter((c) => c.kind !== 'CustomResourceDefinition');
+  const conversions = calls.filter((c) => c.kind === 'CustomResourceDefinition').map((c) => c.config.slice(c.config.indexOf('.') + 1));
+  const hookGroups =
+    hooks.every((c) => c.hook !== undefined && !(c.kind === 'MutatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) && calls.some((c) => c.failurePolicy === 'Fail')
+      ? hooks.length
+        ? customResourcesOnly(hooks.map((c) => c.hook!))
+        : ''
+      : undefined;
+  const custom = hookGroups === undefined ? undefined : [...new Set([...(hookGroups ? hookGroups.split(', ') : []), ...conversions])].join(', ') || undefined;
+  return { names, effect: effects.join('; '), custom, conversion: conversions.length > 0 };
 }
 
 function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): string | undefined {

@@ -6,7 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
-import { crdConversionWebhook, patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
+import { crdConversionWebhook, customResourcesOnly, patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
 import { noLeaderElectionLock } from './rollout-util';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
@@ -330,27 +330,6 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
       message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${custom ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again` : ''}`,
     });
   }
-}
-
-/**
- * The API groups, when every rule of the webhooks names only groups of no built-in API (a dot, and not
- * *.k8s.io: Gateway API's gateway.networking.k8s.io counts as built-in) and no \`*\` group, whatever
- * resources of those groups (cert-manager's webhook names all of cert-manager.io); else undefined.
- */
-function customResourcesOnly(hooks: JsonObject[]): string | undefined {
-  const groups = new Set<string>();
-  for (const h of hooks) {
-    const rules = Array.isArray(h.rules) ? h.rules : [];
-    if (!rules.length) return undefined;
-    for (const r of rules) {
-      if (!isObject(r) || !Array.isArray(r.apiGroups) || !r.apiGroups.length) return undefined;
-      for (const g of r.apiGroups) {
-        if (typeof g !== 'string' || g === '*' || !g.includes('.') || g.endsWith('.k8s.io')) return undefined;
-        groups.add(g);
-      }
-    }
-  }
-  return [...groups].join(', ');
 }
 
 /**

@@ -32,10 +32,11 @@ ${svc}`;
 
 /**
  * An admission webhook configuration (a document with its leading `---`) whose one webhook calls
- * Service `service` in `default` (`port`: clientConfig.service.port, 443 when unset): for the rules
- * that read who calls a Service (prestop-missing, service-selector-ports).
+ * Service `service` in `default` (`port`: clientConfig.service.port, 443 when unset; `rules`: the
+ * webhook's rules, a custom resource's by default): for the rules that read who calls a Service
+ * (prestop-missing, service-selector-ports).
  */
-export function webhookConfig(o: { kind?: 'Validating' | 'Mutating'; name?: string; hook?: string; service?: string; failurePolicy?: string; port?: number } = {}): string {
+export function webhookConfig(o: { kind?: 'Validating' | 'Mutating'; name?: string; hook?: string; service?: string; failurePolicy?: string; port?: number; rules?: string } = {}): string {
   return `---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ${o.kind ?? 'Validating'}WebhookConfiguration
@@ -45,6 +46,6 @@ webhooks:
   admissionReviewVersions: [v1]
   sideEffects: None
 ${o.failurePolicy ? `  failurePolicy: ${o.failurePolicy}\n` : ''}  clientConfig: {service: {name: ${o.service ?? 'web'}, namespace: default, path: /validate${o.port === undefined ? '' : `, port: ${o.port}`}}}
-  rules: [{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]
+  rules: ${o.rules ?? '[{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [widgets]}]'}
 `;
 }

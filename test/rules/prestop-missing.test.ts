@@ -65,6 +65,8 @@ ${svc}`;
 }
 
 const POINTER = '/spec/template/spec/containers/0';
+/** A webhook's rules on pods (a built-in kind): prestop-missing's warning, not the custom-resource info. */
+const POD_RULES = "[{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]";
 
 /** A StatefulSet behind a headless Service, and a per-pod Service of its pod 0 (redis-ha's "announce" pattern), headless or not. */
 const withPerPodService = (headless: boolean) => `${wl({ kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' })}---
@@ -536,7 +538,8 @@ spec:
     ).map(([name, hooks, severity, said]) => ({
       // (Review round 10: ECK's operator, whose Service is called by 16 validating webhooks, all Ignore.)
       name: `a Service called only by the API server: ${name}`,
-      yaml: `${wl()}${hooks.map(([kind, policy], i) => webhookConfig({ kind, name: `hooks-${i}`, hook: `check-${i}.example.com`, failurePolicy: policy || undefined, port: 80 })).join('')}`,
+      // (On pods: webhooks that match only custom resources are the info case below.)
+      yaml: `${wl()}${hooks.map(([kind, policy], i) => webhookConfig({ kind, name: `hooks-${i}`, hook: `check-${i}.example.com`, failurePolicy: policy || undefined, port: 80, rules: POD_RULES })).join('')}`,
       findings: [
         {
           severity,
@@ -551,8 +554,9 @@ spec:
 
     {
       // Review round 30 (report p23 item 4): kserve's llmisvc controller serves its CRDs' conversion webhook. A
-      // conversion webhook has no failure policy: beside validating webhooks that fail open, it is no longer the info.
-      name: 'a Service called only by the API server for a CRD conversion webhook (and a validating webhook that fails open): warning, saying what fails',
+      // conversion webhook has no failure policy: beside validating webhooks that fail open, it is no longer the
+      // fail-open info; it converts only its custom resource, so it is the custom-resources-only info (report p24 item D).
+      name: 'a Service called only by the API server for a CRD conversion webhook (and a validating webhook that fails open): info, saying what fails, reads included',
       yaml: `${wl()}${webhookConfig({ failurePolicy: 'Ignore', port: 80 })}---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -566,12 +570,35 @@ spec:
 `,
       findings: [
         {
-          severity: 'warning',
+          severity: 'info',
           pointer: POINTER,
           message:
-            'its Service web is called only by the API server (check.example.com, the conversion webhook of CustomResourceDefinition widgets.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked; reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail. Add',
+            'its Service web is called only by the API server (check.example.com, the conversion webhook of CustomResourceDefinition widgets.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked; reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail; they match only custom resources (example.com), so this is an info: only requests of those fail in that window:',
+          },
+        ],
+      },
+      {
+      // Review round 30 (the couchbase-operator chart's admission controller): webhook-backend-availability rates the longer outage of the same calls as info.
+      name: 'a Service called only by a fail-closed webhook that matches only custom resources: info, worded as webhook-backend-availability',
+      yaml: `${wl()}${webhookConfig({ failurePolicy: 'Fail', port: 80 })}`,
+      findings: [
+        {
+          severity: 'info',
+          pointer: POINTER,
+          message:
+            "the requests its webhooks with failurePolicy: Fail intercept are rejected; they match only custom resources (example.com), so this is an info: only writes of those fail in that window: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again. Add",
         },
       ],
+    },
+    {
+      name: 'custom resources only, but a mutating webhook that fails open among the callers (an object admitted unmutated stays so): warning',
+      yaml: `${wl()}${webhookConfig({ failurePolicy: 'Fail', port: 80 })}${webhookConfig({ kind: 'Mutating', name: 'm', hook: 'm.example.com', failurePolicy: 'Ignore', port: 80 })}`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated. Add' }],
+    },
+    {
+      name: 'a fail-closed webhook on a custom resource beside one on pods: warning',
+      yaml: `${wl()}${webhookConfig({ failurePolicy: 'Fail', port: 80 })}${webhookConfig({ name: 'p', hook: 'p.example.com', failurePolicy: 'Fail', port: 80, rules: POD_RULES })}`,
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'the requests its webhooks with failurePolicy: Fail intercept are rejected. Add' }],
     },
     {
       // metrics-server serves the metrics API to the API server: client traffic.
