@@ -13,7 +13,8 @@
  */
 import * as path from 'path';
 import { ObjectGraph } from './graph';
-import { isObject, Json, JsonObject } from './types';
+import { configMapSources } from './mounts';
+import { isObject, JsonObject } from './types';
 import { ContainerView, get, Workload } from './workload';
 
 export interface LoopbackUse {
@@ -77,10 +78,9 @@ function mountedTexts(graph: ObjectGraph, w: Workload, c: ContainerView): { text
     if (!isObject(m) || typeof m.mountPath !== 'string' || typeof m.name !== 'string') continue;
     const vol = (Array.isArray(vols) ? vols : []).find((v): v is JsonObject => isObject(v) && v.name === m.name);
     if (!vol) continue;
-    const sources: Json[] = isObject(vol.configMap) ? [vol.configMap] : Array.isArray(get(vol, 'projected', 'sources')) ? (get(vol, 'projected', 'sources') as Json[]).map((s) => get(s, 'configMap')).filter((x): x is Json => x !== undefined) : [];
     const sub = typeof m.subPath === 'string' ? m.subPath.replace(/^\/+|\/+$/g, '') : '';
-    for (const src of sources) {
-      if (!isObject(src) || typeof src.name !== 'string') continue;
+    for (const src of configMapSources(vol)) {
+      if (typeof src.name !== 'string') continue;
       const cm = graph.ofKindIn('ConfigMap', w.obj.namespace).find((o) => o.name === src.name);
       const data = cm && get(cm.raw, 'data');
       if (!cm || !isObject(data)) continue;

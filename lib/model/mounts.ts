@@ -7,7 +7,7 @@
  */
 import * as path from 'path';
 import { ObjectGraph } from './graph';
-import { isObject, Json, JsonObject, KObject } from './types';
+import { isObject, JsonObject, KObject } from './types';
 import { ContainerView, get, Workload } from './workload';
 
 export interface MountedFile {
@@ -45,7 +45,7 @@ export function mountedConfigMapFile(graph: ObjectGraph, w: Workload, c: Contain
   const vol = (Array.isArray(vols) ? vols : []).find((v): v is JsonObject => isObject(v) && v.name === mount.name);
   if (!vol) return { missing: `the volume ${String(mount.name)} mounted at ${String(mount.mountPath)} is not declared in the pod` };
   // A configMap volume, or the configMap sources of a projected volume (each maps its own keys).
-  const sources: Json[] = isObject(vol.configMap) ? [vol.configMap] : Array.isArray(get(vol, 'projected', 'sources')) ? (get(vol, 'projected', 'sources') as Json[]).map((s) => get(s, 'configMap')).filter(isObject) : [];
+  const sources = configMapSources(vol);
   if (!sources.length) return { missing: `its volume ${String(vol.name)} is not a ConfigMap` };
   const named = (name: string) => (w.obj.namespace ? `${w.obj.namespace}/${name}` : name);
   let reason: string | undefined;
@@ -69,6 +69,13 @@ export function mountedConfigMapFile(graph: ObjectGraph, w: Workload, c: Contain
     return { text, configMap: cm, key, where: `${target} (ConfigMap ${named(src.name)}, key ${key})` };
   }
   return { missing: reason ?? `its volume ${String(vol.name)} names no ConfigMap` };
+}
+
+/** A pod volume's ConfigMap sources: its `configMap`, or the `configMap` sources of a projected volume (each maps its own keys). */
+export function configMapSources(vol: JsonObject): JsonObject[] {
+  if (isObject(vol.configMap)) return [vol.configMap];
+  const projected = get(vol, 'projected', 'sources');
+  return Array.isArray(projected) ? projected.map((s) => get(s, 'configMap')).filter(isObject) : [];
 }
 
 /** The ConfigMap key a configMap volume (or projected source) puts at `inVolume`: its `items`, else the key of that name. */
