@@ -252,7 +252,7 @@ function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[]
   const vars: CelVariable[] = [
     { name: 'labels', expression: 'has(variables.podMeta.labels) ? variables.podMeta.labels : {}' },
     { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
-    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type == 'RollingUpdate'" },
+    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type in ['RollingUpdate', '']" },
     { name: 'rawSurge', expression: resolved(`${hasRu} && has(${ru}.maxSurge) ? ${ru}.maxSurge : dyn('25%')`, 'variables.replicas', true) },
     { name: 'rawUnavailable', expression: resolved(`${hasRu} && has(${ru}.maxUnavailable) ? ${ru}.maxUnavailable : dyn('25%')`, 'variables.replicas', false) },
     { name: 'surge', expression: 'variables.rawSurge < 0 ? 0 : variables.rawSurge' },
@@ -374,7 +374,7 @@ function outageVariables(): CelVariable[] {
   const hasRu = 'has(object.spec.strategy) && has(object.spec.strategy.rollingUpdate)';
   return [
     { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
-    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type == 'RollingUpdate'" },
+    { name: 'rolling', expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type in ['RollingUpdate', '']" },
     { name: 'surgeSet', expression: `${hasRu} && has(${ru}.maxSurge)` },
     { name: 'unavailableSet', expression: `${hasRu} && has(${ru}.maxUnavailable)` },
     { name: 'maxSurge', expression: `variables.surgeSet ? ${ru}.maxSurge : dyn('25%')` },
@@ -696,7 +696,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   'statefulset-partition': {
     restriction: 'judged against spec.replicas: an HPA\'s maxReplicas (which the linter uses when an HPA targets the StatefulSet) is not visible at admission',
     validate: () => {
-      const rolling = "(!has(object.spec.updateStrategy) || !has(object.spec.updateStrategy.type) || object.spec.updateStrategy.type == 'RollingUpdate')";
+      const rolling = "(!has(object.spec.updateStrategy) || !has(object.spec.updateStrategy.type) || object.spec.updateStrategy.type in ['RollingUpdate', ''])";
       const part = '(has(object.spec.updateStrategy) && has(object.spec.updateStrategy.rollingUpdate) && has(object.spec.updateStrategy.rollingUpdate.partition) ? object.spec.updateStrategy.rollingUpdate.partition : 0)';
       const replicas = '(has(object.spec.replicas) ? object.spec.replicas : 1)';
       return [
@@ -721,8 +721,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
     restriction: 'judged against spec.replicas: an HPA\'s minReplicas (which the linter uses when an HPA targets the StatefulSet) is not visible at admission; the error for an etcd StatefulSet whose readiness needs the quorum (it never starts under OrderedReady) is the linter\'s only',
     validate: (ctx) => {
       const min = typeof ctx.params.minReplicas === 'number' ? ctx.params.minReplicas : 2;
-      const pmp = "(has(object.spec.podManagementPolicy) ? object.spec.podManagementPolicy : 'OrderedReady')";
-      const type = "(has(object.spec.updateStrategy) && has(object.spec.updateStrategy.type) ? object.spec.updateStrategy.type : 'RollingUpdate')";
+      const pmp = "(has(object.spec.podManagementPolicy) && object.spec.podManagementPolicy != '' ? object.spec.podManagementPolicy : 'OrderedReady')";
+      const type = "(has(object.spec.updateStrategy) && has(object.spec.updateStrategy.type) && object.spec.updateStrategy.type != '' ? object.spec.updateStrategy.type : 'RollingUpdate')";
       const replicas = '(has(object.spec.replicas) ? object.spec.replicas : 1)';
       return [
         {

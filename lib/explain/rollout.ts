@@ -8,7 +8,7 @@ import { singleVersionProgram } from '../catalog';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
 import { parseIntOrPercent, scaled } from '../model/intstr';
-import { DEFAULTS, get, num, Workload } from '../model/workload';
+import { DEFAULTS, enumOr, get, num, Workload } from '../model/workload';
 import { stsStrategy } from '../rules/lb-util';
 import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread';
 import { surgeVolumeDeadlock } from '../rules/surge-volume-deadlock';
@@ -170,7 +170,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
     }
     case 'DaemonSet': {
       const strategy = get(w.obj.raw, 'spec', 'updateStrategy');
-      const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+      const type = enumOr(get(strategy, 'type'), 'RollingUpdate').value;
       plan.strategy = type;
       plan.minReadySeconds = minReady;
       if (type === 'OnDelete') {

@@ -1,7 +1,7 @@
 import { IntOrPercent, parseIntOrPercent } from './intstr';
 import { indexKey, Labels, matches, parseLabelSelector, parseMapSelector, Selector, stringMap } from './selector';
 import { isObject, Json, KObject } from './types';
-import { ContainerPort, ContainerView, get, num, Workload, workloadOf } from './workload';
+import { ContainerPort, ContainerView, enumOr, get, num, Workload, workloadOf } from './workload';
 import { namedListenPort } from './listen-ports';
 
 export interface ServicePort {
@@ -880,7 +880,7 @@ function serviceView(o: KObject): ServiceView {
     obj: o,
     selector: parseMapSelector(spec.selector),
     ports,
-    type: typeof spec.type === 'string' ? spec.type : 'ClusterIP',
+    type: enumOr(spec.type, 'ClusterIP').value,
     headless: spec.clusterIP === 'None',
     publishNotReadyAddresses: spec.publishNotReadyAddresses === true,
     externalTrafficPolicy: typeof spec.externalTrafficPolicy === 'string' ? spec.externalTrafficPolicy : undefined,

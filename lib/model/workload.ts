@@ -95,6 +95,17 @@ export function get(o: Json | undefined, ...keys: string[]): Json | undefined {
   return cur;
 }
 
+/**
+ * A string enum field as the API server reads it: absent and `""` are the same for a non-pointer
+ * string field (Go's zero value), and its defaulting function gives both the default (e.g.
+ * SetDefaults_Deployment: `if strategy.Type == "" { strategy.Type = RollingUpdate }`;
+ * SetDefaults_StatefulSet for podManagementPolicy and updateStrategy.type; SetDefaults_Service for
+ * type). A chart that renders `podManagementPolicy: ""` gets OrderedReady.
+ */
+export function enumOr(v: Json | undefined, dflt: string): { value: string; set: boolean } {
+  return typeof v === 'string' && v !== '' ? { value: v, set: true } : { value: dflt, set: false };
+}
+
 export function num(v: Json | undefined): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
@@ -168,7 +179,7 @@ export function workloadOf(obj: KObject): Workload | undefined {
 /** Section 4's resolution rule, exactly: surge rounds up, unavailable down, both 0 forces 1. */
 export function resolveDeploymentRollout(raw: JsonObject, replicas: number): DeploymentRollout {
   const strategy = get(raw, 'spec', 'strategy');
-  const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+  const type = enumOr(get(strategy, 'type'), 'RollingUpdate').value;
   const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
   const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
   const maxSurge = surgeRaw ?? { kind: 'percent', value: 25 };

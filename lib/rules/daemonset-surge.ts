@@ -3,7 +3,7 @@ import { KubeVersion } from '../engine/version';
 import { ObjectGraph } from '../model/graph';
 import { IntOrPercent, isLiteralZero, parseIntOrPercent } from '../model/intstr';
 import { isObject, Json } from '../model/types';
-import { get, Workload } from '../model/workload';
+import { enumOr, get, Workload } from '../model/workload';
 import { existingPointer, fmtIntOrPercent } from './rollout-util';
 import { nameOf } from './util';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
@@ -119,7 +119,7 @@ export function daemonsetSurgeDecision(graph: ObjectGraph, w: Workload, version:
   if (w.kind !== 'DaemonSet') return undefined;
   const raw = w.obj.raw;
   const strategy = get(raw, 'spec', 'updateStrategy');
-  const type = typeof get(strategy, 'type') === 'string' ? (get(strategy, 'type') as string) : 'RollingUpdate';
+  const type = enumOr(get(strategy, 'type'), 'RollingUpdate').value;
   if (type !== 'RollingUpdate') return undefined;
   const surgeRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
   const unavailRaw = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));

@@ -6,7 +6,7 @@ import { escapeSegment } from '../model/parse';
 import { trafficPortsOf } from '../model/traffic';
 import { Labels, matches, parseLabelSelector, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
-import { ContainerView, get, num, Workload } from '../model/workload';
+import { ContainerView, enumOr, get, num, Workload } from '../model/workload';
 import { imageRepository, knownPreStopAdvice, knownPreStopWords } from '../catalog';
 import { PreStopDelay, preStopDelay } from '../timeline/prestop';
 import { preStopHandler } from './fix-util';
@@ -281,14 +281,14 @@ export interface StsStrategy {
 }
 
 export function stsStrategy(w: Workload): StsStrategy {
-  const pmp = get(w.obj.raw, 'spec', 'podManagementPolicy');
-  const type = get(w.obj.raw, 'spec', 'updateStrategy', 'type');
+  const pmp = enumOr(get(w.obj.raw, 'spec', 'podManagementPolicy'), 'OrderedReady');
+  const type = enumOr(get(w.obj.raw, 'spec', 'updateStrategy', 'type'), 'RollingUpdate');
   const ru = get(w.obj.raw, 'spec', 'updateStrategy', 'rollingUpdate');
   return {
-    podManagementPolicy: typeof pmp === 'string' ? pmp : 'OrderedReady',
-    podManagementPolicySet: typeof pmp === 'string',
-    type: typeof type === 'string' ? type : 'RollingUpdate',
-    typeSet: typeof type === 'string',
+    podManagementPolicy: pmp.value,
+    podManagementPolicySet: pmp.set,
+    type: type.value,
+    typeSet: type.set,
     partition: isObject(ru) ? (ru.partition ?? undefined) : undefined,
     maxUnavailable: isObject(ru) ? (ru.maxUnavailable ?? undefined) : undefined,
   };

@@ -148,6 +148,9 @@ spec:
 `,
   dep('recreate-served', '[{name: app, image: a}]', '{"kubegrace.dev/served": "true"}').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
   dep('recreate-claim', '[{name: app, image: a, ports: [{containerPort: 80}]}]', '{}', '      volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector'),
+  // An empty enum is the API default (SetDefaults_*: "" -> RollingUpdate / OrderedReady; review round 31, bitnami mysql's podManagementPolicy: "").
+  dep('strategy-type-empty', '[{name: app, image: a, ports: [{containerPort: 80}]}]', '{"kubegrace.dev/served": "true"}').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: ""}\n  selector'),
+  dep('sts-enums-empty', '[{name: app, image: a, ports: [{containerPort: 80}]}]').replace('kind: Deployment', 'kind: StatefulSet').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  serviceName: x\n  podManagementPolicy: ""\n  updateStrategy: {type: ""}\n  selector'),
   // readiness-probe-missing: the served containers of a workload alone, the Istio placeholder image.
   dep('readiness-lone-served', '[{name: app, image: a}]', '{"kubegrace.dev/served": "true"}'),
   dep('readiness-two-served-no-ports', '[{name: app, image: a}, {name: worker, image: w}]', '{"kubegrace.dev/served": "true"}'),

@@ -545,6 +545,15 @@ describe('rollout summary', () => {
     expect(r.notes.join('\n')).toMatch(/downtime/);
   });
 
+  test('strategy.type "" (review round 31): the API default RollingUpdate, not a Recreate outage', () => {
+    const text = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3 }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {type: ""}\n');
+    const r = explainOne(text).rollout;
+    expect(r).toMatchObject({ strategy: 'RollingUpdate', podsPerStep: 1, steps: 3 });
+    expect(r.notes.join('\n')).not.toMatch(/downtime|outage/);
+    const ds = text.replace('kind: Deployment', 'kind: DaemonSet').replace('  strategy: {type: ""}\n', '  updateStrategy: {type: ""}\n');
+    expect(explainOne(ds).rollout.strategy).toBe('RollingUpdate');
+  });
+
   test('StatefulSet: one at a time, each step waits for the old pod to be gone; partition', () => {
     const sts = `apiVersion: apps/v1
 kind: StatefulSet

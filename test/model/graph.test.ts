@@ -53,6 +53,10 @@ describe('int-or-percent and rollout resolution (section 4)', () => {
     const r = resolveDeploymentRollout(raw(strategy), replicas);
     expect([r.surge, r.unavailable]).toEqual([surge, unavailable]);
   });
+  test('strategy.type "": the API default RollingUpdate (SetDefaults_Deployment), not Recreate', () => {
+    const r = resolveDeploymentRollout(raw({ type: '' }), 3);
+    expect([r.type, r.surge, r.unavailable]).toEqual(['RollingUpdate', 1, 0]);
+  });
   test('Recreate: no surge, all unavailable', () => {
     const r = resolveDeploymentRollout(raw({ type: 'Recreate' }), 3);
     expect([r.type, r.surge, r.unavailable]).toEqual(['Recreate', 0, 3]);
@@ -145,6 +149,10 @@ spec:
   test('served ports resolve named target ports to the container', () => {
     expect(g.servedPorts(w).map((p) => `${p.service.obj.name}:${p.container.name}:${p.containerPort?.containerPort}`)).toEqual(['web:app:8080']);
     expect(g.servedContainers(w).map((c) => c.name)).toEqual(['app']);
+  });
+  test('a Service with type "" is a ClusterIP Service (SetDefaults_Service)', () => {
+    const g2 = new ObjectGraph(parseText('s.yaml', 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  type: ""\n  selector: {app: x}\n  ports: [{port: 80}]\n').objects);
+    expect(g2.services.map((x) => x.type)).toEqual(['ClusterIP']);
   });
   test('PDBs, HPAs and claims', () => {
     expect(g.pdbsFor(w).map((p) => p.obj.name)).toEqual(['web']);

@@ -95,6 +95,12 @@ spec:
       findings: [{ severity: 'info', message: /reverting the template does not heal it.*deleted by hand \(kubernetes\/kubernetes#67250\)/ }],
     },
     {
+      // Review round 31 (bitnami mysql renders podManagementPolicy: ""): SetDefaults_StatefulSet gives "" its default.
+      name: 'podManagementPolicy "" and updateStrategy.type "": the API defaults, as when absent',
+      yaml: sts({ replicas: 2, spec: '  podManagementPolicy: ""\n  updateStrategy: {type: ""}\n' }),
+      findings: [{ severity: 'info', pointer: '/spec', message: 'podManagementPolicy OrderedReady (default) with updateStrategy RollingUpdate (default) and replicas 2' }],
+    },
+    {
       name: 'explicit OrderedReady: pointer at the field',
       yaml: sts({ replicas: 3, spec: '  podManagementPolicy: OrderedReady\n' }),
       findings: [{ severity: 'info', pointer: '/spec/podManagementPolicy', message: 'podManagementPolicy OrderedReady with' }],

@@ -132,6 +132,12 @@ ruleTester(surgeVolumeDeadlock, {
       findings: [{ severity: 'error', pointer: VOL0, object: 'Deployment/web', message: 'volume "data" mounts PVC "data" (ReadWriteOncePod) and maxSurge "25%" (default) resolves to 1 with replicas 1 (default)' }],
     },
     {
+      // Review round 31: strategy.type "" is RollingUpdate (SetDefaults_Deployment), not Recreate.
+      name: 'strategy.type "" on a RWOP claim: the default RollingUpdate, so the surge is reported',
+      yaml: deploy({ strategy: '{type: ""}', extra: pvc('[ReadWriteOncePod]') }),
+      findings: [{ severity: 'error', pointer: VOL0, message: 'maxSurge "25%" (default) resolves to 1 with replicas 1 (default)' }],
+    },
+    {
       name: 'RWOP is pod-exclusive: node pinning does not help',
       yaml: deploy({ podExtra: '      nodeName: node-1\n', extra: pvc('[ReadWriteOncePod]') }),
       findings: [{ severity: 'error', pointer: VOL0, message: 'every rollout deadlocks' }],
