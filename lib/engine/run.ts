@@ -399,20 +399,22 @@ export function applySetting(sev: Severity, s: RuleSetting | undefined): Severit
 /**
  * The graphs the rules run on for a set of objects: one per world of variants (worlds.ts), one
  * (all the objects) when there are none. Two runs over the same objects with the same policy
- * catalog may share them (--fix's last lint runs its rules in two parts), and with them the facts
- * the graph memoizes, which depend only on the objects and the catalog.
+ * catalog and target version may share them (--fix's last lint runs its rules in two parts), and
+ * with them the facts the graph memoizes, which depend only on the objects and the catalog (the
+ * version decides which HPAs exist: hpaNotServed).
  */
 export interface RuleGraphs {
   readonly objects: readonly KObject[];
   readonly catalog: Catalog;
+  readonly version: KubeVersion;
   readonly graphs: ObjectGraph[];
 }
 
-/** The rule graphs of `objects` under the policy's catalog (see RuleGraphs). */
-export function ruleGraphs(objects: KObject[], policy: ResolvedPolicy): RuleGraphs {
+/** The rule graphs of `objects` under the policy's catalog, for the target `version` (see RuleGraphs). */
+export function ruleGraphs(objects: KObject[], policy: ResolvedPolicy, version: KubeVersion): RuleGraphs {
   const catalog = policy.catalog ?? builtinCatalog();
   // (The catalog is in force while the graphs are built, as during a run.)
-  return { objects, catalog, graphs: withCatalog(catalog, () => variantWorlds(objects).map((w) => new ObjectGraph(w))) };
+  return { objects, catalog, version, graphs: withCatalog(catalog, () => variantWorlds(objects).map((w) => new ObjectGraph(w, { version }))) };
 }
 
 /**
@@ -422,14 +424,14 @@ export function ruleGraphs(objects: KObject[], policy: ResolvedPolicy): RuleGrap
 export function runRules(objects: KObject[], opts: LintOptions, shared?: RuleGraphs): Finding[] {
   // The policy's catalog (built-in plus spec.catalog) is the one every timeline helper sees during the run.
   const catalog = opts.policy.catalog ?? builtinCatalog();
-  if (shared && (shared.objects !== objects || shared.catalog !== catalog)) throw new Error('runRules: the shared graphs are of other objects or another catalog');
+  if (shared && (shared.objects !== objects || shared.catalog !== catalog || shared.version.toString() !== opts.version.toString())) throw new Error('runRules: the shared graphs are of other objects, another catalog or another version');
   return withCatalog(catalog, () => withPreStopMemo(() => runRulesWith(objects, opts, catalog, shared?.graphs)));
 }
 
 function runRulesWith(objects: KObject[], opts: LintOptions, catalog: Catalog, shared?: ObjectGraph[]): Finding[] {
   // Files that define one identity twice are variants: the rules run in each world of them
   // (worlds.ts), one world (all the objects) when there are none.
-  const graphs = shared ?? variantWorlds(objects).map((w) => new ObjectGraph(w));
+  const graphs = shared ?? variantWorlds(objects).map((w) => new ObjectGraph(w, { version: opts.version }));
   /** What was reported per object when there are several worlds: a finding is kept once. */
   const reported = graphs.length > 1 ? new Map<KObject, Set<string>>() : undefined;
   const findings: Finding[] = [];

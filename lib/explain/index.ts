@@ -116,7 +116,7 @@ export function explainSources(sources: Source[], opts: ExplainRunOptions, extra
   const order = new Map(objects.map((o, i) => [o, i]));
   const graphOf = new Map<Workload, ObjectGraph>();
   const seen = new Set<KObject>();
-  const worlds = variantWorlds(objects).map((w) => new ObjectGraph(w));
+  const worlds = variantWorlds(objects).map((w) => new ObjectGraph(w, { version: opts.version }));
   const workloads = collectFrom(worlds, (g) => g.workloads, graphOf, seen, order);
   const owned = collectFrom(worlds, (g) => g.ownedWorkloads, graphOf, seen, order);
   // (A Helm test hook's pod exists only while `helm test` runs: drawn only when --object names it; review round 24.)

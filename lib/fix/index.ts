@@ -889,7 +889,7 @@ export function fixSources(sources: Source[], opts: FixOptions): FixResult {
     const counts = new Map<Rule, number>();
     const objects = states.flatMap((s) => s.parsed.objects);
     // The last lint runs its rules in two parts over the same objects: on the same graphs.
-    const graphs = split ? ruleGraphs(objects, opts.policy) : undefined;
+    const graphs = split ? ruleGraphs(objects, opts.policy, opts.version) : undefined;
     const first = runRules(objects, { rules: (split ? canFix : opts.rules).map((r) => tracking(r, owner, counts)), policy: opts.policy, version: opts.version }, graphs);
     findings = sortFindings(split ? first.slice() : first, fileOrder);
     let { skip, todo } = classify(findings, owner);

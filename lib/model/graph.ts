@@ -1,7 +1,7 @@
 import { IntOrPercent, parseIntOrPercent } from './intstr';
 import { indexKey, Labels, matches, parseLabelSelector, parseMapSelector, Selector, stringMap } from './selector';
 import { isObject, Json, KObject } from './types';
-import { ContainerPort, ContainerView, enumOr, get, num, Workload, workloadOf } from './workload';
+import { ContainerPort, ContainerView, enumOr, get, helmRendered, num, Workload, workloadOf } from './workload';
 import { namedListenPort } from './listen-ports';
 
 export interface ServicePort {
@@ -125,6 +125,30 @@ class TemplateIndex {
   }
 }
 
+/** The target Kubernetes version (engine/version.ts KubeVersion), as far as the graph needs it. */
+export interface TargetVersion {
+  atLeast(major: number, minor: number): boolean;
+}
+
+/**
+ * The HorizontalPodAutoscaler API versions the API server stops serving, and from which 1.x minor
+ * (kubernetes/website content/en/docs/reference/using-api/deprecation-guide.md: "The autoscaling/v2beta1
+ * API version of HorizontalPodAutoscaler is no longer served as of v1.25", "The autoscaling/v2beta2 ... as of v1.26").
+ */
+const HPA_REMOVED_IN: Readonly<Record<string, number>> = { 'autoscaling/v2beta1': 25, 'autoscaling/v2beta2': 26 };
+
+/**
+ * "1.25" when `version`'s API server no longer serves this HorizontalPodAutoscaler's apiVersion:
+ * applying it fails, so the HPA never exists and scales nothing. Not for an object of a Helm render
+ * (helmRendered: the chart may choose the version by the cluster's API versions, which helm template
+ * does not know), as rollout-util's budgetProblem for a policy/v1beta1 budget.
+ */
+export function hpaNotServed(o: KObject, version: TargetVersion | undefined): string | undefined {
+  const minor = HPA_REMOVED_IN[o.apiVersion];
+  if (!version || minor === undefined || o.kind !== 'HorizontalPodAutoscaler' || !version.atLeast(1, minor) || helmRendered(o)) return undefined;
+  return `1.${minor}`;
+}
+
 /**
  * The object graph: which Services, PDBs and HPAs select or target which pod templates, and
  * which claims a template mounts. Built once per run; relations are precomputed.
@@ -156,7 +180,14 @@ export class ObjectGraph {
   /** Per-run memos of derived facts (see memo). */
   private readonly memos = new Map<object, Map<object, unknown>>();
 
-  constructor(readonly objects: KObject[]) {
+  /**
+   * `version`: the target Kubernetes version; with it, an HPA of an apiVersion that version no longer
+   * serves (hpaNotServed) targets nothing (hpa-replicas reports it).
+   */
+  constructor(
+    readonly objects: KObject[],
+    opts: { version?: TargetVersion } = {},
+  ) {
     for (const o of objects) {
       let k = this.byKind.get(o.kind);
       if (!k) this.byKind.set(o.kind, (k = []));
@@ -180,7 +211,7 @@ export class ObjectGraph {
           this.pdbs.push(pdbView(o));
           break;
         case 'HorizontalPodAutoscaler':
-          this.hpas.push(hpaView(o));
+          if (!hpaNotServed(o, opts.version)) this.hpas.push(hpaView(o));
           break;
         case 'PersistentVolumeClaim':
           this.pvcs.set(nsKey(o.namespace, o.name), o);

@@ -86,6 +86,19 @@ const POD_SPEC_PATHS: Record<WorkloadKind, string[]> = {
   CronJob: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
 };
 
+/**
+ * An object of a Helm render (helm.sh/chart, or app.kubernetes.io/managed-by: Helm). Charts often
+ * choose an apiVersion by .Capabilities.APIVersions, which `helm template` fills with every
+ * group/version its client library knows and no resource-qualified entry (helm v3.10.1 with
+ * --kube-version 1.31.0: Has "autoscaling/v2beta1" and "policy/v1beta1" true, Has
+ * "autoscaling/v2/HorizontalPodAutoscaler" and "policy/v1/PodDisruptionBudget" false), so a render
+ * may hold a version the chart would not install on the cluster.
+ */
+export function helmRendered(o: KObject): boolean {
+  const labels = get(o.raw, 'metadata', 'labels');
+  return isObject(labels) && (typeof labels['helm.sh/chart'] === 'string' || labels['app.kubernetes.io/managed-by'] === 'Helm');
+}
+
 export function get(o: Json | undefined, ...keys: string[]): Json | undefined {
   let cur: Json | undefined = o;
   for (const k of keys) {

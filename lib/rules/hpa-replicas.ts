@@ -1,6 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, servedStateOf } from '../model/traffic';
-import { HpaView } from '../model/graph';
+import { hpaNotServed, HpaView } from '../model/graph';
 import { nameOf } from './util';
 import { replicaExclusiveClaims } from './surge-volume-deadlock';
 import { get } from '../model/workload';
@@ -26,12 +26,19 @@ export const hpaReplicas: Rule = {
     id: 'hpa-replicas',
     spec: 'PDB-005 extras',
     defaultSeverity: 'warning',
-    severities: ['warning', 'info'],
-    description: 'spec.replicas set on an HPA-managed Deployment; an HPA whose target kind is miscased; HPA minReplicas < 2 on a served workload',
+    severities: ['error', 'warning', 'info'],
+    description: 'spec.replicas set on an HPA-managed Deployment; an HPA whose target kind is miscased; HPA minReplicas < 2 on a served workload; an HPA apiVersion the target version no longer serves',
     doc: `A HorizontalPodAutoscaler owns the replica count of the workload it targets.
 
 **Conditions:**
 
+- **error:** the HPA is \`autoscaling/v2beta1\` on >= 1.25 or \`autoscaling/v2beta2\` on >= 1.26: the API server no longer
+  serves that version (deprecated-API migration guide), so applying it fails and nothing scales the workload; it runs its
+  \`spec.replicas\` (1 when unset). No rule counts such an HPA's \`minReplicas\` (\`pdb-missing\`,
+  \`replicas-not-spread\`, ...). Not in a Helm render (\`helm.sh/chart\` or \`app.kubernetes.io/managed-by: Helm\`):
+  charts often choose the version by \`.Capabilities.APIVersions\`, which \`helm template\` does not take from the
+  cluster (it answers true for \`autoscaling/v2beta1\` and false for \`autoscaling/v2/HorizontalPodAutoscaler\`), so
+  the render may hold a version the chart would not install; as a \`policy/v1beta1\` budget (\`pdb-missing\`).
 - **warning:** \`spec.replicas\` is set on a Deployment, StatefulSet or ReplicaSet that an HPA in the set targets
   (\`spec.scaleTargetRef\`). Every \`kubectl apply\`, Helm upgrade or GitOps sync writes that number back, scaling the
   workload away from what the HPA chose (a scale-down in the middle of a traffic peak) until the HPA corrects it again;
@@ -75,10 +82,29 @@ spec:
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md#replicas',
       'kubernetes/website content/en/docs/tasks/run-application/horizontal-pod-autoscale.md#migrating-deployments-and-statefulsets-to-horizontal-autoscaling',
       'kubernetes/kubernetes staging/src/k8s.io/api/autoscaling/v2/types.go (minReplicas defaults to 1)',
+      'kubernetes/website content/en/docs/reference/using-api/deprecation-guide.md#horizontalpodautoscaler-v125 (autoscaling/v2beta1 not served from 1.25, autoscaling/v2beta2 from 1.26)',
     ],
   },
   check(ctx) {
     const g = ctx.graph;
+    // An HPA of a version the API server no longer serves never exists (the graph leaves it out:
+    // hpaNotServed); the Pomerium chart's proxy HPA is autoscaling/v2beta1 (review report p28 item 4).
+    for (const o of g.ofKind('HorizontalPodAutoscaler')) {
+      const from = hpaNotServed(o, ctx.version);
+      if (!from) continue;
+      const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
+      const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
+      const w = g.workloadsIn(o.namespace).find((x) => x.kind === kind && x.obj.name === name && (x.obj.namespace ?? '') === (o.namespace ?? ''));
+      const runs = w ? `${nameOf(w)} is not autoscaled and runs ${w.replicasSet ? `its spec.replicas ${w.replicas}` : '1 replica (no spec.replicas)'}` : 'its target is not autoscaled';
+      const metrics = get(o.raw, 'spec', 'metrics');
+      const beta1Targets = o.apiVersion === 'autoscaling/v2beta1' && JSON.stringify(metrics ?? null).includes('"targetAverage');
+      ctx.report({
+        object: o,
+        pointer: '/apiVersion',
+        severity: 'error',
+        message: `HorizontalPodAutoscaler/${o.name} is ${o.apiVersion}, which the API server no longer serves from ${from} (on ${ctx.version.toString()} applying it fails): ${runs}; use apiVersion: autoscaling/v2${beta1Targets ? ' (its metrics write targetAverageUtilization: N as target: {type: Utilization, averageUtilization: N}, targetAverageValue as target: {type: AverageValue, averageValue: ...})' : ''}`,
+      });
+    }
     for (const w of g.workloads) {
       const h = g.hpaFor(w);
       if (!h) continue;
@@ -113,6 +139,7 @@ spec:
     // HPA controller resolves kinds case-sensitively and reports FailedGetScale, so it never scales
     // (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834; review round 17).
     for (const o of g.ofKind('HorizontalPodAutoscaler')) {
+      if (hpaNotServed(o, ctx.version)) continue;
       const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
       const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
       if (typeof kind !== 'string' || typeof name !== 'string') continue;

@@ -254,6 +254,10 @@ A budget of \`apiVersion: policy/v1beta1\` on >= 1.25 does not count either, and
 server no longer serves that version (removed in 1.25, deprecated-api-migration-guide), so applying it fails
 (cp-helm-charts' ZooKeeper budget). \`pdb-unhealthy-eviction-policy\` and \`pdb-blocks-eviction\` skip it.
 
+Nor does the \`minReplicas\` of an HPA the API server no longer serves (\`autoscaling/v2beta1\` on >= 1.25,
+\`autoscaling/v2beta2\` on >= 1.26, outside a Helm render): it never exists, and the workload runs its \`spec.replicas\`
+(\`hpa-replicas\` reports the HPA as an error).
+
 Fix: add a budget; \`maxUnavailable\` is preferred because it follows scale changes:
 \`\`\`yaml
 apiVersion: policy/v1

@@ -7,7 +7,7 @@ import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
 import { Labels, matches, Selector, stringMap } from '../model/selector';
 import { isObject, Json, KObject } from '../model/types';
-import { DEFAULTS, DeploymentRollout, get, num, resolveDeploymentRollout, Workload } from '../model/workload';
+import { DEFAULTS, DeploymentRollout, get, helmRendered, num, resolveDeploymentRollout, Workload } from '../model/workload';
 import { isHelmTestHook } from './lb-util';
 import { nameOf } from './util';
 
@@ -155,12 +155,6 @@ export function pdbPods(graph: ObjectGraph, matched: Workload[]): PdbPods {
     if (b.hpa) out.fromHpa = true;
   }
   return out;
-}
-
-/** An object of a Helm render (helm.sh/chart, or app.kubernetes.io/managed-by: Helm). */
-function helmRendered(o: KObject): boolean {
-  const labels = get(o.raw, 'metadata', 'labels');
-  return isObject(labels) && (typeof labels['helm.sh/chart'] === 'string' || labels['app.kubernetes.io/managed-by'] === 'Helm');
 }
 
 /**

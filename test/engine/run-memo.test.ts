@@ -91,14 +91,14 @@ describe('no memo leaks between lint runs', () => {
       const fixable = ALL_RULES.filter((r) => r.meta.fixable);
       const others = ALL_RULES.filter((r) => !r.meta.fixable);
       const alone = [...runRules(objects, { rules: fixable, policy, version }), ...runRules(objects, { rules: others, policy, version })];
-      const graphs = ruleGraphs(objects, policy);
+      const graphs = ruleGraphs(objects, policy, version);
       const shared = [...runRules(objects, { rules: fixable, policy, version }, graphs), ...runRules(objects, { rules: others, policy, version }, graphs)];
       expect(alone.length).toBeGreaterThan(0);
       expect(shared).toEqual(alone);
-      expect(() => runRules(objects.slice(), { rules: others, policy, version }, graphs)).toThrow(/other objects or another catalog/);
+      expect(() => runRules(objects.slice(), { rules: others, policy, version }, graphs)).toThrow(/other objects, another catalog or another version/);
     }
     const { objects } = parseText('api.yaml', API);
-    expect(() => runRules(objects, { rules: ALL_RULES, policy: recommended, version }, ruleGraphs(objects, acme))).toThrow(/other objects or another catalog/);
+    expect(() => runRules(objects, { rules: ALL_RULES, policy: recommended, version }, ruleGraphs(objects, acme, version))).toThrow(/other objects, another catalog or another version/);
   });
 
   test('outside a lint run, preStopDelay reads the container as it is now (constructs change theirs)', () => {

@@ -89,8 +89,39 @@ spec:
       containers: [{name: app, image: web:1}]
 `,
     },
+    // Review report p28 item 4: served on 1.24 (v2beta1) and 1.25 (v2beta2).
+    { name: 'an autoscaling/v2beta1 HPA on 1.24, where it is served', yaml: set({ service: true }).replace('autoscaling/v2', 'autoscaling/v2beta1'), kubeVersion: '1.24' },
+    { name: 'an autoscaling/v2beta2 HPA on 1.25, where it is served', yaml: set({ service: true }).replace('autoscaling/v2', 'autoscaling/v2beta2'), kubeVersion: '1.25' },
+    {
+      // helm template answers .Capabilities.APIVersions.Has "autoscaling/v2beta1" true and Has
+      // "autoscaling/v2/HorizontalPodAutoscaler" false: the chart may install v2 on the cluster.
+      name: 'an autoscaling/v2beta1 HPA of a Helm render on 1.31: the chart may pick v2 at install',
+      yaml: set({ service: true }).replace('autoscaling/v2', 'autoscaling/v2beta1').replace('  name: web\nspec:\n  scaleTargetRef', '  name: web\n  labels: {helm.sh/chart: web-1.0.0}\nspec:\n  scaleTargetRef'),
+      kubeVersion: '1.31',
+    },
   ],
   invalid: [
+    {
+      // Review report p28 item 4: the Pomerium chart's proxy HPA (autoscaling/v2beta1, metrics
+      // targetAverageUtilization); the API server rejects it, so it never exists and nothing else counts it.
+      name: 'an autoscaling/v2beta1 HPA on 1.31: not served from 1.25 (error; minReplicas 1 is not reported)',
+      yaml: set({ min: 1, service: true }).replace('autoscaling/v2', 'autoscaling/v2beta1').replace('  maxReplicas: 10\n', '  maxReplicas: 10\n  metrics: [{type: Resource, resource: {name: cpu, targetAverageUtilization: 50}}]\n'),
+      kubeVersion: '1.31',
+      findings: [
+        {
+          severity: 'error',
+          pointer: '/apiVersion',
+          object: 'HorizontalPodAutoscaler/web',
+          message: 'HorizontalPodAutoscaler/web is autoscaling/v2beta1, which the API server no longer serves from 1.25 (on 1.31 applying it fails): Deployment/web is not autoscaled and runs 1 replica (no spec.replicas); use apiVersion: autoscaling/v2 (its metrics write targetAverageUtilization: N as target: {type: Utilization, averageUtilization: N}',
+        },
+      ],
+    },
+    {
+      name: 'an autoscaling/v2beta2 HPA on 1.26 over spec.replicas 3: the replicas stay, and no warning about them',
+      yaml: set({ replicas: 3, service: true }).replace('autoscaling/v2', 'autoscaling/v2beta2'),
+      kubeVersion: '1.26',
+      findings: [{ severity: 'error', object: 'HorizontalPodAutoscaler/web', message: /^HorizontalPodAutoscaler\/web is autoscaling\/v2beta2, which the API server no longer serves from 1\.26 \(on 1\.26 applying it fails\): Deployment\/web is not autoscaled and runs its spec\.replicas 3; use apiVersion: autoscaling\/v2$/ }],
+    },
     {
       // Review round 17 (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834).
       name: 'scaleTargetRef.kind in the wrong case: the HPA controller never finds the workload',

@@ -75,6 +75,8 @@ ruleTester(pdbMissing, {
       yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1').replace('metadata: {name: web}', 'metadata: {name: web, labels: {helm.sh/chart: web-1.0.0}}'),
       kubeVersion: '1.31',
     },
+    // Review report p28 item 4: the API server rejects the HPA, so the Deployment runs 1 replica (hpa-replicas: error).
+    { name: 'an autoscaling/v2beta1 HPA minReplicas 2 on 1.31 is not served: it does not count', yaml: wl('Deployment', undefined) + hpa(2).replace('autoscaling/v2', 'autoscaling/v2beta1'), kubeVersion: '1.31' },
     { name: 'a policy/v1beta1 budget on 1.24, where it is served', yaml: wl('StatefulSet', 3) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1'), kubeVersion: '1.24' },
     {
       // disruption.go: getExpectedPodCount counts no pods without either field, and updatePdbStatus then allows no

@@ -85,6 +85,8 @@ ruleTester(replicasNotSpread, {
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: workload('', { service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
     { name: 'served hint false', yaml: workload('', { annotations: '"kubegrace.dev/served": "false"' }) },
     { name: 'HPA minReplicas 1 owns the count', yaml: workload('', { replicas: '' }) + hpa(1) },
+    // Review report p28 item 4: the Pomerium chart's proxy HPA; the API server rejects it (hpa-replicas: error).
+    { name: 'an autoscaling/v2beta1 HPA minReplicas 2 on 1.31 is not served: the Deployment runs 1 replica', yaml: workload('', { replicas: '' }) + hpa(2).replace('autoscaling/v2', 'autoscaling/v2beta1'), kubeVersion: '1.31' },
     { name: 'Fluent Bit as a Deployment whose Service reaches only its monitoring server (2020, named http): not served', yaml: fluentBit({ kind: 'Deployment', replicas: 2 }) },
     { name: 'DaemonSets have no replicas', yaml: workload('', { kind: 'DaemonSet', replicas: '' }) },
     { name: 'pinned to one node: cannot spread', yaml: workload('      nodeSelector: {kubernetes.io/hostname: node-1}\n') },
