@@ -583,10 +583,16 @@ export function declaredTrafficContainers(w: Workload): ContainerView[] {
  * its manifests give it: clusterpeer-tcp/-udp (prometheus-community/helm-charts alertmanager
  * StatefulSet), cluster-tcp/-udp (its headless Service), tcp-mesh/udp-mesh (prometheus-operator's
  * alertmanager-operated Service), and cluster-tcp-18300 / cluster-udp-18301 (NeuVector's controllers, whose
- * embedded Consul joins its peers through the headless Service; review round 22). Whole names for
- * the last two: "cluster" and "mesh" alone are too broad (NATS's route port, a service mesh's ports).
+ * embedded Consul joins its peers through the headless Service; review round 22), and ringpop's membership port
+ * (Temporal's `membership` ports 6933-6936 and 6939, the chart's headless Services' `grpc-membership`: each
+ * server role upserts its POD_IP into the cluster_membership table and bootstraps ringpop from the
+ * hosts it reads there, not from DNS: temporalio/temporal @01d2be67 common/membership/ringpop/monitor.go
+ * startHeartbeat, fetchCurrentBootstrapHostports; temporalio/helm-charts @e51b7344
+ * charts/temporal/templates/server-service.yaml: "only the monitoring port is used for discovery
+ * (by prometheus)"; review round 25). Whole names for cluster-tcp and tcp-mesh: "cluster" and "mesh"
+ * alone are too broad (NATS's route port, a service mesh's ports).
  */
-const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|serf|serflan|serfwan|clusterpeer)($|[-_])|^cluster-(tcp|udp)(-\d+)?$|^(tcp|udp)-mesh$/i;
+const GOSSIP_PORT = /(^|[-_])(gossip|memberlist|membership|ringpop|serf|serflan|serfwan|clusterpeer)($|[-_])|^cluster-(tcp|udp)(-\d+)?$|^(tcp|udp)-mesh$/i;
 
 /** Web servers and proxies: a program that serves clients on the web's ports, never only scrapes. */
 const WEB_SERVER_IMAGE = /(^|\/)(nginx|nginx-unprivileged|openresty|envoy|haproxy|traefik|caddy|httpd)$/;

@@ -61,6 +61,19 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
     { name: "Fluent Bit without a readinessProbe: its Service reaches only its monitoring server (port 2020, named http; catalog fluent-bit-http-server)", yaml: fluentBit({ readiness: '' }) },
     { name: 'Cluster Autoscaler chart (no readinessProbe): its Service reaches only the --address server on 8085 (catalog cluster-autoscaler-metrics)', yaml: clusterAutoscaler() },
     { name: 'Cluster Autoscaler with --address=[::]:9092 and the port moved with it', yaml: clusterAutoscaler({ args: ['--address=[::]:9092'], port: 9092 }) },
+    {
+      // Review round 25: each Temporal role upserts its POD_IP into the cluster_membership table and
+      // bootstraps ringpop from the hosts read there (temporalio/temporal common/membership/ringpop/monitor.go);
+      // the headless Service is for Prometheus and Istio. The worker role declares no rpc port.
+      name: "Temporal's worker: its headless Service reaches only the ringpop membership port and metrics (the rpc port is unresolvable)",
+      yaml: wl(
+        '      containers:\n      - {name: temporal-worker, image: temporalio/server:1.31.2, ports: [{name: membership, containerPort: 6939}, {name: metrics, containerPort: 9090}]}\n',
+        {
+          service:
+            '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: grpc-rpc, port: 7239, targetPort: rpc}, {name: grpc-membership, port: 6939, targetPort: membership}, {name: metrics, port: 9090, targetPort: metrics}]',
+        },
+      ),
+    },
     { name: 'metrics-only Service', yaml: wl(app(), { service: '  selector: {app: web}\n  ports: [{name: http-metrics, port: 9090, targetPort: http}]' }) },
     {
       name: 'an exporter sidecar behind the metrics port of a mixed Service is not served',
