@@ -145,6 +145,18 @@ function maxGuarded(list: string, bound: number, none: string): string {
 /** lb-util isHelmTestHook: every phase of the object's helm.sh/hook annotation is a test one. */
 const HELM_TEST_HOOK = "(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations && object.metadata.annotations['helm.sh/hook'].split(',').filter(x, x.trim() != '').size() > 0 && object.metadata.annotations['helm.sh/hook'].split(',').filter(x, x.trim() != '').all(x, x.trim().startsWith('test')))";
 
+/**
+ * lb-util passingHelmHook: a helm.sh/hook object that is not a servingHelmHook (a Deployment,
+ * StatefulSet, DaemonSet or ReplicaSet hook of some phase other than pre-delete and post-delete,
+ * not all test phases, without hook-succeeded in its helm.sh/hook-delete-policy).
+ */
+const HELM_HOOK_PHASES = "object.metadata.annotations['helm.sh/hook'].split(',').filter(x, x.trim() != '')";
+const HELM_PASSING_HOOK =
+  "(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations && !(" +
+  "object.kind in ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'] && " +
+  `${HELM_HOOK_PHASES}.exists(x, !(x.trim() in ['pre-delete', 'post-delete'])) && !${HELM_HOOK_PHASES}.all(x, x.trim().startsWith('test')) && ` +
+  "!('helm.sh/hook-delete-policy' in object.metadata.annotations && object.metadata.annotations['helm.sh/hook-delete-policy'].split(',').exists(x, x.trim() == 'hook-succeeded'))))";
+
 const SERVED_HINT = `${ann('kubegrace.dev/served')}.trim().lowerAscii() == 'true'`;
 
 /**
@@ -1091,8 +1103,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           severity: 'warning',
           kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
           variables: [],
-          // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it.)
-          expression: `(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations) || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
+          // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it: not one that serves for good.)
+          expression: `${HELM_PASSING_HOOK} || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
           messageExpression:
             `${prefix('readiness-probe-missing', 'warning')} + 'container "' + (${RUNNING}.exists(c, ${pred}) ? ${RUNNING}.filter(c, ${pred})[0].name : variables.mains[0].name) + '": serves traffic but has no readinessProbe, or one that can never fail (an exec of echo, true or printf, which exits 0: the kubelet runs no shell): it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint' + ` +
             `(${hintSet} ? '' : ' (no kubegrace.dev/served annotation, but it declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,

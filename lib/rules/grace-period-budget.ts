@@ -29,7 +29,7 @@ function noBudgetVerdict(w: Workload, catalog: Catalog): boolean {
 }
 
 import { sigtermIgnored } from '../timeline/sigterm';
-import { isHelmHook } from './lb-util';
+import { passingHelmHook } from './lb-util';
 
 export const gracePeriodBudget: Rule = {
   meta: {
@@ -99,7 +99,8 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
 
   Both are judged where the manifest decides PID 1: \`command\` set (it replaces the image's ENTRYPOINT), or \`args\`
   alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is
-  then the pause process), nor in Jobs, CronJobs, Pods that run to completion or Helm hooks. \`kubegrace explain\`
+  then the pause process), nor in Jobs, CronJobs, Pods that run to completion or Helm hooks (but a hook Deployment, StatefulSet, DaemonSet or ReplicaSet that Helm
+  leaves running, one without \`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`, is judged). \`kubegrace explain\`
   draws such a container running until SIGKILL, and \`prestop-missing\` does not report it (its socket stays open
   until then). Not in the exported admission policy.
 
@@ -118,7 +119,7 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
     for (const w of ctx.graph.workloads) {
       // A container whose PID 1 ignores SIGTERM runs to the deadline, whatever the budget (a Job's
       // pods end by themselves: their deletion is no routine).
-      if (w.grace > 0 && !w.isBatch && !isHelmHook(w.obj)) {
+      if (w.grace > 0 && !w.isBatch && !passingHelmHook(w.obj)) {
         for (const c of [...w.containers, ...w.sidecars]) {
           const ig = sigtermIgnored(w, c);
           if (!ig) continue;

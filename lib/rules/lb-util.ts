@@ -568,7 +568,31 @@ export function helmAnnotationList(o: KObject, key: 'helm.sh/hook' | 'helm.sh/ho
   return String(annotationsOf(o)[key] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
 }
 
-/** A Helm hook (test pod, pre-install job...): exists only while the hook runs. */
+/**
+ * A Helm hook that runs pods for good: a Deployment, StatefulSet, DaemonSet or ReplicaSet, no test
+ * hook, that stays (lastingHelmHook). Helm sets before-hook-creation when a hook names no delete
+ * policy and deletes such a hook only before that hook runs again (helm/helm @e9b85e4d
+ * pkg/action/hooks.go hookSetDeletePolicy, execHookWithDelayedShutdown), and a pre-install hook never
+ * runs again: Airbyte 1.9.2's Postgres and MinIO are pre-install StatefulSets, the release's database
+ * and log store for as long as it is installed (review round 25). Its controller keeps its pods
+ * running, drains evict them and clients reach them through Services like any workload's; Helm only
+ * never updates it on upgrade.
+ */
+export function servingHelmHook(o: KObject): boolean {
+  return SERVING_KINDS.has(o.kind) && lastingHelmHook(o) && !isHelmTestHook(o);
+}
+
+const SERVING_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * A Helm hook whose pods exist only around the hook (a test Pod, a pre-install Job, a Deployment
+ * deleted by hook-succeeded): every hook but a servingHelmHook. Rules that judge served workloads skip these.
+ */
+export function passingHelmHook(o: KObject): boolean {
+  return isHelmHook(o) && !servingHelmHook(o);
+}
+
+/** A Helm hook (test pod, pre-install job, or a lasting hook StatefulSet: servingHelmHook): any object with a helm.sh/hook annotation. */
 export function isHelmHook(o: KObject): boolean {
   return annotationsOf(o)['helm.sh/hook'] !== undefined;
 }

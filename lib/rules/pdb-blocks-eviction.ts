@@ -1,6 +1,6 @@
 import { KubeVersion } from '../engine/version';
 import { Rule, Severity } from '../engine/types';
-import { isHelmHook } from './lb-util';
+import { passingHelmHook } from './lb-util';
 import { flowValue } from './util';
 import { HINT, ObjectGraph, PdbView } from '../model/graph';
 import { scaled } from '../model/intstr';
@@ -160,7 +160,7 @@ function memberOf(graph: ObjectGraph, p: PdbView): { svc: string; siblings: stri
   for (const w of own) {
     for (const svc of graph.servicesFor(w)) {
       if (svc.metricsOnly || svc.selector.kind !== 'selector') continue;
-      const siblings = graph.workloadsFor(svc).filter((x) => !own.includes(x) && !x.isBatch && !isHelmHook(x.obj));
+      const siblings = graph.workloadsFor(svc).filter((x) => !own.includes(x) && !x.isBatch && !passingHelmHook(x.obj));
       if (!siblings.length) continue;
       const names = siblings.map((x) => `${x.kind}/${x.obj.name}`);
       return {

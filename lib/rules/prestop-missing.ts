@@ -12,7 +12,7 @@ import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, se
 import { neededGrace, preStopHandler, raiseGraceEdit, sleepActionAvailable } from './fix-util';
 import { shellLessImage, shellLessPatterns } from '../timeline/shell-less';
 import { sigtermIgnored } from '../timeline/sigterm';
-import { delayAdvice, hookDelayWords, isExternalLocal, isHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
+import { delayAdvice, hookDelayWords, isExternalLocal, passingHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
@@ -43,7 +43,7 @@ export function noOverlap(graph: ObjectGraph, w: Workload): boolean {
  */
 function servedWithSiblings(graph: ObjectGraph, w: Workload): boolean {
   return graph.trafficServices(w).some(
-    (s) => !s.headless && !s.publishNotReadyAddresses && graph.workloadsFor(s).some((x) => x !== w && !x.isBatch && !isHelmHook(x.obj) && (graph.effectiveReplicas(x) ?? 1) > 0),
+    (s) => !s.headless && !s.publishNotReadyAddresses && graph.workloadsFor(s).some((x) => x !== w && !x.isBatch && !passingHelmHook(x.obj) && (graph.effectiveReplicas(x) ?? 1) > 0),
   );
 }
 

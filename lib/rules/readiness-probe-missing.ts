@@ -1,5 +1,5 @@
 import { Rule } from '../engine/types';
-import { isHelmHook } from './lb-util';
+import { passingHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView, get } from '../model/workload';
 import { JsonObject } from '../model/types';
@@ -122,7 +122,9 @@ Readiness is **not** needed to drain on deletion: deletion already marks the end
 This rule is about the start of a pod's life.
 
 **Applies to:** served workloads (a Service selects the pod template, or \`kubegrace.dev/served: "true"\`),
-not Jobs or CronJobs; every main container and native sidecar that receives a Service-targeted port
+not Jobs or CronJobs, nor Helm hooks whose pods exist only around the hook (test Pods, hook Pods, anything with
+\`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`; a hook Deployment, StatefulSet, DaemonSet or ReplicaSet without it,
+such as Airbyte's pre-install Postgres, stays for good and is judged); every main container and native sidecar that receives a Service-targeted port
 carrying user traffic. Metrics and operator ports (by name, except on port 80 or 443 of a web server or proxy image, nginx or envoy say, which clients use whatever it is named, and except a metrics name on the one HTTP server of a Loki, Mimir, Tempo or Cortex component whose API clients call, such as the distributor or the query-frontend, by its \`-target\`: the Service port's name, else the name of
 the container port it reaches), Services of exporters and metrics components
 (\`app.kubernetes.io/component: exporter\`, or \`metrics\` on the Service; a Service named \`*-metrics\` or \`*-metrics-service\`; never one an APIService or an admission webhook calls), Service ports that reach a Prometheus exporter's container (an image named \`*-exporter\` or \`*_exporter\`, such as Couchbase's sync-gateway-prometheus-exporter sidecar), the port of a controller-runtime manager's \`--metrics-bind-address\` or of a health probe listen flag (\`--health-probe-bind-address\`, \`--<name>-probe-port\`, \`--health-port\`: probes only), gossip ports (a name with \`gossip\`, \`memberlist\`, \`membership\`, \`ringpop\`, \`serf\` or \`clusterpeer\` as a part of it, such as
@@ -155,8 +157,9 @@ readinessProbe:
   check(ctx) {
     const { graph } = ctx;
     for (const w of graph.workloads) {
-      // (A Helm hook, such as a chart's test Pod that happens to carry the Service's labels, is a client for the time the hook runs.)
-      if (w.isBatch || isHelmHook(w.obj) || !likelyServed(graph, w)) continue;
+      // (A Helm hook, such as a chart's test Pod that happens to carry the Service's labels, is a client for the time the hook runs;
+      // not one that serves for good, a pre-install StatefulSet that Helm never deletes: passingHelmHook.)
+      if (w.isBatch || passingHelmHook(w.obj) || !likelyServed(graph, w)) continue;
       for (const c of trafficContainers(graph, w)) {
         const rp = probeOf(c, 'readinessProbe');
         const vacuous = rp ? vacuousExec(rp) : undefined;

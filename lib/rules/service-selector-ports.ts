@@ -2,7 +2,7 @@ import { Rule, RuleContext } from '../engine/types';
 import { METRICS_PORT, notClientPort, ObjectGraph, OPERATOR_PORT, OPERATOR_SERVICE_NAME, ServicePort, ServiceView } from '../model/graph';
 import { matches, Selector, stringMap } from '../model/selector';
 import { ContainerView, get, Workload } from '../model/workload';
-import { helmAnnotationList, isHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
+import { helmAnnotationList, passingHelmHook, namespaceHasWorkloads, selectedWorkloads } from './lb-util';
 import { isObject, KObject } from '../model/types';
 import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
@@ -131,10 +131,11 @@ function mixWhen(ws: Workload[]): string {
 
 /**
  * A Helm hook whose pods never share a live Service with the release's pods: a test hook (it runs only
- * under `helm test`), or a hook of no phase but pre-install (the release's Service is created after it).
+ * under `helm test`), or a hook of no phase but pre-install (the release's Service is created after it),
+ * unless it serves for good (servingHelmHook: a pre-install StatefulSet that Helm never deletes).
  */
 function whileNoTraffic(o: KObject): boolean {
-  if (!isHelmHook(o)) return false;
+  if (!passingHelmHook(o)) return false;
   const phases = helmAnnotationList(o, 'helm.sh/hook');
   return phases.length > 0 && phases.every((x) => x === 'pre-install' || x === 'crd-install' || x.startsWith('test'));
 }
@@ -220,7 +221,8 @@ export const serviceSelectorPorts: Rule = {
   themselves; a governing Service often spans the StatefulSets of one app, as in the bitnami redis chart), for
   metrics-only Services (scraped per endpoint), when the other matches are Helm test hooks (\`helm.sh/hook: test\`,
   the chart's test pods) or pre-install hooks, which run before the release's Service exists (upgrade and rollback hooks
-  run beside the serving pods and count), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
+  run beside the serving pods and count, and so does a pre-install Deployment, StatefulSet, DaemonSet or ReplicaSet without
+  \`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`: Helm never deletes it), nor when every matched template carries a version-like label (\`version\`, \`track\`, \`canary\`, \`variant\`,
   \`stage\`, also prefixed like \`app.kubernetes.io/version\`) with a different value: that is the documented canary
   pattern (one Service, \`track: stable\` and \`track: canary\` Deployments; Istio version subsets as in bookinfo),
   nor when all but one of them are canaries of another: a template carrying the value \`canary\` under a key where
@@ -466,7 +468,7 @@ function releaseLabelSelectors(ctx: RuleContext): void {
   for (const s of g.services) {
     if (s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
     // (The graph's own Service-to-workloads map: a Service that selects nothing has nothing to lose.)
-    const ws = g.workloadsFor(s).filter((w) => !w.isBatch && !isHelmHook(w.obj));
+    const ws = g.workloadsFor(s).filter((w) => !w.isBatch && !passingHelmHook(w.obj));
     if (!ws.length) continue;
     const reqs = s.selector.requirements;
     const volatile = reqs.filter(

@@ -1,5 +1,5 @@
 import { Rule, RuleContext } from '../engine/types';
-import { isHelmHook } from './lb-util';
+import { passingHelmHook } from './lb-util';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { Labels, matches, parseLabelSelector, stringMap } from '../model/selector';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
@@ -44,8 +44,8 @@ interface Backend {
 }
 
 function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined {
-  // (Helm hooks, such as the test Pods a chart labels like its Deployment, exist only while the hook runs.)
-  const ws = graph.workloadsFor(svc).filter((w) => !w.isBatch && !isHelmHook(w.obj));
+  // (Helm hooks, such as the test Pods a chart labels like its Deployment, exist only while the hook runs: passingHelmHook.)
+  const ws = graph.workloadsFor(svc).filter((w) => !w.isBatch && !passingHelmHook(w.obj));
   if (ws.length === 0) return undefined;
   // DaemonSet pods are skipped by `kubectl drain` and roll node by node: their count is the node count,
   // which the manifests do not show. Such a backend is not judged.

@@ -40,6 +40,28 @@ const app = (extra = '') => `      containers:
         ports: [{name: http, containerPort: 8080}]
 ${extra}`;
 const READY = '        readinessProbe: {httpGet: {path: /readyz, port: http}}\n';
+
+/**
+ * A workload made a Helm hook (annotations on its own metadata) behind the Service web: Airbyte 1.9.2's
+ * Postgres and MinIO are pre-install StatefulSets without a delete policy (review round 25).
+ */
+function hookWl(kind: string, hook: string, deletePolicy?: string): string {
+  const policy = deletePolicy === undefined ? '' : `, helm.sh/hook-delete-policy: "${deletePolicy}"`;
+  const y = wl(app(), { kind }).replace('metadata: {name: web}\nspec:\n  selector: {matchLabels', `metadata: {name: web, annotations: {helm.sh/hook: "${hook}"${policy}}}\nspec:\n  selector: {matchLabels`);
+  if (kind !== 'Pod') return y;
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}, annotations: {helm.sh/hook: "${hook}"${policy}}}
+spec:
+${app().replace(/^ {4}/gm, '')}---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
+}
 const C0 = '/spec/template/spec/containers/0';
 
 ruleTester(readinessProbeMissing, {
@@ -54,6 +76,11 @@ metadata: {name: web-test, labels: {app: web}, annotations: {helm.sh/hook: test}
 spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: [wget, web:80], ports: [{containerPort: 8080}]}]}
 `,
     },
+    { name: 'a pre-install hook StatefulSet deleted once the hook succeeded (hook-delete-policy hook-succeeded) serves only while the hook runs', yaml: hookWl('StatefulSet', 'pre-install', 'hook-succeeded') },
+    { name: 'a pre-install hook Deployment deleted by before-hook-creation,hook-succeeded', yaml: hookWl('Deployment', 'pre-install,pre-upgrade', 'before-hook-creation,hook-succeeded') },
+    { name: 'a bare hook Pod that Helm leaves (no delete policy) runs no controller: skipped as before', yaml: hookWl('Pod', 'pre-install') },
+    { name: 'a test hook Deployment exists for helm test', yaml: hookWl('Deployment', 'test') },
+    { name: 'a pre-delete hook Deployment runs at helm uninstall only', yaml: hookWl('Deployment', 'pre-delete') },
     { name: 'readinessProbe present', yaml: wl(app(READY)) },
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: wl(app(), { service: '  selector: {app: other}\n  ports: [{port: 80}]' }) },
     { name: 'unknown served and only an operator port (health) declared: not assumed served', yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: health, containerPort: 8081}'), { service: false }) },
@@ -125,6 +152,18 @@ spec:
     },
   ],
   invalid: [
+    {
+      // Review round 25 (Airbyte 1.9.2's airbyte-db): Helm gives a hook without a delete policy before-hook-creation and
+      // deletes it only before that hook runs again (helm/helm pkg/action/hooks.go); pre-install never runs again.
+      name: 'a pre-install hook StatefulSet without a delete policy stays for the whole install: it is linted like any workload',
+      yaml: hookWl('StatefulSet', 'pre-install'),
+      findings: [{ severity: 'warning', message: 'container "app": serves port 8080 for Service web but has no readinessProbe' }],
+    },
+    {
+      name: 'a pre-install,pre-upgrade hook Deployment with before-hook-creation lives from one upgrade to the next',
+      yaml: hookWl('Deployment', 'pre-install,pre-upgrade', 'before-hook-creation'),
+      findings: [{ severity: 'warning', message: 'container "app": serves port 8080 for Service web but has no readinessProbe' }],
+    },
     {
       // Review round 20 (submariner's lighthouse CoreDNS: 53 over UDP and TCP).
       name: 'a port served over UDP and TCP: the example probes the TCP one, without the UDP claim',

@@ -358,6 +358,13 @@ spec:
       findings: [{ severity: 'warning', message: 'targetPort (defaults to port 9090)/TCP is not declared by any container of Deployment/web (they declare http 8080/TCP)' }],
     },
     {
+      // Review round 25: Helm never deletes a pre-install hook without a delete policy (default before-hook-creation,
+      // and pre-install never runs again), so a StatefulSet made one serves beside the release's pods for good.
+      name: 'a pre-install hook StatefulSet with the same labels and no delete policy stays: the Service mixes its endpoints',
+      yaml: wl() + svc() + HOOK_JOB.replace('PHASE', 'pre-install').replace('apiVersion: batch/v1\nkind: Job', 'apiVersion: apps/v1\nkind: StatefulSet').replace('spec:\n  template:', 'spec:\n  selector: {matchLabels: {app: web}}\n  template:').replace('      restartPolicy: OnFailure\n', ''),
+      findings: [{ severity: 'warning', object: 'Service/web', message: 'matches the pods of 2 workloads (Deployment/web, StatefulSet/web-hook): the Service mixes their endpoints, also while either rolls out' }],
+    },
+    {
       // Review round 16 (kubevela's certgen Jobs carry the webhook Service's labels and run on every upgrade).
       name: 'an upgrade hook Job with the same labels: its pods are endpoints while they run',
       yaml: wl() + svc() + HOOK_JOB.replace('PHASE', 'pre-upgrade,post-upgrade'),
