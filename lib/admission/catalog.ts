@@ -12,6 +12,7 @@ import { PAUSE_IMAGE, SHELL_PROGRAM, SLEEP_FOREVER_SCRIPT, SLEEP_PROGRAM, TAIL_P
 import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
+import { PROCESS_CHECK_SCRIPT, SHELL as PROCESS_CHECK_SHELL, SHELL_C as PROCESS_CHECK_SHELL_C } from '../rules/liveness-equals-readiness';
 import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
 import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
@@ -688,7 +689,14 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const preset =
         `(has(c.livenessProbe.exec) && has(${L}) && ${form} && ${file}.startsWith('/') && !${file}.matches('(^|/)\\.\\.(/|$)') && has(c.volumeMounts) && ` +
         `c.volumeMounts.exists(vm, !has(vm.subPath) && vm.name in variables.presetVolumes && ${file}.startsWith(vm.mountPath.endsWith('/') ? vm.mountPath : vm.mountPath + '/')))`;
-      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset}`;
+      // Nor one that only looks for a process: pgrep, pidof, kill -0, direct or the whole sh -c script
+      // (lib/rules/liveness-equals-readiness.ts isProcessExistenceCheck).
+      const processCheck =
+        `(has(c.livenessProbe.exec) && has(${L}) && size(${L}) > 0 && (` +
+        `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?(?:pgrep|pidof)$`)}) && size(${L}) > 1) || ` +
+        `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?kill$`)}) && size(${L}) > 2 && ${L}[1] == '-0' && ${L}.filter(a, a.matches('^[0-9]+$')).size() == size(${L}) - 2) || ` +
+        `(size(${L}) == 3 && ${L}[0].matches(${str(PROCESS_CHECK_SHELL.source)}) && ${L}[1].matches(${str(PROCESS_CHECK_SHELL_C.source)}) && ${L}[2].trim().matches(${str(PROCESS_CHECK_SCRIPT.source)}))))`;
+      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset} && !${processCheck}`;
       return [
         {
           severity: 'info',

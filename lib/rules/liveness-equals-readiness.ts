@@ -34,11 +34,11 @@ const PID_SOURCE = String.raw`${PATH_PREFIX}(?:cat|pidof|pgrep)(?:[ \t]+${WORD})
 const PID_EXPANSION = String.raw`(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|\$\([ \t]*${PID_SOURCE}[ \t]*\)|\`[ \t]*${PID_SOURCE}[ \t]*\`)`;
 const PID = String.raw`(?:[0-9]+|${PID_EXPANSION}|"${PID_EXPANSION}")`;
 const TO_DEV_NULL = String.raw`(?:[ \t]+(?:[12]?>>?|&>)[ \t]*/dev/null|[ \t]+[12]>&[12])`;
-const PROCESS_CHECK_SCRIPT = new RegExp(
+export const PROCESS_CHECK_SCRIPT = new RegExp(
   String.raw`^(?:exec[ \t]+)?(?:${PATH_PREFIX}(?:pgrep|pidof)(?:[ \t]+${WORD})+|${PATH_PREFIX}kill[ \t]+(?:-0|-s[ \t]+0)(?:[ \t]+${PID})+)${TO_DEV_NULL}*$`,
 );
-const SHELL = /^(?:[\w./-]*\/)?(?:ba|da|a)?sh$/;
-const SHELL_C = /^-[elux]*c[elux]*$/;
+export const SHELL = /^(?:[\w./-]*\/)?(?:ba|da|a)?sh$/;
+export const SHELL_C = /^-[elux]*c[elux]*$/;
 
 /**
  * Whether an exec command only checks that a process exists: `pgrep [-x|-f|...] NAME`, `pidof NAME`

@@ -1,6 +1,7 @@
 import { Rule } from '../engine/types';
 import { isObject, Json } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
+import { isProcessExistenceCheck } from './liveness-equals-readiness';
 import { describeHandler, probeOf, probeWindow } from './probe-util';
 
 export const DEFAULT_INITIAL_DELAY_THRESHOLD = 30;
@@ -65,6 +66,10 @@ init container or the main containers start.
   ${DEFAULT_INITIAL_DELAY_THRESHOLD}) and the container has no \`startupProbe\`. Not when the liveness check only looks for
   a file that a \`configMap\`, \`secret\`, \`projected\` or \`downwardAPI\` volume puts in place before the container
   starts (\`cat /readonly-config/redis.conf\`, \`test -f ...\`): it passes from the first second, so no start can fail it.
+  Nor when it only looks for a process (\`pgrep memcached\`, \`pidof\`, \`kill -0\`, directly or as the whole
+  \`sh -c\` script; the grammar of liveness-equals-readiness): it passes as soon as the process exists, whether
+  or not the program has finished starting, so no slow start can fail it and a startupProbe with the same check
+  would measure nothing.
 - **error:** a \`readinessProbe\` sets a probe-level \`terminationGracePeriodSeconds\`. It is allowed only on
   liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
 
@@ -111,6 +116,9 @@ livenessProbe:
         const delay = live ? num(live.initialDelaySeconds) : undefined;
         if (!live || delay === undefined || delay < threshold || probeOf(c, 'startupProbe')) continue;
         if (presetFileCheck(w, c, live as Json)) continue;
+        // Review round 30 (report p27 item 2): bitnami/memcached's `pgrep memcached`; the image execs memcached.
+        const cmd = get(live, 'exec', 'command');
+        if (Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') && isProcessExistenceCheck(cmd as string[])) continue;
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
         // A check that may take timeoutSeconds (kube-ovn's health scripts: 45s) keeps it: with the default
         // 1s every check of a slow script times out, the restart loop the advice is meant to end

@@ -47,6 +47,10 @@ ruleTester(startupProbe, {
     { name: 'liveness only cats a file of a configMap volume (redis-ha split-brain-fix)', yaml: fileCheck('[cat, /readonly-config/redis.conf]', 'configMap: {name: redis-ha}') },
     { name: 'liveness tests for a file of a secret volume', yaml: fileCheck('[test, -f, /readonly-config/tls.crt]', 'secret: {secretName: tls}') },
     { name: 'liveness [ -f ] on a projected volume, mount path with a trailing slash', yaml: fileCheck('["[", -f, /readonly-config/token, "]"]', 'projected: {sources: []}', '{name: config, mountPath: /readonly-config/}') },
+    // Review round 30, report p27 item 2: bitnami/memcached's liveness `pgrep memcached` passes as soon as the
+    // process exists, so no slow start can fail it and a startupProbe with it would measure nothing.
+    { name: 'liveness only looks for the process (pgrep, bitnami/memcached)', yaml: deploy('        livenessProbe: {exec: {command: [pgrep, memcached]}, initialDelaySeconds: 30, periodSeconds: 10, failureThreshold: 6}') },
+    { name: 'liveness pidof, kill -0 and a whole sh -c pgrep script', yaml: deploy('        livenessProbe: {exec: {command: [/bin/pidof, app]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w1') + '---\n' + deploy('        livenessProbe: {exec: {command: [kill, "-0", "1"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w2') + '---\n' + deploy('        livenessProbe: {exec: {command: [sh, -c, "pgrep -x app > /dev/null"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w3') },
     { name: 'long initial delay but a startupProbe exists', yaml: deploy(`${LIVE60}\n        startupProbe: {httpGet: {path: /healthz, port: http}, failureThreshold: 30}`) },
     { name: 'long initialDelaySeconds on a readiness probe is not this rule', yaml: deploy('        readinessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 90}') },
     { name: 'probe-level terminationGracePeriodSeconds on liveness and startup probes is allowed', yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}\n        startupProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}') },
@@ -79,6 +83,11 @@ ruleTester(startupProbe, {
       name: 'a check that does more than look for the file is judged as before',
       yaml: fileCheck('[sh, -c, "cat /readonly-config/redis.conf && redis-cli ping"]', 'configMap: {name: redis-ha}'),
       findings: [{ severity: 'info' }],
+    },
+    {
+      name: 'a process check that does more (pgrep then a query) is judged as before',
+      yaml: deploy('        livenessProbe: {exec: {command: [sh, -c, "pgrep memcached && echo stats | nc -w1 127.0.0.1 11211"]}, initialDelaySeconds: 30}'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds` }],
     },
     {
       name: 'liveness initialDelaySeconds 60 without startupProbe: info',
