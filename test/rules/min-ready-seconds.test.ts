@@ -179,3 +179,63 @@ spec:
   expect(got.map((f) => f.severity)).toEqual(['info']);
   expect(got[0].message).toContain('catalog entry centrifugo');
 });
+
+// Review round 30, report p27 item 1: an MQTT client holds one connection to one broker for its whole
+// session; EMQX (the emqx-enterprise chart, 3 replicas, minReadySeconds unset) got nothing.
+test.each([
+  ['emqx/emqx-enterprise:6.3.0-beta.2', 'emqx'],
+  ['docker.io/emqx/emqx:5.8.6', 'emqx'],
+  ['emqx:5.8', 'emqx'],
+  ['eclipse-mosquitto:2.0.20', 'eclipse-mosquitto'],
+  ['vernemq/vernemq:2.1.1', 'vernemq'],
+  ['hivemq/hivemq4:4.40.0', 'hivemq'],
+  ['hivemq/hivemq-ce:2025.5', 'hivemq'],
+  ['emqx/nanomq:0.23.6', 'nanomq'],
+])('min-ready-seconds: the MQTT broker %s is long-lived by the catalog (entry %s)', (image, id) => {
+  const yaml = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: broker}
+spec:
+  replicas: 3
+  serviceName: broker-headless
+  selector: {matchLabels: {app: b}}
+  template:
+    metadata: {labels: {app: b}}
+    spec:
+      containers:
+      - {name: broker, image: "${image}", ports: [{name: mqtt, containerPort: 1883}], readinessProbe: {tcpSocket: {port: 1883}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: broker}
+spec:
+  selector: {app: b}
+  ports: [{name: mqtt, port: 1883, targetPort: mqtt}]
+`;
+  const got = runRule(minReadySeconds, yaml);
+  expect(got.map((f) => f.severity)).toEqual(['info']);
+  expect(got[0].message).toContain(`catalog entry ${id}`);
+});
+
+test('min-ready-seconds: an MQTT port alone (1883, unknown image) is not matched', () => {
+  const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: broker}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: b}}
+  template:
+    metadata: {labels: {app: b}}
+    spec:
+      containers:
+      - {name: broker, image: example/broker:1, ports: [{name: mqtt, containerPort: 1883}], readinessProbe: {tcpSocket: {port: 1883}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: broker}
+spec:
+  selector: {app: b}
+  ports: [{name: mqtt, port: 1883, targetPort: mqtt}]
+`;
+  expect(runRule(minReadySeconds, yaml)).toEqual([]);
+});
