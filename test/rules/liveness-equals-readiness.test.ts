@@ -717,3 +717,38 @@ spec:
     expect(runRule(livenessEqualsReadiness, yaml)).toEqual([]);
   });
 });
+
+// Review round 30, report p27 item 3: the bitnami mariadb-galera chart's mysqld-exporter sidecar probes
+// the exporter-toolkit landing page on / for both liveness and readiness; it asks nothing of MySQL.
+const exporter = (image: string, args = "['--web.listen-address=:9104']") => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db-metrics}
+spec:
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - name: metrics
+        image: ${image}
+        args: ${args}
+        ports: [{name: metrics, containerPort: 9104}]
+        livenessProbe: {httpGet: {path: /, port: metrics}, initialDelaySeconds: 120, timeoutSeconds: 5}
+        readinessProbe: {httpGet: {path: /, port: metrics}, initialDelaySeconds: 30, timeoutSeconds: 1}
+`;
+test.each([
+  ['docker.io/bitnami/mysqld-exporter:0.17.2-debian-12-r16', 'mysqld-exporter-landing-page'],
+  ['quay.io/prometheus/mysqld-exporter:v0.20.0', 'mysqld-exporter-landing-page'],
+  ['prom/mysqld-exporter:v0.20.0', 'mysqld-exporter-landing-page'],
+  ['quay.io/prometheuscommunity/postgres-exporter:v0.20.1', 'postgres-exporter-landing-page'],
+  ['docker.io/bitnami/postgres-exporter:0.20.1', 'postgres-exporter-landing-page'],
+  ['quay.io/prometheus/memcached-exporter:v0.16.0', 'memcached-exporter-landing-page'],
+  ['bitnami/memcached-exporter:0.17.0', 'memcached-exporter-landing-page'],
+])('liveness-equals-readiness: the exporter landing page of %s is process-local (catalog %s)', (image) => {
+  expect(runRule(livenessEqualsReadiness, exporter(image))).toEqual([]);
+});
+
+test('liveness-equals-readiness: an exporter with --web.telemetry-path=/ runs its collectors on / (still reported)', () => {
+  expect(runRule(livenessEqualsReadiness, exporter('bitnami/mysqld-exporter:0.20.0', "['--web.listen-address=:9104', '--web.telemetry-path=/']")).map((f) => f.severity)).toEqual(['info']);
+  expect(runRule(livenessEqualsReadiness, exporter('example/other-exporter:1')).map((f) => f.severity)).toEqual(['info']);
+});
