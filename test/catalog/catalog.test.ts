@@ -464,6 +464,19 @@ describe("a program's own monitoring port given as a listen address (Cluster Aut
   });
 });
 
+describe("ExternalDNS's metrics and health server (--metrics-address, default :7979; review report p26)", () => {
+  const fact = (args: string[] = [], image = 'registry.k8s.io/external-dns/external-dns:v0.21.0') =>
+    builtinCatalog().monitoringPort({ image, args: ['--source=service', '--provider=aws', ...args] } as unknown as JsonObject);
+  test.each([['registry.k8s.io/external-dns/external-dns:v0.21.0'], ['k8s.gcr.io/external-dns/external-dns:v0.13.6'], ['docker.io/bitnami/external-dns:0.16.0'], ['mirror.example.com/external-dns/external-dns@sha256:00']])('image %s matches', (image) =>
+    expect([fact([], image)?.entry.id, fact([], image)?.port, fact([], image)?.derivation]).toEqual(['external-dns-metrics', 7979, 'default 7979']),
+  );
+  test.each([['example/external-dns-webhook:1'], ['ghcr.io/example/external-dns-provider-foo:1'], ['external-dns-proxy:1']])('%s does not match', (image) => expect(fact([], image)).toBeUndefined());
+  test.each([
+    [['--metrics-address=:9797'], 9797],
+    [['--metrics-address', '0.0.0.0:8080'], 8080],
+  ])('%j moves the port', (args, port) => expect(fact(args)?.port).toBe(port));
+});
+
 describe('programs that must not run two versions at once (Kibana)', () => {
   const kib = (image: string) => deployment(`{name: kibana, image: '${image}', ports: [{containerPort: 5601}]}`);
   test.each([['docker.elastic.co/kibana/kibana:8.5.1'], ['kibana:7.17.0'], ['docker.io/bitnami/kibana:8.15.0'], ['docker.elastic.co/kibana/kibana-oss:7.10.2'], ['mirror.example.com/elastic/kibana@sha256:00']])('%s matches', (image) => {

@@ -88,6 +88,9 @@ ruleTester(recreateStrategy, {
     { name: 'PVC without accessModes: unknown, justified', yaml: deploy({ replicas: 3, volumes: `[${claim('data')}]`, extra: pvc('data') }) },
     { name: 'one RWX and one RWO claim: the RWO one justifies it', yaml: deploy({ replicas: 3, volumes: `[${claim('shared')}, ${claim('data')}]`, extra: pvc('shared', '[ReadWriteMany]') + pvc('data', '[ReadWriteOnce]') }) },
     { name: 'unserved: another Service in the namespace, none selects the pods', yaml: deploy({ replicas: 3, service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
+    // Review report p26 item 1: the external-dns chart's Service reaches only the metrics and health server
+    // (port http, 7979, for its ServiceMonitor); external-dns has no leader election and its chart uses Recreate.
+    { name: 'external-dns: a Service on its --metrics-address port only (catalog monitoring-port), unserved', yaml: deploy({ replicas: 1, image: 'registry.k8s.io/external-dns/external-dns:v0.21.0', container: ', args: [--source=service, --provider=aws, --metrics-address=:8080]' }) },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
     // Review rounds 21 and 22: a single-version program under a RollingUpdate.
     { name: 'Kibana with a RollingUpdate that removes every old pod first: rollout-full-outage\'s', yaml: deploy({ replicas: 1, image: 'kibana:8.15.0', strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
