@@ -204,8 +204,16 @@ ruleTester(livenessEqualsReadiness, {
       ['MetalLB controller health port 17472 (healthz.Ping)', 'quay.io/metallb/controller:v0.15.2', '{httpGet: {path: /healthz, port: 17472}}'],
       ['Bank of Anthos frontend /ready (returns 200 ok unconditionally)', 'us-central1-docker.pkg.dev/bank-of-anthos-ci/bank-of-anthos/frontend:v0.6.10@sha256:076294ce717309f711743fa3b72a9809c7f156edf1c4fa58505fd9f436d65345', '{httpGet: {path: /ready, port: 8080}}'],
       ['redis-ha sentinel_liveness.sh (pings the local sentinel)', 'public.ecr.aws/docker/library/redis:8.2.3-alpine', '{exec: {command: [sh, -c, /health/sentinel_liveness.sh]}}'],
+      // Review report p26 item 2 (catalog external-dns-healthz, velero-metrics).
+      ['ExternalDNS /healthz (a constant 200)', 'registry.k8s.io/external-dns/external-dns:v0.21.0', '{httpGet: {path: /healthz, port: http}}'],
+      ['Velero /metrics (promhttp alone)', 'docker.io/velero/velero:v1.18.1', '{httpGet: {path: /metrics, port: http}, periodSeconds: 30, failureThreshold: 5}'],
     ].map(([name, image, handler]) => ({ name: `catalog: ${name}`, yaml: deploy(probes(handler, handler)).replace('image: web:1', `image: ${image}`) })),
     // node_exporter's landing page and prometheus-adapter's /healthz (catalog node-exporter-landing-page, prometheus-adapter-healthz).
+    {
+      // The external-dns chart's probes: the same /healthz, a shorter liveness window.
+      name: 'catalog: the external-dns chart, /healthz with liveness 2 x 10s and readiness 6 x 10s',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 2, periodSeconds: 10}', '{httpGet: {path: /healthz, port: http}, failureThreshold: 6, periodSeconds: 10}')).replace('image: web:1', 'image: registry.k8s.io/external-dns/external-dns:v0.21.0'),
+    },
     { name: 'catalog: the prometheus-node-exporter chart, identical / on the metrics port', yaml: nodeExporter() },
     {
       name: 'catalog: the prometheus-node-exporter chart behind kube-rbac-proxy (host 127.0.0.1, port 8100)',
