@@ -35,7 +35,14 @@ longer than:
 deadline (e.g. \`--max-graceful-termination-sec\`), or keep such pods off nodes the autoscaler removes
 (\`cluster-autoscaler.kubernetes.io/safe-to-evict: "false"\`). A grace period above the real deadline only hides the
 kill. Pods that carry that annotation (on the pod template) are not judged against the autoscaler's limit: it does not
-remove their node.`,
+remove their node.
+
+**DaemonSet pods** are different: the autoscaler counts them drainable before it reads \`safe-to-evict\`, so the
+annotation keeps no node and is neither honoured nor advised for them. Unless \`--drain-priority-config\` is set, it
+evicts them best effort (with at most \`--max-graceful-termination-sec\` of grace; not at all with the pod annotation
+\`cluster-autoscaler.kubernetes.io/enable-ds-eviction: "false"\`) and deletes the node without waiting for them, so
+their shutdown work is cut off when the node goes. The finding says so and advises a shutdown that is safe to cut short,
+or \`--drain-priority-config\`, under which the autoscaler waits for DaemonSet pods up to each priority's grace.`,
     fixable: false,
     versionGate: 'node-shutdown deadline checked on >= 1.21 (GracefulNodeShutdown beta, on by default)',
     paramsSchema: {
@@ -49,6 +56,8 @@ remove their node.`,
     defaults: { autoscalerMaxGracefulTerminationSeconds: DEFAULT_AUTOSCALER_MAX_GRACEFUL_TERMINATION_SECONDS },
     references: [
       'kubernetes/autoscaler cluster-autoscaler/FAQ.md (--max-graceful-termination-sec)',
+      'kubernetes/autoscaler @2d42588803c7 (cluster-autoscaler-1.35.2) cluster-autoscaler/simulator/drainability/rules/rules.go (Default: daemonset.New() before notsafetoevict.New(); the first rule with an outcome decides) and rules/daemonset/rule.go (a DaemonSet pod: NewDrainableStatus())',
+      'kubernetes/autoscaler @2d42588803c7 cluster-autoscaler/core/scaledown/actuation/drain.go (DrainNode: "If priority evictor is not enable, eviction of daemonSet pods is the best effort"; drainNode passes DaemonSet pods as bestEffortEvictionPods unless fullDsEviction, set by actuator.go only with --drain-priority-config; waitPodsToDisappear waits for the full-eviction pods alone; evictPod caps the grace at maxTermination) and utils/daemonset/daemonset.go (PodsToEvict: enable-ds-eviction annotation, else --daemonset-eviction-for-occupied-nodes, default true)',
       'https://github.com/kubernetes/kubernetes/issues/94435',
       'kubernetes/website content/en/docs/concepts/cluster-administration/node-shutdown.md',
       'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/GracefulNodeShutdown.md',
@@ -78,14 +87,21 @@ remove their node.`,
       // (Windmill's workers, which run jobs for up to their 7-day grace; review round 23).
       // (The pods' annotation: the template's, or a bare Pod's own.)
       const podAnnotations = stringMap(w.templatePointer ? get(w.obj.raw, ...w.templatePointer.slice(1).split('/'), 'metadata', 'annotations') : get(w.obj.raw, 'metadata', 'annotations'));
-      const keptByAutoscaler = (podAnnotations['cluster-autoscaler.kubernetes.io/safe-to-evict'] ?? '').trim() === 'false';
+      // Not on a DaemonSet's pods: the autoscaler's drainability rules mark a DaemonSet pod drainable
+      // before they read safe-to-evict (cluster-autoscaler simulator/drainability/rules/rules.go Default:
+      // daemonset.New() ahead of notsafetoevict.New()), so the annotation keeps no node (review report p26).
+      const daemonSet = w.kind === 'DaemonSet';
+      const keptByAutoscaler = !daemonSet && (podAnnotations['cluster-autoscaler.kubernetes.io/safe-to-evict'] ?? '').trim() === 'false';
       for (const d of deadlines) {
         if (w.grace <= d.seconds) continue;
         if (d.autoscaler && keptByAutoscaler) continue;
         ctx.report({
           object: w.obj,
           pointer: gracePointer(w),
-          message: `${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline${d.autoscaler ? ', or keep the autoscaler from removing its node (pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false")' : ''}`,
+          message:
+            d.autoscaler && daemonSet
+              ? `${graceMessageRef(w)} exceeds ${d.what}: when the autoscaler drains a node for scale-down, it evicts DaemonSet pods best effort with at most ${d.seconds}s of grace and deletes the node without waiting for them, so their shutdown work is cut off when the node goes, at the latest after ${d.seconds}s; make the shutdown safe to cut short, or run the autoscaler with --drain-priority-config, under which it waits for DaemonSet pods (the pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false" keeps no DaemonSet pod's node)`
+              : `${graceMessageRef(w)} exceeds ${d.what}: ${d.fix}, so shutdown work beyond ${d.seconds}s is cut off; make the app finish within ${d.seconds}s, or raise that deadline${d.autoscaler ? ', or keep the autoscaler from removing its node (pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false")' : ''}`,
         });
       }
     }

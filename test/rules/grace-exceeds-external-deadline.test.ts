@@ -92,3 +92,19 @@ ${ann}    spec:
   expect(flagged[0].message).toContain('or keep the autoscaler from removing its node (pod annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "false")');
   expect(runRule(graceExceedsExternalDeadline, yaml('      annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict: "false"}\n'))).toEqual([]);
 });
+
+// Review report p26 item 3 (velero's node-agent DaemonSet, grace 3600): the autoscaler counts DaemonSet pods
+// drainable before it reads safe-to-evict, evicts them best effort and deletes the node without waiting for them.
+test('grace-exceeds-external-deadline: a DaemonSet is judged against the autoscaler with or without safe-to-evict, and not told to set it', () => {
+  const plain = runRule(graceExceedsExternalDeadline, deploy(3600, '', 'DaemonSet'));
+  const annotated = runRule(graceExceedsExternalDeadline, deploy(3600, 'cluster-autoscaler.kubernetes.io/safe-to-evict: "false"', 'DaemonSet'));
+  for (const f of [plain, annotated]) {
+    expect(f).toHaveLength(1);
+    expect(f[0].message).toContain('it evicts DaemonSet pods best effort with at most 600s of grace and deletes the node without waiting for them');
+    expect(f[0].message).toContain('--drain-priority-config');
+    expect(f[0].message).not.toContain('or keep the autoscaler from removing its node');
+  }
+  // The node-shutdown budget keeps its own wording on a DaemonSet.
+  const shutdown = runRule(graceExceedsExternalDeadline, deploy(120, '', 'DaemonSet'), undefined, { nodeShutdownGracePeriodSeconds: 60 });
+  expect(shutdown.map((f) => f.message)).toEqual([expect.stringContaining('the kubelet kills the pod at that budget when the node shuts down')]);
+});
