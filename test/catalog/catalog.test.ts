@@ -1061,6 +1061,18 @@ describe('process-local probes', () => {
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", "{httpGet: {path: /, port: 9601}}", true],
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{tcpSocket: {port: 9600}}', false],
     ["{image: 'example/logstash-exporter:1'}", '{httpGet: {path: /, port: 9600}}', false],
+    // Prometheus: /-/healthy is constant (catalog prometheus-healthy); /-/ready answers 503 until the TSDB is open.
+    ["{image: 'prom/prometheus:v3.11.3'}", '{httpGet: {path: /-/healthy, port: 9090}}', true],
+    ["{image: 'quay.io/prometheus/prometheus:v2.55.1', ports: [{name: web, containerPort: 9090}]}", '{httpGet: {path: /-/healthy, port: web}}', true],
+    ["{image: 'prom/prometheus:v3.11.3'}", '{httpGet: {path: /-/ready, port: 9090}}', false],
+    ["{image: 'quay.io/thanos/thanos:v0.39.2'}", '{httpGet: {path: /-/healthy, port: 10902}}', false],
+    // Alertmanager: /-/healthy and /-/ready both write 200 "OK" (catalog alertmanager-healthy-ready).
+    ["{image: 'prom/alertmanager:v0.32.1'}", '{httpGet: {path: /-/ready, port: 9093}}', true],
+    ["{image: 'quay.io/prometheus/alertmanager:v0.28.1'}", '{httpGet: {path: /-/healthy, port: http}}', true],
+    ["{image: 'prom/alertmanager:v0.32.1'}", '{httpGet: {path: /api/v2/status, port: 9093}}', false],
+    // Pomerium: /ping is handlers.HealthCheck (catalog pomerium-ping); the health listener's /readyz is not listed.
+    ["{image: 'pomerium/pomerium:v0.22.1'}", '{httpGet: {path: /ping, port: https, scheme: HTTPS}}', true],
+    ["{image: 'pomerium/pomerium:v0.30.0'}", '{httpGet: {path: /readyz, port: 28080}}', false],
     // Atlantis: /healthz writes {"status": "ok"} (catalog atlantis-healthz); /readyz pings the locking database.
     ["{image: 'ghcr.io/runatlantis/atlantis:v0.46.0', args: [server]}", '{httpGet: {path: /healthz, port: 4141, scheme: HTTP}}', true],
     ["{image: 'runatlantis/atlantis:v0.17.0'}", '{httpGet: {path: /healthz, port: atlantis}}', true],
