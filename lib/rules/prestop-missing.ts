@@ -128,8 +128,8 @@ export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w
  * when the container is a guess (`guessed`: traffic.ts containerGuess), since it may not be the one
  * that serves the port.
  */
-function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number, guessed: boolean): Fix {
-  const h = preStopHandler(version, DEFAULT_PRESTOP_SECONDS);
+function addPreStopFix(version: KubeVersion, w: Workload, c: ContainerView, grace: number, guessed: boolean, seconds: number): Fix {
+  const h = preStopHandler(version, seconds);
   const edits: FixEdit[] = [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop`, value: h.handler }];
   const raise = raiseGraceEdit(w, grace);
   if (raise) edits.push(raise);
@@ -316,7 +316,10 @@ is a loopback address and port in the front's env values, command, args or a fil
 that it mounts, on a port the backend declares, checks with a probe or, for a php-fpm image (\`*-fpm\`), 9000.
 When the front has a preStop delay of known length and the backend a shorter one (or none), the backend is
 reported (**warning**), with a repair that gives it the front's delay (raising the grace period if needed). A
-front without a delay is reported as above first; its backends are judged once it has one.
+front without a delay is reported as above first; its backends are judged once it has one. A backend that also
+serves a Service port and has no delay (OpenFaaS Pro's provider beside the gateway, which calls it on
+\`127.0.0.1:8081\`) is reported once, for its Service, with the front named in the message and a delay at least as
+long as the front's.
 
 **\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice. On a container that serves the port only by a guess (see Undeclared ports) the hook is added only with \`--fix-proposals\`, since it may be the wrong container.`,
     fixable: true,
@@ -350,6 +353,8 @@ front without a delay is reported as above first; its backends are judged once i
       const apiServerOnly = apiServerCallsOnly(graph, traffic);
       // (Per workload, made at its first finding.)
       let proxyNote: string | undefined;
+      // (The containers reported here: a loopback backend among them is not reported again below.)
+      const reported = new Set<ContainerView>();
       for (const c of removedContainersOf(graph, w)) {
         if (c.role !== 'main') continue;
         const preStop = get(c.raw, 'lifecycle', 'preStop');
@@ -370,9 +375,14 @@ front without a delay is reported as above first; its backends are judged once i
         // registry.k8s.io/kube-apiserver; review round 26): no repair then, and the advice says why.
         // (The images prestop-sleep-action's shellLessImagePatterns name, the policy's too: zitadel's scratch image; review round 29.)
         const noSleep = !sleepActionAvailable(ctx.version) && shellLessImage(c.image, shellLess);
+        // A sibling that reaches it over loopback and keeps accepting for longer (OpenFaaS Pro's
+        // gateway in front of its provider on 127.0.0.1:8081, review report p28): one finding with
+        // both reasons, and a delay at least as long as the sibling's.
+        const front = loopbackFront(graph, w, c, shellLess);
+        const seconds = front ? Math.max(DEFAULT_PRESTOP_SECONDS, Math.ceil(front.seconds)) : DEFAULT_PRESTOP_SECONDS;
         const fix = noSleep
           ? `a preStop delay another way: the image "${c.image}" has no sleep binary for an exec hook and the sleep action needs Kubernetes >= 1.30, so use the program's own shutdown delay or a sleep binary in the image`
-          : preStopFix(ctx.version, DEFAULT_PRESTOP_SECONDS);
+          : preStopFix(ctx.version, seconds);
         // (`probably container "x" (...)` when the port reaches it only by a guess.)
         const who = containerRef(c, removedPortsOf(graph, w));
         const guessed = containerGuess(c, removedPortsOf(graph, w)) !== undefined;
@@ -412,8 +422,11 @@ front without a delay is reported as above first; its backends are judged once i
         } else {
           why = 'proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket';
         }
+        if (front) {
+          why += `; container "${front.container.name}" of the same pod also reaches it over loopback (${front.evidence}) and keeps accepting for ${front.seconds}s after termination starts (its preStop), so its delay must be at least as long`;
+        }
         // Never advise a delay the grace period cannot hold: raise it in the same advice.
-        const grace = neededGrace(graph, w, new Map([[c.pointer, DEFAULT_PRESTOP_SECONDS]]));
+        const grace = neededGrace(graph, w, new Map([[c.pointer, seconds]]));
         const budget =
           grace > w.grace
             ? ` and raise terminationGracePeriodSeconds to ${grace} (from ${w.grace}s: the delay, the app's drain time and a margin must fit in it)`
@@ -422,13 +435,14 @@ front without a delay is reported as above first; its backends are judged once i
         const instead = `if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`;
         if (zero) {
           // The hook is there but gives no delay: its own knob (a known program's flag) or a longer sleep.
-          const edit = preStopDelayEdit(ctx.version, c, DEFAULT_PRESTOP_SECONDS);
+          const edit = preStopDelayEdit(ctx.version, c, seconds);
           const raise = edit ? raiseGraceEdit(w, grace) : undefined;
+          reported.add(c);
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity,
-            message: `${who}: serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, DEFAULT_PRESTOP_SECONDS)}${lbLonger}${budget}${proxyNote}; ${instead}`,
+            message: `${who}: serves ${serves} but its ${hookDelayWords(zero, 0)} gives no delay: it stops accepting as soon as termination starts, while clients are still routed to it; ${why}. Set ${delayAdvice(ctx.version, zero, seconds)}${lbLonger}${budget}${proxyNote}; ${instead}`,
             // Lengthening a hook the user wrote is a proposal (graceful-termination.md section 12); a
             // program's own flag is left to the advice.
             fix: edit && {
@@ -441,17 +455,18 @@ front without a delay is reported as above first; its backends are judged once i
         }
         // A program that can keep accepting by itself (Traefik's requestAcceptGraceTimeout, CoreDNS's
         // lameduck): its own setting too.
-        const own = servesAfterSigtermSetting(c, w, DEFAULT_PRESTOP_SECONDS, graph, ctx.catalog);
+        const own = servesAfterSigtermSetting(c, w, seconds, graph, ctx.catalog);
         const ownAdvice = own ? `, or use the program's own setting (${own.entry.title}, catalog entry ${own.entry.id}): ${own.text}` : '';
+        reported.add(c);
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
           severity,
           message: `${who}: serves ${serves} but has no preStop hook: SIGTERM arrives while clients are still routed to it; ${why}. Add ${fix}${ownAdvice}${lbLonger}${budget}${proxyNote}; ${instead}`,
-          fix: noSleep ? undefined : addPreStopFix(ctx.version, w, c, grace, guessed),
+          fix: noSleep ? undefined : addPreStopFix(ctx.version, w, c, grace, guessed, seconds),
         });
       }
-      loopbackBackendFindings(ctx, w, shellLess);
+      loopbackBackendFindings(ctx, w, shellLess, reported);
     }
   },
 };
@@ -465,9 +480,10 @@ front without a delay is reported as above first; its backends are judged once i
  * it has one, the next lint, or --fix's next pass, judges its backends). Review round 30: the
  * nextcloud chart's fpm flavour, pihole with cloudflared.
  */
-function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload, shellLess: readonly string[]): void {
+function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload, shellLess: readonly string[], reported: ReadonlySet<ContainerView>): void {
   const { graph } = ctx;
-  const done = new Set<ContainerView>();
+  // (A backend already reported for its Service names the loopback front there: one finding.)
+  const done = new Set<ContainerView>(reported);
   for (const front of removedContainersOf(graph, w)) {
     if (front.role !== 'main') continue;
     const d = podPreStopDelay(front, w.annotations, undefined, w.containers, shellLess);
@@ -501,6 +517,22 @@ function loopbackBackendFindings(ctx: Parameters<Rule['check']>[0], w: Workload,
       });
     }
   }
+}
+
+/**
+ * The sibling that reaches `b` over loopback with the longest known preStop delay (> 0s), with the
+ * evidence, if any: the fronts loopbackBackendFindings judges `b` against.
+ */
+function loopbackFront(graph: ObjectGraph, w: Workload, b: ContainerView, shellLess: readonly string[]): { container: ContainerView; evidence: string; seconds: number } | undefined {
+  let best: { container: ContainerView; evidence: string; seconds: number } | undefined;
+  for (const front of removedContainersOf(graph, w)) {
+    if (front === b || front.role !== 'main') continue;
+    const d = podPreStopDelay(front, w.annotations, undefined, w.containers, shellLess);
+    if (d.kind === 'none' || d.seconds === undefined || d.seconds <= 0 || (best && best.seconds >= d.seconds)) continue;
+    const use = loopbackBackends(graph, w, front).find((u) => u.backend === b);
+    if (use) best = { container: front, evidence: use.evidence, seconds: d.seconds };
+  }
+  return best;
 }
 
 /**

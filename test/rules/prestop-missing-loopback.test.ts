@@ -141,6 +141,60 @@ describe('prestop-missing: a loopback backend of a served container', () => {
     expect(loopback(nextcloud({ fpmHook: '        lifecycle: {preStop: {exec: {command: [/usr/local/bin/drain.sh]}}}\n' }))).toEqual([]);
   });
 
+  test('a backend that also serves a Service port is reported once, for the Service, naming the front and asking at least its delay (OpenFaaS Pro: the gateway calls its provider on 127.0.0.1:8081; review report p28)', () => {
+    const yaml = (gatewayDelay: number) => `apiVersion: v1
+kind: Service
+metadata: {name: gateway, namespace: openfaas}
+spec:
+  selector: {app: gateway}
+  ports: [{name: http, port: 8080, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: gateway-provider
+  namespace: openfaas
+  annotations: {prometheus.io/scrape: "true", prometheus.io/port: "8081"}
+spec:
+  selector: {app: gateway}
+  ports: [{name: provider, port: 8081, targetPort: 8081}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gateway, namespace: openfaas}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gateway}}
+  template:
+    metadata: {labels: {app: gateway}}
+    spec:
+      containers:
+      - name: gateway
+        image: ghcr.io/openfaasltd/gateway:0.5.20
+        lifecycle: {preStop: {sleep: {seconds: ${gatewayDelay}}}}
+        readinessProbe: {httpGet: {path: /healthz, port: 8080}}
+        env: [{name: functions_provider_url, value: "http://127.0.0.1:8081/"}]
+        ports: [{name: http, containerPort: 8080}]
+      - name: operator
+        image: ghcr.io/openfaasltd/faas-netes:0.5.93
+        ports: [{name: provider, containerPort: 8081}]
+`;
+    const fs = runRule(prestopMissing, yaml(10));
+    expect(fs).toHaveLength(1);
+    expect(fs[0].pointer).toBe('/spec/template/spec/containers/1');
+    expect(fs[0].message).toContain('container "operator": serves port 8081 for Service gateway-provider but has no preStop hook');
+    expect(fs[0].message).toContain('container "gateway" of the same pod also reaches it over loopback (127.0.0.1:8081 in env functions_provider_url) and keeps accepting for 10s');
+    expect(fs[0].message).toContain('Add lifecycle: {preStop: {sleep: {seconds: 10}}}');
+    // A front that waits longer than the default 10s: the delay asked is the front's (and the grace period holds it).
+    const [f] = runRule(prestopMissing, yaml(20));
+    expect(f.message).toContain('Add lifecycle: {preStop: {sleep: {seconds: 20}}}');
+    expect(f.message).toContain('raise terminationGracePeriodSeconds to 35');
+    expect(f.fix?.edits).toEqual([
+      { op: 'set', pointer: '/spec/template/spec/containers/1/lifecycle/preStop', value: { sleep: { seconds: 20 } } },
+      { op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 35 },
+    ]);
+  });
+
   test('--fix gives nginx its delay, then php-fpm the same in the next pass, and the pod lints clean of it', () => {
     const opts = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.33') };
     const r = fixSources([{ file: 'nc.yaml', text: nextcloud({ nginxHook: '' }) } as Source], opts);
