@@ -1836,3 +1836,54 @@ spec:
     }
   });
 });
+
+// Review report p29 (item 2, the gatekeeper chart): Gatekeeper >= v3.20.0 sleeps
+// --shutdown-delay (default 10s) after SIGTERM with its webhook server running (catalog
+// gatekeeper-shutdown-delay).
+describe('prestop-missing: OPA Gatekeeper (catalog gatekeeper-shutdown-delay)', () => {
+  const gatekeeper = (image: string, args = '') => `apiVersion: v1
+kind: Service
+metadata: {name: gatekeeper-webhook-service, namespace: gatekeeper-system}
+spec:
+  ports: [{name: https-webhook-server, port: 443, targetPort: webhook-server}]
+  selector: {control-plane: controller-manager}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gatekeeper-controller-manager, namespace: gatekeeper-system}
+spec:
+  replicas: 3
+  selector: {matchLabels: {control-plane: controller-manager}}
+  template:
+    metadata: {labels: {control-plane: controller-manager}}
+    spec:
+      terminationGracePeriodSeconds: 60
+      containers:
+        - name: manager
+          image: ${image}
+          args: [--port=8443, --operation=webhook${args}]
+          ports: [{containerPort: 8443, name: webhook-server}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: gatekeeper-validating-webhook-configuration}
+webhooks:
+  - name: check-ignore-label.gatekeeper.sh
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    failurePolicy: Fail
+    clientConfig:
+      service: {name: gatekeeper-webhook-service, namespace: gatekeeper-system, path: /v1/admitlabel}
+    rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: ["*"], resources: [namespaces]}]
+`;
+
+  test('the default --shutdown-delay (10s) is the delay a preStop sleep would give: no finding', () => {
+    expect(runRule(prestopMissing, gatekeeper('openpolicyagent/gatekeeper:v3.24.0-beta.0'))).toEqual([]);
+    expect(runRule(prestopMissing, gatekeeper('openpolicyagent/gatekeeper:v3.20.0', ', --shutdown-delay=15'))).toEqual([]);
+  });
+
+  test('--shutdown-delay=0, or a release before v3.20.0 (no such flag), stops at SIGTERM: the warning', () => {
+    expect(runRule(prestopMissing, gatekeeper('openpolicyagent/gatekeeper:v3.24.0', ', --shutdown-delay=0')).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, gatekeeper('openpolicyagent/gatekeeper:v3.19.1')).map((f) => f.severity)).toEqual(['warning']);
+  });
+});
