@@ -5,7 +5,7 @@ import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
 import { Json } from './types';
 import { apiServerCalls } from './webhook-calls';
-import { ContainerView, get, Workload } from './workload';
+import { ContainerPort, ContainerView, get, Workload } from './workload';
 
 /**
  * Which Service ports and containers carry user traffic, as opposed to scrapes: the refinement of
@@ -27,6 +27,17 @@ const METRICS_COMPONENT = 'metrics';
  */
 export function monitoringPortOf(graph: ObjectGraph, w: Workload, c: ContainerView): MonitoringPortFact | undefined {
   return graph.memo(monitoringPortOf, c, () => activeCatalog().monitoringPort(c, (file) => mountedConfigMapFile(graph, w, c, file)));
+}
+
+/**
+ * The declared ports that are evidence of client traffic where no Service says which ports are
+ * routed: graph.ts trafficEvidencePorts (not named like a metrics or operator port) without the
+ * port of the container's program's own monitoring server (monitoringPortOf: Falco's webserver on
+ * 8765, which its chart names `web`).
+ */
+export function clientEvidencePorts(graph: ObjectGraph, w: Workload, c: ContainerView): ContainerPort[] {
+  const m = monitoringPortOf(graph, w, c);
+  return trafficEvidencePorts(c).filter((p) => m?.port === undefined || p.containerPort !== m.port);
 }
 
 /**
@@ -340,7 +351,12 @@ export function trafficContainers(graph: ObjectGraph, w: Workload): ContainerVie
 export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
   return graph.memo(trafficContainersOf, w, () => {
     if (servedStateOf(graph, w) === 'unserved') return [];
-    if (graph.trafficServices(w).length === 0) return graph.servedContainers(w).filter((c) => !isIdleContainer(c.raw));
+    if (graph.trafficServices(w).length === 0) {
+      const unknown = graph.servedState(w) === 'unknown';
+      // On `unknown`, a container counts by a declared port that suggests clients: not its program's
+      // own monitoring port (a catalog monitoring-port entry: Falco's webserver, 8765, named web).
+      return graph.servedContainers(w).filter((c) => !isIdleContainer(c.raw) && (!unknown || clientEvidencePorts(graph, w, c).length > 0));
+    }
     const hit = new Set(trafficPortsOf(graph, w).map((p) => p.container));
     return [...w.containers, ...w.sidecars].filter((c) => hit.has(c));
   });
@@ -391,7 +407,7 @@ export function likelyServed(graph: ObjectGraph, w: Workload): boolean {
 export function assumedServedNote(graph: ObjectGraph, w: Workload): string {
   if (graph.servedState(w) !== 'unknown') return '';
   const ports = trafficContainers(graph, w)
-    .flatMap((c) => trafficEvidencePorts(c))
+    .flatMap((c) => clientEvidencePorts(graph, w, c))
     .map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
   const list = [...new Set(ports)].slice(0, 3).join(', ');
   return ` (served status unknown: no Service in the input selects it, but it declares ${ports.length > 1 ? 'ports' : 'port'} ${list}, so it is assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)`;
@@ -405,8 +421,8 @@ Bit's port 2020) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
 when the hint says \`"false"\`, or the input holds Services in the workload's namespace and none of them routes
 to it (a whole chart or app was linted): skipped. *Unknown* when the input holds no Service in that namespace
 (the one-file-per-object layout of an app repository): reported only when a container declares a TCP port
-not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...), since a
-port is declared to be reached, and the message says that it assumed the pods are served and how to say
+not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...) nor the
+monitoring server of a program the catalog knows (Falco's webserver, 8765), since a port is declared to be reached, and the message says that it assumed the pods are served and how to say
 otherwise.`;
 
 /** Which container serves a numeric targetPort that no container declares, for the serving rules' docs (one text, so the docs agree). */

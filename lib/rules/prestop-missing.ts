@@ -364,7 +364,7 @@ long as the front's.
         // PID 1 never gets SIGTERM (a shell above the server, tail): the socket stays open until
         // SIGKILL at the deadline; grace-period-budget says so instead.
         if (sigtermIgnored(w, c)) continue;
-        const declared = declaredPortsLabel(c);
+        const declared = declaredPortsLabel(graph, w, c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
         const serves =

@@ -1,5 +1,5 @@
-import { ObjectGraph, ServedPort, trafficEvidencePorts } from '../model/graph';
-import { containerGuess, trafficPortsOf } from '../model/traffic';
+import { ObjectGraph, ServedPort } from '../model/graph';
+import { clientEvidencePorts, containerGuess, trafficPortsOf } from '../model/traffic';
 export { trafficContainers, trafficPorts } from '../model/traffic';
 import { isObject, Json, JsonObject } from '../model/types';
 import { KubeVersion } from '../engine/version';
@@ -206,10 +206,10 @@ export function containerRef(c: ContainerView, of: readonly ServedPort[]): strin
 const PEER_PORT = /(^|[-_])(peer|follower|election|transport|raft|interserver|intra)($|[-_])/i;
 
 /** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports that suggest traffic, for messages when no Service says. */
-export function declaredPortsLabel(c: ContainerView): string | undefined {
-  // The ports that are the evidence of traffic (not metrics or operator ports, which the served
-  // decision does not count), else every TCP port.
-  const evidence = trafficEvidencePorts(c);
+export function declaredPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
+  // The ports that are the evidence of traffic (not metrics or operator ports, nor the program's own
+  // monitoring port, which the served decision does not count), else every TCP port.
+  const evidence = clientEvidencePorts(graph, w, c);
   const ports = (evidence.length ? evidence : c.ports.filter((p) => p.protocol === 'TCP')).map((p) => (p.name ? `${p.name}/${p.containerPort}` : String(p.containerPort)));
   if (!ports.length) return undefined;
   return `${ports.length > 1 ? 'ports' : 'port'} ${ports.slice(0, 3).join(', ')}`;

@@ -164,7 +164,7 @@ readinessProbe:
         const rp = probeOf(c, 'readinessProbe');
         const vacuous = rp ? vacuousExec(rp) : undefined;
         if ((rp && !vacuous) || injectedAtAdmission(w, c)) continue;
-        const declared = declaredPortsLabel(c);
+        const declared = declaredPortsLabel(graph, w, c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
         const serves =

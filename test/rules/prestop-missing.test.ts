@@ -1887,3 +1887,54 @@ webhooks:
     expect(runRule(prestopMissing, gatekeeper('openpolicyagent/gatekeeper:v3.19.1')).map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+// Review report p29 (item 1, the falcosecurity/charts falco chart): Falco's webserver (port web,
+// 8765: /healthz, /versions, /metrics) is its own monitoring server (catalog falco-webserver), no
+// evidence of clients where no Service in the input says which ports are routed.
+describe('prestop-missing: Falco\'s webserver port is no evidence of traffic (catalog falco-webserver)', () => {
+  const falco = (image: string, ports = '[{containerPort: 8765, name: web, protocol: TCP}]', configMap = '') => `${configMap}apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: falco, namespace: falco}
+spec:
+  selector: {matchLabels: {app: falco}}
+  template:
+    metadata: {labels: {app: falco}}
+    spec:
+      containers:
+        - name: falco
+          image: ${image}
+          args: [/usr/bin/falco]
+          ports: ${ports}
+          readinessProbe: {httpGet: {path: /healthz, port: 8765}}
+          volumeMounts: [{mountPath: /etc/falco/falco.yaml, name: falco-yaml, subPath: falco.yaml}]
+      volumes:
+        - name: falco-yaml
+          configMap: {name: falco, items: [{key: falco.yaml, path: falco.yaml}]}
+`;
+  const conf = (port: number) => `apiVersion: v1
+kind: ConfigMap
+metadata: {name: falco, namespace: falco}
+data:
+  falco.yaml: |-
+    webserver:
+      enabled: true
+      listen_port: ${port}
+---
+`;
+
+  test('no Service in the input and only the webserver port declared: not assumed served', () => {
+    expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1'))).toEqual([]);
+    expect(runRule(prestopMissing, falco('falcosecurity/falco-no-driver:0.37.1'))).toEqual([]);
+    // The port read from the mounted falco.yaml.
+    expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', '[{containerPort: 9376, name: web}]', conf(9376)))).toEqual([]);
+  });
+
+  test('another declared port, a moved webserver, or another image still count as evidence', () => {
+    const grpc = runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', '[{containerPort: 8765, name: web}, {containerPort: 5060, name: grpc}]'));
+    expect(grpc.map((f) => f.severity)).toEqual(['warning']);
+    expect(grpc[0].message).toContain('grpc/5060');
+    expect(grpc[0].message).not.toContain('web/8765');
+    expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', undefined, conf(9376))).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, falco('example.com/other/app:1')).map((f) => f.severity)).toEqual(['warning']);
+  });
+});
