@@ -151,6 +151,10 @@ describe('connection patterns', () => {
     ["{name: discovery, image: 'docker.io/istio/pilot:1.24.0', args: [discovery, --monitoringAddr=:15014], ports: [{containerPort: 15012, name: tls-xds}]}", 'istiod'],
     ["{name: destination, image: 'cr.l5d.io/linkerd/controller:edge-24.1.1', args: [destination, -addr=:8086], ports: [{containerPort: 8086, name: dest-grpc}]}", 'linkerd-destination'],
     ["{name: contour, image: 'ghcr.io/projectcontour/contour:v1.30.0', command: [contour], args: [serve, --incluster, --xds-port=8001]}", 'contour'],
+    // Review report p29 item 3: the gateway-helm and kuma charts' control planes.
+    ["{name: envoy-gateway, image: 'docker.io/envoyproxy/gateway:v1.5.0', args: [server, --config-path=/config/envoy-gateway.yaml], ports: [{containerPort: 18000, name: grpc}]}", 'envoy-gateway'],
+    ["{name: control-plane, image: 'docker.io/kumahq/kuma-cp:2.12.0', args: [run, --log-level=info], ports: [{containerPort: 5680, name: diagnostics}, {containerPort: 5678}]}", 'kuma-cp'],
+    ["{name: control-plane, image: 'docker.io/kong/kuma-cp:2.13.5', args: [run], ports: [{containerPort: 5678}]}", 'kuma-cp'],
   ])('long-lived: %s', (c, id) => {
     const r = connectionPatternOf(deployment(c));
     expect([r.pattern, r.entry?.id]).toEqual(['long-lived', id]);
@@ -158,6 +162,10 @@ describe('connection patterns', () => {
   test('linkerd identity: listed as short (a unary Certify call hours apart, no stream to hold)', () => {
     const r = connectionPatternOf(deployment("{name: identity, image: 'cr.l5d.io/linkerd/controller:stable-2.14', args: [identity, -log-level=info]}"));
     expect([r.pattern, r.source, r.entry?.id]).toEqual(['short', 'catalog', 'linkerd-identity']);
+  });
+  test('a global Kuma control plane (no dp-server port 5678) and other Envoy Gateway subcommands are not long-lived', () => {
+    expect(connectionPatternOf(deployment("{name: control-plane, image: 'docker.io/kumahq/kuma-cp:2.12.0', args: [run], ports: [{containerPort: 5680, name: diagnostics}, {containerPort: 5681}, {containerPort: 5443}]}")).source).toBe('default');
+    expect(connectionPatternOf(deployment("{name: certgen, image: 'docker.io/envoyproxy/gateway:v1.5.0', command: [envoy-gateway, certgen]}")).source).toBe('default');
   });
   test('linkerd proxy-injector (same image, other subcommand) is not long-lived', () => {
     expect(connectionPatternOf(deployment("{name: proxy-injector, image: 'cr.l5d.io/linkerd/controller:edge', args: [proxy-injector, -addr=:8443]}")).source).toBe('default');
