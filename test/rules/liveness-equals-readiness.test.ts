@@ -195,6 +195,11 @@ ruleTester(livenessEqualsReadiness, {
       name: 'a check the catalog marks process-local (OpenTelemetry collector health_check on 13133)',
       yaml: deploy(probes('{httpGet: {path: /, port: 13133}}', '{httpGet: {path: /, port: 13133}}')).replace('image: web:1', 'image: otel/opentelemetry-collector-k8s:0.138.0'),
     },
+    // Review report p29 item 5: collector distributions with the same extension (the SigNoz chart's collector).
+    ...['docker.io/signoz/signoz-otel-collector:v0.144.5', 'quay.io/signalfx/splunk-otel-collector:0.120.0', 'public.ecr.aws/aws-observability/aws-otel-collector:v0.43.0'].map((image) => ({
+      name: `the same health_check extension in a collector distribution (${image})`,
+      yaml: deploy(probes('{httpGet: {path: /, port: 13133}, periodSeconds: 10, failureThreshold: 6}', '{httpGet: {path: /, port: 13133}, periodSeconds: 10, failureThreshold: 6}')).replace('image: web:1', `image: ${image}`),
+    })),
     // Catalog entries added after the corpus review of issue 16 (each handler checked in the program's source).
     ...[
       ['Online Boutique paymentservice gRPC health (SERVING unconditionally)', 'us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/paymentservice:v0.10.6', '{grpc: {port: 9090}}'],
