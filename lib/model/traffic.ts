@@ -332,10 +332,15 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `container "${p.container.name}", a Prometheus exporter (image ${p.container.image})`
           : isRbacProxiedMetrics(graph, w, p)
             ? 'a kube-rbac-proxy in front of metrics (a ServiceMonitor scrapes it, or its --upstream is the pod\'s controller-runtime metrics server)'
+          : isIdleContainer(p.container.raw) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
+            ? `only the idle container "${p.container.name}" (image ${p.container.image}), which serves nothing`
             : 'a port named for metrics, operators or peers';
     return `Service ${p.service.obj.name} port ${p.servicePort.port ?? p.servicePort.name} reaches ${what}`;
   });
-  return `${[...new Set(parts)].join('; ')}: no client traffic`;
+  // An idle container (a pause placeholder) may stand for a proxy injected at admission, which the
+  // manifest does not show: say that the finding is about the manifest (review report p29 item 4).
+  const idle = graph.servedPortsOf(w).some((p) => isIdleContainer(p.container.raw));
+  return `${[...new Set(parts)].join('; ')}: no client traffic${idle ? ' to any program of the manifest (a container injected at admission is not in it)' : ''}`;
 }
 
 /**

@@ -990,6 +990,35 @@ describe("a Service that reaches only a program's monitoring server does not ser
   });
 });
 
+test('a Service that reaches only an idle placeholder container: the reason names it, not a port named for metrics (review report p29 item 4b: Kuma zone ingress)', () => {
+  const t = explainOne(`apiVersion: v1
+kind: Service
+metadata: {name: kuma-default-ingress, namespace: kuma-system}
+spec:
+  type: LoadBalancer
+  ports: [{port: 10001, protocol: TCP, targetPort: 10001}]
+  selector: {app: kuma-default-ingress}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kuma-default-ingress, namespace: kuma-system}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: kuma-default-ingress}}
+  template:
+    metadata:
+      labels: {app: kuma-default-ingress, kuma.io/sidecar-injection: enabled}
+    spec:
+      containers:
+        - name: pause
+          image: registry.k8s.io/pause:3.10
+`);
+  expect(t.servedState).toBe('unserved');
+  expect(t.servedReason).toBe(
+    'Service kuma-default-ingress port 10001 reaches only the idle container "pause" (image registry.k8s.io/pause:3.10), which serves nothing: no client traffic to any program of the manifest (a container injected at admission is not in it)',
+  );
+});
+
 test("a Recreate rollout of Kibana (catalog single-version) says why Recreate is required, and its downtime", () => {
   const t = explainOne(deployment({ containers: container('kibana').replace('example/kibana:1', 'docker.elastic.co/kibana/kibana:8.5.1'), replicas: 2 }).replace('  selector:', '  strategy: {type: Recreate}\n  selector:'));
   expect(t.rollout.strategy).toBe('Recreate');
