@@ -36,8 +36,22 @@ export function monitoringPortOf(graph: ObjectGraph, w: Workload, c: ContainerVi
  * 8765, which its chart names `web`).
  */
 export function clientEvidencePorts(graph: ObjectGraph, w: Workload, c: ContainerView): ContainerPort[] {
+  // The object alone (nothing else of its namespace in the input) is judged by its port names only,
+  // as the exported admission policies judge it (lib/admission likelyServedAlone, which sees one
+  // object and no catalog flags or config files): they agree on every such object.
+  if (aloneInNamespace(graph, w)) return trafficEvidencePorts(c);
   const m = monitoringPortOf(graph, w, c);
   return trafficEvidencePorts(c).filter((p) => m?.port === undefined || p.containerPort !== m.port);
+}
+
+/** Whether the input holds no object of the workload's namespace but the workload itself (counted once per run). */
+function aloneInNamespace(graph: ObjectGraph, w: Workload): boolean {
+  const counts = graph.memo(aloneInNamespace, graph, () => {
+    const m = new Map<string, number>();
+    for (const o of graph.objects) m.set(o.namespace ?? '', (m.get(o.namespace ?? '') ?? 0) + 1);
+    return m;
+  });
+  return (counts.get(w.obj.namespace ?? '') ?? 0) <= 1;
 }
 
 /**
@@ -426,8 +440,9 @@ Bit's port 2020) or the pods carry \`kubegrace.dev/served: "true"\`; *unserved*
 when the hint says \`"false"\`, or the input holds Services in the workload's namespace and none of them routes
 to it (a whole chart or app was linted): skipped. *Unknown* when the input holds no Service in that namespace
 (the one-file-per-object layout of an app repository): reported only when a container declares a TCP port
-not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...) nor the
-monitoring server of a program the catalog knows (Falco's webserver, 8765), since a port is declared to be reached, and the message says that it assumed the pods are served and how to say
+not named like a metrics or operator port (\`metrics\`, \`diag\`, \`health\`, \`admin\`, \`debug\`, ...) nor, when
+the input holds other objects of its namespace, the monitoring server of a program the catalog knows (Falco's
+webserver, 8765; an object alone is judged by its port names, as the admission policies judge it), since a port is declared to be reached, and the message says that it assumed the pods are served and how to say
 otherwise.`;
 
 /** Which container serves a numeric targetPort that no container declares, for the serving rules' docs (one text, so the docs agree). */

@@ -1922,19 +1922,28 @@ data:
 ---
 `;
 
+  // (The chart renders a ServiceAccount beside it: other objects of the namespace, so a render, not the object alone.)
+  const sa = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: falco, namespace: falco}\n---\n';
+
   test('no Service in the input and only the webserver port declared: not assumed served', () => {
-    expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1'))).toEqual([]);
-    expect(runRule(prestopMissing, falco('falcosecurity/falco-no-driver:0.37.1'))).toEqual([]);
+    expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', undefined, sa))).toEqual([]);
+    expect(runRule(prestopMissing, falco('falcosecurity/falco-no-driver:0.37.1', undefined, sa))).toEqual([]);
     // The port read from the mounted falco.yaml.
     expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', '[{containerPort: 9376, name: web}]', conf(9376)))).toEqual([]);
   });
 
   test('another declared port, a moved webserver, or another image still count as evidence', () => {
-    const grpc = runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', '[{containerPort: 8765, name: web}, {containerPort: 5060, name: grpc}]'));
+    const grpc = runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', '[{containerPort: 8765, name: web}, {containerPort: 5060, name: grpc}]', sa));
     expect(grpc.map((f) => f.severity)).toEqual(['warning']);
     expect(grpc[0].message).toContain('grpc/5060');
     expect(grpc[0].message).not.toContain('web/8765');
     expect(runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1', undefined, conf(9376))).map((f) => f.severity)).toEqual(['warning']);
-    expect(runRule(prestopMissing, falco('example.com/other/app:1')).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, falco('example.com/other/app:1', undefined, sa)).map((f) => f.severity)).toEqual(['warning']);
+  });
+
+  test('the DaemonSet alone (nothing else of its namespace in the input): judged by its port names, as the admission policy judges it', () => {
+    const alone = runRule(prestopMissing, falco('docker.io/falcosecurity/falco:0.44.1'));
+    expect(alone.map((f) => f.severity)).toEqual(['warning']);
+    expect(alone[0].message).toContain('web/8765');
   });
 });
