@@ -108,7 +108,8 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       const surgeText = `${fmtIntOrPercent(ro.maxSurge)}${ro.maxSurgeSet ? '' : ' (default)'}`;
       const unavailText = `${fmtIntOrPercent(ro.maxUnavailable)}${ro.maxUnavailableSet ? '' : ' (default)'}`;
       plan.parameters = `maxSurge ${surgeText} → ${ro.surge}, maxUnavailable ${unavailText} → ${ro.unavailable} (for ${n} replica${n === 1 ? '' : 's'})`;
-      const per = Math.max(1, ro.surge + ro.unavailable);
+      // The new ReplicaSet never grows past spec.replicas, so a step creates at most n pods (simulate's K = min(surge, N)).
+      const per = Math.max(1, Math.min(n, ro.surge + ro.unavailable));
       plan.podsPerStep = per;
       plan.steps = Math.ceil(n / per);
       plan.stepSeconds = startup.seconds + ro.minReadySeconds;
@@ -148,7 +149,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
       if (mu) {
         const v = scaled(mu, n, true);
         muText = `maxUnavailable ${fmtIntOrPercent(mu)}`;
-        if (gate === 'on' && v !== undefined) per = Math.max(1, v);
+        if (gate === 'on' && v !== undefined) per = Math.max(1, Math.min(updated, v));
         else muText += gate === 'off' ? ` (ignored on ${version.toString()}: MaxUnavailableStatefulSet is off)` : ' (depends on the 1.35 patch release)';
       }
       plan.parameters = `${st.podManagementPolicy}${st.podManagementPolicySet ? '' : ' (default)'}, ${muText}, partition ${partition}`;

@@ -538,6 +538,31 @@ describe('rollout summary', () => {
     expect(r.parameters).toContain('(default)');
   });
 
+  test('a step creates at most replicas new pods: 1 replica with maxSurge 1 / maxUnavailable 1 is one new pod, not 2 (opencost chart, review p30)', () => {
+    const text = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 1 }).replace('  replicas: 1\n', '  replicas: 1\n  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}\n');
+    const r = explainOne(text).rollout;
+    expect(r).toMatchObject({ replicas: 1, podsPerStep: 1, steps: 1 });
+    expect(timelinesText(explainText(text), { color: false })).toMatch(/steps: 1 x 1 new pod\n/);
+  });
+
+  test('StatefulSet maxUnavailable above the updated pods: a step is at most the updated pods', () => {
+    const sts = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  updateStrategy: {rollingUpdate: {maxUnavailable: 5}}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres, lifecycle: {preStop: {sleep: {seconds: 2}}}}]
+`;
+    const r = explainOne(sts, { version: KubeVersion.parse('1.35.2') }).rollout;
+    expect(r).toMatchObject({ podsPerStep: 3, steps: 1 });
+  });
+
   test('Recreate: one step including the shutdown, and a downtime note', () => {
     const text = deployment({ containers: container('app', '{sleep: {seconds: 5}}'), replicas: 3 }).replace('  replicas: 3\n', '  replicas: 3\n  strategy: {type: Recreate}\n');
     const r = explainOne(text).rollout;
