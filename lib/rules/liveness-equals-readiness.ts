@@ -90,6 +90,28 @@ function processOnlyAdvice(norm: string, ready: JsonObject | undefined): string 
     : `point liveness at an endpoint that checks only the process itself (e.g. ${examples}; the readinessProbe checks ${readyPath})`;
 }
 
+type Window = ReturnType<typeof probeWindow>;
+
+/**
+ * The window fix for the same check on both probes. The probe docs' pattern is a liveness window
+ * longer than the readiness one ("observed as not-ready for some period of time before it is hard
+ * killed"): with equal windows, a liveness failureThreshold giving 2 x the readiness window (counted
+ * in liveness periods, so 6 x 5s beside 3 x 10s is not told "6"). When liveness is already the shorter
+ * window, doubling the readiness window can mean a hung process restarted only after many minutes
+ * (VPA chart: readiness 120 x 5s; 240 x 5s = 20 min, review p30): readiness is then the one to
+ * shorten, to at most half the liveness window, when that leaves it at least 2 probes; else liveness
+ * is raised.
+ */
+function windowFix(lw: Window, rw: Window): { readiness?: number; liveness?: number; detail?: string; text: string } {
+  if (lw.seconds < rw.seconds) {
+    const k = Math.floor(lw.seconds / (2 * rw.periodSeconds));
+    if (k >= 2) return { readiness: k, text: `lower readinessProbe.failureThreshold to ${k} (${k} x ${rw.periodSeconds}s = ${k * rw.periodSeconds}s, at most half the liveness window), so the container turns unready well before liveness restarts it` };
+  }
+  const n = Math.ceil((2 * rw.seconds) / lw.periodSeconds);
+  const detail = lw.periodSeconds === rw.periodSeconds ? '2 x readiness' : `${n} x ${lw.periodSeconds}s = ${n * lw.periodSeconds}s, 2 x the readiness window`;
+  return { liveness: n, detail, text: `set livenessProbe.failureThreshold to ${n} (${detail})` };
+}
+
 export const livenessEqualsReadiness: Rule = {
   meta: {
     id: 'liveness-equals-readiness',
@@ -133,7 +155,12 @@ failure the probe documentation warns about. The recommended pattern is the same
    as process-local (e.g. Envoy Gateway's \`/ready\` on 19003, Envoy's own state): the catalog knows what the
    path only suggests.
 
-**Fix:** \`livenessProbe.failureThreshold\` >= 2 × the readiness \`failureThreshold\`, or separate endpoints:
+**Fix:** separate endpoints, or a liveness window longer than the readiness one. With equal windows the
+advice is a liveness \`failureThreshold\` giving 2 × the readiness window (counted in liveness periods).
+When liveness is already the shorter window, the advice is to shorten readiness to at most half the liveness
+window (when that leaves it at least 2 probes), not to double a long readiness window into liveness (a
+readiness of 120 × 5 s would make a hung process wait 20 minutes for its restart); otherwise liveness is raised.
+The message says the container "leaves its Services" only when a Service in the input selects it.
 
 \`\`\`yaml
 livenessProbe:
@@ -176,7 +203,9 @@ readinessProbe:
             // dependency still fails both.
             const timeout = (p: JsonObject) => (typeof p.timeoutSeconds === 'number' && p.timeoutSeconds > 0 ? p.timeoutSeconds : 1);
             const slow = timeout(live) > timeout(ready) ? ` (an answer slower than the readiness timeout ${timeout(ready)}s but within the liveness timeout ${timeout(live)}s fails readiness alone)` : '';
-            const when = (shorter ? 'restarted before it even turns unready (and leaves its Services)' : 'restarted the moment it turns unready') + slow;
+            // "leaves its Services" only when a Service in the input selects the pods (VPA's recommender: none).
+            const services = ctx.graph.servicesFor(w).length > 0 ? ' (and leaves its Services)' : '';
+            const when = (shorter ? `restarted before it even turns unready${services}` : 'restarted the moment it turns unready') + slow;
             // A TCP connect, a check that a process exists, or a check known to look only at the
             // process: unready means dead anyway.
             if (handlerType(live) === 'tcpSocket' || isProcessLocalProbe(c, live)) continue;
@@ -184,13 +213,18 @@ readinessProbe:
             const deep = dependencyCheck(c, live, depPaths);
             // One replica: nothing is restarted "together", but the restart still adds to the outage.
             const single = ctx.graph.effectiveReplicas(w) === 1;
+            const fix = windowFix(lw, rw);
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe`,
               severity: deep ? 'warning' : 'info',
               message: deep
-                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): ${single ? 'when a dependency fails, the only replica turns unready and is restarted, which does not fix the dependency and adds restarts (and their start-up time) to the outage' : 'when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one'}; point liveness at a check of the process alone, or at least set livenessProbe.failureThreshold to ${2 * rw.failureThreshold} (2 x readiness)`
-                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is ${when}; if the check looks at anything beyond the process, a dependency outage restarts ${single ? 'the only replica while it lasts' : 'every replica together'}. The probe docs recommend a higher liveness failureThreshold, e.g. ${2 * rw.failureThreshold} (2 x readiness)`,
+                ? `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}), which ${deep}, ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s): ${single ? 'when a dependency fails, the only replica turns unready and is restarted, which does not fix the dependency and adds restarts (and their start-up time) to the outage' : 'when a dependency fails, every replica turns unready and is restarted at the same moment, which does not fix the dependency and turns a partial outage into a full one'}; point liveness at a check of the process alone, or at least ${fix.text}`
+                : `container "${c.name}": livenessProbe and readinessProbe run the same check (${describeHandler(c, live)}) ${windowWords} (liveness ${lw.failureThreshold} x ${lw.periodSeconds}s = ${lw.seconds}s, readiness ${rw.failureThreshold} x ${rw.periodSeconds}s = ${rw.seconds}s), so the container is ${when}; if the check looks at anything beyond the process, a dependency outage restarts ${single ? 'the only replica while it lasts' : 'every replica together'}. ${
+                    fix.liveness !== undefined
+                      ? `The probe docs recommend a higher liveness failureThreshold, e.g. ${fix.liveness} (${fix.detail})`
+                      : `The probe docs' pattern is a liveness window longer than the readiness one: ${fix.text}`
+                  }`,
             });
             continue;
           }

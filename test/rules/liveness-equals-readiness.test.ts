@@ -395,6 +395,25 @@ ruleTester(livenessEqualsReadiness, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with a shorter liveness failure window (liveness 3 x 5s = 15s, readiness 3 x 10s = 30s), so the container is restarted before it even turns unready' }],
     },
     {
+      // The flyteadmin shape advises a liveness window of 2 x the readiness window in liveness periods (12 x 5s),
+      // not 2 x the readiness threshold (6 x 5s = 30s, only the readiness window again); a Service selects it.
+      name: 'shorter liveness window, readiness too short to halve: raise liveness to 2 x the readiness window, counted in liveness periods',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}, periodSeconds: 5}', '{httpGet: {path: /healthz, port: 8080}}')),
+      findings: [{ severity: 'info', message: 'restarted before it even turns unready (and leaves its Services); if the check looks at anything beyond the process, a dependency outage restarts every replica together. The probe docs recommend a higher liveness failureThreshold, e.g. 12 (12 x 5s = 60s, 2 x the readiness window)' }],
+    },
+    {
+      // Review p30 (FairwindsOps vpa chart: liveness 6 x 5s, readiness 120 x 5s; no Service selects the recommender):
+      // doubling readiness into liveness would be 240 x 5s = 20 min before a hung process is restarted.
+      name: 'shorter liveness window beside a long readiness window: shorten readiness, not liveness to 240; no "leaves its Services" without a Service',
+      yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}, failureThreshold: 6, periodSeconds: 5}', '{httpGet: {path: /healthz, port: 8080}, failureThreshold: 120, periodSeconds: 5}'), { served: false }),
+      findings: [{ severity: 'info', message: /^(?!.*(240|leaves its Services)).*restarted before it even turns unready; .*The probe docs' pattern is a liveness window longer than the readiness one: lower readinessProbe\.failureThreshold to 3 \(3 x 5s = 15s, at most half the liveness window\), so the container turns unready well before liveness restarts it$/ }],
+    },
+    {
+      name: 'a dependency check with a shorter liveness window beside a long readiness window: the warning shortens readiness too',
+      yaml: deploy(probes('{httpGet: {path: /readyz, port: 8080}, failureThreshold: 6, periodSeconds: 5}', '{httpGet: {path: /readyz, port: 8080}, failureThreshold: 120, periodSeconds: 5}')),
+      findings: [{ severity: 'warning', message: /point liveness at a check of the process alone, or at least lower readinessProbe\.failureThreshold to 3 \(3 x 5s = 15s, at most half the liveness window\)/ }],
+    },
+    {
       name: 'identical generic httpGet /healthz and default windows: info (whether it checks dependencies cannot be seen)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: 8080}}', '{httpGet: {path: /healthz, port: 8080}}')),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe`, message: 'container "app": livenessProbe and readinessProbe run the same check (httpGet /healthz on port 8080) with the same failure window (liveness 3 x 10s = 30s, readiness 3 x 10s = 30s)' }],
@@ -407,7 +426,7 @@ ruleTester(livenessEqualsReadiness, {
     {
       name: 'same window product with different factors (6 x 5s = 3 x 10s)',
       yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6, periodSeconds: 5}', '{httpGet: {path: /healthz, port: http}}')),
-      findings: [{ severity: 'info', message: 'liveness 6 x 5s = 30s, readiness 3 x 10s = 30s' }],
+      findings: [{ severity: 'info', message: /liveness 6 x 5s = 30s, readiness 3 x 10s = 30s\).*e\.g\. 12 \(12 x 5s = 60s, 2 x the readiness window\)$/ }],
     },
     {
       name: 'explicit default scheme and timeout differences do not matter; a longer liveness timeout is said (review round 28)',
