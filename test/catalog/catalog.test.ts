@@ -1114,6 +1114,17 @@ describe('process-local probes', () => {
     ["{image: 'docker.io/getmeili/meilisearch-enterprise:v1.50.0'}", '{httpGet: {path: /health, port: 7700}}', true],
     ["{image: 'getmeili/meilisearch:v1.48.3'}", '{httpGet: {path: /stats, port: 7700}}', false],
     ["{image: 'example/search:1'}", '{httpGet: {path: /health, port: 7700}}', false],
+    // Review p30: Sealed Secrets' constant /healthz, VPA's loop watchdog /health-check, the OpenCost UI's nginx `return 200`.
+    ["{image: 'docker.io/bitnami/sealed-secrets-controller:0.36.6', ports: [{name: http, containerPort: 8080}]}", '{httpGet: {path: /healthz, port: http}}', true],
+    ["{image: 'ghcr.io/bitnami-labs/sealed-secrets-controller:0.36.6'}", '{httpGet: {path: /healthz, port: 8080}}', true],
+    ["{image: 'docker.io/bitnami/sealed-secrets-controller:0.36.6'}", '{httpGet: {path: /v1/cert.pem, port: 8080}}', false],
+    ["{image: 'registry.k8s.io/autoscaling/vpa-recommender:1.7.1', ports: [{name: metrics, containerPort: 8942}]}", '{httpGet: {path: /health-check, port: metrics}}', true],
+    ["{image: 'registry.k8s.io/autoscaling/vpa-updater:1.7.1'}", '{httpGet: {path: /health-check, port: 8943}}', true],
+    ["{image: 'gcr.io/k8s-staging-autoscaling/vpa-admission-controller:1.7.1'}", '{httpGet: {path: /health-check, port: 8944}}', true],
+    ["{image: 'registry.k8s.io/autoscaling/vpa-recommender:1.7.1'}", '{httpGet: {path: /metrics, port: 8942}}', false],
+    ["{image: 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0'}", '{httpGet: {path: /health-check, port: 8085}}', false],
+    ["{image: 'ghcr.io/opencost/opencost-ui:1.120.1'}", '{httpGet: {path: /healthz, port: 9090}}', true],
+    ["{image: 'ghcr.io/opencost/opencost:1.120.1'}", '{httpGet: {path: /healthz, port: 9003}}', false],
     // ZooKeeper's ruok sent to localhost, any image (catalog zookeeper-ruok); review p17/p18, the pulsar, milvus and pinot charts.
     ["{image: 'apachepulsar/pulsar:3.0.7'}", "{exec: {command: [timeout, '30', bash, -c, 'echo ruok | nc -q 1 localhost 2181 | grep imok']}}", true],
     ["{image: 'apachepulsar/pulsar-all:4.0.12'}", "{exec: {command: [bash, -c, '{ echo ruok; sleep 1; } | nc 127.0.0.1 2181 | grep imok']}}", true],
