@@ -1125,6 +1125,17 @@ describe('process-local probes', () => {
     ["{image: 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0'}", '{httpGet: {path: /health-check, port: 8085}}', false],
     ["{image: 'ghcr.io/opencost/opencost-ui:1.120.1'}", '{httpGet: {path: /healthz, port: 9090}}', true],
     ["{image: 'ghcr.io/opencost/opencost:1.120.1'}", '{httpGet: {path: /healthz, port: 9003}}', false],
+    // Review p29: Falco's webserver /healthz, falcosidekick's /ping and /healthz, falcosidekick-ui's /api/v1/healthz: constant handlers.
+    ["{image: 'docker.io/falcosecurity/falco:0.44.1'}", '{httpGet: {path: /healthz, port: 8765}}', true],
+    ["{image: 'docker.io/falcosecurity/falco-no-driver:0.39.2'}", "{httpGet: {path: /healthz, port: 8765, scheme: HTTPS}}", true],
+    ["{image: 'docker.io/falcosecurity/falco:0.44.1'}", '{httpGet: {path: /versions, port: 8765}}', false],
+    ["{image: 'docker.io/falcosecurity/falco-driver-loader:0.44.1'}", '{httpGet: {path: /healthz, port: 8765}}', false],
+    ["{image: 'docker.io/falcosecurity/falcosidekick:2.32.0', ports: [{name: http, containerPort: 2801}]}", '{httpGet: {path: /ping, port: http}}', true],
+    ["{image: 'public.ecr.aws/falcosecurity/falcosidekick:2.32.0'}", '{httpGet: {path: /healthz, port: 2810}}', true],
+    ["{image: 'docker.io/falcosecurity/falcosidekick:2.32.0'}", '{httpGet: {path: /test, port: 2801}}', false],
+    ["{image: 'docker.io/falcosecurity/falcosidekick-ui:2.2.0', ports: [{name: http, containerPort: 2802}]}", '{httpGet: {path: /api/v1/healthz, port: http}}', true],
+    ["{image: 'docker.io/falcosecurity/falcosidekick-ui:2.2.0'}", '{httpGet: {path: /ping, port: 2802}}', false],
+    ["{image: 'docker.io/falcosecurity/falcosidekick:2.32.0'}", '{httpGet: {path: /api/v1/healthz, port: 2801}}', false],
     // ZooKeeper's ruok sent to localhost, any image (catalog zookeeper-ruok); review p17/p18, the pulsar, milvus and pinot charts.
     ["{image: 'apachepulsar/pulsar:3.0.7'}", "{exec: {command: [timeout, '30', bash, -c, 'echo ruok | nc -q 1 localhost 2181 | grep imok']}}", true],
     ["{image: 'apachepulsar/pulsar-all:4.0.12'}", "{exec: {command: [bash, -c, '{ echo ruok; sleep 1; } | nc 127.0.0.1 2181 | grep imok']}}", true],
