@@ -191,19 +191,28 @@ function optOutLabels(sel: Json | undefined): string | undefined {
  * filters only namespaced objects (and Namespaces by their own labels); the API server never skips
  * a webhook on it for other cluster-scoped objects (ValidatingWebhook.namespaceSelector, API
  * reference). An opt-out selector (NotIn, DoesNotExist) matches every namespace without the label.
+ * In two parts: the reach, and the note on cluster-scoped objects that it may carry, so that webhooks
+ * which differ only in the note share one clause (Kuma's pod injectors, one with a namespaceSelector
+ * only, one with an objectSelector too: review p29). A base with a parenthesis is left open, for the
+ * note and the closing parenthesis (closeReach).
  */
-function reachOf(hooks: JsonObject[]): string {
+function reachParts(hooks: JsonObject[]): { base: string; note?: string } {
   // One webhook of the group without selectors already rejects its resources everywhere.
-  if (hooks.some((h) => selectsAll(h.objectSelector) && selectsAll(h.namespaceSelector))) return 'cluster-wide';
+  if (hooks.some((h) => selectsAll(h.objectSelector) && selectsAll(h.namespaceSelector))) return { base: 'cluster-wide' };
   const objectSelective = hooks.some((h) => !selectsAll(h.objectSelector));
   const nsSelectors = hooks.map((h) => h.namespaceSelector).filter((x) => !selectsAll(x));
   const optOuts = nsSelectors.map(optOutLabels);
   if (!objectSelective && optOuts.every((x) => x !== undefined)) {
     const labels = [...new Set(optOuts as string[])].join(', ');
-    return `cluster-wide except for namespaced objects in ${labels} (its namespaceSelector only opts those out)`;
+    return { base: `cluster-wide except for namespaced objects in ${labels} (its namespaceSelector only opts those out` };
   }
-  const clusterNote = nsSelectors.length && !objectSelective ? '; a namespaceSelector never exempts cluster-scoped objects' : '';
-  return `in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide${clusterNote})`;
+  const note = nsSelectors.length && !objectSelective ? 'a namespaceSelector never exempts cluster-scoped objects' : undefined;
+  return { base: 'in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide', note };
+}
+
+/** A reach from reachParts as text, with its note when it has one. */
+function closeReach(base: string, note: string | undefined): string {
+  return base === 'cluster-wide' ? base : note ? `${base}; ${note})` : `${base})`;
 }
 
 /**
@@ -306,14 +315,19 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
         : 'failurePolicy Fail (the v1 default when unset)';
     // What is rejected where: the webhooks grouped by their reach (one webhook without selectors
     // rejects its resources everywhere, another with an opt-in namespaceSelector only there).
-    const byReach = new Map<string, JsonObject[]>();
+    // Webhooks whose reaches differ only in the note on cluster-scoped objects share one clause, with
+    // the note when any of them carries it (otherwise the same "CREATE of pods in the namespaces ..."
+    // is repeated once per webhook: Kuma's pod injectors, review p29).
+    const byReach = new Map<string, { hooks: JsonObject[]; note?: string }>();
     for (const x of scoped) {
-      const r = reachOf([x.hook]);
-      const l = byReach.get(r);
-      if (l) l.push(x.hook);
-      else byReach.set(r, [x.hook]);
+      const r = reachParts([x.hook]);
+      const l = byReach.get(r.base);
+      if (l) {
+        l.hooks.push(x.hook);
+        l.note ??= r.note;
+      } else byReach.set(r.base, { hooks: [x.hook], note: r.note });
     }
-    const rejected = [...byReach].map(([reach, hooks]) => `${scopeOf(hooks.flatMap((h) => (Array.isArray(h.rules) ? h.rules : [])))!.text} ${reach}`).join(', and ');
+    const rejected = [...byReach].map(([base, { hooks, note }]) => `${scopeOf(hooks.flatMap((h) => (Array.isArray(h.rules) ? h.rules : [])))!.text} ${closeReach(base, note)}`).join(', and ');
     const self = selfHosted
       ? `; its selectors also match the backend's own pods, so once no backend runs its replacement cannot be created either (a deadlock broken only by deleting the ${o.kind} or exempting its namespace)`
       : '';

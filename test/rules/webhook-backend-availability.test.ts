@@ -400,6 +400,31 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       ],
     },
     {
+      // Kuma's namespace-kuma-injector (namespaceSelector only) and pods-kuma-injector (an objectSelector
+      // too), review p29: the pod clause was repeated once per webhook, differing only in the note.
+      name: 'two pod webhooks whose reaches differ only in the note on cluster-scoped objects: one clause, with the note',
+      yaml:
+        hook({
+          kind: 'MutatingWebhookConfiguration',
+          rules: POD_RULES,
+          fields: '  namespaceSelector: {matchLabels: {webhooks: on}}\n',
+          more: `- name: second.example.com
+  clientConfig: {service: {namespace: guard, name: guard-webhook}}
+  rules: ${POD_RULES}
+  namespaceSelector: {matchLabels: {webhooks: on}}
+  objectSelector: {matchLabels: {inject: "yes"}}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+        }) + backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'warning',
+          message: /rejects CREATE of pods in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide; a namespaceSelector never exempts cluster-scoped objects\)\. Fix/,
+        },
+      ],
+    },
+    {
       name: 'an empty namespaceSelector selects every namespace: cluster-wide',
       yaml: hook({ rules: POD_RULES, fields: '  namespaceSelector: {}\n  objectSelector: {matchLabels: {}}\n' }) + backend({ replicas: 1 }),
       findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide/ }],
