@@ -16,6 +16,7 @@ const KIND_TITLE: Record<CatalogKind, string> = {
   'peer-discovery': 'Peer discovery before readiness',
   'monitoring-port': "Programs' own monitoring ports",
   'single-version': 'Programs that must not run two versions at once',
+  'registers-webhooks': 'Programs that register fail-closed admission webhooks at run time',
 };
 
 const KIND_USE: Record<CatalogKind, string> = {
@@ -33,6 +34,8 @@ const KIND_USE: Record<CatalogKind, string> = {
     'Used by `headless-publish-not-ready` when the StatefulSet has no `kubegrace.dev/peer-discovery` hint (the param `peerDiscoveryImages`, when a policy sets it, replaces these entries).',
   'monitoring-port':
     'API `Catalog.monitoringPort`, read once per container by `lib/model/traffic.ts`: a Service port that reaches this port of the container (by number, or by a name declared on it) carries scrapes and health checks, not client traffic, whatever it is named, as a port named `metrics` does. The serving rules (`prestop-missing`, `readiness-probe-missing`, ...) do not judge it, and a workload whose Services reach nothing else is not served (`recreate-strategy`, `rollout-full-outage`, `replicas-not-spread`, ... skip it; `kubegrace explain` says so). The port is read from the program\'s config file when a ConfigMap of the input holds it; otherwise the flag or the program\'s default stands. Other ports of the same program (its inputs) stay client traffic. Without a Service in the input, declared ports are judged by their names and, when the input holds other objects of that namespace (a chart render), without this port; a workload alone is judged by port names only, as the admission policies judge it.',
+  'registers-webhooks':
+    'API `runtimeWebhooks(workload)` (the first main container that matches, unless its command and args match `failOpen.args`), used by `webhook-backend-availability`: the program creates its `ValidatingWebhookConfiguration`/`MutatingWebhookConfiguration` itself when it runs, so a chart render holds none, and the rule judges the Service its webhooks call (in the workload\'s namespace) as it judges the backend of a written `failurePolicy: Fail` webhook, reporting on the workload. When the input holds a webhook configuration that calls that Service (a `kubectl get` dump of the cluster), that configuration is judged as written instead. Not read by the admission policies (`webhook-backend-availability` is not exported).',
   'single-version':
     'API `singleVersionProgram(workload)` (the first main container that matches): old and new versions of the program must not run side by side, so a rollout of a new version must stop every old pod before a new one starts, which is what `strategy: Recreate` does. `recreate-strategy` then reports Recreate as info, saying why it is right and what each rollout costs (the old pods\' termination, up to their grace period, plus the new pods\' startup), instead of advising RollingUpdate; `rollout-full-outage` advises Recreate instead of surge first and offers no `--fix`. Their admission policies read the same entries.',
 };
@@ -144,12 +147,20 @@ function effectLines(e: CatalogEntry): string[] {
       return [`**Monitoring port:** ${monitoringPortWords(e.monitoringPort!)}`];
     case 'single-version':
       return ['**Single version:** old and new versions must not run at once, so a rollout stops every old pod before a new one starts (`strategy: Recreate`)'];
+    case 'registers-webhooks': {
+      const r = e.registersWebhooks!;
+      return [
+        `**Webhooks' Service:** ${r.service.env ? `the value of env ${code(r.service.env)}, else ` : ''}${code(r.service.default)}, in the workload's namespace`,
+        `**Rejected while no backend is Ready:** ${r.rejects}`,
+        ...(r.failOpen ? [`**Not judged when:** command and args match ${code(r.failOpen.args)} (the webhooks then do not fail closed on the in-cluster Service)${r.failOpen.setting ? `; to make them fail open: ${r.failOpen.setting}` : ''}`] : []),
+      ];
+    }
   }
 }
 
 /** The whole page. */
 export function catalogMarkdown(entries: readonly CatalogEntry[]): string {
-  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
+  const kinds: CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version', 'registers-webhooks'];
   const L: string[] = [];
   L.push('# Catalog of well-known workloads and programs', '');
   L.push('_Generated from `lib/catalog/catalog.yaml` by `node build/scripts/gen-catalog.js`; do not edit by hand._', '');

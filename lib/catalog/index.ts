@@ -18,8 +18,8 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { LAST_SLEEP } from '../timeline/prestop';
 
-export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'dependency-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version';
-export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version'];
+export type CatalogKind = 'connection-pattern' | 'prestop-program' | 'serves-after-sigterm' | 'process-local-probe' | 'dependency-probe' | 'peer-discovery' | 'monitoring-port' | 'single-version' | 'registers-webhooks';
+export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'prestop-program', 'serves-after-sigterm', 'process-local-probe', 'dependency-probe', 'peer-discovery', 'monitoring-port', 'single-version', 'registers-webhooks'];
 export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 
 export interface CatalogMatchSpec {
@@ -254,6 +254,29 @@ export interface DependencySpec {
   env?: { name: string; values: string[] };
 }
 
+/**
+ * A program that creates its admission webhook configurations itself at run time (so none is in
+ * a render), failing closed, calling a Service of its own namespace: the Service is the literal
+ * value of the container's env variable `service.env` when set and not empty, else `service.default`;
+ * `rejects` says for messages what the API server then rejects; when the container's command and
+ * args match `failOpen.args`, the webhooks do not fail closed on an in-cluster Service, and the
+ * entry does not apply.
+ */
+export interface RegistersWebhooksSpec {
+  service: { env?: string; default: string };
+  rejects: string;
+  failOpen?: { args: string; setting?: string };
+}
+
+/** A workload whose program registers fail-closed webhooks at run time, and the Service they call (undefined: set from elsewhere, unknown). */
+export interface RuntimeWebhooks {
+  entry: CatalogEntry;
+  container: ContainerView;
+  service?: string;
+  /** How the Service name was read, for messages: `env KYVERNO_SVC` or `the program's default`. */
+  serviceFrom: string;
+}
+
 export interface CatalogEntry {
   id: string;
   kind: CatalogKind;
@@ -269,6 +292,7 @@ export interface CatalogEntry {
   probes?: ProbeSpec[];
   dependency?: DependencySpec;
   monitoringPort?: MonitoringPortSpec;
+  registersWebhooks?: RegistersWebhooksSpec;
 }
 
 /** A policy's `spec.catalog`. */
@@ -347,6 +371,7 @@ function checkEntries(entries: CatalogEntry[], base: string): void {
       [`${p}/drain/value`, e.drain && isPerListenerSpec(e.drain) ? e.drain.value : undefined],
       ...(e.probes ?? []).map((pr, j): [string, string | undefined] => [`${p}/probes/${j}/exec/command`, pr.exec?.command]),
       [`${p}/monitoringPort/value`, e.monitoringPort?.value],
+      [`${p}/registersWebhooks/failOpen/args`, e.registersWebhooks?.failOpen?.args],
     ];
     for (const [ptr, re] of regexes) {
       if (re === undefined) continue;
@@ -608,6 +633,7 @@ interface Compiled {
   configValue?: RegExp;
   probeExec?: (RegExp | undefined)[];
   monitoringValue?: RegExp;
+  failOpenArgs?: RegExp;
 }
 
 /**
@@ -649,6 +675,7 @@ function compile(e: CatalogEntry): Compiled {
           ? new RegExp(e.servesAfterSigterm.configFile.value)
           : undefined,
     monitoringValue: e.monitoringPort?.value !== undefined ? new RegExp(e.monitoringPort.value) : undefined,
+    failOpenArgs: e.registersWebhooks?.failOpen?.args !== undefined ? new RegExp(e.registersWebhooks.failOpen.args) : undefined,
   };
 }
 
@@ -788,6 +815,14 @@ export function envSeconds(c: ContainerLike, spec: EnvValueSpec): { seconds?: nu
  * The literal value of the container's environment variable `name` (its last `env` entry, which
  * wins over envFrom); undefined when unset, set from valueFrom, or referring to another variable.
  */
+/** The container's last `env` entry of that name, if any. */
+function envEntry(c: ContainerLike, name: string): JsonObject | undefined {
+  const raw = rawOf(c);
+  let hit: JsonObject | undefined;
+  for (const e of Array.isArray(raw.env) ? raw.env : []) if (isObject(e) && e.name === name) hit = e;
+  return hit;
+}
+
 function literalEnv(c: ContainerLike, name: string): string | undefined {
   const raw = rawOf(c);
   let hit: JsonObject | undefined;
@@ -1016,6 +1051,28 @@ export class Catalog {
     for (const c of w.containers) {
       const hit = this.compiledFor(c, 'single-version')[0];
       if (hit) return { entry: hit.entry, container: c };
+    }
+    return undefined;
+  }
+
+  /**
+   * The program of the workload that registers fail-closed admission webhooks at run time (the
+   * first main container matching a registers-webhooks entry whose failOpen settings do not hold),
+   * with the Service its webhooks call; undefined otherwise.
+   */
+  runtimeWebhooks(w: Workload): RuntimeWebhooks | undefined {
+    for (const c of w.containers) {
+      if (c.role !== 'main') continue;
+      for (const x of this.compiledFor(c, 'registers-webhooks')) {
+        const spec = x.entry.registersWebhooks!;
+        const f = factsOf(c);
+        if (x.failOpenArgs?.test(f.commandLine)) continue;
+        // (As Go's os.Getenv with a fallback: unset or empty is the default; valueFrom or $(VAR) is unknown.)
+        const set = spec.service.env !== undefined ? envEntry(c, spec.service.env) : undefined;
+        const literal = set && (set.valueFrom === undefined || set.valueFrom === null) ? (set.value === undefined || set.value === null ? '' : String(set.value)) : undefined;
+        if (!set || literal === '') return { entry: x.entry, container: c, service: spec.service.default, serviceFrom: "the program's default" };
+        return { entry: x.entry, container: c, service: literal === undefined || literal.includes('$(') ? undefined : literal, serviceFrom: `env ${spec.service.env}` };
+      }
     }
     return undefined;
   }
@@ -1348,6 +1405,11 @@ export function needsPeerDiscovery(w: Workload, catalog: Catalog = activeCatalog
  */
 export function singleVersionProgram(w: Workload, catalog: Catalog = activeCatalog()): WorkloadMatch | undefined {
   return catalog.singleVersion(w);
+}
+
+/** The program of the workload that registers fail-closed admission webhooks at run time (Catalog.runtimeWebhooks). */
+export function runtimeWebhooks(w: Workload, catalog: Catalog = activeCatalog()): RuntimeWebhooks | undefined {
+  return catalog.runtimeWebhooks(w);
 }
 
 /** Catalog entries matching a workload's main containers (or one container). */

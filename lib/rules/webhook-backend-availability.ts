@@ -8,6 +8,7 @@ import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollo
 import { nameOf } from './util';
 import { crdConversionWebhook, customResourcesOnly, patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
 import { noLeaderElectionLock } from './rollout-util';
+import { runtimeWebhooks } from '../catalog';
 
 /** Services by namespace/name; a Service written without a namespace is also found by name alone (applied with -n). */
 class ServiceIndex {
@@ -400,13 +401,43 @@ function checkApiService(ctx: RuleContext, services: ServiceIndex, o: KObject): 
   });
 }
 
+/**
+ * A program that registers its fail-closed webhooks itself at run time (a registers-webhooks entry
+ * of the catalog: Kyverno's admission controller), so that no webhook configuration is in a render:
+ * the Service its webhooks call is judged as the backend of a written failurePolicy: Fail webhook,
+ * and the finding is on the workload. Not when the input holds a webhook configuration calling
+ * that Service (a dump of the cluster): that configuration is judged as written.
+ */
+function checkRuntimeWebhooks(ctx: RuleContext, services: ServiceIndex, called: Set<string>): void {
+  const done = new Set<string>();
+  for (const w of ctx.graph.workloads) {
+    if (w.isBatch || passingHelmHook(w.obj)) continue;
+    const r = runtimeWebhooks(w);
+    if (!r || r.service === undefined) continue;
+    const svc = services.find(w.obj.namespace ?? '', r.service);
+    if (!svc) continue;
+    const key = `${svc.obj.namespace ?? ''}/${svc.obj.name}`;
+    if (called.has(key) || done.has(key) || !ctx.graph.workloadsFor(svc).includes(w)) continue;
+    done.add(key);
+    const backend = judgeBackend(ctx.graph, svc);
+    if (!backend || backend.reasons.length === 0) continue;
+    const spec = r.entry.registersWebhooks!;
+    const open = spec.failOpen?.setting;
+    ctx.report({
+      object: w.obj,
+      pointer: `${r.container.pointer}/image`,
+      message: `container "${r.container.name}" runs ${r.entry.title.endsWith(')') ? r.entry.title.replace(/\)$/, `; catalog entry ${r.entry.id})`) : `${r.entry.title} (catalog entry ${r.entry.id})`}, which creates its admission webhook configurations itself at run time (so none is in the input), failing closed (failurePolicy Fail) and calling Service ${key} (named by ${r.serviceFrom}), backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${spec.rejects}. Fix: ${backend.fixes.join('; and ')}${open ? `; or make the webhooks fail open (${open}) where admitting unchecked objects is acceptable` : ''}`,
+    });
+  }
+}
+
 export const webhookBackendAvailability: Rule = {
   meta: {
     id: 'webhook-backend-availability',
     spec: 'new (PDB-001 and ROLL-001 applied to admission backends)',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'a failurePolicy: Fail admission webhook, a CRD conversion webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
+    description: 'a failurePolicy: Fail admission webhook (also one a known program registers at run time), a CRD conversion webhook or an APIService whose backing workload has 1 replica, no PDB, or a rollout that can take every replica down',
     doc: `An admission webhook with \`failurePolicy: Fail\` makes the API server reject every request it matches while the
 webhook cannot be reached; an aggregated APIService that has no Ready backend makes its API group \`Unavailable\`,
 which breaks discovery for everyone. When the backend is a single pod, or several pods that a drain may evict
@@ -438,6 +469,14 @@ even block the pods that would replace the ones the drain evicted.
   that needs a conversion: requests in a served version other than the stored one, and objects still stored in an
   older version after the storage version changed, lists and watches included. There is no failure policy: such a
   request fails while the webhook cannot be reached. Always an **info** (see below): it converts only custom resources.
+- A workload running a program that creates its fail-closed webhook configurations itself at run time, so that a
+  chart render holds none (the catalog's \`registers-webhooks\` entries: Kyverno's admission controller, whose webhooks
+  call the Service named by \`KYVERNO_SVC\`, default \`kyverno-svc\`, and fail closed for every policy with the default
+  \`failurePolicy: Fail\`). The Service its webhooks call, in the workload's namespace, is judged as the backend of a
+  written \`failurePolicy: Fail\` webhook, and the finding is on the workload's container. Not when the program's
+  arguments make the webhooks fail open or call a URL (Kyverno's \`--forceFailurePolicyIgnore=true\`, \`--serverIP\`),
+  when the Service name is set from elsewhere (\`valueFrom\`), or when the input holds a webhook configuration calling
+  that Service (a \`kubectl get\` dump of the cluster): that configuration is then judged as written.
 
 **The backend** is the Service named by namespace and name (a Service written without a namespace also matches by
 name) and the workloads its selector matches. Not judged when the Service or its pods are not in the set, or when a
@@ -508,8 +547,16 @@ that need a conversion, reads included. Built-in kinds, pods and \`*\` stay a wa
     const configs = [...ctx.graph.ofKind('ValidatingWebhookConfiguration'), ...ctx.graph.ofKind('MutatingWebhookConfiguration')];
     const apis = ctx.graph.ofKind('APIService');
     const crds = ctx.graph.ofKind('CustomResourceDefinition');
-    if (!configs.length && !apis.length && !crds.length) return;
     const services = new ServiceIndex(ctx.graph.services);
+    // The Services that the webhook configurations of the input call (any failure policy).
+    const called = new Set<string>();
+    for (const o of configs) {
+      for (const h of Array.isArray(o.raw.webhooks) ? o.raw.webhooks : []) {
+        const ref = isObject(h) ? webhookServiceRef(h) : undefined;
+        if (ref && typeof ref.name === 'string' && typeof ref.namespace === 'string') called.add(`${ref.namespace}/${ref.name}`);
+      }
+    }
+    checkRuntimeWebhooks(ctx, services, called);
     for (const o of configs) checkWebhookConfig(ctx, services, o);
     for (const o of apis) checkApiService(ctx, services, o);
     for (const o of crds) checkCrdConversion(ctx, services, o);

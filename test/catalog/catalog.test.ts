@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as yaml from 'js-yaml';
 import {
   singleVersionProgram,
+  runtimeWebhooks,
   builtinCatalog,
   Catalog,
   CatalogEntry,
@@ -72,7 +73,7 @@ describe('shipped data', () => {
   });
   test('covers every entry type', () => {
     const kinds = new Set(builtinCatalog().entries.map((e) => e.kind));
-    expect([...kinds].sort()).toEqual(['connection-pattern', 'dependency-probe', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'serves-after-sigterm', 'single-version']);
+    expect([...kinds].sort()).toEqual(['connection-pattern', 'dependency-probe', 'monitoring-port', 'peer-discovery', 'prestop-program', 'process-local-probe', 'registers-webhooks', 'serves-after-sigterm', 'single-version']);
   });
 });
 
@@ -1272,5 +1273,39 @@ describe('catalogMatches and overrides', () => {
     expect(cat.matchContainer(w.containers[0]).map((e) => e.id)).toEqual(['argocd-healthz']);
     expect(cat.matchContainer(w.containers[0], 'process-local-probe').map((e) => e.id)).toEqual(['argocd-healthz']);
     expect(cat.matchContainer(w.containers[0], 'peer-discovery')).toEqual([]);
+  });
+});
+
+describe('registers-webhooks entries (review p26 item 4: Kyverno)', () => {
+  const kyv = (container: string) => deployment(container);
+  test('the Service its webhooks call: KYVERNO_SVC when set, else (unset or empty) the default; unknown from valueFrom or $(VAR)', () => {
+    expect(runtimeWebhooks(kyv("{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', env: [{name: KYVERNO_SVC, value: my-svc}]}"))).toMatchObject({ service: 'my-svc', serviceFrom: 'env KYVERNO_SVC' });
+    expect(runtimeWebhooks(kyv("{name: k, image: 'ghcr.io/kyverno/kyverno:v1.10.0'}"))).toMatchObject({ service: 'kyverno-svc', serviceFrom: "the program's default" });
+    expect(runtimeWebhooks(kyv("{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', env: [{name: KYVERNO_SVC, value: ''}]}"))?.service).toBe('kyverno-svc');
+    expect(runtimeWebhooks(kyv("{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', env: [{name: KYVERNO_SVC, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]}"))?.service).toBeUndefined();
+    expect(runtimeWebhooks(kyv("{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', env: [{name: KYVERNO_SVC, value: '$(SVC)'}]}"))?.service).toBeUndefined();
+  });
+  test.each([
+    ['--forceFailurePolicyIgnore=true'],
+    ['-forceFailurePolicyIgnore=1'],
+    ['--forceFailurePolicyIgnore=True'],
+    ['--serverIP=10.0.0.5'],
+    ['--serverIP 10.0.0.5'],
+  ])('%s: the webhooks do not fail closed on the Service, no match', (arg) => {
+    expect(runtimeWebhooks(kyv(`{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', args: ['${arg}']}`))).toBeUndefined();
+  });
+  test.each([['--forceFailurePolicyIgnore=false'], ['--serverIP='], ['--forceFailurePolicyIgnore=yes']])('%s still fails closed on the Service', (arg) => {
+    expect(runtimeWebhooks(kyv(`{name: k, image: 'reg.kyverno.io/kyverno/kyverno:v1.15.0', args: ['${arg}']}`))?.entry.id).toBe('kyverno-admission-controller');
+  });
+  test.each([['reg.kyverno.io/kyverno/background-controller:v1.15.0'], ['reg.kyverno.io/kyverno/kyvernopre:v1.15.0'], ['example.com/kyverno-proxy:1']])('%s does not match', (image) => {
+    expect(runtimeWebhooks(kyv(`{name: k, image: '${image}'}`))).toBeUndefined();
+  });
+  test('a policy can add one; a bad failOpen regex or a missing service is rejected with its path', () => {
+    const entry = (registersWebhooks: JsonObject) => ({ id: 'acme-guard', kind: 'registers-webhooks', title: 'ACME guard', match: { images: ['*/acme/guard'] }, registersWebhooks, why: 'registers its webhooks when it starts', source: ['ACME guard docs'] });
+    const added = builtinCatalog().withOverride(parseCatalogOverride({ add: [entry({ service: { default: 'guard' }, rejects: 'every pod creation' })] }));
+    expect(added.runtimeWebhooks(deployment("{name: g, image: 'acme/guard:2'}"))).toMatchObject({ service: 'guard' });
+    expect(() => parseCatalogOverride({ add: [entry({ service: { default: 'guard' }, rejects: 'every pod creation', failOpen: { args: '(' } })] })).toThrow(/invalid regular expression/);
+    expect(() => parseCatalogOverride({ add: [entry({ rejects: 'every pod creation' })] })).toThrow(CatalogError);
+    expect(() => parseCatalogOverride({ add: [{ ...entry({ service: { default: 'guard' }, rejects: 'every pod creation' }), kind: 'single-version' }] })).toThrow(CatalogError);
   });
 });

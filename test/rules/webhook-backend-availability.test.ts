@@ -129,6 +129,52 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: guard}
 subjects: [{kind: ServiceAccount, name: default, namespace: guard}]
 `;
 
+
+/**
+ * Kyverno's admission controller as its chart renders it (kyverno/kyverno @111e07bb charts/kyverno): it
+ * registers its webhooks itself at run time, calling the Service named by KYVERNO_SVC (review p26 item 4).
+ */
+const kyverno = (o: { replicas?: number; env?: string; args?: string; image?: string; svc?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: ${o.svc ?? 'kyverno-svc'}, namespace: kyverno}
+spec: {selector: {app.kubernetes.io/component: admission-controller}, ports: [{name: https, port: 443, targetPort: https}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kyverno-admission-controller, namespace: kyverno}
+spec:
+${o.replicas === undefined ? '' : `  replicas: ${o.replicas}\n`}  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 40%}}
+  selector: {matchLabels: {app.kubernetes.io/component: admission-controller}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: admission-controller}}
+    spec:
+      containers:
+        - name: kyverno
+          image: ${o.image ?? 'reg.kyverno.io/kyverno/kyverno:v1.15.0'}
+          args: ${o.args ?? '[--admissionReports=true, --forceFailurePolicyIgnore=false]'}
+          env: ${o.env ?? '[{name: KYVERNO_SVC, value: kyverno-svc}]'}
+          ports: [{containerPort: 9443, name: https}, {containerPort: 8000, name: metrics-port}]
+`;
+const kyvernoPdb = `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: kyverno-admission-controller, namespace: kyverno}
+spec: {selector: {matchLabels: {app.kubernetes.io/component: admission-controller}}, maxUnavailable: 1}
+`;
+/** A webhook configuration of the input that calls kyverno-svc (as `kubectl get` dumps what Kyverno registered). */
+const kyvernoHook = (policy: string) => `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: kyverno-resource-validating-webhook-cfg}
+webhooks:
+- name: validate.kyverno.svc-fail
+  failurePolicy: ${policy}
+  clientConfig: {service: {namespace: kyverno, name: kyverno-svc, path: /validate/fail}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`;
+
 ruleTester(webhookBackendAvailability, {
   valid: [
     // Review round 16 (kubevela): the patch Job writes the chart's failurePolicy after install.
@@ -155,10 +201,48 @@ ruleTester(webhookBackendAvailability, {
     { name: 'CRD conversion webhook on an outside url', yaml: crd({ conversion: '{strategy: Webhook, webhook: {clientConfig: {url: "https://convert.example.com/convert"}, conversionReviewVersions: [v1]}}' }) + backend({ replicas: 1 }) },
     { name: 'APIService backed by replicas 2 with a PDB (metrics-server HA)', yaml: apiService() + backend({ replicas: 2 }) + pdb('minAvailable: 1') },
     { name: 'APIService whose Service is not in the set', yaml: apiService() },
+    // Review p26 item 4: Kyverno registers its fail-closed webhooks at run time (catalog registers-webhooks).
+    { name: 'Kyverno admission controller with 3 replicas and a PDB (the chart\'s HA values)', yaml: kyverno({ replicas: 3 }) + kyvernoPdb },
+    { name: 'Kyverno with --forceFailurePolicyIgnore=true: every webhook fails open', yaml: kyverno({ args: '[--forceFailurePolicyIgnore=true]' }) },
+    { name: 'Kyverno with --serverIP: its webhooks call a URL, not the Service', yaml: kyverno({ args: '[--serverIP=10.0.0.5]' }) },
+    { name: 'Kyverno whose KYVERNO_SVC comes from a ConfigMap: the Service is unknown', yaml: kyverno({ env: '[{name: KYVERNO_SVC, valueFrom: {configMapKeyRef: {name: x, key: y}}}]' }) },
+    { name: 'Kyverno whose KYVERNO_SVC names a Service not in the input', yaml: kyverno({ env: '[{name: KYVERNO_SVC, value: other-svc}]' }) },
+    { name: 'the webhook configurations Kyverno registered are in the input (Ignore): judged as written, nothing synthesized', yaml: kyverno({ replicas: 1 }) + kyvernoHook('Ignore') },
+    { name: 'the background controller (another image) registers no webhooks', yaml: kyverno({ image: 'reg.kyverno.io/kyverno/background-controller:v1.15.0' }) },
     { name: 'a webhook on default/kubernetes whose group has no APIService in the set', yaml: hook({ failurePolicy: 'Fail', clientConfig: '{service: {namespace: default, name: kubernetes, path: /apis/other.example.com/v1/checks}}' }) + '---\n' + apiService(undefined, 'admission.example.com') },
 
   ],
   invalid: [
+    {
+      // Review p26 item 4: the chart's default values (admissionController.replicas: ~, no PDB).
+      name: 'Kyverno admission controller, one replica: its runtime webhooks fail closed on kyverno-svc',
+      yaml: kyverno(),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/kyverno-admission-controller',
+          pointer: '/spec/template/spec/containers/0/image',
+          message:
+            "container \"kyverno\" runs Kyverno's admission controller (catalog entry kyverno-admission-controller), which creates its admission webhook configurations itself at run time (so none is in the input), failing closed (failurePolicy Fail) and calling Service kyverno/kyverno-svc (named by env KYVERNO_SVC), backed by Deployment/kyverno-admission-controller replicas 1 (default): a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready. While no backend is Ready the API server rejects every CREATE and UPDATE (and the other operations its rules name) of the resources matched by a Kyverno policy whose failurePolicy is Fail, Kyverno's default, in the namespaces its webhook namespaceSelector selects (the chart's default: all but kube-system and Kyverno's own), and every CREATE and UPDATE of Kyverno's policies themselves. Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1); or make the webhooks fail open (--forceFailurePolicyIgnore=true, chart value features.forceFailurePolicyIgnore.enabled) where admitting unchecked objects is acceptable",
+        },
+      ],
+    },
+    {
+      name: 'Kyverno with 3 replicas and no PDB; KYVERNO_SVC unset or empty is the program\'s default kyverno-svc',
+      yaml: kyverno({ replicas: 3, env: '[{name: KYVERNO_SVC, value: ""}]' }),
+      findings: [{ severity: 'warning', message: /calling Service kyverno\/kyverno-svc \(named by the program's default\), backed by Deployment\/kyverno-admission-controller replicas 3: no PodDisruptionBudget selects/ }],
+    },
+    {
+      name: 'Kyverno whose KYVERNO_SVC names another Service of the input',
+      yaml: kyverno({ env: '[{name: KYVERNO_SVC, value: kyv}]', svc: 'kyv' }),
+      findings: [{ severity: 'warning', message: /calling Service kyverno\/kyv \(named by env KYVERNO_SVC\)/ }],
+    },
+    {
+      // The configuration in the input is judged as written, once: no second finding on the Deployment.
+      name: 'the webhook configuration Kyverno registered is in the input (Fail): judged as written, not twice',
+      yaml: kyverno({ replicas: 1 }) + kyvernoHook('Fail'),
+      findings: [{ severity: 'warning', object: 'ValidatingWebhookConfiguration/kyverno-resource-validating-webhook-cfg', message: /"validate.kyverno.svc-fail" \(failurePolicy: Fail\) calls Service kyverno\/kyverno-svc/ }],
+    },
     {
       // Review rounds 13-17 (volcano, cluster-api-operator, kanister, approver-policy): only custom resources are rejected.
       name: "a webhook on custom resources only (an operator's own CRDs): info",
