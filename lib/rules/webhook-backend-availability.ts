@@ -170,18 +170,18 @@ function selectsAll(sel: Json | undefined): boolean {
 }
 
 /**
- * The labels a namespaceSelector opts out by, when it is only an opt-out (every requirement is
- * NotIn or DoesNotExist: it matches every namespace without those labels), as text; undefined for any
- * other selector.
+ * What a selector opts out, when it is only an opt-out (every requirement is NotIn or DoesNotExist:
+ * it matches everything without those labels), as text; undefined for any other selector. `of` is
+ * what it selects: namespaces (the kubernetes.io/metadata.name label names a namespace) or objects.
  */
-function optOutLabels(sel: Json | undefined): string | undefined {
+function optOutLabels(sel: Json | undefined, of: 'namespaces' | 'objects' = 'namespaces'): string | undefined {
   if (!isObject(sel) || (isObject(sel.matchLabels) && Object.keys(sel.matchLabels).length > 0) || !Array.isArray(sel.matchExpressions) || !sel.matchExpressions.length) return undefined;
   const out: string[] = [];
   for (const e of sel.matchExpressions) {
     if (!isObject(e) || typeof e.key !== 'string') return undefined;
     const values = Array.isArray(e.values) ? e.values.filter((v): v is string => typeof v === 'string') : [];
-    if (e.operator === 'NotIn' && values.length) out.push(e.key === 'kubernetes.io/metadata.name' ? `namespace ${values.join(' or ')}` : `namespaces labelled ${values.map((v) => `${e.key}=${v}`).join(' or ')}`);
-    else if (e.operator === 'DoesNotExist') out.push(`namespaces labelled ${e.key}`);
+    if (e.operator === 'NotIn' && values.length) out.push(of === 'namespaces' && e.key === 'kubernetes.io/metadata.name' ? `namespace ${values.join(' or ')}` : `${of} labelled ${values.map((v) => `${e.key}=${v}`).join(' or ')}`);
+    else if (e.operator === 'DoesNotExist') out.push(`${of} labelled ${e.key}`);
     else return undefined;
   }
   return out.join(' or ');
@@ -191,7 +191,9 @@ function optOutLabels(sel: Json | undefined): string | undefined {
  * Where the webhooks reject requests while no backend is Ready, for messages. A namespaceSelector
  * filters only namespaced objects (and Namespaces by their own labels); the API server never skips
  * a webhook on it for other cluster-scoped objects (ValidatingWebhook.namespaceSelector, API
- * reference). An opt-out selector (NotIn, DoesNotExist) matches every namespace without the label.
+ * reference). An opt-out selector (NotIn, DoesNotExist) matches every namespace, or every object,
+ * without the label: such selectors, on namespaces or on objects (consul's connect injector opts out
+ * pods labelled app=consul: review p36), still reject cluster-wide but for what they name.
  * In two parts: the reach, and the note on cluster-scoped objects that it may carry, so that webhooks
  * which differ only in the note share one clause (Kuma's pod injectors, one with a namespaceSelector
  * only, one with an objectSelector too: review p29). A base with a parenthesis is left open, for the
@@ -200,13 +202,18 @@ function optOutLabels(sel: Json | undefined): string | undefined {
 function reachParts(hooks: JsonObject[]): { base: string; note?: string } {
   // One webhook of the group without selectors already rejects its resources everywhere.
   if (hooks.some((h) => selectsAll(h.objectSelector) && selectsAll(h.namespaceSelector))) return { base: 'cluster-wide' };
-  const objectSelective = hooks.some((h) => !selectsAll(h.objectSelector));
+  const objSelectors = hooks.map((h) => h.objectSelector).filter((x) => !selectsAll(x));
   const nsSelectors = hooks.map((h) => h.namespaceSelector).filter((x) => !selectsAll(x));
-  const optOuts = nsSelectors.map(optOutLabels);
-  if (!objectSelective && optOuts.every((x) => x !== undefined)) {
-    const labels = [...new Set(optOuts as string[])].join(', ');
-    return { base: `cluster-wide except for namespaced objects in ${labels} (its namespaceSelector only opts those out` };
+  const nsOuts = nsSelectors.map((x) => optOutLabels(x));
+  const objOuts = objSelectors.map((x) => optOutLabels(x, 'objects'));
+  if (nsOuts.every((x) => x !== undefined) && objOuts.every((x) => x !== undefined)) {
+    const ns = [...new Set(nsOuts as string[])].join(', ');
+    const objs = [...new Set(objOuts as string[])].join(', ');
+    const what = [ns ? `namespaced objects in ${ns}` : '', objs].filter(Boolean).join(' and for ');
+    const by = ns && objs ? 'its selectors only opt those out' : ns ? 'its namespaceSelector only opts those out' : 'its objectSelector only opts those out';
+    return { base: `cluster-wide except for ${what} (${by}` };
   }
+  const objectSelective = objSelectors.length > 0;
   const note = nsSelectors.length && !objectSelective ? 'a namespaceSelector never exempts cluster-scoped objects' : undefined;
   return { base: 'in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide', note };
 }
@@ -497,9 +504,10 @@ zone or node failure, a cluster restart), and nothing could then be admitted aga
 
 **Not exemptions.** A \`namespaceSelector\`/\`objectSelector\` that excludes the webhook's own namespace avoids that
 self-deadlock but still blocks every other namespace it selects; the message then says "in the namespaces and for
-the objects its namespaceSelector/objectSelector match" instead of "cluster-wide", or, for a selector that only opts
-namespaces out (\`NotIn\`, \`DoesNotExist\`, as cert-manager's \`cert-manager.io/disable-validation\`), "cluster-wide
-except for namespaced objects in namespaces labelled ..." (or "in namespace ..." for \`kubernetes.io/metadata.name\`): a
+the objects its namespaceSelector/objectSelector match" instead of "cluster-wide", or, for selectors that only opt
+out (\`NotIn\`, \`DoesNotExist\`: namespaces, as cert-manager's \`cert-manager.io/disable-validation\`, or objects, as
+consul's connect injector opts out its own pods by \`app NotIn [consul]\`), "cluster-wide except for namespaced objects in
+namespaces labelled ..." (or "in namespace ..." for \`kubernetes.io/metadata.name\`) "and for objects labelled ...": a
 namespaceSelector never exempts cluster-scoped objects. \`sideEffects\`, \`timeoutSeconds\`, \`matchPolicy\` and \`matchConditions\` do
 not change availability. Whether the backend is "served" in the sense of other rules does not matter: the API server is
 its client.

@@ -440,6 +440,29 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
     {
       name: 'objectSelector excluding its own pods: no self-deadlock, still blocks everything else it selects',
       yaml: hook({ rules: POD_RULES, fields: '  objectSelector: {matchExpressions: [{key: app, operator: NotIn, values: [guard]}]}\n' }) + backend({ replicas: 1 }),
+      // (An opt-out objectSelector still rejects cluster-wide but for the objects it names: review p36, consul.)
+      findings: [{ severity: 'warning', message: /rejects CREATE of pods cluster-wide except for objects labelled app=guard \(its objectSelector only opts those out\)\. Fix/ }],
+    },
+    {
+      // Review p36 item 2: consul's connect injector opts out namespaces and its own pods.
+      name: 'opt-out namespaceSelector and objectSelector: cluster-wide except for both',
+      yaml:
+        hook({
+          rules: POD_RULES,
+          fields:
+            '  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, openebs]}, {key: openshift.io/cluster-monitoring, operator: DoesNotExist}]}\n  objectSelector: {matchExpressions: [{key: app, operator: NotIn, values: [guard]}]}\n',
+        }) + backend({ replicas: 1 }),
+      findings: [
+        {
+          severity: 'warning',
+          message:
+            /rejects CREATE of pods cluster-wide except for namespaced objects in namespace kube-system or openebs or namespaces labelled openshift.io\/cluster-monitoring and for objects labelled app=guard \(its selectors only opt those out\)\. Fix/,
+        },
+      ],
+    },
+    {
+      name: 'an opt-in objectSelector (In) is not cluster-wide',
+      yaml: hook({ rules: POD_RULES, fields: '  objectSelector: {matchExpressions: [{key: inject, operator: In, values: ["true"]}]}\n' }) + backend({ replicas: 1 }),
       findings: [{ severity: 'warning', message: /rejects CREATE of pods in the namespaces and for the objects its namespaceSelector\/objectSelector match \(not cluster-wide\)\. Fix/ }],
     },
     {
