@@ -160,10 +160,53 @@ export function apiServerCalls(graph: ObjectGraph, svc: ServiceView): readonly A
 }
 
 /**
- * The API groups, when every rule of the webhooks names only groups of no built-in API (a dot, and not
- * *.k8s.io: Gateway API's gateway.networking.k8s.io counts as built-in) and no `*` group, whatever
- * resources of those groups (cert-manager's webhook names all of cert-manager.io); else undefined.
- * webhook-backend-availability lowers its finding to info on them, and prestop-missing too (review round 30).
+ * The API groups with a dot that kube-apiserver serves itself (kubernetes pkg/controlplane: the
+ * groups of `kubectl api-resources` on a bare cluster, 1.22-1.35), the metrics APIs every cluster's
+ * HPAs read through the aggregator, and the CRD groups of shared cluster infrastructure that count
+ * as built-in here: Gateway API, volume snapshots and AdminNetworkPolicy are written by many
+ * controllers and users, not by one operator. The dotless groups (core, apps, batch, autoscaling,
+ * policy) are built in too. Any other group is a custom resource's, a *.k8s.io one included: such
+ * names are only reserved for API-reviewed projects (sparkoperator.k8s.io, autoscaling.k8s.io of the
+ * VPA), which are still one program's CRDs (review p38 item 3: the Spark operator's webhook).
+ */
+const BUILT_IN_GROUPS = new Set([
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+  'metrics.k8s.io',
+  'custom.metrics.k8s.io',
+  'external.metrics.k8s.io',
+  'gateway.networking.k8s.io',
+  'snapshot.storage.k8s.io',
+  'policy.networking.k8s.io',
+]);
+
+/** Whether an API group is built into Kubernetes, or shared cluster infrastructure (BUILT_IN_GROUPS). */
+export function isBuiltInGroup(group: string): boolean {
+  return !group.includes('.') || BUILT_IN_GROUPS.has(group);
+}
+
+/**
+ * The API groups, when every rule of the webhooks names only groups of no built-in API
+ * (isBuiltInGroup: Gateway API's gateway.networking.k8s.io counts as built-in, the Spark operator's
+ * sparkoperator.k8s.io does not) and no `*` group, whatever resources of those groups (cert-manager's
+ * webhook names all of cert-manager.io); else undefined. webhook-backend-availability lowers its
+ * finding to info on them, and prestop-missing too (review round 30).
  */
 export function customResourcesOnly(hooks: JsonObject[]): string | undefined {
   const groups = new Set<string>();
@@ -173,7 +216,7 @@ export function customResourcesOnly(hooks: JsonObject[]): string | undefined {
     for (const r of rules) {
       if (!isObject(r) || !Array.isArray(r.apiGroups) || !r.apiGroups.length) return undefined;
       for (const g of r.apiGroups) {
-        if (typeof g !== 'string' || g === '*' || !g.includes('.') || g.endsWith('.k8s.io')) return undefined;
+        if (typeof g !== 'string' || g === '*' || isBuiltInGroup(g)) return undefined;
         groups.add(g);
       }
     }

@@ -535,7 +535,9 @@ program can run twice at once, and otherwise a high \`priorityClassName\` so tha
 accepting the window.
 
 **info** instead of warning when every webhook of the finding matches only custom resources (each rule names only API
-groups of no built-in API: a dot and not \`*.k8s.io\`; no \`*\` group), such as an operator's webhook on its
+groups of no built-in API: not a group kube-apiserver serves, such as \`apps\` or \`networking.k8s.io\`, nor the metrics APIs or the
+shared CRD groups of Gateway API, volume snapshots and AdminNetworkPolicy; a \`*.k8s.io\` group of one project, as the Spark
+operator's \`sparkoperator.k8s.io\`, is custom; no \`*\` group), such as an operator's webhook on its
 own CRDs: while no backend is Ready only writes of those resources fail (GitOps controllers and the operator's own
 reconcilers retry; a one-shot \`kubectl apply\` or \`helm upgrade\` fails: client-go retries only a 429 or 5xx with
 Retry-After), and nothing else in the cluster is blocked (volcano, cluster-api-operator,

@@ -260,6 +260,22 @@ ruleTester(webhookBackendAvailability, {
       findings: [{ severity: 'warning', message: 'httproutes (gateway.networking.k8s.io)' }],
     },
     {
+      // Review p38 item 3: the Spark operator's CRDs are in sparkoperator.k8s.io, a *.k8s.io name of one project.
+      name: 'a *.k8s.io group that kube-apiserver does not serve (sparkoperator.k8s.io) is custom: info',
+      yaml: hook({ rules: '[{apiGroups: [sparkoperator.k8s.io], apiVersions: [v1beta2], operations: [CREATE, UPDATE], resources: [sparkapplications, scheduledsparkapplications]}]' }) + backend(),
+      findings: [{ severity: 'info', message: 'custom resources (sparkoperator.k8s.io)' }],
+    },
+    {
+      name: "the VPA's autoscaling.k8s.io is custom too; with a built-in group beside it the finding stays a warning",
+      yaml: hook({ rules: '[{apiGroups: [autoscaling.k8s.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [verticalpodautoscalers]}, {apiGroups: [storage.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [storageclasses]}]' }) + backend(),
+      findings: [{ severity: 'warning', message: 'verticalpodautoscalers (autoscaling.k8s.io)' }],
+    },
+    {
+      name: 'volume snapshots (snapshot.storage.k8s.io) count as shared infrastructure: warning',
+      yaml: hook({ rules: '[{apiGroups: [snapshot.storage.k8s.io], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [volumesnapshots]}]' }) + backend(),
+      findings: [{ severity: 'warning', message: 'volumesnapshots (snapshot.storage.k8s.io)' }],
+    },
+    {
       name: 'custom resources and pods: warning',
       yaml: hook({ rules: '[{apiGroups: [batch.volcano.sh], apiVersions: [v1alpha1], operations: [CREATE], resources: [jobs]}, {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]' }) + backend(),
       findings: [{ severity: 'warning', message: 'CREATE of pods' }],
