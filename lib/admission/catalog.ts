@@ -15,6 +15,7 @@ import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { PROCESS_CHECK_SCRIPT, SHELL as PROCESS_CHECK_SHELL, SHELL_C as PROCESS_CHECK_SHELL_C } from '../rules/liveness-equals-readiness';
 import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
 import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
+import { PLATFORM_KEYS } from '../rules/spread-blocks-surge';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
 import { shellLessPatterns } from '../timeline/shell-less';
 import {
@@ -286,6 +287,14 @@ function spreadVariables(version: KubeVersion, hostPorts = false): CelVariable[]
   if (!hostPorts) return vars;
   return [
     ...vars,
+    // lib/rules/spread-blocks-surge oneReplicaAnyNode: one replica that may run on any node needs only a
+    // second node for its surge pod (an info there, so no warning here), on hostname terms and host ports.
+    {
+      name: 'anyNode',
+      expression:
+        `variables.replicas == 1 && (!has(variables.podSpec.nodeSelector) || variables.podSpec.nodeSelector.all(k, k in ${JSON.stringify(PLATFORM_KEYS).replace(/"/g, "'")})) && !(has(variables.podSpec.affinity) && has(variables.podSpec.affinity.nodeAffinity) && has(variables.podSpec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution))`,
+    },
+    { name: 'termWarns', expression: `variables.terms.map(t, ${blockingTerm('t', affinityKeysOn)} && !(variables.anyNode && t.topologyKey == 'kubernetes.io/hostname'))` },
     // DoNotSchedule constraints on a reserved key that is no well-known node label (any workload kind).
     { name: 'unknownKeys', expression: `variables.tsc.filter(c, (!has(c.whenUnsatisfiable) || c.whenUnsatisfiable == 'DoNotSchedule') && has(c.topologyKey) && type(c.topologyKey) == string && ${unknownReservedKey('c.topologyKey')})` },
     // lib/rules/mesh-util hostPortBindings: a hostPort > 0, or any declared port under hostNetwork (defaulted to a host port).
@@ -792,17 +801,17 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'spread-blocks-surge': {
     restriction:
-      'the warnings (required anti-affinity and host ports with a surge-only rollout, judged for Deployments; a DoNotSchedule constraint on a reserved key that is no well-known node label, for every workload kind), the surge judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The info on a DoNotSchedule spread constraint without matchLabelKeys is not validated (the mutating policy adds matchLabelKeys: [pod-template-hash] to it). The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
+      'the warnings (required anti-affinity and host ports with a surge-only rollout, judged for Deployments, but not one replica that may run on any node, which needs only a second node: the linter\'s info; a DoNotSchedule constraint on a reserved key that is no well-known node label, for every workload kind), the surge judged against spec.replicas: when an HPA targets the Deployment the linter resolves the surge with its minReplicas, which is not visible at admission. The info on a DoNotSchedule spread constraint without matchLabelKeys is not validated (the mutating policy adds matchLabelKeys: [pod-template-hash] to it). The minDomains conditions are not validated: the API server rejects minDomains without DoNotSchedule itself, and the info concerns versions before 1.27',
     validate: (ctx) => [
       {
         severity: 'warning',
         kinds: WORKLOADS,
         variables: spreadVariables(ctx.version, true),
-        expression: '!(variables.surgeOnly && (variables.termBlocks.exists(b, b) || variables.hostPorts)) && size(variables.unknownKeys) == 0',
+        expression: '!(variables.surgeOnly && (variables.termWarns.exists(b, b) || (variables.hostPorts && !variables.anyNode))) && size(variables.unknownKeys) == 0',
         messageExpression:
           `${prefix('spread-blocks-surge', 'warning')} + (size(variables.unknownKeys) > 0 ? ` +
           `'a DoNotSchedule topologySpreadConstraint spreads over ' + variables.unknownKeys[0].topologyKey + ', a key under the prefixes Kubernetes reserves that is not a well-known node label: kube-scheduler rejects every node without it, so unless the nodes were labelled with it every pod stays Pending; use a label the nodes carry (topology.kubernetes.io/zone, kubernetes.io/hostname)' : ` +
-          `variables.termBlocks.exists(b, b) ? ` +
+          `variables.termWarns.exists(b, b) ? ` +
           `'a required pod anti-affinity on a node or zone key counts old and new pods together while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod stays Pending when there are no more nodes (zones) than replicas, and the rollout stalls; add matchLabelKeys: [pod-template-hash]' : ` +
           `'the pod binds host ports while the rollout surges ' + string(variables.surge) + ' pod(s) and takes none down first: the surge pod cannot run on a node that still runs an old pod, so with no spare node it stays Pending and the rollout stalls; set strategy.rollingUpdate to {maxSurge: 0, maxUnavailable: 1}, or keep a spare node')`,
       },

@@ -1,5 +1,9 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { get } from '../model/workload';
+import { isObject } from '../model/types';
+
+/** Node labels a nodeSelector names to pick a platform, not a pool: every node of a linux/amd64 cluster has them. */
+export const PLATFORM_KEYS = ['kubernetes.io/os', 'kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/arch'];
 import { DeploymentRollout, Workload } from '../model/workload';
 import { antiAffinityTerms, HostPortBinding, hostPortBindings, hostPortsPhrase, HOSTNAME_KEY, POD_TEMPLATE_HASH, SpreadConstraint, spreadConstraints, unknownReservedKey, ZONE_KEYS } from './mesh-util';
 import { existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
@@ -47,7 +51,10 @@ depend on the cluster, and the lasting effect is an uneven spread once the old p
   native sidecar, or any declared port with \`hostPort\` unset under \`hostNetwork: true\` (the API defaults
   \`hostPort\` to \`containerPort\` in such a Pod). The rollout needs more nodes the pods can run on than replicas;
   on a cluster with no spare node it stalls until \`progressDeadlineSeconds\`. This holds for one replica too
-  (a single-node cluster, or a node selector matching one node). DaemonSets are left to \`daemonset-surge\`
+  (a single-node cluster, or a node selector matching one node): a warning when a \`nodeSelector\` (on other labels than
+  \`kubernetes.io/os\` and \`kubernetes.io/arch\`, which pick a platform) or a required node affinity narrows the nodes, an **info** when the one pod may run on any node (only a single-node cluster stalls; the
+  same for a required hostname anti-affinity term with one replica; a zone term stays a warning: single-zone clusters
+  are common). DaemonSets are left to \`daemonset-surge\`
   (DaemonSet surge, KEP-1591, places the new pod on the old pod's node); StatefulSets and Recreate do not surge.
   \`hostNetwork\` without declared ports is not judged (the scheduler sees no port; whether a surge pod placed next to an
   old one can bind is not in the manifest).
@@ -163,12 +170,18 @@ else every rollout is reported ProgressDeadlineExceeded.
         const fix = affinityKeysOn
           ? `add matchLabelKeys: [${POD_TEMPLATE_HASH}] to the term (MatchLabelKeysInPodAffinity, on since 1.31), or make it preferredDuringSchedulingIgnoredDuringExecution`
           : `${hasHash ? `matchLabelKeys on affinity terms is ignored on ${v} (MatchLabelKeysInPodAffinity is on from 1.31); ` : ''}make it preferredDuringSchedulingIgnoredDuringExecution, or replace it with a kubernetes.io/hostname topologySpreadConstraint${tscKeysOn ? ` with matchLabelKeys: [${POD_TEMPLATE_HASH}]` : ' with whenUnsatisfiable: ScheduleAnyway'}`;
+        // One replica on nodes: the surge pod needs a second node, which only a single-node cluster (or
+        // a node selector or required node affinity that may match one node) lacks: an info then
+        // (review p38 item 6, linkerd-viz's HA values). Zones stay a warning: single-zone clusters are common.
+        const spare = !zone && oneReplicaAnyNode(w, basis);
         ctx.report({
           object: w.obj,
           fix: affinityRepair(w, t.pointer, t.index, affinityKeysOn),
           pointer: t.pointer,
-          severity: 'warning',
-          message: `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every ${zone ? 'zone' : 'node'} that still runs an old pod while ${rollout}: when there are no more ${zone ? 'zones' : 'nodes'} than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
+          severity: spare ? 'info' : 'warning',
+          message: spare
+            ? `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off the node that still runs the old pod while ${rollout}: on a cluster with a single node these pods can run on, the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); with one replica and no node selector any second node takes it, hence info; ${fix}${portsNote}`
+            : `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every ${zone ? 'zone' : 'node'} that still runs an old pod while ${rollout}: when there are no more ${zone ? 'zones' : 'nodes'} than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
         });
       }
       if (hostPorts.length) reportHostPorts(w, hostPorts, d, basis, rollout);
@@ -212,9 +225,24 @@ else every rollout is reported ProgressDeadlineExceeded.
               edits,
             },
         pointer,
-        severity: 'warning',
+        // (One replica and no node selector: any second node takes the surge pod, as above.)
+        severity: single && oneReplicaAnyNode(w, basis) ? 'info' : 'warning',
         message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so on a cluster with fewer than ${nodes} nodes these pods can run on, it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); matchLabelKeys cannot help with host ports: ${advice}`,
       });
+    }
+
+    /**
+     * One replica whose pod may run on any node (no nodeSelector but on the platform labels, no
+     * required node affinity): a
+     * surge pod kept off the old pod's node needs only a second node.
+     */
+    function oneReplicaAnyNode(w: Workload, basis: ReplicaBasis): boolean {
+      if (basis.replicas !== 1) return false;
+      // (kubernetes.io/os and /arch select every node of the platform: linkerd's charts pin linux.)
+      const sel = get(w.podSpec, 'nodeSelector');
+      if (isObject(sel) && Object.keys(sel).some((k) => !PLATFORM_KEYS.includes(k))) return false;
+      const required = get(w.podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution');
+      return required === undefined || required === null;
     }
 
     /** matchLabelKeys on >= 1.31 (safe); before, move the term to preferred (a proposal). */

@@ -218,9 +218,38 @@ spec:
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/hostNetwork', message: 'container "app" ports 9234, 9963 (hostNetwork: true makes every declared port a host port)' }],
     },
     {
-      name: 'one replica: stalls when only one node can run it; advice without a strategy change',
+      // Review p38 item 6: one replica that may run on any node needs only a second node: info.
+      name: 'one replica: stalls only when one node can run it; info, advice without a strategy change',
       yaml: deploy('', { replicas: '1', containers: '[{name: app, image: web, ports: [{containerPort: 80, hostPort: 80}]}]' }),
-      findings: [{ severity: 'warning', message: /binds host port \(container "app" hostPort 80\).*with fewer than 2 nodes these pods can run on.*keep a second node these pods can run on/ }],
+      findings: [{ severity: 'info', message: /binds host port \(container "app" hostPort 80\).*with fewer than 2 nodes these pods can run on.*keep a second node these pods can run on/ }],
+    },
+    {
+      name: 'one replica pinned by a nodeSelector (a pool that may be one node): warning',
+      yaml: deploy('      nodeSelector: {role: edge}\n', { replicas: '1', containers: '[{name: app, image: web, ports: [{containerPort: 80, hostPort: 80}]}]' }),
+      findings: [{ severity: 'warning', message: /binds host port/ }],
+    },
+    {
+      name: 'one replica, required hostname anti-affinity, any node: info (linkerd-viz HA values)',
+      yaml: deploy(requiredAnti(), { replicas: '1' }),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0', message: /keeps the surge pod off the node that still runs the old pod .*on a cluster with a single node these pods can run on, the surge pod stays Pending .*hence info; add matchLabelKeys: \[pod-template-hash\]/ }],
+    },
+    {
+      name: 'one replica, required hostname anti-affinity, nodeSelector kubernetes.io/os: linux only (a platform, not a pool): info',
+      yaml: deploy('      nodeSelector: {kubernetes.io/os: linux}\n' + requiredAnti(), { replicas: '1' }),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'info', message: /on a cluster with a single node these pods can run on/ }],
+    },
+    {
+      name: 'one replica, required hostname anti-affinity, required node affinity: warning',
+      yaml: deploy(requiredAnti().replace('        podAntiAffinity:', '        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [infra]}]}]}\n        podAntiAffinity:'), { replicas: '1' }),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'warning', message: /keeps the surge pod off every node that still runs an old pod/ }],
+    },
+    {
+      name: 'one replica, required zone anti-affinity: still a warning (single-zone clusters are common)',
+      yaml: deploy(requiredAnti('', 'topology.kubernetes.io/zone'), { replicas: '1' }),
+      findings: [{ severity: 'warning', message: /keeps the surge pod off every zone that still runs an old pod/ }],
     },
     {
       name: 'a native sidecar binding a host port counts',
