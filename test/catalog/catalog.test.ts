@@ -486,6 +486,23 @@ describe("ExternalDNS's metrics and health server (--metrics-address, default :7
   ])('%j moves the port', (args, port) => expect(fact(args)?.port).toBe(port));
 });
 
+describe("Strimzi operators' health and metrics servers (review report p33)", () => {
+  const fact = (script: string, image = 'quay.io/strimzi/operator:0.47.0') => builtinCatalog().monitoringPort({ image, args: [`/opt/strimzi/bin/${script}`] } as unknown as JsonObject);
+  test.each([
+    ['cluster_operator_run.sh', 'quay.io/strimzi/operator:0.47.0', 'strimzi-operator-health', 8080],
+    ['cluster_operator_run.sh', 'mirror.example.com/strimzi/operator:latest', 'strimzi-operator-health', 8080],
+    ['topic_operator_run.sh', 'quay.io/strimzi/operator:0.47.0', 'strimzi-operator-health', 8080],
+    ['user_operator_run.sh', 'quay.io/strimzi/operator:0.47.0', 'strimzi-user-operator-health', 8081],
+  ])('%s on %s: %s, port %d', (script, image, id, port) => expect([fact(script, image)?.entry.id, fact(script, image)?.port]).toEqual([id, port]));
+  // The bridge's 8080 is its REST API; the operator image without its run script (kafka-init) is not matched.
+  test.each([
+    ['kafka_bridge_run.sh', 'quay.io/strimzi/kafka-bridge:0.31.1'],
+    ['cluster_operator_run.sh', 'quay.io/strimzi/kafka-bridge:0.31.1'],
+    ['kafka_init_run.sh', 'quay.io/strimzi/operator:0.47.0'],
+    ['cluster_operator_run.sh', 'quay.io/strimzi/kafka:0.47.0-kafka-4.0.0'],
+  ])('%s on %s does not match', (script, image) => expect(fact(script, image)).toBeUndefined());
+});
+
 describe('programs that must not run two versions at once (Kibana)', () => {
   const kib = (image: string) => deployment(`{name: kibana, image: '${image}', ports: [{containerPort: 5601}]}`);
   test.each([['docker.elastic.co/kibana/kibana:8.5.1'], ['kibana:7.17.0'], ['docker.io/bitnami/kibana:8.15.0'], ['docker.elastic.co/kibana/kibana-oss:7.10.2'], ['mirror.example.com/elastic/kibana@sha256:00']])('%s matches', (image) => {

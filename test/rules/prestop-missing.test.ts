@@ -1947,3 +1947,38 @@ data:
     expect(alone[0].message).toContain('web/8765');
   });
 });
+
+// Review report p33 (items 1 and 2, the strimzi-kafka-operator chart): the cluster operator's port
+// http/8080 is its health and metrics server (catalog strimzi-operator-health), and the chart
+// renders no Service: nothing is routed to it, so it is not assumed served.
+describe("prestop-missing: the Strimzi cluster operator's health port is no evidence of traffic (catalog strimzi-operator-health)", () => {
+  const op = (image: string, extra = '') => `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: strimzi-cluster-operator, namespace: kafka}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: strimzi-cluster-operator, namespace: kafka}
+spec:
+  replicas: 2
+  selector: {matchLabels: {name: strimzi-cluster-operator}}
+  template:
+    metadata: {labels: {name: strimzi-cluster-operator}}
+    spec:
+      serviceAccountName: strimzi-cluster-operator
+      containers:
+        - name: strimzi-cluster-operator
+          image: ${image}
+          ports: [{containerPort: 8080, name: http}${extra}]
+          args: [/opt/strimzi/bin/cluster_operator_run.sh]
+          livenessProbe: {httpGet: {path: /healthy, port: http}}
+          readinessProbe: {httpGet: {path: /ready, port: http}}
+`;
+  test('the chart render (no Service, a ServiceAccount beside it): not assumed served', () => {
+    expect(runRule(prestopMissing, op('quay.io/strimzi/operator:0.47.0'))).toEqual([]);
+  });
+  test('another declared port, or the kafka-bridge image (8080 is its REST API), still count as evidence', () => {
+    expect(runRule(prestopMissing, op('quay.io/strimzi/operator:0.47.0', ', {containerPort: 9000, name: api}')).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, op('quay.io/strimzi/kafka-bridge:0.31.1')).map((f) => f.severity)).toEqual(['warning']);
+  });
+});

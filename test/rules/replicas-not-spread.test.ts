@@ -364,3 +364,32 @@ spec:
     }
   });
 });
+
+// Review report p33 item 2 (strimzi-ha): two leader-election replicas of the Strimzi cluster
+// operator were in scope only through the 'assumed served' of its health port http/8080, which the
+// catalog now knows (strimzi-operator-health): no traffic evidence, so not reported.
+describe("replicas-not-spread: the Strimzi cluster operator's health port is no evidence of traffic", () => {
+  const op = (port = '') => `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: strimzi-cluster-operator, namespace: kafka}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: strimzi-cluster-operator, namespace: kafka}
+spec:
+  replicas: 2
+  selector: {matchLabels: {name: strimzi-cluster-operator}}
+  template:
+    metadata: {labels: {name: strimzi-cluster-operator}}
+    spec:
+      containers:
+        - name: strimzi-cluster-operator
+          image: quay.io/strimzi/operator:0.47.0
+          ports: [{containerPort: 8080, name: http}${port}]
+          args: [/opt/strimzi/bin/cluster_operator_run.sh]
+`;
+  test('only the health port: not reported; another port: still reported', () => {
+    expect(runRule(replicasNotSpread, op(), '1.31')).toEqual([]);
+    expect(runRule(replicasNotSpread, op(', {containerPort: 9000, name: api}'), '1.31').map((f) => f.severity)).toEqual(['warning']);
+  });
+});
