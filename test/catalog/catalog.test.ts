@@ -1191,6 +1191,12 @@ describe('dependency probes', () => {
     ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: sqlite3}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
     ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, valueFrom: {secretKeyRef: {name: db, key: driver}}}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
     ["{image: 'woodpeckerci/woodpecker-server:v3.16.0', envFrom: [{secretRef: {name: db}}]}", '{httpGet: {path: /healthz, port: 8000}}', undefined],
+    // Review p32: Harbor jobservice's /api/v1/stats reads the worker pools' heartbeats from Redis (500 on error).
+    ["{image: 'goharbor/harbor-jobservice:v2.14.0'}", '{httpGet: {path: /api/v1/stats, port: 8080}}', 'harbor-jobservice-stats'],
+    ["{image: 'registry.example.com/goharbor/harbor-jobservice:v2.14.0'}", '{httpGet: {path: /api/v1/stats, port: 8443, scheme: HTTPS}}', 'harbor-jobservice-stats'],
+    ["{image: 'goharbor/harbor-jobservice:v2.14.0'}", '{tcpSocket: {port: 8080}}', undefined],
+    ["{image: 'goharbor/harbor-core:v2.14.0'}", '{httpGet: {path: /api/v1/stats, port: 8080}}', undefined],
+    ["{image: 'goharbor/harbor-core:v2.14.0'}", '{httpGet: {path: /api/v2.0/ping, port: 8080}}', undefined],
     ["{image: 'woodpeckerci/woodpecker-agent:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: postgres}]}", '{httpGet: {path: /healthz, port: 3000}}', undefined],
   ])('%s %s -> %s', (container, p, expected) => expect(dependencyProbe(c(container), probe(p))?.id).toBe(expected));
 

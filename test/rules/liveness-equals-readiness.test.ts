@@ -735,6 +735,14 @@ spec:
     expect(sev('')).toEqual(['info']);
     expect(sev(driver('sqlite3'))).toEqual(['info']);
   });
+  // Review p32 item 1 (goharbor/harbor-helm): the jobservice's /api/v1/stats fails when Redis does.
+  test('the harbor chart (goharbor/harbor-jobservice, identical /api/v1/stats): warning naming Redis', () => {
+    const f = runRule(livenessEqualsReadiness, dep('goharbor/harbor-jobservice:v2.14.0', '{containerPort: 8080}', '{httpGet: {path: /api/v1/stats, scheme: HTTP, port: 8080}, periodSeconds: 10}'));
+    expect(f.map((x) => x.severity)).toEqual(['warning']);
+    expect(f[0].message).toContain("which depends on its Redis (a failed read of the worker pools' heartbeats answers 500) (catalog harbor-jobservice-stats)");
+    // Harbor core's /api/v2.0/ping (a constant "Pong") stays the docs' advice.
+    expect(runRule(livenessEqualsReadiness, dep('goharbor/harbor-core:v2.14.0', '{containerPort: 8080}', '{httpGet: {path: /api/v2.0/ping, port: 8080}}')).map((x) => x.severity)).toEqual(['info']);
+  });
   test.each([
     ['/healthz on another image', dep('example/api:1', '{name: http, containerPort: 8080}', HASURA_PROBE)],
     ["CouchDB's welcome handler /", dep('couchdb:3.5.0', '{name: couchdb, containerPort: 5984}', '{httpGet: {path: /, port: 5984}}')],
