@@ -1154,6 +1154,14 @@ describe('process-local probes', () => {
     ["{image: 'docker.io/falcosecurity/falcosidekick-ui:2.2.0', ports: [{name: http, containerPort: 2802}]}", '{httpGet: {path: /api/v1/healthz, port: http}}', true],
     ["{image: 'docker.io/falcosecurity/falcosidekick-ui:2.2.0'}", '{httpGet: {path: /ping, port: 2802}}', false],
     ["{image: 'docker.io/falcosecurity/falcosidekick:2.32.0'}", '{httpGet: {path: /api/v1/healthz, port: 2801}}', false],
+    // Review p37: Superset's /health (/healthcheck, /ping) and Mastodon streaming's /api/v1/streaming/health answer a constant "OK".
+    ["{image: 'apachesuperset.docker.scarf.sh/apache/superset:3.1.2', ports: [{name: http, containerPort: 8088}]}", '{httpGet: {path: /health, port: http}}', true],
+    ["{image: 'apache/superset:4.1.2'}", '{httpGet: {path: /ping, port: 8088}}', true],
+    ["{image: 'apache/superset:4.1.2'}", '{httpGet: {path: /api/v1/database/, port: 8088}}', false],
+    ["{image: 'example/superset-websocket:1'}", '{httpGet: {path: /health, port: 8080}}', false],
+    ["{image: 'ghcr.io/mastodon/mastodon-streaming:v4.6.3'}", '{httpGet: {path: /api/v1/streaming/health, port: 4000}}', true],
+    ["{image: 'ghcr.io/mastodon/mastodon-streaming:v4.6.3'}", '{httpGet: {path: /metrics, port: 4000}}', false],
+    ["{image: 'ghcr.io/mastodon/mastodon:v4.6.3'}", '{httpGet: {path: /health, port: 3000}}', false],
     // ZooKeeper's ruok sent to localhost, any image (catalog zookeeper-ruok); review p17/p18, the pulsar, milvus and pinot charts.
     ["{image: 'apachepulsar/pulsar:3.0.7'}", "{exec: {command: [timeout, '30', bash, -c, 'echo ruok | nc -q 1 localhost 2181 | grep imok']}}", true],
     ["{image: 'apachepulsar/pulsar-all:4.0.12'}", "{exec: {command: [bash, -c, '{ echo ruok; sleep 1; } | nc 127.0.0.1 2181 | grep imok']}}", true],

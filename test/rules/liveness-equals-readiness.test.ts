@@ -611,6 +611,31 @@ spec:
   expect(runRule(livenessEqualsReadiness, yaml('example/app:1'))).toHaveLength(1);
 });
 
+// Review p37 item 5 (the superset and mastodon charts): Superset's /health and Mastodon streaming's
+// /api/v1/streaming/health answer a constant "OK" (catalog superset-health, mastodon-streaming-health).
+test('liveness-equals-readiness: Superset /health and Mastodon streaming /api/v1/streaming/health are process-local', () => {
+  const yaml = (image: string, path: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+        ports: [{name: http, containerPort: 8088}]
+        livenessProbe: {httpGet: {path: ${path}, port: http}, periodSeconds: 15}
+        readinessProbe: {httpGet: {path: ${path}, port: http}, periodSeconds: 15}
+`;
+  expect(runRule(livenessEqualsReadiness, yaml('apachesuperset.docker.scarf.sh/apache/superset:3.1.2', '/health'))).toEqual([]);
+  expect(runRule(livenessEqualsReadiness, yaml('ghcr.io/mastodon/mastodon-streaming:v4.6.3', '/api/v1/streaming/health'))).toEqual([]);
+  expect(runRule(livenessEqualsReadiness, yaml('ghcr.io/mastodon/mastodon:v4.6.3', '/health'))).toHaveLength(1);
+  expect(runRule(livenessEqualsReadiness, yaml('example/app:1', '/health'))).toHaveLength(1);
+});
+
 // Review round 24 (treeverse/charts lakefs, dragonflydb/dragonfly contrib/charts/dragonfly): lakeFS's /_health
 // writes "alive!" and checks nothing else; Dragonfly's healthcheck.sh sends PING to the process's own port.
 describe('liveness-equals-readiness: lakeFS /_health and Dragonfly healthcheck.sh are process-local (catalog lakefs-health, dragonfly-healthcheck-sh)', () => {
