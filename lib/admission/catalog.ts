@@ -849,16 +849,16 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'rollout-full-outage': {
     restriction:
-      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see)',
+      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter',
     validate: (ctx) => {
       const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
       return [
         {
           severity: 'warning',
           kinds: ['Deployment'],
-          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }],
+          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }, { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) }],
           expression:
-            '!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator',
+            '!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator || variables.overlapStalls',
           messageExpression:
             `${prefix('rollout-full-outage', 'warning')} + 'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
             `' (resolved: surge ' + string(variables.surge) + ', unavailable ' + string(variables.unavailable) + '): ' + ` +
@@ -1036,14 +1036,14 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'recreate-strategy': {
     restriction:
-      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warnings only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries: Kibana, SonarQube DCE application nodes by image tag, Celery beat, the Quickwit control plane and janitor) gets the linter\'s info under Recreate, which is not exported, so the policy passes it; under a RollingUpdate it gets the warning, as in the linter, with spec.replicas for the replicas',
+      'judged as the linter judges the Deployment alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; every PVC volume counts as exclusive (access modes not visible), so such Deployments are skipped; the warnings only: a program whose old and new versions must not run side by side (the catalog\'s single-version entries: Kibana, SonarQube DCE application nodes by image tag, Celery beat, the Quickwit control plane and janitor; with overlapStalls, a program whose new pod is not Ready while an old one runs: Flux source-controller and source-watcher with leader election) gets the linter\'s info under Recreate, which is not exported, so the policy passes it; under a RollingUpdate it gets the warning, as in the linter, with spec.replicas for the replicas',
     validate: (ctx) => [
       {
         severity: 'warning',
         kinds: ['Deployment'],
         // (outageVariables: replicas, the resolved rollout and claims; one policy per severity, so the
         // RollingUpdate warning is a second validation over the same variables.)
-        variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }],
+        variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }, { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) }],
         expression: "!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type != 'Recreate' || variables.replicas < 2 || !variables.served || variables.claims || variables.singleVersion",
         messageExpression:
           `${prefix('recreate-strategy', 'warning')} + 'strategy Recreate with replicas ' + string(variables.replicas) + ' on a served workload: every pod is terminated before any new one starts, so each rollout is a full outage of termination plus startup time; use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' + ` +
@@ -1053,7 +1053,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         more: [
           {
             expression: '!variables.rolling || !variables.singleVersion || variables.replicas < 1 || variables.unavailable >= variables.replicas',
-            messageExpression: `${prefix('recreate-strategy', 'warning')} + 'strategy RollingUpdate with replicas ' + string(variables.replicas) + ' runs old and new pods side by side, but a container runs a program that must not run that way (a catalog single-version entry: Kibana, SonarQube DCE application nodes, Celery beat, the Quickwit control plane or janitor); use strategy.type: Recreate, which starts the new pods only once every old pod is gone'`,
+            messageExpression: `${prefix('recreate-strategy', 'warning')} + 'strategy RollingUpdate with replicas ' + string(variables.replicas) + ' runs old and new pods side by side, but ' + (variables.overlapStalls ? 'a container runs a program whose new pod does not become Ready while an old one runs (a catalog single-version entry with overlapStalls, e.g. Flux source-controller with leader election, whose readiness waits for the leader-election lease the old pod holds), so the rollout stalls' + (variables.unavailable == 0 ? ' for good' : '') : 'a container runs a program that must not run that way (a catalog single-version entry: Kibana, SonarQube DCE application nodes, Celery beat, the Quickwit control plane or janitor)') + '; use strategy.type: Recreate, which starts the new pods only once every old pod is gone'`,
           },
         ],
       },

@@ -300,10 +300,11 @@ function catalogMatch(e: CatalogEntry, c: string): string {
 /**
  * Whether a main container runs a program of the catalog's single-version entries (lib/catalog
  * singleVersionProgram: old and new versions must not run side by side, Kibana, SonarQube DCE application nodes); `false` when the
- * catalog has none. Each container's image is read once.
+ * catalog has none. Each container's image is read once. `pick` narrows the entries (those with
+ * overlapStalls: Flux's source-controller, whose new pod is not Ready while an old one runs).
  */
-export function singleVersionMatch(catalog: Catalog): string {
-  const entries = catalog.entries.filter((e) => e.kind === 'single-version');
+export function singleVersionMatch(catalog: Catalog, pick: (e: CatalogEntry) => boolean = () => true): string {
+  const entries = catalog.entries.filter((e) => e.kind === 'single-version' && pick(e));
   if (!entries.length) return 'false';
   const body = entries.map((e) => catalogMatch(e, 'c')).join(' || ');
   return `variables.mains.exists(c, ${/\big\[/.test(body) ? bind(imageRepositories('c'), 'ig', body) : body})`;

@@ -37,7 +37,7 @@ const KIND_USE: Record<CatalogKind, string> = {
   'registers-webhooks':
     'API `runtimeWebhooks(workload)` (the first main container that matches, unless its command and args match `failOpen.args`), used by `webhook-backend-availability`: the program creates its `ValidatingWebhookConfiguration`/`MutatingWebhookConfiguration` itself when it runs, so a chart render holds none, and the rule judges the Service its webhooks call (in the workload\'s namespace) as it judges the backend of a written `failurePolicy: Fail` webhook, reporting on the workload. When the input holds a webhook configuration that calls that Service (a `kubectl get` dump of the cluster), that configuration is judged as written instead. Not read by the admission policies (`webhook-backend-availability` is not exported).',
   'single-version':
-    'API `singleVersionProgram(workload)` (the first main container that matches): old and new versions of the program must not run side by side, so a rollout of a new version must stop every old pod before a new one starts, which is what `strategy: Recreate` does. `recreate-strategy` then reports Recreate as info, saying why it is right and what each rollout costs (the old pods\' termination, up to their grace period, plus the new pods\' startup), instead of advising RollingUpdate; `rollout-full-outage` advises Recreate instead of surge first and offers no `--fix`. Their admission policies read the same entries.',
+    'API `singleVersionProgram(workload)` (the first main container that matches): old and new versions of the program must not run side by side, so a rollout of a new version must stop every old pod before a new one starts, which is what `strategy: Recreate` does. `recreate-strategy` then reports Recreate as info, saying why it is right and what each rollout costs (the old pods\' termination, up to their grace period, plus the new pods\' startup), instead of advising RollingUpdate; `rollout-full-outage` advises Recreate instead of surge first and offers no `--fix`. Their admission policies read the same entries. An entry with `overlapStalls` is a program whose old and new pods may run side by side but whose new pod does not become Ready while an old one runs (a readiness that waits for the leader-election lease the old pod holds): the messages give that reason instead, a RollingUpdate that keeps old pods until new ones are Ready stalls, and `rollout-full-outage` does not report it (surge first is no repair, and the outage is the program\'s own price).',
 };
 
 function code(s: string): string {
@@ -146,7 +146,7 @@ function effectLines(e: CatalogEntry): string[] {
     case 'monitoring-port':
       return [`**Monitoring port:** ${monitoringPortWords(e.monitoringPort!)}`];
     case 'single-version':
-      return ['**Single version:** old and new versions must not run at once, so a rollout stops every old pod before a new one starts (`strategy: Recreate`)'];
+      return [e.overlapStalls ? `**New pods not Ready beside old ones:** ${e.overlapStalls}; so a rollout stops every old pod before a new one starts (\`strategy: Recreate\`)` : '**Single version:** old and new versions must not run at once, so a rollout stops every old pod before a new one starts (`strategy: Recreate`)'];
     case 'registers-webhooks': {
       const r = e.registersWebhooks!;
       return [

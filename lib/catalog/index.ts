@@ -293,6 +293,12 @@ export interface CatalogEntry {
   dependency?: DependencySpec;
   monitoringPort?: MonitoringPortSpec;
   registersWebhooks?: RegistersWebhooksSpec;
+  /**
+   * single-version only: old and new pods side by side do no harm, but a new pod cannot become
+   * Ready while an old one runs (Flux source-controller: its readiness waits for the leader-election
+   * lease the old pod holds). The reason, a clause for messages.
+   */
+  overlapStalls?: string;
 }
 
 /** A policy's `spec.catalog`. */

@@ -21,11 +21,17 @@ function singleVersionRolled(ctx: RuleContext, w: Workload): void {
   const d = rolloutFor(w, basis.replicas)!;
   if (d.unavailable >= basis.replicas) return;
   const surge = `maxSurge ${fmtIntOrPercent(d.maxSurge)}${d.maxSurgeSet ? '' : ' (default)'} resolves to ${d.surge}`;
+  const program = `container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}`;
+  // (overlapStalls: the pods may overlap, but a new one is not Ready while an old one runs, Flux's
+  // source-controller; review round 32, report p35. With maxUnavailable 0 no old pod ever goes.)
+  const why = single.entry.overlapStalls
+    ? `${program}, and ${single.entry.overlapStalls}: a new pod does not become Ready while an old one runs, so ${d.unavailable === 0 ? `the rollout stalls for good (maxUnavailable resolves to 0: no old pod is removed before a new one is Ready)` : 'the new pods stay unready until the old leader is gone, and the rollout progresses only as old pods are removed'}`
+    : `${program}, which must not run that way`;
   ctx.report({
     object: w.obj,
     pointer: existingPointer(w.obj.raw, 'spec', 'strategy'),
     severity: 'warning',
-    message: `strategy RollingUpdate with ${basis.phrase} runs old and new pods side by side (${d.surge > 0 ? `${surge}: a new pod starts while the old ones run` : 'each old pod keeps running through its termination while its replacement starts'}), but container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, which must not run that way; use strategy.type: Recreate, which starts the new pods only once every old pod is gone (the price: an outage from the old pods' termination until a new pod is Ready on every rollout)`,
+    message: `strategy RollingUpdate with ${basis.phrase} runs old and new pods side by side (${d.surge > 0 ? `${surge}: a new pod starts while the old ones run` : 'each old pod keeps running through its termination while its replacement starts'}), but ${why}; use strategy.type: Recreate, which starts the new pods only once every old pod is gone (the price: an outage from the old pods' termination until a new pod is Ready on every rollout)`,
   });
 }
 
@@ -67,11 +73,17 @@ finding says so and what it costs, so that it can be signed off: every rollout i
 the old pods' termination (each may take up to its grace period) until a new pod is Ready (estimated from its
 startup and readiness probes; image pull and process start come on top). It does not advise RollingUpdate, and
 \`rollout-full-outage\` advises Recreate for such a program instead of surge first. A policy can add such programs
-(\`spec.catalog\`, kind \`single-version\`).
+(\`spec.catalog\`, kind \`single-version\`). An entry with \`overlapStalls\` is a program whose old and new pods may
+run side by side, but whose new pod does not become Ready while an old one runs (Flux's source-controller and
+source-watcher with \`--enable-leader-election\`: the artifact server, which their readiness probe and Service reach,
+starts only on the leader, so the new pod waits for the lease the old pod holds): the finding gives that reason,
+a RollingUpdate that keeps the old pod until a new one is Ready would stall for good, and \`rollout-full-outage\` does
+not report such a program.
 
 **Warning** the other way round: such a program in a Deployment with \`strategy.type: RollingUpdate\` (the default),
 whatever its served status: new pods start while old ones run, and each old pod keeps running through its
-termination, so old and new run side by side on every rollout. The advice is Recreate. A rolling update whose resolved
+termination, so old and new run side by side on every rollout (for an entry with \`overlapStalls\`: the new pods are
+not Ready while an old one runs, so a rollout with \`maxUnavailable\` resolving to 0 stalls for good). The advice is Recreate. A rolling update whose resolved
 \`maxUnavailable\` reaches the replicas is left to \`rollout-full-outage\`, which advises Recreate for it too.
 
 ${SERVED_STATUS_DOC}
@@ -108,7 +120,7 @@ reported: Recreate is then the trade.`,
           object: w.obj,
           pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
           severity: 'info',
-          message: `strategy Recreate with ${basis.phrase} is required here: container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, whose old and new versions must not run side by side, which a RollingUpdate would do. The price is a full outage on every rollout, from the start of the old pods' termination (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
+          message: `strategy Recreate with ${basis.phrase} is required here: container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, ${single.entry.overlapStalls ? `and ${single.entry.overlapStalls}: a RollingUpdate that keeps the old pod until a new one is Ready (surge first) would stall for good` : 'whose old and new versions must not run side by side, which a RollingUpdate would do'}. The price is a full outage on every rollout, from the start of the old pods' termination (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
         });
         continue;
       }

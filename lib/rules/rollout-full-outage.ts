@@ -1,4 +1,4 @@
-import { singleVersionProgram } from '../catalog';
+import { Catalog, singleVersionProgram } from '../catalog';
 import { Fix, Rule } from '../engine/types';
 import { scarceRequests } from './surge-resource-deadlock';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
@@ -40,7 +40,7 @@ export function noOverlapChosen(d: DeploymentRollout, replicas: number): boolean
  * RollingUpdate Deployment whose resolved unavailable reaches its replicas, unless its pods cannot
  * overlap anyway (an exclusive claim, an accelerator) or the API rejects the strategy (both 0).
  */
-export function fullOutageDecision(graph: ObjectGraph, w: Workload): { basis: ReplicaBasis; rollout: DeploymentRollout } | undefined {
+export function fullOutageDecision(graph: ObjectGraph, w: Workload, catalog?: Catalog): { basis: ReplicaBasis; rollout: DeploymentRollout } | undefined {
   if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') return undefined;
   if (!likelyServed(graph, w)) return undefined;
   const basis = replicaBasis(graph, w);
@@ -56,6 +56,10 @@ export function fullOutageDecision(graph: ObjectGraph, w: Workload): { basis: Re
   // Accelerators likewise: a pool sized for the running pods has no spare GPU for a surge pod, so
   // maxSurge 0 / maxUnavailable >= 1 is the deliberate trade-off surge-resource-deadlock recommends.
   if (scarceRequests(w).some((x) => x.scarcity === 'accelerator')) return undefined;
+  // A program whose new pod is not Ready while an old one runs (catalog single-version with
+  // overlapStalls: Flux's source-controller, whose readiness waits for the leader's lease): surge
+  // first would stall for good, so removing the old pods first is the program's own price.
+  if (singleVersionProgram(w, catalog)?.entry.overlapStalls) return undefined;
   return { basis, rollout: d };
 }
 
@@ -89,7 +93,7 @@ strategy:
   rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
 \`\`\`
 
-**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. One replica with \`maxSurge: 0\` written is also how a program that must not run twice at once (a controller without leader election, such as grafana's rollout-operator) says so: the advice and the proposal then hold only if the program can run two at once, and otherwise the outage is the price (suppress the finding with the reason). Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana, SonarQube Data Center Edition application nodes) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost).`,
+**\`--fix\`** (proposal, applied with \`--fix-proposals\`): sets \`maxUnavailable: 0\`, and \`maxSurge: 1\` only when the current surge is 0, so a larger surge you chose is kept. Pods with an exclusive (RWO/RWOP) volume are not flagged here (a surge would deadlock, see \`surge-volume-deadlock\`), so they get no fix; neither are pods that request an accelerator (\`nvidia.com/gpu\`, ...), where a surge pod waits for a spare device the pool rarely has and taking a pod down first is the trade-off \`surge-resource-deadlock\` recommends. Pods that bind host ports (a \`hostPort\`, or declared ports with \`hostNetwork: true\`) are flagged without a fix: a surge pod needs a node that runs none of them (\`spread-blocks-surge\`), so the advice is more replicas on different nodes with \`{maxSurge: 0, maxUnavailable: 1}\`, or surge first only where a spare node is always free. One replica with \`maxSurge: 0\` written is also how a program that must not run twice at once (a controller without leader election, such as grafana's rollout-operator) says so: the advice and the proposal then hold only if the program can run two at once, and otherwise the outage is the price (suppress the finding with the reason). Pods of a program whose old and new versions must not run side by side (a \`single-version\` entry of the catalog: Kibana, SonarQube Data Center Edition application nodes) are flagged without a fix and advised \`strategy.type: Recreate\`: surge first would run both versions, and a RollingUpdate that takes every pod down still starts new pods while old ones terminate (\`recreate-strategy\` then reports Recreate as info, with its cost). Not reported for such an entry with \`overlapStalls\` (Flux's source-controller and source-watcher with leader election): their new pod is not Ready while an old one holds the leader-election lease, so surge first would stall for good, and taking the old pod down first is the program's own price.`,
     fixable: true,
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
@@ -98,7 +102,7 @@ strategy:
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
-      const f = fullOutageDecision(ctx.graph, w);
+      const f = fullOutageDecision(ctx.graph, w, ctx.catalog);
       if (!f) continue;
       const { basis, rollout: d } = f;
       const r = basis.replicas;

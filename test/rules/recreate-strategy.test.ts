@@ -276,3 +276,57 @@ test('recreate-strategy: a policy can add its own single-version program (spec.c
   expect(r.findings[0].message).toContain('is required here: container "app" runs ACME ledger (one schema version at a time; catalog entry acme-ledger), whose old and new versions must not run side by side');
   expect(runRule(recreateStrategy, yaml).map((f) => f.severity)).toEqual(['warning']);
 });
+
+// Review report p35 item 1: Flux's source-controller and source-watcher start the artifact server,
+// which their readiness probe and Service reach, only once elected leader (source-controller
+// main.go:311-322; upstream chose Recreate for this deadlock in 16c6a075).
+const fluxSource = (o: { image?: string; args?: string; strategy?: string; replicas?: number } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: source-controller, namespace: flux-system}
+spec:
+  selector: {app: source-controller}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: source-controller, namespace: flux-system}
+spec:
+  replicas: ${o.replicas ?? 1}
+  selector: {matchLabels: {app: source-controller}}
+${o.strategy === undefined ? '  strategy: {type: Recreate}\n' : o.strategy ? `  strategy: ${o.strategy}\n` : ''}  template:
+    metadata: {labels: {app: source-controller}}
+    spec:
+      terminationGracePeriodSeconds: 10
+      containers:
+      - name: manager
+        image: ${o.image ?? 'ghcr.io/fluxcd/source-controller:v1.8.2'}
+        args: [${o.args ?? '--enable-leader-election, --storage-path=/data'}]
+        ports: [{containerPort: 9090, name: http}, {containerPort: 8080, name: http-prom}, {containerPort: 9440, name: healthz}]
+        livenessProbe: {httpGet: {path: /healthz, port: healthz}}
+        readinessProbe: {httpGet: {path: /, port: http}}
+`;
+
+describe('recreate-strategy: Flux source-controller and source-watcher (catalog single-version with overlapStalls)', () => {
+  test('one replica under Recreate: required, for the leader-election reason, never surge first', () => {
+    for (const image of ['ghcr.io/fluxcd/source-controller:v1.8.2', 'ghcr.io/fluxcd/source-watcher:v2.1.1', 'fluxcd/source-controller:v1.8.2']) {
+      const f = runRule(recreateStrategy, fluxSource({ image }));
+      expect(f.map((x) => x.severity)).toEqual(['info']);
+      expect(f[0].message).toMatch(/^strategy Recreate with replicas 1 is required here: container "manager" runs Flux source-(controller|watcher) \(with leader election; catalog entry flux-source-(controller|watcher)\), and its readiness waits for the leader-election lease the old pod holds \(the artifact server, which its readiness probe and its Service reach on port http, starts only on the leader\): a RollingUpdate that keeps the old pod until a new one is Ready \(surge first\) would stall for good\. The price is a full outage/);
+      expect(f[0].message).not.toContain('maxSurge: 1');
+      expect(f[0].message).not.toContain('must not run side by side');
+    }
+  });
+  test('the default RollingUpdate: a warning that the rollout stalls for good; Recreate advised', () => {
+    const f = runRule(recreateStrategy, fluxSource({ strategy: '' }));
+    expect(f.map((x) => x.severity)).toEqual(['warning']);
+    expect(f[0].message).toContain('but container "manager" runs Flux source-controller (with leader election; catalog entry flux-source-controller), and its readiness waits for the leader-election lease the old pod holds');
+    expect(f[0].message).toContain('so the rollout stalls for good (maxUnavailable resolves to 0: no old pod is removed before a new one is Ready); use strategy.type: Recreate');
+  });
+  test('without leader election (the flag defaults to false) the server starts at once: judged as before', () => {
+    for (const args of ['--storage-path=/data', '--enable-leader-election=false']) {
+      const f = runRule(recreateStrategy, fluxSource({ args }));
+      expect(f.map((x) => x.severity)).toEqual(['info']);
+      expect(f[0].message).toContain('use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}');
+    }
+  });
+});

@@ -241,3 +241,13 @@ test('the proposal for one replica with maxSurge written as 0 says it holds only
   const [plain] = runRule(rolloutFullOutage, deploy({ replicas: 1, strategy: '{rollingUpdate: {maxUnavailable: 1}}' }));
   expect(plain.message).toMatch(/; set strategy\.rollingUpdate to \{maxSurge: 1, maxUnavailable: 0\} \(surge first\)$/);
 });
+
+// Review report p35 item 1: Flux's source-controller serves (and is Ready) only once it holds the
+// leader-election lease, so surge first would stall for good: taking the old pod down first is the
+// program's own price (catalog single-version with overlapStalls), not a finding.
+test('rollout-full-outage: Flux source-controller with leader election is not advised surge first (its new pod is not Ready while the old one holds the lease)', () => {
+  const flux = (args: string) => deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('image: web:1', `image: ghcr.io/fluxcd/source-controller:v1.8.2, args: [${args}]`);
+  expect(runRule(rolloutFullOutage, flux('--enable-leader-election, --storage-path=/data'))).toEqual([]);
+  // Without leader election the server starts at once: judged as any program.
+  expect(runRule(rolloutFullOutage, flux('--storage-path=/data')).map((f) => f.severity)).toEqual(['warning']);
+});
