@@ -1,5 +1,5 @@
 import { builtinCatalog, Catalog, withCatalog } from '../catalog';
-import { HINT, ObjectGraph } from '../model/graph';
+import { HINT, ObjectGraph, scaleTargetKindIs } from '../model/graph';
 import { checkFieldTypes } from '../model/field-types';
 import { parseJsonFast, parseJsonListBytes, parseJsonListFile, ParsedObjects } from '../model/fast-json';
 import { parseYamlFast, parseYamlFile, parseYamlLatin1 } from '../model/fast-yaml';
@@ -223,7 +223,7 @@ function refersAcross(objects: KObject[], ns: string): boolean {
       const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
       const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
       if (typeof kind !== 'string' || typeof name !== 'string') continue;
-      if (only(here, there, (w) => w.kind === kind && w.obj.name === name)) return true;
+      if (only(here, there, (w) => scaleTargetKindIs(kind, w.kind) && w.obj.name === name)) return true;
     }
   }
   return false;

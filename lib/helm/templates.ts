@@ -8,7 +8,7 @@
  * up as the disruption controller does) and linkerd-proxy-drain, and the API's own validation of
  * rolling updates.
  */
-import { HINT } from '../model/graph';
+import { HINT, scaleTargetKindIs } from '../model/graph';
 import { isClusterScoped } from '../model/parse';
 import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { DEFAULTS, get } from '../model/workload';
@@ -402,7 +402,11 @@ export class ChartTemplates {
     }
     if (o.kind === 'HorizontalPodAutoscaler') {
       const k = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
-      if (typeof k === 'string') ref(['spec', 'scaleTargetRef', 'name'], k);
+      const n = get(o.raw, 'spec', 'scaleTargetRef', 'name');
+      // The HPA controller also resolves the kind written in lower case (scaleTargetKindIs).
+      const kinds = new Set([...this.names.keys()].map((key) => key.slice(0, key.indexOf('/'))));
+      const kind = typeof k === 'string' && typeof n === 'string' ? [...kinds].find((x) => scaleTargetKindIs(k, x) && this.names.has(this.nameKey(x, ns, n))) ?? k : k;
+      if (typeof kind === 'string') ref(['spec', 'scaleTargetRef', 'name'], kind);
     }
     if (o.kind === 'Ingress') {
       ref(['spec', 'defaultBackend', 'service', 'name'], 'Service');

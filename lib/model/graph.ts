@@ -247,12 +247,13 @@ export class ObjectGraph {
       this.pdbToWl.set(p, ws);
       for (const w of ws) this.wlToPdb.get(w)!.push(p);
     }
-    // HPA targets by name (only when the set has HPAs).
+    // HPA targets by name (only when the set has HPAs), the kind as the HPA controller resolves it
+    // (scaleTargetKindIs: the kind or its all-lower-case form).
     const byName = new Map<string, Workload>();
-    if (this.hpas.length) for (const w of this.workloads) byName.set(`${w.obj.namespace}/${w.kind}/${w.obj.name}`, w);
+    if (this.hpas.length) for (const w of this.workloads) byName.set(`${w.obj.namespace}/${w.kind.toLowerCase()}/${w.obj.name}`, w);
     for (const h of this.hpas) {
-      const w = byName.get(`${h.obj.namespace}/${h.targetKind}/${h.targetName}`);
-      if (w && !this.wlToHpa.has(w)) this.wlToHpa.set(w, h);
+      const w = byName.get(`${h.obj.namespace}/${h.targetKind?.toLowerCase()}/${h.targetName}`);
+      if (w && scaleTargetKindIs(h.targetKind, w.kind) && !this.wlToHpa.has(w)) this.wlToHpa.set(w, h);
     }
   }
 
@@ -936,6 +937,20 @@ function pdbView(o: KObject): PdbView {
     maxUnavailable: parseIntOrPercent(spec.maxUnavailable),
     unhealthyPodEvictionPolicy: typeof spec.unhealthyPodEvictionPolicy === 'string' ? spec.unhealthyPodEvictionPolicy : undefined,
   };
+}
+
+/**
+ * Whether an HPA's `scaleTargetRef.kind` names `kind` for the HPA controller: the kind itself or its
+ * all-lower-case form. The controller maps the kind through kube-controller-manager's discovery
+ * RESTMapper (kubernetes pkg/controller/podautoscaler/horizontal.go, reconcileAutoscaler:
+ * `a.mapper.RESTMappings(targetGK)`), which registers every discovered kind twice, as
+ * `strings.ToLower(resource.Kind)` and as `resource.Kind` (client-go restmapper/discovery.go,
+ * NewDiscoveryRESTMapper; apimachinery's DefaultRESTMapper.RESTMappings then looks the kind up
+ * exactly in kindToPluralResource). So `deployment` works and `Statefulset` fails (FailedGetScale:
+ * `no matches for kind "Statefulset"`, bitnami/charts#30834).
+ */
+export function scaleTargetKindIs(refKind: string | undefined, kind: string): boolean {
+  return refKind === kind || refKind === kind.toLowerCase();
 }
 
 function hpaView(o: KObject): HpaView {

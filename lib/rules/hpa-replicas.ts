@@ -1,6 +1,6 @@
 import { Fix, FixEdit, Rule } from '../engine/types';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, servedStateOf } from '../model/traffic';
-import { hpaNotServed, HpaView } from '../model/graph';
+import { hpaNotServed, HpaView, scaleTargetKindIs } from '../model/graph';
 import { nameOf } from './util';
 import { replicaExclusiveClaims } from './surge-volume-deadlock';
 import { get } from '../model/workload';
@@ -44,10 +44,17 @@ export const hpaReplicas: Rule = {
   workload away from what the HPA chose (a scale-down in the middle of a traffic peak) until the HPA corrects it again;
   the Deployment docs say to remove \`spec.replicas\` from the manifest when an HPA manages it.
 - **warning:** the HPA's \`scaleTargetRef.kind\` names a workload of that name only without regard to case
-  (\`statefulset\`): the HPA controller resolves kinds case-sensitively, reports \`FailedGetScale\` and never scales it.
+  (\`Statefulset\`): the HPA controller maps the kind through the discovery RESTMapper, which knows each kind as
+  written and all in lower case (client-go \`restmapper/discovery.go\`), so it reports \`FailedGetScale\` and never
+  scales it. The all-lower-case form (\`statefulset\`, \`deployment\`) resolves and is not reported; the HPA then
+  counts for the workload like one with the kind as written.
   Also when no workload of the set has that name: a miscased built-in scalable kind (Deployment, StatefulSet,
   ReplicaSet, ReplicationController) names nothing in any cluster; the message then also doubts the name when the set
   holds workloads of the namespace, naming the one of that kind whose name starts with it.
+- **warning:** the kind is a built-in scalable kind (as written or all in lower case) but no workload of the set has
+  the HPA's \`scaleTargetRef.name\`, and exactly one workload of that kind in the namespace has a name that starts with
+  it (bitnami/concourse's worker HPA names the chart's full name without \`-worker\`): unless that workload is
+  created elsewhere, the HPA controller reports \`FailedGetScale\` and never scales.
 - **info:** the HPA's \`minReplicas\` (default 1) is below 2 and the workload is served (a Service selects it, or
   \`kubegrace.dev/served: "true"\`): whenever the HPA scales down to one pod there is no redundancy during rollouts,
   node drains and evictions, and a PDB then either blocks drains or protects nothing (PDB-005). Not reported for a
@@ -94,7 +101,7 @@ spec:
       if (!from) continue;
       const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
       const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
-      const w = g.workloadsIn(o.namespace).find((x) => x.kind === kind && x.obj.name === name && (x.obj.namespace ?? '') === (o.namespace ?? ''));
+      const w = g.workloadsIn(o.namespace).find((x) => typeof kind === 'string' && scaleTargetKindIs(kind, x.kind) && x.obj.name === name && (x.obj.namespace ?? '') === (o.namespace ?? ''));
       const runs = w ? `${nameOf(w)} is not autoscaled and runs ${w.replicasSet ? `its spec.replicas ${w.replicas}` : '1 replica (no spec.replicas)'}` : 'its target is not autoscaled';
       const metrics = get(o.raw, 'spec', 'metrics');
       const beta1Targets = o.apiVersion === 'autoscaling/v2beta1' && JSON.stringify(metrics ?? null).includes('"targetAverage');
@@ -135,32 +142,46 @@ spec:
         });
       }
     }
-    // An HPA whose scaleTargetRef.kind matches a workload of that name only without regard to case: the
-    // HPA controller resolves kinds case-sensitively and reports FailedGetScale, so it never scales
-    // (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834; review round 17).
+    // An HPA whose scaleTargetRef.kind matches a workload of that name only without regard to case, and
+    // is not the kind's all-lower-case form either: the HPA controller resolves a kind only as written
+    // or in lower case (scaleTargetKindIs), reports FailedGetScale and never scales (bitnami/charts#30834:
+    // `no matches for kind "Statefulset"`; open-telemetry-helm-charts#1024). `statefulset` and
+    // `deployment` resolve (Grafana Alloy's chart writes them; review report p34 item B).
     for (const o of g.ofKind('HorizontalPodAutoscaler')) {
       if (hpaNotServed(o, ctx.version)) continue;
       const kind = get(o.raw, 'spec', 'scaleTargetRef', 'kind');
       const name = get(o.raw, 'spec', 'scaleTargetRef', 'name');
       if (typeof kind !== 'string' || typeof name !== 'string') continue;
       const ws = g.workloadsIn(o.namespace).filter((w) => w.obj.name === name);
-      if (ws.some((w) => w.kind === kind)) continue;
+      if (ws.some((w) => scaleTargetKindIs(kind, w.kind))) continue;
       const near = ws.find((w) => w.kind.toLowerCase() === kind.toLowerCase());
       if (near) {
         ctx.report({
           object: o,
           pointer: '/spec/scaleTargetRef/kind',
           severity: 'warning',
-          message: `scaleTargetRef.kind "${kind}" names no workload: kinds are case-sensitive, so the HPA controller cannot find ${near.kind}/${name} (FailedGetScale) and never scales it; write kind: ${near.kind}`,
+          message: `scaleTargetRef.kind "${kind}" names no workload: the HPA controller resolves a kind only as written or all in lower case, so it cannot find ${near.kind}/${name} (FailedGetScale) and never scales it; write kind: ${near.kind}`,
         });
         continue;
       }
-      // A built-in scalable kind miscased, with no workload of that name in the set either (bitnami/
-      // concourse's worker HPA: kind: statefulset, name: the chart's full name without -worker).
+      // A built-in scalable kind, miscased, with no workload of that name in the set either; or the kind
+      // right (as written or all in lower case) and no workload of that name, while the namespace holds
+      // exactly one of that kind whose name starts with it (bitnami/concourse's worker HPA: kind:
+      // statefulset, name: the chart's full name without -worker).
       const builtin = SCALABLE_KINDS.find((k) => k.toLowerCase() === kind.toLowerCase());
-      if (!builtin || builtin === kind) continue;
+      if (!builtin) continue;
       const sameNs = g.workloadsIn(o.namespace).filter((w) => (w.obj.namespace ?? '') === (o.namespace ?? ''));
       const like = sameNs.filter((w) => w.kind === builtin && w.obj.name.startsWith(name));
+      if (scaleTargetKindIs(kind, builtin)) {
+        if (ws.length || like.length !== 1) continue;
+        ctx.report({
+          object: o,
+          pointer: '/spec/scaleTargetRef/name',
+          severity: 'warning',
+          message: `scaleTargetRef.name "${name}" names no workload in the set, which holds ${nameOf(like[0])}: unless ${builtin}/${name} is created elsewhere, the HPA controller cannot find its target (FailedGetScale) and never scales it; did you mean name: ${like[0].obj.name}?`,
+        });
+        continue;
+      }
       const nameNote = sameNs.length && !ws.length
         ? `; no workload in the set is named ${name} either${like.length === 1 ? ` (did you mean ${nameOf(like[0])}?)` : ''}, so check scaleTargetRef.name too`
         : '';
@@ -168,7 +189,7 @@ spec:
         object: o,
         pointer: '/spec/scaleTargetRef/kind',
         severity: 'warning',
-        message: `scaleTargetRef.kind "${kind}" is no kind: kinds are case-sensitive, so the HPA controller cannot resolve its target (FailedGetScale) and never scales it; write kind: ${builtin}${nameNote}`,
+        message: `scaleTargetRef.kind "${kind}" is no kind: the HPA controller resolves a kind only as written or all in lower case, so it cannot resolve its target (FailedGetScale) and never scales it; write kind: ${builtin}${nameNote}`,
       });
     }
   },

@@ -2,7 +2,7 @@ import { KubeVersion } from '../engine/version';
 /** Helpers shared by the selector, ROLL-* and PDB-* rules. */
 import { imageRepository } from '../catalog';
 import { closest as closestName } from '../engine/suggest';
-import { ClaimMount, HpaView, ObjectGraph, PdbView } from '../model/graph';
+import { ClaimMount, HpaView, ObjectGraph, PdbView, scaleTargetKindIs } from '../model/graph';
 import { IntOrPercent, scaled } from '../model/intstr';
 import { escapeSegment } from '../model/parse';
 import { Labels, matches, Selector, stringMap } from '../model/selector';
@@ -375,7 +375,7 @@ export function operatorWorkloads(graph: ObjectGraph): OperatorWorkload[] {
 export function operatorReplicas(graph: ObjectGraph, ow: OperatorWorkload): { replicas: number; phrase: string; hpa?: HpaView } | undefined {
   if (ow.replicas === undefined) return undefined;
   const ns = ow.obj.namespace ?? '';
-  const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && h.targetKind === ow.kind && h.targetName === ow.obj.name) : undefined;
+  const hpa = ow.kind === 'Alertmanager' ? graph.hpas.find((h) => (h.obj.namespace ?? '') === ns && scaleTargetKindIs(h.targetKind, ow.kind) && h.targetName === ow.obj.name) : undefined;
   if (hpa) return { replicas: hpa.minReplicas, phrase: `HPA minReplicas ${hpa.minReplicas}${hpa.minReplicasSet ? '' : ' (default)'} (HorizontalPodAutoscaler/${hpa.obj.name})`, hpa };
   return { replicas: ow.replicas, phrase: `replicas ${ow.replicas}${ow.replicasSet ? '' : ' (default)'}` };
 }

@@ -123,26 +123,40 @@ spec:
       findings: [{ severity: 'error', object: 'HorizontalPodAutoscaler/web', message: /^HorizontalPodAutoscaler\/web is autoscaling\/v2beta2, which the API server no longer serves from 1\.26 \(on 1\.26 applying it fails\): Deployment\/web is not autoscaled and runs its spec\.replicas 3; use apiVersion: autoscaling\/v2$/ }],
     },
     {
-      // Review round 17 (bitnami/spark's worker HPA writes kind: statefulset; bitnami/charts#30834).
-      name: 'scaleTargetRef.kind in the wrong case: the HPA controller never finds the workload',
-      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: statefulset, name: web}'),
-      findings: [{ severity: 'warning', object: 'HorizontalPodAutoscaler/web', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "statefulset" names no workload: kinds are case-sensitive, so the HPA controller cannot find StatefulSet/web (FailedGetScale) and never scales it; write kind: StatefulSet' }],
+      // Review round 17 (bitnami/charts#30834: `no matches for kind "Statefulset"`).
+      name: 'scaleTargetRef.kind in mixed case: the HPA controller never finds the workload',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: Statefulset, name: web}'),
+      findings: [{ severity: 'warning', object: 'HorizontalPodAutoscaler/web', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "Statefulset" names no workload: the HPA controller resolves a kind only as written or all in lower case, so it cannot find StatefulSet/web (FailedGetScale) and never scales it; write kind: StatefulSet' }],
     },
     {
-      // bitnami/concourse: kind: statefulset, name: ci-concourse, for StatefulSet/ci-concourse-worker.
-      name: 'a miscased kind and a name no workload has: both said, the likely workload named',
+      // bitnami/concourse: kind: statefulset, name: ci-concourse, for StatefulSet/ci-concourse-worker. The
+      // lower-case kind resolves (review report p34 item B); the name does not.
+      name: 'an all-lower-case kind and a name no workload has: the name is said, the likely workload named',
       yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: statefulset, name: we}'),
-      findings: [{ severity: 'warning', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "statefulset" is no kind: kinds are case-sensitive, so the HPA controller cannot resolve its target (FailedGetScale) and never scales it; write kind: StatefulSet; no workload in the set is named we either (did you mean StatefulSet/web?), so check scaleTargetRef.name too' }],
+      findings: [{ severity: 'warning', pointer: '/spec/scaleTargetRef/name', message: 'scaleTargetRef.name "we" names no workload in the set, which holds StatefulSet/web: unless StatefulSet/we is created elsewhere, the HPA controller cannot find its target (FailedGetScale) and never scales it; did you mean name: web?' }],
+    },
+    {
+      name: 'a mixed-case kind and a name no workload has: both said, the likely workload named',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: Statefulset, name: we}'),
+      findings: [{ severity: 'warning', pointer: '/spec/scaleTargetRef/kind', message: 'scaleTargetRef.kind "Statefulset" is no kind: the HPA controller resolves a kind only as written or all in lower case, so it cannot resolve its target (FailedGetScale) and never scales it; write kind: StatefulSet; no workload in the set is named we either (did you mean StatefulSet/web?), so check scaleTargetRef.name too' }],
     },
     {
       name: 'a miscased kind linted alone: the kind is said, nothing about the name',
-      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: deployment, name: web}').replace(/^apiVersion: apps\/v1\nkind: StatefulSet[\s\S]*?---\n/m, ''),
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: DeployMent, name: web}').replace(/^apiVersion: apps\/v1\nkind: StatefulSet[\s\S]*?---\n/m, ''),
       findings: [{ severity: 'warning', message: /write kind: Deployment$/ }],
     },
     {
-      name: 'a miscased kind beside a workload of that name but another kind: the name is not doubted',
-      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: deployment, name: web}'),
+      name: 'a mixed-case kind beside a workload of that name but another kind: the name is not doubted',
+      yaml: set({ kind: 'StatefulSet' }).replace('kind: StatefulSet, name: web}', 'kind: DEPLOYMENT, name: web}'),
       findings: [{ severity: 'warning', message: /write kind: Deployment$/ }],
+    },
+    {
+      // Review report p34 item B: Grafana Alloy's chart writes kind: {{ .Values.controller.type }}
+      // (deployment / statefulset). client-go's discovery RESTMapper registers each kind also in lower
+      // case, so the HPA targets the workload and its spec.replicas conflicts with it.
+      name: 'an all-lower-case kind targets the workload (spec.replicas set: warning)',
+      yaml: set({ kind: 'StatefulSet', replicas: 3 }).replace('kind: StatefulSet, name: web}', 'kind: statefulset, name: web}'),
+      findings: [{ severity: 'warning', pointer: '/spec/replicas', object: 'StatefulSet/web', message: /^spec\.replicas 3 is set although HorizontalPodAutoscaler\/web manages/ }],
     },
     {
       name: 'spec.replicas set on an HPA-managed Deployment: warning',

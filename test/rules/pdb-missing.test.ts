@@ -211,6 +211,13 @@ ruleTester(pdbMissing, {
       yaml: wl('Deployment', undefined) + hpa(2),
       findings: [{ severity: 'warning', pointer: '/spec', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web) but no PodDisruptionBudget' }],
     },
+    {
+      // Review report p34 item B: Grafana Alloy's HPA writes kind: deployment, which the HPA controller
+      // resolves (client-go's discovery RESTMapper also registers each kind in lower case).
+      name: 'an HPA whose scaleTargetRef.kind is all in lower case counts: its minReplicas 2 needs a budget',
+      yaml: wl('Deployment', undefined) + hpa(2).replace('kind: Deployment,', 'kind: deployment,'),
+      findings: [{ severity: 'warning', pointer: '/spec', message: 'HPA minReplicas 2 (HorizontalPodAutoscaler/web) but no PodDisruptionBudget' }],
+    },
     { name: 'a PDB in another namespace does not count', yaml: wl('Deployment', 3, { ns: 'shop' }) + pdb('{matchLabels: {app: web}}', 'other'), findings: [{ severity: 'warning', message: 'in namespace shop' }] },
     { name: 'a PDB selecting other labels does not count', yaml: wl('Deployment', 3) + pdb('{matchLabels: {app: api}}'), findings: [{ severity: 'warning' }] },
     { name: 'a PDB with a null selector matches nothing', yaml: wl('Deployment', 3) + pdb('null'), findings: [{ severity: 'warning' }] },
