@@ -1,4 +1,4 @@
-import { isObject, Json } from './types';
+import { isObject, Json, KObject } from './types';
 import { ContainerView } from './workload';
 
 /**
@@ -29,7 +29,7 @@ import { ContainerView } from './workload';
  * lists the app's ports it forwards to (Linkerd's LINKERD2_PROXY_INBOUND_PORTS=8080, Istio's
  * ISTIO_META_POD_PORTS) beside its own listen addresses (LINKERD2_PROXY_INBOUND_LISTEN_ADDR=0.0.0.0:4143).
  */
-export function namedListenPort(c: ContainerView, port: number, others: readonly ContainerView[], addressOnly = false): string | undefined {
+export function namedListenPort(c: ContainerView, port: number, others: readonly ContainerView[], addressOnly = false, envFrom: readonly EnvFromVar[] = []): string | undefined {
   const n = String(port);
   const otherNames = others.filter((o) => o !== c).map((o) => o.name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
   const clientName = (name: string) => {
@@ -60,7 +60,57 @@ export function namedListenPort(c: ContainerView, port: number, others: readonly
     if (v === n && !addressOnly && !clientName(name) && !dialedPort(name, env)) return `env ${name}=${v}`;
     if (hostPort(v) === port && !clientName(name)) return `env ${name}=${v}`;
   }
+  // Then the variables of envFrom sources in the input (harbor-core's METRIC_PORT: "8001" in the
+  // ConfigMap it loads; review report p32 item 3), read as the inline ones. An inline env entry of the
+  // same name wins, as in the container (the kubelet sets env after envFrom).
+  if (!envFrom.length) return undefined;
+  const inline = new Set(env.map((e) => (e as { name?: Json })?.name).filter((x): x is string => typeof x === 'string'));
+  const all: Json[] = [...env, ...envFrom.filter((e) => !inline.has(e.name)).map((e) => ({ name: e.name, value: e.value }))];
+  for (const e of envFrom) {
+    if (inline.has(e.name)) continue;
+    const v = e.value.trim();
+    if (v === n && !addressOnly && !clientName(e.name) && !dialedPort(e.name, all)) return `envFrom ${e.from} ${e.name}=${v}`;
+    if (hostPort(v) === port && !clientName(e.name)) return `envFrom ${e.from} ${e.name}=${v}`;
+  }
   return undefined;
+}
+
+/** A variable a container gets from an envFrom source: its name (with the prefix), value, and source (`ConfigMap harbor-core`). */
+export interface EnvFromVar {
+  name: string;
+  value: string;
+  from: string;
+}
+
+/**
+ * The variables a container gets by envFrom from ConfigMaps and Secrets of the input (the pod's
+ * namespace), each key with the entry's prefix; a later source wins for a key, as in the container.
+ * Sources not in the input give nothing.
+ */
+export function envFromVars(c: ContainerView, namespace: string | undefined, objectsOf: (kind: string, namespace: string | undefined) => readonly KObject[]): EnvFromVar[] {
+  const list = Array.isArray(c.raw.envFrom) ? c.raw.envFrom : [];
+  const byName = new Map<string, EnvFromVar>();
+  for (const src of list) {
+    if (!isObject(src)) continue;
+    const prefix = typeof src.prefix === 'string' ? src.prefix : '';
+    const cm = isObject(src.configMapRef) ? src.configMapRef : undefined;
+    const sec = isObject(src.secretRef) ? src.secretRef : undefined;
+    const ref = cm ?? sec;
+    if (!ref || typeof ref.name !== 'string') continue;
+    const kind = cm ? 'ConfigMap' : 'Secret';
+    const o = objectsOf(kind, namespace).find((x) => x.name === ref.name);
+    if (!o) continue;
+    const vars: [string, string][] = [];
+    if (isObject(o.raw.data)) {
+      for (const [k, v] of Object.entries(o.raw.data)) {
+        if (typeof v !== 'string' && typeof v !== 'number') continue;
+        vars.push([k, kind === 'Secret' ? Buffer.from(String(v), 'base64').toString('utf8') : String(v)]);
+      }
+    }
+    if (kind === 'Secret' && isObject(o.raw.stringData)) for (const [k, v] of Object.entries(o.raw.stringData)) if (typeof v === 'string' || typeof v === 'number') vars.push([k, String(v)]);
+    for (const [k, v] of vars) byName.set(prefix + k, { name: prefix + k, value: v, from: `${kind} ${o.name}` });
+  }
+  return [...byName.values()];
 }
 
 /**

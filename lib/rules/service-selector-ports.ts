@@ -6,7 +6,7 @@ import { helmAnnotationList, passingHelmHook, namespaceHasWorkloads, selectedWor
 import { isObject, KObject } from '../model/types';
 import { nsPhrase, operatorResourcesFor, memberGroup } from './rollout-util';
 import { flowValue, nameOf } from './util';
-import { namedListenPort } from '../model/listen-ports';
+import { envFromVars, namedListenPort } from '../model/listen-ports';
 import { apiServerCalls } from '../model/webhook-calls';
 import { closest as closestName } from '../engine/suggest';
 
@@ -211,7 +211,8 @@ export const serviceSelectorPorts: Rule = {
   **info** when a container declares the number with another protocol: the traffic is routed anyway, the declaration
   is what is wrong, and naming the port would leave it without endpoints (ESS's LiveKit UDP mux declared as TCP).
   **info** too, advising to declare the port, when something shows the app listens there: a container's own env or
-  args name it as a listen port or address (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
+  args name it as a listen port or address, also a variable it loads by \`envFrom\` from a ConfigMap or Secret of the
+  input, with the entry's prefix, unless its inline env sets the same name (harbor-core's \`METRIC_PORT: "8001"\`) (supabase's imgproxy, \`IMGPROXY_BIND=":5001"\` beside a stale
   \`containerPort: 8080\`; the readings of \`lib/model/listen-ports.ts\`; not a \`<P>_PORT\` beside a \`<P>_HOST\` or
   \`<P>_ADDR\` naming another host, the server it dials, as Seldon Core v2's agent's \`SELDON_SCHEDULER_PORT\`), or the API server calls that Service port
   for an admission webhook or an aggregated API (Gloo's validation webhook on 8443).
@@ -506,7 +507,7 @@ function listenEvidence(graph: ObjectGraph, s: ServiceView, sp: ServicePort, ws:
   for (const w of ws) {
     const all = [...w.containers, ...w.sidecars];
     for (const c of all) {
-      const e = namedListenPort(c, tp, all);
+      const e = namedListenPort(c, tp, all, false, envFromVars(c, w.obj.namespace, (kind, ns) => graph.ofKindIn(kind, ns)));
       if (e) return { text: `container "${c.name}" of ${nameOf(w)} names it in its ${e}`, container: c.name };
     }
   }

@@ -599,6 +599,45 @@ data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
       ],
     },
     {
+      // Review report p32 item 3: harbor-core loads METRIC_PORT: "8001" from its ConfigMap by envFrom.
+      name: 'numeric targetPort not declared, but a ConfigMap the container loads by envFrom names it: info, declare it',
+      yaml:
+        wl().replace('image: web:1', 'image: web:1, envFrom: [{configMapRef: {name: web-env}}]') +
+        svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: http-metrics, port: 8001}]' }) +
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-env}\ndata: {METRIC_ENABLE: "true", METRIC_PORT: "8001"}\n',
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/ports/1/port',
+          message: /container "app" of Deployment\/web names it in its envFrom ConfigMap web-env METRIC_PORT=8001, so the app listens there: declare containerPort 8001 in container "app"/,
+        },
+      ],
+    },
+    {
+      name: 'envFrom with a prefix, from a Secret: the prefixed name is said',
+      yaml:
+        wl().replace('image: web:1', 'image: web:1, envFrom: [{prefix: SRV_, secretRef: {name: web-env}}]') +
+        svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: api, port: 81, targetPort: 9000}]' }) +
+        '---\napiVersion: v1\nkind: Secret\nmetadata: {name: web-env}\nstringData: {LISTEN_ADDR: "0.0.0.0:9000"}\n',
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: /names it in its envFrom Secret web-env SRV_LISTEN_ADDR=0\.0\.0\.0:9000, so the app listens there/ }],
+    },
+    {
+      name: 'an envFrom variable that an inline env entry overrides does not count: warning',
+      yaml:
+        wl().replace('image: web:1', 'image: web:1, env: [{name: PORT, value: "8080"}], envFrom: [{configMapRef: {name: web-env}}]') +
+        svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: api, port: 81, targetPort: 9000}]' }) +
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-env}\ndata: {PORT: "9000"}\n',
+      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /is usually a typo or a stale port/ }],
+    },
+    {
+      name: 'an envFrom port beside a host it dials from the same ConfigMap does not count: warning',
+      yaml:
+        wl().replace('image: web:1', 'image: web:1, envFrom: [{configMapRef: {name: web-env}}]') +
+        svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: api, port: 81, targetPort: 9000}]' }) +
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-env}\ndata: {SCHED_HOST: scheduler, SCHED_PORT: "9000"}\n',
+      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /is usually a typo or a stale port/ }],
+    },
+    {
       // (Review round 30: Seldon Core v2's agent dials the scheduler at SELDON_SCHEDULER_HOST:SELDON_SCHEDULER_PORT;
       // the operator's per-server Service port "agent" 9005 is a stale copy of the scheduler's.)
       name: 'numeric targetPort not declared, and the env names it only as the port of a host the container dials: warning',
