@@ -24,6 +24,7 @@ import {
   bind,
   addendSeconds,
   ann,
+  answersFromStart,
   DRAIN_SECONDS,
   SERVES_AFTER_SECONDS,
   execSleepSeconds,
@@ -705,7 +706,10 @@ export const ADMISSION: Record<string, RuleAdmission> = {
         `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?(?:pgrep|pidof)$`)}) && size(${L}) > 1) || ` +
         `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?kill$`)}) && size(${L}) > 2 && ${L}[1] == '-0' && ${L}.filter(a, a.matches('^[0-9]+$')).size() == size(${L}) - 2) || ` +
         `(size(${L}) == 3 && ${L}[0].matches(${str(PROCESS_CHECK_SHELL.source)}) && ${L}[1].matches(${str(PROCESS_CHECK_SHELL_C.source)}) && ${L}[2].trim().matches(${str(PROCESS_CHECK_SCRIPT.source)}))))`;
-      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset} && !${processCheck}`;
+      // Nor one the catalog marks as passing from the listener start (lib/catalog answersFromStart:
+      // Prometheus' and Thanos' /-/healthy, Hazelcast's node-state).
+      const fromStart = answersFromStart('c', 'livenessProbe', ctx.catalog);
+      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset} && !${processCheck}${fromStart === 'false' ? '' : ` && !${fromStart}`}`;
       return [
         {
           severity: 'info',

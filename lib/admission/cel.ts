@@ -16,7 +16,7 @@
  * mixing value types wrap values in `dyn()`, as the API server's HomogeneousAggregateLiterals requires.
  */
 
-import { builtinCatalog, Catalog, CatalogEntry, imageGlob } from '../catalog';
+import { builtinCatalog, Catalog, CatalogEntry, imageGlob, ProbeSpec } from '../catalog';
 
 /** A CEL string literal (single-quoted, escaped). */
 export function str(s: string): string {
@@ -344,6 +344,49 @@ export function withProbePrograms(c: string, catalog: Catalog, body: string): st
   for (let i = entries.length - 1; i >= 0; i--) if (new RegExp(`\\bpp${i}\\b`).test(body)) out = bind(catalogMatch(entries[i], c), `pp${i}`, out);
   // (catalogMatch reads `ig`, the image repositories, for entries that match by image.)
   return /\big\[/.test(out) ? bind(imageRepositories(c), 'ig', out) : out;
+}
+
+/**
+ * lib/catalog portMatches: whether probe handler `h`'s port is the spec's (a number or a name),
+ * directly or through the container's declared ports; true when the spec names none.
+ */
+function probePortMatch(spec: number | string | undefined, h: string, c: string): string {
+  if (spec === undefined) return 'true';
+  const other = typeof spec === 'number'
+    ? `(has(${c}.ports) && ${c}.ports.exists(p, has(p.name) && has(p.containerPort) && p.name == ${h}.port && p.containerPort == ${spec}))`
+    : `(has(${c}.ports) && ${c}.ports.exists(p, has(p.name) && has(p.containerPort) && p.name == ${str(spec)} && p.containerPort == ${h}.port))`;
+  return `(has(${h}.port) && (string(${h}.port) == ${str(String(spec))} || ${other}))`;
+}
+
+/** lib/catalog probeMatches: whether probe `k` of container `c` is the catalog's probe `spec` (of entry `id`). */
+function probeSpecMatch(spec: ProbeSpec, c: string, k: string, id: string): string {
+  const pr = `${c}.${k}`;
+  if (spec.httpGet) {
+    const h = `${pr}.httpGet`;
+    const path = spec.httpGet.path !== undefined ? ` && (has(${h}.path) ? ${h}.path : '/') == ${str(spec.httpGet.path)}` : '';
+    return `(has(${h})${path} && ${probePortMatch(spec.httpGet.port, h, c)})`;
+  }
+  if (spec.grpc) {
+    const g = `${pr}.grpc`;
+    const port = spec.grpc.port !== undefined ? ` && has(${g}.port) && ${g}.port == ${spec.grpc.port}` : '';
+    const service = spec.grpc.service !== undefined ? ` && (has(${g}.service) ? ${g}.service : '') == ${str(spec.grpc.service)}` : '';
+    return `(has(${g})${port}${service})`;
+  }
+  if (spec.tcpSocket) return `(has(${pr}.tcpSocket) && ${probePortMatch(spec.tcpSocket.port, `${pr}.tcpSocket`, c)})`;
+  if (spec.exec) return `(has(${pr}.exec) && has(${pr}.exec.command) && size(${pr}.exec.command) > 0 && ${pr}.exec.command.join(' ').matches(${catalogRegex(spec.exec.command, id)}))`;
+  return 'false';
+}
+
+/**
+ * Whether probe `k` of container `c` passes from the program's listener start (lib/catalog
+ * answersFromStart: a process-local-probe entry marked answersFromStart that matches the container
+ * and lists the probe); `false` when the catalog has no such entry. The image is read once.
+ */
+export function answersFromStart(c: string, k: string, catalog: Catalog): string {
+  const entries = catalog.entries.filter((e) => e.kind === 'process-local-probe' && e.answersFromStart === true);
+  if (!entries.length) return 'false';
+  const body = entries.map((e) => `(${catalogMatch(e, c)} && (${(e.probes ?? []).map((p) => probeSpecMatch(p, c, k, e.id)).join(' || ')}))`).join(' || ');
+  return `(has(${c}.${k}) && ${/\big\[/.test(body) ? bind(imageRepositories(c), 'ig', body) : body})`;
 }
 
 /** The delay of a catalog preStop program (lib/catalog knownPreStopProgram), -2.0 when unknown; `cmd` is the hook's command. */

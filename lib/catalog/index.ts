@@ -290,6 +290,12 @@ export interface CatalogEntry {
   servesAfterSigterm?: ServesAfterSigtermSpec;
   drain?: DrainSpec;
   probes?: ProbeSpec[];
+  /**
+   * Process-local-probe entries: each of `probes` passes as soon as the program serves it (its
+   * listener is up), before the slow phases of its start finish (those gate only readiness), so no
+   * slow start can fail a liveness check on it (rule startup-probe).
+   */
+  answersFromStart?: boolean;
   dependency?: DependencySpec;
   monitoringPort?: MonitoringPortSpec;
   registersWebhooks?: RegistersWebhooksSpec;
@@ -1005,6 +1011,20 @@ export class Catalog {
   }
 
   /**
+   * The process-local-probe entry marked answersFromStart that lists this probe of this container:
+   * the probe passes from the moment the program's listener is up, whatever its start still does.
+   */
+  answersFromStart(c: ContainerLike, probe: Json | undefined): CatalogEntry | undefined {
+    if (!isObject(probe)) return undefined;
+    const f = factsOf(c);
+    for (const x of this.compiledFor(c, 'process-local-probe')) {
+      if (x.entry.answersFromStart !== true) continue;
+      if (x.entry.probes!.some((spec, i) => probeMatches(spec, x.probeExec?.[i], probe, f))) return x.entry;
+    }
+    return undefined;
+  }
+
+  /**
    * The dependency-probe entry that says this probe of this container checks something beyond the
    * process (a database, the cluster's seed nodes), if any: one of its probes is this one, and its
    * `dependency.env` condition, when it has one, holds.
@@ -1378,6 +1398,14 @@ export function knownPreStopProgram(c: ContainerLike, catalog: Catalog = activeC
  */
 export function isProcessLocalProbe(c: ContainerLike, probe: Json | undefined, catalog: Catalog = activeCatalog()): boolean {
   return catalog.isProcessLocalProbe(c, probe) !== undefined;
+}
+
+/**
+ * The catalog entry saying this probe handler of this container passes as soon as the program's
+ * listener is up, before its slow start phases finish (see Catalog.answersFromStart), if any.
+ */
+export function answersFromStartProbe(c: ContainerLike, probe: Json | undefined, catalog: Catalog = activeCatalog()): CatalogEntry | undefined {
+  return catalog.answersFromStart(c, probe);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { answersFromStartProbe } from '../catalog';
 import { Rule } from '../engine/types';
 import { isObject, Json } from '../model/types';
 import { ContainerView, get, num, Workload } from '../model/workload';
@@ -70,6 +71,12 @@ init container or the main containers start.
   \`sh -c\` script; the grammar of liveness-equals-readiness): it passes as soon as the process exists, whether
   or not the program has finished starting, so no slow start can fail it and a startupProbe with the same check
   would measure nothing.
+  Nor when the catalog of well-known workloads marks the liveness check as answering from the start
+  (\`answersFromStart\` on a \`process-local-probe\` entry: Prometheus' and every Thanos component's
+  \`/-/healthy\`, Hazelcast's \`/hazelcast/health/node-state\`): the program serves it as soon as its listener is
+  up, and its slow start phases (WAL replay, bucket sync, cluster join) hold back only readiness, so no slow
+  start can fail it either. A check that does wait for the start (\`/-/ready\`, \`/hazelcast/health/ready\`) is
+  still reported.
 - **error:** a \`readinessProbe\` sets a probe-level \`terminationGracePeriodSeconds\`. It is allowed only on
   liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
 
@@ -119,6 +126,9 @@ livenessProbe:
         // Review round 30 (report p27 item 2): bitnami/memcached's `pgrep memcached`; the image execs memcached.
         const cmd = get(live, 'exec', 'command');
         if (Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') && isProcessExistenceCheck(cmd as string[])) continue;
+        // Review reports p36 item 3 and p38 item 1: Thanos' and Prometheus' /-/healthy, Hazelcast's
+        // node-state pass once the listener is up; the slow phases gate only readiness (catalog answersFromStart).
+        if (answersFromStartProbe(c, live as Json)) continue;
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
         // A check that may take timeoutSeconds (kube-ovn's health scripts: 45s) keeps it: with the default
         // 1s every check of a slow script times out, the restart loop the advice is meant to end

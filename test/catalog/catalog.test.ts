@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as yaml from 'js-yaml';
 import {
+  answersFromStartProbe,
   singleVersionProgram,
   runtimeWebhooks,
   builtinCatalog,
@@ -1091,7 +1092,19 @@ describe('process-local probes', () => {
     ["{image: 'prom/prometheus:v3.11.3'}", '{httpGet: {path: /-/healthy, port: 9090}}', true],
     ["{image: 'quay.io/prometheus/prometheus:v2.55.1', ports: [{name: web, containerPort: 9090}]}", '{httpGet: {path: /-/healthy, port: web}}', true],
     ["{image: 'prom/prometheus:v3.11.3'}", '{httpGet: {path: /-/ready, port: 9090}}', false],
-    ["{image: 'quay.io/thanos/thanos:v0.39.2'}", '{httpGet: {path: /-/healthy, port: 10902}}', false],
+    // Thanos: /-/healthy is the HTTP prober's healthy flag, set before the listener starts (catalog thanos-healthy,
+    // review p36); /-/ready waits for the component's start work.
+    ["{image: 'quay.io/thanos/thanos:v0.39.2'}", '{httpGet: {path: /-/healthy, port: 10902}}', true],
+    ["{image: 'docker.io/bitnami/thanos:0.39.2-debian-12-r2', ports: [{name: http, containerPort: 10902}]}", '{httpGet: {path: /-/healthy, port: http}}', true],
+    ["{image: 'quay.io/thanos/thanos:v0.39.2'}", '{httpGet: {path: /-/ready, port: 10902}}', false],
+    ["{image: 'example/thanos-proxy:1'}", '{httpGet: {path: /-/healthy, port: 10902}}', false],
+    // Hazelcast: node-state is 200 unless SHUT_DOWN, /hazelcast/health always 200 (catalog hazelcast-health-node-state,
+    // review p38); /hazelcast/health/ready waits for the start, cluster-safe for migrations.
+    ["{image: 'hazelcast/hazelcast:5.5.0'}", '{httpGet: {path: /hazelcast/health/node-state, port: 5701}}', true],
+    ["{image: 'hazelcast/hazelcast-enterprise:5.5.0'}", '{httpGet: {path: /hazelcast/health, port: 5701}}', true],
+    ["{image: 'hazelcast/hazelcast:5.5.0'}", '{httpGet: {path: /hazelcast/health/ready, port: 5701}}', false],
+    ["{image: 'hazelcast/hazelcast:5.5.0'}", '{httpGet: {path: /hazelcast/health/cluster-safe, port: 5701}}', false],
+    ["{image: 'hazelcast/management-center:5.5.2'}", '{httpGet: {path: /hazelcast/health, port: 8080}}', false],
     // Alertmanager: /-/healthy and /-/ready both write 200 "OK" (catalog alertmanager-healthy-ready).
     ["{image: 'prom/alertmanager:v0.32.1'}", '{httpGet: {path: /-/ready, port: 9093}}', true],
     ["{image: 'quay.io/prometheus/alertmanager:v0.28.1'}", '{httpGet: {path: /-/healthy, port: http}}', true],
@@ -1174,6 +1187,32 @@ describe('process-local probes', () => {
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), probe(p))).toBe(expected));
+});
+
+// Review p36 item 3, p38 item 1: process-local probes that pass as soon as the program's listener is up (startup-probe).
+describe('probes answering from start', () => {
+  const probe = (p: string) => yaml.load(p) as JsonObject;
+  const c = (o: string) => yaml.load(o) as JsonObject;
+  test.each([
+    ["{image: 'prom/prometheus:v2.55.1'}", '{httpGet: {path: /-/healthy, port: 9090}}', 'prometheus-healthy'],
+    ["{image: 'quay.io/prometheus/prometheus:v3.11.3'}", '{httpGet: {path: /-/ready, port: 9090}}', undefined],
+    ["{image: 'docker.io/bitnami/thanos:0.39.2'}", '{httpGet: {path: /-/healthy, port: http}}', 'thanos-healthy'],
+    ["{image: 'quay.io/thanos/thanos:v0.39.2'}", '{httpGet: {path: /-/ready, port: 10902}}', undefined],
+    ["{image: 'hazelcast/hazelcast:5.5.0'}", '{httpGet: {path: /hazelcast/health/node-state, port: 5701}}', 'hazelcast-health-node-state'],
+    ["{image: 'hazelcast/hazelcast:5.5.0'}", '{httpGet: {path: /hazelcast/health/ready, port: 5701}}', undefined],
+    // Process-local, but not marked: Alertmanager's /-/healthy.
+    ["{image: 'prom/alertmanager:v0.32.1'}", '{httpGet: {path: /-/healthy, port: 9093}}', undefined],
+  ])('%s %s -> %s', (container, p, expected) => expect(answersFromStartProbe(c(container), probe(p))?.id).toBe(expected));
+
+  test('answersFromStart is allowed on process-local-probe entries only, and an added entry is read', () => {
+    const entry = (o: JsonObject): JsonObject => ({ id: 'x', title: 'X', match: { images: ['*/x'] }, why: 'x x x x x x x', source: ['x x x x x'], ...o });
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'dependency-probe', probes: [{ httpGet: { path: '/healthz' } }], dependency: { on: 'its database' }, answersFromStart: true })] })).toThrow(CatalogError);
+    expect(() => parseCatalogOverride({ add: [entry({ kind: 'process-local-probe', probes: [{ httpGet: { path: '/healthz' } }], answersFromStart: false })] })).toThrow(CatalogError);
+    const cat = builtinCatalog().withOverride(parseCatalogOverride({ add: [entry({ kind: 'process-local-probe', probes: [{ tcpSocket: { port: 'http' } }], answersFromStart: true })] }));
+    const x = c("{image: 'acme/x:1', ports: [{name: http, containerPort: 8080}]}");
+    expect(answersFromStartProbe(x, probe('{tcpSocket: {port: 8080}}'), cat)?.id).toBe('x');
+    expect(answersFromStartProbe(x, probe('{tcpSocket: {port: 8081}}'), cat)).toBeUndefined();
+  });
 });
 
 // Review p19/p20: the mirror of process-local probes, handlers known to fail when a dependency does.

@@ -40,6 +40,24 @@ const fileCheck = (command: string, volume: string, mount = '{name: config, moun
         volumeMounts: [${mount}]
       volumes: [{name: config, ${volume}}]`);
 
+/** A workload running `image` with a liveness check (flow YAML) waiting 30 s; named `name`. */
+const program = (name: string, image: string, live: string, args = '[]') => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ${name}}
+spec:
+  serviceName: ${name}
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers:
+      - name: main
+        image: ${image}
+        args: ${args}
+        ports: [{name: http, containerPort: 10902}]
+        livenessProbe: {${live}, initialDelaySeconds: 30, periodSeconds: 10, failureThreshold: 6}
+`;
+
 ruleTester(startupProbe, {
   valid: [
     { name: 'short initial delay', yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 29}') },
@@ -51,6 +69,12 @@ ruleTester(startupProbe, {
     // process exists, so no slow start can fail it and a startupProbe with it would measure nothing.
     { name: 'liveness only looks for the process (pgrep, bitnami/memcached)', yaml: deploy('        livenessProbe: {exec: {command: [pgrep, memcached]}, initialDelaySeconds: 30, periodSeconds: 10, failureThreshold: 6}') },
     { name: 'liveness pidof, kill -0 and a whole sh -c pgrep script', yaml: deploy('        livenessProbe: {exec: {command: [/bin/pidof, app]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w1') + '---\n' + deploy('        livenessProbe: {exec: {command: [kill, "-0", "1"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w2') + '---\n' + deploy('        livenessProbe: {exec: {command: [sh, -c, "pgrep -x app > /dev/null"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w3') },
+    // Review reports p36 item 3 and p38 item 1: checks that pass as soon as the program's listener is up
+    // (catalog answersFromStart); the slow start phases gate only readiness, so no slow start can fail them.
+    { name: "Thanos store gateway's /-/healthy (bitnami/thanos; catalog thanos-healthy)", yaml: program('thanos-storegateway', 'docker.io/bitnami/thanos:0.39.2-debian-12-r0', 'httpGet: {path: /-/healthy, port: http}', '[store, --http-address=0.0.0.0:10902]') },
+    { name: "Thanos receive's /-/healthy (quay.io/thanos/thanos)", yaml: program('thanos-receive', 'quay.io/thanos/thanos:v0.39.2', 'httpGet: {path: /-/healthy, port: 10902}', '[receive]') },
+    { name: "Prometheus' /-/healthy (prom/prometheus; catalog prometheus-healthy)", yaml: program('prometheus', 'prom/prometheus:v2.55.1', 'httpGet: {path: /-/healthy, port: 9090}') },
+    { name: "Hazelcast's /hazelcast/health/node-state and /hazelcast/health (catalog hazelcast-health-node-state)", yaml: program('hz', 'hazelcast/hazelcast:5.5.0', 'httpGet: {path: /hazelcast/health/node-state, port: 5701}') + '---\n' + program('hz-ee', 'hazelcast/hazelcast-enterprise:5.5.0', 'httpGet: {path: /hazelcast/health, port: 5701}') },
     { name: 'long initial delay but a startupProbe exists', yaml: deploy(`${LIVE60}\n        startupProbe: {httpGet: {path: /healthz, port: http}, failureThreshold: 30}`) },
     { name: 'long initialDelaySeconds on a readiness probe is not this rule', yaml: deploy('        readinessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 90}') },
     { name: 'probe-level terminationGracePeriodSeconds on liveness and startup probes is allowed', yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}\n        startupProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}') },
@@ -88,6 +112,20 @@ ruleTester(startupProbe, {
       name: 'a process check that does more (pgrep then a query) is judged as before',
       yaml: deploy('        livenessProbe: {exec: {command: [sh, -c, "pgrep memcached && echo stats | nc -w1 127.0.0.1 11211"]}, initialDelaySeconds: 30}'),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds` }],
+    },
+    {
+      // The checks of the same programs that do wait for the start, and the same path on another program.
+      name: "Thanos' /-/ready, Hazelcast's /hazelcast/health/ready and /-/healthy of an unknown image are still reported",
+      yaml: [
+        program('thanos-store', 'docker.io/bitnami/thanos:0.39.2', 'httpGet: {path: /-/ready, port: http}', '[store]'),
+        program('hz', 'hazelcast/hazelcast:5.5.0', 'httpGet: {path: /hazelcast/health/ready, port: 5701}'),
+        program('other', 'example/app:1', 'httpGet: {path: /-/healthy, port: http}'),
+      ].join('---\n'),
+      findings: [
+        { severity: 'info', message: 'container "main": livenessProbe waits initialDelaySeconds 30s', object: 'StatefulSet/thanos-store' },
+        { severity: 'info', object: 'StatefulSet/hz' },
+        { severity: 'info', object: 'StatefulSet/other' },
+      ],
     },
     {
       name: 'liveness initialDelaySeconds 60 without startupProbe: info',
