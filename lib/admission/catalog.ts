@@ -411,6 +411,24 @@ function outageVariables(): CelVariable[] {
   ];
 }
 
+/**
+ * Variables of rollout-full-outage for a DaemonSet (lib/rules/rollout-full-outage
+ * daemonSetFullOutageDecision): RollingUpdate (the default; "" is the default too, as enumOr),
+ * maxSurge 0 or absent, and maxUnavailable "100%" (parseIntOrPercent: digits and %, trimmed), the
+ * one value that reaches every node whatever their number.
+ */
+function dsOutageVariables(): CelVariable[] {
+  const us = 'object.spec.updateStrategy';
+  const ru = `${us}.rollingUpdate`;
+  const hasRu = `has(${us}) && has(${ru})`;
+  return [
+    { name: 'dsRolling', expression: `!has(${us}) || !has(${us}.type) || ${us}.type in ['RollingUpdate', '']` },
+    { name: 'dsSurgeSet', expression: `${hasRu} && has(${ru}.maxSurge)` },
+    { name: 'dsSurgeZero', expression: `!variables.dsSurgeSet || ${literalZero(`${ru}.maxSurge`)}` },
+    { name: 'dsEveryNode', expression: `${hasRu} && has(${ru}.maxUnavailable) && type(${ru}.maxUnavailable) == string && ${ru}.maxUnavailable.trim().matches('^0*100%$')` },
+  ];
+}
+
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
 
 /** A probe handler's port check of lib/rules/probe-port problemOf, for handler `t` of probe `k` of container `c`. */
@@ -853,21 +871,26 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'rollout-full-outage': {
     restriction:
-      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter',
+      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter. DaemonSets rolling with maxUnavailable "100%" (maxSurge 0 or absent) are judged the same way from the DaemonSet alone; a DaemonSet that Services reach only with internalTrafficPolicy: Local, which the linter leaves to daemonset-surge, cannot be told apart and is judged served; the linter\'s info for a catalog single-version program (the Longhorn manager) is not exported, so the policy passes it',
     validate: (ctx) => {
       const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
       return [
         {
           severity: 'warning',
-          kinds: ['Deployment'],
-          variables: [...outageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }, { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) }],
+          kinds: ['Deployment', 'DaemonSet'],
+          variables: [...outageVariables(), ...dsOutageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }, { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) }],
+          // (A DaemonSet: maxUnavailable "100%" and no surge, served, not a single-version program, whose outage the linter reports as info.)
           expression:
-            '!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator || variables.overlapStalls',
+            "object.kind == 'DaemonSet' ? (!variables.dsRolling || !variables.dsSurgeZero || !variables.dsEveryNode || !variables.served || variables.singleVersion) : " +
+            '(!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator || variables.overlapStalls)',
           messageExpression:
-            `${prefix('rollout-full-outage', 'warning')} + 'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
+            `${prefix('rollout-full-outage', 'warning')} + (object.kind == 'DaemonSet' ? ` +
+            `'updateStrategy.rollingUpdate maxUnavailable ' + string(object.spec.updateStrategy.rollingUpdate.maxUnavailable) + ' with ' + (variables.dsSurgeSet ? 'maxSurge ' + string(object.spec.updateStrategy.rollingUpdate.maxSurge) : 'maxSurge absent (default 0)') + ` +
+            `': the DaemonSet controller deletes the pod of every node at once (the percentage is of the nodes that run it, rounded up), before any replacement is ready, so each rollout takes down every pod behind its Services until the new pods are Ready, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart' : ` +
+            `'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +
             `' (resolved: surge ' + string(variables.surge) + ', unavailable ' + string(variables.unavailable) + '): ' + ` +
             `(variables.replicas == 1 ? 'the only pod is removed before its replacement is ready' : 'all ' + string(variables.replicas) + ' pods can be removed before any replacement is ready') + ` +
-            `', a full outage for the whole startup time; ' + (variables.singleVersion ? 'the pod runs a program whose old and new versions must not run side by side (catalog single-version entry, e.g. Kibana, SonarQube DCE application nodes): use strategy.type Recreate, not surge first' : variables.replicas == 1 && variables.surgeSet && variables.surge == 0 ? 'if the program can run two at once, set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first); if it must not (a controller without leader election), keep it and accept the outage' : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)') + ` +
+            `', a full outage for the whole startup time; ' + (variables.singleVersion ? 'the pod runs a program whose old and new versions must not run side by side (catalog single-version entry, e.g. Kibana, SonarQube DCE application nodes): use strategy.type Recreate, not surge first' : variables.replicas == 1 && variables.surgeSet && variables.surge == 0 ? 'if the program can run two at once, set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first); if it must not (a controller without leader election), keep it and accept the outage' : 'set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first)')) + ` +
             `(${annHas('kubegrace.dev/served')} ? '' : ' (no kubegrace.dev/served annotation, but a container declares a TCP port: assumed served; annotate kubegrace.dev/served: "false" if nothing routes to it)')`,
         },
       ];

@@ -14,7 +14,7 @@ import { replicasNotSpread, spreadDecision } from '../rules/replicas-not-spread'
 import { surgeVolumeDeadlock } from '../rules/surge-volume-deadlock';
 import { pdbMissing, pdbMissingDecision } from '../rules/pdb-missing';
 import { pdbBlocksEviction, pdbBlocksEvictionDecision } from '../rules/pdb-blocks-eviction';
-import { fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
+import { daemonSetFullOutageDecision, fullOutageDecision, rolloutFullOutage } from '../rules/rollout-full-outage';
 import { oldPodWaitDecision, progressDeadline, progressDeadlineDecision } from '../rules/progress-deadline';
 import { budgetProblem, fmtIntOrPercent, pdbAllowance, pdbPods, replicaBasis, rolloutFor, startupEstimate } from '../rules/rollout-util';
 
@@ -211,6 +211,9 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
           );
         else plan.notes.push(`${without}: node-local traffic through it is dropped; surging first (maxSurge) needs Kubernetes >= 1.22`);
       }
+      // rollout-full-outage's own decision: maxUnavailable 100% (rounded up: every node) on a served DaemonSet.
+      const full = daemonSetFullOutageDecision(graph, w);
+      if (full) plan.notes.push(`maxUnavailable ${fmtIntOrPercent(full.unavailable)}: the pod of every node is deleted at once, a full outage of the pods' Services until the new pods are Ready${full.single ? ` (required: ${full.single.entry.title}; catalog entry ${full.single.entry.id})` : ''}${cite(rolloutFullOutage.meta.id)}`);
       if (plan.podsPerStep !== undefined) {
         const nodes = 10;
         plan.notes.push(`the node count is not in the manifests: a ${nodes}-node cluster takes ${Math.ceil(nodes / plan.podsPerStep)} steps, about ${fmtS(Math.ceil(nodes / plan.podsPerStep) * plan.stepSeconds)}`);

@@ -1,12 +1,12 @@
-import { Catalog, singleVersionProgram } from '../catalog';
-import { Fix, Rule } from '../engine/types';
+import { Catalog, singleVersionProgram, WorkloadMatch } from '../catalog';
+import { Fix, Rule, RuleContext } from '../engine/types';
 import { scarceRequests } from './surge-resource-deadlock';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
-import { IntOrPercent, isLiteralZero, scaled } from '../model/intstr';
-import { claimExclusivity, existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor } from './rollout-util';
+import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, trafficPortsOf } from '../model/traffic';
+import { IntOrPercent, isLiteralZero, parseIntOrPercent, scaled } from '../model/intstr';
+import { claimExclusivity, existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor, startupEstimate } from './rollout-util';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
-import { ObjectGraph } from '../model/graph';
-import { DeploymentRollout, Workload } from '../model/workload';
+import { ObjectGraph, ServiceView } from '../model/graph';
+import { DeploymentRollout, enumOr, get, Workload } from '../model/workload';
 
 /**
  * Surge first: maxUnavailable 0, and maxSurge 1 only when the written (or default) maxSurge does not
@@ -63,13 +63,78 @@ export function fullOutageDecision(graph: ObjectGraph, w: Workload, catalog?: Ca
   return { basis, rollout: d };
 }
 
+/**
+ * A served RollingUpdate DaemonSet whose maxUnavailable takes the pod of every node down at once
+ * (review report p35 item 2: Longhorn's manager, maxUnavailable "100%", behind its ClusterIP
+ * Services). The number of pods is the number of nodes, which the manifest does not give, so only
+ * a percentage that reaches every pod whatever the node count counts: the DaemonSet controller
+ * rounds the percentage up (kubernetes pkg/controller/daemon/util/daemonset_util.go UnavailableCount:
+ * GetScaledValueFromIntOrPercent(maxUnavailable, numberToSchedule, true)), and the API rejects more
+ * than 100% (ValidateRollingUpdateDaemonSet), so that is "100%" alone; an absolute number is not
+ * judged. maxSurge must be 0 or absent: the API accepts a non-zero maxSurge only with maxUnavailable 0
+ * (daemonset-surge reports the rejected pair). A DaemonSet whose client Services all have
+ * internalTrafficPolicy: Local is not judged here: each node's clients reach only that node's pod,
+ * which daemonset-surge speaks of. `single`: the program must not run two versions at once
+ * (catalog single-version): reported as info, the outage is its price.
+ */
+export interface DaemonSetOutage {
+  unavailable: IntOrPercent;
+  maxSurge: IntOrPercent | undefined;
+  /** The Services (cluster traffic policy) that lose every endpoint; empty when served by the hint or assumed. */
+  services: ServiceView[];
+  single: WorkloadMatch | undefined;
+}
+
+export function daemonSetFullOutageDecision(graph: ObjectGraph, w: Workload, catalog?: Catalog): DaemonSetOutage | undefined {
+  if (w.kind !== 'DaemonSet') return undefined;
+  const strategy = get(w.obj.raw, 'spec', 'updateStrategy');
+  if (enumOr(get(strategy, 'type'), 'RollingUpdate').value !== 'RollingUpdate') return undefined;
+  const unavailable = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxUnavailable'));
+  if (unavailable?.kind !== 'percent' || unavailable.value !== 100) return undefined;
+  const maxSurge = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
+  if (maxSurge !== undefined && !isLiteralZero(maxSurge)) return undefined;
+  if (!likelyServed(graph, w)) return undefined;
+  // The Services that carry client traffic to the pods (those of the ports trafficPorts keeps; else
+  // every traffic Service): when all of them keep traffic on the node, the outage is node-local.
+  const client = [...new Set(trafficPortsOf(graph, w).map((p) => p.service))];
+  const all = client.length ? client : graph.trafficServices(w);
+  const services = all.filter((s) => get(s.obj.raw, 'spec', 'internalTrafficPolicy') !== 'Local');
+  if (all.length > 0 && services.length === 0) return undefined;
+  return { unavailable, maxSurge, services, single: singleVersionProgram(w, catalog) };
+}
+
+function reportDaemonSet(ctx: RuleContext, w: Workload, d: DaemonSetOutage): void {
+  const raw = w.obj.raw;
+  const pointer = existingPointer(raw, 'spec', 'updateStrategy', 'rollingUpdate', 'maxUnavailable');
+  const names = d.services.map((s) => `Service/${s.obj.name}`);
+  const behind = names.length ? `every endpoint of ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}` : 'every pod that serves it';
+  const strategy = `updateStrategy.rollingUpdate maxUnavailable ${fmtIntOrPercent(d.unavailable)} with ${d.maxSurge ? `maxSurge ${fmtIntOrPercent(d.maxSurge)}` : 'maxSurge absent (default 0)'}`;
+  const effect = `the DaemonSet controller deletes the pod of every node at once (the percentage is of the nodes that run it, rounded up), before any replacement is ready, so each rollout takes down ${behind} until the new pods are Ready`;
+  if (d.single) {
+    const startup = startupEstimate(w);
+    ctx.report({
+      object: w.obj,
+      pointer,
+      severity: 'info',
+      message: `${strategy}: ${effect}, a full outage; required here: container "${d.single.container.name}" runs ${d.single.entry.title.replace(/\)$/, `; catalog entry ${d.single.entry.id})`)}, whose old and new versions must not run side by side, which a bounded maxUnavailable would do across nodes. The outage lasts, on every rollout, from the old pods' deletion (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}, to terminate, and a node's new pod starts only once its old one is gone) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
+    });
+    return;
+  }
+  ctx.report({
+    object: w.obj,
+    pointer,
+    severity: 'warning',
+    message: `${strategy}: ${effect}, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart${assumedServedNote(ctx.graph, w)}`,
+  });
+}
+
 export const rolloutFullOutage: Rule = {
   meta: {
     id: 'rollout-full-outage',
     spec: 'ROLL-001',
     defaultSeverity: 'warning',
-    severities: ['warning'],
-    description: 'resolved maxUnavailable >= replicas, or replicas 1 with maxUnavailable >= 1',
+    severities: ['warning', 'info'],
+    description: 'resolved maxUnavailable >= replicas, or replicas 1 with maxUnavailable >= 1; a served DaemonSet with maxUnavailable 100%',
     doc: `A RollingUpdate Deployment may take down \`maxUnavailable\` pods before their replacements are ready.
 The values resolve as in section 4: \`surge = ceil(maxSurge% × replicas)\`, \`unavailable = floor(maxUnavailable% × replicas)\`,
 and when both resolve to 0 the controller forces \`unavailable = 1\`. When the resolved \`unavailable\` reaches
@@ -83,6 +148,20 @@ unavailable 0 and are safe: explicit values cause the trouble (typically \`maxSu
 Deployments scaled to 0 are skipped, and so are Deployments mounting a PersistentVolumeClaim that is not known to
 allow multi-node access (\`ReadWriteOnce\`, \`ReadWriteOncePod\`, or a PVC outside the linted set): their pods cannot
 overlap, so the outage is inherent and surge-first would deadlock (see \`surge-volume-deadlock\`).
+
+**DaemonSets:** a served RollingUpdate DaemonSet whose \`updateStrategy.rollingUpdate.maxUnavailable\` is \`"100%"\`
+(with \`maxSurge\` 0 or absent) is reported too: the DaemonSet controller rounds the percentage of the nodes that run
+the DaemonSet up, so it deletes the pod of every node at once, and a node's new pod starts only once its old pod is
+gone; every Service that routes to the pods loses all its endpoints until new pods are Ready, on every rollout.
+The pods are as many as the nodes, which the manifest does not give: a smaller percentage or an absolute number is
+not judged (\`"50%"\` is every pod only on one node; \`1\` on a one-node cluster), and the API rejects more than
+100%. A non-zero \`maxSurge\` needs \`maxUnavailable: 0\` (the pair is \`daemonset-surge\`'s error). Not reported when
+every Service carrying client traffic to the pods has \`internalTrafficPolicy: Local\`: each node's clients reach
+only their node's pod, which is \`daemonset-surge\`'s. The advice is a bounded \`maxUnavailable\` (1, the default, or a
+small percentage), with no \`--fix\` (the bound is a choice of rollout speed). **Info** instead for a program whose old and
+new versions must not run side by side (a \`single-version\` entry of the catalog: the Longhorn manager, whose new
+pods wait until no old manager pod remains, and whose chart rolls with \`"100%"\` for that reason): the finding
+says what the outage costs (the old pods' termination, up to their grace period, plus the new pods' startup).
 
 ${SERVED_STATUS_DOC}
 
@@ -98,10 +177,16 @@ strategy:
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
       'kubernetes/kubernetes pkg/controller/deployment/util/deployment_util.go (ResolveFenceposts)',
+      'kubernetes/kubernetes pkg/controller/daemon/util/daemonset_util.go (UnavailableCount: percentages rounded up); pkg/controller/daemon/daemon_controller.go (podsShouldBeOnNode: without surge, a node gets a new pod only once it has none)',
     ],
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
+      const ds = daemonSetFullOutageDecision(ctx.graph, w, ctx.catalog);
+      if (ds) {
+        reportDaemonSet(ctx, w, ds);
+        continue;
+      }
       const f = fullOutageDecision(ctx.graph, w, ctx.catalog);
       if (!f) continue;
       const { basis, rollout: d } = f;

@@ -252,6 +252,23 @@ spec:
   updateStrategy: {rollingUpdate: {maxUnavailable: "1"}}
   template: {metadata: {labels: {app: k}}, spec: {containers: [{name: k, image: k}]}}
 `,
+  // rollout-full-outage on DaemonSets: "100%" with leading zeros, an empty type (the default), maxSurge "00%"; an absolute 100 is not judged.
+  `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: all-nodes}
+spec:
+  selector: {matchLabels: {app: a}}
+  updateStrategy: {type: "", rollingUpdate: {maxSurge: "00%", maxUnavailable: "0100%"}}
+  template: {metadata: {labels: {app: a}}, spec: {containers: [{name: a, image: a, ports: [{containerPort: 8080}]}]}}
+`,
+  `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: hundred-nodes}
+spec:
+  selector: {matchLabels: {app: h}}
+  updateStrategy: {rollingUpdate: {maxUnavailable: 100}}
+  template: {metadata: {labels: {app: h}}, spec: {containers: [{name: h, image: h, ports: [{containerPort: 8080}]}]}}
+`,
   `apiVersion: v1
 kind: Pod
 metadata: {name: bare, annotations: {"kubegrace.dev/served": "true"}}

@@ -251,3 +251,95 @@ test('rollout-full-outage: Flux source-controller with leader election is not ad
   // Without leader election the server starts at once: judged as any program.
   expect(runRule(rolloutFullOutage, flux('--storage-path=/data')).map((f) => f.severity)).toEqual(['warning']);
 });
+
+// Review report p35 item 2: a served DaemonSet rolling with maxUnavailable "100%" deletes the pod of
+// every node at once (the controller rounds DaemonSet percentages up), a full outage of its Services
+// on every rollout. Only "100%" reaches every pod whatever the node count; the Longhorn manager does it
+// on purpose (catalog single-version: its new managers wait until no old manager pod remains): info.
+interface DsOpts {
+  /** YAML flow map for spec.updateStrategy. */
+  strategy?: string;
+  /** The Service's extra spec fields (flow map body), or false for none. */
+  service?: string | false;
+  image?: string;
+  command?: string;
+  annotations?: string;
+  ports?: string;
+}
+
+function daemonset(o: DsOpts = {}): string {
+  const svc = o.service === false
+    ? ''
+    : `---
+apiVersion: v1
+kind: Service
+metadata: {name: node-api, namespace: demo}
+spec: {selector: {app: node-api}, ports: [{name: http, port: 80, targetPort: http}]${o.service ? `, ${o.service}` : ''}}
+`;
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-api, namespace: demo}
+spec:
+  selector: {matchLabels: {app: node-api}}
+${o.strategy ? `  updateStrategy: ${o.strategy}\n` : ''}  template:
+    metadata:
+      labels: {app: node-api}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers:
+      - name: api
+        image: ${o.image ?? 'example.com/node-api:1.0'}
+${o.command ? `        command: ${o.command}\n` : ''}        ports: ${o.ports ?? '[{containerPort: 8080, name: http}]'}
+        readinessProbe: {httpGet: {path: /ready, port: http}}
+${svc}`;
+}
+
+const ALL = '{type: RollingUpdate, rollingUpdate: {maxUnavailable: "100%"}}';
+const LONGHORN = { image: 'docker.io/longhornio/longhorn-manager:v1.10.0', command: '[longhorn-manager, -d, daemon, --engine-image, "longhornio/longhorn-engine:v1.10.0"]' };
+
+ruleTester(rolloutFullOutage, {
+  valid: [
+    { name: 'DaemonSet with the default maxUnavailable 1', yaml: daemonset() },
+    { name: 'DaemonSet with maxUnavailable "50%": every pod only on one or two nodes, not judged', yaml: daemonset({ strategy: '{rollingUpdate: {maxUnavailable: "50%"}}' }) },
+    { name: 'DaemonSet with an absolute maxUnavailable 10: the node count is unknown, not judged', yaml: daemonset({ strategy: '{rollingUpdate: {maxUnavailable: 10}}' }) },
+    { name: 'DaemonSet with OnDelete', yaml: daemonset({ strategy: '{type: OnDelete, rollingUpdate: {maxUnavailable: "100%"}}' }) },
+    { name: 'DaemonSet with maxSurge 1 and maxUnavailable "100%": rejected by the API (daemonset-surge\'s error)', yaml: daemonset({ strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: "100%"}}' }) },
+    { name: 'DaemonSet with "100%" that no Service routes to (another Service in the namespace)', yaml: daemonset({ strategy: ALL, service: false }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: other, namespace: demo}\nspec: {selector: {app: other}, ports: [{port: 80}]}\n' },
+    { name: 'DaemonSet with "100%" behind a metrics-only Service (node-exporter style)', yaml: daemonset({ strategy: ALL, ports: '[{containerPort: 9100, name: metrics}]' }).replace('targetPort: http', 'targetPort: metrics').replace('name: http, port: 80', 'name: metrics, port: 9100') },
+    { name: 'DaemonSet with "100%" whose only Service has internalTrafficPolicy: Local: node-local traffic, daemonset-surge\'s', yaml: daemonset({ strategy: ALL, service: 'internalTrafficPolicy: Local' }) },
+    { name: 'DaemonSet with "100%" and the served hint "false"', yaml: daemonset({ strategy: ALL, annotations: '"kubegrace.dev/served": "false"' }) },
+  ],
+  invalid: [
+    {
+      name: 'a served DaemonSet (ClusterIP Service) with maxUnavailable "100%": every node at once, a full outage (reproducer 02b)',
+      yaml: daemonset({ strategy: ALL }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'DaemonSet/node-api',
+          pointer: '/spec/updateStrategy/rollingUpdate/maxUnavailable',
+          message:
+            'updateStrategy.rollingUpdate maxUnavailable "100%" with maxSurge absent (default 0): the DaemonSet controller deletes the pod of every node at once (the percentage is of the nodes that run it, rounded up), before any replacement is ready, so each rollout takes down every endpoint of Service/node-api until the new pods are Ready, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart',
+        },
+      ],
+    },
+    { name: 'maxSurge "0%" written, maxUnavailable " 100% "', yaml: daemonset({ strategy: '{rollingUpdate: {maxSurge: "0%", maxUnavailable: " 100% "}}' }), findings: [{ severity: 'warning', message: 'with maxSurge "0%"' }] },
+    { name: 'a Local-policy Service beside a cluster one: the cluster one loses every endpoint', yaml: daemonset({ strategy: ALL, service: 'internalTrafficPolicy: Local' }) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: node-api-cluster, namespace: demo}\nspec: {selector: {app: node-api}, ports: [{port: 80, targetPort: http}]}\n', findings: [{ severity: 'warning', message: 'every endpoint of Service/node-api-cluster until' }] },
+    { name: 'no Service in the input, port http declared: assumed served, and said so', yaml: daemonset({ strategy: ALL, service: false }), findings: [{ severity: 'warning', message: /takes down every pod that serves it .*\(served status unknown: no Service in the input selects it, but it declares port http\/8080/ }] },
+    {
+      name: 'the Longhorn manager (catalog single-version longhorn-manager): the outage is the program\'s price, info (reproducer 02)',
+      yaml: daemonset({ strategy: ALL, ...LONGHORN }),
+      findings: [
+        {
+          severity: 'info',
+          message:
+            /a full outage; required here: container "api" runs Longhorn manager \(a new manager waits until no old manager pod remains; catalog entry longhorn-manager\), whose old and new versions must not run side by side, which a bounded maxUnavailable would do across nodes\. The outage lasts, on every rollout, from the old pods' deletion \(each may take up to its grace period, 30s \(default\), to terminate/,
+        },
+      ],
+    },
+    { name: 'the Longhorn image running another command (deploy-driver) is judged as any program', yaml: daemonset({ strategy: ALL, image: LONGHORN.image, command: '[longhorn-manager, -d, deploy-driver]' }), findings: [{ severity: 'warning' }] },
+  ],
+});
+
+test('rollout-full-outage: a DaemonSet finding offers no fix (the bound on maxUnavailable is a choice of rollout speed)', () => {
+  expect(runRule(rolloutFullOutage, daemonset({ strategy: ALL })).map((f) => f.fix)).toEqual([undefined]);
+});
