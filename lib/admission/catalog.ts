@@ -160,6 +160,16 @@ const HELM_PASSING_HOOK =
   `${HELM_HOOK_PHASES}.exists(x, !(x.trim() in ['pre-delete', 'post-delete'])) && !${HELM_HOOK_PHASES}.all(x, x.trim().startsWith('test')) && ` +
   "!('helm.sh/hook-delete-policy' in object.metadata.annotations && object.metadata.annotations['helm.sh/hook-delete-policy'].split(',').exists(x, x.trim() == 'hook-succeeded'))))";
 
+/**
+ * lb-util recreatedHelmHook: a serving Helm hook (not HELM_PASSING_HOOK) of an upgrade or rollback
+ * phase whose delete policy includes before-hook-creation or is absent (Helm's default), which Helm
+ * deletes and creates anew at each of those phases. Phases and policies lower-cased, as Helm reads them.
+ */
+const HELM_RECREATED_HOOK =
+  "(has(object.metadata.annotations) && 'helm.sh/hook' in object.metadata.annotations && !" + HELM_PASSING_HOOK + " && " +
+  `${HELM_HOOK_PHASES}.exists(x, x.trim().lowerAscii() in ['pre-upgrade', 'post-upgrade', 'pre-rollback', 'post-rollback']) && ` +
+  "(!('helm.sh/hook-delete-policy' in object.metadata.annotations) || object.metadata.annotations['helm.sh/hook-delete-policy'].split(',').exists(x, x.trim().lowerAscii() == 'before-hook-creation')))";
+
 const SERVED_HINT = `${ann('kubegrace.dev/served')}.trim().lowerAscii() == 'true'`;
 
 /**
@@ -871,20 +881,29 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'rollout-full-outage': {
     restriction:
-      'judged as the linter judges the Deployment alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter. DaemonSets rolling with maxUnavailable "100%" (maxSurge 0 or absent) are judged the same way from the DaemonSet alone; a DaemonSet that Services reach only with internalTrafficPolicy: Local, which the linter leaves to daemonset-surge, cannot be told apart and is judged served; the linter\'s info for a catalog single-version program (the Longhorn manager) is not exported, so the policy passes it',
+      'both conditions, the Helm hook one (a served Deployment, StatefulSet, DaemonSet or ReplicaSet whose helm.sh/hook names an upgrade or rollback phase, deleted before-hook-creation: Helm deletes and recreates it at every upgrade, and admission sees each creation with its annotations) and the strategy one, judged as the linter judges the workload alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter. DaemonSets rolling with maxUnavailable "100%" (maxSurge 0 or absent) are judged the same way from the DaemonSet alone; a DaemonSet that Services reach only with internalTrafficPolicy: Local, which the linter leaves to daemonset-surge, cannot be told apart and is judged served; the linter\'s info for a catalog single-version program (the Longhorn manager) is not exported, so the policy passes it',
     validate: (ctx) => {
       const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
       return [
         {
           severity: 'warning',
-          kinds: ['Deployment', 'DaemonSet'],
-          variables: [...outageVariables(), ...dsOutageVariables(), { name: 'served', expression: likelyServedAlone() }, { name: 'accelerator', expression: REQUESTS_ACCELERATOR }, { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) }, { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) }],
-          // (A DaemonSet: maxUnavailable "100%" and no surge, served, not a single-version program, whose outage the linter reports as info.)
+          kinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'],
+          variables: [
+            ...outageVariables(),
+            ...dsOutageVariables(),
+            { name: 'served', expression: likelyServedAlone() },
+            { name: 'accelerator', expression: REQUESTS_ACCELERATOR },
+            { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) },
+            { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) },
+            { name: 'hookRecreated', expression: HELM_RECREATED_HOOK },
+          ],
+          // (A recreated hook gets only the hook condition: Helm never rolls it with its strategy. A
+          // DaemonSet: maxUnavailable "100%" and no surge, not a single-version program, whose outage the
+          // linter reports as info. A Deployment: the strategy condition.)
           expression:
-            "object.kind == 'DaemonSet' ? (!variables.dsRolling || !variables.dsSurgeZero || !variables.dsEveryNode || !variables.served || variables.singleVersion) : " +
-            '(!variables.rolling || variables.replicas <= 0 || variables.bothZero || variables.unavailable < variables.replicas || !variables.served || variables.claims || variables.accelerator || variables.overlapStalls)',
+            "!variables.served || variables.replicas <= 0 || (!variables.hookRecreated && (object.kind == 'DaemonSet' ? (!variables.dsRolling || !variables.dsSurgeZero || !variables.dsEveryNode || variables.singleVersion) : (object.kind != 'Deployment' || !variables.rolling || variables.bothZero || variables.unavailable < variables.replicas || variables.claims || variables.accelerator || variables.overlapStalls)))",
           messageExpression:
-            `${prefix('rollout-full-outage', 'warning')} + (object.kind == 'DaemonSet' ? ` +
+            `${prefix('rollout-full-outage', 'warning')} + (variables.hookRecreated ? 'a Helm hook (helm.sh/hook: ' + object.metadata.annotations['helm.sh/hook'] + ') deleted before-hook-creation (written, or Helm\\'s default): on every helm upgrade or rollback it names, Helm deletes this ' + object.kind + ', so all its pods terminate, and only then creates it again: no ready endpoint until the new pods are Ready, a full outage each time, whatever the replicas and the update strategy say; render it as a normal object (without helm.sh/hook), or accept the outage' : object.kind == 'DaemonSet' ? ` +
             `'updateStrategy.rollingUpdate maxUnavailable ' + string(object.spec.updateStrategy.rollingUpdate.maxUnavailable) + ' with ' + (variables.dsSurgeSet ? 'maxSurge ' + string(object.spec.updateStrategy.rollingUpdate.maxSurge) : 'maxSurge absent (default 0)') + ` +
             `': the DaemonSet controller deletes the pod of every node at once (the percentage is of the nodes that run it, rounded up), before any replacement is ready, so each rollout takes down every pod behind its Services until the new pods are Ready, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart' : ` +
             `'replicas ' + string(variables.replicas) + ' with maxSurge ' + ${fmt('surgeSet', 'maxSurge')} + ' and maxUnavailable ' + ${fmt('unavailableSet', 'maxUnavailable')} + ` +

@@ -570,19 +570,46 @@ export function helmAnnotationList(o: KObject, key: 'helm.sh/hook' | 'helm.sh/ho
 
 /**
  * A Helm hook that runs pods for good: a Deployment, StatefulSet, DaemonSet or ReplicaSet, no test
- * hook, that stays (lastingHelmHook). Helm sets before-hook-creation when a hook names no delete
- * policy and deletes such a hook only before that hook runs again (helm/helm @e9b85e4d
- * pkg/action/hooks.go hookSetDeletePolicy, execHookWithDelayedShutdown), and a pre-install hook never
- * runs again: Airbyte 1.9.2's Postgres and MinIO are pre-install StatefulSets, the release's database
- * and log store for as long as it is installed (review round 25). Its controller keeps its pods
- * running, drains evict them and clients reach them through Services like any workload's; Helm only
- * never updates it on upgrade.
+ * hook, that stays (lastingHelmHook). Its controller keeps its pods running, drains evict them and
+ * clients reach them through Services like any workload's; but Helm never updates it in place. Helm
+ * sets before-hook-creation when a hook names no delete policy, and deletes such a hook only before
+ * that hook runs again (helm/helm @e9b85e4d pkg/action/hooks.go hookSetDeletePolicy,
+ * execHookWithDelayedShutdown; the same in release-3.19 @efb94bf0). An install-only hook never runs
+ * again: Airbyte 1.9.2's Postgres and MinIO are pre-install StatefulSets, the release's database and
+ * log store for as long as it is installed (review round 25), never updated. A hook of an upgrade or
+ * rollback phase is deleted and created anew at each of them (recreatedHelmHook): Sentry 25.20.0's
+ * relay, a post-install,post-upgrade Deployment by default (review p32).
  */
 export function servingHelmHook(o: KObject): boolean {
   return SERVING_KINDS.has(o.kind) && lastingHelmHook(o) && !isHelmTestHook(o);
 }
 
 const SERVING_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/** Hook phases Helm runs on a release that is already installed (helm/helm pkg/release/v1/hook.go HookEvent). */
+const RERUN_PHASES = ['pre-upgrade', 'post-upgrade', 'pre-rollback', 'post-rollback'];
+
+/**
+ * The phases at which Helm deletes this serving hook (servingHelmHook) and creates it anew, or
+ * undefined: its upgrade and rollback phases, when its delete policy is before-hook-creation,
+ * written or Helm's default when the annotation is absent. At each such phase Helm deletes the
+ * object with background propagation, waits until the object is gone, and only then creates it
+ * (helm/helm @e9b85e4d pkg/action/hooks.go execHookWithDelayedShutdown: deleteHookByPolicy(h,
+ * HookBeforeHookCreation) before KubeClient.Create; "TODO(jlegrone): Only apply before-hook-creation
+ * delete policy to run to completion resources. For all other resource types update in place ..."),
+ * so every pod of the old object terminates while the new one's pods start. Helm lower-cases and
+ * trims both annotations (pkg/release/v1/util/manifest_sorter.go); a delete-policy annotation that
+ * is present but names no before-hook-creation (even an empty one, read as one empty policy) sets
+ * no default, and the hook is not deleted.
+ */
+export function recreatedHelmHook(o: KObject): string[] | undefined {
+  if (!servingHelmHook(o)) return undefined;
+  const phases = helmAnnotationList(o, 'helm.sh/hook').map((x) => x.toLowerCase()).filter((x) => RERUN_PHASES.includes(x));
+  if (!phases.length) return undefined;
+  const written = annotationsOf(o)['helm.sh/hook-delete-policy'];
+  if (written !== undefined && !helmAnnotationList(o, 'helm.sh/hook-delete-policy').some((x) => x.toLowerCase() === 'before-hook-creation')) return undefined;
+  return phases;
+}
 
 /**
  * A Helm hook whose pods exist only around the hook (a test Pod, a pre-install Job, a Deployment

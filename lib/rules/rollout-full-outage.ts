@@ -5,6 +5,7 @@ import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, trafficPortsOf } fr
 import { IntOrPercent, isLiteralZero, parseIntOrPercent, scaled } from '../model/intstr';
 import { claimExclusivity, existingPointer, fmtIntOrPercent, ReplicaBasis, replicaBasis, rolloutFor, startupEstimate } from './rollout-util';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
+import { annotationPointer, helmAnnotationList, recreatedHelmHook } from './lb-util';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { DeploymentRollout, enumOr, get, Workload } from '../model/workload';
 
@@ -128,13 +129,28 @@ function reportDaemonSet(ctx: RuleContext, w: Workload, d: DaemonSetOutage): voi
   });
 }
 
+/**
+ * A served workload that is a Helm hook of an upgrade or rollback phase with the delete policy
+ * before-hook-creation (written, or Helm's default): at each such phase Helm deletes it and only then
+ * creates it again (lb-util recreatedHelmHook), so every pod goes at once whatever its replicas and
+ * strategy say. Sentry 25.20.0's relay, the event-ingest endpoint, is a post-install,post-upgrade
+ * Deployment by default (`asHook: true`); the chart says "you will have some downtime on each update
+ * if it's a hook" (sentry-kubernetes/charts @9e5a15e0 charts/sentry/values.yaml; review p32).
+ */
+export function hookOutageDecision(graph: ObjectGraph, w: Workload): { phases: string[] } | undefined {
+  const phases = recreatedHelmHook(w.obj);
+  if (!phases || !likelyServed(graph, w)) return undefined;
+  if ((graph.effectiveReplicas(w) ?? 1) <= 0) return undefined;
+  return { phases };
+}
+
 export const rolloutFullOutage: Rule = {
   meta: {
     id: 'rollout-full-outage',
     spec: 'ROLL-001',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'resolved maxUnavailable >= replicas, or replicas 1 with maxUnavailable >= 1; a served DaemonSet with maxUnavailable 100%',
+    description: 'resolved maxUnavailable >= replicas, or replicas 1 with maxUnavailable >= 1; a served DaemonSet with maxUnavailable 100%; or a served Helm hook that Helm deletes and recreates on every upgrade',
     doc: `A RollingUpdate Deployment may take down \`maxUnavailable\` pods before their replacements are ready.
 The values resolve as in section 4: \`surge = ceil(maxSurge% × replicas)\`, \`unavailable = floor(maxUnavailable% × replicas)\`,
 and when both resolve to 0 the controller forces \`unavailable = 1\`. When the resolved \`unavailable\` reaches
@@ -163,6 +179,22 @@ new versions must not run side by side (a \`single-version\` entry of the catalo
 pods wait until no old manager pod remains, and whose chart rolls with \`"100%"\` for that reason): the finding
 says what the outage costs (the old pods' termination, up to their grace period, plus the new pods' startup).
 
+Conditions (**warning**), a Helm hook: a served Deployment, StatefulSet, DaemonSet or ReplicaSet (not scaled to 0)
+whose \`helm.sh/hook\` names an upgrade or rollback phase (\`pre-upgrade\`, \`post-upgrade\`, \`pre-rollback\`,
+\`post-rollback\`) and whose \`helm.sh/hook-delete-policy\` includes \`before-hook-creation\`, or is absent (Helm's
+default). Helm never updates a hook in place: before each run of the hook it deletes the object, waits until it is gone,
+and only then creates it again (helm/helm pkg/action/hooks.go, \`execHookWithDelayedShutdown\`: \`hookSetDeletePolicy\`
+sets before-hook-creation when no policy is written, "TODO(jlegrone): Only apply before-hook-creation delete policy to run to
+completion resources. For all other resource types update in place ..."). Every pod terminates at once, and the
+Services have no ready endpoint until the new pods are Ready, on every \`helm upgrade\` (or \`helm rollback\`),
+whatever the replicas and the strategy say. Sentry's chart makes its event-ingest relay such a hook by default
+(\`asHook: true\`: "you will have some downtime on each update if it's a hook"). Hooks of install phases only
+(\`pre-install\`, \`post-install\`) never run again and are not reported, nor are hooks deleted by \`hook-succeeded\`
+(their pods never serve for good), nor unserved ones (consumers that pause). Fix: render the object as a normal one
+(without \`helm.sh/hook\`), so that Helm updates it in place with its rolling update; or accept the outage and
+suppress the finding with the reason. Such a workload gets only this finding: its strategy applies only to rollouts
+started outside Helm (\`kubectl rollout restart\`).
+
 ${SERVED_STATUS_DOC}
 
 Fix (stateless):
@@ -178,10 +210,29 @@ strategy:
       'kubernetes/website content/en/docs/concepts/workloads/controllers/deployment.md (Max Unavailable, Max Surge)',
       'kubernetes/kubernetes pkg/controller/deployment/util/deployment_util.go (ResolveFenceposts)',
       'kubernetes/kubernetes pkg/controller/daemon/util/daemonset_util.go (UnavailableCount: percentages rounded up); pkg/controller/daemon/daemon_controller.go (podsShouldBeOnNode: without surge, a node gets a new pod only once it has none)',
+      'helm/helm @e9b85e4d pkg/action/hooks.go (execHookWithDelayedShutdown, hookSetDeletePolicy: before-hook-creation by default)',
     ],
   },
   check(ctx) {
     for (const w of ctx.graph.workloads) {
+      const hook = hookOutageDecision(ctx.graph, w);
+      if (hook) {
+        const commands = [hook.phases.some((x) => x.endsWith('-upgrade')) ? 'helm upgrade' : '', hook.phases.some((x) => x.endsWith('-rollback')) ? 'helm rollback' : ''].filter((x) => x).join(' and every ');
+        const written = helmAnnotationList(w.obj, 'helm.sh/hook-delete-policy').length > 0;
+        const svcs = ctx.graph.trafficServices(w).map((s) => `Service ${s.obj.name}`);
+        const who = svcs.length ? `${svcs.join(', ')} ${svcs.length > 1 ? 'have' : 'has'} no ready endpoint` : 'its clients have no ready pod';
+        ctx.report({
+          object: w.obj,
+          pointer: annotationPointer('helm.sh/hook'),
+          message:
+            `a Helm hook (helm.sh/hook: ${helmAnnotationList(w.obj, 'helm.sh/hook').join(',')}) with hook-delete-policy before-hook-creation${written ? '' : " (Helm's default when none is written)"}: ` +
+            `on every ${commands} Helm deletes this ${w.kind}, so all its pods terminate, and only then creates it again: ${who} until the new pods are Ready, ` +
+            `a full outage on each ${commands}, whatever the replicas and the update strategy say; render it as a normal object (without the helm.sh/hook annotation) so that Helm updates it in place with its rolling update, ` +
+            `or accept the outage and suppress this finding with the reason${assumedServedNote(ctx.graph, w)}`,
+        });
+        // (Helm never updates a hook in place: its strategy applies only to a rollout started otherwise, kubectl rollout restart.)
+        continue;
+      }
       const ds = daemonSetFullOutageDecision(ctx.graph, w, ctx.catalog);
       if (ds) {
         reportDaemonSet(ctx, w, ds);

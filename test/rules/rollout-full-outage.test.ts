@@ -55,6 +55,37 @@ spec:
   resources: {requests: {storage: 1Gi}}
 `;
 
+/**
+ * Sentry 25.20.0's relay as the chart renders it with asHook: true (review p32, trimmed): a served
+ * Deployment that is a post-install,post-upgrade Helm hook; `annotations` replaces the hook annotations.
+ */
+function hookRelay(annotations = '"helm.sh/hook": "post-install,post-upgrade", "helm.sh/hook-weight": "25"', kind = 'Deployment', service = true): string {
+  return `${service ? `apiVersion: v1
+kind: Service
+metadata: {name: sentry-relay}
+spec:
+  selector: {app: sentry, role: relay}
+  ports: [{name: sentry-relay, port: 3000, targetPort: 3000}]
+---
+` : ''}apiVersion: apps/v1
+kind: ${kind}
+metadata:
+  name: sentry-relay
+  annotations: {${annotations}}
+spec:
+${kind === 'DaemonSet' ? '' : '  replicas: 2\n'}${kind === 'StatefulSet' ? '  serviceName: sentry-relay\n' : ''}  selector: {matchLabels: {app: sentry, role: relay}}
+  template:
+    metadata: {labels: {app: sentry, role: relay}}
+    spec:
+      containers:
+      - name: sentry-relay
+        image: getsentry/relay:24.9.0
+        ports: [{containerPort: 3000}]
+        readinessProbe: {httpGet: {path: /api/relay/healthcheck/ready/, port: 3000}, initialDelaySeconds: 10}
+`;
+}
+const HOOK = '/metadata/annotations/helm.sh~1hook';
+
 const MU = '/spec/strategy/rollingUpdate/maxUnavailable';
 const MS = '/spec/strategy/rollingUpdate/maxSurge';
 
@@ -105,6 +136,14 @@ spec:
       name: "Sourcegraph chart's worker (replicas 1, maxUnavailable 1): its Service reaches only the health and debug servers (catalog sourcegraph-worker-health), so no client sees the gap",
       yaml: sourcegraphWorker('worker'),
     },
+    // Helm hooks that are not deleted and recreated on upgrade while serving (review p32).
+    { name: 'a pre-install hook StatefulSet (Airbyte): never runs again, never recreated', yaml: hookRelay('"helm.sh/hook": pre-install', 'StatefulSet') },
+    { name: 'a post-install hook: install only', yaml: hookRelay('"helm.sh/hook": "post-install"') },
+    { name: 'an upgrade hook deleted by hook-succeeded: its pods never serve for good', yaml: hookRelay('"helm.sh/hook": post-upgrade, "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"') },
+    { name: 'an upgrade hook whose delete policy is hook-failed only: Helm sets no default and never deletes it', yaml: hookRelay('"helm.sh/hook": post-upgrade, "helm.sh/hook-delete-policy": hook-failed') },
+    { name: 'an unserved upgrade hook (Sentry\'s Kafka consumers): a pause, not an outage', yaml: hookRelay(undefined, 'Deployment', false).replace('ports: [{containerPort: 3000}]', 'ports: [{name: metrics, containerPort: 3000}]') },
+    { name: 'an upgrade hook scaled to 0', yaml: hookRelay().replace('replicas: 2', 'replicas: 0') },
+    { name: 'a test hook', yaml: hookRelay('"helm.sh/hook": test') },
   ],
   invalid: [
     {
@@ -203,6 +242,40 @@ spec:
       name: "another image with the Sourcegraph worker's shape: port 3189 is client traffic, the outage is reported",
       yaml: sourcegraphWorker('worker', { image: 'example.com/team/worker:1' }),
       findings: [{ severity: 'warning', object: 'Deployment/worker', pointer: MU }],
+    },
+    {
+      // (Review p32: sentry-kubernetes/charts 25.20.0, asHook: true.)
+      name: 'a served post-install,post-upgrade hook Deployment with no delete policy: Helm deletes and recreates it on every upgrade, whatever replicas and surge',
+      yaml: hookRelay(),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/sentry-relay',
+          pointer: HOOK,
+          message:
+            "a Helm hook (helm.sh/hook: post-install,post-upgrade) with hook-delete-policy before-hook-creation (Helm's default when none is written): on every helm upgrade Helm deletes this Deployment, so all its pods terminate, and only then creates it again: Service sentry-relay has no ready endpoint until the new pods are Ready, a full outage on each helm upgrade, whatever the replicas and the update strategy say; render it as a normal object (without the helm.sh/hook annotation) so that Helm updates it in place with its rolling update, or accept the outage and suppress this finding with the reason",
+        },
+      ],
+    },
+    {
+      name: 'before-hook-creation written, upgrade and rollback phases, a StatefulSet',
+      yaml: hookRelay('"helm.sh/hook": "pre-upgrade, Post-Rollback", "helm.sh/hook-delete-policy": Before-Hook-Creation', 'StatefulSet'),
+      findings: [{ severity: 'warning', object: 'StatefulSet/sentry-relay', message: /^a Helm hook \(helm\.sh\/hook: pre-upgrade,Post-Rollback\) with hook-delete-policy before-hook-creation: on every helm upgrade and every helm rollback Helm deletes this StatefulSet/ }],
+    },
+    {
+      name: 'a served hook DaemonSet',
+      yaml: hookRelay('"helm.sh/hook": post-upgrade', 'DaemonSet'),
+      findings: [{ severity: 'warning', object: 'DaemonSet/sentry-relay', pointer: HOOK }],
+    },
+    {
+      name: 'an upgrade hook with a strategy that also takes every pod down: only the hook finding (Helm never rolls a hook)',
+      yaml: hookRelay().replace('  replicas: 2\n', '  replicas: 2\n  strategy: {rollingUpdate: {maxUnavailable: "100%"}}\n'),
+      findings: [{ severity: 'warning', pointer: HOOK }],
+    },
+    {
+      name: 'an upgrade hook alone, served by its declared port: assumed served, and said so',
+      yaml: hookRelay(undefined, 'Deployment', false),
+      findings: [{ severity: 'warning', pointer: HOOK, message: /its clients have no ready pod until the new pods are Ready.*\(served status unknown: no Service in the input selects it, but it declares port 3000/ }],
     },
     {
       name: 'suppressed with kubegrace.dev/ignore',
