@@ -9,6 +9,7 @@ import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsFor
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook, lastingHelmHook } from './lb-util';
+import { exporterImage, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -129,6 +130,34 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload, version?: Ku
   return { basis, oneNodeEach: oneNodeEach(w), empty: budgets };
 }
 
+/**
+ * Why evicting every replica at once costs little here, for the info level, or undefined (warning).
+ * Only for a workload no client reaches (not likelyServed: no Service routes user traffic to it, the
+ * advice rules' served test), and only when one of two facts of the manifest bounds the loss:
+ * - a Deployment with strategy Recreate: every rollout already stops all replicas before any new
+ *   one starts, so its owner accepts that pause in its work at each upgrade, and a drain that
+ *   evicts them all costs the same pause (Mastodon's sidekiq workers: "Recreate will help reduce
+ *   the number of retried jobs ... as the pods are all replaced immediately", mastodon/chart 6.9.3
+ *   values.yaml mastodon.sidekiq.updateStrategy; review p37). Workers under RollingUpdate keep the
+ *   warning: their owner chose to keep some running.
+ * - a Prometheus exporter (pod label app.kubernetes.io/component: exporter, or every main
+ *   container's image named *-exporter / *_exporter, traffic.ts exporterImage): its Services carry
+ *   scrapes, so losing every replica costs a gap in metrics, not requests or work (harbor-exporter;
+ *   review p32), the reason its Services do not make it served.
+ * Unserved workers with a RollingUpdate (Celery, Kafka consumers) stay warnings: losing every
+ * replica at once stalls their processing, which their strategy avoids on a rollout.
+ */
+export function pdbMissingMildReason(graph: ObjectGraph, w: Workload): string | undefined {
+  if (likelyServed(graph, w)) return undefined;
+  if (w.kind === 'Deployment' && w.deployment?.type === 'Recreate')
+    return 'no Service routes clients to it, and its strategy Recreate already stops every replica at once on each rollout, so a drain that evicts them all costs the same pause in its work';
+  const main = w.containers;
+  const component = w.templateLabels['app.kubernetes.io/component'] === 'exporter';
+  if (component || (main.length > 0 && main.every((c) => exporterImage(c))))
+    return `it is a Prometheus exporter (${component ? 'app.kubernetes.io/component: exporter' : `image ${main[0].image}`}) that no Service routes clients to, so evicting every replica costs a gap in scrapes, not client traffic`;
+  return undefined;
+}
+
 /** `{a: x, b: "1"}`, for messages: a value YAML would not read as a string is quoted. */
 function labelText(l: Record<string, string>): string {
   const e = Object.entries(l);
@@ -221,7 +250,7 @@ export const pdbMissing: Rule = {
     id: 'pdb-missing',
     spec: 'PDB-001',
     defaultSeverity: 'warning',
-    severities: ['error', 'warning'],
+    severities: ['error', 'warning', 'info'],
     description: 'replicas >= 2 (or HPA minReplicas >= 2) and no PDB selects the pods',
     doc: `Without a PodDisruptionBudget, a node drain, a cluster upgrade or autoscaler consolidation may evict every
 replica of a workload at the same time.
@@ -233,6 +262,16 @@ Single-replica workloads are not reported: a budget cannot protect them without 
 pinned to a node) or \`ReadWriteOncePod\` PersistentVolumeClaim, which \`surge-volume-deadlock\` reports: the
 replacement of an evicted replica cannot attach the volume on another node while a second replica still holds it,
 so it never becomes Ready and a budget then blocks the rest of the drain.
+
+The rule does not require the workload to be served: a queue worker whose replicas are all evicted together stalls its
+work. It is **info** instead, for a workload no Service routes clients to (the served test below) when the manifest
+bounds that loss: a Deployment with \`strategy.type: Recreate\`, whose every rollout already stops all replicas at once
+(the owner accepts that pause at each upgrade; Mastodon's sidekiq workers), or a Prometheus exporter (pod label
+\`app.kubernetes.io/component: exporter\`, or every main container's image named \`*-exporter\` or \`*_exporter\`), whose
+Services carry scrapes: losing every replica costs a gap in metrics, not client traffic. Unserved workers under
+RollingUpdate stay warnings.
+
+${SERVED_STATUS_DOC}
 
 prometheus-operator's resources are judged the same way, since the operator runs each as a StatefulSet:
 an \`Alertmanager\` or \`ThanosRuler\` with \`spec.replicas >= 2\` (an HPA's \`minReplicas\` for an \`Alertmanager\`, whose
@@ -297,7 +336,11 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         }
         continue;
       }
-      const risk = each ? `${each}, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once';
+      const mild = pdbMissingMildReason(ctx.graph, w);
+      const risk =
+        (each ? `${each}, but drains run concurrently (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) and without a budget they may evict every replica together` : 'a node drain or autoscaler consolidation may evict every replica at once') +
+        (mild ? `; that costs little here: ${mild}, and a budget still spaces drains out` : '');
+      const severity = mild ? ('info' as const) : undefined;
       const near = nearMissBudgets(ctx.graph).byWorkload.get(w);
       if (near) {
         // A budget meant for these pods with one label wrong: correcting it is the fix; a second
@@ -305,6 +348,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         ctx.report({
           object: w.obj,
           pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
+          severity,
           message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${risk}; PodDisruptionBudget/${near.pdb.obj.name} looks meant for them but selects ${near.key}: ${near.want}, and the template has ${near.key}: ${near.has}: correct that budget's selector rather than adding one (with a second budget, the pods would have two once it is corrected, and the eviction API refuses every eviction of a pod that two budgets select)`,
           absence: true,
         });
@@ -313,6 +357,7 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
       ctx.report({
         object: w.obj,
         pointer: !basis.hpa && w.replicasSet ? '/spec/replicas' : '/spec',
+        severity,
         message: `${basis.phrase} but no PodDisruptionBudget${ns} selects its pods: ${risk}; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels ${labelsForPdb(w)}${others(ctx.graph, w)}`,
         fix: newPdbFix(ctx.graph, ctx.version, w),
         absence: true,

@@ -123,6 +123,46 @@ ruleTester(pdbMissing, {
     { name: 'ReplicaSet owned by a Deployment (kubectl dump): not a workload of its own', yaml: wl('ReplicaSet', 3, { meta: '  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u1, controller: true}]\n' }) },
   ],
   invalid: [
+    // Review p37 item 3 / p32 item 2: the warning is kept where losing every replica at once costs work or traffic.
+    {
+      name: "an unserved worker whose strategy Recreate already stops every replica on each rollout (Mastodon's sidekiq): info",
+      yaml: wl('Deployment', 3).replace('  selector:', '  strategy: {type: Recreate}\n  selector:').replace('image: web:1', 'image: ghcr.io/mastodon/mastodon:v4.6.3, command: [bundle, exec, sidekiq, -q, default]'),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/replicas',
+          message:
+            'replicas 3 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; that costs little here: no Service routes clients to it, and its strategy Recreate already stops every replica at once on each rollout, so a drain that evicts them all costs the same pause in its work, and a budget still spaces drains out; add a PodDisruptionBudget with maxUnavailable: 1',
+        },
+      ],
+    },
+    {
+      name: 'a Prometheus exporter whose only Service is a metrics port (harbor-exporter): info',
+      yaml:
+        wl('Deployment', 2).replace('labels: {app: web, tier: front}', 'labels: {app: web, tier: front, app.kubernetes.io/component: exporter}').replace('image: web:1', 'image: docker.io/goharbor/harbor-exporter:v2.13.0, ports: [{containerPort: 8001}]') +
+        '---\napiVersion: v1\nkind: Service\nmetadata: {name: web-exporter}\nspec: {selector: {app: web}, ports: [{name: http-metrics, port: 8001}]}\n',
+      findings: [{ severity: 'info', message: /that costs little here: it is a Prometheus exporter \(app\.kubernetes\.io\/component: exporter\) that no Service routes clients to, so evicting every replica costs a gap in scrapes, not client traffic/ }],
+    },
+    {
+      name: 'an exporter known by its image alone, no Service: info',
+      yaml: wl('Deployment', 2).replace('image: web:1', 'image: oliver006/redis_exporter:v1.62.0'),
+      findings: [{ severity: 'info', message: /a Prometheus exporter \(image oliver006\/redis_exporter:v1\.62\.0\)/ }],
+    },
+    {
+      name: 'Recreate but served (a Service routes to it): warning',
+      yaml: wl('Deployment', 3).replace('  selector:', '  strategy: {type: Recreate}\n  selector:').replace('image: web:1', 'image: web:1, ports: [{containerPort: 8080}]') + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n',
+      findings: [{ severity: 'warning', message: /may evict every replica at once; add a PodDisruptionBudget/ }],
+    },
+    {
+      name: 'Recreate marked served by the hint: warning',
+      yaml: wl('Deployment', 3, { annotations: '"kubegrace.dev/served": "true"' }).replace('  selector:', '  strategy: {type: Recreate}\n  selector:'),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'an unserved worker under RollingUpdate with a metrics Service (Celery): its processing stalls, warning',
+      yaml: wl('Deployment', 3).replace('image: web:1', 'image: example/worker:1, ports: [{name: metrics, containerPort: 9808}]') + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web-metrics}\nspec: {selector: {app: web}, ports: [{name: metrics, port: 9808}]}\n',
+      findings: [{ severity: 'warning' }],
+    },
     {
       // bitnami/concourse: the worker budget's selector has one label wrong; a second budget beside it
       // would give the pods two once it is corrected (every eviction refused).
