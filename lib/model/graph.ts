@@ -744,6 +744,33 @@ function druidPeerRole(c: ContainerView): string | undefined {
   return main?.[1];
 }
 
+/**
+ * A Thanos Receive ingestor (`thanos receive` in IngestorOnly mode, with --receive.local-endpoint
+ * set): no --receive.hashrings-file or --receive.hashrings, which is how Thanos picks that mode
+ * (thanos-io/thanos cmd/thanos/receive.go determineMode: a hashring configuration with a local
+ * endpoint is RouterIngestor, without one RouterOnly, none IngestorOnly). The local endpoint says it
+ * is a member of a hash ring that routers hold: they forward each series to the ingestor the ring
+ * picks, dialling the address listed for it there (pkg/receive/handler.go peerGroup.getConnection:
+ * endpoint.Address, or its CapNProtoAddress), the pod's own DNS name in the bitnami/thanos chart's
+ * dual mode (review round 36). No other endpoint takes its series, so a preStop delay moves no
+ * traffic. Routers (RouterOnly, the distributor) and RouterIngestors, which Prometheus writes to
+ * through a Service, stay judged. Returns the local endpoint.
+ */
+function thanosReceiveIngestor(c: ContainerView): string | undefined {
+  if (!/(^|\/)thanos$/.test(imageRepo(c.image))) return undefined;
+  const argv = [...strings(c.raw.command), ...strings(c.raw.args)];
+  const sub = /(^|\/)thanos$/.test(argv[0] ?? '') ? 1 : 0;
+  if (argv[sub] !== 'receive') return undefined;
+  const flags = new Map<string, string>();
+  argv.slice(sub + 1).forEach((a, i, rest) => {
+    const m = /^--([a-z0-9.-]+)(?:=(.*))?$/s.exec(a);
+    if (m) flags.set(m[1], m[2] ?? (rest[i + 1] !== undefined && !rest[i + 1].startsWith('--') ? rest[i + 1] : ''));
+  });
+  const endpoint = flags.get('receive.local-endpoint');
+  if (!endpoint || flags.get('receive.hashrings-file') || flags.get('receive.hashrings')) return undefined;
+  return endpoint;
+}
+
 /** Reads a file as the container sees it (an absolute path): its text and where it comes from, or undefined when the input does not hold it. */
 export type PeerRoutedReadFile = (path: string) => { text: string; where: string } | undefined;
 
@@ -751,7 +778,8 @@ export type PeerRoutedReadFile = (path: string) => { text: string; where: string
  * What a container runs that no client reaches through a Service, in words (`-target ingester`, `a
  * Flink TaskManager`); else undefined: the Loki, Mimir, Tempo and Cortex components of
  * PEER_ROUTED_TARGETS, Flink's TaskManagers, Trino's workers (their config.properties read
- * through `readFile`) and Druid's Historicals, MiddleManagers and Indexers. Their Services' ports
+ * through `readFile`), Druid's Historicals, MiddleManagers and Indexers and Thanos Receive's
+ * ingestors (thanosReceiveIngestor). Their Services' ports
  * carry no client traffic.
  */
 export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): string | undefined {
@@ -761,7 +789,9 @@ export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): str
   const trino = trinoWorker(c, readFile);
   if (trino) return `a Trino worker (coordinator=false in ${trino})`;
   const druid = druidPeerRole(c);
-  return druid ? `a Druid ${druid} (service argument "${druid}")` : undefined;
+  if (druid) return `a Druid ${druid} (service argument "${druid}")`;
+  const thanos = thanosReceiveIngestor(c);
+  return thanos ? `a Thanos Receive ingestor (--receive.local-endpoint=${thanos} and no hashring configuration)` : undefined;
 }
 
 /** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */

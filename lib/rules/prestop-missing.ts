@@ -183,7 +183,11 @@ and Indexers (the service argument \`historical\`, \`middleManager\` or \`indexe
 entrypoint, of a \`druid.sh\` or \`run-druid\` script, or of \`org.apache.druid.cli.Main server\`): the Brokers and the Overlord
 dial the host:port each one announced, and a preStop sleep only delays its unannouncement; what covers the window between
 the unannouncement and the stop is Druid's own \`druid.server.http.unannouncePropagationDelay\` (then
-\`druid.server.http.gracefulShutdownTimeout\` for the queries in flight; both \`PT0S\` by default). A Service
+\`druid.server.http.gracefulShutdownTimeout\` for the queries in flight; both \`PT0S\` by default). Nor do Thanos Receive
+ingestors (\`thanos receive\` with \`--receive.local-endpoint\` and neither \`--receive.hashrings-file\` nor
+\`--receive.hashrings\`, Thanos's IngestorOnly mode): the routers forward each series to the ingestor the hash ring picks,
+at the address the ring lists for it, and no other endpoint takes its series (the routers, and receivers that route and
+ingest, stay judged: Prometheus writes to them through a Service). A Service
 port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffic to counts whatever it is named.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of

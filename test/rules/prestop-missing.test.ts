@@ -1837,6 +1837,59 @@ spec:
   });
 });
 
+// Review report p36 (item 1, bitnami/thanos dual mode): the routers (distributors) forward each series to the ingestor
+// their hash ring picks, at the pod DNS name the ring lists; an ingestor (`thanos receive` with --receive.local-endpoint
+// and no hashring configuration: IngestorOnly, cmd/thanos/receive.go determineMode) takes no Service client's traffic.
+describe('prestop-missing: Thanos Receive ingestors are reached by no Service client (graph.ts peerRouted)', () => {
+  const receive = (o: { image?: string; container?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: thanos-receive-headless}
+spec:
+  clusterIP: None
+  selector: {app: receive}
+  ports: [{name: grpc, port: 10901, targetPort: grpc}, {name: remote-write, port: 19291, targetPort: remote-write}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: thanos-receive}
+spec:
+  serviceName: thanos-receive-headless
+  replicas: 3
+  selector: {matchLabels: {app: receive}}
+  template:
+    metadata: {labels: {app: receive}}
+    spec:
+      containers:
+      - name: receive
+        image: ${o.image ?? 'docker.io/bitnami/thanos:0.39.2-debian-12-r0'}
+        ${o.container ?? 'args: [receive, --grpc-address=0.0.0.0:10901, "--receive.local-endpoint=$(NAME).thanos-receive-headless.$(NAMESPACE).svc.cluster.local:10901"]'}
+        ports: [{name: grpc, containerPort: 10901}, {name: remote-write, containerPort: 19291}]
+        readinessProbe: {httpGet: {path: /-/ready, port: 10902}}
+`;
+  test('an ingestor (a local endpoint, no hashring configuration), by args or by command: no finding', () => {
+    for (const container of [
+      'args: [receive, --grpc-address=0.0.0.0:10901, "--receive.local-endpoint=$(NAME).thanos-receive-headless.$(NAMESPACE).svc.cluster.local:10901"]',
+      'args: [receive, --receive.local-endpoint, "$(NAME).thanos-receive-headless:10901", --receive.hashrings-algorithm=ketama]',
+      'command: [/bin/thanos, receive, "--receive.local-endpoint=$(POD_NAME).thanos-receive:10901"]',
+    ]) {
+      expect([container, runRule(prestopMissing, receive({ container }))]).toEqual([container, []]);
+    }
+    expect(runRule(prestopMissing, receive({ image: 'quay.io/thanos/thanos:v0.39.2' }))).toEqual([]);
+  });
+  test('a router (a hashring, no local endpoint), a router-ingestor (both), a standalone receiver (neither), another subcommand or image: still a warning', () => {
+    for (const [image, container] of [
+      ['quay.io/thanos/thanos:v0.39.2', 'args: [receive, --receive.hashrings-file=/etc/thanos/hashrings.json]'],
+      ['quay.io/thanos/thanos:v0.39.2', 'args: [receive, --receive.hashrings-file=/etc/thanos/hashrings.json, "--receive.local-endpoint=$(NAME).thanos-receive-headless:10901"]'],
+      ['quay.io/thanos/thanos:v0.39.2', `args: [receive, '--receive.hashrings=[{"endpoints":[]}]', --receive.local-endpoint=127.0.0.1:10901]`],
+      ['quay.io/thanos/thanos:v0.39.2', 'args: [receive, --grpc-address=0.0.0.0:10901]'],
+      ['quay.io/thanos/thanos:v0.39.2', 'args: [store, --receive.local-endpoint=127.0.0.1:10901]'],
+      ['example.com/acme/server:1', 'args: [receive, --receive.local-endpoint=127.0.0.1:10901]'],
+    ]) {
+      expect([container, runRule(prestopMissing, receive({ image, container }))]).toEqual([container, [expect.objectContaining({ ruleId: 'prestop-missing' })]]);
+    }
+  });
+});
+
 // Review report p29 (item 2, the gatekeeper chart): Gatekeeper >= v3.20.0 sleeps
 // --shutdown-delay (default 10s) after SIGTERM with its webhook server running (catalog
 // gatekeeper-shutdown-delay).
