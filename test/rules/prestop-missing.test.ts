@@ -1890,6 +1890,52 @@ spec:
   });
 });
 
+// Review report p38 (item 2, hazelcast/charts stable/hazelcast): clients route each operation to the partition owner at
+// the member addresses the cluster gives them, and with the chart's GRACEFUL shutdown hook policy a member hands its
+// partitions over before it closes (hazelcast Node.java NodeShutdownHookThread, shutdown(false)).
+describe('prestop-missing: a Hazelcast member with the GRACEFUL shutdown hook is reached by no Service client (graph.ts peerRouted)', () => {
+  const hz = (o: { image?: string; javaOpts?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: hz-hazelcast}
+spec:
+  clusterIP: None
+  selector: {app: hazelcast}
+  ports: [{name: hazelcast, port: 5701, targetPort: hazelcast}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: hz-hazelcast}
+spec:
+  serviceName: hz-hazelcast
+  replicas: 3
+  selector: {matchLabels: {app: hazelcast}}
+  template:
+    metadata: {labels: {app: hazelcast}}
+    spec:
+      terminationGracePeriodSeconds: 600
+      containers:
+      - name: hz-hazelcast
+        image: ${o.image ?? 'hazelcast/hazelcast:5.5.0'}
+        env: [{name: JAVA_OPTS, value: ${JSON.stringify(o.javaOpts ?? '-Dhazelcast.config=/data/hazelcast/hazelcast.yaml -DserviceName=hz-hazelcast -Dhazelcast.shutdownhook.policy=GRACEFUL -Dhazelcast.shutdownhook.enabled=true -Dhazelcast.graceful.shutdown.max.wait=600')}}]
+        ports: [{name: hazelcast, containerPort: 5701}]
+        readinessProbe: {httpGet: {path: /hazelcast/health/ready, port: 5701}}
+`;
+  test('the chart\'s JAVA_OPTS (GRACEFUL policy), on the open-source or the enterprise image: no finding', () => {
+    expect(runRule(prestopMissing, hz())).toEqual([]);
+    expect(runRule(prestopMissing, hz({ image: 'docker.io/hazelcast/hazelcast-enterprise:5.5.0' }))).toEqual([]);
+  });
+  test('no policy (TERMINATE, the default), a later TERMINATE, the hook disabled, or another image: still a warning', () => {
+    for (const [image, javaOpts] of [
+      ['hazelcast/hazelcast:5.5.0', '-Dhazelcast.config=/data/hazelcast/hazelcast.yaml'],
+      ['hazelcast/hazelcast:5.5.0', '-Dhazelcast.shutdownhook.policy=GRACEFUL -Dhazelcast.shutdownhook.policy=TERMINATE'],
+      ['hazelcast/hazelcast:5.5.0', '-Dhazelcast.shutdownhook.policy=GRACEFUL -Dhazelcast.shutdownhook.enabled=false'],
+      ['hazelcast/management-center:5.5.2', '-Dhazelcast.shutdownhook.policy=GRACEFUL'],
+    ]) {
+      expect([javaOpts, runRule(prestopMissing, hz({ image, javaOpts }))]).toEqual([javaOpts, [expect.objectContaining({ ruleId: 'prestop-missing' })]]);
+    }
+  });
+});
+
 // Review report p29 (item 2, the gatekeeper chart): Gatekeeper >= v3.20.0 sleeps
 // --shutdown-delay (default 10s) after SIGTERM with its webhook server running (catalog
 // gatekeeper-shutdown-delay).
