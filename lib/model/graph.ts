@@ -518,6 +518,11 @@ export class ObjectGraph {
         // container listens there (the NATS chart's leafnodes and gateways ports, open only when configured:
         // a guess put them on its config reloader; review round 12).
         if (hit && s.headless && hit.pick?.by === 'guess') continue;
+        // Nor is it when the container it falls to (the lone main container) declares its ports and not
+        // this one, and neither names it in its env or args nor probes it: its manifest lists what it
+        // listens on (the vector chart's headless Service lists the Aggregator's source ports for every
+        // role, and the Agent's container declares only 9090; review round 34).
+        if (hit && s.headless && undeclaredOnDeclaringContainer(hit, sp, w.containers)) continue;
         if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port, ...(hit.pick && { pick: hit.pick }) });
       }
     }
@@ -894,6 +899,21 @@ export const OPERATOR_SERVICE_NAME = /(^|-)(admin|diag|diagnostics|debug|pprof|p
 /** The declared TCP ports of a container that suggest client traffic (not metrics/operator ports). */
 export function trafficEvidencePorts(c: ContainerView): ContainerPort[] {
   return c.ports.filter((p) => p.protocol === 'TCP' && !(p.name !== undefined && (METRICS_PORT.test(p.name) || OPERATOR_PORT.test(p.name))));
+}
+
+/**
+ * Whether a Service port reaches a container only by attribution (no container port matches it, no
+ * env or args name it) while that container declares other ports and probes none at this number.
+ */
+function undeclaredOnDeclaringContainer(hit: { container: ContainerView; port?: ContainerPort; pick?: ServedPort['pick'] }, sp: ServicePort, mains: readonly ContainerView[]): boolean {
+  const tp = sp.targetPort;
+  if (hit.port || hit.pick || typeof tp !== 'number' || hit.container.ports.length === 0) return false;
+  if (namedListenPort(hit.container, tp, mains) !== undefined) return false;
+  return !(['readinessProbe', 'livenessProbe', 'startupProbe'] as const).some((k) => {
+    const probe = hit.container.raw[k];
+    const port = get(probe, 'httpGet', 'port') ?? get(probe, 'tcpSocket', 'port') ?? get(probe, 'grpc', 'port');
+    return port === tp;
+  });
 }
 
 /** Mesh proxies injected next to the app: their ports are the mesh's, their lifecycle the injector's. */

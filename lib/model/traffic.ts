@@ -456,4 +456,7 @@ mesh proxy (\`istio-proxy\`, \`linkerd-proxy\`) counts only by a listen address 
 env are the app's, which it forwards to; beside it, a lone other main container serves the port. When no container
 names the port, the container is a guess (one declaring an operator port, else one declaring no port, else the one
 named like the workload), and the finding says so: \`probably container "x" (no container declares port 9443 or names
-it in its env or args)\`; any repair on such a container is a proposal, not a safe fix.`;
+it in its env or args)\`; any repair on such a container is a proposal, not a safe fix. A headless Service maps no
+ports, so on one neither a guess nor a port that falls to a lone main container which declares other ports, names this
+one nowhere in its env or args and probes it not, is counted: nothing says the container listens there (the vector
+chart's headless Service lists the Aggregator's ports for the Agent too).`;

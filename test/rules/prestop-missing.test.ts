@@ -1936,6 +1936,42 @@ spec:
   });
 });
 
+// Review report p34 (item A, the vector chart, role Agent): the chart's headless Service lists the Aggregator's source
+// ports with no targetPort for every role; the Agent's lone container declares only 9090 and listens on none of them.
+describe('prestop-missing: undeclared ports of a headless Service on a container that declares other ports (graph.ts computeServedPorts)', () => {
+  const vector = (o: { ports?: string; probe?: string; args?: string; headless?: boolean } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: vector-headless}
+spec:
+  ${o.headless === false ? 'type: ClusterIP' : 'clusterIP: None'}
+  selector: {app: vector}
+  ports: [{name: datadog-agent, port: 8282}, {name: fluent, port: 24224}, {name: prom-exporter, port: 9090}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: vector}
+spec:
+  selector: {matchLabels: {app: vector}}
+  template:
+    metadata: {labels: {app: vector}}
+    spec:
+      containers:
+      - name: vector
+        image: timberio/vector:0.56.0-distroless-libc
+        args: ${o.args ?? '[--config-dir, /etc/vector/]'}
+        ports: ${o.ports ?? '[{name: prom-exporter, containerPort: 9090}]'}
+        readinessProbe: {httpGet: {path: /health, port: ${o.probe ?? '8686'}}}
+`;
+  test('the Agent (declares only 9090, probes 8686): no finding', () => {
+    expect(runRule(prestopMissing, vector())).toEqual([]);
+  });
+  test('a container that declares no port, probes the port, names it in its args, or a Service with a cluster IP: still a warning', () => {
+    for (const o of [{ ports: '[]' }, { probe: '8282' }, { args: '[--listen-address=0.0.0.0:24224]' }, { headless: false }]) {
+      expect([o, runRule(prestopMissing, vector(o))]).toEqual([o, [expect.objectContaining({ ruleId: 'prestop-missing' })]]);
+    }
+  });
+});
+
 // Review report p29 (item 2, the gatekeeper chart): Gatekeeper >= v3.20.0 sleeps
 // --shutdown-delay (default 10s) after SIGTERM with its webhook server running (catalog
 // gatekeeper-shutdown-delay).
