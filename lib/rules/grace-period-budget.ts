@@ -93,9 +93,12 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
   it is SIGKILLed at the deadline): the script waits for a background job (\`app & wait\`), or runs a pipeline or a
   loop last (no shell replaces itself with those), or \`sh\` is dash, which runs even the last command as its child
   (checked: dash 0.5.12 on Debian 12; bash 5.2 execs a last simple command), on a Docker Official Image built on
-  Debian or Ubuntu (python, node, ruby, golang, nginx, … but not their alpine variants). Not when the last command
+  Debian or Ubuntu (python, node, ruby, golang, nginx, … but not their alpine variants) or on a known image built
+  from one (apache/superset: \`FROM python:*-slim-bookworm\`). Not when the last command
   runs with \`exec\`, or the script has a \`trap\` or a command substitution; an image whose \`/bin/sh\` is not
-  known is not judged.
+  known is not judged. Also a known bash script that starts its server without exec, as PID 1 or last under \`sh -c\`,
+  even with \`exec\`, or as the image's CMD: apache/superset's \`run-server.sh\` (gunicorn), where the advice is to
+  run gunicorn itself.
 
   Both are judged where the manifest decides PID 1: \`command\` set (it replaces the image's ENTRYPOINT), or \`args\`
   alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is

@@ -42,11 +42,27 @@ export interface SigtermIgnored {
   noHandler: string;
   /** How it runs, for messages: `tail as PID 1`, `sh -c with only tail under it and no TERM trap`. */
   how: string;
-  /** The field that makes it PID 1 (`args` alone on a base image without ENTRYPOINT). */
-  field: 'command' | 'args';
+  /**
+   * The field that makes it PID 1 (`args` alone on a base image without ENTRYPOINT; `image` for an
+   * image whose own CMD is known to hold the signal).
+   */
+  field: 'command' | 'args' | 'image';
 }
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** A known bash script that starts its server without exec, as PID 1. */
+function wrapperHeld(script: string, server: string, how: string, field: SigtermIgnored['field']): SigtermIgnored {
+  return {
+    kind: 'shell-holds',
+    program: script,
+    under: server,
+    how,
+    noHandler: `${script} is a bash script that starts ${server} without exec and has no SIGTERM handler`,
+    advice: WRAPPER_ADVICE(script, server),
+    field,
+  };
+}
 
 /** Whether the container's PID 1 is a program known to ignore SIGTERM, and which. */
 export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): SigtermIgnored | undefined {
@@ -59,13 +75,21 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
   const args = strings(get(c.raw, 'args'));
   if (!command || !args) return undefined;
   // Without `command`, args run under the image's ENTRYPOINT: known to be none only for the base images.
-  if (!command.length && !NO_ENTRYPOINT.has(imageRepository(c.image).path)) return undefined;
+  const repo = imageRepository(c.image).path;
+  const wrappers = NON_EXEC_WRAPPERS.get(repo);
+  if (!command.length && !args.length && wrappers) {
+    // The image's own CMD, with no ENTRYPOINT above it.
+    const cmd = IMAGE_CMD.get(repo)!;
+    return wrapperHeld(cmd, wrappers.get(cmd)!, `${cmd} as PID 1 (the image's CMD)`, 'image');
+  }
+  if (!command.length && !NO_ENTRYPOINT.has(repo)) return undefined;
   let argv = [...command, ...args];
   if (!argv.length) return undefined;
   // `busybox tail ...`: the applet runs in the busybox process itself.
   if (base(argv[0]) === 'busybox' && argv.length > 1) argv = argv.slice(1);
   const first = base(argv[0]);
   const field = command.length ? 'command' : 'args';
+  if (wrappers?.has(first)) return wrapperHeld(first, wrappers.get(first)!, `${first} as PID 1`, field);
   if (NO_HANDLER.has(first)) return { kind: 'no-handler', program: first, how: `${first} as PID 1`, noHandler: `${first} does not handle SIGTERM`, advice: NO_HANDLER_ADVICE, field };
   if (!SHELLS.has(first)) return undefined;
   // `sh -c SCRIPT` (also with other single-letter options: `-ec`, `-x -c`).
@@ -74,6 +98,10 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
   for (; i < argv.length && /^-[a-z]+$/.test(argv[i]); i++) if (argv[i].includes('c')) c_ = true;
   if (!c_ || i >= argv.length) return undefined;
   const script = argv[i];
+  // `sh -c '…; exec run-server.sh'`: the script's shell replaces sh as PID 1, and holds the signal.
+  const parts = wrappers && !/\btrap\b/.test(script) ? splitScript(script) : undefined;
+  const last = parts?.length ? programOf(parts[parts.length - 1]) : undefined;
+  if (last?.exec && last.name && wrappers!.has(last.name)) return wrapperHeld(last.name, wrappers!.get(last.name)!, `${last.name} as PID 1 (${first} -c execs it)`, field);
   const waitedFor = scriptWaitsOnly(script);
   if (!waitedFor) {
     const held = shellHolds(script, first, c.image);
@@ -122,10 +150,33 @@ function scriptWaitsOnly(script: string): string | undefined {
 
 const NO_HANDLER_ADVICE = `make it exit on SIGTERM: trap it in a script (sh -c 'trap "exit 0" TERM; … & wait'), or run it under an init that forwards signals if the image has one (tini, dumb-init)`;
 const EXEC_ADVICE = (p: string) => `put exec before the last command (sh -c '…; exec ${p} …') so that ${p} is PID 1 and gets SIGTERM, or run the script under an init that forwards signals (tini, dumb-init)`;
+const WRAPPER_ADVICE = (script: string, server: string) => `run ${server} itself as PID 1 (command: [${server}, …] with the flags ${script} passes it, or sh -c '…; exec ${server} …'), so that it gets SIGTERM: running ${script} (even with exec) leaves bash as PID 1 above ${server}, holding the signal`;
 const TRAP_ADVICE = `pass the signal on: sh -c 'app & pid=$!; trap "kill -TERM $pid" TERM; wait $pid; wait $pid', or run one program with exec, or under an init that forwards signals (tini, dumb-init)`;
 
 /** Docker Official Images built on Debian or Ubuntu, whose /bin/sh is dash (their alpine variants are not). */
 const DASH_IMAGES = new Set(['debian', 'ubuntu', 'buildpack-deps', 'python', 'node', 'ruby', 'golang', 'perl', 'php', 'nginx', 'httpd', 'postgres', 'redis', 'eclipse-temurin', 'openjdk', 'rust']);
+/**
+ * Images built FROM one of DASH_IMAGES' Debian variants, by their repository path (any registry),
+ * with the Dockerfile line that says so. apache/superset: `FROM python:${PY_VER}` with `ARG
+ * PY_VER=3.9-slim-bookworm` (apache/superset@b86efe80 Dockerfile), `3.10-slim-bookworm`
+ * (@003941c0), `3.11.14-slim-trixie` on current master: Debian 12 and 13, dash 0.5.12.
+ */
+const DERIVED_DASH_IMAGES = new Map([['apache/superset', 'python']]);
+/**
+ * Scripts that images ship as their server command and that start the server without exec, so that
+ * an `exec` of the script leaves the script's shell as PID 1, still holding the signal: by image
+ * path, the script's name and the program it starts. apache/superset's /usr/bin/run-server.sh is a
+ * bash script whose last command is `gunicorn --bind … "${FLASK_APP}"`, no exec
+ * (apache/superset@b0312e9f docker/run-server.sh; @1917ac50 docker/entrypoints/run-server.sh, which
+ * the Dockerfile copies to /usr/bin/): bash runs the last command of a script file as its child.
+ */
+const NON_EXEC_WRAPPERS = new Map([['apache/superset', new Map([['run-server.sh', 'gunicorn']])]]);
+/**
+ * The CMD of images in NON_EXEC_WRAPPERS, which have no ENTRYPOINT: apache/superset's
+ * `CMD ["/usr/bin/run-server.sh"]` (@b86efe80 Dockerfile; `/app/docker/entrypoints/run-server.sh` on
+ * current master), under python's ENTRYPOINT, which is none.
+ */
+const IMAGE_CMD = new Map([['apache/superset', 'run-server.sh']]);
 const COMPOUND_END = /(?:^|[\s;])(?:done|fi|esac|\}|\))$/;
 
 /** A command of a script and the separator after it (`;`, `&&`, `||`, `|`, `&`, a line end, or none at the end). */
@@ -224,9 +275,14 @@ function shellHolds(script: string, shell: string, image: string): { why: string
   }
   const repo = imageRepository(image);
   const tag = image.slice(image.lastIndexOf(':') + 1);
-  if (shell === 'sh' && DASH_IMAGES.has(repo.path) && !/alpine/i.test(image.includes(':') ? tag : '')) {
+  const from = DERIVED_DASH_IMAGES.get(repo.path);
+  if (shell === 'sh' && (DASH_IMAGES.has(repo.path) || from) && !/alpine/i.test(image.includes(':') ? tag : '')) {
     const p = programOf(last).name;
-    if (p && !HARMLESS.has(p) && p !== 'wait') return { why: `on ${repo.path}, /bin/sh is dash, which runs even the last command ${p} as its child instead of replacing itself with it`, under: p, advice: EXEC_ADVICE(p) };
+    const on = from ? `${repo.path}, built FROM ${from} on Debian` : repo.path;
+    const why = p && `on ${on}, /bin/sh is dash, which runs even the last command ${p} as its child instead of replacing itself with it`;
+    const server = p && NON_EXEC_WRAPPERS.get(repo.path)?.get(p);
+    if (why && server) return { why, under: `${server} (which ${p}, a bash script, also starts without exec)`, advice: WRAPPER_ADVICE(p, server) };
+    if (why && !HARMLESS.has(p) && p !== 'wait') return { why, under: p, advice: EXEC_ADVICE(p) };
   }
   return undefined;
 }

@@ -432,6 +432,15 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('so celery never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at terminationGracePeriodSeconds (30s)');
     expect(got[0].message).toContain("put exec before the last command (sh -c '…; exec celery …')");
   });
+  // Review round 37 (helm/superset): apache/superset is built FROM python:*-slim-bookworm, and its
+  // run-server.sh (bash) starts gunicorn without exec.
+  test('the Superset web server under sh -c on apache/superset: gunicorn never gets SIGTERM; run it directly', () => {
+    const got = runRule(gracePeriodBudget, wl('Deployment', "{name: superset, image: apachesuperset.docker.scarf.sh/apache/superset:3.1.2, command: [/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; /usr/bin/run-server.sh']}", 'terminationGracePeriodSeconds: 30'));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/1/command']]);
+    expect(got[0].message).toContain('(on apache/superset, built FROM python on Debian, /bin/sh is dash, which runs even the last command run-server.sh as its child');
+    expect(got[0].message).toContain('so gunicorn (which run-server.sh, a bash script, also starts without exec) never gets SIGTERM');
+    expect(got[0].message).toContain('running run-server.sh (even with exec) leaves bash as PID 1 above gunicorn');
+  });
   test('a DaemonSet: every rollout step and node removal, not drains and scale-downs (review round 22, tetragon)', () => {
     const ds = wl('Deployment', '{name: export-logs, image: alpine:3.20, command: [tail, -F, /var/run/tetragon/tetragon.log]}').replace('kind: Deployment', 'kind: DaemonSet');
     const [f] = runRule(gracePeriodBudget, ds);

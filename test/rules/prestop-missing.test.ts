@@ -1578,6 +1578,11 @@ spec:
 `;
   expect(runRule(prestopMissing, yaml("[sh, -c, 'gunicorn -b :8088 app:app']"))).toEqual([]);
   expect(runRule(prestopMissing, yaml("[sh, -c, 'exec gunicorn -b :8088 app:app']"))).toHaveLength(1);
+  // Review round 37: the Superset chart itself, on apache/superset (python-based, and run-server.sh
+  // starts gunicorn without exec): grace-period-budget's finding, not this one.
+  const superset = (command: string) => yaml(command).replace('image: python:3.12', 'image: apachesuperset.docker.scarf.sh/apache/superset:3.1.2');
+  expect(runRule(prestopMissing, superset("[/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; /usr/bin/run-server.sh']"))).toEqual([]);
+  expect(runRule(prestopMissing, superset("[/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; exec gunicorn -b :8088 app:app']"))).toHaveLength(1);
 });
 
 // Review round 24 (camunda-platform chart): the Zeebe standalone gateway drains its gRPC calls for

@@ -66,6 +66,32 @@ describe('sigtermIgnored', () => {
     ['a trap that passes the signal on', `{name: a, image: example/app:1, command: [sh, -c, 'app & pid=$!; trap "kill $pid" TERM; wait']}`],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
+  // Review round 37 (helm/superset on apache/superset): the image is built FROM python:*-slim-bookworm
+  // (/bin/sh is dash), and its run-server.sh is a bash script that starts gunicorn without exec.
+  const SUPERSET = 'apachesuperset.docker.scarf.sh/apache/superset:3.1.2';
+  test.each([
+    ['celery under sh -c on apache/superset (a derived Debian image)', `{name: a, image: ${SUPERSET}, command: [/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; celery --app=superset.tasks.celery_app:app worker']}`, 'sh -c as PID 1 (on apache/superset, built FROM python on Debian, /bin/sh is dash, which runs even the last command celery as its child instead of replacing itself with it) | command'],
+    ['run-server.sh under sh -c', `{name: a, image: ${SUPERSET}, command: [/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; /usr/bin/run-server.sh']}`, 'sh -c as PID 1 (on apache/superset, built FROM python on Debian, /bin/sh is dash, which runs even the last command run-server.sh as its child instead of replacing itself with it) | command'],
+    ['exec run-server.sh: bash takes over PID 1', `{name: a, image: apache/superset:4.0.2, command: [sh, -c, 'exec /usr/bin/run-server.sh']}`, 'run-server.sh as PID 1 (sh -c execs it) | command'],
+    ['run-server.sh as the command', '{name: a, image: apache/superset:4.0.2, command: [/usr/bin/run-server.sh]}', 'run-server.sh as PID 1 | command'],
+    ["the image's own CMD (run-server.sh)", '{name: a, image: apache/superset:4.0.2}', "run-server.sh as PID 1 (the image's CMD) | image"],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test('run-server.sh: gunicorn never gets SIGTERM, and the advice is to run gunicorn itself', () => {
+    const w = workloadOf(parseText('x.yaml', `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: s}\nspec:\n  selector: {matchLabels: {a: s}}\n  template:\n    metadata: {labels: {a: s}}\n    spec:\n      containers:\n      - {name: a, image: ${SUPERSET}, command: [/bin/sh, -c, '/usr/bin/run-server.sh']}\n`).objects[0])!;
+    const r = sigtermIgnored(w, w.containers[0])!;
+    expect(r.under).toBe('gunicorn (which run-server.sh, a bash script, also starts without exec)');
+    expect(r.advice).toContain('run gunicorn itself as PID 1');
+    expect(r.advice).not.toContain('put exec before the last command');
+  });
+
+  test.each([
+    ['exec gunicorn on apache/superset', `{name: a, image: ${SUPERSET}, command: [sh, -c, '. /app/pythonpath/superset_bootstrap.sh; exec gunicorn -b :8088 "superset.app:create_app()"']}`],
+    ['gunicorn as the command on apache/superset', '{name: a, image: apache/superset:4.0.2, command: [gunicorn, -b, ":8088"]}'],
+    ['bash -c on apache/superset, which execs a last simple command', "{name: a, image: apache/superset:4.0.2, command: [bash, -c, 'celery worker']}"],
+    ['an image that only shares the name', "{name: a, image: example/superset:1, command: [sh, -c, 'celery worker']}"],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
   test('a Pod that runs to completion (a test Pod): not judged', () => {
     expect(judge("{name: a, image: example/app:1, command: [sh, -c, 'curl -s x | grep ok']}", '      restartPolicy: Never\n')).toBeUndefined();
   });
