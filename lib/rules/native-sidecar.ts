@@ -33,6 +33,25 @@ function dockerDaemon(c: ContainerView): boolean {
   return hook === undefined || hook === null;
 }
 
+/**
+ * The Cloud SQL Auth Proxy by its official images, whatever the container's name (charts call it
+ * \`cloudsql-proxy\`, \`cloud-sql-proxy\`, \`cloudsqlproxy\`, \`sql-proxy\`; review round 37, the Metabase
+ * chart): v2 \`cloud-sql-connectors/cloud-sql-proxy\` ("gcr.io/cloud-sql-connectors/cloud-sql-proxy",
+ * us., eu., asia.: GoogleCloudPlatform/cloud-sql-proxy@6361ee95 README.md, Container Images), v1
+ * \`cloudsql-docker/gce-proxy\` (gcr.io, us., eu., asia.: its v1 README, Container Images), on any
+ * registry or mirror. Not when a shell script runs in it (\`sh -c '/cloud_sql_proxy … & …'\`): such
+ * scripts stop the proxy themselves when the app is done (the pattern for Jobs).
+ */
+const CLOUD_SQL_PROXY_IMAGES = [/(^|\/)cloud-sql-connectors\/cloud-sql-proxy$/, /(^|\/)cloudsql-docker\/gce-proxy$/];
+const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh']);
+function cloudSqlProxy(c: ContainerView): boolean {
+  const repo = imageRepository(c.image).path;
+  if (!CLOUD_SQL_PROXY_IMAGES.some((re) => re.test(repo))) return false;
+  const argv = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((v) => (Array.isArray(v) ? v : []));
+  const first = typeof argv[0] === 'string' ? argv[0].slice(argv[0].lastIndexOf('/') + 1) : '';
+  return !SHELLS.has(first);
+}
+
 export const nativeSidecar: Rule = {
   meta: {
     id: 'native-sidecar',
@@ -50,7 +69,9 @@ after all of them have exited; its readiness counts toward the pod's.
 **Conditions:**
 
 - **info:** a main container (\`containers[]\`) whose name is a shutdown-critical helper (param
-  \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`), or a Docker
+  \`sidecarNames\`, default \`istio-proxy\`, \`linkerd-proxy\`, \`envoy\`, \`cloud-sql-proxy\`, \`fluent-bit\`), or the
+  Cloud SQL Auth Proxy by its official image whatever the name (\`*/cloud-sql-connectors/cloud-sql-proxy\`, v1
+  \`*/cloudsql-docker/gce-proxy\`; not when a shell script runs in it), or a Docker
   daemon by its image (\`docker\` with a \`dind\` tag, and no preStop hook of its own to wait for its containers: dockerd
   stops the containers it runs for the app when it exits), runs
   next to at least one other main container, and the target is >= 1.29. A helper that is the pod's only
@@ -121,7 +142,7 @@ containers:
         continue;
       }
       if (w.containers.length < 2) continue;
-      const helpers = w.containers.filter((c) => (names.has(c.name) || dockerDaemon(c)) && !deliberateClassic(w, c) && !theServer(w, c));
+      const helpers = w.containers.filter((c) => (names.has(c.name) || cloudSqlProxy(c) || dockerDaemon(c)) && !deliberateClassic(w, c) && !theServer(w, c));
       if (!helpers.length) continue;
       const movable = helpers.filter((c) => !namedPortBlocks(w, c));
       const fix = toNativeFix(w, movable);

@@ -214,3 +214,36 @@ spec:
   // drone-runner-docker's dind waits in its own preStop until no container runs: left alone.
   expect(runRule(nativeSidecar, yaml('docker:20-dind').replace('securityContext: {privileged: true}}', "securityContext: {privileged: true}, lifecycle: {preStop: {exec: {command: [sh, -c, 'while [ -n \"$(docker ps -q)\" ]; do sleep 5; done']}}}}"))).toEqual([]);
 });
+
+// Review round 37 (pmint93/metabase chart with database.googleCloudSQL): the Cloud SQL Auth Proxy as
+// a classic container named "cloudsql-proxy"; Metabase reaches its app DB through it (MB_DB_HOST:
+// localhost) and releases its migration locks there while shutting down.
+test('native-sidecar: the Cloud SQL Auth Proxy by its official images, whatever the container name', () => {
+  const yaml = (name: string, image: string, run = '["/cloud_sql_proxy", "-instances=p:r:i=tcp:5432", "-term_timeout=10s"]') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: metabase}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: metabase}}
+  template:
+    metadata: {labels: {app: metabase}}
+    spec:
+      containers:
+      - name: metabase
+        image: metabase/metabase:v0.59.6.x
+        env: [{name: MB_DB_HOST, value: localhost}]
+        ports: [{containerPort: 3000}]
+      - {name: ${name}, image: ${image}, command: ${run}}
+`;
+  const got = runRule(nativeSidecar, yaml('cloudsql-proxy', 'gcr.io/cloudsql-docker/gce-proxy:latest'));
+  expect(got.map((f) => [f.severity, f.pointer])).toEqual([['info', '/spec/template/spec/containers/1']]);
+  expect(got[0].message).toContain('"cloudsql-proxy" runs as a classic container: it gets SIGTERM together with "metabase"');
+  expect(got[0].fix).toBeDefined();
+  // v2, a regional registry, a mirror; any name.
+  expect(runRule(nativeSidecar, yaml('sql', 'eu.gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1', '["/cloud-sql-proxy", "p:r:i"]'))).toHaveLength(1);
+  expect(runRule(nativeSidecar, yaml('cloudsqlproxy', 'registry.example.com/mirror/cloudsql-docker/gce-proxy:1.33.2'))).toHaveLength(1);
+  // A shell script in the proxy's image stops the proxy itself (the pattern for Jobs): not judged by image.
+  expect(runRule(nativeSidecar, yaml('cloudsql-proxy', 'gcr.io/cloudsql-docker/gce-proxy:1.27.0-alpine', "[/bin/sh, -c, '/cloud_sql_proxy -instances=p:r:i=tcp:5432 & while [ ! -f /tmp/done ]; do sleep 1; done']"))).toEqual([]);
+  // Other images with a similar name are not the proxy.
+  expect(runRule(nativeSidecar, yaml('cloudsql-proxy', 'example/gce-proxy:1'))).toEqual([]);
+});
