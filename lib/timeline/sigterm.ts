@@ -149,9 +149,17 @@ function scriptWaitsOnly(script: string): string | undefined {
 }
 
 const NO_HANDLER_ADVICE = `make it exit on SIGTERM: trap it in a script (sh -c 'trap "exit 0" TERM; … & wait'), or run it under an init that forwards signals if the image has one (tini, dumb-init)`;
-const EXEC_ADVICE = (p: string) => `put exec before the last command (sh -c '…; exec ${p} …') so that ${p} is PID 1 and gets SIGTERM, or run the script under an init that forwards signals (tini, dumb-init)`;
+/**
+ * Not an init (tini, dumb-init) above a shell that runs the app: the shell, no longer PID 1, dies of
+ * the forwarded SIGTERM at once (dash 0.5.12 checked), and the init exits with its child
+ * (krallin/tini@70379340 src/tini.c main: "Exiting: child has exited"; Yelp/dumb-init@e4e2dd05
+ * dumb-init.c handle_signal: SIGTERM to the group, then exit), so the kernel SIGKILLs the app
+ * (pid_namespaces(7): the namespace's init terminating kills every process in it).
+ */
+const NO_INIT = (p: string) => `(an init such as tini or dumb-init above the shell does not help: the shell dies of the forwarded signal at once, the init exits with it, and ${p} is killed)`;
+const EXEC_ADVICE = (p: string) => `put exec before the last command (sh -c '…; exec ${p} …') so that ${p} is PID 1 and gets SIGTERM ${NO_INIT(p)}`;
 const WRAPPER_ADVICE = (script: string, server: string) => `run ${server} itself as PID 1 (command: [${server}, …] with the flags ${script} passes it, or sh -c '…; exec ${server} …'), so that it gets SIGTERM: running ${script} (even with exec) leaves bash as PID 1 above ${server}, holding the signal`;
-const TRAP_ADVICE = `pass the signal on: sh -c 'app & pid=$!; trap "kill -TERM $pid" TERM; wait $pid; wait $pid', or run one program with exec, or under an init that forwards signals (tini, dumb-init)`;
+const TRAP_ADVICE = `pass the signal on: sh -c 'app & pid=$!; trap "kill -TERM $pid" TERM; wait $pid; wait $pid', or run one program with exec ${NO_INIT('the app')}`;
 
 /** Docker Official Images built on Debian or Ubuntu, whose /bin/sh is dash (their alpine variants are not). */
 const DASH_IMAGES = new Set(['debian', 'ubuntu', 'buildpack-deps', 'python', 'node', 'ruby', 'golang', 'perl', 'php', 'nginx', 'httpd', 'postgres', 'redis', 'eclipse-temurin', 'openjdk', 'rust']);
@@ -271,7 +279,7 @@ function shellHolds(script: string, shell: string, image: string): { why: string
     let j = k - 1;
     while (j > 0 && parts[j - 1].sep === '|') j--;
     const under = named(parts.slice(j));
-    if (under.length) return { why: `it runs the pipeline ${under.join(' | ')} last, which no shell replaces itself with`, under: under.join(', '), advice: `run ${under[0]} with exec, its output redirected rather than piped, or under an init that forwards signals (tini, dumb-init)` };
+    if (under.length) return { why: `it runs the pipeline ${under.join(' | ')} last, which no shell replaces itself with`, under: under.join(', '), advice: `run ${under[0]} with exec, its output redirected rather than piped ${NO_INIT(under[0])}` };
   }
   const repo = imageRepository(image);
   const tag = image.slice(image.lastIndexOf(':') + 1);

@@ -431,6 +431,9 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('container "worker" runs sh -c as PID 1 (on python, /bin/sh is dash, which runs even the last command celery as its child instead of replacing itself with it)');
     expect(got[0].message).toContain('so celery never gets SIGTERM: its graceful shutdown never runs, and it is SIGKILLed at terminationGracePeriodSeconds (30s)');
     expect(got[0].message).toContain("put exec before the last command (sh -c '…; exec celery …')");
+    // Not an init above the shell: the shell dies of the forwarded signal at once, and the init exits with it.
+    expect(got[0].message).toContain('(an init such as tini or dumb-init above the shell does not help: the shell dies of the forwarded signal at once, the init exits with it, and celery is killed)');
+    expect(got[0].message).not.toContain('run the script under an init');
   });
   // Review round 37 (helm/superset): apache/superset is built FROM python:*-slim-bookworm, and its
   // run-server.sh (bash) starts gunicorn without exec.
