@@ -521,7 +521,7 @@ export class ObjectGraph {
         // Nor is it when the container it falls to (the lone main container) declares its ports and not
         // this one, and neither names it in its env or args nor probes it: its manifest lists what it
         // listens on (the vector chart's headless Service lists the Aggregator's source ports for every
-        // role, and the Agent's container declares only 9090; review round 34).
+        // role, and the Agent's container declares only 9090; review round 32, report p34).
         if (hit && s.headless && undeclaredOnDeclaringContainer(hit, sp, w.containers)) continue;
         if (hit) out.push({ service: s, servicePort: sp, container: hit.container, containerPort: hit.port, ...(hit.pick && { pick: hit.pick }) });
       }
@@ -757,7 +757,7 @@ function druidPeerRole(c: ContainerView): string | undefined {
  * is a member of a hash ring that routers hold: they forward each series to the ingestor the ring
  * picks, dialling the address listed for it there (pkg/receive/handler.go peerGroup.getConnection:
  * endpoint.Address, or its CapNProtoAddress), the pod's own DNS name in the bitnami/thanos chart's
- * dual mode (review round 36). No other endpoint takes its series, so a preStop delay moves no
+ * dual mode (review round 32, report p36). No other endpoint takes its series, so a preStop delay moves no
  * traffic. Routers (RouterOnly, the distributor) and RouterIngestors, which Prometheus writes to
  * through a Service, stay judged. Returns the local endpoint.
  */
@@ -789,7 +789,7 @@ function thanosReceiveIngestor(c: ContainerView): string | undefined {
  * Node.java NodeShutdownHookThread and shutdown(false): callGracefulShutdownAwareServices before
  * shutdownServices), and the client retries what it rejects meanwhile
  * (ClientInvocation.shouldRetry: HazelcastInstanceNotActiveException, IOException) against the new
- * owner. A preStop sleep only postpones that hand-over (review round 38). Without the policy (the
+ * owner. A preStop sleep only postpones that hand-over (review round 32, report p38). Without the policy (the
  * default TERMINATE) the member stops at once and stays judged.
  */
 function hazelcastGracefulMember(c: ContainerView): string | undefined {

@@ -35,7 +35,7 @@ function dockerDaemon(c: ContainerView): boolean {
 
 /**
  * The Cloud SQL Auth Proxy by its official images, whatever the container's name (charts call it
- * \`cloudsql-proxy\`, \`cloud-sql-proxy\`, \`cloudsqlproxy\`, \`sql-proxy\`; review round 37, the Metabase
+ * \`cloudsql-proxy\`, \`cloud-sql-proxy\`, \`cloudsqlproxy\`, \`sql-proxy\`; review round 32, report p37, the Metabase
  * chart): v2 \`cloud-sql-connectors/cloud-sql-proxy\` ("gcr.io/cloud-sql-connectors/cloud-sql-proxy",
  * us., eu., asia.: GoogleCloudPlatform/cloud-sql-proxy@6361ee95 README.md, Container Images), v1
  * \`cloudsql-docker/gce-proxy\` (gcr.io, us., eu., asia.: its v1 README, Container Images), on any
