@@ -776,33 +776,6 @@ function thanosReceiveIngestor(c: ContainerView): string | undefined {
   return endpoint;
 }
 
-/**
- * A Hazelcast member (the hazelcast/hazelcast or hazelcast/hazelcast-enterprise image) whose
- * JAVA_OPTS set -Dhazelcast.shutdownhook.policy=GRACEFUL (the hazelcast/charts chart's default,
- * gracefulShutdown.enabled; the image passes JAVA_OPTS to the JVM: hazelcast/hazelcast-docker
- * README, "Add hazelcast.shutdownhook.policy=GRACEFUL to your JAVA_OPTS environment variable").
- * Hazelcast clients send each operation to the member that owns its partition, at the address in
- * the member list the cluster gave them (smart routing), not through a Service, which serves the
- * discovery only. On SIGTERM the GRACEFUL shutdown hook calls LifecycleService.shutdown(): the
- * member goes PASSIVE and hands its partitions to the others (up to
- * hazelcast.graceful.shutdown.max.wait) before it closes its connections (hazelcast/hazelcast
- * Node.java NodeShutdownHookThread and shutdown(false): callGracefulShutdownAwareServices before
- * shutdownServices), and the client retries what it rejects meanwhile
- * (ClientInvocation.shouldRetry: HazelcastInstanceNotActiveException, IOException) against the new
- * owner. A preStop sleep only postpones that hand-over (review round 32, report p38). Without the policy (the
- * default TERMINATE) the member stops at once and stays judged.
- */
-function hazelcastGracefulMember(c: ContainerView): string | undefined {
-  if (!/(^|\/)hazelcast(-enterprise)?$/.test(imageRepo(c.image))) return undefined;
-  const env = Array.isArray(c.raw.env) ? c.raw.env : [];
-  const opts = env.find((e) => isObject(e) && e.name === 'JAVA_OPTS' && typeof e.value === 'string');
-  const text = isObject(opts) && typeof opts.value === 'string' ? opts.value : '';
-  const policies = [...text.matchAll(/(?:^|\s)-Dhazelcast\.shutdownhook\.policy=(\S*)/g)].map((m) => m[1]);
-  const enabled = [...text.matchAll(/(?:^|\s)-Dhazelcast\.shutdownhook\.enabled=(\S*)/g)].map((m) => m[1].toLowerCase());
-  if (policies[policies.length - 1] !== 'GRACEFUL' || enabled[enabled.length - 1] === 'false') return undefined;
-  return 'JAVA_OPTS -Dhazelcast.shutdownhook.policy=GRACEFUL';
-}
-
 /** Reads a file as the container sees it (an absolute path): its text and where it comes from, or undefined when the input does not hold it. */
 export type PeerRoutedReadFile = (path: string) => { text: string; where: string } | undefined;
 
@@ -810,9 +783,8 @@ export type PeerRoutedReadFile = (path: string) => { text: string; where: string
  * What a container runs that no client reaches through a Service, in words (`-target ingester`, `a
  * Flink TaskManager`); else undefined: the Loki, Mimir, Tempo and Cortex components of
  * PEER_ROUTED_TARGETS, Flink's TaskManagers, Trino's workers (their config.properties read
- * through `readFile`), Druid's Historicals, MiddleManagers and Indexers, Thanos Receive's
- * ingestors (thanosReceiveIngestor) and Hazelcast members with the GRACEFUL shutdown hook
- * (hazelcastGracefulMember). Their Services' ports
+ * through `readFile`), Druid's Historicals, MiddleManagers and Indexers and Thanos Receive's
+ * ingestors (thanosReceiveIngestor). Their Services' ports
  * carry no client traffic.
  */
 export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): string | undefined {
@@ -824,9 +796,7 @@ export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): str
   const druid = druidPeerRole(c);
   if (druid) return `a Druid ${druid} (service argument "${druid}")`;
   const thanos = thanosReceiveIngestor(c);
-  if (thanos) return `a Thanos Receive ingestor (--receive.local-endpoint=${thanos} and no hashring configuration)`;
-  const hazelcast = hazelcastGracefulMember(c);
-  return hazelcast ? `a Hazelcast member that shuts down gracefully (${hazelcast})` : undefined;
+  return thanos ? `a Thanos Receive ingestor (--receive.local-endpoint=${thanos} and no hashring configuration)` : undefined;
 }
 
 /** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */

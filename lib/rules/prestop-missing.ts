@@ -187,12 +187,7 @@ the unannouncement and the stop is Druid's own \`druid.server.http.unannouncePro
 ingestors (\`thanos receive\` with \`--receive.local-endpoint\` and neither \`--receive.hashrings-file\` nor
 \`--receive.hashrings\`, Thanos's IngestorOnly mode): the routers forward each series to the ingestor the hash ring picks,
 at the address the ring lists for it, and no other endpoint takes its series (the routers, and receivers that route and
-ingest, stay judged: Prometheus writes to them through a Service). Nor do Hazelcast members (the \`hazelcast/hazelcast\` or
-\`hazelcast/hazelcast-enterprise\` image) whose \`JAVA_OPTS\` set \`-Dhazelcast.shutdownhook.policy=GRACEFUL\` (the Hazelcast
-chart's default): clients send each operation to the member that owns its partition, at the address the cluster's member
-list gives (the Service only serves discovery), and at SIGTERM the member hands its partitions to the others before it
-closes, while clients retry what it rejects against the new owner; a preStop sleep only postpones the hand-over (with
-the default \`TERMINATE\` policy the member stops at once and stays judged). A Service
+ingest, stay judged: Prometheus writes to them through a Service). A Service
 port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffic to counts whatever it is named.
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
