@@ -836,9 +836,7 @@ function envEntry(c: ContainerLike, name: string): JsonObject | undefined {
 }
 
 function literalEnv(c: ContainerLike, name: string): string | undefined {
-  const raw = rawOf(c);
-  let hit: JsonObject | undefined;
-  for (const e of Array.isArray(raw.env) ? raw.env : []) if (isObject(e) && e.name === name) hit = e;
+  const hit = envEntry(c, name);
   if (!hit || (hit.valueFrom !== undefined && hit.valueFrom !== null)) return undefined;
   const v = hit.value === undefined || hit.value === null ? '' : String(hit.value);
   return v === '' || v.includes('$(') ? undefined : v;
