@@ -60,6 +60,12 @@ const CONTAINER = obj({
   volumeMounts: { list: obj({ name: str, mountPath: str }) },
 });
 const AFFINITY_TERM = obj({ topologyKey: str, labelSelector: LABEL_SELECTOR, matchLabelKeys: strList });
+// Node selector requirements (required node affinity): replicas-not-spread, spread-blocks-surge and
+// surge-volume-deadlock read the hostname and pool terms.
+const NODE_SELECTOR_TERM = obj({
+  matchExpressions: { list: obj({ key: str, operator: str, values: strList }) },
+  matchFields: { list: obj({ key: str, operator: str, values: strList }) },
+});
 const POD_SPEC = obj({
   terminationGracePeriodSeconds: 'int64',
   containers: { list: CONTAINER },
@@ -67,7 +73,10 @@ const POD_SPEC = obj({
   restartPolicy: str,
   readinessGates: { list: obj({ conditionType: str }) },
   topologySpreadConstraints: { list: obj({ maxSkew: 'int32', topologyKey: str, whenUnsatisfiable: str, labelSelector: LABEL_SELECTOR, matchLabelKeys: strList, minDomains: 'int32' }) },
+  nodeName: str,
+  nodeSelector: strMap,
   affinity: obj({
+    nodeAffinity: obj({ requiredDuringSchedulingIgnoredDuringExecution: obj({ nodeSelectorTerms: { list: NODE_SELECTOR_TERM } }) }),
     podAntiAffinity: obj({
       requiredDuringSchedulingIgnoredDuringExecution: { list: AFFINITY_TERM },
       preferredDuringSchedulingIgnoredDuringExecution: { list: obj({ weight: 'int32', podAffinityTerm: AFFINITY_TERM }) },

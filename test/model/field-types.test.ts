@@ -89,6 +89,26 @@ spec:
     expect(errs.map((e) => e.message)).toEqual([expect.stringContaining('spec.template.spec.containers is a mapping, but Kubernetes expects a list')]);
   });
 
+  test('node placement the spread and surge rules read: a nodeSelector list, a numeric label value, a nodeSelectorTerms mapping', () => {
+    const errs = check(
+      deploy(
+        `      nodeName: 7\n      nodeSelector: [{kubernetes.io/hostname: n1}]\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms: {matchExpressions: []}\n${container}`,
+      ),
+    );
+    expect(errs.map((e) => `${e.line}:${e.column} ${e.message.split(', but')[0]}`)).toEqual([
+      '13:7 Deployment/web: spec.template.spec.nodeName is the number 7',
+      '14:7 Deployment/web: spec.template.spec.nodeSelector is a list',
+      '18:13 Deployment/web: spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms is a mapping',
+    ]);
+    const ok = deploy(
+      `      nodeSelector: {kubernetes.io/os: linux, pool: "1"}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a, b]}]}]\n${container}`,
+    );
+    expect(check(ok)).toEqual([]);
+    expect(check(deploy(`      nodeSelector: {pool: 1}\n${container}`)).map((e) => e.message.split(', but')[0])).toEqual([
+      'Deployment/web: spec.template.spec.nodeSelector.pool is the number 1',
+    ]);
+  });
+
   test('kinds of other API groups are not checked against the core shapes (Knative Service)', () => {
     expect(check('apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: k}\nspec: {template: {spec: {containers: [{image: x}]}}, ports: 1}\n')).toEqual([]);
     // metadata is ObjectMeta for every kind
