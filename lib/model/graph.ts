@@ -686,6 +686,52 @@ function peerRoutedTargets(c: ContainerView): string[] | undefined {
 }
 
 /**
+ * Components of Grafana Pyroscope (the grafana/pyroscope image) that no client reaches through a
+ * Service, by their `-target` (review report p44; grafana/pyroscope @3fe6a457a320):
+ * - ring members that the callers pick from the hash ring and dial at the address each registered:
+ *   the ingester (pkg/distributor/distributor.go:1025 `d.pool.GetClientFor(ingester.Addr)`,
+ *   pkg/querier/ingester_querier.go:60, :77), the store-gateway (pkg/querier/store_gateway_querier.go:137,
+ *   :153), the segment-writer (pkg/segmentwriter/client/client.go:256-275: the distributor pushes to
+ *   the ring instance's Addr and, on a retryable error, to the next one);
+ * - the query-scheduler, which Pyroscope always discovers through its ring
+ *   (pkg/pyroscope/pyroscope.go:379 `"query-scheduler.service-discovery-mode": ModeRing`;
+ *   pkg/scheduler/schedulerdiscovery/ring.go:37-46 registers the instance address);
+ * - workers that pull their work: the querier (from the scheduler: pkg/querier/worker/worker.go:112-116),
+ *   the compaction-worker (it polls the metastore: pkg/compactionworker/worker.go:253
+ *   PollCompactionJobs), and the compactor (sharded by its own ring: pkg/compactor/compactor.go:447-451);
+ * - the metastore, a raft group whose clients keep one gRPC connection per server, at the address
+ *   resolved from its headless Service's endpoints, and follow the leader
+ *   (pkg/metastore/client/client.go:57-70, :146-160; the chart's -metastore.address=kubernetes:///…-metastore-headless);
+ * - the query-backend, which the query-frontend reaches by gRPC round_robin over the headless
+ *   Service's DNS, with waitForReady and up to 500 attempts on UNAVAILABLE
+ *   (pkg/querybackend/client/client.go:31-43, :54-71; the chart's -query-backend.address=dns:///_grpc._tcp.…-query-backend-headless).
+ * Not the distributor, query-frontend, tenant-settings, ad-hoc-profiles or admin (the chart's
+ * ingress and UI reach them through their Services), nor the single binary (`all`, the default).
+ *
+ * Unlike PEER_ROUTED_TARGETS these do not make the workload unserved: only the endpoint-removal race
+ * of prestop-missing is judged absent (traffic.ts removedPortsOf). Their peers are clients all the
+ * same, and the spread, budget and rollout rules keep judging them: Pyroscope forces
+ * distributor.replication-factor=1 (pyroscope.go:378) and the metastore is a raft quorum, so a node
+ * that holds every ingester, segment-writer or metastore replica is the loss replicas-not-spread
+ * warns about (an exemption of the whole workload silenced it: see the reverted Hazelcast one).
+ */
+const PEER_DIALED_TARGETS: ReadonlyArray<readonly [RegExp, ReadonlySet<string>]> = [
+  [/(^|\/)pyroscope$/, new Set(['ingester', 'store-gateway', 'segment-writer', 'query-scheduler', 'querier', 'compaction-worker', 'compactor', 'metastore', 'query-backend'])],
+];
+
+/**
+ * What a container runs whose Service ports no client uses although its workload stays served
+ * (PEER_DIALED_TARGETS), in words (`-target ingester`); else undefined. Every listed -target must
+ * be one of them.
+ */
+export function peerDialed(c: ContainerView): string | undefined {
+  const known = PEER_DIALED_TARGETS.find(([re]) => re.test(imageRepo(c.image)))?.[1];
+  if (!known) return undefined;
+  const targets = dskitTargets(c)?.filter((t) => t !== '');
+  return targets?.length && targets.every((t) => known.has(t)) ? `-target ${targets.join(',')}` : undefined;
+}
+
+/**
  * A Flink TaskManager: the official image's `taskmanager` argument (apache/flink-docker
  * docker-entrypoint.sh), or Bitnami's FLINK_MODE=taskmanager. It registers with the JobManager's
  * ResourceManager under its own address (taskmanager.host, else the pod's), and the JobManager (RPC)

@@ -1,5 +1,5 @@
 import { activeCatalog, imageRepository, MonitoringPortFact } from '../catalog';
-import { notClientPort, ObjectGraph, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
+import { notClientPort, ObjectGraph, peerDialed, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
 import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
@@ -387,20 +387,25 @@ export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly C
  * keeps a terminating pod as a ready endpoint until the pod object is deleted (endpointslice
  * utils podToEndpoint: `ready := service.Spec.PublishNotReadyAddresses || (serving && !terminating)`),
  * so kube-proxy and CoreDNS route to it through the whole termination whatever a preStop hook does:
- * there is no removal for a delay to wait for (prestop-missing).
+ * there is no removal for a delay to wait for (prestop-missing). Nor the ports of a container whose
+ * peers dial its pods by address (graph.ts peerDialed: Pyroscope's ingester, segment-writer, ...),
+ * unless an Ingress or route sends to them: no client goes through the endpoint whose removal a
+ * delay would wait for, though the workload stays served for the other rules.
  */
 export function removedPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
-  return graph.memo(removedPortsOf, w, () => trafficPortsOf(graph, w).filter((p) => !p.service.publishNotReadyAddresses));
+  return graph.memo(removedPortsOf, w, () =>
+    trafficPortsOf(graph, w).filter((p) => !p.service.publishNotReadyAddresses && (graph.routedPort(p.service, p.servicePort) || !peerDialed(p.container))),
+  );
 }
 
 /**
  * The traffic containers whose endpoints are removed when termination starts: those behind
  * removedPortsOf when a traffic Service in the set routes to the workload, else trafficContainers'
- * evidence (the hint, declared ports).
+ * evidence (the hint, declared ports) without the containers peers dial by address (peerDialed).
  */
 export function removedContainersOf(graph: ObjectGraph, w: Workload): readonly ContainerView[] {
   return graph.memo(removedContainersOf, w, () => {
-    if (servedStateOf(graph, w) === 'unserved' || graph.trafficServices(w).length === 0) return trafficContainersOf(graph, w);
+    if (servedStateOf(graph, w) === 'unserved' || graph.trafficServices(w).length === 0) return trafficContainersOf(graph, w).filter((c) => !peerDialed(c));
     const hit = new Set(removedPortsOf(graph, w).map((p) => p.container));
     return trafficContainersOf(graph, w).filter((c) => hit.has(c));
   });

@@ -175,7 +175,14 @@ ring members, which the distributors and queriers pick from the hash ring and di
 store-gateway, Tempo's metrics-generator), the querier of Mimir, Cortex and Tempo, which pulls its work from the
 query-frontend or scheduler, and Mimir's query-scheduler and overrides-exporter: at SIGTERM they leave the ring or tell
 their clients they are stopping, and no endpoint removal is raced (Loki's querier stays judged: its gateway proxies the
-tail API to its Service). Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
+tail API to its Service). Nor do the same kind of components of Grafana Pyroscope (an image named \`pyroscope\`, such as \`grafana/pyroscope\`, by
+\`-target\`): the ingester, store-gateway and segment-writer (ring members, dialled at the address each registered),
+the querier and compaction-worker (they pull their work), the compactor (sharded by its ring), the query-scheduler
+(found through its ring), the metastore (a raft group: one client per server, at the address resolved from its
+headless Service) and the query-backend (gRPC round robin over its headless Service's DNS, with retries); the
+distributor, query-frontend, tenant-settings, ad-hoc-profiles, admin and the single binary stay judged. Unlike the
+others these stay served for every other rule (their peers are their clients: \`replicas-not-spread\`, \`pdb-missing\` and
+the rollout rules judge them); only the endpoint removal they do not race is left out here. Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
 \`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. Nor do
 Trino workers (the \`trinodb/trino\` image with \`coordinator=false\` in the \`/etc/trino/config.properties\` of a ConfigMap of
 the input): the coordinator sends tasks to the URI each worker announced to it. Nor do Druid's Historicals, MiddleManagers

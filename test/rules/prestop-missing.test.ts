@@ -2040,3 +2040,69 @@ spec:
     expect(runRule(prestopMissing, op('quay.io/strimzi/kafka-bridge:0.31.1')).map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+// Review report p44 (item A, grafana/pyroscope's chart in microservices mode): the ingester,
+// store-gateway and segment-writer are ring members the callers dial at their registered
+// addresses, the querier and the compaction-worker pull their work, the compactor is sharded by its
+// ring, the query-scheduler is found through its ring, the metastore is a raft group with one client
+// per server, and the query-backend is reached by gRPC round robin over its headless Service's DNS
+// with retries (graph.ts PEER_DIALED_TARGETS). No Service client is raced by the endpoint removal.
+describe('prestop-missing: Pyroscope components that no client reaches through a Service (graph.ts peerDialed)', () => {
+  const pyro = (target: string, o: { image?: string; ingress?: boolean; preStop?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: pyro-${target}}
+spec:
+  selector: {app: pyro, component: ${target}}
+  ports: [{name: http2, port: 4040, targetPort: http2}, {name: grpc, port: 9095, targetPort: grpc}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: pyro-${target}-headless}
+spec:
+  clusterIP: None
+  selector: {app: pyro, component: ${target}}
+  ports: [{name: grpc, port: 9095, targetPort: grpc}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pyro-${target}}
+spec:
+  serviceName: pyro-${target}-headless
+  replicas: 3
+  selector: {matchLabels: {app: pyro, component: ${target}}}
+  template:
+    metadata: {labels: {app: pyro, component: ${target}}}
+    spec:
+      containers:
+      - name: ${target}
+        image: ${o.image ?? 'grafana/pyroscope:2.2.1'}
+        args: ["-target=${target}", "-config.file=/etc/pyroscope/config.yaml"]
+        ports: [{name: http2, containerPort: 4040}, {name: grpc, containerPort: 9095}]
+        readinessProbe: {httpGet: {path: /ready, port: http2}}
+${o.preStop ?? ''}${
+    o.ingress
+      ? `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: pyro}
+spec:
+  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: pyro-${target}, port: {number: 4040}}}}]}}]
+`
+      : ''
+  }`;
+  const peer = ['ingester', 'store-gateway', 'querier', 'query-scheduler', 'compactor', 'segment-writer', 'compaction-worker', 'metastore', 'query-backend', 'ingester,store-gateway'];
+  test('the v1 ring members and pull workers and the v2 segment-writer, compaction-worker, metastore and query-backend: no finding', () => {
+    for (const target of peer) expect([target, runRule(prestopMissing, pyro(target))]).toEqual([target, []]);
+    // (A preStop sleep of 0s is not reported either: no endpoint removal is raced.)
+    expect(runRule(prestopMissing, pyro('ingester', { preStop: '        lifecycle: {preStop: {sleep: {seconds: 0}}}\n' }), '1.31')).toEqual([]);
+  });
+  test('the distributor, query-frontend, tenant-settings, ad-hoc-profiles, admin, the single binary and a mixed -target: still a warning', () => {
+    for (const target of ['distributor', 'query-frontend', 'tenant-settings', 'ad-hoc-profiles', 'admin', 'all', 'ingester,distributor']) {
+      expect([target, runRule(prestopMissing, pyro(target)).map((f) => f.severity)]).toEqual([target, ['warning']]);
+    }
+  });
+  test('an Ingress to the Service of a peer-dialed component, or another image with the same -target: still a warning', () => {
+    expect(runRule(prestopMissing, pyro('ingester', { ingress: true })).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, pyro('ingester', { image: 'example.com/acme/server:1' })).map((f) => f.severity)).toEqual(['warning']);
+  });
+});

@@ -393,3 +393,39 @@ spec:
     expect(runRule(replicasNotSpread, op(', {containerPort: 9000, name: api}'), '1.31').map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+// Review report p44 (item A): Pyroscope's ring members, pull workers and raft metastore are
+// exempt from prestop-missing (graph.ts peerDialed) but stay served for this rule: with the forced
+// distributor.replication-factor=1, a node holding every ingester or segment-writer loses data in
+// flight, and one holding the metastore's majority loses its quorum. (Exempting the whole workload
+// silenced this warning for Hazelcast once, and was reverted.)
+describe('replicas-not-spread: Pyroscope components exempt from prestop-missing are still judged', () => {
+  const pyro = (target: string) => `apiVersion: v1
+kind: Service
+metadata: {name: pyro-${target}}
+spec:
+  selector: {app: pyro, component: ${target}}
+  ports: [{name: http2, port: 4040, targetPort: http2}, {name: grpc, port: 9095, targetPort: grpc}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pyro-${target}}
+spec:
+  serviceName: pyro-${target}
+  replicas: 3
+  selector: {matchLabels: {app: pyro, component: ${target}}}
+  template:
+    metadata: {labels: {app: pyro, component: ${target}}}
+    spec:
+      containers:
+      - name: ${target}
+        image: grafana/pyroscope:2.2.1
+        args: ["-target=${target}"]
+        ports: [{name: http2, containerPort: 4040}, {name: grpc, containerPort: 9095}]
+`;
+  test('ingester, segment-writer, metastore, query-backend: the warning', () => {
+    for (const target of ['ingester', 'segment-writer', 'metastore', 'query-backend']) {
+      expect([target, runRule(replicasNotSpread, pyro(target), '1.31').map((f) => f.severity)]).toEqual([target, ['warning']]);
+    }
+  });
+});
