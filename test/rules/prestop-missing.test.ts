@@ -2106,3 +2106,27 @@ spec:
     expect(runRule(prestopMissing, pyro('ingester', { image: 'example.com/acme/server:1' })).map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+// Review report p44 (item C): Pyroscope sleeps -shutdown-delay after SIGTERM with every listener
+// open (catalog grafana-pyroscope-shutdown-delay), like Mimir, though its /ready stays 200.
+describe('prestop-missing: Pyroscope -shutdown-delay (catalog grafana-pyroscope-shutdown-delay)', () => {
+  const distributor = (args: string) =>
+    wl({
+      podSpec: `      containers:\n      - name: c\n        image: grafana/pyroscope:2.2.1\n        args: [-target=distributor${args}]\n        ports: [{name: http2, containerPort: 4040}]\n`,
+      service: '  selector: {app: web}\n  ports: [{name: http2, port: 4040, targetPort: http2}]',
+    });
+  test('-shutdown-delay=15s (either dash form): no finding', () => {
+    expect(runRule(prestopMissing, distributor(', -shutdown-delay=15s'))).toEqual([]);
+    expect(runRule(prestopMissing, distributor(', --shutdown-delay, 15s'))).toEqual([]);
+  });
+  test('no -shutdown-delay, or 0s: the warning, whose advice names the flag', () => {
+    for (const args of ['', ', -shutdown-delay=0s']) {
+      expect(runRule(prestopMissing, distributor(args))).toEqual([
+        expect.objectContaining({
+          severity: 'warning',
+          message: expect.stringMatching(/^container "c": serves port 4040 for Service web but has no preStop hook.*or use the program's own setting \(.*catalog entry grafana-pyroscope-shutdown-delay\): -shutdown-delay=10s in the container's args/),
+        }),
+      ]);
+    }
+  });
+});
