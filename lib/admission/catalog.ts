@@ -1150,7 +1150,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'readiness-probe-missing': {
     restriction:
-      'judged as the linter judges the workload alone (a readinessProbe that is an exec of echo, true or printf counts as none, as in the linter): the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
+      'judged as the linter judges the workload alone (a readinessProbe that is an exec of echo, true or printf counts as none, as in the linter): the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded), and only when no other container of the pod has a readinessProbe that can fail (the linter then reports an info, or nothing when that probe checks the container); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
     validate: () => {
       const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
       // (Idle containers, where nothing listens, serve nothing.)
@@ -1161,8 +1161,11 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const vacuous = (c: string) => `(has(${c}.readinessProbe.exec) && has(${c}.readinessProbe.exec.command) && size(${c}.readinessProbe.exec.command) > 0 && ${c}.readinessProbe.exec.command[0].matches(${str(VACUOUS_EXEC.source)}))`;
       const bad = (c: string) => `((!has(${c}.readinessProbe) || ${vacuous(c)}) && !${injected.replace(/\bc\./g, `${c}.`)})`;
       const hintSet = annHas('kubegrace.dev/served');
-      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')})`;
-      const pred = `${traffic('c')} && ${bad('c')}`;
+      // (Another running container with a readinessProbe that can fail gates the pod's readiness too: the
+      // linter then reports at most an info, or nothing when that probe checks this container.)
+      const gated = (c: string) => `${RUNNING}.exists(o, o.name != ${c}.name && has(o.readinessProbe) && !${vacuous('o')})`;
+      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')} && !${gated('variables.mains[0]')})`;
+      const pred = `${traffic('c')} && ${bad('c')} && !${gated('c')}`;
       return [
         {
           severity: 'warning',

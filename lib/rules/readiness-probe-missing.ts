@@ -96,6 +96,55 @@ function vacuousExec(probe: JsonObject): string | undefined {
 /** Peer ports of clustered datastores (quorum, election, raft, transport, distribution), by number or name. */
 const PEER_PORT_NUMBERS = new Set([2888, 3888, 2380, 7000, 7001, 9300, 6222, 4369, 25672, 5701]);
 const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft|transport|internode|intra|cluster|dist)($|[-_])/i;
+/**
+ * The Redpanda operator's sidecar: with \`--run-broker-probe\` it serves \`/healthz\` on
+ * \`--broker-probe-bind-address\` (default \`:8093\`), which checks the broker at
+ * \`--broker-probe-broker-url\` through its admin API (active, not draining, no leaderless or
+ * under-replicated partitions): redpanda-data/redpanda-operator @0ab80199
+ * operator/cmd/sidecar/sidecar.go:143-146, operator/internal/probes/server.go:69,85-98,
+ * operator/internal/probes/broker.go:84-168 (review round 41).
+ */
+const REDPANDA_SIDECAR_IMAGE = /(^|\/)redpanda-operator$/;
+
+/** A flag's value in args or command (\`--flag value\` or \`--flag=value\`). */
+function flagValue(c: ContainerView, flag: string): string | undefined {
+  const argv = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : []));
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === flag && i + 1 < argv.length) return argv[i + 1];
+    if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+const LOOPBACK_PORT = /(?<![\w.-])(?:127\.0\.0\.1|localhost|\[::1\])[:#](\d{1,5})(?!\d)/g;
+
+/**
+ * How a sibling's readinessProbe checks container \`c\`, or undefined: its tcpSocket, httpGet or grpc
+ * probe goes to a numeric port \`c\` declares (the pod shares one network namespace; a named port
+ * resolves only through the probing container's own ports), its exec command reaches a loopback
+ * address on a port of \`c\`, or it is the Redpanda operator sidecar's broker probe of \`c\`'s admin port.
+ */
+function checksSibling(s: ContainerView, probe: JsonObject, c: ContainerView): string | undefined {
+  const mine = new Set(c.ports.map((p) => p.containerPort));
+  for (const h of ['tcpSocket', 'httpGet', 'grpc']) {
+    const port = get(probe, h, 'port');
+    const host = get(probe, h, 'host');
+    if (typeof port === 'number' && mine.has(port) && (host === undefined || host === '' || host === '127.0.0.1' || host === 'localhost')) return `its ${h} probe goes to port ${port} of this container`;
+  }
+  const cmd = get(probe, 'exec', 'command');
+  for (const a of Array.isArray(cmd) ? cmd : []) {
+    if (typeof a !== 'string') continue;
+    for (const m of a.matchAll(LOOPBACK_PORT)) if (mine.has(Number(m[1]))) return `its exec probe reaches ${m[0]}, a port of this container`;
+  }
+  if (REDPANDA_SIDECAR_IMAGE.test(imageRepository(s.image).path) && [get(s.raw, 'command'), get(s.raw, 'args')].some((a) => Array.isArray(a) && a.includes('--run-broker-probe'))) {
+    const bind = /:(\d+)$/.exec(flagValue(s, '--broker-probe-bind-address') ?? ':8093');
+    const url = /:(\d{1,5})\/?$/.exec(flagValue(s, '--broker-probe-broker-url') ?? '');
+    const port = get(probe, 'httpGet', 'port');
+    if (bind && url && mine.has(Number(url[1])) && (port === Number(bind[1]) || String(port) === bind[1])) return `the Redpanda operator sidecar's /healthz checks this broker through its admin API (port ${url[1]}): active, not draining, no leaderless or under-replicated partitions`;
+  }
+  return undefined;
+}
+
 function peerPort(p: ServedPort): boolean {
   const num = p.containerPort?.containerPort ?? (typeof p.servicePort.targetPort === 'number' ? p.servicePort.targetPort : undefined);
   const names = [p.containerPort?.name, p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined];
@@ -107,7 +156,7 @@ export const readinessProbeMissing: Rule = {
     id: 'readiness-probe-missing',
     spec: 'PROBE-001',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['warning', 'info'],
     description: 'served container without readinessProbe',
     doc: `A container without a readiness probe counts as ready as soon as it runs, so the Service sends it
 traffic before the app can serve (connection refused, errors during every rollout and restart). Rolling
@@ -137,7 +186,13 @@ template.
 
 **Condition:** \`readinessProbe\` is absent, or it can never fail: an \`exec\` whose command is \`echo\`, \`true\` or
 \`printf\` (the kubelet runs the command without a shell, so \`[echo, PING, "|", nc, localhost, "3310", "|", grep, PONG]\`
-only prints its arguments and exits 0: Mailu's clamav). **Severity:** warning.
+only prints its arguments and exits 0: Mailu's clamav). **Severity:** warning; info when another container of the
+pod (a main container or a native sidecar) has a readinessProbe: a pod is Ready only when all its containers are, so that
+probe gates this container's traffic too, and what is left unchecked is this container's own listener (one that binds
+later than the other gets ready, or hangs while it stays fine). No finding when that probe checks this container: a
+\`tcpSocket\`, \`httpGet\` or \`grpc\` probe on a numeric port this container declares, an \`exec\` reaching one of its
+ports over loopback, or the Redpanda operator sidecar's broker probe (\`--run-broker-probe\`: its \`/healthz\` checks the
+broker at \`--broker-probe-broker-url\` through its admin API).
 
 ${SERVED_STATUS_DOC}
 
@@ -164,6 +219,21 @@ readinessProbe:
         const rp = probeOf(c, 'readinessProbe');
         const vacuous = rp ? vacuousExec(rp) : undefined;
         if ((rp && !vacuous) || injectedAtAdmission(w, c)) continue;
+        // Pod readiness is the AND of its containers' (kubelet GeneratePodReadyCondition: Ready when all
+        // containers, native sidecars included, are ready): a sibling's readinessProbe gates this
+        // container's traffic too. One that checks this container covers it (the Redpanda operator
+        // sidecar's broker probe, review round 41); one that checks something else leaves only this
+        // container's own listener unchecked (KubeRay's security proxy in front of the apiserver,
+        // round 43; code-server beside Home Assistant, round 22): an info.
+        const gates = [...w.containers, ...w.sidecars]
+          .filter((o) => o !== c && o.role !== 'init')
+          .flatMap((o) => {
+            const p = probeOf(o, 'readinessProbe');
+            return p && !vacuousExec(p) ? [{ o, p }] : [];
+          });
+        if (gates.some(({ o, p }) => checksSibling(o, p, c) !== undefined)) continue;
+        const gateNames = gates.map(({ o }) => `"${o.name}"`);
+        const gateLabel = gateNames.length === 1 ? `container ${gateNames[0]}'s readinessProbe` : `the readinessProbes of containers ${gateNames.join(', ')}`;
         const declared = declaredPortsLabel(graph, w, c);
         // On unknown served status the first clause already says it is an assumption (the short text
         // output shows only the first sentence; the full note with the hint comes at the end).
@@ -182,7 +252,15 @@ readinessProbe:
         // With a startupProbe the kubelet marks the container ready once that probe passes (prober
         // manager UpdatePodStatus: not started, not ready; no readiness probe, ready once started),
         // and it stays ready until it exits.
-        const why = probeOf(c, 'startupProbe')
+        const why = gates.length
+          ? `the pod turns Ready only once ${gateLabel} passes, and that probe does not go to this container's ports: ${
+              notReadyAddresses
+                ? `a rollout counts the pod available even if this container does not serve (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
+                : probeOf(c, 'startupProbe')
+                  ? 'once its startupProbe passes, a hung or overloaded container keeps the pod\'s traffic, and a rollout counts the pod available even if it stops serving right after'
+                  : `if it listens later than ${gateNames.length === 1 ? 'that container gets' : 'those containers get'} ready, or stops serving while ${gateNames.length === 1 ? 'that one is' : 'they are'} fine (hung, overloaded), the pod still gets its traffic and a rollout counts it available`
+            }`
+          : probeOf(c, 'startupProbe')
           ? notReadyAddresses
             ? `only its startupProbe gates readiness: once that passes it counts as ready until it exits, so a rollout counts it available even if it stops serving right after (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
             : 'only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving (overloaded, or a dependency lost), and a rollout counts it available even if it stops serving right after'
@@ -193,13 +271,15 @@ readinessProbe:
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/readinessProbe/exec/command`,
-            message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but its readinessProbe can never fail: ${vacuous}; so ${notReadyAddresses ? 'rollouts cannot tell a broken pod from a working one' : 'it counts as ready as soon as it starts, gets traffic before the app can serve, and rollouts cannot tell a broken pod from a working one'}; run the check in a shell (command: [sh, -c, "..."]) or use the app's own health check${assumedServedNote(graph, w)}`,
+            ...(gates.length ? { severity: 'info' as const } : {}),
+            message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but its readinessProbe can never fail: ${vacuous}; so ${gates.length ? why : notReadyAddresses ? 'rollouts cannot tell a broken pod from a working one' : 'it counts as ready as soon as it starts, gets traffic before the app can serve, and rollouts cannot tell a broken pod from a working one'}; run the check in a shell (command: [sh, -c, "..."]) or use the app's own health check${assumedServedNote(graph, w)}`,
           });
           continue;
         }
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
+          ...(gates.length ? { severity: 'info' as const } : {}),
           message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers)}${assumedServedNote(graph, w)}`,
         });
       }

@@ -150,6 +150,36 @@ spec:
         service: '  selector: {app: web}\n  ports: [{name: http2, port: 80, targetPort: 80}]',
       }),
     },
+    {
+      // Review round 41 (redpanda chart 25.1.1-beta3): the operator sidecar's /healthz on 8093 checks this
+      // broker through its admin API (redpanda-operator operator/internal/probes/broker.go IsClusterBrokerHealthy).
+      name: "a broker gated by the Redpanda operator sidecar's broker probe (--run-broker-probe on the broker's admin port)",
+      yaml: wl(`      containers:
+      - name: redpanda
+        image: docker.redpanda.com/redpandadata/redpanda:v25.1.2
+        ports: [{containerPort: 9644, name: admin}, {containerPort: 9093, name: kafka}]
+        startupProbe: {exec: {command: [/bin/sh, -c, 'curl -sfk "https://localhost:9644/v1/status/ready"']}}
+      - name: sidecar
+        image: docker.redpanda.com/redpandadata/redpanda-operator:v25.1.1-beta2
+        command: [/redpanda-operator]
+        args: [sidecar, --run-broker-probe, --broker-probe-broker-url, '$(SERVICE_NAME).redpanda.redpanda.svc.cluster.local.:9644']
+        readinessProbe: {httpGet: {path: /healthz, port: 8093}}
+`, { kind: 'StatefulSet', service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: kafka, port: 9093, targetPort: 9093}]' }),
+    },
+    {
+      name: "a sibling's tcpSocket readinessProbe on this container's port (one network namespace) checks it",
+      yaml: wl(`${app()}      - name: side
+        image: side:1
+        readinessProbe: {tcpSocket: {port: 8080}}
+`),
+    },
+    {
+      name: "a sibling's exec readinessProbe that reaches this container's port over loopback checks it",
+      yaml: wl(`${app()}      - name: side
+        image: side:1
+        readinessProbe: {exec: {command: [sh, -c, "wget -qO- http://127.0.0.1:8080/healthz"]}}
+`),
+    },
   ],
   invalid: [
     {
@@ -354,14 +384,62 @@ spec:
       yaml: wl(`      initContainers:
       - {name: proxy, image: envoy:1, restartPolicy: Always, ports: [{name: http, containerPort: 8080}]}
       containers:
-      - {name: app, image: web:1, readinessProbe: {exec: {command: [ready]}}}
+      - {name: app, image: web:1}
 `),
       findings: [{ severity: 'warning', pointer: '/spec/template/spec/initContainers/0', message: 'container "proxy"' }],
+    },
+    {
+      // (Pod readiness is the AND of its containers': the app's probe gates the proxy's traffic too.)
+      name: 'native sidecar serving the Service port in front of a main container with a readinessProbe: info',
+      yaml: wl(`      initContainers:
+      - {name: proxy, image: envoy:1, restartPolicy: Always, ports: [{name: http, containerPort: 8080}]}
+      containers:
+      - {name: app, image: web:1, readinessProbe: {exec: {command: [ready]}}}
+`),
+      findings: [{ severity: 'info', pointer: '/spec/template/spec/initContainers/0', message: 'container "proxy": serves port 8080 for Service web but has no readinessProbe: the pod turns Ready only once container "app"\'s readinessProbe passes' }],
     },
     {
       name: 'undeclared numeric targetPort served by the lone main container',
       yaml: wl('      containers: [{name: app, image: web:1}]', { service: '  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]' }),
       findings: [{ severity: 'warning', message: 'serves port 8080 for Service web' }],
+    },
+    {
+      // Review round 43 (kuberay-apiserver): the proxy forwards to the apiserver container, whose probe
+      // gates the pod; only the proxy's own listener is unchecked. Round 22 (code-server beside Home Assistant) alike.
+      name: "a sibling's readinessProbe that checks something else gates the pod too: info, naming it",
+      yaml: wl(`      containers:
+      - name: apiserver
+        image: quay.io/kuberay/apiserver:v1.4.0
+        ports: [{containerPort: 8888, name: http}]
+        readinessProbe: {httpGet: {path: /healthz, port: http}}
+      - name: proxy
+        image: quay.io/kuberay/security-proxy:v1.4.0
+        ports: [{name: http, containerPort: 8988}]
+        env: [{name: HTTP_REMOTE_PORT, value: "8888"}]
+`, { service: '  selector: {app: web}\n  ports: [{name: http, port: 8888, targetPort: 8988}]' }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/template/spec/containers/1',
+          message:
+            'container "proxy": serves port 8988 for Service web but has no readinessProbe: the pod turns Ready only once container "apiserver"\'s readinessProbe passes, and that probe does not go to this container\'s ports: if it listens later than that container gets ready, or stops serving while that one is fine (hung, overloaded), the pod still gets its traffic and a rollout counts it available',
+        },
+      ],
+    },
+    {
+      name: "a sibling whose readinessProbe can never fail gates nothing: still a warning",
+      yaml: wl(`${app()}      - name: side
+        image: side:1
+        readinessProbe: {exec: {command: [/bin/true]}}
+`),
+      findings: [{ severity: 'warning', message: 'it counts as ready as soon as it starts, so it gets traffic before the app can serve' }],
+    },
+    {
+      name: 'a native sidecar with a readinessProbe gates the pod too; a startupProbe of its own leaves only the later hang',
+      yaml: wl(`      initContainers:
+      - {name: side, image: side:1, restartPolicy: Always, readinessProbe: {httpGet: {path: /ready, port: 9000}}}
+${app('        startupProbe: {tcpSocket: {port: http}}\n').replace('      containers:\n', '      containers:\n')}`),
+      findings: [{ severity: 'info', message: 'the pod turns Ready only once container "side"\'s readinessProbe passes, and that probe does not go to this container\'s ports: once its startupProbe passes, a hung or overloaded container keeps the pod\'s traffic' }],
     },
     {
       name: 'StatefulSet is in scope',
