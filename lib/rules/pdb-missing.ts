@@ -9,7 +9,8 @@ import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsFor
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook, lastingHelmHook } from './lb-util';
-import { exporterImage, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { exporterImage, likelyServed, SERVED_STATUS_DOC, trafficPortsOf } from '../model/traffic';
+import { apiServerCallsOnly } from '../model/webhook-calls';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 
@@ -131,9 +132,56 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload, version?: Ku
 }
 
 /**
+ * When the workload's only clients are the API server's calls to admission webhooks that match only
+ * custom resources (or CRD conversion webhooks): every Service that routes client traffic to it is
+ * called by the API server alone, on each of its client ports (webhook-calls.ts apiServerCallsOnly,
+ * the test prestop-missing uses), its webhooks fail closed and name only API groups of no built-in
+ * API (customResourcesOnly), and no kubegrace.dev/served hint says it has other clients. Losing every
+ * replica then rejects writes (or conversions) of those resources only, which
+ * webhook-backend-availability and prestop-missing rate info (External Secrets' webhook; review p40).
+ * Undefined otherwise: a webhook on built-in kinds or pods (Kyverno, Gatekeeper: `*` groups)
+ * blocks writes cluster-wide, and another Service or port has other clients.
+ */
+export function customResourceWebhookBackend(graph: ObjectGraph, w: Workload): { names: string; custom: string; conversion: boolean } | undefined {
+  if (graph.servedHint(w) !== undefined) return undefined;
+  // (The Services whose ports carry client traffic to it, as prestop-missing reads them: not those
+  // that carry only scrapes beside the webhook Service.)
+  const clients = new Set(trafficPortsOf(graph, w).map((p) => p.service));
+  const traffic = graph.trafficServices(w).filter((s) => !clients.size || clients.has(s));
+  const only = apiServerCallsOnly(graph, traffic);
+  return only?.custom ? { names: only.names, custom: only.custom, conversion: only.conversion === true } : undefined;
+}
+
+/** The phrase of pdbMissingMildReason and replicas-not-spread for such a backend. */
+export function customResourceWebhookPhrase(b: { names: string; custom: string; conversion: boolean }): string {
+  return `its only client is the API server, calling ${b.names}, which match${b.names.includes(',') || b.names.includes(' and ') ? '' : 'es'} only custom resources (${b.custom}): losing every replica fails only ${b.conversion ? 'requests' : 'writes'} of those, which GitOps controllers and the operator's own reconcilers retry (a one-shot kubectl apply or helm upgrade fails and must be run again), as webhook-backend-availability rates that outage`;
+}
+
+/** A pflag/flag boolean value that reads true (strconv.ParseBool). */
+const LEADER_ELECT = /^--?(leader-elect|leader-election|enable-leader-election)(?:=(?:1|t|T|TRUE|true|True))?$/;
+
+/**
+ * The main container that runs leader election, by its flag: `--leader-elect` (kubebuilder since v3,
+ * the Kubernetes components), `--enable-leader-election` (kubebuilder v2, Flux) or
+ * `--leader-election` (the CSI sidecars), bare or `=true` (a boolean flag takes its value only after
+ * `=`): `--leader-elect=true in container "manager"`; undefined when none does. A default that the
+ * manifest does not write is not read.
+ */
+export function leaderElectionFlag(w: Workload): string | undefined {
+  for (const c of w.containers) {
+    const words = [c.raw.command, c.raw.args].flatMap((l) => (Array.isArray(l) ? l : [])).flatMap((a) => (typeof a === 'string' ? a.split(/\s+/) : []));
+    const hit = words.find((x) => LEADER_ELECT.test(x));
+    if (hit) return `${hit} in container "${c.name}"`;
+  }
+  return undefined;
+}
+
+/**
  * Why evicting every replica at once costs little here, for the info level, or undefined (warning).
- * Only for a workload no client reaches (not likelyServed: no Service routes user traffic to it, the
- * advice rules' served test), and only when one of two facts of the manifest bounds the loss:
+ * For a workload whose only client is the API server calling webhooks that match only custom
+ * resources (customResourceWebhookBackend), and otherwise only for a workload no client reaches (not
+ * likelyServed: no Service routes user traffic to it, the advice rules' served test), when one of
+ * three facts of the manifest bounds the loss:
  * - a Deployment with strategy Recreate: every rollout already stops all replicas before any new
  *   one starts, so its owner accepts that pause in its work at each upgrade, and a drain that
  *   evicts them all costs the same pause (Mastodon's sidekiq workers: "Recreate will help reduce
@@ -144,17 +192,30 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload, version?: Ku
  *   container's image named *-exporter / *_exporter, traffic.ts exporterImage): its Services carry
  *   scrapes, so losing every replica costs a gap in metrics, not requests or work (harbor-exporter;
  *   review p32), the reason its Services do not make it served.
- * Unserved workers with a RollingUpdate (Celery, Kafka consumers) stay warnings: losing every
- * replica at once stalls their processing, which their strategy avoids on a rollout.
+ * - a main container that runs leader election (leaderElectionFlag): one replica works, the others
+ *   wait for its lease. Evicting the leader alone already pauses the work until a standby takes
+ *   the lease over (client-go leaderelection: a candidate acquires only a lease whose
+ *   leaseDurationSeconds, 15 s in controller-runtime, have passed since the holder's last renewal,
+ *   unless the holder releases it on cancel); evicting every replica adds the replacement's start
+ *   to that pause, and no client traffic is lost (the Solr operator; review p44).
+ * Unserved workers with a RollingUpdate (Celery, Kafka consumers) stay warnings: every replica
+ * works, so losing every replica at once stalls their processing, which their strategy avoids on a
+ * rollout.
  */
 export function pdbMissingMildReason(graph: ObjectGraph, w: Workload): string | undefined {
-  if (likelyServed(graph, w)) return undefined;
+  if (likelyServed(graph, w)) {
+    const b = customResourceWebhookBackend(graph, w);
+    return b && customResourceWebhookPhrase(b);
+  }
   if (w.kind === 'Deployment' && w.deployment?.type === 'Recreate')
     return 'no Service routes clients to it, and its strategy Recreate already stops every replica at once on each rollout, so a drain that evicts them all costs the same pause in its work';
   const main = w.containers;
   const component = w.templateLabels['app.kubernetes.io/component'] === 'exporter';
   if (component || (main.length > 0 && main.every((c) => exporterImage(c))))
     return `it is a Prometheus exporter (${component ? 'app.kubernetes.io/component: exporter' : `image ${main[0].image}`}) that no Service routes clients to, so evicting every replica costs a gap in scrapes, not client traffic`;
+  const le = leaderElectionFlag(w);
+  if (le)
+    return `no Service routes clients to it, and it runs leader election (${le}), so one replica works while the others wait for its lease: evicting the leader alone already pauses that work until a standby takes the lease over, and evicting every replica adds the start of a replacement to the pause; no client traffic is lost`;
   return undefined;
 }
 
@@ -268,8 +329,22 @@ work. It is **info** instead, for a workload no Service routes clients to (the s
 bounds that loss: a Deployment with \`strategy.type: Recreate\`, whose every rollout already stops all replicas at once
 (the owner accepts that pause at each upgrade; Mastodon's sidekiq workers), or a Prometheus exporter (pod label
 \`app.kubernetes.io/component: exporter\`, or every main container's image named \`*-exporter\` or \`*_exporter\`), whose
-Services carry scrapes: losing every replica costs a gap in metrics, not client traffic. Unserved workers under
-RollingUpdate stay warnings.
+Services carry scrapes: losing every replica costs a gap in metrics, not client traffic; or a main container that runs
+leader election (\`--leader-elect\`, \`--enable-leader-election\` or \`--leader-election\`, bare or \`=true\`; a default
+the manifest does not write is not read): one replica works while the others wait for its lease, so evicting the leader
+alone already pauses the work until a standby takes the lease over (client-go's leader election takes over a lease only
+once its duration, 15 s in controller-runtime, has passed since the last renewal, unless the holder releases it), and
+evicting every replica adds a replacement's start to that pause (the Solr operator). Unserved workers under
+RollingUpdate without leader election stay warnings: every replica works, and their strategy shows the owner keeps some
+running.
+
+It is **info** as well for a served workload whose only client is the API server calling admission webhooks that match
+only custom resources (or CRD conversion webhooks): every Service that routes client traffic to it is called by the
+API server alone, on each of its client ports, and its webhooks fail closed and name only API groups of no built-in API
+(External Secrets' webhook; cert-manager's, on cert-manager.io and acme.cert-manager.io). Losing every replica then fails only writes of those resources, which their clients retry:
+the outage \`webhook-backend-availability\` and \`prestop-missing\` rate info (\`replicas-not-spread\` says the same). A
+webhook on built-in kinds or pods (Kyverno, Gatekeeper: \`*\` groups), a webhook that fails open (a mutating one
+admits objects unmutated), another client port, or \`kubegrace.dev/served: "true"\` keeps the warning.
 
 ${SERVED_STATUS_DOC}
 

@@ -3,7 +3,7 @@ import { Catalog } from '../catalog';
 import { assumedServedNote, containerGuess, likelyServed, removedContainersOf, removedPortsOf, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { KubeVersion } from '../engine/version';
 import { HINT, notClientPort, ObjectGraph, ServiceView } from '../model/graph';
-import { ApiServerCall, apiServerCalls, customResourcesOnly } from '../model/webhook-calls';
+import { apiServerCalls, apiServerCallsOnly } from '../model/webhook-calls';
 import { ContainerView, get, Workload } from '../model/workload';
 import { parseSeconds } from '../timeline/duration';
 import { DEFAULT_PRESTOP_SECONDS, podPreStopDelay, PreStopDelay } from '../timeline/prestop';
@@ -550,47 +550,6 @@ function loopbackFront(graph: ObjectGraph, w: Workload, b: ContainerView, shellL
  * When every Service is called only by validating webhooks with failurePolicy: Ignore in the input
  * (no APIService, no mutating webhook, no webhook that fails closed): their names, else undefined.
  */
-/**
- * When the API server is the only caller of every traffic Service (admission webhooks, aggregated
- * APIServices, CRD conversion webhooks) on every client port: who calls, and what fails while a call is refused.
- */
-function apiServerCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): { names: string; effect: string; custom?: string; conversion?: boolean } | undefined {
-  if (!traffic.length) return undefined;
-  const calls: ApiServerCall[] = [];
-  for (const s of traffic) {
-    const cs = apiServerCalls(graph, s);
-    // (An Ingress or a route to one of its ports has other clients: review round 27, opa-kube-mgmt.)
-    if (!cs.length || s.ports.some((p) => graph.routedPort(s, p))) return undefined;
-    const called = new Set(cs.map((c) => c.port));
-    if (s.ports.some((p) => !notClientPort(p) && (p.port === undefined || !called.has(p.port)))) return undefined;
-    calls.push(...cs);
-  }
-  const shown = [...new Set(calls.map((c) => (c.kind === 'APIService' ? `APIService ${c.name}` : c.kind === 'CustomResourceDefinition' ? `the conversion webhook of CustomResourceDefinition ${c.name}` : c.name)))];
-  const names = shown.length > 3 ? `${shown.slice(0, 2).join(', ')} and ${shown.length - 2} more` : shown.join(', ');
-  const effects: string[] = [];
-  if (calls.some((c) => (c.kind === 'ValidatingWebhookConfiguration' || c.kind === 'MutatingWebhookConfiguration') && c.failurePolicy === 'Fail')) effects.push('the requests its webhooks with failurePolicy: Fail intercept are rejected');
-  if (calls.some((c) => c.kind === 'MutatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated');
-  if (calls.some((c) => c.kind === 'ValidatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) effects.push('objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked');
-  if (calls.some((c) => c.kind === 'APIService')) effects.push('requests to its aggregated API fail (503)');
-  // (A conversion webhook has no failure policy: the request that needed the conversion fails.)
-  if (calls.some((c) => c.kind === 'CustomResourceDefinition')) effects.push('reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail');
-  // Webhooks that match only custom resources, none of them a mutating one that fails open (an object
-  // admitted unmutated stays so), and CRD conversion webhooks (they convert only their custom
-  // resource): only requests for those fail, and their clients retry them, as
-  // webhook-backend-availability rates the longer outage of the same calls (review round 30: the
-  // couchbase-operator chart's admission controller, couchbase.com only; kserve's llmisvc conversion).
-  const hooks = calls.filter((c) => c.kind !== 'CustomResourceDefinition');
-  const conversions = calls.filter((c) => c.kind === 'CustomResourceDefinition').map((c) => c.config.slice(c.config.indexOf('.') + 1));
-  const hookGroups =
-    hooks.every((c) => c.hook !== undefined && !(c.kind === 'MutatingWebhookConfiguration' && c.failurePolicy !== 'Fail')) && calls.some((c) => c.failurePolicy === 'Fail')
-      ? hooks.length
-        ? customResourcesOnly(hooks.map((c) => c.hook!))
-        : ''
-      : undefined;
-  const custom = hookGroups === undefined ? undefined : [...new Set([...(hookGroups ? hookGroups.split(', ') : []), ...conversions])].join(', ') || undefined;
-  return { names, effect: effects.join('; '), custom, conversion: conversions.length > 0 };
-}
-
 function uncheckedCallsOnly(graph: ObjectGraph, traffic: readonly ServiceView[]): string | undefined {
   if (!traffic.length) return undefined;
   const names: string[] = [];

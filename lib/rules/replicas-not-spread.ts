@@ -9,6 +9,7 @@ import { matches, parseLabelSelector } from '../model/selector';
 import { escapeSegment } from '../model/parse';
 import { ObjectGraph } from '../model/graph';
 import { sharedClaimDecision } from './surge-volume-deadlock';
+import { customResourceWebhookBackend, customResourceWebhookPhrase } from './pdb-missing';
 
 const KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** When DoNotSchedule is meant (the message says it, so the advice is not read as "always hard"). */
@@ -117,7 +118,7 @@ export const replicasNotSpread: Rule = {
     id: 'replicas-not-spread',
     spec: 'SPREAD-001',
     defaultSeverity: 'warning',
-    severities: ['warning'],
+    severities: ['warning', 'info'],
     description: 'replicas >= 2 with neither hostname/zone anti-affinity nor topology spread',
     doc: `Replicas protect availability only if they do not share a failure domain. Without a spreading rule the
 scheduler's default, soft spreading is all there is: several replicas can land on one node, and a single node failure
@@ -131,6 +132,13 @@ when an HPA targets it) that has neither
   \`labelSelector\` selects its own pod labels, nor
 - a \`topologySpreadConstraints\` entry with \`topologyKey\` \`kubernetes.io/hostname\` or
   \`topology.kubernetes.io/zone\` whose \`labelSelector\` selects its own pod labels.
+
+**Info** instead when the workload's only client is the API server calling admission webhooks that match only custom
+resources (or CRD conversion webhooks): every Service that routes client traffic to it is called by the API server alone, on
+each of its client ports, and its webhooks fail closed and name only API groups of
+no built-in API (External Secrets' webhook; cert-manager's, on cert-manager.io and acme.cert-manager.io). Losing every replica then fails only writes of those resources, which their
+clients retry, the outage \`webhook-backend-availability\` and \`prestop-missing\` rate info; \`pdb-missing\` says the same.
+A webhook on built-in kinds or pods (Kyverno, Gatekeeper: \`*\` groups) keeps the warning.
 
 Anti-affinity on the zone key is accepted too (it separates nodes as well), and so are host ports (a \`hostPort\`, or
 declared ports with \`hostNetwork: true\`): kube-scheduler's NodePorts filter never puts two such pods on one node.
@@ -218,11 +226,15 @@ see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); oth
       const advice = dead.length
         ? `correct the selector: ${dead.map((e) => `set ${e.dead.key} to ${e.dead.has} in the labelSelector of ${e.what}`).join('; ')}, so that it selects the pods' own labels and keeps them apart as written${dead.some((e) => e.strict) ? ' (a hard rule: replicas beyond the number of nodes or zones then stay Pending)' : ''}${surgeBlocked ? `; on a Deployment a corrected hard rule also holds the surge pod off every node with a replica, so pair it with matchLabelKeys: [pod-template-hash] or maxSurge: 0 (see spread-blocks-surge)` : ''}`
         : `${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})`;
+      // (Only writes of custom resources fail while no replica runs: the level of
+      // webhook-backend-availability for that outage; review p40, External Secrets' webhook.)
+      const cr = customResourceWebhookBackend(ctx.graph, w);
       ctx.report({
         object: w.obj,
         pointer,
+        severity: cr ? 'info' : undefined,
         fix: dead.length ? correction : spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}; ${advice}${assumedServedNote(ctx.graph, w)}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}${cr ? `; that costs little here: ${customResourceWebhookPhrase(cr)}` : ''}; ${advice}${assumedServedNote(ctx.graph, w)}`,
       });
     }
 

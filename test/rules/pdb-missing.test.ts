@@ -67,6 +67,27 @@ spec:
   ports: [{name: web, port: 9093, targetPort: web}]
 `;
 
+/** A 2-replica webhook backend behind Service web, called by one fail-closed validating webhook on the API group given. */
+const webhookBackend = (group: string) =>
+  wl('Deployment', 2).replace('image: web:1', 'image: ghcr.io/external-secrets/external-secrets:v2.9.0, args: [webhook], ports: [{containerPort: 10250}]') +
+  `---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {selector: {app: web}, ports: [{port: 443, targetPort: 10250}]}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: externalsecret-validate}
+webhooks:
+- name: validate.externalsecret.external-secrets.io
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {service: {namespace: default, name: web, path: /validate}}
+  rules: [{apiGroups: [${group}], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: ['*']}]
+`;
+
 ruleTester(pdbMissing, {
   valid: [
     {
@@ -161,6 +182,51 @@ ruleTester(pdbMissing, {
     {
       name: 'an unserved worker under RollingUpdate with a metrics Service (Celery): its processing stalls, warning',
       yaml: wl('Deployment', 3).replace('image: web:1', 'image: example/worker:1, ports: [{name: metrics, containerPort: 9808}]') + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web-metrics}\nspec: {selector: {app: web}, ports: [{name: metrics, port: 9808}]}\n',
+      findings: [{ severity: 'warning' }],
+    },
+    // Review p40 item 1: External Secrets' webhook, 2 replicas, whose only client is the API server calling
+    // webhooks on external-secrets.io: webhook-backend-availability rates losing every replica info.
+    {
+      name: 'a webhook backend whose only client is the API server, through fail-closed webhooks on custom resources only: info',
+      yaml: webhookBackend('external-secrets.io'),
+      findings: [
+        {
+          severity: 'info',
+          message:
+            'replicas 2 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; that costs little here: its only client is the API server, calling validate.externalsecret.external-secrets.io, which matches only custom resources (external-secrets.io): losing every replica fails only writes of those, which GitOps controllers and the operator\'s own reconcilers retry (a one-shot kubectl apply or helm upgrade fails and must be run again), as webhook-backend-availability rates that outage, and a budget still spaces drains out; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}',
+        },
+      ],
+    },
+    { name: 'a webhook backend whose webhook matches pods (a built-in group): cluster-wide writes fail, warning', yaml: webhookBackend('""'), findings: [{ severity: 'warning', message: /may evict every replica at once; add a PodDisruptionBudget/ }] },
+    {
+      name: 'a webhook backend whose webhook fails open (Ignore) on custom resources: not the info case, warning',
+      yaml: webhookBackend('external-secrets.io').replace('failurePolicy: Fail', 'failurePolicy: Ignore').replace('kind: ValidatingWebhookConfiguration', 'kind: MutatingWebhookConfiguration'),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      name: 'a webhook backend whose Service has another client port: warning',
+      yaml: webhookBackend('external-secrets.io').replace('ports: [{port: 443, targetPort: 10250}]', 'ports: [{port: 443, targetPort: 10250}, {name: http, port: 8080}]'),
+      findings: [{ severity: 'warning' }],
+    },
+    { name: 'a webhook backend marked served by the hint: warning', yaml: webhookBackend('external-secrets.io').replace('labels: {app: web, tier: front}', 'labels: {app: web, tier: front}\n      annotations: {"kubegrace.dev/served": "true"}'), findings: [{ severity: 'warning' }] },
+    // Review p44 item B: the Solr operator, 2 replicas, no Service, --leader-elect=true.
+    {
+      name: 'an unserved controller that runs leader election (--leader-elect=true): one replica works, info',
+      yaml: wl('Deployment', 2).replace('image: web:1', 'image: apache/solr-operator:v0.9.1, args: [-zk-operator=false, --leader-elect=true]'),
+      findings: [
+        {
+          severity: 'info',
+          message:
+            'replicas 2 but no PodDisruptionBudget in its namespace selects its pods: a node drain or autoscaler consolidation may evict every replica at once; that costs little here: no Service routes clients to it, and it runs leader election (--leader-elect=true in container "app"), so one replica works while the others wait for its lease: evicting the leader alone already pauses that work until a standby takes the lease over, and evicting every replica adds the start of a replacement to the pause; no client traffic is lost, and a budget still spaces drains out; add a PodDisruptionBudget with maxUnavailable: 1 and selector.matchLabels {app: web}',
+        },
+      ],
+    },
+    { name: 'leader election by --enable-leader-election (kubebuilder v2): info', yaml: wl('Deployment', 2).replace('image: web:1', 'image: example/manager:1, command: [/manager, --enable-leader-election]'), findings: [{ severity: 'info', message: /--enable-leader-election in container "app"/ }] },
+    { name: 'leader election switched off (--leader-elect=false): warning', yaml: wl('Deployment', 2).replace('image: web:1', 'image: example/manager:1, args: [--leader-elect=false]'), findings: [{ severity: 'warning' }] },
+    { name: 'only a leader-election tuning flag, not the switch: warning', yaml: wl('Deployment', 2).replace('image: web:1', 'image: example/manager:1, args: [--leader-elect-lease-duration=30s]'), findings: [{ severity: 'warning' }] },
+    {
+      name: 'leader election but served (a Service routes clients to it): warning',
+      yaml: wl('Deployment', 2).replace('image: web:1', 'image: example/manager:1, args: [--leader-elect], ports: [{containerPort: 8080}]') + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n',
       findings: [{ severity: 'warning' }],
     },
     {

@@ -70,6 +70,22 @@ spec:
   selector: {matchLabels: {app: web}}
 `;
 
+/** The workload with its Service called by one fail-closed validating webhook on the API group given (port 80). */
+const webhookCalled = (yaml: string, group: string) =>
+  yaml +
+  `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: externalsecret-validate}
+webhooks:
+- name: validate.externalsecret.external-secrets.io
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {service: {namespace: default, name: web, path: /validate, port: 80}}
+  rules: [{apiGroups: [${group}], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: ['*']}]
+`;
+
 ruleTester(replicasNotSpread, {
   valid: [
     { name: 'host ports: two of these pods never share a node (NodePorts), like required hostname anti-affinity (the minio example)', yaml: workload('', { kind: 'StatefulSet' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 9000}]') },
@@ -97,6 +113,20 @@ ruleTester(replicasNotSpread, {
     { name: 'ReplicaSet replicas 3 sharing a ReadWriteOnce claim', yaml: workload(CLAIM, { kind: 'ReplicaSet' }) + pvc('[ReadWriteOnce]') },
   ],
   invalid: [
+    // Review p40 item 1: External Secrets' webhook (2 replicas), whose only client is the API server calling
+    // webhooks on external-secrets.io: webhook-backend-availability rates losing every replica info.
+    {
+      name: 'a webhook backend whose only client is the API server, through fail-closed webhooks on custom resources only: info',
+      yaml: webhookCalled(workload('', { replicas: '2' }), 'external-secrets.io'),
+      findings: [
+        {
+          severity: 'info',
+          message:
+            "replicas 2 but nothing spreads them across nodes or zones (no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods; the scheduler's default spreading is only a soft preference): one node drain or failure can take every replica at once; that costs little here: its only client is the API server, calling validate.externalsecret.external-secrets.io, which matches only custom resources (external-secrets.io): losing every replica fails only writes of those, which GitOps controllers and the operator's own reconcilers retry (a one-shot kubectl apply or helm upgrade fails and must be run again), as webhook-backend-availability rates that outage; add topologySpreadConstraints",
+        },
+      ],
+    },
+    { name: 'a webhook backend whose webhook matches a built-in group (apps): warning', yaml: webhookCalled(workload('', { replicas: '2' }), 'apps'), findings: [{ severity: 'warning', message: /can take every replica at once; add topologySpreadConstraints/ }] },
     {
       name: 'Fluent Bit as a Deployment with a forward input on its Service: served',
       yaml: fluentBit({ kind: 'Deployment', replicas: 2, extraPorts: [{ name: 'forward', port: 24224 }] }),
