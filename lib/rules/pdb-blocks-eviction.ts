@@ -43,7 +43,13 @@ export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView, versio
   // bitnami etcd's "51%", which rounds up to 1): every drain blocks by accident, the chart-default
   // case. "100%" says "never evict" as plainly as maxUnavailable: 0, so it stays a warning.
   const accidental = min.kind === 'int' ? min.value >= 1 : min.value > 0 && min.value < 100;
-  return { pods, field: 'minAvailable', need, severity: r === 1 && accidental ? 'error' : 'warning' };
+  // A percentage below 100% says "let some go" at any count: one that rounds up to every replica of
+  // a fixed count ("90%" of 3: ceil(2.7) = 3) blocks every drain by accident just as well, whatever
+  // the count (apisix's chart default minAvailable "90%"; review p42 item 2), while an integer >= r
+  // on several replicas, like "100%", may say "never evict" on purpose. With an HPA, r is its
+  // minReplicas, and at a larger scale the budget does allow evictions: a warning.
+  const fixedPercent = min.kind === 'percent' && accidental && !pods.fromHpa;
+  return { pods, field: 'minAvailable', need, severity: (r === 1 && accidental) || fixedPercent ? 'error' : 'warning' };
 }
 
 export const pdbBlocksEviction: Rule = {
@@ -70,8 +76,11 @@ With \`r\` = the total replicas of the workloads the PDB matches (for a workload
 
 Severity: **error** when \`r == 1\` and \`minAvailable\` is an integer >= 1 (the common chart default
 \`minAvailable: 1\` on a single replica) or a percentage below 100% (a majority such as \`"51%"\`, meant for a
-quorum of several replicas, rounds up to 1: the same budget); **warning** otherwise (\`"100%"\` and
-\`maxUnavailable: 0\` say "never evict" on purpose as often as not). PDBs that match no workload in the set, or only
+quorum of several replicas, rounds up to 1: the same budget); **error** too, at any \`r\`, for a percentage below 100%
+that rounds up to every replica of a fixed count (no HPA): \`"90%"\` of 3 pods says "let 10% go" and blocks every drain
+by accident (apisix's chart default \`minAvailable: 90%\` with 1 to 9 replicas); **warning** otherwise (\`"100%"\`,
+an integer \`minAvailable >= r\` on several replicas and \`maxUnavailable: 0\` say "never evict" on purpose as often as
+not; with an HPA, \`r\` is its \`minReplicas\`, and at a larger scale the budget allows evictions). PDBs that match no workload in the set, or only
 DaemonSets (drains skip DaemonSet pods), are not judged; the StatefulSets prometheus-operator makes from an
 \`Alertmanager\`, \`Prometheus\` (per shard) or \`ThanosRuler\` of the input count as workloads (\`spec.replicas\` each); when a PDB also matches DaemonSet or Job pods, whose count
 is unknown, only \`maxUnavailable: 0\` is reported.

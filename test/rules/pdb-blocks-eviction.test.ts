@@ -132,8 +132,11 @@ spec:
       yaml: wl('web', 3) + pdb('minAvailable: "100%"'),
       findings: [{ severity: 'warning', pointer: MIN, message: /minAvailable "100%" with 3 pods.*kubegrace\.dev\/ignore: pdb-blocks-eviction/ }],
     },
-    { name: 'minAvailable "90%" with r = 3 rounds up to 3', yaml: wl('web', 3) + pdb('minAvailable: "90%"'), findings: [{ severity: 'warning', message: 'minAvailable "90%" rounds up to 3 of 3 pods' }] },
-    { name: 'minAvailable "67%" with r = 3: ceil(2.01) = 3', yaml: wl('web', 3) + pdb('minAvailable: "67%"'), findings: [{ severity: 'warning', message: 'rounds up to 3 of 3 pods' }] },
+    // Review p42 item 2: apisix's chart default minAvailable "90%" with 3 replicas. A percentage below 100% says "let
+    // some go"; rounded up to every replica of a fixed count it blocks every drain by accident, as minAvailable 1 on 1 does.
+    { name: 'minAvailable "90%" with r = 3 rounds up to 3: error (a fixed count)', yaml: wl('web', 3) + pdb('minAvailable: "90%"'), findings: [{ severity: 'error', message: 'minAvailable "90%" rounds up to 3 of 3 pods' }] },
+    { name: 'minAvailable "67%" with r = 3: ceil(2.01) = 3: error', yaml: wl('web', 3) + pdb('minAvailable: "67%"'), findings: [{ severity: 'error', message: 'rounds up to 3 of 3 pods' }] },
+    { name: 'minAvailable "90%" with r = 9: ceil(8.1) = 9: error', yaml: wl('web', 9, 'StatefulSet') + pdb('minAvailable: 90%'), findings: [{ severity: 'error', message: 'rounds up to 9 of 9 pods' }] },
     // A majority meant for a quorum, on one replica: the same budget as minAvailable 1 (bitnami etcd's
     // default pdb.minAvailable "51%" with replicaCount 1), so the same error.
     { name: 'minAvailable "50%" with r = 1 rounds up to 1: error, as minAvailable 1', yaml: wl('web', 1) + pdb('minAvailable: "50%"'), findings: [{ severity: 'error', message: 'rounds up to 1 of 1 pod' }] },
@@ -161,7 +164,8 @@ spec:
       findings: [{ severity: 'error', message: 'HPA minReplicas 1 (default)' }],
     },
     {
-      name: 'HPA minReplicas 2 and minAvailable "90%": ceil(1.8) = 2',
+      // (At a larger scale the budget allows evictions: not the accidental fixed-count case, a warning.)
+      name: 'HPA minReplicas 2 and minAvailable "90%": ceil(1.8) = 2: warning',
       yaml: wl('web', 5) + hpa(2) + pdb('minAvailable: "90%"'),
       findings: [{ severity: 'warning', message: 'rounds up to 2 of 2 pods' }],
     },
