@@ -3,6 +3,7 @@ import { Rule } from '../engine/types';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { Workload, get } from '../model/workload';
 import { annotationPointer, runsVault, servicesSelecting } from './lb-util';
+import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings } from './mesh-util';
 import { nameOf } from './util';
 
 /** Hint: the app needs its peers' addresses before it is Ready (`"true"`), or not (`"false"`). */
@@ -33,6 +34,43 @@ function legacyAnnotationOnly(s: ServiceView): boolean {
 
 function isPerPod(s: ServiceView): boolean {
   return s.selector.kind === 'selector' && s.selector.requirements.some((r) => PER_POD_LABELS.includes(r.key));
+}
+
+/**
+ * Whether the pods of `w` are held at most one per node: a required pod anti-affinity term on
+ * kubernetes.io/hostname whose selector matches the pods' own labels in their own namespace (no
+ * matchLabelKeys/mismatchLabelKeys, which narrow it to pods sharing a label value, so an old and a new
+ * revision could share a node), or a host port (kube-scheduler's NodePorts filter keeps two pods
+ * binding it off one node).
+ */
+function onePodPerNode(w: Workload): boolean {
+  if (hostPortBindings(w).length > 0) return true;
+  return antiAffinityTerms(w).some((t) => {
+    if (!t.required || !t.selectsOwn || t.topologyKey !== HOSTNAME_KEY) return false;
+    const keys = [t.raw.matchLabelKeys, t.raw.mismatchLabelKeys].some((k) => Array.isArray(k) && k.length > 0);
+    const names = Array.isArray(t.raw.namespaces) ? t.raw.namespaces : [];
+    const nsSel = t.raw.namespaceSelector;
+    // (Null/empty namespaces and no namespaceSelector: the pod's own namespace; an empty
+    // namespaceSelector: all namespaces; a non-empty one may not match the own namespace.)
+    const emptySel = nsSel !== undefined && nsSel !== null && typeof nsSel === 'object' && !Array.isArray(nsSel) && Object.keys(nsSel).length === 0;
+    const ownNs = names.includes(w.obj.namespace ?? '') || emptySel || (names.length === 0 && (nsSel === undefined || nsSel === null));
+    return !keys && ownNs;
+  });
+}
+
+/**
+ * A NodePort Service with externalTrafficPolicy: Local over one StatefulSet whose pods are held one
+ * per node is per-pod in effect: a node port forwards external traffic to node-local endpoints only
+ * (kubernetes/website content/en/docs/concepts/services-networking/service.md, "Traffic policies"),
+ * so each node's port reaches the one member there, and members that advertise their own
+ * node-port address (the redpanda chart's default external access: ADVERTISED_*_ADDRESSES[$POD_ORDINAL],
+ * redpanda-operator charts/redpanda/secrets.go) must be reached whatever their readiness, like the
+ * chart's per-pod LoadBalancer Services. (Not a LoadBalancer: its address spreads clients over every
+ * node with a local endpoint, Ready or not; nor a Deployment, whose pods have no identity of their own
+ * that a client would need to reach.)
+ */
+function perNodePort(s: ServiceView, ws: Workload[]): boolean {
+  return s.type === 'NodePort' && s.externalTrafficPolicy === 'Local' && ws.length === 1 && ws[0].kind === 'StatefulSet' && onePodPerNode(ws[0]);
 }
 
 const CLUSTERED = 'is a clustered datastore whose members discover each other through this Service';
@@ -130,8 +168,14 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   pods already publishes not-ready addresses (e.g. per-pod "announce" Services, as the redis-ha chart uses).
 - **warning:** \`publishNotReadyAddresses: true\` on a Service that clients use: one with a cluster IP (not headless)
   and a selector. Not reported for per-pod Services (selector on \`statefulset.kubernetes.io/pod-name\` or
-  \`apps.kubernetes.io/pod-index\`: there is no other endpoint to prefer) nor metrics-only Services (scraping
-  not-ready pods is wanted). A headless peer Service with it is correct and never reported. **info** when the
+  \`apps.kubernetes.io/pod-index\`: there is no other endpoint to prefer), nor for a \`NodePort\` Service with
+  \`externalTrafficPolicy: Local\` over a single StatefulSet held one pod per node (a required pod anti-affinity on
+  \`kubernetes.io/hostname\` selecting its own pods in their namespace, without \`matchLabelKeys\`, or a host
+  port): a node port then forwards only to the member on that node, so each node's port addresses one member,
+  as members advertising their own node-port address expect (the redpanda chart's default external access);
+  a \`LoadBalancer\` Service is still reported, its address spreads clients over the members. Nor for
+  metrics-only Services (scraping not-ready pods is wanted). A headless peer Service with it is correct
+  and never reported. **info** when the
   Service selects only Vault pods: vault-helm sets it on purpose, so that a sealed or uninitialised Vault (which
   fails the chart's readiness probe) can be reached through the Service to init and unseal it; it is needed only
   without auto-unseal. **info** too for an admin or operations Service (named \`*-admin\`, \`*-ops\`, \`*-management\`
@@ -246,6 +290,7 @@ spec:
       if (!toleratesUnready(s) || s.headless || s.type === 'ExternalName' || s.selector.kind !== 'selector') continue;
       if (isPerPod(s) || s.metricsOnly) continue;
       const ws = g.workloadsFor(s);
+      if (perNodePort(s, ws)) continue;
       const field = 'publishNotReadyAddresses: true';
       const selecting = ws.length ? ` (selecting ${ws.map(nameOf).join(', ')})` : '';
       // Vault: a sealed or uninitialised server fails vault-helm's readiness probe (`vault status`

@@ -56,8 +56,57 @@ describe('imageName', () => {
   ])('%s -> %s', (image, want) => expect(imageName(image)).toBe(want));
 });
 
+/**
+ * The redpanda chart's default external access (review p41): a NodePort Service with
+ * externalTrafficPolicy Local and publishNotReadyAddresses over brokers that each advertise their own
+ * node-port address, kept one per node by required hostname anti-affinity.
+ */
+function perNode(o: { type?: string; etp?: string; anti?: string; kind?: string; ports?: string } = {}): string {
+  const anti = o.anti ?? `requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: rp}}`;
+  return `apiVersion: apps/v1
+kind: ${o.kind ?? 'StatefulSet'}
+metadata: {name: rp, namespace: rp}
+spec:
+  serviceName: rp
+  replicas: 3
+  selector: {matchLabels: {app: rp}}
+  template:
+    metadata: {labels: {app: rp}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          ${anti}
+      containers: [{name: redpanda, image: docker.redpanda.com/redpandadata/redpanda:v25.1.2, ports: ${o.ports ?? '[{name: kafka-default, containerPort: 9094}]'}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: rp, namespace: rp}
+spec: {clusterIP: None, publishNotReadyAddresses: true, selector: {app: rp}, ports: [{name: kafka, port: 9093}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: rp-external, namespace: rp}
+spec:
+  type: ${o.type ?? 'NodePort'}
+${o.etp === '' ? '' : `  externalTrafficPolicy: ${o.etp ?? 'Local'}\n`}  publishNotReadyAddresses: true
+  selector: {app: rp}
+  ports: [{name: kafka-default, port: 9094, nodePort: 31092}]
+`;
+}
+
 ruleTester(headlessPublishNotReady, {
   valid: [
+    {
+      // Review p41 (redpanda chart defaults): each node port reaches the one broker on that node.
+      name: 'NodePort, externalTrafficPolicy Local, over a StatefulSet held one per node by required hostname anti-affinity: per-pod in effect',
+      yaml: perNode(),
+    },
+    {
+      name: 'NodePort, externalTrafficPolicy Local, over a StatefulSet with a hostPort: one per node, per-pod in effect',
+      yaml: perNode({ anti: '{}', ports: '[{name: kafka-default, containerPort: 9094, hostPort: 9094}]' }),
+    },
     { name: 'headless peer Service with publishNotReadyAddresses: correct', yaml: sts() + svc({ pnra: true }) },
     {
       name: 'the legacy tolerate-unready annotation alone on a ClusterIP Service: ignored by the EndpointSlice controller, so no warning',
@@ -84,6 +133,21 @@ ruleTester(headlessPublishNotReady, {
     { name: 'custom image list', yaml: sts({ image: 'cassandra:4.1' }) + svc(), params: { peerDiscoveryImages: ['^scylla$'] } },
   ],
   invalid: [
+    ...[
+      ['externalTrafficPolicy Cluster: a node port forwards to any member', { etp: 'Cluster' }],
+      ['externalTrafficPolicy unset (Cluster)', { etp: '' }],
+      ['a LoadBalancer: its address spreads clients over every node with a member', { type: 'LoadBalancer' }],
+      ['only preferred anti-affinity: members can stack on a node', { anti: '{preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: rp}}}}]}' }],
+      ['required anti-affinity on the zone, not the node', { anti: '{requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: rp}}}]}' }],
+      ['required hostname anti-affinity against other pods only', { anti: '{requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: other}}}]}' }],
+      ['required hostname anti-affinity with matchLabelKeys: an old and a new revision can share a node', { anti: '{requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: rp}}, matchLabelKeys: [controller-revision-hash]}]}' }],
+      ['required hostname anti-affinity in another namespace', { anti: '{requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, namespaces: [other], labelSelector: {matchLabels: {app: rp}}}]}' }],
+      ['a Deployment: its pods have no identity a client would need to reach', { kind: 'Deployment' }],
+    ].map(([why, o]) => ({
+      name: `NodePort per-node shape not met (${why as string}): still reported`,
+      yaml: (perNode(o as Parameters<typeof perNode>[0]) as string).replace('  serviceName: rp\n', (o as { kind?: string }).kind ? '' : '  serviceName: rp\n'),
+      findings: [{ severity: 'warning' as const, object: 'Service/rp-external', pointer: '/spec/publishNotReadyAddresses' }],
+    })),
     {
       // Review round 19 (bitnami grafana-loki: query-frontend beside query-frontend-headless).
       name: 'publishNotReadyAddresses on a ClusterIP Service with a headless twin that publishes them too: move the callers there first',
