@@ -174,9 +174,11 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   port): a node port then forwards only to the member on that node, so each node's port addresses one member,
   as members advertising their own node-port address expect (the redpanda chart's default external access);
   a \`LoadBalancer\` Service is still reported, its address spreads clients over the members. Nor for
-  metrics-only Services (scraping not-ready pods is wanted). A headless peer Service with it is correct
-  and never reported. **info** when the
-  Service selects only Vault pods: vault-helm sets it on purpose, so that a sealed or uninitialised Vault (which
+  metrics-only Services (scraping not-ready pods is wanted). On a \`NodePort\` or \`LoadBalancer\` Service the advice
+  does not send the callers to a headless Service, which callers outside the cluster cannot use: over StatefulSet
+  members it names per-member Services (or, for a \`NodePort\`, one member per node behind
+  \`externalTrafficPolicy: Local\`) for clients that must reach a given member, else removing the flag.
+  A headless peer Service with it is correct and never reported. **info** when the Service selects only Vault pods: vault-helm sets it on purpose, so that a sealed or uninitialised Vault (which
   fails the chart's readiness probe) can be reached through the Service to init and unseal it; it is needed only
   without auto-unseal. **info** too for an admin or operations Service (named \`*-admin\`, \`*-ops\`, \`*-management\`
   or \`*-maintenance\`, or labelled with one of those words as a value): reaching pods that are not Ready is its point
@@ -305,9 +307,15 @@ spec:
       // queriers connect through the client Service, and the frontend is Ready only once one has;
       // review round 19).
       const twin = g.servicesIn(s.obj.namespace).find((t) => t !== s && t.headless && toleratesUnready(t) && ws.length > 0 && g.workloadsFor(t).length === ws.length && ws.every((w) => g.workloadsFor(t).includes(w)));
-      const advice = twin
-        ? `Service/${twin.obj.name}, headless over the same pods, already publishes not-ready addresses: first point the callers that need pods before they are Ready at it (a component configured with this Service's name, such as Loki's queriers with frontend_address, whose query-frontend turns Ready only once a querier has connected), then remove it here`
-        : "remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them, as appsmith's rts waits for its backend), on a separate Service for that caller";
+      // A NodePort or LoadBalancer Service may serve callers outside the cluster, which a headless
+      // Service cannot reach (review p41: redpanda's external Service).
+      const external = s.type === 'NodePort' || s.type === 'LoadBalancer';
+      const members = ws.length > 0 && ws.every((w) => w.kind === 'StatefulSet');
+      const advice = external
+        ? `its callers may be outside the cluster, where a headless Service cannot reach them${twin ? ` (Service/${twin.obj.name}, headless over the same pods, already publishes not-ready addresses for callers inside it)` : ''}: ${members ? `if they must reach a particular member whatever its readiness (clients that follow per-member advertised addresses, as Kafka's do), give each member its own Service (a selector on statefulset.kubernetes.io/pod-name)${s.type === 'NodePort' ? ', or keep one member per node (required pod anti-affinity on kubernetes.io/hostname) behind externalTrafficPolicy: Local' : ''}; otherwise ` : ''}remove it here`
+        : twin
+          ? `Service/${twin.obj.name}, headless over the same pods, already publishes not-ready addresses: first point the callers that need pods before they are Ready at it (a component configured with this Service's name, such as Loki's queriers with frontend_address, whose query-frontend turns Ready only once a querier has connected), then remove it here`
+          : "remove it here and publish not-ready addresses only on a separate headless peer Service, or, if something must reach the pods before they are Ready (an init container of another workload that waits for them, as appsmith's rts waits for its backend), on a separate Service for that caller";
       ctx.report({
         object: s.obj,
         pointer: pnraPointer(s),

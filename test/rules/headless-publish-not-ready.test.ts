@@ -133,6 +133,23 @@ ruleTester(headlessPublishNotReady, {
     { name: 'custom image list', yaml: sts({ image: 'cassandra:4.1' }) + svc(), params: { peerDiscoveryImages: ['^scylla$'] } },
   ],
   invalid: [
+    {
+      name: 'NodePort over brokers with externalTrafficPolicy Cluster: the advice does not send external callers to the headless twin',
+      yaml: perNode({ etp: 'Cluster' }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Service/rp-external',
+          message:
+            /as its endpoints are marked ready regardless; its callers may be outside the cluster, where a headless Service cannot reach them \(Service\/rp, headless over the same pods, already publishes not-ready addresses for callers inside it\): if they must reach a particular member .*statefulset\.kubernetes\.io\/pod-name\), or keep one member per node \(required pod anti-affinity on kubernetes\.io\/hostname\) behind externalTrafficPolicy: Local; otherwise remove it here$/,
+        },
+      ],
+    },
+    {
+      name: 'a LoadBalancer over a Deployment: no per-member advice, no node-per-member advice',
+      yaml: perNode({ type: 'LoadBalancer', kind: 'Deployment' }).replace('  serviceName: rp\n', ''),
+      findings: [{ severity: 'warning', object: 'Service/rp-external', message: /its callers may be outside the cluster, where a headless Service cannot reach them \(Service\/rp, headless over the same pods, already publishes not-ready addresses for callers inside it\): remove it here$/ }],
+    },
     ...[
       ['externalTrafficPolicy Cluster: a node port forwards to any member', { etp: 'Cluster' }],
       ['externalTrafficPolicy unset (Cluster)', { etp: '' }],
