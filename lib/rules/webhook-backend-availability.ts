@@ -72,7 +72,16 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
   const who = parts.join(', ');
   const fixes: string[] = [];
   if (total === 1) {
-    reasons.push(`a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`);
+    // A budget that allows no eviction of the one pod (minAvailable: 1) makes the eviction API refuse it, so a
+    // drain stalls instead of emptying the backend (pdb-blocks-eviction reports that); the backend is then lost
+    // on a node failure, a drain forced past the budget (a managed node upgrade's timeout) or a direct delete
+    // (review p40, item 2).
+    const blocking = ws.flatMap((w) => (w.kind === 'Pod' ? [] : graph.pdbsFor(w))).find((p) => pdbAllowance(graph, p)?.allowed === 0);
+    reasons.push(
+      blocking
+        ? `a single replica, so a node failure, a forced drain or a direct pod deletion leaves no backend until a replacement is scheduled and Ready (voluntary evictions are refused by PodDisruptionBudget/${blocking.obj.name}, which stalls drains instead: see pdb-blocks-eviction)`
+        : `a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready`,
+    );
     fixes.push(`${hpas.length ? `set minReplicas: 2 on ${hpas.join(', ')}, spread the replicas over nodes,` : 'run >= 2 replicas spread over nodes,'} with a PodDisruptionBudget (maxUnavailable: 1)`);
   } else {
     const unprotected = ws.filter((w) => {

@@ -359,6 +359,25 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /\. Fix: add a PodDisruptionBudget \(maxUnavailable: 1\) selecting Deployment\/guard; or failurePolicy: Ignore / }],
     },
     {
+      // Review p40 item 2 (ESO webhook, chart PDB minAvailable 1 over 1 replica): the eviction API refuses the
+      // eviction, so a drain stalls instead of emptying the backend; the loss comes from a node failure, a drain
+      // forced past the budget or a direct deletion.
+      name: 'a single replica whose PDB refuses every eviction: the reason names what still removes it',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 1 }) + pdb('minAvailable: 1'),
+      findings: [
+        {
+          severity: 'warning',
+          message:
+            'backed by Deployment/guard replicas 1: a single replica, so a node failure, a forced drain or a direct pod deletion leaves no backend until a replacement is scheduled and Ready (voluntary evictions are refused by PodDisruptionBudget/guard, which stalls drains instead: see pdb-blocks-eviction). While',
+        },
+      ],
+    },
+    {
+      name: 'a single replica whose PDB allows its eviction: a drain or an eviction removes it',
+      yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 1 }) + pdb('maxUnavailable: 1'),
+      findings: [{ severity: 'warning', message: 'replicas 1: a single replica, so a node drain, an eviction or a node failure leaves no backend' }],
+    },
+    {
       name: 'a PDB that allows every eviction: the fix changes that budget',
       yaml: hook({ failurePolicy: 'Fail' }) + backend({ replicas: 2 }) + pdb('maxUnavailable: 2'),
       findings: [{ severity: 'warning', message: /\. Fix: set the PodDisruptionBudget of Deployment\/guard to maxUnavailable: 1; or failurePolicy/ }],
