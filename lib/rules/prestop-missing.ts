@@ -421,8 +421,11 @@ long as the front's.
           why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by validating admission webhooks with failurePolicy: Ignore (${uncheckedOnly}): a call refused while the endpoint removal propagates admits the object unchecked, and no client request fails`;
         } else if (apiServerOnly) {
           // The API server is the only client (review rounds 20 and 21: kruise-manager, a webhook backend
-          // reached by nothing else): no proxy or ingress is involved, and what fails is admission.
-          why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by the API server (${apiServerOnly.names}), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: ${apiServerOnly.effect}`;
+          // reached by nothing else): no ingress is involved, and what fails is admission. The API server dials
+          // the Service's cluster IP (kube-aggregator NewClusterIPServiceResolver, the default of kube-apiserver's
+          // buildServiceResolver), or one endpoint from its own watch with --enable-aggregator-routing
+          // (NewEndpointServiceResolver): either way the stale state is on its path, not in the pod (review p40 item 3).
+          why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by the API server (${apiServerOnly.names}), which reaches ${traffic.length === 1 ? 'it' : 'them'} through the Service's cluster IP (or, with --enable-aggregator-routing, an endpoint it picks from its own watch), so its calls keep reaching this pod until the endpoint removal propagates to that path, and those in that window hit a closed socket: ${apiServerOnly.effect}`;
           if (apiServerOnly.custom) {
             severity = 'info';
             why += `; they match only custom resources (${apiServerOnly.custom}), so this is an info: only ${apiServerOnly.conversion ? 'requests' : 'writes'} of those fail in that window: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again`;

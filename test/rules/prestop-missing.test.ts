@@ -530,10 +530,10 @@ spec:
           'a validating webhook that fails closed: warning',
           [['Validating', 'Ignore'], ['Validating', 'Fail']],
           'warning',
-          'its Service web is called only by the API server (check-0.example.com, check-1.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected; objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked. Add',
+          'its Service web is called only by the API server (check-0.example.com, check-1.example.com), which reaches it through the Service\'s cluster IP (or, with --enable-aggregator-routing, an endpoint it picks from its own watch), so its calls keep reaching this pod until the endpoint removal propagates to that path, and those in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected; objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked. Add',
         ],
-        ['failurePolicy unset on v1 is Fail: warning', [['Validating', '']], 'warning', 'so its calls in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected. Add'],
-        ['a mutating webhook that fails open admits the object unmutated: warning', [['Mutating', 'Ignore']], 'warning', 'so its calls in that window hit a closed socket: objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated. Add'],
+        ['failurePolicy unset on v1 is Fail: warning', [['Validating', '']], 'warning', 'and those in that window hit a closed socket: the requests its webhooks with failurePolicy: Fail intercept are rejected. Add'],
+        ['a mutating webhook that fails open admits the object unmutated: warning', [['Mutating', 'Ignore']], 'warning', 'and those in that window hit a closed socket: objects its mutating webhooks with failurePolicy: Ignore intercept are admitted unmutated. Add'],
       ] as const
     ).map(([name, hooks, severity, said]) => ({
       // (Review round 10: ECK's operator, whose Service is called by 16 validating webhooks, all Ignore.)
@@ -573,7 +573,7 @@ spec:
           severity: 'info',
           pointer: POINTER,
           message:
-            'its Service web is called only by the API server (check.example.com, the conversion webhook of CustomResourceDefinition widgets.example.com), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked; reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail; they match only custom resources (example.com), so this is an info: only requests of those fail in that window:',
+            'its Service web is called only by the API server (check.example.com, the conversion webhook of CustomResourceDefinition widgets.example.com), which reaches it through the Service\'s cluster IP (or, with --enable-aggregator-routing, an endpoint it picks from its own watch), so its calls keep reaching this pod until the endpoint removal propagates to that path, and those in that window hit a closed socket: objects its validating webhooks with failurePolicy: Ignore intercept are admitted unchecked; reads and writes of its custom resources that need a conversion (in a version other than the one the object is stored in) fail; they match only custom resources (example.com), so this is an info: only requests of those fail in that window:',
           },
         ],
       },
@@ -1370,7 +1370,7 @@ ${apiService ? '---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nme
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ severity: 'warning', message: expect.stringContaining('serves port 6443 for Service adapter but has no preStop hook') });
     // The API server is its only client: what fails is the aggregated API (review round 21).
-    expect(f[0].message).toContain('its Service adapter is called only by the API server (APIService v1beta1.custom.metrics.k8s.io), which keeps calling the endpoints it knows until the endpoint removal reaches it, so its calls in that window hit a closed socket: requests to its aggregated API fail (503)');
+    expect(f[0].message).toContain('its Service adapter is called only by the API server (APIService v1beta1.custom.metrics.k8s.io), which reaches it through the Service\'s cluster IP (or, with --enable-aggregator-routing, an endpoint it picks from its own watch), so its calls keep reaching this pod until the endpoint removal propagates to that path, and those in that window hit a closed socket: requests to its aggregated API fail (503)');
   });
 
   test('before 1.30 a shell-less image gets no exec sleep repair, and the advice says why (karmada\'s kube-apiserver; review round 26)', () => {
