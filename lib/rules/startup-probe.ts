@@ -138,11 +138,17 @@ livenessProbe:
         const timeout = rawTimeout !== undefined && rawTimeout > 1 ? rawTimeout : undefined;
         const period = Math.max(Math.min(lw.periodSeconds, 10), timeout ?? 0);
         const failures = Math.ceil((delay + lw.seconds) / period);
+        // The probe worker ticks every periodSeconds from its own start and skips ticks until
+        // initialDelaySeconds have passed since the container started (kubernetes
+        // pkg/kubelet/prober/worker.go run/doProbe), so the first check lands in [delay, delay + period) and
+        // the failureThreshold-th in a row failureThreshold - 1 periods later: the kill comes somewhere in
+        // [delay + (F-1)P, delay + FP) (review p42 item 3). The advised startup budget keeps the upper bound.
+        const killFrom = delay + lw.seconds - lw.periodSeconds;
         ctx.report({
           object: w.obj,
           pointer: `${c.pointer}/livenessProbe/initialDelaySeconds`,
           severity: 'info',
-          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than about ${delay + lw.seconds}s (the delay plus ${lw.failureThreshold} failed checks ${lw.periodSeconds}s apart) ends in a restart loop, and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period}${timeout !== undefined ? `, timeoutSeconds ${timeout} (the liveness check's)` : ''} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
+          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than ${killFrom}-${delay + lw.seconds}s ends in a restart loop (the kubelet's first check falls between ${delay}s and ${delay + lw.periodSeconds}s after the start, on its ${lw.periodSeconds}s ticker, and ${lw.failureThreshold > 1 ? `${lw.failureThreshold} failed checks in a row end it ${(lw.failureThreshold - 1) * lw.periodSeconds}s later` : 'the first failed check ends it'}), and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period}${timeout !== undefined ? `, timeoutSeconds ${timeout} (the liveness check's)` : ''} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
         });
       }
     }

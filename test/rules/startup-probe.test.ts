@@ -133,9 +133,21 @@ ruleTester(startupProbe, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds`, message: 'container "app": livenessProbe waits initialDelaySeconds 60s (>= 30s) instead of using a startupProbe' }],
     },
     {
-      name: 'the restart loop starts past the delay plus the liveness failure window (defaults: 3 checks 10s apart)',
+      // Review p42 item 3: the first check lands in [delay, delay + period) (kubelet prober worker), so the
+      // kill comes between the delay plus failureThreshold - 1 periods and the delay plus failureThreshold periods.
+      name: 'the restart loop starts between the delay plus F-1 and F liveness periods (defaults: 3 checks 10s apart)',
       yaml: deploy(LIVE60),
-      findings: [{ severity: 'info', message: 'a start slower than about 90s (the delay plus 3 failed checks 10s apart) ends in a restart loop' }],
+      findings: [{ severity: 'info', message: 'a start slower than 80-90s ends in a restart loop (the kubelet\'s first check falls between 60s and 70s after the start, on its 10s ticker, and 3 failed checks in a row end it 20s later)' }],
+    },
+    {
+      name: 'bitnami/etcd liveness (delay 60s, 5 checks 30s apart): the kill comes 180-210s after the start',
+      yaml: deploy('        livenessProbe: {httpGet: {path: /livez, port: http}, initialDelaySeconds: 60, periodSeconds: 30, timeoutSeconds: 5, failureThreshold: 5}'),
+      findings: [{ severity: 'info', message: 'a start slower than 180-210s ends in a restart loop (the kubelet\'s first check falls between 60s and 90s after the start, on its 30s ticker, and 5 failed checks in a row end it 120s later)' }],
+    },
+    {
+      name: 'failureThreshold 1: the first failed check ends it',
+      yaml: deploy('        livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 45, periodSeconds: 15, failureThreshold: 1}'),
+      findings: [{ severity: 'info', message: 'a start slower than 45-60s ends in a restart loop (the kubelet\'s first check falls between 45s and 60s after the start, on its 15s ticker, and the first failed check ends it)' }],
     },
     {
       name: 'the suggested startupProbe covers the delay',
