@@ -11,7 +11,7 @@ import { applySetting } from '../engine/run';
 import { Finding } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph, ServedState } from '../model/graph';
-import { servedStateOf, sideOnlyReason, trafficContainers } from '../model/traffic';
+import { servedStateOf, sideOnlyPushed, sideOnlyReason, trafficContainers } from '../model/traffic';
 import { KObject } from '../model/types';
 import { ContainerView, Workload, workloadOf } from '../model/workload';
 import { isHelmTestHook, lbFronts } from '../rules/lb-util';
@@ -386,7 +386,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       servedState === 'unknown'
         ? 'served: unknown (no Service in the input): endpoint removal is not drawn; the budget is judged all the same'
         : sideOnly !== undefined
-          ? `not served: ${sideOnly}, so there is no client traffic whose endpoint removal to wait for`
+          ? `not served: ${sideOnly}, so there is no ${sideOnlyPushed(graph, w) ? 'request' : 'client traffic'} whose endpoint removal to wait for`
           : sideServices.length
             ? `not served: ${sideServices.map((s) => `Service ${s.obj.name}`).join(', ')} ${sideServices.length === 1 ? 'routes' : 'route'} to these pods only ports named for metrics, operators or peers (${[...new Set(sideServices.flatMap((s) => s.ports.map((p) => String(p.name ?? p.port))))].join(', ')}), so there is no client traffic whose endpoint removal to wait for`
             : 'not served: no Service in the input routes to these pods (or kubegrace.dev/served: "false"), so there is no endpoint removal to wait for',

@@ -105,6 +105,43 @@ export function exporterImage(c: ContainerView): boolean {
 }
 
 /**
+ * Exporters that also take pushed samples on an ingest port of their own, besides the one they are
+ * scraped on: the program, the flags that set the ingest address and their default port.
+ * prometheus/statsd_exporter @ac592b1e main.go: `statsd.listen-udp` / `statsd.listen-tcp` "The UDP
+ * [TCP] address on which to receive statsd metric lines", Default(":9125") (web interface :9102);
+ * prometheus/graphite_exporter @42fb7de2 cmd/graphite_exporter/main.go: `graphite.listen-address`
+ * "TCP and UDP address on which to accept samples", Default(":9109") (web interface :9108).
+ */
+const PUSH_INGEST: readonly { image: RegExp; program: string; flags: readonly string[]; port: number }[] = [
+  { image: /^statsd[-_]exporter$/, program: 'statsd_exporter', flags: ['statsd.listen-udp', 'statsd.listen-tcp'], port: 9125 },
+  { image: /^graphite[-_]exporter$/, program: 'graphite_exporter', flags: ['graphite.listen-address'], port: 9109 },
+];
+
+/**
+ * When the served port reaches the ingest port of a push-ingest exporter (PUSH_INGEST), what it is,
+ * e.g. `the ingest port of container "statsd", statsd_exporter (--statsd.listen-udp/--statsd.listen-tcp,
+ * default :9125), to which other programs push their metrics`; else undefined. Airflow's chart points
+ * every component's statsd client at af-statsd port 9125 (review p39 item 2): that is traffic, but
+ * of pushed samples that no sender waits on, not of requests.
+ */
+export function pushIngestPort(p: ServedPort): string | undefined {
+  if (p.pick?.by === 'guess') return undefined;
+  const last = imageRepository(p.container.image).path.split('/').pop() ?? '';
+  const e = PUSH_INGEST.find((x) => x.image.test(last));
+  const reached = reachedPortNumber(p);
+  if (!e || reached === undefined) return undefined;
+  const args = (Array.isArray(p.container.raw.args) ? p.container.raw.args : []).filter((a): a is string => typeof a === 'string');
+  const ports = e.flags.map((f) => {
+    const a = [...args].reverse().find((x) => x.startsWith(`--${f}=`) || x.startsWith(`-${f}=`));
+    if (a === undefined) return e.port;
+    const m = /:([0-9]{1,5})$/.exec(a);
+    return m ? Number(m[1]) : undefined;
+  });
+  if (!ports.includes(reached)) return undefined;
+  return `the ingest port of container "${p.container.name}", ${e.program} (${e.flags.map((f) => `--${f}`).join('/')}, default :${e.port}), to which other programs push their metrics`;
+}
+
+/**
  * A Service port that reaches a Prometheus exporter's container (exporterImage), the container it
  * declares or names (not resolveTargetPort's guess), and that the API server does not call:
  * Couchbase's sync-gateway-prometheus-exporter sidecar behind the chart's `sync-gateway-exporter`
@@ -340,6 +377,8 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
           ? `the health probe server of container "${p.container.name}" (its health probe listen flag)`
           : peerRoutedOf(graph, w, p.container) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
           ? `container "${p.container.name}", which runs ${peerRoutedOf(graph, w, p.container)!}, which no client reaches through a Service (its peers dial the pods by the addresses they know from the hash ring or from its registration, or it pulls its work)`
+          : pushIngestPort(p)
+          ? pushIngestPort(p)!
           : isExporterService(graph, p.service, w)
           ? "an exporter's or metrics component's endpoint"
           : exporterPort(graph, p) && !notClientPort(p.servicePort, p.containerPort?.name, portProgram(p.container))
@@ -354,7 +393,14 @@ export function sideOnlyReason(graph: ObjectGraph, w: Workload): string | undefi
   // An idle container (a pause placeholder) may stand for a proxy injected at admission, which the
   // manifest does not show: say that the finding is about the manifest (review report p29 item 4).
   const idle = graph.servedPortsOf(w).some((p) => isIdleContainer(p.container.raw));
-  return `${[...new Set(parts)].join('; ')}: no client traffic${idle ? ' to any program of the manifest (a container injected at admission is not in it)' : ''}`;
+  // Pushed metrics are traffic, but no sender waits on an answer: say that, not "no client traffic".
+  const pushed = sideOnlyPushed(graph, w);
+  return `${[...new Set(parts)].join('; ')}: ${pushed ? 'no client requests, only metrics pushed to the ingest port: the samples sent while the endpoint removal propagates are lost (seconds of metrics, no failed request)' : 'no client traffic'}${idle ? ' to any program of the manifest (a container injected at admission is not in it)' : ''}`;
+}
+
+/** Whether a Service port that makes the workload not served (sideOnlyReason) reaches a push-ingest port (pushIngestPort). */
+export function sideOnlyPushed(graph: ObjectGraph, w: Workload): boolean {
+  return graph.servedPortsOf(w).some((p) => pushIngestPort(p) !== undefined);
 }
 
 /**

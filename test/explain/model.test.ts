@@ -1044,6 +1044,50 @@ spec:
   );
 });
 
+describe("statsd_exporter's ingest port takes pushed metrics: not served, and not called free of client traffic (review p39 item 2: Airflow's af-statsd)", () => {
+  const statsd = (args = '') => `apiVersion: v1
+kind: Service
+metadata: {name: af-statsd, namespace: airflow}
+spec:
+  selector: {app: statsd}
+  ports:
+    - {name: statsd-ingest, protocol: UDP, port: 9125, targetPort: 9125}
+    - {name: statsd-scrape, protocol: TCP, port: 9102, targetPort: 9102}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: af-statsd, namespace: airflow}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: statsd}}
+  template:
+    metadata: {labels: {app: statsd}}
+    spec:
+      containers:
+        - name: statsd
+          image: quay.io/prometheus/statsd-exporter:v0.30.0
+          args: ["--statsd.mapping-config=/etc/statsd-exporter/mappings.yml"${args}]
+          ports:
+            - {name: statsd-ingest, protocol: UDP, containerPort: 9125}
+            - {name: statsd-scrape, containerPort: 9102}
+`;
+  test('the ingest port is named as such, and what is lost is samples, not requests', () => {
+    const t = explainOne(statsd());
+    expect(t.servedState).toBe('unserved');
+    expect(t.servedReason).toBe(
+      'Service af-statsd port 9125 reaches the ingest port of container "statsd", statsd_exporter (--statsd.listen-udp/--statsd.listen-tcp, default :9125), to which other programs push their metrics; Service af-statsd port 9102 reaches container "statsd", a Prometheus exporter (image quay.io/prometheus/statsd-exporter:v0.30.0): no client requests, only metrics pushed to the ingest port: the samples sent while the endpoint removal propagates are lost (seconds of metrics, no failed request)',
+    );
+    expect(t.assumptions.filter((a) => a.startsWith('not served'))).toEqual([expect.stringMatching(/, so there is no request whose endpoint removal to wait for$/)]);
+    expect(t.findings.map((f) => f.ruleId)).not.toContain('prestop-missing');
+  });
+  test('an ingest address moved by its flag is followed; the old default port is then the exporter\'s other port', () => {
+    const moved = statsd(', "--statsd.listen-udp=:8125", "--statsd.listen-tcp=:8125"').replace(/9125/g, '8125');
+    expect(explainOne(moved).servedReason).toMatch(/^Service af-statsd port 8125 reaches the ingest port of container "statsd"/);
+    const stale = statsd(', "--statsd.listen-udp=:8125", "--statsd.listen-tcp="');
+    expect(explainOne(stale).servedReason).toMatch(/^Service af-statsd port 9125 reaches container "statsd", a Prometheus exporter .*: no client traffic$/);
+  });
+});
+
 test("a Recreate rollout of Kibana (catalog single-version) says why Recreate is required, and its downtime", () => {
   const t = explainOne(deployment({ containers: container('kibana').replace('example/kibana:1', 'docker.elastic.co/kibana/kibana:8.5.1'), replicas: 2 }).replace('  selector:', '  strategy: {type: Recreate}\n  selector:'));
   expect(t.rollout.strategy).toBe('Recreate');
