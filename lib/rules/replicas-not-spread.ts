@@ -18,6 +18,31 @@ const DONOTSCHEDULE_NOTE = ' (ScheduleAnyway spreads when it can and never leave
 const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
 
 /**
+ * The spreading keys written one level or more above the pod spec, where the API server drops them as
+ * unknown fields (a warning on apply; a rejection with --validate=strict): `topologySpreadConstraints`,
+ * or an `affinity` with `podAntiAffinity`, in a PodTemplateSpec (`spec.template.topologySpreadConstraints`)
+ * or a workload spec. pgadmin4's chart (rowanruseler/helm-charts charts/pgadmin4
+ * templates/deployment.yaml) writes its topologySpreadConstraints value at the template's level, so
+ * the user's spread is silently lost (review p45 item 2). Only the two keys this rule reads:
+ * kubegrace is no schema validator.
+ */
+export function misplacedSpread(w: Workload): { key: string; pointer: string }[] {
+  const segs = w.podSpecPointer.split('/').slice(1);
+  const out: { key: string; pointer: string }[] = [];
+  // Each ancestor object of the pod spec below the object's root, nearest first.
+  for (let n = segs.length - 1; n >= 1; n--) {
+    let cur: unknown = w.obj.raw;
+    for (const seg of segs.slice(0, n)) cur = isObject(cur as JsonObject) ? (cur as JsonObject)[seg] : undefined;
+    if (!isObject(cur as JsonObject)) continue;
+    const o = cur as JsonObject;
+    const at = `/${segs.slice(0, n).map(escapeSegment).join('/')}`;
+    if (Array.isArray(o.topologySpreadConstraints) && o.topologySpreadConstraints.length) out.push({ key: 'topologySpreadConstraints', pointer: `${at}/topologySpreadConstraints` });
+    if (isObject(o.affinity) && isObject(o.affinity.podAntiAffinity)) out.push({ key: 'affinity', pointer: `${at}/affinity` });
+  }
+  return out;
+}
+
+/**
  * A soft hostname spread over the pods' identifying labels (the selector's matchLabels when they
  * are plain labels of the template, else the template labels); matchLabelKeys keeps a Deployment's
  * rollout from counting old pods (>= 1.27). A proposal: it changes scheduling.
@@ -159,6 +184,10 @@ the message names the well-known key it likely meant); a region key (one domain 
 well-known node label (OS, architecture, instance type); or a custom label, which may or may not keep replicas
 apart. A required anti-affinity term on a key a node lacks does not keep pods off that node (kube-scheduler's
 InterPodAffinity filter treats the node as satisfying the term), so it separates nothing there either.
+A \`topologySpreadConstraints\` (or an \`affinity\` with \`podAntiAffinity\`) written above the pod spec, in the pod
+template (\`spec.template.topologySpreadConstraints\`) or the workload's spec, is dropped by the API server as an
+unknown field: the message says where it is and that it belongs under the pod spec, and points at it (pgadmin4's
+chart indents its \`topologySpreadConstraints\` value one level too high).
 
 ${SERVED_STATUS_DOC}
 
@@ -179,7 +208,7 @@ topologySpreadConstraints:
 
 **\`--fix-proposals\`:** for such a one-value-off selector, sets that label of its \`matchLabels\` to the pods'
 value (none for a hard rule of a Deployment, which once corrected holds the surge pod off every node with a replica:
-see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); otherwise appends a \`kubernetes.io/hostname\` constraint with \`maxSkew: 1\`, \`whenUnsatisfiable: ScheduleAnyway\`, the selector's labels, and \`matchLabelKeys: [pod-template-hash]\` for Deployments on >= 1.27.`,
+see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); none when a spreading key is misplaced above the pod spec (the repair is in what wrote it); otherwise appends a \`kubernetes.io/hostname\` constraint with \`maxSkew: 1\`, \`whenUnsatisfiable: ScheduleAnyway\`, the selector's labels, and \`matchLabelKeys: [pod-template-hash]\` for Deployments on >= 1.27.`,
     fixable: true,
     versionGate: 'matchLabelKeys in the suggested fix (MatchLabelKeysInPodTopologySpread): alpha 1.25, beta (on) 1.27',
     paramsSchema: { type: 'object', properties: {}, additionalProperties: false },
@@ -206,7 +235,10 @@ see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); oth
       const tsc = existingPointer(w.obj.raw, ...ps, 'topologySpreadConstraints');
       const pointer = tsc.endsWith('/topologySpreadConstraints') ? tsc : existingPointer(w.obj.raw, ...ps, 'affinity', 'podAntiAffinity');
       const present = notCounted(w);
-      const why = present.length ? present.map((e) => e.why).join('; ') : 'no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods';
+      const misplaced = misplacedSpread(w);
+      const podSpecPath = w.podSpecPointer.slice(1).split('/').join('.');
+      const dropped = misplaced.map((m) => `${m.key} is written at ${m.pointer}, outside the pod spec (${w.podSpecPointer}): the API server drops it as an unknown field, so it spreads nothing`);
+      const why = [...(present.length ? present.map((e) => e.why) : [`no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods${misplaced.length ? ' in its pod spec' : ''}`]), ...dropped].join('; ');
       const retype = present.filter((e) => e.meant).map((e) => `set the topologyKey of ${e.what} to ${e.meant}, or `).join('');
       // A hostname or zone rule whose selector is one label value off the pods' own: the repair is that
       // value, not a second, soft constraint beside it (which would quietly weaken a hard spread the
@@ -223,17 +255,24 @@ see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); oth
             edits: dead.map((e) => ({ op: 'set' as const, pointer: e.dead.valuePointer!, value: e.dead.has })),
           }
         : undefined;
-      const advice = dead.length
+      const move = misplaced.length
+        ? `move ${misplaced.map((m) => `${m.key} from ${m.pointer}`).join(' and ')} under ${podSpecPath}, where the API server keeps ${misplaced.length === 1 ? 'it' : 'them'} (a chart template indented one level too high puts ${misplaced.length === 1 ? 'it' : 'them'} there: fix the template, or patch the render with a post-renderer)${dead.length || present.length ? '; and ' : ''}`
+        : '';
+      const advice = misplaced.length && !present.length
+        ? move.replace(/; and $/, '')
+        : move + (dead.length
         ? `correct the selector: ${dead.map((e) => `set ${e.dead.key} to ${e.dead.has} in the labelSelector of ${e.what}`).join('; ')}, so that it selects the pods' own labels and keeps them apart as written${dead.some((e) => e.strict) ? ' (a hard rule: replicas beyond the number of nodes or zones then stay Pending)' : ''}${surgeBlocked ? `; on a Deployment a corrected hard rule also holds the surge pod off every node with a replica, so pair it with matchLabelKeys: [pod-template-hash] or maxSurge: 0 (see spread-blocks-surge)` : ''}`
-        : `${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})`;
+        : `${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})`);
       // (Only writes of custom resources fail while no replica runs: the level of
       // webhook-backend-availability for that outage; review p40, External Secrets' webhook.)
       const cr = customResourceWebhookBackend(ctx.graph, w);
       ctx.report({
         object: w.obj,
-        pointer,
+        // (A misplaced key is what to change: point at it.)
+        pointer: misplaced.length && !present.length ? misplaced[0].pointer : pointer,
         severity: cr ? 'info' : undefined,
-        fix: dead.length ? correction : spreadFix(w, ctx.version),
+        // (The repair of a misplaced key is in what wrote it: no proposal that adds a second spread.)
+        fix: misplaced.length ? undefined : dead.length ? correction : spreadFix(w, ctx.version),
         message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}${cr ? `; that costs little here: ${customResourceWebhookPhrase(cr)}` : ''}; ${advice}${assumedServedNote(ctx.graph, w)}`,
       });
     }

@@ -459,3 +459,34 @@ spec:
     }
   });
 });
+
+// Review p45 item 2: pgadmin4's chart writes its topologySpreadConstraints value at spec.template, a sibling of
+// spec.template.spec, where the API server drops it as an unknown field.
+describe('a spreading key written above the pod spec is named as misplaced', () => {
+  const atTemplate = (key: string) =>
+    workload('').replace('    spec:\n', `${(key === 'tsc' ? tsc('kubernetes.io/hostname') : anti('preferred', 'kubernetes.io/hostname')).replace(/^ {2}/gm, '')}    spec:\n`);
+  test('topologySpreadConstraints at spec.template: where it is, where it goes, pointed at it, no proposal', () => {
+    const yaml = atTemplate('tsc');
+    expect(yaml).toContain('    topologySpreadConstraints:\n    - {maxSkew: 1');
+    const got = runRule(replicasNotSpread, yaml, '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].pointer).toBe('/spec/template/topologySpreadConstraints');
+    expect(got[0].message).toContain(
+      '(no hostname/zone topologySpreadConstraint or pod anti-affinity selecting its own pods in its pod spec; topologySpreadConstraints is written at /spec/template/topologySpreadConstraints, outside the pod spec (/spec/template/spec): the API server drops it as an unknown field, so it spreads nothing;',
+    );
+    expect(got[0].message).toContain('move topologySpreadConstraints from /spec/template/topologySpreadConstraints under spec.template.spec, where the API server keeps it');
+    expect(got[0].message).not.toContain('add topologySpreadConstraints');
+    expect(got[0].fix).toBeUndefined();
+  });
+  test('affinity with podAntiAffinity in the workload spec', () => {
+    const yaml = workload('').replace('  selector:', `${anti('preferred', 'kubernetes.io/hostname').replace(/^ {4}/gm, '')}  selector:`);
+    const got = runRule(replicasNotSpread, yaml, '1.31');
+    expect(got).toHaveLength(1);
+    expect(got[0].pointer).toBe('/spec/affinity');
+    expect(got[0].message).toContain('affinity is written at /spec/affinity, outside the pod spec (/spec/template/spec)');
+    expect(got[0].message).toContain('move affinity from /spec/affinity under spec.template.spec');
+  });
+  test('placed in the pod spec it counts: not reported', () => {
+    expect(runRule(replicasNotSpread, workload(tsc('kubernetes.io/hostname')), '1.31')).toEqual([]);
+  });
+});
