@@ -2,7 +2,7 @@ import { Rule } from '../engine/types';
 import { passingHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView, get } from '../model/workload';
-import { JsonObject } from '../model/types';
+import { isObject, JsonObject } from '../model/types';
 import { namedListenPort } from '../model/listen-ports';
 import { imageRepository } from '../catalog';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
@@ -23,8 +23,38 @@ const DATASTORE_IMAGE = /(^|\/)(redis|redis-stack-server|valkey|keydb|dragonfly|
 /** kube-rbac-proxy authenticates every request on its secure port: the kubelet's probe gets 401. */
 const RBAC_PROXY_IMAGE = /(^|\/)kube-rbac-proxy$/;
 
+/** A readiness-like HTTP path: /readyz, /ready, /health/ready, /-/ready, /health?ready=1. */
+const READY_PATH = /(^|[/_.?&-])readyz?([/_.?&=-]|$)/i;
+
+/** A flow-YAML scalar of a probe field: a path or name as written when plain, else quoted. */
+function flowScalar(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  const t = String(v);
+  return /^\/?[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(t) || t === '/' ? t : JSON.stringify(t);
+}
+
 /**
- * A copy-pasteable readinessProbe for the container: on a declared health port if it has one, else on
+ * The container's own startupProbe or livenessProbe when it is an httpGet on a readiness-like path
+ * (READY_PATH): the app's readiness endpoint, already in the manifest and already reachable by the
+ * kubelet, so the example reuses it rather than a generic check (etcd's startupProbe GET /readyz on its
+ * metrics listener 2381, where a tcpSocket on 2379 passes without quorum: review p43 item 5).
+ */
+function readinessFromSibling(c: ContainerView): string | undefined {
+  for (const kind of ['startupProbe', 'livenessProbe'] as const) {
+    const h = get(probeOf(c, kind), 'httpGet');
+    if (!isObject(h) || typeof h.path !== 'string' || !READY_PATH.test(h.path) || (typeof h.port !== 'number' && typeof h.port !== 'string')) continue;
+    const parts = [`path: ${flowScalar(h.path)}`, `port: ${flowScalar(h.port)}`];
+    if (typeof h.host === 'string') parts.push(`host: ${flowScalar(h.host)}`);
+    if (typeof h.scheme === 'string') parts.push(`scheme: ${flowScalar(h.scheme)}`);
+    if (Array.isArray(h.httpHeaders)) parts.push(`httpHeaders: ${JSON.stringify(h.httpHeaders)}`);
+    return `readinessProbe: {httpGet: {${parts.join(', ')}}, periodSeconds: 5} (the readiness endpoint its ${kind} already checks)`;
+  }
+  return undefined;
+}
+
+/**
+ * A copy-pasteable readinessProbe for the container: the httpGet its own startupProbe or livenessProbe
+ * makes on a readiness-like path (readinessFromSibling), else on a declared health port if it has one, else on
  * the port it serves; \`grpc\` for gRPC ports (by name) unless the container also declares an HTTP port,
  * \`httpGet\` for HTTP ports (by name or a usual HTTP number), \`tcpSocket\` otherwise (a datastore or
  * broker port, or nothing shows it speaks HTTP). A port another container of the pod names as its
@@ -34,6 +64,8 @@ const RBAC_PROXY_IMAGE = /(^|\/)kube-rbac-proxy$/;
  * (no kubelet probe checks UDP: telegraf's statsd).
  */
 export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = []): string {
+  const sibling = readinessFromSibling(c);
+  if (sibling) return sibling;
   const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
   const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name) && mine(p));
   const served = sp?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? c.ports.find((p) => p.containerPort === sp.servicePort.targetPort) : undefined);

@@ -456,6 +456,33 @@ ${app('        startupProbe: {tcpSocket: {port: http}}\n').replace('      contai
 
 // Review round 22 (drone/charts): a Drone runner pulls its work; its :3000 listener serves /healthz
 // (and a dashboard behind basic auth), which only health checks reach: no client traffic to gate or drain.
+// Review p43 item 5: etcd's startupProbe already checks GET /readyz on its metrics listener 2381; the example
+// proposed a tcpSocket on the client port 2379, which passes without quorum.
+describe('the readiness example reuses the readiness endpoint a startup or liveness probe already checks', () => {
+  const etcd = (probes: string) =>
+    wl(`      containers:
+      - name: etcd
+        image: registry.k8s.io/etcd:3.6.8-0
+        ports: [{name: client, containerPort: 2379}]
+${probes}`, { service: '  selector: {app: web}\n  ports: [{name: etcd, port: 2379, targetPort: 2379}]' });
+  test('etcd: the startupProbe\'s GET /readyz on 2381, not a tcpSocket on 2379', () => {
+    const got = runRule(readinessProbeMissing, etcd('        livenessProbe: {httpGet: {path: /livez, port: 2381}}\n        startupProbe: {httpGet: {path: /readyz, port: 2381}, failureThreshold: 24}\n'));
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: 2381}, periodSeconds: 5} (the readiness endpoint its startupProbe already checks)');
+    expect(got[0].message).not.toContain('tcpSocket');
+  });
+  test('a liveness probe on a ready path, with its scheme and headers kept', () => {
+    const got = runRule(readinessProbeMissing, etcd('        livenessProbe: {httpGet: {path: "/health?ready=1", port: client, scheme: HTTPS, httpHeaders: [{name: X-Probe, value: kubelet}]}}\n'));
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: "/health?ready=1", port: client, scheme: HTTPS, httpHeaders: [{"name":"X-Probe","value":"kubelet"}]}, periodSeconds: 5} (the readiness endpoint its livenessProbe already checks)');
+  });
+  test('a liveness-only path (/livez, /healthz) is not reused: the generic example stays', () => {
+    for (const path of ['/livez', '/healthz', '/already']) {
+      const got = runRule(readinessProbeMissing, etcd(`        livenessProbe: {httpGet: {path: ${path}, port: 2381}}\n`));
+      expect(got[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: client}, periodSeconds: 5}');
+    }
+  });
+});
+
 describe('a Drone runner health port (catalog drone-runner-health)', () => {
   const runner = (image: string) => `apiVersion: v1
 kind: Service
