@@ -150,7 +150,7 @@ failure the probe documentation warns about. The recommended pattern is the same
      localhost), where unready and dead are the same state.
 2. The liveness \`httpGet\` path is in the param \`dependencyCheckPaths\` (exact match, query and trailing
    slash ignored) (**warning**): it suggests the check includes readiness or dependencies, so a dependency
-   outage restarts healthy processes. Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
+   outage restarts healthy processes (every replica, or the only one when the workload has one replica). Default: ${DEFAULT_DEPENDENCY_CHECK_PATHS.map((p) => `\`${p}\``).join(', ')}.
    Generic names such as \`/health\` or \`/healthz\` are not listed. Not reported for a check the catalog marks
    as process-local (e.g. Envoy Gateway's \`/ready\` on 19003, Envoy's own state): the catalog knows what the
    path only suggests.
@@ -234,10 +234,15 @@ readinessProbe:
           const norm = normalizePath(path);
           // The path is only a guess at what the check does; the catalog knows the program's handler.
           if (depPaths.has(norm) && !isProcessLocalProbe(c, live)) {
+            // One replica: nothing is restarted "together" (review p42: ADC's adc-server, 1 replica).
+            const restarts =
+              ctx.graph.effectiveReplicas(w) === 1
+                ? 'the kubelet restarts the only replica, which does not fix the dependency and adds restarts (and their start-up time) to the outage'
+                : 'the kubelet restarts every replica, which does not fix the dependency and turns a partial outage into a full one';
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe/httpGet/path`,
-              message: `container "${c.name}": livenessProbe checks ${String(path)}, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts every replica, which does not fix the dependency and turns a partial outage into a full one; ${processOnlyAdvice(norm, ready)}`,
+              message: `container "${c.name}": livenessProbe checks ${String(path)}, a path that suggests readiness or dependency checks: when a dependency fails ${restarts}; ${processOnlyAdvice(norm, ready)}`,
             });
           }
         }

@@ -164,6 +164,25 @@ const adapter = (h = '{httpGet: {path: /healthz, port: https, scheme: HTTPS}, in
     .replace('image: web:1', 'image: registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0')
     .replace('{name: http, containerPort: 8080}', '{name: https, containerPort: 6443}');
 
+/** The apisix-ingress-controller chart's adc-server container (1.1.2, one replica; review p42): /healthz/ready on the status port. */
+const adc = (image = 'ghcr.io/api7/adc:0.24.2') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: aic-apisix-ingress-controller, namespace: apisix}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: aic}}
+  template:
+    metadata: {labels: {app: aic}}
+    spec:
+      containers:
+      - name: adc-server
+        image: ${image}
+        args: [server, --listen, "unix:/sockets/adc.sock", --listen-status, "3001"]
+        ports: [{name: http-status, containerPort: 3001}]
+        livenessProbe: {httpGet: {path: /healthz/ready, port: 3001}, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 10}
+        readinessProbe: {httpGet: {path: /healthz/ready, port: 3001}, initialDelaySeconds: 5, periodSeconds: 5}
+`;
+
 ruleTester(livenessEqualsReadiness, {
   valid: [
     { name: 'same endpoint, liveness failureThreshold doubled', yaml: deploy(probes('{httpGet: {path: /healthz, port: http}, failureThreshold: 6}', '{httpGet: {path: /healthz, port: http}}')) },
@@ -303,6 +322,12 @@ ruleTester(livenessEqualsReadiness, {
     },
   ],
   invalid: [
+    {
+      // Review p42 item 1: the path guess on one replica says so, as the identical-check wording does.
+      name: 'liveness on /healthz/ready of an unknown program, one replica: the only replica is restarted, not every replica',
+      yaml: adc('example/adc:1'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: 'container "adc-server": livenessProbe checks /healthz/ready, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts the only replica, which does not fix the dependency and adds restarts (and their start-up time) to the outage; ' }],
+    },
     {
       // (Review round 12 asked for a process-local entry. /ready is 200 only while the connector holds an edge
       // connection: an edge or egress outage fails it on every replica at once, the kubelet restarts them all,
