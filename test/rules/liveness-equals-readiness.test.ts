@@ -182,6 +182,8 @@ spec:
         livenessProbe: {httpGet: {path: /healthz/ready, port: 3001}, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 10}
         readinessProbe: {httpGet: {path: /healthz/ready, port: 3001}, initialDelaySeconds: 5, periodSeconds: 5}
 `;
+/** Identical probes on one path of an image (2 replicas, a Service), with an optional env. */
+const same = (image: string, path: string, env = '') => deploy(`${env ? `        env: ${env}\n` : ''}${probes(`{httpGet: {path: ${path}, port: http}}`, `{httpGet: {path: ${path}, port: http}}`)}`).replace('image: web:1', `image: ${image}`);
 
 ruleTester(livenessEqualsReadiness, {
   valid: [
@@ -320,6 +322,11 @@ ruleTester(livenessEqualsReadiness, {
       yaml: deploy('        livenessProbe: {httpGet: {path: /ready, port: http}}'),
       params: { dependencyCheckPaths: ['/deep'] },
     },
+    // Process-local handlers the catalog knows (reviews p41, p42, p43): unready and dead are one state.
+    { name: "catalog: Redpanda Console's /admin/health (a constant 200)", yaml: same('docker.redpanda.com/redpandadata/console:v3.1.0', '/admin/health') },
+    { name: "catalog: ADC's status /healthz/ready (a constant 200), the path guess does not fire", yaml: adc() },
+    { name: "catalog: Unleash's /health (a constant 200 from 4.14.0)", yaml: same('unleashorg/unleash-server:7.5.0', '/health') },
+    { name: "catalog: the KubeRay API server's /healthz (a flag never cleared)", yaml: same('quay.io/kuberay/apiserver:v1.4.2', '/healthz') },
   ],
   invalid: [
     {
@@ -327,6 +334,22 @@ ruleTester(livenessEqualsReadiness, {
       name: 'liveness on /healthz/ready of an unknown program, one replica: the only replica is restarted, not every replica',
       yaml: adc('example/adc:1'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: 'container "adc-server": livenessProbe checks /healthz/ready, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts the only replica, which does not fix the dependency and adds restarts (and their start-up time) to the outage; ' }],
+    },
+    {
+      name: "Unleash before 4.14.0: /health selected from the database, the catalog's entry does not cover it",
+      yaml: same('unleashorg/unleash-server:4.13.0', '/health'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      // Review p45 item 1: /healthz is 503 when the knex pool holds no connection (catalog wikijs-healthz).
+      name: 'Wiki.js with DB_TYPE postgres: identical /healthz depends on the database (warning)',
+      yaml: same('requarks/wiki:2', '/healthz', '[{name: DB_TYPE, value: postgres}]'),
+      findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which depends on its database server (503 when the connection pool holds no connection) (catalog wikijs-healthz)' }],
+    },
+    {
+      name: 'Wiki.js with DB_TYPE sqlite: the pool is a file of the pod, the generic info',
+      yaml: same('requarks/wiki:2', '/healthz', '[{name: DB_TYPE, value: sqlite}]'),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {
       // (Review round 12 asked for a process-local entry. /ready is 200 only while the connector holds an edge
