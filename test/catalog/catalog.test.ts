@@ -442,6 +442,31 @@ describe("Sourcegraph's background workers: a health server on a fixed port (wor
   );
 });
 
+// Review p43 item 1: the KubeRay operator's 8080 is controller-runtime's metrics server, bound by default (the chart passes no --metrics-addr).
+describe('KubeRay operator: the metrics address, from --metrics-addr or the --config file', () => {
+  const CONFIG = '/etc/kuberay/config.yaml';
+  const op = (args: string[] = [], image = 'quay.io/kuberay/operator:v1.4.2') => ({ image, command: ['/manager'], args }) as unknown as JsonObject;
+  const files =
+    (text: string) =>
+    (p: string): { text: string; where: string } | { missing: string } =>
+      p === CONFIG ? { text, where: `${p} (ConfigMap kuberay/kuberay-operator-config, key config.yaml)` } : { missing: `no volume is mounted at ${p}` };
+  const fact = (args: string[] = [], text?: string, image?: string) => builtinCatalog().monitoringPort(op(args, image), text === undefined ? undefined : files(text));
+  test("the chart's args: the default :8080", () => {
+    const r = fact(['--enable-leader-election=true', '--enable-metrics=true']);
+    expect([r?.entry.id, r?.port, r?.derivation]).toEqual(['kuberay-operator-metrics', 8080, 'default 8080 (no config file (--config not given) sets none)']);
+  });
+  test.each([
+    [['--metrics-addr=:9090'], 9090],
+    [['--metrics-addr', '0.0.0.0:9091'], 9091],
+  ])('%j moves the port', (args, port) => expect(fact(args)?.port).toBe(port));
+  test("--config: metricsAddr of the file (the chart's ConfigMap sets none: the default)", () => {
+    expect(fact(['--config', CONFIG], 'apiVersion: config.ray.io/v1alpha1\nkind: Configuration\nmetricsAddr: ":9092"\n')?.port).toBe(9092);
+    expect(fact(['--config', CONFIG], "metricsAddr: '0.0.0.0:9093'\n")?.port).toBe(9093);
+    expect(fact(['--config', CONFIG], 'apiVersion: config.ray.io/v1alpha1\nkind: Configuration\nenableLeaderElection: true\n')?.port).toBe(8080);
+  });
+  test.each([['quay.io/kuberay/apiserver:v1.4.2'], ['quay.io/kuberay/security-proxy:nightly'], ['example/operator:1']])('%s does not match', (image) => expect(fact([], undefined, image)).toBeUndefined());
+});
+
 describe("a program's own monitoring port given as a listen address (Cluster Autoscaler's --address)", () => {
   const ca = (args: string[] = [], image = 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0') =>
     ({ image, command: ['./cluster-autoscaler', '--cloud-provider=aws', ...args] }) as unknown as JsonObject;

@@ -91,6 +91,9 @@ ruleTester(recreateStrategy, {
     // Review report p26 item 1: the external-dns chart's Service reaches only the metrics and health server
     // (port http, 7979, for its ServiceMonitor); external-dns has no leader election and its chart uses Recreate.
     { name: 'external-dns: a Service on its --metrics-address port only (catalog monitoring-port), unserved', yaml: deploy({ replicas: 1, image: 'registry.k8s.io/external-dns/external-dns:v0.21.0', container: ', args: [--source=service, --provider=aws, --metrics-address=:8080]' }) },
+    // Review report p43 item 1: the kuberay-operator chart's Service reaches controller-runtime's metrics server,
+    // bound on :8080 by default (the chart passes no --metrics-addr), for its ServiceMonitor.
+    { name: 'KubeRay operator: a Service on its default metrics port only (catalog monitoring-port), unserved', yaml: deploy({ replicas: 2, image: 'quay.io/kuberay/operator:v1.4.2', container: ', command: [/manager], args: [--enable-leader-election=true, --enable-metrics=true]' }) },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },
     // Review rounds 21 and 22: a single-version program under a RollingUpdate.
     { name: 'Kibana with a RollingUpdate that removes every old pod first: rollout-full-outage\'s', yaml: deploy({ replicas: 1, image: 'kibana:8.15.0', strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
@@ -98,6 +101,11 @@ ruleTester(recreateStrategy, {
     { name: 'celery beat under Recreate, unserved', yaml: deploy({ replicas: 1, service: false, container: ", command: [celery, -A, tasks, beat]" }).replace('ports: [{containerPort: 8080}], ', '') },
   ],
   invalid: [
+    {
+      name: 'KubeRay operator whose --metrics-addr moves the metrics server off the port the Service reaches: served',
+      yaml: deploy({ replicas: 2, image: 'quay.io/kuberay/operator:v1.4.2', container: ', command: [/manager], args: [--metrics-addr=:9090]' }),
+      findings: [{ severity: 'warning', message: 'strategy Recreate with replicas 2 on a served workload' }],
+    },
     {
       name: 'Kibana with the default RollingUpdate: old and new side by side, served or not',
       yaml: deploy({ replicas: 2, image: 'docker.elastic.co/kibana/kibana:8.15.0', service: false, strategy: '{type: RollingUpdate}' }),
