@@ -9,7 +9,11 @@
  * The evidence is explicit: a loopback address with a port, written in the front container's env
  * values, command or args, or in a file of a ConfigMap of the input that it mounts, where the port
  * is one the backend listens on (a declared container port, or a numeric port its probes check,
- * as php-fpm's tcpSocket 9000 in images that declare none) and not one of the front's own.
+ * as php-fpm's tcpSocket 9000 in images that declare none) and not one of the front's own. Also a
+ * bare port in an env var of the front named for its backend (`*_REMOTE_PORT`, `*_UPSTREAM_PORT`,
+ * `*_BACKEND_PORT`) when a sibling declares that containerPort (and the front does not), and no
+ * same-prefix host env names another host: a proxy that writes the loopback host itself, as the
+ * KubeRay security proxy (`"http://localhost:" + HTTP_REMOTE_PORT`, review report p43).
  */
 import * as path from 'path';
 import { ObjectGraph } from './graph';
@@ -27,6 +31,18 @@ export interface LoopbackUse {
 
 /** A loopback address and port: `127.0.0.1:9000`, `localhost:8080`, `[::1]:9000`, dnsmasq's `127.0.0.1#5053`. */
 const LOOPBACK = /(?<![\w.-])(127\.0\.0\.1|localhost|\[::1\])(?::|#)(\d{1,5})(?!\d)/g;
+
+/**
+ * An env var that names the port of the front's backend: `HTTP_REMOTE_PORT`, `UPSTREAM_PORT`,
+ * `APP_BACKEND_PORT`. The KubeRay security proxy reads HTTP_REMOTE_PORT and forwards to
+ * `"http://localhost:" + httpRemotePort` (ray-project/kuberay @156391d3d^ experimental/cmd/main.go:23,99;
+ * the chart sets it to the apiserver container's port, helm-chart/kuberay-apiserver/templates/deployment.yaml:80-81).
+ */
+const BACKEND_PORT_ENV = /(^|_)(REMOTE|UPSTREAM|BACKEND)_PORT$/i;
+/** The host env of the same prefix (`HTTP_REMOTE_HOST` beside `HTTP_REMOTE_PORT`). */
+const HOST_SUFFIXES = ['_HOST', '_HOSTNAME', '_ADDR', '_ADDRESS'];
+/** A loopback host, alone. */
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|::1|\[::1\])$/i;
 
 /** Classic mesh proxies: the mesh rules judge how they stop (istio-proxy-drain, linkerd-proxy-drain). */
 const MESH_PROXIES = new Set(['istio-proxy', 'linkerd-proxy']);
@@ -99,7 +115,7 @@ function mountedTexts(graph: ObjectGraph, w: Workload, c: ContainerView): { text
 
 /**
  * The other main containers of `front`'s pod that it reaches over loopback, each once (the first
- * evidence found: env, command and args first, then mounted files).
+ * evidence found: env, command and args first, then mounted files, then backend-port env vars).
  */
 export function loopbackBackends(graph: ObjectGraph, w: Workload, front: ContainerView): LoopbackUse[] {
   const others = w.containers.filter((c) => c !== front && c.role === 'main' && !MESH_PROXIES.has(c.name));
@@ -118,5 +134,34 @@ export function loopbackBackends(graph: ObjectGraph, w: Workload, front: Contain
       found.set(backend, { backend, port, evidence: `${m[0]} in ${where}` });
     }
   }
+  for (const use of backendPortEnvs(front, others, own)) if (!found.has(use.backend)) found.set(use.backend, use);
   return [...found.values()];
+}
+
+/**
+ * Bare ports in the front's backend-port env vars (BACKEND_PORT_ENV) that a sibling declares as a
+ * containerPort and the front itself does not: `env HTTP_REMOTE_PORT=8888 (port "http" of container
+ * "kuberay-apiserver-container")`. Not when a same-prefix host env (`HTTP_REMOTE_HOST`) is set to
+ * anything but a loopback host, or comes from elsewhere (valueFrom): the port is then another host's.
+ */
+function backendPortEnvs(front: ContainerView, others: ContainerView[], own: Set<number>): LoopbackUse[] {
+  const env = get(front.raw, 'env');
+  const entries = (Array.isArray(env) ? env : []).filter((e): e is JsonObject => isObject(e) && typeof e.name === 'string');
+  const out: LoopbackUse[] = [];
+  for (const e of entries) {
+    const name = e.name as string;
+    if (!BACKEND_PORT_ENV.test(name) || typeof e.value !== 'string' || !/^\d{1,5}$/.test(e.value.trim())) continue;
+    const port = Number(e.value.trim());
+    if (own.has(port)) continue;
+    const prefix = name.slice(0, -'_PORT'.length);
+    const hosts = entries.filter((h) => HOST_SUFFIXES.some((sfx) => h.name === `${prefix}${sfx}`));
+    if (hosts.some((h) => typeof h.value !== 'string' || !LOOPBACK_HOST.test(h.value.trim()))) continue;
+    for (const c of others) {
+      const p = c.ports.find((x) => x.containerPort === port);
+      if (!p) continue;
+      out.push({ backend: c, port, evidence: `env ${name}=${port}, ${p.name ? `port "${p.name}"` : 'a port'} of container "${c.name}"` });
+      break;
+    }
+  }
+  return out;
 }

@@ -324,7 +324,11 @@ pod whatever the app's hook does (\`linkerd-proxy-drain\` judges it once the hoo
 its stop signal when its own preStop ends, so it must wait at least as long as the front: nginx in front of
 php-fpm (\`fastcgi_pass 127.0.0.1:9000\`), Pi-hole forwarding to cloudflared (\`127.0.0.1#5053\`). The evidence
 is a loopback address and port in the front's env values, command, args or a file of a ConfigMap of the input
-that it mounts, on a port the backend declares, checks with a probe or, for a php-fpm image (\`*-fpm\`), 9000.
+that it mounts, on a port the backend declares, checks with a probe or, for a php-fpm image (\`*-fpm\`), 9000;
+or, for a proxy that writes the loopback host itself (the KubeRay security proxy forwards to
+\`"http://localhost:" + HTTP_REMOTE_PORT\`), a bare port in a front env var named \`*_REMOTE_PORT\`, \`*_UPSTREAM_PORT\` or
+\`*_BACKEND_PORT\` that the backend declares as a containerPort, unless a same-prefix \`*_HOST\` (\`_HOSTNAME\`,
+\`_ADDR\`, \`_ADDRESS\`) env names a host other than loopback.
 When the front has a preStop delay of known length and the backend a shorter one (or none), the backend is
 reported (**warning**), with a repair that gives it the front's delay (raising the grace period if needed). A
 front without a delay is reported as above first; its backends are judged once it has one. A backend that also

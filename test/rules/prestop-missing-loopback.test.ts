@@ -204,3 +204,61 @@ spec:
     expect(after.findings.filter((f) => f.ruleId === 'prestop-missing')).toEqual([]);
   });
 });
+
+describe('prestop-missing: a loopback backend named by a bare port env (review report p43, item 3)', () => {
+  // The KubeRay apiserver chart: the security proxy forwards to "http://localhost:" + HTTP_REMOTE_PORT
+  // (ray-project/kuberay @156391d3d^ experimental/cmd/main.go:23,99); the apiserver catches only
+  // os.Interrupt (apiserver/cmd/main.go:71), so without a hook it dies at t=0 while the proxy sleeps 10s.
+  const kuberay = (env: string, apiserverPorts = '[{containerPort: 8888, name: http}, {containerPort: 8887, name: grpc}]') => `apiVersion: v1
+kind: Service
+metadata: {name: kuberay-apiserver-service, namespace: kuberay}
+spec:
+  selector: {app: kuberay-apiserver}
+  ports: [{name: http, port: 8888, targetPort: 8988}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kuberay-apiserver, namespace: kuberay}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: kuberay-apiserver}}
+  template:
+    metadata: {labels: {app: kuberay-apiserver}}
+    spec:
+      containers:
+      - name: kuberay-apiserver-container
+        image: quay.io/kuberay/apiserver:nightly
+        ports: ${apiserverPorts}
+        readinessProbe: {httpGet: {path: /healthz, port: http}}
+      - name: security-proxy-container
+        image: quay.io/kuberay/security-proxy:nightly
+        ports: [{name: http, containerPort: 8988}, {name: grpc, containerPort: 8987}]
+        lifecycle: {preStop: {sleep: {seconds: 10}}}
+        readinessProbe: {tcpSocket: {port: 8988}}
+        env:
+${env}`;
+  const KUBERAY_ENV = `        - {name: HTTP_LOCAL_PORT, value: "8988"}
+        - {name: GRPC_LOCAL_PORT, value: "8987"}
+        - {name: HTTP_REMOTE_PORT, value: "8888"}
+        - {name: GRPC_REMOTE_PORT, value: "8887"}
+`;
+
+  test('HTTP_REMOTE_PORT=8888, the apiserver container\'s declared port: the apiserver needs the proxy\'s 10s', () => {
+    const [f, ...rest] = loopback(kuberay(KUBERAY_ENV));
+    expect(rest).toEqual([]);
+    expect(f.severity).toBe('warning');
+    expect(f.pointer).toBe('/spec/template/spec/containers/0');
+    expect(f.message).toContain('container "kuberay-apiserver-container": container "security-proxy-container" of the same pod reaches it over loopback (env HTTP_REMOTE_PORT=8888, port "http" of container "kuberay-apiserver-container") and keeps accepting for 10s');
+    expect(f.fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/containers/0/lifecycle/preStop', value: { sleep: { seconds: 10 } } }]);
+  });
+
+  test('not reported: the port is only probed (not declared), another name (*_LOCAL_PORT, DB_PORT), the front\'s own port, or a same-prefix host env names another host', () => {
+    expect(loopback(kuberay(KUBERAY_ENV, '[]'))).toEqual([]);
+    expect(loopback(kuberay('        - {name: HTTP_LOCAL_PORT, value: "8888"}\n        - {name: DB_PORT, value: "8888"}\n'))).toEqual([]);
+    expect(loopback(kuberay('        - {name: UPSTREAM_PORT, value: "8988"}\n'))).toEqual([]);
+    expect(loopback(kuberay('        - {name: UPSTREAM_HOST, value: api.example.com}\n        - {name: UPSTREAM_PORT, value: "8888"}\n'))).toEqual([]);
+    expect(loopback(kuberay('        - {name: UPSTREAM_HOST, valueFrom: {configMapKeyRef: {name: x, key: host}}}\n        - {name: UPSTREAM_PORT, value: "8888"}\n'))).toEqual([]);
+    // A loopback host beside it is the same evidence.
+    expect(loopback(kuberay('        - {name: APP_BACKEND_HOST, value: "127.0.0.1"}\n        - {name: APP_BACKEND_PORT, value: "8888"}\n'))).toHaveLength(1);
+  });
+});
