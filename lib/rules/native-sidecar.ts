@@ -8,6 +8,10 @@ import { graceEdit } from './lb-util';
 import { namespaceOf } from './mesh-util';
 import { trafficContainersOf } from '../model/traffic';
 import { imageRepository } from '../catalog';
+import { parseGoDuration } from '../timeline/duration';
+import { podPreStopDelay } from '../timeline/prestop';
+import { shellLessPatterns } from '../timeline/shell-less';
+import { isObject } from '../model/types';
 
 /** Helpers needed while the app shuts down (graceful-termination.md SIDE-001). */
 export const DEFAULT_SIDECAR_NAMES = ['istio-proxy', 'linkerd-proxy', 'envoy', 'cloud-sql-proxy', 'fluent-bit'];
@@ -52,6 +56,67 @@ function cloudSqlProxy(c: ContainerView): boolean {
   return !SHELLS.has(first);
 }
 
+/** The value of the last `-name=v`, `--name=v`, `-name v` or `--name v` in argv (`dashes`: the prefixes the program's flag parser accepts); undefined when absent. */
+function flagValue(argv: string[], name: string, dashes: readonly string[]): string | undefined {
+  let v: string | undefined;
+  argv.forEach((a, i) => {
+    for (const d of dashes) {
+      if (a === `${d}${name}` && i + 1 < argv.length) v = argv[i + 1];
+      else if (a.startsWith(`${d}${name}=`)) v = a.slice(d.length + name.length + 1);
+    }
+  });
+  return v;
+}
+
+/**
+ * How long the Cloud SQL Auth Proxy keeps accepting database connections after its SIGTERM, from
+ * its flags; `seconds` undefined when the input does not say (a flag value that is not a Go duration,
+ * v2 settings in env, envFrom or a config file). Checked in GoogleCloudPlatform/cloud-sql-proxy:
+ *
+ * - v1 (`gce-proxy`, branch v1 @e321f913): `-term_timeout` defaults to 0
+ *   (cmd/cloud_sql_proxy/cloud_sql_proxy.go:97); on SIGTERM it calls `proxyClient.Shutdown(*termTimeout)`
+ *   (:733), which waits up to that long while connections are open (proxy/proxy/client.go:633-652),
+ *   then cancels the context (:724) and the process exits (:749-758). With the default it exits at once.
+ * - v2 (`cloud-sql-proxy`, @31c3b33e): on SIGTERM it sleeps `--min-sigterm-delay` (cmd/root.go:1254-1263,
+ *   flag :536, default 0: "The number of seconds to accept new connections after receiving a TERM
+ *   signal"), then `Close` (internal/proxy/proxy.go:734-771) closes the dialer (:748; a Dial after that
+ *   fails, cloud-sql-go-connector dialer.go ErrDialerClosed), waits up to `--max-sigterm-delay` (:755,
+ *   flag cmd/root.go:538, default 0) while connections are open, and closes the listeners (:770).
+ *   `--max-sigterm-delay` keeps only the connections already open (a pool); it is counted all the same.
+ *   Env settings: `CSQL_PROXY_` + the flag name (cmd/root.go:438).
+ */
+function cloudSqlProxyStop(c: ContainerView): { seconds?: number; words: string; repair: string } {
+  const argv = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((v) => (Array.isArray(v) ? v : [])).filter((a): a is string => typeof a === 'string');
+  const dur = (v: string) => parseGoDuration(v);
+  if (/(^|\/)cloudsql-docker\/gce-proxy$/.test(imageRepository(c.image).path)) {
+    const v = flagValue(argv, 'term_timeout', ['-', '--']);
+    if (v === undefined) return { seconds: 0, words: 'with -term_timeout at its default 0, the Cloud SQL Auth Proxy (v1) exits at once', repair: 'give it a preStop delay at least as long' };
+    const s = dur(v);
+    return { seconds: s, words: `with -term_timeout=${v}, the Cloud SQL Auth Proxy (v1) exits within ${s}s (sooner once no connection is open)`, repair: 'give it a preStop delay at least as long' };
+  }
+  const env = get(c.raw, 'env');
+  const envs = (Array.isArray(env) ? env : []).filter(isObject);
+  const envFrom = get(c.raw, 'envFrom');
+  if ((Array.isArray(envFrom) && envFrom.length) || flagValue(argv, 'config-file', ['--']) !== undefined || envs.some((e) => e.name === 'CSQL_PROXY_CONFIG_FILE')) return { words: '', repair: '' };
+  const setting = (flag: string): string | undefined | null => {
+    const f = flagValue(argv, flag, ['--']);
+    if (f !== undefined) return f;
+    const e = envs.find((x) => x.name === `CSQL_PROXY_${flag.toUpperCase().replace(/-/g, '_')}`);
+    if (!e) return undefined;
+    return typeof e.value === 'string' ? e.value : null;
+  };
+  const min = setting('min-sigterm-delay');
+  const max = setting('max-sigterm-delay');
+  if (min === null || max === null) return { words: '', repair: '' };
+  const a = min === undefined ? 0 : dur(min);
+  const b = max === undefined ? 0 : dur(max);
+  const repair = 'give it a preStop delay at least as long, or --min-sigterm-delay (v2.12.0 and later)';
+  if (a === undefined || b === undefined) return { words: '', repair };
+  if (min === undefined && max === undefined) return { seconds: 0, words: 'with --min-sigterm-delay and --max-sigterm-delay at their default 0, the Cloud SQL Auth Proxy stops at once', repair };
+  const set = [min !== undefined ? `--min-sigterm-delay=${min}` : '', max !== undefined ? `--max-sigterm-delay=${max}` : ''].filter(Boolean).join(' and ');
+  return { seconds: a + b, words: `with ${set}, the Cloud SQL Auth Proxy stops within ${a + b}s`, repair };
+}
+
 export const nativeSidecar: Rule = {
   meta: {
     id: 'native-sidecar',
@@ -59,7 +124,7 @@ export const nativeSidecar: Rule = {
     defaultSeverity: 'info',
     severities: ['error', 'warning', 'info'],
     description:
-      'shutdown-critical helper (proxy, log shipper) as a classic container (info; warning in a Job); `restartPolicy: Always` init container on a version without native sidecars (error)',
+      'shutdown-critical helper (proxy, log shipper) as a classic container (info; warning in a Job, or for a Cloud SQL Auth Proxy that stops before an app\'s preStop delay ends); `restartPolicy: Always` init container on a version without native sidecars (error)',
     doc: `Classic containers all receive SIGTERM at the same moment, in no defined order. A proxy or log shipper
 that runs as a classic container can therefore exit before the application has drained, and every call the
 app makes while shutting down (or every log line it writes) is lost. A native sidecar (an init container
@@ -82,6 +147,16 @@ after all of them have exited; its readiness counts toward the pod's.
   helper.
 - **warning:** the same in a Job or CronJob: a Job never completes while a classic sidecar keeps running
   after the main container has finished.
+- **warning:** the Cloud SQL Auth Proxy by its image as a classic container when another main container's
+  preStop delay (of known length) outlasts it: the proxy gets SIGTERM when its own preStop ends (at once
+  without one) and then keeps accepting only as long as its flags say. v1 (\`gce-proxy\`): \`-term_timeout\`,
+  default 0, waits that long at most while connections are open and exits at once by default. v2:
+  \`--min-sigterm-delay\` (default 0) keeps it accepting, \`--max-sigterm-delay\` (default 0) then keeps the
+  connections already open (counted too); by default it stops at once. The app keeps running, and serving,
+  through its delay with no database: a preStop sleep on the app alone (the repair \`prestop-missing\`
+  advises) makes the outage certain. Not when the proxy's settings are not all in the input (a flag value
+  that is not a Go duration, v2 settings in \`CSQL_PROXY_*\` env from elsewhere, \`envFrom\` or a config file) or a
+  hook's length is unknown.
 - **error:** an init container with \`restartPolicy: Always\` on a target < 1.29. \`SidecarContainers\` is alpha
   and off in 1.28 (the field is dropped) and absent before (the field is unknown): the container runs as a
   classic init container that never exits, and the pod never starts.
@@ -122,6 +197,7 @@ containers:
     const names = new Set(ctx.params.sidecarNames as string[]);
     const nativeOn = ctx.version.atLeast(1, 29);
     const v = ctx.version.toString();
+    const shellLess = shellLessPatterns(ctx.paramsOf('prestop-sleep-action'));
     for (const w of ctx.graph.workloads) {
       if (!nativeOn) {
         // One fix per workload, on its first finding: moving containers shifts the indices that
@@ -147,6 +223,7 @@ containers:
       const movable = helpers.filter((c) => !namedPortBlocks(w, c));
       const fix = toNativeFix(w, movable);
       const fixOn = movable[0];
+      let late: ReturnType<typeof cloudSqlOutlived>;
       for (const c of helpers) {
         const others = w.containers.filter((x) => x !== c).map((x) => `"${x.name}"`).join(', ');
         if (w.isBatch) {
@@ -155,6 +232,16 @@ containers:
             pointer: c.pointer,
             severity: 'warning',
             message: `"${c.name}" runs as a classic container next to ${others}: it keeps running after the job's work is done, so the pod never completes and the Job never finishes; make it a native sidecar (move it to initContainers with restartPolicy: Always${meshSwitch(c)})`,
+            fix: c === fixOn ? fix : undefined,
+          });
+        } else if ((late = cloudSqlOutlived(w, c, helpers))) {
+          const { app, appSeconds, hook, stop, lasts } = late;
+          const window = lasts === 0 ? `for those ${appSeconds}s` : `for the last ${appSeconds - lasts}s of them`;
+          ctx.report({
+            object: w.obj,
+            pointer: c.pointer,
+            severity: 'warning',
+            message: `"${c.name}" runs as a classic container ${hook === 0 ? 'with no preStop hook: it gets SIGTERM as soon as termination starts' : `whose preStop lasts ${hook}s: it gets SIGTERM then`} and, ${stop.words}, while "${app.name}" keeps running through its ${appSeconds}s preStop delay: ${window} every database call "${app.name}" makes through the proxy fails; on ${v} make it a native sidecar (move it to initContainers with restartPolicy: Always), which is stopped only after the main containers exit, or ${stop.repair} (${appSeconds}s)`,
             fix: c === fixOn ? fix : undefined,
           });
         } else {
@@ -182,6 +269,33 @@ containers:
       if (w.isBatch) return false;
       const served = trafficContainersOf(ctx.graph, w).filter((x) => x.role === 'main');
       return served.length === 1 && served[0] === c && w.containers.every((x) => x === c || trafficEvidencePorts(x).length === 0);
+    }
+
+    /**
+     * A classic Cloud SQL Auth Proxy (by its image) that stops accepting before another main
+     * container's (not another helper's) known preStop delay ends: its own known preStop (none: 0s)
+     * plus what its flags give (cloudSqlProxyStop) is shorter. The app's delay keeps it running, and serving, after the proxy
+     * is gone (review report p43, the Unleash chart's cloudsql sidecar: unleash sleeps 10s, gce-proxy
+     * v1 exits at t=0). Undefined when either length is unknown.
+     */
+    function cloudSqlOutlived(w: Workload, c: ContainerView, helpers: readonly ContainerView[]) {
+      if (w.isBatch || !cloudSqlProxy(c)) return undefined;
+      const own = podPreStopDelay(c, w.annotations, undefined, w.containers, shellLess);
+      const hook = own.kind === 'none' ? 0 : own.seconds;
+      const stop = cloudSqlProxyStop(c);
+      if (hook === undefined || stop.seconds === undefined) return undefined;
+      const lasts = hook + stop.seconds;
+      let app: ContainerView | undefined;
+      let appSeconds = 0;
+      for (const x of w.containers) {
+        // (Another helper's hook is not an app's delay.)
+        if (x === c || helpers.includes(x)) continue;
+        const d = podPreStopDelay(x, w.annotations, undefined, w.containers, shellLess);
+        if (d.kind === 'none' || d.seconds === undefined || d.seconds <= lasts || d.seconds <= appSeconds) continue;
+        app = x;
+        appSeconds = d.seconds;
+      }
+      return app && { app, appSeconds, hook, stop, lasts };
     }
 
     /** Classic on purpose: Linkerd's identity controller proxy, or an explicit mesh opt-out (not for Jobs). */

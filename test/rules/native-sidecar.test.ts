@@ -247,3 +247,73 @@ spec:
   // Other images with a similar name are not the proxy.
   expect(runRule(nativeSidecar, yaml('cloudsql-proxy', 'example/gce-proxy:1'))).toEqual([]);
 });
+
+// Review report p43 item 4 (the Unleash chart with cloudsql.enabled, after prestop-missing's repair):
+// unleash sleeps 10s in its preStop, the classic gce-proxy v1 beside it has no hook and -term_timeout
+// at its default 0 (GoogleCloudPlatform/cloud-sql-proxy v1 cmd/cloud_sql_proxy/cloud_sql_proxy.go:97,
+// :719-758), so it exits at t=0 and unleash serves its 10s with no database.
+describe('native-sidecar: a classic Cloud SQL Auth Proxy that stops before the app\'s preStop delay ends', () => {
+  const unleash = (o: { image?: string; run?: string; appHook?: string; proxyExtra?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: unleash, namespace: unleash}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: unleash}}
+  template:
+    metadata: {labels: {app: unleash}}
+    spec:
+      containers:
+      - name: unleash
+        image: unleashorg/unleash-server:7.5.0
+        env: [{name: DATABASE_HOST, value: "127.0.0.1"}, {name: DATABASE_PORT, value: "5432"}]
+        ports: [{name: http, containerPort: 4242}]
+${o.appHook ?? '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n'}      - name: cloudsql-proxy
+        image: ${o.image ?? 'gcr.io/cloudsql-docker/gce-proxy:1.32.0'}
+        command: ${o.run ?? '[/cloud_sql_proxy, "-instances=proj:europe-west1:unleash=tcp:5432"]'}
+${o.proxyExtra ?? ''}`;
+  const sev = (yaml: string) => runRule(nativeSidecar, yaml).map((f) => f.severity);
+
+  test('v1 with the default -term_timeout exits at t=0 while unleash sleeps 10s: a warning that says the timeline', () => {
+    const [f, ...rest] = runRule(nativeSidecar, unleash());
+    expect(rest).toEqual([]);
+    expect(f.severity).toBe('warning');
+    expect(f.pointer).toBe('/spec/template/spec/containers/1');
+    expect(f.message).toBe(
+      '"cloudsql-proxy" runs as a classic container with no preStop hook: it gets SIGTERM as soon as termination starts and, with -term_timeout at its default 0, the Cloud SQL Auth Proxy (v1) exits at once, while "unleash" keeps running through its 10s preStop delay: for those 10s every database call "unleash" makes through the proxy fails; on 1.33 make it a native sidecar (move it to initContainers with restartPolicy: Always), which is stopped only after the main containers exit, or give it a preStop delay at least as long (10s)',
+    );
+    expect(f.fix).toBeDefined();
+  });
+
+  test('a -term_timeout or a preStop on the proxy shorter than the app\'s delay: still a warning, for the rest of the delay', () => {
+    const [f] = runRule(nativeSidecar, unleash({ run: '[/cloud_sql_proxy, "-instances=p:r:i=tcp:5432", "--term_timeout", "4s"]' }));
+    expect(f.severity).toBe('warning');
+    expect(f.message).toContain('with -term_timeout=4s, the Cloud SQL Auth Proxy (v1) exits within 4s (sooner once no connection is open)');
+    expect(f.message).toContain('for the last 6s of them');
+    const [g] = runRule(nativeSidecar, unleash({ proxyExtra: '        lifecycle: {preStop: {sleep: {seconds: 5}}}\n' }));
+    expect(g.message).toContain('runs as a classic container whose preStop lasts 5s: it gets SIGTERM then and');
+  });
+
+  test('v2 with neither sigterm delay: a warning; its --min-sigterm-delay or --max-sigterm-delay covering the delay: the info', () => {
+    const v2 = (run: string, proxyExtra?: string) => unleash({ image: 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1', run, proxyExtra });
+    const [f] = runRule(nativeSidecar, v2('[/cloud-sql-proxy, "proj:europe-west1:unleash", --port=5432]'));
+    expect(f.severity).toBe('warning');
+    expect(f.message).toContain('with --min-sigterm-delay and --max-sigterm-delay at their default 0, the Cloud SQL Auth Proxy stops at once');
+    expect(f.message).toContain('or give it a preStop delay at least as long, or --min-sigterm-delay (v2.12.0 and later) (10s)');
+    expect(sev(v2('[/cloud-sql-proxy, "p:r:i", --min-sigterm-delay=15s]'))).toEqual(['info']);
+    expect(sev(v2('[/cloud-sql-proxy, "p:r:i", --max-sigterm-delay, 30s]'))).toEqual(['info']);
+    expect(sev(v2('[/cloud-sql-proxy, "p:r:i"]', '        env: [{name: CSQL_PROXY_MIN_SIGTERM_DELAY, value: 20s}]\n'))).toEqual(['info']);
+    // Settings the input does not show: not judged.
+    expect(sev(v2('[/cloud-sql-proxy, "p:r:i"]', '        env: [{name: CSQL_PROXY_MIN_SIGTERM_DELAY, valueFrom: {configMapKeyRef: {name: x, key: d}}}]\n'))).toEqual(['info']);
+    expect(sev(v2('[/cloud-sql-proxy, "p:r:i"]', '        envFrom: [{configMapRef: {name: proxy-settings}}]\n'))).toEqual(['info']);
+    expect(sev(v2('[/cloud-sql-proxy, --config-file=/etc/proxy/config.toml]'))).toEqual(['info']);
+  });
+
+  test('the info as before: the proxy outlasts the app\'s delay, the app has no delay or one of unknown length, the proxy goes by name only', () => {
+    expect(sev(unleash({ run: '[/cloud_sql_proxy, "-instances=p:r:i=tcp:5432", "-term_timeout=10s"]' }))).toEqual(['info']);
+    expect(sev(unleash({ proxyExtra: '        lifecycle: {preStop: {sleep: {seconds: 10}}}\n' }))).toEqual(['info']);
+    expect(sev(unleash({ appHook: '' }))).toEqual(['info']);
+    expect(sev(unleash({ appHook: '        lifecycle: {preStop: {exec: {command: [/usr/local/bin/drain.sh]}}}\n' }))).toEqual(['info']);
+    expect(sev(unleash({ image: 'example/sql-proxy:1' }).replace('name: cloudsql-proxy', 'name: cloud-sql-proxy'))).toEqual(['info']);
+    expect(sev(unleash({ run: '["-term_timeout=$(TIMEOUT)"]' }))).toEqual(['info']);
+  });
+});
