@@ -1163,14 +1163,16 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const hintSet = annHas('kubegrace.dev/served');
       // (Another running container with a readinessProbe that can fail gates the pod's readiness too: the
       // linter then reports at most an info, or nothing when that probe checks this container.)
-      const gated = (c: string) => `${RUNNING}.exists(o, o.name != ${c}.name && has(o.readinessProbe) && !${vacuous('o')})`;
-      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')} && !${gated('variables.mains[0]')})`;
-      const pred = `${traffic('c')} && ${bad('c')} && !${gated('c')}`;
+      // Computed once (a scan per container would be containers x containers): a container judged here
+      // has no readinessProbe that can fail, so any running container with one is another container.
+      const gated: CelVariable = { name: 'gated', expression: `${RUNNING}.exists(o, has(o.readinessProbe) && !${vacuous('o')})` };
+      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')} && !variables.gated)`;
+      const pred = `${traffic('c')} && ${bad('c')} && !variables.gated`;
       return [
         {
           severity: 'warning',
           kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
-          variables: [],
+          variables: [gated],
           // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it: not one that serves for good.)
           expression: `${HELM_PASSING_HOOK} || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
           messageExpression:
