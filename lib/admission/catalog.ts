@@ -34,6 +34,7 @@ import {
   MAX_JUDGED_CONTAINERS,
   MAX_SUMMED_SIDECARS,
   hintedPreStopSeconds,
+  decodeStopFirst,
   PRESTOP_HINT_VARIABLES,
   programProbePort,
   singleVersionMatch,
@@ -197,11 +198,10 @@ spec:
   return r.findings.length === 0;
 }
 
-/** Variables of grace-period-budget: per main container its preStop seconds, the drain and the addend. */
-function budgetVariables(waitPatterns: string[], catalog: Catalog, shellLess: string): CelVariable[] {
+/** Variables of grace-period-budget: the hint, the drain and the addend (per main container: budgetRows). */
+function budgetVariables(): CelVariable[] {
   return [
     ...PRESTOP_HINT_VARIABLES,
-    { name: 'preStops', expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${hintedPreStopSeconds('c', waitPatterns, catalog, shellLess)})` },
     { name: 'drainDeclared', expression: annHasDrain() },
     { name: 'drain', expression: DRAIN_SECONDS },
     // The user's kubegrace.dev/serves-after-sigterm-seconds hint: time the app keeps serving after SIGTERM (lib/timeline/serves-after-sigterm.ts).
@@ -210,6 +210,21 @@ function budgetVariables(waitPatterns: string[], catalog: Catalog, shellLess: st
     { name: 'addend', expression: `size(variables.sidecars) > ${MAX_SUMMED_SIDECARS} ? -1.0 : ${addendSeconds()}` },
   ];
 }
+
+/**
+ * Each main container's name, its preStop seconds `s` and, for a hook that signals the app before it
+ * sleeps, that sleep `w` (else -1.0): a map of mixed types (dyn). lib/timeline/schedule reads the
+ * drain of such a container as at least its sleep (ROW_DRAIN).
+ */
+function budgetRows(waitPatterns: string[], catalog: Catalog, shellLess: string): CelVariable {
+  return {
+    name: 'rows',
+    expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, ${bind(hintedPreStopSeconds('c', waitPatterns, catalog, shellLess, true), 'ps', `{'name': dyn(c.name), ${decodeStopFirst('ps')}}`)})`,
+  };
+}
+
+/** The drain of row `r` (budgetRows): the workload's, or the sleep of a signal-first hook when longer. */
+const ROW_DRAIN = '(r.w > variables.drain ? r.w : variables.drain)';
 
 function annHasDrain(): string {
   const k = "'kubegrace.dev/drain-seconds'";
@@ -592,16 +607,12 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const served = judgesOnlyServed(ctx.rule, ctx.version);
       const gate = served ? `!(${SERVED_HINT}) || ` : '';
       const shellLess = shellLessImageOf(ctx);
-      const vars = budgetVariables(patterns, ctx.catalog, shellLess).filter((v) => v.name !== 'preStops');
+      const vars = budgetVariables();
       const errPred = 'r.s >= 0.0 && r.s >= double(variables.grace)';
-      // Each main container's name with its preStop seconds (a map of mixed types: dyn).
-      const withRows: CelVariable = {
-        name: 'rows',
-        expression: `size(variables.mains) > ${MAX_JUDGED_CONTAINERS} ? [] : variables.mains.map(c, {'name': dyn(c.name), 's': dyn(${hintedPreStopSeconds('c', patterns, ctx.catalog, shellLess)})})`,
-      };
+      const withRows = budgetRows(patterns, ctx.catalog, shellLess);
       const warnPred =
         `(r.s >= 0.0 || (r.s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && !(${errPred}) && ` +
-        `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.servesAfter + variables.drain + variables.addend > double(variables.grace)`;
+        `variables.addend >= 0.0 && (r.s < 0.0 ? 0.0 : r.s) + variables.servesAfter + ${ROW_DRAIN} + variables.addend > double(variables.grace)`;
       return [
         {
           severity: 'error',
@@ -620,28 +631,31 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           expression: `!variables.hookBad && (${gate}variables.grace == 0 || !variables.rows.exists(r, ${warnPred}))`,
           messageExpression:
             `${prefix('grace-period-budget', 'warning')} + (variables.hookBad ? 'kubegrace.dev/prestop-seconds cannot be read: write seconds ("25"), a duration ("25s") or name=seconds entries ("app=25,worker=40"); the hook is not judged' : 'container "' + variables.rows.filter(r, ${warnPred})[0].name + '": preStop ' + ` +
-            `${secs(`(variables.rows.filter(r, ${warnPred})[0].s < 0.0 ? 0.0 : variables.rows.filter(r, ${warnPred})[0].s)`)} + (variables.servesAfter > 0.0 ? ' + serving after SIGTERM ' + ${secs('variables.servesAfter')} : '') + ' + drain ' + ${secs('variables.drain')} + ' + addend ' + ${secs('variables.addend')} + ` +
+            `${secs(`(variables.rows.filter(r, ${warnPred})[0].s < 0.0 ? 0.0 : variables.rows.filter(r, ${warnPred})[0].s)`)} + (variables.servesAfter > 0.0 ? ' + serving after SIGTERM ' + ${secs('variables.servesAfter')} : '') + ' + drain ' + ${secs(bind(`variables.rows.filter(r, ${warnPred})[0]`, 'r', ROW_DRAIN))} + ' + addend ' + ${secs('variables.addend')} + ` +
             `' exceeds terminationGracePeriodSeconds ' + string(variables.grace) + 's: raise it to preStop + drain + addend + 5s')`,
         },
       ];
     },
     mutate: (ctx) => {
       const patterns = waitPatternsOf(ctx);
-      const vars = budgetVariables(patterns, ctx.catalog, shellLessImageOf(ctx));
-      // neededGrace: the largest main-container preStop (0 without a hook; unknown delays skipped).
-      const known: CelVariable = { name: 'known', expression: 'variables.preStops.filter(s, s != -2.0).map(s, s < 0.0 ? 0.0 : s)' };
+      const shellLess = shellLessImageOf(ctx);
+      const vars = budgetVariables();
+      const rows = budgetRows(patterns, ctx.catalog, shellLess);
+      // neededGrace: the largest main-container preStop + drain (0 without a hook; unknown delays skipped;
+      // the drain at least the sleep of a hook that signals the app first).
+      const known: CelVariable = { name: 'known', expression: `variables.rows.filter(r, r.s != -2.0).map(r, (r.s < 0.0 ? 0.0 : r.s) + ${ROW_DRAIN})` };
       const maxS: CelVariable = {
         name: 'maxPreStop',
         // A max without a list library: bounded at 32 containers with a hook, so the nested scan stays small.
         expression: 'size(variables.known) == 0 || size(variables.known) > 32 ? -1.0 : variables.known.filter(x, variables.known.all(y, y <= x))[0]',
       };
-      const need: CelVariable = { name: 'need', expression: `variables.maxPreStop < 0.0 || variables.addend < 0.0 ? 0 : ${ceil('variables.maxPreStop + variables.servesAfter + variables.drain + variables.addend + 5.0')}` };
-      const err = 'variables.preStops.exists(s, s >= 0.0 && s >= double(variables.grace))';
-      const warn = `variables.preStops.exists(s, (s >= 0.0 || (s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && (s < 0.0 ? 0.0 : s) + variables.servesAfter + variables.drain + variables.addend > double(variables.grace))`;
+      const need: CelVariable = { name: 'need', expression: `variables.maxPreStop < 0.0 || variables.addend < 0.0 ? 0 : ${ceil('variables.maxPreStop + variables.servesAfter + variables.addend + 5.0')}` };
+      const err = 'variables.rows.exists(r, r.s >= 0.0 && r.s >= double(variables.grace))';
+      const warn = `variables.rows.exists(r, (r.s >= 0.0 || (r.s == -1.0 && (variables.drainDeclared || variables.servesAfter > 0.0))) && (r.s < 0.0 ? 0.0 : r.s) + variables.servesAfter + ${ROW_DRAIN} + variables.addend > double(variables.grace))`;
       const path = "object.kind == 'Pod' ? '/spec/terminationGracePeriodSeconds' : object.kind == 'CronJob' ? '/spec/jobTemplate/spec/template/spec/terminationGracePeriodSeconds' : '/spec/template/spec/terminationGracePeriodSeconds'";
       return {
         kinds: WORKLOADS,
-        variables: [...vars, known, maxS, need],
+        variables: [...vars, rows, known, maxS, need],
         condition: `variables.grace != 0 && variables.need > variables.grace && (${err} || ${warn})`,
         patch: `[JSONPatch{op: 'add', path: ${path}, value: variables.need}]`,
         description: 'raise terminationGracePeriodSeconds to the neediest main container\'s preStop + drain + addend + 5s (never lowers it)',

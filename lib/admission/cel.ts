@@ -17,6 +17,7 @@
  */
 
 import { builtinCatalog, Catalog, CatalogEntry, imageGlob, ProbeSpec } from '../catalog';
+import { SLEEP_BEFORE_STOP_SOURCE, STOP_FIRST_SOURCE } from '../timeline/prestop';
 
 /** A CEL string literal (single-quoted, escaped). */
 export function str(s: string): string {
@@ -163,6 +164,9 @@ function waitPattern(p: string): string {
 export function preStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog()): string {
   return preStop(c, waitPatterns, false, catalog);
 }
+
+/** The signal-first script test of lib/timeline/prestop stopBeforeSleep, on the CEL string `sc`. */
+const STOP_FIRST_CEL = `(sc.matches(${str(STOP_FIRST_SOURCE)}) && !sc.matches(${str(SLEEP_BEFORE_STOP_SOURCE)}))`;
 
 /** The seconds of an exec preStop that runs only a sleep (the linter's kind `exec-sleep`), else -2.0. */
 export function execSleepSeconds(c: string): string {
@@ -421,7 +425,7 @@ function knownProgramSeconds(c: string, catalog: Catalog | undefined): string {
   return entries.some((e) => e.match.images?.length) ? bind(imageRepositories(c), 'ig', out) : out;
 }
 
-function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, catalog: Catalog | undefined): string {
+function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, catalog: Catalog | undefined, stopWait = false): string {
   // jn: the command joined by spaces; tk: the shell script's words; ov/fv: "sleep N" alone / first.
   // After the wait patterns, the catalog's known preStop programs (lib/timeline/prestop classifyPreStop order).
   let wait = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
@@ -438,7 +442,10 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
   const lastVal = `(sc.matches(${str(LAST)}) ? ${bind(tokens('sc'), 'tk', sleepSeconds(unquote(onlyArg)))} : -2.0)`;
   // A trailing sleep after a catalog program with a known delay: the program's (classifyPreStop).
   const known = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
-  const afterLast = known === '-2.0' ? 'lv' : bind(known, 'kv', 'kv >= 0.0 ? kv : lv');
+  // (Else a script that signals the app before it sleeps: 0 s, its sleep the drain window; review
+  // round 39. With stopWait, encoded as -3.0 - the sleep: decodeStopFirst.)
+  const ownLast = `(${STOP_FIRST_CEL} ? ${stopWait ? '-3.0 - lv' : '0.0'} : lv)`;
+  const afterLast = known === '-2.0' ? ownLast : bind(known, 'kv', `kv >= 0.0 ? kv : ${ownLast}`);
   const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? ${afterLast} : ${waitVal}`)}`)}`);
   const shell = bind(shellNewlines('cmd[2].trim()'), 'sc', shellBody);
   const exec = bind(
@@ -514,9 +521,20 @@ export function programHook(c: string): string {
  * patterns), an exec sleep in such an image cannot run and counts as no hook, -1.0
  * (lib/timeline/prestop runningPreStopDelay, as the termination schedule reads it).
  */
-export function hintedPreStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog(), shellLess?: string): string {
-  const s = bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStopSeconds(c, waitPatterns, catalog)}`);
+export function hintedPreStopSeconds(c: string, waitPatterns: string[], catalog: Catalog = builtinCatalog(), shellLess?: string, stopWait = false): string {
+  const s = bind(hinted('hook', `${c}.name`, '-1.0'), 'hs', `${programHook(c)} && hs >= 0.0 ? hs : ${preStop(c, waitPatterns, false, catalog, stopWait)}`);
   return shellLess ? `(has(${c}.image) && ${c}.image != '' && (${shellLess}) && ${execSleepSeconds(c)} >= 0.0 ? -1.0 : ${s})` : s;
+}
+
+/**
+ * A map of the preStop seconds `s` and, for a hook that signals the app before it sleeps (lib/timeline/prestop
+ * kind `exec-stop-then-sleep`, `killall -INT pgbouncer && sleep 120`), that sleep `w` (its
+ * `waitSeconds`, the drain window the hook gives; -1.0 for other hooks), from `ps`, a value of
+ * hintedPreStopSeconds with `stopWait` (which encodes such a hook as -3.0 - the sleep; its seconds are
+ * 0). A hinted hook is read as hinted (lib/timeline/prestop applyPreStopHint): no `w`.
+ */
+export function decodeStopFirst(ps: string): string {
+  return `'s': dyn(${ps} <= -3.0 ? 0.0 : ${ps}), 'w': dyn(${ps} <= -3.0 ? -3.0 - ${ps} : -1.0)`;
 }
 
 /**

@@ -181,7 +181,7 @@ export function secs(n: number): string {
   return Number.isInteger(n) ? `${n}s` : `${Math.round(n * 10) / 10}s`;
 }
 
-const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-then-sleep', 'exec-wait', 'exec-known']);
+const KNOWN_DELAY = new Set(['sleep', 'exec-sleep', 'exec-sleep-then', 'exec-then-sleep', 'exec-stop-then-sleep', 'exec-wait', 'exec-known']);
 
 /**
  * A delay explain can draw: a known kind, a program whose duration the prestop-seconds hint
@@ -206,6 +206,8 @@ function preStopWords(p: PreStopDelay): string {
       return `preStop sleeps ${secs(p.seconds!)}, then more`;
     case 'exec-then-sleep':
       return `preStop runs a command, then sleeps ${secs(p.seconds!)}`;
+    case 'exec-stop-then-sleep':
+      return `preStop signals the app (${p.stop}), then sleeps ${secs(p.waitSeconds!)}`;
     case 'exec-wait':
       return `preStop wait ${secs(p.seconds!)}`;
     case 'exec-known':
@@ -487,6 +489,10 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     if (pre.cannotRun) assumptions.push(`"${c.name}": its preStop exec sleep ${secs(pre.cannotRun.seconds)} cannot run in the shell-less image "${pre.cannotRun.image}": the hook fails (FailedPreStopHook) and SIGTERM comes at once; drawn with no delay (prestop-sleep-action)`);
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
     if (pre.kind === 'exec-then-sleep') assumptions.push(`"${c.name}": its preStop runs a command before sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound), serving meanwhile (unless that command stops the app)`);
+    // (A hook that signals the app before it sleeps: the shutdown starts at 0 s, and the sleep is the
+    // drain window; review round 39, report p39.)
+    const stopFirst = pre.kind === 'exec-stop-then-sleep' && !pre.hinted ? pre : undefined;
+    if (stopFirst) assumptions.push(`"${c.name}": its preStop signals the app first ("${stopFirst.stop}"): drawn as its stop signal at 0s, and the sleep ${secs(stopFirst.waitSeconds!)} after it as the drain window (the container stays up until the app exits or the hook ends)`);
     if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) {
       if (activeCatalog().get(pre.program!)?.preStop?.awaitedBy) {
         // The program drains another container (Contour's shutdown-manager drains Envoy): it does not
@@ -517,7 +523,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       assumptions.push(`"${c.name}": runs ${ignored.how}, which never receives SIGTERM: drawn running until SIGKILL at ${secs(kill)} (grace-period-budget)`);
       return signalLane(lane, S, kill - S + 1, hookRuns(pre) && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', 'ignores SIGTERM: runs until SIGKILL', true, 'ignores SIGTERM', 0, unknownHook, true);
     }
-    return signalLane(lane, S, Dc, hookRuns(pre) && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c));
+    return signalLane(lane, S, Dc, hookRuns(pre) && pre.kind !== 'tcpSocket', servedContainers.has(c.name), 'grace-period-budget', 'drain', undefined, false, undefined, A, unknownHook, containerDrainRead(c) || stopFirst !== undefined, stopFirst?.stop);
   }
 
   /** The schedule's stop of a main container of the manifest. */
@@ -526,7 +532,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
   }
 
   /** preStop [0,S], SIGTERM, drain, deadline handling, shared by app containers and classic proxies. */
-  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0, unknownHook = false, drainRead = false): Lane {
+  function signalLane(lane: Lane, S: number, drain: number, hasHook: boolean, isServed: boolean, ruleId: string, drainKind: PhaseKind = 'drain', drainLabel?: string, drainOpen = false, drainShort?: string, servesAfter = 0, unknownHook = false, drainRead = false, hookStop?: string): Lane {
     // (A hook of unknown length is drawn as returning at once: the kubelet signals only when it returns,
     // so SIGTERM and what follows are lower bounds, and the events say so; review round 12.)
     if (hasHook) events.push({ at: 0, kind: 'prestop-start', lane: lane.name, label: `preStop starts → ${lane.name}${unknownHook ? ' (length unknown)' : ''}` });
@@ -548,11 +554,14 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       events.push({ at: S, kind: 'prestop-end', lane: lane.name, label: `preStop ends → ${lane.name}` });
     }
     lane.sigterm = S;
-    // Served with no time at all between deletion and the listener closing (prestop-missing).
-    const closesAtOnce = S === 0 && isServed && !hasHook && servesAfter === 0;
-    events.push({ at: S, kind: 'sigterm', lane: lane.name, label: unknownHook ? `SIGTERM → ${lane.name} when its preStop returns (length unknown: drawn at ${secs(S)}, a lower bound)` : `SIGTERM → ${lane.name}`, violation: closesAtOnce });
+    // Served with no time at all between deletion and the listener closing (prestop-missing); a hook
+    // that signals the app first (hookStop) stops it at 0 s too.
+    const closesAtOnce = S === 0 && isServed && (!hasHook || hookStop !== undefined) && servesAfter === 0;
+    const label = hookStop !== undefined ? `${hookStop} → ${lane.name} (its preStop signals it first: the shutdown starts; SIGTERM follows when the hook ends)` : unknownHook ? `SIGTERM → ${lane.name} when its preStop returns (length unknown: drawn at ${secs(S)}, a lower bound)` : `SIGTERM → ${lane.name}`;
+    events.push({ at: S, kind: 'sigterm', lane: lane.name, label, violation: closesAtOnce });
     if (closesAtOnce) {
-      violations.push({ ruleId: 'prestop-missing', severity: 'warning', lane: lane.name, at: 0, message: `"${lane.name}" gets SIGTERM at 0s while clients are still routed to it (no preStop)` });
+      const what = hookStop !== undefined ? `its preStop signals it at 0s ("${hookStop}")` : 'gets SIGTERM at 0s';
+      violations.push({ ruleId: 'prestop-missing', severity: 'warning', lane: lane.name, at: 0, message: `"${lane.name}" ${what} while clients are still routed to it${hookStop !== undefined ? '' : ' (no preStop)'}` });
     }
     const kill = Math.max(G, S + MINIMUM_GRACE_AFTER_HOOK);
     // The program keeps accepting after SIGTERM, then drains (the schedule's order).
@@ -662,6 +671,10 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
       case 'hook-exceeds-grace':
         return { ...base, lane: v.container, at: G, message: `"${v.container}": preStop ${secs(v.preStop)} >= grace ${secs(G)}: SIGTERM only at the deadline, SIGKILL ${MINIMUM_GRACE_AFTER_HOOK}s later, no time to drain ${secs(v.drain)}` };
       case 'budget': {
+        if (v.stopFirst) {
+          const terms = budgetTerms(v, '', secs).filter((t) => !t.startsWith('preStop '));
+          return { ...base, lane: v.container, at: G, message: `"${v.container}": its preStop signals it first ("${v.stopFirst.stop}"), then sleeps ${secs(v.stopFirst.wait)} while it drains: ${terms.join(' + ')} = ${secs(v.needed)} > grace ${secs(G)}: the deadline cuts the drain` };
+        }
         const parts = budgetTerms(v, '', secs);
         return { ...base, lane: v.container, at: G, message: `"${v.container}": ${parts.join(' + ')} = ${secs(v.needed)} > grace ${secs(G)}: SIGKILL at the deadline cuts the shutdown` };
       }

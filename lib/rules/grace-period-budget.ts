@@ -58,7 +58,13 @@ the node drains in flight, each bounded by \`NODE_TERMINATION_GRACE_PERIOD\`, de
 reports the missing hook). A shell hook that sleeps first
 (\`sleep 5 && nginx -s quit\`) or last (\`wget .../healthcheck/fail; sleep 25\`, Gloo's gateway-proxy) lasts at least
 that sleep, a lower bound that is judged (a newline separates commands as \`;\` does, and the sleep's argument may be
-quoted: Seldon Core v2's Envoy hook, \`echo ... > /dev/tcp/localhost/9901\` then \`sleep '30'\` on its own line). A hook that runs a
+quoted: Seldon Core v2's Envoy hook, \`echo ... > /dev/tcp/localhost/9901\` then \`sleep '30'\` on its own line). A shell
+hook that signals the app before any sleep (\`killall -INT pgbouncer && sleep 120\`, the Airflow chart's pgbouncer;
+\`kill -SIGTERM 1; sleep 30\`: a \`kill\`, \`pkill\` or \`killall\` with no signal or TERM, INT or KILL, not HUP, USR1, USR2,
+which reload, nor QUIT, a JVM's thread dump) starts the app's shutdown at once: its delay is 0 s, and the sleep after
+the signal only keeps the container up while the app drains. The drain is then at least that sleep, and when it does not
+fit the grace period the **warning** says that the grace period cuts the drain window the hook gives (not the
+error: the app is not left 2 s after its stop signal). \`prestop-missing\` reports the missing delay. A hook that runs a
 program of unknown duration (an exec other than those sleeps, an httpGet) is judged only when
 \`kubegrace.dev/prestop-seconds\` declares how long it runs (\`"25"\`, or \`"app=25,worker=40"\` per container);
 the declared duration also wins over a recognised wait command or a sleep followed by more work. An httpGet
@@ -159,6 +165,18 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             pointer: `${c.pointer}/lifecycle/preStop`,
             severity: 'error',
             message: `container "${c.name}": preStop delay ${v.preStop}s${hinted} >= ${graceMessageRef(w)}: the app gets only ${MINIMUM_GRACE_AFTER_HOOK}s after SIGTERM before SIGKILL; raise the grace period to at least ${v.recommended}s or shorten the delay`,
+            fix,
+          });
+        } else if (v.stopFirst) {
+          // (Review round 39, report p39: the Airflow chart's pgbouncer, `killall -INT pgbouncer && sleep
+          // 120`. The app gets its stop signal from the hook at 0 s: what the deadline cuts is its drain.)
+          const parts = budgetTerms(v, hinted).filter((t) => !t.startsWith('preStop '));
+          const terms = parts.length > 1 ? `${parts.join(' + ')} = ${v.needed}s` : parts[0];
+          ctx.report({
+            object: w.obj,
+            pointer: gracePointer(w, c),
+            severity: 'warning',
+            message: `container "${c.name}": ${graceMessageRef(w)} cuts the drain its preStop gives the app (${terms} needed): the hook signals the app first ("${v.stopFirst.stop}"), so its shutdown starts at once, and the sleep ${v.stopFirst.wait}s after the signal is its drain window, not a delay before the app stops; raise terminationGracePeriodSeconds to ${v.recommended}s or shorten the sleep`,
             fix,
           });
         } else {

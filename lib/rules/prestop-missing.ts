@@ -12,7 +12,7 @@ import { cloudLbReadinessGate, containerRef, injectedAtAdmission, preStopFix, se
 import { neededGrace, preStopHandler, raiseGraceEdit, sleepActionAvailable } from './fix-util';
 import { shellLessImage, shellLessPatterns } from '../timeline/shell-less';
 import { sigtermIgnored } from '../timeline/sigterm';
-import { delayAdvice, hookDelayWords, isExternalLocal, passingHelmHook, preStopDelayEdit, servicesSelecting } from './lb-util';
+import { delayAdvice, hookDelayWords, isExternalLocal, passingHelmHook, preStopDelayEdit, servicesSelecting, sleepFix } from './lb-util';
 import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
@@ -85,7 +85,9 @@ function acceptsAfterSigterm(graph: ObjectGraph, catalog: Catalog, w: Workload, 
 function zeroDelayHook(c: ContainerView, w: Workload): PreStopDelay | undefined {
   const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
   if (d.seconds !== 0) return undefined;
-  if (d.hinted || d.kind === 'sleep' || d.kind === 'exec-sleep') return d;
+  // (A script that signals the app before it sleeps, `killall -INT pgbouncer && sleep 120`: the app
+  // stops accepting at the signal, at once; review round 39, report p39.)
+  if (d.hinted || d.kind === 'sleep' || d.kind === 'exec-sleep' || d.kind === 'exec-stop-then-sleep') return d;
   return d.kind === 'exec-known' && d.bound !== 'at-least' ? d : undefined;
 }
 
@@ -199,8 +201,13 @@ port that an Ingress, a Gateway API route or a Traefik IngressRoute sends traffi
 
 **Condition:** such a container has no \`lifecycle.preStop\`, or has one known to give no delay: a sleep of
 0 s, a program of the catalog that keeps accepting for 0 s with the flags as written (ingress-nginx's
-\`/wait-shutdown\` without \`--shutdown-grace-period\`, whose default is 0: nginx quits at once), or a hook
-that the \`kubegrace.dev/prestop-seconds\` hint says takes 0 s. Hooks whose delay is unknown (\`httpGet\`,
+\`/wait-shutdown\` without \`--shutdown-grace-period\`, whose default is 0: nginx quits at once), a shell hook that
+signals the app before any sleep (\`killall -INT pgbouncer && sleep 120\`, the Airflow chart's pgbouncer, whose SIGINT
+closes its listeners at once; \`kill -SIGTERM 1; sleep 30\`: a \`kill\`, \`pkill\` or \`killall\` with no signal or TERM, INT
+or KILL, not HUP, USR1 or USR2, which reload, nor QUIT, a JVM's thread dump), whose sleep after the signal only keeps the
+container up while the app drains (the advice puts a sleep first, \`sleep 10 && killall -INT pgbouncer && sleep 120\`,
+with the grace period that needs, as a proposal with \`--fix-proposals\`; or, where the app's SIGTERM starts the same
+drain, a plain delay in place of the hook), or a hook that the \`kubegrace.dev/prestop-seconds\` hint says takes 0 s. Hooks whose delay is unknown (\`httpGet\`,
 other commands) are not judged. For a known program the advice is its own setting
 (\`--shutdown-grace-period=10\`, chart value \`controller.extraArgs.shutdown-grace-period\`).
 
@@ -451,6 +458,25 @@ long as the front's.
             : ` and keep the delay plus drain time within ${graceMessageRef(w)}`;
         proxyNote ??= classicProxyNote(graph, w);
         const instead = `if the app itself keeps serving after SIGTERM, annotate ${SERVES_AFTER_SIGTERM} instead${assumedServedNote(graph, w)}`;
+        if (zero?.kind === 'exec-stop-then-sleep' && !zero.hinted && zero.command?.length === 3) {
+          // The hook signals the app before its sleep: the delay goes before the signal, and the sleep
+          // after it stays the drain window (a proposal: it changes a script the user wrote).
+          const script = `sleep ${seconds} && ${zero.command[2].trim()}`;
+          const raise = raiseGraceEdit(w, grace);
+          reported.add(c);
+          ctx.report({
+            object: w.obj,
+            pointer: `${c.pointer}/lifecycle/preStop`,
+            severity,
+            message: `${who}: serves ${serves} but its preStop signals the app before it sleeps ("${zero.stop}"): the app starts its shutdown and stops accepting as soon as termination starts, while clients are still routed to it, and the sleep ${zero.waitSeconds}s after the signal only keeps the container up; ${why}. Put the delay first: ["${zero.command[0]}", "-c", ${JSON.stringify(script)}]${lbLonger}${budget}${proxyNote}; or, if the app's SIGTERM starts the same drain, replace the hook with ${sleepFix(ctx.version, seconds)}; ${instead}`,
+            fix: {
+              description: `run "sleep ${seconds}" before the preStop script of container "${c.name}"${raise ? ` and raise terminationGracePeriodSeconds to ${grace}` : ''}`,
+              safety: 'proposal',
+              edits: [{ op: 'set', pointer: `${c.pointer}/lifecycle/preStop/exec/command/2`, value: script }, ...(raise ? [raise] : [])],
+            },
+          });
+          continue;
+        }
         if (zero) {
           // The hook is there but gives no delay: its own knob (a known program's flag) or a longer sleep.
           const edit = preStopDelayEdit(ctx.version, c, seconds);

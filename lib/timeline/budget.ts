@@ -2,7 +2,7 @@ import { activeCatalog, Catalog } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { ContainerView, Workload } from '../model/workload';
 import { parseSeconds } from './duration';
-import { PreStopDelay, podPreStopDelay } from './prestop';
+import { hookDrainWindow, PreStopDelay, podPreStopDelay } from './prestop';
 import { servesAfterSigtermSeconds } from './serves-after-sigterm';
 import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from './shell-less';
 
@@ -71,7 +71,8 @@ export interface ContainerBudget {
 export function containerBudget(w: Workload, c: ContainerView, addends: Addend[] = [], waitPatterns?: string[], graph?: ObjectGraph, shellLess: readonly string[] = DEFAULT_SHELL_LESS_IMAGE_PATTERNS): ContainerBudget {
   const preStop = podPreStopDelay(c, w.annotations, waitPatterns, w.containers, shellLess);
   const servesAfter = servesAfterSigtermSeconds(c, w, graph);
-  const drain = containerDrainSeconds(w, c);
+  // (A hook that signals the app and then sleeps gives it that sleep to drain: at least that long.)
+  const drain = Math.max(containerDrainSeconds(w, c), hookDrainWindow(preStop) ?? 0);
   const addend = addends.reduce((a, x) => a + x.seconds, 0);
   const s = preStop.kind === 'none' ? 0 : preStop.seconds;
   return {

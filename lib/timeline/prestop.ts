@@ -11,6 +11,11 @@ import { shellLessImage } from './shell-less';
  * - `exec-then-sleep`: a shell that does something and then sleeps (`wget .../healthcheck/fail; sleep 25`,
  *   Gloo's gateway-proxy): the hook lasts at least the sleep (seconds is a lower bound of its length;
  *   whether the app serves meanwhile depends on what ran first);
+ * - `exec-stop-then-sleep`: a shell that first signals the app to stop (STOP_FIRST: `killall -INT
+ *   pgbouncer && sleep 120`, `kill -SIGTERM 1; sleep 30`) and then sleeps: the app's shutdown starts
+ *   at the signal, so `seconds` (how long it keeps accepting) is 0, and the sleep (`waitSeconds`)
+ *   only keeps the container alive while the app drains (review round 39, report p39: the Airflow
+ *   chart's pgbouncer hook);
  * - `exec-wait`: a known wait command (e.g. `teleport wait duration 30s`) matched by a pattern;
  * - `exec-known`: a program of the catalog of well-known programs (lib/catalog/catalog.yaml, e.g.
  *   ingress-nginx `/wait-shutdown`): `seconds` is how long the container keeps accepting once the
@@ -19,7 +24,7 @@ import { shellLessImage } from './shell-less';
  * - `exec-other`, `httpGet`, `tcpSocket`: delay unknown (an `httpGet` that waits for another
  *   container's known hook takes that hook's: see podPreStopDelay); `none`: no preStop hook.
  */
-export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-then-sleep' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
+export type PreStopKind = 'none' | 'sleep' | 'exec-sleep' | 'exec-sleep-then' | 'exec-then-sleep' | 'exec-stop-then-sleep' | 'exec-wait' | 'exec-known' | 'exec-other' | 'httpGet' | 'tcpSocket' | 'invalid';
 
 export interface PreStopDelay {
   kind: PreStopKind;
@@ -44,6 +49,10 @@ export interface PreStopDelay {
    * the hook fails at once, so `seconds` is 0; this is the image and the delay it was meant to give.
    */
   cannotRun?: { image: string; seconds: number };
+  /** `exec-stop-then-sleep`: the command that signals the app (`killall -INT pgbouncer`), as written. */
+  stop?: string;
+  /** `exec-stop-then-sleep`: the sleep after the signal, the window the hook gives the app's drain. */
+  waitSeconds?: number;
 }
 
 /**
@@ -59,6 +68,46 @@ const SLEEP_BIN = /^(?:\/usr)?(?:\/bin\/)?sleep$/;
 /** A shell script that ends with a sleep after other commands (`...; sleep 25`, `... && sleep 25`); the admission policies use the same pattern. */
 export const LAST_SLEEP = /(?:;|&&)\s*(?:exec\s+)?(?:\/usr)?(?:\/bin\/)?sleep\s+(\S+?)\s*;?$/;
 const SHELL = /^(?:\/usr)?(?:\/bin\/)?(?:ba|da|a)?sh$/;
+
+/**
+ * A kill, pkill or killall with a signal that makes a process shut down: none (SIGTERM, the default
+ * of all three: kill(1) of util-linux and procps, bash's kill builtin, pkill(1), killall(1)), TERM,
+ * INT or KILL (by name, with or without SIG, or number 15, 2 or 9; `-s SIG`, `--signal SIG`). Not
+ * HUP, USR1, USR2, which reload for most servers (nginx, https://nginx.org/en/docs/control.html: HUP
+ * "changing configuration", USR1 "re-opening log files", USR2 "upgrading an executable file";
+ * HAProxy's USR1 is its soft-stop, a catalog entry), nor QUIT, a graceful stop for nginx and php-fpm but a thread dump for a JVM, which
+ * keeps running (Java SE 8 Troubleshooting Guide, Signals Used in Oracle Solaris and Linux,
+ * https://docs.oracle.com/javase/8/docs/technotes/guides/troubleshoot/signals006.html: SIGQUIT "is
+ * used to dump Java stack traces to the standard error stream"). Without a
+ * signal, only single-letter lowercase options may come before the targets (not -s, -n, -l), so a
+ * signal the pattern does not know is never read as the default. Regular expressions of one command
+ * of a script (between separators); RE2-compatible, the admission policy uses them too.
+ */
+const KILL_CMD = '(?:exec\\s+)?(?:\\S*/)?(?:kill|pkill|killall)';
+const STOP_SIG = '(?:SIG)?(?:TERM|INT|KILL)|15|2|9';
+const KILL_STOP = `${KILL_CMD}(?:\\s+[^;&|\\s]+)*?\\s+(?:-(?:${STOP_SIG})|-s\\s*(?:${STOP_SIG})|--signal[=\\s]\\s*(?:${STOP_SIG}))(?:\\s+[^;&|\\s]+)+`;
+const KILL_DEFAULT = `${KILL_CMD}(?:\\s+-[a-km-mo-rt-z])*(?:\\s+[^-;&|\\s][^;&|\\s]*)+`;
+const SEP = '(?:;|&&|\\|\\|?|&)';
+const PART = `[^;&|]*${SEP}\\s*`;
+/** A script in which a command that stops the app (KILL_STOP, KILL_DEFAULT) is followed by more. */
+export const STOP_FIRST_SOURCE = `^\\s*(?:${PART})*?(?:${KILL_STOP}|${KILL_DEFAULT})\\s*${SEP}`;
+/** A script in which a sleep comes before such a command: the app served during that sleep. */
+export const SLEEP_BEFORE_STOP_SOURCE = `^\\s*(?:${PART})*?(?:exec\\s+)?(?:/usr)?(?:/bin/)?sleep\\s[^;&|]*${SEP}\\s*(?:${PART})*?(?:${KILL_STOP}|${KILL_DEFAULT})\\s*${SEP}`;
+const STOP_FIRST = new RegExp(STOP_FIRST_SOURCE);
+const SLEEP_BEFORE_STOP = new RegExp(SLEEP_BEFORE_STOP_SOURCE);
+const STOP_COMMAND = new RegExp(`^(?:${KILL_STOP}|${KILL_DEFAULT})$`);
+
+/**
+ * The command that stops the app in a script (newlines read as separators, shellNewlines) that
+ * signals it before any sleep; undefined when none does, or a sleep comes first.
+ */
+export function stopBeforeSleep(script: string): string | undefined {
+  if (!STOP_FIRST.test(script) || SLEEP_BEFORE_STOP.test(script)) return undefined;
+  return script
+    .split(/\s*(?:;|&&|\|\|?|&)\s*/)
+    .map((p) => p.trim())
+    .find((p) => STOP_COMMAND.test(p));
+}
 
 function durationOf(s: string): number | undefined {
   return parseSleepArg(s) ?? parseGoDuration(s);
@@ -140,7 +189,14 @@ export function classifyPreStop(handler: Json | undefined, waitPatterns: string[
     const last = LAST_SLEEP.exec(script);
     if (last) {
       const s = scriptDurationOf(last[1]);
-      if (s !== undefined) return knownProgram(handler, command, container, true) ?? { kind: 'exec-then-sleep', seconds: s, command };
+      if (s !== undefined) {
+        const known = knownProgram(handler, command, container, true);
+        if (known) return known;
+        // (A script that signals the app before it sleeps, `killall -INT pgbouncer && sleep 120`: the
+        // app stops accepting at once, and the sleep only keeps the container up while it drains.)
+        const stop = stopBeforeSleep(script);
+        return stop ? { kind: 'exec-stop-then-sleep', seconds: 0, waitSeconds: s, stop, command } : { kind: 'exec-then-sleep', seconds: s, command };
+      }
     }
   }
   const joined = command.join(' ').trim();
@@ -259,7 +315,10 @@ export function hintedSeconds(hint: PreStopHint, containerName: string): number 
 export function applyPreStopHint(d: PreStopDelay, containerName: string, hint: PreStopHint): PreStopDelay {
   if (!isProgramHook(d)) return d;
   const s = hintedSeconds(hint, containerName);
-  return s === undefined ? d : { ...d, seconds: s, hinted: true };
+  if (s === undefined) return d;
+  // (The declared duration is the hook's: a signal-first reading no longer applies.)
+  const { waitSeconds: _wait, stop: _stop, ...rest } = d;
+  return { ...rest, seconds: s, hinted: true };
 }
 
 /**
@@ -279,6 +338,14 @@ export function runningPreStopDelay(d: PreStopDelay, image: Json | undefined, sh
 /** Whether a hook delays the stop signal as written: there is one, and it can run in the image (not runningPreStopDelay's `cannotRun`). */
 export function hookRuns(d: PreStopDelay): boolean {
   return d.kind !== 'none' && d.cannotRun === undefined;
+}
+
+/**
+ * The drain window a hook that signals the app first gives it (`exec-stop-then-sleep`: the sleep
+ * after the signal, during which the container stays up while the app drains), else undefined.
+ */
+export function hookDrainWindow(d: PreStopDelay): number | undefined {
+  return d.kind === 'exec-stop-then-sleep' && !d.hinted ? d.waitSeconds : undefined;
 }
 
 /**

@@ -27,7 +27,7 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { injectedNativeProxies, parseSidecarDrainHint, shutdownAddends, sidecarDrainSeconds, SIDECAR_DRAIN_HINT, DEFAULT_SIDECAR_DRAIN_SECONDS } from './addends';
 import { Addend, containerDrainAssumed, containerDrainRead, containerDrainSeconds, drainSeconds, GRACE_MARGIN_SECONDS, MINIMUM_GRACE_AFTER_HOOK, recommendedGrace } from './budget';
 import { ISTIO, istioMesh, LINKERD, linkerdMesh } from './mesh';
-import { classifyPreStop, hookRuns, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay, runningPreStopDelay } from './prestop';
+import { classifyPreStop, hookDrainWindow, hookRuns, parsePreStopHint, PreStopDelay, PRESTOP_SECONDS_HINT, podPreStopDelay, runningPreStopDelay } from './prestop';
 import { DEFAULT_SHELL_LESS_IMAGE_PATTERNS } from './shell-less';
 import { servesAfterSigterm, servesAfterSigtermHint } from './serves-after-sigterm';
 
@@ -176,6 +176,12 @@ export interface BudgetVerdict {
   drainAssumed?: boolean;
   /** Where the drain comes from when the program's own setting (catalog) gives it. */
   drainWords?: string;
+  /**
+   * The hook signals the app first and then sleeps (PreStopDelay `exec-stop-then-sleep`): the command
+   * and the sleep, which is the drain window when `drain` equals it. The app stops at 0 s, so no
+   * time "after SIGTERM" is at stake: what the grace period cuts is the drain.
+   */
+  stopFirst?: { stop: string; wait: number };
   addends: Addend[];
   /** What the pod needs, seconds after deletion. */
   needed: number;
@@ -258,7 +264,10 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     // (A hook that cannot run in the image counts as none: SIGTERM at once; review round 29.)
     const judged = s !== undefined && (hookRuns(pre) || drainDeclared || A > 0 || containerDrainRead(c));
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
-    const m = stopOf(c.name, c, pre, s, judged, proxy, A, containerDrainSeconds(w, c));
+    // A hook that signals the app and then sleeps (`killall -INT pgbouncer && sleep 120`): the app's
+    // shutdown starts at the signal, at 0 s (s is 0), and the sleep is the window the hook gives its
+    // drain: the drain is at least that (review round 39, report p39).
+    const m = stopOf(c.name, c, pre, s, judged, proxy, A, Math.max(containerDrainSeconds(w, c), hookDrainWindow(pre) ?? 0));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
     else if (hinted !== undefined) m.servesAfterWords = `${HINT.servesAfterSigterm} hint`;
     mains.push(m);
@@ -344,8 +353,12 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
       const drainAssumed = containerDrainAssumed(w, m.container);
       // Where a drain read from the program's own settings comes from (NODE_TERMINATION_GRACE_PERIOD=120).
       const read = drainDeclared ? undefined : activeCatalog().drainSeconds(m.container);
-      const drainWords = read?.seconds !== undefined && read.seconds === Dc ? read.derivation : undefined;
-      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, ...(m.preStop.cannotRun ? { preStopCannotRun: m.preStop.cannotRun } : {}), servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed, drainWords, addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
+      const wait = hookDrainWindow(m.preStop);
+      const stopFirst = wait !== undefined && m.preStop.stop ? { stop: m.preStop.stop, wait } : undefined;
+      // (The drain a signal-first hook's sleep gives is read from the hook, not assumed.)
+      const byHook = wait !== undefined && wait === Dc;
+      const drainWords = byHook ? `the hook's sleep after its signal` : read?.seconds !== undefined && read.seconds === Dc ? read.derivation : undefined;
+      const base = { container: m.name, containerView: m.container, preStop: s, hinted: m.preStop.hinted === true, ...(m.preStop.cannotRun ? { preStopCannotRun: m.preStop.cannotRun } : {}), servesAfter: A, servesAfterWords: m.servesAfterWords, drain: Dc, drainAssumed: drainAssumed && !byHook, drainWords, ...(stopFirst ? { stopFirst } : {}), addends, needed: s + A + Dc + addendSum, recommended: recommendedGrace(s + A, Dc, addendSum) };
       if (hookRuns(m.preStop) && s >= G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'error', kind: 'hook-exceeds-grace', ...base });
       else if (s + A + Dc + addendSum > G) verdicts.push({ ruleId: 'grace-period-budget', severity: 'warning', kind: 'budget', ...base });
     }

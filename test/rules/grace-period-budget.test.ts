@@ -723,3 +723,33 @@ spec:
     expect(lintSources([{ file: 't.yaml', text: yaml }], { rules: [gracePeriodBudget], policy, version: KubeVersion.parse('1.31') }).findings).toEqual([]);
   });
 });
+
+describe('grace-period-budget: a preStop that signals the app before it sleeps (review round 39, report p39)', () => {
+  // The Airflow chart's pgbouncer (chart 1.22.0 values.yaml pgbouncer.containerLifecycleHooks): SIGINT
+  // is pgbouncer's safe shutdown, which closes its listeners at once (pgbouncer/pgbouncer @13a344f
+  // src/main.c handle_sigint: cleanup_tcp_sockets()); the chart sets no grace period.
+  const pgbouncer = (script: string, grace = '') =>
+    deploy(`${grace}      containers:
+      - name: pgbouncer
+        image: apache/airflow:airflow-pgbouncer-2025.03.05-1.23.1
+        command: [pgbouncer, -u, nobody, /etc/pgbouncer/pgbouncer.ini]
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${script}"]}}}`);
+  test('the app stops at the signal: no "2s after SIGTERM" error, a warning that the grace period cuts the drain window', () => {
+    const got = runRule(gracePeriodBudget, pgbouncer('killall -INT pgbouncer && sleep 120'));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toBe(
+      'container "pgbouncer": the default grace period (30s) cuts the drain its preStop gives the app (drain 120s (the hook\'s sleep after its signal) needed): the hook signals the app first ("killall -INT pgbouncer"), so its shutdown starts at once, and the sleep 120s after the signal is its drain window, not a delay before the app stops; raise terminationGracePeriodSeconds to 125s or shorten the sleep',
+    );
+    expect(got[0].fix?.description).toBe('raise terminationGracePeriodSeconds to 125 (preStop + drain + addend + margin)');
+  });
+  test('a grace period that holds the sleep: no finding', () => {
+    expect(runRule(gracePeriodBudget, pgbouncer('killall -INT pgbouncer && sleep 120', '      terminationGracePeriodSeconds: 150\n'))).toEqual([]);
+  });
+  test('a sleep first, or a signal that only reloads, is still a delay before SIGTERM (unchanged)', () => {
+    expect(runRule(gracePeriodBudget, pgbouncer('sleep 40 && killall -INT pgbouncer && sleep 80')).map((f) => f.message)).toEqual([
+      'container "pgbouncer": preStop delay 40s >= the default grace period (30s): the app gets only 2s after SIGTERM before SIGKILL; raise the grace period to at least 55s or shorten the delay',
+    ]);
+    expect(runRule(gracePeriodBudget, pgbouncer('kill -HUP 1; sleep 40')).map((f) => f.severity)).toEqual(['error']);
+  });
+});

@@ -1535,6 +1535,30 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "wget -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 10"]}}}') }))).toEqual([]);
   });
 
+  test('a script that signals the app before it sleeps gives no delay: the app stops accepting at once (review round 39, report p39); the advice puts the sleep first', () => {
+    // The Airflow chart's pgbouncer hook: SIGINT closes pgbouncer's listeners at once (pgbouncer/pgbouncer
+    // @13a344f src/main.c handle_sigint: cleanup_tcp_sockets(); doc/usage.md SIGINT "Safe shutdown").
+    const hook = (script: string) => app(`        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${script}"]}}}`);
+    const got = runRule(prestopMissing, wl({ podSpec: hook('killall -INT pgbouncer && sleep 120') }));
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ severity: 'warning', pointer: PRESTOP });
+    expect(got[0].message).toContain('container "app": serves port 8080 for Service web but its preStop signals the app before it sleeps ("killall -INT pgbouncer"): the app starts its shutdown and stops accepting as soon as termination starts');
+    expect(got[0].message).toContain('Put the delay first: ["/bin/sh", "-c", "sleep 10 && killall -INT pgbouncer && sleep 120"] and raise terminationGracePeriodSeconds to 135');
+    expect(got[0].fix).toEqual({
+      description: 'run "sleep 10" before the preStop script of container "app" and raise terminationGracePeriodSeconds to 135',
+      safety: 'proposal',
+      edits: [
+        { op: 'set', pointer: `${PRESTOP}/exec/command/2`, value: 'sleep 10 && killall -INT pgbouncer && sleep 120' },
+        { op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 135 },
+      ],
+    });
+    expect(runRule(prestopMissing, wl({ podSpec: hook('kill -SIGTERM 1; sleep 30') }))).toHaveLength(1);
+    // The sleep first (the proposal's result), a signal that only reloads, or the hint's declared duration: a delay, no finding.
+    expect(runRule(prestopMissing, wl({ podSpec: hook('sleep 10 && killall -INT pgbouncer && sleep 120') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: hook('kill -HUP 1; sleep 30') }))).toEqual([]);
+    expect(runRule(prestopMissing, wl({ podSpec: hook('kill -SIGTERM 1; sleep 30'), annotations: '"kubegrace.dev/prestop-seconds": "10"' }))).toEqual([]);
+  });
+
   test('a zero sleep gets a proposal that lengthens it (with the grace it needs); a program\'s flag is left to the advice', () => {
     const [sleep0] = runRule(prestopMissing, wl({ podSpec: `      terminationGracePeriodSeconds: 12\n${app('        lifecycle: {preStop: {sleep: {seconds: 0}}}')}` }));
     expect(sleep0.fix).toEqual({

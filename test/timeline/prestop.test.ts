@@ -146,6 +146,25 @@ describe('known preStop programs of the catalog (exec-known)', () => {
     expect(classifyPreStop({ exec: { command: chart } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'haproxy-soft-stop', bound: 'exact' });
     expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 10 && kill -USR1 $(pidof haproxy)'] } })).toMatchObject({ kind: 'exec-sleep-then', seconds: 10 });
   });
+  test('a script that signals the app before it sleeps: no delay (the app stops at the signal), the sleep is the drain window (review round 39, report p39)', () => {
+    const sh = (script: string) => classifyPreStop({ exec: { command: ['/bin/sh', '-c', script] } });
+    // The Airflow chart's pgbouncer hook: SIGINT is pgbouncer's safe shutdown, which closes its listeners at once.
+    expect(sh('killall -INT pgbouncer && sleep 120')).toMatchObject({ kind: 'exec-stop-then-sleep', seconds: 0, waitSeconds: 120, stop: 'killall -INT pgbouncer' });
+    expect(sh('kill -SIGTERM 1; sleep 30')).toMatchObject({ kind: 'exec-stop-then-sleep', seconds: 0, waitSeconds: 30, stop: 'kill -SIGTERM 1' });
+    expect(sh('echo bye; kill -s TERM $(cat /run/app.pid)\nsleep 20')).toMatchObject({ kind: 'exec-stop-then-sleep', waitSeconds: 20, stop: 'kill -s TERM $(cat /run/app.pid)' });
+    expect(sh('kill 1 || true; sleep 7')).toMatchObject({ kind: 'exec-stop-then-sleep', waitSeconds: 7, stop: 'kill 1' });
+    expect(sh('pkill -x -INT pgbouncer; sleep 5')).toMatchObject({ kind: 'exec-stop-then-sleep', waitSeconds: 5 });
+    // A sleep first stays that sleep; signals that reload, probe or dump (QUIT: a JVM's thread dump) keep the trailing sleep as the delay.
+    expect(sh('sleep 10 && killall -INT pgbouncer && sleep 110')).toMatchObject({ kind: 'exec-sleep-then', seconds: 10 });
+    expect(sh('echo a; sleep 5; kill 1; sleep 20')).toMatchObject({ kind: 'exec-then-sleep', seconds: 20 });
+    for (const s of ['kill -HUP 1; sleep 30', 'kill -USR2 1; sleep 30', 'kill -QUIT 1 && sleep 30', 'kill -0 1; sleep 30', 'kill -l; sleep 30', 'pkill -xf worker; sleep 30']) {
+      expect(sh(s)).toMatchObject({ kind: 'exec-then-sleep', seconds: 30 });
+    }
+    // The prestop-seconds hint declares the hook's duration: the signal-first reading no longer applies.
+    const hinted = podPreStopDelay({ raw: { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'kill 1; sleep 30'] } } } }, name: 'app' }, { [PRESTOP_SECONDS_HINT]: '12' });
+    expect(hinted).toMatchObject({ kind: 'exec-stop-then-sleep', seconds: 12, hinted: true });
+    expect(hinted.waitSeconds).toBeUndefined();
+  });
   test('kong quit: keeps accepting for --wait seconds (default 0), read from the hook', () => {
     expect(classifyPreStop({ exec: { command: ['kong', 'quit', '--wait=15'] } })).toMatchObject({ kind: 'exec-known', seconds: 15, program: 'kong-quit', bound: 'exact' });
     expect(classifyPreStop({ exec: { command: ['kong', 'quit'] } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'kong-quit' });

@@ -171,3 +171,23 @@ describe('terminationSchedule', () => {
     });
   });
 });
+
+describe('terminationSchedule: a preStop that signals the app before it sleeps (review round 39, report p39)', () => {
+  // The Airflow chart's pgbouncer: `killall -INT pgbouncer && sleep 120`, no grace period set.
+  const pgbouncer = (script: string, grace = 30) => pod(grace, `{name: pgbouncer, image: p, command: [pgbouncer, -u, nobody, /etc/pgbouncer/pgbouncer.ini], lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${script}"]}}}}`);
+  test('the stop is at 0s and the sleep is the drain window: a budget warning, not a hook that outlives the grace period', () => {
+    const s = schedule('', pgbouncer('killall -INT pgbouncer && sleep 120'));
+    expect(s.mains[0]).toMatchObject({ sigterm: 0, hookCut: false, appDrain: 120, exit: 30, killedAt: 30 });
+    expect(s.verdicts.map((v) => [v.kind, v.severity, v.preStop, v.drain, v.needed, v.recommended, v.stopFirst])).toEqual([
+      ['budget', 'warning', 0, 120, 120, 125, { stop: 'killall -INT pgbouncer', wait: 120 }],
+    ]);
+  });
+  test('a declared drain longer than the sleep wins; a grace period that holds the sleep gives no verdict', () => {
+    expect(schedule('kubegrace.dev/drain-seconds: "150"', pgbouncer('killall -INT pgbouncer && sleep 120', 200)).mains[0]).toMatchObject({ appDrain: 150 });
+    expect(schedule('', pgbouncer('killall -INT pgbouncer && sleep 120', 150)).verdicts).toEqual([]);
+  });
+  test('a sleep before the signal keeps the hook a delay (lower bound: that sleep); HUP reloads and keeps the trailing sleep as the delay', () => {
+    expect(schedule('', pgbouncer('sleep 10 && killall -INT pgbouncer && sleep 110')).mains[0]).toMatchObject({ sigterm: 10, appDrain: 10 });
+    expect(schedule('', pgbouncer('kill -HUP 1; sleep 40')).verdicts.map((v) => v.kind)).toEqual(['hook-exceeds-grace']);
+  });
+});
