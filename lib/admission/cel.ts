@@ -443,7 +443,7 @@ function preStop(c: string, waitPatterns: string[], onlyExecSleep: boolean, cata
   // A trailing sleep after a catalog program with a known delay: the program's (classifyPreStop).
   const known = onlyExecSleep ? '-2.0' : knownProgramSeconds(c, catalog);
   // (Else a script that signals the app before it sleeps: 0 s, its sleep the drain window; review
-  // round 39. With stopWait, encoded as -3.0 - the sleep: decodeStopFirst.)
+  // round 33, report p39. With stopWait, encoded as -3.0 - the sleep: decodeStopFirst.)
   const ownLast = `(${STOP_FIRST_CEL} ? ${stopWait ? '-3.0 - lv' : '0.0'} : lv)`;
   const afterLast = known === '-2.0' ? ownLast : bind(known, 'kv', `kv >= 0.0 ? kv : ${ownLast}`);
   const shellBody = onlyExecSleep ? onlyVal : bind(onlyVal, 'ov', `ov >= 0.0 ? ov : ${bind(firstVal, 'fv', `fv >= 0.0 ? fv : ${bind(lastVal, 'lv', `lv >= 0.0 ? ${afterLast} : ${waitVal}`)}`)}`);

@@ -490,7 +490,7 @@ export function explainWorkload(graph: ObjectGraph, workload: Workload | KObject
     if (pre.kind === 'exec-sleep-then') assumptions.push(`"${c.name}": its preStop does more after sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound)`);
     if (pre.kind === 'exec-then-sleep') assumptions.push(`"${c.name}": its preStop runs a command before sleeping ${secs(S)}; drawn as ${secs(S)} (a lower bound), serving meanwhile (unless that command stops the app)`);
     // (A hook that signals the app before it sleeps: the shutdown starts at 0 s, and the sleep is the
-    // drain window; review round 39, report p39.)
+    // drain window; review round 33, report p39.)
     const stopFirst = pre.kind === 'exec-stop-then-sleep' && !pre.hinted ? pre : undefined;
     if (stopFirst) assumptions.push(`"${c.name}": its preStop signals the app first ("${stopFirst.stop}"): drawn as its stop signal at 0s, and the sleep ${secs(stopFirst.waitSeconds!)} after it as the drain window (the container stays up until the app exits or the hook ends)`);
     if (pre.kind === 'exec-known' && pre.seconds !== undefined && !pre.hinted) {

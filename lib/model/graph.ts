@@ -687,7 +687,7 @@ function peerRoutedTargets(c: ContainerView): string[] | undefined {
 
 /**
  * Components of Grafana Pyroscope (the grafana/pyroscope image) that no client reaches through a
- * Service, by their `-target` (review report p44; grafana/pyroscope @3fe6a457a320):
+ * Service, by their `-target` (review round 33, report p44; grafana/pyroscope @3fe6a457a320):
  * - ring members that the callers pick from the hash ring and dial at the address each registered:
  *   the ingester (pkg/distributor/distributor.go:1025 `d.pool.GetClientFor(ingester.Addr)`,
  *   pkg/querier/ingester_querier.go:60, :77), the store-gateway (pkg/querier/store_gateway_querier.go:137,

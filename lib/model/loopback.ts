@@ -13,7 +13,7 @@
  * bare port in an env var of the front named for its backend (`*_REMOTE_PORT`, `*_UPSTREAM_PORT`,
  * `*_BACKEND_PORT`) when a sibling declares that containerPort (and the front does not), and no
  * same-prefix host env names another host: a proxy that writes the loopback host itself, as the
- * KubeRay security proxy (`"http://localhost:" + HTTP_REMOTE_PORT`, review report p43).
+ * KubeRay security proxy (`"http://localhost:" + HTTP_REMOTE_PORT`, review round 33, report p43).
  */
 import * as path from 'path';
 import { ObjectGraph } from './graph';

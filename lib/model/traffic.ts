@@ -121,7 +121,7 @@ const PUSH_INGEST: readonly { image: RegExp; program: string; flags: readonly st
  * When the served port reaches the ingest port of a push-ingest exporter (PUSH_INGEST), what it is,
  * e.g. `the ingest port of container "statsd", statsd_exporter (--statsd.listen-udp/--statsd.listen-tcp,
  * default :9125), to which other programs push their metrics`; else undefined. Airflow's chart points
- * every component's statsd client at af-statsd port 9125 (review p39 item 2): that is traffic, but
+ * every component's statsd client at af-statsd port 9125 (review round 33, report p39 item 2): that is traffic, but
  * of pushed samples that no sender waits on, not of requests.
  */
 export function pushIngestPort(p: ServedPort): string | undefined {

@@ -168,7 +168,7 @@ Fix: raise \`terminationGracePeriodSeconds\` to preStop + drain + addend + a mar
             fix,
           });
         } else if (v.stopFirst) {
-          // (Review round 39, report p39: the Airflow chart's pgbouncer, `killall -INT pgbouncer && sleep
+          // (Review round 33, report p39: the Airflow chart's pgbouncer, `killall -INT pgbouncer && sleep
           // 120`. The app gets its stop signal from the hook at 0 s: what the deadline cuts is its drain.)
           const parts = budgetTerms(v, hinted).filter((t) => !t.startsWith('preStop '));
           const terms = parts.length > 1 ? `${parts.join(' + ')} = ${v.needed}s` : parts[0];

@@ -308,7 +308,7 @@ spec:
       // review round 19).
       const twin = g.servicesIn(s.obj.namespace).find((t) => t !== s && t.headless && toleratesUnready(t) && ws.length > 0 && g.workloadsFor(t).length === ws.length && ws.every((w) => g.workloadsFor(t).includes(w)));
       // A NodePort or LoadBalancer Service may serve callers outside the cluster, which a headless
-      // Service cannot reach (review p41: redpanda's external Service).
+      // Service cannot reach (review round 33, report p41: redpanda's external Service).
       const external = s.type === 'NodePort' || s.type === 'LoadBalancer';
       const members = ws.length > 0 && ws.every((w) => w.kind === 'StatefulSet');
       const advice = external

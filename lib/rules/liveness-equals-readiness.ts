@@ -234,7 +234,7 @@ readinessProbe:
           const norm = normalizePath(path);
           // The path is only a guess at what the check does; the catalog knows the program's handler.
           if (depPaths.has(norm) && !isProcessLocalProbe(c, live)) {
-            // One replica: nothing is restarted "together" (review p42: ADC's adc-server, 1 replica).
+            // One replica: nothing is restarted "together" (review round 33, report p42: ADC's adc-server, 1 replica).
             const restarts =
               ctx.graph.effectiveReplicas(w) === 1
                 ? 'the kubelet restarts the only replica, which does not fix the dependency and adds restarts (and their start-up time) to the outage'

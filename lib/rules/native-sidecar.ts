@@ -275,7 +275,7 @@ containers:
      * A classic Cloud SQL Auth Proxy (by its image) that stops accepting before another main
      * container's (not another helper's) known preStop delay ends: its own known preStop (none: 0s)
      * plus what its flags give (cloudSqlProxyStop) is shorter. The app's delay keeps it running, and serving, after the proxy
-     * is gone (review report p43, the Unleash chart's cloudsql sidecar: unleash sleeps 10s, gce-proxy
+     * is gone (review round 33, report p43, the Unleash chart's cloudsql sidecar: unleash sleeps 10s, gce-proxy
      * v1 exits at t=0). Undefined when either length is unknown.
      */
     function cloudSqlOutlived(w: Workload, c: ContainerView, helpers: readonly ContainerView[]) {

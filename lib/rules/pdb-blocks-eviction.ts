@@ -45,7 +45,7 @@ export function pdbBlocksEvictionDecision(graph: ObjectGraph, p: PdbView, versio
   const accidental = min.kind === 'int' ? min.value >= 1 : min.value > 0 && min.value < 100;
   // A percentage below 100% says "let some go" at any count: one that rounds up to every replica of
   // a fixed count ("90%" of 3: ceil(2.7) = 3) blocks every drain by accident just as well, whatever
-  // the count (apisix's chart default minAvailable "90%"; review p42 item 2), while an integer >= r
+  // the count (apisix's chart default minAvailable "90%"; review round 33, report p42 item 2), while an integer >= r
   // on several replicas, like "100%", may say "never evict" on purpose. With an HPA, r is its
   // minReplicas, and at a larger scale the budget does allow evictions: a warning.
   const fixedPercent = min.kind === 'percent' && accidental && !pods.fromHpa;

@@ -138,7 +138,7 @@ export function pdbMissingDecision(graph: ObjectGraph, w: Workload, version?: Ku
  * the test prestop-missing uses), its webhooks fail closed and name only API groups of no built-in
  * API (customResourcesOnly), and no kubegrace.dev/served hint says it has other clients. Losing every
  * replica then rejects writes (or conversions) of those resources only, which
- * webhook-backend-availability and prestop-missing rate info (External Secrets' webhook; review p40).
+ * webhook-backend-availability and prestop-missing rate info (External Secrets' webhook; review round 33, report p40).
  * Undefined otherwise: a webhook on built-in kinds or pods (Kyverno, Gatekeeper: `*` groups)
  * blocks writes cluster-wide, and another Service or port has other clients.
  */
@@ -197,7 +197,7 @@ export function leaderElectionFlag(w: Workload): string | undefined {
  *   the lease over (client-go leaderelection: a candidate acquires only a lease whose
  *   leaseDurationSeconds, 15 s in controller-runtime, have passed since the holder's last renewal,
  *   unless the holder releases it on cancel); evicting every replica adds the replacement's start
- *   to that pause, and no client traffic is lost (the Solr operator; review p44).
+ *   to that pause, and no client traffic is lost (the Solr operator; review round 33, report p44).
  * Unserved workers with a RollingUpdate (Celery, Kafka consumers) stay warnings: every replica
  * works, so losing every replica at once stalls their processing, which their strategy avoids on a
  * rollout.

@@ -86,7 +86,7 @@ function zeroDelayHook(c: ContainerView, w: Workload): PreStopDelay | undefined 
   const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
   if (d.seconds !== 0) return undefined;
   // (A script that signals the app before it sleeps, `killall -INT pgbouncer && sleep 120`: the app
-  // stops accepting at the signal, at once; review round 39, report p39.)
+  // stops accepting at the signal, at once; review round 33, report p39.)
   if (d.hinted || d.kind === 'sleep' || d.kind === 'exec-sleep' || d.kind === 'exec-stop-then-sleep') return d;
   return d.kind === 'exec-known' && d.bound !== 'at-least' ? d : undefined;
 }
@@ -435,7 +435,7 @@ long as the front's.
           // reached by nothing else): no ingress is involved, and what fails is admission. The API server dials
           // the Service's cluster IP (kube-aggregator NewClusterIPServiceResolver, the default of kube-apiserver's
           // buildServiceResolver), or one endpoint from its own watch with --enable-aggregator-routing
-          // (NewEndpointServiceResolver): either way the stale state is on its path, not in the pod (review p40 item 3).
+          // (NewEndpointServiceResolver): either way the stale state is on its path, not in the pod (review round 33, report p40 item 3).
           why = `${traffic.length === 1 ? `its Service ${traffic[0].obj.name} is` : 'its Services are'} called only by the API server (${apiServerOnly.names}), which reaches ${traffic.length === 1 ? 'it' : 'them'} through the Service's cluster IP (or, with --enable-aggregator-routing, an endpoint it picks from its own watch), so its calls keep reaching this pod until the endpoint removal propagates to that path, and those in that window hit a closed socket: ${apiServerOnly.effect}`;
           if (apiServerOnly.custom) {
             severity = 'info';

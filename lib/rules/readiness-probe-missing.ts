@@ -37,7 +37,7 @@ function flowScalar(v: unknown): string {
  * The container's own startupProbe or livenessProbe when it is an httpGet on a readiness-like path
  * (READY_PATH): the app's readiness endpoint, already in the manifest and already reachable by the
  * kubelet, so the example reuses it rather than a generic check (etcd's startupProbe GET /readyz on its
- * metrics listener 2381, where a tcpSocket on 2379 passes without quorum: review p43 item 5).
+ * metrics listener 2381, where a tcpSocket on 2379 passes without quorum: review round 33, report p43 item 5).
  */
 function readinessFromSibling(c: ContainerView): string | undefined {
   for (const kind of ['startupProbe', 'livenessProbe'] as const) {
@@ -134,7 +134,7 @@ const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft
  * \`--broker-probe-broker-url\` through its admin API (active, not draining, no leaderless or
  * under-replicated partitions): redpanda-data/redpanda-operator @0ab80199
  * operator/cmd/sidecar/sidecar.go:143-146, operator/internal/probes/server.go:69,85-98,
- * operator/internal/probes/broker.go:84-168 (review round 41).
+ * operator/internal/probes/broker.go:84-168 (review round 33, report p41).
  */
 const REDPANDA_SIDECAR_IMAGE = /(^|\/)redpanda-operator$/;
 
@@ -254,9 +254,9 @@ readinessProbe:
         // Pod readiness is the AND of its containers' (kubelet GeneratePodReadyCondition: Ready when all
         // containers, native sidecars included, are ready): a sibling's readinessProbe gates this
         // container's traffic too. One that checks this container covers it (the Redpanda operator
-        // sidecar's broker probe, review round 41); one that checks something else leaves only this
+        // sidecar's broker probe, review round 33, report p41); one that checks something else leaves only this
         // container's own listener unchecked (KubeRay's security proxy in front of the apiserver,
-        // round 43; code-server beside Home Assistant, round 22): an info.
+        // round 33, report p43; code-server beside Home Assistant, round 22): an info.
         const gates = [...w.containers, ...w.sidecars]
           .filter((o) => o !== c && o.role !== 'init')
           .flatMap((o) => {

@@ -23,7 +23,7 @@ const SPREAD_KEYS = new Set([HOSTNAME_KEY, ...ZONE_KEYS]);
  * or an `affinity` with `podAntiAffinity`, in a PodTemplateSpec (`spec.template.topologySpreadConstraints`)
  * or a workload spec. pgadmin4's chart (rowanruseler/helm-charts charts/pgadmin4
  * templates/deployment.yaml) writes its topologySpreadConstraints value at the template's level, so
- * the user's spread is silently lost (review p45 item 2). Only the two keys this rule reads:
+ * the user's spread is silently lost (review round 33, report p45 item 2). Only the two keys this rule reads:
  * kubegrace is no schema validator.
  */
 export function misplacedSpread(w: Workload): { key: string; pointer: string }[] {
@@ -264,7 +264,7 @@ see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); non
         ? `correct the selector: ${dead.map((e) => `set ${e.dead.key} to ${e.dead.has} in the labelSelector of ${e.what}`).join('; ')}, so that it selects the pods' own labels and keeps them apart as written${dead.some((e) => e.strict) ? ' (a hard rule: replicas beyond the number of nodes or zones then stay Pending)' : ''}${surgeBlocked ? `; on a Deployment a corrected hard rule also holds the surge pod off every node with a replica, so pair it with matchLabelKeys: [pod-template-hash] or maxSurge: 0 (see spread-blocks-surge)` : ''}`
         : `${retype}add topologySpreadConstraints with topologyKey kubernetes.io/hostname (and topology.kubernetes.io/zone), maxSkew: 1, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: ${ownLabels(w)}}${mlk}${DONOTSCHEDULE_NOTE}${mlk ? ', with matchLabelKeys: [pod-template-hash] so a surge pod does not stall the rollout' : ''})`);
       // (Only writes of custom resources fail while no replica runs: the level of
-      // webhook-backend-availability for that outage; review p40, External Secrets' webhook.)
+      // webhook-backend-availability for that outage; review round 33, report p40, External Secrets' webhook.)
       const cr = customResourceWebhookBackend(ctx.graph, w);
       ctx.report({
         object: w.obj,

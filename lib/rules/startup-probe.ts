@@ -142,7 +142,7 @@ livenessProbe:
         // initialDelaySeconds have passed since the container started (kubernetes
         // pkg/kubelet/prober/worker.go run/doProbe), so the first check lands in [delay, delay + period) and
         // the failureThreshold-th in a row failureThreshold - 1 periods later: the kill comes somewhere in
-        // [delay + (F-1)P, delay + FP) (review p42 item 3). The advised startup budget keeps the upper bound.
+        // [delay + (F-1)P, delay + FP) (review round 33, report p42 item 3). The advised startup budget keeps the upper bound.
         const killFrom = delay + lw.seconds - lw.periodSeconds;
         ctx.report({
           object: w.obj,

@@ -75,7 +75,7 @@ function judgeBackend(graph: ObjectGraph, svc: ServiceView): Backend | undefined
     // A budget that allows no eviction of the one pod (minAvailable: 1) makes the eviction API refuse it, so a
     // drain stalls instead of emptying the backend (pdb-blocks-eviction reports that); the backend is then lost
     // on a node failure, a drain forced past the budget (a managed node upgrade's timeout) or a direct delete
-    // (review p40, item 2).
+    // (review round 33, report p40, item 2).
     const blocking = ws.flatMap((w) => (w.kind === 'Pod' ? [] : graph.pdbsFor(w))).find((p) => pdbAllowance(graph, p)?.allowed === 0);
     reasons.push(
       blocking

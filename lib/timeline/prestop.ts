@@ -14,7 +14,7 @@ import { shellLessImage } from './shell-less';
  * - `exec-stop-then-sleep`: a shell that first signals the app to stop (STOP_FIRST: `killall -INT
  *   pgbouncer && sleep 120`, `kill -SIGTERM 1; sleep 30`) and then sleeps: the app's shutdown starts
  *   at the signal, so `seconds` (how long it keeps accepting) is 0, and the sleep (`waitSeconds`)
- *   only keeps the container alive while the app drains (review round 39, report p39: the Airflow
+ *   only keeps the container alive while the app drains (review round 33, report p39: the Airflow
  *   chart's pgbouncer hook);
  * - `exec-wait`: a known wait command (e.g. `teleport wait duration 30s`) matched by a pattern;
  * - `exec-known`: a program of the catalog of well-known programs (lib/catalog/catalog.yaml, e.g.

@@ -266,7 +266,7 @@ export function terminationSchedule(graph: ObjectGraph, w: Workload, opts: Sched
     const proxy = classicLinkerd && c.name === LINKERD.proxyContainer ? 'linkerd' : classicIstio && c.name === ISTIO.proxyContainer ? 'istio' : undefined;
     // A hook that signals the app and then sleeps (`killall -INT pgbouncer && sleep 120`): the app's
     // shutdown starts at the signal, at 0 s (s is 0), and the sleep is the window the hook gives its
-    // drain: the drain is at least that (review round 39, report p39).
+    // drain: the drain is at least that (review round 33, report p39).
     const m = stopOf(c.name, c, pre, s, judged, proxy, A, Math.max(containerDrainSeconds(w, c), hookDrainWindow(pre) ?? 0));
     if (A > 0 && after?.derivation) m.servesAfterWords = after.derivation;
     else if (hinted !== undefined) m.servesAfterWords = `${HINT.servesAfterSigterm} hint`;

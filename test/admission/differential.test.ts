@@ -54,7 +54,7 @@ const EDGE_CASES: string[] = [
   dep('sh-newline-in-quotes', exec(['sh', '-c', 'echo "a\nsleep 31"'])),
   dep('sh-half-quoted', exec(['sh', '-c', "echo a; sleep '31"])),
   dep('exec-quoted-sleep', exec(['sleep', "'31'"])),
-  // A script that signals the app before it sleeps: 0s, the sleep is the drain window (review round 39, report p39).
+  // A script that signals the app before it sleeps: 0s, the sleep is the drain window (review round 33, report p39).
   dep('sh-stop-then-sleep', exec(['/bin/sh', '-c', 'killall -INT pgbouncer && sleep 120'])),
   dep('sh-stop-then-sleep-fits', exec(['/bin/sh', '-c', 'killall -INT pgbouncer && sleep 120']), '{}', '      terminationGracePeriodSeconds: 150\n'),
   dep('sh-stop-then-sleep-short', exec(['sh', '-c', 'kill -SIGTERM 1; sleep 15']), '{"kubegrace.dev/drain-seconds": "25"}'),

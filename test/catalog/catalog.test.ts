@@ -442,7 +442,7 @@ describe("Sourcegraph's background workers: a health server on a fixed port (wor
   );
 });
 
-// Review p43 item 1: the KubeRay operator's 8080 is controller-runtime's metrics server, bound by default (the chart passes no --metrics-addr).
+// Review round 33, report p43 item 1: the KubeRay operator's 8080 is controller-runtime's metrics server, bound by default (the chart passes no --metrics-addr).
 describe('KubeRay operator: the metrics address, from --metrics-addr or the --config file', () => {
   const CONFIG = '/etc/kuberay/config.yaml';
   const op = (args: string[] = [], image = 'quay.io/kuberay/operator:v1.4.2') => ({ image, command: ['/manager'], args }) as unknown as JsonObject;
@@ -1211,24 +1211,24 @@ describe('process-local probes', () => {
     ["{image: 'zookeeper:3.9.3'}", "{exec: {command: [bash, -c, 'echo ruok | nc -x proxy:1080 localhost 2181 | grep imok']}}", false],
     ["{image: 'example/app:1'}", '{httpGet: {path: /healthz, port: 8080}}', false],
     ["{image: 'quay.io/argoproj/argocd:v3.4.4'}", '{tcpSocket: {port: 8080}}', false],
-    // Review p41 item 3: Redpanda Console's /admin/health and /admin/startup send 200 {"isHttpOk": true} whatever Kafka's state.
+    // Review round 33, report p41 item 3: Redpanda Console's /admin/health and /admin/startup send 200 {"isHttpOk": true} whatever Kafka's state.
     ["{image: 'docker.redpanda.com/redpandadata/console:v3.1.0'}", '{httpGet: {path: /admin/health, port: http}}', true],
     ["{image: 'redpandadata/console:v2.8.0'}", '{httpGet: {path: /admin/startup, port: 8080}}', true],
     ["{image: 'docker.redpanda.com/vectorized/console:v2.1.1'}", '{httpGet: {path: /admin/health, port: 8080}}', true],
     ["{image: 'docker.redpanda.com/redpandadata/console:v3.1.0'}", '{httpGet: {path: /api/cluster, port: 8080}}', false],
     ["{image: 'docker.redpanda.com/redpandadata/redpanda:v25.1.2'}", '{httpGet: {path: /admin/health, port: 9644}}', false],
-    // Review p42 item 1: ADC's status server answers /healthz/ready with a constant 200 (the apisix-ingress-controller chart's adc-server).
+    // Review round 33, report p42 item 1: ADC's status server answers /healthz/ready with a constant 200 (the apisix-ingress-controller chart's adc-server).
     ["{image: 'ghcr.io/api7/adc:0.24.2', args: [server, --listen, 'unix:/sockets/adc.sock', --listen-status, '3001']}", '{httpGet: {path: /healthz/ready, port: 3001}}', true],
     ["{image: 'docker.io/api7/adc:0.28.0'}", '{httpGet: {path: /healthz/ready, port: 3001}}', true],
     ["{image: 'ghcr.io/api7/adc:0.24.2'}", '{httpGet: {path: /sync, port: 3000}}', false],
     ["{image: 'ghcr.io/api7/api7-ee-3-integrated:3.8.0'}", '{httpGet: {path: /healthz/ready, port: 3001}}', false],
-    // Review p43: Unleash's /health is a constant 200 from 4.14.0 (before, it selected from the database).
+    // Review round 33, report p43: Unleash's /health is a constant 200 from 4.14.0 (before, it selected from the database).
     ["{image: 'unleashorg/unleash-server:7.5.0'}", '{httpGet: {path: /health, port: http}}', true],
     ["{image: 'public.ecr.aws/unleashorg/unleash-server:6'}", '{httpGet: {path: /health, port: 4242}}', true],
     ["{image: 'unleashorg/unleash-server:4.14.0'}", '{httpGet: {path: /health, port: 4242}}', true],
     ["{image: 'unleashorg/unleash-server:4.13.0'}", '{httpGet: {path: /health, port: 4242}}', false],
     ["{image: 'unleashorg/unleash-edge:v20.1.10'}", '{httpGet: {path: /health, port: 3063}}', false],
-    // Review p43: the KubeRay API server's /healthz flag is set before it listens and never cleared.
+    // Review round 33, report p43: the KubeRay API server's /healthz flag is set before it listens and never cleared.
     ["{image: 'quay.io/kuberay/apiserver:v1.4.2', ports: [{name: http, containerPort: 8888}]}", '{httpGet: {path: /healthz, port: http}}', true],
     ["{image: 'kuberay/apiserver:local'}", '{httpGet: {path: /healthz, port: 8888}}', true],
     ["{image: 'quay.io/kuberay/operator:v1.4.2'}", '{httpGet: {path: /healthz, port: 8082}}', false],
@@ -1292,7 +1292,7 @@ describe('dependency probes', () => {
     ["{image: 'goharbor/harbor-core:v2.14.0'}", '{httpGet: {path: /api/v1/stats, port: 8080}}', undefined],
     ["{image: 'goharbor/harbor-core:v2.14.0'}", '{httpGet: {path: /api/v2.0/ping, port: 8080}}', undefined],
     ["{image: 'woodpeckerci/woodpecker-agent:v3.16.0', env: [{name: WOODPECKER_DATABASE_DRIVER, value: postgres}]}", '{httpGet: {path: /healthz, port: 3000}}', undefined],
-    // Review p45 item 1: Wiki.js /healthz answers 503 when the knex pool holds no connection; with DB_TYPE sqlite the pool is a local file.
+    // Review round 33, report p45 item 1: Wiki.js /healthz answers 503 when the knex pool holds no connection; with DB_TYPE sqlite the pool is a local file.
     ["{image: 'requarks/wiki:2', env: [{name: DB_TYPE, value: postgres}]}", '{httpGet: {path: /healthz, port: http}}', 'wikijs-healthz'],
     ["{image: 'ghcr.io/requarks/wiki:2.5.307', env: [{name: DB_TYPE, value: mysql}]}", '{httpGet: {path: /healthz, port: 3000}}', 'wikijs-healthz'],
     ["{image: 'requarks/wiki:2', env: [{name: DB_TYPE, value: sqlite}]}", '{httpGet: {path: /healthz, port: 3000}}', undefined],

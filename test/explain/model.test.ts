@@ -1044,7 +1044,7 @@ spec:
   );
 });
 
-describe("statsd_exporter's ingest port takes pushed metrics: not served, and not called free of client traffic (review p39 item 2: Airflow's af-statsd)", () => {
+describe("statsd_exporter's ingest port takes pushed metrics: not served, and not called free of client traffic (review round 33, report p39 item 2: Airflow's af-statsd)", () => {
   const statsd = (args = '') => `apiVersion: v1
 kind: Service
 metadata: {name: af-statsd, namespace: airflow}

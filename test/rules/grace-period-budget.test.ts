@@ -724,7 +724,7 @@ spec:
   });
 });
 
-describe('grace-period-budget: a preStop that signals the app before it sleeps (review round 39, report p39)', () => {
+describe('grace-period-budget: a preStop that signals the app before it sleeps (review round 33, report p39)', () => {
   // The Airflow chart's pgbouncer (chart 1.22.0 values.yaml pgbouncer.containerLifecycleHooks): SIGINT
   // is pgbouncer's safe shutdown, which closes its listeners at once (pgbouncer/pgbouncer @13a344f
   // src/main.c handle_sigint: cleanup_tcp_sockets()); the chart sets no grace period.

@@ -57,7 +57,7 @@ describe('imageName', () => {
 });
 
 /**
- * The redpanda chart's default external access (review p41): a NodePort Service with
+ * The redpanda chart's default external access (review round 33, report p41): a NodePort Service with
  * externalTrafficPolicy Local and publishNotReadyAddresses over brokers that each advertise their own
  * node-port address, kept one per node by required hostname anti-affinity.
  */
@@ -99,7 +99,7 @@ ${o.etp === '' ? '' : `  externalTrafficPolicy: ${o.etp ?? 'Local'}\n`}  publish
 ruleTester(headlessPublishNotReady, {
   valid: [
     {
-      // Review p41 (redpanda chart defaults): each node port reaches the one broker on that node.
+      // Review round 33, report p41 (redpanda chart defaults): each node port reaches the one broker on that node.
       name: 'NodePort, externalTrafficPolicy Local, over a StatefulSet held one per node by required hostname anti-affinity: per-pod in effect',
       yaml: perNode(),
     },

@@ -164,7 +164,7 @@ const adapter = (h = '{httpGet: {path: /healthz, port: https, scheme: HTTPS}, in
     .replace('image: web:1', 'image: registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0')
     .replace('{name: http, containerPort: 8080}', '{name: https, containerPort: 6443}');
 
-/** The apisix-ingress-controller chart's adc-server container (1.1.2, one replica; review p42): /healthz/ready on the status port. */
+/** The apisix-ingress-controller chart's adc-server container (1.1.2, one replica; review round 33, report p42): /healthz/ready on the status port. */
 const adc = (image = 'ghcr.io/api7/adc:0.24.2') => `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: aic-apisix-ingress-controller, namespace: apisix}
@@ -330,7 +330,7 @@ ruleTester(livenessEqualsReadiness, {
   ],
   invalid: [
     {
-      // Review p42 item 1: the path guess on one replica says so, as the identical-check wording does.
+      // Review round 33, report p42 item 1: the path guess on one replica says so, as the identical-check wording does.
       name: 'liveness on /healthz/ready of an unknown program, one replica: the only replica is restarted, not every replica',
       yaml: adc('example/adc:1'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe/httpGet/path`, message: 'container "adc-server": livenessProbe checks /healthz/ready, a path that suggests readiness or dependency checks: when a dependency fails the kubelet restarts the only replica, which does not fix the dependency and adds restarts (and their start-up time) to the outage; ' }],
@@ -341,7 +341,7 @@ ruleTester(livenessEqualsReadiness, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {
-      // Review p45 item 1: /healthz is 503 when the knex pool holds no connection (catalog wikijs-healthz).
+      // Review round 33, report p45 item 1: /healthz is 503 when the knex pool holds no connection (catalog wikijs-healthz).
       name: 'Wiki.js with DB_TYPE postgres: identical /healthz depends on the database (warning)',
       yaml: same('requarks/wiki:2', '/healthz', '[{name: DB_TYPE, value: postgres}]'),
       findings: [{ severity: 'warning', pointer: `${C0}/livenessProbe`, message: 'which depends on its database server (503 when the connection pool holds no connection) (catalog wikijs-healthz)' }],

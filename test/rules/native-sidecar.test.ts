@@ -248,7 +248,7 @@ spec:
   expect(runRule(nativeSidecar, yaml('cloudsql-proxy', 'example/gce-proxy:1'))).toEqual([]);
 });
 
-// Review report p43 item 4 (the Unleash chart with cloudsql.enabled, after prestop-missing's repair):
+// Review round 33, report p43 item 4 (the Unleash chart with cloudsql.enabled, after prestop-missing's repair):
 // unleash sleeps 10s in its preStop, the classic gce-proxy v1 beside it has no hook and -term_timeout
 // at its default 0 (GoogleCloudPlatform/cloud-sql-proxy v1 cmd/cloud_sql_proxy/cloud_sql_proxy.go:97,
 // :719-758), so it exits at t=0 and unleash serves its 10s with no database.

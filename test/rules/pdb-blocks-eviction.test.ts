@@ -132,7 +132,7 @@ spec:
       yaml: wl('web', 3) + pdb('minAvailable: "100%"'),
       findings: [{ severity: 'warning', pointer: MIN, message: /minAvailable "100%" with 3 pods.*kubegrace\.dev\/ignore: pdb-blocks-eviction/ }],
     },
-    // Review p42 item 2: apisix's chart default minAvailable "90%" with 3 replicas. A percentage below 100% says "let
+    // Review round 33, report p42 item 2: apisix's chart default minAvailable "90%" with 3 replicas. A percentage below 100% says "let
     // some go"; rounded up to every replica of a fixed count it blocks every drain by accident, as minAvailable 1 on 1 does.
     { name: 'minAvailable "90%" with r = 3 rounds up to 3: error (a fixed count)', yaml: wl('web', 3) + pdb('minAvailable: "90%"'), findings: [{ severity: 'error', message: 'minAvailable "90%" rounds up to 3 of 3 pods' }] },
     { name: 'minAvailable "67%" with r = 3: ceil(2.01) = 3: error', yaml: wl('web', 3) + pdb('minAvailable: "67%"'), findings: [{ severity: 'error', message: 'rounds up to 3 of 3 pods' }] },

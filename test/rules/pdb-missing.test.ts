@@ -184,7 +184,7 @@ ruleTester(pdbMissing, {
       yaml: wl('Deployment', 3).replace('image: web:1', 'image: example/worker:1, ports: [{name: metrics, containerPort: 9808}]') + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web-metrics}\nspec: {selector: {app: web}, ports: [{name: metrics, port: 9808}]}\n',
       findings: [{ severity: 'warning' }],
     },
-    // Review p40 item 1: External Secrets' webhook, 2 replicas, whose only client is the API server calling
+    // Review round 33, report p40 item 1: External Secrets' webhook, 2 replicas, whose only client is the API server calling
     // webhooks on external-secrets.io: webhook-backend-availability rates losing every replica info.
     {
       name: 'a webhook backend whose only client is the API server, through fail-closed webhooks on custom resources only: info',
@@ -209,7 +209,7 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'warning' }],
     },
     { name: 'a webhook backend marked served by the hint: warning', yaml: webhookBackend('external-secrets.io').replace('labels: {app: web, tier: front}', 'labels: {app: web, tier: front}\n      annotations: {"kubegrace.dev/served": "true"}'), findings: [{ severity: 'warning' }] },
-    // Review p44 item B: the Solr operator, 2 replicas, no Service, --leader-elect=true.
+    // Review round 33, report p44 item B: the Solr operator, 2 replicas, no Service, --leader-elect=true.
     {
       name: 'an unserved controller that runs leader election (--leader-elect=true): one replica works, info',
       yaml: wl('Deployment', 2).replace('image: web:1', 'image: apache/solr-operator:v0.9.1, args: [-zk-operator=false, --leader-elect=true]'),

@@ -205,7 +205,7 @@ spec:
   });
 });
 
-describe('prestop-missing: a loopback backend named by a bare port env (review report p43, item 3)', () => {
+describe('prestop-missing: a loopback backend named by a bare port env (review round 33, report p43, item 3)', () => {
   // The KubeRay apiserver chart: the security proxy forwards to "http://localhost:" + HTTP_REMOTE_PORT
   // (ray-project/kuberay @156391d3d^ experimental/cmd/main.go:23,99); the apiserver catches only
   // os.Interrupt (apiserver/cmd/main.go:71), so without a hook it dies at t=0 while the proxy sleeps 10s.

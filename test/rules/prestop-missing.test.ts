@@ -1535,7 +1535,7 @@ describe('prestop-missing: hooks that give no delay', () => {
     expect(runRule(prestopMissing, wl({ podSpec: app('        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "wget -O /dev/null 127.0.0.1:19000/healthcheck/fail; sleep 10"]}}}') }))).toEqual([]);
   });
 
-  test('a script that signals the app before it sleeps gives no delay: the app stops accepting at once (review round 39, report p39); the advice puts the sleep first', () => {
+  test('a script that signals the app before it sleeps gives no delay: the app stops accepting at once (review round 33, report p39); the advice puts the sleep first', () => {
     // The Airflow chart's pgbouncer hook: SIGINT closes pgbouncer's listeners at once (pgbouncer/pgbouncer
     // @13a344f src/main.c handle_sigint: cleanup_tcp_sockets(); doc/usage.md SIGINT "Safe shutdown").
     const hook = (script: string) => app(`        lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${script}"]}}}`);
@@ -2065,7 +2065,7 @@ spec:
   });
 });
 
-// Review report p44 (item A, grafana/pyroscope's chart in microservices mode): the ingester,
+// Review round 33, report p44 (item A, grafana/pyroscope's chart in microservices mode): the ingester,
 // store-gateway and segment-writer are ring members the callers dial at their registered
 // addresses, the querier and the compaction-worker pull their work, the compactor is sharded by its
 // ring, the query-scheduler is found through its ring, the metastore is a raft group with one client
@@ -2131,7 +2131,7 @@ spec:
   });
 });
 
-// Review report p44 (item C): Pyroscope sleeps -shutdown-delay after SIGTERM with every listener
+// Review round 33, report p44 (item C): Pyroscope sleeps -shutdown-delay after SIGTERM with every listener
 // open (catalog grafana-pyroscope-shutdown-delay), like Mimir, though its /ready stays 200.
 describe('prestop-missing: Pyroscope -shutdown-delay (catalog grafana-pyroscope-shutdown-delay)', () => {
   const distributor = (args: string) =>

@@ -151,7 +151,7 @@ spec:
       }),
     },
     {
-      // Review round 41 (redpanda chart 25.1.1-beta3): the operator sidecar's /healthz on 8093 checks this
+      // Review round 33, report p41 (redpanda chart 25.1.1-beta3): the operator sidecar's /healthz on 8093 checks this
       // broker through its admin API (redpanda-operator operator/internal/probes/broker.go IsClusterBrokerHealthy).
       name: "a broker gated by the Redpanda operator sidecar's broker probe (--run-broker-probe on the broker's admin port)",
       yaml: wl(`      containers:
@@ -404,7 +404,7 @@ spec:
       findings: [{ severity: 'warning', message: 'serves port 8080 for Service web' }],
     },
     {
-      // Review round 43 (kuberay-apiserver): the proxy forwards to the apiserver container, whose probe
+      // Review round 33, report p43 (kuberay-apiserver): the proxy forwards to the apiserver container, whose probe
       // gates the pod; only the proxy's own listener is unchecked. Round 22 (code-server beside Home Assistant) alike.
       name: "a sibling's readinessProbe that checks something else gates the pod too: info, naming it",
       yaml: wl(`      containers:
@@ -456,7 +456,7 @@ ${app('        startupProbe: {tcpSocket: {port: http}}\n').replace('      contai
 
 // Review round 22 (drone/charts): a Drone runner pulls its work; its :3000 listener serves /healthz
 // (and a dashboard behind basic auth), which only health checks reach: no client traffic to gate or drain.
-// Review p43 item 5: etcd's startupProbe already checks GET /readyz on its metrics listener 2381; the example
+// Review round 33, report p43 item 5: etcd's startupProbe already checks GET /readyz on its metrics listener 2381; the example
 // proposed a tcpSocket on the client port 2379, which passes without quorum.
 describe('the readiness example reuses the readiness endpoint a startup or liveness probe already checks', () => {
   const etcd = (probes: string) =>

@@ -91,7 +91,7 @@ ruleTester(recreateStrategy, {
     // Review report p26 item 1: the external-dns chart's Service reaches only the metrics and health server
     // (port http, 7979, for its ServiceMonitor); external-dns has no leader election and its chart uses Recreate.
     { name: 'external-dns: a Service on its --metrics-address port only (catalog monitoring-port), unserved', yaml: deploy({ replicas: 1, image: 'registry.k8s.io/external-dns/external-dns:v0.21.0', container: ', args: [--source=service, --provider=aws, --metrics-address=:8080]' }) },
-    // Review report p43 item 1: the kuberay-operator chart's Service reaches controller-runtime's metrics server,
+    // Review round 33, report p43 item 1: the kuberay-operator chart's Service reaches controller-runtime's metrics server,
     // bound on :8080 by default (the chart passes no --metrics-addr), for its ServiceMonitor.
     { name: 'KubeRay operator: a Service on its default metrics port only (catalog monitoring-port), unserved', yaml: deploy({ replicas: 2, image: 'quay.io/kuberay/operator:v1.4.2', container: ', command: [/manager], args: [--enable-leader-election=true, --enable-metrics=true]' }) },
     { name: 'served hint "false" wins over the Service', yaml: deploy({ replicas: 3, annotations: '"kubegrace.dev/served": "false"' }) },

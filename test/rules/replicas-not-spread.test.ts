@@ -113,7 +113,7 @@ ruleTester(replicasNotSpread, {
     { name: 'ReplicaSet replicas 3 sharing a ReadWriteOnce claim', yaml: workload(CLAIM, { kind: 'ReplicaSet' }) + pvc('[ReadWriteOnce]') },
   ],
   invalid: [
-    // Review p40 item 1: External Secrets' webhook (2 replicas), whose only client is the API server calling
+    // Review round 33, report p40 item 1: External Secrets' webhook (2 replicas), whose only client is the API server calling
     // webhooks on external-secrets.io: webhook-backend-availability rates losing every replica info.
     {
       name: 'a webhook backend whose only client is the API server, through fail-closed webhooks on custom resources only: info',
@@ -424,7 +424,7 @@ spec:
   });
 });
 
-// Review report p44 (item A): Pyroscope's ring members, pull workers and raft metastore are
+// Review round 33, report p44 (item A): Pyroscope's ring members, pull workers and raft metastore are
 // exempt from prestop-missing (graph.ts peerDialed) but stay served for this rule: with the forced
 // distributor.replication-factor=1, a node holding every ingester or segment-writer loses data in
 // flight, and one holding the metastore's majority loses its quorum. (Exempting the whole workload
@@ -460,7 +460,7 @@ spec:
   });
 });
 
-// Review p45 item 2: pgadmin4's chart writes its topologySpreadConstraints value at spec.template, a sibling of
+// Review round 33, report p45 item 2: pgadmin4's chart writes its topologySpreadConstraints value at spec.template, a sibling of
 // spec.template.spec, where the API server drops it as an unknown field.
 describe('a spreading key written above the pod spec is named as misplaced', () => {
   const atTemplate = (key: string) =>

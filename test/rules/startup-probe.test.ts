@@ -133,7 +133,7 @@ ruleTester(startupProbe, {
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe/initialDelaySeconds`, message: 'container "app": livenessProbe waits initialDelaySeconds 60s (>= 30s) instead of using a startupProbe' }],
     },
     {
-      // Review p42 item 3: the first check lands in [delay, delay + period) (kubelet prober worker), so the
+      // Review round 33, report p42 item 3: the first check lands in [delay, delay + period) (kubelet prober worker), so the
       // kill comes between the delay plus failureThreshold - 1 periods and the delay plus failureThreshold periods.
       name: 'the restart loop starts between the delay plus F-1 and F liveness periods (defaults: 3 checks 10s apart)',
       yaml: deploy(LIVE60),

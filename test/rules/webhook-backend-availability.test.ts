@@ -359,7 +359,7 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /\. Fix: add a PodDisruptionBudget \(maxUnavailable: 1\) selecting Deployment\/guard; or failurePolicy: Ignore / }],
     },
     {
-      // Review p40 item 2 (ESO webhook, chart PDB minAvailable 1 over 1 replica): the eviction API refuses the
+      // Review round 33, report p40 item 2 (ESO webhook, chart PDB minAvailable 1 over 1 replica): the eviction API refuses the
       // eviction, so a drain stalls instead of emptying the backend; the loss comes from a node failure, a drain
       // forced past the budget or a direct deletion.
       name: 'a single replica whose PDB refuses every eviction: the reason names what still removes it',

@@ -146,7 +146,7 @@ describe('known preStop programs of the catalog (exec-known)', () => {
     expect(classifyPreStop({ exec: { command: chart } })).toMatchObject({ kind: 'exec-known', seconds: 0, program: 'haproxy-soft-stop', bound: 'exact' });
     expect(classifyPreStop({ exec: { command: ['sh', '-c', 'sleep 10 && kill -USR1 $(pidof haproxy)'] } })).toMatchObject({ kind: 'exec-sleep-then', seconds: 10 });
   });
-  test('a script that signals the app before it sleeps: no delay (the app stops at the signal), the sleep is the drain window (review round 39, report p39)', () => {
+  test('a script that signals the app before it sleeps: no delay (the app stops at the signal), the sleep is the drain window (review round 33, report p39)', () => {
     const sh = (script: string) => classifyPreStop({ exec: { command: ['/bin/sh', '-c', script] } });
     // The Airflow chart's pgbouncer hook: SIGINT is pgbouncer's safe shutdown, which closes its listeners at once.
     expect(sh('killall -INT pgbouncer && sleep 120')).toMatchObject({ kind: 'exec-stop-then-sleep', seconds: 0, waitSeconds: 120, stop: 'killall -INT pgbouncer' });

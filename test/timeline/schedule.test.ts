@@ -172,7 +172,7 @@ describe('terminationSchedule', () => {
   });
 });
 
-describe('terminationSchedule: a preStop that signals the app before it sleeps (review round 39, report p39)', () => {
+describe('terminationSchedule: a preStop that signals the app before it sleeps (review round 33, report p39)', () => {
   // The Airflow chart's pgbouncer: `killall -INT pgbouncer && sleep 120`, no grace period set.
   const pgbouncer = (script: string, grace = 30) => pod(grace, `{name: pgbouncer, image: p, command: [pgbouncer, -u, nobody, /etc/pgbouncer/pgbouncer.ini], lifecycle: {preStop: {exec: {command: ["/bin/sh", "-c", "${script}"]}}}}`);
   test('the stop is at 0s and the sleep is the drain window: a budget warning, not a hook that outlives the grace period', () => {
