@@ -731,6 +731,30 @@ export function peerDialed(c: ContainerView): string | undefined {
   return targets?.length && targets.every((t) => known.has(t)) ? `-target ${targets.join(',')}` : undefined;
 }
 
+/** Hazelcast member images: hazelcast/hazelcast and hazelcast/hazelcast-enterprise, from any registry. */
+const HAZELCAST_MEMBER = /(^|\/)hazelcast\/hazelcast(-enterprise)?$/;
+
+/**
+ * What runs behind a Service port that no client reaches by its endpoints although the workload
+ * stays served, in words; else undefined. The containers of peerDialed on any Service, and a
+ * Hazelcast member behind a headless Service (review round 32, report p38 item 2): the Service
+ * exists for discovery (the chart's hazelcast.network.join.kubernetes.service-name, and the DNS
+ * name clients are given), and a client (smart routing, the default) keeps a connection to every
+ * member and sends each operation to the member that owns the key's partition, switching to
+ * another live member when one leaves (com.hazelcast.client.HazelcastClient javadoc, "Smart vs
+ * unisocket clients", "High availability"; ClientNetworkConfig.setSmartRouting). A member that
+ * gets SIGTERM leaves by the membership protocol: with the chart's
+ * hazelcast.shutdownhook.policy=GRACEFUL it stays in the cluster while the master migrates its
+ * replicas away (docs.hazelcast.com maintain-cluster/shutdown), so a preStop sleep only delays
+ * that. A ClusterIP or load-balanced Service stays judged: a unisocket client, or the REST API,
+ * behind it is routed by endpoints.
+ */
+export function peerDialedPort(p: ServedPort): string | undefined {
+  const dialed = peerDialed(p.container);
+  if (dialed) return dialed;
+  return p.service.headless && HAZELCAST_MEMBER.test(imageRepo(p.container.image)) ? 'a Hazelcast member behind a headless Service' : undefined;
+}
+
 /**
  * A Flink TaskManager: the official image's `taskmanager` argument (apache/flink-docker
  * docker-entrypoint.sh), or Bitnami's FLINK_MODE=taskmanager. It registers with the JobManager's

@@ -1,5 +1,5 @@
 import { activeCatalog, imageRepository, MonitoringPortFact } from '../catalog';
-import { notClientPort, ObjectGraph, peerDialed, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
+import { notClientPort, ObjectGraph, peerDialed, peerDialedPort, peerRouted, ServedPort, ServedState, ServiceView, trafficEvidencePorts, portProgram } from './graph';
 import { mountedConfigMapFile } from './mounts';
 import { isIdleContainer } from './idle';
 import { matches, parseLabelSelector, Selector, stringMap } from './selector';
@@ -434,13 +434,14 @@ export function trafficContainersOf(graph: ObjectGraph, w: Workload): readonly C
  * utils podToEndpoint: `ready := service.Spec.PublishNotReadyAddresses || (serving && !terminating)`),
  * so kube-proxy and CoreDNS route to it through the whole termination whatever a preStop hook does:
  * there is no removal for a delay to wait for (prestop-missing). Nor the ports of a container whose
- * peers dial its pods by address (graph.ts peerDialed: Pyroscope's ingester, segment-writer, ...),
+ * peers dial its pods by address (graph.ts peerDialedPort: Pyroscope's ingester, segment-writer, ...,
+ * and a Hazelcast member behind a headless Service),
  * unless an Ingress or route sends to them: no client goes through the endpoint whose removal a
  * delay would wait for, though the workload stays served for the other rules.
  */
 export function removedPortsOf(graph: ObjectGraph, w: Workload): readonly ServedPort[] {
   return graph.memo(removedPortsOf, w, () =>
-    trafficPortsOf(graph, w).filter((p) => !p.service.publishNotReadyAddresses && (graph.routedPort(p.service, p.servicePort) || !peerDialed(p.container))),
+    trafficPortsOf(graph, w).filter((p) => !p.service.publishNotReadyAddresses && (graph.routedPort(p.service, p.servicePort) || !peerDialedPort(p))),
   );
 }
 

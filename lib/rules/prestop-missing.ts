@@ -184,7 +184,11 @@ the querier and compaction-worker (they pull their work), the compactor (sharded
 headless Service) and the query-backend (gRPC round robin over its headless Service's DNS, with retries); the
 distributor, query-frontend, tenant-settings, ad-hoc-profiles, admin and the single binary stay judged. Unlike the
 others these stay served for every other rule (their peers are their clients: \`replicas-not-spread\`, \`pdb-missing\` and
-the rollout rules judge them); only the endpoint removal they do not race is left out here. Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
+the rollout rules judge them); only the endpoint removal they do not race is left out here. The same holds for a
+Hazelcast member (\`hazelcast/hazelcast\`, \`hazelcast/hazelcast-enterprise\`) behind a headless Service: its clients keep
+a connection to every member and send each operation to the partition's owner, and a stopping member leaves by the
+membership protocol (with \`GRACEFUL\` shutdown it migrates its data away first), so a delay only postpones that; a
+ClusterIP or load-balanced Service in front of it stays judged. Nor do Flink TaskManagers (the official image's \`taskmanager\` argument, Bitnami's
 \`FLINK_MODE=taskmanager\`): the JobManager and the other TaskManagers dial each by the address it registered with. Nor do
 Trino workers (the \`trinodb/trino\` image with \`coordinator=false\` in the \`/etc/trino/config.properties\` of a ConfigMap of
 the input): the coordinator sends tasks to the URI each worker announced to it. Nor do Druid's Historicals, MiddleManagers

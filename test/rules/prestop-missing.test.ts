@@ -2,6 +2,7 @@ import { ResolvedPolicy } from '../../lib/engine/policy';
 import { lintSources } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
 import { prestopMissing } from '../../lib/rules/prestop-missing';
+import { ALL_RULES } from '../../lib/rules';
 import { coredns, corefile } from '../helpers/coredns';
 import { fluentBit, fluentBitConf } from '../helpers/fluent-bit';
 import { clusterAutoscaler } from '../helpers/cluster-autoscaler';
@@ -2128,6 +2129,50 @@ spec:
   test('an Ingress to the Service of a peer-dialed component, or another image with the same -target: still a warning', () => {
     expect(runRule(prestopMissing, pyro('ingester', { ingress: true })).map((f) => f.severity)).toEqual(['warning']);
     expect(runRule(prestopMissing, pyro('ingester', { image: 'example.com/acme/server:1' })).map((f) => f.severity)).toEqual(['warning']);
+  });
+});
+
+// Review round 32, report p38 (item 2): a Hazelcast member behind the chart's headless Service. Its clients keep a
+// connection to every member and route by partition owner; a stopping member leaves by the membership protocol. Only
+// the endpoint removal is not raced: the member stays served for the spread and budget rules (the reverted
+// peer-routed exemption silenced a right replicas-not-spread).
+describe('prestop-missing: a Hazelcast member behind a headless Service (graph.ts peerDialedPort)', () => {
+  const hz = (o: { image?: string; headless?: boolean } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: hz}
+spec:
+${o.headless === false ? '' : '  clusterIP: None\n'}  selector: {app: hz}
+  ports: [{name: hazelcast, port: 5701, targetPort: hazelcast}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: hz}
+spec:
+  serviceName: hz
+  replicas: 3
+  selector: {matchLabels: {app: hz}}
+  template:
+    metadata: {labels: {app: hz}}
+    spec:
+      terminationGracePeriodSeconds: 600
+      containers:
+      - name: hz
+        image: ${o.image ?? 'hazelcast/hazelcast:5.5.0'}
+        env: [{name: JAVA_OPTS, value: "-Dhazelcast.shutdownhook.policy=GRACEFUL -Dhazelcast.graceful.shutdown.max.wait=600"}]
+        ports: [{name: hazelcast, containerPort: 5701}]
+        readinessProbe: {httpGet: {path: /hazelcast/health/ready, port: 5701}}
+`;
+  test('the member image (and the enterprise one, from any registry) behind a headless Service: no finding', () => {
+    expect(runRule(prestopMissing, hz())).toEqual([]);
+    expect(runRule(prestopMissing, hz({ image: 'docker.io/hazelcast/hazelcast-enterprise:5.5.0' }))).toEqual([]);
+  });
+  test('behind a ClusterIP Service, or another image: still a warning', () => {
+    expect(runRule(prestopMissing, hz({ headless: false })).map((f) => f.severity)).toEqual(['warning']);
+    expect(runRule(prestopMissing, hz({ image: 'hazelcast/management-center:5.5.0' })).map((f) => f.severity)).toEqual(['warning']);
+  });
+  test('the member stays served for the other rules: replicas-not-spread and pdb-missing still warn', () => {
+    const r = lintSources([{ file: 'hz.yaml', text: hz() }], { rules: ALL_RULES, policy: { name: 't', rules: new Map(), customRules: [] }, version: KubeVersion.parse('1.31') });
+    expect(r.findings.filter((f) => f.severity === 'warning').map((f) => f.ruleId).sort()).toEqual(['pdb-missing', 'replicas-not-spread']);
   });
 });
 
