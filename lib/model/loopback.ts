@@ -30,7 +30,7 @@ export interface LoopbackUse {
 }
 
 /** A loopback address and port: `127.0.0.1:9000`, `localhost:8080`, `[::1]:9000`, dnsmasq's `127.0.0.1#5053`. */
-const LOOPBACK = /(?<![\w.-])(127\.0\.0\.1|localhost|\[::1\])(?::|#)(\d{1,5})(?!\d)/g;
+export const LOOPBACK = /(?<![\w.-])(127\.0\.0\.1|localhost|\[::1\])(?::|#)(\d{1,5})(?!\d)/g;
 
 /**
  * An env var that names the port of the front's backend: `HTTP_REMOTE_PORT`, `UPSTREAM_PORT`,

@@ -4,7 +4,8 @@ import { METRICS_PORT, ServedPort } from '../model/graph';
 import { ContainerView, get } from '../model/workload';
 import { isObject, JsonObject } from '../model/types';
 import { namedListenPort } from '../model/listen-ports';
-import { imageRepository } from '../catalog';
+import { flagValue, imageRepository } from '../catalog';
+import { LOOPBACK } from '../model/loopback';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { containerRef, injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
 
@@ -138,18 +139,6 @@ const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft
  */
 const REDPANDA_SIDECAR_IMAGE = /(^|\/)redpanda-operator$/;
 
-/** A flag's value in args or command (\`--flag value\` or \`--flag=value\`). */
-function flagValue(c: ContainerView, flag: string): string | undefined {
-  const argv = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : []));
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === flag && i + 1 < argv.length) return argv[i + 1];
-    if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
-  }
-  return undefined;
-}
-
-const LOOPBACK_PORT = /(?<![\w.-])(?:127\.0\.0\.1|localhost|\[::1\])[:#](\d{1,5})(?!\d)/g;
-
 /**
  * How a sibling's readinessProbe checks container \`c\`, or undefined: its tcpSocket, httpGet or grpc
  * probe goes to a numeric port \`c\` declares (the pod shares one network namespace; a named port
@@ -166,11 +155,12 @@ function checksSibling(s: ContainerView, probe: JsonObject, c: ContainerView): s
   const cmd = get(probe, 'exec', 'command');
   for (const a of Array.isArray(cmd) ? cmd : []) {
     if (typeof a !== 'string') continue;
-    for (const m of a.matchAll(LOOPBACK_PORT)) if (mine.has(Number(m[1]))) return `its exec probe reaches ${m[0]}, a port of this container`;
+    for (const m of a.matchAll(LOOPBACK)) if (mine.has(Number(m[2]))) return `its exec probe reaches ${m[0]}, a port of this container`;
   }
-  if (REDPANDA_SIDECAR_IMAGE.test(imageRepository(s.image).path) && [get(s.raw, 'command'), get(s.raw, 'args')].some((a) => Array.isArray(a) && a.includes('--run-broker-probe'))) {
-    const bind = /:(\d+)$/.exec(flagValue(s, '--broker-probe-bind-address') ?? ':8093');
-    const url = /:(\d{1,5})\/?$/.exec(flagValue(s, '--broker-probe-broker-url') ?? '');
+  const argv = [get(s.raw, 'command'), get(s.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : []));
+  if (REDPANDA_SIDECAR_IMAGE.test(imageRepository(s.image).path) && argv.includes('--run-broker-probe')) {
+    const bind = /:(\d+)$/.exec(flagValue(argv, '--broker-probe-bind-address') ?? ':8093');
+    const url = /:(\d{1,5})\/?$/.exec(flagValue(argv, '--broker-probe-broker-url') ?? '');
     const port = get(probe, 'httpGet', 'port');
     if (bind && url && mine.has(Number(url[1])) && (port === Number(bind[1]) || String(port) === bind[1])) return `the Redpanda operator sidecar's /healthz checks this broker through its admin API (port ${url[1]}): active, not draining, no leaderless or under-replicated partitions`;
   }
