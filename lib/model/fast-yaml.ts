@@ -1109,12 +1109,18 @@ function textAfter(text: string): After {
   };
 }
 
-/** lastClosers of a file's bytes, read backwards from its end `block` bytes at a time (the quotes are usually near it). */
+/**
+ * lastClosers of a file's bytes, read backwards from its end, first `block` bytes (the quotes are
+ * usually near it), then blocks twice as long each time up to the read chunk: a file whose last
+ * quote is far from its end takes a few reads, not one per block.
+ */
 function fileClosers(fd: number, size: number, block: number): { dq: number; sq: number } {
   let held: { start: number; bytes: Buffer } | undefined;
+  let next = Math.max(1, block);
   const holding = (i: number) => {
     if (!held || i < held.start || i >= held.start + held.bytes.length) {
-      const start = Math.max(0, i + 1 - block);
+      const start = Math.max(0, i + 1 - next);
+      next = Math.min(2 * next, Math.max(block, CHUNK_BYTES));
       const bytes = Buffer.allocUnsafe(i + 1 - start);
       // (A file that shrank since: withStampedFile's reader gives up, and the caller reads it whole.)
       if (fs.readSync(fd, bytes, 0, bytes.length, start) !== bytes.length) throw new Error('the file changed while it was read');

@@ -214,6 +214,25 @@ describe('the YAML fast path declines a document, not the file', () => {
     test('nothing after it: the scalar ends at the end', () => {
       for (const kind of ['dq', 'sq'] as const) readsAlike(`${CORPUS_DOCS[0]}---\n${open[kind]}`, { chunks: [5, 64], aheads: [1, 1 << 20] });
     });
+    test('the last quote far before the end: the file is read back in growing blocks, not one read per block', () => {
+      // 512 KiB of documents with no quote after the declined one's; read-back blocks of 1 byte.
+      const plain = Array.from({ length: 2048 }, (_, i) => cm(`data:\n  k: ${'v'.repeat(180)}`, `p${i}`));
+      const text = `${open.dq}---\n${cm('data: {x: "last quote"}', 'quoted')}---\n${plain.join('---\n')}`;
+      expect(text.length).toBeGreaterThan(512 * 1024);
+      const f = written(text);
+      // (fs.readSync cannot be spied on; every read allocates its buffer.)
+      const reads = jest.spyOn(Buffer, 'allocUnsafe');
+      try {
+        const chunked = parseYamlFile('s.yaml', f.stamp, 64 * 1024, undefined, 1)!;
+        // 9 chunks of 64 KiB; about 20 blocks back to the quote (one read per byte: over half a million).
+        expect(reads.mock.calls.length).toBeLessThan(60);
+        reads.mockRestore();
+        agreeWith(OPTS, chunked, parseText('s.yaml', text), 's.yaml', { located: 3, findings: false });
+      } finally {
+        reads.mockRestore();
+        f.done();
+      }
+    });
   });
 
   test('a document with errors that ends at `...`, followed by more documents: parse.ts reads it cut at the `...`', () => {
