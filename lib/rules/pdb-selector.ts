@@ -1,7 +1,7 @@
 import { Rule } from '../engine/types';
-import { isObject } from '../model/types';
+import { isObject, KObject } from '../model/types';
 import { matches } from '../model/selector';
-import { isHelmHook, lastingHelmHook } from './lb-util';
+import { annotationsOf, helmAnnotationList, isHelmHook, isHelmTestHook, lastingHelmHook } from './lb-util';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, nearMissBudgets, pdbAllowance, selectsOperatorPods } from './rollout-util';
 import { ObjectGraph, PdbView } from '../model/graph';
 import { get, Workload } from '../model/workload';
@@ -23,6 +23,49 @@ function sharedBudgetAdvice(g: ObjectGraph, p: PdbView, lasting: Workload[]): st
   const r = g.effectiveReplicas(w);
   const widened = a && r !== undefined && a.of > r ? ` it counts ${a.of} pods, ${r} of them ${nameOf(w)}'s, and allows ${a.allowed} disruption${a.allowed === 1 ? '' : 's'}${a.allowed >= r ? `: a drain may evict every pod of ${nameOf(w)} at once` : ''};` : '';
   return `the selector is ${nameOf(w)}'s own spec.selector, which the pods of ${others} also match, so copying it changes nothing:${widened} add a label that only ${nameOf(w)}'s template carries (e.g. app.kubernetes.io/component) and select it in the budget (the workload's own selector can stay: it is immutable)`;
+}
+
+/**
+ * How long the pods of a Job that shares a budget exist, when they do not stay: undefined for a Job
+ * that stays after it ran (and for a CronJob, whose Jobs recur, or a DaemonSet). The disruption
+ * controller lists every pod the selector matches, whatever its phase (getPodsForPdb), and
+ * getExpectedScale fails on a Job's pod, Completed ones included ("jobs.batch does not implement the
+ * scale subresource"), so failSafe sets disruptionsAllowed to 0 until the Job's last pod is deleted
+ * (kubernetes/kubernetes @003e8629 pkg/controller/disruption/disruption.go). The TTL-after-finished
+ * controller deletes a finished Job "cascadingly, that is to say it will delete its dependent objects
+ * together with it" (https://kubernetes.io/docs/concepts/workloads/controllers/ttlafterfinished/);
+ * Helm deletes a hook-succeeded hook once its phase succeeded (helm/helm @e9b85e4d
+ * pkg/action/hooks.go deleteHookByPolicy, background propagation), Argo CD a HookSucceeded one
+ * ("deleted after the hook succeeded", https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/).
+ * LiteLLM's migrations Job, an Argo CD PreSync hook with ttlSecondsAfterFinished: 120, zeroes its
+ * server's budget for its run plus 2 minutes at each deploy (review round 34, report p48 item 2).
+ */
+export function boundedJobWindow(o: KObject): string | undefined {
+  if (o.kind !== 'Job') return undefined;
+  const ttl = get(o.raw, 'spec', 'ttlSecondsAfterFinished');
+  if (typeof ttl === 'number') return `its run plus ttlSecondsAfterFinished, ${ttl}s, after it finishes: the TTL controller then deletes it with its pods`;
+  if (isHelmHook(o) && helmAnnotationList(o, 'helm.sh/hook-delete-policy').includes('hook-succeeded')) return 'its run: Helm deletes it when its hook phase succeeds (hook-succeeded; a failed run stays)';
+  const argo = String(annotationsOf(o)['argocd.argoproj.io/hook-delete-policy'] ?? '').split(',').map((x) => x.trim());
+  if (annotationsOf(o)['argocd.argoproj.io/hook'] !== undefined && argo.includes('HookSucceeded')) return 'its run: Argo CD deletes it when it succeeds (HookSucceeded; a failed run stays)';
+  return undefined;
+}
+
+/**
+ * A Helm hook Job that does not stay (lastingHelmHook) but runs at install, upgrade or rollback: its
+ * pods exist for its run (boundedJobWindow) under a budget that selects them. Test hooks (pods only
+ * while `helm test` runs) and delete hooks (at uninstall, when the budget goes too) are left out.
+ */
+function passingHelmHookJob(o: KObject): boolean {
+  if (o.kind !== 'Job' || !isHelmHook(o) || lastingHelmHook(o) || isHelmTestHook(o)) return false;
+  return !helmAnnotationList(o, 'helm.sh/hook').every((x) => x === 'pre-delete' || x === 'post-delete');
+}
+
+/** Why the pods of a workload without a scale subresource stay under the budget (the error's reason). */
+function lastingWhy(w: Workload): string {
+  if (w.kind === 'DaemonSet') return `the pods of ${nameOf(w)} run for good`;
+  if (w.kind === 'CronJob') return `${nameOf(w)} creates Jobs on its schedule and keeps the last ones with their pods (successfulJobsHistoryLimit, default 3)`;
+  if (isHelmHook(w.obj)) return `${nameOf(w)}, a Helm hook without hook-succeeded or ttlSecondsAfterFinished, stays after it ran with its Completed pod (Helm deletes it only before the hook runs again)`;
+  return `${nameOf(w)} sets no ttlSecondsAfterFinished and stays after it ran, with its Completed pod`;
 }
 
 /** A label selector as matchLabels and matchExpressions in a fixed order, for comparison. */
@@ -73,9 +116,18 @@ Conditions:
   \`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`, no \`ttlSecondsAfterFinished\`): Helm deletes it only before
   the hook runs again, and its Completed pod stays under the budget.
 - **error** instead, when among those workloads is a Job, CronJob or DaemonSet and the budget is sized from its
-  controllers' scale (\`maxUnavailable\`, or a percentage \`minAvailable\`): the disruption controller cannot size it
-  ("does not implement the scale subresource") and allows no disruption, so every eviction of the pods it selects is
-  refused (openfga's migration Job carries the server's labels).
+  controllers' scale (\`maxUnavailable\`, or a percentage \`minAvailable\`), and their pods stay: the disruption
+  controller lists every pod the selector matches, whatever its phase, cannot size the budget over a pod of such a
+  controller, Completed ones included ("does not implement the scale subresource"), and allows no disruption, so every
+  eviction of a Ready pod it selects is refused (HTTP 429; Completed and Pending pods are evicted without a budget
+  check). Their pods stay for a Job without \`ttlSecondsAfterFinished\` (openfga's migration Job carries the server's
+  labels), a Helm hook Job that stays after it ran, a CronJob (its Jobs recur and the last ones are kept) and a
+  DaemonSet.
+- **warning** instead of that error, naming the window, when those are Jobs whose pods go after their run: a
+  \`ttlSecondsAfterFinished\` (the TTL controller deletes the finished Job with its pods), or a hook deleted when it
+  succeeds (Helm's \`hook-succeeded\`, Argo CD's \`HookSucceeded\`), Helm hook Jobs of the install, upgrade and
+  rollback phases included: drains wait for the Job's run (plus the TTL) each time it runs (LiteLLM's migrations Job,
+  an Argo CD PreSync hook with \`ttlSecondsAfterFinished: 120\`).
 
 Fix: copy the workload's \`spec.selector.matchLabels\` into the PDB (one PDB per workload):
 \`\`\`yaml
@@ -150,16 +202,34 @@ spec:
       // A budget sized from its controllers' scale (maxUnavailable, or a percentage minAvailable)
       // over the pods of a controller without a scale subresource (a Job, CronJob or DaemonSet):
       // the disruption controller fails to size it ("does not implement the scale subresource") and
-      // allows no disruption, so every eviction of the pods it selects is refused (openfga's
-      // migration Job, which stays after it ran; review round 23).
+      // allows no disruption while one of their pods exists, Completed ones included, so every
+      // eviction of a Ready pod it selects is refused (eviction.go checkAndDecrement: 429 while
+      // disruptionsAllowed is 0; canIgnorePDB lets Succeeded, Failed and Pending pods go). An error
+      // when those pods stay (openfga's migration Job, review round 23); a warning naming the window
+      // when they are Jobs that go after their run: a TTL, or a hook deleted when it succeeds,
+      // Helm hook Jobs included (review round 34, report p48 item 2).
       const scaled = p.maxUnavailable !== undefined || (p.minAvailable !== undefined && p.minAvailable.kind === 'percent');
-      const noScale = scaled ? lasting.filter((w) => w.kind === 'Job' || w.kind === 'CronJob' || w.kind === 'DaemonSet') : [];
-      if (lasting.length >= 2 && noScale.length) {
+      const passing = scaled ? matched.filter((w) => passingHelmHookJob(w.obj)) : [];
+      const sharing = [...lasting, ...passing];
+      const noScale = scaled ? sharing.filter((w) => w.kind === 'Job' || w.kind === 'CronJob' || w.kind === 'DaemonSet') : [];
+      const staying = noScale.filter((w) => boundedJobWindow(w.obj) === undefined);
+      const budgetKind = p.maxUnavailable !== undefined ? 'maxUnavailable' : 'percentage minAvailable';
+      const refusal = (when: string) => `${when}, the disruption controller cannot size a ${budgetKind} budget over them ("does not implement the scale subresource") and allows no disruption, so every eviction of a Ready pod it selects is refused (429) and node drains ${staying.length ? 'stall' : 'wait'}`;
+      const completed = 'its Completed pod blocks as much as a Running one: the controller lists every pod the selector matches, whatever its phase';
+      if (sharing.length >= 2 && staying.length) {
         ctx.report({
           object: p.obj,
           pointer: '/spec/selector',
           severity: 'error',
-          message: `spec.selector matches the pods of ${lasting.length} workloads (${lasting.map(nameOf).join(', ')}), among them those of ${noScale.map(nameOf).join(', ')}, whose controller has no scale subresource: the disruption controller cannot size a ${p.maxUnavailable !== undefined ? 'maxUnavailable' : 'percentage minAvailable'} budget over them and allows no disruption, so every eviction of these pods is refused and node drains stall while they exist; ${sharedBudgetAdvice(g, p, lasting)}`,
+          message: `spec.selector matches the pods of ${sharing.length} workloads (${sharing.map(nameOf).join(', ')}), among them those of ${noScale.map(nameOf).join(', ')}, whose controller has no scale subresource: ${refusal('while any of their pods exists, Completed ones included')}; ${staying.map(lastingWhy).join(', and ')}, so the refusals do not end; ${sharedBudgetAdvice(g, p, sharing)}`,
+        });
+      } else if (sharing.length >= 2 && noScale.length) {
+        const windows = noScale.map((w) => `${nameOf(w)} (${boundedJobWindow(w.obj)})`).join(' or ');
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec/selector',
+          severity: 'warning',
+          message: `spec.selector matches the pods of ${sharing.length} workloads (${sharing.map(nameOf).join(', ')}), among them those of ${noScale.map(nameOf).join(', ')}, whose controller has no scale subresource: ${refusal(`while a pod of ${windows} exists, each time it runs`)}; ${completed}; ${sharedBudgetAdvice(g, p, sharing)}`,
         });
       } else if (lasting.length >= 2 && !memberGroup(lasting)) {
         ctx.report({
