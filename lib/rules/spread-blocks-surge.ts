@@ -19,8 +19,8 @@ export const spreadBlocksSurge: Rule = {
     doc: `During a rolling update the scheduler counts old and new pods together. A required pod anti-affinity on
 \`kubernetes.io/hostname\` or a zone key that selects the workload's own pods keeps the surge pod off every node
 (zone) that still runs an old pod: on a cluster with no more nodes (zones) than replicas it stays Pending. When the
-rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the rollout stalls
-until \`progressDeadlineSeconds\`. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same revision are
+rollout may not take a pod down first (resolved \`maxUnavailable\` 0), nothing frees a node and the rollout stalls:
+\`progressDeadlineSeconds\` only marks it failed (\`ProgressDeadlineExceeded\`), and nothing rolls it back. With \`matchLabelKeys: [pod-template-hash]\` only pods of the same revision are
 counted, so the new ReplicaSet places its pods on its own. Host ports stall the same way, and there
 \`matchLabelKeys\` cannot help: a node that runs an old pod has the port taken (kube-scheduler's NodePorts filter),
 so the surge pod needs a node without one.
@@ -50,7 +50,7 @@ depend on the cluster, and the lasting effect is an uneven spread once the old p
 - **warning:** the same surge-only rollout of a pod that binds host ports: a \`hostPort\` (> 0) of a main container or
   native sidecar, or any declared port with \`hostPort\` unset under \`hostNetwork: true\` (the API defaults
   \`hostPort\` to \`containerPort\` in such a Pod). The rollout needs more nodes the pods can run on than replicas;
-  on a cluster with no spare node it stalls until \`progressDeadlineSeconds\`. This holds for one replica too
+  on a cluster with no spare node it stalls (\`progressDeadlineSeconds\` only marks it failed). This holds for one replica too
   (a single-node cluster, or a node selector matching one node): a warning when a \`nodeSelector\` (on other labels than
   \`kubernetes.io/os\` and \`kubernetes.io/arch\`, which pick a platform) or a required node affinity narrows the nodes, an **info** when the one pod may run on any node (only a single-node cluster stalls; the
   same for a required hostname anti-affinity term with one replica; a zone term stays a warning: single-zone clusters
@@ -157,7 +157,7 @@ else every rollout is reported ProgressDeadlineExceeded.
           fix: repair,
           pointer: c.whenUnsatisfiableSet ? `${c.pointer}/whenUnsatisfiable` : c.pointer,
           severity: 'info',
-          message: `${what} counts old and new pods together while ${rollout}: the surge pod may go only to the ${where} that run the fewest of these pods, old ones included; when those cannot take it (no room${taints}${c.minDomains !== undefined ? `, or fewer eligible ${where} than minDomains ${c.minDomains}` : ''}) it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s), and once the old pods are gone the new ones can be spread unevenly (kubernetes/kubernetes#98215); ${fix}${portsNote}`,
+          message: `${what} counts old and new pods together while ${rollout}: the surge pod may go only to the ${where} that run the fewest of these pods, old ones included; when those cannot take it (no room${taints}${c.minDomains !== undefined ? `, or fewer eligible ${where} than minDomains ${c.minDomains}` : ''}) it stays Pending, no old pod is removed, and the rollout stalls: progressDeadlineSeconds (${d.progressDeadlineSeconds}s) only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back, and once the old pods are gone the new ones can be spread unevenly (kubernetes/kubernetes#98215); ${fix}${portsNote}`,
         });
       }
       for (const t of antiAffinityTerms(w)) {
@@ -180,8 +180,8 @@ else every rollout is reported ProgressDeadlineExceeded.
           pointer: t.pointer,
           severity: spare ? 'info' : 'warning',
           message: spare
-            ? `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off the node that still runs the old pod while ${rollout}: on a cluster with a single node these pods can run on, the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); with one replica and no node selector any second node takes it, hence info; ${fix}${portsNote}`
-            : `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every ${zone ? 'zone' : 'node'} that still runs an old pod while ${rollout}: when there are no more ${zone ? 'zones' : 'nodes'} than replicas the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); ${fix}${portsNote}`,
+            ? `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off the node that still runs the old pod while ${rollout}: on a cluster with a single node these pods can run on, the surge pod stays Pending and the rollout stalls: progressDeadlineSeconds (${d.progressDeadlineSeconds}s) only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back; with one replica and no node selector any second node takes it, hence info; ${fix}${portsNote}`
+            : `required pod anti-affinity on ${t.topologyKey} (requiredDuringSchedulingIgnoredDuringExecution[${t.index}]) keeps the surge pod off every ${zone ? 'zone' : 'node'} that still runs an old pod while ${rollout}: when there are no more ${zone ? 'zones' : 'nodes'} than replicas the surge pod stays Pending and the rollout stalls: progressDeadlineSeconds (${d.progressDeadlineSeconds}s) only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back; ${fix}${portsNote}`,
         });
       }
       if (hostPorts.length) reportHostPorts(w, hostPorts, d, basis, rollout);
@@ -227,7 +227,7 @@ else every rollout is reported ProgressDeadlineExceeded.
         pointer,
         // (One replica and no node selector: any second node takes the surge pod, as above.)
         severity: single && oneReplicaAnyNode(w, basis) ? 'info' : 'warning',
-        message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so on a cluster with fewer than ${nodes} nodes these pods can run on, it stays Pending, no old pod is removed, and the rollout stalls until progressDeadlineSeconds (${d.progressDeadlineSeconds}s); matchLabelKeys cannot help with host ports: ${advice}`,
+        message: `the pod binds host port${new Set(ports.map((p) => p.port)).size === 1 ? '' : 's'} (${hostPortsPhrase(ports)}) while ${rollout}: the surge pod cannot run on a node that still runs an old pod (the ports are taken there; kube-scheduler NodePorts: "node(s) didn't have free ports for the requested pod ports"), so on a cluster with fewer than ${nodes} nodes these pods can run on, it stays Pending, no old pod is removed, and the rollout stalls: progressDeadlineSeconds (${d.progressDeadlineSeconds}s) only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back; matchLabelKeys cannot help with host ports: ${advice}`,
       });
     }
 

@@ -162,8 +162,8 @@ export const surgeResourceDeadlock: Rule = {
 rollout creates the new pod before an old one goes away; when every pod requests an accelerator
 (\`nvidia.com/gpu: 1\`, ...) the new pod needs a free accelerator *beyond* those the running pods hold. GPU
 pools are sized to the steady state (and scaling them up hits quota and stock-outs), so the surge pod
-stays \`Pending\` with \`Insufficient nvidia.com/gpu\`, no old pod is removed, and the rollout stalls until
-\`progressDeadlineSeconds\` (\`ProgressDeadlineExceeded\`; the old pods keep serving, the new version never lands).
+stays \`Pending\` with \`Insufficient nvidia.com/gpu\`, no old pod is removed, and the rollout stalls:
+\`progressDeadlineSeconds\` only marks it failed (\`ProgressDeadlineExceeded\`; nothing rolls it back, the old pods keep serving, the new version never lands).
 
 **When it fires (Deployment).** \`strategy.type: RollingUpdate\`, resolved (section 4, with the HPA's
 \`minReplicas\` when an HPA targets the Deployment) \`surge >= 1\` **and** \`maxUnavailable\` resolving to **0**:
@@ -271,7 +271,7 @@ function checkDeployment(ctx: Ctx, w: Workload, reqs: PodRequest[]): void {
     object: w.obj,
     pointer: judged[0].parts[0].pointer,
     severity,
-    message: `every rollout first needs ${need} free beyond the ${held} the running pods hold (${describeRequests(judged)}), since ${strategy}: no old pod may go before the surge pod is available (${scarcity}); otherwise the surge pod stays Pending and the rollout stalls until progressDeadlineSeconds. Keep that spare capacity, or ${FIX}, ${outage}`,
+    message: `every rollout first needs ${need} free beyond the ${held} the running pods hold (${describeRequests(judged)}), since ${strategy}: no old pod may go before the surge pod is available (${scarcity}); otherwise the surge pod stays Pending and the rollout stalls: progressDeadlineSeconds only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back. Keep that spare capacity, or ${FIX}, ${outage}`,
   });
 }
 

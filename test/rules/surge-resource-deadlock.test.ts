@@ -74,7 +74,7 @@ ruleTester(surgeResourceDeadlock, {
           object: 'Deployment/llm',
           message:
             // The first sentence (the text output's row) says what fails (review round 14: vLLM's row read "nvidia.com/gpu: 1 per pod").
-            'every rollout first needs 1 nvidia.com/gpu free beyond the 1 nvidia.com/gpu the running pods hold (nvidia.com/gpu: 1 per pod (container "server")), since maxSurge "25%" (default) resolves to 1 and maxUnavailable "25%" (default) to 0 with replicas 1: no old pod may go before the surge pod is available (a pool sized for the running pods rarely has them); otherwise the surge pod stays Pending',
+            'every rollout first needs 1 nvidia.com/gpu free beyond the 1 nvidia.com/gpu the running pods hold (nvidia.com/gpu: 1 per pod (container "server")), since maxSurge "25%" (default) resolves to 1 and maxUnavailable "25%" (default) to 0 with replicas 1: no old pod may go before the surge pod is available (a pool sized for the running pods rarely has them); otherwise the surge pod stays Pending and the rollout stalls: progressDeadlineSeconds only marks it failed (ProgressDeadlineExceeded) and nothing rolls it back',
         },
       ],
     },

@@ -148,6 +148,12 @@ ruleTester(surgeVolumeDeadlock, {
       findings: [{ severity: 'warning', pointer: VOL0, message: 'PVC "data" (ReadWriteOnce) and maxSurge 1 resolves to 1 with replicas 1' }],
     },
     {
+      // Review round 34, report p52 item 2: the deadline does not end the stall, it only marks the rollout failed.
+      name: 'RWO claim with surge: the message says what progressDeadlineSeconds does (marks the rollout failed, rolls nothing back)',
+      yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', extra: pvc('[ReadWriteOnce]') }),
+      findings: [{ severity: 'warning', pointer: VOL0, message: 'stays Pending on Multi-Attach while the old pod keeps the volume, and the rollout stalls: progressDeadlineSeconds only marks it failed (ProgressDeadlineExceeded), the Pending pod stays and nothing rolls back; set strategy.type: Recreate' }],
+    },
+    {
       name: 'RWO claim shared by replicas 2 (Recreate, as sentry-web): warning at the volume, with what happens and what to do',
       yaml: deploy({ replicas: 2, strategy: '{type: Recreate}', extra: pvc('[ReadWriteOnce]') }),
       findings: [
@@ -208,7 +214,7 @@ ruleTester(surgeVolumeDeadlock, {
           severity: 'error',
           pointer: VOL0,
           message:
-            'required pod anti-affinity on kubernetes.io/hostname keeps the surge pod off the node of the old pod, which holds the volume, and maxUnavailable "25%" (default) resolves to 0, so no old pod goes first: on a cluster of more than one node the surge pod stays in ContainerCreating on a Multi-Attach error, and every rollout deadlocks',
+            'required pod anti-affinity on kubernetes.io/hostname keeps the surge pod off the node of the old pod, which holds the volume, and maxUnavailable "25%" (default) resolves to 0, so no old pod goes first: on a cluster of more than one node the surge pod stays in ContainerCreating on a Multi-Attach error, and every rollout deadlocks: progressDeadlineSeconds only marks it failed (ProgressDeadlineExceeded), the surge pod stays and nothing rolls back',
         },
       ],
     },
