@@ -135,6 +135,53 @@ function isAdminService(s: ServiceView): string | undefined {
   return undefined;
 }
 
+/**
+ * Another headless Service that selects the StatefulSet's pods, for a serviceName that names one with
+ * a cluster IP: one that publishes not-ready addresses first, then one over this workload alone.
+ */
+function headlessSibling(g: ObjectGraph, w: Workload, svc: ServiceView): ServiceView | undefined {
+  const hs = servicesSelecting(g, w).filter((s) => s !== svc && s.headless);
+  return hs.find((s) => toleratesUnready(s) && g.workloadsFor(s).length === 1) ?? hs.find(toleratesUnready) ?? hs.find((s) => g.workloadsFor(s).length === 1) ?? hs[0];
+}
+
+/** Every string in a JSON value (the pod spec's env values, commands, args...). */
+function strings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) strings(x, out);
+  return out;
+}
+
+/**
+ * A string in the pod spec that names a member by its per-pod DNS name, which only the governing
+ * (serviceName) Service's records provide (a pod gets a hostname.subdomain record only "if there
+ * exists a headless Service in the same namespace as the Pod, with the same name as the subdomain",
+ * kubernetes.io/docs/concepts/services-networking/dns-pod-service/, and the StatefulSet controller
+ * sets the subdomain to serviceName): `<sts>-<n>.<svc>` (an ordinal, or a shell or env variable in
+ * its place), `$(POD_NAME).<svc>` / `${HOSTNAME}.<svc>`, `$(hostname).`, or `hostname -f` (the pod's
+ * FQDN, under its subdomain). Undefined when none does (sonarqube-dce's search nodes give node names
+ * and a seed-hosts Service; review round 34, report p47 item C).
+ */
+function perPodNameReference(w: Workload): string | undefined {
+  const esc = w.obj.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const patterns = [
+    new RegExp(`(^|[^a-z0-9-])${esc}-(\\d+|\\$\\(\\w+\\)|\\$\\{\\w+\\}|\\$\\w+|\\{\\{[^}]*\\}\\})\\.[a-z0-9$]`, 'i'),
+    /\$[({]?\w*(HOSTNAME|POD_?NAME)\w*[)}]?\.[a-z0-9$]/i,
+    /\$\(hostname\)\.[a-z0-9$]/i,
+    /\bhostname (-f|--fqdn)\b/,
+  ];
+  for (const x of strings(w.podSpec)) {
+    for (const re of patterns) {
+      const m = re.exec(x);
+      if (m) {
+        const from = m.index + (/^[a-z0-9$]/i.test(m[0]) ? 0 : 1);
+        return /^[\w$(){}.-]+(?: (?:-f|--fqdn))?/.exec(x.slice(from))?.[0];
+      }
+    }
+  }
+  return undefined;
+}
+
 const SERVICE_NAME_IMMUTABLE = 'spec.serviceName cannot be changed on an existing StatefulSet: recreate it, e.g. kubectl delete statefulset --cascade=orphan, which keeps the pods, then apply';
 
 export const headlessPublishNotReady: Rule = {
@@ -186,7 +233,12 @@ peer Service and wrong for a Service that clients use: not-ready pods then recei
   another Service.
 - \`serviceName\` names a Service that is not headless: the pods get no per-pod DNS records. **warning** when the app
   needs peer discovery (as above), else **info**: many apps (e.g. the OpenTelemetry Collector chart's StatefulSet mode)
-  never use their pods' DNS names, and nothing is lost.
+  never use their pods' DNS names, and nothing is lost. When another headless Service already selects the pods, the
+  advice is to point \`serviceName\` at it rather than to add one; and **info** instead of the warning when that
+  Service publishes not-ready addresses and nothing in the pod spec names a member by its per-pod DNS name
+  (\`<sts>-N.<svc>\`, with an ordinal or a variable, \`$(POD_NAME).<svc>\`, \`$(hostname).\`, \`hostname -f\`): the
+  members then find each other through that Service, and only the per-pod records, which the Service named by
+  \`serviceName\` alone provides, are missing (sonarqube-dce's search nodes: node names and a seed-hosts Service).
 - **info:** \`serviceName\` names no Service in the set, while the set holds Services in the namespace and either
   some of them select the StatefulSet's pods (the app's Services are in the set, so the governing one is missing or
   misnamed) or the app needs peer discovery. Skipped when no Service selects the pods and no peer discovery is
@@ -257,11 +309,27 @@ spec:
         continue;
       }
       if (!svc.headless) {
+        // A headless Service that already selects the pods (sonarqube-dce's search nodes: serviceName
+        // names the client Service, sq-search-headless publishes not-ready members for discovery):
+        // the advice points serviceName at it rather than asking for a new one, and when it publishes
+        // not-ready addresses and nothing in the pod spec names a member by its per-pod DNS name, the
+        // members find each other through it, and only those names are missing: info (review round
+        // 34, report p47 item C).
+        const sibling = headlessSibling(g, w, svc);
+        const perPod = sibling && need ? perPodNameReference(w) : undefined;
+        const covered = !!sibling && !!need && toleratesUnready(sibling) && !perPod;
+        const fix = sibling
+          ? `point serviceName at the headless Service/${sibling.obj.name}, which already selects the pods (${SERVICE_NAME_IMMUTABLE})`
+          : `add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE})`;
+        const keep = `keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc, w)}`;
+        const noRecords = `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it`;
         ctx.report({
           object: w.obj,
           pointer: '/spec/serviceName',
-          severity: need ? 'warning' : 'info',
-          message: `spec.serviceName names Service/${svc.obj.name}, which is not headless (it has a cluster IP): the pods get no per-pod DNS records (${w.obj.name}-0.${serviceName}) from it${need ? `, yet the app needs peer discovery (${need})` : ''}; ${need ? '' : `if nothing resolves those names (its clients use Service/${svc.obj.name}), nothing is lost and this can stay; otherwise `}add a headless Service (clusterIP: None) selecting the pods and point serviceName at it (${SERVICE_NAME_IMMUTABLE}), keeping Service/${svc.obj.name} for its clients: made headless itself, it would send them straight to pod addresses with no load balancing${translatedPorts(svc, w)}`,
+          severity: need && !covered ? 'warning' : 'info',
+          message: covered
+            ? `${noRecords}, but the headless Service/${sibling!.obj.name}, which publishes not-ready addresses, selects the pods for the peer discovery the app needs (${need}), and nothing in the pod spec names a member by its per-pod DNS name (${w.obj.name}-N.<service>); if nothing else resolves those names, nothing is lost and this can stay; otherwise ${fix}, ${keep}`
+            : `${noRecords}${need ? `, yet the app needs peer discovery (${need})${perPod ? `, and the pod spec names a member by its per-pod DNS name (${perPod}), which only the Service that serviceName names provides, whatever else selects the pods` : ''}` : ''}; ${need ? '' : `if nothing resolves those names (its clients use Service/${svc.obj.name}), nothing is lost and this can stay; otherwise `}${fix}, ${keep}`,
         });
         continue;
       }

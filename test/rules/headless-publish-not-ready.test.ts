@@ -270,6 +270,47 @@ ruleTester(headlessPublishNotReady, {
       ],
     },
     {
+      // Review round 34, report p47 item C (sonarqube-dce's search nodes: serviceName names the client
+      // Service; sq-search-headless publishes not-ready members; ES uses node names and seed hosts).
+      name: 'serviceName names a Service with a cluster IP, but a headless sibling that publishes not-ready addresses selects the pods and no per-pod name is used: info naming it',
+      yaml: sts({ annotations: '"kubegrace.dev/peer-discovery": "true"', containers: '[{name: db, image: search:1, env: [{name: SEED_HOSTS, value: db-headless}, {name: NODES, value: "db-0,db-1,db-2"}]}]' }) + svc({ headless: false }) + svc({ name: 'db-headless', pnra: true }),
+      findings: [
+        {
+          severity: 'info',
+          pointer: '/spec/serviceName',
+          message:
+            /from it, but the headless Service\/db-headless, which publishes not-ready addresses, selects the pods for the peer discovery the app needs \(kubegrace\.dev\/peer-discovery: "true"\), and nothing in the pod spec names a member by its per-pod DNS name \(db-N\.<service>\); if nothing else resolves those names, nothing is lost and this can stay; otherwise point serviceName at the headless Service\/db-headless, which already selects the pods/,
+        },
+      ],
+    },
+    ...[
+      ['db-0.db-headless:9300', 'db-0.db-headless'],
+      ['$(POD_NAME).db-headless.ns.svc', '$(POD_NAME).db-headless.ns.svc'],
+      ['db-${i}.db-headless', 'db-${i}.db-headless'],
+    ].map(([value, shown]) => ({
+      name: `the same with a per-pod name in the pod spec (${value}): the warning, pointing serviceName at the sibling`,
+      yaml: sts({ annotations: '"kubegrace.dev/peer-discovery": "true"', containers: `[{name: db, image: search:1, env: [{name: PEERS, value: "${value}"}]}]` }) + svc({ headless: false }) + svc({ name: 'db-headless', pnra: true }),
+      findings: [
+        {
+          severity: 'warning' as const,
+          pointer: '/spec/serviceName',
+          message: `yet the app needs peer discovery (kubegrace.dev/peer-discovery: "true"), and the pod spec names a member by its per-pod DNS name (${shown}), which only the Service that serviceName names provides, whatever else selects the pods; point serviceName at the headless Service/db-headless, which already selects the pods`,
+        },
+      ],
+    })),
+    {
+      name: 'a headless sibling without publishNotReadyAddresses: still the warning, but the advice names it',
+      yaml: sts({ annotations: '"kubegrace.dev/peer-discovery": "true"' }) + svc({ headless: false }) + svc({ name: 'db-headless' }),
+      findings: [
+        { severity: 'warning', object: 'StatefulSet/db', message: 'yet the app needs peer discovery (kubegrace.dev/peer-discovery: "true"); point serviceName at the headless Service/db-headless, which already selects the pods' },
+      ],
+    },
+    {
+      name: 'no peer need and a headless sibling: info, the advice names it',
+      yaml: sts({ image: 'nginx:1' }) + svc({ headless: false }) + svc({ name: 'db-headless' }),
+      findings: [{ severity: 'info', message: 'if nothing resolves those names (its clients use Service/db), nothing is lost and this can stay; otherwise point serviceName at the headless Service/db-headless' }],
+    },
+    {
       // (Review round 10: spire-server's serviceName is the Service every SPIRE agent dials on 443, targetPort grpc 8081.)
       name: 'serviceName names the client Service, which translates 443 to a named port: the advice keeps it and says why',
       yaml: sts({ image: 'ghcr.io/spiffe/spire-server:1.15.3' }) + svc({ headless: false, ports: '[{name: grpc, port: 443, targetPort: grpc}, {name: http, port: 8080}]' }),
