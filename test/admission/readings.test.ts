@@ -121,7 +121,7 @@ describe('linkerd-proxy-drain without a wait before exit: the policy fires exact
   });
 });
 
-describe('recreate-strategy: the policy reads the image tag as the linter does (catalog match.tags: SonarQube DCE application nodes)', () => {
+describe('recreate-strategy: the policy reads the image tag as the linter does (catalog match.tags: SonarQube DCE application nodes, and the standalone tags of review round 34, report p47)', () => {
   const read = bothReadings('recreate-strategy', 'warning');
   const deployment = (image: string) => webDeployment('', '', '').replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector').replace('image: "web:1"', `image: ${JSON.stringify(image)}`);
   test.each([
@@ -129,9 +129,11 @@ describe('recreate-strategy: the policy reads the image tag as the linter does (
     ['registry.example.com:5000/sonarqube:datacenter-app@sha256:00', false],
     ['  sonarqube:2025.4-lta-datacenter-app ', false],
     ['sonarqube:2026.4.0-datacenter-search', true],
-    ['sonarqube:26.7.0.124771-community', true],
-    ['sonarqube', true],
-    ['registry.example.com:5000/sonarqube', true],
+    ['sonarqube:26.7.0.124771-community', false],
+    ['sonarqube:2025.4-lta-developer', false],
+    ['sonarqube', false],
+    ['registry.example.com:5000/sonarqube', false],
+    ['sonarqube:9.6', true],
     ['sonarqube@sha256:00', true],
     ['sonarqube:2026.4.0-DATACENTER-APP', true],
   ] as const)('%s: warned %s', (image, warned) => {

@@ -561,7 +561,7 @@ describe('programs that must not run two versions at once (SonarQube DCE applica
     ['sonarqube@sha256:00'],
     ['sonarqube:2026.4.0-DATACENTER-APP'],
     ['example.com/sonarqube-proxy:2026.4.0-datacenter-app'],
-  ])('%s does not match', (image) => expect(singleVersionProgram(sq(image))).toBeUndefined());
+  ])('%s is no application node (the single-server tags are entry sonarqube-standalone)', (image) => expect(singleVersionProgram(sq(image))?.entry.id).not.toBe('sonarqube-dce-app'));
   test.each([
     ['sonarqube:2026.4.0-datacenter-app', '2026.4.0-datacenter-app'],
     ['registry:5000/sonarqube:datacenter-app@sha256:00', 'datacenter-app'],
@@ -602,6 +602,35 @@ spec:
     expect(added.singleVersion(deployment("{name: w, image: 'acme/db:3.1-writer'}"))?.entry.id).toBe('acme-writer');
     expect(added.singleVersion(deployment("{name: r, image: 'acme/db:3.1-reader'}"))).toBeUndefined();
   });
+});
+
+describe('programs that must not run two at once (standalone SonarQube, told apart from the Data Center Edition by the tag; review round 34, report p47 items A and B)', () => {
+  const sq = (image: string) => deployment(`{name: sonarqube, image: '${image}', ports: [{name: http, containerPort: 9000}]}`);
+  test.each([
+    ['sonarqube:26.7.0.124771-community'],
+    ['sonarqube:25.10.0.114319-community'],
+    ['sonarqube:community'],
+    ['sonarqube:lts-community'],
+    ['sonarqube:9.9-community'],
+    ['sonarqube:2026.4.0-developer'],
+    ['sonarqube:2025.4-lta-developer'],
+    ['sonarqube:2025-lta-enterprise'],
+    ['sonarqube:enterprise'],
+    ['sonarqube'],
+    ['sonarqube:latest'],
+    ['sonarqube:lts'],
+    ['docker.io/library/sonarqube:2025.5.0-enterprise'],
+    ['registry.example.com/mirror/sonarqube:community@sha256:00'],
+  ])('%s matches', (image) => {
+    const hit = singleVersionProgram(sq(image));
+    expect([hit?.entry.id, hit?.container.name]).toEqual(['sonarqube-standalone', 'sonarqube']);
+  });
+  test.each([['sonarqube:2026.4.0-datacenter-app', 'sonarqube-dce-app'], ['sonarqube:datacenter-app', 'sonarqube-dce-app']])('%s is the DCE application node (%s)', (image, id) =>
+    expect(singleVersionProgram(sq(image))?.entry.id).toBe(id),
+  );
+  test.each([['sonarqube:2026.4.0-datacenter-search'], ['sonarqube:datacenter-search'], ['sonarqube@sha256:00'], ['example.com/sonarqube-proxy:community'], ['sonarsource/sonar-scanner-cli:latest']])('%s does not match', (image) =>
+    expect(singleVersionProgram(sq(image))).toBeUndefined(),
+  );
 });
 
 describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks, Langfuse web)', () => {

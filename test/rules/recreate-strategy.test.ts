@@ -123,6 +123,18 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'warning', message: 'catalog entry celery-beat' }],
     },
     {
+      // Review round 34, report p47 item A: the SonarSource sonarqube chart with deploymentType Deployment (Recreate by default).
+      name: 'standalone SonarQube under Recreate: required (one server per database), said as an info without RollingUpdate advice',
+      yaml: deploy({ replicas: 1, image: 'sonarqube:26.7.0.124771-community' }),
+      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone)' }],
+    },
+    {
+      // Review round 34, report p47 item B: the same with deploymentStrategy.type RollingUpdate.
+      name: 'standalone SonarQube with a RollingUpdate: two servers on one database during the rollout',
+      yaml: deploy({ replicas: 1, image: 'sonarqube:2026.4.0-enterprise', strategy: '{type: RollingUpdate}' }),
+      findings: [{ severity: 'warning', message: 'runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone), which must not run that way; use strategy.type: Recreate' }],
+    },
+    {
       // The quickwit chart hard-codes Recreate and one replica for the control plane (review round 22).
       name: 'the Quickwit control plane under Recreate: required, said as an info',
       yaml: deploy({ replicas: 1, image: 'quickwit/quickwit:v0.8.2', container: ', args: [run, --service, control_plane]' }),
@@ -229,9 +241,10 @@ ruleTester(recreateStrategy, {
       findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],
     },
     {
-      name: 'single-server SonarQube (community tag) is not in the single-version entry: judged as before',
+      // Review round 34, report p47: single-server SonarQube is a single-version program too (entry sonarqube-standalone).
+      name: 'single-server SonarQube (community tag) is not a DCE application node, but the standalone entry: Recreate required',
       yaml: deploy({ replicas: 2, image: 'sonarqube:26.7.0.124771-community' }),
-      findings: [{ severity: 'warning', message: 'use RollingUpdate with {maxSurge: 1, maxUnavailable: 0}' }],
+      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 2 is required here: container "app" runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone)' }],
     },
     {
       name: 'an image that is not Kibana is judged as before',
