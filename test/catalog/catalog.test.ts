@@ -633,6 +633,36 @@ describe('programs that must not run two at once (standalone SonarQube, told apa
   );
 });
 
+describe('programs that must not run two at once (Zammad websocket server and background worker, told apart by the command; review round 34, report p52 item 1)', () => {
+  const z = (command: string[] | undefined, image = 'ghcr.io/zammad/zammad:7.1.2-0013', args?: string[]) =>
+    deployment(JSON.stringify({ name: 'zammad', image, ...(command ? { command } : {}), ...(args ? { args } : {}) }));
+  test.each([
+    [['bundle', 'exec', 'script/websocket-server.rb', '-b', '::', '-p', '6042', 'start'], undefined],
+    [['bundle', 'exec', 'script/background-worker.rb', 'start'], undefined],
+    [['bundle', 'exec', 'script/scheduler.rb', 'start'], undefined],
+    [['/opt/zammad/script/websocket-server.rb', 'start'], undefined],
+    [undefined, ['zammad-websocket']],
+    [undefined, ['zammad-scheduler']],
+    [['/docker-entrypoint.sh', 'zammad-scheduler'], undefined],
+  ])('%j %j matches', (command, args) => expect(singleVersionProgram(z(command as string[] | undefined, undefined, args as string[] | undefined))?.entry.id).toBe('zammad-singleton'));
+  test.each([
+    ['zammad/zammad-docker-compose:6.5.0', ['bundle', 'exec', 'script/websocket-server.rb', 'start']],
+    ['zammad/zammad:5.4.1', ['bundle', 'exec', 'script/scheduler.rb', 'start']],
+  ])('%s %j matches', (image, command) => expect(singleVersionProgram(z(command, image))?.entry.id).toBe('zammad-singleton'));
+  // The same image runs the scalable processes: never the image alone.
+  test.each([
+    [undefined, undefined],
+    [['bundle', 'exec', 'puma', '-b', 'tcp://[::]:3000', '-w', '0'], undefined],
+    [['/usr/sbin/nginx', '-g', 'daemon off;'], undefined],
+    [undefined, ['zammad-railsserver']],
+    [undefined, ['zammad-nginx']],
+    [undefined, ['zammad-init']],
+    [['bundle', 'exec', 'rails', 'r', 'puts script/websocket-server.rbx'], undefined],
+  ])('%j %j does not match', (command, args) => expect(singleVersionProgram(z(command as string[] | undefined, undefined, args as string[] | undefined))).toBeUndefined());
+  test('another image running a script of that name does not match', () =>
+    expect(singleVersionProgram(z(['bundle', 'exec', 'script/websocket-server.rb', 'start'], 'example/zammad-fork:1'))).toBeUndefined());
+});
+
 describe('serves after SIGTERM for a time fixed in the program (Knative activator, knative.dev/pkg webhooks, Langfuse web)', () => {
   const c = (image: string) => ({ image }) as unknown as JsonObject;
   const DIGEST = '@sha256:0b9a8cbea8b5f1e94ab6e6b4e9eaa9b5b0a4b1a2c9d0f1e2d3c4b5a6978877665';

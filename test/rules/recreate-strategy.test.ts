@@ -99,6 +99,9 @@ ruleTester(recreateStrategy, {
     { name: 'Kibana with a RollingUpdate that removes every old pod first: rollout-full-outage\'s', yaml: deploy({ replicas: 1, image: 'kibana:8.15.0', strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }) },
     { name: 'a celery worker without beat', yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate}', container: ", command: [sh, -c, 'celery --app=tasks worker --concurrency 4']" }) },
     { name: 'celery beat under Recreate, unserved', yaml: deploy({ replicas: 1, service: false, container: ", command: [celery, -A, tasks, beat]" }).replace('ports: [{containerPort: 8080}], ', '') },
+    // Review round 34, report p52 item 1: the image of Zammad's singletons also runs puma and nginx, which scale.
+    { name: 'Zammad rails server (puma) from the same image, rolling: not a singleton', yaml: deploy({ replicas: 2, strategy: '{type: RollingUpdate}', image: 'ghcr.io/zammad/zammad:7.1.2-0013', container: ', command: [bundle, exec, puma, -b, "tcp://[::]:3000", -w, "0"]' }) },
+    { name: 'Zammad nginx from the same image, rolling: not a singleton', yaml: deploy({ replicas: 2, strategy: '{type: RollingUpdate}', image: 'ghcr.io/zammad/zammad:7.1.2-0013', container: ", command: [/usr/sbin/nginx, -g, 'daemon off;']" }) },
   ],
   invalid: [
     {
@@ -133,6 +136,17 @@ ruleTester(recreateStrategy, {
       name: 'standalone SonarQube with a RollingUpdate: two servers on one database during the rollout',
       yaml: deploy({ replicas: 1, image: 'sonarqube:2026.4.0-enterprise', strategy: '{type: RollingUpdate}' }),
       findings: [{ severity: 'warning', message: 'runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone), which must not run that way; use strategy.type: Recreate' }],
+    },
+    {
+      // Review round 34, report p52 item 1: the zammad-helm chart's websocket Deployment (Recreate, capped at one replica).
+      name: 'the Zammad websocket server under Recreate: required, said as an info',
+      yaml: deploy({ replicas: 1, image: 'ghcr.io/zammad/zammad:7.1.2-0013', container: ', command: [bundle, exec, script/websocket-server.rb, -b, "::", -p, "6042", start]' }),
+      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs Zammad websocket server or background worker (one per installation; catalog entry zammad-singleton)' }],
+    },
+    {
+      name: 'the Zammad background worker with the default strategy, unserved: warning',
+      yaml: deploy({ replicas: 1, service: false, image: 'ghcr.io/zammad/zammad:7.1.2-0013', container: ', command: [bundle, exec, script/background-worker.rb, start]' }).replace('  strategy: {type: Recreate}\n', ''),
+      findings: [{ severity: 'warning', message: 'catalog entry zammad-singleton), which must not run that way' }],
     },
     {
       // The quickwit chart hard-codes Recreate and one replica for the control plane (review round 22).
