@@ -357,7 +357,10 @@ labels the operator puts on their pods (\`app.kubernetes.io/name: alertmanager\`
 over \`spec.podMetadata.labels\`). Shards that no budget selects are named when others have one.
 
 A budget that selects the pods but protects nothing does not count; it is reported at the budget instead:
-- **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it;
+- **error:** it sets both \`minAvailable\` and \`maxUnavailable\`, which are mutually exclusive: the API rejects it
+  (\`ValidatePodDisruptionBudgetSpec\`: "minAvailable and maxUnavailable cannot be both set"). Since applying it fails,
+  this is reported whatever the budget selects: over a single replica, beside another budget that works, or over no
+  workload of the input (z2jh's \`proxy.chp.pdb\` with both values set);
 - **warning:** \`minAvailable: 0\` (or \`"0%"\`) or \`maxUnavailable: "100%"\`, which allow every eviction as written
   (argo-events renders \`minAvailable: 0\` from a \`maxUnavailable: 0\` value that Go templates read as false).
 
@@ -366,7 +369,8 @@ A budget that sets neither field does count: it protects too much, refusing ever
 
 A budget of \`apiVersion: policy/v1beta1\` on >= 1.25 does not count either, and is an **error** at the budget: the API
 server no longer serves that version (removed in 1.25, deprecated-api-migration-guide), so applying it fails
-(cp-helm-charts' ZooKeeper budget). \`pdb-unhealthy-eviction-policy\` and \`pdb-blocks-eviction\` skip it.
+(cp-helm-charts' ZooKeeper budget), whatever it selects. \`pdb-unhealthy-eviction-policy\` and \`pdb-blocks-eviction\` skip
+such a budget, and one with both fields.
 
 Nor does the \`minReplicas\` of an HPA the API server no longer serves (\`autoscaling/v2beta1\` on >= 1.25,
 \`autoscaling/v2beta2\` on >= 1.26, outside a Helm render): it never exists, and the workload runs its \`spec.replicas\`
@@ -465,6 +469,28 @@ StatefulSet (\`alertmanager-main\`, \`prometheus-k8s\`) and selects \`app.kubern
         fix: operatorPdbFix(ctx.graph, ctx.version, d),
         absence: true,
       });
+    }
+    // A budget the API server rejects (both fields; policy/v1beta1 from 1.25) fails to apply whatever
+    // it selects: said at the budget even when no workload above left it in \`empty\` (one replica,
+    // another budget that works, no workload of the input; review round 34, report p51 item 8).
+    for (const p of ctx.graph.pdbs) {
+      if (empty.has(p)) continue;
+      const problem = budgetProblem(p, ctx.version);
+      if (problem === 'removed') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/apiVersion',
+          severity: 'error',
+          message: `PodDisruptionBudget/${p.obj.name} is policy/v1beta1, which the API server no longer serves from 1.25 (on ${ctx.version.toString()} applying it fails); use apiVersion: policy/v1 (the same fields; in v1 an empty selector selects every pod of the namespace)`,
+        });
+      } else if (problem === 'both') {
+        ctx.report({
+          object: p.obj,
+          pointer: '/spec',
+          severity: 'error',
+          message: `PodDisruptionBudget/${p.obj.name} sets both minAvailable and maxUnavailable, which are mutually exclusive: the API server rejects it ("minAvailable and maxUnavailable cannot be both set"), so applying it fails (a helm install or upgrade fails with it); keep only maxUnavailable: 1 (it follows scale changes)`,
+        });
+      }
     }
     for (const [p, workloads] of empty) {
       const problem = budgetProblem(p, ctx.version);

@@ -49,8 +49,8 @@ spec:
   check(ctx) {
     if (!ctx.version.atLeast(1, 27)) return;
     for (const p of ctx.graph.pdbs) {
-      // (A budget in an API version no longer served never exists: pdb-missing reports it.)
-      if (budgetProblem(p, ctx.version) === 'removed') continue;
+      // (A budget in an API version no longer served, or with both minAvailable and maxUnavailable, never exists: pdb-missing reports it.)
+      if (['removed', 'both'].includes(budgetProblem(p, ctx.version) ?? '')) continue;
       const policy = p.unhealthyPodEvictionPolicy;
       // A budget that requires no healthy pod (maxUnavailable covering every replica, minAvailable 0)
       // reads as harmless, but the eviction API takes IfHealthyBudget's not-Ready path only when the

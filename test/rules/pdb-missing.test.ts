@@ -262,6 +262,30 @@ ruleTester(pdbMissing, {
       findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets both minAvailable and maxUnavailable, which are mutually exclusive: the API rejects it, so Deployment/web (replicas 3) has no budget' }],
     },
     {
+      // Review round 34, report p51 item 8 (z2jh's proxy.chp.pdb with both values set, over the 1-replica proxy).
+      name: 'a PDB with both fields over a single replica: still an error at the budget, since applying it fails',
+      yaml: wl('Deployment', 1) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  maxUnavailable: 1\n  minAvailable: 1\n'),
+      findings: [{ severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets both minAvailable and maxUnavailable, which are mutually exclusive: the API server rejects it ("minAvailable and maxUnavailable cannot be both set"), so applying it fails' }],
+    },
+    {
+      name: 'a PDB with both fields beside a working budget, and one over no workload of the input: each an error',
+      yaml:
+        wl('Deployment', 3) +
+        pdb('{matchLabels: {app: web}}') +
+        pdb('{matchLabels: {app: web}}').replace('{name: web}', '{name: web-both}').replace('  maxUnavailable: 1\n', '  maxUnavailable: 1\n  minAvailable: 2\n') +
+        pdb('{matchLabels: {app: other}}').replace('{name: web}', '{name: other}').replace('  maxUnavailable: 1\n', '  maxUnavailable: 1\n  minAvailable: 2\n'),
+      findings: [
+        { severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/web-both', message: 'sets both minAvailable and maxUnavailable' },
+        { severity: 'error', pointer: '/spec', object: 'PodDisruptionBudget/other', message: 'sets both minAvailable and maxUnavailable' },
+      ],
+    },
+    {
+      name: 'a policy/v1beta1 budget on 1.31 over a single replica: an error at the budget, since applying it fails',
+      yaml: wl('StatefulSet', 1) + pdb('{matchLabels: {app: web}}').replace('apiVersion: policy/v1', 'apiVersion: policy/v1beta1'),
+      kubeVersion: '1.31',
+      findings: [{ severity: 'error', pointer: '/apiVersion', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web is policy/v1beta1, which the API server no longer serves from 1.25 (on 1.31 applying it fails); use apiVersion: policy/v1' }],
+    },
+    {
       name: 'minAvailable: 0 (argo-events renders it from maxUnavailable: 0, which Go templates read as false) allows every eviction',
       yaml: wl('Deployment', 2) + pdb('{matchLabels: {app: web}}').replace('  maxUnavailable: 1\n', '  minAvailable: 0\n'),
       findings: [{ severity: 'warning', object: 'PodDisruptionBudget/web', message: 'PodDisruptionBudget/web sets minAvailable: 0, which allows every eviction, so Deployment/web (replicas 2) is not protected; set maxUnavailable: 1' }],

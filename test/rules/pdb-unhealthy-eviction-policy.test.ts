@@ -44,6 +44,8 @@ ruleTester(pdbUnhealthyEvictionPolicy, {
     // (The GracefulStatefulSet construct writes it whatever its volumes: an explicit choice either way.)
     { name: 'explicit IfHealthyBudget on a StatefulSet that keeps no data: the choice made', yaml: wl('StatefulSet', true) + pdb('IfHealthyBudget') },
     { name: 'explicit IfHealthyBudget on a StatefulSet (data store, on purpose)', yaml: wl('StatefulSet') + pdb('IfHealthyBudget'), kubeVersion: '1.31' },
+    // Review round 34, report p51 item 8 (z2jh's proxy.chp.pdb): the API server rejects it, pdb-missing says so.
+    { name: 'a budget with both minAvailable and maxUnavailable never exists: nothing to advise', yaml: wl('Deployment') + pdb().replace('  maxUnavailable: 1\n', '  maxUnavailable: 1\n  minAvailable: 1\n'), kubeVersion: '1.31' },
   ],
   invalid: [
     {
