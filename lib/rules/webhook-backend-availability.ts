@@ -6,6 +6,7 @@ import { isObject, Json, JsonObject, KObject } from '../model/types';
 import { get, Workload } from '../model/workload';
 import { fmtIntOrPercent, pdbAllowance, replicaBasis, rolloutFor } from './rollout-util';
 import { nameOf } from './util';
+import { imageName } from './headless-publish-not-ready';
 import { crdConversionWebhook, customResourcesOnly, patchedFailurePolicy, webhookServiceRef } from '../model/webhook-calls';
 import { noLeaderElectionLock } from './rollout-util';
 import { runtimeWebhooks } from '../catalog';
@@ -247,6 +248,46 @@ function admitsOwnPods(graph: ObjectGraph, hook: JsonObject, w: Workload, ns: st
   return matches(nsSel, labels);
 }
 
+/** Recommended label keys that name the program that manages or created an object (Kubernetes' recommended labels). */
+const OWNER_KEYS = ['app.kubernetes.io/managed-by', 'app.kubernetes.io/created-by'];
+
+/**
+ * The names the program behind the webhook goes by: the \`app.kubernetes.io/name\` label of the
+ * webhook configuration, of the backend Service, and of the backend workloads and their pods, and
+ * the image name of the workloads' main containers (tidb-operator: its chart labels the webhook
+ * objects app.kubernetes.io/name: tidb-operator, and the backend runs pingcap/tidb-operator).
+ */
+function operatorNames(config: KObject, svc: ServiceView, backend: Backend): Set<string> {
+  const out = new Set<string>();
+  const add = (v: Json | undefined) => {
+    if (typeof v === 'string' && v !== '') out.add(v.toLowerCase());
+  };
+  add(get(config.raw, 'metadata', 'labels', 'app.kubernetes.io/name'));
+  add(get(svc.obj.raw, 'metadata', 'labels', 'app.kubernetes.io/name'));
+  for (const w of backend.workloads) {
+    add(get(w.obj.raw, 'metadata', 'labels', 'app.kubernetes.io/name'));
+    add(w.templateLabels['app.kubernetes.io/name']);
+    for (const c of w.containers) if (c.image) add(imageName(c.image));
+  }
+  return out;
+}
+
+/**
+ * When the webhook's objectSelector requires app.kubernetes.io/managed-by (or created-by) to name
+ * the program behind the webhook (operatorNames), so that it matches only the objects that operator
+ * labels as its own and writes (tidb-operator's StatefulSet webhook: objectSelector matchLabels
+ * app.kubernetes.io/managed-by: tidb-operator, the label its member managers put on the StatefulSets
+ * they create; review round 34, report p50 item 7): that requirement, as text. Not for a webhook on pod
+ * CREATE: the pods of those objects are created by the workload controllers, and their replacements
+ * after a drain or a node failure would be refused.
+ */
+function operatorObjectsOnly(hook: JsonObject, names: Set<string>): string | undefined {
+  if (scopeOf(hook.rules)?.createsPods) return undefined;
+  const sel = parseLabelSelector(hook.objectSelector);
+  if (sel.kind !== 'selector') return undefined;
+  const r = sel.requirements.find((x) => OWNER_KEYS.includes(x.key) && x.operator === 'In' && x.values.length > 0 && x.values.every((v) => names.has(v.toLowerCase())));
+  return r ? `${r.key}=${r.values.join(' or ')}` : undefined;
+}
 
 interface Group {
   svcNs: string;
@@ -354,11 +395,22 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
     // them is the one that is down (volcano, cluster-api-operator, kanister, approver-policy; review
     // rounds 13-17). Built-in kinds and pods are blocked cluster-wide: a warning.
     const custom = customResourcesOnly(scoped.map((x) => x.hook));
+    // Webhooks whose objectSelector matches only the objects their own operator labels as its own: while
+    // no backend is Ready only that operator's writes of them (which its reconciler retries) and manual
+    // edits of them fail, the reach of the custom-resource case.
+    const opNames = custom ? undefined : operatorNames(o, svc, backend);
+    const owned = opNames ? scoped.map((x) => (customResourcesOnly([x.hook]) !== undefined ? '' : operatorObjectsOnly(x.hook, opNames))) : [];
+    const operatorOnly = !custom && owned.every((x) => x !== undefined) && owned.some((x) => x) ? [...new Set(owned.filter((x) => x))].join(', ') : undefined;
+    const mild = custom
+      ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again`
+      : operatorOnly
+        ? `; ${scoped.length > 1 ? 'their objectSelectors match' : 'its objectSelector matches'} only objects labelled ${operatorOnly}, which names the program behind this webhook: the objects it manages and writes itself, so this is an info: while no backend is Ready only writes of those fail: its reconciler retries them, while a manual kubectl edit or apply of them fails and must be run again`
+        : '';
     ctx.report({
       object: o,
       pointer,
-      severity: custom ? 'info' : 'warning',
-      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${custom ? `; they match only custom resources (${custom}), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator's own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again` : ''}`,
+      severity: mild ? 'info' : 'warning',
+      message: `webhook${scoped.length > 1 ? 's' : ''} ${names} (${policy}) call${scoped.length > 1 ? '' : 's'} ${g.via ? `the API server, whose aggregator forwards the call${scoped.length > 1 ? 's' : ''} (APIService ${g.via}) to ` : ''}Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${rejected}${self}. Fix: ${backend.fixes.join('; and ')}; or ${patched ? `failurePolicy: Ignore and --patch-failure-policy=Ignore in ${patched.by.slice(0, patched.by.indexOf(' ('))}` : 'failurePolicy: Ignore'} where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable${mild}`,
     });
   }
 }
@@ -552,7 +604,17 @@ reconcilers retry; a one-shot \`kubectl apply\` or \`helm upgrade\` fails: clien
 Retry-After), and nothing else in the cluster is blocked (volcano, cluster-api-operator,
 kanister, cert-manager's approver-policy; cert-manager's own webhook, whose resources its controller writes). So is the
 conversion webhook of a CustomResourceDefinition (kserve's llmisvc CRDs), which fails the requests for its resource
-that need a conversion, reads included. Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).`,
+that need a conversion, reads included. Built-in kinds, pods and \`*\` stay a warning, as do APIServices (discovery).
+
+**info** as well when every webhook of the finding that names a built-in API has an \`objectSelector\` requiring
+\`app.kubernetes.io/managed-by\` (or \`app.kubernetes.io/created-by\`) to name the program behind the webhook: the
+\`app.kubernetes.io/name\` label of the webhook configuration, of the backend Service or of the backend workload and its
+pods, or the image name of the backend's containers. It then matches only the objects that program labels as its own
+and writes itself, whose writes its reconciler retries; a manual \`kubectl edit\` of them fails. tidb-operator's
+StatefulSet webhook (\`objectSelector: {matchLabels: {app.kubernetes.io/managed-by: tidb-operator}}\`, backend image
+\`pingcap/tidb-operator\`) matches only the StatefulSets its member managers create with that label. Not for a webhook
+on pod \`CREATE\` (the workload controllers create those pods, and replacements after a drain would be refused), nor
+for any other \`objectSelector\` (a label users set, \`managed-by: Helm\`, an opt-out), which stay a warning.`,
     fixable: false,
     references: [
       'https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks (and #failure-policy, #matching-requests-namespaceselector)',

@@ -250,6 +250,35 @@ ruleTester(webhookBackendAvailability, {
       findings: [{ severity: 'info', message: '; they match only custom resources (batch.volcano.sh), so this is an info: only writes of those fail while no backend is Ready: GitOps controllers and the operator\'s own reconcilers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again' }],
     },
     {
+      // Review round 34, report p50 item 7 (tidb-operator v1.6.6: the StatefulSet webhook's objectSelector requires
+      // app.kubernetes.io/managed-by: tidb-operator, the label its member managers put on the StatefulSets they create).
+      name: "an objectSelector requiring managed-by to name the backend's program (its image guard:1): info",
+      yaml: hook({ rules: '[{apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [statefulsets]}]', fields: '  objectSelector: {matchLabels: {app.kubernetes.io/managed-by: guard}}\n' }) + backend(),
+      findings: [{ severity: 'info', message: 'UPDATE of statefulsets (apps) in the namespaces and for the objects its namespaceSelector/objectSelector match (not cluster-wide). Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1); or failurePolicy: Ignore where admitting unchecked objects is acceptable; its objectSelector matches only objects labelled app.kubernetes.io/managed-by=guard, which names the program behind this webhook: the objects it manages and writes itself, so this is an info' }],
+    },
+    {
+      name: "an objectSelector requiring created-by In the backend's app.kubernetes.io/name: info",
+      yaml:
+        hook({ rules: '[{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}]', fields: '  objectSelector: {matchExpressions: [{key: app.kubernetes.io/created-by, operator: In, values: [guard-operator]}]}\n' }) +
+        backend({ labels: '{app: guard, app.kubernetes.io/name: guard-operator}' }),
+      findings: [{ severity: 'info', message: 'only objects labelled app.kubernetes.io/created-by=guard-operator, which names the program behind this webhook' }],
+    },
+    {
+      name: 'an objectSelector on managed-by: Helm (every object of a Helm release): still a warning',
+      yaml: hook({ rules: '[{apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [statefulsets]}]', fields: '  objectSelector: {matchLabels: {app.kubernetes.io/managed-by: Helm}}\n' }) + backend(),
+      findings: [{ severity: 'warning', message: /^(?!.*so this is an info)/ }],
+    },
+    {
+      name: "an objectSelector on managed-by naming another program than the backend's: still a warning",
+      yaml: hook({ rules: '[{apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [statefulsets]}]', fields: '  objectSelector: {matchLabels: {app.kubernetes.io/managed-by: argocd}}\n' }) + backend(),
+      findings: [{ severity: 'warning', message: /^(?!.*so this is an info)/ }],
+    },
+    {
+      name: "an operator-only objectSelector on pod CREATE: still a warning (the pods' replacements would be refused)",
+      yaml: hook({ rules: '[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]', fields: '  objectSelector: {matchLabels: {app.kubernetes.io/managed-by: guard}}\n' }) + backend(),
+      findings: [{ severity: 'warning', message: /^(?!.*so this is an info)/ }],
+    },
+    {
       name: "cert-manager's webhook names every resource of its own groups: still custom resources only (info)",
       yaml: hook({ rules: '[{apiGroups: [cert-manager.io, acme.cert-manager.io], apiVersions: ["v1"], operations: [CREATE, UPDATE], resources: ["*/*"]}]' }) + backend(),
       findings: [{ severity: 'info', message: 'custom resources (cert-manager.io, acme.cert-manager.io)' }],
