@@ -474,15 +474,41 @@ function withDeclaredPorts(body: string): string {
   return /\bdp\b/.test(body) ? bind('has(c.ports) && c.ports.exists(p, has(p.containerPort))', 'dp', body) : body;
 }
 
-function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: string; field: string; port: string }[] {
-  const out: { pred: string; field: string; port: string }[] = [];
+function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: string; field: string; port: string; k: string; t: string }[] {
+  const out: { pred: string; field: string; port: string; k: string; t: string }[] = [];
   for (const k of PROBES) {
     for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
       if (type === 'named' && t === 'grpc') continue;
-      out.push({ pred: probePortProblem(k, t, type, catalog), field: `${k} ${t}.port`, port: `c.${k}.${t}.port` });
+      out.push({ pred: probePortProblem(k, t, type, catalog), field: `${k} ${t}.port`, port: `c.${k}.${t}.port`, k, t });
     }
   }
   return out;
+}
+
+/**
+ * The named-port terms of lib/rules/probe-port by severity (review round 34, report p49 item A): the
+ * linter groups one container's probes by their bad port, and a group of names is an error when a
+ * readiness or startup probe is in it, a warning when only the liveness probe is (its result is
+ * thrown away: liveness silently disabled); a string of digits is an error on any probe (the pod is
+ * rejected). The warning term: a liveness name that no readiness or startup handler of the
+ * container (without a host, for httpGet) also uses; such a handler with the same name is bad too,
+ * so only the names are compared (no second scan of the ports).
+ */
+function namedProbePortTerms(catalog: Catalog): { error: ReturnType<typeof probePortTerms>; warning: ReturnType<typeof probePortTerms> } {
+  const named = probePortTerms('named', catalog);
+  const digits = (port: string) => `${port}.matches('^[0-9]+$')`;
+  const others = named.filter((x) => x.k !== 'livenessProbe');
+  const sameName = (port: string) =>
+    others
+      .map((o) => {
+        const h = `c.${o.k}.${o.t}`;
+        return `(has(c.${o.k}) && has(${h}) && has(${h}.port)${o.t === 'httpGet' ? ` && !(has(${h}.host) && ${h}.host != '')` : ''} && type(${h}.port) == string && ${h}.port == ${port})`;
+      })
+      .join(' || ');
+  return {
+    error: named.map((x) => (x.k === 'livenessProbe' ? { ...x, pred: `(${x.pred} && ${digits(x.port)})` } : x)),
+    warning: named.filter((x) => x.k === 'livenessProbe').map((x) => ({ ...x, pred: `(${x.pred} && !${digits(x.port)} && !(${sameName(x.port)}))` })),
+  };
 }
 
 /**
@@ -935,11 +961,14 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'probe-port': {
     restriction:
-      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 12 (error: 6 for the names, and 6 in a validation of its own for the ports bound to a loopback address, read once into a variable from the listen flags) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
+      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 12 (error: 6 for the names, and 6 in a validation of its own for the ports bound to a loopback address, read once into a variable from the listen flags), 2 (warning: the liveness names, compared with the other probes\' names without another scan) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
     validate: (ctx) => {
-      const named = probePortTerms('named', ctx.catalog);
+      const { error: named, warning: livenessNamed } = namedProbePortTerms(ctx.catalog);
       const num = probePortTerms('number', ctx.catalog);
       const namedPred = named.map((t) => t.pred).join(' || ');
+      const livenessPred = livenessNamed.map((t) => t.pred).join(' || ');
+      // What the kubelet does with a name it cannot resolve (rules/probe-port unresolvedConsequence).
+      const unresolved = `'not a port name of this container: the kubelet cannot resolve it, so every check errors ("probe errored and resulted in unknown state") and the kubelet throws the result away: '`;
       // (The catalog's terms read whether the container is a known program: decided once per container.)
       const numPred = withDeclaredPorts(withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || ')));
       const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
@@ -982,7 +1011,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
             first(
               namedPred,
               `'container "' + c.name + '": ' + ${firstTerm(named, true)} + ': ' + ` +
-                `(${named.map((t) => `(${t.pred} && ${t.port}.matches('^[0-9]+$'))`).join(' || ')} ? 'the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes' : 'not a port name of this container: the kubelet cannot resolve it and the probe fails every time; use a declared port name or number, or declare {name: <name>, containerPort: N}')`,
+                `(${named.map((t) => `(${t.pred} && ${t.port}.matches('^[0-9]+$'))`).join(' || ')} ? 'the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes' : ` +
+                `${unresolved} + (${named.filter((t) => t.k === 'startupProbe').map((t) => t.pred).join(' || ')} ? 'the container never counts as started, so its liveness and readiness probes never run and the pod never becomes Ready, nor is it restarted: it stays not Ready for good' : 'readiness stays at its initial failure and the pod never becomes Ready') + ' (no Service routes to it, and a rollout stalls); use a declared port name or number, or declare {name: <name>, containerPort: N}')`,
             ),
           // A probe without a host on a port bound to a loopback address only: a validation of its
           // own, so that neither expression grows (rules/probe-port problemOf, 'loopback').
@@ -992,6 +1022,16 @@ export const ADMISSION: Record<string, RuleAdmission> = {
               messageExpression: `${prefix('probe-port', 'error')} + ${first(lbPred, lbMessage)}`,
             },
           ],
+        },
+        {
+          // A name that only a liveness probe uses: the liveness check is silently disabled.
+          severity: 'warning',
+          kinds: WORKLOADS,
+          variables: [],
+          expression: `!${RUNNING}.exists(c, ${livenessPred})`,
+          messageExpression:
+            `${prefix('probe-port', 'warning')} + ` +
+            first(livenessPred, `'container "' + c.name + '": ' + ${firstTerm(livenessNamed, true)} + ': ' + ${unresolved} + 'liveness stays at its initial success, so the kubelet never restarts the container, however it hangs: the liveness check is silently disabled; use a declared port name or number, or declare {name: <name>, containerPort: N}'`),
         },
         {
           severity: 'info',

@@ -152,13 +152,35 @@ export const probePort: Rule = {
     id: 'probe-port',
     spec: 'SVC-001 (by analogy)',
     defaultSeverity: 'error',
-    severities: ['error', 'info'],
+    severities: ['error', 'warning', 'info'],
     description:
-      'a probe uses a named port the container does not declare, or probes without a host a port that a container of the pod listens on only at a loopback address, so it can never succeed (error); a numeric port not declared by the container (info: works, but often a typo)',
+      'a readiness or startup probe uses a named port the container does not declare, so the pod never becomes Ready, or a probe without a host checks a port that a container of the pod listens on only at a loopback address, so it can never succeed (error); a liveness probe on such a name, which silently disables the liveness check (warning); a numeric port not declared by the container (info: works, but often a typo)',
     doc: `The kubelet resolves a probe's named port through the **container's own** \`ports[].name\`, as the
 EndpointSlice controller does for a Service's named \`targetPort\` (SVC-001). A name the container does not
-declare cannot be resolved: the probe fails every time, so a readiness probe keeps the pod out of its
-Services forever, and a liveness or startup probe restarts it in a loop.
+declare cannot be resolved, and the kubelet treats that as a probe **error**, not a failure: it resolves
+the name at each check (kubernetes/kubernetes @4966917a139d pkg/probe/util.go \`ResolveContainerPort\`:
+\`port %q not found\`, through @008b3652959c pkg/probe/http/request.go \`NewRequestForHTTPGetAction\` for
+\`httpGet\`), pkg/kubelet/prober/prober.go \`runProbe\` returns \`probe.Unknown\` with the error
+("HTTP-Probe failed to create request", "TCP-Probe failed to resolve port") and the pod gets the event
+"<type> probe errored and resulted in unknown state", and the probe worker throws an errored result away
+(@00421113e1c6 pkg/kubelet/prober/worker.go \`doProbe\`: "Prober error, throw away the result"). Each
+probe therefore keeps the result its worker starts with (\`newWorker\`: readiness \`Failure\`, liveness
+\`Success\`, startup \`Unknown\`), and no failure is ever counted:
+
+- a **readiness** probe never succeeds: the pod never becomes Ready, so no Service routes to it and a
+  rollout stalls;
+- a **startup** probe never succeeds and never fails: the container never counts as started
+  (@0181833dbbd0 pkg/kubelet/prober/prober_manager.go \`UpdatePodStatus\`: \`started = result ==
+  results.Success\`, readiness only \`if started\`), its liveness and readiness checks never run, and it
+  is not restarted either: the pod stays not Ready for good;
+- a **liveness** probe never fails: the kubelet never restarts the container, however it hangs. The
+  liveness check is silently disabled, which is a warning, not an error.
+
+(The upstream reports agree: in prometheus-community/helm-charts the kube-state-metrics chart with
+\`kubeRBACProxy.enabled\` probes names that only the proxy containers declare, and the container "never
+gets ready" (#6164, #7144); PR #6402 shows the events \`Readiness probe errored and resulted in unknown
+state: strconv.Atoi: parsing "metrics"\` and \`Liveness probe errored ...: parsing "http"\`, and PR #5844 a
+\`kubectl describe\` of such a pod with \`Ready: False\` and \`Restart Count: 0\`.)
 
 A probe without a \`host\` connects to the **pod's IP** (the node's IP under \`hostNetwork: true\`):
 kubernetes/kubernetes pkg/probe/http/request.go:46-48 (@008b3652959c) (\`NewRequestForHTTPGetAction\`: an empty
@@ -178,8 +200,13 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
 
 **Conditions:**
 
-- **error:** \`httpGet.port\` or \`tcpSocket.port\` is a string (a port name) that the container does not
-  declare in its \`ports\` (also when another container of the pod declares it: lookup is per container).
+- **error:** the \`httpGet.port\` or \`tcpSocket.port\` of a \`readinessProbe\` or \`startupProbe\` is a string
+  (a port name) that the container does not declare in its \`ports\` (also when another container of the
+  pod declares it: lookup is per container).
+- **warning:** the same on a \`livenessProbe\` only (when a readiness or startup probe of the container
+  uses the same undeclared name, the one finding naming them all is the error).
+- **error:** a probe port is a string of digits (\`port: "8080"\`): the API accepts a string only as a
+  port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected.
 - **error:** a probe without a host (\`httpGet\` or \`tcpSocket\` without \`host\`, and every \`grpc\` probe)
   is on a port that a container of the pod listens on only at a loopback address: the health probe listen
   flag of its \`args\` (the first one, see below) is \`--health-probe-bind-address=HOST:N\` or
@@ -230,7 +257,11 @@ containers:
     fixable: false,
     references: [
       'kubernetes/kubernetes pkg/api/v1/pod/util.go (FindPort)',
-      'kubernetes/kubernetes pkg/kubelet/prober/prober.go (named probe ports resolved through the container ports; runProbe: tcpSocket and grpc probes connect to status.PodIP when no host is set)',
+      'kubernetes/kubernetes pkg/kubelet/prober/prober.go (named probe ports resolved through the container ports; runProbe: tcpSocket and grpc probes connect to status.PodIP when no host is set; a port that does not resolve returns probe.Unknown with the error, and probe() records "<type> probe errored and resulted in unknown state"; read in a stored copy, commit not pinned)',
+      'kubernetes/kubernetes @4966917a139d pkg/probe/util.go (ResolveContainerPort: a name not among the container ports is an error, `port %q not found`)',
+      'kubernetes/kubernetes @00421113e1c6 pkg/kubelet/prober/worker.go (newWorker: initial results readiness Failure, liveness Success, startup Unknown; doProbe: "Prober error, throw away the result"; "Disable other probes until container has started")',
+      'kubernetes/kubernetes @0181833dbbd0 pkg/kubelet/prober/prober_manager.go (UpdatePodStatus: started = result == results.Success; Ready evaluated only if started)',
+      'prometheus-community/helm-charts #6164, #7144, PR #6402, PR #5844 (kube-state-metrics with kubeRBACProxy: probes on names the container does not declare; "never gets ready", "probe errored and resulted in unknown state", Restart Count 0)',
       'kubernetes/kubernetes @008b3652959c pkg/probe/http/request.go:46-48 (NewRequestForHTTPGetAction: an empty httpGet.host becomes the pod IP)',
       'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md ("HTTP probes": host defaults to the pod IP; 127.0.0.1 under hostNetwork)',
       'kubernetes-csi/csi-driver-smb 8c342afd0 ("fix: Drop host: localhost in probes to better fulfill PSA": charts/latest, livenessprobe --http-endpoint=127.0.0.1:29643, driver probe without host)',
@@ -275,15 +306,50 @@ containers:
         message = `container "${c.name}": ${fields} ${many ? 'are' : 'is'} the string "${port}": the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes: port: ${port}`;
       } else if (first.type === 'named') {
         const other = declaredElsewhere(w, c, port);
-        message = `container "${c.name}": ${fields} ${many ? `are "${port}", which is` : `"${port}" is`} not a port name of this container (${c.ports.length ? `it declares ${declared(c)}` : 'it declares no ports'}${other ? `; "${port}" is declared by container "${other.name}", but names resolve per container` : ''}): the kubelet cannot resolve it and the ${many ? 'probes fail' : 'probe fails'} every time; use a declared port name or number, or declare {name: ${port}, containerPort: N}`;
+        message = `container "${c.name}": ${fields} ${many ? `are "${port}", which is` : `"${port}" is`} not a port name of this container (${c.ports.length ? `it declares ${declared(c)}` : 'it declares no ports'}${other ? `; "${port}" is declared by container "${other.name}", but names resolve per container` : ''}): ${unresolvedConsequence(ps.map((p) => p.kind))}; use a declared port name or number, or declare {name: ${port}, containerPort: N}`;
       } else {
         const other = declaredElsewhere(w, c, port);
         message = `container "${c.name}": ${fields} ${many ? `are ${port}, which is` : `${port} is`} not declared by the container (it declares ${declared(c)})${other ? `; container "${other.name}" declares it, so the ${many ? 'probes check' : 'probe checks'} that container instead of this one` : ''}: ${many ? 'the probes work' : 'the probe works'} if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports`;
       }
-      ctx.report({ object: w.obj, pointer: first.pointer, severity: first.type === 'undeclared-number' ? 'info' : 'error', message });
+      // An unresolvable name on a liveness probe alone errors without consequence but a silently
+      // disabled liveness check (unresolvedConsequence): a warning; on a readiness or startup probe
+      // the pod is never Ready (review round 34, report p49 item A).
+      const severity = first.type === 'undeclared-number' ? 'info' : first.type === 'named' && ps.every((p) => p.kind === 'livenessProbe') ? 'warning' : 'error';
+      ctx.report({ object: w.obj, pointer: first.pointer, severity, message });
     }
   },
 };
+
+/**
+ * What the kubelet does with probes whose port name it cannot resolve, by the probes' kinds. The
+ * kubelet resolves the name when it runs each check (pkg/probe/util.go ResolveContainerPort: `port
+ * %q not found`, kubernetes/kubernetes @4966917a139d; called by pkg/probe/http/request.go
+ * NewRequestForHTTPGetAction, @008b3652959c, and for tcpSocket by pkg/kubelet/prober/prober.go
+ * runProbe); runProbe returns probe.Unknown with the error ("HTTP-Probe failed to create request",
+ * "TCP-Probe failed to resolve port") and probe() records the event "<type> probe errored and
+ * resulted in unknown state" and returns the error (prober.go read in a stored copy, commit not
+ * pinned). The probe worker throws an errored result away (pkg/kubelet/prober/worker.go doProbe,
+ * @00421113e1c6: `if err != nil { // Prober error, throw away the result. return true }`), so each
+ * probe keeps the result its worker starts with (newWorker: readiness results.Failure, liveness
+ * results.Success, startup results.Unknown), and no failure is ever counted:
+ * - readiness: never Success, so the container is never Ready;
+ * - startup: never Success, so the container never counts as started (prober_manager.go
+ *   UpdatePodStatus, @0181833dbbd0: `started = result == results.Success`, and readiness is
+ *   evaluated only `if started`), its liveness and readiness checks never run (worker.go doProbe:
+ *   "Disable other probes until container has started"), and it is never restarted either;
+ * - liveness: stays Success, so it never restarts the container: the check is silently disabled.
+ */
+function unresolvedConsequence(kinds: string[]): string {
+  const head = `the kubelet cannot resolve it, so every check errors ("probe errored and resulted in unknown state") and the kubelet throws the result away: `;
+  const liveness = kinds.includes('livenessProbe');
+  if (kinds.includes('startupProbe')) {
+    return `${head}the container never counts as started, so its liveness and readiness probes never run and the pod never becomes Ready, nor is it restarted: it stays not Ready for good (no Service routes to it, and a rollout stalls)`;
+  }
+  if (kinds.includes('readinessProbe')) {
+    return `${head}readiness stays at its initial failure and the pod never becomes Ready (no Service routes to it, and a rollout stalls)${liveness ? ', and liveness stays at its initial success, so it never restarts the container' : ''}`;
+  }
+  return `${head}liveness stays at its initial success, so the kubelet never restarts the container, however it hangs: the liveness check is silently disabled`;
+}
 
 /** The host a probe under hostNetwork should connect to for a LOOPBACK_PROBE_BIND argument: its own address (127.0.0.1 for localhost, ::1 unbracketed). */
 function loopbackHost(arg: string): string {

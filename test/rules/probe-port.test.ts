@@ -260,7 +260,49 @@ ${deploy(`      containers:
     {
       name: 'named port not declared: error',
       yaml: deploy(app('        readinessProbe: {httpGet: {path: /readyz, port: healthz}}')),
-      findings: [{ severity: 'error', pointer: `${C0}/readinessProbe/httpGet/port`, message: 'container "app": readinessProbe httpGet.port "healthz" is not a port name of this container (it declares http (8080))' }],
+      findings: [
+        {
+          severity: 'error',
+          pointer: `${C0}/readinessProbe/httpGet/port`,
+          message:
+            'container "app": readinessProbe httpGet.port "healthz" is not a port name of this container (it declares http (8080)): the kubelet cannot resolve it, so every check errors ("probe errored and resulted in unknown state") and the kubelet throws the result away: readiness stays at its initial failure and the pod never becomes Ready (no Service routes to it, and a rollout stalls); use a declared port name or number',
+        },
+      ],
+    },
+    {
+      // review round 34, report p49 item A: an unresolvable name is a probe error, whose result the
+      // kubelet throws away (worker.go doProbe), not a failure: liveness stays Success and never
+      // restarts the container (kube-state-metrics with kubeRBACProxy.enabled, readiness removed).
+      name: 'named port on a liveness probe only: warning, the liveness check is silently disabled (no restart loop)',
+      yaml: deploy(`      containers:
+      - name: kube-state-metrics
+        image: registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0
+        args: [--host=127.0.0.1, --port=9090]
+        livenessProbe:
+          httpGet: {path: /livez, port: http, scheme: HTTPS}
+      - name: kube-rbac-proxy-http
+        image: quay.io/brancz/kube-rbac-proxy:v0.22.1
+        ports: [{containerPort: 8080, name: http}, {containerPort: 8888, name: http-healthz}]
+        readinessProbe: {httpGet: {scheme: HTTPS, port: http-healthz, path: /healthz}}
+`),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: `${C0}/livenessProbe/httpGet/port`,
+          message:
+            'container "kube-state-metrics": livenessProbe httpGet.port "http" is not a port name of this container (it declares no ports; "http" is declared by container "kube-rbac-proxy-http", but names resolve per container): the kubelet cannot resolve it, so every check errors ("probe errored and resulted in unknown state") and the kubelet throws the result away: liveness stays at its initial success, so the kubelet never restarts the container, however it hangs: the liveness check is silently disabled; use a declared port name or number, or declare {name: http, containerPort: N}',
+        },
+      ],
+    },
+    {
+      name: 'named port on a startup probe: error, the container never counts as started (not a restart loop)',
+      yaml: deploy(app('        startupProbe: {httpGet: {path: /healthz, port: health}}\n        livenessProbe: {httpGet: {path: /healthz, port: http}}')),
+      findings: [{ severity: 'error', pointer: `${C0}/startupProbe/httpGet/port`, message: 'the container never counts as started, so its liveness and readiness probes never run and the pod never becomes Ready, nor is it restarted: it stays not Ready for good' }],
+    },
+    {
+      name: 'the same bad name on liveness and readiness: one error, which says liveness never restarts either',
+      yaml: deploy(app('        livenessProbe: {httpGet: {path: /livez, port: metrics}}\n        readinessProbe: {httpGet: {path: /readyz, port: metrics}}')),
+      findings: [{ severity: 'error', pointer: `${C0}/livenessProbe/httpGet/port`, message: 'the pod never becomes Ready (no Service routes to it, and a rollout stalls), and liveness stays at its initial success, so it never restarts the container' }],
     },
     {
       name: 'named tcpSocket port, container without ports: error',
@@ -268,12 +310,12 @@ ${deploy(`      containers:
       findings: [{ severity: 'error', pointer: `${C0}/startupProbe/tcpSocket/port`, message: 'it declares no ports' }],
     },
     {
-      name: 'named port declared by another container only: error (lookup is per container)',
+      name: 'named port declared by another container only: reported (lookup is per container; a warning on a liveness probe)',
       yaml: deploy(`${app('        livenessProbe: {httpGet: {path: /healthz, port: admin}}')}\n      - name: sidecar
         image: s:1
         ports: [{name: admin, containerPort: 9901}]
 `),
-      findings: [{ severity: 'error', message: '"admin" is declared by container "sidecar", but names resolve per container' }],
+      findings: [{ severity: 'warning', message: '"admin" is declared by container "sidecar", but names resolve per container' }],
     },
     {
       name: 'quoted numeric string: error',
@@ -330,7 +372,7 @@ ${deploy(`      containers:
     {
       name: 'every probe of the container is checked',
       yaml: deploy(app('        livenessProbe: {httpGet: {path: /healthz, port: live}}\n        readinessProbe: {httpGet: {path: /readyz, port: ready}}\n        startupProbe: {tcpSocket: {port: 7000}}')),
-      findings: [{ severity: 'error', message: 'livenessProbe' }, { severity: 'error', message: 'readinessProbe' }, { severity: 'info', message: 'startupProbe' }],
+      findings: [{ severity: 'warning', message: 'livenessProbe' }, { severity: 'error', message: 'readinessProbe' }, { severity: 'info', message: 'startupProbe' }],
     },
     {
       name: 'native sidecar probe',
