@@ -81,7 +81,13 @@ init container or the main containers start.
   liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
 
 **Fix:** move the wait into a startupProbe sized so that \`failureThreshold × periodSeconds\` >= the
-worst-case startup time, and drop the liveness delay:
+worst-case startup time, and drop the liveness delay. The finding advises the liveness check's period (at
+most 10s) and a failureThreshold that covers the liveness delay plus its failure window, and keeps the
+liveness check's \`timeoutSeconds\` when it is above the default. A long timeout needs no long period: the
+kubelet's probe worker runs one check at a time and waits for it before the next tick
+(kubernetes/kubernetes @00421113e1c6 pkg/kubelet/prober/worker.go \`run\`/\`doProbe\`), so a slow check only
+delays the next one, while a long period delays the first successful check, and with it readiness, at
+every start:
 
 \`\`\`yaml
 startupProbe:
@@ -132,11 +138,17 @@ livenessProbe:
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
         // A check that may take timeoutSeconds (kube-ovn's health scripts: 45s) keeps it: with the default
         // 1s every check of a slow script times out, the restart loop the advice is meant to end
-        // (review round 14); and checks come no closer than it.
+        // (review round 14). The period does not follow the timeout: the probe worker runs its checks
+        // one at a time (kubernetes/kubernetes @00421113e1c6 pkg/kubelet/prober/worker.go run: `for
+        // w.doProbe(ctx) { select { ... case <-probeTicker.C: ... } }`, doProbe returns only once the
+        // check has), so a slow check only delays the next one, and a period of the timeout (30s for the
+        // kubernetes-dashboard metrics-scraper) would hold a container that is up in 1s non-Ready for up
+        // to 30s at every start (review round 34, report p49 item C). Each failure takes at least one
+        // period, so failureThreshold x period stays a lower bound of the time allowed.
         const lw = probeWindow(live);
         const rawTimeout = num(live.timeoutSeconds);
         const timeout = rawTimeout !== undefined && rawTimeout > 1 ? rawTimeout : undefined;
-        const period = Math.max(Math.min(lw.periodSeconds, 10), timeout ?? 0);
+        const period = Math.min(lw.periodSeconds, 10);
         const failures = Math.ceil((delay + lw.seconds) / period);
         // The probe worker ticks every periodSeconds from its own start and skips ticks until
         // initialDelaySeconds have passed since the container started (kubernetes
@@ -148,7 +160,7 @@ livenessProbe:
           object: w.obj,
           pointer: `${c.pointer}/livenessProbe/initialDelaySeconds`,
           severity: 'info',
-          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than ${killFrom}-${delay + lw.seconds}s ends in a restart loop (the kubelet's first check falls between ${delay}s and ${delay + lw.periodSeconds}s after the start, on its ${lw.periodSeconds}s ticker, and ${lw.failureThreshold > 1 ? `${lw.failureThreshold} failed checks in a row end it ${(lw.failureThreshold - 1) * lw.periodSeconds}s later` : 'the first failed check ends it'}), and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period}${timeout !== undefined ? `, timeoutSeconds ${timeout} (the liveness check's)` : ''} and failureThreshold ${failures} (${failures * period}s to start), and drop initialDelaySeconds`,
+          message: `container "${c.name}": livenessProbe waits initialDelaySeconds ${delay}s (>= ${threshold}s) instead of using a startupProbe: a start slower than ${killFrom}-${delay + lw.seconds}s ends in a restart loop (the kubelet's first check falls between ${delay}s and ${delay + lw.periodSeconds}s after the start, on its ${lw.periodSeconds}s ticker, and ${lw.failureThreshold > 1 ? `${lw.failureThreshold} failed checks in a row end it ${(lw.failureThreshold - 1) * lw.periodSeconds}s later` : 'the first failed check ends it'}), and every start waits the full ${delay}s before a hung container is detected; add a startupProbe with the same check (${describeHandler(c, live)}), periodSeconds ${period}${timeout !== undefined ? `, timeoutSeconds ${timeout} (the liveness check's${timeout > period ? '; checks never overlap, so a slow one only delays the next and the period need not be longer' : ''})` : ''} and failureThreshold ${failures} (${failures * period}s to start, at least the ${delay}s delay plus the ${lw.seconds}s liveness failure window allowed today), and drop initialDelaySeconds`,
         });
       }
     }

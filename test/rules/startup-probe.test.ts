@@ -152,13 +152,33 @@ ruleTester(startupProbe, {
     {
       name: 'the suggested startupProbe covers the delay',
       yaml: deploy(LIVE60),
-      findings: [{ severity: 'info', message: 'periodSeconds 10 and failureThreshold 9 (90s to start)' }],
+      findings: [{ severity: 'info', message: 'periodSeconds 10 and failureThreshold 9 (90s to start, at least the 60s delay plus the 30s liveness failure window allowed today)' }],
     },
     {
       // Review round 14 (kube-ovn's ovs-ovn: a health script with timeoutSeconds 45): with the default 1s every check times out.
-      name: "the liveness check's timeoutSeconds is kept, and checks come no closer than it",
+      // Review round 34, report p49 item C: the period is not stretched to the timeout (the kubelet runs one check at a time).
+      name: "the liveness check's timeoutSeconds is kept, the period stays the liveness one (at most 10s)",
       yaml: deploy('        livenessProbe: {exec: {command: [bash, /kube-ovn/ovs-healthcheck.sh]}, initialDelaySeconds: 60, periodSeconds: 5, failureThreshold: 5, timeoutSeconds: 45}'),
-      findings: [{ severity: 'info', message: 'periodSeconds 45, timeoutSeconds 45 (the liveness check\'s) and failureThreshold 2 (90s to start)' }],
+      findings: [
+        {
+          severity: 'info',
+          message:
+            'periodSeconds 5, timeoutSeconds 45 (the liveness check\'s; checks never overlap, so a slow one only delays the next and the period need not be longer) and failureThreshold 17 (85s to start, at least the 60s delay plus the 25s liveness failure window allowed today)',
+        },
+      ],
+    },
+    {
+      // Review round 34, report p49 item C (kubernetes-dashboard 7.13.0 metrics-scraper): a period of 30s, copied from
+      // the timeout, would hold a container that is up in 1s non-Ready for up to 30s at every start.
+      name: 'a long timeoutSeconds with the default period: periodSeconds 10, the same 60s budget',
+      yaml: deploy('        livenessProbe: {httpGet: {path: /, port: 8000, scheme: HTTP}, initialDelaySeconds: 30, timeoutSeconds: 30}'),
+      findings: [
+        {
+          severity: 'info',
+          message:
+            'add a startupProbe with the same check (httpGet / on port 8000), periodSeconds 10, timeoutSeconds 30 (the liveness check\'s; checks never overlap, so a slow one only delays the next and the period need not be longer) and failureThreshold 6 (60s to start, at least the 30s delay plus the 30s liveness failure window allowed today), and drop initialDelaySeconds',
+        },
+      ],
     },
     {
       name: 'exactly at the threshold (30)',
