@@ -82,8 +82,36 @@ spec:
       containers: [{name: job, image: web:1, ports: [{name: http, containerPort: 8080}]}]
 `;
 
+
+/**
+ * pingcap/tidb-operator v1.5.5 charts/tidb-cluster: the TidbCluster the chart renders (its own labels
+ * say component tidb-cluster), and the chart's discovery Deployment (component discovery). The
+ * operator labels the TiDB pods name tidb-cluster, instance demo, component tidb.
+ */
+const TIDB = (name = 'demo', image = true) => `---
+apiVersion: pingcap.com/v1alpha1
+kind: TidbCluster
+metadata:
+  name: ${name}
+  labels: {app.kubernetes.io/name: tidb-cluster, app.kubernetes.io/instance: demo, app.kubernetes.io/component: tidb-cluster}
+spec:
+  tidb: {replicas: 2${image ? ', image: pingcap/tidb:v7.5.5' : ''}}
+` + wl({ name: 'demo-discovery', labels: 'app.kubernetes.io/name: tidb-cluster, app.kubernetes.io/instance: demo, app.kubernetes.io/component: discovery' });
+const TIDB_SVC = (component = 'tidb') =>
+  svc({ name: 'demo-tidb', selector: `app.kubernetes.io/name: tidb-cluster, app.kubernetes.io/instance: demo, app.kubernetes.io/component: ${component}`, ports: '[{name: mysql-client, port: 4000, targetPort: 4000}]' });
+
 ruleTester(serviceSelectorPorts, {
   valid: [
+    {
+      // Review round 34, report p50 item 5: the tidb-cluster chart's demo-tidb Service selects the TiDB pods
+      // tidb-operator makes from TidbCluster/demo (pkg/apis/label/label.go New().Instance(name).TiDB()).
+      name: 'a Service for pods an operator makes from a custom resource named by its instance label: not judged',
+      yaml: TIDB() + TIDB_SVC(),
+    },
+    {
+      name: 'a Service for pods of a custom resource whose own labels match every selector pair but the component: not judged',
+      yaml: TIDB('tidb-main') + TIDB_SVC(),
+    },
     {
       // Review round 13: Grafana OnCall's migrate Job carries the engine's labels but declares no port: the
       // EndpointSlice controller finds no "http" in its pods, which take no traffic from the Service.
@@ -299,6 +327,16 @@ spec:
     { name: 'ExternalName Service', yaml: wl() + svc({ type: 'ExternalName', selector: 'app: nothing' }) },
   ],
   invalid: [
+    {
+      name: 'a component typo of a workload beside the custom resource of the same instance: still the error',
+      yaml: TIDB() + TIDB_SVC('discovry'),
+      findings: [{ severity: 'error', object: 'Service/demo-tidb', message: 'matches no pod template in its namespace (closest: Deployment/demo-discovery, where app.kubernetes.io/component: discovery in the template)' }],
+    },
+    {
+      name: 'a custom resource named by the instance label that describes no pods (no replicas, size or image): still the error',
+      yaml: TIDB().replace('kind: TidbCluster', 'kind: Certificate').replace('apiVersion: pingcap.com/v1alpha1', 'apiVersion: cert-manager.io/v1').replace('tidb: {replicas: 2, image: pingcap/tidb:v7.5.5}', 'secretName: demo-tls') + TIDB_SVC(),
+      findings: [{ severity: 'error', object: 'Service/demo-tidb', message: 'matches no pod template' }],
+    },
     {
       // Review round 18 (ESS's LiveKit: containerPort 30002 declared TCP, the Service sends UDP, the app listens on UDP).
       name: 'a numeric targetPort declared only with another protocol: info, correct the declaration (a name would not match)',
