@@ -174,6 +174,35 @@ function canarySplit(ws: Workload[]): Workload | undefined {
   return mains.length === 1 ? mains[0] : undefined;
 }
 
+/** Port names that say TLS (`https`, `tls`, `ssl`, `grpcs`, `wss`, also as a part: `https-api`, `tcp-ssl`). */
+const TLS_NAME = /(^|[-_])(https|tls|ssl|grpcs|wss|mtls)($|[-_])/i;
+/**
+ * Port numbers that say TLS: HTTPS's 443 and its conventional 8443, controller-runtime's webhook
+ * 9443, the API server's 6443, Neo4j's HTTPS connector 7473 (HttpsConnector.DEFAULT_PORT).
+ */
+const TLS_NUMBER = new Set([443, 6443, 7473, 8443, 9443]);
+
+/**
+ * What says a Service port speaks TLS to the pods, or undefined: its targetPort number, or its name
+ * unless a cloud load balancer terminates TLS before the Service (an annotation naming a
+ * certificate: AWS's `service.beta.kubernetes.io/aws-load-balancer-ssl-cert`), whose backends speak
+ * plaintext.
+ */
+function tlsSaid(s: ServiceView, sp: ServicePort, tp: number): string | undefined {
+  const annotations = get(s.obj.raw, 'metadata', 'annotations');
+  const terminated = isObject(annotations) && Object.keys(annotations).some((k) => /ssl-cert|tls-cert|certificate/i.test(k));
+  if (sp.name !== undefined && TLS_NAME.test(sp.name) && !terminated) return `its name "${sp.name}"`;
+  return TLS_NUMBER.has(tp) ? `its number ${tp}` : undefined;
+}
+
+/**
+ * Whether a declared port plausibly is the one a TLS Service port meant: the same name as the Service
+ * port, or a name or number that says TLS too (then a wrong number is a typo or a stale port).
+ */
+function tlsTargetDeclared(all: { c: ContainerView }[], sp: ServicePort): boolean {
+  return all.some(({ c }) => c.ports.some((p) => p.protocol === sp.protocol && ((p.name !== undefined && (p.name === sp.name || TLS_NAME.test(p.name))) || TLS_NUMBER.has(p.containerPort))));
+}
+
 function portLabel(sp: ServicePort): string {
   return sp.name !== undefined ? `port "${sp.name}" (${sp.port ?? '?'})` : `port ${sp.port ?? '?'}`;
 }
@@ -261,7 +290,13 @@ export const serviceSelectorPorts: Rule = {
   (\`_<port>._<protocol>.<service>\`) in another object of the namespace (env, args, a ConfigMap).
 - **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
   templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
-  usually a typo or a stale port.
+  usually a typo or a stale port. When the Service port says TLS (its name: \`https\`, \`tls\`, \`ssl\`, \`grpcs\`, \`wss\`,
+  \`mtls\`, also as a part such as \`https-api\`, unless an annotation of the Service names a certificate, as a load
+  balancer that terminates TLS before the pods has; or its targetPort: 443, 6443, 7473, 8443, 9443) and no declared port
+  plausibly is its target (none has its name, nor a name or number that says TLS), the advice is to remove the port or
+  to enable the app's TLS listener and declare it, never to point it at a declared port, which speaks another protocol:
+  the app likely opens it only once TLS is configured (the neo4j chart's LoadBalancer Service always publishes https
+  7473, which Neo4j opens only with an SSL policy; pointing it at 7474 would send HTTPS clients to plaintext HTTP).
   Not reported when no container declares any port, nor when every declared port is
   a named side port (metrics, prom, diag, health, admin, debug, status, readiness...): such containers evidently do not declare
   their serving ports (the istio gateway and Teleport charts declare only their metrics/diag port). **info** on a
@@ -489,6 +524,14 @@ spec:
         // mux, which the Service sends as UDP; review round 18): traffic reaches the port either way, the
         // declaration is what is wrong, and naming the port would leave it without endpoints.
         const otherProto = !listens && !s.headless && !aside && other !== undefined;
+        // A port that says TLS (by its name or number) while no declared port does: the app opens it
+        // only once TLS is configured, and the declared ports speak plaintext. The neo4j chart's LB
+        // Service always publishes https 7473, which the container declares, and Neo4j opens, only
+        // with an SSL policy ("from 4.0 onwards ... HTTPS server is not enabled by default",
+        // https://neo4j.com/docs/upgrade-migration-guide/current/migration/drivers/ssl-bolt-https/);
+        // repointing it at 7474 would send HTTPS clients to plaintext HTTP (review round 34, report p50 item 1).
+        const tls = !listens && !s.headless && !aside && !otherProto ? tlsSaid(s, sp, tp) : undefined;
+        const tlsUnopened = tls !== undefined && !tlsTargetDeclared(all, sp);
         ctx.report({
           object: s.obj,
           pointer,
@@ -501,6 +544,8 @@ spec:
               ? `${head}: the Service is named for operators (diagnostics, administration), so a wrong number here costs operators' tools, not client traffic; if the app listens there (an endpoint it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`
             : aside
               ? `${head}: the port is named for metrics, operators or peers, so a wrong number here costs scrapes or peer checks, not client traffic; if the app listens there (a metrics server it does not declare), declare containerPort ${tp}, else correct the number; do not point it at a serving port`
+            : tlsUnopened
+              ? `${head}: ${tls} says TLS, and none of the declared ports does, so the app likely opens ${tp} only once TLS is configured (as Neo4j opens its HTTPS connector 7473), and until then clients of this port get refused connections; remove the port from the Service, or enable the app's TLS listener and declare containerPort ${tp}; do not point targetPort at a declared port, which speaks another protocol`
             : s.headless
               ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
               : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,

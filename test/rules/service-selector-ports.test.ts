@@ -338,6 +338,39 @@ spec:
       findings: [{ severity: 'error', object: 'Service/demo-tidb', message: 'matches no pod template' }],
     },
     {
+      // Review round 34, report p50 item 1: the neo4j chart's LB Service publishes https 7473, which Neo4j opens
+      // only with an SSL policy; the container declares http 7474 and bolt 7687.
+      name: 'an undeclared port that says TLS while no declared port does: remove it or enable the listener, never repoint it',
+      yaml:
+        wl({ kind: 'StatefulSet', name: 'neo4j', labels: 'app: neo4j', ports: '[{name: http, containerPort: 7474}, {name: bolt, containerPort: 7687}]' }) +
+        svc({ name: 'neo4j-lb', selector: 'app: neo4j', type: 'LoadBalancer', ports: '[{name: http, port: 7474, targetPort: 7474}, {name: https, port: 7473, targetPort: 7473}, {name: tcp-bolt, port: 7687, targetPort: 7687}]' }) +
+        svc({ name: 'neo4j-web', selector: 'app: neo4j', ports: '[{name: web, port: 443, targetPort: 8443}]' }),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Service/neo4j-lb',
+          pointer: '/spec/ports/1/targetPort',
+          message: 'its name "https" says TLS, and none of the declared ports does, so the app likely opens 7473 only once TLS is configured (as Neo4j opens its HTTPS connector 7473), and until then clients of this port get refused connections; remove the port from the Service, or enable the app\'s TLS listener and declare containerPort 7473; do not point targetPort at a declared port, which speaks another protocol',
+        },
+        { severity: 'warning', object: 'Service/neo4j-web', message: /: its number 8443 says TLS, and none of the declared ports does, .*remove the port from the Service/ },
+      ],
+    },
+    {
+      name: 'a TLS port beside a declared TLS port, one of the same name, or behind a load balancer that terminates TLS: the typo advice',
+      yaml:
+        wl({ ports: '[{name: http, containerPort: 8080}, {name: https, containerPort: 9443}]' }) +
+        svc({ name: 'a', ports: '[{name: https, port: 443, targetPort: 8443}]' }) +
+        wl({ name: 'b', labels: 'app: b', ports: '[{name: http, containerPort: 8080}, {name: web-tls, containerPort: 8444}]' }) +
+        svc({ name: 'b', selector: 'app: b', ports: '[{name: web-tls, port: 443, targetPort: 8443}]' }) +
+        wl({ name: 'c', labels: 'app: c', ports: '[{name: http, containerPort: 8080}]' }) +
+        svc({ name: 'c', selector: 'app: c', type: 'LoadBalancer', annotations: 'service.beta.kubernetes.io/aws-load-balancer-ssl-cert: "arn:aws:acm:x"', ports: '[{name: https, port: 443, targetPort: 8081}]' }),
+      findings: [
+        { severity: 'warning', object: 'Service/a', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
+        { severity: 'warning', object: 'Service/b', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
+        { severity: 'warning', object: 'Service/c', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
+      ],
+    },
+    {
       // Review round 18 (ESS's LiveKit: containerPort 30002 declared TCP, the Service sends UDP, the app listens on UDP).
       name: 'a numeric targetPort declared only with another protocol: info, correct the declaration (a name would not match)',
       yaml: wl({ ports: '[{name: http, containerPort: 7880}, {name: rtc, containerPort: 30002}]' }) + svc({ ports: '[{name: rtc-udp, port: 30002, targetPort: 30002, protocol: UDP}]' }),
