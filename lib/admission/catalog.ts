@@ -1205,7 +1205,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'readiness-probe-missing': {
     restriction:
-      'judged as the linter judges the workload alone (a readinessProbe that is an exec of echo, true or printf counts as none, as in the linter): the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded), and only when no other container of the pod has a readinessProbe that can fail (the linter then reports an info, or nothing when that probe checks the container); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
+      'judged as the linter judges the workload alone (a readinessProbe that is an exec of echo, true or printf counts as none, as in the linter): the containers that serve are those declaring a TCP port not named like a metrics or operator port (mesh proxies and idle containers, the pause image or a sleep forever, excluded), and only when no other container of the pod has a readinessProbe that can fail (the linter then reports an info, or nothing when that probe checks the container), and not for a container with a startupProbe that can fail in the only pod of a workload replaced only after it is gone (one replica of a StatefulSet or ReplicaSet, or of a Deployment whose surge resolves to 0; the linter then reports an info; an HPA, which the linter reads, is not visible at admission); with kubegrace.dev/served: "true" and no such port, a lone main container; which container a Service routes to is not visible at admission',
     validate: () => {
       const port = `has(p.containerPort) && (!has(p.protocol) || p.protocol == 'TCP') && !(has(p.name) && (p.name.matches(${ci(METRICS_PORT)}) || p.name.matches(${ci(OPERATOR_PORT)})))`;
       // (Idle containers, where nothing listens, serve nothing.)
@@ -1221,13 +1221,26 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       // Computed once (a scan per container would be containers x containers): a container judged here
       // has no readinessProbe that can fail, so any running container with one is another container.
       const gated: CelVariable = { name: 'gated', expression: `${RUNNING}.exists(o, has(o.readinessProbe) && !${vacuous('o')})` };
-      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')} && !variables.gated)`;
-      const pred = `${traffic('c')} && ${bad('c')} && !variables.gated`;
+      // (The only pod, replaced only after it is gone, as lib/rules/prestop-missing noOverlap reads the
+      // object alone: one replica of a StatefulSet or a ReplicaSet, or of a Deployment whose surge
+      // resolves to 0. With a startupProbe that can fail, the linter reports an info: review round 34,
+      // report p46 item 2.)
+      const ru = 'object.spec.strategy.rollingUpdate';
+      const surgeRaw = `has(object.spec.strategy) && has(${ru}) && has(${ru}.maxSurge) ? ${ru}.maxSurge : dyn('25%')`;
+      const replicas = '(has(object.spec.replicas) ? object.spec.replicas : 1)';
+      const rolling = "(!has(object.spec.strategy) || !has(object.spec.strategy.type) || object.spec.strategy.type in ['RollingUpdate', ''])";
+      const sole: CelVariable = {
+        name: 'sole',
+        expression: `${replicas} <= 1 && (object.kind in ['StatefulSet', 'ReplicaSet'] || (object.kind == 'Deployment' && (!${rolling} || ${resolved(surgeRaw, replicas, true)} <= 0)))`,
+      };
+      const started = (c: string) => `(variables.sole && has(${c}.startupProbe) && !${vacuous(c).replace(/readinessProbe/g, 'startupProbe')})`;
+      const lone = `(${hintSet} && ${SERVED_HINT} && !${RUNNING}.exists(c, ${traffic('c')}) && size(variables.mains) == 1 && ${bad('variables.mains[0]')} && !${idle('variables.mains[0]')} && !variables.gated && !${started('variables.mains[0]')})`;
+      const pred = `${traffic('c')} && ${bad('c')} && !variables.gated && !${started('c')}`;
       return [
         {
           severity: 'warning',
           kinds: WORKLOADS.filter((k) => k !== 'Job' && k !== 'CronJob'),
-          variables: [gated],
+          variables: [gated, sole],
           // (A Helm hook, such as a chart's test Pod, is skipped as the linter skips it: not one that serves for good.)
           expression: `${HELM_PASSING_HOOK} || (${hintSet} && !(${SERVED_HINT})) || !(${RUNNING}.exists(c, ${pred}) || ${lone})`,
           messageExpression:

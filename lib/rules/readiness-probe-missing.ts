@@ -1,12 +1,14 @@
 import { Rule } from '../engine/types';
 import { passingHelmHook } from './lb-util';
 import { METRICS_PORT, ServedPort } from '../model/graph';
-import { ContainerView, get } from '../model/workload';
+import { ContainerView, get, Workload } from '../model/workload';
 import { isObject, JsonObject } from '../model/types';
 import { namedListenPort } from '../model/listen-ports';
-import { flagValue, imageRepository } from '../catalog';
+import { Catalog, flagValue, imageRepository } from '../catalog';
+import { apiServerCalls } from '../model/webhook-calls';
+import { noOverlap } from './prestop-missing';
 import { LOOPBACK } from '../model/loopback';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
+import { assumedServedNote, controllerRuntimeMetricsPort, healthProbePort, likelyServed, SERVED_STATUS_DOC, UNDECLARED_PORT_DOC } from '../model/traffic';
 import { containerRef, injectedAtAdmission, probeOf, servedPortsLabel, declaredPortsLabel, trafficContainers, trafficPorts } from './probe-util';
 
 /** Well-known ports of protocols that are not HTTP (datastores, brokers): a TCP check fits them. */
@@ -35,6 +37,24 @@ function flowScalar(v: unknown): string {
 }
 
 /**
+ * Exec commands that check that the server accepts sessions, not only that it listens: a readiness
+ * example reuses them from the container's own startupProbe or livenessProbe rather than a tcpSocket
+ * (review round 34, report p46 item 2: Concourse's in-chart Postgres). Not \`redis-cli ping\`: redis-cli
+ * exits 0 on an error reply such as -LOADING (redis/redis#5458, antirez: "redis-cli reports I/O errors,
+ * it does not attempt to report back Redis higher level errors").
+ */
+const KNOWN_READY_EXEC: readonly (readonly [RegExp, string])[] = [
+  [
+    /(^|[\s/;&|(])pg_isready(\s|$|;|&|\|)/,
+    'pg_isready exits 1 while PostgreSQL rejects connections, during startup and recovery, where a tcpSocket check already passes (https://www.postgresql.org/docs/current/app-pg-isready.html, Exit Status)',
+  ],
+  [
+    /(^|[\s/;&|(])(mysqladmin|mariadb-admin)\s(.*\s)?ping(\s|$|;|&|\|)/,
+    'mysqladmin ping exits 0 only if the server is running (https://dev.mysql.com/doc/refman/8.4/en/mysqladmin.html, ping)',
+  ],
+];
+
+/**
  * The container's own startupProbe or livenessProbe when it is an httpGet on a readiness-like path
  * (READY_PATH): the app's readiness endpoint, already in the manifest and already reachable by the
  * kubelet, so the example reuses it rather than a generic check (etcd's startupProbe GET /readyz on its
@@ -42,6 +62,9 @@ function flowScalar(v: unknown): string {
  */
 function readinessFromSibling(c: ContainerView): string | undefined {
   for (const kind of ['startupProbe', 'livenessProbe'] as const) {
+    const cmd = get(probeOf(c, kind), 'exec', 'command');
+    const known = Array.isArray(cmd) && cmd.length > 0 && cmd.every((a) => typeof a === 'string') ? KNOWN_READY_EXEC.find(([re]) => re.test(cmd.join(' '))) : undefined;
+    if (known) return `readinessProbe: {exec: {command: ${JSON.stringify(cmd)}}, periodSeconds: 5} (the check its ${kind} already runs: ${known[1]})`;
     const h = get(probeOf(c, kind), 'httpGet');
     if (!isObject(h) || typeof h.path !== 'string' || !READY_PATH.test(h.path) || (typeof h.port !== 'number' && typeof h.port !== 'string')) continue;
     const parts = [`path: ${flowScalar(h.path)}`, `port: ${flowScalar(h.port)}`];
@@ -64,7 +87,7 @@ function readinessFromSibling(c: ContainerView): string | undefined {
  * no HTTP probe is offered on kube-rbac-proxy's port (it answers the kubelet 401) nor on a UDP port
  * (no kubelet probe checks UDP: telegraf's statsd).
  */
-export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = []): string {
+export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = [], called?: { by: string; catalog?: Catalog }): string {
   const sibling = readinessFromSibling(c);
   if (sibling) return sibling;
   const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
@@ -88,6 +111,10 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   if (health === undefined && RBAC_PROXY_IMAGE.test(image)) {
     return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (kube-rbac-proxy authenticates every request on this port, so an httpGet probe gets 401 and never passes; its --proxy-endpoints-port, from v0.14, serves an unauthenticated /healthz over HTTPS)`;
   }
+  if (health === undefined && called && !called.catalog?.isProcessLocalProbe(c, { httpGet: { path: '/readyz', port: ref } })) {
+    const webhook = webhookPortExample(c, ref, called.by);
+    if (webhook) return webhook;
+  }
   if (/grpc/i.test(name)) {
     // A gRPC probe works only if the app serves grpc.health.v1; an HTTP port the container also
     // declares (CockroachDB: grpc 26257 and http 8080, whose /health?ready=1 is its readiness
@@ -107,6 +134,36 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   if (http && tls) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app's own readiness path, or tcpSocket: {port: ${ref}} if it has none)`;
   if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
   return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
+}
+
+/**
+ * The example for a port an admission webhook or a CRD conversion webhook calls (\`by\` says which):
+ * never an invented HTTP path there. A webhook server serves the paths its app registers and nothing
+ * else: controller-runtime's DefaultServer serves an http.ServeMux that holds only the paths given to
+ * Register, so GET /readyz on it answers 404 and a probe copied from the example keeps the pod unready
+ * for good, leaving a fail-closed webhook with no backend (review round 34, report p46 item 1: Actions
+ * Runner Controller's webhook-server 9443). kubernetes-sigs/controller-runtime @86a0d40e047c
+ * pkg/webhook/server.go (Options.setDefaults: WebhookMux = http.NewServeMux(); Register:
+ * s.webhookMux.Handle(path, ...); Start: tls.Listen once the serving certificate loads, then
+ * httpserver.New(ctx, s.webhookMux); StartedChecker: a TLS dial of that listener). So: \`httpGet /readyz\`
+ * on the manager's health probe server when the container sets \`--health-probe-bind-address\`
+ * (pkg/manager/internal.go addHealthProbeServer: /readyz, manager.go defaultReadinessEndpoint, served
+ * once the app registers a readiness check with AddReadyzCheck), else \`tcpSocket\` on the webhook port,
+ * which passes once the TLS listener is up. (A catalog entry that lists /readyz for the program, such
+ * as CloudNativePG's, which registers it on its webhook mux, keeps the HTTPS example: the caller checks.)
+ */
+function webhookPortExample(c: ContainerView, ref: string | number, by: string): string | undefined {
+  const argv = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : []));
+  const bind = /:(\d{1,5})$/.exec(flagValue(argv, '--health-probe-bind-address') ?? '');
+  const probePort = bind ? Number(bind[1]) : 0;
+  if (probePort > 0) {
+    const declared = c.ports.find((p) => p.containerPort === probePort && p.protocol === 'TCP');
+    return `readinessProbe: {httpGet: {path: /readyz, port: ${declared?.name ?? probePort}}, periodSeconds: 5} (the health probe server of --health-probe-bind-address, not port ${ref}: that port is called by ${by}, and its webhook server answers only its registered webhook paths; its /readyz reflects only the checks the app registers (404 with none), and controller-runtime's mgr.GetWebhookServer().StartedChecker() is the one that waits for the webhook listener)`;
+  }
+  const manager = controllerRuntimeMetricsPort(c) !== undefined || healthProbePort(c) !== undefined || argv.some((a) => /^--?(enable-leader-election|leader-elect)(=true)?$/.test(a));
+  return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (this port is called by ${by}; a webhook server answers only its registered webhook paths, so an httpGet on a path such as /readyz there gets 404 and never passes${
+    manager ? '; a controller-runtime manager can instead serve /readyz on a health probe server, --health-probe-bind-address, with mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker())' : ''
+  })`;
 }
 
 /**
@@ -167,6 +224,13 @@ function checksSibling(s: ContainerView, probe: JsonObject, c: ContainerView): s
   return undefined;
 }
 
+/** How a workload that noOverlap accepts replaces its one pod, in words. */
+function soleShape(w: Workload): string {
+  if (w.kind === 'StatefulSet') return 'a StatefulSet of one replica';
+  if (w.kind === 'ReplicaSet') return 'a ReplicaSet of one replica, which has no rollout';
+  return w.deployment?.type === 'Recreate' ? 'a Deployment of one replica with strategy Recreate' : 'a Deployment of one replica with maxSurge 0';
+}
+
 function peerPort(p: ServedPort): boolean {
   const num = p.containerPort?.containerPort ?? (typeof p.servicePort.targetPort === 'number' ? p.servicePort.targetPort : undefined);
   const names = [p.containerPort?.name, p.servicePort.name, typeof p.servicePort.targetPort === 'string' ? p.servicePort.targetPort : undefined];
@@ -214,7 +278,19 @@ probe gates this container's traffic too, and what is left unchecked is this con
 later than the other gets ready, or hangs while it stays fine). No finding when that probe checks this container: a
 \`tcpSocket\`, \`httpGet\` or \`grpc\` probe on a numeric port this container declares, an \`exec\` reaching one of its
 ports over loopback, or the Redpanda operator sidecar's broker probe (\`--run-broker-probe\`: its \`/healthz\` checks the
-broker at \`--broker-probe-broker-url\` through its admin API).
+broker at \`--broker-probe-broker-url\` through its admin API). Info too for the only pod of a workload that replaces it
+only after it is gone (one replica of a StatefulSet or a bare ReplicaSet, or of a Deployment whose surge resolves to 0, with no
+HPA that can add replicas and no other workload behind its Services: prestop-missing skips the same shape) when its
+\`startupProbe\` can fail: the start is gated already, and no other endpoint could take its traffic if it later stops
+serving; what is left is a later hang that \`helm --wait\`, \`kubectl rollout status\` and PodDisruptionBudgets do not see
+(Concourse's in-chart PostgreSQL).
+
+The example reuses a readiness check the container already runs: an \`httpGet\` on a readiness-like path of its startup or
+liveness probe, or an \`exec\` of \`pg_isready\` or \`mysqladmin ping\` (a \`tcpSocket\` check passes while PostgreSQL
+still rejects sessions during startup). On a port an admission webhook or a CRD conversion webhook calls it invents no
+HTTP path: a webhook server answers only its registered paths (controller-runtime's webhook server answers \`/readyz\` with
+404), so it proposes \`httpGet /readyz\` on the port of \`--health-probe-bind-address\` when the container sets it, else a
+\`tcpSocket\` on the webhook port.
 
 ${SERVED_STATUS_DOC}
 
@@ -268,13 +344,30 @@ readinessProbe:
         // ZooKeeper's quorum port 2888 listens only on the leader; review round 18, cp-helm-charts.)
         // (A TCP port first: DNS serves 53 on UDP and TCP, and a kubelet probe can check only TCP; review round 20.)
         const sp = ports.find((p) => !peerPort(p) && p.servicePort.protocol === 'TCP') ?? ports.find((p) => !peerPort(p)) ?? ports[0];
+        // (An admission or conversion webhook's port: never an invented HTTP path there; an APIService's
+        // server is a k8s.io/apiserver one, which serves /readyz on its secure port.)
+        const hooks = sp?.servicePort.port !== undefined ? apiServerCalls(graph, sp.service).filter((x) => x.port === sp.servicePort.port && x.kind !== 'APIService') : [];
+        const calledBy = hooks.length
+          ? `the API server's ${[...new Set(hooks.map((x) => (x.kind === 'CustomResourceDefinition' ? 'CRD conversion webhook' : x.kind === 'MutatingWebhookConfiguration' ? 'mutating admission webhook' : 'validating admission webhook')))].join(' and ')}`
+          : undefined;
+        // The only pod, replaced only after it is gone, whose startupProbe already gates its start
+        // (review round 34, report p46 item 2: Concourse's in-chart Postgres, a one-replica StatefulSet
+        // with a pg_isready startupProbe): no other endpoint can take its traffic, before or after, so
+        // readiness would move none; what is left is a later hang that helm --wait, rollout status and
+        // PDB accounting do not see. prestop-missing skips this shape (noOverlap).
+        const startup = probeOf(c, 'startupProbe');
+        const hpa = graph.hpaFor(w);
+        const sole = !gates.length && startup !== undefined && !vacuousExec(startup) && noOverlap(graph, w) && (hpa === undefined || (hpa.maxReplicas ?? 2) <= 1);
+        const soleWhy = sole
+          ? `only its startupProbe gates readiness, which covers the start, and it is the only pod, replaced only after it is gone (${soleShape(w)}): no other endpoint could take its traffic if it later stops serving, so a readinessProbe would route nothing elsewhere; it would still show a later hang to what reads readiness (helm --wait, kubectl rollout status, a PodDisruptionBudget)`
+          : undefined;
         // Services that publish not-ready addresses route to the pod whatever its readiness: then only
         // the rollout needs the probe.
         const notReadyAddresses = ports.length > 0 && ports.every((p) => p.service.publishNotReadyAddresses);
         // With a startupProbe the kubelet marks the container ready once that probe passes (prober
         // manager UpdatePodStatus: not started, not ready; no readiness probe, ready once started),
         // and it stays ready until it exits.
-        const why = gates.length
+        const why = soleWhy ?? (gates.length
           ? `the pod turns Ready only once ${gateLabel} passes, and that probe does not go to this container's ports: ${
               notReadyAddresses
                 ? `a rollout counts the pod available even if this container does not serve (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
@@ -288,21 +381,22 @@ readinessProbe:
             : 'only its startupProbe gates readiness: once that passes it counts as ready until it exits, so it keeps getting traffic when it later stops serving (overloaded, or a dependency lost), and a rollout counts it available even if it stops serving right after'
           : notReadyAddresses
             ? `it counts as ready as soon as it starts, so rollouts cannot tell a broken pod from a working one (its ${ports.length > 1 ? 'Services publish' : 'Service publishes'} not-ready addresses, so readiness does not gate its traffic)`
-            : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one';
+            : 'it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one');
+        const info = gates.length > 0 || sole;
         if (vacuous) {
           ctx.report({
             object: w.obj,
             pointer: `${c.pointer}/readinessProbe/exec/command`,
-            ...(gates.length ? { severity: 'info' as const } : {}),
-            message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but its readinessProbe can never fail: ${vacuous}; so ${gates.length ? why : notReadyAddresses ? 'rollouts cannot tell a broken pod from a working one' : 'it counts as ready as soon as it starts, gets traffic before the app can serve, and rollouts cannot tell a broken pod from a working one'}; run the check in a shell (command: [sh, -c, "..."]) or use the app's own health check${assumedServedNote(graph, w)}`,
+            ...(info ? { severity: 'info' as const } : {}),
+            message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but its readinessProbe can never fail: ${vacuous}; so ${info ? why : notReadyAddresses ? 'rollouts cannot tell a broken pod from a working one' : 'it counts as ready as soon as it starts, gets traffic before the app can serve, and rollouts cannot tell a broken pod from a working one'}; run the check in a shell (command: [sh, -c, "..."]) or use the app's own health check${assumedServedNote(graph, w)}`,
           });
           continue;
         }
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
-          ...(gates.length ? { severity: 'info' as const } : {}),
-          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers)}${assumedServedNote(graph, w)}`,
+          ...(info ? { severity: 'info' as const } : {}),
+          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers, calledBy ? { by: calledBy, catalog: ctx.catalog } : undefined)}${assumedServedNote(graph, w)}`,
         });
       }
     }

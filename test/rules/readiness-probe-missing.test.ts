@@ -329,6 +329,22 @@ spec:
         },
       ],
     },
+    // Review round 34, report p46 item 2: the only pod, replaced only after it is gone, whose startupProbe gates the start: an
+    // info (table cases, so the admission differential compares the exported policy on them too).
+    ...(
+      [
+        ['StatefulSet', '', 'info'],
+        ['ReplicaSet', '', 'info'],
+        ['Deployment', '  strategy: {type: Recreate}\n', 'info'],
+        ['Deployment', '  strategy: {rollingUpdate: {maxSurge: "0%", maxUnavailable: 1}}\n', 'info'],
+        ['Deployment', '  strategy: {rollingUpdate: {maxSurge: "50%", maxUnavailable: 0}}\n', 'warning'],
+        ['Deployment', '', 'warning'],
+      ] as const
+    ).map(([kind, strategy, severity]) => ({
+      name: `one replica of a ${kind}${strategy ? ` with ${strategy.trim()}` : ''} and a startupProbe: ${severity}`,
+      yaml: wl(app('        startupProbe: {tcpSocket: {port: http}}\n'), { kind }).replace('spec:\n  selector: {matchLabels: {app: web}}', `spec:\n  replicas: 1\n${strategy}  selector: {matchLabels: {app: web}}`),
+      findings: [{ severity, pointer: C0 }],
+    })),
     {
       name: 'a startupProbe alone behind a Service that publishes not-ready addresses: the rollout reason alone',
       yaml: wl(app('        startupProbe: {tcpSocket: {port: http}}\n'), { service: '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }),
@@ -619,5 +635,135 @@ spec:
     );
     expect(runRule(readinessProbeMissing, routed)).toHaveLength(1);
     expect(runRule(prestopMissing, routed)).toHaveLength(1);
+  });
+});
+
+// Review round 34, report p46 item 1: Actions Runner Controller's manager serves only its webhook on 9443;
+// the example was httpGet /readyz (HTTPS) on that port, where controller-runtime's webhook mux answers 404.
+describe('the example on a port an admission or conversion webhook calls invents no HTTP path', () => {
+  const arc = (args: string, extraPorts = '', hook = 'ValidatingWebhookConfiguration') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: arc, namespace: arc}
+spec:
+  selector: {matchLabels: {app: arc}}
+  template:
+    metadata: {labels: {app: arc}}
+    spec:
+      containers:
+      - name: manager
+        image: summerwind/actions-runner-controller:v0.27.6
+        args: ${args}
+        ports: [{containerPort: 9443, name: webhook-server, protocol: TCP}${extraPorts}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: arc-webhook, namespace: arc}
+spec:
+  selector: {app: arc}
+  ports: [{port: 443, targetPort: 9443, name: https}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ${hook}
+metadata: {name: arc}
+webhooks:
+- name: validate.runner.actions.summerwind.dev
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Fail
+  clientConfig: {service: {name: arc-webhook, namespace: arc, path: /validate-runner}}
+  rules: [{apiGroups: [actions.summerwind.dev], apiVersions: [v1alpha1], operations: [CREATE], resources: [runners]}]
+`;
+  test('a controller-runtime manager without a health probe server: tcpSocket on the webhook port, and how to get /readyz', () => {
+    const got = runRule(readinessProbeMissing, arc('["--metrics-addr=127.0.0.1:8080", "--enable-leader-election", "--port=9443"]'));
+    expect(got).toHaveLength(1);
+    expect(got[0].severity).toBe('warning');
+    expect(got[0].message).toContain("e.g. readinessProbe: {tcpSocket: {port: webhook-server}, periodSeconds: 5} (this port is called by the API server's validating admission webhook; a webhook server answers only its registered webhook paths");
+    expect(got[0].message).toContain('mgr.GetWebhookServer().StartedChecker()');
+    expect(got[0].message).not.toContain('path: /readyz');
+  });
+  test('with --health-probe-bind-address: httpGet /readyz on that port, named when declared', () => {
+    const got = runRule(readinessProbeMissing, arc('["--health-probe-bind-address=:8081", "--enable-leader-election"]', ', {containerPort: 8081, name: hc}'));
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: hc}, periodSeconds: 5} (the health probe server of --health-probe-bind-address, not port webhook-server');
+    const undeclared = runRule(readinessProbeMissing, arc('["--health-probe-bind-address", "0.0.0.0:8082"]', '', 'MutatingWebhookConfiguration'));
+    expect(undeclared[0].message).toContain("e.g. readinessProbe: {httpGet: {path: /readyz, port: 8082}, periodSeconds: 5} (the health probe server of --health-probe-bind-address, not port webhook-server: that port is called by the API server's mutating admission webhook");
+  });
+  test('a program that is no controller-runtime manager: tcpSocket, without the manager advice', () => {
+    const got = runRule(readinessProbeMissing, arc('["--listen=:9443"]'));
+    expect(got[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: webhook-server}, periodSeconds: 5}');
+    expect(got[0].message).not.toContain('controller-runtime');
+  });
+  test('a catalog entry that lists /readyz for the program (CloudNativePG registers it on its webhook mux) keeps the HTTPS example', () => {
+    const cnpg = arc('[controller, "--webhook-port=9443"]').replace('summerwind/actions-runner-controller:v0.27.6', 'ghcr.io/cloudnative-pg/cloudnative-pg:1.30.0').replace('args:', 'command: [/manager]\n        args:');
+    const got = runRule(readinessProbeMissing, cnpg);
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: webhook-server, scheme: HTTPS}, periodSeconds: 5}');
+  });
+  test('a port no webhook calls keeps the HTTPS example', () => {
+    const got = runRule(readinessProbeMissing, arc('["--enable-leader-election"]').replace('path: /validate-runner', 'path: /validate-runner, port: 8443'));
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: webhook-server, scheme: HTTPS}, periodSeconds: 5}');
+  });
+});
+
+// Review round 34, report p46 item 2: Concourse's in-chart Postgres, one replica of a StatefulSet with a
+// pg_isready startupProbe: no other endpoint could take its traffic, and the start is gated already.
+describe('the only pod, replaced only after it is gone, with a startupProbe: an info', () => {
+  const pg = (kind: string, replicas: number, probes: string, extra = '') => `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: ci-postgresql}
+spec:
+  replicas: ${replicas}
+${extra}  selector: {matchLabels: {app: ci-postgresql}}
+  template:
+    metadata: {labels: {app: ci-postgresql}}
+    spec:
+      containers:
+      - name: ci-postgresql
+        image: postgres:17
+        ports: [{name: pgsql, containerPort: 5432}]
+${probes}---
+apiVersion: v1
+kind: Service
+metadata: {name: ci-postgresql}
+spec:
+  selector: {app: ci-postgresql}
+  ports: [{name: pgsql, port: 5432, targetPort: pgsql}]
+`;
+  const PG_ISREADY = `        startupProbe: {exec: {command: [/bin/sh, -c, 'exec pg_isready -U "concourse" -h 127.0.0.1 -p 5432']}}\n        livenessProbe: {exec: {command: [/bin/sh, -c, 'exec pg_isready -U "concourse" -h 127.0.0.1 -p 5432']}}\n`;
+  test('StatefulSet of one replica: info, and the example reuses the pg_isready check', () => {
+    const got = runRule(readinessProbeMissing, pg('StatefulSet', 1, PG_ISREADY));
+    expect(got).toHaveLength(1);
+    expect(got[0].severity).toBe('info');
+    expect(got[0].message).toContain('only its startupProbe gates readiness, which covers the start, and it is the only pod, replaced only after it is gone (a StatefulSet of one replica): no other endpoint could take its traffic');
+    expect(got[0].message).toContain('e.g. readinessProbe: {exec: {command: ["/bin/sh","-c","exec pg_isready -U \\"concourse\\" -h 127.0.0.1 -p 5432"]}, periodSeconds: 5} (the check its startupProbe already runs: pg_isready exits 1 while PostgreSQL rejects connections');
+    expect(got[0].message).not.toContain('tcpSocket: {port');
+  });
+  test('a Deployment of one replica with Recreate, or maxSurge 0: info', () => {
+    expect(runRule(readinessProbeMissing, pg('Deployment', 1, PG_ISREADY, '  strategy: {type: Recreate}\n'))[0].severity).toBe('info');
+    const zero = runRule(readinessProbeMissing, pg('Deployment', 1, PG_ISREADY, '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n'));
+    expect(zero[0].severity).toBe('info');
+    expect(zero[0].message).toContain('(a Deployment of one replica with maxSurge 0)');
+  });
+  test('warning with two replicas, a surge, no startupProbe, a startupProbe that can never fail, an HPA, or a sibling workload behind the Service', () => {
+    const warn = (y: string) => expect(runRule(readinessProbeMissing, y).map((f) => f.severity)).toEqual(['warning']);
+    warn(pg('StatefulSet', 2, PG_ISREADY));
+    warn(pg('Deployment', 1, PG_ISREADY));
+    warn(pg('StatefulSet', 1, ''));
+    warn(pg('StatefulSet', 1, '        startupProbe: {exec: {command: [/bin/true]}}\n'));
+    warn(
+      pg('StatefulSet', 1, PG_ISREADY) +
+        `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: pg}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: ci-postgresql}, minReplicas: 1, maxReplicas: 3}
+`,
+    );
+    const sibling = pg('StatefulSet', 1, PG_ISREADY) + '---\n' + pg('StatefulSet', 1, PG_ISREADY).split('---\n')[0].replace('name: ci-postgresql}', 'name: ci-postgresql-1}');
+    expect(runRule(readinessProbeMissing, sibling).map((f) => f.severity)).toEqual(['warning', 'warning']);
+  });
+  test('mysqladmin ping is reused; redis-cli ping (exit 0 on a -LOADING reply) is not', () => {
+    const mysql = runRule(readinessProbeMissing, pg('Deployment', 2, '        livenessProbe: {exec: {command: [mysqladmin, ping, -h, 127.0.0.1]}}\n'));
+    expect(mysql[0].message).toContain('e.g. readinessProbe: {exec: {command: ["mysqladmin","ping","-h","127.0.0.1"]}, periodSeconds: 5} (the check its livenessProbe already runs: mysqladmin ping');
+    const redis = runRule(readinessProbeMissing, pg('Deployment', 2, '        livenessProbe: {exec: {command: [redis-cli, ping]}}\n'));
+    expect(redis[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: pgsql}');
   });
 });
