@@ -100,14 +100,18 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
   loop last (no shell replaces itself with those), or \`sh\` is dash, which runs even the last command as its child
   (checked: dash 0.5.12 on Debian 12; bash 5.2 execs a last simple command), on a Docker Official Image built on
   Debian or Ubuntu (python, node, ruby, golang, nginx, … but not their alpine variants) or on a known image built
-  from one (apache/superset: \`FROM python:*-slim-bookworm\`). Not when the last command
+  from one (apache/superset, open-webui/pipelines: \`FROM python:*-slim-bookworm\`). Not when the last command
   runs with \`exec\`, or the script has a \`trap\` or a command substitution; an image whose \`/bin/sh\` is not
-  known is not judged. Also a known bash script that starts its server without exec, as PID 1 or last under \`sh -c\`,
-  even with \`exec\`, or as the image's CMD: apache/superset's \`run-server.sh\` (gunicorn), where the advice is to
-  run gunicorn itself.
+  known is not judged. Comments are read as the shell reads them (a \`#\` that starts a word outside quotes), and
+  the message names what still runs: the last command of an \`if\`/\`case\` block, the commands of a loop (not
+  keywords or short commands such as \`cat\`). Also a known bash script that starts its server without exec, as
+  PID 1 or last under \`sh -c\`, even with \`exec\`, or as the image's CMD or ENTRYPOINT: apache/superset's
+  \`run-server.sh\` (gunicorn), where the advice is to run gunicorn itself, and open-webui/pipelines' \`start.sh\`
+  (uvicorn; its ENTRYPOINT \`bash start.sh\`, also with \`args\` alone, which become start.sh's \`--mode\`), where
+  the advice is to run \`start.sh --mode setup\` and then \`exec uvicorn\` in one shell.
 
-  Both are judged where the manifest decides PID 1: \`command\` set (it replaces the image's ENTRYPOINT), or \`args\`
-  alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT); not with \`shareProcessNamespace: true\` (PID 1 is
+  Both are judged where PID 1 is known: \`command\` set (it replaces the image's ENTRYPOINT), \`args\`
+  alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT), or on those two images; not with \`shareProcessNamespace: true\` (PID 1 is
   then the pause process), nor in Jobs, CronJobs, Pods that run to completion or Helm hooks (but a hook Deployment, StatefulSet, DaemonSet or ReplicaSet that Helm
   leaves running, one without \`hook-succeeded\` in its \`helm.sh/hook-delete-policy\`, is judged). \`kubegrace explain\`
   draws such a container running until SIGKILL, and \`prestop-missing\` does not report it (its socket stays open

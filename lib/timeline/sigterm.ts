@@ -8,10 +8,11 @@
  * container runs until SIGKILL at the grace deadline, whatever it does: every deletion of the pod
  * takes the whole grace period.
  *
- * Judged only where the manifest decides what PID 1 is: `command` set (it replaces the image's
- * ENTRYPOINT, so an init such as tini in the image is gone too), or `args` alone on a base image
- * with no ENTRYPOINT (busybox, alpine, debian, ubuntu), and only for programs known to have no
- * handler. `args` alone on another image run under its ENTRYPOINT, which the manifest does not show.
+ * Judged only where PID 1 is known: `command` set (it replaces the image's ENTRYPOINT, so an init
+ * such as tini in the image is gone too), `args` alone on a base image with no ENTRYPOINT (busybox,
+ * alpine, debian, ubuntu), or an image whose ENTRYPOINT and CMD are known (IMAGE_START), and only
+ * for programs known to have no handler. `args` alone on another image run under its ENTRYPOINT,
+ * which the manifest does not show.
  */
 import { imageRepository } from '../catalog';
 import { get, ContainerView, Workload } from '../model/workload';
@@ -21,9 +22,16 @@ const NO_HANDLER = new Set(['tail', 'sleep']);
 /** Docker Official Images with no ENTRYPOINT (their CMD is a shell): `args` alone are the command. */
 const NO_ENTRYPOINT = new Set(['busybox', 'alpine', 'debian', 'ubuntu']);
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh']);
-/** Words of a shell script's commands that are neither a program nor a reason to doubt (loop syntax, builtins). */
-const KEYWORDS = new Set(['do', 'then', 'else', 'while', 'until', '{', '(']);
-const HARMLESS = new Set(['wait', 'true', ':', 'done', '}', ')', 'echo', 'printf', 'set', 'cd', 'export', 'mkdir', 'touch']);
+/**
+ * Reserved words that open or continue a compound command (POSIX XCU 2.4), skipped before a
+ * command's program: `if [ -f x ]; then app; fi` runs `[` and app. (`for` and `case` open a header
+ * that runs no program: see programOf.)
+ */
+const KEYWORDS = new Set(['do', 'then', 'else', 'elif', 'if', 'while', 'until', '!', '{', '(', 'done', 'fi', 'esac', '}', ')']);
+/** Builtins and short commands that are neither the app nor a reason to doubt. */
+const HARMLESS = new Set(['wait', 'true', 'false', ':', 'echo', 'printf', 'set', 'cd', 'export', 'mkdir', 'touch', '[', '[[', 'test']);
+/** Commands that end at once, named neither as a loop's or block's app nor as what never gets SIGTERM. */
+const SHORT = new Set(['cat', 'ls', 'cp', 'mv', 'rm', 'ln', 'chmod', 'chown', 'env', 'id', 'date', 'basename', 'dirname', 'unset', 'shift', 'source', '.', 'read', 'umask', 'ulimit']);
 
 export interface SigtermIgnored {
   /**
@@ -52,16 +60,29 @@ export interface SigtermIgnored {
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 /** A known bash script that starts its server without exec, as PID 1. */
-function wrapperHeld(script: string, server: string, how: string, field: SigtermIgnored['field']): SigtermIgnored {
+function wrapperHeld(script: string, wrapper: Wrapper, how: string, field: SigtermIgnored['field']): SigtermIgnored {
   return {
     kind: 'shell-holds',
     program: script,
-    under: server,
+    under: wrapper.server,
     how,
-    noHandler: `${script} is a bash script that starts ${server} without exec and has no SIGTERM handler`,
-    advice: WRAPPER_ADVICE(script, server),
+    noHandler: `${script} is a bash script that starts ${wrapper.server} without exec and has no SIGTERM handler`,
+    advice: wrapper.advice ?? WRAPPER_ADVICE(script, wrapper.server),
     field,
   };
+}
+
+/**
+ * The known wrapper script that a command's words run (`start.sh …`, `/app/start.sh …`, `bash
+ * start.sh …`), when its arguments make it start the server; `label` is how the command reads.
+ */
+function wrapperRun(words: string[], wrappers: Map<string, Wrapper> | undefined): { script: string; wrapper: Wrapper; label: string } | undefined {
+  if (!wrappers || !words.length) return undefined;
+  const k = base(words[0]) === 'bash' && words.length > 1 ? 1 : 0;
+  const script = base(words[k]);
+  const wrapper = wrappers.get(script);
+  if (!wrapper || (wrapper.serves && !wrapper.serves(words.slice(k + 1)))) return undefined;
+  return { script, wrapper, label: k ? `bash ${script}` : script };
 }
 
 /** Whether the container's PID 1 is a program known to ignore SIGTERM, and which. */
@@ -74,22 +95,32 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
   const command = strings(get(c.raw, 'command'));
   const args = strings(get(c.raw, 'args'));
   if (!command || !args) return undefined;
-  // Without `command`, args run under the image's ENTRYPOINT: known to be none only for the base images.
   const repo = imageRepository(c.image).path;
   const wrappers = NON_EXEC_WRAPPERS.get(repo);
-  if (!command.length && !args.length && wrappers) {
-    // The image's own CMD, with no ENTRYPOINT above it.
-    const cmd = IMAGE_CMD.get(repo)!;
-    return wrapperHeld(cmd, wrappers.get(cmd)!, `${cmd} as PID 1 (the image's CMD)`, 'image');
-  }
-  if (!command.length && !NO_ENTRYPOINT.has(repo)) return undefined;
-  let argv = [...command, ...args];
+  const start = IMAGE_START.get(repo);
+  // PID 1's argv: `command` replaces the image's ENTRYPOINT (and its CMD); `args` alone run under the
+  // ENTRYPOINT, known to be none only for the base images and the images of IMAGE_START.
+  let argv: string[];
+  let field: SigtermIgnored['field'];
+  let from: string | undefined;
+  if (command.length) {
+    argv = [...command, ...args];
+    field = 'command';
+  } else if (start) {
+    argv = [...start.entrypoint, ...(args.length ? args : start.cmd)];
+    field = args.length ? 'args' : 'image';
+    if (start.entrypoint.length) from = args.length ? `the image's ENTRYPOINT, with args as its arguments` : `the image's ENTRYPOINT`;
+    else if (!args.length) from = `the image's CMD`;
+  } else if (NO_ENTRYPOINT.has(repo)) {
+    argv = args;
+    field = 'args';
+  } else return undefined;
   if (!argv.length) return undefined;
   // `busybox tail ...`: the applet runs in the busybox process itself.
   if (base(argv[0]) === 'busybox' && argv.length > 1) argv = argv.slice(1);
   const first = base(argv[0]);
-  const field = command.length ? 'command' : 'args';
-  if (wrappers?.has(first)) return wrapperHeld(first, wrappers.get(first)!, `${first} as PID 1`, field);
+  const run = wrapperRun(argv, wrappers);
+  if (run) return wrapperHeld(run.script, run.wrapper, `${run.label} as PID 1${from ? ` (${from})` : ''}`, field);
   if (NO_HANDLER.has(first)) return { kind: 'no-handler', program: first, how: `${first} as PID 1`, noHandler: `${first} does not handle SIGTERM`, advice: NO_HANDLER_ADVICE, field };
   if (!SHELLS.has(first)) return undefined;
   // `sh -c SCRIPT` (also with other single-letter options: `-ec`, `-x -c`).
@@ -97,24 +128,31 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
   let c_ = false;
   for (; i < argv.length && /^-[a-z]+$/.test(argv[i]); i++) if (argv[i].includes('c')) c_ = true;
   if (!c_ || i >= argv.length) return undefined;
-  const script = argv[i];
+  // (Comments first: a `trap`, a quote or a program named in one is none; review round 34, report p49 item B.)
+  const script = stripComments(argv[i]);
   // `sh -c '…; exec run-server.sh'`: the script's shell replaces sh as PID 1, and holds the signal.
   const parts = wrappers && !/\btrap\b/.test(script) ? splitScript(script) : undefined;
-  const last = parts?.length ? programOf(parts[parts.length - 1]) : undefined;
-  if (last?.exec && last.name && wrappers!.has(last.name)) return wrapperHeld(last.name, wrappers!.get(last.name)!, `${last.name} as PID 1 (${first} -c execs it)`, field);
+  const lastPart = parts?.length ? parts[parts.length - 1] : undefined;
+  const last = lastPart && lastPart.sep !== '&' ? programOf(lastPart) : undefined;
+  const lastRun = last && wrapperRun(last.words, wrappers);
+  if (last?.exec && lastRun) return wrapperHeld(lastRun.script, lastRun.wrapper, `${lastRun.label} as PID 1 (${first} -c execs it)`, field);
   const waitedFor = scriptWaitsOnly(script);
   if (!waitedFor) {
     const held = shellHolds(script, first, c.image);
-    if (!held) return undefined;
-    return {
-      kind: 'shell-holds',
-      program: first,
-      under: held.under,
-      how: `${first} -c as PID 1 (${held.why})`,
-      noHandler: `${first} has no SIGTERM handler and does not pass the signal on`,
-      advice: held.advice,
-      field,
-    };
+    if (held)
+      return {
+        kind: 'shell-holds',
+        program: first,
+        under: held.under,
+        how: `${first} -c as PID 1 (${held.why})`,
+        noHandler: `${first} has no SIGTERM handler and does not pass the signal on`,
+        advice: held.advice,
+        field,
+      };
+    // A wrapper last, without exec: whether the shell replaces itself with it or waits for it as its
+    // child, neither passes SIGTERM on.
+    if (lastRun) return wrapperHeld(lastRun.script, lastRun.wrapper, `${lastRun.label} last under ${first} -c (whether ${first} replaces itself with it or runs it as its child, neither passes SIGTERM on)`, field);
+    return undefined;
   }
   return {
     kind: 'no-handler',
@@ -134,14 +172,12 @@ export function sigtermIgnored(w: Pick<Workload, 'podSpec'>, c: ContainerView): 
  */
 function scriptWaitsOnly(script: string): string | undefined {
   if (/\btrap\b/.test(script) || /[`$]\(|`/.test(script)) return undefined;
+  const parts = splitScript(script);
+  if (!parts) return undefined;
   const programs = new Set<string>();
-  for (const part of script.split(/;|&&|\|\||\||&|\n/)) {
-    const words = part.trim().split(/\s+/).filter((x) => x !== '');
-    while (words.length && KEYWORDS.has(words[0])) words.shift();
-    if (words[0] === 'exec') words.shift();
-    if (words.length > 1 && base(words[0]) === 'busybox') words.shift();
-    if (!words.length || HARMLESS.has(words[0])) continue;
-    const p = base(words[0]);
+  for (const part of parts) {
+    const p = programOf(part).name;
+    if (p === undefined || HARMLESS.has(p)) continue;
     if (!NO_HANDLER.has(p)) return undefined;
     programs.add(p);
   }
@@ -168,29 +204,120 @@ const DASH_IMAGES = new Set(['debian', 'ubuntu', 'buildpack-deps', 'python', 'no
  * with the Dockerfile line that says so. apache/superset: `FROM python:${PY_VER}` with `ARG
  * PY_VER=3.9-slim-bookworm` (apache/superset@b86efe80 Dockerfile), `3.10-slim-bookworm`
  * (@003941c0), `3.11.14-slim-trixie` on current master: Debian 12 and 13, dash 0.5.12.
+ * open-webui/pipelines: `FROM python:3.11-slim-bookworm AS base` (open-webui/pipelines@26b8f20b
+ * Dockerfile:1).
  */
-const DERIVED_DASH_IMAGES = new Map([['apache/superset', 'python']]);
+const DERIVED_DASH_IMAGES = new Map([
+  ['apache/superset', 'python'],
+  ['open-webui/pipelines', 'python'],
+]);
+
+/** A script that starts a server without exec (NON_EXEC_WRAPPERS). */
+interface Wrapper {
+  /** The server it starts as its child. */
+  server: string;
+  /** Whether these arguments make it start the server (all do when absent). */
+  serves?: (args: string[]) => boolean;
+  /** What to do instead, when WRAPPER_ADVICE's "run the server itself" needs more (a setup step). */
+  advice?: string;
+}
+
+/**
+ * open-webui/pipelines' start.sh (open-webui/pipelines@26b8f20b start.sh): its argument loop takes
+ * only `--mode X` (`--mode) MODE="$2"; shift ;;`, anything else: "Unknown parameter passed", exit
+ * 1), MODE defaults to `full` and must be setup, run or full; uvicorn starts only for run and full.
+ */
+function pipelinesServes(args: string[]): boolean {
+  let mode = 'full';
+  for (let k = 0; k < args.length; k += 2) {
+    if (args[k] !== '--mode') return false;
+    mode = args[k + 1] ?? '';
+  }
+  return mode === 'run' || mode === 'full';
+}
+
 /**
  * Scripts that images ship as their server command and that start the server without exec, so that
  * an `exec` of the script leaves the script's shell as PID 1, still holding the signal: by image
- * path, the script's name and the program it starts. apache/superset's /usr/bin/run-server.sh is a
- * bash script whose last command is `gunicorn --bind … "${FLASK_APP}"`, no exec
- * (apache/superset@b0312e9f docker/run-server.sh; @1917ac50 docker/entrypoints/run-server.sh, which
- * the Dockerfile copies to /usr/bin/): bash runs the last command of a script file as its child.
+ * path, the script's name and the program it starts. bash runs the commands of a script file,
+ * the last one too, as its children.
+ * - apache/superset's /usr/bin/run-server.sh is a bash script whose last command is `gunicorn
+ *   --bind … "${FLASK_APP}"`, no exec (apache/superset@b0312e9f docker/run-server.sh; @1917ac50
+ *   docker/entrypoints/run-server.sh, which the Dockerfile copies to /usr/bin/).
+ * - open-webui/pipelines' /app/start.sh (`#!/usr/bin/env bash`, mode 100755) ends `if [[ "$MODE" ==
+ *   "run" || "$MODE" == "full" ]]; then … uvicorn main:app --host "$HOST" --port "$PORT"
+ *   --forwarded-allow-ips '*' --loop "$UVICORN_LOOP"; fi`, with no exec and no trap anywhere in the
+ *   script (open-webui/pipelines@26b8f20b start.sh:153-156; the same since the script's first
+ *   version, @0f42868). uvicorn then never runs the app's lifespan shutdown (main.py:251-254
+ *   `await on_shutdown()`, which calls each pipeline's on_shutdown). Its setup mode (`--mode setup`:
+ *   PIPELINES_URLS downloads, `pip install` of requirements) runs in the container itself, hence
+ *   the advice to run it first in the same shell.
  */
-const NON_EXEC_WRAPPERS = new Map([['apache/superset', new Map([['run-server.sh', 'gunicorn']])]]);
+const NON_EXEC_WRAPPERS = new Map<string, Map<string, Wrapper>>([
+  ['apache/superset', new Map([['run-server.sh', { server: 'gunicorn' }]])],
+  [
+    'open-webui/pipelines',
+    new Map([
+      [
+        'start.sh',
+        {
+          server: 'uvicorn',
+          serves: pipelinesServes,
+          advice: `run start.sh's setup, then exec uvicorn, in one shell: command: [bash, -c, 'bash start.sh --mode setup && exec uvicorn main:app --host "$HOST" --port "$PORT" --forwarded-allow-ips "*"'], so that uvicorn is PID 1, gets SIGTERM and runs the pipelines' on_shutdown: start.sh (even with exec) leaves bash as PID 1 above uvicorn, holding the signal`,
+        },
+      ],
+    ]),
+  ],
+]);
 /**
- * The CMD of images in NON_EXEC_WRAPPERS, which have no ENTRYPOINT: apache/superset's
- * `CMD ["/usr/bin/run-server.sh"]` (@b86efe80 Dockerfile; `/app/docker/entrypoints/run-server.sh` on
- * current master), under python's ENTRYPOINT, which is none.
+ * The ENTRYPOINT and CMD of images in NON_EXEC_WRAPPERS, by image path: `args` alone replace the
+ * CMD and run under the ENTRYPOINT.
+ * - apache/superset: `CMD ["/usr/bin/run-server.sh"]` (@b86efe80 Dockerfile;
+ *   `/app/docker/entrypoints/run-server.sh` on current master), under python's ENTRYPOINT, which is
+ *   none.
+ * - open-webui/pipelines: `ENTRYPOINT [ "bash", "start.sh" ]` and no CMD (open-webui/pipelines@26b8f20b
+ *   Dockerfile:65, WORKDIR /app; the same since @7264d5d): `args` are start.sh's arguments.
  */
-const IMAGE_CMD = new Map([['apache/superset', 'run-server.sh']]);
+const IMAGE_START = new Map<string, { entrypoint: string[]; cmd: string[] }>([
+  ['apache/superset', { entrypoint: [], cmd: ['/usr/bin/run-server.sh'] }],
+  ['open-webui/pipelines', { entrypoint: ['bash', 'start.sh'], cmd: [] }],
+]);
 const COMPOUND_END = /(?:^|[\s;])(?:done|fi|esac|\}|\))$/;
 
-/** A command of a script and the separator after it (`;`, `&&`, `||`, `|`, `&`, a line end, or none at the end). */
+/** A command of a script and the separator after it (`;`, `;;`, `&&`, `||`, `|`, `&`, a line end, or none at the end). */
 interface Part {
   words: string[];
   sep: string;
+}
+
+/**
+ * The script without its comments: a `#` that starts a word outside quotes runs to the end of the
+ * line (POSIX XCU 2.3 rule 9), whatever it holds (an apostrophe in `# npm can't write` is no quote;
+ * review round 34, report p49 item B). The script unchanged if a quote is never closed.
+ */
+function stripComments(script: string): string {
+  let out = '';
+  let q: string | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const ch = script[i];
+    if (q) {
+      if (ch === q) q = undefined;
+      else if (ch === '\\' && q === '"' && i + 1 < script.length) out += script[i++];
+      out += ch === '\\' && q === '"' ? script[i] : ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') q = ch;
+    else if (ch === '\\') {
+      out += ch + (script[i + 1] ?? '');
+      i++;
+      continue;
+    } else if (ch === '#' && (i === 0 || /[\s;&|()]/.test(script[i - 1]))) {
+      while (i + 1 < script.length && script[i + 1] !== '\n') i++;
+      continue;
+    }
+    out += ch;
+  }
+  return q ? script : out;
 }
 
 /** The script's commands, split at separators outside quotes; undefined for a quote never closed. */
@@ -222,7 +349,7 @@ function splitScript(script: string): Part[] | undefined {
       continue;
     }
     const two = script.slice(i, i + 2);
-    if (two === '&&' || two === '||') {
+    if (two === '&&' || two === '||' || two === ';;') {
       push(two);
       i++;
     } else if (ch === ';' || ch === '\n' || ch === '&' || ch === '|') {
@@ -236,17 +363,67 @@ function splitScript(script: string): Part[] | undefined {
   }
   if (q) return undefined;
   push('');
-  return parts;
+  // A case arm's pattern (`--mode) MODE="$2"; shift ;;`, after `case … in` or a `;;`) is no program.
+  for (let k = 1; k < parts.length; k++) {
+    const prev = parts[k - 1];
+    if (prev.sep !== ';;' && prev.words[0] !== 'case') continue;
+    const end = parts[k].words.findIndex((x) => x.endsWith(')'));
+    if (end >= 0 && parts[k].words[0] !== 'esac') parts[k].words = parts[k].words.slice(end + 1);
+  }
+  return parts.filter((p) => p.words.length);
 }
 
-/** A command's program: its first word past keywords, `exec`, `busybox` and variable assignments. */
-function programOf(p: Part): { name?: string; exec: boolean } {
+/**
+ * A command's program: its first word past keywords, `exec`, `busybox` and variable assignments,
+ * with the words from it on; none for the header of a `for` or `case` (`for f in *; do`, `case $1
+ * in`), which runs no program.
+ */
+function programOf(p: Part): { name?: string; exec: boolean; words: string[] } {
   const w = [...p.words];
   while (w.length && (KEYWORDS.has(w[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]))) w.shift();
+  if (w[0] === 'for' || w[0] === 'case' || w[0] === 'select') return { exec: false, words: [] };
   const exec = w[0] === 'exec';
   if (exec) w.shift();
   if (w.length > 1 && base(w[0]) === 'busybox') w.shift();
-  return { name: w.length ? base(w[0]) : undefined, exec };
+  return { name: w.length ? base(w[0]) : undefined, exec, words: w };
+}
+
+/** A program named as the app of a loop or block: neither harmless nor short. */
+const appOf = (n: string | undefined): n is string => n !== undefined && !HARMLESS.has(n) && !KEYWORDS.has(n) && !SHORT.has(n);
+
+/**
+ * The apps of the loop or block that ends the script: for a loop (`… done`), those of its body,
+ * from the header of the outermost loop that ends there (they run again and again); for a block
+ * (`if … fi`, `case … esac`, `{ … }`, `( … )`), the last one, which is what still runs (those
+ * before it have ended). None when that one, or one in the loop, runs with exec (the shell is then
+ * replaced by it).
+ */
+function compoundApps(parts: Part[], loop: boolean): string[] | undefined {
+  let from = 0;
+  if (loop) {
+    // Walk back to the header that opens the loop closed by the last `done`.
+    let depth = 0;
+    for (let k = parts.length - 1; k >= 0; k--) {
+      const lead: string[] = [];
+      for (const x of parts[k].words) {
+        if (!KEYWORDS.has(x) && x !== 'for' && x !== 'select') break;
+        lead.push(x);
+      }
+      for (const x of lead.reverse()) {
+        if (x === 'done') depth++;
+        else if ((x === 'while' || x === 'until' || x === 'for' || x === 'select') && --depth === 0) from = k;
+      }
+      if (depth === 0 && from === k) break;
+    }
+    const body = parts.slice(from).map(programOf);
+    if (body.some((p) => p.exec && p.name)) return undefined;
+    const apps = [...new Set(body.map((p) => p.name).filter(appOf))];
+    return apps.length ? apps : [...new Set(body.map((p) => p.name).filter((n): n is string => n !== undefined && !HARMLESS.has(n)))];
+  }
+  const run = parts.map(programOf).filter((p) => p.name !== undefined && !HARMLESS.has(p.name));
+  const last = [...run].reverse().find((p) => appOf(p.name)) ?? run[run.length - 1];
+  if (!last || last.exec) return undefined;
+  return [last.name!];
 }
 
 /**
@@ -269,10 +446,13 @@ function shellHolds(script: string, shell: string, image: string): { why: string
   }
   const last = parts[parts.length - 1];
   if (programOf(last).exec) return undefined;
-  if (COMPOUND_END.test(script.trim().replace(/[;\s]+$/, ''))) {
-    const under = named(parts);
-    if (under.length) return { why: `it runs ${under.join(', ')} in a loop or block, which no shell replaces itself with`, under: under.join(', '), advice: TRAP_ADVICE };
-    return undefined;
+  // (The closing word must be the last command's own: `echo done` ends no loop.)
+  const kw = COMPOUND_END.test(script.trim().replace(/[;\s]+$/, '')) ? last.words[0] : undefined;
+  if (kw !== undefined && kw in BLOCK_OR_LOOP) {
+    const under = compoundApps(parts, kw === 'done');
+    if (!under?.length) return undefined;
+    const what = kw === 'done' ? `${under.join(', ')} in a loop` : `${under[0]} last in ${BLOCK[kw]}`;
+    return { why: `it runs ${what}, which no shell replaces itself with`, under: under.join(', '), advice: TRAP_ADVICE };
   }
   const k = parts.length - 1;
   if (k > 0 && parts[k - 1].sep === '|') {
@@ -285,12 +465,17 @@ function shellHolds(script: string, shell: string, image: string): { why: string
   const tag = image.slice(image.lastIndexOf(':') + 1);
   const from = DERIVED_DASH_IMAGES.get(repo.path);
   if (shell === 'sh' && (DASH_IMAGES.has(repo.path) || from) && !/alpine/i.test(image.includes(':') ? tag : '')) {
-    const p = programOf(last).name;
+    const lp = programOf(last);
+    const run = wrapperRun(lp.words, NON_EXEC_WRAPPERS.get(repo.path));
+    const p = run?.label ?? lp.name;
     const on = from ? `${repo.path}, built FROM ${from} on Debian` : repo.path;
     const why = p && `on ${on}, /bin/sh is dash, which runs even the last command ${p} as its child instead of replacing itself with it`;
-    const server = p && NON_EXEC_WRAPPERS.get(repo.path)?.get(p);
-    if (why && server) return { why, under: `${server} (which ${p}, a bash script, also starts without exec)`, advice: WRAPPER_ADVICE(p, server) };
+    if (why && run) return { why, under: `${run.wrapper.server} (which ${run.script}, a bash script, also starts without exec)`, advice: run.wrapper.advice ?? WRAPPER_ADVICE(run.script, run.wrapper.server) };
     if (why && !HARMLESS.has(p) && p !== 'wait') return { why, under: p, advice: EXEC_ADVICE(p) };
   }
   return undefined;
 }
+
+/** How the block that ends a script reads, by its closing word. */
+const BLOCK: Record<string, string> = { fi: 'an if block', esac: 'a case block', '}': 'a { } group', ')': 'a subshell' };
+const BLOCK_OR_LOOP: Record<string, true> = { done: true, fi: true, esac: true, '}': true, ')': true };

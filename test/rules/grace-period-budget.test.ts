@@ -444,6 +444,23 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('so gunicorn (which run-server.sh, a bash script, also starts without exec) never gets SIGTERM');
     expect(got[0].message).toContain('running run-server.sh (even with exec) leaves bash as PID 1 above gunicorn');
   });
+  // Review round 34, report p48 item 1 (open-webui's pipelines subchart sets no command or args): the
+  // image's ENTRYPOINT is `bash start.sh`, which starts uvicorn without exec.
+  test("open-webui pipelines under its own ENTRYPOINT: uvicorn never gets SIGTERM; the finding points at the image", () => {
+    const got = runRule(gracePeriodBudget, wl('Deployment', '{name: pipelines, image: ghcr.io/open-webui/pipelines:main, ports: [{name: http, containerPort: 9099}]}'));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/1/image']]);
+    expect(got[0].message).toContain("runs bash start.sh as PID 1 (the image's ENTRYPOINT)");
+    expect(got[0].message).toContain('start.sh is a bash script that starts uvicorn without exec and has no SIGTERM handler, so uvicorn never gets SIGTERM');
+    expect(got[0].message).toContain("bash start.sh --mode setup && exec uvicorn main:app");
+  });
+  // Review round 34, report p49 item B (Headlamp's plugin container): the message names npx, not if, cat, # or fi.
+  test('an if block under sh -c names the command it still runs', () => {
+    const script = JSON.stringify('if [ -f "/config/plugin.yml" ]; then\n  cat /config/plugin.yml\n  # npm can\'t write to the default cache\n  export NPM_CONFIG_CACHE=/tmp/npm-cache\n  npx --yes @headlamp-k8s/pluginctl@latest install --config /config/plugin.yml --watch\nfi\n');
+    const got = runRule(gracePeriodBudget, wl('Deployment', `{name: headlamp-plugin, image: node:lts-alpine, command: [/bin/sh, -c], args: [${script}]}`));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('runs sh -c as PID 1 (it runs npx last in an if block, which no shell replaces itself with)');
+    expect(got[0].message).toContain('so npx never gets SIGTERM');
+  });
   test('a DaemonSet: every rollout step and node removal, not drains and scale-downs (review round 22, tetragon)', () => {
     const ds = wl('Deployment', '{name: export-logs, image: alpine:3.20, command: [tail, -F, /var/run/tetragon/tetragon.log]}').replace('kind: Deployment', 'kind: DaemonSet');
     const [f] = runRule(gracePeriodBudget, ds);

@@ -1608,6 +1608,12 @@ spec:
   const superset = (command: string) => yaml(command).replace('image: python:3.12', 'image: apachesuperset.docker.scarf.sh/apache/superset:3.1.2');
   expect(runRule(prestopMissing, superset("[/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; /usr/bin/run-server.sh']"))).toEqual([]);
   expect(runRule(prestopMissing, superset("[/bin/sh, -c, '. /app/pythonpath/superset_bootstrap.sh; exec gunicorn -b :8088 app:app']"))).toHaveLength(1);
+  // Review round 34, report p48 item 1: open-webui/pipelines' ENTRYPOINT `bash start.sh` starts uvicorn
+  // without exec; the chart sets no command: nothing closes at SIGTERM.
+  const pipelines = (container: string) => yaml('x').replace(/image: python:3.12\n {8}command: x\n/, container);
+  expect(runRule(prestopMissing, pipelines('image: ghcr.io/open-webui/pipelines:main\n'))).toEqual([]);
+  expect(runRule(prestopMissing, pipelines('image: ghcr.io/open-webui/pipelines:main\n        args: [--mode, run]\n'))).toEqual([]);
+  expect(runRule(prestopMissing, pipelines("image: ghcr.io/open-webui/pipelines:main\n        command: [uvicorn, main:app, --port, '8088']\n"))).toHaveLength(1);
 });
 
 // Review round 24 (camunda-platform chart): the Zeebe standalone gateway drains its gRPC calls for

@@ -51,7 +51,7 @@ describe('sigtermIgnored', () => {
   test.each([
     ['a background job and wait', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve & wait']}", 'sh -c as PID 1 (it runs app in the background and waits) | command'],
     ['a pipeline last', "{name: a, image: example/app:1, command: [bash, -c, 'app 2>&1 | tee /log/app.log']}", 'bash -c as PID 1 (it runs the pipeline app | tee last, which no shell replaces itself with) | command'],
-    ['a restart loop', "{name: a, image: example/app:1, command: [sh, -c, 'while true; do app; sleep 5; done']}", 'sh -c as PID 1 (it runs app, sleep in a loop or block, which no shell replaces itself with) | command'],
+    ['a restart loop', "{name: a, image: example/app:1, command: [sh, -c, 'while true; do app; sleep 5; done']}", 'sh -c as PID 1 (it runs app, sleep in a loop, which no shell replaces itself with) | command'],
     ['sh on a Debian-based official image: dash', "{name: a, image: python:3.12-slim, command: [sh, -c, 'cd /app && python -m server']}", 'sh -c as PID 1 (on python, /bin/sh is dash, which runs even the last command python as its child instead of replacing itself with it) | command'],
     ['a quoted separator is no separator', `{name: a, image: nginx:1.27, command: [sh, -c, "envsubst < /t > /etc/nginx/conf.d/x.conf; nginx -g 'daemon off;'"]}`, 'sh -c as PID 1 (on nginx, /bin/sh is dash, which runs even the last command nginx as its child instead of replacing itself with it) | command'],
   ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
@@ -90,6 +90,57 @@ describe('sigtermIgnored', () => {
     ['gunicorn as the command on apache/superset', '{name: a, image: apache/superset:4.0.2, command: [gunicorn, -b, ":8088"]}'],
     ['bash -c on apache/superset, which execs a last simple command', "{name: a, image: apache/superset:4.0.2, command: [bash, -c, 'celery worker']}"],
     ['an image that only shares the name', "{name: a, image: example/superset:1, command: [sh, -c, 'celery worker']}"],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
+  // Review round 34, report p48 item 1: open-webui/pipelines' ENTRYPOINT is `bash start.sh`, which
+  // starts uvicorn without exec (open-webui/pipelines@26b8f20b Dockerfile:65, start.sh:153-156).
+  const PIPELINES = 'ghcr.io/open-webui/pipelines:main';
+  test.each([
+    ["the image's own ENTRYPOINT (the chart sets neither command nor args)", `{name: a, image: ${PIPELINES}}`, "bash start.sh as PID 1 (the image's ENTRYPOINT) | image"],
+    ["args alone: start.sh's arguments", `{name: a, image: ${PIPELINES}, args: [--mode, run]}`, "bash start.sh as PID 1 (the image's ENTRYPOINT, with args as its arguments) | args"],
+    ['bash start.sh as the command', `{name: a, image: ${PIPELINES}, command: [bash, start.sh]}`, 'bash start.sh as PID 1 | command'],
+    ['the script itself as the command', `{name: a, image: ${PIPELINES}, command: [/app/start.sh, --mode, full]}`, 'start.sh as PID 1 | command'],
+    ['exec bash start.sh under sh -c', `{name: a, image: ${PIPELINES}, command: [sh, -c, 'exec bash start.sh']}`, 'bash start.sh as PID 1 (sh -c execs it) | command'],
+    ['./start.sh last under sh -c (dash: python:3.11-slim-bookworm)', `{name: a, image: ${PIPELINES}, command: [sh, -c, 'cd /app && ./start.sh']}`, 'sh -c as PID 1 (on open-webui/pipelines, built FROM python on Debian, /bin/sh is dash, which runs even the last command start.sh as its child instead of replacing itself with it) | command'],
+    ['./start.sh last under bash -c (execed or not, no handler)', `{name: a, image: ${PIPELINES}, command: [bash, -c, 'cd /app && ./start.sh']}`, 'start.sh last under bash -c (whether bash replaces itself with it or runs it as its child, neither passes SIGTERM on) | command'],
+    ['args alone on apache/superset (no ENTRYPOINT): the command', '{name: a, image: apache/superset:4.0.2, args: [/usr/bin/run-server.sh]}', 'run-server.sh as PID 1 | args'],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test.each([
+    ['start.sh --mode setup, which starts no server', `{name: a, image: ${PIPELINES}, args: [--mode, setup]}`],
+    ['an argument start.sh refuses (it exits 1)', `{name: a, image: ${PIPELINES}, args: [--port, '9099']}`],
+    ['the advice: setup, then exec uvicorn', `{name: a, image: ${PIPELINES}, command: [bash, -c, 'bash start.sh --mode setup && exec uvicorn main:app --host "$HOST" --port "$PORT" --forwarded-allow-ips "*"']}`],
+    ['uvicorn as the command', `{name: a, image: ${PIPELINES}, command: [uvicorn, main:app, --port, '9099']}`],
+    ['args alone on apache/superset that run another program', '{name: a, image: apache/superset:4.0.2, args: [gunicorn, -b, ":8088"]}'],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
+  test("pipelines: the advice runs start.sh's setup, then execs uvicorn", () => {
+    const w = workloadOf(parseText('x.yaml', `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: s}\nspec:\n  selector: {matchLabels: {a: s}}\n  template:\n    metadata: {labels: {a: s}}\n    spec:\n      containers:\n      - {name: a, image: ${PIPELINES}}\n`).objects[0])!;
+    const r = sigtermIgnored(w, w.containers[0])!;
+    expect(r.under).toBe('uvicorn');
+    expect(r.advice).toContain(`command: [bash, -c, 'bash start.sh --mode setup && exec uvicorn main:app`);
+  });
+
+  // Review round 34, report p49 item B (Headlamp's plugin container): comments are no commands,
+  // `if`/`fi` are keywords, and a block names what still runs in it.
+  const HEADLAMP = (comment: string) =>
+    `{name: a, image: node:lts-alpine, command: [/bin/sh, -c], args: [${JSON.stringify(
+      `if [ -f "/config/plugin.yml" ]; then\n  echo "Installing plugins from config..."\n  cat /config/plugin.yml\n  ${comment}\n  export NPM_CONFIG_CACHE=/tmp/npm-cache\n  mkdir -p /tmp/npm-cache\n  npx --yes @headlamp-k8s/pluginctl@latest install --config /config/plugin.yml --folderName /headlamp/plugins --watch\nfi\n`,
+    )}]}`;
+  test.each([
+    ['an if block: the command it still runs, not the keywords, the comment or cat', HEADLAMP('# Use a writable cache directory'), 'sh -c as PID 1 (it runs npx last in an if block, which no shell replaces itself with) | command'],
+    ["an apostrophe in a comment is no quote", HEADLAMP("# npm can't write to the default cache"), 'sh -c as PID 1 (it runs npx last in an if block, which no shell replaces itself with) | command'],
+    ['a trap named in a comment is no trap', "{name: a, image: alpine, command: [sh, -c, \"# no trap: tail ignores it\\nwhile true; do sleep 30; done\"]}", 'sh -c as PID 1 with only sleep under it and no TERM trap | command'],
+    ['a for header runs no program', "{name: a, image: alpine, command: [sh, -c, 'for f in /log/a /log/b; do tail -F $f & done; wait']}", 'sh -c as PID 1 with only tail under it and no TERM trap | command'],
+    ['a loop names its body, from its header on', "{name: a, image: example/app:1, command: [sh, -c, 'cp /cfg/a /etc/a; while true; do if [ -f /x ]; then app; fi; sleep 5; done']}", 'sh -c as PID 1 (it runs app, sleep in a loop, which no shell replaces itself with) | command'],
+    ['a case arm pattern is no program', `{name: a, image: example/app:1, command: [sh, -c, ${JSON.stringify('case $MODE in\n  web) app --web ;;\n  *) app ;;\nesac')}]}`, 'sh -c as PID 1 (it runs app last in a case block, which no shell replaces itself with) | command'],
+    ['a # inside a word is no comment', "{name: a, image: alpine, command: [sh, -c, 'while true; do app --color=#fff; done']}", 'sh -c as PID 1 (it runs app in a loop, which no shell replaces itself with) | command'],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test.each([
+    ['exec as the last command of an if block', "{name: a, image: example/app:1, command: [sh, -c, 'if [ -f /x ]; then exec app; fi']}"],
+    ['"done" as an argument ends no loop', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve; echo done']}"],
+    ['a command after a comment line, exec-ed', "{name: a, image: python:3.12, command: [sh, -c, \"# the app's server\\nexec python -m server\"]}"],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
   test('a Pod that runs to completion (a test Pod): not judged', () => {
