@@ -1,6 +1,7 @@
 import { Rule } from '../engine/types';
 import { budgetProblem, existingPointer, isDataStore, operatorStatefulSetsFor, pdbAllowance } from './rollout-util';
 import { nameOf } from './util';
+import { idleWorkload } from './pdb-missing';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
   meta: {
@@ -29,6 +30,11 @@ Conditions (**info**, only when the target Kubernetes version is >= 1.27):
   prometheus-operator makes from a \`Prometheus\`, \`PrometheusAgent\`, \`Alertmanager\` or \`ThanosRuler\` in the input
   count as StatefulSets here.
 
+Not reported for a budget whose every selected workload only holds capacity: each container idle (the pause image with
+its own entrypoint, or a command that only sleeps forever; not in a pod template that asks for an injected proxy) with no
+readiness probe, so its pods are never
+Running-but-not-Ready (JupyterHub's user placeholders, whose budget is \`minAvailable: 0\` on purpose).
+
 Fix (automatic):
 \`\`\`yaml
 spec:
@@ -51,6 +57,11 @@ spec:
     for (const p of ctx.graph.pdbs) {
       // (A budget in an API version no longer served, or with both minAvailable and maxUnavailable, never exists: pdb-missing reports it.)
       if (['removed', 'both'].includes(budgetProblem(p, ctx.version) ?? '')) continue;
+      // (Pods that only hold capacity, every container idle: the pause image, a sleep forever, have no
+      // probe and no work to crash in, so they never sit Running-but-not-Ready; JupyterHub's user
+      // placeholders. Review round 34, report p51 item 1.)
+      const selected = ctx.graph.workloadsForPdb(p);
+      if (selected.length && selected.every((w) => idleWorkload(w) && [...w.containers, ...w.sidecars].every((c) => c.raw.readinessProbe === undefined)) && !operatorStatefulSetsFor(ctx.graph, p).length) continue;
       const policy = p.unhealthyPodEvictionPolicy;
       // A budget that requires no healthy pod (maxUnavailable covering every replica, minAvailable 0)
       // reads as harmless, but the eviction API takes IfHealthyBudget's not-Ready path only when the

@@ -454,3 +454,161 @@ spec:
   const deleted = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: post-install, helm.sh/hook-delete-policy: hook-succeeded'));
   expect(deleted[0].fix).toBeDefined();
 });
+
+// Review round 34, report p51 item 1: JupyterHub's user placeholders, a StatefulSet of pause
+// containers whose eviction is their purpose (the chart's budget is minAvailable: 0 on purpose).
+describe('pdb-missing: workloads whose every container is idle', () => {
+  const placeholder = (container: string) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: user-placeholder, namespace: jhub}
+spec:
+  replicas: 4
+  selector: {matchLabels: {component: user-placeholder}}
+  template:
+    metadata: {labels: {component: user-placeholder}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      priorityClassName: jupyterhub-user-placeholder-priority
+      containers: [${container}]
+`;
+  const min0 = '---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: user-placeholder, namespace: jhub}\nspec:\n  minAvailable: 0\n  selector: {matchLabels: {component: user-placeholder}}\n';
+  test('pause placeholders: no finding without a budget, nor at their minAvailable: 0 budget', () => {
+    const pause = '{name: pause, image: "registry.k8s.io/pause:3.10"}';
+    expect(runRule(pdbMissing, placeholder(pause))).toEqual([]);
+    expect(runRule(pdbMissing, placeholder(pause) + min0)).toEqual([]);
+    expect(runRule(pdbMissing, placeholder('{name: sleep, image: busybox, command: [sleep, infinity]}'))).toEqual([]);
+  });
+  test('a workload with one working container is still judged (and its minAvailable: 0 budget reported)', () => {
+    const mixed = '{name: pause, image: "registry.k8s.io/pause:3.10"}, {name: app, image: web:1}';
+    expect(runRule(pdbMissing, placeholder(mixed)).map((f) => f.severity)).toEqual(['warning']);
+    const [f] = runRule(pdbMissing, placeholder(mixed) + min0);
+    expect(f.message).toContain('sets minAvailable: 0, which allows every eviction');
+    // The pause image with a command of its own is not the pause program.
+    expect(runRule(pdbMissing, placeholder('{name: p, image: "registry.k8s.io/pause:3.10", command: [/app]}'))).toHaveLength(1);
+  });
+});
+
+// Review round 34, report p50 item 2: a Neo4j cluster is one 1-replica StatefulSet per member
+// (one release each), behind one Service, with no budget by default.
+describe('pdb-missing: one-replica members of a group that one Service serves', () => {
+  const member = (name: string, image = 'neo4j:5.17.0-enterprise', replicas = 1) => `---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ${name}, namespace: neo4j}
+spec:
+  serviceName: ${name}
+  replicas: ${replicas}
+  selector: {matchLabels: {app: my-cluster, helm.neo4j.com/instance: ${name}}}
+  template:
+    metadata: {labels: {app: my-cluster, helm.neo4j.com/clustering: "true", helm.neo4j.com/instance: ${name}, helm.neo4j.com/pod_category: neo4j-instance}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: my-cluster, helm.neo4j.com/pod_category: neo4j-instance}}, topologyKey: kubernetes.io/hostname}
+      containers: [{name: neo4j, image: "${image}", ports: [{containerPort: 7687, name: bolt}]}]
+`;
+  const lb = '---\napiVersion: v1\nkind: Service\nmetadata: {name: my-cluster-lb-neo4j, namespace: neo4j}\nspec:\n  type: LoadBalancer\n  selector: {app: my-cluster, helm.neo4j.com/clustering: "true"}\n  ports: [{name: tcp-bolt, port: 7687, targetPort: 7687}]\n';
+  const cluster = member('server-1') + member('server-2') + member('server-3') + lb;
+  test('three members with no budget: one warning at the first member, naming them all, with one budget over the Service selector', () => {
+    const fs = runRule(pdbMissing, cluster, '1.31');
+    expect(fs).toHaveLength(1);
+    const [f] = fs;
+    expect(f.severity).toBe('warning');
+    expect(f.object.name).toBe('server-1');
+    expect(f.message).toBe(
+      '3 one-replica StatefulSets (StatefulSet/server-1, StatefulSet/server-2, StatefulSet/server-3; StatefulSets of the image neo4j) are the members of one group that Service/my-cluster-lb-neo4j serves together, and no PodDisruptionBudget in namespace neo4j selects any of them: required pod anti-affinity on kubernetes.io/hostname over the members keeps one member per node, so a single drain takes only one, but concurrent drains (cluster upgrades drain several nodes at a time, the autoscaler consolidates several at once) may evict several members at once, and a clustered program that needs a majority of its members (a Raft quorum) then stops; add one PodDisruptionBudget over the labels the members share, such as the Service\'s selector {app: my-cluster, helm.neo4j.com/clustering: "true"}, with maxUnavailable: 1 (or a minAvailable that keeps the quorum), not one per member (maxUnavailable: 1 on each member would still let concurrent drains evict one of each)',
+    );
+    expect(f.fix?.safety).toBe('proposal');
+    expect(f.fix?.edits[0]).toEqual({
+      op: 'add-object',
+      value: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'my-cluster-lb-neo4j', namespace: 'neo4j' }, spec: { maxUnavailable: 1, unhealthyPodEvictionPolicy: 'AlwaysAllow', selector: { matchLabels: { app: 'my-cluster', 'helm.neo4j.com/clustering': 'true' } } } },
+    });
+  });
+  test('a single one-replica StatefulSet, a group with a budget, and unlike members stay silent', () => {
+    expect(runRule(pdbMissing, member('server-1') + lb)).toEqual([]);
+    const memberPdb = '---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: server-1, namespace: neo4j}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {helm.neo4j.com/instance: server-1}}\n';
+    expect(runRule(pdbMissing, cluster + memberPdb)).toEqual([]);
+    const groupPdb = '---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: all, namespace: neo4j}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: my-cluster}}\n';
+    expect(runRule(pdbMissing, cluster + groupPdb)).toEqual([]);
+    // Different programs behind one Service are not members of one group (memberGroup).
+    expect(runRule(pdbMissing, member('server-1') + member('server-2', 'redis:7') + lb)).toEqual([]);
+    // A member with several replicas is judged alone (its own warning), not as a member.
+    expect(runRule(pdbMissing, member('server-1') + member('server-2', undefined, 2) + lb).map((f) => f.object.name)).toEqual(['server-2']);
+  });
+});
+
+// Review round 34, report p50 item 4: TiDB's controllers elect a leader from code or a config file, not a flag.
+describe('pdb-missing: leader election read from RBAC and a mounted component config', () => {
+  const ctrl = (o: { sa?: string; args?: string; volumes?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tidb-controller-manager, namespace: tidb-admin}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app.kubernetes.io/component: controller-manager}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: controller-manager}}
+    spec:
+${o.sa ? `      ${o.sa}\n` : ''}      containers:
+      - name: tidb-operator
+        image: pingcap/tidb-operator:v1.6.6
+        command: [/usr/local/bin/tidb-controller-manager, -v=2${o.args ?? ''}]
+${o.volumes ?? ''}`;
+  const rbac = (rules: string, kind = 'ClusterRole') => `---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ${kind}
+metadata: {name: ctrl, namespace: tidb-admin}
+rules: ${rules}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ${kind}Binding
+metadata: {name: ctrl, namespace: tidb-admin}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ${kind}, name: ctrl}
+subjects: [{kind: ServiceAccount, name: tidb-controller-manager, namespace: tidb-admin}]
+`;
+  const leases = '[{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [create, get, list, watch, update, delete]}, {apiGroups: [apps], resources: [statefulsets], verbs: ["*"]}]';
+  const sa = 'serviceAccountName: tidb-controller-manager';
+  const sev = (yaml: string) => runRule(pdbMissing, yaml).map((f) => f.severity);
+  test('a ServiceAccount that may create and update leases: info, saying so', () => {
+    const [f] = runRule(pdbMissing, ctrl({ sa }) + rbac(leases));
+    expect(f.severity).toBe('info');
+    expect(f.message).toContain('it runs leader election (its ServiceAccount tidb-controller-manager may create and update coordination.k8s.io leases through ClusterRole/ctrl, the lock of client-go\'s leader election)');
+    // The deprecated serviceAccount alias (the v1.6 chart writes it), a Role, and create and update in two rules (tidb-scheduler's role).
+    expect(sev(ctrl({ sa: 'serviceAccount: tidb-controller-manager' }) + rbac(leases))).toEqual(['info']);
+    expect(sev(ctrl({ sa }) + rbac(leases, 'Role'))).toEqual(['info']);
+    expect(sev(ctrl({ sa }) + rbac('[{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [create]}, {apiGroups: [coordination.k8s.io], resources: [leases], resourceNames: [tidb-scheduler], verbs: [get, update]}]'))).toEqual(['info']);
+    // An older lock: update on a ConfigMap named like a lock.
+    expect(sev(ctrl({ sa }) + rbac('[{apiGroups: [""], resources: [configmaps], resourceNames: [my-controller-leader-election], verbs: [get, update]}]'))).toEqual(['info']);
+  });
+  test('no evidence, or evidence that says nothing: warning', () => {
+    expect(sev(ctrl({ sa }))).toEqual(['warning']);
+    // Only reading leases, wildcards over every group (cluster-admin), any ConfigMap, or the default ServiceAccount.
+    expect(sev(ctrl({ sa }) + rbac('[{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, list, watch]}]'))).toEqual(['warning']);
+    expect(sev(ctrl({ sa }) + rbac('[{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]'))).toEqual(['warning']);
+    expect(sev(ctrl({ sa }) + rbac('[{apiGroups: [""], resources: [configmaps], verbs: [create, update]}]'))).toEqual(['warning']);
+    expect(sev(ctrl() + rbac(leases).replace('name: tidb-controller-manager, namespace', 'name: default, namespace'))).toEqual(['warning']);
+    // Leader election switched off by its flag.
+    expect(sev(ctrl({ sa, args: ', --leader-elect=false' }) + rbac(leases))).toEqual(['warning']);
+    // ... or by an environment variable (the Percona XtraDB operator's PXCO_LEADER_ELECTION_ENABLED; its CI values set it false).
+    expect(sev(ctrl({ sa, volumes: '        env: [{name: PXCO_LEADER_ELECTION_ENABLED, value: "false"}]\n' }) + rbac(leases))).toEqual(['warning']);
+    expect(sev(ctrl({ sa, volumes: '        env: [{name: PXCO_LEADER_ELECTION_ENABLED, value: "true"}]\n' }) + rbac(leases))).toEqual(['info']);
+    // The ServiceAccount is shared with a workload that runs another program: the grant may be that one's.
+    const other = '---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other, namespace: tidb-admin}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: other}}\n  template:\n    metadata: {labels: {app: other}}\n    spec:\n      serviceAccountName: tidb-controller-manager\n      containers: [{name: o, image: example/other:1}]\n';
+    expect(sev(ctrl({ sa }) + rbac(leases) + other)).toEqual(['warning']);
+    // Served: the warning stays.
+    const served = ctrl({ sa }).replace('-v=2]\n', '-v=2]\n        ports: [{containerPort: 8080}]\n') + rbac(leases) + '---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: tidb-admin}\nspec: {selector: {app.kubernetes.io/component: controller-manager}, ports: [{port: 80, targetPort: 8080}]}\n';
+    expect(sev(served)).toEqual(['warning']);
+  });
+  test('leaderElect: true in a ConfigMap a main container mounts (kube-scheduler\'s config): info; false: warning', () => {
+    const cm = (v: string) => `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: tidb-scheduler-config, namespace: tidb-admin}\ndata:\n  scheduler-config.yaml: |-\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    leaderElection:\n      leaderElect: ${v}\n      resourceNamespace: tidb-admin\n`;
+    const mounted = ctrl({ volumes: '        volumeMounts: [{name: scheduler-config, mountPath: /etc/kubernetes}]\n      volumes: [{name: scheduler-config, configMap: {name: tidb-scheduler-config}}]\n' });
+    const [f] = runRule(pdbMissing, mounted + cm('true'));
+    expect(f.severity).toBe('info');
+    expect(f.message).toContain('it runs leader election (leaderElect: true in ConfigMap/tidb-scheduler-config, which container "tidb-operator" mounts)');
+    expect(sev(mounted + cm('false'))).toEqual(['warning']);
+    // Written false in the config, a lease grant says nothing more.
+    expect(sev(mounted.replace('    spec:\n', `    spec:\n      ${sa}\n`) + cm('false') + rbac(leases))).toEqual(['warning']);
+    // Not mounted by a container: no evidence.
+    expect(sev(ctrl({ volumes: '      volumes: [{name: scheduler-config, configMap: {name: tidb-scheduler-config}}]\n' }) + cm('true'))).toEqual(['warning']);
+  });
+});

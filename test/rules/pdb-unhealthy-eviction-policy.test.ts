@@ -1,5 +1,5 @@
 import { pdbUnhealthyEvictionPolicy } from '../../lib/rules/pdb-unhealthy-eviction-policy';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 /** A workload; a StatefulSet keeps data (a volumeClaimTemplate) unless `stateless`. */
 function wl(kind: string, stateless = false): string {
@@ -95,4 +95,28 @@ ruleTester(pdbUnhealthyEvictionPolicy, {
       findings: [{ severity: 'info', suppressed: true }],
     },
   ],
+});
+
+// Review round 34, report p51 item 1: pause placeholders never sit Running-but-not-Ready.
+test('pdb-unhealthy-eviction-policy: no finding on a budget over pause placeholders; one working container keeps it', () => {
+  const sts = (containers: string) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: user-placeholder}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [${containers}]
+`;
+  const pause = '{name: pause, image: "registry.k8s.io/pause:3.10"}';
+  expect(runRule(pdbUnhealthyEvictionPolicy, sts(pause) + pdb(), '1.31')).toEqual([]);
+  expect(runRule(pdbUnhealthyEvictionPolicy, sts(`${pause}, {name: app, image: web:1}`) + pdb(), '1.31')).toHaveLength(1);
+  // A pause container in a pod that asks for an injected proxy (Kuma's zone ingress: the injected kuma-dp does the work).
+  expect(runRule(pdbUnhealthyEvictionPolicy, sts(pause).replace('labels: {app: web}}', 'labels: {app: web, kuma.io/sidecar-injection: enabled}}') + pdb(), '1.31')).toHaveLength(1);
+  expect(runRule(pdbUnhealthyEvictionPolicy, sts(pause).replace('labels: {app: web}}', 'labels: {app: web, sidecar.istio.io/inject: "false"}}') + pdb(), '1.31')).toEqual([]);
+  // An idle container with a readiness probe can be not Ready.
+  expect(runRule(pdbUnhealthyEvictionPolicy, sts('{name: s, image: busybox, command: [sleep, infinity], readinessProbe: {exec: {command: [cat, /tmp/ready]}}}') + pdb(), '1.31')).toHaveLength(1);
 });
