@@ -13,7 +13,7 @@ import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { PROCESS_CHECK_SCRIPT, SHELL as PROCESS_CHECK_SHELL, SHELL_C as PROCESS_CHECK_SHELL_C } from '../rules/liveness-equals-readiness';
-import { HEALTH_PROBE_BIND, LOOPBACK_PROBE_BIND } from '../rules/probe-port';
+import { HEALTH_PROBE_BIND, LOOPBACK_HOST, LOOPBACK_PROBE_BIND, SPLIT_HOST_FLAGS, SPLIT_PORT_FLAGS } from '../rules/probe-port';
 import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
 import { PLATFORM_KEYS } from '../rules/spread-blocks-surge';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
@@ -526,6 +526,41 @@ function loopbackTerm(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc'): { pred: s
   return { pred, field: `${k} ${t}.port`, port: `${h}.port`, value, t };
 }
 
+/**
+ * The entries of variables.loopbackBinds for separate loopback host and port flags (lib/rules/probe-port
+ * splitLoopbackBind): per running container, its command and args joined with U+001F, each
+ * `SEP--flag SEP` made `SEP--flag=` (the value is the next element, as the linter reads it), split
+ * again; every host flag loopback, every port flag the same number, which the container declares as
+ * a containerPort (an entry with p '' otherwise, filtered out). Linear in the container's arguments and ports.
+ */
+function splitLoopbackBinds(): string {
+  const sep = '\\x1f';
+  const names = [...SPLIT_HOST_FLAGS, ...SPLIT_PORT_FLAGS];
+  const norm = names.reduce((e, n) => `${e}.replace('${sep}${n}${sep}', '${sep}${n}=')`, `('${sep}' + ((has(c.command) ? c.command : []) + (has(c.args) ? c.args : [])).join('${sep}') + '${sep}')`);
+  const re = (ns: string[], value = '') => str(`^(${ns.join('|')})=${value}`);
+  // (Host flags whole, each matched once against a loopback value; port flags compared by their value's suffix.)
+  const body = bind(
+    `e.filter(a, a.matches(${re(SPLIT_HOST_FLAGS)}))`,
+    'hs',
+    bind(
+      `e.filter(a, a.matches(${re(SPLIT_PORT_FLAGS)}))`,
+      'ps',
+      bind(
+        `size(ps) > 0 ? ps[0].substring(ps[0].indexOf('=') + 1) : ''`,
+        'pv',
+        `size(hs) > 0 && hs.all(a, a.matches(${re(SPLIT_HOST_FLAGS, LOOPBACK_HOST.source.slice(1))})) && pv.matches('^[0-9]{1,5}$') && ps.all(x, x.endsWith('=' + pv)) && has(c.ports) && c.ports.exists(q, has(q.containerPort) && q.containerPort == int(pv)) ? ` +
+          bind(
+            `hs[0].substring(hs[0].indexOf('=') + 1).replace('[', '').replace(']', '')`,
+            'hh',
+            `{'c': c.name, 'a': hs[0] + ' ' + ps[0], 'p': string(int(pv)), 'h': hh == 'localhost' ? '127.0.0.1' : hh, 'f': hs[0].split('=')[0] + '=0.0.0.0'}`,
+          ) +
+          " : {'c': c.name, 'a': '', 'p': '', 'h': '', 'f': ''}",
+      ),
+    ),
+  );
+  return `${RUNNING}.map(c, ${bind(`${norm}.split('${sep}')`, 'e', body)}).filter(b, b.p != '')`;
+}
+
 /** "<field> <port>" of the first term that holds for `c` (a chain of conditionals; the caller knows one does). */
 function firstTerm(terms: { pred: string; field: string; port: string }[], quote: boolean): string {
   let out = "''";
@@ -986,8 +1021,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           'b',
           `'container "' + c.name + '": ' + ${byIndex((t) => `${str(t.field + ' ')} + string(${t.port})`, "''")} + ' is a port ' + (b.c == c.name ? 'the container itself listens' : 'container "' + b.c + '" listens') + ' on only at a loopback address (' + b.a + '): without a host the kubelet probes the pod\\'s IP' + ` +
             `(variables.hostNetwork ? ' (the node\\'s IP, hostNetwork: true)' : '') + ', where nothing accepts on that port, so the probe fails every time; ' + ` +
-            `(variables.hostNetwork ? (${byIndex((t) => (t.t === 'grpc' ? 'true' : 'false'), 'false')} ? 'grpc has no host: make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + ')' : 'set ' + ${byIndex((t) => str(t.t), "''")} + '.host: ' + b.h + ' (under hostNetwork the kubelet shares the node\\'s loopback), or make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + ')') : ` +
-            `'make it listen on all interfaces (' + b.a.split('=')[0] + '=:' + b.p + '): the kubelet cannot reach the pod\\'s loopback, and host: 127.0.0.1 would probe the node\\'s own loopback')`,
+            `(variables.hostNetwork ? (${byIndex((t) => (t.t === 'grpc' ? 'true' : 'false'), 'false')} ? 'grpc has no host: make it listen on all interfaces (' + b.f + ')' : 'set ' + ${byIndex((t) => str(t.t), "''")} + '.host: ' + b.h + ' (under hostNetwork the kubelet shares the node\\'s loopback), or make it listen on all interfaces (' + b.f + ')') : ` +
+            `'make it listen on all interfaces (' + b.f + '): the kubelet cannot reach the pod\\'s loopback, and host: 127.0.0.1 would probe the node\\'s own loopback')`,
         ),
       );
       return [
@@ -1000,7 +1035,8 @@ export const ADMISSION: Record<string, RuleAdmission> = {
               name: 'loopbackBinds',
               expression:
                 `${RUNNING}.filter(c, has(c.args) && c.args.exists(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))).map(c, ` +
-                `${bind(`c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0]`, 'a', `{'c': c.name, 'a': a, 'p': a.matches(${str(LOOPBACK_PROBE_BIND.source)}) ? a.split(':')[size(a.split(':')) - 1] : '', 'h': a.matches(${str(LOOPBACK_PROBE_BIND.source)}) ? ${bind("a.split('=')[1]", 'v', bind("v.substring(0, v.lastIndexOf(':')).replace('[', '').replace(']', '')", 'hh', "hh == 'localhost' ? '127.0.0.1' : hh"))} : ''}`)}).filter(b, b.p != '')`,
+                `${bind(`c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))[0]`, 'a', bind(`a.matches(${str(LOOPBACK_PROBE_BIND.source)}) ? a.split(':')[size(a.split(':')) - 1] : ''`, 'p', `{'c': c.name, 'a': a, 'p': p, 'h': p != '' ? ${bind("a.split('=')[1]", 'v', bind("v.substring(0, v.lastIndexOf(':')).replace('[', '').replace(']', '')", 'hh', "hh == 'localhost' ? '127.0.0.1' : hh"))} : '', 'f': a.split('=')[0] + '=:' + p}`))}).filter(b, b.p != '') + ` +
+                splitLoopbackBinds(),
             },
             { name: 'loopbackPorts', expression: "variables.loopbackBinds.map(b, int(b.p))" },
             { name: 'hostNetwork', expression: 'has(variables.podSpec.hostNetwork) && variables.podSpec.hostNetwork == true' },

@@ -25,11 +25,19 @@ interface Problem {
   bind?: LoopbackBind;
 }
 
-/** A health probe listen flag that binds its port to a loopback host only (LOOPBACK_PROBE_BIND). */
+/**
+ * A listen setting that binds a port to a loopback host only: a health probe listen flag
+ * (LOOPBACK_PROBE_BIND) or separate host and port flags (splitLoopbackBind).
+ */
 interface LoopbackBind {
   container: ContainerView;
+  /** The argument(s), as shown: `--http-endpoint=127.0.0.1:29643`, `--host=127.0.0.1 --port=5000`. */
   arg: string;
   port: number;
+  /** The host a probe under hostNetwork should set (127.0.0.1 for localhost, ::1 unbracketed). */
+  host: string;
+  /** The same setting on all interfaces: `--http-endpoint=:29643`, `--host=0.0.0.0`. */
+  allInterfaces: string;
 }
 
 /**
@@ -103,11 +111,68 @@ function loopbackBinds(w: Workload): Map<number, LoopbackBind> {
   for (const c of [...w.containers, ...w.sidecars]) {
     const args = Array.isArray(c.raw.args) ? c.raw.args : [];
     const a = args.find((x): x is string => typeof x === 'string' && HEALTH_PROBE_BIND.test(x));
-    if (a === undefined || !LOOPBACK_PROBE_BIND.test(a)) continue;
-    const port = flagPort(a);
-    if (!out.has(port)) out.set(port, { container: c, arg: a, port });
+    if (a !== undefined && LOOPBACK_PROBE_BIND.test(a)) {
+      const port = flagPort(a);
+      if (!out.has(port)) out.set(port, { container: c, arg: a, port, host: loopbackHost(a), allInterfaces: `${a.slice(0, a.indexOf('=') + 1)}:${port}` });
+    }
+    const split = splitLoopbackBind(c);
+    if (split && !out.has(split.port)) out.set(split.port, split);
   }
   return out;
+}
+
+/**
+ * Separate listen host and port flags (also read by the admission policy): `--host`, `-h`, `--bind`,
+ * `--address` or `--listen-address` for the host, `--port` or `-p` for the port, each written
+ * `--flag=value` or `--flag value` as elements of the container's command and args (not words of a
+ * shell script: `pg_isready -h 127.0.0.1 -p 5432` there is a client). MLflow's tracking server takes
+ * exactly these: mlflow/mlflow @004d7de0da51 mlflow/utils/cli_args.py HOST (`"--host", "-h"`, "The
+ * network interface to bind the server to (default: 127.0.0.1) ... Use '127.0.0.1' for local-only
+ * access, or '0.0.0.0' to allow connections from any network") and PORT (`"--port", "-p"`, "The port
+ * to listen on (default: 5000)"), both options of `mlflow server` (@00747dbbf0b0 mlflow/cli/__init__.py:
+ * `@cli_args.HOST @cli_args.PORT`); the community-charts mlflow chart renders `--host=127.0.0.1
+ * --port=5000` with its oauth2-proxy sidecar (review round 34, report p51 item 6).
+ *
+ * A host flag also names a server to connect to in some programs (a click CLI's `--host`/`--port`
+ * "The host to connect to"), so the pair counts only when the container itself declares
+ * `containerPort: N`: the port is its own, and a program that owns a port and is told a host with it
+ * binds there. Every host flag must be loopback (127.0.0.0/8, localhost, ::1, [::1]) and every port
+ * flag the same N.
+ */
+export const SPLIT_HOST_FLAGS = ['--host', '-h', '--bind', '--address', '--listen-address'];
+export const SPLIT_PORT_FLAGS = ['--port', '-p'];
+/** A loopback host, alone (SPLIT_HOST_FLAGS). */
+export const LOOPBACK_HOST = /^(?:127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|localhost|::1|\[::1\])$/;
+
+/** The values of the flags `names` in argv, `--flag=value` or `--flag value` (which takes the next element). */
+function flagValues(argv: string[], names: readonly string[]): { name: string; arg: string; value: string }[] {
+  const out: { name: string; arg: string; value: string }[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    if (eq > 0 && names.includes(a.slice(0, eq))) out.push({ name: a.slice(0, eq), arg: a, value: a.slice(eq + 1) });
+    else if (names.includes(a)) {
+      const value = argv[i + 1] ?? '';
+      out.push({ name: a, arg: `${a} ${value}`.trim(), value });
+      i++;
+    }
+  }
+  return out;
+}
+
+/** A container's separate loopback host and port flags (SPLIT_HOST_FLAGS), for a port it declares. */
+function splitLoopbackBind(c: ContainerView): LoopbackBind | undefined {
+  const argv = [c.raw.command, c.raw.args].flatMap((x) => (Array.isArray(x) ? x : [])).filter((x): x is string => typeof x === 'string');
+  // (One pass over both kinds, as the admission policy reads them: `-p -h` gives -p the value "-h".)
+  const all = flagValues(argv, [...SPLIT_HOST_FLAGS, ...SPLIT_PORT_FLAGS]);
+  const hosts = all.filter((f) => SPLIT_HOST_FLAGS.includes(f.name));
+  const ports = all.filter((f) => SPLIT_PORT_FLAGS.includes(f.name));
+  if (!hosts.length || !ports.length || !hosts.every((h) => LOOPBACK_HOST.test(h.value))) return undefined;
+  if (!/^[0-9]{1,5}$/.test(ports[0].value) || !ports.every((p) => p.value === ports[0].value)) return undefined;
+  const port = Number(ports[0].value);
+  if (!c.ports.some((p) => p.containerPort === port)) return undefined;
+  const h = hosts[0].value.replace('[', '').replace(']', '');
+  return { container: c, arg: `${hosts[0].arg} ${ports[0].arg}`, port, host: h === 'localhost' ? '127.0.0.1' : h, allInterfaces: `${hosts[0].name}=0.0.0.0` };
 }
 
 /** The port of a HEALTH_PROBE_BIND argument: after the last '=', then after the last ':'. */
@@ -211,8 +276,19 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   is on a port that a container of the pod listens on only at a loopback address: the health probe listen
   flag of its \`args\` (the first one, see below) is \`--health-probe-bind-address=HOST:N\` or
   \`--http-endpoint=HOST:N\` with HOST 127.0.0.0/8, \`localhost\`, \`[::1]\` or \`::1\`, and the probe's port is
-  N, or a name that the probing container declares with \`containerPort: N\`. The finding names the
-  listening container and its flag. (A port set only in a \`--config\` file is not read for this.)
+  N, or a name that the probing container declares with \`containerPort: N\`. Likewise separate host and
+  port flags among the elements of a container's \`command\` and \`args\` (\`--flag=value\` or \`--flag value\`):
+  \`--host\`, \`-h\`, \`--bind\`, \`--address\` or \`--listen-address\` with such a HOST (every one of them),
+  and \`--port\` or \`-p\` with N (every one the same), when that container itself declares
+  \`containerPort: N\`: MLflow's \`mlflow server --host=127.0.0.1 --port=5000\` (mlflow/mlflow @004d7de0da51
+  mlflow/utils/cli_args.py: \`--host\`/\`-h\` "The network interface to bind the server to (default:
+  127.0.0.1)", \`--port\`/\`-p\` "The port to listen on"), as the community-charts mlflow chart renders it
+  beside an oauth2-proxy. (A host flag names a server to connect to in some programs, hence the declared
+  port; words of a shell script, such as \`pg_isready -h 127.0.0.1 -p 5432\`, are not read.) The finding
+  names the listening container and its flags. A refused connection is a probe **failure**, which the
+  kubelet counts (unlike an unresolvable name): a readiness probe keeps the pod from ever becoming Ready,
+  a liveness or startup probe restarts the container in a loop. (A port set only in a \`--config\` file
+  is not read for this.)
 - **info:** the port is a number that the container does not declare, while it declares at least one
   port. Probing an undeclared port works (ports need not be declared), but it is often a typo or a stale
   port after a change. Containers that declare no ports at all are not reported. \`grpc.port\` is always a
@@ -242,7 +318,7 @@ readinessProbe:
 For a port bound to a loopback address: under \`hostNetwork: true\` the kubelet shares the node's
 loopback, so set \`httpGet.host: 127.0.0.1\` (the address the program listens on: \`::1\` for \`[::1]\`;
 \`tcpSocket.host\` likewise; \`grpc\` has no host, so make the program listen on all interfaces). Without \`hostNetwork\`, make the program listen on all interfaces
-(\`--http-endpoint=:29643\`, \`--health-probe-bind-address=:8081\`): the kubelet cannot reach the pod's
+(\`--http-endpoint=:29643\`, \`--health-probe-bind-address=:8081\`, \`--host=0.0.0.0\`): the kubelet cannot reach the pod's
 loopback, and \`host: 127.0.0.1\` would probe the node's own loopback.
 
 \`\`\`yaml
@@ -265,6 +341,7 @@ containers:
       'kubernetes/kubernetes @008b3652959c pkg/probe/http/request.go:46-48 (NewRequestForHTTPGetAction: an empty httpGet.host becomes the pod IP)',
       'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md ("HTTP probes": host defaults to the pod IP; 127.0.0.1 under hostNetwork)',
       'kubernetes-csi/csi-driver-smb 8c342afd0 ("fix: Drop host: localhost in probes to better fulfill PSA": charts/latest, livenessprobe --http-endpoint=127.0.0.1:29643, driver probe without host)',
+      'mlflow/mlflow @004d7de0da51 mlflow/utils/cli_args.py (HOST: "--host", "-h", "The network interface to bind the server to (default: 127.0.0.1)"; PORT: "--port", "-p", "The port to listen on (default: 5000)"); @00747dbbf0b0 mlflow/cli/__init__.py (server: @cli_args.HOST @cli_args.PORT)',
     ],
   },
   check(ctx) {
@@ -365,15 +442,19 @@ function loopbackMessage(w: Workload, c: ContainerView, ps: Problem[], fields: s
   const shown = ps.map((p) => p.port).filter((x, i, xs) => xs.indexOf(x) === i);
   const port = shown.map((x) => (typeof x === 'string' ? `"${x}" (${b.port})` : String(x))).join(' and ');
   const hostNetwork = w.podSpec.hostNetwork === true;
+  // A refused connection is a probe failure, which the kubelet counts (unlike a port name it cannot
+  // resolve, an error it throws away): readiness never passes, and liveness and startup restart.
+  const ready = ps.some((p) => p.kind === 'readinessProbe');
   const restarts = ps.some((p) => p.kind !== 'readinessProbe');
-  const allInterfaces = `${b.arg.slice(0, b.arg.indexOf('=') + 1)}:${b.port}`;
+  const consequence = [ready ? 'the pod never becomes Ready' : '', restarts ? 'the kubelet restarts the container in a loop' : ''].filter(Boolean).join(', and ');
+  const allInterfaces = b.allInterfaces;
   const where = b.container === c ? 'the container itself listens' : `container "${b.container.name}" listens`;
   const head =
     `container "${c.name}": ${fields} ${many ? `are ${port}, a port` : `${port} is a port`} ${where} on only at a loopback address (${b.arg}): ` +
     `without a host the kubelet probes the pod's IP${hostNetwork ? " (the node's IP, hostNetwork: true)" : ''}, where nothing accepts on that port, so the ${many ? 'probes fail' : 'probe fails'} every time` +
-    ` (${restarts ? 'the container is restarted in a loop' : 'the pod never becomes ready'}); `;
+    ` (a refused connection is a failure, not an error: ${consequence}); `;
   const grpc = ps.some((p) => p.t === 'grpc');
-  const hosts = [...new Set(ps.filter((p) => p.t !== 'grpc').map((p) => p.t))].map((t) => `${t}.host: ${loopbackHost(b.arg)}`);
+  const hosts = [...new Set(ps.filter((p) => p.t !== 'grpc').map((p) => p.t))].map((t) => `${t}.host: ${b.host}`);
   if (hostNetwork && !grpc) {
     return `${head}set ${list(hosts)} (under hostNetwork the kubelet shares the node's loopback), or make it listen on all interfaces (${allInterfaces})`;
   }

@@ -51,8 +51,36 @@ const manager = (bind: string, probes: string, ports = '[{name: metrics, contain
         ports: ${ports}
 ${probes}`);
 
+/**
+ * The community-charts mlflow chart with oauth2Proxy and serverHost 127.0.0.1 (review round 34, report
+ * p51 item 6): `mlflow server --host=127.0.0.1 --port=5000` beside an oauth2-proxy, probes on the
+ * named port "mlflow" without a host. `args`: mlflow's args after `server`; `ports`: its ports.
+ */
+const mlflow = (args: string, ports = '[{name: mlflow, containerPort: 5000}]', extra = '') =>
+  deploy(`      containers:
+      - name: mlflow
+        image: burakince/mlflow:3.15.1
+        command: ["mlflow"]
+        args: [server, ${args}, --backend-store-uri=postgresql://]
+        ports: ${ports}
+        livenessProbe: {httpGet: {path: /health, port: mlflow}, periodSeconds: 30, failureThreshold: 5}
+        readinessProbe: {httpGet: {path: /health, port: mlflow}, periodSeconds: 30, failureThreshold: 5}
+${extra}      - name: oauth2-proxy
+        image: quay.io/oauth2-proxy/oauth2-proxy:v7.15.4
+        ports: [{name: oauth2-proxy, containerPort: 4180}]
+        args: [--http-address=0.0.0.0:4180, --upstream=http://127.0.0.1:5000]
+`);
+
 ruleTester(probePort, {
   valid: [
+    // Separate host and port flags (review round 34, report p51 item 6).
+    { name: 'mlflow --host=0.0.0.0 --port=5000 (all interfaces)', yaml: mlflow('--host=0.0.0.0, --port=5000') },
+    { name: 'mlflow --host=127.0.0.1 on another port than the probed one', yaml: mlflow('--host=127.0.0.1, --port=5001', '[{name: mlflow, containerPort: 5000}, {name: alt, containerPort: 5001}]') },
+    { name: 'a loopback host flag whose port the container does not declare (a client: --host/--port of a server it connects to)', yaml: mlflow('--host=127.0.0.1, --port=6379') },
+    { name: 'a later host flag overrides the loopback one: not every host flag is loopback', yaml: mlflow('--host=127.0.0.1, --port=5000, --host=0.0.0.0') },
+    { name: 'a host flag without a port flag', yaml: mlflow('-h, 127.0.0.1') },
+    { name: 'loopback flags only inside a shell script (pg_isready -h 127.0.0.1 -p 5000 is a client)', yaml: mlflow('--host=0.0.0.0, --port=5000, "sh -c \'pg_isready -h 127.0.0.1 -p 5000\'"') },
+    { name: 'the probe sets host: 127.0.0.1 under hostNetwork', yaml: mlflow('--host=127.0.0.1, --port=5000', undefined, '').replace(/port: mlflow\}/g, 'port: mlflow, host: 127.0.0.1}').replace('      containers:', '      hostNetwork: true\n      containers:') },
     {
       // cert-manager/trust-manager deploy/charts: args --readiness-probe-port=6060, readinessProbe on 6060 undeclared.
       name: 'an undeclared probe port that a --<name>-probe-port flag names (trust-manager --readiness-probe-port=6060)',
@@ -192,6 +220,34 @@ ${deploy(`      containers:
   ],
   invalid: [
     {
+      // review round 34, report p51 item 6: the chart's README advice with oauth2-proxy.
+      name: 'mlflow --host=127.0.0.1 --port=5000, liveness and readiness on the named port: error, never Ready and restarted in a loop',
+      yaml: mlflow('--host=127.0.0.1, --port=5000'),
+      findings: [
+        {
+          severity: 'error',
+          pointer: `${C0}/livenessProbe/httpGet/port`,
+          message:
+            'container "mlflow": livenessProbe and readinessProbe httpGet.port are "mlflow" (5000), a port the container itself listens on only at a loopback address (--host=127.0.0.1 --port=5000): without a host the kubelet probes the pod\'s IP, where nothing accepts on that port, so the probes fail every time (a refused connection is a failure, not an error: the pod never becomes Ready, and the kubelet restarts the container in a loop); make it listen on all interfaces (--host=0.0.0.0): the kubelet cannot reach the pod\'s loopback, and host: 127.0.0.1 would probe the node\'s own loopback',
+        },
+      ],
+    },
+    {
+      name: 'the flags written -h localhost -p 5000 (separate elements)',
+      yaml: mlflow('-h, localhost, -p, "5000"'),
+      findings: [{ severity: 'error', message: 'listens on only at a loopback address (-h localhost -p 5000)' }],
+    },
+    {
+      name: '--bind [::1] --port 5000 under hostNetwork: error advising httpGet.host ::1',
+      yaml: mlflow('--bind, "[::1]", --port, "5000"').replace('      containers:', '      hostNetwork: true\n      containers:'),
+      findings: [{ severity: 'error', message: 'set httpGet.host: ::1 (under hostNetwork the kubelet shares the node\'s loopback), or make it listen on all interfaces (--bind=0.0.0.0)' }],
+    },
+    {
+      name: '--listen-address=127.0.0.1 --port=5000, readiness only: never Ready',
+      yaml: mlflow('--listen-address=127.0.0.1, --port=5000').replace(/        livenessProbe: .*\n/, ''),
+      findings: [{ severity: 'error', pointer: `${C0}/readinessProbe/httpGet/port`, message: '(a refused connection is a failure, not an error: the pod never becomes Ready); make it listen on all interfaces (--listen-address=0.0.0.0)' }],
+    },
+    {
       // The shape of kubernetes-csi/csi-driver-smb charts/latest since 8c342afd0: the driver restarts every few minutes on every node.
       name: 'hostNetwork: the livenessprobe sidecar listens on 127.0.0.1 only, the driver probes it without a host: error advising host: 127.0.0.1',
       yaml: smbNode('httpGet: {path: /healthz, port: 29643}'),
@@ -200,7 +256,7 @@ ${deploy(`      containers:
           severity: 'error',
           pointer: '/spec/template/spec/containers/1/livenessProbe/httpGet/port',
           message:
-            'container "smb": livenessProbe httpGet.port 29643 is a port container "liveness-probe" listens on only at a loopback address (--http-endpoint=127.0.0.1:29643): without a host the kubelet probes the pod\'s IP (the node\'s IP, hostNetwork: true), where nothing accepts on that port, so the probe fails every time (the container is restarted in a loop); set httpGet.host: 127.0.0.1 (under hostNetwork the kubelet shares the node\'s loopback), or make it listen on all interfaces (--http-endpoint=:29643)',
+            'container "smb": livenessProbe httpGet.port 29643 is a port container "liveness-probe" listens on only at a loopback address (--http-endpoint=127.0.0.1:29643): without a host the kubelet probes the pod\'s IP (the node\'s IP, hostNetwork: true), where nothing accepts on that port, so the probe fails every time (a refused connection is a failure, not an error: the kubelet restarts the container in a loop); set httpGet.host: 127.0.0.1 (under hostNetwork the kubelet shares the node\'s loopback), or make it listen on all interfaces (--http-endpoint=:29643)',
         },
       ],
     },
@@ -222,7 +278,7 @@ ${deploy(`      containers:
           severity: 'error',
           pointer: `${C0}/readinessProbe/httpGet/port`,
           message:
-            'container "manager": readinessProbe httpGet.port 8081 is a port the container itself listens on only at a loopback address (--health-probe-bind-address=127.0.0.1:8081): without a host the kubelet probes the pod\'s IP, where nothing accepts on that port, so the probe fails every time (the pod never becomes ready); make it listen on all interfaces (--health-probe-bind-address=:8081)',
+            'container "manager": readinessProbe httpGet.port 8081 is a port the container itself listens on only at a loopback address (--health-probe-bind-address=127.0.0.1:8081): without a host the kubelet probes the pod\'s IP, where nothing accepts on that port, so the probe fails every time (a refused connection is a failure, not an error: the pod never becomes Ready); make it listen on all interfaces (--health-probe-bind-address=:8081)',
         },
       ],
     },
