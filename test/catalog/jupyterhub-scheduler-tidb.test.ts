@@ -1,0 +1,111 @@
+/**
+ * Catalog entries of review round 34: JupyterHub's hub and configurable-http-proxy, kube-scheduler
+ * (z2jh's user-scheduler), report p51 items 2-4.
+ */
+import * as yaml from 'js-yaml';
+import { isProcessLocalProbe } from '../../lib/catalog';
+import { JsonObject } from '../../lib/model/types';
+import { ALL_RULES } from '../../lib/rules';
+import { runRule } from '../helpers/rule-tester';
+
+const rule = (id: string) => ALL_RULES.find((r) => r.meta.id === id)!;
+const c = (o: string) => yaml.load(o) as JsonObject;
+
+describe('process-local probes: JupyterHub hub, configurable-http-proxy, kube-scheduler', () => {
+  test.each([
+    // The hub's HealthCheckHandler: `pass` (jupyterhub-hub-health); only the default base_url's paths.
+    ["{image: 'quay.io/jupyterhub/k8s-hub:4.2.0', ports: [{name: http, containerPort: 8081}]}", '{httpGet: {path: /hub/health, port: http}}', true],
+    ["{image: 'jupyterhub/k8s-hub:3.3.8'}", '{httpGet: {path: /hub/api/health, port: 8081}}', true],
+    ["{image: 'quay.io/jupyterhub/k8s-hub-slim:4.2.0'}", '{httpGet: {path: /hub/health, port: 8081}}', true],
+    ["{image: 'quay.io/jupyterhub/jupyterhub:5.3'}", '{httpGet: {path: /hub/health, port: 8000}}', true],
+    ["{image: 'quay.io/jupyterhub/k8s-hub:4.2.0'}", '{httpGet: {path: /jhub/hub/health, port: 8081}}', false],
+    ["{image: 'quay.io/jupyterhub/k8s-hub:4.2.0'}", '{httpGet: {path: /hub/api, port: 8081}}', false],
+    ["{image: 'quay.io/jupyterhub/k8s-singleuser-sample:4.2.0'}", '{httpGet: {path: /hub/health, port: 8888}}', false],
+    // CHP's handleHealthCheck: {"status": "OK"} (configurable-http-proxy-healthz).
+    ["{image: 'quay.io/jupyterhub/configurable-http-proxy:5.3.0', ports: [{name: http, containerPort: 8000}]}", '{httpGet: {path: /_chp_healthz, port: http, scheme: HTTP}}', true],
+    ["{image: 'jupyterhub/configurable-http-proxy:4.5.0'}", '{httpGet: {path: /_chp_healthz, port: https, scheme: HTTPS}}', true],
+    ["{image: 'quay.io/jupyterhub/configurable-http-proxy:5.3.0'}", '{httpGet: {path: /, port: 8000}}', false],
+    ["{image: 'example/proxy:1'}", '{httpGet: {path: /_chp_healthz, port: 8000}}', false],
+    // kube-scheduler: /healthz is the leader-election watchdog (or ping), /livez the ping; /readyz adds more.
+    ["{image: 'registry.k8s.io/kube-scheduler:v1.33.9'}", '{httpGet: {path: /healthz, scheme: HTTPS, port: 10259}}', true],
+    ["{image: 'registry.k8s.io/scheduler-plugins/kube-scheduler:v0.31.8'}", '{httpGet: {path: /livez, scheme: HTTPS, port: 10259}}', true],
+    ["{image: 'registry.k8s.io/kube-scheduler:v1.33.9'}", '{httpGet: {path: /readyz, scheme: HTTPS, port: 10259}}', false],
+    ["{image: 'registry.k8s.io/kube-scheduler:v1.33.9', command: [kube-scheduler, --secure-port=10260]}", '{httpGet: {path: /healthz, scheme: HTTPS, port: 10260}}', true],
+    ["{image: 'registry.k8s.io/kube-controller-manager:v1.33.9'}", '{httpGet: {path: /healthz, scheme: HTTPS, port: 10257}}', false],
+  ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), c(p))).toBe(expected));
+});
+
+// The reviewer's reproducers, trimmed (review round 34, report p51 repro/02, 03, 04).
+describe('the reviewer\'s reproducers', () => {
+  const hub = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hub, namespace: jhub}
+spec:
+  replicas: 1
+  strategy: {type: STRATEGY}
+  selector: {matchLabels: {component: hub}}
+  template:
+    metadata: {labels: {component: hub}}
+    spec:
+      containers:
+        - name: hub
+          image: quay.io/jupyterhub/k8s-hub:4.2.0
+          args: [jupyterhub, --config, /usr/local/etc/jupyterhub/jupyterhub_config.py, --upgrade-db]
+          ports: [{name: http, containerPort: 8081}]
+          livenessProbe: {initialDelaySeconds: 300, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 30, httpGet: {path: /hub/health, port: http}}
+          readinessProbe: {periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 1000, httpGet: {path: /hub/health, port: http}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: hub, namespace: jhub}
+spec:
+  selector: {component: hub}
+  ports: [{name: hub, port: 8081, targetPort: http}]
+`;
+  const chp = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: proxy, namespace: jhub}
+spec:
+  replicas: 1
+  strategy: {type: STRATEGY}
+  selector: {matchLabels: {component: proxy}}
+  template:
+    metadata: {labels: {component: proxy}}
+    spec:
+      containers:
+        - name: chp
+          image: quay.io/jupyterhub/configurable-http-proxy:5.3.0
+          command: [configurable-http-proxy]
+          args: ["--ip=", "--api-ip=", --api-port=8001, "--default-target=http://hub:8081", --port=8000]
+          ports: [{name: http, containerPort: 8000}, {name: api, containerPort: 8001}]
+          livenessProbe: {initialDelaySeconds: 60, periodSeconds: 10, failureThreshold: 30, httpGet: {path: /_chp_healthz, port: http}}
+          readinessProbe: {periodSeconds: 2, failureThreshold: 1000, httpGet: {path: /_chp_healthz, port: http}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: proxy-public, namespace: jhub}
+spec:
+  type: LoadBalancer
+  selector: {component: proxy}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
+  const scheduler = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: user-scheduler, namespace: jhub}
+spec:
+  replicas: 2
+  selector: {matchLabels: {component: user-scheduler}}
+  template:
+    metadata: {labels: {component: user-scheduler}}
+    spec:
+      containers:
+        - name: kube-scheduler
+          image: registry.k8s.io/kube-scheduler:v1.33.9
+          command: [/usr/local/bin/kube-scheduler, --config=/etc/user-scheduler/config.yaml, --authentication-skip-lookup=true, --v=4]
+          livenessProbe: {httpGet: {path: /healthz, scheme: HTTPS, port: 10259}, initialDelaySeconds: 15}
+          readinessProbe: {httpGet: {path: /healthz, scheme: HTTPS, port: 10259}}
+`;
+  test('liveness-equals-readiness: silent on the hub, CHP and kube-scheduler probes (process-local handlers)', () => {
+    for (const y of [hub.replace(/STRATEGY/, 'Recreate'), chp.replace(/STRATEGY/, 'Recreate'), scheduler]) expect(runRule(rule('liveness-equals-readiness'), y)).toEqual([]);
+  });
+});
