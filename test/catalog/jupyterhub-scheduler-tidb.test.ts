@@ -3,13 +3,33 @@
  * (z2jh's user-scheduler), report p51 items 2-4.
  */
 import * as yaml from 'js-yaml';
-import { isProcessLocalProbe } from '../../lib/catalog';
+import { isProcessLocalProbe, singleVersionProgram } from '../../lib/catalog';
+import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
+import { Workload, workloadOf } from '../../lib/model/workload';
 import { ALL_RULES } from '../../lib/rules';
 import { runRule } from '../helpers/rule-tester';
 
 const rule = (id: string) => ALL_RULES.find((r) => r.meta.id === id)!;
 const c = (o: string) => yaml.load(o) as JsonObject;
+
+function deployment(container: string, strategy = 'Recreate'): Workload {
+  const w = parseText('t.yaml', `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  replicas: 1
+  strategy: {type: ${strategy}}
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers:
+      - ${container}
+`).objects.map(workloadOf).find((x) => x !== undefined);
+  if (!w) throw new Error('no workload');
+  return w;
+}
 
 describe('process-local probes: JupyterHub hub, configurable-http-proxy, kube-scheduler', () => {
   test.each([
@@ -33,6 +53,19 @@ describe('process-local probes: JupyterHub hub, configurable-http-proxy, kube-sc
     ["{image: 'registry.k8s.io/kube-scheduler:v1.33.9', command: [kube-scheduler, --secure-port=10260]}", '{httpGet: {path: /healthz, scheme: HTTPS, port: 10260}}', true],
     ["{image: 'registry.k8s.io/kube-controller-manager:v1.33.9'}", '{httpGet: {path: /healthz, scheme: HTTPS, port: 10257}}', false],
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), c(p))).toBe(expected));
+});
+
+describe('single-version: configurable-http-proxy and the JupyterHub hub', () => {
+  test.each([
+    ['quay.io/jupyterhub/configurable-http-proxy:5.3.0', 'configurable-http-proxy'],
+    ['jupyterhub/configurable-http-proxy:4.5.0', 'configurable-http-proxy'],
+    ['quay.io/jupyterhub/k8s-hub:4.2.0', 'jupyterhub-hub'],
+    ['quay.io/jupyterhub/k8s-hub-slim:4.2.0', 'jupyterhub-hub'],
+    ['jupyterhub/k8s-hub:3.3.8', 'jupyterhub-hub'],
+  ])('%s matches %s', (image, id) => expect(singleVersionProgram(deployment(`{name: c, image: '${image}'}`))?.entry.id).toBe(id));
+  test.each([['quay.io/jupyterhub/k8s-singleuser-sample:4.2.0'], ['quay.io/jupyterhub/k8s-image-awaiter:4.2.0'], ['traefik:v3.3.5'], ['quay.io/jupyterhub/k8s-secret-sync:4.2.0']])('%s does not match', (image) =>
+    expect(singleVersionProgram(deployment(`{name: c, image: '${image}'}`))).toBeUndefined(),
+  );
 });
 
 // The reviewer's reproducers, trimmed (review round 34, report p51 repro/02, 03, 04).
@@ -107,5 +140,13 @@ spec:
 `;
   test('liveness-equals-readiness: silent on the hub, CHP and kube-scheduler probes (process-local handlers)', () => {
     for (const y of [hub.replace(/STRATEGY/, 'Recreate'), chp.replace(/STRATEGY/, 'Recreate'), scheduler]) expect(runRule(rule('liveness-equals-readiness'), y)).toEqual([]);
+  });
+  test('recreate-strategy: Recreate on the hub and on CHP is required, RollingUpdate is a warning', () => {
+    for (const [y, id] of [[hub, 'jupyterhub-hub'], [chp, 'configurable-http-proxy']]) {
+      const recreate = runRule(rule('recreate-strategy'), y.replace(/STRATEGY/, 'Recreate'));
+      expect(recreate.map((f) => [f.severity, f.message.includes(`is required here`) && f.message.includes(`catalog entry ${id}`)])).toEqual([['info', true]]);
+      const rolling = runRule(rule('recreate-strategy'), y.replace(/STRATEGY/, 'RollingUpdate'));
+      expect(rolling.map((f) => [f.severity, f.message.includes(`catalog entry ${id}`) && f.message.includes('use strategy.type: Recreate')])).toEqual([['warning', true]]);
+    }
   });
 });
