@@ -1,9 +1,10 @@
 /**
  * Catalog entries of review round 34: JupyterHub's hub and configurable-http-proxy, kube-scheduler
- * (z2jh's user-scheduler), report p51 items 2-4.
+ * (z2jh's user-scheduler), report p51 items 2-4; TiDB Operator v2's controller-runtime ports,
+ * report p50 item 3.
  */
 import * as yaml from 'js-yaml';
-import { isProcessLocalProbe, singleVersionProgram } from '../../lib/catalog';
+import { builtinCatalog, isProcessLocalProbe, singleVersionProgram } from '../../lib/catalog';
 import { parseText } from '../../lib/model/parse';
 import { JsonObject } from '../../lib/model/types';
 import { Workload, workloadOf } from '../../lib/model/workload';
@@ -55,6 +56,23 @@ describe('process-local probes: JupyterHub hub, configurable-http-proxy, kube-sc
   ])('%s %s -> %s', (container, p, expected) => expect(isProcessLocalProbe(c(container), c(p))).toBe(expected));
 });
 
+describe('TiDB Operator v2: 8080 is the controller-runtime metrics port (--metrics-bind-address)', () => {
+  const fact = (command: string[], args: string[] = [], image = 'pingcap/tidb-operator:v2.0.0') => builtinCatalog().monitoringPort({ image, command, args } as unknown as JsonObject);
+  test("the chart's args: the default :8080", () => {
+    const r = fact(['/tidb-operator'], ['--backup-manager-image=pingcap/tidb-backup-manager:v2.0.0']);
+    expect([r?.entry.id, r?.port, r?.derivation]).toEqual(['tidb-operator-v2-metrics', 8080, 'default 8080']);
+  });
+  test('--metrics-bind-address moves it, in either Go flag form', () => {
+    expect(fact(['/tidb-operator'], ['--metrics-bind-address=:9090'])?.port).toBe(9090);
+    expect(fact(['/tidb-operator'], ['-metrics-bind-address', '0.0.0.0:9091'])?.port).toBe(9091);
+  });
+  test.each([
+    [['/usr/local/bin/tidb-controller-manager'], 'pingcap/tidb-operator:v1.6.6'],
+    [['/usr/local/bin/tidb-discovery'], 'pingcap/tidb-operator:v1.6.6'],
+    [['/tidb-operator'], 'example/tidb-operator:v2.0.0'],
+  ])('%j on %s does not match', (command, image) => expect(fact(command, [], image)).toBeUndefined());
+});
+
 describe('single-version: configurable-http-proxy and the JupyterHub hub', () => {
   test.each([
     ['quay.io/jupyterhub/configurable-http-proxy:5.3.0', 'configurable-http-proxy'],
@@ -68,7 +86,7 @@ describe('single-version: configurable-http-proxy and the JupyterHub hub', () =>
   );
 });
 
-// The reviewer's reproducers, trimmed (review round 34, report p51 repro/02, 03, 04).
+// The reviewer's reproducers, trimmed (review round 34, report p51 repro/02, 03, 04; report p50 repro/03 with the chart's other objects).
 describe('the reviewer\'s reproducers', () => {
   const hub = `apiVersion: apps/v1
 kind: Deployment
@@ -148,5 +166,38 @@ spec:
       const rolling = runRule(rule('recreate-strategy'), y.replace(/STRATEGY/, 'RollingUpdate'));
       expect(rolling.map((f) => [f.severity, f.message.includes(`catalog entry ${id}`) && f.message.includes('use strategy.type: Recreate')])).toEqual([['warning', true]]);
     }
+  });
+  // The v2 chart: a Deployment declaring http/8080, probes on undeclared 8081, no Service; its
+  // ServiceAccount makes the input a chart render of the namespace.
+  const tidb = (replicas: number) => `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: tidb-operator, namespace: tidb-admin}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tidb-operator, namespace: tidb-admin}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app.kubernetes.io/name: tidb-operator}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: tidb-operator}}
+    spec:
+      serviceAccountName: tidb-operator
+      containers:
+      - name: tidb-operator
+        image: pingcap/tidb-operator:v2.0.0
+        command: [/tidb-operator]
+        args: [--backup-manager-image=pingcap/tidb-backup-manager:v2.0.0]
+        ports: [{containerPort: 8080, name: http, protocol: TCP}]
+        livenessProbe: {httpGet: {path: /healthz, port: 8081}, initialDelaySeconds: 15, periodSeconds: 20}
+        readinessProbe: {httpGet: {path: /readyz, port: 8081}, initialDelaySeconds: 5, periodSeconds: 10}
+`;
+  test.each([['prestop-missing', 1], ['prestop-missing', 2], ['replicas-not-spread', 2]])('TiDB Operator v2: %s is silent (replicas %d)', (id, replicas) => {
+    expect(runRule(rule(id as string), tidb(replicas as number))).toEqual([]);
+  });
+  // (No catalog entry pins 8081 as the operator's health port: one more pinned entry puts the exported
+  // probe-port-info policy over the API server's CEL cost limit. probe-port's info stays.)
+  test('TiDB Operator v2: probe-port still reports the undeclared 8081 (info)', () => {
+    expect(runRule(rule('probe-port'), tidb(1)).map((f) => f.severity)).toEqual(['info']);
   });
 });
