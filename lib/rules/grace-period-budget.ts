@@ -97,11 +97,16 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
   SIGKILL at the deadline, so every deletion of a pod takes the whole grace period.
 - **warning:** a shell that stays PID 1 above the app, which then never gets SIGTERM (its graceful shutdown never runs;
   it is SIGKILLed at the deadline): the script waits for a background job (\`app & wait\`), or runs a pipeline or a
-  loop last (no shell replaces itself with those), or \`sh\` is dash, which runs even the last command as its child
+  loop last (no shell replaces itself with those), or runs the app in the foreground before further commands that
+  are no app (\`/pump …; if [ $? == 0 ]; then echo …; tail -f /dev/null; fi\`: no shell replaces itself with a
+  command that is not its last; not when \`tail\` or \`sleep\` follows outside an \`if\`/\`case\`, as after a
+  command that may have started a daemon and ended), or \`sh\` is dash, which runs even the last command as its child
   (checked: dash 0.5.12 on Debian 12; bash 5.2 execs a last simple command), on a Docker Official Image built on
   Debian or Ubuntu (python, node, ruby, golang, nginx, … but not their alpine variants) or on a known image built
   from one (apache/superset, open-webui/pipelines: \`FROM python:*-slim-bookworm\`). Not when the last command
-  runs with \`exec\`, or the script has a \`trap\` or a command substitution; an image whose \`/bin/sh\` is not
+  runs with \`exec\`, or the script has a \`trap\`, a function definition or a here-document, or a command
+  substitution gives a command its program (\`$(which app)\`; other \`$(…)\` and backticks are read as a word,
+  nested quotes and all); an image whose \`/bin/sh\` is not
   known is not judged. Comments are read as the shell reads them (a \`#\` that starts a word outside quotes), and
   the message names what still runs: the last command of an \`if\`/\`case\` block, the commands of a loop (not
   keywords or short commands such as \`cat\`). Also a known bash script that starts its server without exec, as

@@ -435,15 +435,24 @@ function compoundApps(parts: Part[], loop: boolean): string[] | undefined {
  * substitution (a program not read) leaves it unjudged.
  */
 function shellHolds(script: string, shell: string, image: string): { why: string; under: string; advice: string } | undefined {
-  if (/\btrap\b/.test(script) || /[`$]\(|`/.test(script)) return undefined;
-  const parts = splitScript(script);
+  if (/\btrap\b/.test(script)) return undefined;
+  // Command substitutions run no program the shell waits for past their own end: read them as a
+  // plain word, unless one gives a command its program (`$(which app) …`: not read).
+  const plain = withoutSubstitutions(script);
+  // Nor are function definitions (their bodies run where they are called) or here-documents (their
+  // lines are text): such a script is not read.
+  if (plain === undefined || /<<|\bfunction\s|[A-Za-z_][A-Za-z0-9_]*\s*\(\s*\)/.test(plain)) return undefined;
+  const parts = splitScript(plain);
   if (!parts || !parts.length) return undefined;
+  if (parts.some((p) => programOf(p).words[0]?.includes(SUBST))) return undefined;
   const named = (ps: Part[]) => [...new Set(ps.map((p) => programOf(p).name).filter((n): n is string => n !== undefined && !HARMLESS.has(n) && !KEYWORDS.has(n)))];
   const bg = parts.filter((p) => p.sep === '&');
   if (bg.length && parts.some((p, k) => k > parts.indexOf(bg[0]) && programOf(p).name === 'wait')) {
     const under = named(bg);
     if (under.length) return { why: `it runs ${under.join(', ')} in the background and waits`, under: under.join(', '), advice: TRAP_ADVICE };
   }
+  const fg = foregroundBeforeMore(parts);
+  if (fg) return { why: `it runs ${fg} in the foreground before further commands, and no shell replaces itself with a command that is not its last`, under: fg, advice: TRAP_ADVICE };
   const last = parts[parts.length - 1];
   if (programOf(last).exec) return undefined;
   // (The closing word must be the last command's own: `echo done` ends no loop.)
@@ -471,7 +480,7 @@ function shellHolds(script: string, shell: string, image: string): { why: string
     const on = from ? `${repo.path}, built FROM ${from} on Debian` : repo.path;
     const why = p && `on ${on}, /bin/sh is dash, which runs even the last command ${p} as its child instead of replacing itself with it`;
     if (why && run) return { why, under: `${run.wrapper.server} (which ${run.script}, a bash script, also starts without exec)`, advice: run.wrapper.advice ?? WRAPPER_ADVICE(run.script, run.wrapper.server) };
-    if (why && !HARMLESS.has(p) && p !== 'wait') return { why, under: p, advice: EXEC_ADVICE(p) };
+    if (why && !HARMLESS.has(p) && !AFTER.has(p) && p !== 'wait') return { why, under: p, advice: EXEC_ADVICE(p) };
   }
   return undefined;
 }
@@ -479,3 +488,133 @@ function shellHolds(script: string, shell: string, image: string): { why: string
 /** How the block that ends a script reads, by its closing word. */
 const BLOCK: Record<string, string> = { fi: 'an if block', esac: 'a case block', '}': 'a { } group', ')': 'a subshell' };
 const BLOCK_OR_LOOP: Record<string, true> = { done: true, fi: true, esac: true, '}': true, ')': true };
+
+/** Stands for a command substitution's output in a script read by withoutSubstitutions. */
+const SUBST = '\u0001';
+
+/**
+ * The script with each command substitution (`$(…)`, `` `…` ``, and arithmetic `$((…))`) outside
+ * single quotes replaced by SUBST: its commands end before the shell goes on, so none is what the
+ * shell waits for. Quotes and nested substitutions inside one are followed (`$(date +"%H:%M")`,
+ * `"$(a "$(b)")"`); undefined (not read) for one never closed, or one that holds a `case` (whose
+ * `pattern)` would close it early).
+ */
+function withoutSubstitutions(script: string): string | undefined {
+  let out = '';
+  let q: string | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const ch = script[i];
+    if (q === "'") {
+      if (ch === q) q = undefined;
+      out += ch;
+      continue;
+    }
+    if (ch === '\\') {
+      out += ch + (script[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (ch === '$' && script[i + 1] === '(') {
+      const end = substitutionEnd(script, i + 2);
+      if (end === undefined || /\bcase\b/.test(script.slice(i, end))) return undefined;
+      out += SUBST;
+      i = end - 1;
+      continue;
+    }
+    if (ch === '`') {
+      let j = i + 1;
+      while (j < script.length && script[j] !== '`') j += script[j] === '\\' ? 2 : 1;
+      if (j >= script.length) return undefined;
+      out += SUBST;
+      i = j;
+      continue;
+    }
+    if (ch === '"') q = q ? undefined : '"';
+    else if (ch === "'" && !q) q = "'";
+    out += ch;
+  }
+  return q ? undefined : out;
+}
+
+/** The index just past the `)` that closes a `$(` whose body starts at `from`; undefined if none. */
+function substitutionEnd(script: string, from: number): number | undefined {
+  let depth = 1;
+  let q: string | undefined;
+  for (let i = from; i < script.length; i++) {
+    const ch = script[i];
+    if (q === "'") {
+      if (ch === q) q = undefined;
+      continue;
+    }
+    if (ch === '\\') {
+      i++;
+      continue;
+    }
+    if (ch === '$' && script[i + 1] === '(') {
+      const end = substitutionEnd(script, i + 2);
+      if (end === undefined) return undefined;
+      i = end - 1;
+      continue;
+    }
+    if (ch === '`') {
+      let j = i + 1;
+      while (j < script.length && script[j] !== '`') j += script[j] === '\\' ? 2 : 1;
+      if (j >= script.length) return undefined;
+      i = j;
+      continue;
+    }
+    if (ch === '"') q = q ? undefined : '"';
+    else if (q) continue;
+    else if (ch === "'") q = "'";
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return i + 1;
+  }
+  return undefined;
+}
+
+/** Commands that run after the app has ended (what a script does when it exits), not an app. */
+const AFTER = new Set(['exit', 'return', 'kill', 'logger']);
+
+/**
+ * The program a script runs in the foreground at its top level (outside any loop or block) before
+ * further commands, when nothing after it is an app: only echo, exit and the like, and tail or
+ * sleep only inside an `if` or `case` block (pingcap/tidb-operator's pump: `/pump …; if [ $? == 0
+ * ]; then echo …; tail -f /dev/null; fi`). No shell replaces itself with a command that is not its
+ * last, so the shell, PID 1, waits for it as its child as long as it runs. Undefined when it runs
+ * with exec, in the background or in a pipeline, when a later command may be the app (then that
+ * one is judged), or when tail or sleep follows at the top level or in a loop (`service x start;
+ * tail -f log`, `crond; while true; do sleep 60; done`: the first command may have started a
+ * daemon and ended, and what keeps the shell waiting is the tail or sleep).
+ */
+function foregroundBeforeMore(parts: Part[]): string | undefined {
+  const OPEN = new Set(['if', 'while', 'until', 'for', 'select', 'case', '{', '(']);
+  const CLOSE = new Set(['fi', 'done', 'esac', '}', ')']);
+  const open: string[] = [];
+  let found: { k: number; name: string } | undefined;
+  let after = false;
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k];
+    const top = open.length === 0;
+    for (const x of p.words) {
+      if (OPEN.has(x)) open.push(x);
+      else if (CLOSE.has(x)) open.pop();
+      else if (!KEYWORDS.has(x)) break;
+    }
+    const prog = programOf(p);
+    const n = prog.name;
+    if (n === undefined) continue;
+    if (found) after = true;
+    if (NO_HANDLER.has(n)) {
+      if (found && !open.every((x) => x === 'if' || x === 'case')) return undefined;
+      if (found && !open.length) return undefined;
+      continue;
+    }
+    if (HARMLESS.has(n) || SHORT.has(n) || AFTER.has(n)) continue;
+    // A later app: the one before it is not what the script waits for.
+    found = undefined;
+    after = false;
+    if (!top || open.length || prog.exec || p.sep === '&' || p.sep === '|' || p.sep === '' || (k > 0 && parts[k - 1].sep === '|')) continue;
+    found = { k, name: n };
+  }
+  return found && after && !open.length ? found.name : undefined;
+}

@@ -461,6 +461,16 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('runs sh -c as PID 1 (it runs npx last in an if block, which no shell replaces itself with)');
     expect(got[0].message).toContain('so npx never gets SIGTERM');
   });
+  // Review round 34, report p50 item 8 (pingcap/tidb-operator's pump): /pump in the foreground, not
+  // last, with `$(…)` and backticks in the script; the message names pump only.
+  test('a foreground server that is not the last command, with command substitutions: pump never gets SIGTERM', () => {
+    const script = JSON.stringify('set -euo pipefail\n/pump \\\n-pd-urls=http://demo-pd:2379 \\\n-advertise-addr=`echo ${HOSTNAME}`.demo-pump:8250 \\\n-data-dir=/data\nif [ $? == 0 ]; then\n    echo $(date -u +"[%Y/%m/%d %H:%M:%S.%3N %:z]") "pump offline, please delete my pod"\n    tail -f /dev/null\nfi');
+    const got = runRule(gracePeriodBudget, wl('Deployment', `{name: pump, image: pingcap/tidb-binlog:v7.5.5, command: [/bin/sh, -c, ${script}]}`));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain('runs sh -c as PID 1 (it runs pump in the foreground before further commands, and no shell replaces itself with a command that is not its last)');
+    expect(got[0].message).toContain('so pump never gets SIGTERM');
+    expect(got[0].message).not.toMatch(/\btail\b|\bif\b|\bfi\b|\becho\b|\bdate\b/);
+  });
   test('a DaemonSet: every rollout step and node removal, not drains and scale-downs (review round 22, tetragon)', () => {
     const ds = wl('Deployment', '{name: export-logs, image: alpine:3.20, command: [tail, -F, /var/run/tetragon/tetragon.log]}').replace('kind: Deployment', 'kind: DaemonSet');
     const [f] = runRule(gracePeriodBudget, ds);

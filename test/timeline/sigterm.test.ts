@@ -66,6 +66,36 @@ describe('sigtermIgnored', () => {
     ['a trap that passes the signal on', `{name: a, image: example/app:1, command: [sh, -c, 'app & pid=$!; trap "kill $pid" TERM; wait']}`],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
+  // Review round 34, report p50 item 8 (pingcap/tidb-operator v1.5.5 _start_pump.sh.tpl): /pump runs in
+  // the foreground, not last, with command substitutions in its arguments and in the later branch.
+  const PUMP = '/pump \\\n  -advertise-addr=`echo ${HOSTNAME}`.demo-pump:8250 \\\n  -data-dir=/data\nif [ $? == 0 ]; then\n    echo $(date -u +"[%Y/%m/%d %H:%M:%S.%3N %:z]") "pump offline, please delete my pod"\n    tail -f /dev/null\nfi';
+  const FG = 'in the foreground before further commands, and no shell replaces itself with a command that is not its last';
+  test.each([
+    ['pump before an if block, with $(…) and backticks', `{name: a, image: pingcap/tidb-binlog:v7.5.5, command: [/bin/sh, -c, ${JSON.stringify('set -euo pipefail\n' + PUMP)}]}`, `sh -c as PID 1 (it runs pump ${FG}) | command`],
+    ['the same without substitutions', `{name: a, image: pingcap/tidb-binlog:v7.5.5, command: [/bin/sh, -c, ${JSON.stringify('/pump -data-dir=/data\nif [ $? == 0 ]; then\n  echo offline\n  tail -f /dev/null\nfi')}]}`, `sh -c as PID 1 (it runs pump ${FG}) | command`],
+    ['bash too, before exit', `{name: a, image: example/app:1, command: [bash, -c, 'app --serve; rc=$?; echo "exited $rc at $(date)"; exit $rc']}`, `bash -c as PID 1 (it runs app ${FG}) | command`],
+    ['nested quotes in a substitution', `{name: a, image: example/app:1, command: [sh, -c, 'app --id="$(hostname | sed "s/-[0-9]*$//")" && echo "$(date +"%H:%M") done"']}`, `sh -c as PID 1 (it runs app ${FG}) | command`],
+    // ("done" as an argument ends no loop: app is read as the foreground command before echo.)
+    ['"done" as an argument ends no loop', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve; echo done']}", `sh -c as PID 1 (it runs app ${FG}) | command`],
+    // (Not crond in the foreground: it may have started a daemon and ended; the loop holds the shell.)
+    ['a daemon started, then a sleep loop', "{name: a, image: example/app:1, command: [sh, -c, 'crond; while true; do sleep 60; done']}", 'sh -c as PID 1 (it runs sleep in a loop, which no shell replaces itself with) | command'],
+    ['a substitution last on dash is read past', `{name: a, image: python:3.12, command: [sh, -c, 'export ID=$(hostname); python -m server --id "\`cat /id\`"']}`, 'sh -c as PID 1 (on python, /bin/sh is dash, which runs even the last command python as its child instead of replacing itself with it) | command'],
+  ])('%s', (_, c, want) => expect(judge(c)).toBe(want));
+
+  test.each([
+    ['a later app is the one that runs', "{name: a, image: example/app:1, command: [sh, -c, 'migrate --up; app --serve']}"],
+    ['a daemon started, then tail at the top level', "{name: a, image: example/app:1, command: [sh, -c, 'service nginx start; tail -f /var/log/nginx/access.log']}"],
+    ['the program from a substitution', "{name: a, image: example/app:1, command: [sh, -c, '$(which app) --serve; echo done']}"],
+    ['the program from backticks', "{name: a, image: example/app:1, command: [sh, -c, '`which app` --serve; echo done']}"],
+    ['a substitution never closed', "{name: a, image: example/app:1, command: [sh, -c, 'app --id=$(hostname; echo done']}"],
+    ['a case inside a substitution', "{name: a, image: example/app:1, command: [sh, -c, 'app --x=$(case $1 in a) echo 1;; esac); echo done']}"],
+    ['exec before the foreground one', "{name: a, image: example/app:1, command: [sh, -c, 'exec app --serve; echo never']}"],
+    ['in the background', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve & echo started']}"],
+    // (rook-ceph's toolbox: its loop runs in a function, called last in an if block; the reading knows no functions.)
+    ['a function definition', `{name: a, image: example/app:1, command: [bash, -c, ${JSON.stringify('watch() {\n  while true; do sleep 10; DATE=$(date); done\n}\nif [ "$1" != "--skip-watch" ]; then\n  watch\nfi')}]}`],
+    ['a here-document', `{name: a, image: example/app:1, command: [sh, -c, ${JSON.stringify('cat <<EOF > /etc/x.conf\nkey = $(cat /k)\nEOF\napp --serve\necho exited')}]}`],
+  ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
+
   // Review round 37 (helm/superset on apache/superset): the image is built FROM python:*-slim-bookworm
   // (/bin/sh is dash), and its run-server.sh is a bash script that starts gunicorn without exec.
   const SUPERSET = 'apachesuperset.docker.scarf.sh/apache/superset:3.1.2';
@@ -139,7 +169,6 @@ describe('sigtermIgnored', () => {
 
   test.each([
     ['exec as the last command of an if block', "{name: a, image: example/app:1, command: [sh, -c, 'if [ -f /x ]; then exec app; fi']}"],
-    ['"done" as an argument ends no loop', "{name: a, image: example/app:1, command: [sh, -c, 'app --serve; echo done']}"],
     ['a command after a comment line, exec-ed', "{name: a, image: python:3.12, command: [sh, -c, \"# the app's server\\nexec python -m server\"]}"],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
