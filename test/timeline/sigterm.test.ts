@@ -96,6 +96,19 @@ describe('sigtermIgnored', () => {
     ['a here-document', `{name: a, image: example/app:1, command: [sh, -c, ${JSON.stringify('cat <<EOF > /etc/x.conf\nkey = $(cat /k)\nEOF\napp --serve\necho exited')}]}`],
   ])('not judged: %s', (_, c) => expect(judge(c)).toBeUndefined());
 
+  // Review round 34, report p51 item 5 (community-charts/mlflow: command [mlflow], args [server, …] on
+  // burakince/mlflow:3.15.1): not a wrapper that holds SIGTERM. MLflow's _run_server started the server
+  // with a blocking subprocess and no handler through 3.8 (mlflow/mlflow@014f3730
+  // mlflow/server/__init__.py: _exec_cmd(full_command, …), mlflow/utils/process.py: subprocess.run), but
+  // mlflow/mlflow#20373 ("Forward SIGINT and SIGTERM from the mlflow server wrapper", merged; opened
+  // 2026-01-27, after 3.8.1) starts it with synchronous=False and installs signal.signal(SIGTERM,
+  // _forward_signal), which sends the signal on to uvicorn (read in a stored later master copy of
+  // mlflow/server/__init__.py). 3.15.1's own fixes are #24762 and #24799, so it has it; the first
+  // release with it (3.9.0 or 3.10.0) is not known here, hence no version-gated wrapper.
+  test('mlflow server as PID 1 (3.15.1 forwards SIGTERM to uvicorn): not judged', () => {
+    expect(judge('{name: a, image: burakince/mlflow:3.15.1, command: [mlflow], args: [server, --host=0.0.0.0, --port=5000]}')).toBeUndefined();
+  });
+
   // Review round 37 (helm/superset on apache/superset): the image is built FROM python:*-slim-bookworm
   // (/bin/sh is dash), and its run-server.sh is a bash script that starts gunicorn without exec.
   const SUPERSET = 'apachesuperset.docker.scarf.sh/apache/superset:3.1.2';
