@@ -869,8 +869,32 @@ export function peerRouted(c: ContainerView, readFile?: PeerRoutedReadFile): str
   return thanos ? `a Thanos Receive ingestor (--receive.local-endpoint=${thanos} and no hashring configuration)` : undefined;
 }
 
-/** Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients call (API_TARGETS). */
+/**
+ * The Prometheus server (prom/prometheus, quay.io/prometheus/prometheus, bitnami/prometheus): its one
+ * listener, --web.listen-address (":9090" by default), serves the query API and the UI that Grafana and
+ * users call, and its own /metrics beside them; charts name that port for the program, \`prometheus\` or
+ * \`http-prometheus\` (pingcap/tidb-operator v1.5.5 charts/tidb-cluster templates/monitor-deployment.yaml and
+ * monitor-service.yaml: review round 34, report p50 item 9). prometheus/prometheus
+ * docs/command-line/prometheus.md (\`--web.listen-address\`: "Address to listen on for UI, API, and
+ * telemetry. Can be repeated.", default \`0.0.0.0:9090\`; read in a stored copy, commit not pinned). A
+ * container of that image listens on nothing else, so each port it declares is that listener. Not in
+ * agent mode (\`--enable-feature=agent\` from 2.32, \`--agent\` from 3.0): an agent serves no query API.
+ * Exporters are other images (prom/node-exporter, ...): their metrics ports stay scrape ports.
+ */
+const PROMETHEUS_SERVER_IMAGE = /(^|\/)prometheus$/;
+
+function prometheusServer(c: ContainerView): boolean {
+  if (!PROMETHEUS_SERVER_IMAGE.test(imageRepo(c.image))) return false;
+  const argv = [...strings(c.raw.command), ...strings(c.raw.args)];
+  return !argv.some((a) => /^--agent(=true)?$/.test(a) || /^--enable-feature=(.*,)?agent(,|$)/.test(a));
+}
+
+/**
+ * Whether the container runs one of API_ON_METRICS_PORT_IMAGE as a component whose HTTP API clients
+ * call (API_TARGETS), or a Prometheus server (prometheusServer), whose API is on its one listener too.
+ */
 export function apiOnMetricsPort(c: ContainerView): boolean {
+  if (prometheusServer(c)) return true;
   if (!API_ON_METRICS_PORT_IMAGE.test(imageRepo(c.image))) return false;
   const targets = dskitTargets(c);
   // (Loki's compactor serves the delete API; Mimir's and Cortex's serve nothing clients call. Tempo's

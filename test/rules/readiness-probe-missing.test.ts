@@ -767,3 +767,41 @@ spec: {scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: ci-postgre
     expect(redis[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: pgsql}');
   });
 });
+
+describe('the Prometheus server serves its API on a port named for the program (review round 34, report p50 item 9)', () => {
+  const monitor = (image: string, args = '', portName = 'prometheus', svcPort = 'http-prometheus') => `apiVersion: v1
+kind: Service
+metadata: {name: demo-prometheus, namespace: tidb}
+spec:
+  type: NodePort
+  ports: [{name: ${svcPort}, port: 9090, targetPort: 9090, protocol: TCP}]
+  selector: {app.kubernetes.io/component: monitor}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: demo-monitor, namespace: tidb}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app.kubernetes.io/component: monitor}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: monitor}}
+    spec:
+      containers:
+      - name: prometheus
+        image: ${image}
+        command: [/bin/prometheus, --config.file=/etc/prometheus/prometheus.yml${args}]
+        ports: [{name: ${portName}, containerPort: 9090, protocol: TCP}]
+`;
+  test('prom/prometheus, quay.io/prometheus/prometheus and bitnami/prometheus with port "prometheus" are judged', () => {
+    for (const image of ['prom/prometheus:v2.27.1', 'quay.io/prometheus/prometheus:v3.1.0', 'docker.io/bitnami/prometheus:2.53.0']) {
+      const got = runRule(readinessProbeMissing, monitor(image));
+      expect(got).toHaveLength(1);
+      expect(got[0].message).toContain('container "prometheus": serves port 9090 for Service demo-prometheus but has no readinessProbe');
+    }
+  });
+  test('an exporter whose metrics port is named "prometheus", and a Prometheus agent, are not', () => {
+    expect(runRule(readinessProbeMissing, monitor('prom/node-exporter:v1.8.0'))).toEqual([]);
+    expect(runRule(readinessProbeMissing, monitor('prom/prometheus:v3.1.0', ', --agent'))).toEqual([]);
+    expect(runRule(readinessProbeMissing, monitor('prom/prometheus:v2.45.0', ', "--enable-feature=exemplar-storage,agent"'))).toEqual([]);
+  });
+});
