@@ -87,7 +87,7 @@ function readinessFromSibling(c: ContainerView): string | undefined {
  * no HTTP probe is offered on kube-rbac-proxy's port (it answers the kubelet 401) nor on a UDP port
  * (no kubelet probe checks UDP: telegraf's statsd).
  */
-export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = [], called?: { by: string; catalog?: Catalog }): string {
+export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = [], called?: { by?: string; catalog?: Catalog }): string {
   const sibling = readinessFromSibling(c);
   if (sibling) return sibling;
   const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
@@ -97,7 +97,7 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   // says so): the probe goes there, not to a declared port of another number (couchbase's admission
   // controller declares https 443 and serves 8443; review round 30).
   const undeclared = served === undefined && typeof sp?.servicePort.targetPort === 'number';
-  const chosen = health ?? served ?? (undeclared ? undefined : c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)) && mine(p)));
+  const chosen = served ?? (undeclared ? undefined : c.ports.find((p) => p.protocol === 'TCP' && !(p.name !== undefined && METRICS_PORT.test(p.name)) && !(p.name !== undefined && HEALTH_NAME.test(p.name)) && mine(p)) ?? health);
   const portNum = chosen?.containerPort ?? (typeof sp?.servicePort.targetPort === 'number' ? sp.servicePort.targetPort : undefined);
   const ref = chosen?.name ?? portNum ?? 8080;
   const name = chosen?.name ?? (typeof sp?.servicePort.targetPort === 'string' ? sp.servicePort.targetPort : sp?.servicePort.name) ?? '';
@@ -111,29 +111,51 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   if (health === undefined && RBAC_PROXY_IMAGE.test(image)) {
     return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (kube-rbac-proxy authenticates every request on this port, so an httpGet probe gets 401 and never passes; its --proxy-endpoints-port, from v0.14, serves an unauthenticated /healthz over HTTPS)`;
   }
-  if (health === undefined && called && !called.catalog?.isProcessLocalProbe(c, { httpGet: { path: '/readyz', port: ref } })) {
+  if (health === undefined && called?.by && !called.catalog?.isProcessLocalProbe(c, { httpGet: { path: '/readyz', port: ref } })) {
     const webhook = webhookPortExample(c, ref, called.by);
     if (webhook) return webhook;
   }
+  // (A TLS port, named https or tls, or 443/8443/9443, a webhook server's: a plain-HTTP probe there gets Go's
+  // "400 Client sent an HTTP request to an HTTPS server" and never passes: volcano's admission webhook, review round 13.)
+  const tls = /(^|[-_])(https|tls|ssl)($|[-_])/i.test(name) || (portNum !== undefined && [443, 8443, 9443].includes(portNum));
+  const known = knownReadyPath(c, ref, called?.catalog);
+  if (known) return `readinessProbe: {httpGet: {path: ${flowScalar(known.path)}, port: ${ref}${tls ? ', scheme: HTTPS' : ''}}, periodSeconds: 5} (${known.why})`;
+  // No path is invented: a server answers only the paths its app registers, so GET /readyz on a program
+  // without one answers 404 and a pasted probe keeps the pod unready for good (review round 34, report
+  // p51 item 7: Traefik in z2jh forwards every path of its https entry point to the hub, which answers
+  // /readyz 404; Jupyter Enterprise Gateway answers /api). A TCP check cannot 404.
+  const own = health?.name !== undefined && health !== chosen ? `, or the health endpoint it serves on port ${health.name}` : '';
   if (/grpc/i.test(name)) {
-    // A gRPC probe works only if the app serves grpc.health.v1; an HTTP port the container also
-    // declares (CockroachDB: grpc 26257 and http 8080, whose /health?ready=1 is its readiness
-    // check) is the likelier home of a health endpoint.
+    // (An HTTP port the container also declares, CockroachDB's http 8080 beside grpc 26257, whose
+    // /health?ready=1 is its readiness check, is the likelier home of a readiness endpoint.)
     const httpPort = health === undefined ? c.ports.find((p) => p.name !== undefined && HTTP_NAME.test(p.name) && !/grpc/i.test(p.name) && !METRICS_PORT.test(p.name) && mine(p)) : undefined;
-    if (httpPort) return `readinessProbe: {httpGet: {path: /readyz, port: ${httpPort.name}}, periodSeconds: 5} (use the app's own readiness path; a grpc probe on port ${portNum ?? name} works only if the app serves the gRPC health service)`;
-    return `readinessProbe: {grpc: {port: ${portNum ?? 8080}}, periodSeconds: 5} (the app must serve the gRPC health service; the grpc probe needs a numeric port)`;
+    const other = own || (httpPort ? `, on port ${httpPort.name}` : '');
+    return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (it checks only that the port accepts connections; a grpc probe, grpc: {port: ${portNum ?? ref}}, checks more if the app serves the gRPC health service, grpc.health.v1, and never passes if it does not${other ? `; so does an httpGet on the app's own readiness endpoint${other}` : ''})`;
   }
-  // (A datastore's or broker's well-known port number wins over a name that does not say http: Redis
-  // on 6379 named redis-server. Dex's http on 5556 stays HTTP; a datastore image's port does not.)
-  const nonHttp = portNum !== undefined && NON_HTTP_PORTS.has(portNum) && (!/(^|[-_])https?($|[-_])/i.test(name) || DATASTORE_IMAGE.test(image));
-  const http = health !== undefined || (!nonHttp && (HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum))));
-  // A TLS port (named https or tls, or 443/8443, a webhook server's): a plain-HTTP probe there gets Go's
-  // "400 Client sent an HTTP request to an HTTPS server" and never passes (volcano's admission
-  // webhook on 8443, review round 13). The probe says HTTPS; a TCP check is the fallback.
-  const tls = health === undefined && (/(^|[-_])(https|tls|ssl)($|[-_])/i.test(name) || (portNum !== undefined && [443, 8443, 9443].includes(portNum)));
-  if (http && tls) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app's own readiness path, or tcpSocket: {port: ${ref}} if it has none)`;
-  if (http) return `readinessProbe: {httpGet: {path: /readyz, port: ${ref}}, periodSeconds: 5} (use the app's own readiness path)`;
-  return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check; prefer the app's own health command or endpoint if it has one)`;
+  const http = !nonHttpPort(portNum, name, image) && (HTTP_NAME.test(name) || (portNum !== undefined && [80, 443, 8000, 8080, 8443, 3000, 5000, 8081, 9000].includes(portNum)));
+  if (http || health) return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet${tls ? ' with scheme: HTTPS' : ''} on the app's own readiness endpoint${own ? `${own},` : ''} checks that it can serve, but a path the app does not serve answers 404 and never passes)`;
+  return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (a TCP check: it checks only that the port accepts connections; prefer the app's own health command or endpoint if it has one)`;
+}
+
+/** (A datastore's or broker's well-known port number wins over a name that does not say http: Redis on 6379 named redis-server. Dex's http on 5556 stays HTTP; a datastore image's port does not.) */
+function nonHttpPort(portNum: number | undefined, name: string, image: string): boolean {
+  return portNum !== undefined && NON_HTTP_PORTS.has(portNum) && (!/(^|[-_])https?($|[-_])/i.test(name) || DATASTORE_IMAGE.test(image));
+}
+
+/** Readiness paths a catalog entry may list for a program (process-local-probe): the example then uses it. */
+const CATALOG_READY_PATHS = ['/readyz', '/ready', '/-/ready', '/health/ready'];
+
+/**
+ * The program's own readiness endpoint when it is known: a readiness-like path a catalog entry lists for
+ * the container (CloudNativePG's /readyz), or the Prometheus server's /-/ready (https://prometheus.io/docs/prometheus/latest/management_api/,
+ * Readiness check: "This endpoint returns 200 when Prometheus is ready to serve traffic (i.e. respond to
+ * queries)."; its /-/healthy, the catalog's prometheus-healthy, answers before the WAL replay ends).
+ */
+function knownReadyPath(c: ContainerView, ref: string | number, catalog: Catalog | undefined): { path: string; why: string } | undefined {
+  if (/(^|\/)(prom\/prometheus|prometheus\/prometheus|bitnami\/prometheus)$/.test(imageRepository(c.image).path))
+    return { path: '/-/ready', why: 'Prometheus answers /-/ready with 200 once it can answer queries, 503 while it replays its WAL' };
+  const path = catalog ? CATALOG_READY_PATHS.find((p) => catalog.isProcessLocalProbe(c, { httpGet: { path: p, port: ref } })) : undefined;
+  return path ? { path, why: `the readiness endpoint the catalog lists for the program, entry ${catalog!.isProcessLocalProbe(c, { httpGet: { path, port: ref } })!.id}` } : undefined;
 }
 
 /**
@@ -290,7 +312,12 @@ liveness probe, or an \`exec\` of \`pg_isready\` or \`mysqladmin ping\` (a \`tcp
 still rejects sessions during startup). On a port an admission webhook or a CRD conversion webhook calls it invents no
 HTTP path: a webhook server answers only its registered paths (controller-runtime's webhook server answers \`/readyz\` with
 404), so it proposes \`httpGet /readyz\` on the port of \`--health-probe-bind-address\` when the container sets it, else a
-\`tcpSocket\` on the webhook port.
+\`tcpSocket\` on the webhook port. Elsewhere it invents no HTTP path either: a program's readiness endpoint comes from
+a catalog entry that lists one (\`/readyz\`, \`/ready\`, \`/-/ready\` or \`/health/ready\`) or, for the Prometheus server,
+\`/-/ready\`; otherwise the example is a \`tcpSocket\` on the served port, which checks only that the port accepts
+connections, and names the app's own readiness endpoint (on a declared health port, or an HTTP port beside a gRPC one)
+as the better check (Jupyter Enterprise Gateway answers \`/api\`, and Traefik in z2jh forwards \`/readyz\` to the hub:
+\`httpGet /readyz\` there never passes).
 
 ${SERVED_STATUS_DOC}
 
@@ -300,7 +327,7 @@ ${UNDECLARED_PORT_DOC}
 
 \`\`\`yaml
 readinessProbe:
-  httpGet: {path: /readyz, port: http}
+  httpGet: {path: /ready, port: http}   # the app's own readiness endpoint; without one, tcpSocket: {port: http}
   periodSeconds: 5
   failureThreshold: 3
 \`\`\``,
@@ -396,7 +423,7 @@ readinessProbe:
           object: w.obj,
           pointer: c.pointer,
           ...(info ? { severity: 'info' as const } : {}),
-          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers, calledBy ? { by: calledBy, catalog: ctx.catalog } : undefined)}${assumedServedNote(graph, w)}`,
+          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers, { by: calledBy, catalog: ctx.catalog })}${assumedServedNote(graph, w)}`,
         });
       }
     }

@@ -287,7 +287,7 @@ spec:
         image: volcanosh/vc-webhook-manager:v1.12.0
         ports: [{containerPort: 8443}]
 `, { service: '  selector: {app: web}\n  ports: [{port: 443, targetPort: 8443}]' }),
-      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: 8443, scheme: HTTPS}, periodSeconds: 5} (the port speaks TLS; use the app\'s own readiness path, or tcpSocket: {port: 8443} if it has none)' }],
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet with scheme: HTTPS on the app\'s own readiness endpoint checks that it can serve, but a path the app does not serve answers 404 and never passes)' }],
     },
     {
       // Review round 30: couchbase-operator's admission controller declares https 443 and serves the
@@ -299,7 +299,7 @@ spec:
         image: couchbase/admission-controller:2.8.1
         ports: [{name: https, containerPort: 443}]
 `, { service: '  selector: {app: web}\n  ports: [{port: 443, targetPort: 8443}]' }),
-      findings: [{ severity: 'warning', message: 'serves port 8443 for Service web but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. readinessProbe: {httpGet: {path: /readyz, port: 8443, scheme: HTTPS}, periodSeconds: 5}' }],
+      findings: [{ severity: 'warning', message: 'serves port 8443 for Service web but has no readinessProbe: it counts as ready as soon as it starts, so it gets traffic before the app can serve and rollouts cannot tell a broken pod from a working one; add a readinessProbe on a cheap endpoint, e.g. readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet with scheme: HTTPS' }],
     },
     {
       name: 'Cluster Autoscaler whose --address moves the server to :9090 while the Service still targets 8085',
@@ -363,7 +363,7 @@ spec:
     {
       name: 'the suggested probe uses the served port name',
       yaml: wl(app()),
-      findings: [{ severity: 'warning', message: 'readinessProbe: {httpGet: {path: /readyz, port: http}' }],
+      findings: [{ severity: 'warning', message: 'readinessProbe: {tcpSocket: {port: http}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet on the app\'s own readiness endpoint checks that it can serve, but a path the app does not serve answers 404 and never passes)' }],
     },
     {
       name: 'served by hint "true" without a Service',
@@ -373,7 +373,7 @@ spec:
     {
       name: 'unknown served (no Service in the set) with a declared http port: assumed served, and said so',
       yaml: wl(app(), { service: false }),
-      findings: [{ severity: 'warning', pointer: C0, message: /readinessProbe: \{httpGet: \{path: \/readyz, port: http\}, periodSeconds: 5\}.*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served/ }],
+      findings: [{ severity: 'warning', pointer: C0, message: /readinessProbe: \{tcpSocket: \{port: http\}, periodSeconds: 5\}.*\(served status unknown: no Service in the input selects it, but it declares port http\/8080, so it is assumed served/ }],
     },
     {
       name: 'the example matches the port: tcpSocket for a redis port',
@@ -383,17 +383,17 @@ spec:
     {
       name: 'the example matches the port: grpc for a port named grpc',
       yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: grpc, containerPort: 9090}'), { service: '  selector: {app: web}\n  ports: [{port: 9090, targetPort: grpc}]' }),
-      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {grpc: {port: 9090}, periodSeconds: 5}' }],
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: grpc}, periodSeconds: 5} (it checks only that the port accepts connections; a grpc probe, grpc: {port: 9090}, checks more if the app serves the gRPC health service, grpc.health.v1, and never passes if it does not)' }],
     },
     {
-      name: 'a gRPC port beside a declared HTTP port: the example is an httpGet on the HTTP port (CockroachDB: grpc 26257, http 8080)',
+      name: 'a gRPC port beside a declared HTTP port: the example names the HTTP port as the home of a readiness endpoint (CockroachDB: grpc 26257, http 8080)',
       yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: grpc, containerPort: 26257}, {name: http, containerPort: 8080}'), { service: '  selector: {app: web}\n  ports: [{port: 26257, targetPort: grpc}]' }),
-      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: http}, periodSeconds: 5} (use the app\'s own readiness path; a grpc probe on port 26257 works only if the app serves the gRPC health service)' }],
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: grpc}, periodSeconds: 5} (it checks only that the port accepts connections; a grpc probe, grpc: {port: 26257}, checks more if the app serves the gRPC health service, grpc.health.v1, and never passes if it does not; so does an httpGet on the app\'s own readiness endpoint, on port http)' }],
     },
     {
-      name: 'the example prefers a declared health port over the served port',
+      name: 'a declared health port: the example is a tcpSocket on the served port and names the health port for the app\'s own endpoint',
       yaml: wl(app().replace('{name: http, containerPort: 8080}', '{name: http, containerPort: 8080}, {name: healthz, containerPort: 8081}')),
-      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {httpGet: {path: /readyz, port: healthz}, periodSeconds: 5}' }],
+      findings: [{ severity: 'warning', message: 'e.g. readinessProbe: {tcpSocket: {port: http}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet on the app\'s own readiness endpoint, or the health endpoint it serves on port healthz, checks that it can serve' }],
     },
     {
       name: 'native sidecar serving the Service port',
@@ -697,9 +697,10 @@ webhooks:
     const got = runRule(readinessProbeMissing, cnpg);
     expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: webhook-server, scheme: HTTPS}, periodSeconds: 5}');
   });
-  test('a port no webhook calls keeps the HTTPS example', () => {
+  test('a port no webhook calls: a tcpSocket too, with no webhook wording (review round 34, report p51 item 7)', () => {
     const got = runRule(readinessProbeMissing, arc('["--enable-leader-election"]').replace('path: /validate-runner', 'path: /validate-runner, port: 8443'));
-    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /readyz, port: webhook-server, scheme: HTTPS}, periodSeconds: 5}');
+    expect(got[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: webhook-server}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet with scheme: HTTPS on the app\'s own readiness endpoint');
+    expect(got[0].message).not.toContain('webhook server answers');
   });
 });
 
@@ -803,5 +804,42 @@ spec:
     expect(runRule(readinessProbeMissing, monitor('prom/node-exporter:v1.8.0'))).toEqual([]);
     expect(runRule(readinessProbeMissing, monitor('prom/prometheus:v3.1.0', ', --agent'))).toEqual([]);
     expect(runRule(readinessProbeMissing, monitor('prom/prometheus:v2.45.0', ', "--enable-feature=exemplar-storage,agent"'))).toEqual([]);
+  });
+});
+
+describe('no invented HTTP path in the example (review round 34, report p51 item 7)', () => {
+  // Jupyter Enterprise Gateway answers /api, not /readyz; Traefik in z2jh forwards /readyz to the hub (404).
+  const eg = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: enterprise-gateway}
+spec:
+  replicas: 2
+  selector: {matchLabels: {gateway-selector: enterprise-gateway}}
+  template:
+    metadata: {labels: {gateway-selector: enterprise-gateway}}
+    spec:
+      containers:
+        - name: enterprise-gateway
+          image: elyra/enterprise-gateway:3.2.3
+          ports: [{containerPort: 8888}, {containerPort: 8877}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: enterprise-gateway}
+spec:
+  selector: {gateway-selector: enterprise-gateway}
+  ports: [{name: http, port: 8888, targetPort: 8888}, {name: http-response, port: 8877, targetPort: 8877}]
+`;
+  test('a program the catalog knows no readiness endpoint for: tcpSocket on the served port, saying it checks only the listener', () => {
+    const got = runRule(readinessProbeMissing, eg);
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain("e.g. readinessProbe: {tcpSocket: {port: 8888}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet on the app's own readiness endpoint checks that it can serve, but a path the app does not serve answers 404 and never passes)");
+    expect(got[0].message).not.toContain('/readyz');
+    const https = runRule(readinessProbeMissing, eg.replace('elyra/enterprise-gateway:3.2.3', 'traefik:v3.1').replace(/8888/g, '8443'));
+    expect(https[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 5} (it checks only that the port accepts connections; an httpGet with scheme: HTTPS on');
+  });
+  test('the Prometheus server: its /-/ready, not /-/healthy', () => {
+    const prom = eg.replace('elyra/enterprise-gateway:3.2.3', 'quay.io/prometheus/prometheus:v3.1.0').replace('[{containerPort: 8888}, {containerPort: 8877}]', '[{name: web, containerPort: 9090}]').replace(/ports: \[\{name: http, .*\]/, 'ports: [{name: web, port: 9090, targetPort: web}]');
+    expect(runRule(readinessProbeMissing, prom)[0].message).toContain('e.g. readinessProbe: {httpGet: {path: "/-/ready", port: web}, periodSeconds: 5} (Prometheus answers /-/ready with 200 once it can answer queries, 503 while it replays its WAL)');
   });
 });
