@@ -1,6 +1,6 @@
 import { Rule } from '../engine/types';
 import { passingHelmHook } from './lb-util';
-import { METRICS_PORT, ServedPort } from '../model/graph';
+import { METRICS_PORT, ObjectGraph, ServedPort } from '../model/graph';
 import { ContainerView, get, Workload } from '../model/workload';
 import { isObject, JsonObject } from '../model/types';
 import { namedListenPort } from '../model/listen-ports';
@@ -259,6 +259,38 @@ function peerPort(p: ServedPort): boolean {
   return (num !== undefined && PEER_PORT_NUMBERS.has(num)) || names.some((n) => n !== undefined && PEER_PORT_NAME.test(n));
 }
 
+/** A command that looks a name up in DNS (nslookup, dig, host, getent hosts|ahosts). */
+const DNS_LOOKUP = /(^|[\s;&|(`])(nslookup|dig|host|getent\s+(a?hosts|ahostsv4))\s/;
+
+/**
+ * The governing headless Service of a StatefulSet whose container's command waits until the pod's own
+ * per-pod DNS name resolves (\`$HOSTNAME\`, \`$(hostname)\`, \`$POD_NAME\` followed by \`.<serviceName>\`,
+ * looked up with nslookup, dig, host or getent) before it starts the server, when that Service does not
+ * publish not-ready addresses: the per-pod record exists only once the pod is Ready, so a readinessProbe
+ * that fails until the server listens never lets it start. tidb-operator v1.5.5
+ * charts/tidb-cluster/templates/scripts/_start_drainer.sh.tpl:3-27 (loops on \`nslookup ${domain}\`,
+ * domain=\`echo ${HOSTNAME}\`.<release>-drainer, 30 s then exit 1, then exec /drainer): review round 34,
+ * report p50 item 6. Kubernetes API reference, Service spec.publishNotReadyAddresses
+ * (https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/): "The primary use case
+ * for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods
+ * for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice
+ * resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods
+ * themselves are not."; without it, cluster DNS publishes a pod's record only for a ready endpoint.
+ */
+function ownDnsWait(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {
+  if (w.kind !== 'StatefulSet') return undefined;
+  const svcName = get(w.obj.raw, 'spec', 'serviceName');
+  if (typeof svcName !== 'string' || svcName === '') return undefined;
+  const script = [get(c.raw, 'command'), get(c.raw, 'args')].flatMap((a) => (Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [])).join('\n');
+  if (!DNS_LOOKUP.test(script)) return undefined;
+  const esc = svcName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const own = new RegExp(`(\\$\\{?(HOSTNAME|POD_NAME|MY_POD_NAME)\\}?|\\$\\(hostname\\)|\`hostname\`)\`?\\.${esc}([.:\\s"'\`]|$)`);
+  if (!own.test(script)) return undefined;
+  const svc = graph.serviceNamed(w.obj.namespace, svcName);
+  if (!svc || !svc.headless || svc.publishNotReadyAddresses || !graph.servicesFor(w).includes(svc)) return undefined;
+  return svcName;
+}
+
 export const readinessProbeMissing: Rule = {
   meta: {
     id: 'readiness-probe-missing',
@@ -318,6 +350,12 @@ a catalog entry that lists one (\`/readyz\`, \`/ready\`, \`/-/ready\` or \`/heal
 connections, and names the app's own readiness endpoint (on a declared health port, or an HTTP port beside a gRPC one)
 as the better check (Jupyter Enterprise Gateway answers \`/api\`, and Traefik in z2jh forwards \`/readyz\` to the hub:
 \`httpGet /readyz\` there never passes).
+
+When a StatefulSet container's command waits until the pod's own DNS name under its governing headless Service
+resolves (\`nslookup\`, \`dig\`, \`host\` or \`getent\` of \`$HOSTNAME\`, \`$(hostname)\` or \`$POD_NAME\` followed by
+\`.<serviceName>\`) before it starts the server, and that Service does not publish not-ready addresses, the name resolves
+only once the pod is Ready, so a readinessProbe alone would never let the server start (TiDB's drainer start script): the
+finding then says to set \`publishNotReadyAddresses: true\` on that Service first, and then to add the probe.
 
 ${SERVED_STATUS_DOC}
 
@@ -419,11 +457,16 @@ readinessProbe:
           });
           continue;
         }
+        // (A start that waits for its own per-pod DNS name: the probe alone would deadlock it; review round 34, report p50 item 6.)
+        const dnsWait = ownDnsWait(graph, w, c);
+        const add = dnsWait
+          ? `its command waits until the pod's own DNS name under the headless Service ${dnsWait} resolves before it starts the server, and that Service does not publish not-ready addresses, so the name resolves only once the pod is Ready: a readinessProbe alone would fail until the server listens and so never let it start; first set publishNotReadyAddresses: true on Service ${dnsWait}, then add a readinessProbe, e.g.`
+          : 'add a readinessProbe on a cheap endpoint, e.g.';
         ctx.report({
           object: w.obj,
           pointer: c.pointer,
           ...(info ? { severity: 'info' as const } : {}),
-          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; add a readinessProbe on a cheap endpoint, e.g. ${readinessExample(c, sp, w.containers, { by: calledBy, catalog: ctx.catalog })}${assumedServedNote(graph, w)}`,
+          message: `${containerRef(c, trafficPorts(graph, w))}: serves ${serves} but has no readinessProbe: ${why}; ${add} ${readinessExample(c, sp, w.containers, { by: calledBy, catalog: ctx.catalog })}${assumedServedNote(graph, w)}`,
         });
       }
     }

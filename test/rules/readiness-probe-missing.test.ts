@@ -843,3 +843,50 @@ spec:
     expect(runRule(readinessProbeMissing, prom)[0].message).toContain('e.g. readinessProbe: {httpGet: {path: "/-/ready", port: web}, periodSeconds: 5} (Prometheus answers /-/ready with 200 once it can answer queries, 503 while it replays its WAL)');
   });
 });
+
+describe('a start that waits for its own per-pod DNS name: publishNotReadyAddresses first (review round 34, report p50 item 6)', () => {
+  // tidb-operator v1.5.5 charts/tidb-cluster scripts/_start_drainer.sh.tpl, trimmed.
+  const drainer = (svcExtra = '', script = 'domain=`echo ${HOSTNAME}`.demo-drainer\n          until nslookup ${domain} 2>/dev/null; do sleep 1; done\n          exec /drainer -addr=0.0.0.0:8249') => `apiVersion: v1
+kind: Service
+metadata: {name: demo-drainer}
+spec:
+  clusterIP: None${svcExtra}
+  ports: [{name: drainer, port: 8249}]
+  selector: {app: drainer}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: demo-drainer}
+spec:
+  serviceName: demo-drainer
+  replicas: 1
+  selector: {matchLabels: {app: drainer}}
+  template:
+    metadata: {labels: {app: drainer}}
+    spec:
+      containers:
+      - name: drainer
+        image: pingcap/tidb-binlog:v7.5.5
+        command:
+        - /bin/sh
+        - -c
+        - |-
+          ${script}
+        ports: [{containerPort: 8249, name: drainer}]
+`;
+  test('nslookup of ${HOSTNAME}.<serviceName> and a headless Service without publishNotReadyAddresses: set it first, then the probe', () => {
+    const got = runRule(readinessProbeMissing, drainer());
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toContain("its command waits until the pod's own DNS name under the headless Service demo-drainer resolves before it starts the server, and that Service does not publish not-ready addresses, so the name resolves only once the pod is Ready: a readinessProbe alone would fail until the server listens and so never let it start; first set publishNotReadyAddresses: true on Service demo-drainer, then add a readinessProbe, e.g. readinessProbe: {tcpSocket: {port: drainer}");
+    const dig = runRule(readinessProbeMissing, drainer('', 'while ! getent hosts "$(hostname).demo-drainer"; do sleep 1; done; exec /drainer'));
+    expect(dig[0].message).toContain('first set publishNotReadyAddresses: true on Service demo-drainer');
+  });
+  test('the usual advice when the Service publishes not-ready addresses, or the lookup is of another name', () => {
+    for (const y of [drainer('\n  publishNotReadyAddresses: true'), drainer('', 'until nslookup demo-pd; do sleep 1; done; exec /drainer')]) {
+      const got = runRule(readinessProbeMissing, y);
+      expect(got).toHaveLength(1);
+      expect(got[0].message).not.toContain('publishNotReadyAddresses: true on');
+      expect(got[0].message).toContain('add a readinessProbe on a cheap endpoint, e.g.');
+    }
+  });
+});
