@@ -1,12 +1,12 @@
 import { Fix, Rule } from '../engine/types';
 import { KubeVersion } from '../engine/version';
 import { ObjectGraph, PdbView, ServiceView } from '../model/graph';
-import { isObject, Json, JsonObject, KObject } from '../model/types';
+import { isObject, Json, JsonObject } from '../model/types';
 import { imageRepository } from '../catalog';
 import { matches, parseLabelSelector } from '../model/selector';
 import { Workload } from '../model/workload';
 import { copyJson } from './fix-util';
-import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsForPdb, memberGroup, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, selectsOperatorPods } from './rollout-util';
+import { budgetProblem, existingPointer, fmtIntOrPercent, isDataStore, labelsForPdb, memberGroup, nearMissBudgets, nsPhrase, OperatorPodGroup, OperatorWorkload, operatorReplicas, operatorWorkloads, ReplicaBasis, replicaBasis, rolesBoundTo, selectsOperatorPods, serviceAccountOf } from './rollout-util';
 import { antiAffinityTerms, HOSTNAME_KEY, hostPortBindings, hostPortsPhrase, spreadConstraints } from './mesh-util';
 import { sharedClaimDecision } from './surge-volume-deadlock';
 import { isHelmHook, lastingHelmHook, passingHelmHook } from './lb-util';
@@ -383,30 +383,14 @@ function leaderElectionConfig(graph: ObjectGraph, w: Workload): string | undefin
  * shares the ServiceAccount: the grant may be that one's.
  */
 function leaseLockGrant(graph: ObjectGraph, w: Workload): string | undefined {
-  // (serviceAccount is the deprecated alias the API server still reads when serviceAccountName is
-  // absent: the v1.6 tidb-operator chart writes it.)
-  const saOf = (x: Workload) => {
-    const n = x.podSpec.serviceAccountName || x.podSpec.serviceAccount;
-    return typeof n === 'string' && n !== '' ? n : 'default';
-  };
-  const sa = saOf(w);
+  // (serviceAccountOf reads the deprecated serviceAccount alias too: the v1.6 tidb-operator chart writes it.)
+  const sa = serviceAccountOf(w);
   if (sa === 'default') return undefined;
   const ns = w.obj.namespace ?? 'default';
   const images = (x: Workload) => [...new Set(x.containers.map((c) => imageRepository(c.image).full))].sort().join(' ');
   const mine = images(w);
-  if (graph.workloadsIn(w.obj.namespace).some((x) => x !== w && (x.obj.namespace ?? 'default') === ns && saOf(x) === sa && images(x) !== mine)) return undefined;
-  const roles: KObject[] = [];
-  for (const kind of ['RoleBinding', 'ClusterRoleBinding']) {
-    for (const b of graph.ofKind(kind)) {
-      if (kind === 'RoleBinding' && (b.namespace ?? 'default') !== ns) continue;
-      const subjects = b.raw.subjects;
-      const bound = Array.isArray(subjects) && subjects.some((x) => isObject(x) && x.kind === 'ServiceAccount' && x.name === sa && (x.namespace ?? (kind === 'RoleBinding' ? b.namespace ?? 'default' : undefined)) === ns);
-      const ref = b.raw.roleRef;
-      if (!bound || !isObject(ref) || typeof ref.name !== 'string' || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')) continue;
-      const role = graph.ofKind(ref.kind).find((r) => r.name === ref.name && (ref.kind === 'ClusterRole' || (r.namespace ?? 'default') === (b.namespace ?? 'default')));
-      if (role) roles.push(role);
-    }
-  }
+  if (graph.workloadsIn(w.obj.namespace).some((x) => x !== w && (x.obj.namespace ?? 'default') === ns && serviceAccountOf(x) === sa && images(x) !== mine)) return undefined;
+  const { roles } = rolesBoundTo(graph, ns, sa);
   const listed = (l: Json | undefined, x: string) => Array.isArray(l) && l.includes(x);
   const any = (l: Json | undefined, x: string) => Array.isArray(l) && (l.includes(x) || l.includes('*'));
   const LOCK_NAME = /leader|election|lock/i;

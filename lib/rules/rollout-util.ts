@@ -537,10 +537,20 @@ export function startupEstimate(w: Workload): { seconds: number; basis: string }
  * nothing is written (a reader such as Prometheus runs twice without a leader), or the input lacks the
  * bindings or a role (nothing then says it).
  */
-export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | undefined {
-  const sa = typeof w.podSpec.serviceAccountName === 'string' && w.podSpec.serviceAccountName !== '' ? w.podSpec.serviceAccountName : 'default';
-  const ns = w.obj.namespace ?? 'default';
+/** The pod's ServiceAccount: serviceAccountName, else the deprecated serviceAccount the API server still reads, else default. */
+export function serviceAccountOf(w: Workload): string {
+  const n = w.podSpec.serviceAccountName || w.podSpec.serviceAccount;
+  return typeof n === 'string' && n !== '' ? n : 'default';
+}
+
+/**
+ * The Roles and ClusterRoles the input binds to ServiceAccount `sa` of namespace `ns`, and whether
+ * every binding names a role of the input (`complete`: false when a binding's roleRef is malformed or
+ * names a role the input lacks).
+ */
+export function rolesBoundTo(graph: ObjectGraph, ns: string, sa: string): { roles: KObject[]; complete: boolean } {
   const roles: KObject[] = [];
+  let complete = true;
   for (const kind of ['RoleBinding', 'ClusterRoleBinding']) {
     for (const b of graph.ofKind(kind)) {
       if (kind === 'RoleBinding' && (b.namespace ?? 'default') !== ns) continue;
@@ -548,12 +558,17 @@ export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | 
       const bound = Array.isArray(subjects) && subjects.some((x) => isObject(x) && x.kind === 'ServiceAccount' && x.name === sa && (x.namespace ?? (kind === 'RoleBinding' ? b.namespace ?? 'default' : undefined)) === ns);
       if (!bound) continue;
       const ref = b.raw.roleRef;
-      if (!isObject(ref) || typeof ref.name !== 'string' || (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')) return undefined;
-      const role = graph.ofKind(ref.kind).find((r) => r.name === ref.name && (ref.kind === 'ClusterRole' || (r.namespace ?? 'default') === (b.namespace ?? 'default')));
-      if (!role) return undefined;
-      roles.push(role);
+      const role = isObject(ref) && typeof ref.name === 'string' && (ref.kind === 'Role' || ref.kind === 'ClusterRole') ? graph.ofKind(ref.kind).find((r) => r.name === ref.name && (ref.kind === 'ClusterRole' || (r.namespace ?? 'default') === (b.namespace ?? 'default'))) : undefined;
+      if (role) roles.push(role);
+      else complete = false;
     }
   }
+  return { roles, complete };
+}
+
+export function noLeaderElectionLock(graph: ObjectGraph, w: Workload): string | undefined {
+  const { roles, complete } = rolesBoundTo(graph, w.obj.namespace ?? 'default', serviceAccountOf(w));
+  if (!complete) return undefined;
   if (!roles.length) return undefined;
   const has = (list: unknown, x: string) => Array.isArray(list) && (list.includes(x) || list.includes('*'));
   for (const r of roles) {

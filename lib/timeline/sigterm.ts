@@ -522,9 +522,8 @@ function withoutSubstitutions(script: string): string | undefined {
       continue;
     }
     if (ch === '`') {
-      let j = i + 1;
-      while (j < script.length && script[j] !== '`') j += script[j] === '\\' ? 2 : 1;
-      if (j >= script.length) return undefined;
+      const j = backtickEnd(script, i);
+      if (j === undefined) return undefined;
       out += SUBST;
       i = j;
       continue;
@@ -534,6 +533,13 @@ function withoutSubstitutions(script: string): string | undefined {
     out += ch;
   }
   return q ? undefined : out;
+}
+
+/** The index of the backquote that closes the one at `open` (a backslash escapes the next character); undefined if none. */
+function backtickEnd(script: string, open: number): number | undefined {
+  let j = open + 1;
+  while (j < script.length && script[j] !== '`') j += script[j] === '\\' ? 2 : 1;
+  return j < script.length ? j : undefined;
 }
 
 /** The index just past the `)` that closes a `$(` whose body starts at `from`; undefined if none. */
@@ -557,9 +563,8 @@ function substitutionEnd(script: string, from: number): number | undefined {
       continue;
     }
     if (ch === '`') {
-      let j = i + 1;
-      while (j < script.length && script[j] !== '`') j += script[j] === '\\' ? 2 : 1;
-      if (j >= script.length) return undefined;
+      const j = backtickEnd(script, i);
+      if (j === undefined) return undefined;
       i = j;
       continue;
     }

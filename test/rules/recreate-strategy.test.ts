@@ -77,6 +77,12 @@ ruleTester(recreateStrategy, {
   valid: [
     // Review round 18 (flyte-binary: one replica, Recreate, a controller without leader election).
     { name: "Recreate with replicas 1 whose ServiceAccount's roles grant no leader-election lock: a singleton", yaml: deploy({ replicas: 1, extra: RBAC_NO_LEASES }) },
+    // The deprecated serviceAccount field names the ServiceAccount when serviceAccountName is absent (the API
+    // server copies it over; the v1.6 tidb-operator chart writes it).
+    {
+      name: 'the same, the ServiceAccount named by the deprecated serviceAccount field',
+      yaml: deploy({ replicas: 1, extra: RBAC_NO_LEASES.replace('name: default, namespace: default', 'name: ctl, namespace: default') }).replace('    spec:\n      containers:', '    spec:\n      serviceAccount: ctl\n      containers:'),
+    },
     // One pod holding a GPU or binding host ports: surge first is no repair (the surge pod waits for a spare
     // device, or for a node without the ports), so the one-replica info is not given.
     { name: 'one replica requesting a GPU: Recreate is the trade (surge-resource-deadlock)', yaml: deploy({ container: ', resources: {limits: {nvidia.com/gpu: 1}}' }) },
