@@ -166,7 +166,7 @@ describe('KubegraceValidation', () => {
     const r = await run([write('p.yaml', BAD.replace('        readinessProbe: {httpGet: {path: /readyz, port: 8080}}\n', ''))]);
     const v = r.json.violations.find((x) => x.ruleName === 'readiness-probe-missing')!;
     expect(v.recommendation).toMatch(/^warning: /);
-    expect(v.fix).toMatch(/^\n {4}readinessProbe:\n {6}httpGet: \{path: \/readyz, port: http\}/);
+    expect(v.fix).toMatch(/^\n {4}readinessProbe:\n {6}httpGet: \{path: \/ready, port: http\} +# the app.s own readiness endpoint; without one, tcpSocket/);
     expect(v.fix).not.toContain('served container without readinessProbe');
   });
 
