@@ -556,6 +556,17 @@ export function lastingHelmHook(o: KObject): boolean {
   return true;
 }
 
+/**
+ * A Helm hook Job that does not stay (lastingHelmHook) but runs at install, upgrade or rollback: its
+ * pods exist for its run (and its ttlSecondsAfterFinished) under a budget that selects them. Test
+ * hooks (pods only while `helm test` runs) and delete hooks (at uninstall, when the budget goes too)
+ * are left out.
+ */
+export function runHelmHookJob(o: KObject): boolean {
+  if (o.kind !== 'Job' || !isHelmHook(o) || lastingHelmHook(o) || isHelmTestHook(o)) return false;
+  return !helmAnnotationList(o, 'helm.sh/hook').every((x) => x === 'pre-delete' || x === 'post-delete');
+}
+
 /** A Helm test hook (`helm.sh/hook: test`, test-success): its pods exist only while `helm test` runs. */
 export function isHelmTestHook(o: KObject): boolean {
   if (!isHelmHook(o)) return false;

@@ -1,7 +1,7 @@
 import { Rule } from '../engine/types';
 import { isObject, KObject } from '../model/types';
 import { matches } from '../model/selector';
-import { annotationsOf, helmAnnotationList, isHelmHook, isHelmTestHook, lastingHelmHook } from './lb-util';
+import { annotationsOf, helmAnnotationList, isHelmHook, lastingHelmHook, runHelmHookJob } from './lb-util';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, nearMissBudgets, pdbAllowance, selectsOperatorPods } from './rollout-util';
 import { ObjectGraph, PdbView } from '../model/graph';
 import { get, Workload } from '../model/workload';
@@ -48,16 +48,6 @@ export function boundedJobWindow(o: KObject): string | undefined {
   const argo = String(annotationsOf(o)['argocd.argoproj.io/hook-delete-policy'] ?? '').split(',').map((x) => x.trim());
   if (annotationsOf(o)['argocd.argoproj.io/hook'] !== undefined && argo.includes('HookSucceeded')) return 'its run: Argo CD deletes it when it succeeds (HookSucceeded; a failed run stays)';
   return undefined;
-}
-
-/**
- * A Helm hook Job that does not stay (lastingHelmHook) but runs at install, upgrade or rollback: its
- * pods exist for its run (boundedJobWindow) under a budget that selects them. Test hooks (pods only
- * while `helm test` runs) and delete hooks (at uninstall, when the budget goes too) are left out.
- */
-function passingHelmHookJob(o: KObject): boolean {
-  if (o.kind !== 'Job' || !isHelmHook(o) || lastingHelmHook(o) || isHelmTestHook(o)) return false;
-  return !helmAnnotationList(o, 'helm.sh/hook').every((x) => x === 'pre-delete' || x === 'post-delete');
 }
 
 /** Why the pods of a workload without a scale subresource stay under the budget (the error's reason). */
@@ -209,7 +199,7 @@ spec:
       // when they are Jobs that go after their run: a TTL, or a hook deleted when it succeeds,
       // Helm hook Jobs included (review round 34, report p48 item 2).
       const scaled = p.maxUnavailable !== undefined || (p.minAvailable !== undefined && p.minAvailable.kind === 'percent');
-      const passing = scaled ? matched.filter((w) => passingHelmHookJob(w.obj)) : [];
+      const passing = scaled ? matched.filter((w) => runHelmHookJob(w.obj)) : [];
       const sharing = [...lasting, ...passing];
       const noScale = scaled ? sharing.filter((w) => w.kind === 'Job' || w.kind === 'CronJob' || w.kind === 'DaemonSet') : [];
       const staying = noScale.filter((w) => boundedJobWindow(w.obj) === undefined);

@@ -435,8 +435,11 @@ test('pdb-missing: no budget is proposed beside a budget one label value off (it
 });
 
 // Review round 23 (openfga): a Helm hook Job without hook-succeeded stays after it ran, with its
-// Completed pod, which a proposed maxUnavailable budget would select: no budget is proposed.
-test('pdb-missing: a lasting Helm hook Job with the workload\'s labels withholds the proposal; one deleted on success does not', () => {
+// Completed pod, which a proposed maxUnavailable budget would select: no budget is proposed. One
+// deleted on success exists for its run at each install or upgrade, when that budget would allow no
+// disruption (pdb-selector's warning since review round 34, report p48 item 2): no proposal either.
+// A delete hook runs at uninstall, when the budget goes too: the proposal stays.
+test('pdb-missing: a Helm hook Job of install or upgrade with the workload\'s labels withholds the proposal, lasting or deleted on success; a delete hook does not', () => {
   const job = (annotations: string) => `---
 apiVersion: batch/v1
 kind: Job
@@ -451,8 +454,12 @@ spec:
   const lasting = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: post-install'));
   expect(lasting[0].fix).toBeUndefined();
   expect(lasting[0].message).toContain('that selector also selects the pods of Job/migrate');
-  const deleted = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: post-install, helm.sh/hook-delete-policy: hook-succeeded'));
-  expect(deleted[0].fix).toBeDefined();
+  const deleted = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: "post-install,pre-upgrade", helm.sh/hook-delete-policy: hook-succeeded'));
+  expect(deleted[0].fix).toBeUndefined();
+  expect(deleted[0].message).toContain('that selector also selects the pods of Job/migrate');
+  const atUninstall = runRule(pdbMissing, wl('Deployment', 3) + job('helm.sh/hook: pre-delete, helm.sh/hook-delete-policy: hook-succeeded'));
+  expect(atUninstall[0].fix).toBeDefined();
+  expect(atUninstall[0].message).not.toContain('narrowed');
 });
 
 // Review round 34, report p51 item 1: JupyterHub's user placeholders, a StatefulSet of pause
