@@ -265,7 +265,16 @@ export interface DependencySpec {
 export interface RegistersWebhooksSpec {
   service: { env?: string; default: string };
   rejects: string;
-  failOpen?: { args: string; setting?: string };
+  failOpen?: { args?: string; setting?: string };
+  /**
+   * Env settings that make the program register fail-closed webhooks: each must be set literally
+   * to one of its values (the Datadog Cluster Agent: DD_ADMISSION_CONTROLLER_ENABLED true and
+   * DD_ADMISSION_CONTROLLER_FAILURE_POLICY Fail); unset, valueFrom, $(VAR) or another value: the
+   * entry does not apply.
+   */
+  enabledBy?: { name: string; values: string[] }[];
+  /** Env settings that make it register none: set literally to one of its values, or not literally (unknown), the entry does not apply. */
+  disabledBy?: { name: string; values: string[] }[];
 }
 
 /** A workload whose program registers fail-closed webhooks at run time, and the Service they call (undefined: set from elsewhere, unknown). */
@@ -275,6 +284,8 @@ export interface RuntimeWebhooks {
   service?: string;
   /** How the Service name was read, for messages: `env KYVERNO_SVC` or `the program's default`. */
   serviceFrom: string;
+  /** The env settings of `enabledBy` as set (`DD_ADMISSION_CONTROLLER_FAILURE_POLICY=Fail`), for messages. */
+  enabledBy: string[];
 }
 
 export interface CatalogEntry {
@@ -835,6 +846,12 @@ function envEntry(c: ContainerLike, name: string): JsonObject | undefined {
   return hit;
 }
 
+/** Whether the container's env entry of that name (its last) is empty, literally: the program's default, as unset. */
+function envUnset(c: ContainerLike, name: string): boolean {
+  const hit = envEntry(c, name);
+  return !hit || ((hit.valueFrom === undefined || hit.valueFrom === null) && (hit.value === undefined || hit.value === null || hit.value === ''));
+}
+
 function literalEnv(c: ContainerLike, name: string): string | undefined {
   const hit = envEntry(c, name);
   if (!hit || (hit.valueFrom !== undefined && hit.valueFrom !== null)) return undefined;
@@ -1081,7 +1098,8 @@ export class Catalog {
 
   /**
    * The program of the workload that registers fail-closed admission webhooks at run time (the
-   * first main container matching a registers-webhooks entry whose failOpen settings do not hold),
+   * first main container matching a registers-webhooks entry whose failOpen args do not match, whose
+   * enabledBy env settings all hold and none of whose disabledBy settings may hold),
    * with the Service its webhooks call; undefined otherwise.
    */
   runtimeWebhooks(w: Workload): RuntimeWebhooks | undefined {
@@ -1091,11 +1109,20 @@ export class Catalog {
         const spec = x.entry.registersWebhooks!;
         const f = factsOf(c);
         if (x.failOpenArgs?.test(f.commandLine)) continue;
+        const on = (spec.enabledBy ?? []).map((e) => ({ name: e.name, value: literalEnv(c, e.name), values: e.values }));
+        if (on.some((e) => e.value === undefined || !e.values.includes(e.value))) continue;
+        const off = (spec.disabledBy ?? []).some((e) => {
+          if (envUnset(c, e.name)) return false;
+          const v = literalEnv(c, e.name);
+          return v === undefined || e.values.includes(v);
+        });
+        if (off) continue;
+        const enabledBy = on.map((e) => `${e.name}=${e.value}`);
         // (As Go's os.Getenv with a fallback: unset or empty is the default; valueFrom or $(VAR) is unknown.)
         const set = spec.service.env !== undefined ? envEntry(c, spec.service.env) : undefined;
         const literal = set && (set.valueFrom === undefined || set.valueFrom === null) ? (set.value === undefined || set.value === null ? '' : String(set.value)) : undefined;
-        if (!set || literal === '') return { entry: x.entry, container: c, service: spec.service.default, serviceFrom: "the program's default" };
-        return { entry: x.entry, container: c, service: literal === undefined || literal.includes('$(') ? undefined : literal, serviceFrom: `env ${spec.service.env}` };
+        if (!set || literal === '') return { entry: x.entry, container: c, service: spec.service.default, serviceFrom: "the program's default", enabledBy };
+        return { entry: x.entry, container: c, service: literal === undefined || literal.includes('$(') ? undefined : literal, serviceFrom: `env ${spec.service.env}`, enabledBy };
       }
     }
     return undefined;

@@ -494,7 +494,7 @@ function checkRuntimeWebhooks(ctx: RuleContext, services: ServiceIndex, called: 
     ctx.report({
       object: w.obj,
       pointer: `${r.container.pointer}/image`,
-      message: `container "${r.container.name}" runs ${r.entry.title.endsWith(')') ? r.entry.title.replace(/\)$/, `; catalog entry ${r.entry.id})`) : `${r.entry.title} (catalog entry ${r.entry.id})`}, which creates its admission webhook configurations itself at run time (so none is in the input), failing closed (failurePolicy Fail) and calling Service ${key} (named by ${r.serviceFrom}), backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${spec.rejects}. Fix: ${backend.fixes.join('; and ')}${open ? `; or make the webhooks fail open (${open}) where admitting unchecked objects is acceptable` : ''}`,
+      message: `container "${r.container.name}" runs ${r.entry.title.endsWith(')') ? r.entry.title.replace(/\)$/, `; catalog entry ${r.entry.id})`) : `${r.entry.title} (catalog entry ${r.entry.id})`}, which creates its admission webhook configurations itself at run time (so none is in the input), failing closed (failurePolicy Fail${r.enabledBy.length ? `, as its env sets ${r.enabledBy.join(' and ')}` : ''}) and calling Service ${key} (named by ${r.serviceFrom}), backed by ${backend.who}: ${backend.reasons.join('; and ')}. While no backend is Ready the API server rejects ${spec.rejects}. Fix: ${backend.fixes.join('; and ')}${open ? `; or make the webhooks fail open (${open}) where admitting unchecked objects is acceptable` : ''}`,
     });
   }
 }
@@ -540,9 +540,12 @@ even block the pods that would replace the ones the drain evicted.
 - A workload running a program that creates its fail-closed webhook configurations itself at run time, so that a
   chart render holds none (the catalog's \`registers-webhooks\` entries: Kyverno's admission controller, whose webhooks
   call the Service named by \`KYVERNO_SVC\`, default \`kyverno-svc\`, and fail closed for every policy with the default
-  \`failurePolicy: Fail\`). The Service its webhooks call, in the workload's namespace, is judged as the backend of a
+  \`failurePolicy: Fail\`; the Datadog Cluster Agent, whose pod-mutating webhooks call the Service named by
+  \`DD_ADMISSION_CONTROLLER_SERVICE_NAME\` and fail closed only when its env sets \`DD_ADMISSION_CONTROLLER_ENABLED=true\`
+  and \`DD_ADMISSION_CONTROLLER_FAILURE_POLICY=Fail\`, its default being \`Ignore\`). The Service its webhooks call, in the workload's namespace, is judged as the backend of a
   written \`failurePolicy: Fail\` webhook, and the finding is on the workload's container. Not when the program's
-  arguments make the webhooks fail open or call a URL (Kyverno's \`--forceFailurePolicyIgnore=true\`, \`--serverIP\`),
+  arguments or env make the webhooks fail open or call a URL (Kyverno's \`--forceFailurePolicyIgnore=true\`, \`--serverIP\`;
+  the Cluster Agent's controller off or its failure policy \`Ignore\`),
   when the Service name is set from elsewhere (\`valueFrom\`), or when the input holds a webhook configuration calling
   that Service (a \`kubectl get\` dump of the cluster): that configuration is then judged as written.
 

@@ -1483,6 +1483,31 @@ describe('registers-webhooks entries (review p26 item 4: Kyverno)', () => {
   test.each([['reg.kyverno.io/kyverno/background-controller:v1.15.0'], ['reg.kyverno.io/kyverno/kyvernopre:v1.15.0'], ['example.com/kyverno-proxy:1']])('%s does not match', (image) => {
     expect(runtimeWebhooks(kyv(`{name: k, image: '${image}'}`))).toBeUndefined();
   });
+  // Review round 35, report p56 item 3: the Datadog Cluster Agent registers datadog-webhook itself, fail-closed
+  // only with DD_ADMISSION_CONTROLLER_ENABLED true and DD_ADMISSION_CONTROLLER_FAILURE_POLICY Fail (default Ignore).
+  const dca = (env: string, image = 'registry.datadoghq.com/cluster-agent:7.81.1') => deployment(`{name: cluster-agent, image: '${image}', env: ${env}}`);
+  const on = '{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "true"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: Fail}';
+  test.each([['registry.datadoghq.com/cluster-agent:7.81.1'], ['gcr.io/datadoghq/cluster-agent:7.60.0'], ['datadog/cluster-agent:7.60.0'], ['public.ecr.aws/datadog/cluster-agent:7'], ['datadoghq.azurecr.io/cluster-agent:7']])('the Datadog Cluster Agent %s, enabled with Fail: its Service from DD_ADMISSION_CONTROLLER_SERVICE_NAME, else datadog-admission-controller', (image) => {
+    expect(runtimeWebhooks(dca(`[${on}, {name: DD_ADMISSION_CONTROLLER_SERVICE_NAME, value: dd-admission}]`, image))).toMatchObject({ entry: { id: 'datadog-cluster-agent-admission-controller' }, service: 'dd-admission', enabledBy: ['DD_ADMISSION_CONTROLLER_ENABLED=true', 'DD_ADMISSION_CONTROLLER_FAILURE_POLICY=Fail'] });
+    expect(runtimeWebhooks(dca(`[${on}]`, image))).toMatchObject({ service: 'datadog-admission-controller', serviceFrom: "the program's default" });
+  });
+  test.each([
+    ['the failure policy unset (its default Ignore)', '[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "true"}]'],
+    ['failure policy Ignore', '[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "true"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: Ignore}]'],
+    ['a failure policy it reads as Ignore', '[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "true"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: Failure}]'],
+    ['a failure policy from a ConfigMap (unknown)', '[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "true"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, valueFrom: {configMapKeyRef: {name: x, key: y}}}]'],
+    ['the controller off', '[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "false"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: Fail}]'],
+    ['the controller unset (off by default)', '[{name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: Fail}]'],
+    ['mutation off', `[${on}, {name: DD_ADMISSION_CONTROLLER_MUTATION_ENABLED, value: "false"}]`],
+    ['mutation from a ConfigMap (unknown)', `[${on}, {name: DD_ADMISSION_CONTROLLER_MUTATION_ENABLED, valueFrom: {configMapKeyRef: {name: x, key: y}}}]`],
+  ])('the Datadog Cluster Agent with %s registers no fail-closed webhook', (_, env) => {
+    expect(runtimeWebhooks(dca(env))).toBeUndefined();
+  });
+  test('the Datadog Cluster Agent: fail in any case is Fail; mutation true or empty keeps the webhooks; the node agent does not match', () => {
+    expect(runtimeWebhooks(dca('[{name: DD_ADMISSION_CONTROLLER_ENABLED, value: "1"}, {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: fail}, {name: DD_ADMISSION_CONTROLLER_MUTATION_ENABLED, value: "true"}]'))?.entry.id).toBe('datadog-cluster-agent-admission-controller');
+    expect(runtimeWebhooks(dca(`[${on}, {name: DD_ADMISSION_CONTROLLER_MUTATION_ENABLED, value: ""}]`))?.entry.id).toBe('datadog-cluster-agent-admission-controller');
+    expect(runtimeWebhooks(dca(`[${on}]`, 'gcr.io/datadoghq/agent:7.60.0'))).toBeUndefined();
+  });
   test('a policy can add one; a bad failOpen regex or a missing service is rejected with its path', () => {
     const entry = (registersWebhooks: JsonObject) => ({ id: 'acme-guard', kind: 'registers-webhooks', title: 'ACME guard', match: { images: ['*/acme/guard'] }, registersWebhooks, why: 'registers its webhooks when it starts', source: ['ACME guard docs'] });
     const added = builtinCatalog().withOverride(parseCatalogOverride({ add: [entry({ service: { default: 'guard' }, rejects: 'every pod creation' })] }));

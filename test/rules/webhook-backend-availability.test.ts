@@ -175,6 +175,45 @@ webhooks:
   admissionReviewVersions: [v1]
 `;
 
+/**
+ * The Datadog Cluster Agent as the DataDog/helm-charts chart renders it (charts/datadog 3.240.0, review round 35,
+ * report p56 item 3): it registers MutatingWebhookConfiguration datadog-webhook itself, calling the Service of
+ * DD_ADMISSION_CONTROLLER_SERVICE_NAME, failing closed only with DD_ADMISSION_CONTROLLER_FAILURE_POLICY Fail.
+ */
+const dca = (o: { replicas?: number; policy?: string; enabled?: string } = {}) => `apiVersion: v1
+kind: Service
+metadata: {name: dd-datadog-cluster-agent-admission-controller, namespace: datadog}
+spec:
+  selector: {app: dd-datadog-cluster-agent}
+  ports: [{port: 443, targetPort: 8000}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dd-datadog-cluster-agent, namespace: datadog}
+spec:
+  replicas: ${o.replicas ?? 1}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  selector: {matchLabels: {app: dd-datadog-cluster-agent}}
+  template:
+    metadata: {labels: {app: dd-datadog-cluster-agent}}
+    spec:
+      containers:
+        - name: cluster-agent
+          image: registry.datadoghq.com/cluster-agent:7.81.1
+          env:
+            - {name: DD_ADMISSION_CONTROLLER_ENABLED, value: "${o.enabled ?? 'true'}"}
+            - {name: DD_ADMISSION_CONTROLLER_MUTATION_ENABLED, value: "true"}
+            - {name: DD_ADMISSION_CONTROLLER_SERVICE_NAME, value: dd-datadog-cluster-agent-admission-controller}
+            - {name: DD_ADMISSION_CONTROLLER_FAILURE_POLICY, value: "${o.policy ?? 'Fail'}"}
+          ports: [{name: datadog-webhook, containerPort: 8000, protocol: TCP}]
+`;
+const dcaPdb = `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: dd-datadog-cluster-agent, namespace: datadog}
+spec: {selector: {matchLabels: {app: dd-datadog-cluster-agent}}, minAvailable: 1}
+`;
+
 ruleTester(webhookBackendAvailability, {
   valid: [
     // Review round 16 (kubevela): the patch Job writes the chart's failurePolicy after install.
@@ -209,6 +248,10 @@ ruleTester(webhookBackendAvailability, {
     { name: 'Kyverno whose KYVERNO_SVC names a Service not in the input', yaml: kyverno({ env: '[{name: KYVERNO_SVC, value: other-svc}]' }) },
     { name: 'the webhook configurations Kyverno registered are in the input (Ignore): judged as written, nothing synthesized', yaml: kyverno({ replicas: 1 }) + kyvernoHook('Ignore') },
     { name: 'the background controller (another image) registers no webhooks', yaml: kyverno({ image: 'reg.kyverno.io/kyverno/background-controller:v1.15.0' }) },
+    // Review round 35, report p56 item 3: the Datadog Cluster Agent's webhooks fail closed only with Fail.
+    { name: 'Datadog Cluster Agent, one replica, failure policy Ignore (the chart\'s default): pods are admitted unmutated', yaml: dca({ policy: 'Ignore' }) },
+    { name: 'Datadog Cluster Agent, one replica, Fail, but the admission controller disabled', yaml: dca({ enabled: 'false' }) },
+    { name: 'Datadog Cluster Agent with Fail, 2 replicas and a PDB (the chart\'s HA values)', yaml: dca({ replicas: 2 }) + dcaPdb },
     { name: 'a webhook on default/kubernetes whose group has no APIService in the set', yaml: hook({ failurePolicy: 'Fail', clientConfig: '{service: {namespace: default, name: kubernetes, path: /apis/other.example.com/v1/checks}}' }) + '---\n' + apiService(undefined, 'admission.example.com') },
 
   ],
@@ -226,6 +269,24 @@ ruleTester(webhookBackendAvailability, {
             "container \"kyverno\" runs Kyverno's admission controller (catalog entry kyverno-admission-controller), which creates its admission webhook configurations itself at run time (so none is in the input), failing closed (failurePolicy Fail) and calling Service kyverno/kyverno-svc (named by env KYVERNO_SVC), backed by Deployment/kyverno-admission-controller replicas 1 (default): a single replica, so a node drain, an eviction or a node failure leaves no backend until a replacement is scheduled and Ready. While no backend is Ready the API server rejects every CREATE and UPDATE (and the other operations its rules name) of the resources matched by a Kyverno policy whose failurePolicy is Fail, Kyverno's default, in the namespaces its webhook namespaceSelector selects (the chart's default: all but kube-system and Kyverno's own), and every CREATE and UPDATE of Kyverno's policies themselves. Fix: run >= 2 replicas spread over nodes, with a PodDisruptionBudget (maxUnavailable: 1); or make the webhooks fail open (--forceFailurePolicyIgnore=true, chart value features.forceFailurePolicyIgnore.enabled) where admitting unchecked objects is acceptable",
         },
       ],
+    },
+    {
+      // Review round 35, report p56 item 3 (repro/04-dca-runtime-webhook-fail.yaml, trimmed).
+      name: 'Datadog Cluster Agent, one replica (the chart\'s default), failure policy Fail: its runtime webhook fails closed',
+      yaml: dca(),
+      findings: [
+        {
+          severity: 'warning',
+          object: 'Deployment/dd-datadog-cluster-agent',
+          pointer: '/spec/template/spec/containers/0/image',
+          message: /^container "cluster-agent" runs the Datadog Cluster Agent's admission controller \(catalog entry datadog-cluster-agent-admission-controller\), which creates its admission webhook configurations itself at run time \(so none is in the input\), failing closed \(failurePolicy Fail, as its env sets DD_ADMISSION_CONTROLLER_ENABLED=true and DD_ADMISSION_CONTROLLER_FAILURE_POLICY=Fail\) and calling Service datadog\/dd-datadog-cluster-agent-admission-controller \(named by env DD_ADMISSION_CONTROLLER_SERVICE_NAME\), backed by Deployment\/dd-datadog-cluster-agent replicas 1: a single replica.*the API server rejects the CREATE of every pod its mutating webhooks match.*make the webhooks fail open \(DD_ADMISSION_CONTROLLER_FAILURE_POLICY=Ignore, its default, chart value clusterAgent.admissionController.failurePolicy\)/,
+        },
+      ],
+    },
+    {
+      name: 'Datadog Cluster Agent with Fail, 2 replicas and no PDB',
+      yaml: dca({ replicas: 2 }),
+      findings: [{ severity: 'warning', message: /replicas 2: no PodDisruptionBudget selects/ }],
     },
     {
       name: 'Kyverno with 3 replicas and no PDB; KYVERNO_SVC unset or empty is the program\'s default kyverno-svc',
