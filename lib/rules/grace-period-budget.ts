@@ -113,7 +113,9 @@ The verdicts come from the termination schedule in \`lib/timeline/schedule.ts\`,
   PID 1 or last under \`sh -c\`, even with \`exec\`, or as the image's CMD or ENTRYPOINT: apache/superset's
   \`run-server.sh\` (gunicorn), where the advice is to run gunicorn itself, and open-webui/pipelines' \`start.sh\`
   (uvicorn; its ENTRYPOINT \`bash start.sh\`, also with \`args\` alone, which become start.sh's \`--mode\`), where
-  the advice is to run \`start.sh --mode setup\` and then \`exec uvicorn\` in one shell.
+  the advice is to run \`start.sh --mode setup\` and then \`exec uvicorn\` in one shell, and grafana/oncall's
+  \`celery_with_exporter.sh\` (celery; the chart's celery \`command\`), where the advice is to run the celery worker
+  itself with the script's flags, or to end the script with \`exec celery\`.
 
   Both are judged where PID 1 is known: \`command\` set (it replaces the image's ENTRYPOINT), \`args\`
   alone on busybox, alpine, debian or ubuntu (no ENTRYPOINT), or on those two images; not with \`shareProcessNamespace: true\` (PID 1 is

@@ -252,9 +252,31 @@ function pipelinesServes(args: string[]): boolean {
  *   `await on_shutdown()`, which calls each pipeline's on_shutdown). Its setup mode (`--mode setup`:
  *   PIPELINES_URLS downloads, `pip install` of requirements) runs in the container itself, hence
  *   the advice to run it first in the same shell.
+ * - grafana/oncall's celery_with_exporter.sh (`#!/bin/bash`, mode 100755; the Dockerfile's `WORKDIR
+ *   /etc/app` and `COPY ./ ./` of engine/) checks CELERY_WORKER_QUEUE, _CONCURRENCY and
+ *   _MAX_TASKS_PER_CHILD, builds CELERY_ARGS and ends `celery "${CELERY_ARGS[@]}"`, no exec and no
+ *   trap (grafana/oncall@3666186a engine/celery_with_exporter.sh:1,27-53, the same since the script's
+ *   first version, @6b40f950; line 8 leaves `sleep
+ *   $CELERY_WORKER_SHUTDOWN_INTERVAL && celery -A engine control shutdown &` in the background). The
+ *   chart runs it as the celery Deployment's `command: ["./celery_with_exporter.sh"]`
+ *   (helm/oncall/templates/celery/deployment.yaml:61; `python manage.py start_celery` in devMode).
+ *   celery's warm shutdown (it finishes the running tasks) then never starts, and with
+ *   CELERY_TASK_ACKS_LATE = True (engine/settings/base.py:534) a task killed mid-run is redelivered.
  */
 const NON_EXEC_WRAPPERS = new Map<string, Map<string, Wrapper>>([
   ['apache/superset', new Map([['run-server.sh', { server: 'gunicorn' }]])],
+  [
+    'grafana/oncall',
+    new Map([
+      [
+        'celery_with_exporter.sh',
+        {
+          server: 'celery',
+          advice: `run celery itself as PID 1 with the flags celery_with_exporter.sh passes it, from the same env (command: [celery, --quiet, -A, engine, worker, "--concurrency=$(CELERY_WORKER_CONCURRENCY)", "--max-tasks-per-child=$(CELERY_WORKER_MAX_TASKS_PER_CHILD)", -Q, "$(CELERY_WORKER_QUEUE)", -l, info], with --beat where CELERY_WORKER_BEAT_ENABLED is True), or make the script's last line exec celery, so that celery gets SIGTERM and runs its warm shutdown, which waits for the running tasks (size terminationGracePeriodSeconds to the longest): running celery_with_exporter.sh (even with exec) leaves bash as PID 1 above celery, holding the signal`,
+        },
+      ],
+    ]),
+  ],
   [
     'open-webui/pipelines',
     new Map([

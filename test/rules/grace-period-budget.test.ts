@@ -453,6 +453,19 @@ ${kind === 'Job' ? '      restartPolicy: Never\n' : ''}      containers:
     expect(got[0].message).toContain('start.sh is a bash script that starts uvicorn without exec and has no SIGTERM handler, so uvicorn never gets SIGTERM');
     expect(got[0].message).toContain("bash start.sh --mode setup && exec uvicorn main:app");
   });
+  // Review round 35, report p55 item 5 (the grafana/oncall chart's celery Deployment): celery_with_exporter.sh
+  // (bash) ends `celery "${CELERY_ARGS[@]}"` without exec, so bash stays PID 1 and celery never gets SIGTERM.
+  test('OnCall celery under celery_with_exporter.sh: celery never gets SIGTERM; run the worker itself', () => {
+    const got = runRule(gracePeriodBudget, wl('Deployment', '{name: oncall, image: grafana/oncall:v1.15.6, command: [./celery_with_exporter.sh]}'));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/1/command']]);
+    expect(got[0].message).toContain('runs celery_with_exporter.sh as PID 1: the kernel drops a signal to PID 1 unless it handles it, and celery_with_exporter.sh is a bash script that starts celery without exec and has no SIGTERM handler, so celery never gets SIGTERM');
+    expect(got[0].message).toContain('run celery itself as PID 1 with the flags celery_with_exporter.sh passes it');
+    // The chart's devMode command, and the image's own CMD (uwsgi), are not the script.
+    expect(runRule(gracePeriodBudget, wl('Deployment', '{name: oncall, image: grafana/oncall:v1.15.6, command: [python, manage.py, start_celery]}'))).toEqual([]);
+    expect(runRule(gracePeriodBudget, wl('Deployment', '{name: oncall, image: grafana/oncall:v1.15.6}'))).toEqual([]);
+    // Another image's script of that name is not known.
+    expect(runRule(gracePeriodBudget, wl('Deployment', '{name: w, image: example.com/worker:1, command: [./celery_with_exporter.sh]}'))).toEqual([]);
+  });
   // Review round 34, report p49 item B (Headlamp's plugin container): the message names npx, not if, cat, # or fi.
   test('an if block under sh -c names the command it still runs', () => {
     const script = JSON.stringify('if [ -f "/config/plugin.yml" ]; then\n  cat /config/plugin.yml\n  # npm can\'t write to the default cache\n  export NPM_CONFIG_CACHE=/tmp/npm-cache\n  npx --yes @headlamp-k8s/pluginctl@latest install --config /config/plugin.yml --watch\nfi\n');
