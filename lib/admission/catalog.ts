@@ -380,6 +380,17 @@ function likelyServedAlone(): string {
   return `(${annHas('kubegrace.dev/served')} ? ${SERVED_HINT} : ${RUNNING}.exists(c, c.name != 'istio-proxy' && c.name != 'linkerd-proxy' && has(c.ports) && c.ports.exists(p, ${port})))`;
 }
 
+/**
+ * likelyServedAlone, or (without the hint) a Moleculer node served through its message broker:
+ * lib/rules/rollout-full-outage brokerNode, a main container whose environment variable TRANSPORTER
+ * has a literal value, trimmed, that starts with a Moleculer transporter URL scheme (review round 35,
+ * report p55 item 2). For the availability rules only (rollout-full-outage, replicas-not-spread).
+ */
+function availabilityServedAlone(): string {
+  const transporter = `variables.mains.exists(c, has(c.env) && c.env.exists(e, has(e.name) && e.name == 'TRANSPORTER' && has(e.value) && e.value.trim().matches(${str('^(nats|mqtts?|rediss?|amqps?|amqp10|kafka|tcp)://')})))`;
+  return `(${likelyServedAlone()} || (!${annHas('kubegrace.dev/served')} && ${transporter}))`;
+}
+
 /** A regular expression's metacharacters escaped (for building RE2 patterns from literal names). */
 function reEscape(x: string): string {
   return x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -959,7 +970,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'rollout-full-outage': {
     restriction:
-      'both conditions, the Helm hook one (a served Deployment, StatefulSet, DaemonSet or ReplicaSet whose helm.sh/hook names an upgrade or rollback phase, deleted before-hook-creation: Helm deletes and recreates it at every upgrade, and admission sees each creation with its annotations) and the strategy one, judged as the linter judges the workload alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly). What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter. DaemonSets rolling with maxUnavailable "100%" (maxSurge 0 or absent) are judged the same way from the DaemonSet alone; a DaemonSet that Services reach only with internalTrafficPolicy: Local, which the linter leaves to daemonset-surge, cannot be told apart and is judged served; the linter\'s info for a catalog single-version program (the Longhorn manager) is not exported, so the policy passes it',
+      'both conditions, the Helm hook one (a served Deployment, StatefulSet, DaemonSet or ReplicaSet whose helm.sh/hook names an upgrade or rollback phase, deleted before-hook-creation: Helm deletes and recreates it at every upgrade, and admission sees each creation with its annotations) and the strategy one, judged as the linter judges the workload alone: served when kubegrace.dev/served is "true", and without the hint when a main container or native sidecar (not a mesh proxy) declares a TCP port not named like a metrics or operator port (the linter\'s decision for a workload with no Service in the input, reproduced exactly), or when a main container sets TRANSPORTER to a Moleculer transporter URL (nats://, redis://, amqp://, ...): a Moleculer node its callers reach through the message broker, served whatever the Services say, as in the linter. What admission cannot see: the Services (a Deployment no Service routes to but that declares a port is judged served: annotate kubegrace.dev/served: "false"), an HPA\'s minReplicas (spec.replicas is used), and the PersistentVolumeClaims (every PVC volume counts as exclusive, so such Deployments are skipped, as the linter skips a PVC it does not see). A program of a catalog single-version entry with overlapStalls (Flux source-controller with leader election: its new pod is not Ready while an old one runs) is skipped, as in the linter. DaemonSets rolling with maxUnavailable "100%" (maxSurge 0 or absent) are judged the same way from the DaemonSet alone; a DaemonSet that Services reach only with internalTrafficPolicy: Local, which the linter leaves to daemonset-surge, cannot be told apart and is judged served; the linter\'s info for a catalog single-version program (the Longhorn manager) is not exported, so the policy passes it',
     validate: (ctx) => {
       const fmt = (set: string, v: string) => `(variables.${set} ? string(variables.${v}) : '25% (default)')`;
       return [
@@ -969,7 +980,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           variables: [
             ...outageVariables(),
             ...dsOutageVariables(),
-            { name: 'served', expression: likelyServedAlone() },
+            { name: 'served', expression: availabilityServedAlone() },
             { name: 'accelerator', expression: REQUESTS_ACCELERATOR },
             { name: 'singleVersion', expression: singleVersionMatch(ctx.catalog) },
             { name: 'overlapStalls', expression: singleVersionMatch(ctx.catalog, (e) => !!e.overlapStalls) },
@@ -1201,7 +1212,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'replicas-not-spread': {
     restriction:
-      'judged as the linter judges the workload alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port); spec.replicas instead of an HPA\'s minReplicas; the access modes of PersistentVolumeClaims are not visible, so a Deployment or ReplicaSet whose replicas share a ReadWriteOnce or ReadWriteOncePod claim, which the linter skips when the PVC is in its input (surge-volume-deadlock), is judged like any other',
+      'judged as the linter judges the workload alone: served as for rollout-full-outage (the kubegrace.dev/served hint, else a declared TCP port not named like a metrics or operator port, or a main container\'s TRANSPORTER set to a Moleculer transporter URL, as for rollout-full-outage); spec.replicas instead of an HPA\'s minReplicas; the access modes of PersistentVolumeClaims are not visible, so a Deployment or ReplicaSet whose replicas share a ReadWriteOnce or ReadWriteOncePod claim, which the linter skips when the PVC is in its input (surge-volume-deadlock), is judged like any other',
     validate: () => {
       const keys = "['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone']";
       const anti = 'variables.podSpec.affinity.podAntiAffinity';
@@ -1225,7 +1236,7 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           variables: [
             { name: 'labels', expression: 'has(variables.podMeta.labels) ? variables.podMeta.labels : {}' },
             { name: 'replicas', expression: 'has(object.spec.replicas) ? object.spec.replicas : 1' },
-            { name: 'served', expression: likelyServedAlone() },
+            { name: 'served', expression: availabilityServedAlone() },
           ],
           expression: `variables.replicas < 2 || !variables.served || ${pinned} || ${spreads}`,
           messageExpression:

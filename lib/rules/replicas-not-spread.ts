@@ -1,5 +1,6 @@
 import { Fix, Rule } from '../engine/types';
-import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
+import { SERVED_STATUS_DOC } from '../model/traffic';
+import { availabilityServed, availabilityServedNote } from './rollout-full-outage';
 import { KubeVersion } from '../engine/version';
 import { isObject, JsonObject } from '../model/types';
 import { Workload } from '../model/workload';
@@ -132,7 +133,7 @@ export function spreadDecision(graph: ObjectGraph, w: Workload): SpreadDecision 
   const basis = replicaBasis(graph, w);
   const pinned = nodePinning(w);
   const by = spreadBy(w);
-  const inScope = KINDS.has(w.kind) && likelyServed(graph, w) && basis !== undefined && basis.replicas >= 2;
+  const inScope = KINDS.has(w.kind) && availabilityServed(graph, w) && basis !== undefined && basis.replicas >= 2;
   const shared = sharedClaimDecision(graph, w)?.claims[0];
   const sharedClaim = shared && `PVC "${shared.claim.claimName}" (${shared.exclusivity === 'pod' ? 'ReadWriteOncePod' : 'ReadWriteOnce'})`;
   return { basis, pinned, spreadBy: by, sharedClaim, fires: inScope && !pinned && !by && !sharedClaim };
@@ -188,6 +189,13 @@ A \`topologySpreadConstraints\` (or an \`affinity\` with \`podAntiAffinity\`) wr
 template (\`spec.template.topologySpreadConstraints\`) or the workload's spec, is dropped by the API server as an
 unknown field: the message says where it is and that it belongs under the pod spec, and points at it (pgadmin4's
 chart indents its \`topologySpreadConstraints\` value one level too high).
+
+**Moleculer nodes:** a workload that no Service routes clients to counts as served here when a main container sets
+\`TRANSPORTER\` to a Moleculer transporter URL (\`nats://\`, \`redis://\`, \`amqp://\`, \`mqtt://\`, \`kafka://\`, \`tcp://\`, ...):
+its callers reach it through the message broker, and a call that finds no instance fails at once (Moleculer's
+\`ServiceNotAvailableError\`), it is not queued (Rocket.Chat's account, authorization and presence services, whose only
+Service carries metrics). \`pdb-missing\` warns on such workers already; \`prestop-missing\` and
+\`readiness-probe-missing\`, which are about Service endpoints, do not count them. The served hint wins.
 
 ${SERVED_STATUS_DOC}
 
@@ -273,7 +281,7 @@ see \`spread-blocks-surge\`; nor when the value is in \`matchExpressions\`); non
         severity: cr ? 'info' : undefined,
         // (The repair of a misplaced key is in what wrote it: no proposal that adds a second spread.)
         fix: misplaced.length ? undefined : dead.length ? correction : spreadFix(w, ctx.version),
-        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}${cr ? `; that costs little here: ${customResourceWebhookPhrase(cr)}` : ''}; ${advice}${assumedServedNote(ctx.graph, w)}`,
+        message: `${basis.phrase} but nothing spreads them across nodes or zones (${why}; the scheduler's default spreading is only a soft preference): ${risk}${cr ? `; that costs little here: ${customResourceWebhookPhrase(cr)}` : ''}; ${advice}${availabilityServedNote(ctx.graph, w)}`,
       });
     }
 

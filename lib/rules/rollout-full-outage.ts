@@ -8,6 +8,7 @@ import { hostPortBindings, hostPortsPhrase } from './mesh-util';
 import { annotationPointer, helmAnnotationList, recreatedHelmHook } from './lb-util';
 import { ObjectGraph, ServiceView } from '../model/graph';
 import { DeploymentRollout, enumOr, get, Workload } from '../model/workload';
+import { isObject } from '../model/types';
 
 /**
  * Surge first: maxUnavailable 0, and maxSurge 1 only when the written (or default) maxSurge does not
@@ -37,13 +38,58 @@ export function noOverlapChosen(d: DeploymentRollout, replicas: number): boolean
 }
 
 /**
+ * The URL schemes by which Moleculer picks its transporter (moleculerjs/moleculer @503273f3
+ * src/transporters/index.js resolve: nats://, mqtt(s)://, redis(s)://, amqp(s)://, amqp10://, kafka://, tcp://).
+ */
+const MOLECULER_TRANSPORTER = /^(?:nats|mqtts?|rediss?|amqps?|amqp10|kafka|tcp):\/\//;
+
+/**
+ * A Moleculer node that no Service routes clients to but that its callers reach through the message
+ * broker: a main container sets the environment variable `TRANSPORTER` to a transporter URL
+ * (Moleculer's runner reads broker options from the environment, src/runner.js overwriteFromEnv; Rocket.Chat's
+ * microservices read TRANSPORTER themselves: RocketChat/Rocket.Chat @56c1664c
+ * ee/packages/network-broker/src/moleculer.ts, `transporter: TRANSPORTER`, beside a metrics-only port 9458).
+ * A call finds an instance through the broker's registry, and with none it fails at once: Moleculer
+ * rejects it with ServiceNotAvailableError ("Service '...' is not available", @503273f3
+ * src/service-broker.js findNextActionEndpoint), and Rocket.Chat's broker returns
+ * `new Error('method-not-available')` first (@12a1420f ee/packages/network-broker/src/MoleculerBroker.ts call,
+ * `$node.services` with onlyAvailable); nothing queues the call (retries are off by default there:
+ * `retryPolicy.enabled: RETRY_ENABLED === 'true'`). So losing every instance fails its callers as a
+ * Service without endpoints does, which is what rollout-full-outage and replicas-not-spread are about
+ * (review round 35, report p55 item 2: Rocket.Chat's account, authorization and presence services).
+ * A literal value only (a secretKeyRef is not read); none when the served hint is written (it wins) or
+ * when the workload is already likely served. The evidence: `TRANSPORTER nats://rc-nats:4222 in container "x"`.
+ */
+export function brokerNode(graph: ObjectGraph, w: Workload): string | undefined {
+  if (graph.servedHint(w) !== undefined || likelyServed(graph, w)) return undefined;
+  for (const c of w.containers) {
+    const env = Array.isArray(c.raw.env) ? c.raw.env : [];
+    const e = env.find((x) => isObject(x) && x.name === 'TRANSPORTER' && typeof x.value === 'string' && MOLECULER_TRANSPORTER.test(x.value.trim()));
+    if (isObject(e)) return `TRANSPORTER ${String(e.value).trim()} in container "${c.name}"`;
+  }
+  return undefined;
+}
+
+/** Served for the availability rules: likelyServed, or a Moleculer node reached through its transporter (brokerNode). */
+export function availabilityServed(graph: ObjectGraph, w: Workload): boolean {
+  return likelyServed(graph, w) || brokerNode(graph, w) !== undefined;
+}
+
+/** assumedServedNote, or for a Moleculer node served through its transporter (brokerNode) the clause that says so. */
+export function availabilityServedNote(graph: ObjectGraph, w: Workload): string {
+  const b = brokerNode(graph, w);
+  if (!b) return assumedServedNote(graph, w);
+  return ` (no Service routes clients to it, but it is a Moleculer node (${b}): its callers reach it through the message broker, and a call that finds no instance fails at once (ServiceNotAvailableError), it is not queued)`;
+}
+
+/**
  * The rule's decision for one workload, shared with explain: defined (reported) for a served
  * RollingUpdate Deployment whose resolved unavailable reaches its replicas, unless its pods cannot
  * overlap anyway (an exclusive claim, an accelerator) or the API rejects the strategy (both 0).
  */
 export function fullOutageDecision(graph: ObjectGraph, w: Workload, catalog?: Catalog): { basis: ReplicaBasis; rollout: DeploymentRollout } | undefined {
   if (w.kind !== 'Deployment' || !w.deployment || w.deployment.type !== 'RollingUpdate') return undefined;
-  if (!likelyServed(graph, w)) return undefined;
+  if (!availabilityServed(graph, w)) return undefined;
   const basis = replicaBasis(graph, w);
   if (!basis || basis.replicas <= 0) return undefined;
   const r = basis.replicas;
@@ -94,7 +140,7 @@ export function daemonSetFullOutageDecision(graph: ObjectGraph, w: Workload, cat
   if (unavailable?.kind !== 'percent' || unavailable.value !== 100) return undefined;
   const maxSurge = parseIntOrPercent(get(strategy, 'rollingUpdate', 'maxSurge'));
   if (maxSurge !== undefined && !isLiteralZero(maxSurge)) return undefined;
-  if (!likelyServed(graph, w)) return undefined;
+  if (!availabilityServed(graph, w)) return undefined;
   // The Services that carry client traffic to the pods (those of the ports trafficPorts keeps; else
   // every traffic Service): when all of them keep traffic on the node, the outage is node-local.
   const client = [...new Set(trafficPortsOf(graph, w).map((p) => p.service))];
@@ -117,7 +163,7 @@ function reportDaemonSet(ctx: RuleContext, w: Workload, d: DaemonSetOutage): voi
       object: w.obj,
       pointer,
       severity: 'info',
-      message: `${strategy}: ${effect}, a full outage; required here: container "${d.single.container.name}" runs ${d.single.entry.title.replace(/\)$/, `; catalog entry ${d.single.entry.id})`)}, whose old and new versions must not run side by side, which a bounded maxUnavailable would do across nodes. The outage lasts, on every rollout, from the old pods' deletion (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}, to terminate, and a node's new pod starts only once its old one is gone) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
+      message: `${strategy}: ${effect}, a full outage; required here: container "${d.single.container.name}" runs ${d.single.entry.title.replace(/\)$/, `; catalog entry ${d.single.entry.id})`)}, whose old and new versions must not run side by side, which a bounded maxUnavailable would do across nodes. The outage lasts, on every rollout, from the old pods' deletion (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}, to terminate, and a node's new pod starts only once its old one is gone) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${availabilityServedNote(ctx.graph, w)}`,
     });
     return;
   }
@@ -125,7 +171,7 @@ function reportDaemonSet(ctx: RuleContext, w: Workload, d: DaemonSetOutage): voi
     object: w.obj,
     pointer,
     severity: 'warning',
-    message: `${strategy}: ${effect}, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart${assumedServedNote(ctx.graph, w)}`,
+    message: `${strategy}: ${effect}, a full outage; set updateStrategy.rollingUpdate.maxUnavailable to a bound below every node (1, the default, or a percentage such as 10% on large clusters), so that the pods of the other nodes keep serving while some restart${availabilityServedNote(ctx.graph, w)}`,
   });
 }
 
@@ -139,7 +185,7 @@ function reportDaemonSet(ctx: RuleContext, w: Workload, d: DaemonSetOutage): voi
  */
 export function hookOutageDecision(graph: ObjectGraph, w: Workload): { phases: string[] } | undefined {
   const phases = recreatedHelmHook(w.obj);
-  if (!phases || !likelyServed(graph, w)) return undefined;
+  if (!phases || !availabilityServed(graph, w)) return undefined;
   if ((graph.effectiveReplicas(w) ?? 1) <= 0) return undefined;
   return { phases };
 }
@@ -195,6 +241,13 @@ whatever the replicas and the strategy say. Sentry's chart makes its event-inges
 suppress the finding with the reason. Such a workload gets only this finding: its strategy applies only to rollouts
 started outside Helm (\`kubectl rollout restart\`).
 
+**Moleculer nodes:** a workload that no Service routes clients to counts as served here when a main container sets
+\`TRANSPORTER\` to a Moleculer transporter URL (\`nats://\`, \`redis://\`, \`amqp://\`, \`mqtt://\`, \`kafka://\`, \`tcp://\`, ...):
+its callers reach it through the message broker, and a call that finds no instance fails at once (Moleculer's
+\`ServiceNotAvailableError\`), it is not queued (Rocket.Chat's account, authorization and presence services, whose only
+Service carries metrics). \`pdb-missing\` warns on such workers already; \`prestop-missing\` and
+\`readiness-probe-missing\`, which are about Service endpoints, do not count them. The served hint wins.
+
 ${SERVED_STATUS_DOC}
 
 Fix (stateless):
@@ -228,7 +281,7 @@ strategy:
             `a Helm hook (helm.sh/hook: ${helmAnnotationList(w.obj, 'helm.sh/hook').join(',')}) with hook-delete-policy before-hook-creation${written ? '' : " (Helm's default when none is written)"}: ` +
             `on every ${commands} Helm deletes this ${w.kind}, so all its pods terminate, and only then creates it again: ${who} until the new pods are Ready, ` +
             `a full outage on each ${commands}, whatever the replicas and the update strategy say; render it as a normal object (without the helm.sh/hook annotation) so that Helm updates it in place with its rolling update, ` +
-            `or accept the outage and suppress this finding with the reason${assumedServedNote(ctx.graph, w)}`,
+            `or accept the outage and suppress this finding with the reason${availabilityServedNote(ctx.graph, w)}`,
         });
         // (Helm never updates a hook in place: its strategy applies only to a rollout started otherwise, kubectl rollout restart.)
         continue;
@@ -272,7 +325,7 @@ strategy:
       ctx.report({
         object: w.obj,
         pointer,
-        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; ${advice}${assumedServedNote(ctx.graph, w)}`,
+        message: `${basis.phrase} with ${resolved}: ${effect}, a full outage for the whole startup time; ${advice}${availabilityServedNote(ctx.graph, w)}`,
         fix: ports.length || single ? undefined : surgeFirstFix(d.surge, d.maxSurge, d.maxSurgeSet, noOverlapChosen(d, r)),
       });
     }

@@ -86,8 +86,41 @@ webhooks:
   rules: [{apiGroups: [${group}], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: ['*']}]
 `;
 
+/**
+ * Rocket.Chat's microservices (review round 35, report p55 item 2): Moleculer nodes that the monolith
+ * calls through NATS (TRANSPORTER), whose only Service carries metrics (9458).
+ */
+function moleculer(o: { name: string; replicas: number; strategy?: string; transporter?: string; annotations?: string; service?: boolean }): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${o.name}, namespace: chat}
+spec:
+  replicas: ${o.replicas}
+  selector: {matchLabels: {app: ${o.name}}}
+${o.strategy ? `  strategy: ${o.strategy}\n` : ''}  template:
+    metadata:
+      labels: {app: ${o.name}}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers:
+      - name: svc
+        image: rocketchat/${o.name}-service:8.6.1
+        env:
+        - {name: TRANSPORTER, value: "${o.transporter ?? 'nats://rc-nats:4222'}"}
+        ports: [{name: ms-metrics, containerPort: 9458}]
+${o.service === false ? '' : `---
+apiVersion: v1
+kind: Service
+metadata: {name: ${o.name}, namespace: chat}
+spec:
+  selector: {app: ${o.name}}
+  ports: [{name: metrics, port: 9458, targetPort: 9458}]
+`}`;
+}
+
 ruleTester(replicasNotSpread, {
   valid: [
+    { name: 'a Moleculer node with kubegrace.dev/served "false" (the hint wins)', yaml: moleculer({ name: 'account', replicas: 2, annotations: '"kubegrace.dev/served": "false"' }) },
+    { name: 'a Moleculer node of one replica', yaml: moleculer({ name: 'account', replicas: 1 }) },
     { name: 'host ports: two of these pods never share a node (NodePorts), like required hostname anti-affinity (the minio example)', yaml: workload('', { kind: 'StatefulSet' }).replace('ports: [{containerPort: 8080}]', 'ports: [{containerPort: 8080, hostPort: 9000}]') },
     { name: 'hostNetwork with a declared port: a host port too', yaml: workload('      hostNetwork: true\n') },
     { name: 'hostname spread constraint', yaml: workload(tsc('kubernetes.io/hostname')) },
@@ -113,6 +146,12 @@ ruleTester(replicasNotSpread, {
     { name: 'ReplicaSet replicas 3 sharing a ReadWriteOnce claim', yaml: workload(CLAIM, { kind: 'ReplicaSet' }) + pvc('[ReadWriteOnce]') },
   ],
   invalid: [
+    {
+      // Review round 35, report p55 item 2: pdb-missing already warned on it; a node failure fails every call too.
+      name: 'a Moleculer node reached through its transporter (its Service carries only metrics), 2 replicas',
+      yaml: moleculer({ name: 'account', replicas: 2 }),
+      findings: [{ severity: 'warning', object: 'Deployment/account', message: 'one node drain or failure can take every replica at once; add topologySpreadConstraints' }],
+    },
     // Review round 33, report p40 item 1: External Secrets' webhook (2 replicas), whose only client is the API server calling
     // webhooks on external-secrets.io: webhook-backend-availability rates losing every replica info.
     {

@@ -89,8 +89,44 @@ const HOOK = '/metadata/annotations/helm.sh~1hook';
 const MU = '/spec/strategy/rollingUpdate/maxUnavailable';
 const MS = '/spec/strategy/rollingUpdate/maxSurge';
 
+/**
+ * Rocket.Chat's microservices (review round 35, report p55 item 2): Moleculer nodes that the monolith
+ * calls through NATS (TRANSPORTER), whose only Service carries metrics (9458).
+ */
+function moleculer(o: { name: string; replicas: number; strategy?: string; transporter?: string; annotations?: string; service?: boolean }): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${o.name}, namespace: chat}
+spec:
+  replicas: ${o.replicas}
+  selector: {matchLabels: {app: ${o.name}}}
+${o.strategy ? `  strategy: ${o.strategy}\n` : ''}  template:
+    metadata:
+      labels: {app: ${o.name}}
+${o.annotations ? `      annotations: {${o.annotations}}\n` : ''}    spec:
+      containers:
+      - name: svc
+        image: rocketchat/${o.name}-service:8.6.1
+        env:
+        - {name: TRANSPORTER, value: "${o.transporter ?? 'nats://rc-nats:4222'}"}
+        ports: [{name: ms-metrics, containerPort: 9458}]
+${o.service === false ? '' : `---
+apiVersion: v1
+kind: Service
+metadata: {name: ${o.name}, namespace: chat}
+spec:
+  selector: {app: ${o.name}}
+  ports: [{name: metrics, port: 9458, targetPort: 9458}]
+`}`;
+}
+
 ruleTester(rolloutFullOutage, {
   valid: [
+    // A Moleculer node under the served hint "false": the hint wins (review round 35, report p55 item 2).
+    { name: 'a Moleculer node with kubegrace.dev/served "false"', yaml: moleculer({ name: 'authorization', replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}', annotations: '"kubegrace.dev/served": "false"' }) },
+    // TRANSPORTER without a transporter URL (a name of a transport, or another program's variable) says nothing.
+    { name: 'TRANSPORTER that is not a Moleculer transporter URL', yaml: moleculer({ name: 'authorization', replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}', transporter: 'smtp' }) },
+    { name: 'a Moleculer node rolling surge first', yaml: moleculer({ name: 'authorization', replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }) },
     { name: 'replicas 1 with the defaults 25%/25%: surge 1, unavailable 0 (surge first)', yaml: deploy({ replicas: 1 }) },
     { name: 'replicas 1 with 25%/25% written out: still surge 1 / unavailable 0', yaml: deploy({ replicas: 1, strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: "25%", maxUnavailable: "25%"}}' }) },
     { name: 'replicas 1, maxSurge 1, maxUnavailable 0', yaml: deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }) },
@@ -146,6 +182,18 @@ spec:
     { name: 'a test hook', yaml: hookRelay('"helm.sh/hook": test') },
   ],
   invalid: [
+    {
+      // Review round 35, report p55 item 2: Rocket.Chat's authorization service answers Moleculer calls
+      // over NATS; its only Service carries metrics, and a call with no instance fails at once.
+      name: 'a Moleculer node reached through its transporter (its Service carries only metrics), one replica, maxUnavailable 1',
+      yaml: moleculer({ name: 'authorization', replicas: 1, strategy: '{rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}' }),
+      findings: [{ severity: 'warning', object: 'Deployment/authorization', message: 'the only pod is removed before its replacement is ready, a full outage for the whole startup time; set strategy.rollingUpdate to {maxSurge: 1, maxUnavailable: 0} (surge first) (no Service routes clients to it, but it is a Moleculer node (TRANSPORTER nats://rc-nats:4222 in container "svc"): its callers reach it through the message broker, and a call that finds no instance fails at once (ServiceNotAvailableError), it is not queued)' }],
+    },
+    {
+      name: 'a Moleculer node alone (no Service in the input), redis transporter',
+      yaml: moleculer({ name: 'presence', replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}', transporter: 'redis://redis:6379', service: false }),
+      findings: [{ severity: 'warning', object: 'Deployment/presence', message: 'it is a Moleculer node (TRANSPORTER redis://redis:6379 in container "svc")' }],
+    },
     {
       // (Review round 11: grafana/rollout-operator, one replica with maxSurge 0 and no leader election.)
       name: 'one replica with maxSurge written as 0: the surge-first advice and proposal only if the program can run two at once',
