@@ -66,6 +66,25 @@ function canonicalSelector(sel: unknown): unknown {
   return { ml, me };
 }
 
+/**
+ * A budget whose label selector (neither null, invalid nor {}) matches no workload the linted set
+ * could hold: there are workloads to judge it against, yet none of them, no pod in the set and no
+ * custom resource an operator makes pods from carries the labels it selects, so it protects nothing
+ * (pdb-selector's warning). False for a budget linted alone (no workload of its namespace in the
+ * set, none elsewhere that it matches): nothing to judge it against, as for a Service
+ * (service-selector-ports); a workload of another namespace that it matches suggests the wrong
+ * namespace.
+ */
+export function matchesNoWorkload(g: ObjectGraph, p: PdbView): boolean {
+  if (p.selector.kind !== 'selector' || g.workloadsForPdb(p).length) return false;
+  if (!g.hasWorkloadsIn(p.obj.namespace) && !g.workloads.some((w) => matches(p.selector, w.templateLabels))) return false;
+  // Pods an operator creates from a custom resource in the set (Prometheus, Alertmanager...).
+  if (operatorResourcesFor(g, p.obj.namespace, p.selector).length) return false;
+  // Pods of a controller not in the set (`kubectl get pods,pdb -o yaml`).
+  if (g.ownedSelected(p.obj.namespace, p.selector).length) return false;
+  return true;
+}
+
 export const pdbSelector: Rule = {
   meta: {
     id: 'pdb-selector',
@@ -166,14 +185,7 @@ spec:
         continue;
       }
       if (matched.length === 0) {
-        // No workload of the namespace in the set (the budget linted alone, as one file per
-        // object): nothing to judge it against, as for a Service (service-selector-ports); unless
-        // a workload of another namespace matches it (a budget in the wrong namespace).
-        if (!g.hasWorkloadsIn(p.obj.namespace) && !g.workloads.some((w) => matches(p.selector, w.templateLabels))) continue;
-        // Pods an operator creates from a custom resource in the set (Prometheus, Alertmanager...).
-        if (operatorResourcesFor(g, p.obj.namespace, p.selector).length) continue;
-        // Pods of a controller not in the set (`kubectl get pods,pdb -o yaml`).
-        if (g.ownedSelected(p.obj.namespace, p.selector).length) continue;
+        if (!matchesNoWorkload(g, p)) continue;
         const near = nearMissBudgets(g).byPdb.get(p);
         ctx.report({
           object: p.obj,

@@ -2,6 +2,7 @@ import { Rule } from '../engine/types';
 import { budgetProblem, existingPointer, isDataStore, operatorStatefulSetsFor, pdbAllowance } from './rollout-util';
 import { nameOf } from './util';
 import { idleWorkload } from './pdb-missing';
+import { matchesNoWorkload } from './pdb-selector';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
   meta: {
@@ -33,7 +34,10 @@ Conditions (**info**, only when the target Kubernetes version is >= 1.27):
 Not reported for a budget whose every selected workload only holds capacity: each container idle (the pause image with
 its own entrypoint, or a command that only sleeps forever; not in a pod template that asks for an injected proxy) with no
 readiness probe, so its pods are never
-Running-but-not-Ready (JupyterHub's user placeholders, whose budget is \`minAvailable: 0\` on purpose).
+Running-but-not-Ready (JupyterHub's user placeholders, whose budget is \`minAvailable: 0\` on purpose). Nor for a
+budget that pdb-selector warns protects nothing: its selector matches no workload of the linted set, no pod in it and no
+custom resource an operator makes pods from, while the set holds workloads to judge it against (bitnami postgresql-ha
+renders its witness budget without the witness). A budget linted alone, with no workload in the set, is still reported.
 
 Fix (automatic):
 \`\`\`yaml
@@ -60,6 +64,11 @@ spec:
       // (Pods that only hold capacity, every container idle: the pause image, a sleep forever, have no
       // probe and no work to crash in, so they never sit Running-but-not-Ready; JupyterHub's user
       // placeholders. Review round 34, report p51 item 1.)
+      // (A budget that selects no workload of the input, no pod and no operator's resource protects
+      // nothing, as pdb-selector warns: no pod to evict, so no policy to set. Reported still when
+      // the budget is linted alone, with nothing to judge it against. Review round 35, report p53
+      // item 3: bitnami postgresql-ha renders the witness budget without the witness.)
+      if (matchesNoWorkload(ctx.graph, p)) continue;
       const selected = ctx.graph.workloadsForPdb(p);
       if (selected.length && selected.every((w) => idleWorkload(w) && [...w.containers, ...w.sidecars].every((c) => c.raw.readinessProbe === undefined)) && !operatorStatefulSetsFor(ctx.graph, p).length) continue;
       const policy = p.unhealthyPodEvictionPolicy;

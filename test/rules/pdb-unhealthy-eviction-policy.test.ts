@@ -44,6 +44,13 @@ ruleTester(pdbUnhealthyEvictionPolicy, {
     // (The GracefulStatefulSet construct writes it whatever its volumes: an explicit choice either way.)
     { name: 'explicit IfHealthyBudget on a StatefulSet that keeps no data: the choice made', yaml: wl('StatefulSet', true) + pdb('IfHealthyBudget') },
     { name: 'explicit IfHealthyBudget on a StatefulSet (data store, on purpose)', yaml: wl('StatefulSet') + pdb('IfHealthyBudget'), kubeVersion: '1.31' },
+    // Review round 35, report p53 item 3 (bitnami postgresql-ha's witness budget without the witness):
+    // pdb-selector warns it protects nothing; no pod to evict, no policy to advise.
+    {
+      name: 'a budget that selects no workload of the set, which holds workloads: nothing to advise',
+      yaml: wl('StatefulSet') + pdb('IfHealthyBudget') + pdb().replace('name: web', 'name: web-witness').replace('{app: web}', '{app: web, role: witness}'),
+      kubeVersion: '1.31',
+    },
     // Review round 34, report p51 item 8 (z2jh's proxy.chp.pdb): the API server rejects it, pdb-missing says so.
     { name: 'a budget with both minAvailable and maxUnavailable never exists: nothing to advise', yaml: wl('Deployment') + pdb().replace('  maxUnavailable: 1\n', '  maxUnavailable: 1\n  minAvailable: 1\n'), kubeVersion: '1.31' },
   ],
