@@ -1,6 +1,6 @@
 import { Rule } from '../engine/types';
 import { isObject, KObject } from '../model/types';
-import { matches } from '../model/selector';
+import { matches, stringMap } from '../model/selector';
 import { annotationsOf, helmAnnotationList, isHelmHook, lastingHelmHook, runHelmHookJob } from './lb-util';
 import { existingPointer, labelsForPdb, nsPhrase, operatorResourcesFor, operatorWorkloads, memberGroup, nearMissBudgets, pdbAllowance, selectsOperatorPods } from './rollout-util';
 import { ObjectGraph, PdbView } from '../model/graph';
@@ -58,6 +58,44 @@ function lastingWhy(w: Workload): string {
   return `${nameOf(w)} sets no ttlSecondsAfterFinished and stays after it ran, with its Completed pod`;
 }
 
+/**
+ * The repair for pods matched by two or more budgets, computed from the selectors and the pods'
+ * labels. When exactly one budget selects only these pods and each other one also selects the pods
+ * of other workloads, the other ones can be narrowed: a label of those other workloads' own
+ * spec.selector (their pods carry it for as long as the workload exists) that these pods do not
+ * carry, added to the budget's matchLabels, keeps it over them and takes these pods out. bitnami postgresql-ha's data budget selects {instance, name, component:
+ * postgresql} without role: data, so it also matches the witness pods, which have their own budget
+ * (review round 35, report p53 item 4). When every budget selects only these pods, all but one
+ * are redundant. Otherwise the generic advice.
+ */
+function doubleBudgetAdvice(g: ObjectGraph, w: Workload, pdbs: PdbView[]): string {
+  const generic = `keep a single PodDisruptionBudget selecting ${labelsForPdb(w)}`;
+  // The other workloads each budget also selects (a Helm hook that does not stay does not count).
+  const sharers = new Map(pdbs.map((p) => [p, g.workloadsForPdb(p).filter((x) => x !== w && (!isHelmHook(x.obj) || (lastingHelmHook(x.obj) && x.kind !== 'Pod')))]));
+  const shared = pdbs.filter((p) => sharers.get(p)!.length || operatorResourcesFor(g, p.obj.namespace, p.selector).length);
+  const own = pdbs.filter((p) => !shared.includes(p));
+  if (!shared.length) return own.length === 2 ? `${own[0].obj.name} and ${own[1].obj.name} both select only these pods: delete one of them` : `${own.map((p) => p.obj.name).join(', ')} all select only these pods: delete all but one of them`;
+  if (own.length !== 1) return generic;
+  const narrowings: string[] = [];
+  for (const p of shared) {
+    const others = sharers.get(p)!;
+    if (!others.length || p.selector.kind !== 'selector') return generic;
+    const required = new Set(p.selector.requirements.map((r) => r.key));
+    const selectorLabels = (x: Workload) => stringMap(get(x.obj.raw, 'spec', 'selector', 'matchLabels'));
+    const carried = (k: string, v: string) => others.every((x) => x.templateLabels[k] === v) && w.templateLabels[k] !== v && !required.has(k);
+    // Only a label of their own spec.selector (immutable, on every pod they make), not one such as
+    // a chart version that the next release changes.
+    const best = Object.entries(selectorLabels(others[0])).find(([k, v]) => carried(k, v) && others.every((x) => selectorLabels(x)[k] === v));
+    if (!best) return generic;
+    narrowings.push(`add ${best[0]}: ${best[1]} to ${p.obj.name}'s spec.selector.matchLabels (the pods of ${others.map(nameOf).join(', ')} carry it, these do not)`);
+  }
+  // Deleting the budget of these pods instead leaves them to the shared one, which is the design
+  // only for the members of one group (the shared-budget warning above holds otherwise).
+  const group = shared.length === 1 ? memberGroup([w, ...sharers.get(shared[0])!]) : undefined;
+  const orDelete = group ? `; or delete ${own[0].obj.name} and let ${shared[0].obj.name} count these pods with those of ${sharers.get(shared[0])!.map(nameOf).join(', ')} (${group}: the members of one app, which one budget may cover)` : '';
+  return `${narrowings.join(', and ')}, so that ${own[0].obj.name} alone selects these pods${orDelete}`;
+}
+
 /** A label selector as matchLabels and matchExpressions in a fixed order, for comparison. */
 function canonicalSelector(sel: unknown): unknown {
   if (!isObject(sel)) return sel;
@@ -113,7 +151,13 @@ Conditions:
   pods with HTTP 500 ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
   support"), whatever the budgets allow, so drains stall. Reported once per workload, at its template labels, and
   once per StatefulSet that prometheus-operator makes for a Prometheus, PrometheusAgent, Alertmanager or ThanosRuler
-  (at the resource's \`spec.podMetadata.labels\`).
+  (at the resource's \`spec.podMetadata.labels\`). The message names the repair it can compute from the selectors and
+  the pods' labels: when one budget selects only these pods and each other one also selects the pods of other
+  workloads, the label to add to the other one's \`matchLabels\` (one of those other workloads' own \`spec.selector\` that
+  these pods do not carry: bitnami postgresql-ha's data budget lacks \`role: data\`, so it
+  also selects the witness pods, which have their own budget), and, when these pods and the others are the members of
+  one group (see the shared-budget warning below), deleting these pods' own budget instead; when every budget selects
+  only these pods, deleting all but one.
 - **warning:** the selector matches pods of several workloads: the docs advise one budget per controller; a shared
   budget lets one workload's disruptions use up the other's allowance. Not reported when every matched workload is a
   StatefulSet of one \`rollout-group\` (grafana/rollout-operator's zone-aware StatefulSets, Loki's and Mimir's
@@ -250,7 +294,7 @@ spec:
         object: w.obj,
         pointer: labelsPtr,
         severity: 'error',
-        message: `its pods are matched by ${pdbs.length} PodDisruptionBudgets (${pdbs.map((p) => p.obj.name).join(', ')}): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; keep a single PodDisruptionBudget selecting ${labelsForPdb(w)}`,
+        message: `its pods are matched by ${pdbs.length} PodDisruptionBudgets (${pdbs.map((p) => p.obj.name).join(', ')}): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; ${doubleBudgetAdvice(g, w, pdbs)}`,
       });
     }
     // The pods prometheus-operator makes (no pod template in the input): the same refusal.
