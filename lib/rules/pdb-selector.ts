@@ -87,7 +87,7 @@ function doubleBudgetAdvice(g: ObjectGraph, w: Workload, pdbs: PdbView[]): strin
     // a chart version that the next release changes.
     const best = Object.entries(selectorLabels(others[0])).find(([k, v]) => carried(k, v) && others.every((x) => selectorLabels(x)[k] === v));
     if (!best) return generic;
-    narrowings.push(`add ${best[0]}: ${best[1]} to ${p.obj.name}'s spec.selector.matchLabels (the pods of ${others.map(nameOf).join(', ')} carry it, these do not)`);
+    narrowings.push(`add ${best[0]}: ${best[1]} to PodDisruptionBudget/${p.obj.name}'s spec.selector.matchLabels (the pods of ${others.map(nameOf).join(', ')} carry it, these do not)`);
   }
   // Deleting the budget of these pods instead leaves them to the shared one, which is the design
   // only for the members of one group (the shared-budget warning above holds otherwise).

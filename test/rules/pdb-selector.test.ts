@@ -222,7 +222,7 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
           severity: 'error',
           object: 'StatefulSet/pg-witness',
           message:
-            "matched by 2 PodDisruptionBudgets (pg, pg-witness): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; add role: data to pg's spec.selector.matchLabels (the pods of StatefulSet/pg carry it, these do not), so that pg-witness alone selects these pods; or delete pg-witness and let pg count these pods with those of StatefulSet/pg (StatefulSets of the image pg: the members of one app, which one budget may cover)",
+            "matched by 2 PodDisruptionBudgets (pg, pg-witness): the eviction API refuses to evict a pod with more than one budget (HTTP 500), so drains stall; add role: data to PodDisruptionBudget/pg's spec.selector.matchLabels (the pods of StatefulSet/pg carry it, these do not), so that pg-witness alone selects these pods; or delete pg-witness and let pg count these pods with those of StatefulSet/pg (StatefulSets of the image pg: the members of one app, which one budget may cover)",
         },
       ],
     },
@@ -234,7 +234,7 @@ ${pdb('web', '{matchLabels: {app: web}}')}`,
         pdb('web', '{matchLabels: {app: web}}') +
         pdb('web-canary', '{matchLabels: {app: web, tier: canary}}'),
       findings: [
-        { severity: 'error', object: 'Deployment/web-canary', message: /so drains stall; add tier: front to web's spec\.selector\.matchLabels \(the pods of Deployment\/web carry it, these do not\), so that web-canary alone selects these pods$/ },
+        { severity: 'error', object: 'Deployment/web-canary', message: /so drains stall; add tier: front to PodDisruptionBudget\/web's spec\.selector\.matchLabels \(the pods of Deployment\/web carry it, these do not\), so that web-canary alone selects these pods$/ },
         { severity: 'warning', object: 'PodDisruptionBudget/web', message: 'matches the pods of 2 workloads' },
       ],
     },
