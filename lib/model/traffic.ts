@@ -96,9 +96,13 @@ function notClientServedPort(graph: ObjectGraph, w: Workload, p: ServedPort): bo
  * The image of a Prometheus exporter: its repository's last part ends in `-exporter` or
  * `_exporter`, the exporters' own naming (prom/node-exporter, prom/mysqld-exporter,
  * oliver006/redis_exporter, couchbasesamples/sync-gateway-prometheus-exporter). An exporter serves
- * /metrics for Prometheus to scrape: what it answers is a scrape, not client traffic.
+ * /metrics for Prometheus to scrape: what it answers is a scrape, not client traffic. A bare
+ * `exporter` is not that naming: penpotapp/exporter is Penpot's export service (headless-browser
+ * PNG/SVG/PDF rendering), which users reach through the frontend nginx's `location /api/export`
+ * (penpot/penpot @042bd03b docker/images/files/nginx.conf.template; review round 35, report p55
+ * item 1).
  */
-const EXPORTER_IMAGE = /(^|[-_])exporter$/;
+const EXPORTER_IMAGE = /[-_]exporter$/;
 export function exporterImage(c: ContainerView): boolean {
   const last = imageRepository(c.image).path.split('/').pop() ?? '';
   return EXPORTER_IMAGE.test(last);

@@ -509,6 +509,13 @@ spec:
   ],
   invalid: [
     {
+      // Review round 35, report p55 item 1: penpotapp/exporter is Penpot's export service (the frontend
+      // nginx proxies /api/export to it), not a Prometheus exporter: only *-exporter / *_exporter are.
+      name: "an image whose name is a bare `exporter` (Penpot's export service) is not a Prometheus exporter: served",
+      yaml: wl({ podSpec: '      containers:\n      - name: app\n        image: penpotapp/exporter:2.17.0\n        ports: [{name: http, containerPort: 6061}]\n', service: '  selector: {app: web}\n  ports: [{name: http, port: 6061, targetPort: 6061}]' }),
+      findings: [{ severity: 'warning', pointer: POINTER, message: 'container "app": serves port 6061 for Service web but has no preStop hook' }],
+    },
+    {
       // (Review round 10: the neo4j chart's cluster, one one-replica StatefulSet per member behind one load balancer.)
       name: 'single-replica StatefulSets behind one Service with a cluster IP: the Service has the other members as endpoints, so the pod is judged',
       yaml: `${wl({ kind: 'StatefulSet', replicas: 1 })}---\n${wl({ kind: 'StatefulSet', replicas: 1, service: false }).replace('name: web\n', 'name: web-b\n')}`,
