@@ -200,10 +200,14 @@ export function containerRef(c: ContainerView, of: readonly ServedPort[]): strin
 
 /**
  * Port names of member-to-member traffic in clustered data stores, for messages only: etcd's
- * \`peer\`, ZooKeeper's \`follower\` and \`election\`, Elasticsearch's and OpenSearch's \`transport\`,
- * Raft ports, ClickHouse's \`interserver\`, Cassandra's \`intra\` (as a part of the name).
+ * \`peer\`, ZooKeeper's \`follower\` and \`election\`, Raft ports, ClickHouse's \`interserver\`,
+ * Cassandra's \`intra\` (as a word of the name); Elasticsearch's and OpenSearch's \`transport\` and
+ * NATS's route port \`cluster\` (6222; Mattermost's 8075) only as the whole name: as a word they also
+ * name client ports, Mailu's \`imap-transport\` is LMTP delivery from postfix and front (review
+ * round 35, report p57 item 6), and the datadog chart's \`dd-datadog-cluster-agent-metrics-api\` is the
+ * external metrics API.
  */
-const PEER_PORT = /(^|[-_])(peer|follower|election|transport|raft|interserver|intra)($|[-_])/i;
+const PEER_PORT = /(^|[-_])(peer|follower|election|raft|interserver|intra)($|[-_])|^(transport|cluster)$/i;
 
 /** "port http/8080", "ports http/8080, 9000": the container's declared TCP ports that suggest traffic, for messages when no Service says. */
 export function declaredPortsLabel(graph: ObjectGraph, w: Workload, c: ContainerView): string | undefined {

@@ -205,9 +205,13 @@ function vacuousExec(probe: JsonObject): string | undefined {
   return `exec ${shown} runs ${cmd[0]}, which exits 0${piped ? ' (the kubelet runs the command without a shell, so the pipe or operator among its arguments is only printed)' : ''}`;
 }
 
-/** Peer ports of clustered datastores (quorum, election, raft, transport, distribution), by number or name. */
+/**
+ * Peer ports of clustered datastores (quorum, election, raft, transport, distribution), by number or
+ * name; \`transport\` and \`cluster\` only as the whole name, as in probe-util's PEER_PORT (Mailu's
+ * \`imap-transport\` is LMTP from its clients: review round 35, report p57 item 6).
+ */
 const PEER_PORT_NUMBERS = new Set([2888, 3888, 2380, 7000, 7001, 9300, 6222, 4369, 25672, 5701]);
-const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft|transport|internode|intra|cluster|dist)($|[-_])/i;
+const PEER_PORT_NAME = /(^|[-_])(peer|peers|quorum|election|leader-election|raft|internode|intra|dist)($|[-_])|^(transport|cluster)$/i;
 /**
  * The Redpanda operator's sidecar: with \`--run-broker-probe\` it serves \`/healthz\` on
  * \`--broker-probe-bind-address\` (default \`:8093\`), which checks the broker at

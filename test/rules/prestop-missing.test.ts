@@ -713,6 +713,26 @@ spec:
       findings: [{ severity: 'warning', pointer: POINTER, message: /^container "etcd": serves port 2379 for Service web \(and peer port 2380\) but has no preStop hook/ }],
     },
     {
+      // Review round 35, report p55 item 4 and p57 item 6: NATS's route port \`cluster\` is a peer port; Mailu's
+      // \`imap-transport\` (LMTP from postfix and front) is client traffic, \`transport\` only as the whole name is a peer's.
+      name: "NATS's route port `cluster` is named apart as a peer port, Mailu's LMTP port `imap-transport` is not",
+      yaml: [
+        wl({
+          kind: 'StatefulSet',
+          podSpec: '      containers:\n      - name: nats\n        image: nats:2.12-alpine\n        ports: [{name: client, containerPort: 4222}, {name: cluster, containerPort: 6222}]\n',
+          service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: client, port: 4222}, {name: cluster, port: 6222}]',
+        }),
+        wl({
+          podSpec: '      containers:\n      - name: dovecot\n        image: ghcr.io/mailu/dovecot:2024.06\n        ports: [{name: imap, containerPort: 143}, {name: imap-transport, containerPort: 2525}]\n',
+          service: '  selector: {app: web}\n  ports: [{name: imap, port: 143}, {name: imap-transport, port: 2525}]',
+        }).replace(/\bweb\b/g, 'mail'),
+      ].join('---\n'),
+      findings: [
+        { severity: 'warning', object: 'StatefulSet/web', pointer: POINTER, message: /^container "nats": serves port 4222 for Service web \(and peer port 6222\) but has no preStop hook/ },
+        { severity: 'warning', object: 'Deployment/mail', pointer: POINTER, message: /^container "dovecot": serves ports 143, 2525 for Service mail but has no preStop hook/ },
+      ],
+    },
+    {
       name: 'only peer-named ports on the Service: listed as they are',
       yaml: wl({
         kind: 'StatefulSet',
