@@ -55,30 +55,58 @@ const KNOWN_READY_EXEC: readonly (readonly [RegExp, string])[] = [
 ];
 
 /**
- * The container's own startupProbe or livenessProbe when it is an httpGet on a readiness-like path
- * (READY_PATH): the app's readiness endpoint, already in the manifest and already reachable by the
- * kubelet, so the example reuses it rather than a generic check (etcd's startupProbe GET /readyz on its
- * metrics listener 2381, where a tcpSocket on 2379 passes without quorum: review round 33, report p43 item 5).
+ * The container's own startupProbe or livenessProbe handler, for a readiness example that reuses a
+ * check already in the manifest and already reachable by the kubelet rather than a generic one:
+ * - a known session check in exec (KNOWN_READY_EXEC), from either probe;
+ * - an httpGet on a readiness-like path (READY_PATH), from either probe (etcd's startupProbe GET
+ *   /readyz on its metrics listener 2381, where a tcpSocket on 2379 passes without quorum: review
+ *   round 33, report p43 item 5);
+ * - any other httpGet of the startupProbe on a port of this container (declared by it, or by no other
+ *   container of the pod): the kubelet has seen it answer 2xx once the app was up, so a pasted copy
+ *   does not keep the pod unready for good, and an HTTP answer needs the server to respond where a TCP
+ *   connect is completed by the kernel's listen backlog. NATS's startupProbe GET /healthz on its monitor
+ *   port 8222 checks that the client, route, gateway and leafnode listeners are up
+ *   (nats-io/nats-server @1787eee0 server/monitor.go healthz: \`s.readyForConnections(time.Millisecond)\`),
+ *   where the example offered a tcpSocket on the client port (review round 35, report p55 item 4).
+ * A livenessProbe's httpGet on another path is not reused: a liveness handler is kept deliberately
+ * process-local and weak, so that trouble elsewhere does not restart the container (NATS's livenessProbe
+ * GET / is the monitor's index page), and generic exec commands are not reused from either probe: a
+ * startup command may check a one-off condition, and one run every 5s may cost far more than a probe
+ * should (an interpreter and a broker round trip for \`celery inspect ping\`).
  */
-function readinessFromSibling(c: ContainerView): string | undefined {
+function readinessFromSibling(c: ContainerView, pod: readonly ContainerView[]): string | undefined {
+  const reuse = (kind: 'startupProbe' | 'livenessProbe', h: JsonObject, why: string) => {
+    const parts = [`path: ${flowScalar(h.path)}`, `port: ${flowScalar(h.port)}`];
+    if (typeof h.host === 'string') parts.push(`host: ${flowScalar(h.host)}`);
+    if (typeof h.scheme === 'string') parts.push(`scheme: ${flowScalar(h.scheme)}`);
+    if (Array.isArray(h.httpHeaders)) parts.push(`httpHeaders: ${JSON.stringify(h.httpHeaders)}`);
+    return `readinessProbe: {httpGet: {${parts.join(', ')}}, periodSeconds: 5} (${why.replace('KIND', kind)})`;
+  };
   for (const kind of ['startupProbe', 'livenessProbe'] as const) {
     const cmd = get(probeOf(c, kind), 'exec', 'command');
     const known = Array.isArray(cmd) && cmd.length > 0 && cmd.every((a) => typeof a === 'string') ? KNOWN_READY_EXEC.find(([re]) => re.test(cmd.join(' '))) : undefined;
     if (known) return `readinessProbe: {exec: {command: ${JSON.stringify(cmd)}}, periodSeconds: 5} (the check its ${kind} already runs: ${known[1]})`;
     const h = get(probeOf(c, kind), 'httpGet');
-    if (!isObject(h) || typeof h.path !== 'string' || !READY_PATH.test(h.path) || (typeof h.port !== 'number' && typeof h.port !== 'string')) continue;
-    const parts = [`path: ${flowScalar(h.path)}`, `port: ${flowScalar(h.port)}`];
-    if (typeof h.host === 'string') parts.push(`host: ${flowScalar(h.host)}`);
-    if (typeof h.scheme === 'string') parts.push(`scheme: ${flowScalar(h.scheme)}`);
-    if (Array.isArray(h.httpHeaders)) parts.push(`httpHeaders: ${JSON.stringify(h.httpHeaders)}`);
-    return `readinessProbe: {httpGet: {${parts.join(', ')}}, periodSeconds: 5} (the readiness endpoint its ${kind} already checks)`;
+    if (!isObject(h) || typeof h.path !== 'string' || (typeof h.port !== 'number' && typeof h.port !== 'string')) continue;
+    if (READY_PATH.test(h.path)) return reuse(kind, h, 'the readiness endpoint its KIND already checks');
+  }
+  const h = get(probeOf(c, 'startupProbe'), 'httpGet');
+  if (isObject(h) && typeof h.path === 'string' && (typeof h.port === 'number' || typeof h.port === 'string') && ownProbePort(c, h.port, pod)) {
+    return reuse('startupProbe', h, 'the endpoint its KIND already checks: the kubelet has seen it answer once the app was up, and an HTTP answer needs the server to respond, where a TCP connect does not');
   }
   return undefined;
 }
 
+/** A probe's port that reaches this container: a name it declares (the kubelet resolves names in the probed container), or a number it declares or no other container of the pod declares or names as its listen port. */
+function ownProbePort(c: ContainerView, port: number | string, pod: readonly ContainerView[]): boolean {
+  if (typeof port === 'string') return c.ports.some((p) => p.name === port);
+  if (c.ports.some((p) => p.containerPort === port)) return true;
+  return !pod.some((o) => o !== c && (o.ports.some((p) => p.containerPort === port) || namedListenPort(o, port, pod) !== undefined));
+}
+
 /**
- * A copy-pasteable readinessProbe for the container: the httpGet its own startupProbe or livenessProbe
- * makes on a readiness-like path (readinessFromSibling), else on a declared health port if it has one, else on
+ * A copy-pasteable readinessProbe for the container: a check its own startupProbe or livenessProbe
+ * makes (readinessFromSibling), else on a declared health port if it has one, else on
  * the port it serves; \`grpc\` for gRPC ports (by name) unless the container also declares an HTTP port,
  * \`httpGet\` for HTTP ports (by name or a usual HTTP number), \`tcpSocket\` otherwise (a datastore or
  * broker port, or nothing shows it speaks HTTP). A port another container of the pod names as its
@@ -88,7 +116,7 @@ function readinessFromSibling(c: ContainerView): string | undefined {
  * (no kubelet probe checks UDP: telegraf's statsd).
  */
 export function readinessExample(c: ContainerView, sp: ServedPort | undefined, pod: readonly ContainerView[] = [], called?: { by?: string; catalog?: Catalog }): string {
-  const sibling = readinessFromSibling(c);
+  const sibling = readinessFromSibling(c, pod);
   if (sibling) return sibling;
   const mine = (p: { containerPort: number }) => !pod.some((o) => o !== c && namedListenPort(o, p.containerPort, pod) !== undefined);
   const health = c.ports.find((p) => p.name !== undefined && HEALTH_NAME.test(p.name) && !METRICS_PORT.test(p.name) && mine(p));
@@ -345,7 +373,11 @@ serving; what is left is a later hang that \`helm --wait\`, \`kubectl rollout st
 
 The example reuses a readiness check the container already runs: an \`httpGet\` on a readiness-like path of its startup or
 liveness probe, or an \`exec\` of \`pg_isready\` or \`mysqladmin ping\` (a \`tcpSocket\` check passes while PostgreSQL
-still rejects sessions during startup). On a port an admission webhook or a CRD conversion webhook calls it invents no
+still rejects sessions during startup), else its startupProbe's \`httpGet\` on any path of a port of the same container:
+the kubelet has seen it answer once the app was up, and an HTTP answer needs the server to respond, where a TCP connect
+does not (NATS's \`/healthz\` on its monitor port checks that its client and route listeners are up). A liveness probe's
+\`httpGet\` on another path is not reused (liveness handlers are kept process-local and weak on purpose: NATS's \`GET /\`
+is the monitor's index page), nor a startup or liveness \`exec\` command other than those two. On a port an admission webhook or a CRD conversion webhook calls it invents no
 HTTP path: a webhook server answers only its registered paths (controller-runtime's webhook server answers \`/readyz\` with
 404), so it proposes \`httpGet /readyz\` on the port of \`--health-probe-bind-address\` when the container sets it, else a
 \`tcpSocket\` on the webhook port. Elsewhere it invents no HTTP path either: a program's readiness endpoint comes from

@@ -499,6 +499,33 @@ ${probes}`, { service: '  selector: {app: web}\n  ports: [{name: etcd, port: 237
   });
 });
 
+// Review round 35, report p55 item 4: NATS's startupProbe GET /healthz on its monitor port checks that its
+// listeners are up (nats-server server/monitor.go healthz, readyForConnections); the example offered a tcpSocket.
+describe("the readiness example reuses the startupProbe's httpGet on a port of the same container", () => {
+  const nats = (probes: string, extra = '') =>
+    wl(`      containers:
+      - name: nats
+        image: nats:2.12-alpine
+        ports: [{name: client, containerPort: 4222}, {name: cluster, containerPort: 6222}, {name: monitor, containerPort: 8222}]
+${probes}${extra}`, { kind: 'StatefulSet', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: client, port: 4222}, {name: cluster, port: 6222}, {name: monitor, port: 8222}]' });
+  test('NATS: the startupProbe\'s GET /healthz on 8222, not a tcpSocket on client; 6222 is named a peer port', () => {
+    const got = runRule(readinessProbeMissing, nats('        livenessProbe: {httpGet: {path: /, port: 8222}}\n        startupProbe: {httpGet: {path: /healthz, port: 8222}, failureThreshold: 30}\n'));
+    expect(got).toHaveLength(1);
+    expect(got[0].message).toMatch(/^container "nats": serves port 4222 for Service web \(and peer port 6222\) but/);
+    expect(got[0].message).toContain('e.g. readinessProbe: {httpGet: {path: /healthz, port: 8222}, periodSeconds: 5} (the endpoint its startupProbe already checks: the kubelet has seen it answer once the app was up');
+    expect(got[0].message).not.toContain('tcpSocket');
+  });
+  test('a livenessProbe on another path (NATS\'s GET /) is not reused', () => {
+    const got = runRule(readinessProbeMissing, nats('        livenessProbe: {httpGet: {path: /, port: 8222}}\n'));
+    expect(got[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: client}, periodSeconds: 5}');
+  });
+  test("a startupProbe on a port another container of the pod declares is not this container's check", () => {
+    const side = '      - name: exporter\n        image: natsio/prometheus-nats-exporter:0.17.3\n        ports: [{name: metrics, containerPort: 7777}]\n';
+    const got = runRule(readinessProbeMissing, nats('        startupProbe: {httpGet: {path: /metrics, port: 7777}}\n', side));
+    expect(got[0].message).toContain('e.g. readinessProbe: {tcpSocket: {port: client}, periodSeconds: 5}');
+  });
+});
+
 describe('a Drone runner health port (catalog drone-runner-health)', () => {
   const runner = (image: string) => `apiVersion: v1
 kind: Service
