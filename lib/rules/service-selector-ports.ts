@@ -8,7 +8,7 @@ import { isCustomResource, nsPhrase, operatorResourcesFor, operatorWorkload, mem
 import { flowValue, nameOf } from './util';
 import { envFromVars, namedListenPort } from '../model/listen-ports';
 import { apiServerCalls } from '../model/webhook-calls';
-import { closest as closestName } from '../engine/suggest';
+import { closest as closestName, editDistance } from '../engine/suggest';
 
 /** The first of each controller's owned workloads (pods of one ReplicaSet share their template). */
 function oneEach(ws: Workload[]): Workload[] {
@@ -289,8 +289,18 @@ export const serviceSelectorPorts: Rule = {
   Service: an Ingress, Gateway API route or Traefik IngressRoute backend on it, or its SRV name
   (\`_<port>._<protocol>.<service>\`) in another object of the namespace (env, args, a ConfigMap).
 - **warning:** a numeric \`targetPort\` (or \`port\`, when \`targetPort\` is absent) that no container of the selected
-  templates declares with that protocol, while they declare other ports. Allowed (ports need not be declared), but
-  usually a typo or a stale port. When the Service port says TLS (its name: \`https\`, \`tls\`, \`ssl\`, \`grpcs\`, \`wss\`,
+  templates declares with that protocol, while they declare other ports, and a declared port plausibly is the one
+  meant: a client port (same protocol, not named for metrics or operators) that no port of a Service selecting the
+  pods reaches yet, and that has the Service port's name, or a number one digit edit away (8000 for 8080), or is the
+  only client port the containers declare (port 80 with \`targetPort\` left out, beside \`containerPort: 8080\`): then
+  the number is likely a typo or a stale port, and the advice names that port. Otherwise **info**, advising to
+  declare the port: \`containerPort\` is informational ("Not specifying a port here DOES NOT prevent that port from
+  being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible
+  from the network", the API reference of \`Container.ports\`), a numeric \`targetPort\` is routed whatever the
+  containers declare, and charts often leave out ports their program opens (Mailu's front runs a Dovecot proxy on
+  2525 and 4190 and declares neither; its declared \`sieve\` 14190, which another Service port reaches, is the
+  webmail's listener: repointing 4190 there would be wrong); if nothing listens, clients of that port get refused
+  connections. When the Service port says TLS (its name: \`https\`, \`tls\`, \`ssl\`, \`grpcs\`, \`wss\`,
   \`mtls\`, also as a part such as \`https-api\`, unless an annotation of the Service names a certificate, as a load
   balancer that terminates TLS before the pods has; or its targetPort: 443, 6443, 7473, 8443, 9443) and no declared port
   plausibly is its target (none has its name, nor a name or number that says TLS), the advice is to remove the port or
@@ -532,10 +542,15 @@ spec:
         // repointing it at 7474 would send HTTPS clients to plaintext HTTP (review round 34, report p50 item 1).
         const tls = !listens && !s.headless && !aside && !otherProto ? tlsSaid(s, sp, tp) : undefined;
         const tlsUnopened = tls !== undefined && !tlsTargetDeclared(all, sp);
+        // Only a declared port that plausibly is the one meant makes the number a typo or a stale port
+        // (review round 35, report p57 item 4: Mailu's front declares neither 2525 nor 4190, where its
+        // Dovecot proxy listens, and the nearest declared port, sieve 14190, is the webmail's listener).
+        const target = !listens && !s.headless && !aside && !otherProto && !tlsUnopened ? intendedTarget(ctx.graph, judged, all, sp, tp) : undefined;
+        const intended = target && 'port' in target ? target : undefined;
         ctx.report({
           object: s.obj,
           pointer,
-          severity: s.headless || listens || aside || otherProto ? 'info' : 'warning',
+          severity: s.headless || listens || aside || otherProto || (target !== undefined && !intended) ? 'info' : 'warning',
           message: otherProto
             ? `${head}: a numeric targetPort is routed whatever the container declares, so if the app listens on ${tp}/${sp.protocol} the traffic arrives; correct the protocol of containerPort ${tp} in "${other!.c.name}" to ${sp.protocol} (naming the port here would not help: a named targetPort also has to match the protocol, so it would have no endpoints)`
             : listens
@@ -548,7 +563,9 @@ spec:
               ? `${head}: ${tls} says TLS, and none of the declared ports does, so the app likely opens ${tp} only once TLS is configured (as Neo4j opens its HTTPS connector 7473), and until then clients of this port get refused connections; remove the port from the Service, or enable the app's TLS listener and declare containerPort ${tp}; do not point targetPort at a declared port, which speaks another protocol`
             : s.headless
               ? `${head}: the Service is headless, so it maps no ports: clients dial the pod addresses DNS gives them on the port they know, and this entry only names it in the EndpointSlice and SRV records; if the app listens there (a peer port it opens by itself), declare it in the container for clarity, else remove or correct it`
-              : `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port (preferably by name)`,
+              : intended
+                ? `${head}: it works only if the app listens there anyway, and is usually a typo or a stale port: ${intended.why}; point targetPort at ${intended.ref}, preferably by name`
+                : `${head}: a numeric targetPort is routed whatever the containers declare (a port the app listens on is reachable undeclared), and no declared port looks like its intended target (${target && 'none' in target ? target.none : ''}), so the app may well listen on ${tp} undeclared: declare containerPort ${tp} in the container that listens there; if none does, clients of this port get refused connections: remove the port from the Service or correct its number`,
         });
       }
     }
@@ -609,6 +626,52 @@ function releaseLabelSelectors(ctx: RuleContext): void {
     });
   }
 }
+
+/**
+ * The declared port a numeric targetPort that no container declares was plausibly meant for, and
+ * why, else why none is (`none`, for the message): a declared client port (same protocol, not named
+ * for metrics or operators) that no port of a Service selecting the pods reaches yet (one that another Service port reaches is
+ * in use for its own purpose), and that has the Service port's name, or a number one digit edit away
+ * (8000 for 8080, 8443 for 8434: editDistance 1), or is the only client port the containers declare
+ * (the Service port 80 whose targetPort was left out, beside containerPort 8080). Otherwise nothing
+ * says the number is a typo: containerPort is informational ("Not specifying a port here DOES NOT
+ * prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address
+ * inside a container will be accessible from the network", kubernetes/kubernetes @001a778f
+ * staging/src/k8s.io/api/core/v1/types.go, Container.Ports), and charts often leave out ports their
+ * program opens: Mailu's front runs a Dovecot proxy that listens on 2525 (LMTP) and 4190 (ManageSieve)
+ * and declares neither (Mailu/Mailu @07512ee8 core/nginx/dovecot/proxy.conf: `service lmtp {
+ * inet_listener lmtp { port = 2525 } }`, `inet_listener sieve { port = 4190 }` beside
+ * `inet_listener sieve-webmail { port = 14190 }`, the port its chart declares as `sieve`).
+ */
+function intendedTarget(g: ObjectGraph, ws: Workload[], all: { c: ContainerView }[], sp: ServicePort, tp: number): { port: ContainerPortOf; ref: string; why: string } | { none: string } {
+  const client = all.flatMap(({ c }) => c.ports).filter((p) => p.protocol === sp.protocol && !(p.name !== undefined && auxPort(p.name)));
+  const reachedBy = (p: ContainerPortOf): string | undefined => {
+    for (const w of ws)
+      for (const o of g.servicesFor(w))
+        for (const x of o.ports)
+          if (x.protocol === p.protocol && (typeof x.targetPort === 'string' ? x.targetPort === p.name : x.targetPort === p.containerPort))
+            return `Service/${o.obj.name} ${x.name !== undefined ? `port "${x.name}"` : `port ${x.port}`}`;
+    return undefined;
+  };
+  const ref = (p: ContainerPortOf) => (p.name !== undefined ? `${p.name} (${p.containerPort})` : String(p.containerPort));
+  const byName = (p: ContainerPortOf) => sp.name !== undefined && p.name === sp.name;
+  const byNumber = (p: ContainerPortOf) => editDistance(String(p.containerPort), String(tp)) === 1;
+  const free = client.filter((p) => reachedBy(p) === undefined);
+  const named = free.find(byName);
+  if (named) return { port: named, ref: ref(named), why: `the declared port ${ref(named)} has its name, and no Service port reaches it` };
+  const near = free.filter(byNumber);
+  if (near.length) {
+    const refs = near.map(ref).join(' or ');
+    return { port: near[0], ref: refs, why: `the declared port${near.length > 1 ? 's' : ''} ${refs} ${near.length > 1 ? 'are' : 'is'} one digit off, and no Service port reaches ${near.length > 1 ? 'them' : 'it'}` };
+  }
+  const distinct = [...new Set(client.map((p) => p.containerPort))];
+  if (distinct.length === 1 && free.length > 0) return { port: free[0], ref: ref(free[0]), why: `the only client port the containers declare is ${ref(free[0])}, and no Service port reaches it` };
+  // Why not, for the message: a look-alike that another Service port already uses, else none.
+  const taken = client.find((p) => byName(p) || byNumber(p));
+  if (taken) return { none: `${ref(taken)} ${byName(taken) ? `has its name${byNumber(taken) ? ' and is one digit off' : ''}` : 'is one digit off'}, but ${reachedBy(taken)} already reaches it` };
+  return { none: `no declared port ${sp.name !== undefined ? `is named "${sp.name}" or ` : ''}is one digit away from ${tp}` };
+}
+type ContainerPortOf = ContainerView['ports'][number];
 
 /**
  * A Service for operators by its name (OPERATOR_SERVICE_NAME: `emissary-admin`) that no Ingress or

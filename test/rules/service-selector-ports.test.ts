@@ -365,9 +365,9 @@ spec:
         wl({ name: 'c', labels: 'app: c', ports: '[{name: http, containerPort: 8080}]' }) +
         svc({ name: 'c', selector: 'app: c', type: 'LoadBalancer', annotations: 'service.beta.kubernetes.io/aws-load-balancer-ssl-cert: "arn:aws:acm:x"', ports: '[{name: https, port: 443, targetPort: 8081}]' }),
       findings: [
-        { severity: 'warning', object: 'Service/a', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
-        { severity: 'warning', object: 'Service/b', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
-        { severity: 'warning', object: 'Service/c', message: /it works only if the app listens there anyway, and is usually a typo or a stale port; point targetPort at a declared port/ },
+        { severity: 'warning', object: 'Service/a', message: /it works only if the app listens there anyway, and is usually a typo or a stale port: the declared port https \(9443\) has its name, and no Service port reaches it; point targetPort at https \(9443\), preferably by name$/ },
+        { severity: 'warning', object: 'Service/b', message: /is usually a typo or a stale port: the declared port web-tls \(8444\) has its name, and no Service port reaches it; point targetPort at web-tls \(8444\)/ },
+        { severity: 'warning', object: 'Service/c', message: /is usually a typo or a stale port: the declared port http \(8080\) is one digit off, and no Service port reaches it; point targetPort at http \(8080\)/ },
       ],
     },
     {
@@ -693,33 +693,34 @@ data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
       findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: /names it in its envFrom Secret web-env SRV_LISTEN_ADDR=0\.0\.0\.0:9000, so the app listens there/ }],
     },
     {
-      name: 'an envFrom variable that an inline env entry overrides does not count: warning',
+      // (No declared port looks like the one meant, 8080 being reached by port http: info, without "so the app listens there".)
+      name: 'an envFrom variable that an inline env entry overrides does not count as listen evidence',
       yaml:
         wl().replace('image: web:1', 'image: web:1, env: [{name: PORT, value: "8080"}], envFrom: [{configMapRef: {name: web-env}}]') +
         svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: api, port: 81, targetPort: 9000}]' }) +
         '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-env}\ndata: {PORT: "9000"}\n',
-      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /is usually a typo or a stale port/ }],
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: /\(they declare http 8080\/TCP\): a numeric targetPort is routed whatever the containers declare .*no declared port looks like its intended target \(no declared port is named "api" or is one digit away from 9000\), so the app may well listen on 9000 undeclared/ }],
     },
     {
-      name: 'an envFrom port beside a host it dials from the same ConfigMap does not count: warning',
+      name: 'an envFrom port beside a host it dials from the same ConfigMap does not count as listen evidence',
       yaml:
         wl().replace('image: web:1', 'image: web:1, envFrom: [{configMapRef: {name: web-env}}]') +
         svc({ ports: '[{name: http, port: 80, targetPort: 8080}, {name: api, port: 81, targetPort: 9000}]' }) +
         '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-env}\ndata: {SCHED_HOST: scheduler, SCHED_PORT: "9000"}\n',
-      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: /is usually a typo or a stale port/ }],
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: /\(they declare http 8080\/TCP\): a numeric targetPort is routed whatever the containers declare .*no declared port looks like its intended target \(no declared port is named "api" or is one digit away from 9000\), so the app may well listen on 9000 undeclared/ }],
     },
     {
       // (Review round 30: Seldon Core v2's agent dials the scheduler at SELDON_SCHEDULER_HOST:SELDON_SCHEDULER_PORT;
       // the operator's per-server Service port "agent" 9005 is a stale copy of the scheduler's.)
-      name: 'numeric targetPort not declared, and the env names it only as the port of a host the container dials: warning',
+      name: 'numeric targetPort not declared, and the env names it only as the port of a host the container dials: not listen evidence',
       yaml:
         wl().replace('image: web:1', 'image: web:1, env: [{name: SELDON_SCHEDULER_HOST, value: seldon-scheduler}, {name: SELDON_SCHEDULER_PORT, value: "9005"}]') +
         svc({ ports: '[{name: http, port: 80, targetPort: http}, {name: agent, port: 9005, targetPort: 9005}]' }),
       findings: [
         {
-          severity: 'warning',
+          severity: 'info',
           pointer: '/spec/ports/1/targetPort',
-          message: /targetPort 9005\/TCP is not declared by any container of Deployment\/web \(they declare http 8080\/TCP\): it works only if the app listens there anyway/,
+          message: /targetPort 9005\/TCP is not declared by any container of Deployment\/web \(they declare http 8080\/TCP\): a numeric targetPort is routed whatever .*: declare containerPort 9005 in the container that listens there; if none does, clients of this port get refused connections: remove the port from the Service or correct its number$/,
         },
       ],
     },
@@ -753,7 +754,31 @@ data: {discovery: "_tcp-follower._tcp.zk-headless.default.svc.cluster.local"}
     {
       name: 'targetPort 0 or "" defaults to port as the API server does (SetDefaults_Service): judged as that port, and named so',
       yaml: wl() + svc({ ports: '[{name: a, port: 8080, targetPort: 0}, {name: b, port: 9090, targetPort: ""}]' }),
-      findings: [{ severity: 'warning', pointer: '/spec/ports/1/targetPort', message: 'port "b" (9090): targetPort "" (defaults to port 9090)/TCP is not declared' }],
+      findings: [{ severity: 'info', pointer: '/spec/ports/1/targetPort', message: 'port "b" (9090): targetPort "" (defaults to port 9090)/TCP is not declared' }],
+    },
+    {
+      // Review round 35, report p57 item 4: Mailu's front runs a Dovecot proxy listening on 2525 (LMTP) and 4190
+      // (ManageSieve), which its chart does not declare; its declared sieve is 14190, the webmail's listener, which
+      // another Service port already reaches. No declared port is the plausible target: info, declare the port.
+      name: 'an undeclared number that no free declared port resembles (Mailu front): info, declare it, never repoint it',
+      yaml:
+        wl({ ports: '[{name: smtp, containerPort: 25}, {name: sieve, containerPort: 14190}]' }) +
+        svc({ ports: '[{name: smtp, port: 25}, {name: lmtp, port: 2525}, {name: sieve-webmail, port: 14190}]' }) +
+        svc({ name: 'web-ext', ports: '[{name: sieve, port: 4190}]' }),
+      findings: [
+        {
+          severity: 'info',
+          object: 'Service/web',
+          message:
+            'Service/web port "lmtp" (2525): targetPort (defaults to port 2525)/TCP is not declared by any container of Deployment/web (they declare smtp 25/TCP, sieve 14190/TCP): a numeric targetPort is routed whatever the containers declare (a port the app listens on is reachable undeclared), and no declared port looks like its intended target (no declared port is named "lmtp" or is one digit away from 2525), so the app may well listen on 2525 undeclared: declare containerPort 2525 in the container that listens there; if none does, clients of this port get refused connections: remove the port from the Service or correct its number',
+        },
+        { severity: 'info', object: 'Service/web-ext', message: /no declared port looks like its intended target \(sieve \(14190\) has its name and is one digit off, but Service\/web port "sieve-webmail" already reaches it\)/ },
+      ],
+    },
+    {
+      name: "targetPort left out beside the one client port the containers declare, which nothing reaches: warning, point at it",
+      yaml: wl({ ports: '[{name: http, containerPort: 8080}, {name: metrics, containerPort: 9090}]' }) + svc({ ports: '[{name: web, port: 80}]' }),
+      findings: [{ severity: 'warning', pointer: '/spec/ports/0/port', message: /: the only client port the containers declare is http \(8080\), and no Service port reaches it; point targetPort at http \(8080\), preferably by name$/ }],
     },
     {
       name: 'targetPort absent: defaults to port, pointer at port',
