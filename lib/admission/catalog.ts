@@ -813,17 +813,22 @@ export const ADMISSION: Record<string, RuleAdmission> = {
       const preset =
         `(has(c.livenessProbe.exec) && has(${L}) && ${form} && ${file}.startsWith('/') && !${file}.matches('(^|/)\\.\\.(/|$)') && has(c.volumeMounts) && ` +
         `c.volumeMounts.exists(vm, !has(vm.subPath) && vm.name in variables.presetVolumes && ${file}.startsWith(vm.mountPath.endsWith('/') ? vm.mountPath : vm.mountPath + '/')))`;
-      // Nor one that only looks for a process: pgrep, pidof, kill -0, direct or the whole sh -c script
+      // Nor one that only looks for a process: pgrep, pidof, kill -0, postfix status (and `! master -t`
+      // in a script), direct or the whole sh -c script
       // (lib/rules/liveness-equals-readiness.ts isProcessExistenceCheck).
       const processCheck =
         `(has(c.livenessProbe.exec) && has(${L}) && size(${L}) > 0 && (` +
         `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?(?:pgrep|pidof)$`)}) && size(${L}) > 1) || ` +
+        `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?postfix$`)}) && size(${L}) == 2 && ${L}[1] == 'status') || ` +
         `(${L}[0].matches(${str(String.raw`^(?:[\w./-]*/)?kill$`)}) && size(${L}) > 2 && ${L}[1] == '-0' && ${L}.filter(a, a.matches('^[0-9]+$')).size() == size(${L}) - 2) || ` +
         `(size(${L}) == 3 && ${L}[0].matches(${str(PROCESS_CHECK_SHELL.source)}) && ${L}[1].matches(${str(PROCESS_CHECK_SHELL_C.source)}) && ${L}[2].trim().matches(${str(PROCESS_CHECK_SCRIPT.source)}))))`;
       // Nor one the catalog marks as passing from the listener start (lib/catalog answersFromStart:
       // Prometheus' and Thanos' /-/healthy, Hazelcast's node-state).
       const fromStart = answersFromStart('c', 'livenessProbe', ctx.catalog);
-      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && !has(c.startupProbe) && !${preset} && !${processCheck}${fromStart === 'false' ? '' : ` && !${fromStart}`}`;
+      // Nor a delay shorter than the liveness period (lib/rules/startup-probe.ts: no start allowance;
+      // review round 35, report p55 item 3).
+      const period = `(has(c.livenessProbe.periodSeconds) ? c.livenessProbe.periodSeconds : 10)`;
+      const pred = `has(c.livenessProbe) && has(c.livenessProbe.initialDelaySeconds) && c.livenessProbe.initialDelaySeconds >= ${Math.ceil(t)} && c.livenessProbe.initialDelaySeconds >= ${period} && !has(c.startupProbe) && !${preset} && !${processCheck}${fromStart === 'false' ? '' : ` && !${fromStart}`}`;
       return [
         {
           severity: 'info',

@@ -34,8 +34,14 @@ const PID_SOURCE = String.raw`${PATH_PREFIX}(?:cat|pidof|pgrep)(?:[ \t]+${WORD})
 const PID_EXPANSION = String.raw`(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|\$\([ \t]*${PID_SOURCE}[ \t]*\)|\`[ \t]*${PID_SOURCE}[ \t]*\`)`;
 const PID = String.raw`(?:[0-9]+|${PID_EXPANSION}|"${PID_EXPANSION}")`;
 const TO_DEV_NULL = String.raw`(?:[ \t]+(?:[12]?>>?|&>)[ \t]*/dev/null|[ \t]+[12]>&[12])`;
+// Postfix's own test of its master daemon: `master -t` exits 0 when master.pid does not exist or is
+// not locked, "evidence that the master(8) daemon is not running" (vdukhovni/postfix @17830e5c13c1
+// postfix/src/master/master.c:52-55 and :496-500), so `! master -t` passes while the master runs;
+// `postfix status` runs `master -t` and exits 0 when it fails (postfix/conf/postfix-script:254-265).
+// Neither looks beyond the lock file (review round 35, report p57 item 3: Mailu's postfix). `!` is a
+// reserved word of the shell: it must stand alone (`!master` is a command named so).
 export const PROCESS_CHECK_SCRIPT = new RegExp(
-  String.raw`^(?:exec[ \t]+)?(?:${PATH_PREFIX}(?:pgrep|pidof)(?:[ \t]+${WORD})+|${PATH_PREFIX}kill[ \t]+(?:-0|-s[ \t]+0)(?:[ \t]+${PID})+)${TO_DEV_NULL}*$`,
+  String.raw`^(?:(?:exec[ \t]+)?(?:${PATH_PREFIX}(?:pgrep|pidof)(?:[ \t]+${WORD})+|${PATH_PREFIX}kill[ \t]+(?:-0|-s[ \t]+0)(?:[ \t]+${PID})+)|![ \t]+${PATH_PREFIX}master[ \t]+-t|(?:exec[ \t]+)?${PATH_PREFIX}postfix[ \t]+status)${TO_DEV_NULL}*$`,
 );
 export const SHELL = /^(?:[\w./-]*\/)?(?:ba|da|a)?sh$/;
 export const SHELL_C = /^-[elux]*c[elux]*$/;
@@ -50,6 +56,7 @@ export function isProcessExistenceCheck(command: readonly string[]): boolean {
   const [bin, ...args] = command;
   const name = bin.replace(/^[\w./-]*\//, '');
   if (name === 'pgrep' || name === 'pidof') return args.length > 0 && /^[\w./-]*$/.test(bin);
+  if (name === 'postfix') return /^[\w./-]*$/.test(bin) && args.length === 1 && args[0] === 'status';
   if (name === 'kill') return /^[\w./-]*$/.test(bin) && args[0] === '-0' && args.length > 1 && args.slice(1).every((a) => /^[0-9]+$/.test(a));
   if (SHELL.test(bin) && args.length === 2 && SHELL_C.test(args[0])) return PROCESS_CHECK_SCRIPT.test(args[1].trim());
   return false;
@@ -143,8 +150,9 @@ failure the probe documentation warns about. The recommended pattern is the same
    - **info** otherwise: whether another generic \`/healthz\`, gRPC health service or script checks dependencies
      cannot be seen from the manifest, so this is the documentation's advice, not a predicted outage;
    - **not reported** for \`tcpSocket\` (a TCP connect to the process cannot depend on another service), for an
-     \`exec\` that only checks that a process exists (\`pgrep [-x|-f] NAME\`, \`pidof NAME\` or \`kill -0 PID\`, run
-     directly or as the whole script of \`sh -c\`, output to /dev/null allowed; \`pgrep x && curl db\` is still
+     \`exec\` that only checks that a process exists (\`pgrep [-x|-f] NAME\`, \`pidof NAME\`, \`kill -0 PID\` or
+     \`postfix status\`, run directly or as the whole script of \`sh -c\`, and \`! master -t\`, Postfix's test that its
+     master daemon holds its lock file, as the whole script; output to /dev/null allowed; \`pgrep x && curl db\` is still
      reported), and for checks that the catalog of well-known workloads marks as process-local (e.g. the
      OpenTelemetry collector's health_check extension, Meilisearch's \`/health\`, ZooKeeper's \`ruok\` sent to
      localhost), where unready and dead are the same state.

@@ -67,8 +67,8 @@ init container or the main containers start.
   ${DEFAULT_INITIAL_DELAY_THRESHOLD}) and the container has no \`startupProbe\`. Not when the liveness check only looks for
   a file that a \`configMap\`, \`secret\`, \`projected\` or \`downwardAPI\` volume puts in place before the container
   starts (\`cat /readonly-config/redis.conf\`, \`test -f ...\`): it passes from the first second, so no start can fail it.
-  Nor when it only looks for a process (\`pgrep memcached\`, \`pidof\`, \`kill -0\`, directly or as the whole
-  \`sh -c\` script; the grammar of liveness-equals-readiness): it passes as soon as the process exists, whether
+  Nor when it only looks for a process (\`pgrep memcached\`, \`pidof\`, \`kill -0\`, \`postfix status\`, directly or as the whole
+  \`sh -c\` script, or \`! master -t\` as the whole script; the grammar of liveness-equals-readiness): it passes as soon as the process exists, whether
   or not the program has finished starting, so no slow start can fail it and a startupProbe with the same check
   would measure nothing.
   Nor when the catalog of well-known workloads marks the liveness check as answering from the start
@@ -76,7 +76,13 @@ init container or the main containers start.
   \`/-/healthy\`, Hazelcast's \`/hazelcast/health/node-state\`): the program serves it as soon as its listener is
   up, and its slow start phases (WAL replay, bucket sync, cluster join) hold back only readiness, so no slow
   start can fail it either. A check that does wait for the start (\`/-/ready\`, \`/hazelcast/health/ready\`) is
-  still reported.
+  still reported. The catalog also marks a TCP connect to postgres_exporter's and mysqld_exporter's listener so
+  (entry \`sql-exporter-listener\`): they open their port as the last step of \`main()\`, before any database connection.
+  Nor when \`initialDelaySeconds\` is shorter than the liveness \`periodSeconds\` (Grafana OnCall's celery worker:
+  30 s beside 300 s): the kubelet's probe ticker does not start with the container, so without the delay the first
+  check would still land anywhere in the first period; the start allowance and the time before a hung container is
+  restarted come from the period and \`failureThreshold\`, and a startupProbe every 10 s would only run the check
+  many times more often.
 - **error:** a \`readinessProbe\` sets a probe-level \`terminationGracePeriodSeconds\`. It is allowed only on
   liveness and startup probes (stable since 1.28); the API rejects it on readiness probes.
 
@@ -135,6 +141,17 @@ livenessProbe:
         // Review reports p36 item 3 and p38 item 1: Thanos' and Prometheus' /-/healthy, Hazelcast's
         // node-state pass once the listener is up; the slow phases gate only readiness (catalog answersFromStart).
         if (answersFromStartProbe(c, live as Json)) continue;
+        // A delay shorter than the liveness period is no start allowance: the probe worker's ticker
+        // runs from the worker's start, not the container's, so even without the delay the first check
+        // would land anywhere in the first period (kubernetes/kubernetes @00421113e1c6
+        // pkg/kubelet/prober/worker.go run: time.NewTicker(PeriodSeconds), doProbe skips ticks while
+        // time since StartedAt < InitialDelaySeconds). The window a start gets and the time before a
+        // hung container is restarted are set by the period and failureThreshold, not by the delay,
+        // and a startupProbe every 10s would run the check many times more often than liveness does
+        // (Grafana OnCall's celery worker: delay 30s, period 300s, `celery inspect ping`; review
+        // round 35, report p55 item 3).
+        const lw = probeWindow(live);
+        if (delay < lw.periodSeconds) continue;
         // Cover the delay plus the liveness failure window it allowed, probing at most every 10s.
         // A check that may take timeoutSeconds (kube-ovn's health scripts: 45s) keeps it: with the default
         // 1s every check of a slow script times out, the restart loop the advice is meant to end
@@ -145,7 +162,6 @@ livenessProbe:
         // kubernetes-dashboard metrics-scraper) would hold a container that is up in 1s non-Ready for up
         // to 30s at every start (review round 34, report p49 item C). Each failure takes at least one
         // period, so failureThreshold x period stays a lower bound of the time allowed.
-        const lw = probeWindow(live);
         const rawTimeout = num(live.timeoutSeconds);
         const timeout = rawTimeout !== undefined && rawTimeout > 1 ? rawTimeout : undefined;
         const period = Math.min(lw.periodSeconds, 10);

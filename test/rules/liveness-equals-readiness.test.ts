@@ -207,6 +207,10 @@ ruleTester(livenessEqualsReadiness, {
       ['[sh, -c, "kill -0 \\"$(pidof nginx)\\""]', 'kill -0 of a quoted $(pidof)'],
       ['[kill, "-0", "1"]', 'kill -0 1 exec\'d directly'],
       ['[sh, -c, "exec pgrep -f \'sidekiq 7\'"]', 'exec and a quoted pattern'],
+      // Review round 35, report p57 item 3: Mailu's postfix, `! master -t` (0 only while the master holds its lock).
+      ['[sh, -c, "! /usr/libexec/postfix/master -t"]', "Postfix's `! master -t` (Mailu)"],
+      ['[/usr/sbin/postfix, status]', '`postfix status` exec\'d directly'],
+      ['[sh, -c, "postfix status > /dev/null 2>&1"]', '`postfix status` as the whole script'],
     ].map(([command, why]) => ({ name: `identical exec that only checks a process exists: ${why}`, yaml: deploy(probes(`{exec: {command: ${command}}}`, `{exec: {command: ${command}}}`)) })),
     {
       name: 'the bitnami discourse sidekiq probes (one replica, failureThreshold 6)',
@@ -506,6 +510,8 @@ ruleTester(livenessEqualsReadiness, {
       ['[sh, -c, "kill -0 $(curl -s http://db/pid)"]', 'kill -0 of a PID fetched from elsewhere'],
       ['[sh, -c, /health/pgrep-and-ping.sh]', 'a script'],
       ['[sh, -c, "pgrep -f sidekiq", extra]', 'sh -c with a $0 argument'],
+      ['[sh, -c, "! master -t && postqueue -p"]', '`! master -t` and then another command'],
+      ['[sh, -c, "master -t"]', '`master -t` without the negation (passes while the master is down)'],
     ].map(([command, why]) => ({
       name: `identical exec that does more than check a process: ${why}`,
       yaml: deploy(probes(`{exec: {command: ${command}}}`, `{exec: {command: ${command}}}`)),

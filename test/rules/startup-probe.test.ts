@@ -75,6 +75,24 @@ ruleTester(startupProbe, {
     { name: "Thanos receive's /-/healthy (quay.io/thanos/thanos)", yaml: program('thanos-receive', 'quay.io/thanos/thanos:v0.39.2', 'httpGet: {path: /-/healthy, port: 10902}', '[receive]') },
     { name: "Prometheus' /-/healthy (prom/prometheus; catalog prometheus-healthy)", yaml: program('prometheus', 'prom/prometheus:v2.55.1', 'httpGet: {path: /-/healthy, port: 9090}') },
     { name: "Hazelcast's /hazelcast/health/node-state and /hazelcast/health (catalog hazelcast-health-node-state)", yaml: program('hz', 'hazelcast/hazelcast:5.5.0', 'httpGet: {path: /hazelcast/health/node-state, port: 5701}') + '---\n' + program('hz-ee', 'hazelcast/hazelcast-enterprise:5.5.0', 'httpGet: {path: /hazelcast/health, port: 5701}') },
+    // Review round 35, report p53 item 2: bitnami postgresql-ha's postgres-exporter sidecar, liveness tcpSocket on its own
+    // metrics port; the exporter opens it as the last step of main(), before any database connection (catalog
+    // sql-exporter-listener, answersFromStart). The same for mysqld_exporter.
+    {
+      name: 'postgres_exporter and mysqld_exporter liveness tcpSocket (catalog sql-exporter-listener)',
+      yaml:
+        program('pg', 'docker.io/bitnami/postgres-exporter:0.17.1-debian-12-r16', 'tcpSocket: {port: http}') +
+        '---\n' +
+        program('my', 'quay.io/prometheus/mysqld-exporter:v0.17.2', 'tcpSocket: {port: 9104}', "['--web.listen-address=:9104']"),
+    },
+    // Review round 35, report p55 item 3: Grafana OnCall's celery worker, a 30s delay beside a 300s liveness period:
+    // the first check lands anywhere in the first period anyway, the delay is no start allowance.
+    {
+      name: 'a delay shorter than the liveness period (OnCall celery: 30s, period 300s)',
+      yaml: deploy('        livenessProbe: {exec: {command: [bash, -c, "celery -A engine inspect ping -d celery@$HOSTNAME"]}, initialDelaySeconds: 30, periodSeconds: 300, timeoutSeconds: 10}'),
+    },
+    // Review round 35, report p57 item 3: Postfix's test of its master daemon only looks at its lock file.
+    { name: "liveness `! master -t` and `postfix status` (Postfix's master daemon lock)", yaml: deploy('        livenessProbe: {exec: {command: [sh, -c, "! /usr/libexec/postfix/master -t"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w1') + '---\n' + deploy('        livenessProbe: {exec: {command: [/usr/sbin/postfix, status]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w2') },
     { name: 'long initial delay but a startupProbe exists', yaml: deploy(`${LIVE60}\n        startupProbe: {httpGet: {path: /healthz, port: http}, failureThreshold: 30}`) },
     { name: 'long initialDelaySeconds on a readiness probe is not this rule', yaml: deploy('        readinessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 90}') },
     { name: 'probe-level terminationGracePeriodSeconds on liveness and startup probes is allowed', yaml: deploy('        livenessProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}\n        startupProbe: {tcpSocket: {port: http}, terminationGracePeriodSeconds: 10}') },
@@ -126,6 +144,26 @@ ruleTester(startupProbe, {
         { severity: 'info', object: 'StatefulSet/hz' },
         { severity: 'info', object: 'StatefulSet/other' },
       ],
+    },
+    {
+      // The exporter's /metrics runs its collectors (a scrape asks the database): not in the catalog entry.
+      // Only the programs the catalog read: another exporter may connect to its target before it listens.
+      name: "postgres_exporter liveness on /metrics, and an unknown exporter's tcpSocket, are still reported",
+      yaml: program('pg', 'docker.io/bitnami/postgres-exporter:0.17.1', 'httpGet: {path: /metrics, port: http}') + '---\n' + program('other', 'example/kafka-exporter:1', 'tcpSocket: {port: http}'),
+      findings: [
+        { severity: 'info', object: 'StatefulSet/pg' },
+        { severity: 'info', object: 'StatefulSet/other' },
+      ],
+    },
+    {
+      name: 'a delay equal to the liveness period is still reported (30s, period 30s)',
+      yaml: deploy('        livenessProbe: {exec: {command: [check]}, initialDelaySeconds: 30, periodSeconds: 30}'),
+      findings: [{ severity: 'info', message: 'initialDelaySeconds 30s' }],
+    },
+    {
+      name: '`!master -t` (no space: a command named "!master") and `master -t` without the negation are still reported',
+      yaml: deploy('        livenessProbe: {exec: {command: [sh, -c, "!master -t"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w1') + '---\n' + deploy('        livenessProbe: {exec: {command: [sh, -c, "master -t"]}, initialDelaySeconds: 60}').replace(/name: web\b/g, 'name: w2'),
+      findings: [{ severity: 'info' }, { severity: 'info' }],
     },
     {
       name: 'liveness initialDelaySeconds 60 without startupProbe: info',
