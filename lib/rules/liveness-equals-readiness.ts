@@ -99,6 +99,9 @@ function processOnlyAdvice(norm: string, ready: JsonObject | undefined): string 
 
 type Window = ReturnType<typeof probeWindow>;
 
+/** The longest liveness window the advice doubles into (5 minutes); longer equal windows get other advice. */
+const MAX_DOUBLED_LIVENESS_SECONDS = 300;
+
 /**
  * The window fix for the same check on both probes. The probe docs' pattern is a liveness window
  * longer than the readiness one ("observed as not-ready for some period of time before it is hard
@@ -109,12 +112,27 @@ type Window = ReturnType<typeof probeWindow>;
  * shorten, to at most half the liveness window, when that leaves it at least 2 probes; else liveness
  * is raised.
  */
-function windowFix(lw: Window, rw: Window): { readiness?: number; liveness?: number; detail?: string; text: string } {
-  if (lw.seconds < rw.seconds) {
+function windowFix(lw: Window, rw: Window, start: { hasStartupProbe: boolean; delay: number }): { readiness?: number; liveness?: number; detail?: string; text: string } {
+  const n = Math.ceil((2 * rw.seconds) / lw.periodSeconds);
+  // Equal windows so long that doubling would leave a hung process unrestarted for more than
+  // MAX_DOUBLED_LIVENESS_SECONDS (kubecost: 200 x 10s on both, 4000s doubled; review round 35,
+  // report p57 item 2) are a start allowance when there is no startupProbe: a large readiness
+  // failureThreshold does not delay the first Ready (readiness needs one success), it only keeps a
+  // broken pod in its Services longer. The allowance belongs in a startupProbe, and both windows can
+  // then be short; the liveness one stays 2 x the readiness one.
+  const long = lw.seconds === rw.seconds && n * lw.periodSeconds > MAX_DOUBLED_LIVENESS_SECONDS;
+  const shortLive = Math.ceil((6 * rw.periodSeconds) / lw.periodSeconds);
+  if (long && !start.hasStartupProbe && rw.failureThreshold > 3 && lw.failureThreshold > shortLive) {
+    const period = Math.min(lw.periodSeconds, 10);
+    const f = Math.ceil((start.delay + lw.seconds) / period);
+    return {
+      text: `move the start allowance into a startupProbe with the same check (periodSeconds ${period}, failureThreshold ${f}: ${f * period}s to start, the ${start.delay > 0 ? `${start.delay}s delay plus the ` : ''}${lw.seconds}s liveness window allowed today) and shorten both windows, e.g. readinessProbe.failureThreshold 3 (${3 * rw.periodSeconds}s) and livenessProbe.failureThreshold ${shortLive} (${shortLive * lw.periodSeconds}s, 2 x readiness); raising liveness to ${n} instead would leave a hung process unrestarted for ${n * lw.periodSeconds}s`,
+    };
+  }
+  if (lw.seconds < rw.seconds || long) {
     const k = Math.floor(lw.seconds / (2 * rw.periodSeconds));
     if (k >= 2) return { readiness: k, text: `lower readinessProbe.failureThreshold to ${k} (${k} x ${rw.periodSeconds}s = ${k * rw.periodSeconds}s, at most half the liveness window), so the container turns unready well before liveness restarts it` };
   }
-  const n = Math.ceil((2 * rw.seconds) / lw.periodSeconds);
   const detail = lw.periodSeconds === rw.periodSeconds ? '2 x readiness' : `${n} x ${lw.periodSeconds}s = ${n * lw.periodSeconds}s, 2 x the readiness window`;
   return { liveness: n, detail, text: `set livenessProbe.failureThreshold to ${n} (${detail})` };
 }
@@ -168,6 +186,11 @@ advice is a liveness \`failureThreshold\` giving 2 × the readiness window (coun
 When liveness is already the shorter window, the advice is to shorten readiness to at most half the liveness
 window (when that leaves it at least 2 probes), not to double a long readiness window into liveness (a
 readiness of 120 × 5 s would make a hung process wait 20 minutes for its restart); otherwise liveness is raised.
+Equal windows so long that doubling would pass ${MAX_DOUBLED_LIVENESS_SECONDS} s (kubecost: 200 × 10 s on both) are a start allowance
+when the container has no \`startupProbe\` (a large readiness failureThreshold does not delay the first Ready, it only
+keeps a broken pod in its Services longer): the advice is a \`startupProbe\` with the same check carrying that
+allowance, and short windows for both probes (readiness 3 periods, liveness twice that). With a \`startupProbe\`
+already there, readiness is shortened to at most half the liveness window instead.
 The message says the container "leaves its Services" only when a Service in the input selects it.
 
 \`\`\`yaml
@@ -221,7 +244,7 @@ readinessProbe:
             const deep = dependencyCheck(c, live, depPaths);
             // One replica: nothing is restarted "together", but the restart still adds to the outage.
             const single = ctx.graph.effectiveReplicas(w) === 1;
-            const fix = windowFix(lw, rw);
+            const fix = windowFix(lw, rw, { hasStartupProbe: probeOf(c, 'startupProbe') !== undefined, delay: typeof live.initialDelaySeconds === 'number' && live.initialDelaySeconds > 0 ? live.initialDelaySeconds : 0 });
             ctx.report({
               object: w.obj,
               pointer: `${c.pointer}/livenessProbe`,

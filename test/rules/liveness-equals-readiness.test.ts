@@ -871,3 +871,41 @@ test('liveness-equals-readiness: an exporter with --web.telemetry-path=/ runs it
   expect(runRule(livenessEqualsReadiness, exporter('bitnami/mysqld-exporter:0.20.0', "['--web.listen-address=:9104', '--web.telemetry-path=/']")).map((f) => f.severity)).toEqual(['info']);
   expect(runRule(livenessEqualsReadiness, exporter('example/other-exporter:1')).map((f) => f.severity)).toEqual(['info']);
 });
+
+// Review round 35, report p57 item 2: kubecost's cost-model and forecasting, 200 x 10s on both probes and no
+// startupProbe. Doubling liveness to 4000s would leave a hung process unrestarted for 66 minutes; the window is a
+// start allowance, which belongs in a startupProbe, and both windows can then be short.
+const longWindows = (extra = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: forecasting}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: forecasting}}
+  template:
+    metadata: {labels: {app: forecasting}}
+    spec:
+      containers:
+      - name: forecasting
+        image: gcr.io/kubecost1/kubecost-modeling:v0.1.16
+        ports: [{containerPort: 5000}]
+        readinessProbe: {httpGet: {path: /healthz, port: 5000}, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 200}
+        livenessProbe: {httpGet: {path: /healthz, port: 5000}, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 200}
+${extra}`;
+describe('liveness-equals-readiness: long equal windows (review round 35, report p57 item 2)', () => {
+  test('no startupProbe: a startupProbe carries the start allowance, both windows short', () => {
+    const f = runRule(livenessEqualsReadiness, longWindows());
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain(
+      'move the start allowance into a startupProbe with the same check (periodSeconds 10, failureThreshold 201: 2010s to start, the 10s delay plus the 2000s liveness window allowed today) and shorten both windows, e.g. readinessProbe.failureThreshold 3 (30s) and livenessProbe.failureThreshold 6 (60s, 2 x readiness); raising liveness to 400 instead would leave a hung process unrestarted for 4000s',
+    );
+    expect(f[0].message).not.toContain('e.g. 400 (2 x readiness)');
+  });
+  test('with a startupProbe: readiness is shortened to half the liveness window, liveness not doubled', () => {
+    const f = runRule(livenessEqualsReadiness, longWindows('        startupProbe: {httpGet: {path: /healthz, port: 5000}, periodSeconds: 10, failureThreshold: 30}\n'));
+    expect(f.map((x) => x.message)).toEqual([expect.stringContaining('lower readinessProbe.failureThreshold to 100 (100 x 10s = 1000s, at most half the liveness window)')]);
+  });
+  test('ordinary windows keep the doubling advice (12 x 10s: 240s doubled)', () => {
+    const f = runRule(livenessEqualsReadiness, longWindows().replace(/failureThreshold: 200/g, 'failureThreshold: 12'));
+    expect(f.map((x) => x.message)).toEqual([expect.stringContaining('e.g. 24 (2 x readiness)')]);
+  });
+});
