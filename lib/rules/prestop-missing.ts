@@ -17,6 +17,8 @@ import { LINKERD, linkerdMesh } from '../timeline/mesh';
 import { namespaceOf } from './mesh-util';
 import { graceMessageRef } from './util';
 import { loopbackBackends } from '../model/loopback';
+import { claimExclusivity, rolloutFor } from './rollout-util';
+import { daemonsetSurgeDecision } from './daemonset-surge';
 
 /** The user's mark that the app keeps serving for N seconds after SIGTERM (its own shutdown delay). */
 export const SERVES_AFTER_SIGTERM = HINT.servesAfterSigterm;
@@ -25,12 +27,92 @@ const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'Daemon
 
 /**
  * A single pod that is replaced only after it is gone (StatefulSet, bare ReplicaSet, Deployment
- * without surge): no other endpoint exists while it terminates, so a delay cannot move traffic.
+ * without surge), as other rules read it (external-traffic-local, readiness-probe-missing).
+ * prestop-missing itself decides with `handover`, which also reads the target version, the
+ * claims and node-local DaemonSets.
  */
 export function noOverlap(graph: ObjectGraph, w: Workload): boolean {
   if ((graph.effectiveReplicas(w) ?? 2) > 1) return false;
   if (!(w.kind === 'StatefulSet' || w.kind === 'ReplicaSet' || (w.kind === 'Deployment' && w.deployment !== undefined && w.deployment.surge === 0))) return false;
   return !servedWithSiblings(graph, w);
+}
+
+/**
+ * What takes a pod's traffic while it terminates, for prestop-missing:
+ * - `overlap`: other ready endpoints (more replicas, a surge pod that is ready before this one is
+ *   deleted, the other nodes' pods behind a cluster traffic policy): the endpoint removal races SIGTERM;
+ * - `sole`: the only pod, whose replacement is created as soon as this one is deleting (the
+ *   ReplicaSet controller counts only pods without a deletionTimestamp: kubernetes
+ *   pkg/controller/replicaset/replica_set.go @003e8629 syncReplicaSet, controller.FilterActivePods; the
+ *   Deployment controller scales the new ReplicaSet up once the old one's spec.replicas is 0:
+ *   pkg/controller/deployment/util/deployment_util.go NewRSNewReplicas), and kube-proxy keeps sending
+ *   the Service's connections to this pod while it is serving, as long as no endpoint is ready
+ *   (pkg/proxy/topology.go @008b3652 CategorizeEndpoints: "fall back to Serving-Terminating
+ *   endpoints ... if no Ready endpoints are available"; ProxyTerminatingEndpoints beta and on by
+ *   default in 1.26, GA in 1.28): a delay keeps it serving while its replacement starts;
+ * - `none`: nothing serves the traffic while it terminates but the pod itself, and nothing can
+ *   until it is gone, so a delay postpones the outage without shortening it: a StatefulSet's pod
+ *   (its replacement has the same name), Recreate, an exclusive claim the replacement cannot
+ *   attach elsewhere before this pod is gone (unless the old pod waits for the new one to be
+ *   ready: maxUnavailable 0), a target before the fallback, only headless Services (no proxy falls
+ *   back), or a DaemonSet whose Services are all node-local and that does not surge (the
+ *   DaemonSet controller creates a node's new pod only once no pod of it is left on the node:
+ *   pkg/controller/daemon/daemon_controller.go @0033f658 podsShouldBeOnNode, `case shouldRun &&
+ *   !exists`, and without surge it only prunes).
+ * Review round 35, reports p56 item 1 (the Datadog agent DaemonSet) and p57 item 1 (Kubecost's
+ * one-replica cost-analyzer with maxSurge 1, maxUnavailable 1 and a ReadWriteOnce claim).
+ */
+export type Handover = 'overlap' | 'sole' | 'none';
+
+/** Kubernetes version from which kube-proxy falls back to serving, terminating endpoints by default (ProxyTerminatingEndpoints beta). */
+export const TERMINATING_FALLBACK_VERSION: readonly [number, number] = [1, 26];
+
+export function handover(graph: ObjectGraph, w: Workload, version: KubeVersion): Handover {
+  if (w.kind === 'DaemonSet') return nodeLocalWithoutSurge(graph, w, version) ? 'none' : 'overlap';
+  if ((graph.effectiveReplicas(w) ?? 2) > 1 || servedWithSiblings(graph, w)) return 'overlap';
+  if (w.kind === 'StatefulSet') return 'none';
+  const exclusive = graph.claimsOf(w).some((c) => claimExclusivity(c) !== 'shared');
+  if (w.kind === 'Deployment' && w.deployment) {
+    const d = rolloutFor(w, 1) ?? w.deployment;
+    if (d.type !== 'RollingUpdate') return 'none';
+    // maxUnavailable 0: the old pod is deleted only once the new one is ready, which with an
+    // exclusive claim means on the same node (or never: surge-volume-deadlock): the pods overlap.
+    if (exclusive && d.unavailable >= 1) return 'none';
+    if (d.surge > 0) return 'overlap';
+  } else if (w.kind === 'ReplicaSet') {
+    if (exclusive) return 'none';
+  } else {
+    return 'overlap';
+  }
+  const traffic = trafficServicesOf(graph, w);
+  if (traffic.length > 0 && traffic.every((s) => s.headless)) return 'none';
+  return version.atLeast(TERMINATING_FALLBACK_VERSION[0], TERMINATING_FALLBACK_VERSION[1]) ? 'sole' : 'none';
+}
+
+/**
+ * The Services whose client ports lose the pod's endpoint (removedPortsOf), not those that carry
+ * only scrapes (jobset's jobset-metrics-service beside its webhook Service; review round 26), nor
+ * those with publishNotReadyAddresses (they keep the terminating pod as an endpoint).
+ */
+function trafficServicesOf(graph: ObjectGraph, w: Workload): ServiceView[] {
+  const clients = new Set(removedPortsOf(graph, w).map((p) => p.service));
+  return graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses && (!clients.size || clients.has(s)));
+}
+
+/**
+ * A DaemonSet whose traffic Services all keep a client's traffic on its own node (ClusterIP,
+ * internalTrafficPolicy: Local; a LoadBalancer or NodePort Service also takes external traffic,
+ * which the LB moves to other nodes) and whose node's old and new pod never run side by side
+ * (maxSurge 0 or absent, a surge host ports block, below 1.22, or OnDelete).
+ */
+function nodeLocalWithoutSurge(graph: ObjectGraph, w: Workload, version: KubeVersion): boolean {
+  const traffic = trafficServicesOf(graph, w);
+  if (!traffic.length || servedWithSiblings(graph, w)) return false;
+  if (!traffic.every((s) => !s.headless && s.type === 'ClusterIP' && get(s.obj.raw, 'spec', 'internalTrafficPolicy') === 'Local')) return false;
+  if (get(w.obj.raw, 'spec', 'updateStrategy', 'type') === 'OnDelete') return true;
+  // (The node-proxy patterns only name the reason daemonset-surge gives; the kind does not depend on them.)
+  const d = daemonsetSurgeDecision(graph, w, version, []);
+  return d !== undefined && (d.kind === 'no-surge' || d.kind === 'surge-blocked' || d.kind === 'surge-ignored');
 }
 
 /**
@@ -102,8 +184,8 @@ function classicProxyNote(graph: ObjectGraph, w: Workload): string {
 }
 
 /** Whether prestop-missing judges the workload at all (its pods take Service traffic and overlap in a rollout). */
-function inScope(graph: ObjectGraph, w: Workload): boolean {
-  return KINDS.has(w.kind) && likelyServed(graph, w) && servesAfterSigterm(w) === undefined && !noOverlap(graph, w);
+function inScope(graph: ObjectGraph, w: Workload, version: KubeVersion): boolean {
+  return KINDS.has(w.kind) && likelyServed(graph, w) && servesAfterSigterm(w) === undefined && handover(graph, w, version) !== 'none';
 }
 
 /** Whether prestop-missing judges the container's hook: a main container the admission chain does not change, whose program does not keep accepting by itself. */
@@ -117,8 +199,8 @@ function judged(graph: ObjectGraph, catalog: Catalog, w: Workload, c: ContainerV
  * run; zero-grace-period reports the grace period, and its repair adds these hooks too, so that
  * the two repairs do not come one after the other).
  */
-export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w: Workload): ContainerView[] {
-  if (!inScope(graph, w)) return [];
+export function containersWithoutPreStop(graph: ObjectGraph, catalog: Catalog, w: Workload, version: KubeVersion): ContainerView[] {
+  if (!inScope(graph, w, version)) return [];
   return removedContainersOf(graph, w).filter((c) => {
     const hook = get(c.raw, 'lifecycle', 'preStop');
     return (hook === undefined || hook === null) && judged(graph, catalog, w, c);
@@ -241,11 +323,34 @@ other commands) are not judged. For a known program the advice is its own settin
 **Skipped:**
 
 - \`terminationGracePeriodSeconds: 0\`: no hook runs (\`zero-grace-period\` reports it, and names these containers in its advice and its repair);
-- a single pod that is replaced only after it is gone (a StatefulSet or bare ReplicaSet with 1 replica,
-  a Deployment with 1 replica and no surge, counting HPA \`minReplicas\`): no other endpoint can take the
-  traffic while it terminates, so a delay changes nothing; unless a Service with a cluster IP sends the same
-  traffic to the pods of another workload too (the members of a cluster made of one-replica StatefulSets behind
-  one load balancer, as the neo4j chart makes them): then it has other endpoints, and the pod is judged;
+- workloads where no pod can take the traffic while one terminates, so a delay only postpones the outage (the
+  old pod serves during the delay, then nothing serves until its replacement is ready, which cannot start
+  before the old pod is gone):
+  - one replica (counting HPA \`minReplicas\`) of a StatefulSet (the replacement has the same name), of a
+    Deployment with \`strategy: Recreate\`, or of a Deployment whose pod mounts an exclusive claim
+    (ReadWriteOnce, ReadWriteOncePod, or a PVC not in the input) and is deleted before its replacement is
+    ready (\`maxUnavailable\` resolving to at least 1, whatever \`maxSurge\` is: Kubecost's cost-analyzer with
+    \`maxSurge: 1, maxUnavailable: 1\`): the new pod cannot attach the volume on another node until the old one
+    is gone; a bare ReplicaSet with such a claim likewise. With \`maxUnavailable: 0\` the old pod is deleted only
+    once the new one is ready, which with such a claim means on the same node, so the pods overlap and the
+    container is judged;
+  - one replica of a Deployment with \`maxSurge\` 0 (or a bare ReplicaSet) on a target below 1.26, or whose only
+    traffic Services are headless. From 1.26 it is judged: the ReplicaSet controller creates the replacement as
+    soon as the pod is deleting (it counts only pods without a deletionTimestamp), in a rollout and in a drain,
+    and kube-proxy sends a Service's connections to its terminating endpoints that still serve when none is
+    ready (KEP-1669 \`ProxyTerminatingEndpoints\`: beta and on by default in 1.26, GA in 1.28), so a delay keeps
+    the old pod serving while the replacement starts; the message says so;
+  - a DaemonSet whose traffic Services are all ClusterIP Services with \`internalTrafficPolicy: Local\` (the
+    Datadog agent's DogStatsD and APM ports) and that does not surge (\`maxSurge\` 0 or absent, a surge its host
+    ports block, below 1.22, or \`OnDelete\`): a node's clients reach only that node's pod, and the DaemonSet
+    controller creates the node's new pod only once the old one is gone. \`daemonset-surge\` asks for the surge
+    where it can work; once the DaemonSet surges, the node's old pod overlaps the new one and a delay is asked
+    for here. A Service with a cluster traffic policy, or of type LoadBalancer or NodePort, keeps it judged: the
+    other nodes' pods take the traffic;
+
+  unless a Service with a cluster IP sends the same traffic to the pods of another workload too (the members of
+  a cluster made of one-replica StatefulSets behind one load balancer, as the neo4j chart makes them): then it
+  has other endpoints, and the pod is judged;
 - containers the Istio injector writes at admission (\`image: auto\` with injection requested, as in the
   istio/gateway chart): their lifecycle is not in the manifest, and pilot-agent keeps Envoy serving for
   \`terminationDrainDuration\` after SIGTERM (\`istio-proxy-drain\` judges that duration);
@@ -349,24 +454,27 @@ long as the front's.
 
 **\`--fix\`:** on >= 1.30 adds \`lifecycle.preStop.sleep.seconds: 10\` (safe); before 1.30 adds \`exec: {command: ["sleep", "10"]}\` only with \`--fix-proposals\`, since the image needs a sleep binary. When the new delay would break the budget, the same fix raises \`terminationGracePeriodSeconds\` (never lowers it). A zero sleep is lengthened to 10 s only with \`--fix-proposals\` (it changes a hook the user wrote); a known program's flag is left to the advice. On a container that serves the port only by a guess (see Undeclared ports) the hook is added only with \`--fix-proposals\`, since it may be the wrong container.`,
     fixable: true,
-    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
+    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before; a one-replica Deployment with maxSurge 0 or bare ReplicaSet is judged from 1.26 (ProxyTerminatingEndpoints beta, on by default)',
     references: [
       'kubernetes/website content/en/docs/concepts/workloads/pods/pod-lifecycle.md#pod-termination',
       'kubernetes/enhancements keps/sig-node/3960-pod-lifecycle-sleep-action/README.md#summary',
+      'kubernetes/enhancements keps/sig-network/1669-proxy-terminating-endpoints/README.md#example-all-endpoints-terminating-and-traffic-policy-is-cluster',
+      'kubernetes/kubernetes pkg/proxy/topology.go @008b3652 (CategorizeEndpoints)',
+      'kubernetes/kubernetes pkg/controller/daemon/daemon_controller.go @0033f658 (podsShouldBeOnNode)',
     ],
   },
   check(ctx) {
     const { graph } = ctx;
     const shellLess = shellLessPatterns(ctx.paramsOf('prestop-sleep-action'));
     for (const w of graph.workloads) {
-      if (w.grace === 0 || !inScope(graph, w)) continue;
+      if (w.grace === 0 || !inScope(graph, w, ctx.version)) continue;
+      const hand = handover(graph, w, ctx.version);
       const gate = cloudLbReadinessGate(w);
       // (Services with publishNotReadyAddresses keep the terminating pod as an endpoint: removedPortsOf.)
       // The Services whose client ports lose the endpoint (removedPortsOf), not those that carry only
       // scrapes (jobset's jobset-metrics-service beside its webhook Service; review round 26): who calls
       // those decides the wording below.
-      const clients = new Set(removedPortsOf(graph, w).map((p) => p.service));
-      const traffic = graph.trafficServices(w).filter((s) => !s.publishNotReadyAddresses && (!clients.size || clients.has(s)));
+      const traffic = trafficServicesOf(graph, w);
       // (Which Local Service raises the error is decided per container below.)
       // (LoadBalancer only: a NodePort Service with Local has no LB and no health check, isExternalLocal.)
       const locals = traffic.filter(isExternalLocal);
@@ -448,6 +556,10 @@ long as the front's.
         } else if (headlessOnly) {
           // No proxy routes a headless Service: clients connect to the addresses DNS gave them.
           why = `its Service${traffic.length === 1 ? ` ${traffic[0].obj.name} is` : 's are'} headless, so clients connect to the pod addresses DNS gave them: CoreDNS drops the address only after the endpoint removal reaches it, and clients keep addresses they resolved before (DNS caches, connection pools), so new connections can hit a closed socket`;
+        } else if (hand === 'sole') {
+          // The only pod, replaced as soon as it is deleting (review round 35, report p57 item 1): the
+          // delay keeps it serving while its replacement starts, not while routing catches up.
+          why = `it is the only pod (${w.kind === 'ReplicaSet' ? 'a ReplicaSet of one replica' : 'one replica with maxSurge 0'}), and its replacement is created as soon as it starts terminating (a rollout or a drain): until the replacement is ready, kube-proxy keeps sending the Service's connections to this pod while it still counts as ready (with no ready endpoint it falls back to the terminating ones that serve, by default since Kubernetes 1.26), so without a delay it closes its listener at once and requests fail until the replacement is ready; a delay about as long as the replacement takes to get ready bridges that gap`;
         } else {
           why = 'proxies, ingresses and meshes stop routing to it only after the endpoint removal reaches them, so in-flight and new requests can hit a closed socket';
         }

@@ -80,7 +80,7 @@ see \`prestop-missing\`): the advice names it as a guess, and the repair leaves 
       const sts = w.kind === 'StatefulSet';
       // Containers prestop-missing reports once the grace period allows a hook: the advice counts
       // their delay, and the repair adds it where the hook is a safe edit (the sleep action, >= 1.30).
-      const missing = ctx.active('prestop-missing', w.obj) ? containersWithoutPreStop(ctx.graph, ctx.catalog, w) : [];
+      const missing = ctx.active('prestop-missing', w.obj) ? containersWithoutPreStop(ctx.graph, ctx.catalog, w, ctx.version) : [];
       // (Not a container that serves the port only by a guess, which may be the wrong one: traffic.ts containerGuess.)
       const sure = missing.filter((c) => containerGuess(c, removedPortsOf(ctx.graph, w)) === undefined);
       const safeHooks = preStopHandler(ctx.version, DEFAULT_PRESTOP_SECONDS).safety === 'safe' ? sure : [];

@@ -65,6 +65,55 @@ ${o.podSpec ?? app()}
 ${svc}`;
 }
 
+/** One replica with a PVC of `mode` mounted (Kubecost's cost-analyzer shape, review round 35, report p57 item 1). */
+function singleWithClaim(rollingUpdate?: string, mode = 'ReadWriteOnce', kind = 'Deployment'): string {
+  return `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [${mode}]
+  resources: {requests: {storage: 1Gi}}
+---
+${wl({
+  kind,
+  replicas: 1,
+  strategy: rollingUpdate ? `  strategy: {type: RollingUpdate, rollingUpdate: ${rollingUpdate}}\n` : '',
+  podSpec: `      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080}]
+        volumeMounts: [{name: data, mountPath: /data}]
+`,
+})}`;
+}
+
+/** A DaemonSet behind a Service with internalTrafficPolicy: Local (the Datadog agent's shape, review round 35, report p56 item 1). */
+function localDaemonSet(o: { strategy?: string; hostPort?: boolean; type?: string } = {}): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+${o.strategy ? `  updateStrategy: ${o.strategy}\n` : ''}  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: web:1
+        ports: [{name: http, containerPort: 8080${o.hostPort ? ', hostPort: 8080' : ''}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+${o.type ? `  type: ${o.type}\n` : ''}  internalTrafficPolicy: Local
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+`;
+}
+
 const POINTER = '/spec/template/spec/containers/0';
 /** A webhook's rules on pods (a built-in kind): prestop-missing's warning, not the custom-resource info. */
 const POD_RULES = "[{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]";
@@ -372,7 +421,22 @@ spec:
     },
 
     { name: 'single-replica Deployment with Recreate', yaml: wl({ replicas: 1, strategy: '  strategy: {type: Recreate}\n' }) },
-    { name: 'single-replica Deployment with maxSurge 0', yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }) },
+    // Before 1.26 kube-proxy drops a Service's traffic once its only endpoint is terminating (no
+    // ProxyTerminatingEndpoints fallback): the delay moves nothing (review round 35, report p57 item 1).
+    { name: 'single-replica Deployment with maxSurge 0 on 1.25: no fallback to the terminating endpoint', yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }), kubeVersion: '1.25' },
+    // Review round 35, report p57 item 1 (Kubecost's cost-analyzer): one replica that is deleted at once
+    // (maxUnavailable 1) and an RWO claim the replacement cannot attach on another node before the old
+    // pod is gone: no pod takes over while it terminates, whatever maxSurge is.
+    { name: 'single replica, maxSurge 1 and maxUnavailable 1, a ReadWriteOnce claim: the pods cannot overlap', yaml: singleWithClaim('{maxSurge: 1, maxUnavailable: 1}') },
+    { name: '...the same with maxSurge 0', yaml: singleWithClaim('{maxSurge: 0, maxUnavailable: 1}') },
+    { name: '...the same with ReadWriteOncePod', yaml: singleWithClaim('{maxSurge: 1, maxUnavailable: 1}', 'ReadWriteOncePod') },
+    { name: '...a one-replica ReplicaSet with the claim', yaml: singleWithClaim(undefined, 'ReadWriteOnce', 'ReplicaSet') },
+    { name: 'single-replica Deployment whose only Service is headless: no proxy falls back to the terminating pod', yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n', service: '  clusterIP: None\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: http}]' }) },
+    // Review round 35, report p56 item 1 (the Datadog agent): a node-local Service and no surge: a node's
+    // clients have only that node's pod, whose replacement is created once it is gone.
+    { name: 'DaemonSet behind a ClusterIP Service with internalTrafficPolicy: Local, maxSurge absent', yaml: localDaemonSet() },
+    { name: 'DaemonSet behind the node-local Service, binding host ports (surge blocked), maxSurge 1', yaml: localDaemonSet({ strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}', hostPort: true }) },
+    { name: 'DaemonSet behind the node-local Service with OnDelete', yaml: localDaemonSet({ strategy: '{type: OnDelete}' }) },
     {
       name: 'istio gateway injection placeholder (image: auto)',
       yaml: wl({
@@ -1261,6 +1325,66 @@ spec:
     {
       name: 'DaemonSet',
       yaml: wl({ kind: 'DaemonSet' }),
+      findings: [{ severity: 'warning', object: 'DaemonSet/web' }],
+    },
+    {
+      // Review round 35, report p57 item 1: the replacement is created as soon as the only pod is
+      // deleting, and kube-proxy keeps sending to it while it serves (ProxyTerminatingEndpoints).
+      name: 'single-replica Deployment with maxSurge 0 (1.26 and later): the delay keeps it serving while its replacement starts',
+      yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }),
+      findings: [{ severity: 'warning', message: 'it is the only pod (one replica with maxSurge 0), and its replacement is created as soon as it starts terminating' }],
+    },
+    {
+      name: '...on 1.26, where the fallback is beta and on by default',
+      yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n' }),
+      kubeVersion: '1.26',
+      findings: [{ severity: 'warning', message: 'falls back to the terminating ones that serve' }],
+    },
+    {
+      name: 'a one-replica bare ReplicaSet: replaced as soon as its pod is deleting',
+      yaml: wl({ kind: 'ReplicaSet', replicas: 1 }),
+      findings: [{ severity: 'warning', message: 'it is the only pod (a ReplicaSet of one replica)' }],
+    },
+    {
+      // Kubecost's cluster-controller beside the cost-analyzer (review round 35, report p57 item 1).
+      name: 'single replica, maxSurge 1 and maxUnavailable 1, no claim: the replacement starts on another node at once',
+      yaml: wl({ replicas: 1, strategy: '  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}\n' }),
+      findings: [{ severity: 'warning', message: 'proxies, ingresses and meshes stop routing' }],
+    },
+    {
+      // maxUnavailable 0: the old pod is deleted only once the new one is ready, on the same node.
+      name: 'single replica with a ReadWriteOnce claim and maxUnavailable 0: the pods overlap on the node',
+      yaml: singleWithClaim('{maxSurge: 1, maxUnavailable: 0}'),
+      findings: [{ severity: 'warning', message: 'proxies, ingresses and meshes stop routing' }],
+    },
+    {
+      name: 'single replica with a ReadWriteMany claim: the replacement starts on another node at once',
+      yaml: singleWithClaim('{maxSurge: 1, maxUnavailable: 1}', 'ReadWriteMany'),
+      findings: [{ severity: 'warning' }],
+    },
+    {
+      // With surge the node's new pod is ready before the old one is deleted: the classic race.
+      name: 'DaemonSet behind the node-local Service with maxSurge 1, maxUnavailable 0',
+      yaml: localDaemonSet({ strategy: '{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}' }),
+      findings: [{ severity: 'warning', object: 'DaemonSet/web' }],
+    },
+    {
+      // Other nodes' pods take the traffic of a cluster-policy Service.
+      name: 'DaemonSet behind a node-local Service and a cluster-policy one',
+      yaml: `${localDaemonSet()}---
+apiVersion: v1
+kind: Service
+metadata: {name: web-cluster}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+`,
+      findings: [{ severity: 'warning', object: 'DaemonSet/web' }],
+    },
+    {
+      // internalTrafficPolicy covers only the cluster IP: the LB's traffic moves to other nodes.
+      name: 'DaemonSet behind a LoadBalancer Service with internalTrafficPolicy: Local',
+      yaml: localDaemonSet({ type: 'LoadBalancer' }),
       findings: [{ severity: 'warning', object: 'DaemonSet/web' }],
     },
     {
