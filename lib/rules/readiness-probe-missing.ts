@@ -455,7 +455,8 @@ readinessProbe:
         // (review round 34, report p46 item 2: Concourse's in-chart Postgres, a one-replica StatefulSet
         // with a pg_isready startupProbe): no other endpoint can take its traffic, before or after, so
         // readiness would move none; what is left is a later hang that helm --wait, rollout status and
-        // PDB accounting do not see. prestop-missing skips this shape (noOverlap).
+        // PDB accounting do not see. (prestop-missing decides with its own handover: from 1.26 it judges
+        // a one-replica Deployment with maxSurge 0 whose terminating pod keeps serving until its replacement is ready.)
         const startup = probeOf(c, 'startupProbe');
         const hpa = graph.hpaFor(w);
         const sole = !gates.length && startup !== undefined && !vacuousExec(startup) && noOverlap(graph, w) && (hpa === undefined || (hpa.maxReplicas ?? 2) <= 1);
