@@ -13,7 +13,7 @@ import { WORKLOAD_KINDS } from '../model/workload';
 import { OPEN_LABEL_NAMESPACES, WELL_KNOWN_NODE_LABELS } from '../rules/mesh-util';
 import { ACCELERATOR_PATTERNS } from '../rules/surge-resource-deadlock';
 import { PROCESS_CHECK_SCRIPT, SHELL as PROCESS_CHECK_SHELL, SHELL_C as PROCESS_CHECK_SHELL_C } from '../rules/liveness-equals-readiness';
-import { HEALTH_PROBE_BIND, LOOPBACK_HOST, LOOPBACK_PROBE_BIND, SPLIT_HOST_FLAGS, SPLIT_PORT_FLAGS } from '../rules/probe-port';
+import { HEALTH_PROBE_BIND, HEALTH_SIDECAR_IMAGE, LOOPBACK_HOST, LOOPBACK_PROBE_BIND, SPLIT_HOST_FLAGS, SPLIT_PORT_FLAGS } from '../rules/probe-port';
 import { VACUOUS_EXEC } from '../rules/readiness-probe-missing';
 import { PLATFORM_KEYS } from '../rules/spread-blocks-surge';
 import { DEFAULT_WAIT_PATTERNS } from '../timeline/prestop';
@@ -36,10 +36,8 @@ import {
   hintedPreStopSeconds,
   decodeStopFirst,
   PRESTOP_HINT_VARIABLES,
-  programProbePort,
   singleVersionMatch,
   str,
-  withProbePrograms,
 } from './cel';
 
 export interface CelVariable {
@@ -467,31 +465,17 @@ function dsOutageVariables(): CelVariable[] {
 
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
 
-/** A probe handler's port check of lib/rules/probe-port problemOf, for handler `t` of probe `k` of container `c`. */
-function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', type: 'named' | 'number', catalog: Catalog): string {
+/** A probe handler's named-port check of lib/rules/probe-port problemOf, for handler `t` of probe `k` of container `c`. */
+function probePortProblem(k: string, t: 'httpGet' | 'tcpSocket'): string {
   const h = `c.${k}.${t}`;
   const base = `has(c.${k}) && has(${h}) && has(${h}.port)${t === 'httpGet' ? ` && !(has(${h}.host) && ${h}.host != '')` : ''}`;
-  if (type === 'named') return `(${base} && type(${h}.port) == string && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && has(p.name) && p.name == ${h}.port)))`;
-  // (A port the catalog knows as the program's health check port is not reported: programProbePort.)
-  const known = programProbePort('c', k, t, catalog);
-  // dp: whether the container declares a port number, bound once per container (withDeclaredPorts).
-  // (controller-runtime's --health-probe-bind-address in a container of the pod names the port:
-  // rules/probe-port healthProbeBindPorts, read once per policy into a variable.)
-  return `(${base} && type(${h}.port) == int && dp && !c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port) && !(${h}.port in variables.healthProbeBindPorts)${known === 'false' ? '' : ` && !${known}`})`;
+  return `(${base} && type(${h}.port) == string && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && has(p.name) && p.name == ${h}.port)))`;
 }
 
-/** `body` with probePortProblem's `dp` bound for container `c`: whether it declares a port number (read once, not once per probe handler). */
-function withDeclaredPorts(body: string): string {
-  return /\bdp\b/.test(body) ? bind('has(c.ports) && c.ports.exists(p, has(p.containerPort))', 'dp', body) : body;
-}
-
-function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: string; field: string; port: string; k: string; t: string }[] {
+function probePortTerms(): { pred: string; field: string; port: string; k: string; t: string }[] {
   const out: { pred: string; field: string; port: string; k: string; t: string }[] = [];
   for (const k of PROBES) {
-    for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
-      if (type === 'named' && t === 'grpc') continue;
-      out.push({ pred: probePortProblem(k, t, type, catalog), field: `${k} ${t}.port`, port: `c.${k}.${t}.port`, k, t });
-    }
+    for (const t of ['httpGet', 'tcpSocket'] as const) out.push({ pred: probePortProblem(k, t), field: `${k} ${t}.port`, port: `c.${k}.${t}.port`, k, t });
   }
   return out;
 }
@@ -505,8 +489,8 @@ function probePortTerms(type: 'named' | 'number', catalog: Catalog): { pred: str
  * container (without a host, for httpGet) also uses; such a handler with the same name is bad too,
  * so only the names are compared (no second scan of the ports).
  */
-function namedProbePortTerms(catalog: Catalog): { error: ReturnType<typeof probePortTerms>; warning: ReturnType<typeof probePortTerms> } {
-  const named = probePortTerms('named', catalog);
+function namedProbePortTerms(): { error: ReturnType<typeof probePortTerms>; warning: ReturnType<typeof probePortTerms> } {
+  const named = probePortTerms();
   const digits = (port: string) => `${port}.matches('^[0-9]+$')`;
   const others = named.filter((x) => x.k !== 'livenessProbe');
   const sameName = (port: string) =>
@@ -535,6 +519,40 @@ function loopbackTerm(k: string, t: 'httpGet' | 'tcpSocket' | 'grpc'): { pred: s
   const pred = t === 'grpc' ? `(${base} && type(${h}.port) == int && ${h}.port in variables.loopbackPorts)` : `(${base} && (type(${h}.port) == int ? ${h}.port in variables.loopbackPorts : type(${h}.port) == string && ${named}))`;
   const value = t === 'grpc' ? `${h}.port` : `(type(${h}.port) == int ? ${h}.port : c.ports.filter(p, has(p.name) && p.name == ${h}.port)[0].containerPort)`;
   return { pred, field: `${k} ${t}.port`, port: `${h}.port`, value, t };
+}
+
+/**
+ * variables.siblingProbed of probe-port's warning (lib/rules/probe-port selfProbedPorts): every
+ * running container's declared ports that one of its own probes (without a host) targets, by number
+ * or by the port's name, as `|name:port|` entries in one string, leaving out the kubernetes-csi
+ * livenessprobe sidecar (HEALTH_SIDECAR_IMAGE). A liveness port is a sibling's when the string holds
+ * `:port|` and the probing container does not declare the port (so the entry is another
+ * container's): a string test, not a scan of the other containers per container.
+ */
+function siblingProbedPorts(): string {
+  // The ports of the container's own probe handlers without a host, read once per container as
+  // text: '#N' for a number, the name for a name ('' for none), then each declared port looked up.
+  const targets = PROBES.flatMap((k) =>
+    (['httpGet', 'tcpSocket', 'grpc'] as const).map((t) => {
+      const h = `o.${k}.${t}`;
+      return `(has(o.${k}) && has(${h}) && has(${h}.port)${t === 'grpc' ? '' : ` && !(has(${h}.host) && ${h}.host != '')`} ? (type(${h}.port) == int ? '#' + string(${h}.port) : ${t === 'grpc' ? "''" : `string(${h}.port)`}) : '')`;
+    }),
+  ).join(', ');
+  const own = bind(`[${targets}]`, 'sv', `o.ports.filter(p, has(p.containerPort) && ('#' + string(p.containerPort) in sv || (has(p.name) && p.name != '' && p.name in sv))).map(p, o.name + ':' + string(p.containerPort)).join('|')`);
+  return `'|' + ${RUNNING}.filter(o, has(o.ports) && !(has(o.image) && o.image.matches(${str(HEALTH_SIDECAR_IMAGE.source)}))).map(o, ${own}).join('|') + '|'`;
+}
+
+/**
+ * A liveness handler without a host on a port number that container `c` does not declare and that
+ * another container declares and probes itself (lib/rules/probe-port siblingProblem), not a health
+ * probe listen flag's port.
+ */
+function siblingTerms(): { pred: string; field: string; port: string }[] {
+  return (['httpGet', 'tcpSocket', 'grpc'] as const).map((t) => {
+    const h = `c.livenessProbe.${t}`;
+    const pred = `(has(c.livenessProbe) && has(${h}) && has(${h}.port)${t === 'grpc' ? '' : ` && !(has(${h}.host) && ${h}.host != '')`} && type(${h}.port) == int && !(has(c.ports) && c.ports.exists(p, has(p.containerPort) && p.containerPort == ${h}.port)) && !(${h}.port in variables.healthProbeBindPorts) && variables.siblingProbed.contains(':' + string(${h}.port) + '|'))`;
+    return { pred, field: `livenessProbe ${t}.port`, port: `${h}.port` };
+  });
 }
 
 /**
@@ -1012,16 +1030,17 @@ export const ADMISSION: Record<string, RuleAdmission> = {
   },
   'probe-port': {
     restriction:
-      'every condition, judged from the admitted object alone (with the catalog\'s health check ports of known programs, as the linter); cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 12 (error: 6 for the names, and 6 in a validation of its own for the ports bound to a loopback address, read once into a variable from the listen flags), 2 (warning: the liveness names, compared with the other probes\' names without another scan) or 10 (info: whether the container declares a port number is read once) times: linear in the total number of declared ports, never containers x containers',
-    validate: (ctx) => {
-      const { error: named, warning: livenessNamed } = namedProbePortTerms(ctx.catalog);
-      const num = probePortTerms('number', ctx.catalog);
+      'the error and the warning, judged from the admitted object alone; cost: the three probes are unrolled (no comprehension over probes) and each handler port is looked up in its own container\'s ports, so a policy evaluation scans each declared port at most 12 (error: 6 for the names, and 6 in a validation of its own for the ports bound to a loopback address, read once into a variable from the listen flags) or 6 (warning: 2 for the liveness names, compared with the other probes\' names without another scan; 3 for the liveness port numbers against the container\'s own ports, and once for the ports each container probes itself, read into one string variable in which a liveness port is looked up as text) times: linear in the total number of declared ports, never containers x containers',
+    notValidated:
+      'the info (a probe on a port number the container does not declare, "often a typo"): the linter leaves out a port that the container\'s own env or args name as one it listens on (lib/model/listen-ports namedListenPort: DD_HEALTH_PORT=5556, --port=N, ADDR=:N, with its exclusions of client flags, dialed host and port pairs and the names of the other containers), a reading with no exact translation into the CEL subset within the cost limit, so that condition is the linter\'s only',
+    validate: () => {
+      const { error: named, warning: livenessNamed } = namedProbePortTerms();
       const namedPred = named.map((t) => t.pred).join(' || ');
       const livenessPred = livenessNamed.map((t) => t.pred).join(' || ');
       // What the kubelet does with a name it cannot resolve (rules/probe-port unresolvedConsequence).
       const unresolved = `'not a port name of this container: the kubelet cannot resolve it, so every check errors ("probe errored and resulted in unknown state") and the kubelet throws the result away: '`;
-      // (The catalog's terms read whether the container is a known program: decided once per container.)
-      const numPred = withDeclaredPorts(withProbePrograms('c', ctx.catalog, num.map((t) => t.pred).join(' || ')));
+      const sibling = siblingTerms();
+      const siblingPred = sibling.map((t) => t.pred).join(' || ');
       const first = (pred: string, body: string) => bind(`${RUNNING}.filter(c, ${pred})[0]`, 'c', body);
       const lb = PROBES.flatMap((k) => (['httpGet', 'tcpSocket', 'grpc'] as const).map((t) => loopbackTerm(k, t)));
       const lbPred = lb.map((t) => t.pred).join(' || ');
@@ -1079,26 +1098,40 @@ export const ADMISSION: Record<string, RuleAdmission> = {
           // A name that only a liveness probe uses: the liveness check is silently disabled.
           severity: 'warning',
           kinds: WORKLOADS,
-          variables: [],
-          expression: `!${RUNNING}.exists(c, ${livenessPred})`,
-          messageExpression:
-            `${prefix('probe-port', 'warning')} + ` +
-            first(livenessPred, `'container "' + c.name + '": ' + ${firstTerm(livenessNamed, true)} + ': ' + ${unresolved} + 'liveness stays at its initial success, so the kubelet never restarts the container, however it hangs: the liveness check is silently disabled; use a declared port name or number, or declare {name: <name>, containerPort: N}'`),
-        },
-        {
-          severity: 'info',
-          kinds: WORKLOADS,
           variables: [
             {
               // rules/probe-port healthProbeBindPorts: the port of the first health probe listen flag of each container's args (after the last '=', then the last ':'), else -1.
               name: 'healthProbeBindPorts',
               expression: `${RUNNING}.map(c, has(c.args) ? ${bind(`c.args.filter(a, a.matches(${str(HEALTH_PROBE_BIND.source)}))`, 'hf', `size(hf) > 0 ? ${bind("hf[0].split('=')", 'he', bind("he[size(he) - 1].split(':')", 'hc', 'int(hc[size(hc) - 1])'))} : -1`)} : -1)`,
             },
+            // rules/probe-port selfProbedPorts, as `|name:port|` entries.
+            { name: 'siblingProbed', expression: siblingProbedPorts() },
           ],
-          expression: `!${RUNNING}.exists(c, ${numPred})`,
+          expression: `!${RUNNING}.exists(c, ${livenessPred})`,
           messageExpression:
-            `${prefix('probe-port', 'info')} + ` +
-            first(numPred, `'container "' + c.name + '": ' + ${withDeclaredPorts(withProbePrograms('c', ctx.catalog, firstTerm(num, false)))} + ' is not declared by the container: the probe works if the app listens there, but this is often a typo or a stale port; check the port and declare it in ports'`),
+            `${prefix('probe-port', 'warning')} + ` +
+            first(livenessPred, `'container "' + c.name + '": ' + ${firstTerm(livenessNamed, true)} + ': ' + ${unresolved} + 'liveness stays at its initial success, so the kubelet never restarts the container, however it hangs: the liveness check is silently disabled; use a declared port name or number, or declare {name: <name>, containerPort: N}'`),
+          // A liveness probe on a port that another container declares and probes itself (rules/probe-port
+          // siblingProblem; review round 35, report p57 item 5): a validation of its own.
+          more: [
+            {
+              expression: `!${RUNNING}.exists(c, ${siblingPred})`,
+              messageExpression:
+                `${prefix('probe-port', 'warning')} + ` +
+                first(
+                  siblingPred,
+                  bind(
+                    `${sibling.reduceRight((out, t) => `(${t.pred} ? ${t.port} : ${out})`, '-1')}`,
+                    'sp',
+                    bind(
+                      `variables.siblingProbed.split('|').filter(e, e.endsWith(':' + string(sp)))[0].split(':')[0]`,
+                      'on',
+                      `'container "' + c.name + '": ' + ${firstTerm(sibling, false)} + ' is a port of container "' + on + '", which declares it and probes it itself, not of this container: the kubelet sends a probe without a host to the pod\\'s IP, so this probe checks "' + on + '", and whenever "' + on + '" does not answer (a slow start, a stall) the kubelet restarts "' + c.name + '", which does not fix "' + on + '", and it never checks "' + c.name + '" itself; probe a port or endpoint that "' + c.name + '" serves, or give it no liveness probe'`,
+                    ),
+                  ),
+                ),
+            },
+          ],
         },
       ];
     },

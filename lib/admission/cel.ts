@@ -314,42 +314,6 @@ export function singleVersionMatch(catalog: Catalog, pick: (e: CatalogEntry) => 
   return `variables.mains.exists(c, ${/\big\[/.test(body) ? bind(imageRepositories('c'), 'ig', body) : body})`;
 }
 
-/** The process-local-probe entries of the catalog that pin a port (programProbePort's candidates). */
-function pinnedProbeEntries(catalog: Catalog): CatalogEntry[] {
-  return catalog.entries.filter((e) => e.kind === 'process-local-probe' && (e.probes ?? []).some((p) => typeof (p.httpGet ?? p.tcpSocket ?? p.grpc)?.port === 'number'));
-}
-
-/**
- * Whether handler `t` of probe `k` of container `c` probes a port the catalog names as the
- * program's own health check port (lib/catalog programProbePort: a process-local-probe entry that
- * matches the container and pins that port, and the httpGet path when it gives one); `false` when
- * the catalog has no such entry. Reads `pp0`, `pp1`, ... (whether the container is the program of
- * each such entry), which withProbePrograms binds once per container.
- */
-export function programProbePort(c: string, k: string, t: 'httpGet' | 'tcpSocket' | 'grpc', catalog: Catalog): string {
-  const h = `${c}.${k}.${t}`;
-  const terms: string[] = [];
-  pinnedProbeEntries(catalog).forEach((e, i) => {
-    for (const spec of e.probes ?? []) {
-      const s = spec[t];
-      if (!s || typeof s.port !== 'number') continue;
-      const path = t === 'httpGet' && spec.httpGet!.path !== undefined ? ` && (has(${h}.path) ? ${h}.path : '/') == ${str(spec.httpGet!.path)}` : '';
-      const service = t === 'grpc' && spec.grpc!.service !== undefined ? ` && (has(${h}.service) ? ${h}.service : '') == ${str(spec.grpc!.service)}` : '';
-      terms.push(`(pp${i} && ${h}.port == ${s.port}${path}${service})`);
-    }
-  });
-  return terms.length ? `(${terms.join(' || ')})` : 'false';
-}
-
-/** `body` with programProbePort's `pp0`, `pp1`, ... bound for container `c` (its image read once). */
-export function withProbePrograms(c: string, catalog: Catalog, body: string): string {
-  const entries = pinnedProbeEntries(catalog);
-  let out = body;
-  for (let i = entries.length - 1; i >= 0; i--) if (new RegExp(`\\bpp${i}\\b`).test(body)) out = bind(catalogMatch(entries[i], c), `pp${i}`, out);
-  // (catalogMatch reads `ig`, the image repositories, for entries that match by image.)
-  return /\big\[/.test(out) ? bind(imageRepositories(c), 'ig', out) : out;
-}
-
 /**
  * lib/catalog portMatches: whether probe handler `h`'s port is the spec's (a number or a name),
  * directly or through the container's declared ports; true when the spec names none.

@@ -4,6 +4,7 @@ import { ContainerView, get, Workload } from '../model/workload';
 import { ObjectGraph } from '../model/graph';
 import { mountedConfigMapFile } from '../model/mounts';
 import { flagValue } from '../catalog';
+import { envFromVars, namedListenPort } from '../model/listen-ports';
 import { PROBE_KINDS, probeOf } from './probe-util';
 
 function declared(c: ContainerView): string {
@@ -16,13 +17,75 @@ function declaredElsewhere(w: Workload, c: ContainerView, port: number | string)
 }
 
 interface Problem {
-  type: 'named' | 'numeric-string' | 'undeclared-number' | 'loopback';
+  type: 'named' | 'numeric-string' | 'undeclared-number' | 'loopback' | 'sibling';
   kind: string;
   t: string;
   port: number | string;
   pointer: string;
   /** For 'loopback': the listen flag that binds the (resolved) port to a loopback host only. */
   bind?: LoopbackBind;
+  /** For 'sibling': the other container that declares the port and probes it itself. */
+  other?: ContainerView;
+}
+
+/**
+ * The image of the kubernetes-csi livenessprobe sidecar (also read by the admission policy), a
+ * container that exists to answer another's liveness probe: kubernetes-csi/livenessprobe
+ * @02836bc8e6eb README.md ("exposes an HTTP `/healthz` endpoint, which serves as kubelet's
+ * livenessProbe hook to monitor health of a CSI driver", "uses `Probe()` call", "`livenessProbe` is
+ * set on the container with the CSI driver. This way, Kubernetes restarts the CSI driver container
+ * when the probe fails"; `--health-port` default 9808). The driver's liveness probe on its port is
+ * the design, never a probe of the wrong container.
+ */
+export const HEALTH_SIDECAR_IMAGE = new RegExp('(^|/)livenessprobe([:@]|$)');
+
+/**
+ * The declared ports that a container of the pod probes itself, each with the first such
+ * container: a port number it declares that one of its own probes (without a host) targets by
+ * number or by the port's name. A container that serves a port and checks it is where that port
+ * answers; a port merely declared may belong to a sibling (charts declare the ports of a pod on
+ * one container: kubecost's cost-model declares 9090, which its nginx sidecar serves). The
+ * kubernetes-csi livenessprobe sidecar (HEALTH_SIDECAR_IMAGE) is left out: it exists to answer
+ * another container's liveness probe.
+ */
+function selfProbedPorts(w: Workload): Map<number, ContainerView> {
+  const out = new Map<number, ContainerView>();
+  for (const o of [...w.containers, ...w.sidecars]) {
+    if (HEALTH_SIDECAR_IMAGE.test(o.image)) continue;
+    for (const kind of PROBE_KINDS) {
+      const probe = probeOf(o, kind);
+      if (!probe) continue;
+      for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
+        const h = probe[t];
+        if (!isObject(h) || hasHost(t, h)) continue;
+        const p = o.ports.find((x) => (typeof h.port === 'number' ? x.containerPort === h.port : t !== 'grpc' && typeof h.port === 'string' && x.name === h.port));
+        if (p && !out.has(p.containerPort)) out.set(p.containerPort, o);
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether an httpGet or tcpSocket handler sets a host (grpc has none). */
+function hasHost(t: string, h: JsonObject): boolean {
+  return (t === 'httpGet' || t === 'tcpSocket') && typeof get(h, 'host') === 'string' && get(h, 'host') !== '';
+}
+
+/**
+ * A liveness probe handler without a host on a port number that this container does not declare,
+ * while another container of the pod declares it and probes it itself (selfProbedPorts): the
+ * kubelet probes the pod's IP, so the probe checks that other container, and each time it does not
+ * answer the kubelet restarts this one, which fixes nothing there (review round 35, report p57
+ * item 5: kubecost's nginx frontend probes cost-model's 9003). Not for a port of a health probe
+ * listen flag (`bound`: the CSI livenessprobe sidecar's --health-port and --http-endpoint).
+ */
+function siblingProblem(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>, selfProbed: Map<number, ContainerView>): Problem | undefined {
+  if (kind !== 'livenessProbe' || hasHost(t, h) || typeof h.port !== 'number') return undefined;
+  const port = h.port;
+  if (c.ports.some((p) => p.containerPort === port) || bound.has(port)) return undefined;
+  const other = selfProbed.get(port);
+  if (!other || other === c) return undefined;
+  return { type: 'sibling', kind, t, port, pointer: `${c.pointer}/${kind}/${t}/port`, other };
 }
 
 /**
@@ -182,7 +245,7 @@ function flagPort(a: string): number {
 }
 
 /** What is wrong with one probe handler's port, if anything. */
-function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>, loopback: Map<number, LoopbackBind>): Problem | undefined {
+function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bound: Set<number>, loopback: Map<number, LoopbackBind>, listens: (port: number) => boolean): Problem | undefined {
   const withHost = (t === 'httpGet' || t === 'tcpSocket') && typeof get(h, 'host') === 'string' && get(h, 'host') !== '';
   // An explicit host checks another host, whose ports this container does not declare.
   if (t === 'httpGet' && withHost) return undefined;
@@ -204,6 +267,10 @@ function problemOf(c: ContainerView, kind: string, t: string, h: JsonObject, bou
   if (c.ports.some((p) => p.containerPort === port)) return undefined;
   // controller-runtime's --health-probe-bind-address=:8081 names the port (every kubebuilder operator): not a typo.
   if (bound.has(port)) return undefined;
+  // Nor a port the container's own env or args name as one it listens on (listen-ports.ts
+  // namedListenPort: DD_HEALTH_PORT=5556, --port=8081, HEALTH_ADDR=:8081): set next to the probe,
+  // not a typo (review round 35, report p56 item 2: the Datadog Agent and Cluster Agent).
+  if (listens(port)) return undefined;
   return { type: 'undeclared-number', kind, t, port, pointer };
 }
 
@@ -219,7 +286,7 @@ export const probePort: Rule = {
     defaultSeverity: 'error',
     severities: ['error', 'warning', 'info'],
     description:
-      'a readiness or startup probe uses a named port the container does not declare, so the pod never becomes Ready, or a probe without a host checks a port that a container of the pod listens on only at a loopback address, so it can never succeed (error); a liveness probe on such a name, which silently disables the liveness check (warning); a numeric port not declared by the container (info: works, but often a typo)',
+      'a readiness or startup probe uses a named port the container does not declare, so the pod never becomes Ready, or a probe without a host checks a port that a container of the pod listens on only at a loopback address, so it can never succeed (error); a liveness probe on such a name, which silently disables the liveness check, or a liveness probe on a port that another container of the pod declares and probes itself, which restarts this container whenever the other fails (warning); a numeric port not declared by the container nor named by its env or args as a listen port (info: works, but often a typo)',
     doc: `The kubelet resolves a probe's named port through the **container's own** \`ports[].name\`, as the
 EndpointSlice controller does for a Service's named \`targetPort\` (SVC-001). A name the container does not
 declare cannot be resolved, and the kubelet treats that as a probe **error**, not a failure: it resolves
@@ -289,9 +356,36 @@ sidecars. Probes with an explicit \`httpGet.host\` check another host and are sk
   kubelet counts (unlike an unresolvable name): a readiness probe keeps the pod from ever becoming Ready,
   a liveness or startup probe restarts the container in a loop. (A port set only in a \`--config\` file
   is not read for this.)
+- **warning:** a \`livenessProbe\` without a host on a port number that the container does not declare,
+  while another container of the pod declares it and probes it itself (one of its own probes targets
+  it, by number or by the port's name: that is where the port answers; a port merely declared there may
+  be this container's, as charts declare a pod's ports on one container). The kubelet probes the pod's
+  IP, so the probe checks the other container, and when the liveness probe fails "the kubelet kills
+  the Container" (kubernetes/website content/en/docs/concepts/workloads/pods/pod-lifecycle.md,
+  "Types of probe"): this container is restarted whenever the other one is slow or down, which fixes
+  nothing there, and nothing checks this container itself. Kubecost's cost-analyzer chart 2.3.3
+  (cost-analyzer-deployment-template.yaml): the nginx frontend's liveness probe (6 x 5s) is
+  \`/healthz\` on 9003, the cost-model container's port, whose own liveness allows 2000s; a slow
+  cost-model start sends nginx into CrashLoopBackOff (review round 35, report p57 item 5). Not reported
+  for a readiness or startup probe (a readiness probe on a sibling's port gates the pod's readiness
+  with the sibling's, as the sibling's own does), nor for a port of a health probe listen flag (below),
+  nor when the other container is the kubernetes-csi livenessprobe sidecar (an image named
+  \`livenessprobe\`), which exists to answer the CSI driver's liveness probe: its \`/healthz\` calls the
+  driver's \`Probe\` over the driver's socket.
 - **info:** the port is a number that the container does not declare, while it declares at least one
   port. Probing an undeclared port works (ports need not be declared), but it is often a typo or a stale
-  port after a change. Containers that declare no ports at all are not reported. \`grpc.port\` is always a
+  port after a change. Containers that declare no ports at all are not reported, nor a port that the
+  container's own \`env\` or \`args\` name as one it listens on (the readings of
+  \`lib/model/listen-ports.ts\`, as service-selector-ports uses them: an env value N or \`[host]:N\`, a
+  \`--*port*=N\` or \`--*port* N\` argument, a listen address \`--*=[host]:N\`; not a port it connects to,
+  such as a \`<P>_PORT\` beside a \`<P>_HOST\` naming another host, a client flag, or a variable named for
+  another container of the pod; also the variables of \`envFrom\` sources in the input): the Datadog Agent
+  and Cluster Agent serve their health probe on \`health_port\`, which env \`DD_HEALTH_PORT\` sets and the
+  chart sets beside the probes (DataDog/datadog-agent @00114955bd12 pkg/config/setup/config.go:
+  \`NewConfig("datadog", "DD", ...)\`, \`BindEnvAndSetDefault("health_port", int64(0))\`; @0002c75ce5fe
+  cmd/cluster-agent/subcommands/start/command.go \`start\`: \`healthPort = ...GetInt("health_port")\`,
+  \`healthprobe.Serve(mainCtx, healthPort)\`; pkg/api/healthprobe/healthprobe.go \`Serve\`:
+  \`net.Listen("tcp", fmt.Sprintf("0.0.0.0:%v", port))\`; review round 35, report p56 item 2). \`grpc.port\` is always a
   number and is checked the same way. Not reported either: a port the catalog knows as the program's
   own health check port (a \`process-local-probe\` entry that pins it, e.g. the ingress-nginx controller's
   \`/healthz\` on 10254 and the OpenTelemetry Collector's health_check extension on 13133): the charts
@@ -341,6 +435,8 @@ containers:
       'kubernetes/kubernetes @008b3652959c pkg/probe/http/request.go:46-48 (NewRequestForHTTPGetAction: an empty httpGet.host becomes the pod IP)',
       'kubernetes/website content/en/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md ("HTTP probes": host defaults to the pod IP; 127.0.0.1 under hostNetwork)',
       'kubernetes-csi/csi-driver-smb 8c342afd0 ("fix: Drop host: localhost in probes to better fulfill PSA": charts/latest, livenessprobe --http-endpoint=127.0.0.1:29643, driver probe without host)',
+      'kubernetes/website content/en/docs/concepts/workloads/pods/pod-lifecycle.md (livenessProbe: "If the liveness probe fails, the kubelet kills the Container, and the Container is subjected to its restart policy")',
+      'DataDog/datadog-agent @00114955bd12 pkg/config/setup/config.go (InitConfig: BindEnvAndSetDefault("health_port", int64(0)), env prefix DD); @0002c75ce5fe cmd/cluster-agent/subcommands/start/command.go (start: healthprobe.Serve(mainCtx, healthPort)); pkg/api/healthprobe/healthprobe.go (Serve listens on 0.0.0.0:port; stored copy, commit not pinned)',
       'mlflow/mlflow @004d7de0da51 mlflow/utils/cli_args.py (HOST: "--host", "-h", "The network interface to bind the server to (default: 127.0.0.1)"; PORT: "--port", "-p", "The port to listen on (default: 5000)"); @00747dbbf0b0 mlflow/cli/__init__.py (server: @cli_args.HOST @cli_args.PORT)',
     ],
   },
@@ -348,7 +444,10 @@ containers:
     for (const w of ctx.graph.workloads) {
       const bound = healthProbeBindPorts(ctx.graph, w);
       const loopback = loopbackBinds(w);
-      for (const c of [...w.containers, ...w.sidecars]) {
+      const selfProbed = selfProbedPorts(w);
+      const pod = [...w.containers, ...w.sidecars];
+      for (const c of pod) {
+        const listens = (port: number) => namedListenPort(c, port, pod, false, envFromVars(c, w.obj.namespace, (k, ns) => ctx.graph.ofKindIn(k, ns))) !== undefined;
         // One finding per container and port: liveness and readiness often share the same port.
         const groups = new Map<string, Problem[]>();
         for (const kind of PROBE_KINDS) {
@@ -357,8 +456,11 @@ containers:
           for (const t of ['httpGet', 'tcpSocket', 'grpc'] as const) {
             const h = probe[t];
             if (!isObject(h)) continue;
-            const p = problemOf(c, kind, t, h, bound, loopback);
-            if (!p) continue;
+            // (A port of another container: reported as that, and not also as an undeclared number.)
+            const sibling = siblingProblem(c, kind, t, h, bound, selfProbed);
+            if (sibling) groups.set(`sibling:${sibling.port}`, [...(groups.get(`sibling:${sibling.port}`) ?? []), sibling]);
+            const p = problemOf(c, kind, t, h, bound, loopback, listens);
+            if (!p || (sibling && p.type === 'undeclared-number')) continue;
             // A port the catalog knows as the program's own health check port is not a typo.
             if (p.type === 'undeclared-number' && ctx.catalog.programProbePort(c, probe, t)) continue;
             // (A loopback-bound port is grouped by its number: a name and the number it resolves to are one port.)
@@ -379,6 +481,12 @@ containers:
       let message: string;
       if (first.type === 'loopback') {
         message = loopbackMessage(w, c, ps, fields);
+      } else if (first.type === 'sibling') {
+        const o = first.other!;
+        message =
+          `container "${c.name}": ${fields} ${many ? `are ${port}, a port` : `${port} is a port`} of container "${o.name}", which declares it and probes it itself, not of this container (${c.ports.length ? `it declares ${declared(c)}` : 'it declares no ports'}): ` +
+          `the kubelet sends a probe without a host to the pod's IP, so ${many ? 'these probes check' : 'this probe checks'} "${o.name}", and whenever "${o.name}" does not answer (a slow start, a stall) the kubelet restarts "${c.name}", which does not fix "${o.name}", and ${many ? 'they never check' : 'it never checks'} "${c.name}" itself; ` +
+          `probe a port or endpoint that "${c.name}" serves, or give it no liveness probe`;
       } else if (first.type === 'numeric-string') {
         message = `container "${c.name}": ${fields} ${many ? 'are' : 'is'} the string "${port}": the API accepts a string only as a port name (IANA_SVC_NAME, with at least one letter), so the pod is rejected; write the number without quotes: port: ${port}`;
       } else if (first.type === 'named') {
@@ -391,7 +499,7 @@ containers:
       // An unresolvable name on a liveness probe alone errors without consequence but a silently
       // disabled liveness check (unresolvedConsequence): a warning; on a readiness or startup probe
       // the pod is never Ready (review round 34, report p49 item A).
-      const severity = first.type === 'undeclared-number' ? 'info' : first.type === 'named' && ps.every((p) => p.kind === 'livenessProbe') ? 'warning' : 'error';
+      const severity = first.type === 'undeclared-number' ? 'info' : first.type === 'sibling' || (first.type === 'named' && ps.every((p) => p.kind === 'livenessProbe')) ? 'warning' : 'error';
       ctx.report({ object: w.obj, pointer: first.pointer, severity, message });
     }
   },

@@ -71,8 +71,59 @@ ${extra}      - name: oauth2-proxy
         args: [--http-address=0.0.0.0:4180, --upstream=http://127.0.0.1:5000]
 `);
 
+/**
+ * Kubecost cost-analyzer 2.3.3 (cost-analyzer-deployment-template.yaml:1209-1224; review round 35,
+ * report p57 item 5): the nginx frontend probes 9003, the port cost-model declares and probes itself.
+ * `frontend`: the frontend's probes; `model`: cost-model's (its ports: tcp-model 9003, tcp-frontend 9090).
+ */
+const kubecost = (
+  frontend = '        readinessProbe: {httpGet: {path: /healthz, port: 9003}, periodSeconds: 5, failureThreshold: 3}\n        livenessProbe: {httpGet: {path: /healthz, port: 9003}, periodSeconds: 5, failureThreshold: 6}\n',
+  model = '        readinessProbe: {httpGet: {path: /healthz, port: 9003}, periodSeconds: 10, failureThreshold: 3}\n        livenessProbe: {httpGet: {path: /healthz, port: 9003}, periodSeconds: 10, failureThreshold: 200}\n',
+) =>
+  deploy(`      containers:
+      - name: cost-model
+        image: gcr.io/kubecost1/cost-model:prod-2.3.3
+        ports: [{name: tcp-model, containerPort: 9003}, {name: tcp-frontend, containerPort: 9090}]
+${model}      - name: cost-analyzer-frontend
+        image: gcr.io/kubecost1/frontend:prod-2.3.3
+${frontend}`);
+const C1 = '/spec/template/spec/containers/1';
+
+/** The Datadog Cluster Agent (review round 35, report p56 item 2): DD_HEALTH_PORT sets the port its probes use. */
+const clusterAgent = (env: string) =>
+  deploy(`      containers:
+      - name: cluster-agent
+        image: gcr.io/datadoghq/cluster-agent:7.81.1
+        env: ${env}
+        ports: [{name: agentport, containerPort: 5005, protocol: TCP}]
+        livenessProbe: {httpGet: {path: /live, port: 5556, scheme: HTTP}}
+        readinessProbe: {httpGet: {path: /ready, port: 5556, scheme: HTTP}}
+`);
+
 ruleTester(probePort, {
   valid: [
+    // Review round 35, report p56 item 2: the Datadog Agent serves its health probe on health_port
+    // (env DD_HEALTH_PORT), set beside the probes: not a typo.
+    { name: "an undeclared probe port that the container's env sets as its listen port (Datadog DD_HEALTH_PORT=5556)", yaml: clusterAgent('[{name: DD_HEALTH_PORT, value: "5556"}]') },
+    { name: "an undeclared probe port that the container's args set (--health-port 5556 as two elements)", yaml: clusterAgent('[]').replace('        env: []\n', '        args: [--health-port, "5556"]\n') },
+    // Review round 35, report p57 item 5: a port of another container, probed by readiness only
+    // (the pod is Ready only when every container is), or by a container that declares no such port.
+    { name: "a readiness probe on a port that another container declares and probes itself: not the liveness warning", yaml: kubecost('        readinessProbe: {httpGet: {path: /healthz, port: 9003}}\n') },
+    { name: 'a liveness probe on a port another container declares but does not probe itself (no evidence it serves there)', yaml: kubecost(undefined, '') },
+    { name: 'a liveness probe on a port another container probes itself, with a host: another host', yaml: kubecost('        livenessProbe: {httpGet: {host: 10.0.0.1, path: /healthz, port: 9003}}\n') },
+    {
+      name: "the CSI livenessprobe sidecar declares and probes its own port: the driver's liveness there is the design",
+      yaml: deploy(`      containers:
+      - name: liveness-probe
+        image: registry.k8s.io/sig-storage/livenessprobe:v2.19.0
+        args: [--csi-address=/csi/csi.sock]
+        ports: [{name: healthz, containerPort: 9808}]
+        livenessProbe: {httpGet: {path: /healthz, port: healthz}}
+      - name: plugin
+        image: example/csi-plugin:1
+        livenessProbe: {httpGet: {path: /healthz, port: 9808}}
+`),
+    },
     // Separate host and port flags (review round 34, report p51 item 6).
     { name: 'mlflow --host=0.0.0.0 --port=5000 (all interfaces)', yaml: mlflow('--host=0.0.0.0, --port=5000') },
     { name: 'mlflow --host=127.0.0.1 on another port than the probed one', yaml: mlflow('--host=127.0.0.1, --port=5001', '[{name: mlflow, containerPort: 5000}, {name: alt, containerPort: 5001}]') },
@@ -219,6 +270,38 @@ ${deploy(`      containers:
     },
   ],
   invalid: [
+    {
+      // Review round 35, report p57 item 5 (kubecost): nginx's liveness restarts it whenever cost-model is slow.
+      name: 'a liveness probe on a port that another container declares and probes itself: warning naming it',
+      yaml: kubecost(),
+      findings: [
+        {
+          severity: 'warning',
+          pointer: `${C1}/livenessProbe/httpGet/port`,
+          message:
+            'container "cost-analyzer-frontend": livenessProbe httpGet.port 9003 is a port of container "cost-model", which declares it and probes it itself, not of this container (it declares no ports): the kubelet sends a probe without a host to the pod\'s IP, so this probe checks "cost-model", and whenever "cost-model" does not answer (a slow start, a stall) the kubelet restarts "cost-analyzer-frontend", which does not fix "cost-model", and it never checks "cost-analyzer-frontend" itself',
+        },
+      ],
+    },
+    {
+      name: 'the other container probes the port by its name; tcpSocket and grpc liveness handlers too',
+      yaml: kubecost('        livenessProbe: {tcpSocket: {port: 9003}}\n', '        readinessProbe: {httpGet: {path: /healthz, port: tcp-model}}\n'),
+      findings: [{ severity: 'warning', pointer: `${C1}/livenessProbe/tcpSocket/port`, message: 'tcpSocket.port 9003 is a port of container "cost-model"' }],
+    },
+    {
+      name: 'the probing container declares ports of its own: the warning, not also the info',
+      yaml: kubecost('        ports: [{name: http, containerPort: 8080}]\n        livenessProbe: {grpc: {port: 9003}}\n        readinessProbe: {httpGet: {path: /, port: 9003}}\n'),
+      findings: [
+        { severity: 'warning', pointer: `${C1}/livenessProbe/grpc/port`, message: 'livenessProbe grpc.port 9003 is a port of container "cost-model"' },
+        { severity: 'info', pointer: `${C1}/readinessProbe/httpGet/port`, message: 'readinessProbe httpGet.port 9003 is not declared by the container' },
+      ],
+    },
+    {
+      // A *_PORT beside a *_HOST of another host is a port the container dials (listen-ports.ts dialedPort).
+      name: 'an undeclared probe port that the env names only as a port it connects to: info',
+      yaml: clusterAgent('[{name: DB_HOST, value: postgres}, {name: DB_PORT, value: "5556"}]'),
+      findings: [{ severity: 'info', message: 'livenessProbe and readinessProbe httpGet.port are 5556' }],
+    },
     {
       // review round 34, report p51 item 6: the chart's README advice with oauth2-proxy.
       name: 'mlflow --host=127.0.0.1 --port=5000, liveness and readiness on the named port: error, never Ready and restarted in a loop',
