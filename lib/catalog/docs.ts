@@ -4,6 +4,7 @@
  * rewrites it, and a test fails when the committed page differs.
  */
 import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, FlagValueSpec, isConfigValueSpec, isEnvValueSpec, isFlagValueSpec, MonitoringPortSpec, isFixedSecondsSpec, isUnreadSettingSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
+import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 
 export const CATALOG_DOC = 'docs/catalog.md';
 
@@ -99,7 +100,10 @@ function flagValueWords(s: FlagValueSpec): string {
 }
 
 function servesAfterSigtermWords(s: ServesAfterSigtermSpec): string {
-  if (isFixedSecondsSpec(s)) return `${s.bound === 'at-least' ? 'at least ' : ''}${s.seconds}s (fixed in the program; no setting changes it)`;
+  if (isFixedSecondsSpec(s)) {
+    if (s.bound === 'quiet-period') return `until its clients stop sending, then a quiet period of ${s.seconds}s that each request restarts (fixed in the program; no setting changes it): the termination schedule counts the endpoint-propagation time (${DEFAULT_PRESTOP_SECONDS}s, the preStop delay kubegrace proposes) in its place, since SIGKILL may cut the period at no loss once the clients have stopped`;
+    return `${s.bound === 'at-least' ? 'at least ' : ''}${s.seconds}s (fixed in the program; no setting changes it)`;
+  }
   if (isEnvValueSpec(s)) return `${envValueWords(s)}; advised as ${code(`env {name: ${s.env}, value: ...}`)}`;
   if (isFlagValueSpec(s)) return flagValueWords(s);
   return isConfigValueSpec(s) ? configValueWords(s) : perListenerWords(s);

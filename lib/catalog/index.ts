@@ -140,8 +140,13 @@ export interface ConfigValueSpec {
  */
 export interface FixedSecondsSpec {
   seconds: number;
-  /** `at-least` when the program may keep accepting longer (a quiet period that each request restarts). */
-  bound?: 'exact' | 'at-least';
+  /**
+   * `at-least` when the program may keep accepting longer; `quiet-period` when `seconds` is a quiet
+   * period that each request restarts (knative.dev/pkg's Drainer): the program serves until its
+   * clients stop sending and then for the period, which SIGKILL may cut at no loss once they have
+   * stopped (lib/timeline/serves-after-sigterm.ts).
+   */
+  bound?: 'exact' | 'at-least' | 'quiet-period';
 }
 
 /**
@@ -233,6 +238,8 @@ export interface ServesAfterSigtermFact {
   derivation?: string;
   /** Config-file entries: the file, where the input holds it, or why it does not. */
   file?: { path: string; where?: string; missing?: string };
+  /** A quiet period that each request restarts (FixedSecondsSpec bound `quiet-period`): `seconds` is the period. */
+  quietPeriod?: true;
 }
 
 export interface ProbeSpec {
@@ -1139,7 +1146,10 @@ export class Catalog {
     if (!x) return undefined;
     const spec = x.entry.servesAfterSigterm!;
     if (isConfigValueSpec(spec)) return this.configValue(x, spec, c, readFile);
-    if (isFixedSecondsSpec(spec)) return { entry: x.entry, seconds: spec.seconds, derivation: spec.bound === 'at-least' ? 'at least that long, fixed in the program' : 'fixed in the program' };
+    if (isFixedSecondsSpec(spec)) {
+      if (spec.bound === 'quiet-period') return { entry: x.entry, seconds: spec.seconds, quietPeriod: true, derivation: `a quiet period of ${spec.seconds}s that each request restarts, fixed in the program` };
+      return { entry: x.entry, seconds: spec.seconds, derivation: spec.bound === 'at-least' ? 'at least that long, fixed in the program' : 'fixed in the program' };
+    }
     if (isEnvValueSpec(spec)) return { entry: x.entry, ...envSeconds(c, spec) };
     if (isFlagValueSpec(spec)) return this.flagValue(x, spec, c, readFile);
     return this.perListener(c, 'serves');

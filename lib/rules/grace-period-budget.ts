@@ -3,7 +3,7 @@ import { Rule } from '../engine/types';
 import { HINT } from '../model/graph';
 import { get, Workload } from '../model/workload';
 import { MINIMUM_GRACE_AFTER_HOOK } from '../timeline/budget';
-import { DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
+import { DEFAULT_PRESTOP_SECONDS, DEFAULT_WAIT_PATTERNS, PRESTOP_SECONDS_HINT } from '../timeline/prestop';
 import { budgetTerms, terminationSchedule } from '../timeline/schedule';
 import { shellLessPatterns } from '../timeline/shell-less';
 import { annotationPointer } from './mesh-util';
@@ -81,7 +81,10 @@ docs/catalog.md: CoreDNS's \`lameduck\`, read from the Corefile in the ConfigMap
 Skipper's \`-wait-for-healthcheck-interval\`, default 45s, which the default grace period of 30s cannot hold,
 the SeaweedFS volume server's \`-preStopSeconds\`, default 10s, VictoriaMetrics' \`-http.shutdownDelay\`)
 drains only after that time: preStop + that time + drain + addend must fit, and such a container is judged even
-with no hook and no declared drain. Its drain is the program's own when the catalog reads it (Traefik's
+with no hook and no declared drain. A quiet period that each request restarts (the knative.dev/pkg webhook drainer of
+Knative Serving's and Tekton's webhooks: 45s) is no time the program needs: it serves as long as requests come, and
+once endpoint removal has stopped them SIGKILL may end the period at no loss; it counts as the endpoint-propagation
+time, ${DEFAULT_PRESTOP_SECONDS} s (review round 35, report p54 item 5). Its drain is the program's own when the catalog reads it (Traefik's
 \`graceTimeOut\`, the interceptor's \`KEDA_HTTP_DRAIN_TIMEOUT\`, default 30s), unless
 \`kubegrace.dev/drain-seconds\` declares one. A Corefile whose ConfigMap is not in the input, or a variable set
 from a ConfigMap or Secret, is not assumed. The user's \`kubegrace.dev/serves-after-sigterm-seconds\` hint, which

@@ -9,6 +9,7 @@
 import { activeCatalog, Catalog, ServesAfterSigtermFact } from '../catalog';
 import { HINT, ObjectGraph } from '../model/graph';
 import { parseSeconds } from './duration';
+import { DEFAULT_PRESTOP_SECONDS } from './prestop';
 import { mountedConfigMapFile } from '../model/mounts';
 import { ContainerView, Workload } from '../model/workload';
 
@@ -16,9 +17,22 @@ import { ContainerView, Workload } from '../model/workload';
  * What the catalog says the container's program does after SIGTERM (undefined when no entry
  * matches). `seconds` is undefined when it cannot be read: a config file the input does not hold
  * (without `graph`, none is read), or a value that is not a duration.
+ *
+ * A quiet period that each request restarts (knative.dev/pkg's webhook Drainer: Drain returns once
+ * QuietPeriod, 45s by default, has passed with no request, and every request served meanwhile
+ * restarts it) is no time the program needs: it serves as long as requests come, so what the pod
+ * needs from the grace period is the time until its clients stop sending, the endpoint
+ * propagation that a preStop delay covers, then its requests in flight; SIGKILL may end the period
+ * after that at no loss. Its `seconds` are that propagation time (DEFAULT_PRESTOP_SECONDS, the
+ * delay kubegrace proposes for it), at most the period; the schedule and the budget count them as
+ * any other program's (review round 35, report p54 item 5: "serving after SIGTERM 45s + drain 10s
+ * = 55s exceeds the default grace period (30s)" on Tekton's webhook was no failure).
  */
 export function servesAfterSigterm(c: ContainerView, w: Workload, graph?: ObjectGraph, catalog: Catalog = activeCatalog()): ServesAfterSigtermFact | undefined {
-  return catalog.servesAfterSigterm(c, graph && ((file) => mountedConfigMapFile(graph, w, c, file)));
+  const f = catalog.servesAfterSigterm(c, graph && ((file) => mountedConfigMapFile(graph, w, c, file)));
+  if (!f?.quietPeriod || f.seconds === undefined) return f;
+  const s = Math.min(f.seconds, DEFAULT_PRESTOP_SECONDS);
+  return { ...f, seconds: s, derivation: `until its clients stop sending: the endpoint-propagation time, ${s}s; its quiet period of ${f.seconds}s, fixed in the program and restarted by each request, may then end at SIGKILL at no loss` };
 }
 
 /**

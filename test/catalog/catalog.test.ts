@@ -669,9 +669,9 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
   test.each([
     [`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`, 'knative-activator', 45, 'fixed in the program'],
     ['gcr.io/knative-releases/knative.dev/serving/cmd/activator:v1.15.0', 'knative-activator', 45, 'fixed in the program'],
-    [`gcr.io/knative-releases/knative.dev/serving/cmd/webhook${DIGEST}`, 'knative-serving-webhook', 45, 'at least that long, fixed in the program'],
-    [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/webhook:v1.3.0${DIGEST}`, 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
-    ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/webhook:v0.50.0', 'tekton-pipeline-webhook', 45, 'at least that long, fixed in the program'],
+    [`gcr.io/knative-releases/knative.dev/serving/cmd/webhook${DIGEST}`, 'knative-serving-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/webhook:v1.3.0${DIGEST}`, 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/webhook:v0.50.0', 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     ['docker.langfuse.com/langfuse/langfuse:4.4.0', 'langfuse-web', 110, 'fixed in the program'],
     ['langfuse/langfuse:3', 'langfuse-web', 110, 'fixed in the program'],
     ['ghcr.io/langfuse/langfuse:v2.81.0', 'langfuse-web', 110, 'fixed in the program'],

@@ -62,7 +62,8 @@ ruleTester(gracePeriodBudget, {
     { name: 'Langfuse web: 110s serving after SIGTERM + drain 10s fit a grace period of 125s', yaml: langfuseWeb({ grace: 125 }) },
     { name: 'Skipper: -wait-for-healthcheck-interval 45s (default) + drain 10s fit a grace period of 60s', yaml: skipper({ grace: 60 }) },
     { name: 'Skipper with -wait-for-healthcheck-interval=15s: 15s + drain 10s fit the default 30s', yaml: skipper({ args: ['skipper', '-kubernetes', '-address=:9999', '-wait-for-healthcheck-interval=15s'] }) },
-    { name: 'Knative Serving webhook: at least 45s + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
+    { name: 'Knative Serving webhook: until its clients stop (10s) + drain 10s fit its grace period of 300s', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
+    { name: 'Knative Serving webhook with the default 30s: its quiet period is no time it needs (review round 35, report p54 item 5)', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: null }) },
     { name: 'KEDA HTTP interceptor (kustomize config/default): KEDA_HTTP_SHUTDOWN_DELAY 5s + KEDA_HTTP_DRAIN_TIMEOUT 30s (defaults) fit its grace period of 45s', yaml: interceptor() },
     { name: "Contour: Envoy's httpGet lasts as long as the shutdown-manager's hook, 60 + 10 <= 300", yaml: deploy(contourPod(300)) },
     { name: 'Contour 1.22.0 and later with grace 45: --check-delay defaults to 0s, so the hook has no minimum to exceed the grace period', yaml: deploy(contourPod(45, 'v1.33.0')) },
@@ -314,10 +315,18 @@ describe('grace-period-budget: programs that serve a fixed time after SIGTERM (c
   test('Tyk Gateway v5.13.1: the variable is not read (no delay before v5.14.0), so the same pod fits', () => {
     expect(runRule(gracePeriodBudget, tykGateway({ image: 'docker.tyk.io/tyk-gateway/tyk-gateway:v5.13.1', delay: '45', grace: 30 }))).toEqual([]);
   });
-  test("Tekton Pipelines webhook: its manifest sets no grace period, so SIGKILL at 30s cuts the drainer's quiet period of at least 45s", () => {
-    const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }));
-    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/containers/0']]);
-    expect(got[0].message).toContain('container "webhook": serving after SIGTERM 45s (at least that long, fixed in the program) + drain 10s (assumed) = 55s exceeds the default grace period (30s)');
+  test("Tekton Pipelines webhook with the default 30s: SIGKILL ends the drainer's quiet period of 45s at no loss (review round 35, report p54 item 5)", () => {
+    // knative/pkg network/handlers/drain.go: each request restarts the quiet period, so once endpoint
+    // removal has stopped the API server's requests, nothing is in flight when SIGKILL comes.
+    expect(runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: null }))).toEqual([]);
+  });
+  test('Tekton Pipelines webhook with a grace period of 5s: shorter than the endpoint propagation and the requests in flight', () => {
+    const got = runRule(gracePeriodBudget, pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: 5 }));
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['warning', '/spec/template/spec/terminationGracePeriodSeconds']]);
+    expect(got[0].message).toContain(
+      'container "webhook": serving after SIGTERM 10s (until its clients stop sending: the endpoint-propagation time, 10s; its quiet period of 45s, fixed in the program and restarted by each request, may then end at SIGKILL at no loss) + drain 10s (assumed) = 20s exceeds terminationGracePeriodSeconds (5s)',
+    );
+    expect(got[0].fix?.edits).toEqual([{ op: 'set', pointer: '/spec/template/spec/terminationGracePeriodSeconds', value: 25 }]);
   });
 });
 
