@@ -16,7 +16,7 @@
  * mixing value types wrap values in `dyn()`, as the API server's HomogeneousAggregateLiterals requires.
  */
 
-import { builtinCatalog, Catalog, CatalogEntry, imageGlob, ProbeSpec } from '../catalog';
+import { builtinCatalog, Catalog, CatalogEntry, imageGlob, imageGlobVariants, ProbeSpec } from '../catalog';
 import { SLEEP_BEFORE_STOP_SOURCE, STOP_FIRST_SOURCE } from '../timeline/prestop';
 
 /** A CEL string literal (single-quoted, escaped). */
@@ -274,7 +274,7 @@ function catalogMatch(e: CatalogEntry, c: string): string {
   const terms: string[] = [];
   if (m.images?.length) {
     // ig: [path, full] of the container's image (bound once by knownProgramSeconds).
-    const globs = m.images.map((g) => catalogRegex(imageGlob(g).source, e.id));
+    const globs = m.images.flatMap(imageGlobVariants).map((g) => catalogRegex(imageGlob(g).source, e.id));
     terms.push(`(${globs.map((g) => `ig[0].matches(${g}) || ig[1].matches(${g})`).join(' || ')})`);
   }
   if (m.tags?.length) {

@@ -3,7 +3,7 @@
  * documentation cannot drift from what kubegrace matches: `node build/scripts/gen-catalog.js`
  * rewrites it, and a test fails when the committed page differs.
  */
-import { ArgDelay, CatalogEntry, CatalogKind, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, FlagValueSpec, isConfigValueSpec, isEnvValueSpec, isFlagValueSpec, MonitoringPortSpec, isFixedSecondsSpec, isUnreadSettingSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
+import { ArgDelay, CatalogEntry, CatalogKind, imageGlobVariants, ConfigFileSpec, ConfigValueSpec, DrainSpec, EnvValueSpec, FlagValueSpec, isConfigValueSpec, isEnvValueSpec, isFlagValueSpec, MonitoringPortSpec, isFixedSecondsSpec, isUnreadSettingSpec, PerListenerSpec, ProbeSpec, ServesAfterSigtermSpec } from './index';
 import { DEFAULT_PRESTOP_SECONDS } from '../timeline/prestop';
 
 export const CATALOG_DOC = 'docs/catalog.md';
@@ -48,7 +48,7 @@ function code(s: string): string {
 function matchLines(e: CatalogEntry): string[] {
   const m = e.match;
   const out: string[] = [];
-  if (m.images) out.push(`image ${m.images.map(code).join(' or ')}`);
+  if (m.images) out.push(`image ${m.images.flatMap((g) => imageGlobVariants(g).map((v, i) => (i ? `${code(v)} (ko's default name for that import path)` : code(v)))).join(' or ')}`);
   if (m.tags) out.push(`image tag ${m.tags.map(code).join(' or ')}`);
   if (m.ports) out.push(`port ${m.ports.map((p) => code(String(p))).join(' or ')}${e.kind === 'connection-pattern' ? ' (on the container, or routed to the pods by a Service)' : ''}`);
   if (m.command) out.push(`command and args match ${code(m.command)}`);

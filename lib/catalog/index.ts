@@ -10,6 +10,7 @@
  * of this module check them first.
  */
 import type { ValidateFunction } from 'ajv';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { describeAjvErrors } from '../engine/policy';
@@ -23,7 +24,10 @@ export const CATALOG_KINDS: readonly CatalogKind[] = ['connection-pattern', 'pre
 export type ConnectionPattern = 'short' | 'long-lived' | 'fan-in';
 
 export interface CatalogMatchSpec {
-  /** Globs on the image repository (no tag/digest); `*` matches anything; a leading `*\/` also matches no prefix. */
+  /**
+   * Globs on the image repository (no tag/digest); `*` matches anything; a leading `*\/` also matches
+   * no prefix. A glob `*\/<Go import path>` also matches ko's default name for it (imageGlobVariants).
+   */
   images?: string[];
   /**
    * Globs on the image tag (case-sensitive; `*` matches any characters, none included): a reference
@@ -666,6 +670,34 @@ interface Compiled {
   failOpenArgs?: RegExp;
 }
 
+/** A glob `*\/<Go import path>`: a domain name (with a dot), then at least one path element, no other wildcard. */
+const IMPORT_PATH_GLOB = /^\*\/([a-z0-9-]+(?:\.[a-z0-9-]+)+(?:\/[a-z0-9._-]+)+)$/;
+
+/**
+ * ko's default image name for a Go import path: `<basename>-<md5 of the import path>` under
+ * KO_DOCKER_REPO (github.com/tektoncd/pipeline/cmd/webhook -> webhook-d4749e605405422fd87700164e31b2d1).
+ * ko-build/ko @42978711 pkg/commands/options/publish.go: packageWithMD5 (`path.Join(base,
+ * path.Base(importpath)+"-"+hex.EncodeToString(md5(importpath)))`), which MakeNamer returns unless
+ * --preserve-import-paths, --base-import-paths or --bare is given; pkg/publish/default.go Publish
+ * lower-cases the import path (`strings.ToLower`) before naming it.
+ */
+export function koDefaultImageName(importPath: string): string {
+  const p = importPath.toLowerCase();
+  return `${path.posix.basename(p)}-${createHash('md5').update(p).digest('hex')}`;
+}
+
+/**
+ * The globs an entry's image glob stands for: itself, and for a glob `*\/<Go import path>` (the
+ * name ko gives with --preserve-import-paths, as Knative releases its images) also `*\/<ko's default
+ * name>` (koDefaultImageName), as Tekton Pipelines releases them: ghcr.io/tektoncd/pipeline/
+ * webhook-d4749e605405422fd87700164e31b2d1 (review round 35, report p54 item 1). Computed from the
+ * import path, so no entry writes a hash.
+ */
+export function imageGlobVariants(glob: string): string[] {
+  const m = IMPORT_PATH_GLOB.exec(glob);
+  return m ? [glob, `*/${koDefaultImageName(m[1])}`] : [glob];
+}
+
 /**
  * An image glob as a test of an image path: `*\/name` without other wildcards (nearly every
  * entry) is the name itself or a path ending in `/name`, tested without a regular expression (the
@@ -685,7 +717,7 @@ function compile(e: CatalogEntry): Compiled {
   const m = e.match;
   return {
     entry: e,
-    images: m.images?.map(imageTest),
+    images: m.images?.flatMap(imageGlobVariants).map(imageTest),
     tags: m.tags?.map(imageGlob),
     minVersion: m.minVersion !== undefined ? (m.minVersion.split('.').map(Number) as [number, number, number]) : undefined,
     beforeVersion: m.beforeVersion !== undefined ? (m.beforeVersion.split('.').map(Number) as [number, number, number]) : undefined,

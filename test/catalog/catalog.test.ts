@@ -3,6 +3,8 @@ import * as fs from 'fs';
 import * as yaml from 'js-yaml';
 import {
   answersFromStartProbe,
+  imageGlobVariants,
+  koDefaultImageName,
   singleVersionProgram,
   runtimeWebhooks,
   builtinCatalog,
@@ -672,6 +674,10 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`gcr.io/knative-releases/knative.dev/serving/cmd/webhook${DIGEST}`, 'knative-serving-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/webhook:v1.3.0${DIGEST}`, 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/webhook:v0.50.0', 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    // ko's default names (review round 35, report p54 item 1): Tekton's releases, a Knative mirror.
+    [`ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1:v1.9.1${DIGEST}`, 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    ['registry.example.com/mirror/webhook-261c6506fca17bc41be50b3461f98f1c:v1.15.0', 'knative-serving-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    ['registry.example.com/mirror/activator-ecd51ca5034883acbe737fde417a3d86:v1.15.0', 'knative-activator', 45, 'fixed in the program'],
     ['docker.langfuse.com/langfuse/langfuse:4.4.0', 'langfuse-web', 110, 'fixed in the program'],
     ['langfuse/langfuse:3', 'langfuse-web', 110, 'fixed in the program'],
     ['ghcr.io/langfuse/langfuse:v2.81.0', 'langfuse-web', 110, 'fixed in the program'],
@@ -684,10 +690,22 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`gcr.io/knative-releases/knative.dev/serving/cmd/controller${DIGEST}`],
     [`gcr.io/knative-releases/knative.dev/eventing/cmd/webhook${DIGEST}`],
     [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/controller:v1.3.0`],
+    ['ghcr.io/tektoncd/pipeline/controller-10a3e32792f33651396d02b6855a6e36:v1.9.1'],
+    ['ghcr.io/tektoncd/pipeline/webhook:v1.9.1'],
+    ['ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1x:v1.9.1'],
+    ['ghcr.io/tektoncd/pipeline/webhook-00000000000000000000000000000000:v1.9.1'],
     ['example/activator:1'],
     ['docker.langfuse.com/langfuse/langfuse-worker:4.4.0'],
     ['langfuse/langfuse:2.80.0'],
   ])('%s is not matched', (image) => expect(builtinCatalog().servesAfterSigterm(c(image))).toBeUndefined());
+  test("ko's default image name: <last element>-<md5 of the import path> (ko-build/ko pkg/commands/options/publish.go packageWithMD5)", () => {
+    // `echo -n github.com/tektoncd/pipeline/cmd/webhook | md5sum` = d4749e60..., as Tekton's release images are named.
+    expect(koDefaultImageName('github.com/tektoncd/pipeline/cmd/webhook')).toBe('webhook-d4749e605405422fd87700164e31b2d1');
+    expect(koDefaultImageName('github.com/tektoncd/triggers/cmd/webhook')).toBe('webhook-dd1edc925ee1772a9f76e2c1bc291ef6');
+    expect(imageGlobVariants('*/github.com/tektoncd/pipeline/cmd/webhook')).toEqual(['*/github.com/tektoncd/pipeline/cmd/webhook', '*/webhook-d4749e605405422fd87700164e31b2d1']);
+    // Not an import path (no domain first), or another wildcard: the glob alone.
+    for (const g of ['*/traefik', '*/kyverno/kyverno', '*/prometheus/*-exporter', 'docker.io/library/nginx', '*/bitnami/*']) expect(imageGlobVariants(g)).toEqual([g]);
+  });
   test('no setting to advise: the time is not configurable', () => {
     expect(builtinCatalog().servesAfterSigtermSetting(c(`gcr.io/knative-releases/knative.dev/serving/cmd/activator${DIGEST}`), 60)).toBeUndefined();
   });

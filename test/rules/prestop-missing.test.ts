@@ -514,6 +514,11 @@ spec:
     { name: 'Knative Serving webhook (catalog): the knative.dev/pkg drainer serves until 45s pass with no request', yaml: pkgWebhook({ image: SERVING_WEBHOOK_IMAGE, grace: 300 }) },
     { name: 'Tekton Pipelines webhook (catalog): the same drainer (with a grace period that holds it: the default 30s is grace-period-budget\'s, tested there)', yaml: pkgWebhook({ image: TEKTON_WEBHOOK_IMAGE, grace: 60 }) },
     {
+      // Review round 35, report p54 item 1: Tekton releases with ko's default naming, <base>-<md5 of the import path>.
+      name: 'Tekton Pipelines webhook as released (ghcr.io/tektoncd/pipeline/webhook-<md5>): the same catalog entry',
+      yaml: pkgWebhook({ image: 'ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1:v1.9.1@sha256:9adf822e356b9272011eab5539140afe173b19346fb6a1733ff44085221d99db', grace: null }),
+    },
+    {
       name: "Percona XtraDB Cluster operator (catalog): stop() sleeps 5s before it cancels the manager's context, so its webhook server keeps serving",
       yaml: pxcOperator(),
     },
