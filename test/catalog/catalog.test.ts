@@ -678,6 +678,9 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1:v1.9.1${DIGEST}`, 'tekton-pipeline-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     ['registry.example.com/mirror/webhook-261c6506fca17bc41be50b3461f98f1c:v1.15.0', 'knative-serving-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     ['registry.example.com/mirror/activator-ecd51ca5034883acbe737fde417a3d86:v1.15.0', 'knative-activator', 45, 'fixed in the program'],
+    // Tekton Triggers' webhook, the same drainer (review round 35, report p54 item 2).
+    ['ghcr.io/tektoncd/triggers/webhook-dd1edc925ee1772a9f76e2c1bc291ef6:v0.36.0', 'tekton-triggers-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
+    ['ghcr.io/tektoncd/triggers/github.com/tektoncd/triggers/cmd/webhook:v0.37.0', 'tekton-triggers-webhook', 45, 'a quiet period of 45s that each request restarts, fixed in the program'],
     ['docker.langfuse.com/langfuse/langfuse:4.4.0', 'langfuse-web', 110, 'fixed in the program'],
     ['langfuse/langfuse:3', 'langfuse-web', 110, 'fixed in the program'],
     ['ghcr.io/langfuse/langfuse:v2.81.0', 'langfuse-web', 110, 'fixed in the program'],
@@ -692,6 +695,8 @@ describe('serves after SIGTERM for a time fixed in the program (Knative activato
     [`ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/controller:v1.3.0`],
     ['ghcr.io/tektoncd/pipeline/controller-10a3e32792f33651396d02b6855a6e36:v1.9.1'],
     ['ghcr.io/tektoncd/pipeline/webhook:v1.9.1'],
+    ['ghcr.io/tektoncd/triggers/interceptors-3176d6a3f314c3655b30bfd36e421dd5:v0.36.0'],
+    ['ghcr.io/tektoncd/triggers/controller-f656ca31de179ab913fa76abc255c315:v0.36.0'],
     ['ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1x:v1.9.1'],
     ['ghcr.io/tektoncd/pipeline/webhook-00000000000000000000000000000000:v1.9.1'],
     ['example/activator:1'],

@@ -519,6 +519,11 @@ spec:
       yaml: pkgWebhook({ image: 'ghcr.io/tektoncd/pipeline/webhook-d4749e605405422fd87700164e31b2d1:v1.9.1@sha256:9adf822e356b9272011eab5539140afe173b19346fb6a1733ff44085221d99db', grace: null }),
     },
     {
+      // Review round 35, report p54 item 2: tektoncd/triggers cmd/webhook runs the same knative.dev/pkg webhook.
+      name: 'Tekton Triggers webhook as released (catalog tekton-triggers-webhook): the same drainer',
+      yaml: pkgWebhook({ image: 'ghcr.io/tektoncd/triggers/webhook-dd1edc925ee1772a9f76e2c1bc291ef6:v0.36.0', grace: null, name: 'tekton-triggers-webhook' }),
+    },
+    {
       name: "Percona XtraDB Cluster operator (catalog): stop() sleeps 5s before it cancels the manager's context, so its webhook server keeps serving",
       yaml: pxcOperator(),
     },
