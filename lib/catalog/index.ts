@@ -322,6 +322,17 @@ export interface CatalogEntry {
   monitoringPort?: MonitoringPortSpec;
   registersWebhooks?: RegistersWebhooksSpec;
   /**
+   * The program answers kubelet probes (User-Agent kube-probe/) on every path of the port it serves,
+   * 200 while it serves and 503 once it drains after SIGTERM (knative.dev/pkg's Drainer).
+   */
+  probesAnyPath?: { scheme: 'HTTP' | 'HTTPS' };
+  /**
+   * The program writes the rules of its admission webhooks at run time, into configurations the
+   * manifests ship with none (knative.dev/pkg's webhook reconcilers); `rejects`: what the API server
+   * rejects while no backend is Ready, for messages.
+   */
+  writesWebhookRules?: { rejects: string };
+  /**
    * single-version only: old and new pods side by side do no harm, but a new pod cannot become
    * Ready while an old one runs (Flux source-controller: its readiness waits for the leader-election
    * lease the old pod holds). The reason, a clause for messages.

@@ -135,6 +135,15 @@ export function readinessExample(c: ContainerView, sp: ServedPort | undefined, p
   if (health === undefined && (chosen?.protocol === 'UDP' || (chosen === undefined && sp?.servicePort.protocol === 'UDP'))) {
     return `an exec readinessProbe running the app's own health command, or an httpGet on a TCP health endpoint the app serves (port ${ref} is UDP, which no kubelet probe can check: a tcpSocket or httpGet probe on it never passes)`;
   }
+  // A program that answers kubelet probes on any path of its port, and fails them once it drains
+  // (catalog probesAnyPath: knative.dev/pkg's webhook Drainer, knative/pkg network/handlers/drain.go
+  // ServeHTTP, "Respond to probes regardless of path", for a User-Agent kube-probe/): an httpGet there
+  // needs no path the app registers, and unlike tcpSocket it turns the pod unready at SIGTERM
+  // (review round 35, report p54 item 3: Tekton Triggers' webhook).
+  const anyPath = called?.catalog?.matchContainer(c).find((e) => e.probesAnyPath);
+  if (anyPath) {
+    return `readinessProbe: {httpGet: {port: ${ref}, scheme: ${anyPath.probesAnyPath!.scheme}}, periodSeconds: 5} (${anyPath.title}, catalog entry ${anyPath.id}: it answers a kubelet probe on any path of this port, 200 while it serves and 503 from SIGTERM on, so the pod also turns unready while it drains, which a tcpSocket check never does)`;
+  }
   const image = imageRepository(c.image).path;
   if (health === undefined && RBAC_PROXY_IMAGE.test(image)) {
     return `readinessProbe: {tcpSocket: {port: ${ref}}, periodSeconds: 5} (kube-rbac-proxy authenticates every request on this port, so an httpGet probe gets 401 and never passes; its --proxy-endpoints-port, from v0.14, serves an unauthenticated /healthz over HTTPS)`;
@@ -380,7 +389,9 @@ does not (NATS's \`/healthz\` on its monitor port checks that its client and rou
 is the monitor's index page), nor a startup or liveness \`exec\` command other than those two. On a port an admission webhook or a CRD conversion webhook calls it invents no
 HTTP path: a webhook server answers only its registered paths (controller-runtime's webhook server answers \`/readyz\` with
 404), so it proposes \`httpGet /readyz\` on the port of \`--health-probe-bind-address\` when the container sets it, else a
-\`tcpSocket\` on the webhook port. Elsewhere it invents no HTTP path either: a program's readiness endpoint comes from
+\`tcpSocket\` on the webhook port; for a program the catalog knows to answer kubelet probes on any path of its port
+(\`probesAnyPath\`: the knative.dev/pkg webhooks of Knative Serving and Tekton, whose Drainer answers a \`kube-probe/\`
+request on any path, 503 once it drains after SIGTERM) an \`httpGet\` with that scheme and no path on the served port. Elsewhere it invents no HTTP path either: a program's readiness endpoint comes from
 a catalog entry that lists one (\`/readyz\`, \`/ready\`, \`/-/ready\` or \`/health/ready\`) or, for the Prometheus server,
 \`/-/ready\`; otherwise the example is a \`tcpSocket\` on the served port, which checks only that the port accepts
 connections, and names the app's own readiness endpoint (on a declared health port, or an HTTP port beside a gRPC one)

@@ -667,6 +667,51 @@ spec:
   });
 });
 
+// Review round 35, report p54 item 3: tektoncd/triggers config/webhook.yaml, trimmed, with the released image.
+describe('a knative.dev/pkg webhook (catalog probesAnyPath): httpGet HTTPS with no path on its webhook port', () => {
+  const triggers = (configs: boolean) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tekton-triggers-webhook, namespace: tekton-pipelines}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app.kubernetes.io/name: webhook}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: webhook}}
+    spec:
+      containers:
+      - name: webhook
+        image: ghcr.io/tektoncd/triggers/webhook-dd1edc925ee1772a9f76e2c1bc291ef6:v0.36.0
+        env: [{name: WEBHOOK_SECRET_NAME, value: triggers-webhook-certs}]
+        ports: [{name: metrics, containerPort: 9000}, {name: https-webhook, containerPort: 8443}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: tekton-triggers-webhook, namespace: tekton-pipelines}
+spec:
+  selector: {app.kubernetes.io/name: webhook}
+  ports: [{name: https-webhook, port: 443, targetPort: 8443}]
+${configs ? `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: validation.webhook.triggers.tekton.dev}
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig: {service: {name: tekton-triggers-webhook, namespace: tekton-pipelines}}
+  failurePolicy: Fail
+  sideEffects: None
+  name: validation.webhook.triggers.tekton.dev
+` : ''}`;
+  test.each([false, true])('with the webhook configurations in the input: %s', (configs) => {
+    const got = runRule(readinessProbeMissing, triggers(configs));
+    expect(got.map((f) => f.severity)).toEqual(['warning']);
+    expect(got[0].message).toContain(
+      'e.g. readinessProbe: {httpGet: {port: https-webhook, scheme: HTTPS}, periodSeconds: 5} (Tekton Triggers webhook (knative.dev/pkg webhook drainer), catalog entry tekton-triggers-webhook: it answers a kubelet probe on any path of this port, 200 while it serves and 503 from SIGTERM on',
+    );
+    expect(got[0].message).not.toContain('404');
+    expect(got[0].message).not.toContain('tcpSocket: {port');
+  });
+});
+
 // Review round 34, report p46 item 1: Actions Runner Controller's manager serves only its webhook on 9443;
 // the example was httpGet /readyz (HTTPS) on that port, where controller-runtime's webhook mux answers 404.
 describe('the example on a port an admission or conversion webhook calls invents no HTTP path', () => {
