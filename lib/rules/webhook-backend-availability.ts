@@ -314,6 +314,36 @@ function aggregatedBackend(graph: ObjectGraph, ref: JsonObject, services: Servic
   return undefined;
 }
 
+/**
+ * Webhooks that ship with no \`rules\` (absent or empty) calling the Service of a program that writes
+ * them at run time (catalog writesWebhookRules: knative.dev/pkg's webhook reconcilers, knative/pkg
+ * webhook/resourcesemantics/validation/reconcile_config.go "cur.Rules = rules", the registered kinds,
+ * and webhook/configmaps/configmaps.go, its ConfigMaps): their scope is written at run time, as for a
+ * program that registers its webhooks itself (Kyverno), so the backend is judged; an info, since the
+ * scope is the program's own resources (review round 35, report p54 item 4: Tekton Triggers' webhook,
+ * one replica, failurePolicy Fail, rules empty in config/500-webhooks.yaml).
+ */
+function runtimeRules(ctx: RuleContext, services: ServiceIndex, o: KObject, g: Group): void {
+  const empty = g.hooks.filter((x) => x.hook.rules === undefined || x.hook.rules === null || (Array.isArray(x.hook.rules) && x.hook.rules.length === 0));
+  if (!empty.length || g.via) return;
+  const svc = services.find(g.svcNs, g.svcName);
+  if (!svc) return;
+  const backend = judgeBackend(ctx.graph, svc);
+  if (!backend || backend.reasons.length === 0) return;
+  const entry = backend.workloads.flatMap((w) => w.containers.filter((c) => c.role === 'main')).map((c) => ctx.catalog.matchContainer(c).find((e) => e.writesWebhookRules)).find((e) => e !== undefined);
+  if (!entry) return;
+  const many = empty.length > 1;
+  const names = empty.map((x) => `"${x.name}"`).join(', ');
+  const first = empty[0];
+  const policy = empty.every((x) => x.policyWritten) ? 'failurePolicy: Fail' : 'failurePolicy Fail (the v1 default when unset)';
+  ctx.report({
+    object: o,
+    pointer: first.policyWritten ? `/webhooks/${first.index}/failurePolicy` : `/webhooks/${first.index}/clientConfig/${first.url ? 'url' : 'service'}`,
+    severity: 'info',
+    message: `webhook${many ? 's' : ''} ${names} (${policy}) call${many ? '' : 's'} Service ${g.svcNs}/${g.svcName}, backed by ${backend.who}: ${backend.reasons.join('; and ')}. ${many ? 'Their' : 'Its'} rules are not in the manifest: ${entry.title.endsWith(')') ? entry.title.replace(/\)$/, `; catalog entry ${entry.id})`) : `${entry.title} (catalog entry ${entry.id})`} writes them at run time, so while no backend is Ready the API server rejects ${entry.writesWebhookRules!.rejects}. Fix: ${backend.fixes.join('; and ')}; or failurePolicy: Ignore where admitting ${o.kind === 'MutatingWebhookConfiguration' ? 'unmutated' : 'unchecked'} objects is acceptable; the scope written at run time is the program's own resources, so this is an info: only writes of those fail while no backend is Ready: GitOps controllers retry them, while a one-shot kubectl apply or helm upgrade fails and must be run again`,
+  });
+}
+
 function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject): void {
   const hooks = o.raw.webhooks;
   if (!Array.isArray(hooks)) return;
@@ -341,7 +371,10 @@ function checkWebhookConfig(ctx: RuleContext, services: ServiceIndex, o: KObject
   });
   for (const g of groups.values()) {
     const scoped = g.hooks.map((x) => ({ ...x, scope: scopeOf(x.hook.rules) })).filter((x) => x.scope !== undefined);
-    if (!scoped.length) continue;
+    if (!scoped.length) {
+      runtimeRules(ctx, services, o, g);
+      continue;
+    }
     const svc = services.find(g.svcNs, g.svcName);
     if (!svc) continue;
     const backend = judgeBackend(ctx.graph, svc);
@@ -548,6 +581,11 @@ even block the pods that would replace the ones the drain evicted.
   the Cluster Agent's controller off or its failure policy \`Ignore\`),
   when the Service name is set from elsewhere (\`valueFrom\`), or when the input holds a webhook configuration calling
   that Service (a \`kubectl get\` dump of the cluster): that configuration is then judged as written.
+- A webhook with \`failurePolicy: Fail\` that ships with no \`rules\` (absent or empty) because its program writes them
+  at run time (the catalog's \`writesWebhookRules\`: the knative.dev/pkg webhooks of Tekton Pipelines and Triggers,
+  whose reconcilers write the kinds they registered into the configuration of that name): its backend is judged as
+  above, always at **info** (the scope written at run time is the program's own resources), which the message names.
+  Any other webhook whose rules match nothing is not judged.
 
 **The backend** is the Service named by namespace and name (a Service written without a namespace also matches by
 name) and the workloads its selector matches. Not judged when the Service or its pods are not in the set, or when a

@@ -1,5 +1,5 @@
 import { scopeOf, webhookBackendAvailability } from '../../lib/rules/webhook-backend-availability';
-import { ruleTester } from '../helpers/rule-tester';
+import { ruleTester, runRule } from '../helpers/rule-tester';
 
 interface HookOpts {
   kind?: string;
@@ -746,6 +746,65 @@ spec: {restartPolicy: Never, containers: [{name: wget, image: busybox, command: 
       findings: [{ severity: 'warning', message: /no PodDisruptionBudget selects Deployment\/guard.*HorizontalPodAutoscalers on custom metrics stop scaling/ }],
     },
   ],
+});
+
+// Review round 35, report p54 item 4: tektoncd/triggers config/webhook.yaml, webhook-service.yaml and
+// 500-webhooks.yaml, trimmed: knative.dev/pkg writes the webhooks' rules at run time.
+describe('webhooks with no rules whose program writes them at run time (catalog writesWebhookRules)', () => {
+  const triggers = (o: { image?: string; replicas?: number; pdb?: boolean; rules?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tekton-triggers-webhook, namespace: tekton-pipelines}
+spec:
+  replicas: ${o.replicas ?? 1}
+  selector: {matchLabels: {app.kubernetes.io/name: webhook}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: webhook}}
+    spec:
+      containers:
+      - name: webhook
+        image: ${o.image ?? 'ghcr.io/tektoncd/triggers/webhook-dd1edc925ee1772a9f76e2c1bc291ef6:v0.36.0'}
+        ports: [{name: https-webhook, containerPort: 8443}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: tekton-triggers-webhook, namespace: tekton-pipelines}
+spec:
+  selector: {app.kubernetes.io/name: webhook}
+  ports: [{name: https-webhook, port: 443, targetPort: 8443}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: validation.webhook.triggers.tekton.dev}
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig: {service: {name: tekton-triggers-webhook, namespace: tekton-pipelines}}
+  failurePolicy: Fail
+  sideEffects: None
+  name: validation.webhook.triggers.tekton.dev
+${o.rules ? `  rules: ${o.rules}\n` : ''}${o.pdb ? `---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: tekton-triggers-webhook, namespace: tekton-pipelines}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app.kubernetes.io/name: webhook}}
+` : ''}`;
+  test('one replica of Tekton Triggers\' webhook: info, naming the scope written at run time', () => {
+    const got = runRule(webhookBackendAvailability, triggers());
+    expect(got.map((f) => [f.severity, f.pointer])).toEqual([['info', '/webhooks/0/failurePolicy']]);
+    expect(got[0].message).toContain(
+      '"validation.webhook.triggers.tekton.dev" (failurePolicy: Fail) calls Service tekton-pipelines/tekton-triggers-webhook, backed by Deployment/tekton-triggers-webhook replicas 1: a single replica',
+    );
+    expect(got[0].message).toContain("Its rules are not in the manifest: Tekton Triggers webhook (knative.dev/pkg webhook drainer; catalog entry tekton-triggers-webhook) writes them at run time, so while no backend is Ready the API server rejects every CREATE and UPDATE of Tekton Triggers' resources");
+  });
+  test.each([
+    ['two replicas and a PDB', triggers({ replicas: 2, pdb: true })],
+    ['an image the catalog does not know: rules that match nothing stay unjudged', triggers({ image: 'example.com/acme/webhook:v1' })],
+    ['written rules that match nothing (no operations): not the run-time case', triggers({ rules: '[{apiGroups: [x.example.com], apiVersions: [v1], operations: [], resources: [things]}]' })],
+  ])('no finding: %s', (_name, yaml) => expect(runRule(webhookBackendAvailability, yaml)).toEqual([]));
+  test('rules: [] counts as none', () => {
+    expect(runRule(webhookBackendAvailability, triggers({ rules: '[]' })).map((f) => f.severity)).toEqual(['info']);
+  });
 });
 
 describe('scopeOf', () => {
