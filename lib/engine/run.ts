@@ -90,6 +90,15 @@ const UNREADABLE_DOCUMENT = /^(?:YAML syntax error: |document nests too deeply t
 const PARTIAL = new WeakSet<KObject>();
 
 /**
+ * Whether objects of the input may be missing beside `o` (it comes from a chart rendered without
+ * some of its templates, or from a file with a document that could not be read): a rule that stays
+ * silent because something is absent (a budget that selects no workload) should not conclude it.
+ */
+export function inputMayLackBeside(o: KObject): boolean {
+  return PARTIAL.has(o) || BESIDE_UNREADABLE.has(o);
+}
+
+/**
  * The namespace of the source's request (Source.namespace, applyNamespace) on its objects that name
  * none. Without one, a file whose namespaced objects that name a namespace all name the same one
  * has its other namespaced objects taken to be in it too (their identity only), when they are fewer

@@ -3,6 +3,7 @@ import { budgetProblem, existingPointer, isDataStore, operatorStatefulSetsFor, p
 import { nameOf } from './util';
 import { idleWorkload } from './pdb-missing';
 import { matchesNoWorkload } from './pdb-selector';
+import { inputMayLackBeside } from '../engine/run';
 
 export const pdbUnhealthyEvictionPolicy: Rule = {
   meta: {
@@ -67,8 +68,10 @@ spec:
       // (A budget that selects no workload of the input, no pod and no operator's resource protects
       // nothing, as pdb-selector warns: no pod to evict, so no policy to set. Reported still when
       // the budget is linted alone, with nothing to judge it against. Review round 35, report p53
-      // item 3: bitnami postgresql-ha renders the witness budget without the witness.)
-      if (matchesNoWorkload(ctx.graph, p)) continue;
+      // item 3: bitnami postgresql-ha renders the witness budget without the witness. Not when the
+      // workload may be in what the input lacks: a chart's template that failed to render, a document
+      // that could not be read; pdb-selector's warning is withheld there too.)
+      if (matchesNoWorkload(ctx.graph, p) && !inputMayLackBeside(p.obj)) continue;
       const selected = ctx.graph.workloadsForPdb(p);
       if (selected.length && selected.every((w) => idleWorkload(w) && [...w.containers, ...w.sidecars].every((c) => c.raw.readinessProbe === undefined)) && !operatorStatefulSetsFor(ctx.graph, p).length) continue;
       const policy = p.unhealthyPodEvictionPolicy;

@@ -1,4 +1,8 @@
 import { pdbUnhealthyEvictionPolicy } from '../../lib/rules/pdb-unhealthy-eviction-policy';
+import { loadPolicy } from '../../lib/engine/policy';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
+import { ALL_RULES } from '../../lib/rules';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 
 /** A workload; a StatefulSet keeps data (a volumeClaimTemplate) unless `stateless`. */
@@ -126,4 +130,18 @@ spec:
   expect(runRule(pdbUnhealthyEvictionPolicy, sts(pause).replace('labels: {app: web}}', 'labels: {app: web, sidecar.istio.io/inject: "false"}}') + pdb(), '1.31')).toEqual([]);
   // An idle container with a readiness probe can be not Ready.
   expect(runRule(pdbUnhealthyEvictionPolicy, sts('{name: s, image: busybox, command: [sleep, infinity], readinessProbe: {exec: {command: [cat, /tmp/ready]}}}') + pdb(), '1.31')).toHaveLength(1);
+});
+
+describe('a budget whose workload may be in what the input lacks', () => {
+  // The budget selects no workload of the file, but a document of the file could not be read: the
+  // workload may be there (pdb-selector's warning is withheld as info the same way), so the advice stays.
+  const OPTS = { rules: ALL_RULES, policy: loadPolicy('recommended', ALL_RULES), version: KubeVersion.parse('1.31') };
+  const other = wl('Deployment').replace(/web/g, 'api');
+  const ids = (text: string) => lintSources([{ file: 'f.yaml', text }], OPTS).findings.filter((f) => f.ruleId === 'pdb-unhealthy-eviction-policy').map((f) => `${f.object.kind}/${f.object.name}`);
+  test('beside an unreadable document: reported', () => {
+    expect(ids(`${other}${pdb()}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web\n`)).toEqual(['PodDisruptionBudget/web']);
+  });
+  test('every document read: not reported (pdb-selector warns that it protects nothing)', () => {
+    expect(ids(`${other}${pdb()}`)).toEqual([]);
+  });
 });
