@@ -1185,8 +1185,8 @@ describe('process-local probes', () => {
     ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /livez, port: 6443, scheme: HTTPS}}', false],
     ["{image: 'registry.k8s.io/metrics-server/metrics-server:v0.8.0'}", '{httpGet: {path: /healthz, port: 10250, scheme: HTTPS}}', false],
     // Logstash: / on the monitoring API answers the node's own info (catalog logstash-api-root); ?wait_for_status=
-    // waits on the pipelines' health; /_node/stats is not listed. Not pinned to 9600 (the exported probe-port-info
-    // policy's CEL cost), so / on another port (an http input's) is matched too.
+    // waits on the pipelines' health; /_node/stats is not listed. Not pinned to 9600 (see the entry's comment), so /
+    // on another port (an http input's) is matched too.
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: http, containerPort: 9600}]}", '{httpGet: {path: /, port: http}}', true],
     ["{image: 'docker.elastic.co/logstash/logstash-oss:7.10.2'}", '{httpGet: {path: /, port: 9600}}', true],
     ["{image: 'logstash:9.2.0'}", '{httpGet: {port: 9600}}', true],
