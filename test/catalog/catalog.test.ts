@@ -1185,14 +1185,19 @@ describe('process-local probes', () => {
     ["{image: 'registry.k8s.io/prometheus-adapter/prometheus-adapter:v0.12.0'}", '{httpGet: {path: /livez, port: 6443, scheme: HTTPS}}', false],
     ["{image: 'registry.k8s.io/metrics-server/metrics-server:v0.8.0'}", '{httpGet: {path: /healthz, port: 10250, scheme: HTTPS}}', false],
     // Logstash: / on the monitoring API answers the node's own info (catalog logstash-api-root); ?wait_for_status=
-    // waits on the pipelines' health; /_node/stats is not listed. Not pinned to 9600 (see the entry's comment), so /
-    // on another port (an http input's) is matched too.
+    // waits on the pipelines' health; /_node/stats is not listed. Pinned to 9600, the API's default port (a name the
+    // container declares as 9600 matches too): / on another port, an http input's (which queues an event per request
+    // on any path) or an API that logstash.yml moves, is not matched.
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: http, containerPort: 9600}]}", '{httpGet: {path: /, port: http}}', true],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: monitor, containerPort: 9600}]}", '{httpGet: {path: /, port: monitor}}', true],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: http, containerPort: 9601}]}", '{httpGet: {path: /, port: http}}', false],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1', ports: [{name: http, containerPort: 9600}, {name: http-input, containerPort: 8080}]}", '{httpGet: {path: /, port: http-input}}', false],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{httpGet: {path: /, port: 8080}}', false],
     ["{image: 'docker.elastic.co/logstash/logstash-oss:7.10.2'}", '{httpGet: {path: /, port: 9600}}', true],
     ["{image: 'logstash:9.2.0'}", '{httpGet: {port: 9600}}', true],
     ["{image: 'docker.elastic.co/logstash/logstash:9.2.0'}", "{httpGet: {path: '/?wait_for_status=green&timeout=5s', port: 9600}}", false],
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{httpGet: {path: /_node/stats, port: 9600}}', false],
-    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", "{httpGet: {path: /, port: 9601}}", true],
+    ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", "{httpGet: {path: /, port: 9601}}", false],
     ["{image: 'docker.elastic.co/logstash/logstash:8.5.1'}", '{tcpSocket: {port: 9600}}', false],
     ["{image: 'example/logstash-exporter:1'}", '{httpGet: {path: /, port: 9600}}', false],
     // Prometheus: /-/healthy is constant (catalog prometheus-healthy); /-/ready answers 503 until the TSDB is open.

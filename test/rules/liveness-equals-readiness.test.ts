@@ -253,7 +253,6 @@ ruleTester(livenessEqualsReadiness, {
     // Logstash's API root / on 9600: the node's own info (catalog logstash-api-root).
     { name: 'catalog: the elastic/helm-charts logstash chart, identical / on http (the monitoring API, 9600)', yaml: logstash() },
     { name: 'catalog: Logstash OSS, identical / on 9600 by number', yaml: logstash({ image: 'docker.elastic.co/logstash/logstash-oss:7.10.2', probe: '{httpGet: {path: /, port: 9600}}' }) },
-    { name: 'catalog: Logstash whose logstash.yml moves the API to 9601, identical / on it', yaml: logstash({ logstashYml: 'api.http.port: 9601\n', httpPort: 9601 }) },
     {
       name: 'catalog: Bank of Anthos frontend as kubernetes-manifests/frontend.yaml has it (liveness /ready with other windows: the path alone does not warn)',
       yaml: deploy(probes('{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 60, periodSeconds: 15, timeoutSeconds: 30}', '{httpGet: {path: /ready, port: 8080}, initialDelaySeconds: 10, periodSeconds: 5, timeoutSeconds: 10}')).replace(
@@ -368,6 +367,18 @@ ruleTester(livenessEqualsReadiness, {
       // GET /_node/stats gathers the pipelines' flow and queue metrics, JVM and OS stats: not read far enough to list.
       name: "Logstash with identical /_node/stats on the API: the catalog's entry covers / only",
       yaml: logstash({ probe: '{httpGet: {path: /_node/stats, port: http}}' }),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      // The entry is pinned to 9600 (its match reads no logstash.yml): an API moved to 9601 gets the generic info.
+      name: 'Logstash whose logstash.yml moves the API to 9601, identical / on it: not matched, the generic info',
+      yaml: logstash({ logstashYml: 'api.http.port: 9601\n', httpPort: 9601 }),
+      findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
+    },
+    {
+      // logstash-input-http queues an event for a request on any path: / there follows the outputs' back-pressure.
+      name: "Logstash with identical / on an http input's port (8080): not the API, not matched",
+      yaml: logstash({ probe: '{httpGet: {path: /, port: 8080}}' }),
       findings: [{ severity: 'info', pointer: `${C0}/livenessProbe` }],
     },
     {

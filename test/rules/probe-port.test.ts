@@ -268,6 +268,15 @@ ${deploy(`      containers:
         readinessProbe: {httpGet: {path: /readyz, port: 17472}}
 `),
     },
+    {
+      name: "the catalog knows the port (Logstash's API root / on 9600, api.http.port's default; catalog logstash-api-root), undeclared",
+      yaml: deploy(`      containers:
+      - name: logstash
+        image: docker.elastic.co/logstash/logstash:8.5.1
+        ports: [{name: beats, containerPort: 5044}]
+        livenessProbe: {httpGet: {path: /, port: 9600}}
+`),
+    },
   ],
   invalid: [
     {
