@@ -1,4 +1,4 @@
-import { noOverlap } from './prestop-missing';
+import { handover } from './prestop-missing';
 import { servedStateOf } from '../model/traffic';
 import { Rule } from '../engine/types';
 import { ServiceView } from '../model/graph';
@@ -55,9 +55,17 @@ unhealthy threshold), so the pod must keep serving that long. A terminating pod 
   (\`LBHealthWindow\`): param \`lbHealthWindowSeconds\` (default ${DEFAULT_LB_HEALTH_WINDOW_SECONDS} = 10 s × 3), or, when the
   Service carries \`${AWS.healthcheckInterval}\` / \`${AWS.healthcheckUnhealthyThreshold}\`, their product (AWS defaults
   10 s and 3 for the missing one). No hook counts as 0 s; hooks whose delay is unknown (\`httpGet\`, other commands) are
-  skipped; so are pods with \`terminationGracePeriodSeconds: 0\`, and a single pod that is replaced only after it is
-  gone (one replica of a StatefulSet, a bare ReplicaSet, or a Deployment without surge): no other endpoint takes
-  the traffic while it terminates, so a delay only shifts the outage (the same exemption as \`prestop-missing\`'s).
+  skipped; so are pods with \`terminationGracePeriodSeconds: 0\`, and a single pod whose replacement cannot serve before it
+  is gone, as \`prestop-missing\` reads it: one replica (counting HPA \`minReplicas\`) of a StatefulSet (the replacement
+  has the same name), of a Deployment with \`strategy: Recreate\`, or one that mounts an exclusive claim (ReadWriteOnce,
+  ReadWriteOncePod, or a PVC not in the input) and is deleted before its replacement is ready (\`maxUnavailable\`
+  resolving to at least 1, whatever \`maxSurge\` is: the pihole chart's one pod), and, on a target below 1.26, one
+  replica of a Deployment with \`maxSurge\` 0 or a bare ReplicaSet. The LB still sends to the node until its health
+  check fails, but a delay only moves the outage later. From 1.26 a one-replica Deployment with \`maxSurge\` 0 or a
+  bare ReplicaSet (without such a claim) is judged: its replacement is created as soon as it starts terminating, and
+  until the LB drops the node kube-proxy forwards the node's traffic to it while it serves (KEP-1669 "all endpoints
+  terminating on a node when traffic policy is Local"; \`ProxyTerminatingEndpoints\` beta and on by default in 1.26),
+  so a delay keeps it serving while the replacement starts; the message says so.
 
 **Fix:** \`preStop.sleep >= LBHealthWindow + 5\`, the grace period adjusted to cover it plus the drain, and topology
 spread:
@@ -76,7 +84,7 @@ containers:
 
 **\`--fix\`**: the preStop part as in \`lb-deregistration-delay\` (a new \`sleep\` action on >= 1.30 with the grace raise is safe; changing an existing hook is a proposal), sized to the health-check window + 5 s. The missing-spreading condition has no fix here: \`replicas-not-spread\` proposes the constraint for the same workloads.`,
     fixable: true,
-    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before',
+    versionGate: 'the fix uses the preStop sleep action on >= 1.30 (PodLifecycleSleepAction beta), exec sleep before; a one-replica Deployment with maxSurge 0 or bare ReplicaSet is judged from 1.26 (ProxyTerminatingEndpoints beta, on by default)',
     paramsSchema: {
       type: 'object',
       properties: { lbHealthWindowSeconds: { type: 'number', minimum: 0, default: DEFAULT_LB_HEALTH_WINDOW_SECONDS } },
@@ -89,6 +97,9 @@ containers:
       'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/ProxyTerminatingEndpoints.md',
       'kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/EndpointSliceTerminatingCondition.md',
       'kubernetes/kubernetes staging/src/k8s.io/api/discovery/v1/types.go (EndpointConditions)',
+      'kubernetes/kubernetes pkg/proxy/endpointschangetracker.go @f2963eff (getLocalReadyEndpointIPs: "the health check signal should fail if there are only terminating endpoints on a node")',
+      'kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go @124526cf (hcHandler.ServeHTTP: 503 when the count of local ready endpoints is 0)',
+      'kubernetes/kubernetes pkg/proxy/topology.go @008b3652 (CategorizeEndpoints)',
     ],
   },
   check(ctx) {
@@ -112,15 +123,28 @@ containers:
             message: `${basis.phrase} behind ${svc} without topology spread or hostname anti-affinity: replicas packed on one node share that node's single slice of the LB traffic, and draining the node pulls them all out of the LB at once; add topologySpreadConstraints on kubernetes.io/hostname (and topology.kubernetes.io/zone) selecting the pods' labels`,
           });
         }
-        // (A single pod replaced only after it is gone has no other endpoint to move traffic to while
-        // it terminates: a delay shifts the outage, as prestop-missing's noOverlap says.)
-        if (w.grace === 0 || noOverlap(g, w)) continue;
+        // What serves while a pod terminates, as prestop-missing reads it (review round 35, report p57
+        // item 1: pihole's one pod with a ReadWriteOnce claim, maxSurge 1 / maxUnavailable 1):
+        // - 'none': nothing but the pod itself, and its replacement cannot serve before it is gone (a
+        //   StatefulSet's pod, Recreate, an exclusive claim, a target before the fallback): the LB
+        //   keeps sending to its node until the health check fails, but a delay only moves the
+        //   outage later, it does not shorten it;
+        // - 'sole': the only pod, whose replacement is created as soon as it is deleting: kube-proxy's
+        //   health check fails as soon as the node has no ready endpoint (pkg/proxy/
+        //   endpointschangetracker.go getLocalReadyEndpointIPs counts only ready ones, service_health.go
+        //   answers 503 for 0), but until the LB has seen enough failures it keeps sending to the node,
+        //   where kube-proxy forwards to the terminating pod while it serves (topology.go
+        //   CategorizeEndpoints; KEP-1669 "all endpoints terminating on a node when traffic policy is
+        //   Local"): the delay covers that window while the replacement starts, so judged;
+        // - 'overlap': judged.
+        const hand = handover(g, w, ctx.version);
+        if (w.grace === 0 || hand === 'none') continue;
         for (const c of containersBehind(g, w, new Set([s]))) {
           const d = podPreStopDelay(c, w.annotations, undefined, w.containers);
           if (d.kind !== 'none' && d.seconds === undefined) continue;
           const sec = d.kind === 'none' ? 0 : d.seconds!;
           if (sec >= hw.seconds) continue;
-          hits.push({ w, c, svc, hw, hook: d.kind === 'none' ? 'no preStop delay' : hookDelayWords(d, sec), d, want: Math.ceil(hw.seconds + 5) });
+          hits.push({ w, c, svc, hw, hook: d.kind === 'none' ? 'no preStop delay' : hookDelayWords(d, sec), d, want: Math.ceil(hw.seconds + 5), sole: hand === 'sole' });
         }
       }
     }
@@ -141,7 +165,7 @@ containers:
       if (w.grace < want + drain + addend && preStopDelayEdit(ctx.version, c, want)) graceOf.set(w, Math.max(graceOf.get(w) ?? w.grace, recommendedGrace(want, drain, addend)));
     }
 
-    for (const { w, c, svc, hw, hook, d, want } of hits) {
+    for (const { w, c, svc, hw, hook, d, want, sole } of hits) {
       const drain = containerDrainSeconds(w, c);
       const addend = addendOf(w);
       const need = recommendedGrace(want, drain, addend);
@@ -154,7 +178,7 @@ containers:
         object: w.obj,
         pointer: preStopPointer(c),
         severity: 'warning',
-        message: `container "${c.name}": ${d.kind === 'none' ? `has no preStop delay behind ${svc}, so it stops serving at once, inside the ${hw.source} of ${hw.seconds}s` : `${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s`}: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost; set ${delayAdvice(ctx.version, d, want)}${grace}`,
+        message: `container "${c.name}": ${d.kind === 'none' ? `has no preStop delay behind ${svc}, so it stops serving at once, inside the ${hw.source} of ${hw.seconds}s` : `${hook} behind ${svc} is shorter than the ${hw.source} of ${hw.seconds}s`}: the node stays in the LB pool until its health check fails, and requests that still arrive after the pod stops serving are lost${sole ? ` (it is the only pod, ${w.kind === 'ReplicaSet' ? 'a ReplicaSet of one replica' : 'one replica with maxSurge 0'}: its replacement is created as soon as it starts terminating, and until the LB drops the node kube-proxy forwards the node's LB traffic to it while it still serves, by default since Kubernetes 1.26, so the delay keeps it serving while the replacement starts)` : ''}; set ${delayAdvice(ctx.version, d, want)}${grace}`,
         // Adding the sleep action to a container without a hook (>= 1.30) is safe (section 12), and
         // so is the grace raise it needs (TERM-001); lengthening a hook, or an exec sleep, is a proposal.
         // Switching the Service to externalTrafficPolicy: Cluster is not offered: it drops the client
@@ -180,4 +204,6 @@ interface Hit {
   d: PreStopDelay;
   /** The delay this Service needs: window + 5 s. */
   want: number;
+  /** The only pod, replaced as soon as it is deleting (handover 'sole'): the message says why a delay helps. */
+  sole: boolean;
 }

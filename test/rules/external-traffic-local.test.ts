@@ -87,11 +87,27 @@ const ANTI_OTHER = `      affinity:
 `;
 const C = '/spec/template/spec/containers/0';
 
+/** One replica with the given rollingUpdate (and a claim): the pihole chart's shape (review round 35, report p57 item 1). */
+const single = (rollingUpdate: string, claim?: string) =>
+  workload({ replicas: 1, grace: 60, podSpecExtra: claim ? '      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n' : '' }).replace(
+    '  selector: {matchLabels: {app: edge}}\n',
+    `  strategy: {type: RollingUpdate, rollingUpdate: ${rollingUpdate}}\n  selector: {matchLabels: {app: edge}}\n`,
+  ) +
+  (claim ? `---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [${claim}], resources: {requests: {storage: 1Gi}}}\n` : '');
+const bareReplicaSet = workload({ kind: 'ReplicaSet', replicas: 1, grace: 60 });
+const SOLE = /are lost \(it is the only pod, one replica with maxSurge 0: its replacement is created as soon as it starts terminating, and until the LB drops the node kube-proxy forwards the node's LB traffic to it while it still serves, by default since Kubernetes 1\.26, so the delay keeps it serving while the replacement starts\); set /;
+
 ruleTester(externalTrafficLocal, {
   valid: [
     { name: "Contour before 1.22.0: the shutdown-manager's hook lasts at least 60s by default (--check-delay 60s), past the LB window", yaml: contourEnvoy('v1.21.3') + svc() },
     { name: 'Contour 1.33 with --drain-delay=35s: the hook lasts at least 35s', yaml: contourEnvoy('v1.33.0', '/bin/contour, envoy, shutdown, --drain-delay=35s') + svc() },
     { name: 'one StatefulSet replica (the jenkins chart\'s controller): replaced only after it is gone, so a delay only shifts the outage (as prestop-missing)', yaml: workload({ kind: 'StatefulSet', replicas: 1 }) + svc() },
+    // Review round 35, report p57 item 1 (pihole-metallb: one pod, maxSurge 1 / maxUnavailable 1, a ReadWriteOnce claim `pihole`,
+    // two Local LoadBalancer Services): the old pod is deleted as the new one is created, and the new one cannot attach the
+    // volume on another node before the old one is gone: a delay moves the outage later, as prestop-missing's handover reads it.
+    { name: 'one replica with a ReadWriteOnce claim, maxSurge 1 / maxUnavailable 1 (pihole): nothing can serve before the pod is gone, not judged', yaml: single('{maxSurge: 1, maxUnavailable: 1}', 'ReadWriteOnce') + svc() },
+    { name: 'one replica with a ReadWriteOncePod claim, maxUnavailable 1: not judged', yaml: single('{maxSurge: 0, maxUnavailable: 1}', 'ReadWriteOncePod') + svc() },
+    { name: 'one replica with maxSurge 0 on 1.25: kube-proxy does not fall back to the terminating pod by default, not judged', yaml: single('{maxSurge: 0, maxUnavailable: 1}') + svc(), kubeVersion: '1.25' },
     {
       name: 'ingress-nginx /wait-shutdown with --shutdown-grace-period above the health-check window',
       yaml: workload({ replicas: 1, grace: 300, lifecycle: '{exec: {command: [/wait-shutdown]}}' }).replace('image: edge:1', "image: 'registry.k8s.io/ingress-nginx/controller:v1.12.1'\n        args: [/nginx-ingress-controller, --shutdown-grace-period=40]") + svc(),
@@ -189,6 +205,30 @@ spec:
       yaml: workload({ replicas: 1, grace: 60, lifecycle: '{exec: {command: [sleep, "5"]}}' }) + svc(),
       kubeVersion: '1.29',
       findings: [{ severity: 'warning', message: 'exec: {command: ["sleep", "35"]}' }],
+    },
+    {
+      // Review round 35, report p57 item 1: the replacement is created as soon as the pod is deleting, and kube-proxy on
+      // the node keeps forwarding the LB's traffic to the serving, terminating pod until the LB drops the node (its
+      // health check fails at once: only ready endpoints count), so the delay covers the window while the replacement starts.
+      name: 'one replica with maxSurge 0 from 1.26: judged, the message says why a delay helps the only pod',
+      yaml: single('{maxSurge: 0, maxUnavailable: 1}') + svc(),
+      kubeVersion: '1.26',
+      findings: [{ severity: 'warning', pointer: C, message: SOLE }],
+    },
+    {
+      name: 'a bare ReplicaSet of one replica (1.33): judged as the only pod',
+      yaml: bareReplicaSet + svc(),
+      findings: [{ severity: 'warning', pointer: C, message: /\(it is the only pod, a ReplicaSet of one replica: its replacement is created as soon as it starts terminating/ }],
+    },
+    {
+      name: 'one replica with a ReadWriteOnce claim and maxUnavailable 0: the old pod goes once the new one is ready, judged without the only-pod note',
+      yaml: single('{maxSurge: 1, maxUnavailable: 0}', 'ReadWriteOnce') + svc(),
+      findings: [{ severity: 'warning', pointer: C, message: /are lost; set / }],
+    },
+    {
+      name: 'one replica with a ReadWriteMany claim, maxSurge 1 / maxUnavailable 1: the surge pod can serve beside it, judged',
+      yaml: single('{maxSurge: 1, maxUnavailable: 1}', 'ReadWriteMany') + svc(),
+      findings: [{ severity: 'warning', pointer: C, message: /are lost; set / }],
     },
     {
       name: 'both conditions',
