@@ -27,7 +27,7 @@ const KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'Daemon
 
 /**
  * A single pod that is replaced only after it is gone (StatefulSet, bare ReplicaSet, Deployment
- * without surge), as other rules read it (external-traffic-local, readiness-probe-missing).
+ * without surge), as readiness-probe-missing reads it.
  * prestop-missing itself decides with `handover`, which also reads the target version, the
  * claims and node-local DaemonSets.
  */
