@@ -333,6 +333,13 @@ export interface CatalogEntry {
    */
   writesWebhookRules?: { rejects: string };
   /**
+   * single-version only: what must not run side by side, from the entry's evidence. `versions`
+   * (the default): two versions of the program (Kibana: no rolling upgrades). `instances`: two
+   * instances at all, whatever their versions (standalone SonarQube on one database, celery beat;
+   * review round 34, reports p47, p51, p52), so more than one replica is wrong too.
+   */
+  overlap?: 'instances' | 'versions';
+  /**
    * single-version only: old and new pods side by side do no harm, but a new pod cannot become
    * Ready while an old one runs (Flux source-controller: its readiness waits for the leader-election
    * lease the old pod holds). The reason, a clause for messages.
@@ -1517,6 +1524,17 @@ export function needsPeerDiscovery(w: Workload, catalog: Catalog = activeCatalog
  */
 export function singleVersionProgram(w: Workload, catalog: Catalog = activeCatalog()): WorkloadMatch | undefined {
   return catalog.singleVersion(w);
+}
+
+/**
+ * What a single-version entry forbids, as a relative clause for messages about the program:
+ * `whose old and new versions must not run side by side`, or for an entry with overlap `instances`
+ * `of which two instances must not run at once, whatever their versions`.
+ */
+export function singleVersionFact(entry: CatalogEntry): string {
+  return entry.overlap === 'instances'
+    ? 'of which two instances must not run at once, whatever their versions'
+    : 'whose old and new versions must not run side by side';
 }
 
 /** The program of the workload that registers fail-closed admission webhooks at run time (Catalog.runtimeWebhooks). */

@@ -1,13 +1,28 @@
-import { singleVersionProgram } from '../catalog';
+import { CatalogEntry, singleVersionFact, singleVersionProgram } from '../catalog';
 import { Rule, RuleContext } from '../engine/types';
 import { Workload } from '../model/workload';
 import { assumedServedNote, likelyServed, SERVED_STATUS_DOC } from '../model/traffic';
 import { hostPortBindings, hostPortsPhrase } from './mesh-util';
-import { claimExclusivity, existingPointer, fmtIntOrPercent, replicaBasis, rolloutFor, startupEstimate, noLeaderElectionLock } from './rollout-util';
+import { claimExclusivity, existingPointer, ReplicaBasis, fmtIntOrPercent, replicaBasis, rolloutFor, startupEstimate, noLeaderElectionLock } from './rollout-util';
 import { scarceRequests } from './surge-resource-deadlock';
 
 /**
- * A program whose old and new versions must not run side by side (catalog single-version), rolled
+ * For a program of which two instances must not run at once (catalog single-version with overlap
+ * `instances`: standalone SonarQube, celery beat; review round 34, reports p47, p51, p52) on more than
+ * one replica (or an HPA that may scale it above one): the replicas themselves run at once, whatever
+ * the strategy. Empty otherwise.
+ */
+export function replicasOfSingleInstance(entry: CatalogEntry, basis: ReplicaBasis): string {
+  if (entry.overlap !== 'instances') return '';
+  const either = 'which this program must not do either: it needs one replica';
+  if (basis.replicas > 1) return `; and with ${basis.phrase}, ${basis.replicas} instances run at once whatever the strategy, ${either}`;
+  const max = basis.hpa?.maxReplicas;
+  if (basis.hpa && max !== undefined && max > 1) return `; and HorizontalPodAutoscaler/${basis.hpa.obj.name} may scale it to ${max} instances at once (maxReplicas ${max}), ${either}`;
+  return '';
+}
+
+/**
+ * A program whose old and new versions (or two instances) must not run side by side (catalog single-version), rolled
  * with a RollingUpdate: new pods start while old ones run, and old ones keep running through their
  * termination (review rounds 21 and 22: Kibana with the default strategy was silent; Apache
  * Superset's celery beat, one scheduler at a time, surged). A rolling update whose resolved
@@ -26,12 +41,12 @@ function singleVersionRolled(ctx: RuleContext, w: Workload): void {
   // source-controller; review round 32, report p35. With maxUnavailable 0 no old pod ever goes.)
   const why = single.entry.overlapStalls
     ? `${program}, and ${single.entry.overlapStalls}: a new pod does not become Ready while an old one runs, so ${d.unavailable === 0 ? `the rollout stalls for good (maxUnavailable resolves to 0: no old pod is removed before a new one is Ready)` : 'the new pods stay unready until the old leader is gone, and the rollout progresses only as old pods are removed'}`
-    : `${program}, which must not run that way`;
+    : `${program}, ${single.entry.overlap === 'instances' ? singleVersionFact(single.entry) : 'which must not run that way'}`;
   ctx.report({
     object: w.obj,
     pointer: existingPointer(w.obj.raw, 'spec', 'strategy'),
     severity: 'warning',
-    message: `strategy RollingUpdate with ${basis.phrase} runs old and new pods side by side (${d.surge > 0 ? `${surge}: a new pod starts while the old ones run` : 'each old pod keeps running through its termination while its replacement starts'}), but ${why}; use strategy.type: Recreate, which starts the new pods only once every old pod is gone (the price: an outage from the old pods' termination until a new pod is Ready on every rollout)`,
+    message: `strategy RollingUpdate with ${basis.phrase} runs old and new pods side by side (${d.surge > 0 ? `${surge}: a new pod starts while the old ones run` : 'each old pod keeps running through its termination while its replacement starts'}), but ${why}; use strategy.type: Recreate, which starts the new pods only once every old pod is gone (the price: an outage from the old pods' termination until a new pod is Ready on every rollout)${replicasOfSingleInstance(single.entry, basis)}`,
   });
 }
 
@@ -41,7 +56,7 @@ export const recreateStrategy: Rule = {
     spec: 'ROLL-005',
     defaultSeverity: 'warning',
     severities: ['warning', 'info'],
-    description: 'Recreate on a served workload without an exclusive volume to justify it; RollingUpdate on a program that must not run two versions (or instances) side by side',
+    description: 'Recreate on a served workload without an exclusive volume to justify it; RollingUpdate on a program that must not run two versions (or two instances) side by side',
     doc: `With \`strategy.type: Recreate\` the Deployment controller terminates every pod before it creates any new one,
 so each rollout is an outage of termination plus startup time. That is the right trade only when the pods cannot
 overlap, typically because they share an exclusive volume (see \`surge-volume-deadlock\`).
@@ -68,7 +83,10 @@ Recreate only orders pods during a rollout: a manually deleted pod is replaced a
 \`single-version\` entry of the catalog, docs/catalog.md: Kibana, which "does not support rolling upgrades", since
 older instances keep writing saved objects in the old format; or the application nodes of SonarQube Data Center
 Edition, image tag \`*datacenter-app\`, where a node of another version stops at start while the cluster runs and SonarSource
-requires cluster downtime for upgrades). For it Recreate is the right strategy, and the
+requires cluster downtime for upgrades; or, for an entry with \`overlap: instances\`, a program of which two
+instances must not run at once, whatever their versions: standalone SonarQube, where "There should not be more than 1
+SonarQube instance connected to the same database", Zammad's websocket server and background worker, celery beat, the
+JupyterHub hub and proxy). For it Recreate is the right strategy, and the
 finding says so and what it costs, so that it can be signed off: every rollout is a full outage from the start of
 the old pods' termination (each may take up to its grace period) until a new pod is Ready (estimated from its
 startup and readiness probes; image pull and process start come on top). It does not advise RollingUpdate, and
@@ -85,6 +103,11 @@ whatever its served status: new pods start while old ones run, and each old pod 
 termination, so old and new run side by side on every rollout (for an entry with \`overlapStalls\`: the new pods are
 not Ready while an old one runs, so a rollout with \`maxUnavailable\` resolving to 0 stalls for good). The advice is Recreate. A rolling update whose resolved
 \`maxUnavailable\` reaches the replicas is left to \`rollout-full-outage\`, which advises Recreate for it too.
+
+For an entry with \`overlap: instances\`, both findings (and \`rollout-full-outage\`'s) also say when the replicas
+exceed one, or an HPA may scale the workload above one: those replicas run at once whatever the strategy, so the
+program needs one replica. Only these findings say so: a workload of such a program that none of them reports (one
+not served under Recreate, say) is not reported for its replicas.
 
 ${SERVED_STATUS_DOC}
 
@@ -120,7 +143,7 @@ reported: Recreate is then the trade.`,
           object: w.obj,
           pointer: existingPointer(w.obj.raw, 'spec', 'strategy', 'type'),
           severity: 'info',
-          message: `strategy Recreate with ${basis.phrase} is required here: container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, ${single.entry.overlapStalls ? `and ${single.entry.overlapStalls}: a RollingUpdate that keeps the old pod until a new one is Ready (surge first) would stall for good` : 'whose old and new versions must not run side by side, which a RollingUpdate would do'}. The price is a full outage on every rollout, from the start of the old pods' termination (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${assumedServedNote(ctx.graph, w)}`,
+          message: `strategy Recreate with ${basis.phrase} is required here: container "${single.container.name}" runs ${single.entry.title.replace(/\)$/, `; catalog entry ${single.entry.id})`)}, ${single.entry.overlapStalls ? `and ${single.entry.overlapStalls}: a RollingUpdate that keeps the old pod until a new one is Ready (surge first) would stall for good` : `${singleVersionFact(single.entry)}, which a RollingUpdate would do`}. The price is a full outage on every rollout, from the start of the old pods' termination (each may take up to its grace period, ${w.grace}s${w.graceSet ? '' : ' (default)'}) until a new pod is Ready (about ${startup.seconds}s after it starts: ${startup.basis}); roll out when that outage is acceptable, and keep the termination and the startup short${replicasOfSingleInstance(single.entry, basis)}${assumedServedNote(ctx.graph, w)}`,
         });
         continue;
       }

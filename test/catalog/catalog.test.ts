@@ -606,6 +606,22 @@ spec:
   });
 });
 
+// Each single-version entry says what must not overlap from its own evidence: two instances at all
+// (overlap instances: "There should not be more than 1 SonarQube instance connected to the same
+// database", "may only run once per cluster", "only a single scheduler", "only one Control Plane",
+// "only one replica of Operator", "multiple schedulers is not supported", the Hub "is the only process
+// that will talk to the database", the proxy's in-memory routes), or two versions (the default:
+// Kibana, the SonarQube DCE application nodes, Nextcloud, Longhorn; Flux with overlapStalls).
+test('single-version entries: overlap instances exactly where the evidence says two instances must not run', () => {
+  const sv = builtinCatalog().entries.filter((e: CatalogEntry) => e.kind === 'single-version');
+  expect(sv.filter((e: CatalogEntry) => e.overlap === 'instances').map((e: CatalogEntry) => e.id).sort()).toEqual(
+    ['celery-beat', 'configurable-http-proxy', 'jupyterhub-hub', 'kube-arangodb-single-mode', 'quickwit-control-plane', 'quickwit-janitor', 'sonarqube-standalone', 'yunikorn-scheduler', 'zammad-singleton'],
+  );
+  expect(sv.filter((e: CatalogEntry) => e.overlap === undefined).map((e: CatalogEntry) => e.id).sort()).toEqual(
+    ['flux-source-controller', 'flux-source-watcher', 'kibana', 'longhorn-manager', 'nextcloud', 'sonarqube-dce-app'],
+  );
+});
+
 describe('programs that must not run two at once (standalone SonarQube, told apart from the Data Center Edition by the tag; review round 34, report p47 items A and B)', () => {
   const sq = (image: string) => deployment(`{name: sonarqube, image: '${image}', ports: [{name: http, containerPort: 9000}]}`);
   test.each([

@@ -1,4 +1,4 @@
-import { builtinCatalog } from '../../lib/catalog';
+import { builtinCatalog, CatalogError, parseCatalogOverride } from '../../lib/catalog';
 import { lintSources } from '../../lib/engine/run';
 import { KubeVersion } from '../../lib/engine/version';
 import { recreateStrategy } from '../../lib/rules/recreate-strategy';
@@ -135,13 +135,26 @@ ruleTester(recreateStrategy, {
       // Review round 34, report p47 item A: the SonarSource sonarqube chart with deploymentType Deployment (Recreate by default).
       name: 'standalone SonarQube under Recreate: required (one server per database), said as an info without RollingUpdate advice',
       yaml: deploy({ replicas: 1, image: 'sonarqube:26.7.0.124771-community' }),
-      findings: [{ severity: 'info', message: 'strategy Recreate with replicas 1 is required here: container "app" runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone)' }],
+      findings: [{ severity: 'info', message: /^strategy Recreate with replicas 1 is required here: container "app" runs SonarQube Server or Community Build, standalone \(one server per database; catalog entry sonarqube-standalone\), of which two instances must not run at once, whatever their versions, which a RollingUpdate would do\. The price .*keep the termination and the startup short$/ }],
+    },
+    {
+      // Review round 34, report p47: "There should not be more than 1 SonarQube instance connected to
+      // the same database"; two replicas run two at once whatever the strategy (overlap: instances).
+      name: 'standalone SonarQube on two replicas under Recreate: the info also says the replicas run at once',
+      yaml: deploy({ replicas: 2, image: 'sonarqube:26.7.0.124771-community' }),
+      findings: [{ severity: 'info', message: /, of which two instances must not run at once, whatever their versions, which a RollingUpdate would do\. .*keep the termination and the startup short; and with replicas 2, 2 instances run at once whatever the strategy, which this program must not do either: it needs one replica$/ }],
+    },
+    {
+      name: 'celery beat on two replicas with a RollingUpdate: the warning also says one replica',
+      yaml: deploy({ replicas: 2, service: false, strategy: '{type: RollingUpdate}', container: ", command: [celery, -A, proj, beat]" }),
+      findings: [{ severity: 'warning', message: /catalog entry celery-beat\), of which two instances must not run at once, whatever their versions; use strategy\.type: Recreate, .*; and with replicas 2, 2 instances run at once whatever the strategy, which this program must not do either: it needs one replica$/ }],
     },
     {
       // Review round 34, report p47 item B: the same with deploymentStrategy.type RollingUpdate.
       name: 'standalone SonarQube with a RollingUpdate: two servers on one database during the rollout',
       yaml: deploy({ replicas: 1, image: 'sonarqube:2026.4.0-enterprise', strategy: '{type: RollingUpdate}' }),
-      findings: [{ severity: 'warning', message: 'runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone), which must not run that way; use strategy.type: Recreate' }],
+      // (catalog overlap: instances: two servers on one database, whatever their versions.)
+      findings: [{ severity: 'warning', message: 'runs SonarQube Server or Community Build, standalone (one server per database; catalog entry sonarqube-standalone), of which two instances must not run at once, whatever their versions; use strategy.type: Recreate' }],
     },
     {
       // Review round 34, report p52 item 1: the zammad-helm chart's websocket Deployment (Recreate, capped at one replica).
@@ -152,7 +165,7 @@ ruleTester(recreateStrategy, {
     {
       name: 'the Zammad background worker with the default strategy, unserved: warning',
       yaml: deploy({ replicas: 1, service: false, image: 'ghcr.io/zammad/zammad:7.1.2-0013', container: ', command: [bundle, exec, script/background-worker.rb, start]' }).replace('  strategy: {type: Recreate}\n', ''),
-      findings: [{ severity: 'warning', message: 'catalog entry zammad-singleton), which must not run that way' }],
+      findings: [{ severity: 'warning', message: /catalog entry zammad-singleton\), of which two instances must not run at once, whatever their versions; use strategy\.type: Recreate, .* on every rollout\)$/ }],
     },
     {
       // The quickwit chart hard-codes Recreate and one replica for the control plane (review round 22).
@@ -316,6 +329,40 @@ test('recreate-strategy: a policy can add its own single-version program (spec.c
   expect(r.findings.map((f) => f.severity)).toEqual(['info']);
   expect(r.findings[0].message).toContain('is required here: container "app" runs ACME ledger (one schema version at a time; catalog entry acme-ledger), whose old and new versions must not run side by side');
   expect(runRule(recreateStrategy, yaml).map((f) => f.severity)).toEqual(['warning']);
+});
+
+test('recreate-strategy: versions entries keep their wording, and name no replica count (Kibana runs several instances of one version)', () => {
+  const info = runRule(recreateStrategy, deploy({ replicas: 3, image: 'docker.elastic.co/kibana/kibana:8.15.0' }));
+  expect(info.map((f) => f.severity)).toEqual(['info']);
+  expect(info[0].message).toContain('whose old and new versions must not run side by side, which a RollingUpdate would do');
+  expect(info[0].message).not.toMatch(/instances|one replica/);
+  const warn = runRule(recreateStrategy, deploy({ replicas: 3, image: 'docker.elastic.co/kibana/kibana:8.15.0', strategy: '{type: RollingUpdate}' }));
+  expect(warn[0].message).toContain('(does not support rolling upgrades; catalog entry kibana), which must not run that way; use strategy.type: Recreate');
+  expect(warn[0].message).not.toMatch(/instances|one replica/);
+});
+
+test('recreate-strategy: a single-instance program under an HPA that may scale it above one replica', () => {
+  const yaml = `${deploy({ replicas: 1, image: 'sonarqube:26.7.0.124771-community' })}---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 3
+`;
+  const f = runRule(recreateStrategy, yaml);
+  expect(f.map((x) => x.severity)).toEqual(['info']);
+  expect(f[0].message).toMatch(/; and HorizontalPodAutoscaler\/web may scale it to 3 instances at once \(maxReplicas 3\), which this program must not do either: it needs one replica$/);
+});
+
+test('recreate-strategy: a policy entry with overlap instances is worded as such; overlap is for single-version entries only', () => {
+  const catalog = builtinCatalog().withOverride({ add: [{ id: 'acme-cron', kind: 'single-version', overlap: 'instances', title: 'ACME cron (one per cluster)', match: { images: ['*/acme/cron'] }, why: 'fires each job from its own schedule; two fire twice', source: ['ACME runbook CRON-2'] }] });
+  const yaml = deploy({ replicas: 1, image: 'registry.example.com/acme/cron:3' });
+  const r = lintSources([{ file: 'test.yaml', text: yaml }], { rules: [recreateStrategy], policy: { name: 'test', rules: new Map(), customRules: [], catalog }, version: KubeVersion.parse('1.33') });
+  expect(r.findings[0].message).toContain('runs ACME cron (one per cluster; catalog entry acme-cron), of which two instances must not run at once, whatever their versions, which a RollingUpdate would do');
+  expect(() => parseCatalogOverride({ add: [{ id: 'acme-x', kind: 'connection-pattern', connectionPattern: 'short', overlap: 'instances', title: 'X', match: { images: ['*/acme/x'] }, why: 'x x x x x x x x', source: ['x x x x x'] }] })).toThrow(CatalogError);
+  expect(() => parseCatalogOverride({ add: [{ id: 'acme-y', kind: 'single-version', overlap: 'once', title: 'Y', match: { images: ['*/acme/y'] }, why: 'x x x x x x x x', source: ['x x x x x'] }] })).toThrow(CatalogError);
 });
 
 // Review report p35 item 1: Flux's source-controller and source-watcher start the artifact server,

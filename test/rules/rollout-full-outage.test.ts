@@ -1,3 +1,6 @@
+import { builtinCatalog } from '../../lib/catalog';
+import { lintSources } from '../../lib/engine/run';
+import { KubeVersion } from '../../lib/engine/version';
 import { rolloutFullOutage } from '../../lib/rules/rollout-full-outage';
 import { ruleTester, runRule } from '../helpers/rule-tester';
 import { sourcegraphWorker } from '../helpers/sourcegraph';
@@ -350,6 +353,20 @@ test('rollout-full-outage: Kibana (catalog single-version) is advised Recreate, 
   expect(got[0].message).not.toContain('maxSurge: 1');
 });
 
+// Review round 34, report p47: standalone SonarQube must not run two servers on one database, whatever
+// their versions (catalog overlap: instances); two replicas do that whatever the strategy.
+test('rollout-full-outage: standalone SonarQube (overlap instances) is advised Recreate with the exact fact, and one replica', () => {
+  const yaml = deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', "image: 'sonarqube:2026.4.0-enterprise'");
+  const got = runRule(rolloutFullOutage, yaml);
+  expect(got.map((f) => [f.severity, f.fix])).toEqual([['warning', undefined]]);
+  expect(got[0].message).toMatch(
+    /container "app" runs SonarQube Server or Community Build, standalone \(one server per database; catalog entry sonarqube-standalone\), of which two instances must not run at once, whatever their versions, so surge first is no repair and this strategy overlaps them too while old pods terminate: use strategy\.type Recreate, which starts the new pods only once every old pod is gone \(the outage then also spans the old pods' termination\); and with replicas 2, 2 instances run at once whatever the strategy, which this program must not do either: it needs one replica$/,
+  );
+  expect(got[0].message).not.toContain('old and new versions');
+  const one = runRule(rolloutFullOutage, deploy({ replicas: 1, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}' }).replace('image: web:1', "image: 'sonarqube:2026.4.0-enterprise'"));
+  expect(one[0].message).toMatch(/whatever their versions, so surge first is no repair .*termination\)$/);
+});
+
 test('rollout-full-outage: SonarQube DCE application nodes get no surge-first fix; the search-node tag does', () => {
   const yaml = (tag: string) => deploy({ replicas: 2, strategy: '{rollingUpdate: {maxSurge: 0, maxUnavailable: "100%"}}' }).replace('image: web:1', `image: 'sonarqube:2026.4.0-${tag}'`);
   expect(runRule(rolloutFullOutage, yaml('datacenter-app')).map((f) => f.fix)).toEqual([undefined]);
@@ -463,4 +480,12 @@ ruleTester(rolloutFullOutage, {
 
 test('rollout-full-outage: a DaemonSet finding offers no fix (the bound on maxUnavailable is a choice of rollout speed)', () => {
   expect(runRule(rolloutFullOutage, daemonset({ strategy: ALL })).map((f) => f.fix)).toEqual([undefined]);
+});
+
+test('rollout-full-outage: a DaemonSet of a single-instance program (policy entry with overlap instances): the info says the exact fact, and that a DaemonSet runs several', () => {
+  const catalog = builtinCatalog().withOverride({ add: [{ id: 'acme-agent', kind: 'single-version', overlap: 'instances', title: 'ACME agent (one per cluster)', match: { images: ['*/acme/agent'] }, why: 'owns a cluster-wide lock table without locking', source: ['ACME runbook AG-1'] }] });
+  const yaml = daemonset({ strategy: ALL, image: 'registry.example.com/acme/agent:1' });
+  const r = lintSources([{ file: 'test.yaml', text: yaml }], { rules: [rolloutFullOutage], policy: { name: 'test', rules: new Map(), customRules: [], catalog }, version: KubeVersion.parse('1.33') });
+  expect(r.findings.map((f) => f.severity)).toEqual(['info']);
+  expect(r.findings[0].message).toContain('runs ACME agent (one per cluster; catalog entry acme-agent), of which two instances must not run at once, whatever their versions, which a bounded maxUnavailable would do across nodes (and a DaemonSet runs one on every node it schedules to, so several run at once whatever the strategy, which this program must not do either). The outage lasts');
 });
