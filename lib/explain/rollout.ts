@@ -4,7 +4,7 @@
  * resolution of maxSurge/maxUnavailable is the model's own (resolveDeploymentRollout); nothing
  * here re-derives it.
  */
-import { singleVersionProgram } from '../catalog';
+import { singleVersionFact, singleVersionProgram } from '../catalog';
 import { KubeVersion } from '../engine/version';
 import { HINT, ObjectGraph } from '../model/graph';
 import { parseIntOrPercent, scaled } from '../model/intstr';
@@ -102,7 +102,7 @@ export function rolloutPlan(graph: ObjectGraph, w: Workload, version: KubeVersio
         plan.durationBasis = `pod shutdown ${shutdown} + startup ${fmtS(startup.seconds)} + minReadySeconds ${ro.minReadySeconds}s`;
         plan.notes.push(`downtime: nothing serves from the old pods' SIGTERM until a new pod is Ready (${opts.shutdownAtLeast ? 'at least' : 'about'} ${fmtS(podShutdownSeconds + startup.seconds)})`);
         const single = singleVersionProgram(w);
-        if (single) plan.notes.push(`Recreate is required: container "${single.container.name}" runs ${single.entry.title}, ${single.entry.overlapStalls ? `and ${single.entry.overlapStalls}, so a surge-first rolling update would stall` : 'whose old and new versions must not run side by side'} (catalog entry ${single.entry.id})`);
+        if (single) plan.notes.push(`Recreate is required: container "${single.container.name}" runs ${single.entry.title}, ${single.entry.overlapStalls ? `and ${single.entry.overlapStalls}, so a surge-first rolling update would stall` : singleVersionFact(single.entry)} (catalog entry ${single.entry.id})`);
         break;
       }
       const surgeText = `${fmtIntOrPercent(ro.maxSurge)}${ro.maxSurgeSet ? '' : ' (default)'}`;

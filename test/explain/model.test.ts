@@ -1095,6 +1095,11 @@ test("a Recreate rollout of Kibana (catalog single-version) says why Recreate is
   expect(t.findings.filter((f) => f.ruleId === 'recreate-strategy').map((f) => f.severity)).toEqual(['info']);
 });
 
+test('a Recreate rollout of standalone SonarQube (catalog single-version, overlap: instances) says two instances must not run at once', () => {
+  const t = explainOne(deployment({ containers: container('app').replace('example/app:1', 'sonarqube:26.7.0.124771-community'), replicas: 1 }).replace('  selector:', '  strategy: {type: Recreate}\n  selector:'));
+  expect(t.rollout.notes).toContain('Recreate is required: container "app" runs SonarQube Server or Community Build, standalone (one server per database), of which two instances must not run at once, whatever their versions (catalog entry sonarqube-standalone)');
+});
+
 describe('termination timeline: a PID 1 that never receives SIGTERM', () => {
   // Review round 20 (Sonatype nxrm-ha): a log sidecar `sh -c 'tail -F …'` on busybox.
   const text = deployment({
